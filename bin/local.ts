@@ -1,0 +1,47 @@
+/**
+ * `npm start`: the whole service on this machine. PORT picks the port (default 8080; 0 picks a
+ * free one), LOCAL_DIR the data folder (default .local). Ctrl-C stops it cleanly.
+ */
+import { startLocalRuntime } from '../lib/local/runtime.js';
+
+const port = Number(process.env.PORT ?? 8080);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`PORT must be a port number, not "${process.env.PORT}".`);
+  process.exit(2);
+}
+
+const runtime = await startLocalRuntime({ localDir: process.env.LOCAL_DIR ?? '.local', port });
+const { baseUrl, bootstrap } = runtime;
+const lines = [
+  '',
+  `Service running at ${baseUrl}   (tenant demo, region fir)`,
+  `OpenAPI document:  http://localhost:${runtime.port}/openapi.json`,
+];
+if (bootstrap) {
+  lines.push(
+    `Demo API key:      ${bootstrap.apiKey}${runtime.createdDemo ? '   (new; also in .local/bootstrap.json)' : '   (from .local/bootstrap.json)'}`,
+    '',
+    'Get a bearer token:',
+    `  curl -s -X POST ${baseUrl}/api/arthr/apiKeys/issue -H "X-API-Key: ${bootstrap.apiKey}" -H 'content-type: application/json' -d '{}'`,
+  );
+} else {
+  lines.push('The demo tenant exists but .local/bootstrap.json is gone: make a new key with `npm run operator -- create-key --tenant demo --local`.');
+}
+lines.push('', 'Ctrl-C stops the service; its data stays in .local/.', '');
+process.stdout.write(lines.join('\n'));
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  process.stdout.write(`\n${signal}: stopping...\n`);
+  try {
+    await runtime.stop();
+    process.exit(0);
+  } catch (err) {
+    console.error(err);
+    process.exit(1);
+  }
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

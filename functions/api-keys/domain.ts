@@ -1,0 +1,291 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import {
+  ApiKeyArchivedError,
+  ApiKeyBlockedError,
+  ApiKeyExpiredError,
+  ApiKeyNotFoundError,
+  ApiKeyOperationNotPermittedError,
+  InvalidApiKeyError,
+  InvalidTransitionError,
+  PermissionEscalationError,
+  ValidationError,
+  type ErrorDetail,
+} from '../errors.js';
+import { parsePermission, type PermissionName } from '../auth/permissions.js';
+import { likePattern, parseSort, sortBy, toPage, type Page } from '../shared/page.js';
+import type {
+  ApiKeyCreateInput,
+  ApiKeyUpdateInput,
+  API_KEY_STATUSES,
+  API_KEY_TYPES,
+  DIRECT_OPERATIONS,
+} from './schemas.js';
+import { SORTABLE_FIELDS } from './schemas.js';
+
+export type ApiKeyType = (typeof API_KEY_TYPES)[number];
+export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
+export type DirectOperation = (typeof DIRECT_OPERATIONS)[number];
+
+/** What is stored. `secretHash` never leaves the store layer except to be compared. */
+export interface ApiKeyRecord {
+  tenantId: string;
+  id: string;
+  type: ApiKeyType;
+  code: string;
+  name: string;
+  description: string;
+  status: ApiKeyStatus;
+  permissions: string[];
+  permittedOperations: DirectOperation[];
+  expiringDtm: string | null;
+  lastIssuedAtDtm: string | null;
+  createdDtm: string;
+  lastUpdatedDtm: string;
+  createdBy: string;
+  lastUpdatedBy: string;
+  secretHash: string;
+  /** Optimistic-lock counter: an update writes only over the version it read. */
+  version: number;
+}
+
+export type ApiKeyView = Omit<ApiKeyRecord, 'tenantId' | 'secretHash' | 'version'>;
+
+/** The storage the API key domain needs; `store/api-keys.ts` implements it over DynamoDB. */
+export interface ApiKeyStore {
+  create(record: ApiKeyRecord): Promise<void>;
+  get(tenantId: string, id: string): Promise<ApiKeyRecord | undefined>;
+  list(tenantId: string): Promise<ApiKeyRecord[]>;
+  /** Writes `record` only if the stored version is still `record.version - 1`. */
+  replace(record: ApiKeyRecord): Promise<void>;
+  /** False when there was nothing to delete. */
+  delete(tenantId: string, id: string): Promise<boolean>;
+  /**
+   * One conditional write: stamps `lastIssuedAtDtm` only when the hash matches and the key is
+   * ACTIVE and unexpired. On refusal returns what is stored (if anything) so the caller can say why.
+   */
+  recordIssue(
+    tenantId: string,
+    id: string,
+    secretHash: string,
+    now: string,
+    operation: DirectOperation,
+  ): Promise<{ issued: true; record: ApiKeyRecord } | { issued: false; current: ApiKeyRecord | undefined }>;
+}
+
+/** Who is acting: the key behind the bearer token, with the permission names it carries. */
+export interface Actor {
+  tenantId: string;
+  /** `apikey:{id}` for a token, `operator` for the operator CLI. */
+  principal: string;
+  permissions: ReadonlySet<PermissionName>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Secrets
+
+const SECRET_PATTERN = /^ak_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;
+
+/**
+ * `ak_{key id}_{256 random bits}`. The id inside lets token issue find the key with one keyed
+ * write instead of a lookup by hash, and the prefix lets secret scanners recognise a leaked key.
+ */
+export function generateSecret(id: string): string {
+  return `ak_${id.replaceAll('-', '')}_${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * SHA-256 is enough here: the secret carries 256 random bits, so a slow password hash would
+ * add latency to every token issue without making a stolen hash any easier to reverse.
+ */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+export function parseSecret(secret: string): { id: string; hash: string } | undefined {
+  const m = SECRET_PATTERN.exec(secret);
+  if (!m) return undefined;
+  const h = m[1]!;
+  const id = `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  return { id, hash: hashSecret(secret) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Create, update, view
+
+function normaliseDate(value: string | null | undefined): string | null {
+  return value ? new Date(value).toISOString() : null;
+}
+
+function checkPermissions(permissions: string[], actor: Actor, details: ErrorDetail[]): string[] {
+  const escalated: string[] = [];
+  const seen = new Set<string>();
+  permissions.forEach((p, i) => {
+    const parsed = parsePermission(p);
+    if (!parsed) {
+      details.push({ location: `body.permissions[${i}]`, message: `"${p}" is not a known permission (TNT#{tenantId}#<name>)` });
+    } else if (parsed.tenantId !== actor.tenantId) {
+      details.push({ location: `body.permissions[${i}]`, message: 'a key can only hold permissions of its own tenant' });
+    } else if (!actor.permissions.has(parsed.name)) {
+      escalated.push(p);
+    }
+    seen.add(p);
+  });
+  if (escalated.length) throw new PermissionEscalationError(escalated);
+  return [...seen];
+}
+
+function checkTypeAndExpiry(type: ApiKeyType, expiringDtm: string | null, changedExpiry: boolean, now: Date, details: ErrorDetail[]): void {
+  if (type === 'SESSION' && !expiringDtm) {
+    details.push({ location: 'body.expiringDtm', message: 'a SESSION key must have an expiringDtm' });
+  }
+  if (changedExpiry && expiringDtm && new Date(expiringDtm) <= now) {
+    details.push({ location: 'body.expiringDtm', message: 'must be in the future' });
+  }
+}
+
+export function newApiKey(
+  input: ApiKeyCreateInput,
+  actor: Actor,
+  now: Date,
+): { record: ApiKeyRecord; secret: string } {
+  const details: ErrorDetail[] = [];
+  const permissions = checkPermissions(input.permissions ?? [], actor, details);
+  const type = input.type ?? 'PERMANENT';
+  const expiringDtm = normaliseDate(input.expiringDtm);
+  checkTypeAndExpiry(type, expiringDtm, true, now, details);
+  if (details.length) throw new ValidationError('The API key is not valid.', details);
+
+  const id = randomUUID();
+  const secret = generateSecret(id);
+  const stamp = now.toISOString();
+  return {
+    secret,
+    record: {
+      tenantId: actor.tenantId,
+      id,
+      type,
+      code: secret.slice(-4),
+      name: input.name,
+      description: input.description ?? '',
+      status: input.status ?? 'ACTIVE',
+      permissions,
+      permittedOperations: [...new Set(input.permittedOperations ?? [])],
+      expiringDtm,
+      lastIssuedAtDtm: null,
+      createdDtm: stamp,
+      lastUpdatedDtm: stamp,
+      createdBy: actor.principal,
+      lastUpdatedBy: actor.principal,
+      secretHash: hashSecret(secret),
+      version: 1,
+    },
+  };
+}
+
+export function applyUpdate(current: ApiKeyRecord, input: ApiKeyUpdateInput, actor: Actor, now: Date): ApiKeyRecord {
+  if (current.status === 'ARCHIVED') {
+    throw new InvalidTransitionError('An archived API key is final and cannot be changed.');
+  }
+  const details: ErrorDetail[] = [];
+  const permissions = input.permissions ? checkPermissions(input.permissions, actor, details) : current.permissions;
+  const type = input.type ?? current.type;
+  const expiringDtm = input.expiringDtm !== undefined ? normaliseDate(input.expiringDtm) : current.expiringDtm;
+  checkTypeAndExpiry(type, expiringDtm, input.expiringDtm !== undefined, now, details);
+  if (details.length) throw new ValidationError('The API key update is not valid.', details);
+
+  return {
+    ...current,
+    name: input.name ?? current.name,
+    description: input.description ?? current.description,
+    type,
+    status: input.status ?? current.status,
+    permissions,
+    permittedOperations: input.permittedOperations ? [...new Set(input.permittedOperations)] : current.permittedOperations,
+    expiringDtm,
+    lastUpdatedDtm: now.toISOString(),
+    lastUpdatedBy: actor.principal,
+    version: current.version + 1,
+  };
+}
+
+/** The wire view, fields in the spec's order; the hash and lock counter never leave. */
+export function toView(r: ApiKeyRecord): ApiKeyView {
+  return {
+    id: r.id,
+    type: r.type,
+    code: r.code,
+    name: r.name,
+    description: r.description,
+    status: r.status,
+    permissions: r.permissions,
+    permittedOperations: r.permittedOperations,
+    expiringDtm: r.expiringDtm,
+    lastIssuedAtDtm: r.lastIssuedAtDtm,
+    createdDtm: r.createdDtm,
+    lastUpdatedDtm: r.lastUpdatedDtm,
+    createdBy: r.createdBy,
+    lastUpdatedBy: r.lastUpdatedBy,
+  };
+}
+
+export function requireFound(record: ApiKeyRecord | undefined, id: string): ApiKeyRecord {
+  if (!record) throw new ApiKeyNotFoundError(id);
+  return record;
+}
+
+// ---------------------------------------------------------------------------------------------
+// List
+
+export function listPage(
+  records: ApiKeyRecord[],
+  query: { name: string; page: number; size: number; sort: string[] },
+): Page<ApiKeyView> {
+  const { orders, errors } = parseSort(query.sort, SORTABLE_FIELDS);
+  if (errors.length) {
+    throw new ValidationError('Invalid sort.', errors.map((message) => ({ location: 'query.sort', message })));
+  }
+  const pattern = likePattern(query.name);
+  const matching = records.filter((r) => pattern.test(r.name));
+  // Unsorted pages still come in a stable order: creation time, then id.
+  const ordered = sortBy(
+    matching,
+    [...orders, { property: 'createdDtm', direction: 'asc' }, { property: 'id', direction: 'asc' }],
+    (r, k) => r[k],
+  );
+  return toPage(ordered.map(toView), query.page, query.size, orders.length > 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Token issue
+
+/** Why a key that the conditional write refused cannot issue: the caller learns the status only if it holds the secret. */
+export function issueRefusal(
+  current: ApiKeyRecord | undefined,
+  secretHash: string,
+  now: Date,
+  operation: DirectOperation,
+): Error {
+  if (
+    !current ||
+    current.secretHash.length !== secretHash.length ||
+    !timingSafeEqual(Buffer.from(current.secretHash), Buffer.from(secretHash))
+  ) {
+    return new InvalidApiKeyError();
+  }
+  if (current.status === 'BLOCKED') return new ApiKeyBlockedError();
+  if (current.status === 'ARCHIVED') return new ApiKeyArchivedError();
+  if (current.expiringDtm && new Date(current.expiringDtm) <= now) return new ApiKeyExpiredError();
+  if (!canCallDirectly(current, operation)) return new ApiKeyOperationNotPermittedError(operation);
+  return new InvalidApiKeyError();
+}
+
+export function canCallDirectly(record: ApiKeyRecord, operation: DirectOperation): boolean {
+  return record.permittedOperations.length === 0 || record.permittedOperations.includes(operation);
+}
+
+/** Token lifetime: the configured TTL, cut short so no token outlives its key. */
+export function tokenTtl(record: ApiKeyRecord, configuredTtl: number, now: Date): number {
+  if (!record.expiringDtm) return configuredTtl;
+  const left = Math.floor((new Date(record.expiringDtm).getTime() - now.getTime()) / 1000);
+  return Math.max(1, Math.min(configuredTtl, left));
+}

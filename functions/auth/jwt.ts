@@ -1,0 +1,99 @@
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import type { TokenSigner } from './signer.js';
+
+/**
+ * Access tokens follow RFC 9068 (`typ: at+jwt`): iss, aud, sub and client_id (the API key id),
+ * iat, nbf, exp, jti, and `scope` (bare permission names, space separated). `tid` names the
+ * tenant and `permissions` lists the full `TNT#{tenant}#...` strings for readers of the token.
+ */
+export const TOKEN_TYPE = 'at+jwt';
+export const TOKEN_ALG = 'RS256';
+
+export interface AccessTokenClaims extends JWTPayload {
+  iss: string;
+  aud: string;
+  sub: string;
+  client_id: string;
+  tid: string;
+  rgn: string;
+  scope: string;
+  permissions: string[];
+  iat: number;
+  nbf: number;
+  exp: number;
+  jti: string;
+}
+
+function b64u(data: string | Uint8Array): string {
+  return Buffer.from(data).toString('base64url');
+}
+
+/**
+ * Compact JWS assembled here because the KMS signer exposes only a sign operation (no key
+ * material for a JOSE library to hold); verification always goes through `jose`.
+ */
+export async function signAccessToken(signer: TokenSigner, claims: AccessTokenClaims): Promise<string> {
+  const header = { alg: TOKEN_ALG, typ: TOKEN_TYPE, kid: await signer.keyId() };
+  const input = `${b64u(JSON.stringify(header))}.${b64u(JSON.stringify(claims))}`;
+  const signature = await signer.sign(Buffer.from(input, 'ascii'));
+  return `${input}.${b64u(signature)}`;
+}
+
+export interface VerifyOptions {
+  jwks: JSONWebKeySet;
+  issuer: string;
+  audience: string;
+  /** Seconds since the epoch; defaults to the clock. */
+  now?: number;
+}
+
+/**
+ * Strict verification, as the API Gateway JWT authorizer does it and a little stricter: only
+ * RS256 (so `none` and HMAC-with-the-public-key confusion fail), the exact issuer and audience,
+ * `typ: at+jwt`, and the claims every route relies on.
+ */
+export async function verifyAccessToken(token: string, opts: VerifyOptions): Promise<AccessTokenClaims> {
+  const keys = createLocalJWKSet(opts.jwks);
+  const { payload } = await jwtVerify(token, keys, {
+    algorithms: [TOKEN_ALG],
+    issuer: opts.issuer,
+    audience: opts.audience,
+    typ: TOKEN_TYPE,
+    requiredClaims: ['exp', 'iat', 'sub', 'tid', 'scope', 'jti'],
+    clockTolerance: 5,
+    ...(opts.now !== undefined ? { currentDate: new Date(opts.now * 1000) } : {}),
+  });
+  if (typeof payload.tid !== 'string' || typeof payload.scope !== 'string') {
+    throw new Error('token claims have the wrong types');
+  }
+  return payload as AccessTokenClaims;
+}
+
+export function buildAccessTokenClaims(input: {
+  issuer: string;
+  audience: string;
+  region: string;
+  tenantId: string;
+  apiKeyId: string;
+  permissions: string[];
+  now: Date;
+  ttlSeconds: number;
+  jti: string;
+}): AccessTokenClaims {
+  const iat = Math.floor(input.now.getTime() / 1000);
+  const prefix = `TNT#${input.tenantId}#`;
+  return {
+    iss: input.issuer,
+    aud: input.audience,
+    sub: input.apiKeyId,
+    client_id: input.apiKeyId,
+    tid: input.tenantId,
+    rgn: input.region,
+    scope: input.permissions.filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length)).join(' '),
+    permissions: input.permissions,
+    iat,
+    nbf: iat,
+    exp: iat + input.ttlSeconds,
+    jti: input.jti,
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The permission catalogue. A permission on the wire is `TNT#{tenantId}#{name}`; tokens carry
+ * the bare names in `scope` (so the API Gateway JWT authorizer can check route scopes, which
+ * cannot name a tenant) plus the tenant in `tid`, which together say the same thing.
+ */
+export const PERMISSIONS = [
+  'ArthrServer:listTenantApiKeys',
+  'ArthrServer:createTenantApiKey',
+  'ArthrServer:getFromTenant',
+  'ArthrServer:updateTenantApiKey',
+  'ArthrServer:deleteFromTenant',
+  'ProcessManager:addProcessToken',
+  'ProcessManager:getProcessInstance',
+  'UserDataServer:getProcessInstanceUserData',
+  'createPasscodeRegistrationForUser',
+  'createUserPasscodeRegistrationForUserByExtUserId',
+  'completePasscodeRegistration',
+  'deregisterPasscodeForUser',
+  'deregisterPasscodeForUserByExtUserId',
+  'IdentityStore:sendPushNotification',
+] as const;
+
+export type PermissionName = (typeof PERMISSIONS)[number];
+
+const KNOWN = new Set<string>(PERMISSIONS);
+
+/** A tenant id is one DNS label: it is the first label of the tenant's host. */
+export const TENANT_ID_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+export function qualify(tenantId: string, name: PermissionName): string {
+  return `TNT#${tenantId}#${name}`;
+}
+
+/** `TNT#{tenant}#{name}` → its parts, or undefined when it is not a well-formed permission. */
+export function parsePermission(value: string): { tenantId: string; name: PermissionName } | undefined {
+  const m = /^TNT#([^#]+)#([^#]+)$/.exec(value);
+  if (!m || !TENANT_ID_PATTERN.test(m[1]!) || !KNOWN.has(m[2]!)) return undefined;
+  return { tenantId: m[1]!, name: m[2] as PermissionName };
+}
+
+export function isPermissionName(value: string): value is PermissionName {
+  return KNOWN.has(value);
+}
+
+export function allPermissions(tenantId: string): string[] {
+  return PERMISSIONS.map((p) => qualify(tenantId, p));
+}

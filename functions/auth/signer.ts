@@ -1,0 +1,106 @@
+import { createPrivateKey, createPublicKey, sign as rsaSign, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { calculateJwkThumbprint, type JWK } from 'jose';
+
+/**
+ * Signs access tokens with a private key that never leaves its store: a KMS asymmetric key in
+ * AWS (the Lambda only ever sees signatures), a PEM file under `.local/` on one machine.
+ * RS256 because the API Gateway JWT authorizer accepts only RSA signatures.
+ */
+export interface TokenSigner {
+  /** The `kid` published in the JWKS and put in every token header. */
+  keyId(): Promise<string>;
+  /** RSASSA-PKCS1-v1_5 with SHA-256 over `data`. */
+  sign(data: Uint8Array): Promise<Uint8Array>;
+  /** The public half as a JWK (with `kid`, `alg`, `use`). */
+  publicJwk(): Promise<JWK>;
+}
+
+export class FileSigner implements TokenSigner {
+  private readonly privateKey: KeyObject;
+  private jwk: Promise<JWK> | undefined;
+
+  constructor(pemPath: string) {
+    this.privateKey = createPrivateKey(readFileSync(pemPath));
+    if (this.privateKey.asymmetricKeyType !== 'rsa') throw new Error('The signing key must be an RSA key.');
+  }
+
+  async keyId(): Promise<string> {
+    return (await this.publicJwk()).kid!;
+  }
+
+  async sign(data: Uint8Array): Promise<Uint8Array> {
+    return rsaSign('sha256', data, this.privateKey);
+  }
+
+  publicJwk(): Promise<JWK> {
+    this.jwk ??= (async () => {
+      const pub = createPublicKey(this.privateKey).export({ format: 'jwk' }) as JWK;
+      const kid = await calculateJwkThumbprint({ kty: pub.kty!, n: pub.n!, e: pub.e! });
+      return { kty: pub.kty!, n: pub.n!, e: pub.e!, kid, alg: 'RS256', use: 'sig' };
+    })();
+    return this.jwk;
+  }
+}
+
+export class KmsSigner implements TokenSigner {
+  private client: Promise<import('@aws-sdk/client-kms').KMSClient> | undefined;
+  private jwk: Promise<JWK> | undefined;
+
+  /** `keyRef` is the KMS key id or ARN; the kid is the bare key id (no account in it). */
+  constructor(private readonly keyRef: string) {}
+
+  private kms() {
+    // Loaded on first use so that importing a handler makes no client and no network call.
+    this.client ??= import('@aws-sdk/client-kms').then(({ KMSClient }) => new KMSClient({}));
+    return this.client;
+  }
+
+  async keyId(): Promise<string> {
+    return this.keyRef.split('/').pop()!;
+  }
+
+  async sign(data: Uint8Array): Promise<Uint8Array> {
+    const { SignCommand } = await import('@aws-sdk/client-kms');
+    const out = await (await this.kms()).send(
+      new SignCommand({
+        KeyId: this.keyRef,
+        Message: data,
+        MessageType: 'RAW',
+        SigningAlgorithm: 'RSASSA_PKCS1_V1_5_SHA_256',
+      }),
+    );
+    if (!out.Signature) throw new Error('KMS returned no signature');
+    return out.Signature;
+  }
+
+  publicJwk(): Promise<JWK> {
+    this.jwk ??= (async () => {
+      const { GetPublicKeyCommand } = await import('@aws-sdk/client-kms');
+      const out = await (await this.kms()).send(new GetPublicKeyCommand({ KeyId: this.keyRef }));
+      if (!out.PublicKey) throw new Error('KMS returned no public key');
+      const pub = createPublicKey({ key: Buffer.from(out.PublicKey), format: 'der', type: 'spki' }).export({
+        format: 'jwk',
+      }) as JWK;
+      return { kty: pub.kty!, n: pub.n!, e: pub.e!, kid: await this.keyId(), alg: 'RS256', use: 'sig' };
+    })();
+    this.jwk.catch(() => (this.jwk = undefined));
+    return this.jwk;
+  }
+}
+
+const signers = new Map<string, TokenSigner>();
+
+/** One signer per key reference per process: `kms:<key>` or `file:<path>`. */
+export function signerFor(ref: string): TokenSigner {
+  let signer = signers.get(ref);
+  if (!signer) {
+    const [kind, ...rest] = ref.split(':');
+    const target = rest.join(':');
+    if (kind === 'kms') signer = new KmsSigner(target);
+    else if (kind === 'file') signer = new FileSigner(target);
+    else throw new Error(`Unknown signing key reference kind: ${kind}`);
+    signers.set(ref, signer);
+  }
+  return signer;
+}

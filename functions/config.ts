@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/** The service's regions; each maps to an AWS region in cdk.json context. */
+export const REGIONS = ['fir', 'gum', 'oak'] as const;
+export type ServiceRegion = (typeof REGIONS)[number];
+
+const StoreConfigSchema = z.object({
+  TABLE_NAME: z.string().min(1),
+  /** Set only for DynamoDB Local. */
+  DYNAMODB_ENDPOINT: z.url().optional(),
+});
+
+const ConfigSchema = StoreConfigSchema.extend({
+  /** Region label this deployment serves: requests for another region's hosts are refused. */
+  SERVICE_REGION: z.enum(REGIONS),
+  /** Hosts are `{tenantId}.{SERVICE_REGION}.{SERVICE_DOMAIN}`. */
+  SERVICE_DOMAIN: z.string().min(1),
+  TOKEN_ISSUER: z.url(),
+  TOKEN_AUDIENCE: z.string().min(1),
+  /** Bearer token lifetime in seconds (the `ttl` of the issue response). */
+  TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  /** `kms:<key id or ARN>` in AWS, `file:<path to PKCS#8 PEM>` locally. */
+  SIGNING_KEY: z.string().regex(/^(kms|file):.+$/, 'must be kms:<key> or file:<path>'),
+  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type StoreConfig = z.infer<typeof StoreConfigSchema>;
+
+let cached: Config | undefined;
+let cachedStore: StoreConfig | undefined;
+
+function parse<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.output<T> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid service configuration: ${problems}`);
+  }
+  return parsed.data;
+}
+
+/** Just what the store needs, so tools that only touch the table (the operator CLI) need no more. */
+export function getStoreConfig(env: NodeJS.ProcessEnv = process.env): StoreConfig {
+  cachedStore ??= parse(StoreConfigSchema, env);
+  return cachedStore;
+}
+
+/** Parsed once per process (cold start); a bad environment fails fast with every problem named. */
+export function getConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  cached ??= parse(ConfigSchema, env);
+  return cached;
+}
+
+/** For tests that build several configurations in one process. */
+export function resetConfigForTests(): void {
+  cached = undefined;
+  cachedStore = undefined;
+}

@@ -1,0 +1,59 @@
+import type { z } from 'zod';
+import type { PermissionName } from '../auth/permissions.js';
+
+/**
+ * How a route authenticates:
+ * - `public`: nobody; no tenant (discovery documents, the OpenAPI document).
+ * - `apiKey`: the `X-API-Key` header (also `X-Api-Key`, `X-ApiKey`), checked by the operation.
+ * - `bearer`: a JWT checked by the API Gateway JWT authorizer (emulated locally), then the
+ *   wrapper checks the tenant and the permission.
+ */
+export type AuthKind = 'public' | 'apiKey' | 'bearer';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface ResponseDef {
+  description: string;
+  schema?: z.ZodType;
+  contentType?: string;
+}
+
+/** AWS resources a route's function may touch; the CDK stack grants exactly these. */
+export interface AwsAccess {
+  table?: 'read' | 'readWrite';
+  signingKey?: 'sign' | 'publicKey';
+}
+
+export interface RouteDef<
+  P extends z.ZodType | undefined = z.ZodType | undefined,
+  Q extends z.ZodType | undefined = z.ZodType | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  operationId: string;
+  method: HttpMethod;
+  /** API Gateway style: `/api/arthr/apiKeys/{apiKeyId}`. */
+  path: string;
+  /** Entry file of the route's Lambda, relative to the repository root; it exports `handler`. */
+  handler: string;
+  auth: AuthKind;
+  /** Required on bearer routes: the bare permission name the token's scope must hold. */
+  permission?: PermissionName;
+  summary: string;
+  description?: string;
+  tag: string;
+  deprecated?: boolean;
+  request: { path?: P; query?: Q; body?: B; maxBodyBytes?: number };
+  responses: Record<number, ResponseDef>;
+  aws: AwsAccess;
+}
+
+export function defineRoute<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(route: RouteDef<P, Q, B>): RouteDef<P, Q, B> {
+  return route;
+}
+
+/** Default request body limit: far above any JSON this API takes, far below API Gateway's. */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;

@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { z } from 'zod';
+import { getConfig } from '../config.js';
+import {
+  ApiError,
+  InvalidApiKeyError,
+  InvalidTokenError,
+  MalformedJsonError,
+  MissingPermissionError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+  toErrorResponse,
+  type ErrorDetail,
+} from '../errors.js';
+import { isPermissionName, qualify, type PermissionName } from '../auth/permissions.js';
+import { log } from './log.js';
+import { tenantFromHost } from './tenant.js';
+import { DEFAULT_MAX_BODY_BYTES, type RouteDef } from './route.js';
+
+type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+export type AuthContext =
+  | { kind: 'none' }
+  | { kind: 'apiKey'; secret: string }
+  | { kind: 'bearer'; apiKeyId: string; principal: string; permissions: ReadonlySet<PermissionName> };
+
+export interface RequestContext<P, Q, B> {
+  operationId: string;
+  requestId: string;
+  /** Empty for routes that have no tenant (`public`). */
+  tenantId: string;
+  auth: AuthContext;
+  path: P;
+  query: Q;
+  body: B;
+  now: Date;
+}
+
+export interface HandlerResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** For non-JSON bodies (CSV, zip, HTML): sent as is with this content type. */
+  raw?: { contentType: string; body: string | Buffer };
+}
+
+export type LambdaHandler = ((event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>) & {
+  route: RouteDef;
+};
+
+export const SECURITY_HEADERS: Record<string, string> = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'strict-transport-security': 'max-age=63072000; includeSubDomains',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+};
+
+/** Repeated query parameters become arrays (API Gateway would have joined them with commas). */
+function parseQuery(raw: string | undefined): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of new URLSearchParams(raw ?? '')) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}
+
+function issuesToDetails(where: string, error: z.ZodError): ErrorDetail[] {
+  return error.issues.map((issue) => ({
+    location: [where, ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
+}
+
+function validate<T extends z.ZodType | undefined>(schema: T, value: unknown, where: string): Out<T> {
+  if (!schema) return undefined as Out<T>;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new ValidationError(`The request ${where} is not valid.`, issuesToDetails(where, parsed.error));
+  }
+  return parsed.data as Out<T>;
+}
+
+function readBody(route: RouteDef, event: APIGatewayProxyEventV2): unknown {
+  const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  const limit = route.request.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (raw.length > limit) {
+    throw new PayloadTooLargeError(`The request body is ${raw.length} bytes; this operation takes at most ${limit}.`);
+  }
+  if (!route.request.body) return undefined;
+  // An absent body reads as `{}`: the spec's "body {}" operations also work with none.
+  if (raw.length === 0) return {};
+  const type = (event.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type && type !== 'application/json' && !type.endsWith('+json')) {
+    throw new UnsupportedMediaTypeError(`Send the body as application/json, not ${type}.`);
+  }
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (err) {
+    throw new MalformedJsonError(`The request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** The API key header, under any of the names the spec lists (API Gateway lowercases them). */
+export function apiKeyHeader(headers: APIGatewayProxyEventV2['headers']): string | undefined {
+  return headers['x-api-key'] ?? headers['x-apikey'] ?? undefined;
+}
+
+/**
+ * Claims as the JWT authorizer hands them over. On AWS the signature, issuer, audience, expiry
+ * and route scope were checked before the Lambda ran; here the tenant and permission are checked
+ * against the host, which the authorizer cannot do.
+ */
+function bearerAuth(route: RouteDef, event: APIGatewayProxyEventV2, tenantId: string): AuthContext {
+  const jwt = (event.requestContext as { authorizer?: { jwt?: { claims?: Record<string, unknown> } } }).authorizer?.jwt;
+  const claims = jwt?.claims;
+  if (!claims || typeof claims.sub !== 'string' || typeof claims.tid !== 'string' || typeof claims.scope !== 'string') {
+    throw new InvalidTokenError();
+  }
+  if (claims.tid !== tenantId) {
+    throw new InvalidTokenError('The bearer token was issued for another tenant.');
+  }
+  const permissions = new Set(claims.scope.split(' ').filter(isPermissionName));
+  if (route.permission && !permissions.has(route.permission)) {
+    throw new MissingPermissionError(qualify(tenantId, route.permission));
+  }
+  return { kind: 'bearer', apiKeyId: claims.sub, principal: `apikey:${claims.sub}`, permissions };
+}
+
+/**
+ * The one wrapper every API handler uses: tenant from the host, body size and JSON parsing,
+ * zod validation of path, query and body, authentication, the operation, error mapping,
+ * security headers and one access log line per request.
+ */
+export function apiHandler<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined>(
+  route: RouteDef<P, Q, B>,
+  operation: (ctx: RequestContext<Out<P>, Out<Q>, Out<B>>) => Promise<HandlerResult>,
+): LambdaHandler {
+  const handler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    const started = performance.now();
+    const requestId = event.requestContext?.requestId ?? randomUUID();
+    let tenantId = '';
+    let result: HandlerResult;
+    let errorCode: string | undefined;
+    try {
+      const config = getConfig();
+      if (route.auth !== 'public') {
+        tenantId = tenantFromHost(event.requestContext?.domainName ?? event.headers.host, config);
+      }
+      let auth: AuthContext = { kind: 'none' };
+      if (route.auth === 'bearer') auth = bearerAuth(route, event, tenantId);
+      if (route.auth === 'apiKey') {
+        const secret = apiKeyHeader(event.headers);
+        if (!secret) throw new InvalidApiKeyError('Send the API key in the X-API-Key header.');
+        auth = { kind: 'apiKey', secret };
+      }
+      const body = readBody(route, event);
+      const ctx: RequestContext<Out<P>, Out<Q>, Out<B>> = {
+        operationId: route.operationId,
+        requestId,
+        tenantId,
+        auth,
+        path: validate(route.request.path as P, event.pathParameters ?? {}, 'path'),
+        query: validate(route.request.query as Q, parseQuery(event.rawQueryString), 'query'),
+        body: validate(route.request.body as B, body, 'body'),
+        now: new Date(),
+      };
+      result = await operation(ctx);
+    } catch (err) {
+      const mapped = toErrorResponse(err);
+      errorCode = mapped.body.code;
+      if (!(err instanceof ApiError) || !err.expose) {
+        // Unexpected: the stack goes to the log, the client gets a bare 500.
+        log().error('unhandled error', { operationId: route.operationId, requestId, error: err as Error });
+      }
+      result = { status: mapped.statusCode, body: mapped.body, headers: mapped.headers };
+    }
+
+    log().info('request', {
+      operationId: route.operationId,
+      route: `${route.method} ${route.path}`,
+      requestId,
+      tenantId: tenantId || undefined,
+      status: result.status,
+      errorCode,
+      durationMs: Math.round(performance.now() - started),
+    });
+
+    const headers: Record<string, string> = { ...SECURITY_HEADERS, 'x-request-id': requestId };
+    for (const [k, v] of Object.entries(result.headers ?? {})) headers[k.toLowerCase()] = v;
+    if (result.raw) {
+      const isText = typeof result.raw.body === 'string';
+      return {
+        statusCode: result.status,
+        headers: { ...headers, 'content-type': result.raw.contentType },
+        body: isText ? (result.raw.body as string) : (result.raw.body as Buffer).toString('base64'),
+        isBase64Encoded: !isText,
+      };
+    }
+    if (result.body === undefined) return { statusCode: result.status, headers };
+    return {
+      statusCode: result.status,
+      headers: { ...headers, 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify(result.body),
+    };
+  };
+  return Object.assign(handler, { route: route as unknown as RouteDef });
+}

@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import { qualify } from '../auth/permissions.js';
+import type { RouteDef } from '../http/route.js';
+
+type Json = Record<string, unknown>;
+
+const SCHEMA_REF = '#/components/schemas/';
+
+/** zod → JSON Schema 2020-12 (OpenAPI 3.1's dialect), with named schemas hoisted into components. */
+function toSchema(schema: z.ZodType, io: 'input' | 'output', components: Json): Json {
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+  const defs = (json.$defs ?? {}) as Json;
+  delete json.$defs;
+  delete json.$schema;
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (node && typeof node === 'object') {
+      const out: Json = {};
+      for (const [k, v] of Object.entries(node)) {
+        out[k] = k === '$ref' && typeof v === 'string' ? v.replace('#/$defs/', SCHEMA_REF) : rewrite(v);
+      }
+      return out;
+    }
+    return node;
+  };
+  for (const [name, def] of Object.entries(defs)) components[name] ??= rewrite(def);
+  return rewrite(json) as Json;
+}
+
+function parameters(schema: z.ZodType | undefined, where: 'path' | 'query', components: Json): Json[] {
+  if (!schema) return [];
+  const json = toSchema(schema, 'input', components);
+  const props = (json.properties ?? {}) as Record<string, Json>;
+  const required = new Set((json.required ?? []) as string[]);
+  return Object.entries(props).map(([name, prop]) => {
+    const { description, ...rest } = prop;
+    if (rest.type === 'integer') delete rest.pattern;
+    const isList = Array.isArray(rest.anyOf) && (rest.anyOf as Json[]).some((s) => s.type === 'array');
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      ...(description ? { description } : {}),
+      schema: isList ? (rest.anyOf as Json[]).find((s) => s.type === 'array') : rest,
+      ...(isList ? { style: 'form', explode: true } : {}),
+    };
+  });
+}
+
+export interface OpenApiOptions {
+  title?: string;
+  version?: string;
+  serverUrl?: string;
+}
+
+/** The OpenAPI 3.1 document, generated from the route table and nothing else. */
+export function buildOpenApiDocument(routes: RouteDef[], opts: OpenApiOptions = {}): Json {
+  const components: Json = {};
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    const responses: Json = {};
+    for (const [status, res] of Object.entries(route.responses)) {
+      responses[status] = {
+        description: res.description,
+        ...(res.schema
+          ? { content: { [res.contentType ?? 'application/json']: { schema: toSchema(res.schema, 'output', components) } } }
+          : {}),
+      };
+    }
+    const security =
+      route.auth === 'bearer' ? [{ bearerAuth: [] }] : route.auth === 'apiKey' ? [{ apiKeyAuth: [] }] : [];
+    const operation: Json = {
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      tags: [route.tag],
+      ...(route.deprecated ? { deprecated: true } : {}),
+      security,
+      ...(route.permission ? { 'x-permission': qualify('{tenantId}' as never, route.permission) } : {}),
+      parameters: [
+        ...parameters(route.request.path, 'path', components),
+        ...parameters(route.request.query, 'query', components),
+      ],
+      ...(route.request.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: toSchema(route.request.body, 'input', components) } },
+            },
+          }
+        : {}),
+      responses,
+    };
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: opts.title ?? 'Identity verification and authentication orchestration API',
+      version: opts.version ?? '1',
+      description:
+        'Every tenant route is served on https://{tenantId}.{region}.<service domain>. Clients must ignore unknown ' +
+        'response fields. Errors share one body: {code, message, details?}.',
+    },
+    servers: [
+      opts.serverUrl
+        ? { url: opts.serverUrl }
+        : {
+            url: 'https://{tenantId}.{region}.{domain}',
+            variables: {
+              tenantId: { default: 'demo' },
+              region: { default: 'fir', enum: ['fir', 'gum', 'oak'] },
+              domain: { default: 'example.com' },
+            },
+          },
+    ],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      },
+    },
+  };
+}

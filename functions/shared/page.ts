@@ -1,0 +1,137 @@
+import { z } from 'zod';
+
+/** Spring-style page, as the service family returns it for every paged list. */
+export interface SortInfo {
+  sorted: boolean;
+  unsorted: boolean;
+  empty: boolean;
+}
+
+export interface Page<T> {
+  content: T[];
+  totalElements: number;
+  totalPages: number;
+  first: boolean;
+  last: boolean;
+  number: number;
+  size: number;
+  numberOfElements: number;
+  empty: boolean;
+  sort: SortInfo;
+  pageable: {
+    sort: SortInfo;
+    unpaged: boolean;
+    paged: boolean;
+    pageSize: number;
+    pageNumber: number;
+    offset: number;
+  };
+}
+
+export interface SortOrder<K extends string> {
+  property: K;
+  direction: 'asc' | 'desc';
+}
+
+/** Parses `prop`, `prop,asc` or `prop,desc` items; unknown properties are reported to the caller. */
+export function parseSort<K extends string>(
+  items: string[],
+  allowed: readonly K[],
+): { orders: SortOrder<K>[]; errors: string[] } {
+  const orders: SortOrder<K>[] = [];
+  const errors: string[] = [];
+  for (const item of items) {
+    const [prop, dir, ...rest] = item.split(',').map((s) => s.trim());
+    const direction = (dir ?? 'asc').toLowerCase();
+    if (rest.length || !prop || !(allowed as readonly string[]).includes(prop) || !['asc', 'desc'].includes(direction)) {
+      errors.push(`"${item}" is not a sort order; use one of ${allowed.join(', ')}, optionally followed by ,asc or ,desc`);
+      continue;
+    }
+    orders.push({ property: prop as K, direction: direction as 'asc' | 'desc' });
+  }
+  return { orders, errors };
+}
+
+export function sortBy<T, K extends string>(items: T[], orders: SortOrder<K>[], value: (item: T, key: K) => unknown): T[] {
+  return [...items].sort((a, b) => {
+    for (const { property, direction } of orders) {
+      const c = compare(value(a, property), value(b, property));
+      if (c !== 0) return direction === 'asc' ? c : -c;
+    }
+    return 0;
+  });
+}
+
+function compare(a: unknown, b: unknown): number {
+  // Absent values sort first, as SQL NULLS FIRST in ascending order.
+  if (a === b) return 0;
+  if (a === undefined || a === null) return -1;
+  if (b === undefined || b === null) return 1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return String(a).localeCompare(String(b), 'en', { sensitivity: 'base' }) || (String(a) < String(b) ? -1 : 1);
+}
+
+export function toPage<T>(all: T[], pageNumber: number, pageSize: number, sorted: boolean): Page<T> {
+  const totalElements = all.length;
+  const totalPages = Math.ceil(totalElements / pageSize);
+  const offset = pageNumber * pageSize;
+  const content = all.slice(offset, offset + pageSize);
+  const sort: SortInfo = { sorted, unsorted: !sorted, empty: !sorted };
+  return {
+    content,
+    totalElements,
+    totalPages,
+    first: pageNumber === 0,
+    last: pageNumber >= totalPages - 1,
+    number: pageNumber,
+    size: pageSize,
+    numberOfElements: content.length,
+    empty: content.length === 0,
+    sort,
+    pageable: { sort, unpaged: false, paged: true, pageSize, pageNumber, offset },
+  };
+}
+
+const SortInfoSchema = z.object({ sorted: z.boolean(), unsorted: z.boolean(), empty: z.boolean() }).meta({ id: 'SortInfo' });
+
+export function pageSchema<T extends z.ZodType>(item: T, id: string) {
+  return z
+    .object({
+      content: z.array(item),
+      totalElements: z.number().int(),
+      totalPages: z.number().int(),
+      first: z.boolean(),
+      last: z.boolean(),
+      number: z.number().int(),
+      size: z.number().int(),
+      numberOfElements: z.number().int(),
+      empty: z.boolean(),
+      sort: SortInfoSchema,
+      pageable: z.object({
+        sort: SortInfoSchema,
+        unpaged: z.boolean(),
+        paged: z.boolean(),
+        pageSize: z.number().int(),
+        pageNumber: z.number().int(),
+        offset: z.number().int(),
+      }),
+    })
+    .meta({ id });
+}
+
+/** SQL LIKE as the family's `name` filter uses it: `%` any run, `_` one character, `\` escapes; case-insensitive. */
+export function likePattern(pattern: string): RegExp {
+  let re = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\' && i + 1 < pattern.length) re += escapeRegex(pattern[++i]!);
+    else if (c === '%') re += '[\\s\\S]*';
+    else if (c === '_') re += '[\\s\\S]';
+    else re += escapeRegex(c);
+  }
+  return new RegExp(`^${re}$`, 'iu');
+}
+
+function escapeRegex(c: string): string {
+  return c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}

@@ -1,0 +1,124 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { ConcurrentUpdateError } from '../errors.js';
+import type { ApiKeyRecord, ApiKeyStore, DirectOperation } from '../api-keys/domain.js';
+import { dynamo } from './client.js';
+import { keys } from './keys.js';
+
+const ITEM_TYPE = 'ApiKey';
+
+function toItem(record: ApiKeyRecord) {
+  return { ...keys.apiKey(record.tenantId, record.id), itemType: ITEM_TYPE, ...record };
+}
+
+function fromItem(item: Record<string, unknown> | undefined): ApiKeyRecord | undefined {
+  if (!item || item.itemType !== ITEM_TYPE) return undefined;
+  const { PK: _pk, SK: _sk, itemType: _t, ...record } = item;
+  return record as unknown as ApiKeyRecord;
+}
+
+/** DynamoDB implementation of the API key domain's storage; every key comes from `keys.ts`. */
+export const apiKeyStore: ApiKeyStore = {
+  async create(record) {
+    const { doc, tableName } = dynamo();
+    await doc.send(
+      new PutCommand({ TableName: tableName, Item: toItem(record), ConditionExpression: 'attribute_not_exists(PK)' }),
+    );
+  },
+
+  async get(tenantId, id) {
+    const { doc, tableName } = dynamo();
+    const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.apiKey(tenantId, id), ConsistentRead: true }));
+    return fromItem(out.Item);
+  },
+
+  async list(tenantId) {
+    const { doc, tableName } = dynamo();
+    const records: ApiKeyRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await doc.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+          ExpressionAttributeValues: { ':pk': keys.apiKeyPartition(tenantId), ':sk': keys.apiKeySortPrefix },
+          ExclusiveStartKey: start,
+          ConsistentRead: true,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        const record = fromItem(item);
+        if (record) records.push(record);
+      }
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return records;
+  },
+
+  async replace(record) {
+    const { doc, tableName } = dynamo();
+    try {
+      await doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: toItem(record),
+          ConditionExpression: '#version = :expected',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':expected': record.version - 1 },
+        }),
+      );
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) throw new ConcurrentUpdateError();
+      throw err;
+    }
+  },
+
+  async delete(tenantId, id) {
+    const { doc, tableName } = dynamo();
+    try {
+      await doc.send(
+        new DeleteCommand({ TableName: tableName, Key: keys.apiKey(tenantId, id), ConditionExpression: 'attribute_exists(PK)' }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+  },
+
+  async recordIssue(tenantId, id, secretHash, now, operation: DirectOperation) {
+    const { doc, tableName } = dynamo();
+    try {
+      const out = await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.apiKey(tenantId, id),
+          UpdateExpression: 'SET lastIssuedAtDtm = :now',
+          ConditionExpression:
+            'secretHash = :hash AND #status = :active' +
+            ' AND (attribute_not_exists(expiringDtm) OR expiringDtm = :null OR expiringDtm > :now)' +
+            ' AND (size(permittedOperations) = :zero OR contains(permittedOperations, :op))',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':now': now,
+            ':hash': secretHash,
+            ':active': 'ACTIVE',
+            ':null': null,
+            ':zero': 0,
+            ':op': operation,
+          },
+          ReturnValues: 'ALL_NEW',
+          // One round trip either way: on refusal DynamoDB hands back the item to explain it.
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { issued: true as const, record: fromItem(out.Attributes)! };
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) {
+        return { issued: false as const, current: err.Item ? fromItem(unmarshall(err.Item)) : undefined };
+      }
+      throw err;
+    }
+  },
+};

@@ -1,0 +1,36 @@
+import { TENANT_ID_PATTERN } from '../auth/permissions.js';
+
+/**
+ * The only place that builds table keys. Every key, GSI keys included, starts with
+ * `TNT#{tenantId}#`, so a repository function that is handed one tenant cannot reach another's
+ * items, whatever ids it is given.
+ */
+export interface ItemKey {
+  PK: string;
+  SK: string;
+}
+
+function tenantPrefix(tenantId: string): string {
+  // Defence in depth: a tenant id with a separator in it could forge another tenant's prefix.
+  if (!TENANT_ID_PATTERN.test(tenantId)) throw new Error('invalid tenant id for a key');
+  return `TNT#${tenantId}#`;
+}
+
+function part(value: string): string {
+  if (value.includes('#')) throw new Error('key parts must not contain #');
+  return value;
+}
+
+export const keys = {
+  tenant(tenantId: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}TENANT`, SK: 'TENANT' };
+  },
+  /** All of a tenant's API keys share one partition: listing is one Query. */
+  apiKeyPartition(tenantId: string): string {
+    return `${tenantPrefix(tenantId)}APIKEYS`;
+  },
+  apiKey(tenantId: string, apiKeyId: string): ItemKey {
+    return { PK: keys.apiKeyPartition(tenantId), SK: `APIKEY#${part(apiKeyId)}` };
+  },
+  apiKeySortPrefix: 'APIKEY#',
+};

@@ -1,0 +1,31 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { TenantRecord, TenantStore } from '../tenants/domain.js';
+import { dynamo } from './client.js';
+import { keys } from './keys.js';
+
+export const tenantStore: TenantStore = {
+  async create(record) {
+    const { doc, tableName } = dynamo();
+    try {
+      await doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...keys.tenant(record.tenantId), itemType: 'Tenant', ...record },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+  },
+  async get(tenantId) {
+    const { doc, tableName } = dynamo();
+    const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.tenant(tenantId), ConsistentRead: true }));
+    if (!out.Item) return undefined;
+    const { PK: _p, SK: _s, itemType: _t, ...record } = out.Item;
+    return record as TenantRecord;
+  },
+};

@@ -1,0 +1,62 @@
+import { ConflictError, ValidationError } from '../errors.js';
+import { PERMISSIONS, TENANT_ID_PATTERN, allPermissions } from '../auth/permissions.js';
+import { REGIONS, type ServiceRegion } from '../config.js';
+import { newApiKey, type ApiKeyRecord, type ApiKeyStore } from '../api-keys/domain.js';
+
+export interface TenantRecord {
+  tenantId: string;
+  region: ServiceRegion;
+  createdDtm: string;
+  createdBy: string;
+}
+
+export interface TenantStore {
+  /** False when the tenant already exists. */
+  create(record: TenantRecord): Promise<boolean>;
+  get(tenantId: string): Promise<TenantRecord | undefined>;
+}
+
+export class TenantExistsError extends ConflictError {
+  override readonly code = 'TENANT_EXISTS';
+}
+
+export function validateTenant(tenantId: string, region: string): ServiceRegion {
+  if (!TENANT_ID_PATTERN.test(tenantId)) {
+    throw new ValidationError(`"${tenantId}" is not a tenant id: use lower-case letters, digits and inner hyphens, at most 63.`);
+  }
+  if (!(REGIONS as readonly string[]).includes(region)) {
+    throw new ValidationError(`"${region}" is not a region: use one of ${REGIONS.join(', ')}.`);
+  }
+  return region as ServiceRegion;
+}
+
+/**
+ * An operator creates a tenant and its first API key, which holds every permission (there is
+ * nobody yet to grant them). The secret is returned once, here, as for any key.
+ */
+export async function createTenantWithFirstKey(
+  stores: { tenants: TenantStore; apiKeys: ApiKeyStore },
+  input: { tenantId: string; region: string; keyName: string; now: Date; principal: string },
+): Promise<{ tenant: TenantRecord; apiKey: ApiKeyRecord; secret: string }> {
+  const region = validateTenant(input.tenantId, input.region);
+  const tenant: TenantRecord = {
+    tenantId: input.tenantId,
+    region,
+    createdDtm: input.now.toISOString(),
+    createdBy: input.principal,
+  };
+  if (!(await stores.tenants.create(tenant))) {
+    throw new TenantExistsError(`Tenant ${input.tenantId} already exists.`);
+  }
+  const { record, secret } = newApiKey(
+    {
+      name: input.keyName,
+      description: 'First key of the tenant, made by the operator CLI.',
+      permissions: allPermissions(input.tenantId),
+    },
+    { tenantId: input.tenantId, principal: input.principal, permissions: new Set(PERMISSIONS) },
+    input.now,
+  );
+  await stores.apiKeys.create(record);
+  return { tenant, apiKey: record, secret };
+}

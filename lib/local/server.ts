@@ -1,0 +1,187 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { JSONWebKeySet } from 'jose';
+import {
+  MethodNotAllowedError,
+  PayloadTooLargeError,
+  RouteNotFoundError,
+  toErrorResponse,
+  type ApiError,
+} from '../../functions/errors.js';
+import type { RouteDef } from '../../functions/http/route.js';
+import { SECURITY_HEADERS, type LambdaHandler } from '../../functions/http/wrapper.js';
+import { log } from '../../functions/http/log.js';
+import { authorizeJwt } from './authorizer.js';
+import { createRouter } from './router.js';
+
+/** API Gateway refuses payloads over 10 MB before any function runs; so does this adapter. */
+const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
+
+export interface LocalServerOptions {
+  routes: RouteDef[];
+  /** Repository root, for resolving each route's handler entry. */
+  root: string;
+  host: string;
+  port: number;
+  jwks: () => Promise<JSONWebKeySet>;
+  issuer: string;
+  audience: string;
+}
+
+/** Imports every route's handler and checks it is the one built for that route. */
+async function loadHandlers(routes: RouteDef[], root: string): Promise<Map<RouteDef, LambdaHandler>> {
+  const handlers = new Map<RouteDef, LambdaHandler>();
+  for (const route of routes) {
+    const mod = (await import(pathToFileURL(resolve(root, route.handler)).href)) as { handler?: LambdaHandler };
+    if (typeof mod.handler !== 'function' || mod.handler.route.operationId !== route.operationId) {
+      throw new Error(`${route.handler} does not export the handler of ${route.operationId}`);
+    }
+    handlers.set(route, mod.handler);
+  }
+  return handlers;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((ok, fail) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > GATEWAY_MAX_BODY) {
+        fail(new PayloadTooLargeError(`The request body is over ${GATEWAY_MAX_BODY} bytes.`));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => ok(Buffer.concat(chunks)));
+    req.on('error', fail);
+  });
+}
+
+function isText(contentType: string | undefined): boolean {
+  const t = (contentType ?? '').toLowerCase();
+  return !t || t.startsWith('text/') || t.includes('json') || t.includes('xml') || t.includes('x-www-form-urlencoded');
+}
+
+/** Builds the API Gateway HTTP API (payload 2.0) event a Lambda would receive. */
+function toEvent(
+  req: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  route: RouteDef,
+  pathParameters: Record<string, string>,
+  requestId: string,
+): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v !== undefined && k !== 'cookie') headers[k] = Array.isArray(v) ? v.join(',') : v;
+  }
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) query[k] = query[k] === undefined ? v : `${query[k]},${v}`;
+  const domainName = (req.headers.host ?? 'localhost').replace(/:\d+$/, '');
+  const text = isText(req.headers['content-type']);
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey: `${route.method} ${route.path}`,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    ...(req.headers.cookie ? { cookies: req.headers.cookie.split(/;\s*/) } : {}),
+    headers,
+    ...(Object.keys(query).length ? { queryStringParameters: query } : {}),
+    ...(Object.keys(pathParameters).length ? { pathParameters } : {}),
+    ...(body.length ? { body: text ? body.toString('utf8') : body.toString('base64') } : {}),
+    isBase64Encoded: body.length > 0 && !text,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName,
+      domainPrefix: domainName.split('.')[0]!,
+      http: {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: req.headers['user-agent'] ?? '',
+      },
+      requestId,
+      routeKey: `${route.method} ${route.path}`,
+      stage: '$default',
+      time: now.toISOString(),
+      timeEpoch: now.getTime(),
+    },
+  };
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  const headers: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  res.writeHead(result.statusCode ?? 200, headers);
+  if (result.body) res.end(Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8'));
+  else res.end();
+}
+
+function gatewayError(err: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
+  const mapped = toErrorResponse(err);
+  const headers: Record<string, string> = { ...SECURITY_HEADERS, 'x-request-id': requestId };
+  for (const [k, v] of Object.entries(mapped.headers)) headers[k.toLowerCase()] = v;
+  headers['content-type'] = 'application/json; charset=utf-8';
+  return { statusCode: mapped.statusCode, headers, body: JSON.stringify(mapped.body) };
+}
+
+/**
+ * The thin local stand-in for API Gateway: route matching, the JWT authorizer on bearer routes,
+ * and one handler call per request. Everything that decides anything is in `functions/`.
+ */
+export async function startHttpServer(opts: LocalServerOptions): Promise<{ server: Server; port: number; close(): Promise<void> }> {
+  const handlers = await loadHandlers(opts.routes, opts.root);
+  const match = createRouter(opts.routes);
+
+  const server = createServer(async (req, res) => {
+    const requestId = randomUUID();
+    try {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const found = match(req.method ?? 'GET', url.pathname);
+      if (found.kind === 'none') throw new RouteNotFoundError(`No route for ${req.method} ${url.pathname}.`);
+      if (found.kind === 'method') throw new MethodNotAllowedError(found.allowed);
+      const body = await readBody(req);
+      const event = toEvent(req, url, body, found.route, found.pathParameters, requestId);
+      if (found.route.auth === 'bearer') {
+        event.requestContext = Object.assign(event.requestContext, {
+          authorizer: await authorizeJwt(found.route, req.headers.authorization, {
+            jwks: await opts.jwks(),
+            issuer: opts.issuer,
+            audience: opts.audience,
+            tenantHint: event.requestContext.domainPrefix,
+          }),
+        });
+      }
+      send(res, await handlers.get(found.route)!(event));
+    } catch (err) {
+      const result = gatewayError(err, requestId);
+      if (result.statusCode === 500) log().error('gateway error', { requestId, error: err as Error });
+      else log().info('gateway refusal', { requestId, status: result.statusCode, errorCode: (err as ApiError).code });
+      if (!res.headersSent) send(res, result);
+      else res.destroy();
+    }
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(opts.port, opts.host, () => ok());
+  });
+  const port = (server.address() as { port: number }).port;
+  return {
+    server,
+    port,
+    close: () =>
+      new Promise<void>((ok) => {
+        server.close(() => ok());
+        server.closeAllConnections();
+      }),
+  };
+}
