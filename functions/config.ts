@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The service's regions; each maps to an AWS region in cdk.json context. */
 export const REGIONS = ['fir', 'gum', 'oak'] as const;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoute, type RouteDef } from './http/route.js';
 import { EmptyBody, ErrorBodySchema } from './shared/schemas.js';
 import {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DateTime, queryInt, queryList, text } from '../shared/schemas.js';
 import { pageSchema } from '../shared/page.js';
 

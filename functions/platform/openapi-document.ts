@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { qualify } from '../auth/permissions.js';
 import type { RouteDef } from '../http/route.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Spring-style page, as the service family returns it for every paged list. */
 export interface SortInfo {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** An RFC 3339 date-time with an offset (`Z` or `+02:00`); stored and returned in UTC. */
 export const DateTime = z.iso.datetime({ offset: true }).meta({ format: 'date-time' });
