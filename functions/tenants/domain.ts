@@ -1,4 +1,4 @@
-import { ConflictError, ValidationError } from '../errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { PERMISSIONS, TENANT_ID_PATTERN, allPermissions } from '../auth/permissions.js';
 import { REGIONS, type ServiceRegion } from '../config.js';
 import { newApiKey, type ApiKeyRecord, type ApiKeyStore } from '../api-keys/domain.js';
@@ -48,15 +48,31 @@ export async function createTenantWithFirstKey(
   if (!(await stores.tenants.create(tenant))) {
     throw new TenantExistsError(`Tenant ${input.tenantId} already exists.`);
   }
+  return { tenant, ...(await createOperatorKey(stores, { ...input, description: 'First key of the tenant, made by the operator.' })) };
+}
+
+export class TenantNotFoundError extends NotFoundError {
+  override readonly code = 'TENANT_NOT_FOUND';
+}
+
+/**
+ * A key with every permission, made by an operator for an existing tenant (for example when
+ * the only key's secret was lost). Tenants' own keys are made through the API instead.
+ */
+export async function createOperatorKey(
+  stores: { tenants: TenantStore; apiKeys: ApiKeyStore },
+  input: { tenantId: string; keyName: string; now: Date; principal: string; description?: string },
+): Promise<{ apiKey: ApiKeyRecord; secret: string }> {
+  if (!(await stores.tenants.get(input.tenantId))) throw new TenantNotFoundError(`Tenant ${input.tenantId} does not exist.`);
   const { record, secret } = newApiKey(
     {
       name: input.keyName,
-      description: 'First key of the tenant, made by the operator CLI.',
+      description: input.description ?? 'Made by the operator.',
       permissions: allPermissions(input.tenantId),
     },
     { tenantId: input.tenantId, principal: input.principal, permissions: new Set(PERMISSIONS) },
     input.now,
   );
   await stores.apiKeys.create(record);
-  return { tenant, apiKey: record, secret };
+  return { apiKey: record, secret };
 }

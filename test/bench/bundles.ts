@@ -1,0 +1,77 @@
+import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import type { RouteDef } from '../../functions/http/route.js';
+import { LAMBDA_BUNDLING } from '../../lib/bundling.js';
+
+export const BUNDLE_LIMIT_BYTES = 250 * 1024;
+
+export interface BundleResult {
+  operationId: string;
+  handler: string;
+  /** Absolute path of the `.mjs` bundle, when the build succeeded. */
+  file?: string;
+  bytes?: number;
+  /** The largest contributors to the bundle (packages, or `functions/` for our own code). */
+  largest: { name: string; bytes: number }[];
+  error?: string;
+}
+
+/** `node_modules/zod/v4/core/x.js` → `zod`; our own sources → their top folder. */
+function owner(input: string): string {
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+  if (m) return m[1]!;
+  return input.split('/').slice(0, 1).join('/') || input;
+}
+
+function largestOwners(meta: Metafile, outfile: string): { name: string; bytes: number }[] {
+  const out = Object.entries(meta.outputs).find(([path]) => resolve(path) === outfile)?.[1];
+  if (!out) return [];
+  const byOwner = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(out.inputs)) {
+    byOwner.set(owner(input), (byOwner.get(owner(input)) ?? 0) + bytesInOutput);
+  }
+  return [...byOwner.entries()]
+    .map(([name, bytes]) => ({ name, bytes }))
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, 4);
+}
+
+/**
+ * Bundles every route's entry exactly as deployed (`LAMBDA_BUNDLING`) into
+ * `<root>/.bench/bundles/<operationId>.mjs`; inside the repository so that the external
+ * `@aws-sdk/*` imports resolve from its node_modules, as the Lambda runtime provides them.
+ */
+export async function bundleRoutes(root: string, routes: readonly RouteDef[]): Promise<BundleResult[]> {
+  const dir = join(root, '.bench', 'bundles');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const results: BundleResult[] = [];
+  for (const route of routes) {
+    const outfile = join(dir, `${route.operationId}.mjs`);
+    try {
+      const res = await build({
+        ...LAMBDA_BUNDLING,
+        // What NodejsFunction adds around the shared settings: one bundled entry, one file out.
+        entryPoints: [resolve(root, route.handler)],
+        bundle: true,
+        outfile,
+        absWorkingDir: root,
+        write: true,
+        metafile: true,
+        logLevel: 'silent',
+        banner: { js: LAMBDA_BUNDLING.banner },
+      });
+      results.push({
+        operationId: route.operationId,
+        handler: route.handler,
+        file: outfile,
+        bytes: statSync(outfile).size,
+        largest: largestOwners(res.metafile, outfile),
+      });
+    } catch (err) {
+      results.push({ operationId: route.operationId, handler: route.handler, largest: [], error: (err as Error).message });
+    }
+  }
+  return results;
+}

@@ -1,0 +1,85 @@
+import { request } from 'node:http';
+import { inject } from 'vitest';
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: any;
+}
+
+export interface CallOptions {
+  /** Tenant host's first label; `null` sends the bare `localhost` host. Default `demo`. */
+  tenant?: string | null;
+  host?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** Sent as is (for malformed JSON and size tests). */
+  rawBody?: string | Buffer;
+  token?: string;
+  apiKey?: string;
+}
+
+/**
+ * Plain HTTP to the local runtime on loopback, with the tenant in the Host header
+ * (`demo.fir.localhost:PORT`), as a relying party's backend would call it.
+ */
+export function call(method: string, path: string, opts: CallOptions = {}): Promise<Reply> {
+  const port = inject('port');
+  const tenant = opts.tenant === undefined ? 'demo' : opts.tenant;
+  const host = opts.host ?? (tenant === null ? `localhost:${port}` : `${tenant}.fir.localhost:${port}`);
+  const headers: Record<string, string> = { host, ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
+  let payload: Buffer | undefined;
+  if (opts.rawBody !== undefined) payload = Buffer.from(opts.rawBody);
+  else if (opts.body !== undefined) {
+    payload = Buffer.from(JSON.stringify(opts.body));
+    headers['content-type'] ??= 'application/json';
+  }
+  if (payload) headers['content-length'] = String(payload.length);
+  return new Promise((ok, fail) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = text ? JSON.parse(text) : undefined;
+        } catch {
+          json = undefined;
+        }
+        ok({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+    });
+    req.on('error', fail);
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+export async function issueToken(apiKey: string, tenant = 'demo'): Promise<string> {
+  const res = await call('POST', '/api/arthr/apiKeys/issue', { tenant, apiKey, body: {} });
+  if (res.status !== 200) throw new Error(`token issue failed: ${res.status} ${res.text}`);
+  return res.json.token as string;
+}
+
+let demoToken: Promise<string> | undefined;
+/** A token of the demo tenant's all-permission bootstrap key. */
+export function adminToken(): Promise<string> {
+  demoToken ??= issueToken(inject('demoKey'));
+  return demoToken;
+}
+
+/** Makes a key with the given bare permission names and returns its secret and a token. */
+export async function keyWith(names: string[], extra: Record<string, unknown> = {}, tenant = 'demo') {
+  const token = tenant === 'demo' ? await adminToken() : await issueToken(inject('otherKey'), tenant);
+  const res = await call('POST', '/api/arthr/apiKeys', {
+    tenant,
+    token,
+    body: { name: `key ${Math.random().toString(36).slice(2)}`, permissions: names.map((n) => `TNT#${tenant}#${n}`), ...extra },
+  });
+  if (res.status !== 201) throw new Error(`key creation failed: ${res.status} ${res.text}`);
+  return { id: res.json.id as string, secret: res.json.secret as string, key: res.json };
+}

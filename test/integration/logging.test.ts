@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { adminToken, call, issueToken } from './client.js';
+
+describe('the service log', () => {
+  it('never holds a secret or a token, even for refused requests', async () => {
+    const admin = await adminToken();
+    const created = await call('POST', '/api/arthr/apiKeys', { token: admin, body: { name: 'logged?', permissions: ['TNT#demo#ArthrServer:getFromTenant'] } });
+    const secret: string = created.json.secret;
+    const token = await issueToken(secret);
+    await call('GET', `/api/arthr/apiKeys/${created.json.id}`, { token });
+    await call('GET', '/api/arthr/apiKeys', { token }); // 403
+    await call('POST', '/api/arthr/apiKeys/issue', { apiKey: `${secret}tampered`, body: {} }); // 401
+    await call('GET', '/api/arthr/apiKeys', { token: `${token}x` }); // 401
+    await call('POST', '/api/arthr/apiKeys', { token: admin, rawBody: `{"name":"${secret}"`, headers: { 'content-type': 'application/json' } });
+    await new Promise((r) => setTimeout(r, 500));
+
+    const log = readFileSync(inject('logFile'), 'utf8');
+    expect(log).toContain('"operationId":"issueToken"'); // the log is written at all
+    const secretPart = secret.split('_').pop()!;
+    for (const needle of [secret, secretPart, token, token.split('.')[2]!, admin, admin.split('.')[2]!]) {
+      expect(log.includes(needle), `log contains ${needle.slice(0, 12)}...`).toBe(false);
+    }
+    // The only secret on the console is the demo key that `npm start` prints for the newcomer,
+    // in its banner; no log record carries any secret or token at all.
+    const records = log.split('\n').filter((l) => l.startsWith('{'));
+    expect(records.length).toBeGreaterThanOrEqual(6);
+    for (const record of records) {
+      expect(record).not.toMatch(/ak_[0-9a-f]{32}_[A-Za-z0-9_-]{43}/);
+      expect(record).not.toMatch(/eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/);
+    }
+    const banner = log.split('\n').filter((l) => !l.startsWith('{')).join('\n');
+    expect(banner.replaceAll(inject('demoKey'), '')).not.toMatch(/ak_[0-9a-f]{32}_[A-Za-z0-9_-]{43}/);
+  });
+});
