@@ -18,6 +18,8 @@ export interface CallOptions {
   rawBody?: string | Buffer;
   token?: string;
   apiKey?: string;
+  /** Another runtime than the shared one. */
+  port?: number;
 }
 
 /**
@@ -25,7 +27,7 @@ export interface CallOptions {
  * (`demo.fir.localhost:PORT`), as a relying party's backend would call it.
  */
 export function call(method: string, path: string, opts: CallOptions = {}): Promise<Reply> {
-  const port = inject('port');
+  const port = opts.port ?? inject('port');
   const tenant = opts.tenant === undefined ? 'demo' : opts.tenant;
   const host = opts.host ?? (tenant === null ? `localhost:${port}` : `${tenant}.fir.localhost:${port}`);
   const headers: Record<string, string> = { host, ...opts.headers };

@@ -1,0 +1,61 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call } from './client.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'arthr-restart-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** `npm start` as a newcomer runs it (bin/local.ts), in its own data folder. */
+async function start(): Promise<{ child: ChildProcess; port: number; apiKey: string; output: () => string }> {
+  rmSync(join(dir, 'runtime.json'), { force: true });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', LOCAL_DIR: dir },
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const deadline = Date.now() + 120_000;
+  while (!existsSync(join(dir, 'runtime.json'))) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const boot = JSON.parse(readFileSync(join(dir, 'bootstrap.json'), 'utf8'));
+  expect(Object.keys(boot).sort()).toEqual(['apiKey', 'baseUrl', 'region', 'tenantId']);
+  expect(boot).toMatchObject({ tenantId: 'demo', region: 'fir' });
+  return { child, port: Number(new URL(boot.baseUrl).port), apiKey: boot.apiKey, output: () => out };
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  child.kill('SIGINT');
+  return new Promise((r) => child.once('exit', (code) => r(code)));
+}
+
+describe('npm start', () => {
+  it('keeps its data across a restart and stops cleanly on Ctrl-C', async () => {
+    const first = await start();
+    expect(first.output()).toContain(`http://demo.fir.localhost:${first.port}`);
+    expect(first.output()).toContain(first.apiKey);
+    const issued = await call('POST', '/api/arthr/apiKeys/issue', { port: first.port, apiKey: first.apiKey, body: {} });
+    expect(issued.status).toBe(200);
+    const made = await call('POST', '/api/arthr/apiKeys', { port: first.port, token: issued.json.token, body: { name: 'survivor' } });
+    expect(made.status).toBe(201);
+    expect(await stop(first.child)).toBe(0);
+    expect(existsSync(join(dir, 'runtime.json'))).toBe(false);
+
+    const second = await start();
+    expect(second.apiKey).toBe(first.apiKey);
+    const again = await call('POST', '/api/arthr/apiKeys/issue', { port: second.port, apiKey: second.apiKey, body: {} });
+    expect(again.status).toBe(200);
+    const read = await call('GET', `/api/arthr/apiKeys/${made.json.id}`, { port: second.port, token: again.json.token });
+    expect(read.status).toBe(200);
+    expect(read.json.name).toBe('survivor');
+    // The key made before the restart still works: its hash was kept, not its secret.
+    expect((await call('POST', '/api/arthr/apiKeys/issue', { port: second.port, apiKey: made.json.secret, body: {} })).status).toBe(200);
+    expect(await stop(second.child)).toBe(0);
+  });
+});

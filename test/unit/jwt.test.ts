@@ -1,0 +1,68 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SignJWT } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildAccessTokenClaims, signAccessToken, verifyAccessToken } from '../../functions/auth/jwt.js';
+import { FileSigner } from '../../functions/auth/signer.js';
+
+const issuer = 'https://issuer.example';
+const audience = 'arthr-api';
+let signer: FileSigner;
+let jwks: { keys: import('jose').JWK[] };
+
+function claims(overrides: Record<string, unknown> = {}) {
+  return {
+    ...buildAccessTokenClaims({
+      issuer, audience, region: 'fir', tenantId: 'acme', apiKeyId: 'k1', jti: 'j1', ttlSeconds: 600, now: new Date(),
+      permissions: ['TNT#acme#ArthrServer:getFromTenant', 'TNT#other#ArthrServer:deleteFromTenant'],
+    }),
+    ...overrides,
+  };
+}
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'jwt-'));
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  writeFileSync(join(dir, 'k.pem'), privateKey.export({ format: 'pem', type: 'pkcs8' }));
+  signer = new FileSigner(join(dir, 'k.pem'));
+  jwks = { keys: [await signer.publicJwk()] };
+});
+
+describe('buildAccessTokenClaims', () => {
+  it('puts only the tenant\'s own permissions in scope, as bare names', () => {
+    expect(claims().scope).toBe('ArthrServer:getFromTenant');
+    expect(claims().tid).toBe('acme');
+  });
+});
+
+describe('verifyAccessToken', () => {
+  it('accepts a token this service signed', async () => {
+    const token = await signAccessToken(signer, claims());
+    await expect(verifyAccessToken(token, { jwks, issuer, audience })).resolves.toMatchObject({ tid: 'acme', sub: 'k1' });
+  });
+
+  it('rejects when the algorithm is none or HS256 with the public key', async () => {
+    const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+    await expect(verifyAccessToken(`${b64({ alg: 'none', typ: 'at+jwt' })}.${b64(claims())}.`, { jwks, issuer, audience })).rejects.toThrow();
+    const hs = await new SignJWT(claims())
+      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: jwks.keys[0]!.kid })
+      .sign(new TextEncoder().encode(JSON.stringify(jwks.keys[0])));
+    await expect(verifyAccessToken(hs, { jwks, issuer, audience })).rejects.toThrow();
+  });
+
+  it('rejects when the issuer, audience, type or expiry is wrong', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    for (const bad of [{ iss: 'https://other' }, { aud: 'other' }, { exp: now - 60, iat: now - 120, nbf: now - 120 }]) {
+      await expect(verifyAccessToken(await signAccessToken(signer, claims(bad) as never), { jwks, issuer, audience })).rejects.toThrow();
+    }
+    const token = await signAccessToken(signer, claims());
+    await expect(verifyAccessToken(token, { jwks, issuer, audience, now: Math.floor(Date.now() / 1000) + 3600 })).rejects.toThrow();
+  });
+
+  it('rejects when a required claim is missing', async () => {
+    const { tid: _t, ...noTenant } = claims();
+    await expect(verifyAccessToken(await signAccessToken(signer, noTenant as never), { jwks, issuer, audience })).rejects.toThrow();
+  });
+});

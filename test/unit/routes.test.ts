@@ -1,0 +1,61 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { routeList } from '../../functions/routes.js';
+import { buildOpenApiDocument } from '../../functions/platform/openapi-document.js';
+import { isPermissionName } from '../../functions/auth/permissions.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+describe('the route table', () => {
+  it('names each operation and each method + path once', () => {
+    expect(new Set(routeList.map((r) => r.operationId)).size).toBe(routeList.length);
+    expect(new Set(routeList.map((r) => `${r.method} ${r.path}`)).size).toBe(routeList.length);
+  });
+
+  it('gives every bearer route a known permission and no other route one', () => {
+    for (const r of routeList) {
+      if (r.auth === 'bearer') expect(isPermissionName(r.permission ?? ''), r.operationId).toBe(true);
+      else expect(r.permission, r.operationId).toBeUndefined();
+    }
+  });
+
+  it("points each route at a handler file whose handler was built for that route", async () => {
+    for (const r of routeList) {
+      expect(existsSync(resolve(ROOT, r.handler)), r.handler).toBe(true);
+      const mod = await import(resolve(ROOT, r.handler));
+      expect(mod.handler.route, r.handler).toBe(r);
+    }
+  });
+
+  it('declares every path parameter in its path schema', () => {
+    for (const r of routeList) {
+      const params = [...r.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      const shape = (r.request.path as { shape?: Record<string, unknown> } | undefined)?.shape ?? {};
+      expect(Object.keys(shape).sort(), r.operationId).toEqual(params.sort());
+    }
+  });
+});
+
+describe('buildOpenApiDocument', () => {
+  const doc = buildOpenApiDocument(routeList) as any;
+  it('documents exactly the routes of the table with their security', () => {
+    for (const r of routeList) {
+      const op = doc.paths[r.path][r.method.toLowerCase()];
+      expect(op.operationId).toBe(r.operationId);
+      expect(op.security).toEqual(r.auth === 'bearer' ? [{ bearerAuth: [] }] : r.auth === 'apiKey' ? [{ apiKeyAuth: [] }] : []);
+    }
+  });
+  it('resolves every $ref to a component schema', () => {
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) expect(doc.components.schemas[ref], ref).toBeDefined();
+  });
+  it('shows the API key limits of the spec', () => {
+    const key = doc.components.schemas.ApiKeyCreate;
+    expect(key.properties.name).toMatchObject({ minLength: 1, maxLength: 255 });
+    expect(key.properties.description).toMatchObject({ minLength: 0, maxLength: 255 });
+    const size = doc.paths['/api/arthr/apiKeys'].get.parameters.find((p: { name: string }) => p.name === 'size');
+    expect(size.schema).toMatchObject({ type: 'integer', minimum: 1 });
+  });
+});
