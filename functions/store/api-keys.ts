@@ -1,9 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConcurrentUpdateError } from '../errors.js';
 import type { ApiKeyRecord, ApiKeyStore, DirectOperation } from '../api-keys/domain.js';
-import { dynamo } from './client.js';
+import { dynamo, isConditionFailure } from './client.js';
 import { keys } from './keys.js';
 
 const ITEM_TYPE = 'ApiKey';
@@ -21,25 +18,25 @@ function fromItem(item: Record<string, unknown> | undefined): ApiKeyRecord | und
 /** DynamoDB implementation of the API key domain's storage; every key comes from `keys.ts`. */
 export const apiKeyStore: ApiKeyStore = {
   async create(record) {
-    const { doc, tableName } = dynamo();
+    const { doc, tableName, commands } = await dynamo();
     await doc.send(
-      new PutCommand({ TableName: tableName, Item: toItem(record), ConditionExpression: 'attribute_not_exists(PK)' }),
+      new commands.PutCommand({ TableName: tableName, Item: toItem(record), ConditionExpression: 'attribute_not_exists(PK)' }),
     );
   },
 
   async get(tenantId, id) {
-    const { doc, tableName } = dynamo();
-    const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.apiKey(tenantId, id), ConsistentRead: true }));
+    const { doc, tableName, commands } = await dynamo();
+    const out = await doc.send(new commands.GetCommand({ TableName: tableName, Key: keys.apiKey(tenantId, id), ConsistentRead: true }));
     return fromItem(out.Item);
   },
 
   async list(tenantId) {
-    const { doc, tableName } = dynamo();
+    const { doc, tableName, commands } = await dynamo();
     const records: ApiKeyRecord[] = [];
     let start: Record<string, unknown> | undefined;
     do {
       const out = await doc.send(
-        new QueryCommand({
+        new commands.QueryCommand({
           TableName: tableName,
           KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
           ExpressionAttributeValues: { ':pk': keys.apiKeyPartition(tenantId), ':sk': keys.apiKeySortPrefix },
@@ -57,10 +54,10 @@ export const apiKeyStore: ApiKeyStore = {
   },
 
   async replace(record) {
-    const { doc, tableName } = dynamo();
+    const { doc, tableName, commands } = await dynamo();
     try {
       await doc.send(
-        new PutCommand({
+        new commands.PutCommand({
           TableName: tableName,
           Item: toItem(record),
           ConditionExpression: '#version = :expected',
@@ -69,29 +66,29 @@ export const apiKeyStore: ApiKeyStore = {
         }),
       );
     } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) throw new ConcurrentUpdateError();
+      if (isConditionFailure(err)) throw new ConcurrentUpdateError();
       throw err;
     }
   },
 
   async delete(tenantId, id) {
-    const { doc, tableName } = dynamo();
+    const { doc, tableName, commands } = await dynamo();
     try {
       await doc.send(
-        new DeleteCommand({ TableName: tableName, Key: keys.apiKey(tenantId, id), ConditionExpression: 'attribute_exists(PK)' }),
+        new commands.DeleteCommand({ TableName: tableName, Key: keys.apiKey(tenantId, id), ConditionExpression: 'attribute_exists(PK)' }),
       );
       return true;
     } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
+      if (isConditionFailure(err)) return false;
       throw err;
     }
   },
 
   async recordIssue(tenantId, id, secretHash, now, operation: DirectOperation) {
-    const { doc, tableName } = dynamo();
+    const { doc, tableName, commands } = await dynamo();
     try {
       const out = await doc.send(
-        new UpdateCommand({
+        new commands.UpdateCommand({
           TableName: tableName,
           Key: keys.apiKey(tenantId, id),
           UpdateExpression: 'SET lastIssuedAtDtm = :now',
@@ -115,8 +112,9 @@ export const apiKeyStore: ApiKeyStore = {
       );
       return { issued: true as const, record: fromItem(out.Attributes)! };
     } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) {
-        return { issued: false as const, current: err.Item ? fromItem(unmarshall(err.Item)) : undefined };
+      if (isConditionFailure(err)) {
+        const { unmarshall } = await import('@aws-sdk/util-dynamodb');
+        return { issued: false as const, current: err.Item ? fromItem(unmarshall(err.Item as never)) : undefined };
       }
       throw err;
     }

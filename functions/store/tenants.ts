@@ -1,15 +1,13 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TenantRecord, TenantStore } from '../tenants/domain.js';
-import { dynamo } from './client.js';
+import { dynamo, isConditionFailure } from './client.js';
 import { keys } from './keys.js';
 
 export const tenantStore: TenantStore = {
   async create(record) {
-    const { doc, tableName } = dynamo();
+    const { doc, tableName, commands } = await dynamo();
     try {
       await doc.send(
-        new PutCommand({
+        new commands.PutCommand({
           TableName: tableName,
           Item: { ...keys.tenant(record.tenantId), itemType: 'Tenant', ...record },
           ConditionExpression: 'attribute_not_exists(PK)',
@@ -17,13 +15,13 @@ export const tenantStore: TenantStore = {
       );
       return true;
     } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
+      if (isConditionFailure(err)) return false;
       throw err;
     }
   },
   async get(tenantId) {
-    const { doc, tableName } = dynamo();
-    const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.tenant(tenantId), ConsistentRead: true }));
+    const { doc, tableName, commands } = await dynamo();
+    const out = await doc.send(new commands.GetCommand({ TableName: tableName, Key: keys.tenant(tenantId), ConsistentRead: true }));
     if (!out.Item) return undefined;
     const { PK: _p, SK: _s, itemType: _t, ...record } = out.Item;
     return record as TenantRecord;

@@ -165,7 +165,7 @@ export async function measureAwsCalls(opts: { reps: number; latencyRuns: number;
 
     // --- the counters -------------------------------------------------------------------
     let current: Invocation = { status: 0, ms: 0, dynamodb: {}, http: {}, signatures: 0 };
-    const raw = dynamo().raw;
+    const raw = (await dynamo()).raw;
     raw.middlewareStack.add(
       (next, context) => async (args) => {
         bump(current.dynamodb, context.commandName ?? 'unknown');

@@ -14,6 +14,8 @@ export interface BundleResult {
   bytes?: number;
   /** The largest contributors to the bundle (packages, or `functions/` for our own code). */
   largest: { name: string; bytes: number }[];
+  /** Packages left out of the bundle (`@aws-sdk/*`) that it imports at load time. */
+  externals: string[];
   error?: string;
 }
 
@@ -24,8 +26,21 @@ function owner(input: string): string {
   return input.split('/').slice(0, 1).join('/') || input;
 }
 
+function outputOf(meta: Metafile, outfile: string) {
+  return Object.entries(meta.outputs).find(([path]) => resolve(path) === outfile)?.[1];
+}
+
+/** Static imports only: a dynamic `import()` is not loaded with the module. */
+function staticExternals(meta: Metafile, outfile: string): string[] {
+  const out = outputOf(meta, outfile);
+  const names = (out?.imports ?? [])
+    .filter((i) => i.external && (i.kind === 'import-statement' || i.kind === 'require-call') && !i.path.startsWith('node:'))
+    .map((i) => i.path);
+  return [...new Set(names)].sort();
+}
+
 function largestOwners(meta: Metafile, outfile: string): { name: string; bytes: number }[] {
-  const out = Object.entries(meta.outputs).find(([path]) => resolve(path) === outfile)?.[1];
+  const out = outputOf(meta, outfile);
   if (!out) return [];
   const byOwner = new Map<string, number>();
   for (const [input, { bytesInOutput }] of Object.entries(out.inputs)) {
@@ -68,9 +83,10 @@ export async function bundleRoutes(root: string, routes: readonly RouteDef[]): P
         file: outfile,
         bytes: statSync(outfile).size,
         largest: largestOwners(res.metafile, outfile),
+        externals: staticExternals(res.metafile, outfile),
       });
     } catch (err) {
-      results.push({ operationId: route.operationId, handler: route.handler, largest: [], error: (err as Error).message });
+      results.push({ operationId: route.operationId, handler: route.handler, largest: [], externals: [], error: (err as Error).message });
     }
   }
   return results;

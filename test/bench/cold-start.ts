@@ -53,6 +53,8 @@ export interface ImportTiming {
   medianMs: number;
   /** Median minus the `node -e 0` median. */
   overBaselineMs: number;
+  /** The bundle's external packages (`@aws-sdk/*`) imported alone, the same way: their share of the figure. */
+  externalsOnly?: { packages: string[]; medianMs: number; overBaselineMs: number };
   error?: string;
 }
 
@@ -69,11 +71,22 @@ export interface ImportTimings {
  * sequential and interleaved (baseline, empty ESM, every handler; repeated), after one
  * discarded warm-up round, so that drift on a busy machine hits every figure alike.
  */
-export function measureImportTimes(bundles: { operationId: string; file: string }[], runs: number, cwd: string): ImportTimings {
+export function measureImportTimes(
+  bundles: { operationId: string; file: string; externals: string[] }[],
+  runs: number,
+  cwd: string,
+): ImportTimings {
   type Job = { key: string; args: string[] };
+  const externalKey = (b: { externals: string[] }) => `#ext:${b.externals.join(',')}`;
+  const externalSets = [...new Map(bundles.filter((b) => b.externals.length).map((b) => [externalKey(b), b.externals])).entries()];
   const jobs: Job[] = [
     { key: '#baseline', args: ['-e', '0'] },
     { key: '#empty-esm', args: ['--input-type=module', '-e', importScript('data:text/javascript,export {}')] },
+    // Bare specifiers in `-e` resolve from the working directory, which is inside the repository.
+    ...externalSets.map(([key, pkgs]) => ({
+      key,
+      args: ['--input-type=module', '-e', pkgs.map((p) => importScript(p)).join(' ')],
+    })),
     ...bundles.map((b) => ({ key: b.operationId, args: ['--input-type=module', '-e', importScript(pathToFileURL(b.file).href)] })),
   ];
   const samples = new Map<string, number[]>(jobs.map((j) => [j.key, []]));
@@ -99,12 +112,14 @@ export function measureImportTimes(bundles: { operationId: string; file: string 
     emptyEsm: { samplesMs: empty, medianMs: median(empty), overBaselineMs: median(empty) - base },
     handlers: bundles.map((b) => {
       const s = samples.get(b.operationId)!;
-      const err = errors.get(b.operationId);
+      const err = errors.get(b.operationId) ?? (b.externals.length ? errors.get(externalKey(b)) : undefined);
+      const ext = b.externals.length ? samples.get(externalKey(b))! : undefined;
       return {
         operationId: b.operationId,
         samplesMs: s,
         medianMs: median(s),
         overBaselineMs: median(s) - base,
+        ...(ext ? { externalsOnly: { packages: b.externals, medianMs: median(ext), overBaselineMs: median(ext) - base } } : {}),
         ...(err ? { error: err } : {}),
       };
     }),

@@ -11,7 +11,7 @@
  * `.bench/results.json`. Exits 0 whatever the figures are; non-zero only if the bench crashed.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { routeList } from '../../functions/routes.js';
@@ -29,7 +29,7 @@ import { round, section, table, verdict } from './stats.js';
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const OUT_DIR = join(ROOT, '.bench');
 const IMPORT_LIMIT_MS = 40;
-const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 9);
+const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 11);
 const COUNT_REPS = 20;
 const LATENCY_RUNS = 50;
 
@@ -38,7 +38,7 @@ const log = (text: string) => process.stdout.write(`${text}\n`);
 
 interface Results {
   startedAt: string;
-  machine: { node: string; platform: string; cpus: number; cpuModel: string };
+  machine: { node: string; platform: string; cpus: number; cpuModel: string; loadAverageAtStart: number[] };
   targets: Record<string, unknown>;
   bundles?: (BundleResult & { kb?: number; verdict: string })[];
   importTime?: Omit<ImportTimings, 'handlers'> & { handlers: (ImportTimings['handlers'][number] & { verdict: string })[] };
@@ -57,7 +57,13 @@ async function main(): Promise<number> {
   const t0 = performance.now();
   const results: Results = {
     startedAt: new Date().toISOString(),
-    machine: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '' },
+    machine: {
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? '',
+      loadAverageAtStart: loadavg().map((l) => round(l, 2)),
+    },
     targets: {
       bundleBytesMax: BUNDLE_LIMIT_BYTES,
       importOverBaselineMsMax: IMPORT_LIMIT_MS,
@@ -106,20 +112,25 @@ async function main(): Promise<number> {
     };
     log(section(`2. Import time in a fresh node, over \`node -e 0\` (median of ${IMPORT_RUNS}; target ≤ ${IMPORT_LIMIT_MS} ms)`));
     const spread = (s: number[]) => (s.length ? `${round(Math.min(...s))}–${round(Math.max(...s))}` : '-');
+    const load = loadavg()[0] ?? 0;
     log(
       table([
-        ['operation', 'median ms', 'over baseline ms', 'range ms', 'result'],
-        ['(baseline: node -e 0)', round(timings.baseline.medianMs), 0, spread(timings.baseline.samplesMs), ''],
-        ['(empty ES module, same way)', round(timings.emptyEsm.medianMs), round(timings.emptyEsm.overBaselineMs), spread(timings.emptyEsm.samplesMs), 'info'],
+        ['operation', 'median ms', 'over baseline ms', 'range ms', 'result', 'of which its @aws-sdk imports alone, over baseline ms'],
+        ['(baseline: node -e 0)', round(timings.baseline.medianMs), 0, spread(timings.baseline.samplesMs), '', ''],
+        ['(empty ES module, same way)', round(timings.emptyEsm.medianMs), round(timings.emptyEsm.overBaselineMs), spread(timings.emptyEsm.samplesMs), 'info', ''],
         ...results.importTime.handlers.map((h) => [
           h.operationId,
           h.error ? '-' : round(h.medianMs),
           h.error ? '-' : round(h.overBaselineMs),
           spread(h.samplesMs),
           h.error ? `ERROR ${h.error}` : h.verdict,
+          h.externalsOnly ? `${round(h.externalsOnly.overBaselineMs)} (${h.externalsOnly.packages.join(', ')})` : 'none imported',
         ]),
       ]),
     );
+    if (load > cpus().length) {
+      log(`note: load average ${round(load, 2)} on ${cpus().length} CPU(s) — other work is running; wall-clock figures are inflated and noisy.`);
+    }
 
     log(section('3. Network calls while importing each bundle (target 0)'));
     log(
