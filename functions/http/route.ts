@@ -20,7 +20,10 @@ export interface ResponseDef {
 
 /** AWS resources a route's function may touch; the CDK stack grants exactly these. */
 export interface AwsAccess {
+  /** `read`: GetItem and Query on the table; `readWrite` adds PutItem, UpdateItem, DeleteItem. */
   table?: 'read' | 'readWrite';
+  /** Query on the table's global secondary indexes. */
+  queryIndexes?: boolean;
   signingKey?: 'sign' | 'publicKey';
 }
 

@@ -16,8 +16,8 @@ import { LAMBDA_BUNDLING } from '../bundling.js';
  * handler uses. Transactions need no action of their own: IAM checks each item's PutItem,
  * UpdateItem, DeleteItem or ConditionCheckItem.
  */
-const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
-const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'];
+const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 /** Only Query reads an index. */
 const INDEX_READ_ACTIONS = ['dynamodb:Query'];
 const KEY_ACTIONS = { sign: ['kms:Sign'], publicKey: ['kms:GetPublicKey'] } as const;
@@ -81,7 +81,7 @@ export class RouteFunction extends Construct {
       statements.push(
         new iam.PolicyStatement({ sid: 'TableItems', actions: itemActions, resources: [props.table.tableArn] }),
       );
-      if (props.indexNames.length > 0) {
+      if (access.queryIndexes && props.indexNames.length > 0) {
         statements.push(
           new iam.PolicyStatement({
             sid: 'TableIndexes',

@@ -16,6 +16,8 @@ export interface BundleResult {
   largest: { name: string; bytes: number }[];
   /** Packages left out of the bundle (`@aws-sdk/*`) that it imports at load time. */
   externals: string[];
+  /** External packages loaded by a dynamic `import()` at first use, not with the module. */
+  deferredExternals: string[];
   error?: string;
 }
 
@@ -32,9 +34,18 @@ function outputOf(meta: Metafile, outfile: string) {
 
 /** Static imports only: a dynamic `import()` is not loaded with the module. */
 function staticExternals(meta: Metafile, outfile: string): string[] {
+  return externalsOfKind(meta, outfile, ['import-statement', 'require-call']);
+}
+
+/** Dynamic `import()`s of external packages: loaded by the first request that needs them. */
+function dynamicExternals(meta: Metafile, outfile: string): string[] {
+  return externalsOfKind(meta, outfile, ['dynamic-import']);
+}
+
+function externalsOfKind(meta: Metafile, outfile: string, kinds: string[]): string[] {
   const out = outputOf(meta, outfile);
   const names = (out?.imports ?? [])
-    .filter((i) => i.external && (i.kind === 'import-statement' || i.kind === 'require-call') && !i.path.startsWith('node:'))
+    .filter((i) => i.external && kinds.includes(i.kind) && !i.path.startsWith('node:'))
     .map((i) => i.path);
   return [...new Set(names)].sort();
 }
@@ -84,9 +95,10 @@ export async function bundleRoutes(root: string, routes: readonly RouteDef[]): P
         bytes: statSync(outfile).size,
         largest: largestOwners(res.metafile, outfile),
         externals: staticExternals(res.metafile, outfile),
+        deferredExternals: dynamicExternals(res.metafile, outfile),
       });
     } catch (err) {
-      results.push({ operationId: route.operationId, handler: route.handler, largest: [], externals: [], error: (err as Error).message });
+      results.push({ operationId: route.operationId, handler: route.handler, largest: [], externals: [], deferredExternals: [], error: (err as Error).message });
     }
   }
   return results;

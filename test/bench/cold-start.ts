@@ -55,6 +55,8 @@ export interface ImportTiming {
   overBaselineMs: number;
   /** The bundle's external packages (`@aws-sdk/*`) imported alone, the same way: their share of the figure. */
   externalsOnly?: { packages: string[]; medianMs: number; overBaselineMs: number };
+  /** The packages the bundle loads at first use (dynamic imports), imported alone: paid by the first request, not the import. */
+  deferredOnly?: { packages: string[]; medianMs: number; overBaselineMs: number };
   error?: string;
 }
 
@@ -72,13 +74,19 @@ export interface ImportTimings {
  * discarded warm-up round, so that drift on a busy machine hits every figure alike.
  */
 export function measureImportTimes(
-  bundles: { operationId: string; file: string; externals: string[] }[],
+  bundles: { operationId: string; file: string; externals: string[]; deferredExternals?: string[] }[],
   runs: number,
   cwd: string,
 ): ImportTimings {
   type Job = { key: string; args: string[] };
   const externalKey = (b: { externals: string[] }) => `#ext:${b.externals.join(',')}`;
-  const externalSets = [...new Map(bundles.filter((b) => b.externals.length).map((b) => [externalKey(b), b.externals])).entries()];
+  const deferredKey = (b: { deferredExternals?: string[] }) => `#ext:${(b.deferredExternals ?? []).join(',')}`;
+  const externalSets = [
+    ...new Map([
+      ...bundles.filter((b) => b.externals.length).map((b) => [externalKey(b), b.externals] as const),
+      ...bundles.filter((b) => b.deferredExternals?.length).map((b) => [deferredKey(b), b.deferredExternals!] as const),
+    ]).entries(),
+  ];
   const jobs: Job[] = [
     { key: '#baseline', args: ['-e', '0'] },
     { key: '#empty-esm', args: ['--input-type=module', '-e', importScript('data:text/javascript,export {}')] },
@@ -114,12 +122,16 @@ export function measureImportTimes(
       const s = samples.get(b.operationId)!;
       const err = errors.get(b.operationId) ?? (b.externals.length ? errors.get(externalKey(b)) : undefined);
       const ext = b.externals.length ? samples.get(externalKey(b))! : undefined;
+      const deferred = b.deferredExternals?.length ? samples.get(deferredKey(b)) : undefined;
       return {
         operationId: b.operationId,
         samplesMs: s,
         medianMs: median(s),
         overBaselineMs: median(s) - base,
         ...(ext ? { externalsOnly: { packages: b.externals, medianMs: median(ext), overBaselineMs: median(ext) - base } } : {}),
+        ...(deferred?.length
+          ? { deferredOnly: { packages: b.deferredExternals!, medianMs: median(deferred), overBaselineMs: median(deferred) - base } }
+          : {}),
         ...(err ? { error: err } : {}),
       };
     }),

@@ -1,0 +1,472 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RouteDef } from '../../functions/http/route.js';
+import { routeList } from '../../functions/routes.js';
+import { TABLE_SCHEMA } from '../../functions/store/schema.js';
+import { LAMBDA_BUNDLING } from '../../lib/bundling.js';
+import { ArthrStack, REPO_ROOT, settingsFromContext } from '../../lib/stack.js';
+
+// ---------------------------------------------------------------------------------------------
+// Building the app the way bin/app.ts does, with cdk.json's context.
+
+interface Synthesized {
+  app: App;
+  stack: ArthrStack;
+  template: Template;
+  outdir: string;
+}
+
+function cdkJsonContext(): Record<string, unknown> {
+  return (JSON.parse(readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+}
+
+/**
+ * cdk-nag's acknowledgement aspect is added so the template carries the `cdk_nag` audit
+ * metadata; the pack itself runs in a test (validateScope) so that a finding fails that test
+ * with its rule and path instead of aborting the synth for every test. `bundle: false` skips
+ * esbuild (CDK's bundling-stacks context) for variants that only look at the template.
+ */
+function synthesize(overrides: Record<string, unknown> = {}, opts: { bundle?: boolean } = {}): Synthesized {
+  const outdir = mkdtempSync(path.join(tmpdir(), 'arthr-cdk-'));
+  const context: Record<string, unknown> = {
+    ...cdkJsonContext(),
+    // Set by the CDK CLI on every synth: construct paths and asset paths in resource metadata.
+    'aws:cdk:enable-path-metadata': true,
+    'aws:cdk:enable-asset-metadata': true,
+    ...overrides,
+  };
+  if (opts.bundle === false) context['aws:cdk:bundling-stacks'] = [];
+  const app = new App({ context, outdir });
+  const settings = settingsFromContext(app.node);
+  const stack = new ArthrStack(app, 'ArthrStack', { settings, env: { region: settings.awsRegion } });
+  new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true });
+  return { app, stack, template: Template.fromStack(stack), outdir };
+}
+
+/** AwsSolutions findings that no acknowledgement covers, one line each. */
+function unacknowledgedNagFindings(app: App): string[] {
+  return new AwsSolutionsChecks()
+    .validateScope(app)
+    .violations.flatMap((v) => v.violatingResources.map((r) => `${v.severity} ${v.ruleName} at ${r.constructPath}: ${v.description}`));
+}
+
+type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any> };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+
+const ofType = (template: Template, type: string) => template.findResources(type) as Record<string, Resource>;
+const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+/** Logical id behind `{ Ref: id }` or `{ 'Fn::GetAtt': [id, attr] }`. */
+function refId(value: unknown): string | undefined {
+  if (value && typeof value === 'object') {
+    const v = value as Record<string, unknown>;
+    if (typeof v.Ref === 'string') return v.Ref;
+    const getAtt = v['Fn::GetAtt'];
+    if (Array.isArray(getAtt) && typeof getAtt[0] === 'string') return getAtt[0];
+  }
+  return undefined;
+}
+
+const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** What each `route.aws` entry must grant, written out here independently of the stack. */
+const TABLE_READ = ['dynamodb:GetItem', 'dynamodb:Query'];
+const TABLE_WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+const LOG_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+
+function expectedDataActions(route: RouteDef): string[] {
+  const out: string[] = [];
+  if (route.aws.table) out.push(...TABLE_READ);
+  if (route.aws.table === 'readWrite') out.push(...TABLE_WRITE);
+  if (route.aws.signingKey === 'sign') out.push('kms:Sign');
+  if (route.aws.signingKey === 'publicKey') out.push('kms:GetPublicKey');
+  return out.sort();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('ArthrStack', () => {
+  let synth: Synthesized;
+  let template: Template;
+  let functions: Record<string, Resource>;
+  let tableId: string;
+  let keyId: string;
+  let apiId: string;
+
+  /** The function resource (logical id and body) serving a route, found by its construct path. */
+  function functionFor(route: RouteDef): [string, Resource] {
+    const want = `ArthrStack/${pascal(route.operationId)}/Function/Resource`;
+    const hit = Object.entries(functions).find(([, f]) => f.Metadata?.['aws:cdk:path'] === want);
+    if (!hit) throw new Error(`no function for ${route.operationId}`);
+    return hit;
+  }
+
+  /** Every policy statement attached to a role, inline or as a separate AWS::IAM::Policy. */
+  function statementsOf(roleId: string): Statement[] {
+    const role = ofType(template, 'AWS::IAM::Role')[roleId]!;
+    const inline = asArray(role.Properties.Policies).flatMap((p: any) => asArray<Statement>(p.PolicyDocument.Statement));
+    const attached = Object.values(ofType(template, 'AWS::IAM::Policy'))
+      .filter((p) => asArray(p.Properties.Roles).some((r) => refId(r) === roleId))
+      .flatMap((p) => asArray<Statement>(p.Properties.PolicyDocument.Statement));
+    return [...inline, ...attached];
+  }
+
+  beforeAll(() => {
+    synth = synthesize();
+    template = synth.template;
+    functions = ofType(template, 'AWS::Lambda::Function');
+    tableId = Object.keys(ofType(template, 'AWS::DynamoDB::Table'))[0]!;
+    keyId = Object.keys(ofType(template, 'AWS::KMS::Key'))[0]!;
+    apiId = Object.keys(ofType(template, 'AWS::ApiGatewayV2::Api'))[0]!;
+  }, 120_000);
+
+  afterAll(() => {
+    if (synth) rmSync(synth.outdir, { recursive: true, force: true });
+  });
+
+  describe('routes', () => {
+    it('exposes exactly the route table, no more and no fewer', () => {
+      const keys = Object.values(ofType(template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey);
+      expect(keys.sort()).toEqual(routeList.map((r) => `${r.method} ${r.path}`).sort());
+    });
+
+    it('requires a token with the route permission in its scope on every bearer route', () => {
+      const routes = Object.values(ofType(template, 'AWS::ApiGatewayV2::Route'));
+      const authorizers = ofType(template, 'AWS::ApiGatewayV2::Authorizer');
+      for (const route of routeList) {
+        const r = routes.find((x) => x.Properties.RouteKey === `${route.method} ${route.path}`)!;
+        if (route.auth === 'bearer') {
+          expect(r.Properties.AuthorizationType, route.operationId).toBe('JWT');
+          expect(r.Properties.AuthorizationScopes, route.operationId).toEqual([route.permission]);
+          expect(authorizers[refId(r.Properties.AuthorizerId)!]?.Properties.AuthorizerType).toBe('JWT');
+        } else {
+          // Public documents and API-key routes: the function decides (API keys are checked
+          // against their stored hash there).
+          expect(r.Properties.AuthorizationType, route.operationId).toBe('NONE');
+          expect(r.Properties.AuthorizerId, route.operationId).toBeUndefined();
+          expect(r.Properties.AuthorizationScopes, route.operationId).toBeUndefined();
+        }
+      }
+    });
+
+    it('checks bearer tokens against the API\'s own issuer and the arthr-api audience by default', () => {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+        AuthorizerType: 'JWT',
+        IdentitySource: ['$request.header.Authorization'],
+        JwtConfiguration: { Issuer: { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] }, Audience: ['arthr-api'] },
+      });
+      // The issuer the functions put in tokens is the one the authorizer checks.
+      for (const f of Object.values(functions)) {
+        expect(f.Properties.Environment.Variables.TOKEN_ISSUER).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
+      }
+    });
+
+    it('sends each route to its own operation\'s function with payload format 2.0', () => {
+      const routes = Object.values(ofType(template, 'AWS::ApiGatewayV2::Route'));
+      const integrations = ofType(template, 'AWS::ApiGatewayV2::Integration');
+      for (const route of routeList) {
+        const r = routes.find((x) => x.Properties.RouteKey === `${route.method} ${route.path}`)!;
+        const target = JSON.stringify(r.Properties.Target);
+        const [integrationId, integration] = Object.entries(integrations).find(([id]) => target.includes(`"${id}"`))!;
+        expect(integration.Properties, integrationId).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+        expect(refId(integration.Properties.IntegrationUri), route.operationId).toBe(functionFor(route)[0]);
+      }
+    });
+
+    it('throttles the $default stage and writes JSON access logs to a log group', () => {
+      const stages = Object.values(ofType(template, 'AWS::ApiGatewayV2::Stage'));
+      expect(stages).toHaveLength(1);
+      const stage = stages[0]!.Properties;
+      expect(stage.StageName).toBe('$default');
+      expect(stage.AutoDeploy).toBe(true);
+      expect(stage.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 });
+      expect(ofType(template, 'AWS::Logs::LogGroup')[refId(stage.AccessLogSettings.DestinationArn)!]).toBeDefined();
+      const format = JSON.parse(stage.AccessLogSettings.Format) as Record<string, string>;
+      expect(format).toMatchObject({ requestId: '$context.requestId', routeKey: '$context.routeKey', status: '$context.status' });
+    });
+  });
+
+  describe('storage', () => {
+    it('keeps one on-demand table with the shared key schema, TTL and point-in-time recovery', () => {
+      expect(Object.keys(ofType(template, 'AWS::DynamoDB::Table'))).toHaveLength(1);
+      template.hasResourceProperties('AWS::DynamoDB::Table', {
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [
+          { AttributeName: TABLE_SCHEMA.partitionKey, KeyType: 'HASH' },
+          { AttributeName: TABLE_SCHEMA.sortKey, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: TABLE_SCHEMA.globalSecondaryIndexes.map((g) => ({
+          IndexName: g.indexName,
+          KeySchema: [
+            { AttributeName: g.partitionKey, KeyType: 'HASH' },
+            { AttributeName: g.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+        TimeToLiveSpecification: { AttributeName: TABLE_SCHEMA.ttlAttribute, Enabled: true },
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: true,
+      });
+    });
+
+    it('never deletes the table or the signing key with the stack', () => {
+      template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+      template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    });
+
+    it('signs tokens with an RSA 2048 KMS key reachable through an alias', () => {
+      template.resourceCountIs('AWS::KMS::Key', 1);
+      template.hasResourceProperties('AWS::KMS::Key', { KeySpec: 'RSA_2048', KeyUsage: 'SIGN_VERIFY' });
+      template.hasResourceProperties('AWS::KMS::Alias', {
+        AliasName: 'alias/arthr-fir-token-signing',
+        TargetKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] },
+      });
+    });
+  });
+
+  describe('functions', () => {
+    it('runs one function per route on nodejs22.x, arm64, 256 MB, 10 s', () => {
+      expect(Object.keys(functions)).toHaveLength(routeList.length);
+      for (const route of routeList) {
+        const [, f] = functionFor(route);
+        expect(f.Properties, route.operationId).toMatchObject({
+          Runtime: 'nodejs22.x',
+          Architectures: ['arm64'],
+          MemorySize: 256,
+          Timeout: 10,
+          Handler: 'index.handler',
+          FunctionName: `ArthrStack-${route.operationId}`,
+        });
+      }
+    });
+
+    it('gives every function the configuration its cold start parses', () => {
+      for (const f of Object.values(functions)) {
+        expect(f.Properties.Environment.Variables).toEqual({
+          TABLE_NAME: { Ref: tableId },
+          SERVICE_REGION: 'fir',
+          SERVICE_DOMAIN: 'example.com',
+          TOKEN_ISSUER: { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] },
+          TOKEN_AUDIENCE: 'arthr-api',
+          TOKEN_TTL_SECONDS: '3600',
+          SIGNING_KEY: { 'Fn::Join': ['', ['kms:', { Ref: keyId }]] },
+          LOG_LEVEL: 'INFO',
+        });
+      }
+    });
+
+    it('logs each function to its own log group kept for a month', () => {
+      const groups = ofType(template, 'AWS::Logs::LogGroup');
+      const used = new Set<string>();
+      for (const route of routeList) {
+        const [, f] = functionFor(route);
+        const groupId = refId(f.Properties.LoggingConfig?.LogGroup)!;
+        expect(groups[groupId]?.Properties.RetentionInDays, route.operationId).toBe(30);
+        expect(used.has(groupId), `${route.operationId} shares a log group`).toBe(false);
+        used.add(groupId);
+      }
+      for (const [id, g] of Object.entries(groups)) expect(g.Properties.RetentionInDays, id).toBeGreaterThan(0);
+    });
+
+    it('ships ESM bundles with the require shim and the AWS SDK left to the runtime', () => {
+      for (const route of routeList) {
+        const [, f] = functionFor(route);
+        const bundle = path.join(synth.outdir, f.Metadata!['aws:asset:path'] as string, 'index.mjs');
+        expect(existsSync(bundle), route.operationId).toBe(true);
+        const code = readFileSync(bundle, 'utf8');
+        expect(code.startsWith(LAMBDA_BUNDLING.banner), route.operationId).toBe(true);
+        // An external module survives as an import specifier; a bundled one would not.
+        if (route.aws.table) expect(code, route.operationId).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
+        if (route.aws.signingKey) expect(code, route.operationId).toMatch(/["']@aws-sdk\/client-kms["']/);
+      }
+    });
+  });
+
+  describe('permissions', () => {
+    it('grants each function exactly the data actions its route table entry names', () => {
+      for (const route of routeList) {
+        const [, f] = functionFor(route);
+        const statements = statementsOf(refId(f.Properties.Role)!);
+        const actions = statements.flatMap((s) => asArray(s.Action));
+        const data = [...new Set(actions.filter((a) => /^(dynamodb|kms):/.test(a)))].sort();
+        expect(data, route.operationId).toEqual(expectedDataActions(route));
+        expect(actions.filter((a) => a.includes('*')), route.operationId).toEqual([]);
+        expect(actions.filter((a) => !/^(dynamodb|kms):/.test(a)).sort(), route.operationId).toEqual([...LOG_ACTIONS].sort());
+        expect(statements.every((s) => s.Effect === 'Allow')).toBe(true);
+      }
+    });
+
+    it('scopes table grants to the table and its indexes, and key grants to the signing key', () => {
+      const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
+      const indexArns = TABLE_SCHEMA.globalSecondaryIndexes.map((g) => ({ 'Fn::Join': ['', [tableArn, `/index/${g.indexName}`]] }));
+      for (const route of routeList) {
+        const [, f] = functionFor(route);
+        for (const s of statementsOf(refId(f.Properties.Role)!)) {
+          const actions = asArray(s.Action);
+          const resources = asArray(s.Resource);
+          expect(resources, `${route.operationId} grants on *`).not.toContain('*');
+          if (actions.some((a) => a.startsWith('dynamodb:'))) {
+            for (const r of resources) expect([tableArn, ...indexArns], route.operationId).toContainEqual(r);
+            // Only Query reads an index.
+            if (resources.some((r) => JSON.stringify(r).includes('/index/'))) expect(actions).toEqual(['dynamodb:Query']);
+          }
+          if (actions.some((a) => a.startsWith('kms:'))) expect(resources).toEqual([{ 'Fn::GetAtt': [keyId, 'Arn'] }]);
+        }
+        if (route.aws.table) {
+          const queried = statementsOf(refId(f.Properties.Role)!)
+            .filter((s) => asArray(s.Action).includes('dynamodb:Query'))
+            .flatMap((s) => asArray(s.Resource));
+          expect(queried, route.operationId).toEqual(route.aws.queryIndexes ? [tableArn, ...indexArns] : [tableArn]);
+        }
+      }
+    });
+
+    it('lets a function write logs only to its own log group, with no managed policies', () => {
+      const roles = ofType(template, 'AWS::IAM::Role');
+      const roleUsers = new Map<string, number>();
+      for (const route of routeList) {
+        const [, f] = functionFor(route);
+        const roleId = refId(f.Properties.Role)!;
+        roleUsers.set(roleId, (roleUsers.get(roleId) ?? 0) + 1);
+        expect(roles[roleId]!.Properties.ManagedPolicyArns, route.operationId).toBeUndefined();
+        const logStatements = statementsOf(roleId).filter((s) => asArray(s.Action).some((a) => a.startsWith('logs:')));
+        const ownGroup = refId(f.Properties.LoggingConfig.LogGroup);
+        expect(logStatements.flatMap((s) => asArray(s.Resource)), route.operationId).toEqual([
+          { 'Fn::GetAtt': [ownGroup, 'Arn'] },
+        ]);
+      }
+      expect([...roleUsers.values()].every((n) => n === 1), 'a role is shared between functions').toBe(true);
+    });
+
+    it('gives functions that touch no data no table or key access at all', () => {
+      const bare = routeList.filter((r) => !r.aws.table && !r.aws.signingKey);
+      expect(bare.length).toBeGreaterThan(0);
+      for (const route of bare) {
+        const [, f] = functionFor(route);
+        const actions = statementsOf(refId(f.Properties.Role)!).flatMap((s) => asArray(s.Action));
+        expect(actions.filter((a) => /^(dynamodb|kms):/.test(a)), route.operationId).toEqual([]);
+      }
+    });
+  });
+
+  describe('operations', () => {
+    it('outputs the API URL, table name, signing key id and issuer', () => {
+      const outputs = template.findOutputs('*');
+      expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'Issuer', 'SigningKeyId', 'TableName']);
+      expect(outputs.ApiUrl!.Description).toMatch(/certificateArn/);
+    });
+
+    it('passes the cdk-nag AwsSolutions pack with no unacknowledged finding', () => {
+      expect(unacknowledgedNagFindings(synth.app)).toEqual([]);
+    });
+
+    it('states a reason for every acknowledged cdk-nag rule, and none on bearer routes', () => {
+      const all = template.toJSON().Resources as Record<string, Resource>;
+      const acknowledged = Object.entries(all).flatMap(([id, r]) =>
+        asArray<{ id: string; reason: string }>(r.Metadata?.cdk_nag?.rules_to_suppress).map((s) => ({ resource: id, path: r.Metadata!['aws:cdk:path'] as string, ...s })),
+      );
+      expect(acknowledged.length).toBeGreaterThan(0);
+      for (const a of acknowledged) {
+        expect(a.reason.trim().length, `${a.id} on ${a.resource}`).toBeGreaterThanOrEqual(10);
+        expect(['AwsSolutions-L1', 'AwsSolutions-APIG4'], `${a.id} on ${a.resource}`).toContain(a.id);
+      }
+      // Only routes the gateway is not meant to authenticate may skip authorization.
+      const bearerPaths = routeList.filter((r) => r.auth === 'bearer').map((r) => `ArthrStack/${pascal(r.operationId)}Route/`);
+      const onBearer = acknowledged.filter((a) => a.id === 'AwsSolutions-APIG4' && bearerPaths.some((p) => a.path.startsWith(p)));
+      expect(onBearer).toEqual([]);
+    });
+  });
+});
+
+describe('ArthrStack with a custom domain and issuer', () => {
+  let synth: Synthesized;
+  let template: Template;
+
+  beforeAll(() => {
+    // Strings, as `cdk synth -c key=value` passes them.
+    synth = synthesize(
+      {
+        region: 'gum',
+        serviceDomain: 'verify.example.org',
+        issuer: 'https://auth.gum.example.org',
+        audience: 'partner-api',
+        tokenTtlSeconds: '900',
+        throttleRateLimit: '20',
+        throttleBurstLimit: '40',
+        certificateArn: 'arn:aws:acm:us-east-1:111122223333:certificate/00000000-0000-0000-0000-000000000000',
+      },
+      { bundle: false },
+    );
+    template = synth.template;
+  }, 120_000);
+
+  afterAll(() => {
+    if (synth) rmSync(synth.outdir, { recursive: true, force: true });
+  });
+
+  it('deploys to the AWS region the label maps to in cdk.json', () => {
+    expect(synth.stack.region).toBe('us-east-1');
+    for (const f of Object.values(ofType(template, 'AWS::Lambda::Function'))) {
+      expect(f.Properties.Environment.Variables).toMatchObject({
+        SERVICE_REGION: 'gum',
+        SERVICE_DOMAIN: 'verify.example.org',
+        TOKEN_ISSUER: 'https://auth.gum.example.org',
+        TOKEN_AUDIENCE: 'partner-api',
+        TOKEN_TTL_SECONDS: '900',
+      });
+    }
+  });
+
+  it('checks tokens against the configured issuer and audience', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      JwtConfiguration: { Issuer: 'https://auth.gum.example.org', Audience: ['partner-api'] },
+    });
+    expect(template.findOutputs('Issuer').Issuer!.Value).toBe('https://auth.gum.example.org');
+  });
+
+  it('serves every tenant host of the region on one wildcard custom domain', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
+      DomainName: '*.gum.verify.example.org',
+      DomainNameConfigurations: [
+        Match.objectLike({
+          CertificateArn: 'arn:aws:acm:us-east-1:111122223333:certificate/00000000-0000-0000-0000-000000000000',
+          EndpointType: 'REGIONAL',
+        }),
+      ],
+    });
+    template.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 1);
+    expect(Object.keys(template.findOutputs('TenantDomainTarget'))).toEqual(['TenantDomainTarget']);
+  });
+
+  it('applies the configured throttling', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
+    });
+  });
+
+  it('still passes the cdk-nag AwsSolutions pack', () => {
+    expect(unacknowledgedNagFindings(synth.app)).toEqual([]);
+  });
+});
+
+describe('settingsFromContext', () => {
+  const settingsFor = (context: Record<string, unknown>) =>
+    settingsFromContext(new App({ context: { ...cdkJsonContext(), ...context } }).node);
+
+  it('rejects a region label that is not a service region', () => {
+    expect(() => settingsFor({ region: 'elm' })).toThrow(/region/);
+  });
+
+  it('rejects a token lifetime the functions would refuse at cold start', () => {
+    expect(() => settingsFor({ tokenTtlSeconds: '10' })).toThrow(/tokenTtlSeconds/);
+  });
+
+  it('rejects an issuer the JWT authorizer cannot fetch keys from', () => {
+    expect(() => settingsFor({ issuer: 'http://auth.fir.example.com' })).toThrow(/https/);
+  });
+});
