@@ -71,19 +71,7 @@ export const ApiKeyCreateSchema = z
   .meta({ id: 'ApiKeyCreate' });
 
 /** Update: fields present replace the stored ones; fields absent are kept. */
-export const ApiKeyUpdateSchema = z
-  .object({
-    name: writable.name.optional(),
-    description: writable.description.optional(),
-    type: writable.type.optional(),
-    status: writable.status.optional(),
-    permissions: writable.permissions.optional(),
-    permittedOperations: writable.permittedOperations.optional(),
-    expiringDtm: writable.expiringDtm.optional(),
-    ...readOnly,
-  })
-  .strict()
-  .meta({ id: 'ApiKeyUpdate' });
+export const ApiKeyUpdateSchema = ApiKeyCreateSchema.partial().meta({ id: 'ApiKeyUpdate' });
 
 export type ApiKeyCreateInput = z.infer<typeof ApiKeyCreateSchema>;
 export type ApiKeyUpdateInput = z.infer<typeof ApiKeyUpdateSchema>;
