@@ -22,6 +22,10 @@ const ConfigSchema = StoreConfigSchema.extend({
   /** `kms:<key id or ARN>` in AWS, `file:<path to PKCS#8 PEM>` locally. */
   SIGNING_KEY: z.string().regex(/^(kms|file):.+$/, 'must be kms:<key> or file:<path>'),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+  /** AWS only: the role Step Functions assumes to run journeys. */
+  STATE_MACHINE_ROLE_ARN: z.string().optional(),
+  /** The Lambda that runs activities, named in every compiled state machine. */
+  ACTIVITY_FUNCTION_ARN: z.string().default('arn:aws:lambda:local:000000000000:function:arthr-activities'),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

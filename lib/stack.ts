@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   ApiMapping,
@@ -24,7 +25,7 @@ import type { Construct, Node } from 'constructs';
 import { REGIONS, type ServiceRegion } from '../functions/config.js';
 import { routeList } from '../functions/routes.js';
 import { TABLE_SCHEMA } from '../functions/store/schema.js';
-import { RouteFunction } from './constructs/route-function.js';
+import { RouteFunction, nagArn } from './constructs/route-function.js';
 
 /** The repository root: route handler paths in the route table are relative to it. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -216,6 +217,30 @@ export class ArthrStack extends Stack {
       identitySource: ['$request.header.Authorization'],
     });
 
+    // --- Journeys: every published definition version gets a state machine named arthr-<id>,
+    // run with this role, whose only right is to invoke the activity function.
+    const activityFunctionName = `arthr-${label}-activities`;
+    const activityFunctionArn = this.formatArn({ service: 'lambda', resource: 'function', resourceName: activityFunctionName, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    const stateMachineRole = new iam.Role(this, 'StateMachineRole', {
+      assumedBy: new iam.ServicePrincipal('states.amazonaws.com'),
+      description: 'Runs journey state machines: invokes the activity function only.',
+      inlinePolicies: {
+        invokeActivities: new iam.PolicyDocument({
+          statements: [new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [activityFunctionArn, `${activityFunctionArn}:*`] })],
+        }),
+      },
+    });
+    Validations.of(stateMachineRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(`${activityFunctionArn}:*`, this)}]`,
+      reason: 'The `:*` suffix covers the versions and aliases of the one activity function, nothing else.',
+    });
+    const stateMachineArnPattern = this.formatArn({
+      service: 'states',
+      resource: 'stateMachine',
+      resourceName: 'arthr-*',
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+
     const environment: Record<string, string> = {
       TABLE_NAME: this.table.tableName,
       SERVICE_REGION: label,
@@ -224,6 +249,8 @@ export class ArthrStack extends Stack {
       TOKEN_AUDIENCE: settings.audience,
       TOKEN_TTL_SECONDS: String(settings.tokenTtlSeconds),
       SIGNING_KEY: `kms:${this.signingKey.keyId}`,
+      STATE_MACHINE_ROLE_ARN: stateMachineRole.roleArn,
+      ACTIVITY_FUNCTION_ARN: activityFunctionArn,
       LOG_LEVEL: 'INFO',
     };
 
@@ -236,6 +263,8 @@ export class ArthrStack extends Stack {
         table: this.table,
         indexNames,
         signingKey: this.signingKey,
+        stateMachineRole,
+        stateMachineArnPattern,
         environment,
       });
       functions.set(route.operationId, fn);
@@ -260,10 +289,12 @@ export class ArthrStack extends Stack {
       if (route.auth !== 'bearer') {
         Validations.of(httpRoute).acknowledge({
           id: 'AwsSolutions-APIG4',
-          reason:
-            route.auth === 'apiKey'
-              ? `${route.method} ${route.path} takes an API key in X-API-Key, checked by the function against its stored hash.`
-              : `${route.method} ${route.path} is an intentionally public document (discovery, keys or API description) with no tenant data.`,
+          reason: {
+            apiKey: `${route.method} ${route.path} takes an API key in X-API-Key, checked by the function against its stored hash.`,
+            bearerOrApiKey: `${route.method} ${route.path} takes a bearer token or an API key, both verified by the function (a gateway JWT authorizer would refuse API-key callers).`,
+            public: `${route.method} ${route.path} is an intentionally public document (discovery, keys or API description) with no tenant data.`,
+            bearer: '',
+          }[route.auth],
         });
       }
     }

@@ -11,6 +11,12 @@ export const PERMISSIONS = [
   'ArthrServer:deleteFromTenant',
   'ProcessManager:addProcessToken',
   'ProcessManager:getProcessInstance',
+  // Not named by the spec; the same naming for the operations it leaves open.
+  'ProcessManager:getProcessTokens',
+  'ProcessManager:createProcessInstance',
+  'ProcessManager:addProcessDefinition',
+  'ProcessManager:getProcessDefinitions',
+  'ProcessManager:addProcessDefinitionTag',
   'UserDataServer:getProcessInstanceUserData',
   'createPasscodeRegistrationForUser',
   'createUserPasscodeRegistrationForUserByExtUserId',

@@ -7,8 +7,10 @@ import type { PermissionName } from '../auth/permissions.js';
  * - `apiKey`: the `X-API-Key` header (also `X-Api-Key`, `X-ApiKey`), checked by the operation.
  * - `bearer`: a JWT checked by the API Gateway JWT authorizer (emulated locally), then the
  *   wrapper checks the tenant and the permission.
+ * - `bearerOrApiKey`: either of the two, checked in the function (no gateway authorizer, since
+ *   the gateway would refuse a request without a bearer token): the spec's "B or K" routes.
  */
-export type AuthKind = 'public' | 'apiKey' | 'bearer';
+export type AuthKind = 'public' | 'apiKey' | 'bearer' | 'bearerOrApiKey';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -25,6 +27,8 @@ export interface AwsAccess {
   /** Query on the table's global secondary indexes. */
   queryIndexes?: boolean;
   signingKey?: 'sign' | 'publicKey';
+  /** Step Functions: create a definition version's state machine (and pass its role to it). */
+  stateMachines?: 'publish';
 }
 
 export interface RouteDef<
@@ -39,7 +43,7 @@ export interface RouteDef<
   /** Entry file of the route's Lambda, relative to the repository root; it exports `handler`. */
   handler: string;
   auth: AuthKind;
-  /** Required on bearer routes: the bare permission name the token's scope must hold. */
+  /** Required on bearer and bearerOrApiKey routes: the bare permission name the caller must hold. */
   permission?: PermissionName;
   summary: string;
   description?: string;

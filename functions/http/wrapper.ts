@@ -10,11 +10,15 @@ import {
   MissingPermissionError,
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
+  UnauthorizedError,
   ValidationError,
   toErrorResponse,
   type ErrorDetail,
 } from '../errors.js';
 import { isPermissionName, qualify, type PermissionName } from '../auth/permissions.js';
+import { verifyAccessToken } from '../auth/jwt.js';
+import { signerFor } from '../auth/signer.js';
+import { authenticateDirectKey } from '../auth/direct-key.js';
 import { log } from './log.js';
 import { tenantFromHost } from './tenant.js';
 import { DEFAULT_MAX_BODY_BYTES, type RouteDef } from './route.js';
@@ -24,13 +28,16 @@ type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
 export type AuthContext =
   | { kind: 'none' }
   | { kind: 'apiKey'; secret: string }
-  | { kind: 'bearer'; apiKeyId: string; principal: string; permissions: ReadonlySet<PermissionName> };
+  /** A verified caller: by bearer token, or by an API key used directly on a "B or K" route. */
+  | { kind: 'bearer' | 'directKey'; apiKeyId: string; principal: string; permissions: ReadonlySet<PermissionName> };
 
 export interface RequestContext<P, Q, B> {
   operationId: string;
   requestId: string;
   /** Empty for routes that have no tenant (`public`). */
   tenantId: string;
+  /** `https://{tenant}.{region}.{domain}` as the caller reached it (http and a port locally). */
+  origin: string;
   auth: AuthContext;
   path: P;
   query: Q;
@@ -104,6 +111,17 @@ function readBody(route: RouteDef, event: APIGatewayProxyEventV2): unknown {
   }
 }
 
+/** API Gateway sets X-Forwarded-Proto; the local gateway serves plain http. */
+function originOf(event: APIGatewayProxyEventV2): string {
+  const proto = event.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
+  return `${proto}://${event.headers.host ?? event.requestContext?.domainName ?? 'localhost'}`;
+}
+
+/** Who acted, for createdBy fields: `apikey:{id}` for verified callers. */
+export function principalOf(auth: AuthContext): string {
+  return auth.kind === 'bearer' || auth.kind === 'directKey' ? auth.principal : 'anonymous';
+}
+
 /** The API key header, under any of the names the spec lists (API Gateway lowercases them). */
 export function apiKeyHeader(headers: APIGatewayProxyEventV2['headers']): string | undefined {
   return headers['x-api-key'] ?? headers['x-apikey'] ?? undefined;
@@ -116,7 +134,10 @@ export function apiKeyHeader(headers: APIGatewayProxyEventV2['headers']): string
  */
 function bearerAuth(route: RouteDef, event: APIGatewayProxyEventV2, tenantId: string): AuthContext {
   const jwt = (event.requestContext as { authorizer?: { jwt?: { claims?: Record<string, unknown> } } }).authorizer?.jwt;
-  const claims = jwt?.claims;
+  return claimsAuth(route, jwt?.claims, tenantId);
+}
+
+function claimsAuth(route: RouteDef, claims: Record<string, unknown> | undefined, tenantId: string): AuthContext {
   if (!claims || typeof claims.sub !== 'string' || typeof claims.tid !== 'string' || typeof claims.scope !== 'string') {
     throw new InvalidTokenError();
   }
@@ -128,6 +149,34 @@ function bearerAuth(route: RouteDef, event: APIGatewayProxyEventV2, tenantId: st
     throw new MissingPermissionError(qualify(tenantId, route.permission));
   }
   return { kind: 'bearer', apiKeyId: claims.sub, principal: `apikey:${claims.sub}`, permissions };
+}
+
+/**
+ * "B or K" routes have no gateway authorizer, so a bearer token is verified here, exactly as
+ * strictly as the authorizer would; an API key is checked against its stored hash, status,
+ * expiry, permitted operations and permissions.
+ */
+async function bearerOrKeyAuth(route: RouteDef, event: APIGatewayProxyEventV2, tenantId: string, now: Date): Promise<AuthContext> {
+  const authorization = event.headers.authorization;
+  if (authorization !== undefined) {
+    const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization.trim());
+    if (!m) throw new InvalidTokenError('Send a bearer token: Authorization: Bearer <token>.');
+    const config = getConfig();
+    let claims: Record<string, unknown>;
+    try {
+      claims = await verifyAccessToken(m[1]!, {
+        jwks: { keys: [await signerFor(config.SIGNING_KEY).publicJwk()] },
+        issuer: config.TOKEN_ISSUER,
+        audience: config.TOKEN_AUDIENCE,
+      });
+    } catch {
+      throw new InvalidTokenError();
+    }
+    return claimsAuth(route, claims, tenantId);
+  }
+  const secret = apiKeyHeader(event.headers);
+  if (!secret) throw new UnauthorizedError('Send a bearer token (Authorization: Bearer) or an API key (X-API-Key).');
+  return authenticateDirectKey(tenantId, secret, route.operationId, route.permission!, now);
 }
 
 /**
@@ -152,6 +201,7 @@ export function apiHandler<P extends z.ZodType | undefined, Q extends z.ZodType 
       }
       let auth: AuthContext = { kind: 'none' };
       if (route.auth === 'bearer') auth = bearerAuth(route, event, tenantId);
+      if (route.auth === 'bearerOrApiKey') auth = await bearerOrKeyAuth(route, event, tenantId, new Date());
       if (route.auth === 'apiKey') {
         const secret = apiKeyHeader(event.headers);
         if (!secret) throw new InvalidApiKeyError('Send the API key in the X-API-Key header.');
@@ -162,6 +212,7 @@ export function apiHandler<P extends z.ZodType | undefined, Q extends z.ZodType 
         operationId: route.operationId,
         requestId,
         tenantId,
+        origin: originOf(event),
         auth,
         path: validate(route.request.path as P, event.pathParameters ?? {}, 'path'),
         query: validate(route.request.query as Q, parseQuery(event.rawQueryString), 'query'),

@@ -67,8 +67,12 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: OpenApiOptions = 
           : {}),
       };
     }
-    const security =
-      route.auth === 'bearer' ? [{ bearerAuth: [] }] : route.auth === 'apiKey' ? [{ apiKeyAuth: [] }] : [];
+    const security = {
+      bearer: [{ bearerAuth: [] }],
+      apiKey: [{ apiKeyAuth: [] }],
+      bearerOrApiKey: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
+      public: [],
+    }[route.auth];
     const operation: Json = {
       operationId: route.operationId,
       summary: route.summary,

@@ -45,3 +45,31 @@ export function dynamo(): Promise<Dynamo> {
 export function isConditionFailure(err: unknown): err is Error & { Item?: Record<string, unknown> } {
   return err instanceof Error && err.name === 'ConditionalCheckFailedException';
 }
+
+/** A transaction cancelled because one of its conditions failed. */
+export function isTransactionConflict(err: unknown): boolean {
+  if (!(err instanceof Error) || err.name !== 'TransactionCanceledException') return false;
+  const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  return reasons.some((r) => r.Code === 'ConditionalCheckFailed');
+}
+
+/** Every item of a partition whose sort key starts with `prefix` (all pages, consistent). */
+export async function queryAll(pk: string, prefix: string): Promise<Record<string, unknown>[]> {
+  const { doc, tableName, commands } = await dynamo();
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await doc.send(
+      new commands.QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+        ExpressionAttributeValues: { ':pk': pk, ':sk': prefix },
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}

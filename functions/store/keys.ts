@@ -33,4 +33,37 @@ export const keys = {
     return { PK: keys.apiKeyPartition(tenantId), SK: `APIKEY#${part(apiKeyId)}` };
   },
   apiKeySortPrefix: 'APIKEY#',
+
+  /** Process tokens and their unique-name locks share one partition per tenant. */
+  processTokenPartition(tenantId: string): string {
+    return `${tenantPrefix(tenantId)}PTOKENS`;
+  },
+  processToken(tenantId: string, id: string): ItemKey {
+    return { PK: keys.processTokenPartition(tenantId), SK: `PTOKEN#${part(id)}` };
+  },
+  processTokenName(tenantId: string, name: string): ItemKey {
+    return { PK: keys.processTokenPartition(tenantId), SK: `PTNAME#${encoded(name)}` };
+  },
+  processTokenSortPrefix: 'PTOKEN#',
+
+  /** Definitions, their name + version locks and their tags share one partition per tenant. */
+  definitionPartition(tenantId: string): string {
+    return `${tenantPrefix(tenantId)}PDEFS`;
+  },
+  definition(tenantId: string, id: string): ItemKey {
+    return { PK: keys.definitionPartition(tenantId), SK: `PDEF#${part(id)}` };
+  },
+  definitionNameVersion(tenantId: string, name: string, version: number): ItemKey {
+    return { PK: keys.definitionPartition(tenantId), SK: `PDEFNV#${encoded(name)}#${String(version).padStart(9, '0')}` };
+  },
+  definitionTag(tenantId: string, tag: string): ItemKey {
+    return { PK: keys.definitionPartition(tenantId), SK: `PDEFTAG#${encoded(tag)}` };
+  },
+  definitionSortPrefix: 'PDEF#',
+  definitionTagSortPrefix: 'PDEFTAG#',
 };
+
+/** Free text (names, tags) inside a key: encoded so it can hold no separator. */
+function encoded(value: string): string {
+  return Buffer.from(value, 'utf8').toString('base64url');
+}

@@ -30,7 +30,25 @@ export interface RouteFunctionProps {
   /** Names of the table's global secondary indexes (Query is granted on each). */
   indexNames: readonly string[];
   signingKey: IKey;
+  /** The role journeys' state machines run with (passed to Step Functions on publication). */
+  stateMachineRole: iam.IRole;
+  /** ARN pattern of the state machines this stack's functions create. */
+  stateMachineArnPattern: string;
   environment: Record<string, string>;
+}
+
+/** How cdk-nag writes an ARN built by `Stack.formatArn`: the partition as aws, other references as `<AWS::...>`. */
+export function nagArn(arn: string, stack: Stack): string {
+  const resolved: unknown = stack.resolve(arn);
+  if (typeof resolved === 'string') return resolved;
+  const parts = (resolved as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+  return parts
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const ref = (part as { Ref: string }).Ref;
+      return ref === 'AWS::Partition' ? 'aws' : `<${ref}>`;
+    })
+    .join('');
 }
 
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -101,6 +119,22 @@ export class RouteFunction extends Construct {
       );
     }
 
+    if (access.stateMachines === 'publish') {
+      statements.push(
+        new iam.PolicyStatement({
+          sid: 'PublishStateMachines',
+          actions: ['states:CreateStateMachine', 'states:TagResource'],
+          resources: [props.stateMachineArnPattern],
+        }),
+        new iam.PolicyStatement({
+          sid: 'PassStateMachineRole',
+          actions: ['iam:PassRole'],
+          resources: [props.stateMachineRole.roleArn],
+          conditions: { StringEquals: { 'iam:PassedToService': 'states.amazonaws.com' } },
+        }),
+      );
+    }
+
     // A role per function with an inline policy: no AWSLambdaBasicExecutionRole (which may write
     // to every log group in the account) and nothing shared between operations.
     this.role = new iam.Role(this, 'Role', {
@@ -108,6 +142,16 @@ export class RouteFunction extends Construct {
       description: `Runs ${route.operationId} (${route.method} ${route.path})`,
       inlinePolicies: { [route.operationId]: new iam.PolicyDocument({ statements }) },
     });
+
+    if (access.stateMachines === 'publish') {
+      // cdk-nag 3 acknowledges each wildcard finding by its exact resource string.
+      Validations.of(this.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${nagArn(props.stateMachineArnPattern, stack)}]`,
+        reason:
+          'State machines are made at run time, one per published definition version, so their ARNs are known only by ' +
+          'the arthr- name prefix this grant is limited to.',
+      });
+    }
 
     this.function = new NodejsFunction(this, 'Function', {
       ...(functionName ? { functionName } : {}),

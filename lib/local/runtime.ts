@@ -9,6 +9,17 @@ import { tenantStore } from '../../functions/store/tenants.js';
 import { signerFor } from '../../functions/auth/signer.js';
 import { ensureTable, freePort, localClient, startDynamoDbLocal } from './dynamodb.js';
 import { startHttpServer } from './server.js';
+import { LocalStepFunctions } from './engine.js';
+import { localOrchestrator } from './orchestrator.js';
+import { installOrchestrator, stateMachineName } from '../../functions/process-manager/orchestrator.js';
+import { publishDefinition } from '../../functions/process-manager/publish.js';
+import { definitionStore } from '../../functions/store/process-definitions.js';
+import { compileDefinition } from '../../statemachines/compile.js';
+import { EXAMPLES } from '../../statemachines/examples/index.js';
+import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions.js';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { getConfig } from '../../functions/config.js';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 
 export const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 export const LOCAL_TABLE = 'arthr';
@@ -35,6 +46,8 @@ export interface LocalRuntime {
   port: number;
   bootstrap: Bootstrap | undefined;
   createdDemo: boolean;
+  /** Example definitions published to the demo tenant at this start (`name vN`). */
+  published: string[];
   stop(): Promise<void>;
 }
 
@@ -73,6 +86,20 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
 
     const admin = localClient(dynamo.endpoint);
     await ensureTable(admin, LOCAL_TABLE);
+
+    // Journeys: the engine keeps state machines in memory, so every stored definition version
+    // gets its state machine again at each start.
+    const engine = new LocalStepFunctions({
+      // Executions start with process instances, which this build does not have yet, so no
+      // activity is ever invoked; an invocation would be refused, not faked.
+      invoke: async (_arn, payload) => {
+        throw Object.assign(new Error(`No activity runtime for ${JSON.stringify((payload as { activityType?: string })?.activityType)}`), {
+          name: 'ActivityRuntimeMissing',
+        });
+      },
+    });
+    installOrchestrator(localOrchestrator(engine));
+    await republishDefinitions(admin, engine);
     admin.destroy();
 
     const baseUrl = `http://${DEMO_TENANT}.${LOCAL_REGION}.${LOCAL_DOMAIN}:${port}`;
@@ -90,6 +117,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       bootstrap = { ...(JSON.parse(readFileSync(bootstrapPath, 'utf8')) as Bootstrap), baseUrl };
     }
     if (bootstrap) writeFileSync(bootstrapPath, `${JSON.stringify(bootstrap, null, 2)}\n`, { mode: 0o600 });
+    const published = await publishExamples(DEMO_TENANT);
 
     const signer = signerFor(`file:${keyPath}`);
     const jwk = await signer.publicJwk();
@@ -112,6 +140,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       port,
       bootstrap,
       createdDemo,
+      published,
       async stop() {
         await http.close();
         await dynamo.stop();
@@ -122,4 +151,38 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     await dynamo.stop();
     throw err;
   }
+}
+
+/** Every definition version in the table gets its state machine in the (fresh) engine. */
+async function republishDefinitions(client: ReturnType<typeof localClient>, engine: LocalStepFunctions): Promise<void> {
+  const { ACTIVITY_FUNCTION_ARN } = getConfig();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await client.send(
+      new ScanCommand({
+        TableName: LOCAL_TABLE,
+        FilterExpression: 'itemType = :t',
+        ExpressionAttributeValues: { ':t': { S: 'ProcessDefinition' } },
+        ExclusiveStartKey: start as never,
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      const record = unmarshall(item) as ProcessDefinitionRecord;
+      const asl = compileDefinition(record.definition, { activityFunctionArn: ACTIVITY_FUNCTION_ARN });
+      engine.createStateMachine(stateMachineName(record.id), asl);
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+}
+
+/** The example journeys, published to the demo tenant when it does not have them yet. */
+async function publishExamples(tenantId: string): Promise<string[]> {
+  const published: string[] = [];
+  for (const json of Object.values(EXAMPLES)) {
+    const { name, version } = json as { name: string; version: number };
+    if (await definitionStore.getByNameVersion(tenantId, name, version)) continue;
+    await publishDefinition(structuredClone(json), { tenantId, principal: 'operator', now: new Date() });
+    published.push(`${name} v${version}`);
+  }
+  return published;
 }

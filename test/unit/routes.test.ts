@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { routeList } from '../../functions/routes.js';
 import { buildOpenApiDocument } from '../../functions/platform/openapi-document.js';
 import { isPermissionName } from '../../functions/auth/permissions.js';
+import { DIRECT_OPERATIONS } from '../../functions/api-keys/schemas.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -15,7 +16,7 @@ describe('the route table', () => {
 
   it('gives every bearer route a known permission and no other route one', () => {
     for (const r of routeList) {
-      if (r.auth === 'bearer') expect(isPermissionName(r.permission ?? ''), r.operationId).toBe(true);
+      if (r.auth === 'bearer' || r.auth === 'bearerOrApiKey') expect(isPermissionName(r.permission ?? ''), r.operationId).toBe(true);
       else expect(r.permission, r.operationId).toBeUndefined();
     }
   });
@@ -37,13 +38,21 @@ describe('the route table', () => {
   });
 });
 
+describe('DIRECT_OPERATIONS', () => {
+  it('lists exactly the operations that take an API key directly', () => {
+    const direct = routeList.filter((r) => r.auth === 'apiKey' || r.auth === 'bearerOrApiKey').map((r) => r.operationId);
+    expect([...DIRECT_OPERATIONS].sort()).toEqual(direct.sort());
+  });
+});
+
 describe('buildOpenApiDocument', () => {
   const doc = buildOpenApiDocument(routeList) as any;
   it('documents exactly the routes of the table with their security', () => {
     for (const r of routeList) {
       const op = doc.paths[r.path][r.method.toLowerCase()];
       expect(op.operationId).toBe(r.operationId);
-      expect(op.security).toEqual(r.auth === 'bearer' ? [{ bearerAuth: [] }] : r.auth === 'apiKey' ? [{ apiKeyAuth: [] }] : []);
+      const expected = { bearer: [{ bearerAuth: [] }], apiKey: [{ apiKeyAuth: [] }], bearerOrApiKey: [{ bearerAuth: [] }, { apiKeyAuth: [] }], public: [] };
+      expect(op.security).toEqual(expected[r.auth]);
     }
   });
   it('resolves every $ref to a component schema', () => {

@@ -1,0 +1,9 @@
+import { apiHandler, principalOf } from '../http/wrapper.js';
+import { definitionView } from './definitions.js';
+import { publishDefinition } from './publish.js';
+import { routes } from '../routes.js';
+
+export const handler = apiHandler(routes.createProcessDefinition, async ({ tenantId, auth, body, now }) => {
+  const record = await publishDefinition(body, { tenantId, principal: principalOf(auth), now });
+  return { status: 201, body: definitionView(record), headers: { location: `/api/process-manager/processDefinitions/${record.id}` } };
+});

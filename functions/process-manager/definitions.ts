@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { likePattern, parseSort, sortBy, toPage } from '../shared/page.js';
+import type { ProcessDefinition } from '../../statemachines/definition.js';
+
+export interface ProcessDefinitionRecord {
+  tenantId: string;
+  id: string;
+  name: string;
+  version: number;
+  description: string;
+  retentionDays: number;
+  /** The validated definition, defaults applied. */
+  definition: ProcessDefinition;
+  stateMachineArn: string;
+  createdDtm: string;
+  createdBy: string;
+}
+
+export interface DefinitionTagRecord {
+  tenantId: string;
+  name: string;
+  processDefinitionId: string;
+  processDefinitionName: string;
+  processDefinitionVersion: number;
+  createdDtm: string;
+  createdBy: string;
+}
+
+export interface DefinitionStore {
+  /** False when the tenant already has this name + version (a published version is immutable). */
+  create(record: ProcessDefinitionRecord): Promise<boolean>;
+  get(tenantId: string, id: string): Promise<ProcessDefinitionRecord | undefined>;
+  getByNameVersion(tenantId: string, name: string, version: number): Promise<ProcessDefinitionRecord | undefined>;
+  list(tenantId: string): Promise<ProcessDefinitionRecord[]>;
+  getTag(tenantId: string, tag: string): Promise<DefinitionTagRecord | undefined>;
+  /** Writes the tag onto its definition, moving it off any other one. */
+  putTag(record: DefinitionTagRecord): Promise<void>;
+  listTags(tenantId: string): Promise<DefinitionTagRecord[]>;
+}
+
+export class DefinitionExistsError extends ConflictError {
+  override readonly code = 'PROCESS_DEFINITION_EXISTS';
+  constructor(name: string, version: number) {
+    super(`Process definition "${name}" version ${version} already exists; publish a new version instead.`);
+  }
+}
+
+export class DefinitionNotFoundError extends NotFoundError {
+  override readonly code = 'PROCESS_DEFINITION_NOT_FOUND';
+  constructor(id: string) {
+    super(`Process definition ${id} was not found.`);
+  }
+}
+
+export function newDefinitionRecord(
+  definition: ProcessDefinition,
+  ctx: { tenantId: string; principal: string; now: Date },
+): Omit<ProcessDefinitionRecord, 'stateMachineArn'> {
+  return {
+    tenantId: ctx.tenantId,
+    id: randomUUID(),
+    name: definition.name,
+    version: definition.version,
+    description: definition.description ?? '',
+    retentionDays: definition.retentionDays,
+    definition,
+    createdDtm: ctx.now.toISOString(),
+    createdBy: ctx.principal,
+  };
+}
+
+export function definitionView(r: ProcessDefinitionRecord) {
+  return {
+    ...r.definition,
+    id: r.id,
+    name: r.name,
+    version: r.version,
+    description: r.description,
+    retentionDays: r.retentionDays,
+    createdDtm: r.createdDtm,
+    createdBy: r.createdBy,
+  };
+}
+
+export function definitionSummary(r: ProcessDefinitionRecord) {
+  return {
+    id: r.id,
+    name: r.name,
+    version: r.version,
+    description: r.description,
+    retentionDays: r.retentionDays,
+    createdDtm: r.createdDtm,
+    createdBy: r.createdBy,
+  };
+}
+
+export const DEFINITION_SORTABLE = ['name', 'version', 'createdDtm'] as const;
+
+export function definitionPage(records: ProcessDefinitionRecord[], query: { name: string; page: number; size: number; sort: string[] }) {
+  const { orders, errors } = parseSort(query.sort, DEFINITION_SORTABLE);
+  if (errors.length) throw new ValidationError('Invalid sort.', errors.map((message) => ({ location: 'query.sort', message })));
+  const pattern = likePattern(query.name);
+  const ordered = sortBy(
+    records.filter((r) => pattern.test(r.name)),
+    [...orders, { property: 'name', direction: 'asc' }, { property: 'version', direction: 'asc' }],
+    (r, k) => r[k],
+  );
+  return toPage(ordered.map(definitionSummary), query.page, query.size, orders.length > 0);
+}
+
+export function tagView(t: DefinitionTagRecord) {
+  return {
+    name: t.name,
+    processDefinitionId: t.processDefinitionId,
+    processDefinitionName: t.processDefinitionName,
+    processDefinitionVersion: t.processDefinitionVersion,
+    createdDtm: t.createdDtm,
+    createdBy: t.createdBy,
+  };
+}

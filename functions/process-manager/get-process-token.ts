@@ -1,0 +1,10 @@
+import { apiHandler } from '../http/wrapper.js';
+import { processTokenStore } from '../store/process-tokens.js';
+import { ProcessTokenNotFoundError, tokenView } from './tokens.js';
+import { routes } from '../routes.js';
+
+export const handler = apiHandler(routes.getProcessToken, async ({ tenantId, path, origin }) => {
+  const record = await processTokenStore.get(tenantId, path.processTokenId);
+  if (!record) throw new ProcessTokenNotFoundError(path.processTokenId);
+  return { status: 200, body: tokenView(record, origin) };
+});

@@ -1,0 +1,9 @@
+import { apiHandler } from '../http/wrapper.js';
+import { definitionStore } from '../store/process-definitions.js';
+import { tagView } from './definitions.js';
+import { routes } from '../routes.js';
+
+export const handler = apiHandler(routes.listDefinitionTags, async ({ tenantId }) => {
+  const tags = await definitionStore.listTags(tenantId);
+  return { status: 200, body: tags.sort((a, b) => a.name.localeCompare(b.name)).map(tagView) };
+});

@@ -1,0 +1,9 @@
+import { apiHandler } from '../http/wrapper.js';
+import { definitionStore } from '../store/process-definitions.js';
+import { definitionPage } from './definitions.js';
+import { routes } from '../routes.js';
+
+export const handler = apiHandler(routes.listProcessDefinitions, async ({ tenantId, query }) => ({
+  status: 200,
+  body: definitionPage(await definitionStore.list(tenantId), query),
+}));

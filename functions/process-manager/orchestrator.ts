@@ -1,0 +1,28 @@
+/**
+ * The seam between the API and whatever runs journeys: Step Functions on AWS, the local engine
+ * (aws-local-stepfunctions) on one machine. The local runtime installs its implementation at
+ * start; in Lambda the Step Functions one is made on first use.
+ */
+export interface Orchestrator {
+  /** Creates (or finds, if identical) the state machine of one definition version. */
+  publishStateMachine(input: { tenantId: string; definitionId: string; name: string; version: number; asl: object }): Promise<string>;
+}
+
+/** Every definition version's state machine is named after the version's id. */
+export function stateMachineName(definitionId: string): string {
+  return `arthr-${definitionId}`;
+}
+
+let installed: Orchestrator | undefined;
+
+export function installOrchestrator(orchestrator: Orchestrator): void {
+  installed = orchestrator;
+}
+
+export async function orchestrator(): Promise<Orchestrator> {
+  if (!installed) {
+    const { stepFunctionsOrchestrator } = await import('./step-functions.js');
+    installed = stepFunctionsOrchestrator();
+  }
+  return installed;
+}

@@ -1,0 +1,34 @@
+import type { SFNClient } from '@aws-sdk/client-sfn';
+import { getConfig } from '../config.js';
+import { stateMachineName, type Orchestrator } from './orchestrator.js';
+
+/** Step Functions Standard workflows: one state machine per definition version. */
+export function stepFunctionsOrchestrator(): Orchestrator {
+  let client: Promise<{ sfn: SFNClient; sdk: typeof import('@aws-sdk/client-sfn') }> | undefined;
+  const sfn = () =>
+    (client ??= import('@aws-sdk/client-sfn').then((sdk) => ({ sfn: new sdk.SFNClient({}), sdk })));
+
+  return {
+    async publishStateMachine({ tenantId, definitionId, name, version, asl }) {
+      const roleArn = getConfig().STATE_MACHINE_ROLE_ARN;
+      if (!roleArn) throw new Error('STATE_MACHINE_ROLE_ARN is not configured');
+      const { sfn: c, sdk } = await sfn();
+      // Creating an identical state machine again returns the existing one, so a retried
+      // publication is safe.
+      const out = await c.send(
+        new sdk.CreateStateMachineCommand({
+          name: stateMachineName(definitionId),
+          type: 'STANDARD',
+          roleArn,
+          definition: JSON.stringify(asl),
+          tags: [
+            { key: 'arthr:tenant', value: tenantId },
+            { key: 'arthr:definition', value: name.slice(0, 256) },
+            { key: 'arthr:version', value: String(version) },
+          ],
+        }),
+      );
+      return out.stateMachineArn!;
+    },
+  };
+}

@@ -1,0 +1,184 @@
+import { randomUUID } from 'node:crypto';
+import { NotFoundError, ConflictError, ValidationError, type ErrorDetail } from '../errors.js';
+import { likePattern, parseSort, sortBy, toPage, type Page } from '../shared/page.js';
+import {
+  PROCESS_TOKEN_SORTABLE,
+  type PROCESS_TOKEN_STATUSES,
+  type PROCESS_TOKEN_TYPES,
+  type ProcessTokenCreateInput,
+} from './token-schemas.js';
+
+export type ProcessTokenType = (typeof PROCESS_TOKEN_TYPES)[number];
+export type ProcessTokenStatus = (typeof PROCESS_TOKEN_STATUSES)[number];
+
+export interface ProcessTokenRecord {
+  tenantId: string;
+  id: string;
+  name: string;
+  description: string;
+  status: ProcessTokenStatus;
+  type: ProcessTokenType;
+  maxCount: number | null;
+  /** Instances created so far; raised by the same conditional write that creates an instance. */
+  counter: number;
+  validFromDtm: string | null;
+  validToDtm: string | null;
+  processDefnName: string | null;
+  processDefnVersion: string | null;
+  processDefnTag: string | null;
+  uiUrl: string;
+  parameters: Record<string, string>;
+  processInstanceInit: { externalSources: { faceUploads: Record<string, { imageFormat: string }> } } | null;
+  maxProcessDuration: string | null;
+  createdDtm: string;
+  createdBy: string;
+}
+
+export interface ProcessTokenStore {
+  /** False when the name is taken in the tenant (names are unique, enforced by a lock item). */
+  create(record: ProcessTokenRecord): Promise<boolean>;
+  get(tenantId: string, id: string): Promise<ProcessTokenRecord | undefined>;
+  list(tenantId: string): Promise<ProcessTokenRecord[]>;
+}
+
+export class ProcessTokenNameTakenError extends ConflictError {
+  override readonly code = 'PROCESS_TOKEN_NAME_TAKEN';
+  constructor(name: string) {
+    super(`A process token named "${name}" already exists in this tenant.`);
+  }
+}
+
+export class ProcessTokenNotFoundError extends NotFoundError {
+  override readonly code = 'PROCESS_TOKEN_NOT_FOUND';
+  constructor(id: string) {
+    super(`Process token ${id} was not found.`);
+  }
+}
+
+export interface TokenContext {
+  tenantId: string;
+  principal: string;
+  now: Date;
+  /** `https://{tenant}.{region}.{domain}`: the service's own UI lives here. */
+  tenantOrigin: string;
+  /** The definition named by name + version, or by tag, as the store found it (undefined: none). */
+  definitionFound: boolean;
+}
+
+/** Validates a new token against the rules the schema alone cannot express. */
+export function newProcessToken(input: ProcessTokenCreateInput, ctx: TokenContext): ProcessTokenRecord {
+  const details: ErrorDetail[] = [];
+  const type = input.type ?? 'UNLIMITED';
+  const byName = input.processDefnName !== undefined || input.processDefnVersion !== undefined;
+  const byTag = input.processDefnTag !== undefined;
+  if (byName && byTag) {
+    details.push({ location: 'body.processDefnTag', message: 'give either processDefnName and processDefnVersion, or processDefnTag, not both' });
+  } else if (!byName && !byTag) {
+    details.push({ location: 'body.processDefnName', message: 'give processDefnName and processDefnVersion, or processDefnTag' });
+  } else if (byName && (input.processDefnName === undefined || input.processDefnVersion === undefined)) {
+    details.push({
+      location: input.processDefnName === undefined ? 'body.processDefnName' : 'body.processDefnVersion',
+      message: 'processDefnName and processDefnVersion go together',
+    });
+  } else if (!ctx.definitionFound) {
+    details.push(
+      byTag
+        ? { location: 'body.processDefnTag', message: `no process definition carries the tag "${input.processDefnTag}"` }
+        : {
+            location: 'body.processDefnName',
+            message: `no process definition "${input.processDefnName}" version ${input.processDefnVersion}`,
+          },
+    );
+  }
+
+  if (type === 'MULTI_USE_COUNT_LIMITED' && input.maxCount === undefined) {
+    details.push({ location: 'body.maxCount', message: 'a MULTI_USE_COUNT_LIMITED token needs maxCount' });
+  }
+  if (type !== 'MULTI_USE_COUNT_LIMITED' && input.maxCount !== undefined) {
+    details.push({ location: 'body.maxCount', message: 'maxCount applies to MULTI_USE_COUNT_LIMITED tokens only' });
+  }
+  let validFromDtm: string | null = null;
+  let validToDtm: string | null = null;
+  if (type === 'MULTI_USE_TIME_LIMITED') {
+    validFromDtm = new Date(input.validFromDtm ?? ctx.now).toISOString();
+    if (!input.validToDtm) {
+      details.push({ location: 'body.validToDtm', message: 'a MULTI_USE_TIME_LIMITED token needs validToDtm' });
+    } else {
+      validToDtm = new Date(input.validToDtm).toISOString();
+      if (validToDtm <= validFromDtm) details.push({ location: 'body.validToDtm', message: 'must be after validFromDtm' });
+      else if (new Date(validToDtm) <= ctx.now) details.push({ location: 'body.validToDtm', message: 'must be in the future' });
+    }
+  } else if (input.validFromDtm !== undefined || input.validToDtm !== undefined) {
+    details.push({ location: 'body.validToDtm', message: 'validFromDtm and validToDtm apply to MULTI_USE_TIME_LIMITED tokens only' });
+  }
+
+  const ownUi = `${ctx.tenantOrigin}/journey`;
+  if (input.uiUrl !== undefined && new URL(input.uiUrl).origin !== new URL(ctx.tenantOrigin).origin) {
+    details.push({ location: 'body.uiUrl', message: `only the service's own user interface is supported: omit uiUrl or use ${ownUi}` });
+  }
+  if (details.length) throw new ValidationError('The process token is not valid.', details);
+
+  return {
+    tenantId: ctx.tenantId,
+    id: randomUUID(),
+    name: input.name,
+    description: input.description ?? '',
+    status: input.status ?? 'ACTIVE',
+    type,
+    maxCount: input.maxCount ?? null,
+    counter: 0,
+    validFromDtm,
+    validToDtm,
+    processDefnName: input.processDefnName ?? null,
+    processDefnVersion: input.processDefnVersion ?? null,
+    processDefnTag: input.processDefnTag ?? null,
+    uiUrl: input.uiUrl ?? ownUi,
+    parameters: input.parameters ?? {},
+    processInstanceInit: input.processInstanceInit ?? null,
+    maxProcessDuration: input.maxProcessDuration ?? null,
+    createdDtm: ctx.now.toISOString(),
+    createdBy: ctx.principal,
+  };
+}
+
+export function tokenView(r: ProcessTokenRecord, tenantOrigin: string) {
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    status: r.status,
+    type: r.type,
+    maxCount: r.maxCount,
+    counter: r.counter,
+    validFromDtm: r.validFromDtm,
+    validToDtm: r.validToDtm,
+    processDefnName: r.processDefnName,
+    processDefnVersion: r.processDefnVersion,
+    processDefnTag: r.processDefnTag,
+    uiUrl: r.uiUrl,
+    parameters: r.parameters,
+    processInstanceInit: r.processInstanceInit,
+    maxProcessDuration: r.maxProcessDuration,
+    startProcessAddress: `${tenantOrigin}/api/process-manager/processInstances/create?pt=${r.id}`,
+    createdDtm: r.createdDtm,
+    createdBy: r.createdBy,
+  };
+}
+
+export function tokenPage(
+  records: ProcessTokenRecord[],
+  query: { name: string; page: number; size: number; sort: string[] },
+  tenantOrigin: string,
+): Page<ReturnType<typeof tokenView>> {
+  const { orders, errors } = parseSort(query.sort, PROCESS_TOKEN_SORTABLE);
+  if (errors.length) throw new ValidationError('Invalid sort.', errors.map((message) => ({ location: 'query.sort', message })));
+  const pattern = likePattern(query.name);
+  const ordered = sortBy(
+    records.filter((r) => pattern.test(r.name)),
+    [...orders, { property: 'createdDtm', direction: 'asc' }],
+    (r, k) => r[k],
+  );
+  return toPage(ordered.map((r) => tokenView(r, tenantOrigin)), query.page, query.size, orders.length > 0);
+}
+
+export const DEPRECATION_WARNING = 'maxProcessDuration is deprecated since 2025-08-18, is ignored, and will be removed.';

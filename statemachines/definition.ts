@@ -1,0 +1,341 @@
+/**
+ * A process definition is data: versioned JSON that names a journey's activities and how they
+ * connect. This module holds its zod schemas (the JSON shape only) and its TypeScript types;
+ * `validate.ts` adds every rule of the activity catalogue on top, and `compile.ts` turns a valid
+ * definition into Amazon States Language. Nothing here touches AWS.
+ */
+import * as z from 'zod';
+import { text } from '../functions/shared/schemas.js';
+import { isExpression, referencePath } from './references.js';
+
+// ---------------------------------------------------------------------------------------------
+// Identifiers
+
+/** Decider outcomes; the compiled state machine records one as `_decision`. */
+export const OUTCOMES = ['PASS', 'FAIL', 'REVIEW'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** Activity ids become state names, so they stay short and need no quoting in a console or log. */
+export const ActivityIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 characters: letters, digits, _ or -');
+
+export const DefinitionNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9 _.-]{1,100}$/, 'must be 1 to 100 characters: letters, digits, space, _ . or -')
+  .refine((s) => s.trim() === s, { message: 'must not start or end with a space' });
+
+/** Input names are the catalogue's display names ("Time To Live (Seconds)"); the catalogue checks them. */
+export const InputNameSchema = z.string().min(1).max(100);
+
+/**
+ * A path into the session data, dot-separated identifiers: `_checks.face.result`, `vars.user1.id`.
+ * Identifiers only, so the compiled JSONPath (`$._checks.face.result`) needs no bracket quoting.
+ */
+export const VariablePathSchema = z
+  .string()
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]{0,63}(\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,9}$/,
+    'must be a dot-separated path of identifiers (letters, digits, _; not starting with a digit), such as _checks.face.result',
+  );
+
+// ---------------------------------------------------------------------------------------------
+// Data forms (the service family's JSON form format)
+
+/** ISO 639 language, optionally with a region or script: `en`, `de`, `pt-BR`, `zh-Hant`. */
+export const LanguageTagSchema = z
+  .string()
+  .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8}){0,2}$/, 'must be a language code such as en or pt-BR');
+
+/** Every text a user reads is a map of language to string. */
+export const LocalizedTextSchema = z
+  .strictObject({ values: z.record(LanguageTagSchema, z.string().max(1000)) })
+  .refine((t) => Object.keys(t.values).length >= 1, {
+    message: 'must have a text in at least one language',
+    path: ['values'],
+  })
+  .refine((t) => Object.keys(t.values).length <= 50, { message: 'must have at most 50 languages', path: ['values'] });
+export type LocalizedText = z.infer<typeof LocalizedTextSchema>;
+
+export const FORM_COMPONENT_TYPES = [
+  'textfield',
+  'textarea',
+  'email',
+  'phoneNumber',
+  'number',
+  'date',
+  'checkbox',
+  'select',
+] as const;
+export type FormComponentType = (typeof FORM_COMPONENT_TYPES)[number];
+const TEXT_COMPONENTS: readonly FormComponentType[] = ['textfield', 'textarea', 'email', 'phoneNumber'];
+
+/**
+ * A date bound: an ISO date (`2000-01-31`) or a date relative to the day the form is filled in
+ * (`today`, `today-18y`, `today+30d`; units d, m, y). A date of birth of an adult is
+ * `maxDate: "today-18y"`.
+ */
+export const DateBoundSchema = z
+  .string()
+  .regex(/^(\d{4}-\d{2}-\d{2}|today([+-]\d{1,4}[dmy])?)$/, 'must be an ISO date (YYYY-MM-DD), today, or today±N(d|m|y)')
+  .refine((s) => s.startsWith('today') || isCalendarDate(s), { message: 'must be a real calendar date' });
+
+function isCalendarDate(s: string): boolean {
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
+/** The date a bound stands for on `today` (UTC, date only). */
+export function resolveDateBound(bound: string, today: Date): string {
+  const m = /^today(?:([+-])(\d{1,4})([dmy]))?$/.exec(bound);
+  if (!m) return bound;
+  let [y, mo, d] = [today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()];
+  if (m[1] && m[2] && m[3]) {
+    const n = Number(m[2]) * (m[1] === '-' ? -1 : 1);
+    if (m[3] === 'd') d += n;
+    if (m[3] === 'm') mo += n;
+    if (m[3] === 'y') y += n;
+    if (m[3] !== 'd') {
+      // Years and months keep the day, clamped to the month's end: 29 Feb - 1y is 28 Feb, so an
+      // 18-year limit never lets in someone a day short of 18.
+      const last = new Date(Date.UTC(y, mo + 1, 0)).getUTCDate();
+      d = Math.min(d, last);
+    }
+  }
+  return new Date(Date.UTC(y, mo, d)).toISOString().slice(0, 10);
+}
+
+export const FormValidateSchema = z.strictObject({
+  required: z.boolean().optional(),
+  /** Text components, counted in characters. */
+  minLength: z.number().int().min(0).max(10_000).optional(),
+  maxLength: z.number().int().min(1).max(10_000).optional(),
+  /** Text components: a JavaScript regular expression (unicode mode) the whole value must match. */
+  pattern: z.string().min(1).max(500).optional(),
+  /** Number components. */
+  min: z.number().optional(),
+  max: z.number().optional(),
+  /** Date components. */
+  minDate: DateBoundSchema.optional(),
+  maxDate: DateBoundSchema.optional(),
+  missingMessage: LocalizedTextSchema.optional(),
+  invalidMessage: LocalizedTextSchema.optional(),
+});
+
+export const FormComponentSchema = z
+  .strictObject({
+    type: z.enum(FORM_COMPONENT_TYPES),
+    /** The key of the submitted value in the form's data. */
+    id: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'must be 1 to 64 letters, digits or _, starting with a letter'),
+    label: LocalizedTextSchema,
+    /** A value, or a reference such as `${firstName}` resolved when the form is shown (see references.ts). */
+    default: z.union([z.string().max(1000), z.number(), z.boolean()]).optional(),
+    /** Select components only. */
+    options: z
+      .array(z.strictObject({ value: z.string().min(1).max(100), label: LocalizedTextSchema }))
+      .min(1)
+      .max(200)
+      .optional(),
+    validate: FormValidateSchema.optional(),
+  })
+  .superRefine((c, ctx) => {
+    const v = c.validate ?? {};
+    const isText = TEXT_COMPONENTS.includes(c.type);
+    const only = (key: keyof typeof v, allowed: boolean, what: string) => {
+      if (v[key] !== undefined && !allowed) {
+        ctx.addIssue({ code: 'custom', path: ['validate', key], message: `applies only to ${what} components` });
+      }
+    };
+    only('minLength', isText, 'text');
+    only('maxLength', isText, 'text');
+    only('pattern', isText, 'text');
+    only('min', c.type === 'number', 'number');
+    only('max', c.type === 'number', 'number');
+    only('minDate', c.type === 'date', 'date');
+    only('maxDate', c.type === 'date', 'date');
+    if (v.minLength !== undefined && v.maxLength !== undefined && v.minLength > v.maxLength) {
+      ctx.addIssue({ code: 'custom', path: ['validate', 'minLength'], message: 'must not be greater than maxLength' });
+    }
+    if (v.min !== undefined && v.max !== undefined && v.min > v.max) {
+      ctx.addIssue({ code: 'custom', path: ['validate', 'min'], message: 'must not be greater than max' });
+    }
+    if (v.minDate !== undefined && v.maxDate !== undefined) {
+      // Compare on a fixed day: both bounds move together when both are relative.
+      const day = new Date(Date.UTC(2000, 0, 1));
+      const bothSameKind = v.minDate.startsWith('today') === v.maxDate.startsWith('today');
+      if (bothSameKind && resolveDateBound(v.minDate, day) > resolveDateBound(v.maxDate, day)) {
+        ctx.addIssue({ code: 'custom', path: ['validate', 'minDate'], message: 'must not be after maxDate' });
+      }
+    }
+    if (v.pattern !== undefined) {
+      try {
+        new RegExp(v.pattern, 'u');
+      } catch {
+        ctx.addIssue({ code: 'custom', path: ['validate', 'pattern'], message: 'must be a valid regular expression' });
+      }
+    }
+    if (c.type === 'select' && !c.options) {
+      ctx.addIssue({ code: 'custom', path: ['options'], message: 'a select component needs options' });
+    }
+    if (c.type !== 'select' && c.options) {
+      ctx.addIssue({ code: 'custom', path: ['options'], message: 'applies only to select components' });
+    }
+    if (typeof c.default === 'string' && isExpression(c.default) && referencePath(c.default) === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['default'], message: 'is not a valid reference: write ${name} or ${a.b.c}' });
+    } else if (typeof c.default === 'string' && referencePath(c.default) !== undefined) {
+      // A reference: its value is only known when the form is shown.
+    } else if (c.default !== undefined) {
+      const want = c.type === 'checkbox' ? 'boolean' : c.type === 'number' ? 'number' : 'string';
+      if (typeof c.default !== want) {
+        ctx.addIssue({ code: 'custom', path: ['default'], message: `must be a ${want} for a ${c.type} component` });
+      } else if (c.type === 'select' && c.options && !c.options.some((o) => o.value === c.default)) {
+        ctx.addIssue({ code: 'custom', path: ['default'], message: 'must be the value of one of the options' });
+      }
+    }
+  });
+export type FormComponent = z.infer<typeof FormComponentSchema>;
+
+/**
+ * A data form: `{title, subtitle, components, version}` as the service family writes them. A
+ * Data Form activity carries its form inline (input `Form`), so a definition version pins the
+ * exact form its users saw; no separate form store is needed yet.
+ */
+export const DataFormSchema = z
+  .strictObject({
+    title: LocalizedTextSchema,
+    subtitle: LocalizedTextSchema.optional(),
+    components: z.array(FormComponentSchema).min(1).max(100),
+    version: z.number().int().min(1).max(1_000_000),
+  })
+  .superRefine((f, ctx) => {
+    const seen = new Set<string>();
+    f.components.forEach((c, i) => {
+      if (seen.has(c.id)) {
+        ctx.addIssue({ code: 'custom', path: ['components', i, 'id'], message: `duplicates component id "${c.id}"` });
+      }
+      seen.add(c.id);
+    });
+  });
+export type DataForm = z.infer<typeof DataFormSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Simple Decider rules
+
+export type ConditionValue = string | number | boolean;
+
+/**
+ * A decider condition. Variable conditions read the session data (`_checks.face.result`); an
+ * error-event condition reads `_lastError`, which a `Catch` route writes when an error boundary
+ * event routed the flow (any event, or one named event of one activity).
+ */
+export type Condition =
+  | { variable: string; equals: ConditionValue }
+  | { variable: string; notEquals: ConditionValue }
+  | { variable: string; isPresent: boolean }
+  | { errorEvent: true | { activity: string; name: string } }
+  | { all: Condition[] }
+  | { any: Condition[] }
+  | { not: Condition };
+
+const ConditionValueSchema = z.union([z.string().max(1000), z.number(), z.boolean()]);
+
+export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
+  z.union(
+    [
+      z.strictObject({ variable: VariablePathSchema, equals: ConditionValueSchema }),
+      z.strictObject({ variable: VariablePathSchema, notEquals: ConditionValueSchema }),
+      z.strictObject({ variable: VariablePathSchema, isPresent: z.boolean() }),
+      z.strictObject({
+        errorEvent: z.union([
+          z.literal(true),
+          z.strictObject({ activity: ActivityIdSchema, name: z.string().min(1).max(100) }),
+        ]),
+      }),
+      z.strictObject({ all: z.array(ConditionSchema).min(1).max(20) }),
+      z.strictObject({ any: z.array(ConditionSchema).min(1).max(20) }),
+      z.strictObject({ not: ConditionSchema }),
+    ],
+    {
+      error:
+        'must be one condition: {variable, equals|notEquals|isPresent}, {errorEvent: true | {activity, name}}, {all: [...]}, {any: [...]} or {not: {...}}',
+    },
+  ),
+).meta({ id: 'DeciderCondition' }); // a named (not generated) JSON Schema for the recursive type
+
+/** Rules are tried in order; the first whose condition holds gives the outcome. */
+export const DeciderRuleSchema = z.strictObject({ when: ConditionSchema, outcome: z.enum(OUTCOMES) });
+export type DeciderRule = z.infer<typeof DeciderRuleSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Activities and the definition
+
+/**
+ * An input value as JSON allows it. Which form an input takes (S, I, B, L, map, form) is the
+ * catalogue's business, checked in `validate.ts`, so the shape accepts any of them here.
+ */
+export const InputValueSchema = z.union(
+  [
+    z.string().max(10_000),
+    z.number(),
+    z.boolean(),
+    z.array(z.string().max(10_000)).max(1000),
+    z.record(z.string(), z.unknown()),
+  ],
+  { error: 'must be a string, a number, a boolean, a list of strings or an object' },
+);
+
+/** The value of an input after validation. */
+export type InputValue = string | number | boolean | string[] | Record<string, string> | DataForm;
+
+export const ActivitySchema = z.strictObject({
+  type: z.string().min(1).max(64),
+  name: text(1, 100).optional(),
+  inputs: z.record(InputNameSchema, InputValueSchema).optional(),
+  next: ActivityIdSchema.optional(),
+  errorEvents: z.record(z.string().min(1).max(100), ActivityIdSchema).optional(),
+  /** Simple Decider only. */
+  rules: z.array(DeciderRuleSchema).min(1).max(50).optional(),
+  /** Simple Decider only: the outcome when no rule holds. */
+  default: z.enum(OUTCOMES).optional(),
+});
+
+export const MAX_ACTIVITIES = 200;
+
+/** The JSON shape of a process definition. `validateDefinition` applies the catalogue on top. */
+export const ProcessDefinitionSchema = z.strictObject({
+  name: DefinitionNameSchema,
+  version: z.number().int().min(1).max(1_000_000),
+  description: text(0, 255).default(''),
+  retentionDays: z.number().int().min(1).max(3650).default(90),
+  startActivityId: ActivityIdSchema,
+  activities: z
+    .record(ActivityIdSchema, ActivitySchema)
+    .refine((a) => Object.keys(a).length >= 1, { message: 'must have at least one activity' })
+    .refine((a) => Object.keys(a).length <= MAX_ACTIVITIES, {
+      message: `must have at most ${MAX_ACTIVITIES} activities`,
+    }),
+});
+
+/** What a client sends (defaults may be left out). */
+export type ProcessDefinitionInput = z.input<typeof ProcessDefinitionSchema>;
+
+export interface Activity {
+  type: string;
+  name?: string;
+  /** Every input of the activity type that has a value, defaults filled in, in catalogue order. */
+  inputs: Record<string, InputValue>;
+  next?: string;
+  errorEvents?: Record<string, string>;
+  rules?: DeciderRule[];
+  default?: Outcome;
+}
+
+/** A definition that passed `validateDefinition`, with defaults applied. */
+export interface ProcessDefinition {
+  name: string;
+  version: number;
+  description: string;
+  retentionDays: number;
+  startActivityId: string;
+  activities: Record<string, Activity>;
+}

@@ -1,0 +1,97 @@
+/**
+ * References to session data in activity inputs, written as the process designer writes them:
+ * an input whose whole value is `${name}` or `${a.b.c}` takes its value from the session data
+ * when the activity runs. `${60}` and `${true}` are literals (the designer's way to write a
+ * number or boolean); validation turns them into plain values.
+ *
+ * Lookup: the path is tried against `vars`, then `parameters` (the process token's parameters),
+ * then the session root, and the first defined value wins. So `${externalId}` reads
+ * `parameters.externalId` unless an activity stored `vars.externalId`, `${user1.id}` reads
+ * `vars.user1.id`, and `${_checks.face.result}` reads the root. A reference to nothing resolves
+ * to `undefined`: the input counts as not given, and a required one fails the activity.
+ *
+ * Only whole values are references ("Hello ${firstName}" is plain text), which keeps resolution
+ * free of escaping rules.
+ */
+import type { InputValue } from './definition.js';
+import { activitySpec } from './catalogue.js';
+
+const REFERENCE = /^\$\{\s*([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*)\s*\}$/;
+const LITERAL = /^\$\{\s*(-?\d{1,15}|true|false)\s*\}$/;
+/** Anything shaped like `${...}`: a reference, a literal, or a mistake to report. */
+const EXPRESSION = /^\$\{.*\}$/s;
+
+export function isExpression(value: string): boolean {
+  return EXPRESSION.test(value);
+}
+
+/** The path of a reference, or undefined when `value` is not one. */
+export function referencePath(value: string): string | undefined {
+  if (LITERAL.test(value)) return undefined;
+  return REFERENCE.exec(value)?.[1];
+}
+
+export function isReference(value: unknown): value is string {
+  return typeof value === 'string' && referencePath(value) !== undefined;
+}
+
+/** The value of a `${60}` / `${true}` literal, or undefined when `value` is not one. */
+export function literalValue(value: string): number | boolean | undefined {
+  const m = LITERAL.exec(value)?.[1];
+  if (m === undefined) return undefined;
+  return m === 'true' ? true : m === 'false' ? false : Number(m);
+}
+
+function get(root: unknown, path: string[]): unknown {
+  let cur: unknown = root;
+  for (const key of path) {
+    if (cur === null || typeof cur !== 'object' || !Object.prototype.hasOwnProperty.call(cur, key)) return undefined;
+    cur = (cur as Record<string, unknown>)[key];
+  }
+  return cur;
+}
+
+/** The value a reference path stands for in the session state (see the lookup order above). */
+export function lookup(state: unknown, path: string): unknown {
+  const parts = path.split('.');
+  for (const scope of [['vars'], ['parameters'], []]) {
+    const v = get(state, [...scope, ...parts]);
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
+function resolveString(value: string, state: unknown): unknown {
+  const lit = literalValue(value);
+  if (lit !== undefined) return lit;
+  const path = referencePath(value);
+  return path === undefined ? value : lookup(state, path);
+}
+
+/**
+ * Inputs as an activity handler uses them: every reference replaced by its value (whole-input
+ * references, list items and map values), inputs that resolve to nothing left out. A data form
+ * (input type F) is never resolved.
+ */
+export function resolveInputs(
+  activityType: string,
+  inputs: Record<string, InputValue>,
+  state: unknown,
+): Record<string, unknown> {
+  const spec = activitySpec(activityType);
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(inputs)) {
+    const type = spec?.inputs.find((i) => i.name === name)?.type;
+    let resolved: unknown;
+    if (type === 'F') resolved = value;
+    else if (typeof value === 'string') resolved = resolveString(value, state);
+    else if (Array.isArray(value)) resolved = value.map((v) => resolveString(v, state));
+    else if (value !== null && typeof value === 'object') {
+      resolved = Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, typeof v === 'string' ? resolveString(v, state) : v]),
+      );
+    } else resolved = value;
+    if (resolved !== undefined) out[name] = resolved;
+  }
+  return out;
+}

@@ -1,0 +1,403 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LocalStepFunctions, type JsonValue } from '../../lib/local/engine.js';
+
+// Hand-written ASL in the compiler's shape: the session object is the state, each service step
+// is a lambda:invoke returning the whole new session, each user step a waitForTaskToken task.
+const FN = 'arn:aws:lambda:eu-west-1:123456789012:function:arthr-activity';
+const INVOKE = 'arn:aws:states:::lambda:invoke';
+const WAIT = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
+
+type Session = { vars: Record<string, JsonValue>; [key: string]: JsonValue };
+type Payload = { activityId: string; activityType: string; inputs: Record<string, JsonValue>; state: Session; taskToken?: string };
+type Activity = (payload: Payload) => Promise<unknown>;
+type Next = { Next: string } | { End: true };
+
+function serviceStep(activityId: string, activityType: string, next: Next, extra: object = {}): object {
+  return {
+    Type: 'Task',
+    Resource: INVOKE,
+    Parameters: { FunctionName: FN, Payload: { activityId, activityType, inputs: {}, 'state.$': '$' } },
+    OutputPath: '$.Payload',
+    Retry: [{ ErrorEquals: ['Lambda.ServiceException', 'Lambda.TooManyRequestsException'], IntervalSeconds: 1, MaxAttempts: 3, BackoffRate: 2 }],
+    ...extra,
+    ...next,
+  };
+}
+
+function userStep(activityId: string, timeoutSeconds: number, next: Next, extra: object = {}): object {
+  return {
+    Type: 'Task',
+    Resource: WAIT,
+    Parameters: {
+      FunctionName: FN,
+      Payload: { activityId, activityType: 'DATA_FORM', inputs: {}, 'state.$': '$', 'taskToken.$': '$$.Task.Token' },
+    },
+    TimeoutSeconds: timeoutSeconds,
+    ...extra,
+    ...next,
+  };
+}
+
+const decision = (value: string): object => ({ Type: 'Pass', Result: value, ResultPath: '$._decision', End: true });
+
+class NamedError extends Error {
+  constructor(name: string, message: string) {
+    super(message);
+    this.name = name;
+  }
+}
+
+function thrownName(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (err) {
+    return (err as Error).name;
+  }
+  return undefined;
+}
+
+let activities: Record<string, Activity>;
+let calls: { functionArn: string; payload: Payload }[];
+let engine: LocalStepFunctions;
+
+const session = (vars: Record<string, JsonValue> = {}): Session => ({ vars });
+const withVar = (p: Payload, key: string, value: JsonValue): Session => ({ ...p.state, vars: { ...p.state.vars, [key]: value } });
+
+async function waitingToken(executionArn: string, stateName?: string): Promise<string> {
+  const deadline = Date.now() + 2000;
+  for (;;) {
+    const task = engine.waitingTasks(executionArn).find((t) => stateName === undefined || t.stateName === stateName);
+    if (task) return task.taskToken;
+    if (Date.now() > deadline) throw new Error(`no waiting task in ${executionArn}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+beforeEach(() => {
+  activities = {};
+  calls = [];
+  engine = new LocalStepFunctions({
+    invoke: async (functionArn, payload) => {
+      const p = payload as Payload;
+      calls.push({ functionArn, payload: p });
+      const activity = activities[p.activityId];
+      if (!activity) throw new Error(`no activity ${p.activityId}`);
+      return activity(p);
+    },
+  });
+});
+
+afterEach(async () => {
+  await engine.shutdown();
+});
+
+describe('LocalStepFunctions', () => {
+  it('runs two service steps and returns the final session state', async () => {
+    activities.first = async (p) => withVar(p, 'first', 1);
+    activities.second = async (p) => withVar(p, 'second', (p.state.vars.first as number) + 1);
+    const { stateMachineArn } = engine.createStateMachine('two-steps', {
+      StartAt: 'First',
+      States: { First: serviceStep('first', 'SET', { Next: 'Second' }), Second: serviceStep('second', 'SET', { End: true }) },
+    });
+
+    const result = await engine.startExecution(stateMachineArn, { ...session(), instance: { id: 'i1' } }).done;
+
+    expect(result).toMatchObject({ status: 'SUCCEEDED', output: { instance: { id: 'i1' }, vars: { first: 1, second: 2 } } });
+    expect(calls.map((c) => [c.functionArn, c.payload.activityId, c.payload.activityType])).toEqual([
+      [FN, 'first', 'SET'],
+      [FN, 'second', 'SET'],
+    ]);
+    expect(calls[1]!.payload.state).toEqual({ instance: { id: 'i1' }, vars: { first: 1 } });
+  });
+
+  it('gives a lambda:invoke task the output shape of the AWS integration', async () => {
+    activities.a = async () => ({ ok: true });
+    const { stateMachineArn } = engine.createStateMachine('shape', {
+      StartAt: 'A',
+      States: { A: { ...serviceStep('a', 'X', { End: true }), OutputPath: undefined, ResultPath: '$.raw' } },
+    });
+
+    const result = await engine.startExecution(stateMachineArn, session()).done;
+
+    expect(result.output).toEqual({ vars: {}, raw: { ExecutedVersion: '$LATEST', Payload: { ok: true }, StatusCode: 200 } });
+  });
+
+  it('routes an error thrown with a name to the Catch that names it', async () => {
+    activities.register = async () => {
+      throw new NamedError('ExtIdNotUnique', 'external id already used');
+    };
+    const { stateMachineArn } = engine.createStateMachine('catch', {
+      StartAt: 'Register',
+      States: {
+        Register: serviceStep('register', 'REGISTER', { Next: 'Accept' }, {
+          Catch: [
+            { ErrorEquals: ['SomethingElse'], ResultPath: '$._lastError', Next: 'Accept' },
+            { ErrorEquals: ['ExtIdNotUnique'], ResultPath: '$._lastError', Next: 'Decline' },
+          ],
+        }),
+        Accept: decision('PASS'),
+        Decline: decision('FAIL'),
+      },
+    });
+
+    const result = await engine.startExecution(stateMachineArn, session()).done;
+
+    expect(result.status).toBe('SUCCEEDED');
+    const output = result.output as { _decision: string; _lastError: { Error: string; Cause: string } };
+    expect(output._decision).toBe('FAIL');
+    expect(output._lastError.Error).toBe('ExtIdNotUnique');
+    // The Cause is the Lambda Node.js runtime's error JSON, as on AWS.
+    expect(JSON.parse(output._lastError.Cause)).toMatchObject({ errorType: 'ExtIdNotUnique', errorMessage: 'external id already used' });
+  });
+
+  it('fails the execution with the error and cause when no Catch matches', async () => {
+    activities.check = async () => {
+      throw new NamedError('DocumentUnreadable', 'image too blurry');
+    };
+    const { stateMachineArn } = engine.createStateMachine('uncaught', {
+      StartAt: 'Check',
+      States: {
+        Check: serviceStep('check', 'CHECK', { Next: 'Done' }, { Catch: [{ ErrorEquals: ['Other'], Next: 'Done' }] }),
+        Done: decision('PASS'),
+      },
+    });
+
+    const { executionArn, done } = engine.startExecution(stateMachineArn, session());
+    const result = await done;
+
+    expect(result).toMatchObject({ status: 'FAILED', error: 'DocumentUnreadable' });
+    expect(result.output).toBeUndefined();
+    expect(JSON.parse(result.cause!)).toMatchObject({ errorMessage: 'image too blurry' });
+    expect(engine.describeExecution(executionArn)).toMatchObject({ status: 'FAILED', error: 'DocumentUnreadable' });
+  });
+
+  it('waits on a user step until sendTaskSuccess and continues with the output sent', async () => {
+    activities.form = async () => null; // records the screen; the answer comes by token
+    activities.after = async (p) => withVar(p, 'after', true);
+    const { stateMachineArn } = engine.createStateMachine('user-step', {
+      StartAt: 'Form',
+      States: { Form: userStep('form', 60, { Next: 'After' }), After: serviceStep('after', 'SET', { End: true }) },
+    });
+
+    const { executionArn, done } = engine.startExecution(stateMachineArn, session());
+    const token = await waitingToken(executionArn, 'Form');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(engine.describeExecution(executionArn)).toMatchObject({ status: 'RUNNING', currentState: 'Form' });
+    expect(calls.map((c) => c.payload.activityId)).toEqual(['form']);
+
+    engine.sendTaskSuccess(token, { vars: { name: 'Ada' } });
+    const result = await done;
+
+    expect(result).toMatchObject({ status: 'SUCCEEDED', output: { vars: { name: 'Ada', after: true } } });
+  });
+
+  it('hands the activity a random task token that works once', async () => {
+    activities.form = async () => null;
+    const { stateMachineArn } = engine.createStateMachine('tokens', {
+      StartAt: 'Form',
+      States: { Form: userStep('form', 60, { End: true }) },
+    });
+
+    const one = engine.startExecution(stateMachineArn, session());
+    const two = engine.startExecution(stateMachineArn, session());
+    const tokenOne = await waitingToken(one.executionArn);
+    const tokenTwo = await waitingToken(two.executionArn);
+
+    const sent = calls.map((c) => c.payload.taskToken);
+    expect(sent).toHaveLength(2);
+    expect(new Set(sent)).toEqual(new Set([tokenOne, tokenTwo]));
+    expect(tokenOne).not.toBe(tokenTwo);
+    for (const token of [tokenOne, tokenTwo]) expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/); // 256 bits
+
+    engine.sendTaskSuccess(tokenOne, { vars: { n: 1 } });
+    expect(thrownName(() => engine.sendTaskSuccess(tokenOne, { vars: { n: 2 } }))).toBe('TaskDoesNotExist');
+    expect(thrownName(() => engine.sendTaskFailure(tokenOne, 'Late'))).toBe('TaskDoesNotExist');
+    expect(thrownName(() => engine.sendTaskSuccess('not-a-token', {}))).toBe('TaskDoesNotExist');
+    expect((await one.done).output).toEqual({ vars: { n: 1 } });
+
+    engine.sendTaskSuccess(tokenTwo, { vars: { n: 3 } });
+    expect((await two.done).output).toEqual({ vars: { n: 3 } });
+  });
+
+  it('routes sendTaskFailure to the Catch for its error', async () => {
+    activities.passcode = async () => null;
+    const { stateMachineArn } = engine.createStateMachine('task-failure', {
+      StartAt: 'Passcode',
+      States: {
+        Passcode: userStep('passcode', 60, { Next: 'Accept' }, {
+          Catch: [{ ErrorEquals: ['PasscodeExhausted'], ResultPath: '$._lastError', Next: 'Decline' }],
+        }),
+        Accept: decision('PASS'),
+        Decline: decision('FAIL'),
+      },
+    });
+
+    const { executionArn, done } = engine.startExecution(stateMachineArn, session());
+    engine.sendTaskFailure(await waitingToken(executionArn), 'PasscodeExhausted', 'three wrong attempts');
+    const result = await done;
+
+    expect(result.output).toMatchObject({
+      _decision: 'FAIL',
+      _lastError: { Error: 'PasscodeExhausted', Cause: 'three wrong attempts' },
+    });
+  });
+
+  it('times a user step out with States.Timeout after its TimeoutSeconds', async () => {
+    activities.form = async () => null;
+    const { stateMachineArn: uncaught } = engine.createStateMachine('timeout-uncaught', {
+      StartAt: 'Form',
+      States: {
+        // States.TaskFailed matches every task error except States.Timeout.
+        Form: userStep('form', 1, { Next: 'Accept' }, { Catch: [{ ErrorEquals: ['States.TaskFailed'], Next: 'Accept' }] }),
+        Accept: decision('PASS'),
+      },
+    });
+    const { stateMachineArn: caught } = engine.createStateMachine('timeout-caught', {
+      StartAt: 'Form',
+      States: {
+        Form: userStep('form', 1, { Next: 'Accept' }, { Catch: [{ ErrorEquals: ['States.Timeout'], ResultPath: '$._lastError', Next: 'Again' }] }),
+        Again: userStep('form', 60, { Next: 'Accept' }),
+        Accept: decision('PASS'),
+      },
+    });
+    const { stateMachineArn: executionTimeout } = engine.createStateMachine('timeout-execution', {
+      TimeoutSeconds: 1,
+      StartAt: 'Form',
+      States: { Form: userStep('form', 60, { Next: 'Accept' }), Accept: decision('PASS') },
+    });
+
+    const started = Date.now();
+    const a = engine.startExecution(uncaught, session());
+    const b = engine.startExecution(caught, session());
+    const c = engine.startExecution(executionTimeout, session());
+    const tokenA = await waitingToken(a.executionArn);
+    const tokenB = await waitingToken(b.executionArn, 'Form');
+
+    const resultA = await a.done;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    // A state's timeout fails the execution; TIMED_OUT is for the execution's own TimeoutSeconds.
+    expect(resultA).toMatchObject({ status: 'FAILED', error: 'States.Timeout' });
+    expect(thrownName(() => engine.sendTaskSuccess(tokenA, {}))).toBe('TaskDoesNotExist');
+
+    const tokenAgain = await waitingToken(b.executionArn, 'Again');
+    expect(thrownName(() => engine.sendTaskSuccess(tokenB, {}))).toBe('TaskTimedOut');
+    engine.sendTaskSuccess(tokenAgain, { vars: {}, _lastError: { Error: 'States.Timeout' } });
+    expect((await b.done).output).toMatchObject({ _decision: 'PASS', _lastError: { Error: 'States.Timeout' } });
+
+    expect(await c.done).toMatchObject({ status: 'TIMED_OUT', error: 'States.Timeout' });
+    expect(engine.waitingTasks()).toEqual([]);
+  });
+
+  it('records the Choice decision in the output', async () => {
+    activities.score = async (p) => withVar(p, 'score', p.state.vars.input as number);
+    const { stateMachineArn } = engine.createStateMachine('decider', {
+      StartAt: 'Score',
+      States: {
+        Score: serviceStep('score', 'SCORE', { Next: 'Decide' }),
+        Decide: {
+          Type: 'Choice',
+          Choices: [
+            { Variable: '$.vars.score', NumericGreaterThanEquals: 80, Next: 'Pass' },
+            { Variable: '$.vars.score', NumericGreaterThanEquals: 50, Next: 'Review' },
+          ],
+          Default: 'Fail',
+        },
+        Pass: decision('PASS'),
+        Review: decision('REVIEW'),
+        Fail: decision('FAIL'),
+      },
+    });
+
+    const outcomes = await Promise.all(
+      [90, 60, 10].map(async (input) => (await engine.startExecution(stateMachineArn, session({ input })).done).output),
+    );
+
+    expect(outcomes.map((o) => (o as { _decision: string })._decision)).toEqual(['PASS', 'REVIEW', 'FAIL']);
+  });
+
+  it('aborts an execution on stopExecution and voids its task token', async () => {
+    activities.form = async () => null;
+    activities.after = async (p) => p.state;
+    const { stateMachineArn } = engine.createStateMachine('stop', {
+      StartAt: 'Form',
+      States: { Form: userStep('form', 60, { Next: 'After' }), After: serviceStep('after', 'SET', { End: true }) },
+    });
+
+    const { executionArn, done } = engine.startExecution(stateMachineArn, session());
+    const token = await waitingToken(executionArn);
+    engine.stopExecution(executionArn, { error: 'Abandoned', cause: 'end user left' });
+
+    expect(thrownName(() => engine.sendTaskSuccess(token, {}))).toBe('TaskDoesNotExist');
+    expect(await done).toMatchObject({ status: 'ABORTED', error: 'Abandoned', cause: 'end user left' });
+    expect(engine.describeExecution(executionArn).status).toBe('ABORTED');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(calls.map((c) => c.payload.activityId)).toEqual(['form']);
+  });
+
+  it('counts state transitions, retries included', async () => {
+    let attempts = 0;
+    activities.flaky = async (p) => {
+      attempts++;
+      if (attempts === 1) throw new NamedError('Lambda.ServiceException', 'try again');
+      return withVar(p, 'flaky', attempts);
+    };
+    const { stateMachineArn } = engine.createStateMachine('transitions', {
+      StartAt: 'Flaky',
+      States: {
+        Flaky: serviceStep('flaky', 'X', { Next: 'Decide' }),
+        Decide: { Type: 'Choice', Choices: [{ Variable: '$.vars.flaky', NumericEquals: 2, Next: 'Pass' }], Default: 'Fail' },
+        Pass: decision('PASS'),
+        Fail: decision('FAIL'),
+      },
+    });
+
+    const { executionArn, done } = engine.startExecution(stateMachineArn, session());
+    const result = await done;
+
+    expect(result).toMatchObject({ status: 'SUCCEEDED', output: { _decision: 'PASS' }, transitions: 4 }); // 3 states + 1 retry
+    expect(engine.describeExecution(executionArn).transitions).toBe(4);
+  });
+
+  it('registers a state machine once per name and refuses invalid or different definitions', () => {
+    const definition = { StartAt: 'P', States: { P: decision('PASS') } };
+    const { stateMachineArn } = engine.createStateMachine('journey-v1', definition);
+
+    expect(engine.createStateMachine('journey-v1', { States: { P: decision('PASS') }, StartAt: 'P' }).stateMachineArn).toBe(stateMachineArn);
+    expect(thrownName(() => engine.createStateMachine('journey-v1', { StartAt: 'P', States: { P: decision('FAIL') } }))).toBe(
+      'StateMachineAlreadyExists',
+    );
+    expect(thrownName(() => engine.createStateMachine('broken', { StartAt: 'Nowhere', States: { P: decision('PASS') } }))).toBe(
+      'InvalidDefinition',
+    );
+    const sqs = { Type: 'Task', Resource: 'arn:aws:states:::sqs:sendMessage', Parameters: { QueueUrl: 'q', MessageBody: 'm' }, End: true };
+    expect(thrownName(() => engine.createStateMachine('sqs', { StartAt: 'Send', States: { Send: sqs } }))).toBe('InvalidDefinition');
+    expect(thrownName(() => engine.createStateMachine('bad name', definition))).toBe('InvalidName');
+  });
+
+  it('refuses to reuse an execution name', async () => {
+    const { stateMachineArn } = engine.createStateMachine('names', { StartAt: 'P', States: { P: decision('PASS') } });
+
+    const { executionArn, done } = engine.startExecution(stateMachineArn, {}, { name: 'instance-1' });
+    await done;
+
+    expect(executionArn).toMatch(/:execution:names:instance-1$/);
+    expect(thrownName(() => engine.startExecution(stateMachineArn, {}, { name: 'instance-1' }))).toBe('ExecutionAlreadyExists');
+    expect(thrownName(() => engine.describeExecution(`${executionArn}-x`))).toBe('ExecutionDoesNotExist');
+  });
+
+  it('aborts running executions on shutdown and accepts no more', async () => {
+    activities.form = async () => null;
+    const { stateMachineArn } = engine.createStateMachine('shutdown', {
+      StartAt: 'Form',
+      States: { Form: userStep('form', 60, { End: true }) },
+    });
+    const { executionArn, done } = engine.startExecution(stateMachineArn, session());
+    await waitingToken(executionArn);
+
+    await engine.shutdown();
+
+    expect((await done).status).toBe('ABORTED');
+    expect(engine.waitingTasks()).toEqual([]);
+    expect(thrownName(() => engine.startExecution(stateMachineArn, session()))).toBe('EngineShutDown');
+  });
+});

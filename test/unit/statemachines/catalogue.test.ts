@@ -1,0 +1,243 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ACTIVITY_TYPES,
+  CATALOGUE,
+  ERROR_EVENT_ASL_NAMES,
+  STEP_TIMEOUT_INPUT,
+  activitySpec,
+  aslErrorName,
+  listErrorNames,
+  type InputType,
+} from '../../../statemachines/catalogue.js';
+
+/** Every activity the spec names, by its spec name. */
+const SPEC_ACTIVITIES = [
+  'Start Passcode Registration',
+  'Passcode Authentication Form',
+  'Complete Passcode Registration',
+  'Deregister Passcode',
+  'Add User',
+  'Get User',
+  'Archive Process Instance',
+  'Svc Push Notification',
+  'Wait on Push Notification',
+  'External Source Face Upload v1',
+  'Execute Cloud Function v2',
+  'External Source Face Match v1',
+  'Capture Face Image',
+  'Simple Decider',
+];
+
+/** The spec's Events table, verbatim. */
+const SPEC_ERROR_EVENTS: Record<string, string[]> = {
+  'Add User': ['Failed to add the user', 'ExtId Not Unique'],
+  'External Source Face Match v1': ['Exceed face match count', 'Failed face to face match', 'Failed face template generation'],
+  'Archive Process Instance': ['Configuration Exception'],
+  'Svc Push Notification': ['No Valid Destinations Available', 'No Destinations Available', 'Other Error'],
+  'Wait on Push Notification': ['Push Notification Process Failed', 'Push Notification Process Timed Out', 'Timeout', 'Other Error'],
+};
+
+/**
+ * The spec's input tables (name, type, required, default). `rule` marks an input the spec calls
+ * mandatory that a cross-input rule governs instead ("title/message or localized keys").
+ */
+type Row = [name: string, type: InputType, required: boolean | 'rule', defaultValue?: unknown];
+const SPEC_INPUTS: Record<string, Row[]> = {
+  'Start Passcode Registration': [
+    ['Passcode Registration Key', 'S', true, 'passcodeReg1'],
+    ['Passcode Key', 'S', true],
+    ['Store Name', 'S', true],
+    ['User External ID', 'S', false],
+    ['User ID', 'S', false],
+    ['User Key', 'S', true, 'user1'],
+  ],
+  'Passcode Authentication Form': [
+    ['Data form name', 'S', true],
+    ['Data form version', 'I', true, 1],
+    ['Form data Key', 'S', true, 'passcodeRegForm1'],
+    ['Passcode Registration Key', 'S', true, 'passcodeReg1'],
+    ['Starting Component ID', 'S', true, 'passcode-registration'],
+    ['UI Component ID', 'S', true, 'passcode-registration'],
+  ],
+  'Complete Passcode Registration': [
+    ['Passcode Registration Browser Response', 'S', false],
+    ['Passcode Registration Key', 'S', true, 'passcodeReg1'],
+  ],
+  'Deregister Passcode': [
+    ['Passcode Policy', 'S', true, 'passcodeAuth1'],
+    ['Store Name', 'S', true],
+    ['User External ID', 'S', false],
+    ['User ID', 'S', false],
+    ['User Key', 'S', true, 'user1'],
+  ],
+  'Get User': [
+    ['Store Name', 'S', true],
+    ['User External ID', 'S', false],
+    ['User ID', 'S', false],
+    ['User Key', 'S', true, 'user1'],
+  ],
+  'Add User': [
+    ['External ID', 'S', true],
+    ['Store Name', 'S', true],
+  ],
+  'Archive Process Instance': [
+    ['Archive Key', 'S', true, 'archiveKey1'],
+    ['Archive Policy Name', 'S', true],
+    ['Archive Policy Version', 'I', true],
+    ['Cloud Secrets', 'L', false],
+    ['Process Variables', 'L', false],
+  ],
+  'Svc Push Notification': [
+    ['Title', 'S', 'rule'],
+    ['Message', 'S', 'rule'],
+    ['Localized Title Key', 'S', false],
+    ['Localized Message Key', 'S', false],
+    ['Localized Title Arguments', 'L', false],
+    ['Localized Message Arguments', 'L', false],
+    ['Monitor Push Notification Process', 'B', false, true],
+    ['Push Notification Parameters', 'M', false],
+    ['Push Notification Process Definition Name', 'S', false],
+    ['Push Notification Process Definition Tag', 'S', false],
+    ['Push Notification Process Parameters', 'M', false],
+    ['Relying Party ID', 'S', true],
+    ['Retry Hint Duration (Seconds)', 'I', false, 60],
+    ['Store Name', 'S', true],
+    ['Time To Live (Seconds)', 'I', true],
+    ['User External ID', 'S', false],
+    ['User ID', 'S', false],
+    ['User Key', 'S', false],
+  ],
+  'Wait on Push Notification': [
+    ['List of Screens', 'L', false, ['wait-init']],
+    ['Polling Error Retry Count', 'I', false, 5],
+    ['Polling Interval (ms)', 'I', false, 500],
+    ['Polling URL', 'S', true, '${_pollingUrl}'],
+    ['Starting Component ID', 'S', false, 'push-notification-wait'],
+    ['UI Component ID', 'S', false, 'wait-init'],
+  ],
+  'External Source Face Upload v1': [['Output Variable', 'S', true, 'uploadURL']],
+  'Execute Cloud Function v2': [
+    ['Function Name', 'S', true],
+    ['Function Version', 'I', true],
+    ['Process Variables', 'L', false],
+  ],
+  'External Source Face Match v1': [['Max Attempts', 'I', false]],
+};
+
+const byName = (displayName: string) => CATALOGUE.find((a) => a.displayName === displayName);
+
+describe('CATALOGUE', () => {
+  it('has every activity the spec names, and a Data Form', () => {
+    for (const name of [...SPEC_ACTIVITIES, 'Data Form']) expect(byName(name), name).toBeDefined();
+  });
+
+  it('gives each activity a stable, unique type id', () => {
+    expect(new Set(ACTIVITY_TYPES).size).toBe(CATALOGUE.length);
+    for (const type of ACTIVITY_TYPES) expect(type).toMatch(/^[A-Z][A-Z0-9_]*$/);
+    expect(byName('Start Passcode Registration')?.type).toBe('START_PASSCODE_REGISTRATION');
+    expect(byName('Simple Decider')?.type).toBe('SIMPLE_DECIDER');
+  });
+
+  it('has the spec inputs with their types, required flags and defaults', () => {
+    for (const [activity, rows] of Object.entries(SPEC_INPUTS)) {
+      const spec = byName(activity)!;
+      for (const [name, type, required, defaultValue] of rows) {
+        const input = spec.inputs.find((i) => i.name === name);
+        expect(input, `${activity} / ${name}`).toBeDefined();
+        expect(input!.type, `${activity} / ${name}`).toBe(type);
+        if (required !== 'rule') expect(input!.required, `${activity} / ${name}`).toBe(required);
+        if (defaultValue !== undefined) expect(input!.default, `${activity} / ${name}`).toEqual(defaultValue);
+      }
+    }
+  });
+
+  it('has exactly the spec error events, and no other activity has any', () => {
+    for (const spec of CATALOGUE) {
+      expect(spec.errorEvents.map((e) => e.name), spec.displayName).toEqual(SPEC_ERROR_EVENTS[spec.displayName] ?? []);
+    }
+  });
+
+  it('names the spec outputs of Svc Push Notification', () => {
+    const outputs = byName('Svc Push Notification')!.outputs.map((o) => o.variable);
+    expect(outputs).toContain('vars.pollingUrl');
+    expect(outputs).toContain('vars.pnRedirectUrl');
+  });
+
+  it('gives user steps a bounded step timeout and the rest none', () => {
+    for (const spec of CATALOGUE) {
+      const timeout = spec.inputs.find((i) => i.name === STEP_TIMEOUT_INPUT);
+      if (spec.kind === 'user') {
+        expect(timeout, spec.displayName).toMatchObject({ type: 'I', default: 1800, min: 60, max: 2_419_200, references: false });
+      } else {
+        expect(timeout, spec.displayName).toBeUndefined();
+      }
+    }
+    expect(CATALOGUE.filter((a) => a.kind === 'user').map((a) => a.displayName).sort()).toEqual([
+      'Capture Face Image',
+      'Data Form',
+      'Passcode Authentication Form',
+      'Wait on Push Notification',
+    ]);
+  });
+
+  it('has the spec bounds: time to live 60..2419200, retry hint at most 1000', () => {
+    const push = byName('Svc Push Notification')!;
+    expect(push.inputs.find((i) => i.name === 'Time To Live (Seconds)')).toMatchObject({ min: 60, max: 2_419_200 });
+    const retry = push.inputs.find((i) => i.name === 'Retry Hint Duration (Seconds)')!;
+    expect(retry.max).toBe(1000);
+    expect(retry.min).toBeUndefined();
+  });
+
+  it('names only inputs it has in its rules', () => {
+    for (const spec of CATALOGUE) {
+      const names = new Set(spec.inputs.map((i) => i.name));
+      for (const rule of spec.rules) {
+        const used = rule.kind === 'groups' ? rule.groups.flat() : [rule.input, rule.requires];
+        for (const name of used) expect(names.has(name), `${spec.displayName}: ${name}`).toBe(true);
+      }
+    }
+  });
+
+  it('is plain JSON and matches its snapshot', async () => {
+    const json = JSON.stringify(CATALOGUE, null, 2);
+    expect(JSON.parse(json)).toEqual(CATALOGUE);
+    await expect(`${json}\n`).toMatchFileSnapshot('./__snapshots__/catalogue.json');
+  });
+});
+
+describe('ERROR_EVENT_ASL_NAMES', () => {
+  it('maps every error event to an ASL error name that Step Functions does not reserve', () => {
+    for (const spec of CATALOGUE) {
+      for (const event of spec.errorEvents) {
+        expect(ERROR_EVENT_ASL_NAMES[spec.type]?.[event.name]).toBe(event.aslError);
+        expect(event.aslError).toMatch(/^[A-Za-z][A-Za-z0-9]*$/);
+        expect(event.aslError.startsWith('States.')).toBe(false);
+      }
+    }
+  });
+
+  it('gives stable names', () => {
+    expect(aslErrorName('ADD_USER', 'ExtId Not Unique')).toBe('ExtIdNotUnique');
+    expect(aslErrorName('ADD_USER', 'Failed to add the user')).toBe('AddUserFailed');
+    expect(aslErrorName('WAIT_ON_PUSH_NOTIFICATION', 'Timeout')).toBe('PushWaitTimeout');
+    expect(aslErrorName('SVC_PUSH_NOTIFICATION', 'Other Error')).toBe('PushNotificationOtherError');
+    expect(aslErrorName('WAIT_ON_PUSH_NOTIFICATION', 'Other Error')).toBe('PushWaitOtherError');
+    expect(aslErrorName('GET_USER', 'Timeout')).toBeUndefined();
+  });
+
+  it('catches the step timeout on the wait step\'s Timeout event', () => {
+    const wait = activitySpec('WAIT_ON_PUSH_NOTIFICATION')!;
+    expect(wait.errorEvents.find((e) => e.name === 'Timeout')?.alsoCatches).toEqual(['States.Timeout']);
+  });
+});
+
+describe('listErrorNames', () => {
+  it('lists every ASL error name once, sorted', () => {
+    const names = listErrorNames();
+    expect(names).toEqual([...names].sort());
+    expect(names).toHaveLength(13);
+    expect(names).toContain('ExtIdNotUnique');
+    expect(names).toContain('FaceMatchCountExceeded');
+    expect(names).not.toContain('States.Timeout');
+  });
+});
