@@ -6,7 +6,7 @@ import { buildAccessTokenClaims, signAccessToken } from '../auth/jwt.js';
 import { signerFor } from '../auth/signer.js';
 import { apiKeyStore } from '../store/api-keys.js';
 import { issueRefusal, parseSecret, tokenTtl } from './domain.js';
-import { routes } from '../routes.js';
+import { apiKeyRoutes as routes } from './routes.js';
 
 export const handler = apiHandler(routes.issueToken, async ({ tenantId, auth, now }) => {
   if (auth.kind !== 'apiKey') throw new InvalidApiKeyError();

@@ -2,7 +2,7 @@ import { apiHandler } from '../http/wrapper.js';
 import { apiKeyStore } from '../store/api-keys.js';
 import { actorOf } from './actor.js';
 import { applyUpdate, requireFound, toView } from './domain.js';
-import { routes } from '../routes.js';
+import { apiKeyRoutes as routes } from './routes.js';
 
 export const handler = apiHandler(routes.updateApiKey, async ({ tenantId, auth, path, body, now }) => {
   const current = requireFound(await apiKeyStore.get(tenantId, path.apiKeyId), path.apiKeyId);

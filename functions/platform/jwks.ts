@@ -1,7 +1,7 @@
 import { getConfig } from '../config.js';
 import { apiHandler } from '../http/wrapper.js';
 import { signerFor } from '../auth/signer.js';
-import { routes } from '../routes.js';
+import { platformRoutes as routes } from './routes.js';
 
 export const handler = apiHandler(routes.jwks, async () => {
   const jwk = await signerFor(getConfig().SIGNING_KEY).publicJwk();

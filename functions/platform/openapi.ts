@@ -1,5 +1,6 @@
 import { apiHandler } from '../http/wrapper.js';
-import { routeList, routes } from '../routes.js';
+import { routeList } from '../routes.js';
+import { platformRoutes as routes } from './routes.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 
 let document: Record<string, unknown> | undefined;

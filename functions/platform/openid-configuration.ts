@@ -1,6 +1,6 @@
 import { getConfig } from '../config.js';
 import { apiHandler } from '../http/wrapper.js';
-import { routes } from '../routes.js';
+import { platformRoutes as routes } from './routes.js';
 
 /** Discovery for the API Gateway JWT authorizer, which finds the keys through `jwks_uri`. */
 export const handler = apiHandler(routes.openidConfiguration, async () => {

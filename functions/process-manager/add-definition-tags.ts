@@ -1,7 +1,7 @@
 import { apiHandler, principalOf } from '../http/wrapper.js';
 import { definitionStore } from '../store/process-definitions.js';
 import { DefinitionNotFoundError, tagView, type DefinitionTagRecord } from './definitions.js';
-import { routes } from '../routes.js';
+import { definitionRoutes as routes } from './definition-routes.js';
 
 /** Puts tags on a definition version; a tag held by another version of any definition moves here. */
 export const handler = apiHandler(routes.addDefinitionTags, async ({ tenantId, auth, path, body, now }) => {

@@ -1,7 +1,7 @@
 import { apiHandler, principalOf } from '../http/wrapper.js';
 import { definitionView } from './definitions.js';
 import { publishDefinition } from './publish.js';
-import { routes } from '../routes.js';
+import { definitionRoutes as routes } from './definition-routes.js';
 
 export const handler = apiHandler(routes.createProcessDefinition, async ({ tenantId, auth, body, now }) => {
   const record = await publishDefinition(body, { tenantId, principal: principalOf(auth), now });

@@ -2,7 +2,7 @@ import { apiHandler, principalOf } from '../http/wrapper.js';
 import { definitionStore } from '../store/process-definitions.js';
 import { processTokenStore } from '../store/process-tokens.js';
 import { DEPRECATION_WARNING, ProcessTokenNameTakenError, newProcessToken, tokenView } from './tokens.js';
-import { routes } from '../routes.js';
+import { tokenRoutes as routes } from './token-routes.js';
 
 export const handler = apiHandler(routes.createProcessToken, async ({ tenantId, auth, body, now, origin }) => {
   const definitionFound =

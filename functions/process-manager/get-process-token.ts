@@ -1,7 +1,7 @@
 import { apiHandler } from '../http/wrapper.js';
 import { processTokenStore } from '../store/process-tokens.js';
 import { ProcessTokenNotFoundError, tokenView } from './tokens.js';
-import { routes } from '../routes.js';
+import { tokenRoutes as routes } from './token-routes.js';
 
 export const handler = apiHandler(routes.getProcessToken, async ({ tenantId, path, origin }) => {
   const record = await processTokenStore.get(tenantId, path.processTokenId);

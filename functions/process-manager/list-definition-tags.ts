@@ -1,7 +1,7 @@
 import { apiHandler } from '../http/wrapper.js';
 import { definitionStore } from '../store/process-definitions.js';
 import { tagView } from './definitions.js';
-import { routes } from '../routes.js';
+import { definitionRoutes as routes } from './definition-routes.js';
 
 export const handler = apiHandler(routes.listDefinitionTags, async ({ tenantId }) => {
   const tags = await definitionStore.listTags(tenantId);

@@ -1,7 +1,7 @@
 import { apiHandler } from '../http/wrapper.js';
 import { definitionStore } from '../store/process-definitions.js';
 import { definitionPage } from './definitions.js';
-import { routes } from '../routes.js';
+import { definitionRoutes as routes } from './definition-routes.js';
 
 export const handler = apiHandler(routes.listProcessDefinitions, async ({ tenantId, query }) => ({
   status: 200,
