@@ -2,6 +2,7 @@ import type { RouteDef } from './http/route.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { definitionRoutes } from './process-manager/definition-routes.js';
 import { tokenRoutes } from './process-manager/token-routes.js';
+import { instanceRoutes } from './process-manager/instance-routes.js';
 import { platformRoutes } from './platform/routes.js';
 
 /**
@@ -16,6 +17,7 @@ export const routes = {
   ...apiKeyRoutes,
   ...definitionRoutes,
   ...tokenRoutes,
+  ...instanceRoutes,
   ...platformRoutes,
 } satisfies Record<string, RouteDef>;
 

@@ -9,7 +9,12 @@ export const API_KEY_STATUSES = ['ACTIVE', 'BLOCKED', 'ARCHIVED'] as const;
  * Operations a key may be used for directly with `X-API-Key` (the spec's "K" routes).
  * A key's `permittedOperations` narrows it to some of them; empty means all of them.
  */
-export const DIRECT_OPERATIONS = ['issueToken', 'createProcessToken'] as const;
+export const DIRECT_OPERATIONS = [
+  'issueToken',
+  'createProcessToken',
+  'createProcessInstance',
+  'createProcessInstanceFromTemplate',
+] as const;
 
 export const SORTABLE_FIELDS = [
   'id',

@@ -27,8 +27,10 @@ export interface AwsAccess {
   /** Query on the table's global secondary indexes. */
   queryIndexes?: boolean;
   signingKey?: 'sign' | 'publicKey';
-  /** Step Functions: create a definition version's state machine (and pass its role to it). */
-  stateMachines?: 'publish';
+  /** Step Functions: create a definition version's state machine (and pass it its role), or start executions. */
+  stateMachines?: 'publish' | 'start';
+  /** EventBridge: put instance events on the default bus. */
+  events?: 'publish';
 }
 
 export interface RouteDef<

@@ -38,6 +38,8 @@ export interface RequestContext<P, Q, B> {
   tenantId: string;
   /** `https://{tenant}.{region}.{domain}` as the caller reached it (http and a port locally). */
   origin: string;
+  /** Request headers, names in lower case (for operation-level headers such as Idempotency-Key). */
+  headers: Record<string, string | undefined>;
   auth: AuthContext;
   path: P;
   query: Q;
@@ -213,6 +215,7 @@ export function apiHandler<P extends z.ZodType | undefined, Q extends z.ZodType 
         requestId,
         tenantId,
         origin: originOf(event),
+        headers: event.headers,
         auth,
         path: validate(route.request.path as P, event.pathParameters ?? {}, 'path'),
         query: validate(route.request.query as Q, parseQuery(event.rawQueryString), 'query'),

@@ -6,6 +6,10 @@
 export interface Orchestrator {
   /** Creates (or finds, if identical) the state machine of one definition version. */
   publishStateMachine(input: { tenantId: string; definitionId: string; name: string; version: number; asl: object }): Promise<string>;
+  /** Starts a journey; the execution is named after the instance, so a retry cannot start two. */
+  startExecution(input: { stateMachineArn: string; name: string; input: object }): Promise<{ executionArn: string }>;
+  /** Resumes a journey waiting at a user step with the step's output. */
+  sendTaskSuccess(taskToken: string, output: object): Promise<void>;
 }
 
 /** Every definition version's state machine is named after the version's id. */

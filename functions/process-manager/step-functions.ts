@@ -30,5 +30,14 @@ export function stepFunctionsOrchestrator(): Orchestrator {
       );
       return out.stateMachineArn!;
     },
+    async startExecution({ stateMachineArn, name, input }) {
+      const { sfn: c, sdk } = await sfn();
+      const out = await c.send(new sdk.StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }));
+      return { executionArn: out.executionArn! };
+    },
+    async sendTaskSuccess(taskToken, output) {
+      const { sfn: c, sdk } = await sfn();
+      await c.send(new sdk.SendTaskSuccessCommand({ taskToken, output: JSON.stringify(output) }));
+    },
   };
 }

@@ -60,6 +60,21 @@ export const keys = {
     return { PK: keys.definitionPartition(tenantId), SK: `PDEFTAG#${encoded(tag)}` };
   },
   definitionSortPrefix: 'PDEF#',
+
+  /** Each instance has its own partition (its later items: screens, user data, images). */
+  instance(tenantId: string, id: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: 'PI' };
+  },
+  /** GSI1 lists a tenant's instances by creation time. */
+  instanceIndex(tenantId: string, createdAt: string, id: string): { GSI1PK: string; GSI1SK: string } {
+    return { GSI1PK: keys.instanceIndexPartition(tenantId), GSI1SK: `${createdAt}#${part(id)}` };
+  },
+  instanceIndexPartition(tenantId: string): string {
+    return `${tenantPrefix(tenantId)}PIS`;
+  },
+  idempotency(tenantId: string, key: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}IDEMP#${encoded(key)}`, SK: 'IDEMP' };
+  },
   definitionTagSortPrefix: 'PDEFTAG#',
 };
 

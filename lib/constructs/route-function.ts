@@ -135,6 +135,20 @@ export class RouteFunction extends Construct {
       );
     }
 
+    if (access.stateMachines === 'start') {
+      statements.push(
+        new iam.PolicyStatement({ sid: 'StartJourneys', actions: ['states:StartExecution'], resources: [props.stateMachineArnPattern] }),
+      );
+    }
+    if (access.events === 'publish') {
+      statements.push(
+        new iam.PolicyStatement({
+          sid: 'PublishInstanceEvents',
+          actions: ['events:PutEvents'],
+          resources: [stack.formatArn({ service: 'events', resource: 'event-bus', resourceName: 'default' })],
+        }),
+      );
+    }
     // A role per function with an inline policy: no AWSLambdaBasicExecutionRole (which may write
     // to every log group in the account) and nothing shared between operations.
     this.role = new iam.Role(this, 'Role', {
@@ -143,13 +157,13 @@ export class RouteFunction extends Construct {
       inlinePolicies: { [route.operationId]: new iam.PolicyDocument({ statements }) },
     });
 
-    if (access.stateMachines === 'publish') {
+    if (access.stateMachines === 'publish' || access.stateMachines === 'start') {
       // cdk-nag 3 acknowledges each wildcard finding by its exact resource string.
       Validations.of(this.role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::${nagArn(props.stateMachineArnPattern, stack)}]`,
         reason:
           'State machines are made at run time, one per published definition version, so their ARNs are known only by ' +
-          'the arthr- name prefix this grant is limited to.',
+          'the arthr- name prefix this grant (create, or start executions) is limited to.',
       });
     }
 

@@ -1,15 +1,33 @@
 import { stateMachineName, type Orchestrator } from '../../functions/process-manager/orchestrator.js';
-import { LocalStepFunctions } from './engine.js';
+import { recordExecutionEnd } from '../../functions/process-manager/status.js';
+import { log } from '../../functions/http/log.js';
+import type { LocalStepFunctions } from './engine.js';
 
 /**
  * The local runtime's orchestrator: state machines live in the in-process engine, which runs
  * the same ASL as Step Functions. The engine keeps nothing across restarts, so the runtime
- * publishes every stored definition again when it starts.
+ * publishes every stored definition again when it starts. An execution's end is reported to the
+ * same function the EventBridge rule calls on AWS.
  */
 export function localOrchestrator(engine: LocalStepFunctions): Orchestrator {
   return {
     async publishStateMachine({ definitionId, asl }) {
       return engine.createStateMachine(stateMachineName(definitionId), asl).stateMachineArn;
+    },
+    async startExecution({ stateMachineArn, name, input }) {
+      const { executionArn, done } = engine.startExecution(stateMachineArn, input as never, { name });
+      const ref = (input as { instance: { tenantId: string; processInstanceId: string } }).instance;
+      void done.then(async (result) => {
+        try {
+          await recordExecutionEnd(ref, result, new Date());
+        } catch (err) {
+          log().error('could not record an execution end', { executionArn, error: err as Error });
+        }
+      });
+      return { executionArn };
+    },
+    async sendTaskSuccess(taskToken, output) {
+      engine.sendTaskSuccess(taskToken, output as never);
     },
   };
 }

@@ -18,6 +18,9 @@ import { compileDefinition } from '../../statemachines/compile.js';
 import { EXAMPLES } from '../../statemachines/examples/index.js';
 import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions.js';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { runActivity } from '../../functions/activities/run.js';
+import { installEventPublisher } from '../../functions/events/publisher.js';
+import { localEventBus } from './events.js';
 import { getConfig } from '../../functions/config.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 
@@ -48,6 +51,7 @@ export interface LocalRuntime {
   createdDemo: boolean;
   /** Example definitions published to the demo tenant at this start (`name vN`). */
   published: string[];
+  engine: LocalStepFunctions;
   stop(): Promise<void>;
 }
 
@@ -90,15 +94,11 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     // Journeys: the engine keeps state machines in memory, so every stored definition version
     // gets its state machine again at each start.
     const engine = new LocalStepFunctions({
-      // Executions start with process instances, which this build does not have yet, so no
-      // activity is ever invoked; an invocation would be refused, not faked.
-      invoke: async (_arn, payload) => {
-        throw Object.assign(new Error(`No activity runtime for ${JSON.stringify((payload as { activityType?: string })?.activityType)}`), {
-          name: 'ActivityRuntimeMissing',
-        });
-      },
+      // The same activity function the state machines invoke on AWS, called in process.
+      invoke: async (_arn, payload) => runActivity(payload as Record<string, unknown>, new Date()),
     });
     installOrchestrator(localOrchestrator(engine));
+    installEventPublisher(localEventBus());
     await republishDefinitions(admin, engine);
     admin.destroy();
 
@@ -141,8 +141,10 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       bootstrap,
       createdDemo,
       published,
+      engine,
       async stop() {
         await http.close();
+        await engine.shutdown();
         await dynamo.stop();
         rmSync(runtimePath, { force: true });
       },

@@ -86,6 +86,8 @@ function expectedDataActions(route: RouteDef): string[] {
   if (route.aws.signingKey === 'sign') out.push('kms:Sign');
   if (route.aws.signingKey === 'publicKey') out.push('kms:GetPublicKey');
   if (route.aws.stateMachines === 'publish') out.push('states:CreateStateMachine', 'states:TagResource', 'iam:PassRole');
+  if (route.aws.stateMachines === 'start') out.push('states:StartExecution');
+  if (route.aws.events === 'publish') out.push('events:PutEvents');
   return out.sort();
 }
 
@@ -297,10 +299,10 @@ describe('ArthrStack', () => {
         const [, f] = functionFor(route);
         const statements = statementsOf(refId(f.Properties.Role)!);
         const actions = statements.flatMap((s) => asArray(s.Action));
-        const data = [...new Set(actions.filter((a) => /^(dynamodb|kms|states|iam):/.test(a)))].sort();
+        const data = [...new Set(actions.filter((a) => /^(dynamodb|kms|states|iam|events):/.test(a)))].sort();
         expect(data, route.operationId).toEqual(expectedDataActions(route));
         expect(actions.filter((a) => a.includes('*')), route.operationId).toEqual([]);
-        expect(actions.filter((a) => !/^(dynamodb|kms|states|iam):/.test(a)).sort(), route.operationId).toEqual([...LOG_ACTIONS].sort());
+        expect(actions.filter((a) => !/^(dynamodb|kms|states|iam|events):/.test(a)).sort(), route.operationId).toEqual([...LOG_ACTIONS].sort());
         expect(statements.every((s) => s.Effect === 'Allow')).toBe(true);
       }
     });

@@ -1,0 +1,74 @@
+import { ConflictError, NotFoundError } from '../errors.js';
+import { processInstanceStore } from '../store/process-instances.js';
+import { isExpired } from '../process-manager/instances.js';
+import { resolveInputs } from '../../statemachines/references.js';
+import type { InputValue } from '../../statemachines/definition.js';
+
+export class StepNotWaitingError extends ConflictError {
+  override readonly code = 'STEP_NOT_WAITING';
+}
+
+export interface UserStepPayload {
+  activityId: string;
+  activityType: string;
+  inputs: Record<string, InputValue>;
+  state: Record<string, unknown> & { instance: { tenantId: string; processInstanceId: string } };
+  taskToken: string;
+}
+
+/**
+ * A user step began: the journey now waits for the end user. What the page needs (the step,
+ * its resolved inputs, the session so far) and the task token that resumes the execution are
+ * recorded on the instance.
+ */
+export async function recordWaitingStep(payload: UserStepPayload, now: Date): Promise<void> {
+  const { tenantId, processInstanceId } = payload.state.instance;
+  await processInstanceStore.setWaitingStep(tenantId, processInstanceId, {
+    activityId: payload.activityId,
+    activityType: payload.activityType,
+    inputs: resolveInputs(payload.activityType, payload.inputs, payload.state),
+    state: payload.state,
+    taskToken: payload.taskToken,
+    since: now.toISOString(),
+  });
+}
+
+/** Sends a step's result to the execution (SendTaskSuccess on AWS, the engine locally). */
+export interface TaskResumer {
+  sendTaskSuccess(taskToken: string, output: object): Promise<void>;
+}
+
+/**
+ * The end user finished a step: the session as it was when the step began, with the step's
+ * result merged over it, resumes the execution. The one call the hosted pages make; the
+ * waiting step is taken off first (conditionally), so a step completes at most once.
+ */
+export async function completeUserStep(
+  input: { tenantId: string; processInstanceId: string; activityId: string; result: Record<string, unknown> },
+  resumer: TaskResumer,
+  now: Date,
+): Promise<void> {
+  const record = await processInstanceStore.get(input.tenantId, input.processInstanceId);
+  if (!record || isExpired(record, now)) throw new NotFoundError(`Process instance ${input.processInstanceId} was not found.`);
+  const step = record.currentStep;
+  if (!step || step.activityId !== input.activityId) {
+    throw new StepNotWaitingError(`The journey is not waiting at ${input.activityId}.`);
+  }
+  if (!(await processInstanceStore.clearWaitingStep(input.tenantId, input.processInstanceId, step.taskToken, now))) {
+    throw new StepNotWaitingError(`The step ${input.activityId} was already completed.`);
+  }
+  await resumer.sendTaskSuccess(step.taskToken, mergeSession(step.state, input.result));
+}
+
+/** Deep-merges a step's result into the session: objects merge, everything else replaces. */
+export function mergeSession(state: Record<string, unknown>, result: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...state };
+  for (const [k, v] of Object.entries(result)) {
+    const prev = out[k];
+    out[k] =
+      v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' && !Array.isArray(prev)
+        ? mergeSession(prev as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
+  }
+  return out;
+}

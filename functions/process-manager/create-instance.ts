@@ -1,0 +1,103 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { ValidationError } from '../errors.js';
+import { definitionStore } from '../store/process-definitions.js';
+import { processInstanceStore } from '../store/process-instances.js';
+import { processTokenStore } from '../store/process-tokens.js';
+import { IDEMPOTENCY_KEY_PATTERN } from './instance-schemas.js';
+import {
+  IdempotencyKeyReusedError,
+  initialSession,
+  newInstance,
+  redirectUrl,
+  tokenRefusal,
+  ProcessTokenUnusableError,
+} from './instances.js';
+import { ProcessTokenNotFoundError } from './tokens.js';
+import { orchestrator } from './orchestrator.js';
+import { changeStatus } from './status.js';
+import { log } from '../http/log.js';
+
+export interface CreateInstanceInput {
+  tenantId: string;
+  principal: string;
+  origin: string;
+  now: Date;
+  processTokenId: string;
+  extraParameters?: Record<string, string>;
+  idempotencyKey?: string;
+  /** Set on the one retry after a concurrent request with the same key won. */
+  retried?: boolean;
+}
+
+export function idempotencyKeyOf(headers: IncomingHttpHeaders | Record<string, string | undefined>): string | undefined {
+  const key = headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
+    throw new ValidationError('Idempotency-Key must be 1 to 255 visible ASCII characters.', [
+      { location: 'header.idempotency-key', message: 'must be 1 to 255 visible ASCII characters' },
+    ]);
+  }
+  return key;
+}
+
+/**
+ * Creates an instance from a process token and starts its journey: read the token and its
+ * definition, then one transaction (the token's use, the instance, the idempotency record),
+ * then one StartExecution named after the instance.
+ */
+export async function createInstance(input: CreateInstanceInput): Promise<{ status: number; body: Record<string, unknown> }> {
+  const { tenantId, now } = input;
+  const fingerprint = JSON.stringify([input.processTokenId, input.extraParameters ?? {}]);
+  if (input.idempotencyKey) {
+    const earlier = await processInstanceStore.getIdempotent(tenantId, input.idempotencyKey, now);
+    if (earlier) {
+      if (earlier.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
+      return { status: earlier.status, body: earlier.body };
+    }
+  }
+
+  const token = await processTokenStore.get(tenantId, input.processTokenId);
+  if (!token) throw new ProcessTokenNotFoundError(input.processTokenId);
+  const refusal = tokenRefusal(token, now);
+  if (refusal) throw refusal;
+
+  const definition = token.processDefnTag
+    ? await definitionStore.getTag(tenantId, token.processDefnTag).then((tag) => (tag ? definitionStore.get(tenantId, tag.processDefinitionId) : undefined))
+    : await definitionStore.getByNameVersion(tenantId, token.processDefnName!, Number(token.processDefnVersion));
+  if (!definition) {
+    throw new ProcessTokenUnusableError('PROCESS_TOKEN_INACTIVE', 'The process definition of this token no longer exists.');
+  }
+
+  const { record, capability } = newInstance(token, definition, {
+    tenantId,
+    principal: input.principal,
+    now,
+    ...(input.extraParameters ? { extraParameters: input.extraParameters } : {}),
+  });
+  const body = { redirectUrl: redirectUrl(input.origin, record, capability), processInstanceId: record.id };
+  const created = await processInstanceStore.createWithToken(
+    record,
+    token,
+    now,
+    input.idempotencyKey ? { key: input.idempotencyKey, result: { fingerprint, status: 201, body } } : undefined,
+  );
+  if (created.outcome === 'tokenRefused') {
+    // Re-read to say why: another request may have used the last count meanwhile.
+    const latest = await processTokenStore.get(tenantId, token.id);
+    throw (latest && tokenRefusal(latest, now)) ?? new ProcessTokenUnusableError('PROCESS_TOKEN_EXHAUSTED', 'The process token cannot be used now.');
+  }
+  if (created.outcome === 'idempotencyKeyTaken') {
+    // A concurrent request with the same key won: answer as it did.
+    if (input.retried) throw new IdempotencyKeyReusedError();
+    return createInstance({ ...input, retried: true });
+  }
+
+  try {
+    await (await orchestrator()).startExecution({ stateMachineArn: record.stateMachineArn, name: record.id, input: initialSession(record) });
+  } catch (err) {
+    log().error('could not start the journey', { processInstanceId: record.id, error: err as Error });
+    await changeStatus(record, 'COMPLETED_PROCESS_ERROR', new Date());
+    throw err;
+  }
+  return { status: 201, body };
+}

@@ -1,0 +1,15 @@
+import { apiHandler, principalOf } from '../http/wrapper.js';
+import { createInstance, idempotencyKeyOf } from './create-instance.js';
+import { instanceRoutes as routes } from './instance-routes.js';
+
+export const handler = apiHandler(routes.createProcessInstance, async ({ tenantId, auth, query, now, origin, headers }) => {
+  const out = await createInstance({
+    tenantId,
+    principal: principalOf(auth),
+    origin,
+    now,
+    processTokenId: query.pt,
+    idempotencyKey: idempotencyKeyOf(headers),
+  });
+  return { status: out.status, body: out.body };
+});

@@ -1,0 +1,169 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { ConflictError, NotFoundError } from '../errors.js';
+import type { ProcessTokenRecord } from './tokens.js';
+import type { ProcessDefinitionRecord } from './definitions.js';
+
+export const INSTANCE_STATUSES = [
+  'PENDING',
+  'ACTIVE',
+  'COMPLETED_ENDED_SUCCESS',
+  'COMPLETED_ENDED_ERROR',
+  'COMPLETED_PROCESS_ERROR',
+  'COMPLETED_TERMINATED',
+  'REVIEW',
+] as const;
+export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
+
+/** Token parameters copied onto the instance read, as the service family returns them. */
+export const CONTACT_PARAMETERS = ['firstName', 'lastName', 'email', 'phoneNumber'] as const;
+
+export interface ProcessInstanceRecord {
+  tenantId: string;
+  id: string;
+  processDefnId: string;
+  processDefnName: string;
+  processDefnVersion: number;
+  processTokenId: string;
+  status: InstanceStatus;
+  createdAt: string;
+  lastUpdatedAt: string;
+  retentionDays: number;
+  /** createdAt + retentionDays; after it reads answer 404 and DynamoDB TTL deletes the items. */
+  expiringDtm: string;
+  /** The same instant in epoch seconds: the table's TTL attribute. */
+  expiresAt: number;
+  parameters: Record<string, string>;
+  /** SHA-256 of the end user's capability; the capability itself is only in the redirect URL. */
+  capabilityHash: string;
+  stateMachineArn: string;
+  createdBy: string;
+  /** The user step the journey waits at, if any. */
+  currentStep?: import('../store/process-instances.js').WaitingStep;
+}
+
+export class ProcessTokenUnusableError extends ConflictError {
+  constructor(
+    override readonly code: 'PROCESS_TOKEN_INACTIVE' | 'PROCESS_TOKEN_EXHAUSTED' | 'PROCESS_TOKEN_NOT_YET_VALID' | 'PROCESS_TOKEN_EXPIRED',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class ProcessInstanceNotFoundError extends NotFoundError {
+  override readonly code = 'PROCESS_INSTANCE_NOT_FOUND';
+  constructor(id: string) {
+    super(`Process instance ${id} was not found.`);
+  }
+}
+
+export class IdempotencyKeyReusedError extends ConflictError {
+  override readonly code = 'IDEMPOTENCY_KEY_REUSED';
+  constructor() {
+    super('This Idempotency-Key was used for a different request.');
+  }
+}
+
+/** Why a token cannot create an instance now, or undefined when it can. */
+export function tokenRefusal(token: ProcessTokenRecord, now: Date): ProcessTokenUnusableError | undefined {
+  if (token.status !== 'ACTIVE') return new ProcessTokenUnusableError('PROCESS_TOKEN_INACTIVE', 'The process token is INACTIVE.');
+  if (token.validFromDtm && new Date(token.validFromDtm) > now) {
+    return new ProcessTokenUnusableError('PROCESS_TOKEN_NOT_YET_VALID', `The process token is valid from ${token.validFromDtm}.`);
+  }
+  if (token.validToDtm && new Date(token.validToDtm) <= now) {
+    return new ProcessTokenUnusableError('PROCESS_TOKEN_EXPIRED', `The process token was valid until ${token.validToDtm}.`);
+  }
+  if (token.maxCount !== null && token.counter >= token.maxCount) {
+    return new ProcessTokenUnusableError('PROCESS_TOKEN_EXHAUSTED', `The process token has been used its ${token.maxCount} time(s).`);
+  }
+  return undefined;
+}
+
+/**
+ * A new instance and the end user's capability: 256 random bits, stored only as a hash, bound
+ * to this instance and expiring with it.
+ */
+export function newInstance(
+  token: ProcessTokenRecord,
+  definition: ProcessDefinitionRecord,
+  ctx: { tenantId: string; principal: string; now: Date; extraParameters?: Record<string, string> },
+): { record: ProcessInstanceRecord; capability: string } {
+  const capability = randomBytes(32).toString('base64url');
+  const created = ctx.now;
+  const expiring = new Date(created.getTime() + definition.retentionDays * 86_400_000);
+  return {
+    capability,
+    record: {
+      tenantId: ctx.tenantId,
+      id: randomUUID(),
+      processDefnId: definition.id,
+      processDefnName: definition.name,
+      processDefnVersion: definition.version,
+      processTokenId: token.id,
+      status: 'PENDING',
+      createdAt: created.toISOString(),
+      lastUpdatedAt: created.toISOString(),
+      retentionDays: definition.retentionDays,
+      expiringDtm: expiring.toISOString(),
+      expiresAt: Math.floor(expiring.getTime() / 1000),
+      parameters: { ...token.parameters, ...ctx.extraParameters },
+      capabilityHash: hashCapability(capability),
+      stateMachineArn: definition.stateMachineArn,
+      createdBy: ctx.principal,
+    },
+  };
+}
+
+export function hashCapability(capability: string): string {
+  return createHash('sha256').update(capability, 'utf8').digest('hex');
+}
+
+/** Expired instances are gone for every reader, before DynamoDB's TTL sweep catches up. */
+export function isExpired(record: { expiresAt: number }, now: Date): boolean {
+  return record.expiresAt * 1000 <= now.getTime();
+}
+
+export function redirectUrl(origin: string, record: ProcessInstanceRecord, capability: string): string {
+  return `${origin}/journey/${record.id}?c=${capability}`;
+}
+
+/** The execution's input: the session data the compiled state machine works on. */
+export function initialSession(record: ProcessInstanceRecord) {
+  return {
+    instance: {
+      tenantId: record.tenantId,
+      processInstanceId: record.id,
+      processDefnId: record.processDefnId,
+      processDefnName: record.processDefnName,
+      processDefnVersion: record.processDefnVersion,
+    },
+    parameters: record.parameters,
+    vars: {},
+    _checks: {},
+    _faces: {},
+  };
+}
+
+export function instanceView(r: ProcessInstanceRecord) {
+  const contact: Record<string, string> = {};
+  for (const k of CONTACT_PARAMETERS) if (r.parameters[k] !== undefined) contact[k] = r.parameters[k]!;
+  return {
+    id: r.id,
+    tenantId: r.tenantId,
+    processDefnId: r.processDefnId,
+    processDefnName: r.processDefnName,
+    processDefnVersion: r.processDefnVersion,
+    processTokenId: r.processTokenId,
+    status: r.status,
+    createdAt: r.createdAt,
+    lastUpdatedAt: r.lastUpdatedAt,
+    ...contact,
+    retentionDays: r.retentionDays,
+    expiringDtm: r.expiringDtm,
+  };
+}
+
+export function instanceWithParametersView(r: ProcessInstanceRecord) {
+  const { expiringDtm: _e, ...view } = instanceView(r);
+  return { ...view, processTokenParameters: r.parameters };
+}

@@ -1,0 +1,65 @@
+import { eventPublisher } from '../events/publisher.js';
+import { processInstanceStore } from '../store/process-instances.js';
+import type { InstanceStatus, ProcessInstanceRecord } from './instances.js';
+
+const FINAL: ReadonlySet<InstanceStatus> = new Set([
+  'COMPLETED_ENDED_SUCCESS',
+  'COMPLETED_ENDED_ERROR',
+  'COMPLETED_PROCESS_ERROR',
+  'COMPLETED_TERMINATED',
+  'REVIEW',
+]);
+
+export function isFinal(status: InstanceStatus): boolean {
+  return FINAL.has(status);
+}
+
+/**
+ * Moves an instance to a new status and publishes the change. The write is conditional on the
+ * status read, so two racing changes cannot both win, and a final status is never left.
+ */
+export async function changeStatus(record: ProcessInstanceRecord, to: InstanceStatus, now: Date): Promise<boolean> {
+  if (record.status === to || isFinal(record.status)) return false;
+  if (!(await processInstanceStore.setStatus(record, record.status, to, now))) return false;
+  await (await eventPublisher()).publish({
+    type: 'ProcessInstanceStatusChanged',
+    tenantId: record.tenantId,
+    processInstanceId: record.id,
+    processDefnId: record.processDefnId,
+    processDefnName: record.processDefnName,
+    processDefnVersion: record.processDefnVersion,
+    status: to,
+    previousStatus: record.status,
+    at: now.toISOString(),
+  });
+  return true;
+}
+
+/**
+ * The instance's final status from its execution's end: the decider's `_decision` when there is
+ * one, COMPLETED_TERMINATED when a user step timed out or the execution was stopped, and
+ * COMPLETED_PROCESS_ERROR for any other failure.
+ */
+export function finalStatus(result: { status: string; output?: unknown; error?: string }): InstanceStatus {
+  if (result.status === 'SUCCEEDED') {
+    const decision = (result.output as { _decision?: string } | undefined)?._decision;
+    if (decision === 'FAIL') return 'COMPLETED_ENDED_ERROR';
+    if (decision === 'REVIEW') return 'REVIEW';
+    return 'COMPLETED_ENDED_SUCCESS';
+  }
+  if (result.status === 'ABORTED' || result.status === 'TIMED_OUT' || result.error === 'States.Timeout') return 'COMPLETED_TERMINATED';
+  return 'COMPLETED_PROCESS_ERROR';
+}
+
+/** Where an execution's end is reported (the local engine, or the EventBridge rule on AWS). */
+export async function recordExecutionEnd(
+  ref: { tenantId: string; processInstanceId: string },
+  result: { status: string; output?: unknown; error?: string },
+  now: Date,
+): Promise<InstanceStatus | undefined> {
+  const record = await processInstanceStore.get(ref.tenantId, ref.processInstanceId);
+  if (!record) return undefined;
+  const to = finalStatus(result);
+  await changeStatus(record, to, now);
+  return to;
+}
