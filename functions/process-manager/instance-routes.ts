@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { badRequest, error, forbidden, unauthorized } from '../http/responses.js';
 import {
@@ -7,6 +8,10 @@ import {
   InstanceIdPathSchema,
   InstanceSchema,
   InstanceWithParametersSchema,
+  InstanceCsvRequestSchema,
+  InstanceListQuerySchema,
+  InstancePageSchema,
+  InstanceSearchQuerySchema,
 } from './instance-schemas.js';
 
 const refusedToken = error(
@@ -48,6 +53,51 @@ export const instanceRoutes = {
     request: { body: CreateFromTemplateSchema },
     responses: { 201: created, 400: badRequest, 401: unauthorized, 403: forbidden, 404: error('No such process token.'), 409: refusedToken },
     aws: { table: 'readWrite', signingKey: 'publicKey', stateMachines: 'start', events: 'publish' },
+  }),
+  listProcessInstances: defineRoute({
+    operationId: 'listProcessInstances',
+    method: 'GET',
+    path: '/api/process-manager/processInstances',
+    handler: 'functions/process-manager/list-process-instances.ts',
+    auth: 'bearer',
+    permission: 'ProcessManager:getProcessInstance',
+    summary: "List the tenant's instances, newest first, a page at a time",
+    tag: 'Process instances',
+    request: { query: InstanceListQuerySchema },
+    responses: { 200: { description: 'A page of instances.', schema: InstancePageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden },
+    aws: { table: 'read', queryIndexes: true },
+  }),
+  searchProcessInstances: defineRoute({
+    operationId: 'searchProcessInstances',
+    method: 'GET',
+    path: '/api/process-manager/processInstances/search',
+    handler: 'functions/process-manager/search-process-instances.ts',
+    auth: 'bearer',
+    permission: 'ProcessManager:getProcessInstance',
+    summary: 'Search instances by free text, creation range, definition and status',
+    tag: 'Process instances',
+    request: { query: InstanceSearchQuerySchema },
+    responses: { 200: { description: 'A page of matching instances.', schema: InstancePageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden },
+    aws: { table: 'read', queryIndexes: true },
+  }),
+  exportProcessInstancesCsv: defineRoute({
+    operationId: 'exportProcessInstancesCsv',
+    method: 'POST',
+    path: '/api/process-manager/processInstances/csv',
+    handler: 'functions/process-manager/export-process-instances-csv.ts',
+    auth: 'bearer',
+    permission: 'ProcessManager:getProcessInstance',
+    summary: 'Export the instances matching the search filters as CSV',
+    description: 'The body takes the search filters; the answer is text/csv with a header row.',
+    tag: 'Process instances',
+    request: { body: InstanceCsvRequestSchema },
+    responses: {
+      200: { description: 'One row per instance.', contentType: 'text/csv', schema: z.string() },
+      400: badRequest,
+      401: unauthorized,
+      403: forbidden,
+    },
+    aws: { table: 'read', queryIndexes: true },
   }),
   getProcessInstance: defineRoute({
     operationId: 'getProcessInstance',

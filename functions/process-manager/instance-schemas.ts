@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { DateTime } from '../shared/schemas.js';
+import { DateTime, queryInt, queryList } from '../shared/schemas.js';
+import { pageSchema } from '../shared/page.js';
 import { INSTANCE_STATUSES } from './instances.js';
 import { ParametersSchema } from './token-schemas.js';
 
@@ -56,3 +57,52 @@ export const InstanceWithParametersSchema = z
   .meta({ id: 'ProcessInstanceWithParameters' });
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+export const INSTANCE_SORTABLE = ['createdAt', 'lastUpdatedAt', 'status', 'processDefnName'] as const;
+
+/** The list's and the search's filters (query parameters), as the service family names them. */
+export const InstanceSearchQuerySchema = z.object({
+  searchString: z.string().max(255).optional().meta({
+    description: 'Free text, case-insensitive, matched against the instance id, definition name and token parameters (names, email, phone, ...).',
+  }),
+  startDateTime: DateTime.optional().meta({ description: 'Created at or after this instant.' }),
+  endDateTime: DateTime.optional().meta({ description: 'Created at or before this instant.' }),
+  processDefinitionName: z.string().max(100).optional(),
+  processDefinitionId: z.string().uuid().optional(),
+  processInstanceStatus: queryList(z.enum(INSTANCE_STATUSES)).meta({
+    description: 'One or more statuses (repeat the parameter).',
+  }),
+  page: queryInt({ min: 0, max: 1_000_000, default: 0 }),
+  size: queryInt({ min: 1, max: 1000, default: 10 }),
+  sort: queryList(z.string().max(100)).meta({
+    description: `property[,asc|desc]; default createdAt,desc. Properties: ${INSTANCE_SORTABLE.join(', ')}.`,
+  }),
+});
+
+export const InstanceListQuerySchema = InstanceSearchQuerySchema.pick({ page: true, size: true, sort: true });
+
+/** The CSV export takes the search's filters in a JSON body. */
+export const InstanceCsvRequestSchema = z
+  .object({
+    searchString: z.string().max(255).optional(),
+    startDateTime: DateTime.optional(),
+    endDateTime: DateTime.optional(),
+    processDefinitionName: z.string().max(100).optional(),
+    processDefinitionId: z.string().uuid().optional(),
+    processInstanceStatus: z.array(z.enum(INSTANCE_STATUSES)).max(INSTANCE_STATUSES.length).optional(),
+    sort: z.array(z.string().max(100)).max(5).optional(),
+  })
+  .strict()
+  .meta({ id: 'ProcessInstanceCsvRequest' });
+
+export const InstanceListItemSchema = z
+  .object({
+    ...base,
+    expiringDtm: DateTime,
+    scheduledExpiry: z.boolean().meta({ description: 'True when the instance will be deleted after its retention period.' }),
+    extendedSearchField: z.string().nullable().meta({ description: 'For extended instance search on identity stores; null when not used.' }),
+    extendedSearchTerms: z.array(z.string()).meta({ description: 'For extended instance search on identity stores; empty when not used.' }),
+  })
+  .meta({ id: 'ProcessInstanceListItem' });
+
+export const InstancePageSchema = pageSchema(InstanceListItemSchema, 'ProcessInstancePage');

@@ -25,7 +25,7 @@ export function queryInt(opts: { min: number; max: number; default: number }) {
 }
 
 /** A query parameter that may repeat (`sort=a&sort=b`) arrives as a string or an array. */
-export function queryList(item: z.ZodString) {
+export function queryList<T extends z.ZodType<string>>(item: T) {
   return z
     .union([item, z.array(item)])
     .optional()

@@ -121,6 +121,36 @@ export const processInstanceStore = {
     }
   },
 
+  /**
+   * A tenant's instances by creation time (GSI1), optionally within a creation range. Index
+   * reads are eventually consistent: an instance made a moment ago may show a moment later.
+   */
+  async listByCreation(tenantId: string, range: { from?: string | undefined; to?: string | undefined } = {}): Promise<ProcessInstanceRecord[]> {
+    const { doc, tableName, commands } = await dynamo();
+    const from = range.from ? new Date(range.from).toISOString() : '0';
+    // Sort keys are `{createdAt}#{id}`: '~' sorts after every character they contain.
+    const to = range.to ? `${new Date(range.to).toISOString()}~` : '~';
+    const records: ProcessInstanceRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await doc.send(
+        new commands.QueryCommand({
+          TableName: tableName,
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': keys.instanceIndexPartition(tenantId), ':from': from, ':to': to },
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        const record = fromItem(item);
+        if (record) records.push(record);
+      }
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return records;
+  },
+
   async get(tenantId: string, id: string): Promise<ProcessInstanceRecord | undefined> {
     const { doc, tableName, commands } = await dynamo();
     const out = await doc.send(new commands.GetCommand({ TableName: tableName, Key: keys.instance(tenantId, id), ConsistentRead: true }));

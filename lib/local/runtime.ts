@@ -21,6 +21,7 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { runActivity } from '../../functions/activities/run.js';
 import { installEventPublisher } from '../../functions/events/publisher.js';
 import { localEventBus } from './events.js';
+import { startSweeper } from './sweeper.js';
 import { getConfig } from '../../functions/config.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 
@@ -100,7 +101,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     installOrchestrator(localOrchestrator(engine));
     installEventPublisher(localEventBus());
     await republishDefinitions(admin, engine);
-    admin.destroy();
+    const sweeper = startSweeper(admin, LOCAL_TABLE, Number(process.env.SWEEP_INTERVAL_SECONDS ?? 60));
 
     const baseUrl = `http://${DEMO_TENANT}.${LOCAL_REGION}.${LOCAL_DOMAIN}:${port}`;
     const bootstrapPath = join(localDir, 'bootstrap.json');
@@ -145,6 +146,8 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       async stop() {
         await http.close();
         await engine.shutdown();
+        await sweeper.stop();
+        admin.destroy();
         await dynamo.stop();
         rmSync(runtimePath, { force: true });
       },

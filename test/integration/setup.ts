@@ -46,7 +46,7 @@ export default async function setup(project: TestProject) {
   const localDir = mkdtempSync(join(tmpdir(), 'arthr-it-'));
   const logFile = join(localDir, 'service.log');
   const log = openSync(logFile, 'a');
-  const env = { ...process.env, PORT: '0', LOCAL_DIR: localDir, LOG_LEVEL: 'INFO' };
+  const env = { ...process.env, PORT: '0', LOCAL_DIR: localDir, LOG_LEVEL: 'INFO', SWEEP_INTERVAL_SECONDS: '1' };
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: ROOT, env, stdio: ['ignore', log, log] });
 
   const bootstrapPath = join(localDir, 'bootstrap.json');
