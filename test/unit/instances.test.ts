@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { finalStatus } from '../../functions/process-manager/status.js';
+import { tokenRefusal, newInstance, hashCapability, isExpired } from '../../functions/process-manager/instances.js';
+import { mergeSession } from '../../functions/journey/steps.js';
+import { instancesCsv } from '../../functions/process-manager/instance-search.js';
+import type { ProcessTokenRecord } from '../../functions/process-manager/tokens.js';
+import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions.js';
+import { buildOpenApiDocument } from '../../functions/platform/openapi-document.js';
+import { routeList } from '../../functions/routes.js';
+
+const now = new Date('2026-06-01T12:00:00.000Z');
+const token: ProcessTokenRecord = {
+  tenantId: 'acme', id: 't1', name: 'n', description: '', status: 'ACTIVE', type: 'UNLIMITED', maxCount: null, counter: 0,
+  validFromDtm: null, validToDtm: null, processDefnName: 'd', processDefnVersion: '1', processDefnTag: null, uiUrl: '',
+  parameters: { firstName: 'Ann' }, processInstanceInit: null, maxProcessDuration: null, createdDtm: '', createdBy: '',
+};
+const definition = { id: 'd1', name: 'd', version: 1, retentionDays: 30, stateMachineArn: 'arn' } as ProcessDefinitionRecord;
+
+describe('finalStatus', () => {
+  it('maps the decision and the way an execution ended to the instance status', () => {
+    expect(finalStatus({ status: 'SUCCEEDED', output: { _decision: 'PASS' } })).toBe('COMPLETED_ENDED_SUCCESS');
+    expect(finalStatus({ status: 'SUCCEEDED', output: { _decision: 'FAIL' } })).toBe('COMPLETED_ENDED_ERROR');
+    expect(finalStatus({ status: 'SUCCEEDED', output: { _decision: 'REVIEW' } })).toBe('REVIEW');
+    expect(finalStatus({ status: 'SUCCEEDED', output: {} })).toBe('COMPLETED_ENDED_SUCCESS');
+    expect(finalStatus({ status: 'FAILED', error: 'States.Timeout' })).toBe('COMPLETED_TERMINATED');
+    expect(finalStatus({ status: 'ABORTED' })).toBe('COMPLETED_TERMINATED');
+    expect(finalStatus({ status: 'TIMED_OUT' })).toBe('COMPLETED_TERMINATED');
+    expect(finalStatus({ status: 'FAILED', error: 'ActivityUnavailable' })).toBe('COMPLETED_PROCESS_ERROR');
+  });
+});
+
+describe('tokenRefusal', () => {
+  it('refuses an inactive, exhausted, early or late token and accepts the edges of its window', () => {
+    expect(tokenRefusal(token, now)).toBeUndefined();
+    expect(tokenRefusal({ ...token, status: 'INACTIVE' }, now)?.code).toBe('PROCESS_TOKEN_INACTIVE');
+    expect(tokenRefusal({ ...token, maxCount: 1, counter: 1 }, now)?.code).toBe('PROCESS_TOKEN_EXHAUSTED');
+    expect(tokenRefusal({ ...token, maxCount: 2, counter: 1 }, now)).toBeUndefined();
+    expect(tokenRefusal({ ...token, validFromDtm: '2026-06-01T12:00:00.001Z' }, now)?.code).toBe('PROCESS_TOKEN_NOT_YET_VALID');
+    expect(tokenRefusal({ ...token, validFromDtm: now.toISOString() }, now)).toBeUndefined();
+    expect(tokenRefusal({ ...token, validToDtm: now.toISOString() }, now)?.code).toBe('PROCESS_TOKEN_EXPIRED');
+  });
+});
+
+describe('newInstance', () => {
+  it('keeps only a hash of a 256-bit capability and expires after the retention', () => {
+    const { record, capability } = newInstance(token, definition, { tenantId: 'acme', principal: 'p', now });
+    expect(Buffer.from(capability, 'base64url')).toHaveLength(32);
+    expect(record.capabilityHash).toBe(hashCapability(capability));
+    expect(JSON.stringify(record)).not.toContain(capability);
+    expect(record.expiringDtm).toBe('2026-07-01T12:00:00.000Z');
+    expect(isExpired(record, new Date('2026-07-01T11:59:59Z'))).toBe(false);
+    expect(isExpired(record, new Date('2026-07-01T12:00:00Z'))).toBe(true);
+    expect(record).toMatchObject({ status: 'PENDING', retentionDays: 30, parameters: { firstName: 'Ann' } });
+  });
+});
+
+describe('mergeSession', () => {
+  it('merges objects deeply and replaces everything else', () => {
+    expect(mergeSession({ vars: { a: 1 }, list: [1], x: 1 }, { vars: { b: 2 }, list: [2], x: { y: 1 } })).toEqual({ vars: { a: 1, b: 2 }, list: [2], x: { y: 1 } });
+  });
+});
+
+describe('instancesCsv', () => {
+  it('quotes as CSV does and neutralises cells a spreadsheet would run', () => {
+    const { record } = newInstance({ ...token, parameters: { firstName: '=1+1', lastName: 'O"Neil, Jr', email: '@x', phoneNumber: '-1' } }, definition, { tenantId: 'acme', principal: 'p', now });
+    const [, row] = instancesCsv([record]).split('\r\n');
+    expect(row).toContain(`'=1+1,"O""Neil, Jr",'@x,'-1`);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('marks maxProcessDuration deprecated', () => {
+    const doc = buildOpenApiDocument(routeList) as any;
+    expect(doc.components.schemas.ProcessTokenCreate.properties.maxProcessDuration.deprecated).toBe(true);
+    expect(doc.components.schemas.ProcessToken.properties.maxProcessDuration.deprecated).toBe(true);
+  });
+});
