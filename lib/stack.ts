@@ -25,7 +25,10 @@ import type { Construct, Node } from 'constructs';
 import { REGIONS, type ServiceRegion } from '../functions/config.js';
 import { routeList } from '../functions/routes.js';
 import { TABLE_SCHEMA } from '../functions/store/schema.js';
-import { RouteFunction, nagArn } from './constructs/route-function.js';
+import { stateMachineName } from '../functions/process-manager/orchestrator.js';
+import { JourneyFunctions } from './constructs/journey-functions.js';
+import { RouteFunction } from './constructs/route-function.js';
+import { nagArn } from './constructs/service-function.js';
 
 /** The repository root: route handler paths in the route table are relative to it. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -114,13 +117,15 @@ const METHODS: Record<string, HttpMethod> = {
 
 /**
  * The service in one AWS region: the table, the token signing key, the HTTP API and one Lambda
- * per operation of the route table (functions/routes.ts), each allowed exactly its `aws` access.
+ * per operation of the route table (functions/routes.ts), each allowed exactly its `aws` access;
+ * and for journeys, the activity function and the execution-end function with its EventBridge rule.
  */
 export class ArthrStack extends Stack {
   readonly table: dynamodb.Table;
   readonly signingKey: kms.Key;
   readonly api: HttpApi;
   readonly functions: ReadonlyMap<string, RouteFunction>;
+  readonly journeys: JourneyFunctions;
 
   constructor(scope: Construct, id: string, props: ArthrStackProps) {
     super(scope, id, props);
@@ -234,10 +239,12 @@ export class ArthrStack extends Stack {
       id: `AwsSolutions-IAM5[Resource::${nagArn(`${activityFunctionArn}:*`, this)}]`,
       reason: 'The `:*` suffix covers the versions and aliases of the one activity function, nothing else.',
     });
+    // Every state machine this stack publishes is named stateMachineName(definition id).
+    const stateMachinePrefix = stateMachineName('');
     const stateMachineArnPattern = this.formatArn({
       service: 'states',
       resource: 'stateMachine',
-      resourceName: 'arthr-*',
+      resourceName: `${stateMachinePrefix}*`,
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
 
@@ -300,6 +307,21 @@ export class ArthrStack extends Stack {
     }
     this.functions = functions;
 
+    // --- Journeys' own functions: the activity function the state machines invoke (by the
+    // name above) and the one that records an execution's end on its instance.
+    this.journeys = new JourneyFunctions(this, 'Journeys', {
+      repoRoot: REPO_ROOT,
+      table: this.table,
+      activityFunctionName,
+      stateMachineArnPrefix: this.formatArn({
+        service: 'states',
+        resource: 'stateMachine',
+        resourceName: stateMachinePrefix,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      }),
+      environment,
+    });
+
     // --- Tenant hosts: `{tenantId}.{label}.{serviceDomain}` on one wildcard custom domain.
     const tenantHosts = `*.${label}.${settings.serviceDomain}`;
     if (settings.certificateArn) {
@@ -326,6 +348,14 @@ export class ArthrStack extends Stack {
     });
     new CfnOutput(this, 'TableName', { description: 'The single DynamoDB table.', value: this.table.tableName });
     new CfnOutput(this, 'SigningKeyId', { description: 'KMS key that signs bearer tokens.', value: this.signingKey.keyId });
+    new CfnOutput(this, 'ActivityFunctionName', {
+      description: 'The Lambda every journey state machine invokes for its activities.',
+      value: this.journeys.activities.function.functionName,
+    });
+    new CfnOutput(this, 'ExecutionEndDeadLetterQueueUrl', {
+      description: 'Journey execution ends that could not be recorded on their instance, kept 14 days for a redrive.',
+      value: this.journeys.executionEndDeadLetters.queueUrl,
+    });
     new CfnOutput(this, 'Issuer', { description: 'Bearer token issuer (iss) checked by the JWT authorizer.', value: issuer });
   }
 }

@@ -1,14 +1,10 @@
-import * as path from 'node:path';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import type { RouteDef } from '../../functions/http/route.js';
-import { LAMBDA_BUNDLING } from '../bundling.js';
+import { ServiceFunction, nagArn } from './service-function.js';
 
 /**
  * DynamoDB actions per table access level. Written out rather than `grantReadData` /
@@ -37,31 +33,13 @@ export interface RouteFunctionProps {
   environment: Record<string, string>;
 }
 
-/** How cdk-nag writes an ARN built by `Stack.formatArn`: the partition as aws, other references as `<AWS::...>`. */
-export function nagArn(arn: string, stack: Stack): string {
-  const resolved: unknown = stack.resolve(arn);
-  if (typeof resolved === 'string') return resolved;
-  const parts = (resolved as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
-  return parts
-    .map((part) => {
-      if (typeof part === 'string') return part;
-      const ref = (part as { Ref: string }).Ref;
-      return ref === 'AWS::Partition' ? 'aws' : `<${ref}>`;
-    })
-    .join('');
-}
-
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /**
- * One operation's Lambda: its own log group, its own role holding exactly what the route table
- * says the operation may touch (`route.aws`), and the shared esbuild settings.
+ * One operation's Lambda: a ServiceFunction whose role holds exactly what the route table says
+ * the operation may touch (`route.aws`).
  */
-export class RouteFunction extends Construct {
-  readonly function: NodejsFunction;
-  readonly role: iam.Role;
-  readonly logGroup: logs.LogGroup;
-
+export class RouteFunction extends ServiceFunction {
   /** Construct id for a route's function: stable as long as the operationId is. */
   static idFor(route: RouteDef): string {
     return pascal(route.operationId);
@@ -69,92 +47,20 @@ export class RouteFunction extends Construct {
 
   constructor(scope: Construct, props: RouteFunctionProps) {
     const { route } = props;
-    super(scope, RouteFunction.idFor(route));
-
-    const stack = Stack.of(this);
-    // Named after the stack and the operation so the console, metrics and logs say which one.
-    const candidate = `${stack.stackName}-${route.operationId}`;
-    const functionName = candidate.length <= 64 ? candidate : undefined;
-
-    this.logGroup = new logs.LogGroup(this, 'Logs', {
-      ...(functionName ? { logGroupName: `/aws/lambda/${functionName}` } : {}),
-      retention: logs.RetentionDays.ONE_MONTH,
-      // Operational logs only (the wrapper never logs bodies, headers or secrets); they expire
-      // after a month anyway, so they go with the stack rather than block a re-create.
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-
-    const statements: iam.PolicyStatement[] = [
-      new iam.PolicyStatement({
-        sid: 'OwnLogGroupOnly',
-        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-        // The log group's ARN attribute ends in `:*`, which covers its streams and nothing else.
-        resources: [this.logGroup.logGroupArn],
-      }),
-    ];
-
+    const stack = Stack.of(scope);
     const access = route.aws;
-    if (access.table) {
-      const itemActions = access.table === 'readWrite' ? [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS] : TABLE_READ_ACTIONS;
-      statements.push(
-        new iam.PolicyStatement({ sid: 'TableItems', actions: itemActions, resources: [props.table.tableArn] }),
-      );
-      if (access.queryIndexes && props.indexNames.length > 0) {
-        statements.push(
-          new iam.PolicyStatement({
-            sid: 'TableIndexes',
-            actions: INDEX_READ_ACTIONS,
-            resources: props.indexNames.map((name) => `${props.table.tableArn}/index/${name}`),
-          }),
-        );
-      }
-    }
-    if (access.signingKey) {
-      statements.push(
-        new iam.PolicyStatement({
-          sid: 'SigningKey',
-          actions: [...KEY_ACTIONS[access.signingKey]],
-          resources: [props.signingKey.keyArn],
-        }),
-      );
-    }
-
-    if (access.stateMachines === 'publish') {
-      statements.push(
-        new iam.PolicyStatement({
-          sid: 'PublishStateMachines',
-          actions: ['states:CreateStateMachine', 'states:TagResource'],
-          resources: [props.stateMachineArnPattern],
-        }),
-        new iam.PolicyStatement({
-          sid: 'PassStateMachineRole',
-          actions: ['iam:PassRole'],
-          resources: [props.stateMachineRole.roleArn],
-          conditions: { StringEquals: { 'iam:PassedToService': 'states.amazonaws.com' } },
-        }),
-      );
-    }
-
-    if (access.stateMachines === 'start') {
-      statements.push(
-        new iam.PolicyStatement({ sid: 'StartJourneys', actions: ['states:StartExecution'], resources: [props.stateMachineArnPattern] }),
-      );
-    }
-    if (access.events === 'publish') {
-      statements.push(
-        new iam.PolicyStatement({
-          sid: 'PublishInstanceEvents',
-          actions: ['events:PutEvents'],
-          resources: [stack.formatArn({ service: 'events', resource: 'event-bus', resourceName: 'default' })],
-        }),
-      );
-    }
-    // A role per function with an inline policy: no AWSLambdaBasicExecutionRole (which may write
-    // to every log group in the account) and nothing shared between operations.
-    this.role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: `Runs ${route.operationId} (${route.method} ${route.path})`,
-      inlinePolicies: { [route.operationId]: new iam.PolicyDocument({ statements }) },
+    super(scope, RouteFunction.idFor(route), {
+      // Named after the stack and the operation so the console, metrics and logs say which one.
+      functionName: ServiceFunction.stackScopedName(scope, route.operationId),
+      description: `${route.method} ${route.path}: ${route.summary}`,
+      repoRoot: props.repoRoot,
+      entry: route.handler,
+      memorySize: 256,
+      timeout: Duration.seconds(10),
+      environment: props.environment,
+      policyName: route.operationId,
+      roleDescription: `Runs ${route.operationId} (${route.method} ${route.path})`,
+      statements: routeStatements(props, stack),
     });
 
     if (access.stateMachines === 'publish' || access.stateMachines === 'start') {
@@ -166,38 +72,60 @@ export class RouteFunction extends Construct {
           'the arthr- name prefix this grant (create, or start executions) is limited to.',
       });
     }
-
-    this.function = new NodejsFunction(this, 'Function', {
-      ...(functionName ? { functionName } : {}),
-      description: `${route.method} ${route.path}: ${route.summary}`.slice(0, 256),
-      entry: path.join(props.repoRoot, route.handler),
-      handler: 'handler',
-      projectRoot: props.repoRoot,
-      depsLockFilePath: path.join(props.repoRoot, 'package-lock.json'),
-      runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.ARM_64,
-      memorySize: 256,
-      timeout: Duration.seconds(10),
-      role: this.role,
-      logGroup: this.logGroup,
-      environment: props.environment,
-      bundling: {
-        // The same settings the bundle benchmark measures (lib/bundling.ts).
-        format: OutputFormat.ESM,
-        minify: LAMBDA_BUNDLING.minify,
-        target: LAMBDA_BUNDLING.target,
-        sourceMap: LAMBDA_BUNDLING.sourcemap,
-        externalModules: [...LAMBDA_BUNDLING.external],
-        banner: LAMBDA_BUNDLING.banner,
-        mainFields: [...LAMBDA_BUNDLING.mainFields],
-        // esbuild is a dev dependency, so synth never needs Docker.
-        forceDockerBundling: false,
-      },
-    });
-
-    Validations.of(this.function).acknowledge({
-      id: 'AwsSolutions-L1',
-      reason: 'The runtime is pinned to nodejs22.x by design (DESIGN.md); moving to a newer runtime is a deliberate, tested change.',
-    });
   }
+}
+
+/** The statements `route.aws` calls for (the log group statement is ServiceFunction's). */
+function routeStatements(props: RouteFunctionProps, stack: Stack): iam.PolicyStatement[] {
+  const statements: iam.PolicyStatement[] = [];
+  const access = props.route.aws;
+  if (access.table) {
+    const itemActions = access.table === 'readWrite' ? [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS] : TABLE_READ_ACTIONS;
+    statements.push(new iam.PolicyStatement({ sid: 'TableItems', actions: itemActions, resources: [props.table.tableArn] }));
+    if (access.queryIndexes && props.indexNames.length > 0) {
+      statements.push(
+        new iam.PolicyStatement({
+          sid: 'TableIndexes',
+          actions: INDEX_READ_ACTIONS,
+          resources: props.indexNames.map((name) => `${props.table.tableArn}/index/${name}`),
+        }),
+      );
+    }
+  }
+  if (access.signingKey) {
+    statements.push(
+      new iam.PolicyStatement({ sid: 'SigningKey', actions: [...KEY_ACTIONS[access.signingKey]], resources: [props.signingKey.keyArn] }),
+    );
+  }
+  if (access.stateMachines === 'publish') {
+    statements.push(
+      new iam.PolicyStatement({
+        sid: 'PublishStateMachines',
+        actions: ['states:CreateStateMachine', 'states:TagResource'],
+        resources: [props.stateMachineArnPattern],
+      }),
+      new iam.PolicyStatement({
+        sid: 'PassStateMachineRole',
+        actions: ['iam:PassRole'],
+        resources: [props.stateMachineRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'states.amazonaws.com' } },
+      }),
+    );
+  }
+  if (access.stateMachines === 'start') {
+    statements.push(
+      new iam.PolicyStatement({ sid: 'StartJourneys', actions: ['states:StartExecution'], resources: [props.stateMachineArnPattern] }),
+    );
+  }
+  if (access.events === 'publish') {
+    statements.push(
+      new iam.PolicyStatement({ sid: 'PublishInstanceEvents', actions: ['events:PutEvents'], resources: [defaultEventBusArn(stack)] }),
+    );
+  }
+  return statements;
+}
+
+/** The account's default event bus in this stack's region (PutEvents without EventBusName). */
+export function defaultEventBusArn(stack: Stack): string {
+  return stack.formatArn({ service: 'events', resource: 'event-bus', resourceName: 'default' });
 }

@@ -1,78 +1,27 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDef } from '../../functions/http/route.js';
 import { routeList } from '../../functions/routes.js';
 import { TABLE_SCHEMA } from '../../functions/store/schema.js';
 import { LAMBDA_BUNDLING } from '../../lib/bundling.js';
-import { ArthrStack, REPO_ROOT, settingsFromContext } from '../../lib/stack.js';
+import { settingsFromContext } from '../../lib/stack.js';
+import {
+  asArray,
+  cdkJsonContext,
+  ofType,
+  pascal,
+  refId,
+  statementsOf as statementsIn,
+  synthesize,
+  unacknowledgedNagFindings,
+  type Resource,
+  type Synthesized,
+} from './support.js';
 
-// ---------------------------------------------------------------------------------------------
-// Building the app the way bin/app.ts does, with cdk.json's context.
-
-interface Synthesized {
-  app: App;
-  stack: ArthrStack;
-  template: Template;
-  outdir: string;
-}
-
-function cdkJsonContext(): Record<string, unknown> {
-  return (JSON.parse(readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
-}
-
-/**
- * cdk-nag's acknowledgement aspect is added so the template carries the `cdk_nag` audit
- * metadata; the pack itself runs in a test (validateScope) so that a finding fails that test
- * with its rule and path instead of aborting the synth for every test. `bundle: false` skips
- * esbuild (CDK's bundling-stacks context) for variants that only look at the template.
- */
-function synthesize(overrides: Record<string, unknown> = {}, opts: { bundle?: boolean } = {}): Synthesized {
-  const outdir = mkdtempSync(path.join(tmpdir(), 'arthr-cdk-'));
-  const context: Record<string, unknown> = {
-    ...cdkJsonContext(),
-    // Set by the CDK CLI on every synth: construct paths and asset paths in resource metadata.
-    'aws:cdk:enable-path-metadata': true,
-    'aws:cdk:enable-asset-metadata': true,
-    ...overrides,
-  };
-  if (opts.bundle === false) context['aws:cdk:bundling-stacks'] = [];
-  const app = new App({ context, outdir });
-  const settings = settingsFromContext(app.node);
-  const stack = new ArthrStack(app, 'ArthrStack', { settings, env: { region: settings.awsRegion } });
-  new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true });
-  return { app, stack, template: Template.fromStack(stack), outdir };
-}
-
-/** AwsSolutions findings that no acknowledgement covers, one line each. */
-function unacknowledgedNagFindings(app: App): string[] {
-  return new AwsSolutionsChecks()
-    .validateScope(app)
-    .violations.flatMap((v) => v.violatingResources.map((r) => `${v.severity} ${v.ruleName} at ${r.constructPath}: ${v.description}`));
-}
-
-type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any> };
-type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
-
-const ofType = (template: Template, type: string) => template.findResources(type) as Record<string, Resource>;
-const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
-
-/** Logical id behind `{ Ref: id }` or `{ 'Fn::GetAtt': [id, attr] }`. */
-function refId(value: unknown): string | undefined {
-  if (value && typeof value === 'object') {
-    const v = value as Record<string, unknown>;
-    if (typeof v.Ref === 'string') return v.Ref;
-    const getAtt = v['Fn::GetAtt'];
-    if (Array.isArray(getAtt) && typeof getAtt[0] === 'string') return getAtt[0];
-  }
-  return undefined;
-}
-
-const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+// The journeys' own functions (activities, execution end) are checked in journeys.test.ts.
 
 /** What each `route.aws` entry must grant, written out here independently of the stack. */
 const TABLE_READ = ['dynamodb:GetItem', 'dynamodb:Query'];
@@ -109,15 +58,7 @@ describe('ArthrStack', () => {
     return hit;
   }
 
-  /** Every policy statement attached to a role, inline or as a separate AWS::IAM::Policy. */
-  function statementsOf(roleId: string): Statement[] {
-    const role = ofType(template, 'AWS::IAM::Role')[roleId]!;
-    const inline = asArray(role.Properties.Policies).flatMap((p: any) => asArray<Statement>(p.PolicyDocument.Statement));
-    const attached = Object.values(ofType(template, 'AWS::IAM::Policy'))
-      .filter((p) => asArray(p.Properties.Roles).some((r) => refId(r) === roleId))
-      .flatMap((p) => asArray<Statement>(p.Properties.PolicyDocument.Statement));
-    return [...inline, ...attached];
-  }
+  const statementsOf = (roleId: string) => statementsIn(template, roleId);
 
   beforeAll(() => {
     synth = synthesize();
@@ -234,7 +175,8 @@ describe('ArthrStack', () => {
 
   describe('functions', () => {
     it('runs one function per route on nodejs22.x, arm64, 256 MB, 10 s', () => {
-      expect(Object.keys(functions)).toHaveLength(routeList.length);
+      // Plus the journeys' activity and execution-end functions.
+      expect(Object.keys(functions)).toHaveLength(routeList.length + 2);
       for (const route of routeList) {
         const [, f] = functionFor(route);
         expect(f.Properties, route.operationId).toMatchObject({
@@ -280,16 +222,28 @@ describe('ArthrStack', () => {
     });
 
     it('ships ESM bundles with the require shim and the AWS SDK left to the runtime', () => {
-      for (const route of routeList) {
-        const [, f] = functionFor(route);
+      const bundleOf = (f: Resource) => {
         const bundle = path.join(synth.outdir, f.Metadata!['aws:asset:path'] as string, 'index.mjs');
-        expect(existsSync(bundle), route.operationId).toBe(true);
+        expect(existsSync(bundle), f.Metadata!['aws:cdk:path']).toBe(true);
         const code = readFileSync(bundle, 'utf8');
-        expect(code.startsWith(LAMBDA_BUNDLING.banner), route.operationId).toBe(true);
+        expect(code.startsWith(LAMBDA_BUNDLING.banner), f.Metadata!['aws:cdk:path']).toBe(true);
+        return code;
+      };
+      for (const route of routeList) {
+        const code = bundleOf(functionFor(route)[1]);
         // An external module survives as an import specifier; a bundled one would not.
         if (route.aws.table) expect(code, route.operationId).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
         if (route.aws.signingKey) expect(code, route.operationId).toMatch(/["']@aws-sdk\/client-kms["']/);
       }
+      // The journeys' functions, bundled from their own entries (a message only that entry has).
+      const byPath = (p: string) => Object.values(functions).find((f) => f.Metadata?.['aws:cdk:path'] === `ArthrStack/Journeys/${p}/Function/Resource`)!;
+      const activities = bundleOf(byPath('Activities'));
+      expect(activities).toMatch(/This deployment has no runtime for the/);
+      expect(activities).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
+      const executionEnd = bundleOf(byPath('ExecutionEnd'));
+      expect(executionEnd).toMatch(/execution end without an instance in its input/);
+      expect(executionEnd).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
+      expect(executionEnd).toMatch(/["']@aws-sdk\/client-eventbridge["']/);
     });
   });
 
@@ -372,9 +326,16 @@ describe('ArthrStack', () => {
   });
 
   describe('operations', () => {
-    it('outputs the API URL, table name, signing key id and issuer', () => {
+    it('outputs the API URL, table name, signing key id, issuer, activity function and execution-end dead letters', () => {
       const outputs = template.findOutputs('*');
-      expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'Issuer', 'SigningKeyId', 'TableName']);
+      expect(Object.keys(outputs).sort()).toEqual([
+        'ActivityFunctionName',
+        'ApiUrl',
+        'ExecutionEndDeadLetterQueueUrl',
+        'Issuer',
+        'SigningKeyId',
+        'TableName',
+      ]);
       expect(outputs.ApiUrl!.Description).toMatch(/certificateArn/);
     });
 
@@ -394,6 +355,11 @@ describe('ArthrStack', () => {
         // state machines (arthr-*) and the activity function's versions (:*).
         if (a.id.startsWith('AwsSolutions-IAM5[')) {
           expect(a.id, a.resource).toMatch(/^AwsSolutions-IAM5\[Resource::arn:aws:(states:.*:stateMachine:arthr-\*|lambda:.*:function:arthr-fir-activities:\*)\]$/);
+          continue;
+        }
+        // SQS3 (no DLQ of its own): only on the queue that is itself the execution-end dead-letter queue.
+        if (a.id === 'AwsSolutions-SQS3') {
+          expect(a.path, a.resource).toBe('ArthrStack/Journeys/ExecutionEndDeadLetters/Resource');
           continue;
         }
         expect(['AwsSolutions-L1', 'AwsSolutions-APIG4'], `${a.id} on ${a.resource}`).toContain(a.id);
@@ -434,6 +400,8 @@ describe('ArthrStack with a custom domain and issuer', () => {
 
   it('deploys to the AWS region the label maps to in cdk.json', () => {
     expect(synth.stack.region).toBe('us-east-1');
+    // The activity function is named after the region label, as the state machines invoke it.
+    template.hasResourceProperties('AWS::Lambda::Function', { FunctionName: 'arthr-gum-activities' });
     for (const f of Object.values(ofType(template, 'AWS::Lambda::Function'))) {
       expect(f.Properties.Environment.Variables).toMatchObject({
         SERVICE_REGION: 'gum',

@@ -1,0 +1,133 @@
+import * as path from 'node:path';
+import { RemovalPolicy, Stack, Validations, type Duration } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { LAMBDA_BUNDLING } from '../bundling.js';
+
+/** How cdk-nag writes an ARN built by `Stack.formatArn`: the partition as aws, other references as `<AWS::...>`. */
+export function nagArn(arn: string, stack: Stack): string {
+  const resolved: unknown = stack.resolve(arn);
+  if (typeof resolved === 'string') return resolved;
+  const parts = (resolved as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+  return parts
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const ref = (part as { Ref: string }).Ref;
+      return ref === 'AWS::Partition' ? 'aws' : `<${ref}>`;
+    })
+    .join('');
+}
+
+export interface ServiceFunctionProps {
+  /** Physical name; also names the log group. Omit to let CloudFormation generate one. */
+  functionName?: string;
+  description: string;
+  /** Repository root: `entry` and the lock file are relative to it. */
+  repoRoot: string;
+  /** Entry file, relative to the repository root; it exports `handler`. */
+  entry: string;
+  memorySize: number;
+  timeout: Duration;
+  environment: Record<string, string>;
+  /** Name of the role's one inline policy. */
+  policyName: string;
+  roleDescription: string;
+  /** Everything the function may do besides writing to its own log group. */
+  statements: iam.PolicyStatement[];
+  /**
+   * Asynchronous invocations only (EventBridge, S3...): where Lambda puts an event once its
+   * retries are spent, so that no event is dropped unseen. Lambda grants itself SendMessage on it.
+   */
+  deadLetterQueue?: IQueue;
+  /** Asynchronous invocations only: Lambda's own retries after a function error (0 to 2). */
+  retryAttempts?: number;
+  /** Asynchronous invocations only: how long Lambda keeps trying an event. */
+  maxEventAge?: Duration;
+}
+
+/**
+ * A Lambda of this service, whatever invokes it: its own log group, its own role holding exactly
+ * the statements given (plus its own log group), and the shared esbuild settings.
+ */
+export class ServiceFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    const { functionName } = props;
+
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      ...(functionName ? { logGroupName: `/aws/lambda/${functionName}` } : {}),
+      retention: logs.RetentionDays.ONE_MONTH,
+      // Operational logs only (handlers never log bodies, headers or secrets); they expire
+      // after a month anyway, so they go with the stack rather than block a re-create.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    const statements: iam.PolicyStatement[] = [
+      new iam.PolicyStatement({
+        sid: 'OwnLogGroupOnly',
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        // The log group's ARN attribute ends in `:*`, which covers its streams and nothing else.
+        resources: [this.logGroup.logGroupArn],
+      }),
+      ...props.statements,
+    ];
+
+    // A role per function with an inline policy: no AWSLambdaBasicExecutionRole (which may write
+    // to every log group in the account) and nothing shared between functions.
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: props.roleDescription,
+      inlinePolicies: { [props.policyName]: new iam.PolicyDocument({ statements }) },
+    });
+
+    this.function = new NodejsFunction(this, 'Function', {
+      ...(functionName ? { functionName } : {}),
+      description: props.description.slice(0, 256),
+      entry: path.join(props.repoRoot, props.entry),
+      handler: 'handler',
+      projectRoot: props.repoRoot,
+      depsLockFilePath: path.join(props.repoRoot, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize,
+      timeout: props.timeout,
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: props.environment,
+      ...(props.deadLetterQueue ? { deadLetterQueue: props.deadLetterQueue } : {}),
+      ...(props.retryAttempts !== undefined ? { retryAttempts: props.retryAttempts } : {}),
+      ...(props.maxEventAge ? { maxEventAge: props.maxEventAge } : {}),
+      bundling: {
+        // The same settings the bundle benchmark measures (lib/bundling.ts).
+        format: OutputFormat.ESM,
+        minify: LAMBDA_BUNDLING.minify,
+        target: LAMBDA_BUNDLING.target,
+        sourceMap: LAMBDA_BUNDLING.sourcemap,
+        externalModules: [...LAMBDA_BUNDLING.external],
+        banner: LAMBDA_BUNDLING.banner,
+        mainFields: [...LAMBDA_BUNDLING.mainFields],
+        // esbuild is a dev dependency, so synth never needs Docker.
+        forceDockerBundling: false,
+      },
+    });
+
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'The runtime is pinned to nodejs22.x by design (DESIGN.md); moving to a newer runtime is a deliberate, tested change.',
+    });
+  }
+
+  /** The stack's name joined to `suffix` when that fits Lambda's 64 characters, else undefined. */
+  static stackScopedName(scope: Construct, suffix: string): string | undefined {
+    const candidate = `${Stack.of(scope).stackName}-${suffix}`;
+    return candidate.length <= 64 ? candidate : undefined;
+  }
+}

@@ -1,0 +1,233 @@
+import { rmSync } from 'node:fs';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routeList } from '../../functions/routes.js';
+import { compileDefinition } from '../../statemachines/compile.js';
+import { exampleDefinitions } from '../../statemachines/examples/index.js';
+import {
+  asArray,
+  joined,
+  ofType,
+  pascal,
+  refId,
+  resourceAt,
+  statementsOf,
+  synthesize,
+  unacknowledgedNagFindings,
+  type Resource,
+  type Statement,
+  type Synthesized,
+} from './support.js';
+
+const LOG_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+/** How the stack's ARNs read for region fir (eu-west-1) with the account left to deploy time. */
+const ARN_HEAD = 'arn:aws:lambda:eu-west-1:<AWS::AccountId>:function:';
+const DEFAULT_BUS = 'arn:aws:events:eu-west-1:<AWS::AccountId>:event-bus/default';
+
+/** Every Task state of a compiled state machine, nested ones included. */
+function taskStates(asl: unknown): Record<string, any>[] {
+  const out: Record<string, any>[] = [];
+  const walk = (node: unknown) => {
+    if (!node || typeof node !== 'object') return;
+    if ((node as { Type?: unknown }).Type === 'Task') out.push(node as Record<string, any>);
+    for (const v of Object.values(node)) walk(v);
+  };
+  walk(asl);
+  return out;
+}
+
+describe('ArthrStack journeys', () => {
+  let synth: Synthesized;
+  let template: Template;
+  let tableArn: unknown;
+
+  let activities: Resource;
+  let activitiesId: string;
+  let executionEnd: Resource;
+  let executionEndId: string;
+  let queueId: string;
+  let ruleId: string;
+  let rule: Resource;
+
+  /** Every statement of a function's role, and that role. */
+  const grantsOf = (f: Resource): Statement[] => statementsOf(template, refId(f.Properties.Role)!);
+  const actionsOf = (statements: Statement[]) => statements.flatMap((s) => asArray(s.Action)).sort();
+
+  beforeAll(() => {
+    // Template only: the bundles are checked with the others in stack.test.ts.
+    synth = synthesize({}, { bundle: false });
+    template = synth.template;
+    tableArn = { 'Fn::GetAtt': [Object.keys(ofType(template, 'AWS::DynamoDB::Table'))[0]!, 'Arn'] };
+    [activitiesId, activities] = resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Journeys/Activities/Function');
+    [executionEndId, executionEnd] = resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Journeys/ExecutionEnd/Function');
+    [queueId] = resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Journeys/ExecutionEndDeadLetters');
+    [ruleId, rule] = resourceAt(template, 'AWS::Events::Rule', 'ArthrStack/Journeys/ExecutionEndRule');
+  }, 120_000);
+
+  afterAll(() => {
+    if (synth) rmSync(synth.outdir, { recursive: true, force: true });
+  });
+
+  describe('activity function', () => {
+    it('exists under the exact name every compiled state machine invokes', () => {
+      const name = activities.Properties.FunctionName as string;
+      expect(name).toBe('arthr-fir-activities');
+      // What the publishing function compiles into every state machine...
+      const arns = new Set(Object.values(ofType(template, 'AWS::Lambda::Function')).map((f) => joined(f.Properties.Environment.Variables.ACTIVITY_FUNCTION_ARN)));
+      expect([...arns]).toEqual([`${ARN_HEAD}${name}`]);
+      // ...and so what every Task state of a journey names.
+      const arn = [...arns][0]!;
+      for (const definition of exampleDefinitions()) {
+        const tasks = taskStates(compileDefinition(definition, { activityFunctionArn: arn }));
+        expect(tasks.length, definition.name).toBeGreaterThan(0);
+        for (const task of tasks) expect(task.Parameters.FunctionName, definition.name).toBe(arn);
+      }
+      // The output names the function itself.
+      expect(refId(template.findOutputs('ActivityFunctionName').ActivityFunctionName!.Value)).toBe(activitiesId);
+    });
+
+    it('runs on nodejs22.x, arm64, 256 MB, 30 s, logging to its own log group kept for a month', () => {
+      expect(activities.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: 256,
+        Timeout: 30,
+      });
+      const group = ofType(template, 'AWS::Logs::LogGroup')[refId(activities.Properties.LoggingConfig.LogGroup)!]!;
+      expect(group.Properties).toEqual({ LogGroupName: '/aws/lambda/arthr-fir-activities', RetentionInDays: 30 });
+    });
+
+    it('gets the configuration the route functions get', () => {
+      const route = resourceAt(template, 'AWS::Lambda::Function', `ArthrStack/${pascal(routeList[0]!.operationId)}/Function`)[1];
+      expect(activities.Properties.Environment).toEqual(route.Properties.Environment);
+      expect(executionEnd.Properties.Environment).toEqual(route.Properties.Environment);
+    });
+
+    it('may only read and update table items and write its own logs', () => {
+      const statements = grantsOf(activities);
+      expect(actionsOf(statements)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem', ...LOG_ACTIONS].sort());
+      for (const s of statements) {
+        expect(s.Effect).toBe('Allow');
+        expect(s.Condition).toBeUndefined();
+        const resources = asArray(s.Resource);
+        if (asArray(s.Action).some((a) => a.startsWith('dynamodb:'))) expect(resources).toEqual([tableArn]);
+        else expect(resources).toEqual([{ 'Fn::GetAtt': [refId(activities.Properties.LoggingConfig.LogGroup), 'Arn'] }]);
+      }
+      expect(ofType(template, 'AWS::IAM::Role')[refId(activities.Properties.Role)!]!.Properties.ManagedPolicyArns).toBeUndefined();
+    });
+
+    it('is what the state machine role may invoke, and nothing else', () => {
+      const roles = Object.values(ofType(template, 'AWS::IAM::Role')).filter((r) =>
+        JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes('states.amazonaws.com'),
+      );
+      expect(roles).toHaveLength(1);
+      const statements = asArray<{ PolicyDocument: { Statement: Statement[] } }>(roles[0]!.Properties.Policies).flatMap((p) => p.PolicyDocument.Statement);
+      expect(actionsOf(statements)).toEqual(['lambda:InvokeFunction']);
+      const fn = `${ARN_HEAD}${activities.Properties.FunctionName}`;
+      // The function, and its versions and aliases.
+      expect(statements.flatMap((s) => asArray(s.Resource)).map(joined)).toEqual([fn, `${fn}:*`]);
+    });
+  });
+
+  describe('execution end', () => {
+    it('matches terminal status changes of this stack\'s state machines on the default bus', () => {
+      expect(rule.Properties.EventBusName).toBeUndefined();
+      expect(rule.Properties.State).toBe('ENABLED');
+      const { detail, ...pattern } = rule.Properties.EventPattern;
+      expect(pattern).toEqual({ source: ['aws.states'], 'detail-type': ['Step Functions Execution Status Change'] });
+      expect(Object.keys(detail).sort()).toEqual(['stateMachineArn', 'status']);
+      expect([...detail.status].sort()).toEqual(['ABORTED', 'FAILED', 'SUCCEEDED', 'TIMED_OUT']);
+      expect(detail.stateMachineArn).toHaveLength(1);
+      const prefix = joined(detail.stateMachineArn[0].prefix);
+      expect(prefix).toBe('arn:aws:states:eu-west-1:<AWS::AccountId>:stateMachine:arthr-');
+      // The same state machines the API may create and start.
+      const granted = Object.values(ofType(template, 'AWS::IAM::Role'))
+        .flatMap((r) => asArray<{ PolicyDocument: { Statement: Statement[] } }>(r.Properties.Policies))
+        .flatMap((p) => p.PolicyDocument.Statement)
+        .filter((s) => asArray(s.Action).some((a) => a === 'states:StartExecution' || a === 'states:CreateStateMachine'))
+        .flatMap((s) => asArray(s.Resource).map(joined));
+      expect(granted.length).toBeGreaterThan(0);
+      expect(new Set(granted)).toEqual(new Set([`${prefix}*`]));
+    });
+
+    it('invokes the execution-end function, with retries and a dead-letter queue', () => {
+      const targets = rule.Properties.Targets as Record<string, any>[];
+      expect(targets).toHaveLength(1);
+      const target = targets[0]!;
+      expect(refId(target.Arn)).toBe(executionEndId);
+      expect(target.RetryPolicy).toEqual({ MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 10 });
+      expect(refId(target.DeadLetterConfig.Arn)).toBe(queueId);
+      // Only this rule may invoke it.
+      const permissions = Object.values(ofType(template, 'AWS::Lambda::Permission')).filter((p) => refId(p.Properties.FunctionName) === executionEndId);
+      expect(permissions.map((p) => p.Properties)).toEqual([
+        { Action: 'lambda:InvokeFunction', FunctionName: { 'Fn::GetAtt': [executionEndId, 'Arn'] }, Principal: 'events.amazonaws.com', SourceArn: { 'Fn::GetAtt': [ruleId, 'Arn'] } },
+      ]);
+    });
+
+    it('keeps a run that failed after Lambda\'s own retries in the same dead-letter queue', () => {
+      expect(refId(executionEnd.Properties.DeadLetterConfig.TargetArn)).toBe(queueId);
+      const configs = Object.values(ofType(template, 'AWS::Lambda::EventInvokeConfig')).filter((c) => refId(c.Properties.FunctionName) === executionEndId);
+      expect(configs.map((c) => c.Properties)).toEqual([
+        { FunctionName: { Ref: executionEndId }, Qualifier: '$LATEST', MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 21_600 },
+      ]);
+    });
+
+    it('encrypts the dead-letter queue, refuses plain HTTP and takes messages only from that rule', () => {
+      const queue = ofType(template, 'AWS::SQS::Queue')[queueId]!;
+      expect(queue.Properties).toEqual({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 86_400 });
+      const policies = Object.values(ofType(template, 'AWS::SQS::QueuePolicy')).filter((p) => asArray(p.Properties.Queues).some((q) => refId(q) === queueId));
+      expect(policies).toHaveLength(1);
+      const statements = asArray<Statement>(policies[0]!.Properties.PolicyDocument.Statement);
+      expect(statements.find((s) => s.Effect === 'Deny')).toMatchObject({ Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
+      const allows = statements.filter((s) => s.Effect === 'Allow');
+      expect(allows).toHaveLength(1);
+      expect(allows[0]).toMatchObject({
+        Action: 'sqs:SendMessage',
+        Principal: { Service: 'events.amazonaws.com' },
+        Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [ruleId, 'Arn'] } } },
+      });
+      // A message there is an instance left without its final status: an alarm says so.
+      const alarms = Object.values(ofType(template, 'AWS::CloudWatch::Alarm')).filter((a) =>
+        asArray<{ Value: unknown }>(a.Properties.Dimensions).some((d) => refId(d.Value) === queueId),
+      );
+      expect(alarms.map((a) => a.Properties)).toEqual([
+        expect.objectContaining({ MetricName: 'ApproximateNumberOfMessagesVisible', ComparisonOperator: 'GreaterThanThreshold', Threshold: 0 }),
+      ]);
+    });
+
+    it('may only read and update table items, put events on the default bus, dead-letter and write its own logs', () => {
+      const statements = grantsOf(executionEnd);
+      expect(actionsOf(statements)).toEqual(
+        ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'events:PutEvents', 'sqs:SendMessage', ...LOG_ACTIONS].sort(),
+      );
+      for (const s of statements) {
+        expect(s.Effect).toBe('Allow');
+        expect(s.Condition).toBeUndefined();
+        const actions = asArray(s.Action);
+        const resources = asArray(s.Resource);
+        if (actions.some((a) => a.startsWith('dynamodb:'))) expect(resources).toEqual([tableArn]);
+        else if (actions.includes('events:PutEvents')) expect(resources.map(joined)).toEqual([DEFAULT_BUS]);
+        else if (actions.includes('sqs:SendMessage')) expect(resources).toEqual([{ 'Fn::GetAtt': [queueId, 'Arn'] }]);
+        else expect(resources).toEqual([{ 'Fn::GetAtt': [refId(executionEnd.Properties.LoggingConfig.LogGroup), 'Arn'] }]);
+      }
+      expect(ofType(template, 'AWS::IAM::Role')[refId(executionEnd.Properties.Role)!]!.Properties.ManagedPolicyArns).toBeUndefined();
+    });
+
+    it('runs on nodejs22.x, arm64, logging to its own log group kept for a month', () => {
+      expect(executionEnd.Properties).toMatchObject({
+        FunctionName: 'ArthrStack-onExecutionEnd',
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+      });
+      const groupId = refId(executionEnd.Properties.LoggingConfig.LogGroup)!;
+      expect(groupId).not.toBe(refId(activities.Properties.LoggingConfig.LogGroup));
+      expect(ofType(template, 'AWS::Logs::LogGroup')[groupId]!.Properties).toEqual({ LogGroupName: '/aws/lambda/ArthrStack-onExecutionEnd', RetentionInDays: 30 });
+    });
+  });
+
+  it('passes the cdk-nag AwsSolutions pack with no unacknowledged finding', () => {
+    expect(unacknowledgedNagFindings(synth.app)).toEqual([]);
+  });
+});
