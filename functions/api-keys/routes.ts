@@ -32,7 +32,7 @@ export const apiKeyRoutes = {
       400: badRequest,
       401: error('Unknown, blocked, archived or expired key, or a key not permitted to issue tokens.'),
     },
-    aws: { table: 'readWrite', signingKey: 'sign' },
+    aws: { table: ['UpdateItem'], signingKey: 'sign' },
   }),
   listApiKeys: defineRoute({
     operationId: 'listApiKeys',
@@ -45,7 +45,7 @@ export const apiKeyRoutes = {
     tag: 'API keys',
     request: { query: ApiKeyListQuerySchema },
     responses: { 200: { description: 'A page of API keys.', schema: ApiKeyPageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden },
-    aws: { table: 'read' },
+    aws: { table: ['Query'] },
   }),
   createApiKey: defineRoute({
     operationId: 'createApiKey',
@@ -64,7 +64,7 @@ export const apiKeyRoutes = {
       401: unauthorized,
       403: forbidden,
     },
-    aws: { table: 'readWrite' },
+    aws: { table: ['PutItem'] },
   }),
   getApiKey: defineRoute({
     operationId: 'getApiKey',
@@ -83,7 +83,7 @@ export const apiKeyRoutes = {
       403: forbidden,
       404: error('No such key in this tenant.'),
     },
-    aws: { table: 'read' },
+    aws: { table: ['GetItem'] },
   }),
   updateApiKey: defineRoute({
     operationId: 'updateApiKey',
@@ -106,7 +106,7 @@ export const apiKeyRoutes = {
       404: error('No such key in this tenant.'),
       409: error('Changed by a concurrent update; read and retry.'),
     },
-    aws: { table: 'readWrite' },
+    aws: { table: ['GetItem', 'PutItem'] },
   }),
   deleteApiKey: defineRoute({
     operationId: 'deleteApiKey',
@@ -126,6 +126,6 @@ export const apiKeyRoutes = {
       403: forbidden,
       404: error('No such key in this tenant.'),
     },
-    aws: { table: 'readWrite' },
+    aws: { table: ['DeleteItem'] },
   }),
 } satisfies Record<string, RouteDef>;

@@ -20,10 +20,13 @@ export interface ResponseDef {
   contentType?: string;
 }
 
+/** DynamoDB item actions; a transaction needs the action of each item it writes. */
+export type TableAction = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem';
+
 /** AWS resources a route's function may touch; the CDK stack grants exactly these. */
 export interface AwsAccess {
-  /** `read`: GetItem and Query on the table; `readWrite` adds PutItem, UpdateItem, DeleteItem. */
-  table?: 'read' | 'readWrite';
+  /** The DynamoDB actions the operation makes on the table's items, no more. */
+  table?: readonly TableAction[];
   /** Query on the table's global secondary indexes. */
   queryIndexes?: boolean;
   signingKey?: 'sign' | 'publicKey';

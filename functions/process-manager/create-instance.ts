@@ -61,9 +61,12 @@ export async function createInstance(input: CreateInstanceInput): Promise<{ stat
   const refusal = tokenRefusal(token, now);
   if (refusal) throw refusal;
 
+  // A tag is resolved now (it may have moved); a name + version token carries its definition's id.
   const definition = token.processDefnTag
     ? await definitionStore.getTag(tenantId, token.processDefnTag).then((tag) => (tag ? definitionStore.get(tenantId, tag.processDefinitionId) : undefined))
-    : await definitionStore.getByNameVersion(tenantId, token.processDefnName!, Number(token.processDefnVersion));
+    : token.processDefnId
+      ? await definitionStore.get(tenantId, token.processDefnId)
+      : await definitionStore.getByNameVersion(tenantId, token.processDefnName!, Number(token.processDefnVersion));
   if (!definition) {
     throw new ProcessTokenUnusableError('PROCESS_TOKEN_INACTIVE', 'The process definition of this token no longer exists.');
   }

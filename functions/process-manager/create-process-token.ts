@@ -5,13 +5,15 @@ import { DEPRECATION_WARNING, ProcessTokenNameTakenError, newProcessToken, token
 import { tokenRoutes as routes } from './token-routes.js';
 
 export const handler = apiHandler(routes.createProcessToken, async ({ tenantId, auth, body, now, origin }) => {
-  const definitionFound =
-    body.processDefnTag !== undefined
-      ? !!(await definitionStore.getTag(tenantId, body.processDefnTag))
-      : body.processDefnName !== undefined && body.processDefnVersion !== undefined
-        ? !!(await definitionStore.getByNameVersion(tenantId, body.processDefnName, Number(body.processDefnVersion)))
-        : false;
-  const record = newProcessToken(body, { tenantId, principal: principalOf(auth), now, tenantOrigin: origin, definitionFound });
+  let definitionFound = false;
+  let definitionId: string | undefined;
+  if (body.processDefnTag !== undefined) {
+    definitionFound = !!(await definitionStore.getTag(tenantId, body.processDefnTag));
+  } else if (body.processDefnName !== undefined && body.processDefnVersion !== undefined) {
+    definitionId = await definitionStore.idOf(tenantId, body.processDefnName, Number(body.processDefnVersion));
+    definitionFound = definitionId !== undefined;
+  }
+  const record = newProcessToken(body, { tenantId, principal: principalOf(auth), now, tenantOrigin: origin, definitionFound, definitionId });
   if (!(await processTokenStore.create(record))) throw new ProcessTokenNameTakenError(record.name);
   const deprecated = body.maxProcessDuration !== undefined;
   return {

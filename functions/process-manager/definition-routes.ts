@@ -33,7 +33,7 @@ export const definitionRoutes = {
       403: forbidden,
       409: error('This name and version already exist.'),
     },
-    aws: { table: 'readWrite', stateMachines: 'publish' },
+    aws: { table: ['GetItem', 'PutItem'], stateMachines: 'publish' },
   }),
   listProcessDefinitions: defineRoute({
     operationId: 'listProcessDefinitions',
@@ -46,7 +46,7 @@ export const definitionRoutes = {
     tag: 'Process definitions',
     request: { query: DefinitionListQuerySchema },
     responses: { 200: { description: 'A page of definitions.', schema: DefinitionPageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden },
-    aws: { table: 'read' },
+    aws: { table: ['Query'] },
   }),
   listDefinitionTags: defineRoute({
     operationId: 'listDefinitionTags',
@@ -59,7 +59,7 @@ export const definitionRoutes = {
     tag: 'Process definitions',
     request: {},
     responses: { 200: { description: 'All tags, by name.', schema: z.array(TagSchema) }, 401: unauthorized, 403: forbidden },
-    aws: { table: 'read' },
+    aws: { table: ['Query'] },
   }),
   getProcessDefinition: defineRoute({
     operationId: 'getProcessDefinition',
@@ -78,7 +78,7 @@ export const definitionRoutes = {
       403: forbidden,
       404: error('No such definition in this tenant.'),
     },
-    aws: { table: 'read' },
+    aws: { table: ['GetItem'] },
   }),
   addDefinitionTags: defineRoute({
     operationId: 'addDefinitionTags',
@@ -98,6 +98,6 @@ export const definitionRoutes = {
       403: forbidden,
       404: error('No such definition in this tenant.'),
     },
-    aws: { table: 'readWrite' },
+    aws: { table: ['GetItem', 'PutItem'] },
   }),
 } satisfies Record<string, RouteDef>;

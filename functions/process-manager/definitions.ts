@@ -32,6 +32,8 @@ export interface DefinitionStore {
   create(record: ProcessDefinitionRecord): Promise<boolean>;
   get(tenantId: string, id: string): Promise<ProcessDefinitionRecord | undefined>;
   getByNameVersion(tenantId: string, name: string, version: number): Promise<ProcessDefinitionRecord | undefined>;
+  /** The id of a name + version, from its lock item alone (one read). */
+  idOf(tenantId: string, name: string, version: number): Promise<string | undefined>;
   list(tenantId: string): Promise<ProcessDefinitionRecord[]>;
   getTag(tenantId: string, tag: string): Promise<DefinitionTagRecord | undefined>;
   /** Writes the tag onto its definition, moving it off any other one. */

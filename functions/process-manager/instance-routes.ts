@@ -39,7 +39,7 @@ export const instanceRoutes = {
     tag: 'Process instances',
     request: { query: CreateInstanceQuerySchema },
     responses: { 201: created, 400: badRequest, 401: unauthorized, 403: forbidden, 404: error('No such process token.'), 409: refusedToken },
-    aws: { table: 'readWrite', signingKey: 'publicKey', stateMachines: 'start', events: 'publish' },
+    aws: { table: ['GetItem', 'PutItem', 'UpdateItem'], signingKey: 'publicKey', stateMachines: 'start', events: 'publish' },
   }),
   createProcessInstanceFromTemplate: defineRoute({
     operationId: 'createProcessInstanceFromTemplate',
@@ -52,7 +52,7 @@ export const instanceRoutes = {
     tag: 'Process instances',
     request: { body: CreateFromTemplateSchema },
     responses: { 201: created, 400: badRequest, 401: unauthorized, 403: forbidden, 404: error('No such process token.'), 409: refusedToken },
-    aws: { table: 'readWrite', signingKey: 'publicKey', stateMachines: 'start', events: 'publish' },
+    aws: { table: ['GetItem', 'PutItem', 'UpdateItem'], signingKey: 'publicKey', stateMachines: 'start', events: 'publish' },
   }),
   listProcessInstances: defineRoute({
     operationId: 'listProcessInstances',
@@ -65,7 +65,7 @@ export const instanceRoutes = {
     tag: 'Process instances',
     request: { query: InstanceListQuerySchema },
     responses: { 200: { description: 'A page of instances.', schema: InstancePageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden },
-    aws: { table: 'read', queryIndexes: true },
+    aws: { queryIndexes: true },
   }),
   searchProcessInstances: defineRoute({
     operationId: 'searchProcessInstances',
@@ -78,7 +78,7 @@ export const instanceRoutes = {
     tag: 'Process instances',
     request: { query: InstanceSearchQuerySchema },
     responses: { 200: { description: 'A page of matching instances.', schema: InstancePageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden },
-    aws: { table: 'read', queryIndexes: true },
+    aws: { queryIndexes: true },
   }),
   exportProcessInstancesCsv: defineRoute({
     operationId: 'exportProcessInstancesCsv',
@@ -97,7 +97,7 @@ export const instanceRoutes = {
       401: unauthorized,
       403: forbidden,
     },
-    aws: { table: 'read', queryIndexes: true },
+    aws: { queryIndexes: true },
   }),
   getProcessInstance: defineRoute({
     operationId: 'getProcessInstance',
@@ -116,7 +116,7 @@ export const instanceRoutes = {
       403: forbidden,
       404: error('No such instance in this tenant, or past its expiringDtm.'),
     },
-    aws: { table: 'read' },
+    aws: { table: ['GetItem'] },
   }),
   getProcessInstanceWithParameters: defineRoute({
     operationId: 'getProcessInstanceWithParameters',
@@ -135,6 +135,6 @@ export const instanceRoutes = {
       403: forbidden,
       404: error('No such instance in this tenant, or past its expiringDtm.'),
     },
-    aws: { table: 'read' },
+    aws: { table: ['GetItem'] },
   }),
 } satisfies Record<string, RouteDef>;

@@ -30,7 +30,7 @@ export const tokenRoutes = {
       403: forbidden,
       409: error('A token of this name exists.'),
     },
-    aws: { table: 'readWrite', signingKey: 'publicKey' },
+    aws: { table: ['GetItem', 'PutItem'], signingKey: 'publicKey' },
   }),
   listProcessTokens: defineRoute({
     operationId: 'listProcessTokens',
@@ -43,7 +43,7 @@ export const tokenRoutes = {
     tag: 'Process tokens',
     request: { query: ProcessTokenListQuerySchema },
     responses: { 200: { description: 'A page of tokens.', schema: ProcessTokenPageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden },
-    aws: { table: 'read' },
+    aws: { table: ['Query'] },
   }),
   getProcessToken: defineRoute({
     operationId: 'getProcessToken',
@@ -62,6 +62,6 @@ export const tokenRoutes = {
       403: forbidden,
       404: error('No such token in this tenant.'),
     },
-    aws: { table: 'read' },
+    aws: { table: ['GetItem'] },
   }),
 } satisfies Record<string, RouteDef>;

@@ -26,6 +26,8 @@ export interface ProcessTokenRecord {
   processDefnName: string | null;
   processDefnVersion: string | null;
   processDefnTag: string | null;
+  /** The definition a name + version token is bound to (versions are immutable); null for a tag. */
+  processDefnId: string | null;
   uiUrl: string;
   parameters: Record<string, string>;
   processInstanceInit: { externalSources: { faceUploads: Record<string, { imageFormat: string }> } } | null;
@@ -61,8 +63,10 @@ export interface TokenContext {
   now: Date;
   /** `https://{tenant}.{region}.{domain}`: the service's own UI lives here. */
   tenantOrigin: string;
-  /** The definition named by name + version, or by tag, as the store found it (undefined: none). */
+  /** The definition named by name + version, or by tag, as the store found it. */
   definitionFound: boolean;
+  /** Its id, for a name + version token. */
+  definitionId?: string | undefined;
 }
 
 /** Validates a new token against the rules the schema alone cannot express. */
@@ -132,6 +136,7 @@ export function newProcessToken(input: ProcessTokenCreateInput, ctx: TokenContex
     processDefnName: input.processDefnName ?? null,
     processDefnVersion: input.processDefnVersion ?? null,
     processDefnTag: input.processDefnTag ?? null,
+    processDefnId: input.processDefnTag === undefined ? (ctx.definitionId ?? null) : null,
     uiUrl: input.uiUrl ?? ownUi,
     parameters: input.parameters ?? {},
     processInstanceInit: input.processInstanceInit ?? null,

@@ -54,12 +54,16 @@ export const definitionStore: DefinitionStore = {
   },
 
   async getByNameVersion(tenantId, name, version) {
+    const id = await definitionStore.idOf(tenantId, name, version);
+    return id ? definitionStore.get(tenantId, id) : undefined;
+  },
+
+  async idOf(tenantId, name, version) {
     const { doc, tableName, commands } = await dynamo();
     const lock = await doc.send(
       new commands.GetCommand({ TableName: tableName, Key: keys.definitionNameVersion(tenantId, name, version), ConsistentRead: true }),
     );
-    const id = lock.Item?.processDefinitionId as string | undefined;
-    return id ? definitionStore.get(tenantId, id) : undefined;
+    return lock.Item?.processDefinitionId as string | undefined;
   },
 
   async list(tenantId) {

@@ -50,11 +50,11 @@ export class JourneyFunctions extends Construct {
       timeout: Duration.seconds(30),
       environment: props.environment,
       policyName: 'activities',
-      roleDescription: 'Runs journey activities: reads and updates process instance items.',
+      roleDescription: 'Runs journey activities: records the waiting user step on process instance items.',
       statements: [
         new iam.PolicyStatement({
           sid: 'InstanceItems',
-          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+          actions: ['dynamodb:UpdateItem'],
           resources: [tableArn],
         }),
       ],

@@ -6,14 +6,6 @@ import type { Construct } from 'constructs';
 import type { RouteDef } from '../../functions/http/route.js';
 import { ServiceFunction, nagArn } from './service-function.js';
 
-/**
- * DynamoDB actions per table access level. Written out rather than `grantReadData` /
- * `grantReadWriteData`, which also grant Scan, DescribeTable and the stream actions that no
- * handler uses. Transactions need no action of their own: IAM checks each item's PutItem,
- * UpdateItem, DeleteItem or ConditionCheckItem.
- */
-const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'];
-const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 /** Only Query reads an index. */
 const INDEX_READ_ACTIONS = ['dynamodb:Query'];
 const KEY_ACTIONS = { sign: ['kms:Sign'], publicKey: ['kms:GetPublicKey'] } as const;
@@ -79,18 +71,22 @@ export class RouteFunction extends ServiceFunction {
 function routeStatements(props: RouteFunctionProps, stack: Stack): iam.PolicyStatement[] {
   const statements: iam.PolicyStatement[] = [];
   const access = props.route.aws;
-  if (access.table) {
-    const itemActions = access.table === 'readWrite' ? [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS] : TABLE_READ_ACTIONS;
-    statements.push(new iam.PolicyStatement({ sid: 'TableItems', actions: itemActions, resources: [props.table.tableArn] }));
-    if (access.queryIndexes && props.indexNames.length > 0) {
-      statements.push(
-        new iam.PolicyStatement({
-          sid: 'TableIndexes',
-          actions: INDEX_READ_ACTIONS,
-          resources: props.indexNames.map((name) => `${props.table.tableArn}/index/${name}`),
-        }),
-      );
-    }
+  // The route table names each DynamoDB action an operation makes (transactions included: IAM
+  // checks each item's PutItem, UpdateItem, ...), so nothing unused is granted; not
+  // grantReadData / grantReadWriteData, which also grant Scan, DescribeTable and stream actions.
+  if (access.table?.length) {
+    statements.push(
+      new iam.PolicyStatement({ sid: 'TableItems', actions: access.table.map((a) => `dynamodb:${a}`), resources: [props.table.tableArn] }),
+    );
+  }
+  if (access.queryIndexes && props.indexNames.length > 0) {
+    statements.push(
+      new iam.PolicyStatement({
+        sid: 'TableIndexes',
+        actions: INDEX_READ_ACTIONS,
+        resources: props.indexNames.map((name) => `${props.table.tableArn}/index/${name}`),
+      }),
+    );
   }
   if (access.signingKey) {
     statements.push(

@@ -9,21 +9,29 @@ import type { LocalStepFunctions } from './engine.js';
  * publishes every stored definition again when it starts. An execution's end is reported to the
  * same function the EventBridge rule calls on AWS.
  */
-export function localOrchestrator(engine: LocalStepFunctions): Orchestrator {
+export function localOrchestrator(engine: LocalStepFunctions): Orchestrator & { settle(): Promise<void> } {
+  // Executions' ends still being recorded: stopping waits for them before the table goes away.
+  const recording = new Set<Promise<void>>();
   return {
+    async settle() {
+      while (recording.size) await Promise.all([...recording]);
+    },
     async publishStateMachine({ definitionId, asl }) {
       return engine.createStateMachine(stateMachineName(definitionId), asl).stateMachineArn;
     },
     async startExecution({ stateMachineArn, name, input }) {
       const { executionArn, done } = engine.startExecution(stateMachineArn, input as never, { name });
       const ref = (input as { instance: { tenantId: string; processInstanceId: string } }).instance;
-      void done.then(async (result) => {
+      const recorded: Promise<void> = done.then(async (result) => {
         try {
           await recordExecutionEnd(ref, result, new Date());
         } catch (err) {
           log().error('could not record an execution end', { executionArn, error: err as Error });
+        } finally {
+          recording.delete(recorded);
         }
       });
+      recording.add(recorded);
       return { executionArn };
     },
     async sendTaskSuccess(taskToken, output) {

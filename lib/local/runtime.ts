@@ -98,7 +98,8 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       // The same activity function the state machines invoke on AWS, called in process.
       invoke: async (_arn, payload) => runActivity(payload as Record<string, unknown>, new Date()),
     });
-    installOrchestrator(localOrchestrator(engine));
+    const orchestrator = localOrchestrator(engine);
+    installOrchestrator(orchestrator);
     installEventPublisher(localEventBus());
     await republishDefinitions(admin, engine);
     const sweeper = startSweeper(admin, LOCAL_TABLE, Number(process.env.SWEEP_INTERVAL_SECONDS ?? 60));
@@ -146,6 +147,8 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       async stop() {
         await http.close();
         await engine.shutdown();
+        // Journeys the shutdown aborted end as COMPLETED_TERMINATED, recorded before the table stops.
+        await orchestrator.settle();
         await sweeper.stop();
         admin.destroy();
         await dynamo.stop();

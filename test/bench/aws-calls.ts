@@ -2,12 +2,28 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type {
-  APIGatewayProxyEventV2,
-  APIGatewayProxyEventV2WithJWTAuthorizer,
-  APIGatewayProxyStructuredResultV2,
-} from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamo } from '../../lib/local/dynamodb.js';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  background,
+  count,
+  countSignature,
+  describeCommand,
+  everything,
+  newTally,
+  since,
+  snapshot,
+  sum,
+  within,
+  type Counts,
+  type Tally,
+} from './counters.js';
+import type { InstanceStatus } from '../../functions/process-manager/instances.js';
+import { baseEvent, withJwtClaims } from './lambda-events.js';
+import type { CountingPublisher, TrackingEngine } from './orchestration.js';
+import type { ProcessManagerCalls } from './process-calls.js';
+import type { JourneyCost } from './journeys.js';
 import { median, percentile, round } from './stats.js';
 
 export const TOKEN_ISSUE_DYNAMODB_LIMIT = 1;
@@ -17,17 +33,31 @@ const TABLE = 'arthr';
 const REGION = 'fir';
 const DOMAIN = 'localhost';
 const TENANT = 'bench';
+const ISSUER = 'http://localhost:1';
+const AUDIENCE = 'arthr-api';
 
-type Counts = Record<string, number>;
+export type Handler = (e: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
-interface Invocation {
+export interface Invocation {
   status: number;
   ms: number;
-  /** AWS SDK commands sent through the DynamoDB client, by command name. */
-  dynamodb: Counts;
-  /** HTTP requests that reached the DynamoDB endpoint, by X-Amz-Target operation (retries included). */
-  http: Counts;
-  signatures: number;
+  body: unknown;
+  tally: Tally;
+}
+
+/** What the process-manager and journey measurements need from the set-up environment. */
+export interface Harness {
+  tenantId: string;
+  host: string;
+  apiKey: { id: string; secret: string };
+  /** A bearer token signed by the bench's signer for the bench key, with every permission it holds. */
+  bearer: string;
+  /** One call of a real handler, counted in a fresh tally (and in `also`); throws unless it answers `expect`. */
+  invoke(name: string, handler: Handler, event: APIGatewayProxyEventV2, opts?: { expect?: number; also?: Tally[] }): Promise<Invocation>;
+  engine: TrackingEngine;
+  publisher: CountingPublisher;
+  /** The bench's own reads (polling an instance), kept out of every figure. */
+  asBench<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 export interface OperationCalls {
@@ -60,70 +90,63 @@ export interface Latency {
   maxMs: number;
 }
 
+export interface ShutdownFigures {
+  /** Executions still running at the end, aborted by engine.shutdown(). */
+  executionsAborted: number;
+  /**
+   * Of those, the ones whose end was already recorded when engine.shutdown() returned: the local
+   * orchestrator records an end after `done` settles, which shutdown() does not wait for.
+   */
+  endsRecordedWhenShutdownReturned: number;
+  /** Of those, the ones whose end was recorded (final status + event) before DynamoDB Local stopped (the bench waits up to 5 s each). */
+  endsRecorded: number;
+  /** Counts made after the measurements: recording the aborted executions' ends. */
+  calls: { dynamodb: Counts; stepFunctions: Counts; events: Counts };
+  /** Counts no tally claimed during the whole run (expected: none). */
+  unattributed: { dynamodb: Counts; stepFunctions: Counts; events: Counts; lambda: Counts };
+}
+
 export interface AwsCallResults {
   dynamodbLocal: { endpoint: string; startMs: number };
   operations: OperationCalls[];
   latency: Latency[];
-}
-
-function bump(counts: Counts, key: string, by = 1): void {
-  counts[key] = (counts[key] ?? 0) + by;
-}
-
-const sum = (c: Counts) => Object.values(c).reduce((a, b) => a + b, 0);
-
-function baseEvent(opts: {
-  method: string;
-  path: string;
-  routeKey: string;
-  host: string;
-  headers: Record<string, string>;
-  body?: string;
-  pathParameters?: Record<string, string>;
-}): APIGatewayProxyEventV2 {
-  const now = new Date();
-  const requestId = randomUUID();
-  return {
-    version: '2.0',
-    routeKey: opts.routeKey,
-    rawPath: opts.path,
-    rawQueryString: '',
-    headers: { host: opts.host, 'user-agent': 'arthr-bench', ...opts.headers },
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'bench',
-      domainName: opts.host,
-      domainPrefix: opts.host.split('.')[0]!,
-      http: { method: opts.method, path: opts.path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'arthr-bench' },
-      requestId,
-      routeKey: opts.routeKey,
-      stage: '$default',
-      time: now.toUTCString(),
-      timeEpoch: now.getTime(),
-    },
-    ...(opts.pathParameters ? { pathParameters: opts.pathParameters } : {}),
-    ...(opts.body !== undefined ? { body: opts.body } : {}),
-    isBase64Encoded: false,
-  };
+  processManager?: ProcessManagerCalls;
+  journeyCost?: JourneyCost;
+  shutdown?: ShutdownFigures;
 }
 
 /**
- * Runs the real token-issue and key-read handlers in this process against DynamoDB Local and
- * counts every AWS call they make: SDK commands (a middleware on the process's DynamoDB
- * client), HTTP requests that reach the endpoint (a wrapper on its request handler) and
- * signature operations (a wrapper on the signer, each one KMS Sign call on AWS).
+ * Runs the real handlers in this process against DynamoDB Local and counts every AWS call they
+ * make: SDK commands (a middleware on the process's DynamoDB client), HTTP requests that reach
+ * the endpoint (a wrapper on its request handler), signature operations (a wrapper on the
+ * signer, each one KMS Sign call on AWS), and the Step Functions and EventBridge calls (counting
+ * orchestrator and event publisher around the local engine and an in-process sink).
  */
-export async function measureAwsCalls(opts: { reps: number; latencyRuns: number; warmup: number }): Promise<AwsCallResults> {
+export async function measureAwsCalls(opts: {
+  reps: number;
+  latencyRuns: number;
+  warmup: number;
+  journeyRuns: number;
+  /** Called with each part as soon as it is measured (so a later failure keeps it). */
+  onPart?: (part: Partial<AwsCallResults>) => void;
+}): Promise<AwsCallResults> {
   const tmp = mkdtempSync(join(tmpdir(), 'arthr-bench-'));
   let local: LocalDynamo | undefined;
+  let engine: TrackingEngine | undefined;
+  let raw: DynamoDBClient | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    void (local?.stop() ?? Promise.resolve()).finally(() => {
-      rmSync(tmp, { recursive: true, force: true });
-      process.exit(signal === 'SIGINT' ? 130 : 143);
-    });
+    const stopEngine = engine ? Promise.race([engine.shutdown(), new Promise((r) => setTimeout(r, 2000))]) : Promise.resolve();
+    void stopEngine
+      .catch(() => undefined)
+      .then(() => local?.stop())
+      .finally(() => {
+        rmSync(tmp, { recursive: true, force: true });
+        process.exit(signal === 'SIGINT' ? 130 : 143);
+      });
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  const results: Partial<AwsCallResults> = {};
   try {
     const keyPath = join(tmp, 'signing-key.pem');
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -132,6 +155,7 @@ export async function measureAwsCalls(opts: { reps: number; latencyRuns: number;
     const started = performance.now();
     local = await startDynamoDbLocal(join(tmp, 'dynamodb'));
     const startMs = performance.now() - started;
+    results.dynamodbLocal = { endpoint: local.endpoint, startMs: round(startMs, 0) };
 
     // The handlers read their configuration from the environment, as in Lambda (cf. lib/local/runtime.ts).
     Object.assign(process.env, {
@@ -139,8 +163,8 @@ export async function measureAwsCalls(opts: { reps: number; latencyRuns: number;
       DYNAMODB_ENDPOINT: local.endpoint,
       SERVICE_REGION: REGION,
       SERVICE_DOMAIN: DOMAIN,
-      TOKEN_ISSUER: 'http://localhost:1',
-      TOKEN_AUDIENCE: 'arthr-api',
+      TOKEN_ISSUER: ISSUER,
+      TOKEN_AUDIENCE: AUDIENCE,
       SIGNING_KEY: `file:${keyPath}`,
     });
     const { resetConfigForTests } = await import('../../functions/config.js');
@@ -152,23 +176,28 @@ export async function measureAwsCalls(opts: { reps: number; latencyRuns: number;
 
     const { dynamo } = await import('../../functions/store/client.js');
     const { signerFor } = await import('../../functions/auth/signer.js');
+    const { buildAccessTokenClaims, signAccessToken } = await import('../../functions/auth/jwt.js');
     const { createTenantWithFirstKey } = await import('../../functions/tenants/domain.js');
     const { tenantStore } = await import('../../functions/store/tenants.js');
     const { apiKeyStore } = await import('../../functions/store/api-keys.js');
+    const { installOrchestrator } = await import('../../functions/process-manager/orchestrator.js');
+    const { installEventPublisher } = await import('../../functions/events/publisher.js');
+    const { isFinal } = await import('../../functions/process-manager/status.js');
+    const { benchEngine, countingOrchestrator, CountingPublisher } = await import('./orchestration.js');
+    const { measureProcessManager } = await import('./process-calls.js');
+    const { measureJourneys } = await import('./journeys.js');
     const issueToken = (await import('../../functions/api-keys/issue-token.js')).handler;
     const getApiKey = (await import('../../functions/api-keys/get-api-key.js')).handler;
 
-    const made = await createTenantWithFirstKey(
-      { tenants: tenantStore, apiKeys: apiKeyStore },
-      { tenantId: TENANT, region: REGION, keyName: 'bench', now: new Date(), principal: 'operator' },
-    );
-
     // --- the counters -------------------------------------------------------------------
-    let current: Invocation = { status: 0, ms: 0, dynamodb: {}, http: {}, signatures: 0 };
-    const raw = (await dynamo()).raw;
+    const bench = newTally('bench');
+    const asBench = <T>(fn: () => Promise<T>) => within([bench], fn);
+    raw = (await dynamo()).raw;
     raw.middlewareStack.add(
       (next, context) => async (args) => {
-        bump(current.dynamodb, context.commandName ?? 'unknown');
+        const name = context.commandName ?? 'unknown';
+        count('dynamodb', name);
+        count('dynamodbItems', describeCommand(name, args.input));
         return next(args);
       },
       { step: 'initialize', name: 'benchCounter' },
@@ -179,15 +208,42 @@ export async function measureAwsCalls(opts: { reps: number; latencyRuns: number;
     const handle = requestHandler.handle.bind(requestHandler);
     requestHandler.handle = (request, options) => {
       const target = request.headers['x-amz-target'] ?? request.headers['X-Amz-Target'] ?? 'unknown';
-      bump(current.http, target.split('.').pop()!);
+      count('http', target.split('.').pop()!);
       return handle(request, options);
     };
     const signer = signerFor(process.env.SIGNING_KEY!);
     const sign = signer.sign.bind(signer);
     signer.sign = (data) => {
-      current.signatures++;
+      countSignature();
       return sign(data);
     };
+
+    // Journeys: the local engine behind the counting orchestrator (Step Functions on AWS) and a
+    // counting event sink (EventBridge on AWS), installed as the local runtime installs its own.
+    engine = benchEngine();
+    installOrchestrator(countingOrchestrator(engine));
+    const publisher = new CountingPublisher();
+    installEventPublisher(publisher);
+
+    const { made, bearer } = await asBench(async () => {
+      const made = await createTenantWithFirstKey(
+        { tenants: tenantStore, apiKeys: apiKeyStore },
+        { tenantId: TENANT, region: REGION, keyName: 'bench', now: new Date(), principal: 'operator' },
+      );
+      // What a token issue for the bench key would hand out (and the JWT authorizer would accept).
+      const claims = buildAccessTokenClaims({
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        region: REGION,
+        tenantId: TENANT,
+        apiKeyId: made.apiKey.id,
+        permissions: made.apiKey.permissions,
+        now: new Date(),
+        ttlSeconds: 3600,
+        jti: randomUUID(),
+      });
+      return { made, bearer: await signAccessToken(signer, claims) };
+    });
 
     // --- the requests -------------------------------------------------------------------
     const host = `${TENANT}.${REGION}.${DOMAIN}`;
@@ -200,9 +256,9 @@ export async function measureAwsCalls(opts: { reps: number; latencyRuns: number;
         headers: { 'x-api-key': made.secret, 'content-type': 'application/json' },
         body: '{}',
       });
-    const getEvent = (): APIGatewayProxyEventV2 => {
-      const e: APIGatewayProxyEventV2WithJWTAuthorizer = {
-        ...baseEvent({
+    const getEvent = (): APIGatewayProxyEventV2 =>
+      withJwtClaims(
+        baseEvent({
           method: 'GET',
           path: `/api/arthr/apiKeys/${made.apiKey.id}`,
           routeKey: 'GET /api/arthr/apiKeys/{apiKeyId}',
@@ -210,28 +266,12 @@ export async function measureAwsCalls(opts: { reps: number; latencyRuns: number;
           headers: {},
           pathParameters: { apiKeyId: made.apiKey.id },
         }),
-        requestContext: {
-          ...baseEvent({ method: 'GET', path: '', routeKey: '', host, headers: {} }).requestContext,
-          authorizer: {
-            principalId: '',
-            integrationLatency: 0,
-            jwt: {
-              claims: { sub: made.apiKey.id, tid: TENANT, scope: 'ArthrServer:getFromTenant' },
-              scopes: ['ArthrServer:getFromTenant'],
-            },
-          },
-        },
-      };
-      return e;
-    };
+        { sub: made.apiKey.id, tid: TENANT, scope: 'ArthrServer:getFromTenant' },
+      );
 
     /** One call of the real handler; its access log line is kept off the report (shown on failure). */
-    const invoke = async (
-      name: string,
-      handler: (e: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>,
-      event: APIGatewayProxyEventV2,
-    ): Promise<Invocation> => {
-      current = { status: 0, ms: 0, dynamodb: {}, http: {}, signatures: 0 };
+    const invoke: Harness['invoke'] = async (name, handler, event, o = {}) => {
+      const tally = newTally(name, { after: true });
       const logged: string[] = [];
       const write = process.stdout.write;
       process.stdout.write = ((chunk: string | Uint8Array) => {
@@ -240,28 +280,30 @@ export async function measureAwsCalls(opts: { reps: number; latencyRuns: number;
       }) as typeof process.stdout.write;
       let res: APIGatewayProxyStructuredResultV2;
       const t0 = performance.now();
+      let ms: number;
       try {
-        res = await handler(event);
+        res = await within([tally, ...(o.also ?? [])], () => handler(event));
       } finally {
-        current.ms = performance.now() - t0;
+        ms = performance.now() - t0;
+        tally.open = false;
         process.stdout.write = write;
       }
-      current.status = res.statusCode ?? 0;
-      if (res.statusCode !== 200) {
+      const expect = o.expect ?? 200;
+      if (res.statusCode !== expect) {
         throw new Error(
-          `${name} answered ${res.statusCode}, not 200: ${res.body ?? ''}\nhandler log:\n${logged.join('').trim()}`,
+          `${name} answered ${res.statusCode}, not ${expect}: ${res.body ?? ''}\nhandler log:\n${logged.join('').trim()}`,
         );
       }
-      return current;
+      return { status: res.statusCode ?? 0, ms, body: res.body ? (JSON.parse(res.body) as unknown) : undefined, tally };
     };
 
     const summarise = (operation: OperationCalls['operation'], calls: Invocation[], limit: number): OperationCalls => {
       const n = calls.length;
       const dynamodb: Counts = {};
-      for (const c of calls) for (const [k, v] of Object.entries(c.dynamodb)) bump(dynamodb, k, v);
+      for (const c of calls) for (const [k, v] of Object.entries(c.tally.dynamodb)) dynamodb[k] = (dynamodb[k] ?? 0) + v;
       for (const k of Object.keys(dynamodb)) dynamodb[k] = round(dynamodb[k]! / n, 2);
-      const totals = calls.map((c) => sum(c.dynamodb));
-      const first = calls[0]!;
+      const totals = calls.map((c) => sum(c.tally.dynamodb));
+      const first = calls[0]!.tally;
       const max = Math.max(...totals);
       return {
         operation,
@@ -277,8 +319,8 @@ export async function measureAwsCalls(opts: { reps: number; latencyRuns: number;
           dynamodbTotal: round(totals.reduce((a, b) => a + b, 0) / n, 2),
           dynamodbTotalMin: Math.min(...totals),
           dynamodbTotalMax: max,
-          httpRequests: round(calls.reduce((a, c) => a + sum(c.http), 0) / n, 2),
-          signatures: round(calls.reduce((a, c) => a + c.signatures, 0) / n, 2),
+          httpRequests: round(calls.reduce((a, c) => a + sum(c.tally.http), 0) / n, 2),
+          signatures: round(calls.reduce((a, c) => a + c.tally.signatures, 0) / n, 2),
           kmsCallsLocal: 0,
         },
         target: { dynamodbPerCallMax: limit },
@@ -293,10 +335,28 @@ export async function measureAwsCalls(opts: { reps: number; latencyRuns: number;
       issues.push(await invoke('issueToken', issueToken, issueEvent()));
       reads.push(await invoke('getApiKey', getApiKey, getEvent()));
     }
-    const operations = [
+    results.operations = [
       summarise('issueToken', issues, TOKEN_ISSUE_DYNAMODB_LIMIT),
       summarise('getApiKey', reads, KEY_READ_DYNAMODB_LIMIT),
     ];
+    opts.onPart?.(results);
+
+    const harness: Harness = {
+      tenantId: TENANT,
+      host,
+      apiKey: { id: made.apiKey.id, secret: made.secret },
+      bearer,
+      invoke,
+      engine,
+      publisher,
+      asBench,
+    };
+
+    // Process manager: instance creation and status read, then whole journeys.
+    results.processManager = await measureProcessManager(harness, { reps: opts.reps });
+    opts.onPart?.(results);
+    results.journeyCost = await measureJourneys(harness, { runs: opts.journeyRuns });
+    opts.onPart?.(results);
 
     // Latency (informational): warm handlers, one call at a time.
     const latency: Latency[] = [];
@@ -316,12 +376,43 @@ export async function measureAwsCalls(opts: { reps: number; latencyRuns: number;
         maxMs: round(Math.max(...ms), 2),
       });
     }
+    results.latency = latency;
 
-    raw.destroy();
-    return { dynamodbLocal: { endpoint: local.endpoint, startMs: round(startMs, 0) }, operations, latency };
+    // Shut the engine down while DynamoDB Local still runs: it aborts the journeys left waiting
+    // at a user step, and their ends are recorded (a read, a status write, an event) as on AWS.
+    const recorded = (name: string) =>
+      publisher.published.some((e) => e.processInstanceId === name && isFinal(e.status as InstanceStatus));
+    const waiting = [...engine.started.keys()].filter((name) => !recorded(name));
+    const before = snapshot(everything);
+    await asBench(() => engine!.shutdown());
+    const endsRecordedWhenShutdownReturned = waiting.filter(recorded).length;
+    let endsRecorded = 0;
+    await asBench(async () => {
+      for (const name of waiting) {
+        await engine!.started.get(name);
+        if (await publisher.waitFor(name, (e) => isFinal(e.status as InstanceStatus), 5000)) endsRecorded++;
+      }
+    });
+    const delta = since(everything, before);
+    results.shutdown = {
+      executionsAborted: waiting.length,
+      endsRecordedWhenShutdownReturned,
+      endsRecorded,
+      calls: { dynamodb: delta.dynamodbItems, stepFunctions: delta.stepFunctions, events: delta.events },
+      unattributed: {
+        dynamodb: background.dynamodbItems,
+        stepFunctions: background.stepFunctions,
+        events: background.events,
+        lambda: background.lambda,
+      },
+    };
+    return results as AwsCallResults;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    // A no-op when the engine was already shut down above; after a failure, it stops the journeys.
+    await engine?.shutdown().catch(() => undefined);
+    raw?.destroy();
     await local?.stop();
     rmSync(tmp, { recursive: true, force: true });
   }

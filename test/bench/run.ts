@@ -4,8 +4,12 @@
  *  1. bundle size of every route's Lambda (esbuild with LAMBDA_BUNDLING)    ≤ 250 KB each
  *  2. cold import time of every bundle in a fresh node, over `node -e 0`    ≤ 40 ms each
  *  3. network calls made while importing a bundle                          = 0 each
- *  4. AWS calls per operation, counted on DynamoDB Local                   token issue ≤ 1, key read 1
+ *  4. AWS calls per operation, counted on DynamoDB Local                   token issue ≤ 1, key read 1,
+ *     (DynamoDB; Step Functions and EventBridge through counting             instance creation = 1 TransactWriteItems
+ *     wrappers of the orchestrator and event publisher, local engine)       + 1 StartExecution, status read = 1 read
  *  5. in-process latency of token issue and key read (informational)
+ *  6. journey cost: state transitions of each example's happy path on the local engine, next to
+ *     the compile-time count, priced at the Step Functions Standard list price (informational)
  *
  * Prints a table per figure with OK/OVER against its target and writes the same figures to
  * `.bench/results.json`. Exits 0 whatever the figures are; non-zero only if the bench crashed.
@@ -16,6 +20,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { routeList } from '../../functions/routes.js';
 import { measureAwsCalls, type AwsCallResults } from './aws-calls.js';
+import { fmtCounts } from './counters.js';
+import { FREE_TRANSITIONS_PER_MONTH, USD_PER_1000_TRANSITIONS, type JourneyCost } from './journeys.js';
+import type { CallFigures } from './process-calls.js';
 import { BUNDLE_LIMIT_BYTES, bundleRoutes, type BundleResult } from './bundles.js';
 import {
   checkNetworkAtImport,
@@ -31,6 +38,7 @@ const OUT_DIR = join(ROOT, '.bench');
 const IMPORT_LIMIT_MS = 40;
 const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 11);
 const COUNT_REPS = 20;
+const JOURNEY_RUNS = 5;
 const LATENCY_RUNS = 50;
 
 const kb = (bytes: number) => round(bytes / 1024, 1);
@@ -43,7 +51,8 @@ interface Results {
   bundles?: (BundleResult & { kb?: number; verdict: string })[];
   importTime?: Omit<ImportTimings, 'handlers'> & { handlers: (ImportTimings['handlers'][number] & { verdict: string })[] };
   network?: { probeSelfCheck: ReturnType<typeof probeSelfCheck>; handlers: (NetworkCheck & { verdict: string })[] };
-  awsCalls?: AwsCallResults;
+  awsCalls?: Omit<AwsCallResults, 'journeyCost'>;
+  journeyCost?: JourneyCost;
   errors: string[];
   durationMs?: number;
 }
@@ -70,6 +79,9 @@ async function main(): Promise<number> {
       networkCallsAtImport: 0,
       issueTokenDynamoDbCallsMax: 1,
       getApiKeyDynamoDbCalls: 1,
+      createProcessInstance: 'TransactWriteItems 1 + StartExecution 1, no other write',
+      getProcessInstanceDynamoDbCalls: 1,
+      stepFunctionsStandardUsdPer1000Transitions: USD_PER_1000_TRANSITIONS,
     },
     errors: [],
   };
@@ -159,8 +171,22 @@ async function main(): Promise<number> {
     // 4 + 5. AWS calls and latency on DynamoDB Local ----------------------------------------------
     log(section('4. AWS calls per operation (real handlers, in process, DynamoDB Local)'));
     log('starting DynamoDB Local ...');
-    const aws = await measureAwsCalls({ reps: COUNT_REPS, latencyRuns: LATENCY_RUNS, warmup: 5 });
-    results.awsCalls = aws;
+    const aws = await measureAwsCalls({
+      reps: COUNT_REPS,
+      latencyRuns: LATENCY_RUNS,
+      warmup: 5,
+      journeyRuns: JOURNEY_RUNS,
+      // Kept as each part is measured, so a later failure still leaves them in results.json.
+      onPart: (part) => {
+        const { journeyCost, ...rest } = part;
+        results.awsCalls = rest as Results['awsCalls'];
+        if (journeyCost) results.journeyCost = journeyCost;
+        writeResults(results);
+      },
+    });
+    const { journeyCost, ...awsRest } = aws;
+    results.awsCalls = awsRest;
+    results.journeyCost = journeyCost;
     log(`DynamoDB Local at ${aws.dynamodbLocal.endpoint} (ready in ${aws.dynamodbLocal.startMs} ms)`);
     const fmt = (c: Record<string, number>) =>
       Object.entries(c)
@@ -192,6 +218,8 @@ async function main(): Promise<number> {
       'Locally the signing key is a PEM file, so no KMS call is made; on AWS each signature operation above is one\n' +
         'KMS Sign call: a token issue costs its DynamoDB call(s) plus one KMS Sign.',
     );
+    printProcessManager(aws);
+
 
     log(section('5. In-process latency against DynamoDB Local (informational)'));
     log(
@@ -200,6 +228,9 @@ async function main(): Promise<number> {
         ...aws.latency.map((l) => [l.operation, l.runs, l.medianMs, l.p95Ms, l.minMs, l.maxMs]),
       ]),
     );
+
+    if (journeyCost) printJourneyCost(journeyCost);
+    printShutdown(aws);
   } catch (err) {
     results.errors.push((err as Error).stack ?? String(err));
     results.durationMs = Math.round(performance.now() - t0);
@@ -215,11 +246,138 @@ async function main(): Promise<number> {
     ...(results.importTime?.handlers ?? []).filter((h) => h.verdict !== 'OK').map((h) => `import ${h.operationId} ${h.verdict}`),
     ...(results.network?.handlers ?? []).filter((n) => n.verdict !== 'OK').map((n) => `network ${n.operationId} ${n.verdict}`),
     ...(results.awsCalls?.operations ?? []).filter((o) => o.verdict !== 'OK').map((o) => `AWS calls ${o.operation} ${o.verdict}`),
+    ...(results.awsCalls?.processManager?.operations ?? [])
+      .filter((o) => o.verdict !== 'OK')
+      .map((o) => `AWS calls ${o.operation} (${o.auth}) ${o.verdict}: ${o.problems.join(', ')}`),
+    ...(results.journeyCost?.definitions ?? [])
+      .filter((d) => d.verdict === 'DIFFERS')
+      .map((d) => `journey ${d.definition}: engine counted ${d.transitions?.each.join('/')} transitions, compile time says ${d.happyPathTransitions}`),
   ];
   log(section('Summary'));
   log(over.length ? `${over.length} figure(s) not within target: ${over.join('; ')}` : 'every figure within its target');
   log(`results: ${join(OUT_DIR, 'results.json')} (${round(results.durationMs / 1000)} s)`);
   return 0;
+}
+
+/** `$0.10`, `$0.125`: cents, or tenths of a cent when the figure has them. */
+function usd(value: number): string {
+  return `$${value.toFixed(Math.round(value * 1000) % 10 === 0 ? 2 : 3)}`;
+}
+
+function printProcessManager(aws: AwsCallResults): void {
+  const pm = aws.processManager;
+  if (!pm) return;
+  const own = (f: CallFigures) => round(f.dynamodbTotal - f.authReads, 2);
+  log('');
+  log(
+    `Process manager (${pm.setup.definition} published to the bench tenant; Step Functions = counting orchestrator around the ` +
+      'local engine, EventBridge = counting event publisher):',
+  );
+  log(
+    table([
+      ['operation', 'auth', 'calls', 'DynamoDB per call (by command)', 'total', 'min–max', 'of which auth', "operation's own", 'Step Functions per call', 'EventBridge per call', 'HTTP req/call', 'first call', 'target', 'result'],
+      ...pm.operations.map((o) => [
+        o.operation,
+        o.auth,
+        o.invocations,
+        fmtCounts(o.perCall.dynamodb),
+        o.perCall.dynamodbTotal,
+        `${o.perCall.dynamodbTotalMin}–${o.perCall.dynamodbTotalMax}`,
+        o.perCall.authReads,
+        own(o.perCall),
+        fmtCounts(o.perCall.stepFunctions),
+        fmtCounts(o.perCall.events),
+        o.perCall.httpRequests,
+        `${o.firstCall.dynamodbTotal} + ${fmtCounts(o.firstCall.stepFunctions)}`,
+        o.target,
+        o.verdict === 'OK' ? 'OK' : `${o.verdict} (${o.problems.join('; ')})`,
+      ]),
+    ]),
+  );
+  log(
+    table([
+      ['operation', 'auth', 'DynamoDB per call, by command and item'],
+      ...pm.operations.map((o) => [o.operation, o.auth, fmtCounts(o.perCall.dynamodbByItem)]),
+    ]),
+  );
+  log(
+    '"of which auth" is the read of the API key item (X-API-Key on this bearerOrApiKey route); a bearer token is verified in\n' +
+      'the handler against the signing key\'s public JWK (no DynamoDB call; on AWS one KMS GetPublicKey per cold start, then cached).\n' +
+      'getProcessInstance is called as the gateway\'s JWT authorizer hands it over (claims in requestContext.authorizer.jwt).',
+  );
+  const a = pm.afterCreation;
+  log(
+    `After answering, each of the ${a.instances} created instances' journeys ran on by itself (not part of the request, not counted ` +
+      `above): activity Lambda ${fmtCounts(a.perInstance.lambda)}, DynamoDB ${fmtCounts(a.perInstance.dynamodbByItem)}, ` +
+      `Step Functions ${fmtCounts(a.perInstance.stepFunctions)}, EventBridge ${fmtCounts(a.perInstance.events)} per instance ` +
+      `(recording its first user step, ${a.firstStep}).`,
+  );
+  log(
+    `Set-up, once: publishDefinition — Step Functions ${fmtCounts(pm.setup.publishDefinition.stepFunctions)}, DynamoDB ` +
+      `${fmtCounts(pm.setup.publishDefinition.dynamodbByItem)}; createProcessToken (X-API-Key) — DynamoDB ` +
+      `${fmtCounts(pm.setup.createProcessToken.dynamodbByItem)}.`,
+  );
+}
+
+function printJourneyCost(jc: JourneyCost): void {
+  log(section('6. Journey cost: Step Functions state transitions per journey (informational)'));
+  log(
+    `Priced at the Step Functions Standard list price, ${usd(USD_PER_1000_TRANSITIONS)} per 1,000 state transitions (us-east-1); the ` +
+      `first ${FREE_TRANSITIONS_PER_MONTH.toLocaleString('en-US')} transitions a month are free and are ignored here.`,
+  );
+  log(
+    table([
+      ['definition', 'happyPathTransitions (compile)', 'engine counted', 'runs', 'execution → decision → instance status', 'billed per journey', 'per 1,000 journeys', 'result'],
+      ...jc.definitions.map((d) => [
+        d.definition,
+        d.happyPathTransitions,
+        d.transitions ? (d.transitions.min === d.transitions.max ? d.transitions.min : `${d.transitions.median} (${d.transitions.min}–${d.transitions.max})`) : 'not run',
+        d.runs ?? 0,
+        d.ran ? `${d.executionStatus!.join('/')} → ${d.decision!.join('/')} → ${d.finalInstanceStatus!.join('/')}` : '-',
+        `${d.billedTransitions} (${d.basis})`,
+        usd(d.usdPer1000Journeys),
+        d.verdict,
+      ]),
+    ]),
+  );
+  for (const d of jc.definitions) {
+    log(`${d.definition}: happy path ${d.happyPath.join(' → ')}${d.ran ? '' : `; not run — ${d.notRunReason}`}.`);
+  }
+  const ran = jc.definitions.filter((d) => d.perJourney);
+  if (ran.length) {
+    log('');
+    log('Every AWS call of one whole journey (creation with a bearer token, each user step completed, end recorded), mean per journey:');
+    log(
+      table([
+        ['definition', 'DynamoDB (by command)', 'total', 'Step Functions', 'EventBridge', 'activity Lambda invokes'],
+        ...ran.map((d) => [
+          d.definition,
+          fmtCounts(d.perJourney!.dynamodb),
+          d.perJourney!.dynamodbTotal,
+          fmtCounts(d.perJourney!.stepFunctions),
+          fmtCounts(d.perJourney!.events),
+          fmtCounts(d.perJourney!.lambda),
+        ]),
+      ]),
+    );
+  }
+  log(
+    'AWS counts retries as state transitions too: a step retried after a transient Lambda error (the compiled Retry allows up\n' +
+      'to 3 retries on Lambda.* errors) costs one more transition per retry, so these happy-path figures are a floor.',
+  );
+}
+
+function printShutdown(aws: AwsCallResults): void {
+  const s = aws.shutdown;
+  if (!s) return;
+  log('');
+  log(
+    `Engine shut down: ${s.executionsAborted} journeys still waiting at a user step were aborted; ${s.endsRecordedWhenShutdownReturned} ` +
+      `of their ends were recorded when engine.shutdown() returned, ${s.endsRecorded} after the bench waited for them, before ` +
+      `DynamoDB Local stopped (DynamoDB ${fmtCounts(s.calls.dynamodb)}; EventBridge ${fmtCounts(s.calls.events)}).`,
+  );
+  const stray = { ...s.unattributed.dynamodb, ...s.unattributed.stepFunctions, ...s.unattributed.events, ...s.unattributed.lambda };
+  if (Object.keys(stray).length) log(`note: calls no measurement claimed: ${fmtCounts(stray)}`);
 }
 
 main().then(

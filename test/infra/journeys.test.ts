@@ -104,9 +104,9 @@ describe('ArthrStack journeys', () => {
       expect(executionEnd.Properties.Environment).toEqual(route.Properties.Environment);
     });
 
-    it('may only read and update table items and write its own logs', () => {
+    it('may only update table items (the waiting step) and write its own logs', () => {
       const statements = grantsOf(activities);
-      expect(actionsOf(statements)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem', ...LOG_ACTIONS].sort());
+      expect(actionsOf(statements)).toEqual(['dynamodb:UpdateItem', ...LOG_ACTIONS].sort());
       for (const s of statements) {
         expect(s.Effect).toBe('Allow');
         expect(s.Condition).toBeUndefined();

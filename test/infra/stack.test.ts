@@ -24,14 +24,13 @@ import {
 // The journeys' own functions (activities, execution end) are checked in journeys.test.ts.
 
 /** What each `route.aws` entry must grant, written out here independently of the stack. */
-const TABLE_READ = ['dynamodb:GetItem', 'dynamodb:Query'];
-const TABLE_WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+
 const LOG_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 
 function expectedDataActions(route: RouteDef): string[] {
   const out: string[] = [];
-  if (route.aws.table) out.push(...TABLE_READ);
-  if (route.aws.table === 'readWrite') out.push(...TABLE_WRITE);
+  for (const a of route.aws.table ?? []) out.push(`dynamodb:${a}`);
+  if (route.aws.queryIndexes) out.push('dynamodb:Query');
   if (route.aws.signingKey === 'sign') out.push('kms:Sign');
   if (route.aws.signingKey === 'publicKey') out.push('kms:GetPublicKey');
   if (route.aws.stateMachines === 'publish') out.push('states:CreateStateMachine', 'states:TagResource', 'iam:PassRole');
@@ -232,7 +231,7 @@ describe('ArthrStack', () => {
       for (const route of routeList) {
         const code = bundleOf(functionFor(route)[1]);
         // An external module survives as an import specifier; a bundled one would not.
-        if (route.aws.table) expect(code, route.operationId).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
+        if (route.aws.table || route.aws.queryIndexes) expect(code, route.operationId).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
         if (route.aws.signingKey) expect(code, route.operationId).toMatch(/["']@aws-sdk\/client-kms["']/);
       }
       // The journeys' functions, bundled from their own entries (a message only that entry has).
@@ -277,12 +276,11 @@ describe('ArthrStack', () => {
           }
           if (actions.some((a) => a.startsWith('kms:'))) expect(resources).toEqual([{ 'Fn::GetAtt': [keyId, 'Arn'] }]);
         }
-        if (route.aws.table) {
-          const queried = statementsOf(refId(f.Properties.Role)!)
-            .filter((s) => asArray(s.Action).includes('dynamodb:Query'))
-            .flatMap((s) => asArray(s.Resource));
-          expect(queried, route.operationId).toEqual(route.aws.queryIndexes ? [tableArn, ...indexArns] : [tableArn]);
-        }
+        const queried = statementsOf(refId(f.Properties.Role)!)
+          .filter((s) => asArray(s.Action).includes('dynamodb:Query'))
+          .flatMap((s) => asArray(s.Resource));
+        const expected = [...(route.aws.table?.includes('Query') ? [tableArn] : []), ...(route.aws.queryIndexes ? indexArns : [])];
+        expect(queried, route.operationId).toEqual(expected);
       }
     });
 
@@ -315,7 +313,7 @@ describe('ArthrStack', () => {
     });
 
     it('gives functions that touch no data no table or key access at all', () => {
-      const bare = routeList.filter((r) => !r.aws.table && !r.aws.signingKey);
+      const bare = routeList.filter((r) => !r.aws.table && !r.aws.queryIndexes && !r.aws.signingKey);
       expect(bare.length).toBeGreaterThan(0);
       for (const route of bare) {
         const [, f] = functionFor(route);

@@ -11,7 +11,7 @@ import { routeList } from '../../functions/routes.js';
 const now = new Date('2026-06-01T12:00:00.000Z');
 const token: ProcessTokenRecord = {
   tenantId: 'acme', id: 't1', name: 'n', description: '', status: 'ACTIVE', type: 'UNLIMITED', maxCount: null, counter: 0,
-  validFromDtm: null, validToDtm: null, processDefnName: 'd', processDefnVersion: '1', processDefnTag: null, uiUrl: '',
+  validFromDtm: null, validToDtm: null, processDefnName: 'd', processDefnVersion: '1', processDefnTag: null, processDefnId: 'd1', uiUrl: '',
   parameters: { firstName: 'Ann' }, processInstanceInit: null, maxProcessDuration: null, createdDtm: '', createdBy: '',
 };
 const definition = { id: 'd1', name: 'd', version: 1, retentionDays: 30, stateMachineArn: 'arn' } as ProcessDefinitionRecord;

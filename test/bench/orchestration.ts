@@ -1,0 +1,89 @@
+/**
+ * The journey side of the AWS-call section: the local engine as lib/local/runtime.ts wires it
+ * (activities run by `runActivity` in process), behind counting wrappers of the orchestrator and
+ * the event publisher, the two seams that are Step Functions and EventBridge on AWS.
+ */
+import { EventEmitter } from 'node:events';
+import { LocalStepFunctions, type ExecutionResult } from '../../lib/local/engine.js';
+import { localOrchestrator } from '../../lib/local/orchestrator.js';
+import type { Orchestrator } from '../../functions/process-manager/orchestrator.js';
+import type { EventPublisher, InstanceEvent } from '../../functions/events/publisher.js';
+import { runActivity } from '../../functions/activities/run.js';
+import { asAsyncWork, count } from './counters.js';
+
+/** The engine, keeping each execution's `done` by execution name (the instance id). */
+export class TrackingEngine extends LocalStepFunctions {
+  readonly started = new Map<string, Promise<ExecutionResult>>();
+
+  override startExecution(
+    stateMachineArn: string,
+    input: unknown = {},
+    opts: { name?: string } = {},
+  ): { executionArn: string; done: Promise<ExecutionResult> } {
+    const out = super.startExecution(stateMachineArn, input, opts);
+    this.started.set(opts.name ?? out.executionArn.split(':').pop()!, out.done);
+    return out;
+  }
+}
+
+export function benchEngine(): TrackingEngine {
+  return new TrackingEngine({
+    // As lib/local/runtime.ts: the activity function the state machines invoke on AWS, in process.
+    invoke: (_arn, payload) =>
+      asAsyncWork(async () => {
+        count('lambda', 'Invoke');
+        return runActivity(payload as Record<string, unknown>, new Date());
+      }),
+  });
+}
+
+/** The real local orchestrator, each call counted under the Step Functions API call it is on AWS. */
+export function countingOrchestrator(engine: LocalStepFunctions): Orchestrator {
+  const inner = localOrchestrator(engine);
+  return {
+    publishStateMachine(input) {
+      count('stepFunctions', 'CreateStateMachine');
+      return inner.publishStateMachine(input);
+    },
+    startExecution(input) {
+      count('stepFunctions', 'StartExecution');
+      return inner.startExecution(input);
+    },
+    sendTaskSuccess(taskToken, output) {
+      count('stepFunctions', 'SendTaskSuccess');
+      return inner.sendTaskSuccess(taskToken, output);
+    },
+  };
+}
+
+/** Counts each publication (one PutEvents on AWS) and lets the bench wait for an instance's event. */
+export class CountingPublisher implements EventPublisher {
+  readonly published: InstanceEvent[] = [];
+  private readonly bus = new EventEmitter();
+
+  async publish(event: InstanceEvent): Promise<void> {
+    count('events', 'PutEvents');
+    this.published.push(event);
+    this.bus.emit('event', event);
+  }
+
+  /** Resolves with the first event (already published or to come) for the instance that `match`es. */
+  waitFor(processInstanceId: string, match: (e: InstanceEvent) => boolean, timeoutMs: number): Promise<InstanceEvent | undefined> {
+    const test = (e: InstanceEvent) => e.processInstanceId === processInstanceId && match(e);
+    const seen = this.published.find(test);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => {
+      const onEvent = (e: InstanceEvent) => {
+        if (!test(e)) return;
+        clearTimeout(timer);
+        this.bus.off('event', onEvent);
+        resolve(e);
+      };
+      const timer = setTimeout(() => {
+        this.bus.off('event', onEvent);
+        resolve(undefined);
+      }, timeoutMs);
+      this.bus.on('event', onEvent);
+    });
+  }
+}
