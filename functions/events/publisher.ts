@@ -3,18 +3,20 @@
  * through here, so webhooks and subscribers hang off one place. EventBridge on AWS; an
  * in-process bus on one machine (installed by the local runtime).
  */
-export interface InstanceEvent {
-  /** EventBridge detail-type. */
-  type: 'ProcessInstanceStatusChanged';
+interface InstanceEventBase {
   tenantId: string;
   processInstanceId: string;
   processDefnId: string;
   processDefnName: string;
   processDefnVersion: number;
-  status: string;
-  previousStatus: string;
   at: string;
 }
+
+/** EventBridge detail-types (`type`) and their details. */
+export type InstanceEvent =
+  | (InstanceEventBase & { type: 'ProcessInstanceStatusChanged'; status: string; previousStatus: string })
+  /** The journey now waits for the end user at a user step. */
+  | (InstanceEventBase & { type: 'ProcessInstanceStepChanged'; activityId: string; activityType: string });
 
 export interface EventPublisher {
   publish(event: InstanceEvent): Promise<void>;

@@ -1,6 +1,7 @@
 import { ConflictError, NotFoundError } from '../errors.js';
 import { processInstanceStore } from '../store/process-instances.js';
 import { isExpired } from '../process-manager/instances.js';
+import { eventPublisher } from '../events/publisher.js';
 import { resolveInputs } from '../../statemachines/references.js';
 import type { InputValue } from '../../statemachines/definition.js';
 
@@ -12,7 +13,9 @@ export interface UserStepPayload {
   activityId: string;
   activityType: string;
   inputs: Record<string, InputValue>;
-  state: Record<string, unknown> & { instance: { tenantId: string; processInstanceId: string } };
+  state: Record<string, unknown> & {
+    instance: { tenantId: string; processInstanceId: string; processDefnId: string; processDefnName: string; processDefnVersion: number };
+  };
   taskToken: string;
 }
 
@@ -22,14 +25,26 @@ export interface UserStepPayload {
  * recorded on the instance.
  */
 export async function recordWaitingStep(payload: UserStepPayload, now: Date): Promise<void> {
-  const { tenantId, processInstanceId } = payload.state.instance;
-  await processInstanceStore.setWaitingStep(tenantId, processInstanceId, {
+  const { tenantId, processInstanceId, processDefnId, processDefnName, processDefnVersion } = payload.state.instance;
+  const recorded = await processInstanceStore.setWaitingStep(tenantId, processInstanceId, {
     activityId: payload.activityId,
     activityType: payload.activityType,
     inputs: resolveInputs(payload.activityType, payload.inputs, payload.state),
     state: payload.state,
     taskToken: payload.taskToken,
     since: now.toISOString(),
+  });
+  if (!recorded) return;
+  await (await eventPublisher()).publish({
+    type: 'ProcessInstanceStepChanged',
+    tenantId,
+    processInstanceId,
+    processDefnId,
+    processDefnName,
+    processDefnVersion,
+    activityId: payload.activityId,
+    activityType: payload.activityType,
+    at: now.toISOString(),
   });
 }
 

@@ -50,12 +50,17 @@ export class JourneyFunctions extends Construct {
       timeout: Duration.seconds(30),
       environment: props.environment,
       policyName: 'activities',
-      roleDescription: 'Runs journey activities: records the waiting user step on process instance items.',
+      roleDescription: 'Runs journey activities: records the waiting user step on process instance items and publishes the step change.',
       statements: [
         new iam.PolicyStatement({
           sid: 'InstanceItems',
           actions: ['dynamodb:UpdateItem'],
           resources: [tableArn],
+        }),
+        new iam.PolicyStatement({
+          sid: 'PublishInstanceEvents',
+          actions: ['events:PutEvents'],
+          resources: [defaultEventBusArn(stack)],
         }),
       ],
     });

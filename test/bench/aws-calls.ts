@@ -381,7 +381,7 @@ export async function measureAwsCalls(opts: {
     // Shut the engine down while DynamoDB Local still runs: it aborts the journeys left waiting
     // at a user step, and their ends are recorded (a read, a status write, an event) as on AWS.
     const recorded = (name: string) =>
-      publisher.published.some((e) => e.processInstanceId === name && isFinal(e.status as InstanceStatus));
+      publisher.published.some((e) => e.processInstanceId === name && e.type === 'ProcessInstanceStatusChanged' && isFinal(e.status as InstanceStatus));
     const waiting = [...engine.started.keys()].filter((name) => !recorded(name));
     const before = snapshot(everything);
     await asBench(() => engine!.shutdown());
@@ -390,7 +390,7 @@ export async function measureAwsCalls(opts: {
     await asBench(async () => {
       for (const name of waiting) {
         await engine!.started.get(name);
-        if (await publisher.waitFor(name, (e) => isFinal(e.status as InstanceStatus), 5000)) endsRecorded++;
+        if (await publisher.waitFor(name, (e) => e.type === 'ProcessInstanceStatusChanged' && isFinal(e.status as InstanceStatus), 5000)) endsRecorded++;
       }
     });
     const delta = since(everything, before);

@@ -128,13 +128,13 @@ export async function measureJourneys(h: Harness, opts: { runs: number }): Promi
       if (!done) throw new Error(`no execution was started for instance ${id}`);
       const result = await done;
       // The journey ends when its end is recorded: the final status, published as an event.
-      const ended = await h.publisher.waitFor(id, (e) => isFinal(e.status as never), 10_000);
+      const ended = await h.publisher.waitFor(id, (e) => e.type === 'ProcessInstanceStatusChanged' && isFinal(e.status as never), 10_000);
       journey.open = false;
       if (!ended) throw new Error(`the end of instance ${id} (execution ${result.status}) was not recorded within 10 s`);
       transitions.push(result.transitions);
       statuses.add(result.status);
       decisions.add(String((result.output as { _decision?: string } | undefined)?._decision ?? 'none'));
-      finals.add(ended.status);
+      if (ended.type === 'ProcessInstanceStatusChanged') finals.add(ended.status);
       perJourney.push(figuresOf(journey));
     }
     const med = median(transitions);

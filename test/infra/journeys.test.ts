@@ -104,14 +104,15 @@ describe('ArthrStack journeys', () => {
       expect(executionEnd.Properties.Environment).toEqual(route.Properties.Environment);
     });
 
-    it('may only update table items (the waiting step) and write its own logs', () => {
+    it('may only update table items (the waiting step), put events on the default bus and write its own logs', () => {
       const statements = grantsOf(activities);
-      expect(actionsOf(statements)).toEqual(['dynamodb:UpdateItem', ...LOG_ACTIONS].sort());
+      expect(actionsOf(statements)).toEqual(['dynamodb:UpdateItem', 'events:PutEvents', ...LOG_ACTIONS].sort());
       for (const s of statements) {
         expect(s.Effect).toBe('Allow');
         expect(s.Condition).toBeUndefined();
         const resources = asArray(s.Resource);
         if (asArray(s.Action).some((a) => a.startsWith('dynamodb:'))) expect(resources).toEqual([tableArn]);
+        else if (asArray(s.Action).includes('events:PutEvents')) expect(resources.map(joined)).toEqual([DEFAULT_BUS]);
         else expect(resources).toEqual([{ 'Fn::GetAtt': [refId(activities.Properties.LoggingConfig.LogGroup), 'Arn'] }]);
       }
       expect(ofType(template, 'AWS::IAM::Role')[refId(activities.Properties.Role)!]!.Properties.ManagedPolicyArns).toBeUndefined();
