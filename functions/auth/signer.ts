@@ -26,7 +26,7 @@ export class FileSigner implements TokenSigner {
   }
 
   async keyId(): Promise<string> {
-    return (await this.publicJwk()).kid!;
+    return (await this.jwkOnce()).kid!;
   }
 
   async sign(data: Uint8Array): Promise<Uint8Array> {
@@ -34,6 +34,10 @@ export class FileSigner implements TokenSigner {
   }
 
   publicJwk(): Promise<JWK> {
+    return this.jwkOnce();
+  }
+
+  private jwkOnce(): Promise<JWK> {
     this.jwk ??= (async () => {
       const pub = createPublicKey(this.privateKey).export({ format: 'jwk' }) as JWK;
       const kid = await calculateJwkThumbprint({ kty: pub.kty!, n: pub.n!, e: pub.e! });

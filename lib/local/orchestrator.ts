@@ -1,6 +1,7 @@
 import { stateMachineName, type Orchestrator } from '../../functions/process-manager/orchestrator.js';
 import { recordExecutionEnd } from '../../functions/process-manager/status.js';
 import { log } from '../../functions/http/log.js';
+import { asOperation } from './aws-usage.js';
 import type { LocalStepFunctions } from './engine.js';
 
 /**
@@ -24,7 +25,8 @@ export function localOrchestrator(engine: LocalStepFunctions): Orchestrator & { 
       const ref = (input as { instance: { tenantId: string; processInstanceId: string } }).instance;
       const recorded: Promise<void> = done.then(async (result) => {
         try {
-          await recordExecutionEnd(ref, result, new Date());
+          // What the EventBridge rule's execution-end function does on AWS.
+          await asOperation('onExecutionEnd', () => recordExecutionEnd(ref, result, new Date()));
         } catch (err) {
           log().error('could not record an execution end', { executionArn, error: err as Error });
         } finally {

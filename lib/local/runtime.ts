@@ -22,6 +22,8 @@ import { runActivity } from '../../functions/activities/run.js';
 import { installEventPublisher } from '../../functions/events/publisher.js';
 import { localEventBus } from './events.js';
 import { startSweeper } from './sweeper.js';
+import { asOperation, recordDynamoCalls, recordMethods, writeUsage } from './aws-usage.js';
+import { dynamo as storeClient } from '../../functions/store/client.js';
 import { getConfig } from '../../functions/config.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 
@@ -96,11 +98,24 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     // gets its state machine again at each start.
     const engine = new LocalStepFunctions({
       // The same activity function the state machines invoke on AWS, called in process.
-      invoke: async (_arn, payload) => runActivity(payload as Record<string, unknown>, new Date()),
+      invoke: async (_arn, payload) => asOperation('activities', () => runActivity(payload as Record<string, unknown>, new Date())),
     });
     const orchestrator = localOrchestrator(engine);
+    const bus = localEventBus();
+    const usageFile = process.env.RECORD_AWS_USAGE;
+    if (usageFile) {
+      // Each local stand-in counts as the AWS action it replaces.
+      recordDynamoCalls((await storeClient()).raw);
+      recordMethods(orchestrator, {
+        publishStateMachine: 'states:CreateStateMachine',
+        startExecution: 'states:StartExecution',
+        sendTaskSuccess: 'states:SendTaskSuccess',
+      });
+      recordMethods(bus, { publish: 'events:PutEvents' });
+      recordMethods(signerFor(`file:${keyPath}`), { sign: 'kms:Sign', publicJwk: 'kms:GetPublicKey' });
+    }
     installOrchestrator(orchestrator);
-    installEventPublisher(localEventBus());
+    installEventPublisher(bus);
     await republishDefinitions(admin, engine);
     const sweeper = startSweeper(admin, LOCAL_TABLE, Number(process.env.SWEEP_INTERVAL_SECONDS ?? 60));
 
@@ -151,6 +166,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
         await orchestrator.settle();
         await sweeper.stop();
         admin.destroy();
+        if (usageFile) writeUsage(usageFile);
         await dynamo.stop();
         rmSync(runtimePath, { force: true });
       },

@@ -16,6 +16,7 @@ import { SECURITY_HEADERS, type LambdaHandler } from '../../functions/http/wrapp
 import { log } from '../../functions/http/log.js';
 import { authorizeJwt } from './authorizer.js';
 import { createRouter } from './router.js';
+import { asOperation } from './aws-usage.js';
 
 /** API Gateway refuses payloads over 10 MB before any function runs; so does this adapter. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
@@ -160,7 +161,7 @@ export async function startHttpServer(opts: LocalServerOptions): Promise<{ serve
           }),
         });
       }
-      send(res, await handlers.get(found.route)!(event));
+      send(res, await asOperation(found.route.operationId, () => handlers.get(found.route)!(event)));
     } catch (err) {
       const result = gatewayError(err, requestId);
       if (result.statusCode === 500) log().error('gateway error', { requestId, error: err as Error });

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { compareUsage } from './aws-access.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -45,8 +46,9 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
 export default async function setup(project: TestProject) {
   const localDir = mkdtempSync(join(tmpdir(), 'arthr-it-'));
   const logFile = join(localDir, 'service.log');
+  const usageFile = join(localDir, 'aws-usage.json');
   const log = openSync(logFile, 'a');
-  const env = { ...process.env, PORT: '0', LOCAL_DIR: localDir, LOG_LEVEL: 'INFO', SWEEP_INTERVAL_SECONDS: '1' };
+  const env = { ...process.env, PORT: '0', LOCAL_DIR: localDir, LOG_LEVEL: 'INFO', SWEEP_INTERVAL_SECONDS: '1', RECORD_AWS_USAGE: usageFile };
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: ROOT, env, stdio: ['ignore', log, log] });
 
   const bootstrapPath = join(localDir, 'bootstrap.json');
@@ -68,6 +70,18 @@ export default async function setup(project: TestProject) {
   return async () => {
     child.kill('SIGINT');
     await new Promise((r) => child.once('exit', r));
+    // Least privilege, checked against use: every AWS action the suite made through each
+    // operation is one its role is granted, and every grant was used (or is listed with why).
+    const problems = existsSync(usageFile)
+      ? compareUsage(JSON.parse(readFileSync(usageFile, 'utf8')) as Record<string, string[]>)
+      : ['the local runtime wrote no AWS usage record'];
     rmSync(localDir, { recursive: true, force: true });
+    if (problems.length) {
+      // Vitest reports an error thrown here without failing the run, so fail it explicitly.
+      console.error(`FAIL least privilege: AWS grants and use differ:\n${problems.join('\n')}`);
+      process.exitCode = 1;
+    } else {
+      console.log('least privilege: every AWS action used was granted, and every grant was used');
+    }
   };
 }

@@ -1,0 +1,53 @@
+import { routeList } from '../../functions/routes.js';
+
+/**
+ * The AWS actions each operation's function is granted, in the terms the local runtime records
+ * (lib/local/aws-usage.ts): from the route table for routes (the same mapping the CDK stack
+ * applies in lib/constructs/route-function.ts), and as lib/constructs/journey-functions.ts grants
+ * them for the two journey functions.
+ */
+export function grantedActions(): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const r of routeList) {
+    const a = new Set<string>();
+    for (const t of r.aws.table ?? []) a.add(`dynamodb:${t}`);
+    if (r.aws.queryIndexes) a.add('dynamodb:Query (index)');
+    if (r.aws.signingKey === 'sign') a.add('kms:Sign');
+    if (r.aws.signingKey === 'publicKey') a.add('kms:GetPublicKey');
+    if (r.aws.stateMachines === 'publish') a.add('states:CreateStateMachine');
+    if (r.aws.stateMachines === 'start') a.add('states:StartExecution');
+    if (r.aws.events === 'publish') a.add('events:PutEvents');
+    out.set(r.operationId, a);
+  }
+  out.set('activities', new Set(['dynamodb:UpdateItem', 'events:PutEvents']));
+  out.set('onExecutionEnd', new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'events:PutEvents']));
+  return out;
+}
+
+/** Granted actions the suite cannot reach, each with why it is granted all the same. */
+export const GRANTED_FOR_FAILURE_PATHS: Record<string, Record<string, string>> = {
+  createProcessInstance: { 'events:PutEvents': 'a journey that cannot start is marked COMPLETED_PROCESS_ERROR, which publishes its status change' },
+  createProcessInstanceFromTemplate: { 'events:PutEvents': 'as createProcessInstance' },
+};
+
+/** Problems: an action used but not granted (AccessDenied on AWS), or granted and never used. */
+export function compareUsage(used: Record<string, string[]>): string[] {
+  const granted = grantedActions();
+  const problems: string[] = [];
+  for (const [op, actions] of Object.entries(used)) {
+    if (op === '(none)') continue; // the local runtime's own start-up (publishing the examples)
+    const g = granted.get(op);
+    if (!g) {
+      problems.push(`${op}: not a known function`);
+      continue;
+    }
+    for (const a of actions) if (!g.has(a)) problems.push(`${op} used ${a}, which its role is not granted`);
+  }
+  for (const [op, g] of granted) {
+    const u = new Set(used[op] ?? []);
+    for (const a of g) {
+      if (!u.has(a) && !GRANTED_FOR_FAILURE_PATHS[op]?.[a]) problems.push(`${op} is granted ${a} but never used it`);
+    }
+  }
+  return problems;
+}
