@@ -12,6 +12,7 @@ export const API_KEY_STATUSES = ['ACTIVE', 'BLOCKED', 'ARCHIVED'] as const;
 export const DIRECT_OPERATIONS = [
   'issueToken',
   'createProcessToken',
+  'listProcessTokens',
   'createProcessInstance',
   'createProcessInstanceFromTemplate',
 ] as const;

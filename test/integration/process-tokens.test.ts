@@ -141,6 +141,13 @@ describe('GET /api/process-manager/processTokens', () => {
     expect(other.json.totalElements).toBe(0);
   });
 
+  it('accepts X-API-Key directly as well as a bearer token', async () => {
+    const res = await call('GET', `${BASE}?size=1`, { apiKey: inject('demoKey') });
+    expect(res.status).toBe(200);
+    expect(res.json.size).toBe(1);
+    expect((await call('GET', BASE, { apiKey: inject('otherKey') })).status).toBe(401);
+  });
+
   it('returns 404 for an unknown or foreign token', async () => {
     const mine = (await call('POST', BASE, { token, body: base() })).json;
     const theirs = await issueToken(inject('otherKey'), 'other');
