@@ -73,16 +73,7 @@ export function newDefinitionRecord(
 }
 
 export function definitionView(r: ProcessDefinitionRecord) {
-  return {
-    ...r.definition,
-    id: r.id,
-    name: r.name,
-    version: r.version,
-    description: r.description,
-    retentionDays: r.retentionDays,
-    createdDtm: r.createdDtm,
-    createdBy: r.createdBy,
-  };
+  return { ...r.definition, ...definitionSummary(r) };
 }
 
 export function definitionSummary(r: ProcessDefinitionRecord) {

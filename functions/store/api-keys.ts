@@ -1,6 +1,6 @@
 import { ConcurrentUpdateError } from '../errors.js';
 import type { ApiKeyRecord, ApiKeyStore, DirectOperation } from '../api-keys/domain.js';
-import { dynamo, isConditionFailure } from './client.js';
+import { conditionally, dynamo, isConditionFailure, queryAll } from './client.js';
 import { keys } from './keys.js';
 
 const ITEM_TYPE = 'ApiKey';
@@ -31,26 +31,8 @@ export const apiKeyStore: ApiKeyStore = {
   },
 
   async list(tenantId) {
-    const { doc, tableName, commands } = await dynamo();
-    const records: ApiKeyRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await doc.send(
-        new commands.QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-          ExpressionAttributeValues: { ':pk': keys.apiKeyPartition(tenantId), ':sk': keys.apiKeySortPrefix },
-          ExclusiveStartKey: start,
-          ConsistentRead: true,
-        }),
-      );
-      for (const item of out.Items ?? []) {
-        const record = fromItem(item);
-        if (record) records.push(record);
-      }
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return records;
+    const items = await queryAll(keys.apiKeyPartition(tenantId), keys.apiKeySortPrefix);
+    return items.map(fromItem).filter((r): r is ApiKeyRecord => !!r);
   },
 
   async replace(record) {
@@ -73,15 +55,11 @@ export const apiKeyStore: ApiKeyStore = {
 
   async delete(tenantId, id) {
     const { doc, tableName, commands } = await dynamo();
-    try {
-      await doc.send(
+    return conditionally(() =>
+      doc.send(
         new commands.DeleteCommand({ TableName: tableName, Key: keys.apiKey(tenantId, id), ConditionExpression: 'attribute_exists(PK)' }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+      ),
+    );
   },
 
   async recordIssue(tenantId, id, secretHash, now, operation: DirectOperation) {

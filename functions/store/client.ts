@@ -53,23 +53,59 @@ export function isTransactionConflict(err: unknown): boolean {
   return reasons.some((r) => r.Code === 'ConditionalCheckFailed');
 }
 
-/** Every item of a partition whose sort key starts with `prefix` (all pages, consistent). */
-export async function queryAll(pk: string, prefix: string): Promise<Record<string, unknown>[]> {
+/** Every item a query matches, all pages (the table name is filled in). */
+export async function queryPages(
+  input: Omit<import('@aws-sdk/lib-dynamodb').QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+): Promise<Record<string, unknown>[]> {
   const { doc, tableName, commands } = await dynamo();
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const out = await doc.send(
-      new commands.QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': pk, ':sk': prefix },
-        ExclusiveStartKey: start,
-        ConsistentRead: true,
-      }),
-    );
+    const out = await doc.send(new commands.QueryCommand({ ...input, TableName: tableName, ExclusiveStartKey: start }));
     items.push(...(out.Items ?? []));
     start = out.LastEvaluatedKey;
   } while (start);
   return items;
+}
+
+/** Every item of a partition whose sort key starts with `prefix` (all pages, consistent). */
+export function queryAll(pk: string, prefix: string): Promise<Record<string, unknown>[]> {
+  return queryPages({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+    ExpressionAttributeValues: { ':pk': pk, ':sk': prefix },
+    ConsistentRead: true,
+  });
+}
+
+/** Runs a conditional write; false when its condition failed. */
+export async function conditionally(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
+/**
+ * Puts an item together with a lock item that makes one of its attributes unique (a name, a
+ * name + version): a transaction that fails when either already exists.
+ */
+export async function putWithLock(item: Record<string, unknown>, lock: Record<string, unknown>): Promise<boolean> {
+  const { doc, tableName, commands } = await dynamo();
+  try {
+    await doc.send(
+      new commands.TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
+          { Put: { TableName: tableName, Item: lock, ConditionExpression: 'attribute_not_exists(PK)' } },
+        ],
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isTransactionConflict(err)) return false;
+    throw err;
+  }
 }

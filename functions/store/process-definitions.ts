@@ -1,5 +1,5 @@
 import type { DefinitionStore, DefinitionTagRecord, ProcessDefinitionRecord } from '../process-manager/definitions.js';
-import { dynamo, isTransactionConflict, queryAll } from './client.js';
+import { dynamo, putWithLock, queryAll } from './client.js';
 import { keys } from './keys.js';
 
 const DEF = 'ProcessDefinition';
@@ -13,38 +13,15 @@ function strip<T>(item: Record<string, unknown> | undefined, type: string): T | 
 
 export const definitionStore: DefinitionStore = {
   async create(record) {
-    const { doc, tableName, commands } = await dynamo();
-    try {
-      await doc.send(
-        new commands.TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName,
-                Item: { ...keys.definition(record.tenantId, record.id), itemType: DEF, ...record },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            {
-              // name + version is unique and immutable: this lock item makes a second publication fail.
-              Put: {
-                TableName: tableName,
-                Item: {
-                  ...keys.definitionNameVersion(record.tenantId, record.name, record.version),
-                  itemType: 'DefinitionNameVersion',
-                  processDefinitionId: record.id,
-                },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-          ],
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isTransactionConflict(err)) return false;
-      throw err;
-    }
+    // name + version is unique and immutable: the lock item makes a second publication fail.
+    return putWithLock(
+      { ...keys.definition(record.tenantId, record.id), itemType: DEF, ...record },
+      {
+        ...keys.definitionNameVersion(record.tenantId, record.name, record.version),
+        itemType: 'DefinitionNameVersion',
+        processDefinitionId: record.id,
+      },
+    );
   },
 
   async get(tenantId, id) {

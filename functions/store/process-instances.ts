@@ -1,6 +1,6 @@
 import type { ProcessInstanceRecord } from '../process-manager/instances.js';
 import type { ProcessTokenRecord } from '../process-manager/tokens.js';
-import { dynamo } from './client.js';
+import { conditionally, dynamo, queryPages } from './client.js';
 import { keys } from './keys.js';
 
 const ITEM_TYPE = 'ProcessInstance';
@@ -126,29 +126,15 @@ export const processInstanceStore = {
    * reads are eventually consistent: an instance made a moment ago may show a moment later.
    */
   async listByCreation(tenantId: string, range: { from?: string | undefined; to?: string | undefined } = {}): Promise<ProcessInstanceRecord[]> {
-    const { doc, tableName, commands } = await dynamo();
     const from = range.from ? new Date(range.from).toISOString() : '0';
     // Sort keys are `{createdAt}#{id}`: '~' sorts after every character they contain.
     const to = range.to ? `${new Date(range.to).toISOString()}~` : '~';
-    const records: ProcessInstanceRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await doc.send(
-        new commands.QueryCommand({
-          TableName: tableName,
-          IndexName: 'GSI1',
-          KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': keys.instanceIndexPartition(tenantId), ':from': from, ':to': to },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of out.Items ?? []) {
-        const record = fromItem(item);
-        if (record) records.push(record);
-      }
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return records;
+    const items = await queryPages({
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': keys.instanceIndexPartition(tenantId), ':from': from, ':to': to },
+    });
+    return items.map(fromItem).filter((r): r is ProcessInstanceRecord => !!r);
   },
 
   async get(tenantId: string, id: string): Promise<ProcessInstanceRecord | undefined> {
@@ -168,8 +154,8 @@ export const processInstanceStore = {
   /** The user step the journey now waits at (its task token stays in the table, never leaves it). */
   async setWaitingStep(tenantId: string, id: string, step: WaitingStep): Promise<boolean> {
     const { doc, tableName, commands } = await dynamo();
-    try {
-      await doc.send(
+    return conditionally(() =>
+      doc.send(
         new commands.UpdateCommand({
           TableName: tableName,
           Key: keys.instance(tenantId, id),
@@ -177,19 +163,15 @@ export const processInstanceStore = {
           ConditionExpression: 'attribute_exists(PK)',
           ExpressionAttributeValues: { ':step': step, ':now': step.since },
         }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof Error && err.name === 'ConditionalCheckFailedException') return false;
-      throw err;
-    }
+      ),
+    );
   },
 
   /** Takes the waiting step off the instance, only if it is still the one with this token. */
   async clearWaitingStep(tenantId: string, id: string, taskToken: string, now: Date): Promise<boolean> {
     const { doc, tableName, commands } = await dynamo();
-    try {
-      await doc.send(
+    return conditionally(() =>
+      doc.send(
         new commands.UpdateCommand({
           TableName: tableName,
           Key: keys.instance(tenantId, id),
@@ -197,19 +179,15 @@ export const processInstanceStore = {
           ConditionExpression: 'currentStep.taskToken = :token',
           ExpressionAttributeValues: { ':token': taskToken, ':now': now.toISOString() },
         }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof Error && err.name === 'ConditionalCheckFailedException') return false;
-      throw err;
-    }
+      ),
+    );
   },
 
   /** A status change, written only over the status it read (the caller publishes the event). */
   async setStatus(record: ProcessInstanceRecord, from: string, to: string, now: Date): Promise<boolean> {
     const { doc, tableName, commands } = await dynamo();
-    try {
-      await doc.send(
+    return conditionally(() =>
+      doc.send(
         new commands.UpdateCommand({
           TableName: tableName,
           Key: keys.instance(record.tenantId, record.id),
@@ -218,11 +196,7 @@ export const processInstanceStore = {
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':to': to, ':from': from, ':now': now.toISOString() },
         }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof Error && err.name === 'ConditionalCheckFailedException') return false;
-      throw err;
-    }
+      ),
+    );
   },
 };

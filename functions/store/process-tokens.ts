@@ -1,5 +1,5 @@
 import type { ProcessTokenRecord, ProcessTokenStore } from '../process-manager/tokens.js';
-import { dynamo, isTransactionConflict, queryAll } from './client.js';
+import { dynamo, putWithLock, queryAll } from './client.js';
 import { keys } from './keys.js';
 
 const ITEM_TYPE = 'ProcessToken';
@@ -12,34 +12,11 @@ function fromItem(item: Record<string, unknown> | undefined): ProcessTokenRecord
 
 export const processTokenStore: ProcessTokenStore = {
   async create(record) {
-    const { doc, tableName, commands } = await dynamo();
-    try {
-      await doc.send(
-        new commands.TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName,
-                Item: { ...keys.processToken(record.tenantId, record.id), itemType: ITEM_TYPE, ...record },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            {
-              // The name lock: a second token of the same name fails this condition.
-              Put: {
-                TableName: tableName,
-                Item: { ...keys.processTokenName(record.tenantId, record.name), itemType: 'ProcessTokenName', processTokenId: record.id },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-          ],
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isTransactionConflict(err)) return false;
-      throw err;
-    }
+    // The name lock: a second token of the same name fails the transaction.
+    return putWithLock(
+      { ...keys.processToken(record.tenantId, record.id), itemType: ITEM_TYPE, ...record },
+      { ...keys.processTokenName(record.tenantId, record.name), itemType: 'ProcessTokenName', processTokenId: record.id },
+    );
   },
 
   async get(tenantId, id) {

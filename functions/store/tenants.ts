@@ -1,23 +1,19 @@
 import type { TenantRecord, TenantStore } from '../tenants/domain.js';
-import { dynamo, isConditionFailure } from './client.js';
+import { conditionally, dynamo } from './client.js';
 import { keys } from './keys.js';
 
 export const tenantStore: TenantStore = {
   async create(record) {
     const { doc, tableName, commands } = await dynamo();
-    try {
-      await doc.send(
+    return conditionally(() =>
+      doc.send(
         new commands.PutCommand({
           TableName: tableName,
           Item: { ...keys.tenant(record.tenantId), itemType: 'Tenant', ...record },
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+      ),
+    );
   },
   async get(tenantId) {
     const { doc, tableName, commands } = await dynamo();
