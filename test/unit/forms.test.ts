@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { localized, validateFormSubmission } from '../../functions/journey/forms.js';
 import type { DataForm } from '../../statemachines/definition.js';
 
-const t = (en: string, de?: string) => ({ values: de ? { en, de } : { en } });
+const t = (en: string, de?: string): { values: Record<string, string> } => ({ values: de ? { en, de } : { en } });
 const form = {
   title: t('Details'),
   version: 1,
