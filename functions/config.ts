@@ -1,31 +1,31 @@
-import * as z from 'zod';
+import * as z from './shared/zod.js';
 
 /** The service's regions; each maps to an AWS region in cdk.json context. */
 export const REGIONS = ['fir', 'gum', 'oak'] as const;
 export type ServiceRegion = (typeof REGIONS)[number];
 
 const StoreConfigSchema = z.object({
-  TABLE_NAME: z.string().min(1),
+  TABLE_NAME: z.string().check(z.minLength(1)),
   /** Set only for DynamoDB Local. */
-  DYNAMODB_ENDPOINT: z.url().optional(),
+  DYNAMODB_ENDPOINT: z.optional(z.url()),
 });
 
-const ConfigSchema = StoreConfigSchema.extend({
+const ConfigSchema = z.extend(StoreConfigSchema, {
   /** Region label this deployment serves: requests for another region's hosts are refused. */
   SERVICE_REGION: z.enum(REGIONS),
   /** Hosts are `{tenantId}.{SERVICE_REGION}.{SERVICE_DOMAIN}`. */
-  SERVICE_DOMAIN: z.string().min(1),
+  SERVICE_DOMAIN: z.string().check(z.minLength(1)),
   TOKEN_ISSUER: z.url(),
-  TOKEN_AUDIENCE: z.string().min(1),
+  TOKEN_AUDIENCE: z.string().check(z.minLength(1)),
   /** Bearer token lifetime in seconds (the `ttl` of the issue response). */
-  TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  TOKEN_TTL_SECONDS: z._default(z.coerce.number().check(z.int(), z.gte(60), z.lte(86_400)), 3600),
   /** `kms:<key id or ARN>` in AWS, `file:<path to PKCS#8 PEM>` locally. */
-  SIGNING_KEY: z.string().regex(/^(kms|file):.+$/, 'must be kms:<key> or file:<path>'),
-  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+  SIGNING_KEY: z.string().check(z.regex(/^(kms|file):.+$/, 'must be kms:<key> or file:<path>')),
+  LOG_LEVEL: z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),
   /** AWS only: the role Step Functions assumes to run journeys. */
-  STATE_MACHINE_ROLE_ARN: z.string().optional(),
+  STATE_MACHINE_ROLE_ARN: z.optional(z.string()),
   /** The Lambda that runs activities, named in every compiled state machine. */
-  ACTIVITY_FUNCTION_ARN: z.string().default('arn:aws:lambda:local:000000000000:function:arthr-activities'),
+  ACTIVITY_FUNCTION_ARN: z._default(z.string(), 'arn:aws:lambda:local:000000000000:function:arthr-activities'),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -34,7 +34,7 @@ export type StoreConfig = z.infer<typeof StoreConfigSchema>;
 let cached: Config | undefined;
 let cachedStore: StoreConfig | undefined;
 
-function parse<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.output<T> {
+function parse<T extends z.ZodMiniType>(schema: T, env: NodeJS.ProcessEnv): z.output<T> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');

@@ -4,7 +4,7 @@
  * `validate.ts` adds every rule of the activity catalogue on top, and `compile.ts` turns a valid
  * definition into Amazon States Language. Nothing here touches AWS.
  */
-import * as z from 'zod';
+import * as z from '../functions/shared/zod.js';
 import { text } from '../functions/shared/schemas.js';
 import { isExpression, referencePath } from './references.js';
 
@@ -18,15 +18,17 @@ export type Outcome = (typeof OUTCOMES)[number];
 /** Activity ids become state names, so they stay short and need no quoting in a console or log. */
 export const ActivityIdSchema = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 characters: letters, digits, _ or -');
+  .check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 characters: letters, digits, _ or -'));
 
 export const DefinitionNameSchema = z
   .string()
-  .regex(/^[A-Za-z0-9 _.-]{1,100}$/, 'must be 1 to 100 characters: letters, digits, space, _ . or -')
-  .refine((s) => s.trim() === s, { message: 'must not start or end with a space' });
+  .check(
+    z.regex(/^[A-Za-z0-9 _.-]{1,100}$/, 'must be 1 to 100 characters: letters, digits, space, _ . or -'),
+    z.refine((s) => s.trim() === s, { message: 'must not start or end with a space' }),
+  );
 
 /** Input names are the catalogue's display names ("Time To Live (Seconds)"); the catalogue checks them. */
-export const InputNameSchema = z.string().min(1).max(100);
+export const InputNameSchema = z.string().check(z.minLength(1), z.maxLength(100));
 
 /**
  * A path into the session data, dot-separated identifiers: `_checks.face.result`, `vars.user1.id`.
@@ -34,9 +36,11 @@ export const InputNameSchema = z.string().min(1).max(100);
  */
 export const VariablePathSchema = z
   .string()
-  .regex(
-    /^[A-Za-z_][A-Za-z0-9_]{0,63}(\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,9}$/,
-    'must be a dot-separated path of identifiers (letters, digits, _; not starting with a digit), such as _checks.face.result',
+  .check(
+    z.regex(
+      /^[A-Za-z_][A-Za-z0-9_]{0,63}(\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,9}$/,
+      'must be a dot-separated path of identifiers (letters, digits, _; not starting with a digit), such as _checks.face.result',
+    ),
   );
 
 // ---------------------------------------------------------------------------------------------
@@ -45,16 +49,18 @@ export const VariablePathSchema = z
 /** ISO 639 language, optionally with a region or script: `en`, `de`, `pt-BR`, `zh-Hant`. */
 export const LanguageTagSchema = z
   .string()
-  .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8}){0,2}$/, 'must be a language code such as en or pt-BR');
+  .check(z.regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8}){0,2}$/, 'must be a language code such as en or pt-BR'));
 
 /** Every text a user reads is a map of language to string. */
 export const LocalizedTextSchema = z
-  .strictObject({ values: z.record(LanguageTagSchema, z.string().max(1000)) })
-  .refine((t) => Object.keys(t.values).length >= 1, {
-    message: 'must have a text in at least one language',
-    path: ['values'],
-  })
-  .refine((t) => Object.keys(t.values).length <= 50, { message: 'must have at most 50 languages', path: ['values'] });
+  .strictObject({ values: z.record(LanguageTagSchema, z.string().check(z.maxLength(1000))) })
+  .check(
+    z.refine((t) => Object.keys(t.values).length >= 1, {
+      message: 'must have a text in at least one language',
+      path: ['values'],
+    }),
+    z.refine((t) => Object.keys(t.values).length <= 50, { message: 'must have at most 50 languages', path: ['values'] }),
+  );
 export type LocalizedText = z.infer<typeof LocalizedTextSchema>;
 
 export const FORM_COMPONENT_TYPES = [
@@ -77,8 +83,10 @@ const TEXT_COMPONENTS: readonly FormComponentType[] = ['textfield', 'textarea', 
  */
 export const DateBoundSchema = z
   .string()
-  .regex(/^(\d{4}-\d{2}-\d{2}|today([+-]\d{1,4}[dmy])?)$/, 'must be an ISO date (YYYY-MM-DD), today, or today±N(d|m|y)')
-  .refine((s) => s.startsWith('today') || isCalendarDate(s), { message: 'must be a real calendar date' });
+  .check(
+    z.regex(/^(\d{4}-\d{2}-\d{2}|today([+-]\d{1,4}[dmy])?)$/, 'must be an ISO date (YYYY-MM-DD), today, or today±N(d|m|y)'),
+    z.refine((s) => s.startsWith('today') || isCalendarDate(s), { message: 'must be a real calendar date' }),
+  );
 
 function isCalendarDate(s: string): boolean {
   const d = new Date(`${s}T00:00:00Z`);
@@ -106,93 +114,95 @@ export function resolveDateBound(bound: string, today: Date): string {
 }
 
 export const FormValidateSchema = z.strictObject({
-  required: z.boolean().optional(),
+  required: z.optional(z.boolean()),
   /** Text components, counted in characters. */
-  minLength: z.number().int().min(0).max(10_000).optional(),
-  maxLength: z.number().int().min(1).max(10_000).optional(),
+  minLength: z.optional(z.number().check(z.int(), z.gte(0), z.lte(10_000))),
+  maxLength: z.optional(z.number().check(z.int(), z.gte(1), z.lte(10_000))),
   /** Text components: a JavaScript regular expression (unicode mode) the whole value must match. */
-  pattern: z.string().min(1).max(500).optional(),
+  pattern: z.optional(z.string().check(z.minLength(1), z.maxLength(500))),
   /** Number components. */
-  min: z.number().optional(),
-  max: z.number().optional(),
+  min: z.optional(z.number()),
+  max: z.optional(z.number()),
   /** Date components. */
-  minDate: DateBoundSchema.optional(),
-  maxDate: DateBoundSchema.optional(),
-  missingMessage: LocalizedTextSchema.optional(),
-  invalidMessage: LocalizedTextSchema.optional(),
+  minDate: z.optional(DateBoundSchema),
+  maxDate: z.optional(DateBoundSchema),
+  missingMessage: z.optional(LocalizedTextSchema),
+  invalidMessage: z.optional(LocalizedTextSchema),
 });
 
 export const FormComponentSchema = z
   .strictObject({
     type: z.enum(FORM_COMPONENT_TYPES),
     /** The key of the submitted value in the form's data. */
-    id: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'must be 1 to 64 letters, digits or _, starting with a letter'),
+    id: z.string().check(z.regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'must be 1 to 64 letters, digits or _, starting with a letter')),
     label: LocalizedTextSchema,
     /** A value, or a reference such as `${firstName}` resolved when the form is shown (see references.ts). */
-    default: z.union([z.string().max(1000), z.number(), z.boolean()]).optional(),
+    default: z.optional(z.union([z.string().check(z.maxLength(1000)), z.number(), z.boolean()])),
     /** Select components only. */
-    options: z
-      .array(z.strictObject({ value: z.string().min(1).max(100), label: LocalizedTextSchema }))
-      .min(1)
-      .max(200)
-      .optional(),
-    validate: FormValidateSchema.optional(),
+    options: z.optional(
+      z
+        .array(z.strictObject({ value: z.string().check(z.minLength(1), z.maxLength(100)), label: LocalizedTextSchema }))
+        .check(z.minLength(1), z.maxLength(200)),
+    ),
+    validate: z.optional(FormValidateSchema),
   })
-  .superRefine((c, ctx) => {
-    const v = c.validate ?? {};
-    const isText = TEXT_COMPONENTS.includes(c.type);
-    const only = (key: keyof typeof v, allowed: boolean, what: string) => {
-      if (v[key] !== undefined && !allowed) {
-        ctx.addIssue({ code: 'custom', path: ['validate', key], message: `applies only to ${what} components` });
+  .check(
+    z.superRefine((c, ctx) => {
+      const v = c.validate ?? {};
+      const isText = TEXT_COMPONENTS.includes(c.type);
+      const only = (key: keyof typeof v, allowed: boolean, what: string) => {
+        if (v[key] !== undefined && !allowed) {
+          ctx.addIssue({ code: 'custom', path: ['validate', key], message: `applies only to ${what} components` });
+        }
+      };
+      only('minLength', isText, 'text');
+      only('maxLength', isText, 'text');
+      only('pattern', isText, 'text');
+      only('min', c.type === 'number', 'number');
+      only('max', c.type === 'number', 'number');
+      only('minDate', c.type === 'date', 'date');
+      only('maxDate', c.type === 'date', 'date');
+      if (v.minLength !== undefined && v.maxLength !== undefined && v.minLength > v.maxLength) {
+        ctx.addIssue({ code: 'custom', path: ['validate', 'minLength'], message: 'must not be greater than maxLength' });
       }
-    };
-    only('minLength', isText, 'text');
-    only('maxLength', isText, 'text');
-    only('pattern', isText, 'text');
-    only('min', c.type === 'number', 'number');
-    only('max', c.type === 'number', 'number');
-    only('minDate', c.type === 'date', 'date');
-    only('maxDate', c.type === 'date', 'date');
-    if (v.minLength !== undefined && v.maxLength !== undefined && v.minLength > v.maxLength) {
-      ctx.addIssue({ code: 'custom', path: ['validate', 'minLength'], message: 'must not be greater than maxLength' });
-    }
-    if (v.min !== undefined && v.max !== undefined && v.min > v.max) {
-      ctx.addIssue({ code: 'custom', path: ['validate', 'min'], message: 'must not be greater than max' });
-    }
-    if (v.minDate !== undefined && v.maxDate !== undefined) {
-      // Compare on a fixed day: both bounds move together when both are relative.
-      const day = new Date(Date.UTC(2000, 0, 1));
-      const bothSameKind = v.minDate.startsWith('today') === v.maxDate.startsWith('today');
-      if (bothSameKind && resolveDateBound(v.minDate, day) > resolveDateBound(v.maxDate, day)) {
-        ctx.addIssue({ code: 'custom', path: ['validate', 'minDate'], message: 'must not be after maxDate' });
+      if (v.min !== undefined && v.max !== undefined && v.min > v.max) {
+        ctx.addIssue({ code: 'custom', path: ['validate', 'min'], message: 'must not be greater than max' });
       }
-    }
-    if (v.pattern !== undefined) {
-      try {
-        new RegExp(v.pattern, 'u');
-      } catch {
-        ctx.addIssue({ code: 'custom', path: ['validate', 'pattern'], message: 'must be a valid regular expression' });
+      if (v.minDate !== undefined && v.maxDate !== undefined) {
+        // Compare on a fixed day: both bounds move together when both are relative.
+        const day = new Date(Date.UTC(2000, 0, 1));
+        const bothSameKind = v.minDate.startsWith('today') === v.maxDate.startsWith('today');
+        if (bothSameKind && resolveDateBound(v.minDate, day) > resolveDateBound(v.maxDate, day)) {
+          ctx.addIssue({ code: 'custom', path: ['validate', 'minDate'], message: 'must not be after maxDate' });
+        }
       }
-    }
-    if (c.type === 'select' && !c.options) {
-      ctx.addIssue({ code: 'custom', path: ['options'], message: 'a select component needs options' });
-    }
-    if (c.type !== 'select' && c.options) {
-      ctx.addIssue({ code: 'custom', path: ['options'], message: 'applies only to select components' });
-    }
-    if (typeof c.default === 'string' && isExpression(c.default) && referencePath(c.default) === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['default'], message: 'is not a valid reference: write ${name} or ${a.b.c}' });
-    } else if (typeof c.default === 'string' && referencePath(c.default) !== undefined) {
-      // A reference: its value is only known when the form is shown.
-    } else if (c.default !== undefined) {
-      const want = c.type === 'checkbox' ? 'boolean' : c.type === 'number' ? 'number' : 'string';
-      if (typeof c.default !== want) {
-        ctx.addIssue({ code: 'custom', path: ['default'], message: `must be a ${want} for a ${c.type} component` });
-      } else if (c.type === 'select' && c.options && !c.options.some((o) => o.value === c.default)) {
-        ctx.addIssue({ code: 'custom', path: ['default'], message: 'must be the value of one of the options' });
+      if (v.pattern !== undefined) {
+        try {
+          new RegExp(v.pattern, 'u');
+        } catch {
+          ctx.addIssue({ code: 'custom', path: ['validate', 'pattern'], message: 'must be a valid regular expression' });
+        }
       }
-    }
-  });
+      if (c.type === 'select' && !c.options) {
+        ctx.addIssue({ code: 'custom', path: ['options'], message: 'a select component needs options' });
+      }
+      if (c.type !== 'select' && c.options) {
+        ctx.addIssue({ code: 'custom', path: ['options'], message: 'applies only to select components' });
+      }
+      if (typeof c.default === 'string' && isExpression(c.default) && referencePath(c.default) === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['default'], message: 'is not a valid reference: write ${name} or ${a.b.c}' });
+      } else if (typeof c.default === 'string' && referencePath(c.default) !== undefined) {
+        // A reference: its value is only known when the form is shown.
+      } else if (c.default !== undefined) {
+        const want = c.type === 'checkbox' ? 'boolean' : c.type === 'number' ? 'number' : 'string';
+        if (typeof c.default !== want) {
+          ctx.addIssue({ code: 'custom', path: ['default'], message: `must be a ${want} for a ${c.type} component` });
+        } else if (c.type === 'select' && c.options && !c.options.some((o) => o.value === c.default)) {
+          ctx.addIssue({ code: 'custom', path: ['default'], message: 'must be the value of one of the options' });
+        }
+      }
+    }),
+  );
 export type FormComponent = z.infer<typeof FormComponentSchema>;
 
 /**
@@ -203,19 +213,21 @@ export type FormComponent = z.infer<typeof FormComponentSchema>;
 export const DataFormSchema = z
   .strictObject({
     title: LocalizedTextSchema,
-    subtitle: LocalizedTextSchema.optional(),
-    components: z.array(FormComponentSchema).min(1).max(100),
-    version: z.number().int().min(1).max(1_000_000),
+    subtitle: z.optional(LocalizedTextSchema),
+    components: z.array(FormComponentSchema).check(z.minLength(1), z.maxLength(100)),
+    version: z.number().check(z.int(), z.gte(1), z.lte(1_000_000)),
   })
-  .superRefine((f, ctx) => {
-    const seen = new Set<string>();
-    f.components.forEach((c, i) => {
-      if (seen.has(c.id)) {
-        ctx.addIssue({ code: 'custom', path: ['components', i, 'id'], message: `duplicates component id "${c.id}"` });
-      }
-      seen.add(c.id);
-    });
-  });
+  .check(
+    z.superRefine((f, ctx) => {
+      const seen = new Set<string>();
+      f.components.forEach((c, i) => {
+        if (seen.has(c.id)) {
+          ctx.addIssue({ code: 'custom', path: ['components', i, 'id'], message: `duplicates component id "${c.id}"` });
+        }
+        seen.add(c.id);
+      });
+    }),
+  );
 export type DataForm = z.infer<typeof DataFormSchema>;
 
 // ---------------------------------------------------------------------------------------------
@@ -237,30 +249,34 @@ export type Condition =
   | { any: Condition[] }
   | { not: Condition };
 
-const ConditionValueSchema = z.union([z.string().max(1000), z.number(), z.boolean()]);
+const ConditionValueSchema = z.union([z.string().check(z.maxLength(1000)), z.number(), z.boolean()]);
 
-export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
-  z.union(
-    [
-      z.strictObject({ variable: VariablePathSchema, equals: ConditionValueSchema }),
-      z.strictObject({ variable: VariablePathSchema, notEquals: ConditionValueSchema }),
-      z.strictObject({ variable: VariablePathSchema, isPresent: z.boolean() }),
-      z.strictObject({
-        errorEvent: z.union([
-          z.literal(true),
-          z.strictObject({ activity: ActivityIdSchema, name: z.string().min(1).max(100) }),
-        ]),
-      }),
-      z.strictObject({ all: z.array(ConditionSchema).min(1).max(20) }),
-      z.strictObject({ any: z.array(ConditionSchema).min(1).max(20) }),
-      z.strictObject({ not: ConditionSchema }),
-    ],
-    {
-      error:
-        'must be one condition: {variable, equals|notEquals|isPresent}, {errorEvent: true | {activity, name}}, {all: [...]}, {any: [...]} or {not: {...}}',
-    },
+// a named (not generated) JSON Schema for the recursive type
+export const ConditionSchema: z.ZodMiniType<Condition> = z.withMeta(
+  z.lazy(() =>
+    z.union(
+      [
+        z.strictObject({ variable: VariablePathSchema, equals: ConditionValueSchema }),
+        z.strictObject({ variable: VariablePathSchema, notEquals: ConditionValueSchema }),
+        z.strictObject({ variable: VariablePathSchema, isPresent: z.boolean() }),
+        z.strictObject({
+          errorEvent: z.union([
+            z.literal(true),
+            z.strictObject({ activity: ActivityIdSchema, name: z.string().check(z.minLength(1), z.maxLength(100)) }),
+          ]),
+        }),
+        z.strictObject({ all: z.array(ConditionSchema).check(z.minLength(1), z.maxLength(20)) }),
+        z.strictObject({ any: z.array(ConditionSchema).check(z.minLength(1), z.maxLength(20)) }),
+        z.strictObject({ not: ConditionSchema }),
+      ],
+      {
+        error:
+          'must be one condition: {variable, equals|notEquals|isPresent}, {errorEvent: true | {activity, name}}, {all: [...]}, {any: [...]} or {not: {...}}',
+      },
+    ),
   ),
-).meta({ id: 'DeciderCondition' }); // a named (not generated) JSON Schema for the recursive type
+  { id: 'DeciderCondition' },
+);
 
 /** Rules are tried in order; the first whose condition holds gives the outcome. */
 export const DeciderRuleSchema = z.strictObject({ when: ConditionSchema, outcome: z.enum(OUTCOMES) });
@@ -275,10 +291,10 @@ export type DeciderRule = z.infer<typeof DeciderRuleSchema>;
  */
 export const InputValueSchema = z.union(
   [
-    z.string().max(10_000),
+    z.string().check(z.maxLength(10_000)),
     z.number(),
     z.boolean(),
-    z.array(z.string().max(10_000)).max(1000),
+    z.array(z.string().check(z.maxLength(10_000))).check(z.maxLength(1000)),
     z.record(z.string(), z.unknown()),
   ],
   { error: 'must be a string, a number, a boolean, a list of strings or an object' },
@@ -288,15 +304,15 @@ export const InputValueSchema = z.union(
 export type InputValue = string | number | boolean | string[] | Record<string, string> | DataForm;
 
 export const ActivitySchema = z.strictObject({
-  type: z.string().min(1).max(64),
-  name: text(1, 100).optional(),
-  inputs: z.record(InputNameSchema, InputValueSchema).optional(),
-  next: ActivityIdSchema.optional(),
-  errorEvents: z.record(z.string().min(1).max(100), ActivityIdSchema).optional(),
+  type: z.string().check(z.minLength(1), z.maxLength(64)),
+  name: z.optional(text(1, 100)),
+  inputs: z.optional(z.record(InputNameSchema, InputValueSchema)),
+  next: z.optional(ActivityIdSchema),
+  errorEvents: z.optional(z.record(z.string().check(z.minLength(1), z.maxLength(100)), ActivityIdSchema)),
   /** Simple Decider only. */
-  rules: z.array(DeciderRuleSchema).min(1).max(50).optional(),
+  rules: z.optional(z.array(DeciderRuleSchema).check(z.minLength(1), z.maxLength(50))),
   /** Simple Decider only: the outcome when no rule holds. */
-  default: z.enum(OUTCOMES).optional(),
+  default: z.optional(z.enum(OUTCOMES)),
 });
 
 export const MAX_ACTIVITIES = 200;
@@ -304,16 +320,16 @@ export const MAX_ACTIVITIES = 200;
 /** The JSON shape of a process definition. `validateDefinition` applies the catalogue on top. */
 export const ProcessDefinitionSchema = z.strictObject({
   name: DefinitionNameSchema,
-  version: z.number().int().min(1).max(1_000_000),
-  description: text(0, 255).default(''),
-  retentionDays: z.number().int().min(1).max(3650).default(90),
+  version: z.number().check(z.int(), z.gte(1), z.lte(1_000_000)),
+  description: z._default(text(0, 255), ''),
+  retentionDays: z._default(z.number().check(z.int(), z.gte(1), z.lte(3650)), 90),
   startActivityId: ActivityIdSchema,
-  activities: z
-    .record(ActivityIdSchema, ActivitySchema)
-    .refine((a) => Object.keys(a).length >= 1, { message: 'must have at least one activity' })
-    .refine((a) => Object.keys(a).length <= MAX_ACTIVITIES, {
+  activities: z.record(ActivityIdSchema, ActivitySchema).check(
+    z.refine((a) => Object.keys(a).length >= 1, { message: 'must have at least one activity' }),
+    z.refine((a) => Object.keys(a).length <= MAX_ACTIVITIES, {
       message: `must have at most ${MAX_ACTIVITIES} activities`,
     }),
+  ),
 });
 
 /** What a client sends (defaults may be left out). */

@@ -4,7 +4,7 @@
  * whose location names the field (`activities.<activityId>.inputs.<Input Name>`) and whose
  * message names the activity and the input, so a 400 tells the author exactly what to fix.
  */
-import type * as z from 'zod';
+import type * as z4 from 'zod/v4/core';
 import { ValidationError, type ErrorDetail } from '../functions/errors.js';
 import {
   DataFormSchema,
@@ -23,7 +23,7 @@ const MAX_LIST_ITEMS = 100;
 const MAX_MAP_ENTRIES = 100;
 const MAX_CONDITION_DEPTH = 5;
 
-type RawDefinition = z.output<typeof ProcessDefinitionSchema>;
+type RawDefinition = z4.output<typeof ProcessDefinitionSchema>;
 type RawActivity = RawDefinition['activities'][string];
 
 /** Validates a process definition and returns it with the catalogue's defaults filled in. */
@@ -61,7 +61,7 @@ function joinPath(path: readonly PropertyKey[]): string {
   return path.map(String).join('.');
 }
 
-function zodDetails(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[]): ErrorDetail[] {
+function zodDetails(issues: readonly z4.$ZodIssue[], prefix: readonly PropertyKey[]): ErrorDetail[] {
   return issues.map((issue) => {
     let message = issue.message;
     if (issue.code === 'invalid_key' && issue.issues[0]) message = `key ${issue.issues[0].message}`;

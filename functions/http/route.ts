@@ -1,4 +1,5 @@
-import type { z } from 'zod';
+// Core types: the common base of zod/mini (what the route table uses) and classic zod schemas.
+import type * as z4 from 'zod/v4/core';
 import type { PermissionName } from '../auth/permissions.js';
 
 /**
@@ -16,7 +17,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface ResponseDef {
   description: string;
-  schema?: z.ZodType;
+  schema?: z4.$ZodType;
   contentType?: string;
 }
 
@@ -37,9 +38,9 @@ export interface AwsAccess {
 }
 
 export interface RouteDef<
-  P extends z.ZodType | undefined = z.ZodType | undefined,
-  Q extends z.ZodType | undefined = z.ZodType | undefined,
-  B extends z.ZodType | undefined = z.ZodType | undefined,
+  P extends z4.$ZodType | undefined = z4.$ZodType | undefined,
+  Q extends z4.$ZodType | undefined = z4.$ZodType | undefined,
+  B extends z4.$ZodType | undefined = z4.$ZodType | undefined,
 > {
   operationId: string;
   method: HttpMethod;
@@ -60,9 +61,9 @@ export interface RouteDef<
 }
 
 export function defineRoute<
-  P extends z.ZodType | undefined = undefined,
-  Q extends z.ZodType | undefined = undefined,
-  B extends z.ZodType | undefined = undefined,
+  P extends z4.$ZodType | undefined = undefined,
+  Q extends z4.$ZodType | undefined = undefined,
+  B extends z4.$ZodType | undefined = undefined,
 >(route: RouteDef<P, Q, B>): RouteDef<P, Q, B> {
   return route;
 }

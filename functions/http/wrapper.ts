@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z4 from 'zod/v4/core';
 import { getConfig } from '../config.js';
+import * as z from '../shared/zod.js';
 import {
   ApiError,
   InvalidApiKeyError,
@@ -23,7 +24,7 @@ import { log } from './log.js';
 import { tenantFromHost } from './tenant.js';
 import { DEFAULT_MAX_BODY_BYTES, type RouteDef } from './route.js';
 
-type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
+type Out<T> = T extends z4.$ZodType ? z4.output<T> : undefined;
 
 export type AuthContext =
   | { kind: 'none' }
@@ -77,16 +78,16 @@ function parseQuery(raw: string | undefined): Record<string, string | string[]> 
   return out;
 }
 
-function issuesToDetails(where: string, error: z.ZodError): ErrorDetail[] {
+function issuesToDetails(where: string, error: z4.$ZodError): ErrorDetail[] {
   return error.issues.map((issue) => ({
     location: [where, ...issue.path.map(String)].join('.'),
     message: issue.message,
   }));
 }
 
-function validate<T extends z.ZodType | undefined>(schema: T, value: unknown, where: string): Out<T> {
+function validate<T extends z4.$ZodType | undefined>(schema: T, value: unknown, where: string): Out<T> {
   if (!schema) return undefined as Out<T>;
-  const parsed = schema.safeParse(value);
+  const parsed = z.safeParse(schema, value);
   if (!parsed.success) {
     throw new ValidationError(`The request ${where} is not valid.`, issuesToDetails(where, parsed.error));
   }
@@ -186,7 +187,7 @@ async function bearerOrKeyAuth(route: RouteDef, event: APIGatewayProxyEventV2, t
  * zod validation of path, query and body, authentication, the operation, error mapping,
  * security headers and one access log line per request.
  */
-export function apiHandler<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined>(
+export function apiHandler<P extends z4.$ZodType | undefined, Q extends z4.$ZodType | undefined, B extends z4.$ZodType | undefined>(
   route: RouteDef<P, Q, B>,
   operation: (ctx: RequestContext<Out<P>, Out<Q>, Out<B>>) => Promise<HandlerResult>,
 ): LambdaHandler {

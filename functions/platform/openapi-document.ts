@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import type * as z4 from 'zod/v4/core';
+import * as z from '../shared/zod.js';
 import { qualify } from '../auth/permissions.js';
 import type { RouteDef } from '../http/route.js';
 
@@ -7,7 +8,7 @@ type Json = Record<string, unknown>;
 const SCHEMA_REF = '#/components/schemas/';
 
 /** zod → JSON Schema 2020-12 (OpenAPI 3.1's dialect), with named schemas hoisted into components. */
-function toSchema(schema: z.ZodType, io: 'input' | 'output', components: Json): Json {
+function toSchema(schema: z4.$ZodType, io: 'input' | 'output', components: Json): Json {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
   const defs = (json.$defs ?? {}) as Json;
   delete json.$defs;
@@ -27,7 +28,7 @@ function toSchema(schema: z.ZodType, io: 'input' | 'output', components: Json): 
   return rewrite(json) as Json;
 }
 
-function parameters(schema: z.ZodType | undefined, where: 'path' | 'query', components: Json): Json[] {
+function parameters(schema: z4.$ZodType | undefined, where: 'path' | 'query', components: Json): Json[] {
   if (!schema) return [];
   const json = toSchema(schema, 'input', components);
   const props = (json.properties ?? {}) as Record<string, Json>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/zod.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { badRequest, error, forbidden, unauthorized } from '../http/responses.js';
 import { ProcessDefinitionSchema } from '../../statemachines/definition.js';

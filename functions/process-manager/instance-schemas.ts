@@ -1,60 +1,68 @@
-import * as z from 'zod';
+import * as z from '../shared/zod.js';
 import { DateTime, queryInt, queryList } from '../shared/schemas.js';
 import { pageSchema } from '../shared/page.js';
 import { INSTANCE_STATUSES } from './instances.js';
 import { ParametersSchema } from './token-schemas.js';
 
 export const CreateInstanceQuerySchema = z.object({
-  pt: z.string().uuid('must be a process token id (the pt of its startProcessAddress)').meta({ description: 'The process token.' }),
+  pt: z.withMeta(z.string().check(z.uuid('must be a process token id (the pt of its startProcessAddress)')), {
+    description: 'The process token.',
+  }),
 });
 
-export const CreateFromTemplateSchema = z
-  .object({
-    processTokenId: z.string().uuid('must be a process token id'),
-    parameters: ParametersSchema.optional().meta({
+export const CreateFromTemplateSchema = z.withMeta(
+  z.strictObject({
+    processTokenId: z.string().check(z.uuid('must be a process token id')),
+    parameters: z.withMeta(z.optional(ParametersSchema), {
       description: "Parameters for this instance; they are merged over the token's own (the request's win).",
     }),
-  })
-  .strict()
-  .meta({ id: 'ProcessInstanceFromTemplate' });
+  }),
+  { id: 'ProcessInstanceFromTemplate' },
+);
 
-export const InstanceCreatedSchema = z
-  .object({
-    redirectUrl: z.string().meta({
+export const InstanceCreatedSchema = z.withMeta(
+  z.object({
+    redirectUrl: z.withMeta(z.string(), {
       description: 'Send the end user here (append &lang=<ISO code> to choose the language). It carries a capability for this instance only.',
     }),
     processInstanceId: z.string(),
-  })
-  .meta({ id: 'ProcessInstanceCreated' });
+  }),
+  { id: 'ProcessInstanceCreated' },
+);
 
-export const InstanceIdPathSchema = z
-  .object({ processInstanceId: z.string().uuid('must be a process instance id (a UUID)') })
-  .strict();
+export const InstanceIdPathSchema = z.strictObject({
+  processInstanceId: z.string().check(z.uuid('must be a process instance id (a UUID)')),
+});
 
 const base = {
   id: z.string(),
   tenantId: z.string(),
   processDefnId: z.string(),
   processDefnName: z.string(),
-  processDefnVersion: z.number().int(),
+  processDefnVersion: z.number().check(z.int()),
   processTokenId: z.string(),
   status: z.enum(INSTANCE_STATUSES),
   createdAt: DateTime,
   lastUpdatedAt: DateTime,
-  firstName: z.string().optional(),
-  lastName: z.string().optional(),
-  email: z.string().optional(),
-  phoneNumber: z.string().optional(),
-  retentionDays: z.number().int().meta({ description: "From the definition's retention." }),
+  firstName: z.optional(z.string()),
+  lastName: z.optional(z.string()),
+  email: z.optional(z.string()),
+  phoneNumber: z.optional(z.string()),
+  retentionDays: z.withMeta(z.number().check(z.int()), { description: "From the definition's retention." }),
 };
 
-export const InstanceSchema = z
-  .object({ ...base, expiringDtm: DateTime.meta({ description: 'createdAt + retentionDays: eligible for deletion after it.' }) })
-  .meta({ id: 'ProcessInstance' });
+export const InstanceSchema = z.withMeta(
+  z.object({
+    ...base,
+    expiringDtm: z.withMeta(DateTime, { description: 'createdAt + retentionDays: eligible for deletion after it.' }),
+  }),
+  { id: 'ProcessInstance' },
+);
 
-export const InstanceWithParametersSchema = z
-  .object({ ...base, processTokenParameters: z.record(z.string(), z.string()) })
-  .meta({ id: 'ProcessInstanceWithParameters' });
+export const InstanceWithParametersSchema = z.withMeta(
+  z.object({ ...base, processTokenParameters: z.record(z.string(), z.string()) }),
+  { id: 'ProcessInstanceWithParameters' },
+);
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
@@ -62,47 +70,52 @@ export const INSTANCE_SORTABLE = ['createdAt', 'lastUpdatedAt', 'status', 'proce
 
 /** The list's and the search's filters (query parameters), as the service family names them. */
 export const InstanceSearchQuerySchema = z.object({
-  searchString: z.string().max(255).optional().meta({
+  searchString: z.withMeta(z.optional(z.string().check(z.maxLength(255))), {
     description: 'Free text, case-insensitive, matched against the instance id, definition name and token parameters (names, email, phone, ...).',
   }),
-  startDateTime: DateTime.optional().meta({ description: 'Created at or after this instant.' }),
-  endDateTime: DateTime.optional().meta({ description: 'Created at or before this instant.' }),
-  processDefinitionName: z.string().max(100).optional(),
-  processDefinitionId: z.string().uuid().optional(),
-  processInstanceStatus: queryList(z.enum(INSTANCE_STATUSES)).meta({
+  startDateTime: z.withMeta(z.optional(DateTime), { description: 'Created at or after this instant.' }),
+  endDateTime: z.withMeta(z.optional(DateTime), { description: 'Created at or before this instant.' }),
+  processDefinitionName: z.optional(z.string().check(z.maxLength(100))),
+  processDefinitionId: z.optional(z.string().check(z.uuid())),
+  processInstanceStatus: z.withMeta(queryList(z.enum(INSTANCE_STATUSES)), {
     description: 'One or more statuses (repeat the parameter).',
   }),
   page: queryInt({ min: 0, max: 1_000_000, default: 0 }),
   size: queryInt({ min: 1, max: 1000, default: 10 }),
-  sort: queryList(z.string().max(100)).meta({
+  sort: z.withMeta(queryList(z.string().check(z.maxLength(100))), {
     description: `property[,asc|desc]; default createdAt,desc. Properties: ${INSTANCE_SORTABLE.join(', ')}.`,
   }),
 });
 
-export const InstanceListQuerySchema = InstanceSearchQuerySchema.pick({ page: true, size: true, sort: true });
+export const InstanceListQuerySchema = z.pick(InstanceSearchQuerySchema, { page: true, size: true, sort: true });
 
 /** The CSV export takes the search's filters in a JSON body. */
-export const InstanceCsvRequestSchema = z
-  .object({
-    searchString: z.string().max(255).optional(),
-    startDateTime: DateTime.optional(),
-    endDateTime: DateTime.optional(),
-    processDefinitionName: z.string().max(100).optional(),
-    processDefinitionId: z.string().uuid().optional(),
-    processInstanceStatus: z.array(z.enum(INSTANCE_STATUSES)).max(INSTANCE_STATUSES.length).optional(),
-    sort: z.array(z.string().max(100)).max(5).optional(),
-  })
-  .strict()
-  .meta({ id: 'ProcessInstanceCsvRequest' });
+export const InstanceCsvRequestSchema = z.withMeta(
+  z.strictObject({
+    searchString: z.optional(z.string().check(z.maxLength(255))),
+    startDateTime: z.optional(DateTime),
+    endDateTime: z.optional(DateTime),
+    processDefinitionName: z.optional(z.string().check(z.maxLength(100))),
+    processDefinitionId: z.optional(z.string().check(z.uuid())),
+    processInstanceStatus: z.optional(z.array(z.enum(INSTANCE_STATUSES)).check(z.maxLength(INSTANCE_STATUSES.length))),
+    sort: z.optional(z.array(z.string().check(z.maxLength(100))).check(z.maxLength(5))),
+  }),
+  { id: 'ProcessInstanceCsvRequest' },
+);
 
-export const InstanceListItemSchema = z
-  .object({
+export const InstanceListItemSchema = z.withMeta(
+  z.object({
     ...base,
     expiringDtm: DateTime,
-    scheduledExpiry: z.boolean().meta({ description: 'True when the instance will be deleted after its retention period.' }),
-    extendedSearchField: z.string().nullable().meta({ description: 'For extended instance search on identity stores; null when not used.' }),
-    extendedSearchTerms: z.array(z.string()).meta({ description: 'For extended instance search on identity stores; empty when not used.' }),
-  })
-  .meta({ id: 'ProcessInstanceListItem' });
+    scheduledExpiry: z.withMeta(z.boolean(), { description: 'True when the instance will be deleted after its retention period.' }),
+    extendedSearchField: z.withMeta(z.nullable(z.string()), {
+      description: 'For extended instance search on identity stores; null when not used.',
+    }),
+    extendedSearchTerms: z.withMeta(z.array(z.string()), {
+      description: 'For extended instance search on identity stores; empty when not used.',
+    }),
+  }),
+  { id: 'ProcessInstanceListItem' },
+);
 
 export const InstancePageSchema = pageSchema(InstanceListItemSchema, 'ProcessInstancePage');

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/zod.js';
 import { DateTime, queryInt, queryList, text } from '../shared/schemas.js';
 import { pageSchema } from '../shared/page.js';
 
@@ -9,116 +9,140 @@ export const MAX_COUNT_LIMIT = 1_000_000;
 export const MAX_PARAMETERS = 50;
 
 /** An absolute http(s) URL: `javascript:`, `data:` and relative URLs are refused. */
-export const HttpUrl = z
+export const HttpUrl = z.withMeta(
+  z.string().check(
+    z.maxLength(2048),
+    z.refine((v) => {
+      try {
+        const u = new URL(v);
+        return (u.protocol === 'https:' || u.protocol === 'http:') && !!u.hostname && !u.username && !u.password;
+      } catch {
+        return false;
+      }
+    }, 'must be an absolute http(s) URL without credentials (https is recommended)'),
+  ),
+  { format: 'uri' },
+);
+
+const ParameterKey = z
   .string()
-  .max(2048)
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return (u.protocol === 'https:' || u.protocol === 'http:') && !!u.hostname && !u.username && !u.password;
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute http(s) URL without credentials (https is recommended)')
-  .meta({ format: 'uri' });
+  .check(z.regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,99}$/, 'keys are 1-100 characters: letters, digits, _ . - (not starting with a digit)'));
 
-const ParameterKey = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,99}$/, 'keys are 1-100 characters: letters, digits, _ . - (not starting with a digit)');
-
-export const ParametersSchema = z
-  .record(ParameterKey, z.string().max(2000))
-  .refine((p) => Object.keys(p).length <= MAX_PARAMETERS, `at most ${MAX_PARAMETERS} parameters`)
-  .refine((p) => p._redirectUrl === undefined || HttpUrl.safeParse(p._redirectUrl).success, {
-    message: '_redirectUrl must be an absolute http(s) URL (https is recommended)',
-    path: ['_redirectUrl'],
-  })
-  .meta({
+export const ParametersSchema = z.withMeta(
+  z.record(ParameterKey, z.string().check(z.maxLength(2000))).check(
+    z.refine((p) => Object.keys(p).length <= MAX_PARAMETERS, `at most ${MAX_PARAMETERS} parameters`),
+    z.refine((p) => p._redirectUrl === undefined || HttpUrl.safeParse(p._redirectUrl).success, {
+      message: '_redirectUrl must be an absolute http(s) URL (https is recommended)',
+      path: ['_redirectUrl'],
+    }),
+  ),
+  {
     description:
       'Extra data for the instance (typically firstName, lastName, email, phoneNumber). `_redirectUrl` is where the end ' +
       'user is sent at the end of the journey.',
-  });
+  },
+);
 
-export const ProcessInstanceInitSchema = z
-  .object({
-    externalSources: z
-      .object({
+export const ProcessInstanceInitSchema = z.withMeta(
+  z.strictObject({
+    externalSources: z.withMeta(
+      z.strictObject({
         faceUploads: z
           .record(
-            z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'image keys are 1-64 letters, digits, _ or -'),
-            z.object({ imageFormat: z.enum(IMAGE_FORMATS) }).strict(),
+            z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'image keys are 1-64 letters, digits, _ or -')),
+            z.strictObject({ imageFormat: z.enum(IMAGE_FORMATS) }),
           )
-          .refine((m) => Object.keys(m).length >= 1 && Object.keys(m).length <= 10, 'between 1 and 10 face uploads'),
-      })
-      .strict()
-      .meta({ description: 'Only faceUploads is supported as an external source.' }),
-  })
-  .strict()
-  .meta({ id: 'ProcessInstanceInit' });
+          .check(z.refine((m) => Object.keys(m).length >= 1 && Object.keys(m).length <= 10, 'between 1 and 10 face uploads')),
+      }),
+      { description: 'Only faceUploads is supported as an external source.' },
+    ),
+  }),
+  { id: 'ProcessInstanceInit' },
+);
 
-const DefnVersion = z
-  .union([z.string().regex(/^[1-9]\d{0,8}$/, 'must be a positive integer'), z.number().int().min(1).max(999_999_999)])
-  .transform(String)
-  .meta({ description: 'Process definition version (a positive integer, sent as a string or a number).' });
+const DefnVersion = z.withMeta(
+  z.pipe(
+    z.union([
+      z.string().check(z.regex(/^[1-9]\d{0,8}$/, 'must be a positive integer')),
+      z.number().check(z.int(), z.gte(1), z.lte(999_999_999)),
+    ]),
+    z.transform(String),
+  ),
+  { description: 'Process definition version (a positive integer, sent as a string or a number).' },
+);
 
-export const ProcessTokenCreateSchema = z
-  .object({
-    name: text(1, 255).meta({ description: 'Unique in the tenant.' }),
-    description: text(0, 255).optional(),
-    status: z.enum(PROCESS_TOKEN_STATUSES).optional().meta({ description: 'Default ACTIVE. INACTIVE tokens create nothing.' }),
-    type: z.enum(PROCESS_TOKEN_TYPES).optional().meta({ description: 'Default UNLIMITED.' }),
-    maxCount: z.number().int().min(1).max(MAX_COUNT_LIMIT).optional().meta({
+export const ProcessTokenCreateSchema = z.withMeta(
+  z.strictObject({
+    name: z.withMeta(text(1, 255), { description: 'Unique in the tenant.' }),
+    description: z.optional(text(0, 255)),
+    status: z.withMeta(z.optional(z.enum(PROCESS_TOKEN_STATUSES)), { description: 'Default ACTIVE. INACTIVE tokens create nothing.' }),
+    type: z.withMeta(z.optional(z.enum(PROCESS_TOKEN_TYPES)), { description: 'Default UNLIMITED.' }),
+    maxCount: z.withMeta(z.optional(z.number().check(z.int(), z.gte(1), z.lte(MAX_COUNT_LIMIT))), {
       description: 'Required for MULTI_USE_COUNT_LIMITED: how many instances the token can create.',
     }),
-    validFromDtm: DateTime.optional().meta({ description: 'MULTI_USE_TIME_LIMITED: start of validity (default: now).' }),
-    validToDtm: DateTime.optional().meta({ description: 'Required for MULTI_USE_TIME_LIMITED: end of validity.' }),
-    processDefnName: z.string().min(1).max(100).optional(),
-    processDefnVersion: DefnVersion.optional(),
-    processDefnTag: z.string().min(1).max(100).optional().meta({
+    validFromDtm: z.withMeta(z.optional(DateTime), { description: 'MULTI_USE_TIME_LIMITED: start of validity (default: now).' }),
+    validToDtm: z.withMeta(z.optional(DateTime), { description: 'Required for MULTI_USE_TIME_LIMITED: end of validity.' }),
+    processDefnName: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
+    processDefnVersion: z.optional(DefnVersion),
+    processDefnTag: z.withMeta(z.optional(z.string().check(z.minLength(1), z.maxLength(100))), {
       description: 'A definition tag instead of name + version; resolved when each instance is created.',
     }),
-    uiUrl: HttpUrl.optional().meta({ description: "Only the service's own user interface is supported: omit it, or give this tenant's own host." }),
-    parameters: ParametersSchema.optional(),
-    processInstanceInit: ProcessInstanceInitSchema.optional(),
-    maxProcessDuration: z.string().max(64).optional().meta({ deprecated: true, description: 'Deprecated since August 2025; accepted and ignored; will be removed.' }),
-  })
-  .strict()
-  .meta({ id: 'ProcessTokenCreate' });
+    uiUrl: z.withMeta(z.optional(HttpUrl), {
+      description: "Only the service's own user interface is supported: omit it, or give this tenant's own host.",
+    }),
+    parameters: z.optional(ParametersSchema),
+    processInstanceInit: z.optional(ProcessInstanceInitSchema),
+    maxProcessDuration: z.withMeta(z.optional(z.string().check(z.maxLength(64))), {
+      deprecated: true,
+      description: 'Deprecated since August 2025; accepted and ignored; will be removed.',
+    }),
+  }),
+  { id: 'ProcessTokenCreate' },
+);
 
 export type ProcessTokenCreateInput = z.infer<typeof ProcessTokenCreateSchema>;
 
-export const ProcessTokenSchema = z
-  .object({
-    id: z.string().meta({ description: 'The token id: the `pt` of instance creation.' }),
+export const ProcessTokenSchema = z.withMeta(
+  z.object({
+    id: z.withMeta(z.string(), { description: 'The token id: the `pt` of instance creation.' }),
     name: z.string(),
     description: z.string(),
     status: z.enum(PROCESS_TOKEN_STATUSES),
     type: z.enum(PROCESS_TOKEN_TYPES),
-    maxCount: z.number().int().nullable(),
-    counter: z.number().int().meta({ description: 'Instances created from the token so far.' }),
-    validFromDtm: DateTime.nullable(),
-    validToDtm: DateTime.nullable(),
-    processDefnName: z.string().nullable(),
-    processDefnVersion: z.string().nullable(),
-    processDefnTag: z.string().nullable(),
+    maxCount: z.nullable(z.number().check(z.int())),
+    counter: z.withMeta(z.number().check(z.int()), { description: 'Instances created from the token so far.' }),
+    validFromDtm: z.nullable(DateTime),
+    validToDtm: z.nullable(DateTime),
+    processDefnName: z.nullable(z.string()),
+    processDefnVersion: z.nullable(z.string()),
+    processDefnTag: z.nullable(z.string()),
     uiUrl: z.string(),
     parameters: z.record(z.string(), z.string()),
-    processInstanceInit: ProcessInstanceInitSchema.nullable(),
-    maxProcessDuration: z.string().nullable().meta({ deprecated: true }),
-    startProcessAddress: z.string().meta({ description: 'POST here (bearer or X-API-Key) to start an instance: it carries pt=<id>.' }),
+    processInstanceInit: z.nullable(ProcessInstanceInitSchema),
+    maxProcessDuration: z.withMeta(z.nullable(z.string()), { deprecated: true }),
+    startProcessAddress: z.withMeta(z.string(), {
+      description: 'POST here (bearer or X-API-Key) to start an instance: it carries pt=<id>.',
+    }),
     createdDtm: DateTime,
     createdBy: z.string(),
-    warnings: z.array(z.string()).optional().meta({ description: 'Present when the request used deprecated fields.' }),
-  })
-  .meta({ id: 'ProcessToken' });
+    warnings: z.withMeta(z.optional(z.array(z.string())), { description: 'Present when the request used deprecated fields.' }),
+  }),
+  { id: 'ProcessToken' },
+);
 
 export const ProcessTokenPageSchema = pageSchema(ProcessTokenSchema, 'ProcessTokenPage');
 
 export const PROCESS_TOKEN_SORTABLE = ['name', 'createdDtm', 'status', 'type', 'counter'] as const;
 
 export const ProcessTokenListQuerySchema = z.object({
-  name: z.string().max(255).optional().transform((v) => v ?? '%').meta({ description: 'SQL LIKE pattern, case-insensitive.' }),
+  name: z.withMeta(z.pipe(z.optional(z.string().check(z.maxLength(255))), z.transform((v) => v ?? '%')), {
+    description: 'SQL LIKE pattern, case-insensitive.',
+  }),
   page: queryInt({ min: 0, max: 1_000_000, default: 0 }),
   size: queryInt({ min: 1, max: 1000, default: 10 }),
-  sort: queryList(z.string().max(100)),
+  sort: queryList(z.string().check(z.maxLength(100))),
 });
 
-export const ProcessTokenIdPathSchema = z.object({ processTokenId: z.string().uuid('must be a process token id (a UUID)') }).strict();
+export const ProcessTokenIdPathSchema = z.strictObject({
+  processTokenId: z.string().check(z.uuid('must be a process token id (a UUID)')),
+});

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod.js';
 
 /** Spring-style page, as the service family returns it for every paged list. */
 export interface SortInfo {
@@ -92,31 +92,33 @@ export function toPage<T>(all: T[], pageNumber: number, pageSize: number, sorted
   };
 }
 
-const SortInfoSchema = z.object({ sorted: z.boolean(), unsorted: z.boolean(), empty: z.boolean() }).meta({ id: 'SortInfo' });
+const SortInfoSchema = z.withMeta(z.object({ sorted: z.boolean(), unsorted: z.boolean(), empty: z.boolean() }), { id: 'SortInfo' });
 
-export function pageSchema<T extends z.ZodType>(item: T, id: string) {
-  return z
-    .object({
+export function pageSchema<T extends z.ZodMiniType>(item: T, id: string) {
+  const int = () => z.number().check(z.int());
+  return z.withMeta(
+    z.object({
       content: z.array(item),
-      totalElements: z.number().int(),
-      totalPages: z.number().int(),
+      totalElements: int(),
+      totalPages: int(),
       first: z.boolean(),
       last: z.boolean(),
-      number: z.number().int(),
-      size: z.number().int(),
-      numberOfElements: z.number().int(),
+      number: int(),
+      size: int(),
+      numberOfElements: int(),
       empty: z.boolean(),
       sort: SortInfoSchema,
       pageable: z.object({
         sort: SortInfoSchema,
         unpaged: z.boolean(),
         paged: z.boolean(),
-        pageSize: z.number().int(),
-        pageNumber: z.number().int(),
-        offset: z.number().int(),
+        pageSize: int(),
+        pageNumber: int(),
+        offset: int(),
       }),
-    })
-    .meta({ id });
+    }),
+    { id },
+  );
 }
 
 /** SQL LIKE as the family's `name` filter uses it: `%` any run, `_` one character, `\` escapes; case-insensitive. */
