@@ -4,6 +4,7 @@ import { definitionRoutes } from './process-manager/definition-routes.js';
 import { tokenRoutes } from './process-manager/token-routes.js';
 import { instanceRoutes } from './process-manager/instance-routes.js';
 import { platformRoutes } from './platform/routes.js';
+import { journeyRoutes } from './journey/journey-routes.js';
 
 /**
  * THE route table: every route with its method, path, handler file, auth kind, permission, zod
@@ -18,6 +19,7 @@ export const routes = {
   ...definitionRoutes,
   ...tokenRoutes,
   ...instanceRoutes,
+  ...journeyRoutes,
   ...platformRoutes,
 } satisfies Record<string, RouteDef>;
 

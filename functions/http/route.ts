@@ -10,8 +10,10 @@ import type { PermissionName } from '../auth/permissions.js';
  *   wrapper checks the tenant and the permission.
  * - `bearerOrApiKey`: either of the two, checked in the function (no gateway authorizer, since
  *   the gateway would refuse a request without a bearer token): the spec's "B or K" routes.
+ * - `endUser`: the journey pages; the operation checks the instance's capability (`c` in the
+ *   redirect URL) against its stored hash.
  */
-export type AuthKind = 'public' | 'apiKey' | 'bearer' | 'bearerOrApiKey';
+export type AuthKind = 'public' | 'apiKey' | 'bearer' | 'bearerOrApiKey' | 'endUser';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -31,8 +33,8 @@ export interface AwsAccess {
   /** Query on the table's global secondary indexes. */
   queryIndexes?: boolean;
   signingKey?: 'sign' | 'publicKey';
-  /** Step Functions: create a definition version's state machine (and pass it its role), or start executions. */
-  stateMachines?: 'publish' | 'start';
+  /** Step Functions: create a definition version's state machine (and pass it its role), start executions, or resume one waiting at a user step. */
+  stateMachines?: 'publish' | 'start' | 'sendTask';
   /** EventBridge: put instance events on the default bus. */
   events?: 'publish';
 }
@@ -55,7 +57,10 @@ export interface RouteDef<
   description?: string;
   tag: string;
   deprecated?: boolean;
-  request: { path?: P; query?: Q; body?: B; maxBodyBytes?: number };
+  /** `form`: the body is an HTML form post (application/x-www-form-urlencoded), not JSON. */
+  request: { path?: P; query?: Q; body?: B; maxBodyBytes?: number; form?: boolean };
+  /** Pages for people: errors are answered as an HTML page rather than JSON. */
+  html?: boolean;
   responses: Record<number, ResponseDef>;
   aws: AwsAccess;
 }

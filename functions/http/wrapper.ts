@@ -21,6 +21,7 @@ import { verifyAccessToken } from '../auth/jwt.js';
 import { signerFor } from '../auth/signer.js';
 import { authenticateDirectKey } from '../auth/direct-key.js';
 import { log } from './log.js';
+import { pickLanguage, renderGone, renderTrouble } from '../journey/render.js';
 import { tenantFromHost } from './tenant.js';
 import { DEFAULT_MAX_BODY_BYTES, type RouteDef } from './route.js';
 
@@ -59,6 +60,9 @@ export interface HandlerResult {
 export type LambdaHandler = ((event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>) & {
   route: RouteDef;
 };
+
+/** Pages: their own inline styles and same-origin form posts, nothing else (no script, no frames). */
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 export const SECURITY_HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
@@ -104,6 +108,13 @@ function readBody(route: RouteDef, event: APIGatewayProxyEventV2): unknown {
   // An absent body reads as `{}`: the spec's "body {}" operations also work with none.
   if (raw.length === 0) return {};
   const type = (event.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (route.request.form) {
+    if (type !== 'application/x-www-form-urlencoded') {
+      throw new UnsupportedMediaTypeError(`Send the form as application/x-www-form-urlencoded, not ${type || 'nothing'}.`);
+    }
+    // A field sent twice keeps its last value, as a page's form never sends one twice.
+    return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+  }
   if (type && type !== 'application/json' && !type.endsWith('+json')) {
     throw new UnsupportedMediaTypeError(`Send the body as application/json, not ${type}.`);
   }
@@ -112,6 +123,12 @@ function readBody(route: RouteDef, event: APIGatewayProxyEventV2): unknown {
   } catch (err) {
     throw new MalformedJsonError(`The request body is not valid JSON: ${(err as Error).message}`);
   }
+}
+
+/** The page a person sees when a journey request fails: no detail beyond "this link does not work". */
+function errorPage(status: number, event: APIGatewayProxyEventV2): string {
+  const lang = pickLanguage(new URLSearchParams(event.rawQueryString ?? '').get('lang') ?? undefined);
+  return status >= 500 ? renderTrouble(lang) : renderGone(lang);
 }
 
 /** API Gateway sets X-Forwarded-Proto; the local gateway serves plain http. */
@@ -231,7 +248,9 @@ export function apiHandler<P extends z4.$ZodType | undefined, Q extends z4.$ZodT
         // Unexpected: the stack goes to the log, the client gets a bare 500.
         log().error('unhandled error', { operationId: route.operationId, requestId, error: err as Error });
       }
-      result = { status: mapped.statusCode, body: mapped.body, headers: mapped.headers };
+      result = route.html
+        ? { status: mapped.statusCode, headers: mapped.headers, raw: { contentType: 'text/html; charset=utf-8', body: errorPage(mapped.statusCode, event) } }
+        : { status: mapped.statusCode, body: mapped.body, headers: mapped.headers };
     }
 
     log().info('request', {
@@ -247,6 +266,7 @@ export function apiHandler<P extends z4.$ZodType | undefined, Q extends z4.$ZodT
     const headers: Record<string, string> = { ...SECURITY_HEADERS, 'x-request-id': requestId };
     for (const [k, v] of Object.entries(result.headers ?? {})) headers[k.toLowerCase()] = v;
     if (result.raw) {
+      if (result.raw.contentType.startsWith('text/html')) headers['content-security-policy'] = PAGE_CSP;
       const isText = typeof result.raw.body === 'string';
       return {
         statusCode: result.status,

@@ -28,6 +28,10 @@ const STRINGS = {
     waitTitle: 'One moment',
     waitText: 'We are preparing the next step. This page refreshes by itself.',
     select: 'Choose…',
+    troubleTitle: 'Something went wrong',
+    troubleText: 'Please try again in a moment.',
+    unsupportedTitle: 'This step cannot be completed here',
+    unsupportedText: 'This part of the journey is not available in the browser yet. Please contact the sender.',
   },
   de: {
     continue: 'Weiter',
@@ -41,6 +45,10 @@ const STRINGS = {
     waitTitle: 'Einen Moment',
     waitText: 'Wir bereiten den nächsten Schritt vor. Diese Seite aktualisiert sich selbst.',
     select: 'Bitte wählen…',
+    troubleTitle: 'Etwas ist schiefgelaufen',
+    troubleText: 'Bitte versuchen Sie es gleich noch einmal.',
+    unsupportedTitle: 'Dieser Schritt ist hier nicht möglich',
+    unsupportedText: 'Dieser Teil des Vorgangs ist im Browser noch nicht verfügbar. Bitte wenden Sie sich an den Absender.',
   },
 } satisfies Record<Language, Record<string, string>>;
 
@@ -69,14 +77,22 @@ input:focus,select:focus,textarea:focus,button:focus,a:focus{outline:3px solid #
 button,.button{display:block;width:100%;font:inherit;font-weight:600;padding:.85rem;border:0;border-radius:.5rem;background:#1d4ed8;color:#fff;text-align:center;text-decoration:none;cursor:pointer}
 .hint{color:#4a4d55;font-size:.9rem}`;
 
-export function page(input: { lang: Language; title: string; body: string; refreshSeconds?: number }): string {
+export function page(input: {
+  lang: Language;
+  title: string;
+  body: string;
+  refreshSeconds?: number;
+  redirect?: { seconds: number; url: string };
+}): string {
   return `<!doctype html>
 <html lang="${input.lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-${input.refreshSeconds ? `<meta http-equiv="refresh" content="${input.refreshSeconds}">` : ''}
+${input.refreshSeconds ? `<meta http-equiv="refresh" content="${input.refreshSeconds}">` : ''}${
+    input.redirect ? `<meta http-equiv="refresh" content="${input.redirect.seconds};url=${escapeHtml(input.redirect.url)}">` : ''
+  }
 <title>${escapeHtml(input.title)}</title>
 <style>${CSS}</style>
 </head>
@@ -147,10 +163,27 @@ ${fields}
   });
 }
 
+/** The end: a clear final page, and on to the relying party's `_redirectUrl` when it gave one. */
 export function renderDone(input: { lang: Language; redirectUrl?: string | undefined }): string {
   const s = strings(input.lang);
   const back = input.redirectUrl ? `<p><a class="button" href="${escapeHtml(input.redirectUrl)}">${escapeHtml(s.doneReturn)}</a></p>` : '';
-  return page({ lang: input.lang, title: s.doneTitle, body: `<h1>${escapeHtml(s.doneTitle)}</h1><p>${escapeHtml(s.doneText)}</p>${back}` });
+  return page({
+    lang: input.lang,
+    title: s.doneTitle,
+    ...(input.redirectUrl ? { redirect: { seconds: 3, url: input.redirectUrl } } : {}),
+    body: `<h1>${escapeHtml(s.doneTitle)}</h1><p>${escapeHtml(s.doneText)}</p>${back}`,
+  });
+}
+
+export function renderTrouble(lang: Language): string {
+  const s = strings(lang);
+  return page({ lang, title: s.troubleTitle, body: `<h1>${escapeHtml(s.troubleTitle)}</h1><p>${escapeHtml(s.troubleText)}</p>` });
+}
+
+/** A user step these pages cannot run yet (face capture, passcode, push wait: coming next). */
+export function renderUnsupported(lang: Language): string {
+  const s = strings(lang);
+  return page({ lang, title: s.unsupportedTitle, body: `<h1>${escapeHtml(s.unsupportedTitle)}</h1><p>${escapeHtml(s.unsupportedText)}</p>` });
 }
 
 export function renderGone(lang: Language): string {

@@ -72,6 +72,7 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: OpenApiOptions = 
       bearer: [{ bearerAuth: [] }],
       apiKey: [{ apiKeyAuth: [] }],
       bearerOrApiKey: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
+      endUser: [{ journeyCapability: [] }],
       public: [],
     }[route.auth];
     const operation: Json = {
@@ -125,6 +126,12 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: OpenApiOptions = 
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        journeyCapability: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'c',
+          description: "The end user's capability for one process instance, carried by its redirect URL.",
+        },
       },
     },
   };

@@ -55,7 +55,7 @@ export class RouteFunction extends ServiceFunction {
       statements: routeStatements(props, stack),
     });
 
-    if (access.stateMachines === 'publish' || access.stateMachines === 'start') {
+    if (access.stateMachines) {
       // cdk-nag 3 acknowledges each wildcard finding by its exact resource string.
       Validations.of(this.role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::${nagArn(props.stateMachineArnPattern, stack)}]`,
@@ -111,6 +111,12 @@ function routeStatements(props: RouteFunctionProps, stack: Stack): iam.PolicySta
   if (access.stateMachines === 'start') {
     statements.push(
       new iam.PolicyStatement({ sid: 'StartJourneys', actions: ['states:StartExecution'], resources: [props.stateMachineArnPattern] }),
+    );
+  }
+  if (access.stateMachines === 'sendTask') {
+    // The task token names the execution; IAM checks the call against its state machine.
+    statements.push(
+      new iam.PolicyStatement({ sid: 'ResumeJourneys', actions: ['states:SendTaskSuccess'], resources: [props.stateMachineArnPattern] }),
     );
   }
   if (access.events === 'publish') {

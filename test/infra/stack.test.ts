@@ -35,6 +35,7 @@ function expectedDataActions(route: RouteDef): string[] {
   if (route.aws.signingKey === 'publicKey') out.push('kms:GetPublicKey');
   if (route.aws.stateMachines === 'publish') out.push('states:CreateStateMachine', 'states:TagResource', 'iam:PassRole');
   if (route.aws.stateMachines === 'start') out.push('states:StartExecution');
+  if (route.aws.stateMachines === 'sendTask') out.push('states:SendTaskSuccess');
   if (route.aws.events === 'publish') out.push('events:PutEvents');
   return out.sort();
 }

@@ -16,6 +16,7 @@ export function grantedActions(): Map<string, Set<string>> {
     if (r.aws.signingKey === 'publicKey') a.add('kms:GetPublicKey');
     if (r.aws.stateMachines === 'publish') a.add('states:CreateStateMachine');
     if (r.aws.stateMachines === 'start') a.add('states:StartExecution');
+    if (r.aws.stateMachines === 'sendTask') a.add('states:SendTaskSuccess');
     if (r.aws.events === 'publish') a.add('events:PutEvents');
     out.set(r.operationId, a);
   }

@@ -51,7 +51,13 @@ describe('buildOpenApiDocument', () => {
     for (const r of routeList) {
       const op = doc.paths[r.path][r.method.toLowerCase()];
       expect(op.operationId).toBe(r.operationId);
-      const expected = { bearer: [{ bearerAuth: [] }], apiKey: [{ apiKeyAuth: [] }], bearerOrApiKey: [{ bearerAuth: [] }, { apiKeyAuth: [] }], public: [] };
+      const expected = {
+        bearer: [{ bearerAuth: [] }],
+        apiKey: [{ apiKeyAuth: [] }],
+        bearerOrApiKey: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
+        endUser: [{ journeyCapability: [] }],
+        public: [],
+      };
       expect(op.security).toEqual(expected[r.auth]);
     }
   });

@@ -1,0 +1,56 @@
+import * as z from '../shared/zod.js';
+import { defineRoute, type RouteDef } from '../http/route.js';
+
+const InstancePath = z.strictObject({ processInstanceId: z.string().check(z.uuid('must be a process instance id')) });
+const StepPath = z.strictObject({
+  processInstanceId: z.string().check(z.uuid('must be a process instance id')),
+  activityId: z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be an activity id')),
+});
+const JourneyQuery = z.object({
+  c: z.string().check(z.regex(/^[A-Za-z0-9_-]{20,100}$/, 'must be the capability of the journey link')),
+  lang: z.optional(z.string().check(z.maxLength(35))),
+});
+const FormBody = z.record(z.string().check(z.maxLength(100)), z.string().check(z.maxLength(10_000)));
+const page = (description: string) => ({ description, contentType: 'text/html', schema: z.string() });
+
+/**
+ * The hosted journey pages at the redirect URL, for end users: HTML, authorised by the
+ * capability in the link. Part of the route table (functions/routes.ts).
+ */
+export const journeyRoutes = {
+  showJourney: defineRoute({
+    operationId: 'showJourney',
+    method: 'GET',
+    path: '/journey/{processInstanceId}',
+    handler: 'functions/journey/show-journey.ts',
+    auth: 'endUser',
+    html: true,
+    summary: 'The end user page of a journey: the step it waits at, or its end',
+    description:
+      'The redirect URL of instance creation. The first visit makes the instance ACTIVE. `lang` picks the language ' +
+      '(en, de; English otherwise).',
+    tag: 'Journey pages',
+    request: { path: InstancePath, query: JourneyQuery },
+    responses: { 200: page('The page.'), 400: page('A malformed link.'), 404: page('An unknown, wrong or expired link.') },
+    aws: { table: ['GetItem', 'UpdateItem'], events: 'publish' },
+  }),
+  submitJourneyStep: defineRoute({
+    operationId: 'submitJourneyStep',
+    method: 'POST',
+    path: '/journey/{processInstanceId}/steps/{activityId}',
+    handler: 'functions/journey/submit-journey-step.ts',
+    auth: 'endUser',
+    html: true,
+    summary: "Submit a step's form; checked on the server, then the journey resumes",
+    description: 'A refused submission is answered 400 with the page again, its messages and the values as typed.',
+    tag: 'Journey pages',
+    request: { path: StepPath, query: JourneyQuery, body: FormBody, form: true },
+    responses: {
+      303: { description: 'Accepted: on to the journey page.' },
+      400: page('The form again, with what to correct.'),
+      404: page('An unknown, wrong or expired link.'),
+      409: page('The journey is not waiting at this step (already submitted, or moved on).'),
+    },
+    aws: { table: ['GetItem', 'UpdateItem'], stateMachines: 'sendTask' },
+  }),
+} satisfies Record<string, RouteDef>;

@@ -1,0 +1,36 @@
+import { apiHandler } from '../http/wrapper.js';
+import { orchestrator } from '../process-manager/orchestrator.js';
+import type { DataForm } from '../../statemachines/definition.js';
+import { openJourney } from './access.js';
+import { validateFormSubmission } from './forms.js';
+import { journeyUrl } from './pages.js';
+import { pickLanguage, renderDataForm } from './render.js';
+import { StepNotWaitingError, completeUserStep } from './steps.js';
+import { journeyRoutes as routes } from './journey-routes.js';
+
+/**
+ * A data form submitted: validated on the server against the step's form. Refused, the page
+ * comes back with the messages and what was typed; accepted, the values go to the session under
+ * the step's `Form data Key` and the journey resumes.
+ */
+export const handler = apiHandler(routes.submitJourneyStep, async ({ tenantId, path, query, body, now }) => {
+  const lang = pickLanguage(query.lang);
+  const record = await openJourney(tenantId, path.processInstanceId, query.c, now);
+  const step = record.currentStep;
+  if (!step || step.activityId !== path.activityId || step.activityType !== 'DATA_FORM') {
+    throw new StepNotWaitingError(`The journey is not waiting at ${path.activityId}.`);
+  }
+  const form = step.inputs.Form as DataForm;
+  const outcome = validateFormSubmission(form, body, lang, now);
+  if (!outcome.ok) {
+    const html = renderDataForm({ form, lang, action: journeyUrl(record, query.c, lang, step.activityId), values: outcome.values, errors: outcome.errors });
+    return { status: 400, raw: { contentType: 'text/html; charset=utf-8', body: html } };
+  }
+  const key = String(step.inputs['Form data Key'] ?? step.activityId);
+  await completeUserStep(
+    { tenantId, processInstanceId: record.id, activityId: step.activityId, result: { vars: { [key]: outcome.values } } },
+    await orchestrator(),
+    now,
+  );
+  return { status: 303, headers: { location: journeyUrl(record, query.c, lang) } };
+});

@@ -1,0 +1,122 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { identityCheck } from '../../statemachines/examples/index.js';
+import { adminToken, call, issueToken } from './client.js';
+import { inject } from 'vitest';
+
+let token: string;
+const fresh = () => Math.random().toString(36).slice(2, 10);
+
+/** A one-form journey: the identity-check form, then a decision that passes. */
+const formOnly = () => {
+  const def = structuredClone(identityCheck as Record<string, any>);
+  def.name = `form-only-${fresh()}`;
+  def.activities.personalDetails.next = 'decide';
+  delete def.activities.captureFace;
+  def.activities.decide.rules = [{ when: { errorEvent: true }, outcome: 'FAIL' }];
+  def.activities.decide.default = 'PASS';
+  return def;
+};
+
+async function start(definition: string, version = 1): Promise<{ id: string; path: string; c: string }> {
+  const pt = await call('POST', '/api/process-manager/processTokens', {
+    token,
+    body: { name: `jp-${fresh()}`, processDefnName: definition, processDefnVersion: version, parameters: { firstName: 'Ann', _redirectUrl: 'https://rp.example/back?x=1' } },
+  });
+  const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
+  const url = new URL(created.json.redirectUrl);
+  return { id: created.json.processInstanceId, path: `${url.pathname}${url.search}`, c: url.searchParams.get('c')! };
+}
+
+async function pageUntil(path: string, text: string): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const res = await call('GET', path);
+    if (res.text.includes(text)) return res.text;
+    if (Date.now() > deadline) throw new Error(`page never showed "${text}": ${res.text.slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const form = (values: Record<string, string>) => ({
+  rawBody: new URLSearchParams(values).toString(),
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+});
+
+beforeAll(async () => {
+  token = await adminToken();
+});
+
+describe('GET /journey/{id} (the redirect URL)', () => {
+  it('shows the waiting data form in the chosen language with its defaults, and makes the instance ACTIVE', async () => {
+    const j = await start('identity-check');
+    const page = await pageUntil(`${j.path}&lang=de`, 'Vorname');
+    expect(page).toContain('<html lang="de">');
+    expect(page).toMatch(/id="f-firstName" name="firstName"[^>]*value="Ann"/);
+    const res = await call('GET', `${j.path}&lang=de`);
+    expect(res.headers['content-type']).toContain('text/html');
+    expect(res.headers['content-security-policy']).toContain("form-action 'self'");
+    expect(res.headers['cache-control']).toBe('no-store');
+    const read = await call('GET', `/api/process-manager/processInstances/${j.id}`, { token });
+    expect(read.json.status).toBe('ACTIVE');
+    expect((await call('GET', `${j.path}&lang=fr`)).text).toContain('First name'); // English fallback
+  });
+
+  it('answers a wrong, malformed or foreign link with a page, not data', async () => {
+    const j = await start('identity-check');
+    const wrong = await call('GET', `/journey/${j.id}?c=${'A'.repeat(43)}`);
+    expect(wrong.status).toBe(404);
+    expect(wrong.text).toContain('This link no longer works');
+    expect(wrong.headers['content-type']).toContain('text/html');
+    expect((await call('GET', `/journey/${j.id}?c=short`)).status).toBe(400);
+    expect((await call('GET', `/journey/${j.id}`)).status).toBe(400);
+    expect((await call('GET', j.path, { tenant: 'other' })).status).toBe(404);
+    const read = await call('GET', `/api/process-manager/processInstances/${j.id}`, { token });
+    expect(read.json.status).toBe('PENDING');
+  });
+});
+
+describe('POST /journey/{id}/steps/{activityId}', () => {
+  it('re-renders a wrong submission with its messages and what was typed, then resumes on a right one', async () => {
+    const j = await start('identity-check');
+    await pageUntil(j.path, 'First name');
+    const action = `/journey/${j.id}/steps/personalDetails?c=${j.c}&lang=en`;
+    const wrong = await call('POST', action, form({ firstName: 'Ann<b>', lastName: '', dateOfBirth: '2020-01-01' }));
+    expect(wrong.status).toBe(400);
+    expect(wrong.text).toContain('Enter your last name.');
+    expect(wrong.text).toContain('You must be 18 or older.');
+    expect(wrong.text).toContain('value="Ann&lt;b&gt;"');
+    expect(wrong.text).toContain('role="alert"');
+
+    const right = await call('POST', action, form({ firstName: 'Ann', lastName: 'Lee', dateOfBirth: '1990-05-17' }));
+    expect(right.status).toBe(303);
+    expect(right.headers.location).toBe(`/journey/${j.id}?c=${j.c}&lang=en`);
+    // The next step, face capture, comes with the next issue's pages.
+    await pageUntil(j.path, 'This step cannot be completed here');
+    const again = await call('POST', action, form({ firstName: 'Ann', lastName: 'Lee', dateOfBirth: '1990-05-17' }));
+    expect(again.status).toBe(409);
+  });
+
+  it('refuses a submission with the wrong capability, and a body that is not a form', async () => {
+    const j = await start('identity-check');
+    await pageUntil(j.path, 'First name');
+    expect((await call('POST', `/journey/${j.id}/steps/personalDetails?c=${'B'.repeat(43)}`, form({ firstName: 'x' }))).status).toBe(404);
+    const json = await call('POST', `/journey/${j.id}/steps/personalDetails?c=${j.c}`, { body: { firstName: 'x' } });
+    expect(json.status).toBe(415);
+  });
+
+  it('ends on a final page that sends the end user to the _redirectUrl', async () => {
+    const def = formOnly();
+    expect((await call('POST', '/api/process-manager/processDefinitions', { token, body: def })).status).toBe(201);
+    const j = await start(def.name);
+    await pageUntil(j.path, 'First name');
+    const res = await call('POST', `/journey/${j.id}/steps/personalDetails?c=${j.c}&lang=de`, form({ firstName: 'Ann', lastName: 'Lee', dateOfBirth: '1990-05-17' }));
+    expect(res.status).toBe(303);
+    const done = await pageUntil(`${j.path}&lang=de`, 'Vielen Dank');
+    expect(done).toContain('content="3;url=https://rp.example/back?x=1"');
+    expect(done).toContain('href="https://rp.example/back?x=1"');
+    const read = await call('GET', `/api/process-manager/processInstances/${j.id}`, { token });
+    expect(read.json.status).toBe('COMPLETED_ENDED_SUCCESS');
+    expect(inject('port')).toBeGreaterThan(0);
+    expect(await issueToken(inject('otherKey'), 'other')).toBeTruthy();
+  });
+});
