@@ -10,7 +10,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
           // One local runtime (npm start's code, in a child process) for the whole project.
           globalSetup: ['test/integration/setup.ts'],
           testTimeout: 60_000,
