@@ -5,6 +5,7 @@ import { tokenRoutes } from './process-manager/token-routes.js';
 import { instanceRoutes } from './process-manager/instance-routes.js';
 import { platformRoutes } from './platform/routes.js';
 import { journeyRoutes } from './journey/journey-routes.js';
+import { userDataRoutes } from './userdata/routes.js';
 
 /**
  * THE route table: every route with its method, path, handler file, auth kind, permission, zod
@@ -20,6 +21,7 @@ export const routes = {
   ...tokenRoutes,
   ...instanceRoutes,
   ...journeyRoutes,
+  ...userDataRoutes,
   ...platformRoutes,
 } satisfies Record<string, RouteDef>;
 

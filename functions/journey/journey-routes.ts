@@ -51,6 +51,6 @@ export const journeyRoutes = {
       404: page('An unknown, wrong or expired link.'),
       409: page('The journey is not waiting at this step (already submitted, or moved on).'),
     },
-    aws: { table: ['GetItem', 'UpdateItem'], stateMachines: 'sendTask' },
+    aws: { table: ['GetItem', 'UpdateItem', 'PutItem'], stateMachines: 'sendTask' },
   }),
 } satisfies Record<string, RouteDef>;

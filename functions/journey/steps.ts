@@ -59,7 +59,15 @@ export interface TaskResumer {
  * waiting step is taken off first (conditionally), so a step completes at most once.
  */
 export async function completeUserStep(
-  input: { tenantId: string; processInstanceId: string; activityId: string; result: Record<string, unknown> },
+  input: {
+    tenantId: string;
+    processInstanceId: string;
+    activityId: string;
+    result: Record<string, unknown>;
+    /** What the end user gave, as the user data API shows it (defaults to the result), and under which key. */
+    values?: Record<string, unknown>;
+    dataKey?: string;
+  },
   resumer: TaskResumer,
   now: Date,
 ): Promise<void> {
@@ -69,7 +77,14 @@ export async function completeUserStep(
   if (!step || step.activityId !== input.activityId) {
     throw new StepNotWaitingError(`The journey is not waiting at ${input.activityId}.`);
   }
-  if (!(await processInstanceStore.clearWaitingStep(input.tenantId, input.processInstanceId, step.taskToken, now))) {
+  const data = {
+    activityId: step.activityId,
+    activityType: step.activityType,
+    dataKey: input.dataKey ?? step.activityId,
+    submittedAt: now.toISOString(),
+    values: input.values ?? input.result,
+  };
+  if (!(await processInstanceStore.completeStep(input.tenantId, input.processInstanceId, step.taskToken, data, record.expiresAt, now))) {
     throw new StepNotWaitingError(`The step ${input.activityId} was already completed.`);
   }
   await resumer.sendTaskSuccess(step.taskToken, mergeSession(step.state, input.result));

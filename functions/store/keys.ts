@@ -72,6 +72,14 @@ export const keys = {
   instanceIndexPartition(tenantId: string): string {
     return `${tenantPrefix(tenantId)}PIS`;
   },
+  /** What the end user gave at one step, in the instance's partition. */
+  instanceUserData(tenantId: string, id: string, activityId: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `USERDATA#${part(activityId)}` };
+  },
+  instancePartition(tenantId: string, id: string): string {
+    return `${tenantPrefix(tenantId)}PI#${part(id)}`;
+  },
+  instanceUserDataPrefix: 'USERDATA#',
   idempotency(tenantId: string, key: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}IDEMP#${encoded(key)}`, SK: 'IDEMP' };
   },

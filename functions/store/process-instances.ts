@@ -1,6 +1,6 @@
 import type { ProcessInstanceRecord } from '../process-manager/instances.js';
 import type { ProcessTokenRecord } from '../process-manager/tokens.js';
-import { conditionally, dynamo, queryPages } from './client.js';
+import { conditionally, dynamo, isTransactionConflict, queryAll, queryPages } from './client.js';
 import { keys } from './keys.js';
 
 const ITEM_TYPE = 'ProcessInstance';
@@ -21,6 +21,16 @@ export interface WaitingStep {
   state: Record<string, unknown>;
   taskToken: string;
   since: string;
+}
+
+/** What the end user gave at one user step. */
+export interface StepUserData {
+  activityId: string;
+  activityType: string;
+  /** Where the step keeps its result in the session (a data form's `Form data Key`). */
+  dataKey: string;
+  submittedAt: string;
+  values: Record<string, unknown>;
 }
 
 export type CreateOutcome =
@@ -167,20 +177,46 @@ export const processInstanceStore = {
     );
   },
 
-  /** Takes the waiting step off the instance, only if it is still the one with this token. */
-  async clearWaitingStep(tenantId: string, id: string, taskToken: string, now: Date): Promise<boolean> {
+  /**
+   * A user step done, in one transaction: the waiting step comes off the instance (only if it is
+   * still the one with this token) and what the end user gave is kept, with the instance's TTL.
+   */
+  async completeStep(tenantId: string, id: string, taskToken: string, data: StepUserData, expiresAt: number, now: Date): Promise<boolean> {
     const { doc, tableName, commands } = await dynamo();
-    return conditionally(() =>
-      doc.send(
-        new commands.UpdateCommand({
-          TableName: tableName,
-          Key: keys.instance(tenantId, id),
-          UpdateExpression: 'REMOVE currentStep SET lastUpdatedAt = :now',
-          ConditionExpression: 'currentStep.taskToken = :token',
-          ExpressionAttributeValues: { ':token': taskToken, ':now': now.toISOString() },
+    try {
+      await doc.send(
+        new commands.TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName,
+                Key: keys.instance(tenantId, id),
+                UpdateExpression: 'REMOVE currentStep SET lastUpdatedAt = :now',
+                ConditionExpression: 'currentStep.taskToken = :token',
+                ExpressionAttributeValues: { ':token': taskToken, ':now': now.toISOString() },
+              },
+            },
+            {
+              Put: {
+                TableName: tableName,
+                Item: { ...keys.instanceUserData(tenantId, id, data.activityId), itemType: 'UserData', ...data, expiresAt },
+              },
+            },
+          ],
         }),
-      ),
-    );
+      );
+      return true;
+    } catch (err) {
+      if (isTransactionConflict(err)) return false;
+      throw err;
+    }
+  },
+
+  async listUserData(tenantId: string, id: string): Promise<StepUserData[]> {
+    const items = await queryAll(keys.instancePartition(tenantId, id), keys.instanceUserDataPrefix);
+    return items
+      .filter((i) => i.itemType === 'UserData')
+      .map(({ activityId, activityType, dataKey, submittedAt, values }) => ({ activityId, activityType, dataKey, submittedAt, values }) as StepUserData);
   },
 
   /** A status change, written only over the status it read (the caller publishes the event). */

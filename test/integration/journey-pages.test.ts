@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { identityCheck } from '../../statemachines/examples/index.js';
-import { adminToken, call, issueToken } from './client.js';
+import { adminToken, call, issueToken, keyWith } from './client.js';
 import { inject } from 'vitest';
 
 let token: string;
@@ -116,7 +116,23 @@ describe('POST /journey/{id}/steps/{activityId}', () => {
     expect(done).toContain('href="https://rp.example/back?x=1"');
     const read = await call('GET', `/api/process-manager/processInstances/${j.id}`, { token });
     expect(read.json.status).toBe('COMPLETED_ENDED_SUCCESS');
-    expect(inject('port')).toBeGreaterThan(0);
-    expect(await issueToken(inject('otherKey'), 'other')).toBeTruthy();
+
+    // What the end user gave, through the user data API.
+    const userdata = `/api/userdata-server/processDefinitions/${read.json.processDefnId}/processInstances/${j.id}/userdata`;
+    const data = await call('GET', userdata, { token });
+    expect(data.status).toBe(200);
+    expect(data.json).toMatchObject({
+      processInstanceId: j.id,
+      status: 'COMPLETED_ENDED_SUCCESS',
+      forms: { personalDetails: { firstName: 'Ann', lastName: 'Lee', dateOfBirth: '1990-05-17' } },
+      steps: [{ activityId: 'personalDetails', activityType: 'DATA_FORM', dataKey: 'personalDetails' }],
+    });
+    expect(data.json.data).toBeUndefined();
+    // Another definition id in the path, another tenant, or no permission: nothing.
+    const otherDefn = userdata.replace(read.json.processDefnId, '00000000-0000-4000-8000-000000000000');
+    expect((await call('GET', otherDefn, { token })).status).toBe(404);
+    expect((await call('GET', userdata, { tenant: 'other', token: await issueToken(inject('otherKey'), 'other') })).status).toBe(404);
+    const { secret } = await keyWith(['ProcessManager:getProcessInstance']);
+    expect((await call('GET', userdata, { token: await issueToken(secret) })).status).toBe(403);
   });
 });
