@@ -3,6 +3,7 @@ import { inject } from 'vitest';
 
 export interface Reply {
   status: number;
+  raw: Buffer;
   headers: Record<string, string | string[] | undefined>;
   text: string;
   json: any;
@@ -45,14 +46,15 @@ export function call(method: string, path: string, opts: CallOptions = {}): Prom
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const raw = Buffer.concat(chunks);
+        const text = raw.toString('utf8');
         let json: unknown;
         try {
           json = text ? JSON.parse(text) : undefined;
         } catch {
           json = undefined;
         }
-        ok({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        ok({ status: res.statusCode ?? 0, raw, headers: res.headers, text, json });
       });
     });
     req.on('error', fail);

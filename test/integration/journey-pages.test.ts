@@ -134,5 +134,29 @@ describe('POST /journey/{id}/steps/{activityId}', () => {
     expect((await call('GET', userdata, { tenant: 'other', token: await issueToken(inject('otherKey'), 'other') })).status).toBe(404);
     const { secret } = await keyWith(['ProcessManager:getProcessInstance']);
     expect((await call('GET', userdata, { token: await issueToken(secret) })).status).toBe(403);
+
+    // The same as one binary document, and as a password-protected zip.
+    const binary = await call('GET', userdata.replace(/userdata$/, 'getdata'), { token });
+    expect(binary.status).toBe(200);
+    expect(JSON.parse(Buffer.from(binary.json.data, 'base64').toString('utf8'))).toEqual(data.json);
+    const archive = userdata.replace(/userdata$/, 'userdataarchive');
+    for (const password of ['short1A!', 'alllowercaseletters', 'ALLUPPER12345678']) {
+      const weak = await call('POST', archive, { token, body: { config: { password } } });
+      expect(weak.status, password).toBe(400);
+      expect(weak.json.details[0].location).toBe('body.config.password');
+    }
+    expect((await call('POST', archive, { token, body: { config: {} } })).status).toBe(400);
+    expect((await call('POST', archive, { token, body: {} })).status).toBe(400);
+    const zipped = await call('POST', archive, { token, body: { config: { password: 'Correct-Horse-9' } } });
+    expect(zipped.status).toBe(200);
+    expect(zipped.headers['content-type']).toBe('application/zip');
+    const zip = await import('@zip.js/zip.js');
+    zip.configure({ useWebWorkers: false });
+    const entries = await new zip.ZipReader(new zip.Uint8ArrayReader(new Uint8Array(zipped.raw)), { password: 'Correct-Horse-9' }).getEntries();
+    expect(entries.map((e) => [e.filename, e.encrypted])).toEqual([['userdata.json', true]]);
+    const file = entries[0] as import('@zip.js/zip.js').FileEntry;
+    expect(JSON.parse(await file.getData(new zip.TextWriter()))).toEqual(data.json);
+    const locked = await new zip.ZipReader(new zip.Uint8ArrayReader(new Uint8Array(zipped.raw)), { password: 'Wrong-Horse-99' }).getEntries();
+    await expect((locked[0] as import('@zip.js/zip.js').FileEntry).getData(new zip.TextWriter())).rejects.toThrow();
   });
 });

@@ -1,0 +1,13 @@
+import { apiHandler } from '../http/wrapper.js';
+import { checkArchivePassword, loadUserData, userDataArchive } from './user-data.js';
+import { userDataRoutes as routes } from './routes.js';
+
+export const handler = apiHandler(routes.createUserDataArchive, async ({ tenantId, path, body, now }) => {
+  checkArchivePassword(body.config.password);
+  const data = await loadUserData(tenantId, path.processDefnId, path.processInstanceId, now);
+  return {
+    status: 200,
+    headers: { 'content-disposition': `attachment; filename="userdata-${data.processInstanceId}.zip"` },
+    raw: { contentType: 'application/zip', body: await userDataArchive(data, body.config.password) },
+  };
+});
