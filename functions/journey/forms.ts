@@ -1,12 +1,7 @@
-import { resolveDateBound, type DataForm, type FormComponent, type LocalizedText } from '../../statemachines/definition.js';
+import { resolveDateBound, type DataForm, type FormComponent } from '../../statemachines/definition.js';
+import { localized } from './render.js';
 
-/** The text of a localized value in `lang`, falling back to English, then to any language given. */
-export function localized(text: LocalizedText | undefined, lang: string): string {
-  if (!text) return '';
-  const values = text.values as Record<string, string>;
-  const base = lang.toLowerCase().split('-')[0]!;
-  return values[lang] ?? values[base] ?? values.en ?? Object.values(values)[0] ?? '';
-}
+export { localized };
 
 const FALLBACK = {
   missing: { values: { en: 'This field is required.', de: 'Dieses Feld ist erforderlich.' } },

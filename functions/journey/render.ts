@@ -1,5 +1,12 @@
-import type { DataForm } from '../../statemachines/definition.js';
-import { localized } from './forms.js';
+import type { DataForm, LocalizedText } from '../../statemachines/definition.js';
+
+/** The text of a localized value in `lang`, falling back to its language, English, then any given. */
+export function localized(text: LocalizedText | undefined, lang: string): string {
+  if (!text) return '';
+  const values = text.values as Record<string, string>;
+  const base = lang.toLowerCase().split('-')[0]!;
+  return values[lang] ?? values[base] ?? values.en ?? Object.values(values)[0] ?? '';
+}
 
 /**
  * The hosted journey pages, rendered on the server as plain HTML: no outside CDN, no script on

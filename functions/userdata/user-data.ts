@@ -46,12 +46,17 @@ export function checkArchivePassword(password: string): void {
   if (problem) throw new ValidationError('The archive password is too weak.', [{ location: 'body.config.password', message: problem }]);
 }
 
-/** A zip of the user data, every entry encrypted with AES-256 under the password. */
+/**
+ * A zip of the user data, every entry encrypted with AES-256 (encryption strength 3) under the
+ * password. zip.js's writer-only build over web streams: the full library would put this
+ * function's bundle over its size budget.
+ */
 export async function userDataArchive(data: UserData, password: string): Promise<Buffer> {
-  // Loaded on first use: only this operation needs it.
-  const zip = await import('@zip.js/zip.js');
-  zip.configure({ useWebWorkers: false });
-  const writer = new zip.ZipWriter(new zip.Uint8ArrayWriter(), { password, encryptionStrength: 3 });
-  await writer.add('userdata.json', new zip.TextReader(`${JSON.stringify(data, null, 2)}\n`));
-  return Buffer.from(await writer.close());
+  const { ZipWriter } = await import('@zip.js/zip.js/lib/zip-core-writer.js');
+  const chunks: Buffer[] = [];
+  const sink = new WritableStream<Uint8Array>({ write: (chunk) => void chunks.push(Buffer.from(chunk)) });
+  const writer = new ZipWriter(sink, { password, encryptionStrength: 3, useWebWorkers: false });
+  await writer.add('userdata.json', new Blob([`${JSON.stringify(data, null, 2)}\n`]).stream());
+  await writer.close();
+  return Buffer.concat(chunks);
 }
