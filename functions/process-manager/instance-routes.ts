@@ -25,6 +25,15 @@ const created = {
   schema: InstanceCreatedSchema,
 };
 
+/** What both ways of creating an instance answer and touch: they run the same operation. */
+const creation = {
+  auth: 'bearerOrApiKey',
+  permission: 'ProcessManager:createProcessInstance',
+  tag: 'Process instances',
+  responses: { 201: created, 400: badRequest, 401: unauthorized, 403: forbidden, 404: error('No such process token.'), 409: refusedToken },
+  aws: { table: ['GetItem', 'PutItem', 'UpdateItem'], signingKey: 'publicKey', stateMachines: 'start', events: 'publish' },
+} as const;
+
 /** Process instances. Part of the route table (functions/routes.ts); handlers import only their own area. */
 export const instanceRoutes = {
   createProcessInstance: defineRoute({
@@ -32,27 +41,19 @@ export const instanceRoutes = {
     method: 'POST',
     path: '/api/process-manager/processInstances/create',
     handler: 'functions/process-manager/create-process-instance.ts',
-    auth: 'bearerOrApiKey',
-    permission: 'ProcessManager:createProcessInstance',
+    ...creation,
     summary: 'Create a process instance from a process token and start its journey',
     description: 'No body. Bearer token or X-API-Key. Optional Idempotency-Key header (1-255 visible ASCII characters).',
-    tag: 'Process instances',
     request: { query: CreateInstanceQuerySchema },
-    responses: { 201: created, 400: badRequest, 401: unauthorized, 403: forbidden, 404: error('No such process token.'), 409: refusedToken },
-    aws: { table: ['GetItem', 'PutItem', 'UpdateItem'], signingKey: 'publicKey', stateMachines: 'start', events: 'publish' },
   }),
   createProcessInstanceFromTemplate: defineRoute({
     operationId: 'createProcessInstanceFromTemplate',
     method: 'POST',
     path: '/api/process-manager/processInstances',
     handler: 'functions/process-manager/create-process-instance-from-template.ts',
-    auth: 'bearerOrApiKey',
-    permission: 'ProcessManager:createProcessInstance',
+    ...creation,
     summary: 'Create a process instance from a templated process token, with parameters in the body',
-    tag: 'Process instances',
     request: { body: CreateFromTemplateSchema },
-    responses: { 201: created, 400: badRequest, 401: unauthorized, 403: forbidden, 404: error('No such process token.'), 409: refusedToken },
-    aws: { table: ['GetItem', 'PutItem', 'UpdateItem'], signingKey: 'publicKey', stateMachines: 'start', events: 'publish' },
   }),
   listProcessInstances: defineRoute({
     operationId: 'listProcessInstances',
