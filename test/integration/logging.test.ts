@@ -4,7 +4,7 @@ import { inject } from 'vitest';
 import { adminToken, call, issueToken } from './client.js';
 
 describe('the service log', () => {
-  it('never holds a secret or a token, even for refused requests', async () => {
+  it('never holds a secret, a token or a journey capability, even for refused requests', async () => {
     const admin = await adminToken();
     const created = await call('POST', '/api/arthr/apiKeys', { token: admin, body: { name: 'logged?', permissions: ['TNT#demo#ArthrServer:getFromTenant'] } });
     const secret: string = created.json.secret;
@@ -14,12 +14,21 @@ describe('the service log', () => {
     await call('POST', '/api/arthr/apiKeys/issue', { apiKey: `${secret}tampered`, body: {} }); // 401
     await call('GET', '/api/arthr/apiKeys', { token: `${token}x` }); // 401
     await call('POST', '/api/arthr/apiKeys', { token: admin, rawBody: `{"name":"${secret}"`, headers: { 'content-type': 'application/json' } });
+    // An end user's capability, used on the journey pages, and a wrong one.
+    const pt = await call('POST', '/api/process-manager/processTokens', {
+      token: admin,
+      body: { name: `log-${Date.now()}`, processDefnName: 'identity-check', processDefnVersion: 1 },
+    });
+    const instance = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token: admin });
+    const capability = new URL(instance.json.redirectUrl).searchParams.get('c')!;
+    await call('GET', `/journey/${instance.json.processInstanceId}?c=${capability}`);
+    await call('GET', `/journey/${instance.json.processInstanceId}?c=${capability.slice(1)}x`);
     await new Promise((r) => setTimeout(r, 500));
 
     const log = readFileSync(inject('logFile'), 'utf8');
     expect(log).toContain('"operationId":"issueToken"'); // the log is written at all
     const secretPart = secret.split('_').pop()!;
-    for (const needle of [secret, secretPart, token, token.split('.')[2]!, admin, admin.split('.')[2]!]) {
+    for (const needle of [secret, secretPart, token, token.split('.')[2]!, admin, admin.split('.')[2]!, capability, capability.slice(1)]) {
       expect(log.includes(needle), `log contains ${needle.slice(0, 12)}...`).toBe(false);
     }
     // The only secret on the console is the demo key that `npm start` prints for the newcomer,
