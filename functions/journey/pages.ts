@@ -1,4 +1,5 @@
 import type { ProcessInstanceRecord } from '../process-manager/instances.js';
+import { isFinal } from '../process-manager/status.js';
 import { lookup, referencePath } from '../../statemachines/references.js';
 import type { DataForm } from '../../statemachines/definition.js';
 import { type Language, renderDataForm, renderDone, renderGone, renderTrouble, renderUnsupported, renderWaiting } from './render.js';
@@ -22,7 +23,8 @@ export function formDefaults(form: DataForm, state: unknown): Record<string, str
 
 /** The page for where the journey is: its waiting step, its end, or a moment in between. */
 export function journeyPage(record: ProcessInstanceRecord, capability: string, lang: Language): string {
-  const step = record.currentStep;
+  // A journey that has ended shows its end, even if a step it waited at (one that timed out) is still recorded.
+  const step = isFinal(record.status) ? undefined : record.currentStep;
   if (step) {
     if (step.activityType === 'DATA_FORM') {
       const form = step.inputs.Form as DataForm;

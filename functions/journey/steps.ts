@@ -1,6 +1,7 @@
 import { ConflictError, NotFoundError } from '../errors.js';
 import { processInstanceStore } from '../store/process-instances.js';
 import { isExpired } from '../process-manager/instances.js';
+import { isFinal } from '../process-manager/status.js';
 import { eventPublisher } from '../events/publisher.js';
 import { resolveInputs } from '../../statemachines/references.js';
 import type { InputValue } from '../../statemachines/definition.js';
@@ -74,7 +75,7 @@ export async function completeUserStep(
   const record = await processInstanceStore.get(input.tenantId, input.processInstanceId);
   if (!record || isExpired(record, now)) throw new NotFoundError(`Process instance ${input.processInstanceId} was not found.`);
   const step = record.currentStep;
-  if (!step || step.activityId !== input.activityId) {
+  if (!step || step.activityId !== input.activityId || isFinal(record.status)) {
     throw new StepNotWaitingError(`The journey is not waiting at ${input.activityId}.`);
   }
   const data = {
@@ -87,7 +88,15 @@ export async function completeUserStep(
   if (!(await processInstanceStore.completeStep(input.tenantId, input.processInstanceId, step.taskToken, data, record.expiresAt, now))) {
     throw new StepNotWaitingError(`The step ${input.activityId} was already completed.`);
   }
-  await resumer.sendTaskSuccess(step.taskToken, mergeSession(step.state, input.result));
+  try {
+    await resumer.sendTaskSuccess(step.taskToken, mergeSession(step.state, input.result));
+  } catch (err) {
+    // The step timed out (or its execution ended) between the read and the resume.
+    if (err instanceof Error && ['TaskTimedOut', 'TaskDoesNotExist'].includes(err.name)) {
+      throw new StepNotWaitingError(`The step ${input.activityId} is no longer waiting: it timed out.`);
+    }
+    throw err;
+  }
 }
 
 /** Deep-merges a step's result into the session: objects merge, everything else replaces. */

@@ -2,6 +2,7 @@ import { apiHandler } from '../http/wrapper.js';
 import { orchestrator } from '../process-manager/orchestrator.js';
 import type { DataForm } from '../../statemachines/definition.js';
 import { openJourney } from './access.js';
+import { isFinal } from '../process-manager/status.js';
 import { validateFormSubmission } from './forms.js';
 import { journeyUrl } from './pages.js';
 import { pickLanguage, renderDataForm } from './render.js';
@@ -17,7 +18,7 @@ export const handler = apiHandler(routes.submitJourneyStep, async ({ tenantId, p
   const lang = pickLanguage(query.lang);
   const record = await openJourney(tenantId, path.processInstanceId, query.c, now);
   const step = record.currentStep;
-  if (!step || step.activityId !== path.activityId || step.activityType !== 'DATA_FORM') {
+  if (!step || isFinal(record.status) || step.activityId !== path.activityId || step.activityType !== 'DATA_FORM') {
     throw new StepNotWaitingError(`The journey is not waiting at ${path.activityId}.`);
   }
   const form = step.inputs.Form as DataForm;

@@ -160,3 +160,25 @@ describe('POST /journey/{id}/steps/{activityId}', () => {
     await expect((locked[0] as import('@zip.js/zip.js').FileEntry).getData(new zip.TextWriter())).rejects.toThrow();
   });
 });
+
+describe('a user step that times out', () => {
+  it('ends the instance COMPLETED_TERMINATED and the link says so', async () => {
+    const def = formOnly();
+    def.activities.personalDetails.inputs['Step Timeout (Seconds)'] = 60; // the shortest a step may wait
+    expect((await call('POST', '/api/process-manager/processDefinitions', { token, body: def })).status).toBe(201);
+    const j = await start(def.name);
+    await pageUntil(j.path, 'First name');
+    const deadline = Date.now() + 80_000;
+    let status = '';
+    while (Date.now() < deadline) {
+      status = (await call('GET', `/api/process-manager/processInstances/${j.id}`, { token })).json.status;
+      if (status === 'COMPLETED_TERMINATED') break;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    expect(status).toBe('COMPLETED_TERMINATED');
+    const page = await call('GET', j.path);
+    expect(page.text).toContain('This link no longer works');
+    const late = await call('POST', `/journey/${j.id}/steps/personalDetails?c=${j.c}`, form({ firstName: 'Ann', lastName: 'Lee', dateOfBirth: '1990-05-17' }));
+    expect(late.status).toBe(409);
+  }, 100_000);
+});
