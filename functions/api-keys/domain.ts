@@ -258,13 +258,16 @@ export function listPage(
 // ---------------------------------------------------------------------------------------------
 // Token issue
 
-/** Why a key that the conditional write refused cannot issue: the caller learns the status only if it holds the secret. */
-export function issueRefusal(
+/**
+ * Why a key cannot be used directly for `operation`, or undefined when it can: the same rules
+ * as the token issue's conditional write. The caller learns the status only if it holds the secret.
+ */
+export function keyRefusal(
   current: ApiKeyRecord | undefined,
   secretHash: string,
   now: Date,
   operation: DirectOperation,
-): Error {
+): Error | undefined {
   if (
     !current ||
     current.secretHash.length !== secretHash.length ||
@@ -276,7 +279,12 @@ export function issueRefusal(
   if (current.status === 'ARCHIVED') return new ApiKeyArchivedError();
   if (current.expiringDtm && new Date(current.expiringDtm) <= now) return new ApiKeyExpiredError();
   if (!canCallDirectly(current, operation)) return new ApiKeyOperationNotPermittedError(operation);
-  return new InvalidApiKeyError();
+  return undefined;
+}
+
+/** Why the token issue's conditional write refused a key (its refusal, or the generic one). */
+export function issueRefusal(current: ApiKeyRecord | undefined, secretHash: string, now: Date, operation: DirectOperation): Error {
+  return keyRefusal(current, secretHash, now, operation) ?? new InvalidApiKeyError();
 }
 
 export function canCallDirectly(record: ApiKeyRecord, operation: DirectOperation): boolean {

@@ -1,6 +1,6 @@
 import { InvalidApiKeyError, MissingPermissionError } from '../errors.js';
 import { apiKeyStore } from '../store/api-keys.js';
-import { canCallDirectly, issueRefusal, parseSecret } from '../api-keys/domain.js';
+import { keyRefusal, parseSecret } from '../api-keys/domain.js';
 import { DIRECT_OPERATIONS } from '../api-keys/schemas.js';
 import { isPermissionName, parsePermission, qualify, type PermissionName } from './permissions.js';
 
@@ -21,13 +21,8 @@ export async function authenticateDirectKey(
   if (!parsed || !(DIRECT_OPERATIONS as readonly string[]).includes(operation)) throw new InvalidApiKeyError();
   const op = operation as DirectOperation;
   const record = await apiKeyStore.get(tenantId, parsed.id);
-  const usable =
-    record &&
-    record.secretHash === parsed.hash &&
-    record.status === 'ACTIVE' &&
-    !(record.expiringDtm && new Date(record.expiringDtm) <= now) &&
-    canCallDirectly(record, op);
-  if (!usable) throw issueRefusal(record, parsed.hash, now, op);
+  const refusal = keyRefusal(record, parsed.hash, now, op);
+  if (refusal || !record) throw refusal ?? new InvalidApiKeyError();
   const permissions = new Set<PermissionName>();
   for (const p of record.permissions) {
     const parts = parsePermission(p);

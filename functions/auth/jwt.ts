@@ -1,5 +1,6 @@
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import type { TokenSigner } from './signer.js';
+import { InvalidTokenError } from '../errors.js';
 
 /**
  * Access tokens follow RFC 9068 (`typ: at+jwt`): iss, aud, sub and client_id (the API key id),
@@ -96,4 +97,18 @@ export function buildAccessTokenClaims(input: {
     exp: iat + input.ttlSeconds,
     jti: input.jti,
   };
+}
+
+/**
+ * `Authorization: Bearer <token>` verified as strictly as verifyAccessToken does; any failure is
+ * the one InvalidTokenError, its reason kept out of the response as API Gateway keeps it.
+ */
+export async function verifyBearer(authorization: string | undefined, opts: VerifyOptions): Promise<AccessTokenClaims> {
+  const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization?.trim() ?? '');
+  if (!m) throw new InvalidTokenError('Send a bearer token: Authorization: Bearer <token>.');
+  try {
+    return await verifyAccessToken(m[1]!, opts);
+  } catch {
+    throw new InvalidTokenError();
+  }
 }

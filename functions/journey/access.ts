@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { NotFoundError } from '../errors.js';
 import { processInstanceStore } from '../store/process-instances.js';
-import { hashCapability, isExpired, type ProcessInstanceRecord } from '../process-manager/instances.js';
+import { hashCapability, type ProcessInstanceRecord } from '../process-manager/instances.js';
 
 /** One answer for an unknown instance, a wrong capability and an expired journey. */
 export class JourneyNotAvailableError extends NotFoundError {
@@ -16,8 +16,8 @@ export class JourneyNotAvailableError extends NotFoundError {
  * hashes in constant time, and refused once the instance is past its retention.
  */
 export async function openJourney(tenantId: string, processInstanceId: string, capability: string, now: Date): Promise<ProcessInstanceRecord> {
-  const record = await processInstanceStore.get(tenantId, processInstanceId);
-  if (!record || isExpired(record, now)) throw new JourneyNotAvailableError();
+  const record = await processInstanceStore.getLive(tenantId, processInstanceId, now);
+  if (!record) throw new JourneyNotAvailableError();
   const given = Buffer.from(hashCapability(capability), 'hex');
   const stored = Buffer.from(record.capabilityHash, 'hex');
   if (given.length !== stored.length || !timingSafeEqual(given, stored)) throw new JourneyNotAvailableError();

@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError } from '../errors.js';
 import { processInstanceStore } from '../store/process-instances.js';
-import { isExpired } from '../process-manager/instances.js';
+import type { ProcessInstanceRecord } from '../process-manager/instances.js';
 import { isFinal } from '../process-manager/status.js';
 import { eventPublisher } from '../events/publisher.js';
 import { resolveInputs } from '../../statemachines/references.js';
@@ -68,12 +68,14 @@ export async function completeUserStep(
     /** What the end user gave, as the user data API shows it (defaults to the result), and under which key. */
     values?: Record<string, unknown>;
     dataKey?: string;
+    /** The instance, when the caller has just read it (the journey pages do): no second read. */
+    record?: ProcessInstanceRecord;
   },
   resumer: TaskResumer,
   now: Date,
 ): Promise<void> {
-  const record = await processInstanceStore.get(input.tenantId, input.processInstanceId);
-  if (!record || isExpired(record, now)) throw new NotFoundError(`Process instance ${input.processInstanceId} was not found.`);
+  const record = input.record ?? (await processInstanceStore.getLive(input.tenantId, input.processInstanceId, now));
+  if (!record) throw new NotFoundError(`Process instance ${input.processInstanceId} was not found.`);
   const step = record.currentStep;
   if (!step || step.activityId !== input.activityId || isFinal(record.status)) {
     throw new StepNotWaitingError(`The journey is not waiting at ${input.activityId}.`);

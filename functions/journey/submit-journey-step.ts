@@ -29,7 +29,7 @@ export const handler = apiHandler(routes.submitJourneyStep, async ({ tenantId, p
   }
   const key = String(step.inputs['Form data Key'] ?? step.activityId);
   await completeUserStep(
-    { tenantId, processInstanceId: record.id, activityId: step.activityId, result: { vars: { [key]: outcome.values } }, values: outcome.values, dataKey: key },
+    { tenantId, processInstanceId: record.id, activityId: step.activityId, result: { vars: { [key]: outcome.values } }, values: outcome.values, dataKey: key, record },
     await orchestrator(),
     now,
   );

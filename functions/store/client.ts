@@ -46,11 +46,15 @@ export function isConditionFailure(err: unknown): err is Error & { Item?: Record
   return err instanceof Error && err.name === 'ConditionalCheckFailedException';
 }
 
+/** Per item of a cancelled transaction, why (`ConditionalCheckFailed`, `TransactionConflict`, `None`); undefined for other errors. */
+export function cancellationReasons(err: unknown): string[] | undefined {
+  if (!(err instanceof Error) || err.name !== 'TransactionCanceledException') return undefined;
+  return ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((r) => r.Code ?? 'None');
+}
+
 /** A transaction cancelled because one of its conditions failed. */
 export function isTransactionConflict(err: unknown): boolean {
-  if (!(err instanceof Error) || err.name !== 'TransactionCanceledException') return false;
-  const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  return reasons.some((r) => r.Code === 'ConditionalCheckFailed');
+  return cancellationReasons(err)?.includes('ConditionalCheckFailed') ?? false;
 }
 
 /** Every item a query matches, all pages (the table name is filled in). */

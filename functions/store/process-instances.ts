@@ -1,6 +1,6 @@
-import type { ProcessInstanceRecord } from '../process-manager/instances.js';
+import { isExpired, type ProcessInstanceRecord } from '../process-manager/instances.js';
 import type { ProcessTokenRecord } from '../process-manager/tokens.js';
-import { conditionally, dynamo, isTransactionConflict, queryAll, queryPages } from './client.js';
+import { cancellationReasons, conditionally, dynamo, isTransactionConflict, queryAll, queryPages } from './client.js';
 import { keys } from './keys.js';
 
 const ITEM_TYPE = 'ProcessInstance';
@@ -42,11 +42,6 @@ function fromItem(item: Record<string, unknown> | undefined): ProcessInstanceRec
   if (!item || item.itemType !== ITEM_TYPE) return undefined;
   const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, itemType: _t, ...record } = item;
   return record as unknown as ProcessInstanceRecord;
-}
-
-function reasons(err: unknown): string[] | undefined {
-  if (!(err instanceof Error) || err.name !== 'TransactionCanceledException') return undefined;
-  return ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((r) => r.Code ?? 'None');
 }
 
 export const processInstanceStore = {
@@ -117,7 +112,7 @@ export const processInstanceStore = {
         await doc.send(new commands.TransactWriteCommand(input));
         return { outcome: 'created' };
       } catch (err) {
-        const codes = reasons(err);
+        const codes = cancellationReasons(err);
         if (!codes) throw err;
         if (codes[0] === 'ConditionalCheckFailed') return { outcome: 'tokenRefused' };
         if (codes[2] === 'ConditionalCheckFailed') return { outcome: 'idempotencyKeyTaken' };
@@ -145,6 +140,12 @@ export const processInstanceStore = {
       ExpressionAttributeValues: { ':pk': keys.instanceIndexPartition(tenantId), ':from': from, ':to': to },
     });
     return items.map(fromItem).filter((r): r is ProcessInstanceRecord => !!r);
+  },
+
+  /** The instance unless it is past its retention: expired instances are gone for every reader. */
+  async getLive(tenantId: string, id: string, now: Date): Promise<ProcessInstanceRecord | undefined> {
+    const record = await processInstanceStore.get(tenantId, id);
+    return record && !isExpired(record, now) ? record : undefined;
   },
 
   async get(tenantId: string, id: string): Promise<ProcessInstanceRecord | undefined> {

@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors.js';
 import { processInstanceStore } from '../store/process-instances.js';
-import { ProcessInstanceNotFoundError, isExpired } from '../process-manager/instances.js';
+import { ProcessInstanceNotFoundError } from '../process-manager/instances.js';
 
 /**
  * An instance's user data: what the end user gave at each step, and each data form's values
@@ -8,8 +8,8 @@ import { ProcessInstanceNotFoundError, isExpired } from '../process-manager/inst
  * past its retention is not found.
  */
 export async function loadUserData(tenantId: string, processDefnId: string, processInstanceId: string, now: Date) {
-  const record = await processInstanceStore.get(tenantId, processInstanceId);
-  if (!record || isExpired(record, now) || record.processDefnId !== processDefnId) {
+  const record = await processInstanceStore.getLive(tenantId, processInstanceId, now);
+  if (!record || record.processDefnId !== processDefnId) {
     throw new ProcessInstanceNotFoundError(processInstanceId);
   }
   const steps = (await processInstanceStore.listUserData(tenantId, record.id)).sort((a, b) => a.submittedAt.localeCompare(b.submittedAt));

@@ -1,7 +1,7 @@
 import type { JSONWebKeySet } from 'jose';
-import { InvalidTokenError, MissingPermissionError } from '../../functions/errors.js';
+import { MissingPermissionError } from '../../functions/errors.js';
 import { qualify } from '../../functions/auth/permissions.js';
-import { verifyAccessToken } from '../../functions/auth/jwt.js';
+import { verifyBearer } from '../../functions/auth/jwt.js';
 import type { RouteDef } from '../../functions/http/route.js';
 
 export interface JwtAuthorizerContext {
@@ -18,15 +18,7 @@ export async function authorizeJwt(
   authorization: string | undefined,
   opts: { jwks: JSONWebKeySet; issuer: string; audience: string; tenantHint: string },
 ): Promise<JwtAuthorizerContext> {
-  const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization?.trim() ?? '');
-  if (!m) throw new InvalidTokenError('Send a bearer token: Authorization: Bearer <token>.');
-  let claims;
-  try {
-    claims = await verifyAccessToken(m[1]!, opts);
-  } catch {
-    // The reason stays out of the response, as API Gateway's authorizer keeps it.
-    throw new InvalidTokenError();
-  }
+  const claims = await verifyBearer(authorization, opts);
   const scopes = claims.scope.split(' ').filter(Boolean);
   if (route.permission && !scopes.includes(route.permission)) {
     throw new MissingPermissionError(qualify(opts.tenantHint || '{tenantId}' as string, route.permission));
