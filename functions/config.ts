@@ -8,6 +8,10 @@ const StoreConfigSchema = z.object({
   TABLE_NAME: z.string().check(z.minLength(1)),
   /** Set only for DynamoDB Local. */
   DYNAMODB_ENDPOINT: z.optional(z.url()),
+  /** The S3 bucket of face images (set for the functions that touch images). */
+  IMAGES_BUCKET: z.optional(z.string().check(z.minLength(3))),
+  /** Set only locally: the S3 stand-in (fauxqs), addressed path-style. */
+  S3_ENDPOINT: z.optional(z.url()),
 });
 
 const ConfigSchema = z.extend(StoreConfigSchema, {

@@ -37,7 +37,12 @@ export interface AwsAccess {
   stateMachines?: 'publish' | 'start' | 'sendTask';
   /** EventBridge: put instance events on the default bus. */
   events?: 'publish';
+  /** S3 actions on the images bucket, under `tenants/` (ListBucket: on the bucket, for that prefix). */
+  images?: readonly ImageAction[];
 }
+
+/** What an operation does with the images bucket (face captures, under `tenants/{tenantId}/instances/{id}/`). */
+export type ImageAction = 'PutObject' | 'GetObject' | 'DeleteObject' | 'ListBucket';
 
 export interface RouteDef<
   P extends z4.$ZodType | undefined = z4.$ZodType | undefined,
@@ -57,8 +62,12 @@ export interface RouteDef<
   description?: string;
   tag: string;
   deprecated?: boolean;
-  /** `form`: the body is an HTML form post (application/x-www-form-urlencoded), not JSON. */
-  request: { path?: P; query?: Q; body?: B; maxBodyBytes?: number; form?: boolean };
+  /**
+   * `form`: the body is an HTML form post (application/x-www-form-urlencoded), not JSON.
+   * `multipart`: the body is a `multipart/form-data` post (a file upload), handed to the
+   * operation as a parsed FormData.
+   */
+  request: { path?: P; query?: Q; body?: B; maxBodyBytes?: number; form?: boolean; multipart?: boolean };
   /** Pages for people: errors are answered as an HTML page rather than JSON. */
   html?: boolean;
   responses: Record<number, ResponseDef>;

@@ -46,6 +46,8 @@ export interface RequestContext<P, Q, B> {
   path: P;
   query: Q;
   body: B;
+  /** A `multipart` route's body as sent, for the operation to parse (and to judge its size itself). */
+  upload?: { contentType: string; bytes: Buffer };
   now: Date;
 }
 
@@ -61,8 +63,16 @@ export type LambdaHandler = ((event: APIGatewayProxyEventV2) => Promise<APIGatew
   route: RouteDef;
 };
 
-/** Pages: their own inline styles and same-origin form posts, nothing else (no script, no frames). */
-const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+/**
+ * Pages: their own inline styles, their own scripts from the service's origin (the face
+ * capture's; no inline script, no other origin), images they made on the device (the camera
+ * preview, a blob: URL), same-origin form posts, and nothing else (no frames, no connections).
+ */
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data: blob:; media-src blob: mediastream:; " +
+  "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+/** Pages may use the camera (the face capture), on their own origin only; nothing else. */
+const PAGE_PERMISSIONS = 'camera=(self), microphone=(), geolocation=(), payment=(), usb=()';
 
 export const SECURITY_HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
@@ -98,8 +108,25 @@ function validate<T extends z4.$ZodType | undefined>(schema: T, value: unknown, 
   return parsed.data as Out<T>;
 }
 
+function rawBody(event: APIGatewayProxyEventV2): Buffer {
+  return event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+}
+
+/**
+ * A file upload: only `multipart/form-data` is taken. Its size is the operation's to judge,
+ * so that a person who chose too large a file gets the page again with that said.
+ */
+function readUpload(event: APIGatewayProxyEventV2): { contentType: string; bytes: Buffer } {
+  const contentType = event.headers['content-type'] ?? '';
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  if (type !== 'multipart/form-data') {
+    throw new UnsupportedMediaTypeError(`Send the file as multipart/form-data, not ${type || 'nothing'}.`);
+  }
+  return { contentType, bytes: rawBody(event) };
+}
+
 function readBody(route: RouteDef, event: APIGatewayProxyEventV2): unknown {
-  const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  const raw = rawBody(event);
   const limit = route.request.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (raw.length > limit) {
     throw new PayloadTooLargeError(`The request body is ${raw.length} bytes; this operation takes at most ${limit}.`);
@@ -220,7 +247,8 @@ export function apiHandler<P extends z4.$ZodType | undefined, Q extends z4.$ZodT
         if (!secret) throw new InvalidApiKeyError('Send the API key in the X-API-Key header.');
         auth = { kind: 'apiKey', secret };
       }
-      const body = readBody(route, event);
+      const upload = route.request.multipart ? readUpload(event) : undefined;
+      const body = upload ? undefined : readBody(route, event);
       const ctx: RequestContext<Out<P>, Out<Q>, Out<B>> = {
         operationId: route.operationId,
         requestId,
@@ -231,6 +259,7 @@ export function apiHandler<P extends z4.$ZodType | undefined, Q extends z4.$ZodT
         path: validate(route.request.path as P, event.pathParameters ?? {}, 'path'),
         query: validate(route.request.query as Q, parseQuery(event.rawQueryString), 'query'),
         body: validate(route.request.body as B, body, 'body'),
+        ...(upload ? { upload } : {}),
         now: new Date(),
       };
       result = await operation(ctx);
@@ -259,7 +288,10 @@ export function apiHandler<P extends z4.$ZodType | undefined, Q extends z4.$ZodT
     const headers: Record<string, string> = { ...SECURITY_HEADERS, 'x-request-id': requestId };
     for (const [k, v] of Object.entries(result.headers ?? {})) headers[k.toLowerCase()] = v;
     if (result.raw) {
-      if (result.raw.contentType.startsWith('text/html')) headers['content-security-policy'] = PAGE_CSP;
+      if (result.raw.contentType.startsWith('text/html')) {
+        headers['content-security-policy'] = PAGE_CSP;
+        headers['permissions-policy'] = PAGE_PERMISSIONS;
+      }
       const isText = typeof result.raw.body === 'string';
       return {
         statusCode: result.status,

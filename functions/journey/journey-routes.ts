@@ -1,5 +1,6 @@
 import * as z from '../shared/zod.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
+import { MAX_FACE_IMAGE_BYTES, MIN_FACE_IMAGE_SIDE } from './face-limits.js';
 
 const InstancePath = z.strictObject({ processInstanceId: z.string().check(z.uuid('must be a process instance id')) });
 const StepPath = z.strictObject({
@@ -52,5 +53,43 @@ export const journeyRoutes = {
       409: page('The journey is not waiting at this step (already submitted, or moved on).'),
     },
     aws: { table: ['GetItem', 'UpdateItem', 'PutItem'], stateMachines: 'sendTask' },
+  }),
+  submitFaceCapture: defineRoute({
+    operationId: 'submitFaceCapture',
+    method: 'POST',
+    path: '/journey/{processInstanceId}/steps/{activityId}/face',
+    handler: 'functions/journey/submit-face-capture.ts',
+    auth: 'endUser',
+    html: true,
+    summary: 'Submit the face image of a Capture Face Image step',
+    description:
+      'A `multipart/form-data` post with the image in the `image` field: the camera capture (the page puts it there) or a ' +
+      `chosen file. The image is checked by its bytes (JPEG or PNG), at most ${MAX_FACE_IMAGE_BYTES} bytes and at least ` +
+      `${MIN_FACE_IMAGE_SIDE} pixels on its shorter side, and stored in S3 under the tenant and instance.`,
+    tag: 'Journey pages',
+    request: { path: StepPath, query: JourneyQuery, multipart: true, maxBodyBytes: MAX_FACE_IMAGE_BYTES + 64 * 1024 },
+    responses: {
+      303: { description: 'Accepted: on to the journey page.' },
+      400: page('The capture page again, saying what was wrong with the image.'),
+      404: page('An unknown, wrong or expired link.'),
+      409: page('The journey is not waiting at this step (already submitted, or moved on).'),
+    },
+    aws: { table: ['GetItem', 'UpdateItem', 'PutItem'], stateMachines: 'sendTask', images: ['PutObject'] },
+  }),
+  getJourneyAsset: defineRoute({
+    operationId: 'getJourneyAsset',
+    method: 'GET',
+    path: '/journey/assets/{asset}',
+    handler: 'functions/journey/get-journey-asset.ts',
+    auth: 'public',
+    summary: "The journey pages' own scripts (the camera capture)",
+    tag: 'Journey pages',
+    request: { path: z.strictObject({ asset: z.enum(['face-capture.js']) }) },
+    responses: {
+      200: { description: 'The script.', contentType: 'text/javascript', schema: z.string() },
+      304: { description: 'Not modified (If-None-Match matched the ETag).' },
+      400: { description: 'No such asset.' },
+    },
+    aws: {},
   }),
 } satisfies Record<string, RouteDef>;

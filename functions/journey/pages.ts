@@ -2,11 +2,54 @@ import type { ProcessInstanceRecord } from '../process-manager/instances.js';
 import { isFinal } from '../process-manager/status.js';
 import { lookup, referencePath } from '../../statemachines/references.js';
 import type { DataForm } from '../../statemachines/definition.js';
-import { type Language, renderDataForm, renderDone, renderGone, renderTrouble, renderUnsupported, renderWaiting } from './render.js';
+import { type Language, renderDataForm, renderDone, renderFaceCapture, renderGone, renderTrouble, renderUnsupported, renderWaiting } from './render.js';
+import { MAX_FACE_IMAGE_BYTES } from './face-limits.js';
 
-export function journeyUrl(record: ProcessInstanceRecord, capability: string, lang: Language, activityId?: string): string {
+/** The journey page, or where a step's page posts (`/steps/{activityId}`, plus `/face` for an image). */
+export function journeyUrl(record: ProcessInstanceRecord, capability: string, lang: Language, activityId?: string, part?: 'face'): string {
   const q = `?c=${encodeURIComponent(capability)}&lang=${lang}`;
-  return activityId ? `/journey/${record.id}/steps/${encodeURIComponent(activityId)}${q}` : `/journey/${record.id}${q}`;
+  if (!activityId) return `/journey/${record.id}${q}`;
+  return `/journey/${record.id}/steps/${encodeURIComponent(activityId)}${part ? `/${part}` : ''}${q}`;
+}
+
+type WaitingStep = NonNullable<ProcessInstanceRecord['currentStep']>;
+
+/** What a screen renders from: the waiting step, the link's capability and the language. */
+export interface ScreenContext {
+  record: ProcessInstanceRecord;
+  step: WaitingStep;
+  capability: string;
+  lang: Language;
+  /** The screen of the step's `List of Screens` being shown (its `UI Component ID` first). */
+  screen: string;
+  screens: string[];
+}
+
+/**
+ * The screens framework. A user step names its UI component (`Starting Component ID`; the
+ * activity's own when it has no such input) and the screens it goes through (`UI Component
+ * ID`, `List of Screens`); each component registers a renderer here. The passcode form and the
+ * push wait register theirs as their activities arrive; a component with none renders the
+ * "cannot be completed here" page rather than a broken one.
+ */
+export const SCREENS: Record<string, (ctx: ScreenContext) => string> = {
+  'data-form': ({ record, step, capability, lang }) => {
+    const form = step.inputs.Form as DataForm;
+    return renderDataForm({ form, lang, action: journeyUrl(record, capability, lang, step.activityId), values: formDefaults(form, step.state) });
+  },
+  'face-capture': ({ record, step, capability, lang }) =>
+    renderFaceCapture({ lang, action: journeyUrl(record, capability, lang, step.activityId, 'face'), maxBytes: MAX_FACE_IMAGE_BYTES }),
+};
+
+/** The component of activities that have no `Starting Component ID` input. */
+const ACTIVITY_COMPONENTS: Record<string, string> = { DATA_FORM: 'data-form', CAPTURE_FACE_IMAGE: 'face-capture' };
+
+export function screenOf(record: ProcessInstanceRecord, step: WaitingStep, capability: string, lang: Language): ScreenContext & { component: string } {
+  const component = String(step.inputs['Starting Component ID'] ?? ACTIVITY_COMPONENTS[step.activityType] ?? step.activityType);
+  const first = String(step.inputs['UI Component ID'] ?? component);
+  const listed = Array.isArray(step.inputs['List of Screens']) ? (step.inputs['List of Screens'] as unknown[]).map(String) : [];
+  const screens = listed.length ? listed : [first];
+  return { record, step, capability, lang, component, screen: screens.includes(first) ? first : screens[0]!, screens };
 }
 
 /** A form's starting values: its defaults, with `${...}` references read from the session. */
@@ -26,16 +69,9 @@ export function journeyPage(record: ProcessInstanceRecord, capability: string, l
   // A journey that has ended shows its end, even if a step it waited at (one that timed out) is still recorded.
   const step = isFinal(record.status) ? undefined : record.currentStep;
   if (step) {
-    if (step.activityType === 'DATA_FORM') {
-      const form = step.inputs.Form as DataForm;
-      return renderDataForm({
-        form,
-        lang,
-        action: journeyUrl(record, capability, lang, step.activityId),
-        values: formDefaults(form, step.state),
-      });
-    }
-    return renderUnsupported(lang);
+    const screen = screenOf(record, step, capability, lang);
+    const render = SCREENS[screen.component];
+    return render ? render(screen) : renderUnsupported(lang);
   }
   switch (record.status) {
     case 'COMPLETED_ENDED_SUCCESS':

@@ -39,6 +39,22 @@ const STRINGS = {
     troubleText: 'Please try again in a moment.',
     unsupportedTitle: 'This step cannot be completed here',
     unsupportedText: 'This part of the journey is not available in the browser yet. Please contact the sender.',
+    faceTitle: 'A photo of your face',
+    faceText: 'Look straight at the camera in good light, with your whole face in view and nothing covering it.',
+    faceStartCamera: 'Use the camera',
+    faceShoot: 'Take the photo',
+    faceRetake: 'Take it again',
+    faceFile: 'Or choose a photo of your face',
+    faceFileHint: 'A JPEG or PNG image of at most 3 MB.',
+    facePreview: 'Your photo',
+    faceVideo: 'Camera view',
+    faceCameraFailed: 'The camera could not be started. Choose a photo instead.',
+    faceTaken: 'Photo taken. Continue to send it, or take it again.',
+    face_missing: 'Take a photo or choose one.',
+    face_tooLarge: 'The photo is larger than 3 MB. Choose a smaller one.',
+    face_notAnImage: 'This file is not a JPEG or PNG image.',
+    face_unreadable: 'This image could not be read. Take the photo again.',
+    face_tooSmall: 'The photo is too small. Use a photo at least 240 pixels wide and high.',
   },
   de: {
     continue: 'Weiter',
@@ -56,6 +72,22 @@ const STRINGS = {
     troubleText: 'Bitte versuchen Sie es gleich noch einmal.',
     unsupportedTitle: 'Dieser Schritt ist hier nicht möglich',
     unsupportedText: 'Dieser Teil des Vorgangs ist im Browser noch nicht verfügbar. Bitte wenden Sie sich an den Absender.',
+    faceTitle: 'Ein Foto Ihres Gesichts',
+    faceText: 'Schauen Sie bei gutem Licht direkt in die Kamera, das ganze Gesicht im Bild und nichts davor.',
+    faceStartCamera: 'Kamera verwenden',
+    faceShoot: 'Foto aufnehmen',
+    faceRetake: 'Noch einmal aufnehmen',
+    faceFile: 'Oder wählen Sie ein Foto Ihres Gesichts',
+    faceFileHint: 'Ein JPEG- oder PNG-Bild von höchstens 3 MB.',
+    facePreview: 'Ihr Foto',
+    faceVideo: 'Kamerabild',
+    faceCameraFailed: 'Die Kamera konnte nicht gestartet werden. Wählen Sie stattdessen ein Foto.',
+    faceTaken: 'Foto aufgenommen. Weiter sendet es, oder nehmen Sie es noch einmal auf.',
+    face_missing: 'Nehmen Sie ein Foto auf oder wählen Sie eines.',
+    face_tooLarge: 'Das Foto ist größer als 3 MB. Wählen Sie ein kleineres.',
+    face_notAnImage: 'Diese Datei ist kein JPEG- oder PNG-Bild.',
+    face_unreadable: 'Dieses Bild konnte nicht gelesen werden. Nehmen Sie das Foto noch einmal auf.',
+    face_tooSmall: 'Das Foto ist zu klein. Verwenden Sie ein Foto von mindestens 240 Pixeln Breite und Höhe.',
   },
 } satisfies Record<Language, Record<string, string>>;
 
@@ -82,12 +114,17 @@ input:focus,select:focus,textarea:focus,button:focus,a:focus{outline:3px solid #
 .summary{border:2px solid #b42318;border-radius:.5rem;padding:.75rem 1rem;margin-bottom:1rem;background:#fff5f4}
 .summary a{color:#b42318}
 button,.button{display:block;width:100%;font:inherit;font-weight:600;padding:.85rem;border:0;border-radius:.5rem;background:#1d4ed8;color:#fff;text-align:center;text-decoration:none;cursor:pointer}
-.hint{color:#4a4d55;font-size:.9rem}`;
+.hint{color:#4a4d55;font-size:.9rem}
+.camera{margin-bottom:1.1rem}.camera video,.camera img{display:block;width:100%;max-height:60vh;object-fit:cover;border-radius:.5rem;background:#111;margin-bottom:.6rem}
+.camera .secondary{background:#fff;color:#1d4ed8;border:2px solid #1d4ed8;margin-bottom:.6rem}
+.status{margin:.4rem 0 .8rem}[hidden]{display:none!important}`;
 
 export function page(input: {
   lang: Language;
   title: string;
   body: string;
+  /** Same-origin scripts the page loads (the journey pages' own; the CSP allows no others). */
+  scripts?: string[];
   refreshSeconds?: number;
   redirect?: { seconds: number; url: string };
 }): string {
@@ -102,6 +139,7 @@ ${input.refreshSeconds ? `<meta http-equiv="refresh" content="${input.refreshSec
   }
 <title>${escapeHtml(input.title)}</title>
 <style>${CSS}</style>
+${(input.scripts ?? []).map((src) => `<script src="${escapeHtml(src)}" defer></script>`).join('\n')}
 </head>
 <body>
 <main>
@@ -165,6 +203,41 @@ export function renderDataForm(input: {
 <form method="post" action="${escapeHtml(input.action)}" novalidate>
 ${summary}
 ${fields}
+<button type="submit">${escapeHtml(s.continue)}</button>
+</form>`,
+  });
+}
+
+/**
+ * The Capture Face Image step. Without script it is a file upload (`capture="user"` opens the
+ * front camera on phones); with script, the page also offers the camera in the page: the
+ * photo taken goes into the same file field, so one form post carries either.
+ */
+export function renderFaceCapture(input: { lang: Language; action: string; maxBytes: number; error?: string }): string {
+  const s = strings(input.lang);
+  const message = input.error ? escapeHtml(s[`face_${input.error}` as keyof typeof s] ?? s.face_unreadable) : '';
+  const summary = input.error
+    ? `<div class="summary" role="alert" tabindex="-1"><p>${escapeHtml(s.errorSummary)}</p><ul><li><a href="#face-file">${message}</a></li></ul></div>`
+    : '';
+  return page({
+    lang: input.lang,
+    title: s.faceTitle,
+    scripts: ['/journey/assets/face-capture.js'],
+    body: `<h1>${escapeHtml(s.faceTitle)}</h1><p class="sub">${escapeHtml(s.faceText)}</p>
+<form method="post" action="${escapeHtml(input.action)}" enctype="multipart/form-data" id="face-form" data-max-bytes="${input.maxBytes}" novalidate>
+${summary}
+<div class="camera" id="face-camera" hidden>
+<button type="button" class="secondary" id="face-start">${escapeHtml(s.faceStartCamera)}</button>
+<video id="face-video" autoplay playsinline muted aria-label="${escapeHtml(s.faceVideo)}" hidden></video>
+<img id="face-preview" alt="${escapeHtml(s.facePreview)}" hidden>
+<button type="button" class="secondary" id="face-shoot" hidden>${escapeHtml(s.faceShoot)}</button>
+<button type="button" class="secondary" id="face-retake" hidden>${escapeHtml(s.faceRetake)}</button>
+<p class="status" id="face-status" role="status" aria-live="polite" data-failed="${escapeHtml(s.faceCameraFailed)}" data-taken="${escapeHtml(s.faceTaken)}"></p>
+</div>
+<div class="field${input.error ? ' invalid' : ''}"><label for="face-file">${escapeHtml(s.faceFile)}</label>
+<input type="file" id="face-file" name="image" accept="image/jpeg,image/png" capture="user" aria-describedby="face-file-hint${input.error ? ' face-file-error' : ''}"${input.error ? ' aria-invalid="true"' : ''}>
+<div class="hint" id="face-file-hint">${escapeHtml(s.faceFileHint)}</div>
+${input.error ? `<div class="error" id="face-file-error">${message}</div>` : ''}</div>
 <button type="submit">${escapeHtml(s.continue)}</button>
 </form>`,
   });

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError } from '../errors.js';
-import { processInstanceStore } from '../store/process-instances.js';
+import { processInstanceStore, type CheckRecord, type ImageRecord } from '../store/process-instances.js';
 import type { ProcessInstanceRecord } from '../process-manager/instances.js';
 import { isFinal } from '../process-manager/status.js';
 import { eventPublisher } from '../events/publisher.js';
@@ -68,6 +68,8 @@ export async function completeUserStep(
     /** What the end user gave, as the user data API shows it (defaults to the result), and under which key. */
     values?: Record<string, unknown>;
     dataKey?: string;
+    check?: CheckRecord;
+    images?: ImageRecord[];
     /** The instance, when the caller has just read it (the journey pages do): no second read. */
     record?: ProcessInstanceRecord;
   },
@@ -86,6 +88,8 @@ export async function completeUserStep(
     dataKey: input.dataKey ?? step.activityId,
     submittedAt: now.toISOString(),
     values: input.values ?? input.result,
+    ...(input.check ? { check: input.check } : {}),
+    ...(input.images ? { images: input.images } : {}),
   };
   if (!(await processInstanceStore.completeStep(input.tenantId, input.processInstanceId, step.taskToken, data, record.expiresAt, now))) {
     throw new StepNotWaitingError(`The step ${input.activityId} was already completed.`);

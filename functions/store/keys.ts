@@ -80,11 +80,38 @@ export const keys = {
     return `${tenantPrefix(tenantId)}PI#${part(id)}`;
   },
   instanceUserDataPrefix: 'USERDATA#',
+  /** The tenant and id of an instance's main item key; undefined for any other item. */
+  parseInstance(key: ItemKey): { tenantId: string; processInstanceId: string } | undefined {
+    const m = /^TNT#([^#]+)#PI#([^#]+)$/.exec(key.PK);
+    return m && key.SK === 'PI' ? { tenantId: m[1]!, processInstanceId: m[2]! } : undefined;
+  },
   idempotency(tenantId: string, key: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}IDEMP#${encoded(key)}`, SK: 'IDEMP' };
   },
   definitionTagSortPrefix: 'PDEFTAG#',
 };
+
+/**
+ * S3 object keys of an instance's images: `tenants/{tenantId}/instances/{id}/`, so one prefix
+ * holds (and one prefix deletion removes) everything an instance stored, and a tenant's prefix
+ * is the only place its images can be.
+ */
+export const objectKeys = {
+  instancePrefix(tenantId: string, id: string): string {
+    tenantPrefix(tenantId);
+    return `tenants/${tenantId}/instances/${safeSegment(part(id))}/`;
+  },
+  faceCapture(tenantId: string, id: string, faceKey: string, captureId: string, extension: 'jpg' | 'png'): string {
+    return `${objectKeys.instancePrefix(tenantId, id)}faces/${encoded(faceKey)}/${safeSegment(captureId)}.${extension}`;
+  },
+  /** Every object key of the service starts with this. */
+  root: 'tenants/',
+};
+
+function safeSegment(value: string): string {
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(value)) throw new Error('invalid object key segment');
+  return value;
+}
 
 /** Free text (names, tags) inside a key: encoded so it can hold no separator. */
 function encoded(value: string): string {

@@ -31,6 +31,41 @@ export interface StepUserData {
   dataKey: string;
   submittedAt: string;
   values: Record<string, unknown>;
+  /** The step's check, when it makes one (a face capture does). */
+  check?: CheckRecord;
+  /** Images the step stored in S3 (their bytes are there, not here). */
+  images?: ImageRecord[];
+}
+
+export type CheckResult = 'PASS' | 'FAIL' | 'REVIEW';
+
+/** A check result, as `_checks.{key}` in the session and `userdata/checks` show it. */
+export interface CheckRecord {
+  checkId: string;
+  activityId: string;
+  checkType: string;
+  result: CheckResult;
+  /** Human readable; not for application logic (the spec's CheckResponse). */
+  displayName: string;
+  description: string;
+  moreinfo?: string;
+  checkedAt: string;
+  reports: { name: string; result: CheckResult; description: string; reportType?: string }[];
+}
+
+/** An image an instance stored; the bytes are in S3 at `objectKey`. */
+export interface ImageRecord {
+  imageKey: string;
+  captureId: string;
+  kind: 'FACE';
+  format: 'JPEG' | 'PNG';
+  contentType: string;
+  width: number;
+  height: number;
+  bytes: number;
+  sha256: string;
+  objectKey: string;
+  capturedAt: string;
 }
 
 export type CreateOutcome =
@@ -217,7 +252,10 @@ export const processInstanceStore = {
     const items = await queryAll(keys.instancePartition(tenantId, id), keys.instanceUserDataPrefix);
     return items
       .filter((i) => i.itemType === 'UserData')
-      .map(({ activityId, activityType, dataKey, submittedAt, values }) => ({ activityId, activityType, dataKey, submittedAt, values }) as StepUserData);
+      .map(
+        ({ activityId, activityType, dataKey, submittedAt, values, check, images }) =>
+          ({ activityId, activityType, dataKey, submittedAt, values, ...(check ? { check } : {}), ...(images ? { images } : {}) }) as StepUserData,
+      );
   },
 
   /** A status change, written only over the status it read (the caller publishes the event). */

@@ -8,6 +8,6 @@ export const handler = apiHandler(routes.createUserDataArchive, async ({ tenantI
   return {
     status: 200,
     headers: { 'content-disposition': `attachment; filename="userdata-${data.processInstanceId}.zip"` },
-    raw: { contentType: 'application/zip', body: await userDataArchive(data, body.config.password) },
+    raw: { contentType: 'application/zip', body: await userDataArchive(tenantId, data, body.config.password) },
   };
 });

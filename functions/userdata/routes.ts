@@ -8,6 +8,43 @@ const UserDataPath = z.strictObject({
   processInstanceId: z.string().check(z.uuid('must be a process instance id')),
 });
 
+const CheckResult = z.enum(['PASS', 'FAIL', 'REVIEW']);
+
+export const CheckResponseSchema = z.withMeta(
+  z.object({
+    checkId: z.withMeta(z.string(), { description: 'The key the check is kept under (a face capture: its Face Key; `_checks.{checkId}` in the session).' }),
+    activityId: z.string(),
+    checkType: z.withMeta(z.string(), { description: 'What was checked, for example `FACE_CAPTURE`.' }),
+    result: CheckResult,
+    displayName: z.withMeta(z.string(), { description: 'Human readable; not to be used in application logic.' }),
+    description: z.withMeta(z.string(), { description: 'Human readable; not to be used in application logic.' }),
+    moreinfo: z.optional(z.withMeta(z.string(), { description: 'Not always populated: from the NFC face match and NFC capture activities.' })),
+    checkedAt: DateTime,
+    reports: z.array(
+      z.object({
+        name: z.string(),
+        result: CheckResult,
+        description: z.string(),
+        reportType: z.optional(z.withMeta(z.string(), { description: 'Only for the NFC face match check.' })),
+      }),
+    ),
+  }),
+  { id: 'CheckResponse', description: 'One check of an instance and its reports.' },
+);
+
+const ImageMeta = {
+  imageKey: z.withMeta(z.string(), { description: "The step's key (a face capture's Face Key)." }),
+  captureId: z.string(),
+  kind: z.enum(['FACE']),
+  format: z.enum(['JPEG', 'PNG']),
+  contentType: z.string(),
+  width: z.number().check(z.int()),
+  height: z.number().check(z.int()),
+  bytes: z.number().check(z.int()),
+  sha256: z.withMeta(z.string(), { description: "Hex SHA-256 of the image's bytes." }),
+  capturedAt: DateTime,
+};
+
 export const UserDataSchema = z.withMeta(
   z.object({
     processInstanceId: z.string(),
@@ -30,6 +67,10 @@ export const UserDataSchema = z.withMeta(
       ),
       { description: 'Every user step the end user completed, in order.' },
     ),
+    checks: z.withMeta(z.array(CheckResponseSchema), { description: 'Every check result, in the order made (also at `userdata/checks`).' }),
+    images: z.withMeta(z.array(z.object({ ...ImageMeta, data: z.withMeta(z.string(), { description: 'The image, base64.' }) })), {
+      description: 'Every image the end user provided (face captures), with its bytes.',
+    }),
   }),
   { id: 'UserData', description: 'What the end user provided. A `data` member is returned only when custom pages are used (they are not).' },
 );
@@ -48,6 +89,25 @@ export const userDataRoutes = {
     request: { path: UserDataPath },
     responses: {
       200: { description: 'The user data.', schema: UserDataSchema },
+      400: badRequest,
+      401: unauthorized,
+      403: forbidden,
+      404: error('No such instance of this definition in this tenant, or past its retention.'),
+    },
+    aws: { table: ['GetItem', 'Query'], images: ['GetObject'] },
+  }),
+  getUserDataChecks: defineRoute({
+    operationId: 'getUserDataChecks',
+    method: 'GET',
+    path: '/api/userdata-server/processDefinitions/{processDefnId}/processInstances/{processInstanceId}/userdata/checks',
+    handler: 'functions/userdata/get-user-data-checks.ts',
+    auth: 'bearer',
+    permission: 'UserDataServer:getProcessInstanceUserData',
+    summary: "An instance's check results",
+    tag: 'User data',
+    request: { path: UserDataPath },
+    responses: {
+      200: { description: 'The checks, in the order made.', schema: z.array(CheckResponseSchema) },
       400: badRequest,
       401: unauthorized,
       403: forbidden,
@@ -75,7 +135,7 @@ export const userDataRoutes = {
       403: forbidden,
       404: error('No such instance of this definition in this tenant, or past its retention.'),
     },
-    aws: { table: ['GetItem', 'Query'] },
+    aws: { table: ['GetItem', 'Query'], images: ['GetObject'] },
   }),
   createUserDataArchive: defineRoute({
     operationId: 'createUserDataArchive',
@@ -100,6 +160,6 @@ export const userDataRoutes = {
       403: forbidden,
       404: error('No such instance of this definition in this tenant, or past its retention.'),
     },
-    aws: { table: ['GetItem', 'Query'] },
+    aws: { table: ['GetItem', 'Query'], images: ['GetObject'] },
   }),
 } satisfies Record<string, RouteDef>;

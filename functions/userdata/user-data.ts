@@ -1,6 +1,8 @@
 import { ValidationError } from '../errors.js';
 import { processInstanceStore } from '../store/process-instances.js';
 import { ProcessInstanceNotFoundError } from '../process-manager/instances.js';
+import { imageStore } from '../store/images.js';
+import type { CheckRecord, ImageRecord } from '../store/process-instances.js';
 
 /**
  * An instance's user data: what the end user gave at each step, and each data form's values
@@ -12,9 +14,9 @@ export async function loadUserData(tenantId: string, processDefnId: string, proc
   if (!record || record.processDefnId !== processDefnId) {
     throw new ProcessInstanceNotFoundError(processInstanceId);
   }
-  const steps = (await processInstanceStore.listUserData(tenantId, record.id)).sort((a, b) => a.submittedAt.localeCompare(b.submittedAt));
+  const stored = (await processInstanceStore.listUserData(tenantId, record.id)).sort((a, b) => a.submittedAt.localeCompare(b.submittedAt));
   const forms: Record<string, Record<string, unknown>> = {};
-  for (const s of steps) if (s.activityType === 'DATA_FORM') forms[s.dataKey] = s.values;
+  for (const s of stored) if (s.activityType === 'DATA_FORM') forms[s.dataKey] = s.values;
   return {
     processInstanceId: record.id,
     processDefnId: record.processDefnId,
@@ -22,11 +24,46 @@ export async function loadUserData(tenantId: string, processDefnId: string, proc
     processDefnVersion: record.processDefnVersion,
     status: record.status,
     forms,
-    steps,
+    steps: stored.map(({ activityId, activityType, dataKey, submittedAt, values }) => ({ activityId, activityType, dataKey, submittedAt, values })),
+    checks: stored.flatMap((s) => (s.check ? [checkResponse(s.check)] : [])),
+    /** What the instance stored in S3; `objectKey` is internal and goes no further than the loaders below. */
+    images: stored.flatMap((s) => s.images ?? []),
   };
 }
 
 export type UserData = Awaited<ReturnType<typeof loadUserData>>;
+
+/** A check as the API shows it (`CheckResponse`): `moreinfo` and `reportType` only where set. */
+export function checkResponse(c: CheckRecord) {
+  return {
+    checkId: c.checkId,
+    activityId: c.activityId,
+    checkType: c.checkType,
+    result: c.result,
+    displayName: c.displayName,
+    description: c.description,
+    ...(c.moreinfo ? { moreinfo: c.moreinfo } : {}),
+    checkedAt: c.checkedAt,
+    reports: c.reports.map((r) => ({ name: r.name, result: r.result, description: r.description, ...(r.reportType ? { reportType: r.reportType } : {}) })),
+  };
+}
+
+/** An image's metadata as the API shows it: everything but where it is stored. */
+function imageView({ objectKey: _k, ...image }: ImageRecord) {
+  return image;
+}
+
+/** The user data with each image's bytes, base64 in `data` (the `userdata` and `getdata` responses). */
+export async function withImageData(tenantId: string, data: UserData) {
+  const images = await Promise.all(
+    data.images.map(async (image) => {
+      const bytes = await imageStore.get(tenantId, data.processInstanceId, image.objectKey);
+      if (!bytes) throw new Error(`image ${image.captureId} of instance ${data.processInstanceId} is missing from S3`);
+      return { ...imageView(image), data: bytes.toString('base64') };
+    }),
+  );
+  return { ...data, images };
+}
 
 /**
  * The archive's password protects personal data at rest wherever the zip goes, so it must be
@@ -47,16 +84,22 @@ export function checkArchivePassword(password: string): void {
 }
 
 /**
- * A zip of the user data, every entry encrypted with AES-256 (encryption strength 3) under the
+ * A zip of the user data (`userdata.json`) and its images (`images/{key}-{captureId}.jpg`), every entry encrypted with AES-256 (encryption strength 3) under the
  * password. zip.js's writer-only build over web streams: the full library would put this
  * function's bundle over its size budget.
  */
-export async function userDataArchive(data: UserData, password: string): Promise<Buffer> {
+export async function userDataArchive(tenantId: string, data: UserData, password: string): Promise<Buffer> {
   const { ZipWriter } = await import('@zip.js/zip.js/lib/zip-core-writer.js');
   const chunks: Buffer[] = [];
   const sink = new WritableStream<Uint8Array>({ write: (chunk) => void chunks.push(Buffer.from(chunk)) });
   const writer = new ZipWriter(sink, { password, encryptionStrength: 3, useWebWorkers: false });
-  await writer.add('userdata.json', new Blob([`${JSON.stringify(data, null, 2)}\n`]).stream());
+  const images = data.images.map((image) => ({ ...imageView(image), file: `images/${image.imageKey}-${image.captureId}.${image.format === 'PNG' ? 'png' : 'jpg'}` }));
+  await writer.add('userdata.json', new Blob([`${JSON.stringify({ ...data, images }, null, 2)}\n`]).stream());
+  for (const [i, image] of data.images.entries()) {
+    const bytes = await imageStore.get(tenantId, data.processInstanceId, image.objectKey);
+    if (!bytes) throw new Error(`image ${image.captureId} of instance ${data.processInstanceId} is missing from S3`);
+    await writer.add(images[i]!.file, new Blob([bytes]).stream());
+  }
   await writer.close();
   return Buffer.concat(chunks);
 }

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { writeFileSync } from 'node:fs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 
 /**
  * Records which AWS actions each operation makes when the service runs locally, in IAM's terms
@@ -41,6 +42,18 @@ export function recordDynamoCalls(client: DynamoDBClient): void {
       } else {
         recordAction(`dynamodb:${command}`);
       }
+      return next(args);
+    },
+    { step: 'initialize', name: 'awsUsageRecorder' },
+  );
+}
+
+/** S3 calls in IAM's terms (ListObjectsV2 is `s3:ListBucket`). */
+export function recordS3Calls(client: S3Client): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = String(context.commandName ?? '').replace(/Command$/, '');
+      recordAction(command === 'ListObjectsV2' ? 's3:ListBucket' : `s3:${command}`);
       return next(args);
     },
     { step: 'initialize', name: 'awsUsageRecorder' },

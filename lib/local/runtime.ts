@@ -22,7 +22,9 @@ import { runActivity } from '../../functions/activities/run.js';
 import { installEventPublisher } from '../../functions/events/publisher.js';
 import { localEventBus } from './events.js';
 import { startSweeper } from './sweeper.js';
-import { asOperation, recordDynamoCalls, recordMethods, writeUsage } from './aws-usage.js';
+import { asOperation, recordDynamoCalls, recordMethods, recordS3Calls, writeUsage } from './aws-usage.js';
+import { mirrorToDisk, startLocalS3 } from './s3.js';
+import { s3 } from '../../functions/store/images.js';
 import { dynamo as storeClient } from '../../functions/store/client.js';
 import { getConfig } from '../../functions/config.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -44,6 +46,8 @@ export interface RuntimeInfo {
   pid: number;
   dynamodbEndpoint: string;
   tableName: string;
+  s3Endpoint: string;
+  imagesBucket: string;
   issuer: string;
 }
 
@@ -77,6 +81,11 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
   ensureSigningKey(keyPath);
 
   const dynamo = await startDynamoDbLocal(join(localDir, 'dynamodb'));
+  const s3Dir = join(localDir, 's3');
+  const localS3 = await startLocalS3(s3Dir).catch(async (err: unknown) => {
+    await dynamo.stop();
+    throw err;
+  });
   try {
     const port = opts.port || (await freePort());
     const issuer = `http://localhost:${port}`;
@@ -89,7 +98,10 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       TOKEN_ISSUER: issuer,
       TOKEN_AUDIENCE: process.env.TOKEN_AUDIENCE ?? 'arthr-api',
       SIGNING_KEY: `file:${keyPath}`,
+      IMAGES_BUCKET: localS3.bucket,
+      S3_ENDPOINT: localS3.endpoint,
     });
+    mirrorToDisk((await s3()).client, s3Dir);
 
     const admin = localClient(dynamo.endpoint);
     await ensureTable(admin, LOCAL_TABLE);
@@ -106,6 +118,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     if (usageFile) {
       // Each local stand-in counts as the AWS action it replaces.
       recordDynamoCalls((await storeClient()).raw);
+      recordS3Calls((await s3()).client);
       recordMethods(orchestrator, {
         publishStateMachine: 'states:CreateStateMachine',
         startExecution: 'states:StartExecution',
@@ -149,7 +162,14 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     });
 
     const runtimePath = join(localDir, 'runtime.json');
-    const info: RuntimeInfo = { pid: process.pid, dynamodbEndpoint: dynamo.endpoint, tableName: LOCAL_TABLE, issuer };
+    const info: RuntimeInfo = {
+      pid: process.pid,
+      dynamodbEndpoint: dynamo.endpoint,
+      tableName: LOCAL_TABLE,
+      s3Endpoint: localS3.endpoint,
+      imagesBucket: localS3.bucket,
+      issuer,
+    };
     writeFileSync(runtimePath, `${JSON.stringify(info, null, 2)}\n`);
 
     return {
@@ -168,11 +188,13 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
         admin.destroy();
         if (usageFile) writeUsage(usageFile);
         await dynamo.stop();
+        await localS3.stop();
         rmSync(runtimePath, { force: true });
       },
     };
   } catch (err) {
     await dynamo.stop();
+    await localS3.stop();
     throw err;
   }
 }

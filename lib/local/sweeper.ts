@@ -1,6 +1,10 @@
 import { BatchWriteItemCommand, ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { TABLE_SCHEMA } from '../../functions/store/schema.js';
 import { log } from '../../functions/http/log.js';
+import { keys, type ItemKey } from '../../functions/store/keys.js';
+import { imageStore } from '../../functions/store/images.js';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { asOperation } from './aws-usage.js';
 
 /**
  * DynamoDB Local keeps TTL settings but never deletes: this does what the TTL sweep does on AWS,
@@ -29,6 +33,11 @@ export async function sweepExpired(client: DynamoDBClient, tableName: string, no
         new BatchWriteItemCommand({ RequestItems: { [tableName]: batch.map((Key) => ({ DeleteRequest: { Key } })) } }),
       );
       deleted += batch.length;
+      // What the table's stream does on AWS for a TTL removal (functions/userdata/on-instance-expired.ts).
+      for (const key of batch) {
+        const instance = keys.parseInstance(unmarshall(key) as ItemKey);
+        if (instance) await asOperation('onInstanceExpired', () => imageStore.deleteInstance(instance.tenantId, instance.processInstanceId));
+      }
     }
     start = out.LastEvaluatedKey;
   } while (start);

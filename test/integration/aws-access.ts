@@ -18,9 +18,11 @@ export function grantedActions(): Map<string, Set<string>> {
     if (r.aws.stateMachines === 'start') a.add('states:StartExecution');
     if (r.aws.stateMachines === 'sendTask') a.add('states:SendTaskSuccess');
     if (r.aws.events === 'publish') a.add('events:PutEvents');
+    for (const i of r.aws.images ?? []) a.add(`s3:${i}`);
     out.set(r.operationId, a);
   }
   out.set('activities', new Set(['dynamodb:UpdateItem', 'events:PutEvents']));
+  out.set('onInstanceExpired', new Set(['s3:ListBucket', 's3:DeleteObject']));
   out.set('onExecutionEnd', new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'events:PutEvents']));
   return out;
 }

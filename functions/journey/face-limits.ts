@@ -1,0 +1,11 @@
+/**
+ * Limits of a face image sent to a Capture Face Image step (the spec leaves them open).
+ * 3 MiB: far above a camera capture (the page sends a JPEG of at most 1280 px, about 100-300 KB)
+ * and what a phone photo chosen as a file weighs once the page has scaled it; base64-encoded
+ * in the Lambda event it stays under Lambda's 6 MB request limit.
+ */
+export const MAX_FACE_IMAGE_BYTES = 3 * 1024 * 1024;
+/** Below this on its shorter side an image cannot show a face well enough to check: refused. */
+export const MIN_FACE_IMAGE_SIDE = 240;
+/** From here on its shorter side a capture passes; between the two it goes to review. */
+export const GOOD_FACE_IMAGE_SIDE = 480;

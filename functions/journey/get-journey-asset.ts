@@ -1,0 +1,17 @@
+import { createHash } from 'node:crypto';
+import { apiHandler } from '../http/wrapper.js';
+import { FACE_CAPTURE_JS } from './face-capture-script.js';
+import { journeyRoutes as routes } from './journey-routes.js';
+
+const ASSETS = { 'face-capture.js': FACE_CAPTURE_JS } as const;
+const ETAGS = Object.fromEntries(
+  Object.entries(ASSETS).map(([name, body]) => [name, `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`]),
+);
+
+/** The journey pages' scripts, from the service's own origin (the pages' CSP allows no other). */
+export const handler = apiHandler(routes.getJourneyAsset, async ({ path, headers }) => {
+  const etag = ETAGS[path.asset]!;
+  const caching = { 'cache-control': 'public, max-age=300', etag };
+  if (headers['if-none-match'] === etag) return { status: 304, headers: caching };
+  return { status: 200, headers: caching, raw: { contentType: 'text/javascript; charset=utf-8', body: ASSETS[path.asset] } };
+});

@@ -1,0 +1,86 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import { getStoreConfig } from '../config.js';
+import { objectKeys } from './keys.js';
+
+export interface S3 {
+  client: S3Client;
+  bucket: string;
+  commands: typeof import('@aws-sdk/client-s3');
+}
+
+let made: Promise<S3> | undefined;
+
+/** The process's S3 client, loaded at first use like the DynamoDB one (see client.ts). */
+export function s3(): Promise<S3> {
+  made ??= (async () => {
+    const config = getStoreConfig();
+    if (!config.IMAGES_BUCKET) throw new Error('IMAGES_BUCKET is not configured for this function');
+    const commands = await import('@aws-sdk/client-s3');
+    const client = new commands.S3Client(
+      config.S3_ENDPOINT
+        ? {
+            endpoint: config.S3_ENDPOINT,
+            forcePathStyle: true,
+            credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+            region: process.env.AWS_REGION ?? 'eu-west-1',
+          }
+        : {},
+    );
+    return { client, bucket: config.IMAGES_BUCKET, commands };
+  })();
+  made.catch(() => (made = undefined));
+  return made;
+}
+
+/** The images of process instances, in S3 under `tenants/{tenantId}/instances/{id}/`. */
+export const imageStore = {
+  /** Stores an image; the key is built by `objectKeys`, so it is always under its tenant and instance. */
+  async put(objectKey: string, bytes: Uint8Array, contentType: string, sha256: string): Promise<void> {
+    const { client, bucket, commands } = await s3();
+    await client.send(
+      new commands.PutObjectCommand({
+        Bucket: bucket,
+        Key: objectKey,
+        Body: bytes,
+        ContentType: contentType,
+        // S3 checks the bytes it received against this digest and refuses the upload otherwise.
+        ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
+      }),
+    );
+  },
+
+  /** An instance's image, read only through the instance's own prefix; undefined when absent. */
+  async get(tenantId: string, processInstanceId: string, objectKey: string): Promise<Buffer | undefined> {
+    if (!objectKey.startsWith(objectKeys.instancePrefix(tenantId, processInstanceId))) {
+      throw new Error('an image key outside its instance');
+    }
+    const { client, bucket, commands } = await s3();
+    try {
+      const out = await client.send(new commands.GetObjectCommand({ Bucket: bucket, Key: objectKey }));
+      return Buffer.from(await out.Body!.transformToByteArray());
+    } catch (err) {
+      if (err instanceof Error && err.name === 'NoSuchKey') return undefined;
+      throw err;
+    }
+  },
+
+  /** Deletes everything an instance stored (its retention ended). Returns how many objects went. */
+  async deleteInstance(tenantId: string, processInstanceId: string): Promise<number> {
+    const { client, bucket, commands } = await s3();
+    const prefix = objectKeys.instancePrefix(tenantId, processInstanceId);
+    let deleted = 0;
+    let token: string | undefined;
+    do {
+      const page = await client.send(new commands.ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+      const objects = (page.Contents ?? []).map((o) => ({ Key: o.Key! }));
+      for (const { Key } of objects) {
+        // One DeleteObject per image: an instance holds a handful, and DeleteObjects would
+        // need a Content-MD5 the SDK no longer sends by default.
+        await client.send(new commands.DeleteObjectCommand({ Bucket: bucket, Key }));
+        deleted += 1;
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return deleted;
+  },
+};
