@@ -24,14 +24,18 @@ const startsWith = (bytes: Uint8Array, magic: number[]) => magic.every((b, i) =>
  * What an uploaded image is, judged by its bytes alone (its name and the type the browser
  * claimed are ignored): a JPEG or PNG whose header parses, within the size limits.
  */
-export function inspectFaceImage(bytes: Uint8Array): InspectedImage | { problem: ImageProblem } {
+export function inspectFaceImage(given: Uint8Array): InspectedImage | { problem: ImageProblem } {
+  // image-size reads through the underlying buffer, past the end of a view: it gets its own copy.
+  const bytes = given.byteOffset === 0 && given.byteLength === given.buffer.byteLength ? given : new Uint8Array(given);
   if (bytes.length === 0) return { problem: 'missing' };
   if (bytes.length > MAX_FACE_IMAGE_BYTES) return { problem: 'tooLarge' };
   const kind = startsWith(bytes, JPEG_MAGIC) ? 'JPEG' : startsWith(bytes, PNG_MAGIC) ? 'PNG' : undefined;
   if (!kind) return { problem: 'notAnImage' };
   let size: { width: number; height: number; orientation?: number };
   try {
-    size = kind === 'JPEG' ? JPG.calculate(bytes) : PNG.calculate(bytes);
+    const parser = kind === 'JPEG' ? JPG : PNG;
+    if (!parser.validate(bytes)) return { problem: 'unreadable' };
+    size = parser.calculate(bytes);
   } catch {
     return { problem: 'unreadable' };
   }
