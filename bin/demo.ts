@@ -2,11 +2,13 @@
  * `npm run demo`: the typical integration flow against a running `npm start`, as a relying
  * party's backend would do it, printing each call and its answer. It ends with the redirect URL
  * for a person to open in a browser, then follows the instance's status until the journey ends
- * (Ctrl-C to stop watching).
+ * (Ctrl-C to stop watching), and reads what the end user provided: the user data, the checks,
+ * and the password-protected archive (written next to the local data).
  *
  * Reads the base URL and the demo key from .local/bootstrap.json (LOCAL_DIR to change).
  */
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
 
@@ -21,7 +23,7 @@ try {
 const base = new URL(boot.baseUrl);
 
 /** Plain HTTP to loopback with the tenant host, so no resolver for *.localhost is needed. */
-function send(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; json: any }> {
+function send(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; json: any; raw: Buffer }> {
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   return new Promise((ok, fail) => {
     const req = request(
@@ -36,8 +38,9 @@ function send(method: string, path: string, headers: Record<string, string>, bod
         const chunks: Buffer[] = [];
         res.on('data', (c) => chunks.push(c));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          ok({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined });
+          const raw = Buffer.concat(chunks);
+          const json = (res.headers['content-type'] ?? '').includes('json') && raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+          ok({ status: res.statusCode ?? 0, json, raw });
         });
       },
     );
@@ -53,7 +56,8 @@ async function step(title: string, method: string, path: string, headers: Record
   console.log(`\n== ${title}\n${method} ${boot.baseUrl}${path}`);
   if (body !== undefined) console.log(JSON.stringify(body, null, 2));
   const res = await send(method, path, headers, body);
-  const shown = res.json?.token ? { ...res.json, token: secret(res.json.token) } : res.json;
+  // Long values (a token, an image's base64) are cut short for the screen.
+  const shown = JSON.parse(JSON.stringify(res.json ?? null, (k, v) => (typeof v === 'string' && (k === 'token' || k === 'data') ? secret(v) : v)));
   console.log(`-> ${res.status}\n${JSON.stringify(shown, null, 2)}`);
   if (res.status >= 400) process.exit(1);
   return res.json;
@@ -81,3 +85,19 @@ for (;;) {
   if (!['PENDING', 'ACTIVE'].includes(last)) break;
   await new Promise((r) => setTimeout(r, 1000));
 }
+
+// What the relying party reads afterwards.
+const defnId = (await read()).json.processDefnId;
+const userData = `/api/userdata-server/processDefinitions/${defnId}/processInstances/${created.processInstanceId}`;
+await step('6. Read what the end user provided (images base64 in `data`, cut short here)', 'GET', `${userData}/userdata`, auth);
+await step('7. Read the check results', 'GET', `${userData}/userdata/checks`, auth);
+const password = `Demo-${randomBytes(12).toString('base64url')}`;
+console.log(`\n== 8. Download the user data as an AES-256 zip\nPOST ${boot.baseUrl}${userData}/userdataarchive`);
+const zip = await send('POST', `${userData}/userdataarchive`, auth, { config: { password } });
+if (zip.status !== 200) {
+  console.log(`-> ${zip.status}\n${zip.raw.toString('utf8')}`);
+  process.exit(1);
+}
+const file = join(dir, `userdata-${created.processInstanceId}.zip`);
+writeFileSync(file, zip.raw, { mode: 0o600 });
+console.log(`-> 200, ${zip.raw.length} bytes written to ${file}\n   password: ${password}`);

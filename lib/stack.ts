@@ -26,6 +26,7 @@ import { REGIONS, type ServiceRegion } from '../functions/config.js';
 import { routeList } from '../functions/routes.js';
 import { TABLE_SCHEMA } from '../functions/store/schema.js';
 import { stateMachineName } from '../functions/process-manager/orchestrator.js';
+import { Images } from './constructs/images.js';
 import { JourneyFunctions } from './constructs/journey-functions.js';
 import { RouteFunction } from './constructs/route-function.js';
 import { nagArn } from './constructs/service-function.js';
@@ -118,7 +119,8 @@ const METHODS: Record<string, HttpMethod> = {
 /**
  * The service in one AWS region: the table, the token signing key, the HTTP API and one Lambda
  * per operation of the route table (functions/routes.ts), each allowed exactly its `aws` access;
- * and for journeys, the activity function and the execution-end function with its EventBridge rule.
+ * for journeys, the activity function and the execution-end function with its EventBridge rule;
+ * and the face images bucket with the clean-up that deletes an instance's images when it expires.
  */
 export class ArthrStack extends Stack {
   readonly table: dynamodb.Table;
@@ -126,6 +128,7 @@ export class ArthrStack extends Stack {
   readonly api: HttpApi;
   readonly functions: ReadonlyMap<string, RouteFunction>;
   readonly journeys: JourneyFunctions;
+  readonly images: Images;
 
   constructor(scope: Construct, id: string, props: ArthrStackProps) {
     super(scope, id, props);
@@ -139,6 +142,9 @@ export class ArthrStack extends Stack {
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       timeToLiveAttribute: TABLE_SCHEMA.ttlAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // For the image clean-up (TTL removals of instances, below). AWS only, so not in the shared
+      // schema. Keys only: the clean-up needs nothing else, and no item's data leaves the table.
+      stream: dynamodb.StreamViewType.KEYS_ONLY,
       // Tenants' records: never deleted with the stack, nor by a mistaken delete-table call.
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
@@ -261,6 +267,16 @@ export class ArthrStack extends Stack {
       LOG_LEVEL: 'INFO',
     };
 
+    // --- Face images in S3, and their deletion when an instance's retention ends.
+    this.images = new Images(this, 'Images', {
+      repoRoot: REPO_ROOT,
+      table: this.table,
+      sortKey: TABLE_SCHEMA.sortKey,
+      label,
+      // What the store configuration parses (functions/config.ts), and the log level.
+      environment: { TABLE_NAME: this.table.tableName, LOG_LEVEL: environment.LOG_LEVEL! },
+    });
+
     const functions = new Map<string, RouteFunction>();
     const indexNames = TABLE_SCHEMA.globalSecondaryIndexes.map((g) => g.indexName);
     for (const route of routeList) {
@@ -272,6 +288,7 @@ export class ArthrStack extends Stack {
         signingKey: this.signingKey,
         stateMachineRole,
         stateMachineArnPattern,
+        images: this.images,
         environment,
       });
       functions.set(route.operationId, fn);
@@ -300,7 +317,7 @@ export class ArthrStack extends Stack {
             apiKey: `${route.method} ${route.path} takes an API key in X-API-Key, checked by the function against its stored hash.`,
             bearerOrApiKey: `${route.method} ${route.path} takes a bearer token or an API key, both verified by the function (a gateway JWT authorizer would refuse API-key callers).`,
             endUser: `${route.method} ${route.path} is a journey page for end users, authorised by the instance capability in its URL, checked by the function against the stored hash.`,
-            public: `${route.method} ${route.path} is an intentionally public document (discovery, keys or API description) with no tenant data.`,
+            public: `${route.method} ${route.path} is intentionally public: a document or static asset with no tenant data (discovery, keys, API description, journey page scripts).`,
             bearer: '',
           }[route.auth],
         });
@@ -356,6 +373,11 @@ export class ArthrStack extends Stack {
     new CfnOutput(this, 'ExecutionEndDeadLetterQueueUrl', {
       description: 'Journey execution ends that could not be recorded on their instance, kept 14 days for a redrive.',
       value: this.journeys.executionEndDeadLetters.queueUrl,
+    });
+    new CfnOutput(this, 'ImagesBucketName', { description: 'Face images, under tenants/{tenantId}/instances/{id}/.', value: this.images.bucket.bucketName });
+    new CfnOutput(this, 'ImageCleanupDeadLetterQueueUrl', {
+      description: 'Table stream batches whose expired instances\' images could not be deleted (pointers into the stream, readable for 24 hours).',
+      value: this.images.cleanupDeadLetters.queueUrl,
     });
     new CfnOutput(this, 'Issuer', { description: 'Bearer token issuer (iss) checked by the JWT authorizer.', value: issuer });
   }

@@ -7,7 +7,7 @@ interface StreamRecord {
   eventID?: string;
   eventName?: string;
   userIdentity?: { type?: string; principalId?: string };
-  dynamodb?: { Keys?: Record<string, { S?: string }> };
+  dynamodb?: { Keys?: Record<string, { S?: string }>; SequenceNumber?: string };
 }
 
 /** Whether a stream record is DynamoDB's TTL deleting an instance's main item (not a person or a function deleting it). */
@@ -35,7 +35,8 @@ export async function handler(event: { Records: StreamRecord[] }): Promise<{ bat
       log().info('expired instance images deleted', { ...expired, deleted });
     } catch (error) {
       log().error('could not delete expired instance images', { ...expired, error: error as Error });
-      if (record.eventID) batchItemFailures.push({ itemIdentifier: record.eventID });
+      // For a stream source, Lambda reads the failure by the record's sequence number.
+      if (record.dynamodb?.SequenceNumber) batchItemFailures.push({ itemIdentifier: record.dynamodb.SequenceNumber });
     }
   }
   return { batchItemFailures };

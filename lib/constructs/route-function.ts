@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import type { RouteDef } from '../../functions/http/route.js';
+import { acknowledgeImageObjects, imageStatements, type ImagesAccess } from './images.js';
 import { ServiceFunction, nagArn } from './service-function.js';
 
 /** Only Query reads an index. */
@@ -22,6 +23,8 @@ export interface RouteFunctionProps {
   stateMachineRole: iam.IRole;
   /** ARN pattern of the state machines this stack's functions create. */
   stateMachineArnPattern: string;
+  /** The images bucket and its key: granted as `route.aws.images` says, and named in IMAGES_BUCKET. */
+  images: ImagesAccess;
   environment: Record<string, string>;
 }
 
@@ -49,7 +52,8 @@ export class RouteFunction extends ServiceFunction {
       entry: route.handler,
       memorySize: 256,
       timeout: Duration.seconds(10),
-      environment: props.environment,
+      // Only the functions that touch images learn the bucket's name.
+      environment: access.images?.length ? { ...props.environment, IMAGES_BUCKET: props.images.bucket.bucketName } : props.environment,
       policyName: route.operationId,
       roleDescription: `Runs ${route.operationId} (${route.method} ${route.path})`,
       statements: routeStatements(props, stack),
@@ -64,6 +68,7 @@ export class RouteFunction extends ServiceFunction {
           'the arthr- name prefix this grant (create, or start executions) is limited to.',
       });
     }
+    if (access.images?.some((a) => a !== 'ListBucket')) acknowledgeImageObjects(this.role, props.images.bucket);
   }
 }
 
@@ -124,6 +129,7 @@ function routeStatements(props: RouteFunctionProps, stack: Stack): iam.PolicySta
       new iam.PolicyStatement({ sid: 'PublishInstanceEvents', actions: ['events:PutEvents'], resources: [defaultEventBusArn(stack)] }),
     );
   }
+  if (access.images?.length) statements.push(...imageStatements(access.images, props.images, stack));
   return statements;
 }
 

@@ -8,7 +8,10 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { LAMBDA_BUNDLING } from '../bundling.js';
 
-/** How cdk-nag writes an ARN built by `Stack.formatArn`: the partition as aws, other references as `<AWS::...>`. */
+/**
+ * How cdk-nag writes an ARN built by `Stack.formatArn` or from a resource attribute: the partition
+ * as aws, other references as `<AWS::...>`, attributes as `<LogicalId.Attribute>`.
+ */
 export function nagArn(arn: string, stack: Stack): string {
   const resolved: unknown = stack.resolve(arn);
   if (typeof resolved === 'string') return resolved;
@@ -16,6 +19,8 @@ export function nagArn(arn: string, stack: Stack): string {
   return parts
     .map((part) => {
       if (typeof part === 'string') return part;
+      const getAtt = (part as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'];
+      if (getAtt) return `<${getAtt[0]}.${getAtt[1]}>`;
       const ref = (part as { Ref: string }).Ref;
       return ref === 'AWS::Partition' ? 'aws' : `<${ref}>`;
     })

@@ -14,6 +14,7 @@ import {
   ofType,
   pascal,
   refId,
+  resourceAt,
   statementsOf as statementsIn,
   synthesize,
   unacknowledgedNagFindings,
@@ -37,8 +38,17 @@ function expectedDataActions(route: RouteDef): string[] {
   if (route.aws.stateMachines === 'start') out.push('states:StartExecution');
   if (route.aws.stateMachines === 'sendTask') out.push('states:SendTaskSuccess');
   if (route.aws.events === 'publish') out.push('events:PutEvents');
+  for (const a of route.aws.images ?? []) out.push(`s3:${a}`);
+  // SSE-KMS: writing an image needs a data key, reading one needs it decrypted.
+  if (route.aws.images?.includes('PutObject')) out.push('kms:GenerateDataKey');
+  if (route.aws.images?.includes('GetObject')) out.push('kms:Decrypt');
   return out.sort();
 }
+
+const DATA_SERVICES = /^(dynamodb|kms|states|iam|events|s3):/;
+
+/** The image clean-up function (fed by the table stream, not a route): checked in images.test.ts. */
+const isImageCleanup = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Images/Cleanup/Function/Resource';
 
 // ---------------------------------------------------------------------------------------------
 
@@ -49,6 +59,8 @@ describe('ArthrStack', () => {
   let tableId: string;
   let keyId: string;
   let apiId: string;
+  let signingKeyArn: unknown;
+  let imagesKeyArn: unknown;
 
   /** The function resource (logical id and body) serving a route, found by its construct path. */
   function functionFor(route: RouteDef): [string, Resource] {
@@ -59,13 +71,16 @@ describe('ArthrStack', () => {
   }
 
   const statementsOf = (roleId: string) => statementsIn(template, roleId);
+  const imagesBucketId = () => resourceAt(template, 'AWS::S3::Bucket', 'ArthrStack/Images/Bucket')[0];
 
   beforeAll(() => {
     synth = synthesize();
     template = synth.template;
     functions = ofType(template, 'AWS::Lambda::Function');
     tableId = Object.keys(ofType(template, 'AWS::DynamoDB::Table'))[0]!;
-    keyId = Object.keys(ofType(template, 'AWS::KMS::Key'))[0]!;
+    keyId = resourceAt(template, 'AWS::KMS::Key', 'ArthrStack/SigningKey')[0];
+    signingKeyArn = { 'Fn::GetAtt': [keyId, 'Arn'] };
+    imagesKeyArn = { 'Fn::GetAtt': [resourceAt(template, 'AWS::KMS::Key', 'ArthrStack/Images/Key')[0], 'Arn'] };
     apiId = Object.keys(ofType(template, 'AWS::ApiGatewayV2::Api'))[0]!;
   }, 120_000);
 
@@ -104,8 +119,9 @@ describe('ArthrStack', () => {
         IdentitySource: ['$request.header.Authorization'],
         JwtConfiguration: { Issuer: { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] }, Audience: ['arthr-api'] },
       });
-      // The issuer the functions put in tokens is the one the authorizer checks.
-      for (const f of Object.values(functions)) {
+      // The issuer the functions put in tokens is the one the authorizer checks (the image
+      // clean-up issues nothing and is not told).
+      for (const f of Object.values(functions).filter((x) => !isImageCleanup(x))) {
         expect(f.Properties.Environment.Variables.TOKEN_ISSUER).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
       }
     });
@@ -160,12 +176,13 @@ describe('ArthrStack', () => {
 
     it('never deletes the table or the signing key with the stack', () => {
       template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
-      template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+      expect(ofType(template, 'AWS::KMS::Key')[keyId]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     });
 
     it('signs tokens with an RSA 2048 KMS key reachable through an alias', () => {
-      template.resourceCountIs('AWS::KMS::Key', 1);
-      template.hasResourceProperties('AWS::KMS::Key', { KeySpec: 'RSA_2048', KeyUsage: 'SIGN_VERIFY' });
+      // The other key is the images bucket's (images.test.ts).
+      template.resourceCountIs('AWS::KMS::Key', 2);
+      expect(ofType(template, 'AWS::KMS::Key')[keyId]!.Properties).toMatchObject({ KeySpec: 'RSA_2048', KeyUsage: 'SIGN_VERIFY' });
       template.hasResourceProperties('AWS::KMS::Alias', {
         AliasName: 'alias/arthr-fir-token-signing',
         TargetKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] },
@@ -175,8 +192,8 @@ describe('ArthrStack', () => {
 
   describe('functions', () => {
     it('runs one function per route on nodejs22.x, arm64, 256 MB, 10 s', () => {
-      // Plus the journeys' activity and execution-end functions.
-      expect(Object.keys(functions)).toHaveLength(routeList.length + 2);
+      // Plus the journeys' activity and execution-end functions and the image clean-up.
+      expect(Object.keys(functions)).toHaveLength(routeList.length + 3);
       for (const route of routeList) {
         const [, f] = functionFor(route);
         expect(f.Properties, route.operationId).toMatchObject({
@@ -191,8 +208,13 @@ describe('ArthrStack', () => {
     });
 
     it('gives every function the configuration its cold start parses', () => {
-      for (const f of Object.values(functions)) {
-        const { STATE_MACHINE_ROLE_ARN, ACTIVITY_FUNCTION_ARN, ...variables } = f.Properties.Environment.Variables;
+      // The image clean-up gets only what it uses (images.test.ts).
+      for (const f of Object.values(functions).filter((x) => !isImageCleanup(x))) {
+        const { STATE_MACHINE_ROLE_ARN, ACTIVITY_FUNCTION_ARN, IMAGES_BUCKET, ...variables } = f.Properties.Environment.Variables;
+        // The bucket's name only where the route table says the operation touches images.
+        const route = routeList.find((r) => f.Metadata?.['aws:cdk:path'] === `ArthrStack/${pascal(r.operationId)}/Function/Resource`);
+        if (route?.aws.images?.length) expect(IMAGES_BUCKET, route.operationId).toEqual({ Ref: imagesBucketId() });
+        else expect(IMAGES_BUCKET, f.Metadata?.['aws:cdk:path']).toBeUndefined();
         expect(STATE_MACHINE_ROLE_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^StateMachineRole/), 'Arn'] });
         expect(JSON.stringify(ACTIVITY_FUNCTION_ARN)).toContain(':function:arthr-fir-activities');
         expect(variables).toEqual({
@@ -234,6 +256,7 @@ describe('ArthrStack', () => {
         // An external module survives as an import specifier; a bundled one would not.
         if (route.aws.table || route.aws.queryIndexes) expect(code, route.operationId).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
         if (route.aws.signingKey) expect(code, route.operationId).toMatch(/["']@aws-sdk\/client-kms["']/);
+        if (route.aws.images?.length) expect(code, route.operationId).toMatch(/["']@aws-sdk\/client-s3["']/);
       }
       // The journeys' functions, bundled from their own entries (a message only that entry has).
       const byPath = (p: string) => Object.values(functions).find((f) => f.Metadata?.['aws:cdk:path'] === `ArthrStack/Journeys/${p}/Function/Resource`)!;
@@ -244,6 +267,9 @@ describe('ArthrStack', () => {
       expect(executionEnd).toMatch(/execution end without an instance in its input/);
       expect(executionEnd).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
       expect(executionEnd).toMatch(/["']@aws-sdk\/client-eventbridge["']/);
+      const cleanup = bundleOf(Object.values(functions).find(isImageCleanup)!);
+      expect(cleanup).toMatch(/expired instance images deleted/);
+      expect(cleanup).toMatch(/["']@aws-sdk\/client-s3["']/);
     });
   });
 
@@ -253,15 +279,15 @@ describe('ArthrStack', () => {
         const [, f] = functionFor(route);
         const statements = statementsOf(refId(f.Properties.Role)!);
         const actions = statements.flatMap((s) => asArray(s.Action));
-        const data = [...new Set(actions.filter((a) => /^(dynamodb|kms|states|iam|events):/.test(a)))].sort();
+        const data = [...new Set(actions.filter((a) => DATA_SERVICES.test(a)))].sort();
         expect(data, route.operationId).toEqual(expectedDataActions(route));
         expect(actions.filter((a) => a.includes('*')), route.operationId).toEqual([]);
-        expect(actions.filter((a) => !/^(dynamodb|kms|states|iam|events):/.test(a)).sort(), route.operationId).toEqual([...LOG_ACTIONS].sort());
+        expect(actions.filter((a) => !DATA_SERVICES.test(a)).sort(), route.operationId).toEqual([...LOG_ACTIONS].sort());
         expect(statements.every((s) => s.Effect === 'Allow')).toBe(true);
       }
     });
 
-    it('scopes table grants to the table and its indexes, and key grants to the signing key', () => {
+    it('scopes table grants to the table and its indexes, and key grants to the signing key or (through S3) the images key', () => {
       const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
       const indexArns = TABLE_SCHEMA.globalSecondaryIndexes.map((g) => ({ 'Fn::Join': ['', [tableArn, `/index/${g.indexName}`]] }));
       for (const route of routeList) {
@@ -275,7 +301,15 @@ describe('ArthrStack', () => {
             // Only Query reads an index.
             if (resources.some((r) => JSON.stringify(r).includes('/index/'))) expect(actions).toEqual(['dynamodb:Query']);
           }
-          if (actions.some((a) => a.startsWith('kms:'))) expect(resources).toEqual([{ 'Fn::GetAtt': [keyId, 'Arn'] }]);
+          if (actions.some((a) => a === 'kms:Sign' || a === 'kms:GetPublicKey')) {
+            expect(actions.every((a) => a === 'kms:Sign' || a === 'kms:GetPublicKey'), route.operationId).toBe(true);
+            expect(resources).toEqual([signingKeyArn]);
+          }
+          if (actions.some((a) => a === 'kms:GenerateDataKey' || a === 'kms:Decrypt')) {
+            expect(actions.every((a) => a === 'kms:GenerateDataKey' || a === 'kms:Decrypt'), route.operationId).toBe(true);
+            expect(resources).toEqual([imagesKeyArn]);
+            expect(s.Condition, route.operationId).toBeDefined();
+          }
         }
         const queried = statementsOf(refId(f.Properties.Role)!)
           .filter((s) => asArray(s.Action).includes('dynamodb:Query'))
@@ -314,23 +348,25 @@ describe('ArthrStack', () => {
     });
 
     it('gives functions that touch no data no table or key access at all', () => {
-      const bare = routeList.filter((r) => !r.aws.table && !r.aws.queryIndexes && !r.aws.signingKey);
+      const bare = routeList.filter((r) => !r.aws.table && !r.aws.queryIndexes && !r.aws.signingKey && !r.aws.images?.length);
       expect(bare.length).toBeGreaterThan(0);
       for (const route of bare) {
         const [, f] = functionFor(route);
         const actions = statementsOf(refId(f.Properties.Role)!).flatMap((s) => asArray(s.Action));
-        expect(actions.filter((a) => /^(dynamodb|kms):/.test(a)), route.operationId).toEqual([]);
+        expect(actions.filter((a) => /^(dynamodb|kms|s3):/.test(a)), route.operationId).toEqual([]);
       }
     });
   });
 
   describe('operations', () => {
-    it('outputs the API URL, table name, signing key id, issuer, activity function and execution-end dead letters', () => {
+    it('outputs the API URL, table name, signing key id, issuer, activity function, images bucket and the dead letters', () => {
       const outputs = template.findOutputs('*');
       expect(Object.keys(outputs).sort()).toEqual([
         'ActivityFunctionName',
         'ApiUrl',
         'ExecutionEndDeadLetterQueueUrl',
+        'ImageCleanupDeadLetterQueueUrl',
+        'ImagesBucketName',
         'Issuer',
         'SigningKeyId',
         'TableName',
@@ -351,14 +387,27 @@ describe('ArthrStack', () => {
       for (const a of acknowledged) {
         expect(a.reason.trim().length, `${a.id} on ${a.resource}`).toBeGreaterThanOrEqual(10);
         // Wildcards are acknowledged one resource string at a time, and only for the run-time
-        // state machines (arthr-*) and the activity function's versions (:*).
+        // state machines (arthr-*), the activity function's versions (:*), image objects under
+        // tenants/ of the images bucket, and (on the image clean-up only) ListStreams' `*`.
         if (a.id.startsWith('AwsSolutions-IAM5[')) {
-          expect(a.id, a.resource).toMatch(/^AwsSolutions-IAM5\[Resource::arn:aws:(states:.*:stateMachine:arthr-\*|lambda:.*:function:arthr-fir-activities:\*)\]$/);
+          if (a.id === 'AwsSolutions-IAM5[Resource::*]') {
+            expect(a.path, a.resource).toMatch(/^ArthrStack\/Images\/Cleanup\/Role\//);
+            continue;
+          }
+          const imageObjects = `<${imagesBucketId()}.Arn>/tenants/\\*`;
+          expect(a.id, a.resource).toMatch(
+            new RegExp(`^AwsSolutions-IAM5\\[Resource::(arn:aws:(states:.*:stateMachine:arthr-\\*|lambda:.*:function:arthr-fir-activities:\\*)|${imageObjects})\\]$`),
+          );
           continue;
         }
-        // SQS3 (no DLQ of its own): only on the queue that is itself the execution-end dead-letter queue.
+        // SQS3 (no DLQ of its own): only on the queues that are themselves dead-letter queues.
         if (a.id === 'AwsSolutions-SQS3') {
-          expect(a.path, a.resource).toBe('ArthrStack/Journeys/ExecutionEndDeadLetters/Resource');
+          expect(['ArthrStack/Journeys/ExecutionEndDeadLetters/Resource', 'ArthrStack/Images/CleanupDeadLetters/Resource'], a.resource).toContain(a.path);
+          continue;
+        }
+        // S1 (no access logs): only on the access-log bucket itself.
+        if (a.id === 'AwsSolutions-S1') {
+          expect(a.path, a.resource).toBe('ArthrStack/Images/AccessLogs/Resource');
           continue;
         }
         expect(['AwsSolutions-L1', 'AwsSolutions-APIG4'], `${a.id} on ${a.resource}`).toContain(a.id);
@@ -401,7 +450,7 @@ describe('ArthrStack with a custom domain and issuer', () => {
     expect(synth.stack.region).toBe('us-east-1');
     // The activity function is named after the region label, as the state machines invoke it.
     template.hasResourceProperties('AWS::Lambda::Function', { FunctionName: 'arthr-gum-activities' });
-    for (const f of Object.values(ofType(template, 'AWS::Lambda::Function'))) {
+    for (const f of Object.values(ofType(template, 'AWS::Lambda::Function')).filter((x) => !isImageCleanup(x))) {
       expect(f.Properties.Environment.Variables).toMatchObject({
         SERVICE_REGION: 'gum',
         SERVICE_DOMAIN: 'verify.example.org',

@@ -87,3 +87,43 @@ export async function keyWith(names: string[], extra: Record<string, unknown> = 
   if (res.status !== 201) throw new Error(`key creation failed: ${res.status} ${res.text}`);
   return { id: res.json.id as string, secret: res.json.secret as string, key: res.json };
 }
+
+/** Polls a journey page until it shows `text` (the execution moves on asynchronously). */
+export async function pageUntil(path: string, text: string, opts: CallOptions = {}): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const res = await call('GET', path, opts);
+    if (res.text.includes(text)) return res.text;
+    if (Date.now() > deadline) throw new Error(`page never showed "${text}": ${res.text.slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A `multipart/form-data` body with one file (or none), as a browser's form post sends it. */
+export function multipart(file: Buffer | undefined, opts: { name?: string; type?: string; field?: string } = {}) {
+  const boundary = `----arthr${Math.random().toString(36).slice(2, 10)}`;
+  const parts: Buffer[] = [];
+  if (file) {
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${opts.field ?? 'image'}"; filename="${opts.name ?? 'face.jpg'}"\r\n` +
+          `Content-Type: ${opts.type ?? 'image/jpeg'}\r\n\r\n`,
+      ),
+      file,
+      Buffer.from('\r\n'),
+    );
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { rawBody: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+/** Polls an instance until its journey has ended, and gives its final status. */
+export async function finalStatus(id: string, token: string, opts: CallOptions = {}): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const s = (await call('GET', `/api/process-manager/processInstances/${id}`, { ...opts, token })).json.status as string;
+    if (s !== 'ACTIVE' && s !== 'PENDING') return s;
+    if (Date.now() > deadline) throw new Error(`instance ${id} stayed ${s}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

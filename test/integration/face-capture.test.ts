@@ -5,9 +5,8 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import * as zip from '@zip.js/zip.js';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { identityCheck } from '../../statemachines/examples/index.js';
 import { MAX_FACE_IMAGE_BYTES } from '../../functions/journey/face-limits.js';
-import { adminToken, call, issueToken } from './client.js';
+import { adminToken, call, finalStatus, issueToken, multipart, pageUntil } from './client.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures');
 const FACE = readFileSync(join(FIXTURES, 'face-640x480.jpg'));
@@ -41,43 +40,6 @@ function jpegSized(width: number, height: number): Buffer {
 
 /** The fixture padded after its end marker to exactly `size` bytes (still a JPEG by its bytes). */
 const jpegOfSize = (size: number) => Buffer.concat([FACE, Buffer.alloc(size - FACE.length, 0)]);
-
-function multipart(file: Buffer | undefined, opts: { name?: string; type?: string; field?: string } = {}) {
-  const boundary = `----arthr${fresh()}`;
-  const parts: Buffer[] = [];
-  if (file) {
-    parts.push(
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="${opts.field ?? 'image'}"; filename="${opts.name ?? 'face.jpg'}"\r\n` +
-          `Content-Type: ${opts.type ?? 'image/jpeg'}\r\n\r\n`,
-      ),
-      file,
-      Buffer.from('\r\n'),
-    );
-  }
-  parts.push(Buffer.from(`--${boundary}--\r\n`));
-  return { rawBody: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
-
-async function pageUntil(path: string, text: string): Promise<string> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const res = await call('GET', path);
-    if (res.text.includes(text)) return res.text;
-    if (Date.now() > deadline) throw new Error(`page never showed "${text}": ${res.text.slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function statusUntil(id: string, wanted: (s: string) => boolean): Promise<string> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const s = (await call('GET', `/api/process-manager/processInstances/${id}`, { token })).json.status as string;
-    if (wanted(s)) return s;
-    if (Date.now() > deadline) throw new Error(`status stayed ${s}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** An identity-check instance with its form done, waiting at the face capture. */
 async function atFaceStep(): Promise<{ id: string; defnId: string; path: string; face: string }> {
@@ -138,7 +100,7 @@ describe('the Capture Face Image step', () => {
     const sent = await call('POST', j.face, multipart(FACE, { name: 'anything.txt', type: 'application/octet-stream' }));
     expect(sent.status).toBe(303);
     expect(sent.headers.location).toBe(j.path);
-    expect(await statusUntil(j.id, (s) => s.startsWith('COMPLETED') || s === 'REVIEW')).toBe('COMPLETED_ENDED_SUCCESS');
+    expect(await finalStatus(j.id, token)).toBe('COMPLETED_ENDED_SUCCESS');
 
     const keys = await objectsOf(j.id);
     expect(keys).toHaveLength(1);
@@ -190,7 +152,7 @@ describe('the Capture Face Image step', () => {
   it('sends a low-resolution capture to REVIEW through the decider', async () => {
     const j = await atFaceStep();
     expect((await call('POST', j.face, multipart(LOW_RES, { name: 'me.png', type: 'image/png' }))).status).toBe(303);
-    expect(await statusUntil(j.id, (s) => s.startsWith('COMPLETED') || s === 'REVIEW')).toBe('REVIEW');
+    expect(await finalStatus(j.id, token)).toBe('REVIEW');
     const checks = await userdata(j, 'userdata/checks');
     expect(checks.json[0]).toMatchObject({ result: 'REVIEW' });
     expect(checks.json[0].reports).toContainEqual(expect.objectContaining({ name: 'resolution', result: 'REVIEW' }));
@@ -225,7 +187,7 @@ describe('the Capture Face Image step', () => {
     expect(edge.status).toBe(303);
     const j2 = await atFaceStep();
     expect((await call('POST', j2.face, multipart(jpegSized(320, 240)))).status).toBe(303);
-    expect(await statusUntil(j2.id, (s) => s.startsWith('COMPLETED') || s === 'REVIEW')).toBe('REVIEW');
+    expect(await finalStatus(j2.id, token)).toBe('REVIEW');
   });
 
   it('refuses a non-multipart body, a wrong link, the wrong step and a second capture', async () => {
@@ -242,7 +204,7 @@ describe('the Capture Face Image step', () => {
     expect((await call('POST', j.face, multipart(FACE))).status).toBe(303);
     const twice = await call('POST', j.face, multipart(FACE));
     expect(twice.status).toBe(409);
-    await statusUntil(j.id, (s) => s.startsWith('COMPLETED'));
+    await finalStatus(j.id, token);
     expect(await objectsOf(j.id)).toHaveLength(1);
   });
 });
@@ -251,7 +213,7 @@ describe('user data of an instance with images', () => {
   it('is not found from another tenant, or under another definition', async () => {
     const j = await atFaceStep();
     expect((await call('POST', j.face, multipart(FACE))).status).toBe(303);
-    await statusUntil(j.id, (s) => s.startsWith('COMPLETED'));
+    await finalStatus(j.id, token);
     const other = await issueToken(inject('otherKey'), 'other');
     for (const suffix of ['userdata', 'userdata/checks', 'getdata']) {
       const foreign = await call('GET', `/api/userdata-server/processDefinitions/${j.defnId}/processInstances/${j.id}/${suffix}`, { token: other, tenant: 'other' });
@@ -270,7 +232,7 @@ describe('user data of an instance with images', () => {
   it('goes from S3 when the instance is past its retention', async () => {
     const j = await atFaceStep();
     expect((await call('POST', j.face, multipart(FACE))).status).toBe(303);
-    await statusUntil(j.id, (s) => s.startsWith('COMPLETED'));
+    await finalStatus(j.id, token);
     expect(await objectsOf(j.id)).toHaveLength(1);
     const dynamo = new DynamoDBClient({ endpoint: runtime.dynamodbEndpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
     await dynamo.send(

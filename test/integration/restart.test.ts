@@ -3,9 +3,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { call } from './client.js';
+import { call, finalStatus, multipart, pageUntil } from './client.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
+const FACE = readFileSync(join(ROOT, 'test/fixtures/face-640x480.jpg'));
 const dir = mkdtempSync(join(tmpdir(), 'arthr-restart-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -44,6 +45,24 @@ describe('npm start', () => {
     expect(issued.status).toBe(200);
     const made = await call('POST', '/api/arthr/apiKeys', { port: first.port, token: issued.json.token, body: { name: 'survivor' } });
     expect(made.status).toBe(201);
+    // A journey with a face image: the image (in the S3 stand-in) must survive the restart too.
+    const on = { port: first.port, token: issued.json.token };
+    const pt = await call('POST', '/api/process-manager/processTokens', {
+      ...on,
+      body: { name: 'restart', processDefnName: 'identity-check', processDefnVersion: 1, parameters: { firstName: 'Ann' } },
+    });
+    const instance = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, on);
+    const link = new URL(instance.json.redirectUrl);
+    const steps = `/journey/${link.pathname.split('/').pop()}/steps`;
+    await pageUntil(`${link.pathname}${link.search}`, 'name="firstName"', { port: first.port });
+    const form = new URLSearchParams({ firstName: 'Ann', lastName: 'Lee', dateOfBirth: '1990-04-01' }).toString();
+    const formPosted = await call('POST', `${steps}/personalDetails${link.search}`, { port: first.port, rawBody: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(formPosted.status).toBe(303);
+    await pageUntil(`${link.pathname}${link.search}`, 'id="face-form"', { port: first.port });
+    expect((await call('POST', `${steps}/captureFace/face${link.search}`, { port: first.port, ...multipart(FACE) })).status).toBe(303);
+    expect(await finalStatus(instance.json.processInstanceId, issued.json.token, { port: first.port })).toBe('COMPLETED_ENDED_SUCCESS');
+    const defnId = (await call('GET', `/api/process-manager/processInstances/${instance.json.processInstanceId}`, on)).json.processDefnId;
+    const userdata = `/api/userdata-server/processDefinitions/${defnId}/processInstances/${instance.json.processInstanceId}/userdata`;
     expect(await stop(first.child)).toBe(0);
     expect(existsSync(join(dir, 'runtime.json'))).toBe(false);
 
@@ -56,6 +75,9 @@ describe('npm start', () => {
     expect(read.json.name).toBe('survivor');
     // The key made before the restart still works: its hash was kept, not its secret.
     expect((await call('POST', '/api/arthr/apiKeys/issue', { port: second.port, apiKey: made.json.secret, body: {} })).status).toBe(200);
+    const kept = await call('GET', userdata, { port: second.port, token: again.json.token });
+    expect(kept.status).toBe(200);
+    expect(Buffer.from(kept.json.images[0].data, 'base64').equals(FACE)).toBe(true);
     expect(await stop(second.child)).toBe(0);
   });
 });

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { faceCaptureCheck, faceImageRecord, inspectFaceImage } from '../../functions/journey/face-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from '../../functions/journey/face-limits.js';
 import { keys, objectKeys } from '../../functions/store/keys.js';
 import { imageStore } from '../../functions/store/images.js';
-import { expiredInstance } from '../../functions/userdata/on-instance-expired.js';
+import { expiredInstance, handler as expiredHandler } from '../../functions/userdata/on-instance-expired.js';
 import { SCREENS, screenOf } from '../../functions/journey/pages.js';
 import type { ProcessInstanceRecord } from '../../functions/process-manager/instances.js';
 
@@ -109,6 +109,18 @@ describe('expiredInstance (the table stream filter, in code as well)', () => {
     expect(expiredInstance(record({ dynamodb: { Keys: { PK: { S: 'TNT#demo#PI#abc' }, SK: { S: 'USERDATA#x' } } } }))).toBeUndefined();
     expect(expiredInstance(record({ dynamodb: { Keys: { PK: { S: 'TNT#demo#PTOKENS' }, SK: { S: 'PI' } } } }))).toBeUndefined();
     expect(keys.parseInstance(keys.instance('demo', 'abc'))).toEqual({ tenantId: 'demo', processInstanceId: 'abc' });
+  });
+
+  it('reports a record whose images could not be deleted by its sequence number, so Lambda retries it', async () => {
+    const spy = vi.spyOn(imageStore, 'deleteInstance').mockImplementation(async (_t, id) => {
+      if (id === 'bad') throw new Error('S3 unavailable');
+      return 1;
+    });
+    const at = (id: string, seq: string) => record({ dynamodb: { Keys: { PK: { S: `TNT#demo#PI#${id}` }, SK: { S: 'PI' } }, SequenceNumber: seq } });
+    const out = await expiredHandler({ Records: [at('good', '100'), at('bad', '200'), record({ eventName: 'INSERT' })] });
+    expect(out).toEqual({ batchItemFailures: [{ itemIdentifier: '200' }] });
+    expect(spy.mock.calls).toEqual([['demo', 'good'], ['demo', 'bad']]);
+    spy.mockRestore();
   });
 });
 
