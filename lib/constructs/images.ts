@@ -1,5 +1,4 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -8,6 +7,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ImageAction } from '../../functions/http/route.js';
+import { deadLetterQueue } from './dead-letters.js';
 import { ServiceFunction, nagArn } from './service-function.js';
 
 /**
@@ -244,14 +244,15 @@ export class Images extends Construct implements ImagesAccess {
 
     // --- Clean-up: DynamoDB's TTL removes an instance's main item once its retention is over;
     // the table's stream hands that removal to this function, which deletes the instance's images.
-    this.cleanupDeadLetters = new sqs.Queue(this, 'CleanupDeadLetters', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.cleanupDeadLetters.node.defaultChild!).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: 'This queue is itself the on-failure destination of the image clean-up\'s stream event source mapping.',
+    // A message here is an expired instance whose images are still in S3: it must be seen soon,
+    // while the stream still holds the records it points to.
+    this.cleanupDeadLetters = deadLetterQueue(this, 'CleanupDeadLetters', {
+      whyNoDeadLetterQueue: 'This queue is itself the on-failure destination of the image clean-up\'s stream event source mapping.',
+      alarmDescription:
+        'An instance\'s retention ended but its images could not be deleted. The message names the table stream, shard and ' +
+        'sequence numbers of the failed records (not the records): read them from the stream within 24 hours of the removal, ' +
+        'or delete the instance\'s tenants/{tenantId}/instances/{id}/ prefix by hand; the bucket\'s lifecycle rule removes ' +
+        `any image after ${MAX_RETENTION_DAYS} days regardless.`,
     });
 
     this.cleanup = new ServiceFunction(this, 'Cleanup', {
@@ -317,21 +318,5 @@ export class Images extends Construct implements ImagesAccess {
       maxRecordAge: Duration.hours(6),
       onFailure: new QueueDestination(this.cleanupDeadLetters),
     });
-
-    // A message here is an expired instance whose images are still in S3: make it visible soon,
-    // while the stream still holds the records it points to.
-    this.cleanupDeadLetters
-      .metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM })
-      .createAlarm(this, 'CleanupDeadLettersAlarm', {
-        alarmDescription:
-          'An instance\'s retention ended but its images could not be deleted. The message names the table stream, shard and ' +
-          'sequence numbers of the failed records (not the records): read them from the stream within 24 hours of the removal, ' +
-          'or delete the instance\'s tenants/{tenantId}/instances/{id}/ prefix by hand; the bucket\'s lifecycle rule removes ' +
-          `any image after ${MAX_RETENTION_DAYS} days regardless.`,
-        threshold: 0,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
   }
 }

@@ -1,5 +1,4 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -8,6 +7,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { defaultEventBusArn } from './route-function.js';
 import { ServiceFunction } from './service-function.js';
+import { deadLetterQueue } from './dead-letters.js';
 
 /** The terminal statuses of a Step Functions execution, as its EventBridge events spell them. */
 export const TERMINAL_EXECUTION_STATUSES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] as const;
@@ -68,18 +68,13 @@ export class JourneyFunctions extends Construct {
     // --- Execution ends. EventBridge invokes the function asynchronously: EventBridge retries a
     // failed delivery (throttling), Lambda retries a failed run; whatever neither could finish
     // lands in one queue, as the original event, so an instance is never left ACTIVE unseen.
-    this.executionEndDeadLetters = new sqs.Queue(this, 'ExecutionEndDeadLetters', {
-      // SQS-managed keys: EventBridge and Lambda can write without a key policy. The messages hold
-      // an execution's input (the session data), so they are encrypted at rest all the same.
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // The longest SQS allows: time to notice the alarm and redrive.
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.executionEndDeadLetters.node.defaultChild!).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
+    this.executionEndDeadLetters = deadLetterQueue(this, 'ExecutionEndDeadLetters', {
+      whyNoDeadLetterQueue:
         'This queue is itself the dead-letter queue (of the execution-end rule target and of the function\'s asynchronous invocations).',
+      // A message here is an instance whose end was not recorded.
+      alarmDescription:
+        'A journey execution ended but its instance status was not recorded: the event is in the dead-letter queue, ' +
+        'to be redriven to the execution-end function once the cause is fixed.',
     });
 
     this.executionEnd = new ServiceFunction(this, 'ExecutionEnd', {
@@ -129,18 +124,5 @@ export class JourneyFunctions extends Construct {
         }),
       ],
     });
-
-    // A message here is an instance whose end was not recorded: make it visible.
-    this.executionEndDeadLetters
-      .metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM })
-      .createAlarm(this, 'ExecutionEndDeadLettersAlarm', {
-        alarmDescription:
-          'A journey execution ended but its instance status was not recorded: the event is in the dead-letter queue, ' +
-          'to be redriven to the execution-end function once the cause is fixed.',
-        threshold: 0,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
   }
 }

@@ -142,7 +142,7 @@ async function main(): Promise<number> {
       ]),
     );
     log(
-      'The DynamoDB and KMS SDKs load at the first request that needs them (dynamic import), so a cold start that ' +
+      'The AWS SDK clients (DynamoDB, KMS, S3, Step Functions) load at the first request that needs them (dynamic import), so a cold start that ' +
         'reaches the table pays the last column once, after the import.',
     );
     if (load > cpus().length) {
