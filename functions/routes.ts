@@ -6,6 +6,7 @@ import { instanceRoutes } from './process-manager/instance-routes.js';
 import { platformRoutes } from './platform/routes.js';
 import { journeyRoutes } from './journey/journey-routes.js';
 import { userDataRoutes } from './userdata/routes.js';
+import { identityStoreRoutes } from './identity-store/routes.js';
 
 /**
  * THE route table: every route with its method, path, handler file, auth kind, permission, zod
@@ -22,6 +23,7 @@ export const routes = {
   ...instanceRoutes,
   ...journeyRoutes,
   ...userDataRoutes,
+  ...identityStoreRoutes,
   ...platformRoutes,
 } satisfies Record<string, RouteDef>;
 

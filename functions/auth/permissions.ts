@@ -24,6 +24,13 @@ export const PERMISSIONS = [
   'deregisterPasscodeForUser',
   'deregisterPasscodeForUserByExtUserId',
   'IdentityStore:sendPushNotification',
+  // Identity store operations the spec lists without a permission, named in its pattern.
+  'IdentityStore:getStores',
+  'IdentityStore:addStore',
+  'IdentityStore:updateStore',
+  'IdentityStore:addUser',
+  'IdentityStore:getUser',
+  'IdentityStore:queryEvents',
 ] as const;
 
 export type PermissionName = (typeof PERMISSIONS)[number];

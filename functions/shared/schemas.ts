@@ -16,12 +16,19 @@ export function text(min: number, max: number) {
 
 /** Query integers arrive as strings; anything but a plain decimal integer is a 400. */
 export function queryInt(opts: { min: number; max: number; default: number }) {
+  return z.withMeta(z.pipe(optionalQueryInt(opts), z.transform((v) => v ?? opts.default)), {
+    type: 'integer',
+    minimum: opts.min,
+    maximum: opts.max,
+    default: opts.default,
+  });
+}
+
+/** A query integer that may be absent (undefined then). */
+export function optionalQueryInt(opts: { min: number; max: number }) {
   const digits = z.string().check(z.regex(/^-?\d{1,10}$/, 'must be an integer'));
   const int = z.number().check(z.int(), z.gte(opts.min), z.lte(opts.max));
-  return z.withMeta(
-    z.pipe(z.optional(z.pipe(z.pipe(digits, z.transform(Number)), int)), z.transform((v) => v ?? opts.default)),
-    { type: 'integer', minimum: opts.min, maximum: opts.max, default: opts.default },
-  );
+  return z.withMeta(z.optional(z.pipe(z.pipe(digits, z.transform(Number)), int)), { type: 'integer', minimum: opts.min, maximum: opts.max });
 }
 
 /** A query parameter that may repeat (`sort=a&sort=b`) arrives as a string or an array. */

@@ -89,6 +89,46 @@ export const keys = {
     return { PK: `${tenantPrefix(tenantId)}IDEMP#${encoded(key)}`, SK: 'IDEMP' };
   },
   definitionTagSortPrefix: 'PDEFTAG#',
+
+  /** A tenant's identity stores share one partition: listing them is one Query. */
+  identityStorePartition(tenantId: string): string {
+    return `${tenantPrefix(tenantId)}IDSTORES`;
+  },
+  identityStore(tenantId: string, storeName: string): ItemKey {
+    return { PK: keys.identityStorePartition(tenantId), SK: `STORE#${part(storeName)}` };
+  },
+  identityStoreSortPrefix: 'STORE#',
+  /** A user's partition: the user item, its passcodes and its passkeys. */
+  identityUserPartition(tenantId: string, storeName: string, userId: string): string {
+    return `${tenantPrefix(tenantId)}IDS#${part(storeName)}#U#${part(userId)}`;
+  },
+  identityUser(tenantId: string, storeName: string, userId: string): ItemKey {
+    return { PK: keys.identityUserPartition(tenantId, storeName, userId), SK: 'USER' };
+  },
+  /** Makes an external id unique in its store; holds the user id it belongs to. */
+  identityUserExternalId(tenantId: string, storeName: string, externalId: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}IDS#${part(storeName)}#EXT#${encoded(externalId)}`, SK: 'EXT' };
+  },
+  /** One item per passcode policy the user has a passcode under (verifier, salt, history). */
+  identityPasscode(tenantId: string, storeName: string, userId: string, policyName: string): ItemKey {
+    return { PK: keys.identityUserPartition(tenantId, storeName, userId), SK: `PASSCODE#${part(policyName)}` };
+  },
+  identityPasscodeSortPrefix: 'PASSCODE#',
+  /** A passcode registration in progress (its id is `algorithmInfo.parameters.i`), with a TTL. */
+  passcodeRegistration(tenantId: string, storeName: string, sessionId: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}IDS#${part(storeName)}#PCREG#${part(sessionId)}`, SK: 'PCREG' };
+  },
+  /** The identity store event log: one partition per tenant, sorted by time. */
+  identityEventPartition(tenantId: string): string {
+    return `${tenantPrefix(tenantId)}IDSEVENTS`;
+  },
+  identityEvent(tenantId: string, at: string, eventId: string): ItemKey {
+    return { PK: keys.identityEventPartition(tenantId), SK: `${at}#${part(eventId)}` };
+  },
+  /** A started event query (its filters and page size), with a TTL. */
+  identityEventQuery(tenantId: string, executionId: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}IDSQUERY#${part(executionId)}`, SK: 'QUERY' };
+  },
 };
 
 /**

@@ -1,0 +1,10 @@
+import { identityEventStore, identityStoreStore, identityUserStore, passcodeStore } from '../store/identity-store.js';
+import type { IdentityStores } from './passcodes.js';
+
+/** The identity store's storage, as the domain functions take it. */
+export const identityStores: IdentityStores & { events: typeof identityEventStore } = {
+  stores: identityStoreStore,
+  users: identityUserStore,
+  passcodes: passcodeStore,
+  events: identityEventStore,
+};

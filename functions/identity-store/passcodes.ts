@@ -1,0 +1,218 @@
+import { timingSafeEqual } from 'node:crypto';
+import { ApiError, NotFoundError } from '../errors.js';
+import { newId26 } from '../shared/ids.js';
+import { newEvent, type IdentityEvent } from './events.js';
+import { MAX_PASSCODE_HISTORY, PolicyNotFoundError, type IdentityStoreStore, type PasscodeRequirements } from './stores.js';
+import { findUser, userView, type IdentityUserRecord, type IdentityUserStore, type UserRef } from './users.js';
+import { SRP_ALGORITHM, newSalt, parseVerifier, verifierToBase64 } from './srp.js';
+
+/** A passcode registration in progress; its id is the `i` of `algorithmInfo.parameters`. */
+export interface PasscodeRegistrationSession {
+  tenantId: string;
+  storeName: string;
+  sessionId: string;
+  userId: string;
+  externalId: string;
+  policyName: string;
+  salt: string;
+  /** Salts of the user's earlier passcodes under this policy, newest first (for the history rule). */
+  historySalts: string[];
+  createdDtm: string;
+  expiresAt: number;
+}
+
+/** A user's passcode under one policy: the SRP verifier and salt, and earlier ones for the history rule. */
+export interface PasscodeRecord {
+  tenantId: string;
+  storeName: string;
+  userId: string;
+  policyName: string;
+  current?: { verifier: string; salt: string; registeredDtm: string };
+  history: { verifier: string; salt: string }[];
+}
+
+export interface PasscodeStore {
+  get(tenantId: string, storeName: string, userId: string, policyName: string): Promise<PasscodeRecord | undefined>;
+  saveSession(session: PasscodeRegistrationSession): Promise<void>;
+  getSession(tenantId: string, storeName: string, sessionId: string, now: Date): Promise<PasscodeRegistrationSession | undefined>;
+  /**
+   * In one transaction: the session is consumed (only if it is still there and unexpired), the
+   * passcode written, the user's summary updated and the event recorded. False when the session
+   * was consumed or expired meanwhile.
+   */
+  completeRegistration(session: PasscodeRegistrationSession, passcode: PasscodeRecord, user: IdentityUserRecord, event: IdentityEvent, now: Date): Promise<boolean>;
+  /**
+   * In one transaction: the passcode written without its current verifier (which went into its
+   * history), only if it still had one; the user updated; the event recorded. False when there was none.
+   */
+  deregister(passcode: PasscodeRecord, user: IdentityUserRecord, event: IdentityEvent): Promise<boolean>;
+}
+
+export interface IdentityStores {
+  stores: IdentityStoreStore;
+  users: IdentityUserStore;
+  passcodes: PasscodeStore;
+}
+
+/** How long a started registration can be completed. */
+export const PASSCODE_REGISTRATION_TTL_SECONDS = 600;
+
+export class PasscodeRegistrationNotFoundError extends NotFoundError {
+  override readonly code = 'PASSCODE_REGISTRATION_NOT_FOUND';
+}
+
+export class PasscodeReusedError extends ApiError {
+  readonly statusCode = 400;
+  readonly code = 'PASSCODE_REUSED';
+}
+
+export class PasscodeHistoryProofError extends ApiError {
+  readonly statusCode = 400;
+  readonly code = 'PASSCODE_HISTORY_PROOF_REQUIRED';
+}
+
+function policyOf(store: Awaited<ReturnType<IdentityStoreStore['get']>> & object, policyName: string): PasscodeRequirements {
+  const policy = store.passcodePolicies[policyName];
+  if (!policy) throw new PolicyNotFoundError(`Passcode policy ${policyName} was not found in store ${store.name}.`);
+  return policy.requirements;
+}
+
+/**
+ * Starts a passcode registration: the requirements of the policy and what a client needs to
+ * make an SRP-6a verifier of the passcode (group, generator, hash, salt, and the session id
+ * `i`). The passcode itself never reaches the service.
+ */
+export async function startPasscodeRegistration(
+  s: IdentityStores,
+  input: { tenantId: string; storeName: string; user: UserRef; policyName: string; now: Date },
+) {
+  const { store, user } = await findUser(s, input.tenantId, input.storeName, input.user);
+  const requirements = policyOf(store, input.policyName);
+  const existing = await s.passcodes.get(input.tenantId, input.storeName, user.id, input.policyName);
+  const earlier = [...(existing?.current ? [existing.current] : []), ...(existing?.history ?? [])];
+  const session: PasscodeRegistrationSession = {
+    tenantId: input.tenantId,
+    storeName: input.storeName,
+    sessionId: newId26(),
+    userId: user.id,
+    externalId: user.externalId,
+    policyName: input.policyName,
+    salt: newSalt(),
+    historySalts: earlier.slice(0, requirements.passcodeHistory).map((h) => h.salt),
+    createdDtm: input.now.toISOString(),
+    expiresAt: Math.floor(input.now.getTime() / 1000) + PASSCODE_REGISTRATION_TTL_SECONDS,
+  };
+  await s.passcodes.saveSession(session);
+  return {
+    passcodeRequirements: requirements,
+    algorithmInfo: {
+      type: 'SRP',
+      parameters: {
+        i: session.sessionId,
+        ...SRP_ALGORITHM,
+        salt: session.salt,
+        identity: user.id,
+        historySalts: session.historySalts,
+      },
+    },
+    expiresDtm: new Date(session.expiresAt * 1000).toISOString(),
+  };
+}
+
+/** Equal verifiers, compared in constant time. */
+function sameVerifier(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'base64');
+  const y = Buffer.from(b, 'base64');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Completes a registration with the verifier the client made. Refused: a verifier outside
+ * 1 < v < N (400), a session that is unknown, of another tenant or store, expired or already
+ * used (404), and, under a history rule, a passcode the user had before (400; the client proves
+ * it is new by sending the new passcode's verifier under each earlier salt).
+ */
+export async function completePasscodeRegistration(
+  s: IdentityStores,
+  input: { tenantId: string; storeName: string; sessionId: string; verifier: string; historyVerifiers?: string[] | undefined; now: Date; actor: string },
+) {
+  const session = await s.passcodes.getSession(input.tenantId, input.storeName, input.sessionId, input.now);
+  const notFound = () => new PasscodeRegistrationNotFoundError('No such passcode registration: unknown, expired or already completed.');
+  if (!session) throw notFound();
+  const verifier = parseVerifier(input.verifier);
+  const { user } = await findUser(s, input.tenantId, input.storeName, { userId: session.userId });
+  const existing = (await s.passcodes.get(input.tenantId, input.storeName, user.id, session.policyName)) ?? {
+    tenantId: input.tenantId,
+    storeName: input.storeName,
+    userId: user.id,
+    policyName: session.policyName,
+    history: [],
+  };
+  if (session.historySalts.length) {
+    // In the stored form (256 bytes, canonical), so a proof sent unpadded still compares; garbage is a 400.
+    const proofs = (input.historyVerifiers ?? []).map((v) => verifierToBase64(parseVerifier(v)));
+    if (proofs.length !== session.historySalts.length) {
+      throw new PasscodeHistoryProofError(
+        `This policy refuses the last ${session.historySalts.length} passcode(s): send srpRegistrationData.historyVerifiers, the new passcode's verifier under each of algorithmInfo.parameters.historySalts.`,
+      );
+    }
+    const earlier = [...(existing.current ? [existing.current] : []), ...existing.history];
+    session.historySalts.forEach((salt, i) => {
+      const was = earlier.find((h) => h.salt === salt);
+      if (was && sameVerifier(was.verifier, proofs[i]!)) {
+        throw new PasscodeReusedError('This passcode was used before; choose another.');
+      }
+    });
+  }
+  const at = input.now.toISOString();
+  const passcode: PasscodeRecord = {
+    ...existing,
+    current: { verifier: verifierToBase64(verifier), salt: session.salt, registeredDtm: at },
+    history: [...(existing.current ? [{ verifier: existing.current.verifier, salt: existing.current.salt }] : []), ...existing.history].slice(0, MAX_PASSCODE_HISTORY),
+  };
+  const updated: IdentityUserRecord = { ...user, passcodes: { ...user.passcodes, [session.policyName]: { registeredDtm: at } }, lastUpdatedDtm: at };
+  const event = newEvent({
+    tenantId: input.tenantId,
+    type: 'PASSCODE_REGISTERED',
+    storeName: input.storeName,
+    userId: user.id,
+    externalId: user.externalId,
+    actor: input.actor,
+    details: { policyName: session.policyName },
+    now: input.now,
+  });
+  if (!(await s.passcodes.completeRegistration(session, passcode, updated, event, input.now))) throw notFound();
+  return { user: userView(updated) };
+}
+
+/** Removes the user's passcode under a policy (it stays in the history). */
+export async function deregisterPasscode(
+  s: IdentityStores,
+  input: { tenantId: string; storeName: string; user: UserRef; policyName: string; now: Date; actor: string },
+) {
+  const { store, user } = await findUser(s, input.tenantId, input.storeName, input.user);
+  policyOf(store, input.policyName);
+  const passcode = await s.passcodes.get(input.tenantId, input.storeName, user.id, input.policyName);
+  const notFound = () => new PasscodeRegistrationNotFoundError(`The user has no passcode under policy ${input.policyName}.`);
+  if (!passcode?.current) throw notFound();
+  const { [input.policyName]: _gone, ...passcodes } = user.passcodes;
+  const retired: PasscodeRecord = {
+    ...passcode,
+    current: undefined,
+    history: [{ verifier: passcode.current.verifier, salt: passcode.current.salt }, ...passcode.history].slice(0, MAX_PASSCODE_HISTORY),
+  };
+  const updated: IdentityUserRecord = { ...user, passcodes, lastUpdatedDtm: input.now.toISOString() };
+  const event = newEvent({
+    tenantId: input.tenantId,
+    type: 'PASSCODE_DEREGISTERED',
+    storeName: input.storeName,
+    userId: user.id,
+    externalId: user.externalId,
+    actor: input.actor,
+    details: { policyName: input.policyName },
+    now: input.now,
+  });
+  if (!(await s.passcodes.deregister(retired, updated, event))) throw notFound();
+  return { user: userView(updated) };
+}
+

@@ -1,0 +1,107 @@
+import { ConflictError, NotFoundError } from '../errors.js';
+import { newId26 } from '../shared/ids.js';
+import { newEvent, type IdentityEvent } from './events.js';
+import { IdentityStoreNotFoundError, type IdentityStoreStore } from './stores.js';
+
+/**
+ * A user of an identity store: an internal id the service makes (26 characters, Crockford base
+ * 32) and the relying party's external id, unique in the store. The user item also summarises
+ * the user's credentials (never their secrets: a passcode's verifier lives in its own item).
+ */
+export interface IdentityUserRecord {
+  tenantId: string;
+  storeName: string;
+  id: string;
+  externalId: string;
+  status: 'ACTIVE';
+  /** Per passcode policy the user has a passcode under: when it was registered. */
+  passcodes: Record<string, { registeredDtm: string }>;
+  createdDtm: string;
+  createdBy: string;
+  lastUpdatedDtm: string;
+}
+
+/** How a caller names a user: by internal id, or by external id (the `/ext` paths). */
+export type UserRef = { userId: string } | { externalId: string };
+
+export interface IdentityUserStore {
+  /** With its USER_ADDED event, in one transaction; `externalIdTaken` when another user of the store has the external id. */
+  create(record: IdentityUserRecord, event: IdentityEvent): Promise<'created' | 'externalIdTaken'>;
+  get(tenantId: string, storeName: string, ref: UserRef): Promise<IdentityUserRecord | undefined>;
+}
+
+export class UserNotFoundError extends NotFoundError {
+  override readonly code = 'USER_NOT_FOUND';
+  constructor() {
+    super('No such user in this identity store.');
+  }
+}
+
+export class ExternalIdNotUniqueError extends ConflictError {
+  override readonly code = 'EXTERNAL_ID_NOT_UNIQUE';
+  constructor(externalId: string) {
+    super(`Another user of this store has the external id ${JSON.stringify(externalId)}.`);
+  }
+}
+
+export function newUser(input: { tenantId: string; storeName: string; externalId: string; principal: string; now: Date }): IdentityUserRecord {
+  const at = input.now.toISOString();
+  return {
+    tenantId: input.tenantId,
+    storeName: input.storeName,
+    id: newId26(),
+    externalId: input.externalId,
+    status: 'ACTIVE',
+    passcodes: {},
+    createdDtm: at,
+    createdBy: input.principal,
+    lastUpdatedDtm: at,
+  };
+}
+
+/** The user as the API shows it (the `user` of passcode responses, user reads, the Add User output). */
+export function userView(u: IdentityUserRecord) {
+  return {
+    id: u.id,
+    externalId: u.externalId,
+    storeName: u.storeName,
+    status: u.status,
+    passcodes: Object.entries(u.passcodes)
+      .map(([policyName, p]) => ({ policyName, registeredDtm: p.registeredDtm }))
+      .sort((a, b) => a.policyName.localeCompare(b.policyName)),
+    createdDtm: u.createdDtm,
+    lastUpdatedDtm: u.lastUpdatedDtm,
+  };
+}
+
+export type UserView = ReturnType<typeof userView>;
+
+/** Adds a user to a store (the API and the Add User activity). */
+export async function addUser(
+  s: { stores: IdentityStoreStore; users: IdentityUserStore },
+  input: { tenantId: string; storeName: string; externalId: string; actor: string; now: Date },
+) {
+  if (!(await s.stores.get(input.tenantId, input.storeName))) throw new IdentityStoreNotFoundError(input.storeName);
+  const user = newUser({ ...input, principal: input.actor });
+  const event = newEvent({
+    tenantId: input.tenantId,
+    type: 'USER_ADDED',
+    storeName: input.storeName,
+    userId: user.id,
+    externalId: user.externalId,
+    actor: input.actor,
+    details: {},
+    now: input.now,
+  });
+  if ((await s.users.create(user, event)) === 'externalIdTaken') throw new ExternalIdNotUniqueError(input.externalId);
+  return user;
+}
+
+/** A user by id or external id, and its store: 404 for either missing. */
+export async function findUser(s: { stores: IdentityStoreStore; users: IdentityUserStore }, tenantId: string, storeName: string, ref: UserRef) {
+  const store = await s.stores.get(tenantId, storeName);
+  if (!store) throw new IdentityStoreNotFoundError(storeName);
+  const user = await s.users.get(tenantId, storeName, ref);
+  if (!user) throw new UserNotFoundError();
+  return { store, user };
+}

@@ -1,0 +1,231 @@
+import type { IdentityStoreRecord, IdentityStoreStore } from '../identity-store/stores.js';
+import type { IdentityUserRecord, IdentityUserStore } from '../identity-store/users.js';
+import type { IdentityEvent, IdentityEventStore, EventQueryRecord } from '../identity-store/events.js';
+import type { PasscodeRecord, PasscodeRegistrationSession, PasscodeStore } from '../identity-store/passcodes.js';
+import { ValidationError } from '../errors.js';
+import { conditionally, dynamo, isTransactionConflict, queryAll } from './client.js';
+import { keys } from './keys.js';
+
+function strip<T>(item: Record<string, unknown> | undefined, itemType: string): T | undefined {
+  if (!item || item.itemType !== itemType) return undefined;
+  const { PK: _pk, SK: _sk, itemType: _t, ...record } = item;
+  return record as T;
+}
+
+async function getItem(key: { PK: string; SK: string }): Promise<Record<string, unknown> | undefined> {
+  const { doc, tableName, commands } = await dynamo();
+  return (await doc.send(new commands.GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+}
+
+export const identityStoreStore: IdentityStoreStore = {
+  async create(record) {
+    const { doc, tableName, commands } = await dynamo();
+    return conditionally(() =>
+      doc.send(
+        new commands.PutCommand({
+          TableName: tableName,
+          Item: { ...keys.identityStore(record.tenantId, record.name), itemType: 'IdentityStore', ...record },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      ),
+    );
+  },
+  async get(tenantId, name) {
+    return strip<IdentityStoreRecord>(await getItem(keys.identityStore(tenantId, name)), 'IdentityStore');
+  },
+  async list(tenantId) {
+    const items = await queryAll(keys.identityStorePartition(tenantId), keys.identityStoreSortPrefix);
+    return items.map((i) => strip<IdentityStoreRecord>(i, 'IdentityStore')).filter((r): r is IdentityStoreRecord => !!r);
+  },
+  async replace(record, expectedVersion) {
+    const { doc, tableName, commands } = await dynamo();
+    return conditionally(() =>
+      doc.send(
+        new commands.PutCommand({
+          TableName: tableName,
+          Item: { ...keys.identityStore(record.tenantId, record.name), itemType: 'IdentityStore', ...record },
+          ConditionExpression: 'version = :v',
+          ExpressionAttributeValues: { ':v': expectedVersion },
+        }),
+      ),
+    );
+  },
+};
+
+function userItem(u: IdentityUserRecord) {
+  return { ...keys.identityUser(u.tenantId, u.storeName, u.id), itemType: 'IdentityUser', ...u };
+}
+
+export const identityUserStore: IdentityUserStore = {
+  async create(record, event) {
+    const { doc, tableName, commands } = await dynamo();
+    const lock = { ...keys.identityUserExternalId(record.tenantId, record.storeName, record.externalId), itemType: 'IdentityUserExternalId', userId: record.id };
+    try {
+      await doc.send(
+        new commands.TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: tableName, Item: userItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
+            { Put: { TableName: tableName, Item: lock, ConditionExpression: 'attribute_not_exists(PK)' } },
+            { Put: { TableName: tableName, Item: eventItem(event) } },
+          ],
+        }),
+      );
+      return 'created';
+    } catch (err) {
+      // The user id is 128 random bits: a failed condition is the external id taken.
+      if (isTransactionConflict(err)) return 'externalIdTaken';
+      throw err;
+    }
+  },
+  async get(tenantId, storeName, ref) {
+    let userId: string;
+    if ('userId' in ref) {
+      userId = ref.userId;
+    } else {
+      const lock = await getItem(keys.identityUserExternalId(tenantId, storeName, ref.externalId));
+      if (!lock || lock.itemType !== 'IdentityUserExternalId') return undefined;
+      userId = String(lock.userId);
+    }
+    return strip<IdentityUserRecord>(await getItem(keys.identityUser(tenantId, storeName, userId)), 'IdentityUser');
+  },
+};
+
+function passcodeItem(p: PasscodeRecord) {
+  return { ...keys.identityPasscode(p.tenantId, p.storeName, p.userId, p.policyName), itemType: 'IdentityPasscode', ...p };
+}
+
+function eventItem(e: IdentityEvent) {
+  return { ...keys.identityEvent(e.tenantId, e.at, e.eventId), itemType: 'IdentityEvent', ...e };
+}
+
+export const passcodeStore: PasscodeStore = {
+  async get(tenantId, storeName, userId, policyName) {
+    return strip<PasscodeRecord>(await getItem(keys.identityPasscode(tenantId, storeName, userId, policyName)), 'IdentityPasscode');
+  },
+  async saveSession(session) {
+    const { doc, tableName, commands } = await dynamo();
+    await doc.send(
+      new commands.PutCommand({
+        TableName: tableName,
+        Item: { ...keys.passcodeRegistration(session.tenantId, session.storeName, session.sessionId), itemType: 'PasscodeRegistration', ...session },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+  },
+  async getSession(tenantId, storeName, sessionId, now) {
+    const session = strip<PasscodeRegistrationSession>(await getItem(keys.passcodeRegistration(tenantId, storeName, sessionId)), 'PasscodeRegistration');
+    // Expired is gone, before DynamoDB's TTL sweep catches up.
+    return session && session.expiresAt * 1000 > now.getTime() ? session : undefined;
+  },
+  async completeRegistration(session, passcode, user, event, now) {
+    const { doc, tableName, commands } = await dynamo();
+    try {
+      await doc.send(
+        new commands.TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: tableName,
+                Key: keys.passcodeRegistration(session.tenantId, session.storeName, session.sessionId),
+                ConditionExpression: 'attribute_exists(PK) AND expiresAt > :now',
+                ExpressionAttributeValues: { ':now': Math.floor(now.getTime() / 1000) },
+              },
+            },
+            { Put: { TableName: tableName, Item: passcodeItem(passcode) } },
+            { Put: { TableName: tableName, Item: userItem(user), ConditionExpression: 'attribute_exists(PK)' } },
+            { Put: { TableName: tableName, Item: eventItem(event) } },
+          ],
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isTransactionConflict(err)) return false;
+      throw err;
+    }
+  },
+  async deregister(passcode, user, event) {
+    const { doc, tableName, commands } = await dynamo();
+    try {
+      await doc.send(
+        new commands.TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: tableName, Item: passcodeItem(passcode), ConditionExpression: 'attribute_exists(#current)', ExpressionAttributeNames: { '#current': 'current' } } },
+            { Put: { TableName: tableName, Item: userItem(user), ConditionExpression: 'attribute_exists(PK)' } },
+            { Put: { TableName: tableName, Item: eventItem(event) } },
+          ],
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isTransactionConflict(err)) return false;
+      throw err;
+    }
+  },
+};
+
+
+/** A page token: the last key read, bound to the tenant's event partition so it cannot point elsewhere. */
+function encodeToken(key: Record<string, unknown>): string {
+  return Buffer.from(JSON.stringify({ s: key.SK }), 'utf8').toString('base64url');
+}
+
+function decodeToken(tenantId: string, token: string): Record<string, unknown> {
+  try {
+    const { s } = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { s: unknown };
+    if (typeof s === 'string' && /^\d{4}-\d\d-\d\dT[\d:.]+Z#[0-9A-Z]{26}$/.test(s)) return { PK: keys.identityEventPartition(tenantId), SK: s };
+  } catch {
+    // falls through
+  }
+  throw new ValidationError('The page token is not valid.', [{ location: 'query.nextToken', message: 'must be a nextToken from this query' }]);
+}
+
+export const identityEventStore: IdentityEventStore = {
+  /** An event that goes with no other write (an authentication that failed, say). */
+  async put(event) {
+    const { doc, tableName, commands } = await dynamo();
+    await doc.send(new commands.PutCommand({ TableName: tableName, Item: eventItem(event) }));
+  },
+  async saveQuery(query) {
+    const { doc, tableName, commands } = await dynamo();
+    await doc.send(new commands.PutCommand({ TableName: tableName, Item: { ...keys.identityEventQuery(query.tenantId, query.executionId), itemType: 'IdentityEventQuery', ...query } }));
+  },
+  async getQuery(tenantId, executionId, now) {
+    const q = strip<EventQueryRecord>(await getItem(keys.identityEventQuery(tenantId, executionId)), 'IdentityEventQuery');
+    return q && q.expiresAt * 1000 > now.getTime() ? q : undefined;
+  },
+  async page(tenantId, filters, size, nextToken) {
+    const { doc, tableName, commands } = await dynamo();
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':pk': keys.identityEventPartition(tenantId), ':t': 'IdentityEvent' };
+    const conditions = ['itemType = :t'];
+    // The sort key is `{at}#{id}`: a time range is a key range.
+    values[':from'] = filters.from ?? '0000';
+    values[':to'] = `${filters.to ?? '9999'}#~`;
+    if (filters.storeName) (values[':store'] = filters.storeName), conditions.push('storeName = :store');
+    if (filters.userId) (values[':user'] = filters.userId), conditions.push('userId = :user');
+    if (filters.externalId) (values[':ext'] = filters.externalId), conditions.push('externalId = :ext');
+    if (filters.types?.length) {
+      names['#type'] = 'type';
+      conditions.push(`#type IN (${filters.types.map((t, i) => ((values[`:type${i}`] = t), `:type${i}`)).join(', ')})`);
+    }
+    const events: IdentityEvent[] = [];
+    let start = nextToken ? decodeToken(tenantId, nextToken) : undefined;
+    // Filters apply after the read: read on until the page is full or the range is done.
+    do {
+      const out = await doc.send(
+        new commands.QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+          FilterExpression: conditions.join(' AND '),
+          ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+          ExpressionAttributeValues: values,
+          ExclusiveStartKey: start,
+          Limit: size - events.length,
+        }),
+      );
+      for (const item of out.Items ?? []) events.push(strip<IdentityEvent>(item, 'IdentityEvent')!);
+      start = out.LastEvaluatedKey;
+    } while (start && events.length < size);
+    return { events, ...(start ? { nextToken: encodeToken(start) } : {}) };
+  },
+};
