@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { defaultEventBusArn } from './route-function.js';
 import { ServiceFunction } from './service-function.js';
 import { deadLetterQueue } from './dead-letters.js';
+import { ACTIVITY_TABLE_ACTIONS } from '../../functions/activities/access.js';
 
 /** The terminal statuses of a Step Functions execution, as its EventBridge events spell them. */
 export const TERMINAL_EXECUTION_STATUSES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] as const;
@@ -50,11 +51,11 @@ export class JourneyFunctions extends Construct {
       timeout: Duration.seconds(30),
       environment: props.environment,
       policyName: 'activities',
-      roleDescription: 'Runs journey activities: records the waiting user step on process instance items and publishes the step change.',
+      roleDescription: 'Runs journey activities: records the waiting user step, runs the identity store activities (users, passcodes) and publishes the step change.',
       statements: [
         new iam.PolicyStatement({
           sid: 'InstanceItems',
-          actions: ['dynamodb:UpdateItem'],
+          actions: ACTIVITY_TABLE_ACTIONS.map((a) => `dynamodb:${a}`),
           resources: [tableArn],
         }),
         new iam.PolicyStatement({

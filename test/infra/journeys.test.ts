@@ -109,9 +109,11 @@ describe('ArthrStack journeys', () => {
       expect(executionEnd.Properties.Environment).toEqual(route.Properties.Environment);
     });
 
-    it('may only update table items (the waiting step), put events on the default bus and write its own logs', () => {
+    it('may only touch table items as ACTIVITY_TABLE_ACTIONS says, put events on the default bus and write its own logs', () => {
       const statements = grantsOf(activities);
-      expect(actionsOf(statements)).toEqual(['dynamodb:UpdateItem', 'events:PutEvents', ...LOG_ACTIONS].sort());
+      expect(actionsOf(statements)).toEqual(
+        ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'events:PutEvents', ...LOG_ACTIONS].sort(),
+      );
       for (const s of statements) {
         expect(s.Effect).toBe('Allow');
         expect(s.Condition).toBeUndefined();
