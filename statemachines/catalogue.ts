@@ -146,7 +146,8 @@ export const CATALOGUE: readonly ActivitySpec[] = [
     type: 'PASSCODE_AUTHENTICATION_FORM',
     displayName: 'Passcode Authentication Form',
     kind: 'user',
-    description: 'Shows the passcode form (a data form referenced by name and version) and collects the passcode verifier.',
+    description:
+      "Shows the passcode screen. With Starting Component ID passcode-registration (the default) the end user chooses a passcode, checked against the policy's requirements as it is typed, and the browser sends only its SRP verifier (for Complete Passcode Registration); with passcode-authentication the browser proves the passcode of a Start Passcode Authentication with the SRP handshake. The passcode never leaves the device. The data form name and version are recorded with the submission; the screen itself is the service's own.",
     inputs: [
       s('Data form name', true),
       { name: 'Data form version', type: 'I', required: true, default: 1, min: 1 },
@@ -158,6 +159,26 @@ export const CATALOGUE: readonly ActivitySpec[] = [
     ],
     rules: [],
     outputs: [{ name: 'Form data', variable: 'vars.{Form data Key}' }],
+    errorEvents: [],
+  },
+  {
+    type: 'START_PASSCODE_AUTHENTICATION',
+    displayName: 'Start Passcode Authentication',
+    kind: 'service',
+    description:
+      "The service's own addition (the spec has no activity for it): starts an SRP-6a login for the user's passcode under a policy. " +
+      'A Passcode Authentication Form with Starting Component ID passcode-authentication then has the end user prove the passcode in the browser; ' +
+      'the result is _checks.{Passcode Registration Key}.result, PASS or FAIL (after 3 wrong passcodes).',
+    inputs: [
+      key('Passcode Registration Key', 'passcodeReg1', 'Where the authentication session is kept; the form reads it under the same key.'),
+      s('Passcode Policy', true, 'passcodeAuth1'),
+      storeName,
+      userExternalId,
+      userId,
+      userKeyDefault,
+    ],
+    rules: [{ kind: 'groups', groups: [['User ID'], ['User External ID']], min: 0, max: 1 }],
+    outputs: [{ name: 'Passcode authentication', variable: 'vars.{Passcode Registration Key}', description: 'The session id, store, policy and user.' }],
     errorEvents: [],
   },
   {

@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.js';
 import { identityStores } from '../identity-store/deps.js';
-import { completePasscodeRegistration, deregisterPasscode, startPasscodeRegistration } from '../identity-store/passcodes.js';
+import { completePasscodeRegistration, deregisterPasscode, startPasscodeLogin, startPasscodeRegistration } from '../identity-store/passcodes.js';
 import { ExternalIdNotUniqueError, addUser, findUser, userView, type UserRef } from '../identity-store/users.js';
 import { resolveInputs } from '../../statemachines/references.js';
 import type { InputValue } from '../../statemachines/definition.js';
@@ -107,29 +107,41 @@ export const IDENTITY_ACTIVITIES: Record<string, (p: ServicePayload, now: Date) 
   async COMPLETE_PASSCODE_REGISTRATION({ inputs: raw, activityType, state }, now) {
     const inputs = resolveInputs(activityType, raw, state);
     const key = String(inputs['Passcode Registration Key'] ?? 'passcodeReg1');
-    const registration = state.vars?.[key] as { storeName?: string; algorithmInfo?: { parameters?: { i?: string } }; response?: unknown } | undefined;
+    const registration = state.vars?.[key] as { storeName?: string; algorithmInfo?: { parameters?: { i?: string } } } | undefined;
     const sessionId = registration?.algorithmInfo?.parameters?.i;
     if (!registration?.storeName || !sessionId) {
       throw new ActivityError('PasscodeRegistrationNotFound', `No passcode registration is kept under ${key}: run Start Passcode Registration first.`);
     }
-    // What the passcode form sent: `{verifier, historyVerifiers?}`, under the registration (or named by the input).
-    const response = (inputs['Passcode Registration Browser Response'] ?? registration.response) as
-      | { verifier?: unknown; historyVerifiers?: unknown }
-      | undefined;
-    if (typeof response?.verifier !== 'string') {
-      throw new ActivityError('PasscodeRegistrationNotFound', 'The passcode form sent no verifier.');
-    }
+    // The verifier: what the passcode form kept on the registration session, or (a custom
+    // client) the Passcode Registration Browser Response input, `{verifier, historyVerifiers?}`.
+    const given = inputs['Passcode Registration Browser Response'] as { verifier?: unknown; historyVerifiers?: unknown } | undefined;
     try {
       const done = await completePasscodeRegistration(identityStores, {
         tenantId: state.instance.tenantId,
         storeName: registration.storeName,
         sessionId,
-        verifier: response.verifier,
-        historyVerifiers: Array.isArray(response.historyVerifiers) ? response.historyVerifiers.map(String) : undefined,
+        verifier: typeof given?.verifier === 'string' ? given.verifier : undefined,
+        historyVerifiers: Array.isArray(given?.historyVerifiers) ? given.historyVerifiers.map(String) : undefined,
         actor: actorOf(state),
         now,
       });
       return { ...state, _checks: { ...(state._checks ?? {}), [key]: { result: 'PASS', checkType: 'PASSCODE_REGISTRATION', userId: done.user.id } } };
+    } catch (err) {
+      throw asActivityError(err);
+    }
+  },
+
+  async START_PASSCODE_AUTHENTICATION({ inputs: raw, activityType, state }, now) {
+    const inputs = resolveInputs(activityType, raw, state);
+    try {
+      const started = await startPasscodeLogin(identityStores, {
+        tenantId: state.instance.tenantId,
+        storeName: String(inputs['Store Name']),
+        user: userRef(inputs, state),
+        policyName: String(inputs['Passcode Policy'] ?? 'passcodeAuth1'),
+        now,
+      });
+      return withVar(state, String(inputs['Passcode Registration Key'] ?? 'passcodeReg1'), { authentication: started });
     } catch (err) {
       throw asActivityError(err);
     }

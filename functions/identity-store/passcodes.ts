@@ -4,7 +4,7 @@ import { newId26 } from '../shared/ids.js';
 import { newEvent, type IdentityEvent } from './events.js';
 import { MAX_PASSCODE_HISTORY, PolicyNotFoundError, type IdentityStoreStore, type PasscodeRequirements } from './stores.js';
 import { findUser, userView, type IdentityUserRecord, type IdentityUserStore, type UserRef } from './users.js';
-import { SRP_ALGORITHM, newSalt, parseVerifier, verifierToBase64 } from './srp.js';
+import { SRP_ALGORITHM, finishLogin, newSalt, parseVerifier, startLogin, verifierToBase64 } from './srp.js';
 
 /** A passcode registration in progress; its id is the `i` of `algorithmInfo.parameters`. */
 export interface PasscodeRegistrationSession {
@@ -17,6 +17,26 @@ export interface PasscodeRegistrationSession {
   salt: string;
   /** Salts of the user's earlier passcodes under this policy, newest first (for the history rule). */
   historySalts: string[];
+  createdDtm: string;
+  expiresAt: number;
+  /** What the journey's passcode form sent (the verifier, in its stored form), for Complete Passcode Registration. */
+  staged?: { verifier: string; historyVerifiers: string[] };
+}
+
+/** An SRP login in progress (a journey's passcode authentication): `b` is the server's secret, kept here only. */
+export interface PasscodeLoginSession {
+  tenantId: string;
+  storeName: string;
+  sessionId: string;
+  userId: string;
+  externalId: string;
+  policyName: string;
+  identity: string;
+  salt: string;
+  b: string;
+  B: string;
+  /** Failed proofs so far; each gets a fresh b. */
+  attempts: number;
   createdDtm: string;
   expiresAt: number;
 }
@@ -46,6 +66,14 @@ export interface PasscodeStore {
    * history), only if it still had one; the user updated; the event recorded. False when there was none.
    */
   deregister(passcode: PasscodeRecord, user: IdentityUserRecord, event: IdentityEvent): Promise<boolean>;
+  /** Keeps what the passcode form sent on its (unexpired) registration session; false when it is gone. */
+  stage(session: PasscodeRegistrationSession, staged: NonNullable<PasscodeRegistrationSession['staged']>, now: Date): Promise<boolean>;
+  saveLogin(session: PasscodeLoginSession): Promise<void>;
+  getLogin(tenantId: string, storeName: string, sessionId: string, now: Date): Promise<PasscodeLoginSession | undefined>;
+  /** A failed proof: the new b, B and count, written only over the attempt count read (one guess at a time), with the event. */
+  retryLogin(session: PasscodeLoginSession, expectedAttempts: number, event: IdentityEvent): Promise<boolean>;
+  /** The login is over (proved, or out of attempts): the session goes, only if unchanged, with the event. */
+  endLogin(session: PasscodeLoginSession, expectedAttempts: number, event: IdentityEvent): Promise<boolean>;
 }
 
 export interface IdentityStores {
@@ -64,6 +92,11 @@ export class PasscodeRegistrationNotFoundError extends NotFoundError {
 export class PasscodeReusedError extends ApiError {
   readonly statusCode = 400;
   readonly code = 'PASSCODE_REUSED';
+}
+
+export class PasscodeNotGivenError extends ApiError {
+  readonly statusCode = 400;
+  readonly code = 'PASSCODE_NOT_GIVEN';
 }
 
 export class PasscodeHistoryProofError extends ApiError {
@@ -134,12 +167,17 @@ function sameVerifier(a: string, b: string): boolean {
  */
 export async function completePasscodeRegistration(
   s: IdentityStores,
-  input: { tenantId: string; storeName: string; sessionId: string; verifier: string; historyVerifiers?: string[] | undefined; now: Date; actor: string },
+  input: { tenantId: string; storeName: string; sessionId: string; verifier?: string | undefined; historyVerifiers?: string[] | undefined; now: Date; actor: string },
 ) {
   const session = await s.passcodes.getSession(input.tenantId, input.storeName, input.sessionId, input.now);
   const notFound = () => new PasscodeRegistrationNotFoundError('No such passcode registration: unknown, expired or already completed.');
   if (!session) throw notFound();
-  const verifier = parseVerifier(input.verifier);
+  const sent = input.verifier ?? session.staged?.verifier;
+  if (sent === undefined) throw new PasscodeNotGivenError('No verifier: send srpRegistrationData.verifier, or let the passcode form send it first.');
+  const verifier = parseVerifier(sent);
+  const proofs = (input.verifier !== undefined ? (input.historyVerifiers ?? []) : (session.staged?.historyVerifiers ?? [])).map((v) =>
+    verifierToBase64(parseVerifier(v)),
+  );
   const { user } = await findUser(s, input.tenantId, input.storeName, { userId: session.userId });
   const existing = (await s.passcodes.get(input.tenantId, input.storeName, user.id, session.policyName)) ?? {
     tenantId: input.tenantId,
@@ -148,22 +186,7 @@ export async function completePasscodeRegistration(
     policyName: session.policyName,
     history: [],
   };
-  if (session.historySalts.length) {
-    // In the stored form (256 bytes, canonical), so a proof sent unpadded still compares; garbage is a 400.
-    const proofs = (input.historyVerifiers ?? []).map((v) => verifierToBase64(parseVerifier(v)));
-    if (proofs.length !== session.historySalts.length) {
-      throw new PasscodeHistoryProofError(
-        `This policy refuses the last ${session.historySalts.length} passcode(s): send srpRegistrationData.historyVerifiers, the new passcode's verifier under each of algorithmInfo.parameters.historySalts.`,
-      );
-    }
-    const earlier = [...(existing.current ? [existing.current] : []), ...existing.history];
-    session.historySalts.forEach((salt, i) => {
-      const was = earlier.find((h) => h.salt === salt);
-      if (was && sameVerifier(was.verifier, proofs[i]!)) {
-        throw new PasscodeReusedError('This passcode was used before; choose another.');
-      }
-    });
-  }
+  checkHistory(session, existing, proofs);
   const at = input.now.toISOString();
   const passcode: PasscodeRecord = {
     ...existing,
@@ -183,6 +206,143 @@ export async function completePasscodeRegistration(
   });
   if (!(await s.passcodes.completeRegistration(session, passcode, updated, event, input.now))) throw notFound();
   return { user: userView(updated) };
+}
+
+/**
+ * Under a history rule, the client proves the new passcode is none of the last ones: the new
+ * passcode's verifier under each earlier salt, which must differ from the verifier kept with it.
+ */
+function checkHistory(session: PasscodeRegistrationSession, existing: PasscodeRecord, proofs: string[]): void {
+  if (!session.historySalts.length) return;
+  if (proofs.length !== session.historySalts.length) {
+    throw new PasscodeHistoryProofError(
+      `This policy refuses the last ${session.historySalts.length} passcode(s): send srpRegistrationData.historyVerifiers, the new passcode's verifier under each of algorithmInfo.parameters.historySalts.`,
+    );
+  }
+  const earlier = [...(existing.current ? [existing.current] : []), ...existing.history];
+  session.historySalts.forEach((salt, i) => {
+    const was = earlier.find((h) => h.salt === salt);
+    if (was && sameVerifier(was.verifier, proofs[i]!)) throw new PasscodeReusedError('This passcode was used before; choose another.');
+  });
+}
+
+/**
+ * The journey's passcode form sent its verifier: checked as the completion will check it (a
+ * verifier in range, the history rule), then kept on the registration session, out of the
+ * journey's session data, for Complete Passcode Registration.
+ */
+export async function stagePasscodeRegistration(
+  s: IdentityStores,
+  input: { tenantId: string; storeName: string; sessionId: string; verifier: string; historyVerifiers: string[]; now: Date },
+): Promise<void> {
+  const session = await s.passcodes.getSession(input.tenantId, input.storeName, input.sessionId, input.now);
+  const notFound = () => new PasscodeRegistrationNotFoundError('This passcode registration has expired or was completed.');
+  if (!session) throw notFound();
+  const verifier = verifierToBase64(parseVerifier(input.verifier));
+  const proofs = input.historyVerifiers.map((v) => verifierToBase64(parseVerifier(v)));
+  const existing = await s.passcodes.get(input.tenantId, input.storeName, session.userId, session.policyName);
+  checkHistory(session, existing ?? { ...session, history: [] }, proofs);
+  if (!(await s.passcodes.stage(session, { verifier, historyVerifiers: proofs }, input.now))) throw notFound();
+}
+
+/** How many wrong passcodes a journey's passcode authentication takes before it fails. */
+export const MAX_PASSCODE_ATTEMPTS = 3;
+/** How long a passcode authentication may take. */
+export const PASSCODE_LOGIN_TTL_SECONDS = 600;
+
+/**
+ * Starts an SRP-6a login for the user's passcode under a policy: b is made and kept on the
+ * login session (never in the journey's data); the page gets B, the salt and the identity.
+ */
+export async function startPasscodeLogin(
+  s: IdentityStores,
+  input: { tenantId: string; storeName: string; user: UserRef; policyName: string; now: Date },
+) {
+  const { store, user } = await findUser(s, input.tenantId, input.storeName, input.user);
+  policyOf(store, input.policyName);
+  const passcode = await s.passcodes.get(input.tenantId, input.storeName, user.id, input.policyName);
+  if (!passcode?.current) throw new PasscodeRegistrationNotFoundError(`The user has no passcode under policy ${input.policyName}.`);
+  const stored = { identity: user.id, salt: passcode.current.salt, verifier: passcode.current.verifier };
+  const { b, B } = await startLogin(stored);
+  const session: PasscodeLoginSession = {
+    tenantId: input.tenantId,
+    storeName: input.storeName,
+    sessionId: newId26(),
+    userId: user.id,
+    externalId: user.externalId,
+    policyName: input.policyName,
+    identity: user.id,
+    salt: passcode.current.salt,
+    b,
+    B,
+    attempts: 0,
+    createdDtm: input.now.toISOString(),
+    expiresAt: Math.floor(input.now.getTime() / 1000) + PASSCODE_LOGIN_TTL_SECONDS,
+  };
+  await s.passcodes.saveLogin(session);
+  return { sessionId: session.sessionId, storeName: input.storeName, policyName: input.policyName, userId: user.id };
+}
+
+/** What a login page needs: the public values of the session as it is now (B changes after a wrong passcode). */
+export function loginChallenge(session: PasscodeLoginSession) {
+  return {
+    i: session.sessionId,
+    ...SRP_ALGORITHM,
+    salt: session.salt,
+    identity: session.identity,
+    B: session.B,
+    attemptsLeft: MAX_PASSCODE_ATTEMPTS - session.attempts,
+  };
+}
+
+export type PasscodeLoginOutcome =
+  | { result: 'PASS'; M2: string }
+  | { result: 'RETRY'; session: PasscodeLoginSession }
+  | { result: 'FAIL' };
+
+/**
+ * The client's proof (A, M1) checked against the passcode (SRP-6a: aborts on A mod N = 0 and
+ * u = 0, M1 compared in constant time). Proved: the session ends with PASSCODE_AUTHENTICATED.
+ * Wrong: PASSCODE_AUTHENTICATION_FAILED, and a fresh b for the next try, until the attempts
+ * are used up. Two proofs at once cannot both be counted as the same attempt.
+ */
+export async function finishPasscodeLogin(
+  s: IdentityStores,
+  input: { tenantId: string; storeName: string; sessionId: string; A: string; M1: string; actor: string; now: Date },
+): Promise<PasscodeLoginOutcome> {
+  const session = await s.passcodes.getLogin(input.tenantId, input.storeName, input.sessionId, input.now);
+  const gone = () => new PasscodeRegistrationNotFoundError('This passcode authentication has expired or ended.');
+  if (!session) throw gone();
+  const passcode = await s.passcodes.get(input.tenantId, input.storeName, session.userId, session.policyName);
+  const event = (type: 'PASSCODE_AUTHENTICATED' | 'PASSCODE_AUTHENTICATION_FAILED', reason?: string) =>
+    newEvent({
+      tenantId: input.tenantId,
+      type,
+      storeName: input.storeName,
+      userId: session.userId,
+      externalId: session.externalId,
+      actor: input.actor,
+      details: { policyName: session.policyName, ...(reason ? { reason } : {}) },
+      now: input.now,
+    });
+  // The passcode may have been deregistered or changed since the login started: then no proof can hold.
+  const outcome =
+    passcode?.current && passcode.current.salt === session.salt
+      ? await finishLogin({ identity: session.identity, salt: session.salt, verifier: passcode.current.verifier, b: session.b, A: input.A, M1: input.M1 })
+      : ({ ok: false, reason: 'BAD_PROOF' } as const);
+  if (outcome.ok) {
+    if (!(await s.passcodes.endLogin(session, session.attempts, event('PASSCODE_AUTHENTICATED')))) throw gone();
+    return { result: 'PASS', M2: outcome.M2 };
+  }
+  const attempts = session.attempts + 1;
+  if (attempts >= MAX_PASSCODE_ATTEMPTS || !passcode?.current) {
+    if (!(await s.passcodes.endLogin(session, session.attempts, event('PASSCODE_AUTHENTICATION_FAILED', outcome.reason)))) throw gone();
+    return { result: 'FAIL' };
+  }
+  const fresh = await startLogin({ identity: session.identity, salt: session.salt, verifier: passcode.current.verifier });
+  const next: PasscodeLoginSession = { ...session, ...fresh, attempts };
+  if (!(await s.passcodes.retryLogin(next, session.attempts, event('PASSCODE_AUTHENTICATION_FAILED', outcome.reason)))) throw gone();
+  return { result: 'RETRY', session: next };
 }
 
 /** Removes the user's passcode under a policy (it stays in the history). */

@@ -1,27 +1,8 @@
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 
-/** A regular expression rule of a passcode policy, with the message shown when it is not met. */
-export interface PasscodeRegex {
-  pattern: string;
-  error: string;
-}
+import type { PasscodeRequirements } from './passcode-rules.js';
 
-/** What a passcode must be (the spec's `passcodeRequirements`). */
-export interface PasscodeRequirements {
-  minimumLength: number;
-  maximumLength: number;
-  digitCount: number;
-  symbolCount: number;
-  lowerCaseCount: number;
-  upperCaseCount: number;
-  /** How many of the four classes (digits, symbols, lower case, upper case) it must mix. */
-  characterVariety: number;
-  /** How many earlier passcodes it must differ from. */
-  passcodeHistory: number;
-  requiredRegExes: PasscodeRegex[];
-  allowedRegExes: PasscodeRegex[];
-  disallowedRegExes: PasscodeRegex[];
-}
+export type { PasscodeRegex, PasscodeRequirements } from './passcode-rules.js';
 
 export interface PasscodePolicy {
   description?: string;
@@ -107,32 +88,6 @@ export function checkPasscodePolicy(name: string, policy: PasscodePolicy): void 
     });
   }
   if (problems.length) throw new ValidationError(`Passcode policy ${name} cannot be used.`, problems);
-}
-
-/** Which of a passcode's requirements a passcode breaks (the browser runs the same rules as the end user types). */
-export function passcodeProblems(passcode: string, r: PasscodeRequirements): string[] {
-  const chars = [...passcode];
-  const count = (re: RegExp) => chars.filter((c) => re.test(c)).length;
-  const digits = count(/\p{Nd}/u);
-  const lower = count(/\p{Ll}/u);
-  const upper = count(/\p{Lu}/u);
-  const symbols = chars.length - digits - lower - upper - count(/\s/u);
-  const out: string[] = [];
-  if (chars.length < r.minimumLength) out.push(`at least ${r.minimumLength} characters`);
-  if (chars.length > r.maximumLength) out.push(`at most ${r.maximumLength} characters`);
-  if (digits < r.digitCount) out.push(`at least ${r.digitCount} digits`);
-  if (symbols < r.symbolCount) out.push(`at least ${r.symbolCount} symbols`);
-  if (lower < r.lowerCaseCount) out.push(`at least ${r.lowerCaseCount} lower case letters`);
-  if (upper < r.upperCaseCount) out.push(`at least ${r.upperCaseCount} upper case letters`);
-  if ([digits, symbols, lower, upper].filter((n) => n > 0).length < r.characterVariety) {
-    out.push(`at least ${r.characterVariety} kinds of character`);
-  }
-  for (const rule of r.requiredRegExes) if (!new RegExp(rule.pattern, 'u').test(passcode)) out.push(rule.error);
-  if (r.allowedRegExes.length && !r.allowedRegExes.some((rule) => new RegExp(rule.pattern, 'u').test(passcode))) {
-    out.push(...r.allowedRegExes.map((rule) => rule.error));
-  }
-  for (const rule of r.disallowedRegExes) if (new RegExp(rule.pattern, 'u').test(passcode)) out.push(rule.error);
-  return out;
 }
 
 export function storeView(r: IdentityStoreRecord) {

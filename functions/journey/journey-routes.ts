@@ -76,15 +76,37 @@ export const journeyRoutes = {
     },
     aws: { table: ['GetItem', 'UpdateItem', 'PutItem'], stateMachines: 'sendTask', images: ['PutObject'] },
   }),
+  submitPasscodeStep: defineRoute({
+    operationId: 'submitPasscodeStep',
+    method: 'POST',
+    path: '/journey/{processInstanceId}/steps/{activityId}/passcode',
+    handler: 'functions/journey/submit-passcode-step.ts',
+    auth: 'endUser',
+    html: true,
+    summary: 'Submit a passcode screen: the SRP verifier (registration) or the SRP proof A, M1 (authentication)',
+    description:
+      'Sent by the page\'s script; the passcode itself is never sent. Registration: `verifier` and `historyVerifiers` ' +
+      '(comma-separated), checked (1 < v < N, the history rule) and kept on the registration session for Complete Passcode ' +
+      'Registration. Authentication: `A` and `M1`; a wrong passcode gets the page again with a fresh challenge, until 3 are used.',
+    tag: 'Journey pages',
+    request: { path: StepPath, query: JourneyQuery, body: FormBody, form: true },
+    responses: {
+      303: { description: 'Accepted: on to the journey page.' },
+      400: page('The screen again, saying what was wrong.'),
+      404: page('An unknown, wrong or expired link.'),
+      409: page('The journey is not waiting at this step, or its passcode session ended.'),
+    },
+    aws: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], stateMachines: 'sendTask' },
+  }),
   getJourneyAsset: defineRoute({
     operationId: 'getJourneyAsset',
     method: 'GET',
     path: '/journey/assets/{asset}',
     handler: 'functions/journey/get-journey-asset.ts',
     auth: 'public',
-    summary: "The journey pages' own scripts (the camera capture)",
+    summary: "The journey pages' own scripts (the camera capture, the passcode screens)",
     tag: 'Journey pages',
-    request: { path: z.strictObject({ asset: z.enum(['face-capture.js']) }) },
+    request: { path: z.strictObject({ asset: z.enum(['face-capture.js', 'passcode.js']) }) },
     responses: {
       200: { description: 'The script.', contentType: 'text/javascript', schema: z.string() },
       304: { description: 'Not modified (If-None-Match matched the ETag).' },

@@ -4,9 +4,14 @@ import { lookup, referencePath } from '../../statemachines/references.js';
 import type { DataForm } from '../../statemachines/definition.js';
 import { type Language, renderDataForm, renderDone, renderFaceCapture, renderGone, renderTrouble, renderUnsupported, renderWaiting } from './render.js';
 import { MAX_FACE_IMAGE_BYTES } from './face-limits.js';
+import { renderPasscodeAuthentication, renderPasscodeRegistration } from './render.js';
+import { StepNotWaitingError } from './steps.js';
+import { loginChallenge, type PasscodeLoginSession } from '../identity-store/passcodes.js';
+import type { PasscodeRequirements } from '../identity-store/passcode-rules.js';
+import { passcodeStore } from '../store/identity-store.js';
 
 /** The journey page, or where a step's page posts (`/steps/{activityId}`, plus `/face` for an image). */
-export function journeyUrl(record: ProcessInstanceRecord, capability: string, lang: Language, activityId?: string, part?: 'face'): string {
+export function journeyUrl(record: ProcessInstanceRecord, capability: string, lang: Language, activityId?: string, part?: 'face' | 'passcode'): string {
   const q = `?c=${encodeURIComponent(capability)}&lang=${lang}`;
   if (!activityId) return `/journey/${record.id}${q}`;
   return `/journey/${record.id}/steps/${encodeURIComponent(activityId)}${part ? `/${part}` : ''}${q}`;
@@ -32,17 +37,65 @@ export interface ScreenContext {
  * push wait register theirs as their activities arrive; a component with none renders the
  * "cannot be completed here" page rather than a broken one.
  */
-export const SCREENS: Record<string, (ctx: ScreenContext) => string> = {
+export const SCREENS: Record<string, (ctx: ScreenContext) => string | Promise<string>> = {
   'data-form': ({ record, step, capability, lang }) => {
     const form = step.inputs.Form as DataForm;
     return renderDataForm({ form, lang, action: journeyUrl(record, capability, lang, step.activityId), values: formDefaults(form, step.state) });
   },
   'face-capture': ({ record, step, capability, lang }) =>
     renderFaceCapture({ lang, action: journeyUrl(record, capability, lang, step.activityId, 'face'), maxBytes: MAX_FACE_IMAGE_BYTES }),
+  'passcode-registration': (ctx) => passcodeRegistrationScreen(ctx),
+  'passcode-authentication': async (ctx) => passcodeAuthenticationScreen(ctx, await passcodeLogin(ctx)),
 };
 
+/** The registration a Start Passcode Registration kept under the step's Passcode Registration Key. */
+export function passcodeRegistration(step: WaitingStep) {
+  const key = String(step.inputs['Passcode Registration Key'] ?? 'passcodeReg1');
+  const vars = (step.state.vars ?? {}) as Record<string, unknown>;
+  const registration = vars[key] as
+    | { storeName: string; passcodeRequirements: PasscodeRequirements; algorithmInfo: { parameters: Record<string, unknown> & { i: string } } }
+    | undefined;
+  if (!registration?.algorithmInfo?.parameters?.i) {
+    throw new StepNotWaitingError(`No passcode registration is kept under ${key}: the journey needs a Start Passcode Registration before this form.`);
+  }
+  return registration;
+}
+
+export function passcodeRegistrationScreen(ctx: ScreenContext, error?: 'reused' | 'failed'): string {
+  const registration = passcodeRegistration(ctx.step);
+  return renderPasscodeRegistration({
+    lang: ctx.lang,
+    action: journeyUrl(ctx.record, ctx.capability, ctx.lang, ctx.step.activityId, 'passcode'),
+    srp: registration.algorithmInfo.parameters,
+    requirements: registration.passcodeRequirements,
+    ...(error ? { error } : {}),
+  });
+}
+
+/** The login a Start Passcode Authentication started, as it is now (its B changes after a wrong passcode). */
+export async function passcodeLogin(ctx: Pick<ScreenContext, 'record' | 'step'>) {
+  const key = String(ctx.step.inputs['Passcode Registration Key'] ?? 'passcodeReg1');
+  const kept = ((ctx.step.state.vars ?? {}) as Record<string, { authentication?: { sessionId: string; storeName: string } }>)[key]?.authentication;
+  const session = kept && (await passcodeStore.getLogin(ctx.record.tenantId, kept.storeName, kept.sessionId, new Date()));
+  if (!session) throw new StepNotWaitingError('This passcode authentication has ended or expired.');
+  return session;
+}
+
+export function passcodeAuthenticationScreen(ctx: ScreenContext, session: PasscodeLoginSession, wrong = false): string {
+  return renderPasscodeAuthentication({
+    lang: ctx.lang,
+    action: journeyUrl(ctx.record, ctx.capability, ctx.lang, ctx.step.activityId, 'passcode'),
+    challenge: loginChallenge(session),
+    wrong,
+  });
+}
+
 /** The component of activities that have no `Starting Component ID` input. */
-const ACTIVITY_COMPONENTS: Record<string, string> = { DATA_FORM: 'data-form', CAPTURE_FACE_IMAGE: 'face-capture' };
+const ACTIVITY_COMPONENTS: Record<string, string> = {
+  DATA_FORM: 'data-form',
+  CAPTURE_FACE_IMAGE: 'face-capture',
+  PASSCODE_AUTHENTICATION_FORM: 'passcode-registration',
+};
 
 export function screenOf(record: ProcessInstanceRecord, step: WaitingStep, capability: string, lang: Language): ScreenContext & { component: string } {
   const component = String(step.inputs['Starting Component ID'] ?? ACTIVITY_COMPONENTS[step.activityType] ?? step.activityType);
@@ -65,7 +118,7 @@ export function formDefaults(form: DataForm, state: unknown): Record<string, str
 }
 
 /** The page for where the journey is: its waiting step, its end, or a moment in between. */
-export function journeyPage(record: ProcessInstanceRecord, capability: string, lang: Language): string {
+export async function journeyPage(record: ProcessInstanceRecord, capability: string, lang: Language): Promise<string> {
   // A journey that has ended shows its end, even if a step it waited at (one that timed out) is still recorded.
   const step = isFinal(record.status) ? undefined : record.currentStep;
   if (step) {

@@ -1,4 +1,5 @@
 import type { DataForm, LocalizedText } from '../../statemachines/definition.js';
+import { passcodeRules, type PasscodeRequirements } from '../identity-store/passcode-rules.js';
 
 /** The text of a localized value in `lang`, falling back to its language, English, then any given. */
 export function localized(text: LocalizedText | undefined, lang: string): string {
@@ -55,6 +56,27 @@ const STRINGS = {
     face_notAnImage: 'This file is not a JPEG or PNG image.',
     face_unreadable: 'This image could not be read. Take the photo again.',
     face_tooSmall: 'The photo is too small. Use a photo at least 240 pixels wide and high.',
+    pcTitle: 'Choose a passcode',
+    pcText: 'You will use it to confirm it is you. It stays on this device: only a proof made from it is sent.',
+    pcNew: 'Passcode',
+    pcConfirm: 'Passcode again',
+    pcRules: 'Your passcode needs:',
+    pcNoScript: 'This step needs JavaScript: your passcode is turned into a proof on your device and is never sent.',
+    pcMismatch: 'The two passcodes are not the same.',
+    pcUnmet: 'Your passcode does not meet every requirement yet.',
+    pcReused: 'You have used this passcode before. Choose another one.',
+    pcFailed: 'Your passcode could not be set. Please try again.',
+    pcAuthTitle: 'Enter your passcode',
+    pcAuthText: 'It stays on this device: only a proof made from it is sent.',
+    pcWrong: 'That passcode is not right. Attempts left: {n}.',
+    pcEmpty: 'Enter your passcode.',
+    rule_minimumLength: 'at least {n} characters',
+    rule_maximumLength: 'at most {n} characters',
+    rule_digitCount: 'at least {n} digit(s)',
+    rule_symbolCount: 'at least {n} symbol(s)',
+    rule_lowerCaseCount: 'at least {n} lower case letter(s)',
+    rule_upperCaseCount: 'at least {n} capital letter(s)',
+    rule_characterVariety: 'at least {n} of: digits, symbols, lower case, capitals',
   },
   de: {
     continue: 'Weiter',
@@ -88,6 +110,27 @@ const STRINGS = {
     face_notAnImage: 'Diese Datei ist kein JPEG- oder PNG-Bild.',
     face_unreadable: 'Dieses Bild konnte nicht gelesen werden. Nehmen Sie das Foto noch einmal auf.',
     face_tooSmall: 'Das Foto ist zu klein. Verwenden Sie ein Foto von mindestens 240 Pixeln Breite und Höhe.',
+    pcTitle: 'Wählen Sie einen Passcode',
+    pcText: 'Damit bestätigen Sie, dass Sie es sind. Er bleibt auf diesem Gerät: gesendet wird nur ein daraus berechneter Nachweis.',
+    pcNew: 'Passcode',
+    pcConfirm: 'Passcode wiederholen',
+    pcRules: 'Ihr Passcode braucht:',
+    pcNoScript: 'Dieser Schritt braucht JavaScript: Ihr Passcode wird auf Ihrem Gerät in einen Nachweis umgerechnet und nie gesendet.',
+    pcMismatch: 'Die beiden Passcodes stimmen nicht überein.',
+    pcUnmet: 'Ihr Passcode erfüllt noch nicht alle Anforderungen.',
+    pcReused: 'Diesen Passcode haben Sie schon verwendet. Wählen Sie einen anderen.',
+    pcFailed: 'Ihr Passcode konnte nicht gesetzt werden. Bitte versuchen Sie es noch einmal.',
+    pcAuthTitle: 'Geben Sie Ihren Passcode ein',
+    pcAuthText: 'Er bleibt auf diesem Gerät: gesendet wird nur ein daraus berechneter Nachweis.',
+    pcWrong: 'Dieser Passcode ist nicht richtig. Verbleibende Versuche: {n}.',
+    pcEmpty: 'Geben Sie Ihren Passcode ein.',
+    rule_minimumLength: 'mindestens {n} Zeichen',
+    rule_maximumLength: 'höchstens {n} Zeichen',
+    rule_digitCount: 'mindestens {n} Ziffer(n)',
+    rule_symbolCount: 'mindestens {n} Sonderzeichen',
+    rule_lowerCaseCount: 'mindestens {n} Kleinbuchstabe(n)',
+    rule_upperCaseCount: 'mindestens {n} Großbuchstabe(n)',
+    rule_characterVariety: 'mindestens {n} von: Ziffern, Sonderzeichen, Klein-, Großbuchstaben',
   },
 } satisfies Record<Language, Record<string, string>>;
 
@@ -117,7 +160,9 @@ button,.button{display:block;width:100%;font:inherit;font-weight:600;padding:.85
 .hint{color:#4a4d55;font-size:.9rem}
 .camera{margin-bottom:1.1rem}.camera video,.camera img{display:block;width:100%;max-height:60vh;object-fit:cover;border-radius:.5rem;background:#111;margin-bottom:.6rem}
 .camera .secondary{background:#fff;color:#1d4ed8;border:2px solid #1d4ed8;margin-bottom:.6rem}
-.status{margin:.4rem 0 .8rem}[hidden]{display:none!important}`;
+.status{margin:.4rem 0 .8rem}[hidden]{display:none!important}
+.rules{margin:.2rem 0 1.1rem;padding-left:0;list-style:none}.rules li{padding-left:1.6rem;position:relative;margin:.2rem 0}
+.rules li::before{content:'○';position:absolute;left:.2rem;color:#4a4d55}.rules li[data-ok=true]::before{content:'✓';color:#067647;font-weight:700}`;
 
 export function page(input: {
   lang: Language;
@@ -238,6 +283,81 @@ ${summary}
 <input type="file" id="face-file" name="image" accept="image/jpeg,image/png" capture="user" aria-describedby="face-file-hint${input.error ? ' face-file-error' : ''}"${input.error ? ' aria-invalid="true"' : ''}>
 <div class="hint" id="face-file-hint">${escapeHtml(s.faceFileHint)}</div>
 ${input.error ? `<div class="error" id="face-file-error">${message}</div>` : ''}</div>
+<button type="submit">${escapeHtml(s.continue)}</button>
+</form>`,
+  });
+}
+
+/** A message with its `{n}` filled in. */
+function fill(text: string, n: number | undefined): string {
+  return n === undefined ? text : text.replace('{n}', String(n));
+}
+
+function errorSummary(lang: Language, message: string | undefined, target: string): string {
+  if (!message) return '';
+  return `<div class="summary" role="alert" tabindex="-1" id="pc-summary"><p>${escapeHtml(strings(lang).errorSummary)}</p><ul><li><a href="#${target}">${escapeHtml(message)}</a></li></ul></div>`;
+}
+
+/**
+ * The passcode registration screen. The passcode fields have no name: the browser never sends
+ * them. The page's script checks the policy's rules as the end user types (each rule is a list
+ * item the script marks met) and sends only the SRP verifier (and, under a history rule, the
+ * new passcode's verifier under each earlier salt). Without script the step cannot be done,
+ * and the page says so.
+ */
+export function renderPasscodeRegistration(input: {
+  lang: Language;
+  action: string;
+  srp: Record<string, unknown>;
+  requirements: PasscodeRequirements;
+  error?: 'reused' | 'failed';
+}): string {
+  const s = strings(input.lang);
+  const rules = passcodeRules('', input.requirements)
+    .map((r) => {
+      const text = r.message ?? fill(s[`rule_${r.id}` as keyof typeof s] ?? r.id, r.count);
+      return `<li data-rule="${escapeHtml(r.id)}" data-ok="false">${escapeHtml(text)}</li>`;
+    })
+    .join('');
+  const message = input.error === 'reused' ? s.pcReused : input.error ? s.pcFailed : undefined;
+  return page({
+    lang: input.lang,
+    title: s.pcTitle,
+    scripts: ['/journey/assets/passcode.js'],
+    body: `<h1>${escapeHtml(s.pcTitle)}</h1><p class="sub">${escapeHtml(s.pcText)}</p>
+<form method="post" action="${escapeHtml(input.action)}" id="passcode-form" data-mode="register" data-srp="${escapeHtml(JSON.stringify(input.srp))}" data-requirements="${escapeHtml(JSON.stringify(input.requirements))}" data-msg-mismatch="${escapeHtml(s.pcMismatch)}" data-msg-unmet="${escapeHtml(s.pcUnmet)}" data-msg-summary="${escapeHtml(s.errorSummary)}" novalidate>
+<noscript><div class="summary">${escapeHtml(s.pcNoScript)}</div></noscript>
+${errorSummary(input.lang, message, 'pc-new')}
+<div class="field"><label for="pc-new">${escapeHtml(s.pcNew)}</label><input type="password" id="pc-new" autocomplete="new-password" aria-describedby="pc-rules-title"></div>
+<p class="hint" id="pc-rules-title">${escapeHtml(s.pcRules)}</p>
+<ul class="rules" id="pc-rules" aria-live="polite">${rules}</ul>
+<div class="field"><label for="pc-confirm">${escapeHtml(s.pcConfirm)}</label><input type="password" id="pc-confirm" autocomplete="new-password"></div>
+<input type="hidden" name="verifier" value="">
+<input type="hidden" name="historyVerifiers" value="">
+<button type="submit">${escapeHtml(s.continue)}</button>
+</form>`,
+  });
+}
+
+/** The passcode authentication screen: the script proves the passcode with the SRP handshake (A, M1). */
+export function renderPasscodeAuthentication(input: {
+  lang: Language;
+  action: string;
+  challenge: Record<string, unknown> & { attemptsLeft: number };
+  wrong?: boolean;
+}): string {
+  const s = strings(input.lang);
+  return page({
+    lang: input.lang,
+    title: s.pcAuthTitle,
+    scripts: ['/journey/assets/passcode.js'],
+    body: `<h1>${escapeHtml(s.pcAuthTitle)}</h1><p class="sub">${escapeHtml(s.pcAuthText)}</p>
+<form method="post" action="${escapeHtml(input.action)}" id="passcode-form" data-mode="authenticate" data-srp="${escapeHtml(JSON.stringify(input.challenge))}" data-msg-empty="${escapeHtml(s.pcEmpty)}" data-msg-summary="${escapeHtml(s.errorSummary)}" novalidate>
+<noscript><div class="summary">${escapeHtml(s.pcNoScript)}</div></noscript>
+${errorSummary(input.lang, input.wrong ? fill(s.pcWrong, input.challenge.attemptsLeft) : undefined, 'pc-current')}
+<div class="field"><label for="pc-current">${escapeHtml(s.pcNew)}</label><input type="password" id="pc-current" autocomplete="current-password"></div>
+<input type="hidden" name="A" value="">
+<input type="hidden" name="M1" value="">
 <button type="submit">${escapeHtml(s.continue)}</button>
 </form>`,
   });

@@ -10,5 +10,5 @@ export const handler = apiHandler(routes.showJourney, async ({ tenantId, path, q
   const record = await openJourney(tenantId, path.processInstanceId, query.c, now);
   // The first visit: the end user has the journey in hand.
   if (record.status === 'PENDING' && (await changeStatus(record, 'ACTIVE', now))) record.status = 'ACTIVE';
-  return { status: 200, raw: { contentType: 'text/html; charset=utf-8', body: journeyPage(record, query.c, lang) } };
+  return { status: 200, raw: { contentType: 'text/html; charset=utf-8', body: await journeyPage(record, query.c, lang) } };
 });

@@ -1,7 +1,7 @@
 import type { IdentityStoreRecord, IdentityStoreStore } from '../identity-store/stores.js';
 import type { IdentityUserRecord, IdentityUserStore } from '../identity-store/users.js';
 import type { IdentityEvent, IdentityEventStore, EventQueryRecord } from '../identity-store/events.js';
-import type { PasscodeRecord, PasscodeRegistrationSession, PasscodeStore } from '../identity-store/passcodes.js';
+import type { PasscodeLoginSession, PasscodeRecord, PasscodeRegistrationSession, PasscodeStore } from '../identity-store/passcodes.js';
 import { ValidationError } from '../errors.js';
 import { conditionally, dynamo, isTransactionConflict, queryAll } from './client.js';
 import { keys } from './keys.js';
@@ -58,24 +58,14 @@ function userItem(u: IdentityUserRecord) {
 
 export const identityUserStore: IdentityUserStore = {
   async create(record, event) {
-    const { doc, tableName, commands } = await dynamo();
     const lock = { ...keys.identityUserExternalId(record.tenantId, record.storeName, record.externalId), itemType: 'IdentityUserExternalId', userId: record.id };
-    try {
-      await doc.send(
-        new commands.TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: tableName, Item: userItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
-            { Put: { TableName: tableName, Item: lock, ConditionExpression: 'attribute_not_exists(PK)' } },
-            { Put: { TableName: tableName, Item: eventItem(event) } },
-          ],
-        }),
-      );
-      return 'created';
-    } catch (err) {
-      // The user id is 128 random bits: a failed condition is the external id taken.
-      if (isTransactionConflict(err)) return 'externalIdTaken';
-      throw err;
-    }
+    // The user id is 128 random bits: a failed condition is the external id taken.
+    const created = await transact([
+      { Put: { Item: userItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
+      { Put: { Item: lock, ConditionExpression: 'attribute_not_exists(PK)' } },
+      { Put: { Item: eventItem(event) } },
+    ]);
+    return created ? 'created' : 'externalIdTaken';
   },
   async get(tenantId, storeName, ref) {
     let userId: string;
@@ -89,6 +79,21 @@ export const identityUserStore: IdentityUserStore = {
     return strip<IdentityUserRecord>(await getItem(keys.identityUser(tenantId, storeName, userId)), 'IdentityUser');
   },
 };
+
+/** A transaction (the table name filled in); false when a condition failed. */
+async function transact(items: Record<string, Record<string, unknown>>[]): Promise<boolean> {
+  const { doc, tableName, commands } = await dynamo();
+  const TransactItems = items.map((item) =>
+    Object.fromEntries(Object.entries(item).map(([op, body]) => [op, { TableName: tableName, ...body }])),
+  ) as NonNullable<import('@aws-sdk/lib-dynamodb').TransactWriteCommandInput['TransactItems']>;
+  try {
+    await doc.send(new commands.TransactWriteCommand({ TransactItems }));
+    return true;
+  } catch (err) {
+    if (isTransactionConflict(err)) return false;
+    throw err;
+  }
+}
 
 function passcodeItem(p: PasscodeRecord) {
   return { ...keys.identityPasscode(p.tenantId, p.storeName, p.userId, p.policyName), itemType: 'IdentityPasscode', ...p };
@@ -118,48 +123,77 @@ export const passcodeStore: PasscodeStore = {
     return session && session.expiresAt * 1000 > now.getTime() ? session : undefined;
   },
   async completeRegistration(session, passcode, user, event, now) {
+    return transact([
+      {
+        Delete: {
+          Key: keys.passcodeRegistration(session.tenantId, session.storeName, session.sessionId),
+          ConditionExpression: 'attribute_exists(PK) AND expiresAt > :now',
+          ExpressionAttributeValues: { ':now': Math.floor(now.getTime() / 1000) },
+        },
+      },
+      { Put: { Item: passcodeItem(passcode) } },
+      { Put: { Item: userItem(user), ConditionExpression: 'attribute_exists(PK)' } },
+      { Put: { Item: eventItem(event) } },
+    ]);
+  },
+  async stage(session, staged, now) {
     const { doc, tableName, commands } = await dynamo();
-    try {
-      await doc.send(
-        new commands.TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName: tableName,
-                Key: keys.passcodeRegistration(session.tenantId, session.storeName, session.sessionId),
-                ConditionExpression: 'attribute_exists(PK) AND expiresAt > :now',
-                ExpressionAttributeValues: { ':now': Math.floor(now.getTime() / 1000) },
-              },
-            },
-            { Put: { TableName: tableName, Item: passcodeItem(passcode) } },
-            { Put: { TableName: tableName, Item: userItem(user), ConditionExpression: 'attribute_exists(PK)' } },
-            { Put: { TableName: tableName, Item: eventItem(event) } },
-          ],
+    return conditionally(() =>
+      doc.send(
+        new commands.UpdateCommand({
+          TableName: tableName,
+          Key: keys.passcodeRegistration(session.tenantId, session.storeName, session.sessionId),
+          UpdateExpression: 'SET staged = :staged',
+          ConditionExpression: 'attribute_exists(PK) AND expiresAt > :now',
+          ExpressionAttributeValues: { ':staged': staged, ':now': Math.floor(now.getTime() / 1000) },
         }),
-      );
-      return true;
-    } catch (err) {
-      if (isTransactionConflict(err)) return false;
-      throw err;
-    }
+      ),
+    );
+  },
+  async saveLogin(session) {
+    const { doc, tableName, commands } = await dynamo();
+    await doc.send(
+      new commands.PutCommand({
+        TableName: tableName,
+        Item: { ...keys.passcodeLogin(session.tenantId, session.storeName, session.sessionId), itemType: 'PasscodeLogin', ...session },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+  },
+  async getLogin(tenantId, storeName, sessionId, now) {
+    const session = strip<PasscodeLoginSession>(await getItem(keys.passcodeLogin(tenantId, storeName, sessionId)), 'PasscodeLogin');
+    return session && session.expiresAt * 1000 > now.getTime() ? session : undefined;
+  },
+  async retryLogin(session, expectedAttempts, event) {
+    return transact([
+      {
+        Put: {
+          Item: { ...keys.passcodeLogin(session.tenantId, session.storeName, session.sessionId), itemType: 'PasscodeLogin', ...session },
+          ConditionExpression: 'attempts = :n',
+          ExpressionAttributeValues: { ':n': expectedAttempts },
+        },
+      },
+      { Put: { Item: eventItem(event) } },
+    ]);
+  },
+  async endLogin(session, expectedAttempts, event) {
+    return transact([
+      {
+        Delete: {
+          Key: keys.passcodeLogin(session.tenantId, session.storeName, session.sessionId),
+          ConditionExpression: 'attempts = :n',
+          ExpressionAttributeValues: { ':n': expectedAttempts },
+        },
+      },
+      { Put: { Item: eventItem(event) } },
+    ]);
   },
   async deregister(passcode, user, event) {
-    const { doc, tableName, commands } = await dynamo();
-    try {
-      await doc.send(
-        new commands.TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: tableName, Item: passcodeItem(passcode), ConditionExpression: 'attribute_exists(#current)', ExpressionAttributeNames: { '#current': 'current' } } },
-            { Put: { TableName: tableName, Item: userItem(user), ConditionExpression: 'attribute_exists(PK)' } },
-            { Put: { TableName: tableName, Item: eventItem(event) } },
-          ],
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isTransactionConflict(err)) return false;
-      throw err;
-    }
+    return transact([
+      { Put: { Item: passcodeItem(passcode), ConditionExpression: 'attribute_exists(#current)', ExpressionAttributeNames: { '#current': 'current' } } },
+      { Put: { Item: userItem(user), ConditionExpression: 'attribute_exists(PK)' } },
+      { Put: { Item: eventItem(event) } },
+    ]);
   },
 };
 

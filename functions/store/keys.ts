@@ -118,6 +118,10 @@ export const keys = {
   passcodeRegistration(tenantId: string, storeName: string, sessionId: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}IDS#${part(storeName)}#PCREG#${part(sessionId)}`, SK: 'PCREG' };
   },
+  /** A passcode authentication (SRP login) in progress, with a TTL. */
+  passcodeLogin(tenantId: string, storeName: string, sessionId: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}IDS#${part(storeName)}#PCLOGIN#${part(sessionId)}`, SK: 'PCLOGIN' };
+  },
   /** The identity store event log: one partition per tenant, sorted by time. */
   identityEventPartition(tenantId: string): string {
     return `${tenantPrefix(tenantId)}IDSEVENTS`;

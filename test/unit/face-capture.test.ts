@@ -136,7 +136,7 @@ describe('the screens framework', () => {
       screen: 'wait-init',
       screens: ['wait-init', 'wait-done'],
     });
-    expect(Object.keys(SCREENS).sort()).toEqual(['data-form', 'face-capture']);
+    expect(Object.keys(SCREENS).sort()).toEqual(['data-form', 'face-capture', 'passcode-authentication', 'passcode-registration']);
   });
 
   it('renders the face capture page with its own script and the action of its step', () => {
