@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
-import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { PHONE, SHOTS, launchChromium } from './browser.js';
 import { createHash } from 'node:crypto';
 import * as zip from '@zip.js/zip.js';
 import { adminToken, call, finalStatus } from '../integration/client.js';
@@ -12,33 +12,13 @@ import { adminToken, call, finalStatus } from '../integration/client.js';
  * The typical integration flow with a real browser: Debian's Chromium, driven by playwright-core,
  * at phone width. The backend side goes over the API like a relying party's backend.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = resolve(import.meta.dirname, '../../test-results/screenshots');
-
 let browser: Browser;
 let rp: Server;
 let rpUrl: string;
 let token: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is needed at ${CHROMIUM} (apt-get install chromium), or set CHROMIUM_PATH`);
-  mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    // The machine's network is closed: no background calls home, no sandbox as root.
-    // The fake camera: a generated video stream in place of a device, without the permission prompt.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-    ],
-  });
+  browser = await launchChromium();
   // The relying party's page the journey sends the end user back to.
   rp = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Back at the relying party</h1>'));
   await new Promise<void>((ok) => rp.listen(0, '127.0.0.1', ok));
@@ -51,7 +31,6 @@ afterAll(async () => {
   await new Promise((ok) => rp?.close(ok));
 });
 
-const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 const FACE_FIXTURE = resolve(import.meta.dirname, '../fixtures/face-640x480.jpg');
 
 /** A relying party's backend: a token for the identity-check journey and an instance of it. */

@@ -1,0 +1,45 @@
+/** Process definitions the integration and browser tests share. */
+
+/** Add the user, register a passcode in the browser, then prove it; PASS when both checks passed. */
+export const passcodeJourney = (name: string) => ({
+  name,
+  version: 1,
+  retentionDays: 1,
+  startActivityId: 'addUser',
+  activities: {
+    addUser: {
+      type: 'ADD_USER',
+      inputs: { 'External ID': '${externalId}', 'Store Name': '${storeName}' },
+      errorEvents: { 'ExtId Not Unique': 'decide' },
+      next: 'startRegistration',
+    },
+    startRegistration: { type: 'START_PASSCODE_REGISTRATION', inputs: { 'Passcode Key': 'pin', 'Store Name': '${storeName}' }, next: 'passcodeForm' },
+    passcodeForm: { type: 'PASSCODE_AUTHENTICATION_FORM', inputs: { 'Data form name': 'passcode-registration' }, next: 'completeRegistration' },
+    completeRegistration: { type: 'COMPLETE_PASSCODE_REGISTRATION', next: 'startLogin' },
+    startLogin: {
+      type: 'START_PASSCODE_AUTHENTICATION',
+      inputs: { 'Passcode Policy': 'pin', 'Store Name': '${storeName}', 'Passcode Registration Key': 'login1' },
+      next: 'loginForm',
+    },
+    loginForm: {
+      type: 'PASSCODE_AUTHENTICATION_FORM',
+      inputs: {
+        'Data form name': 'passcode-login',
+        'Passcode Registration Key': 'login1',
+        'Form data Key': 'loginForm',
+        'Starting Component ID': 'passcode-authentication',
+        'UI Component ID': 'passcode-authentication',
+      },
+      next: 'decide',
+    },
+    decide: {
+      type: 'SIMPLE_DECIDER',
+      rules: [
+        { when: { errorEvent: true }, outcome: 'FAIL' },
+        { when: { all: [{ variable: '_checks.passcodeReg1.result', equals: 'PASS' }, { variable: '_checks.login1.result', equals: 'PASS' }] }, outcome: 'PASS' },
+      ],
+      default: 'FAIL',
+    },
+  },
+});
+
