@@ -31,6 +31,8 @@ export const PERMISSIONS = [
   'IdentityStore:addUser',
   'IdentityStore:getUser',
   'IdentityStore:queryEvents',
+  'IdentityStore:registerPasskey',
+  'IdentityStore:authenticatePasskey',
 ] as const;
 
 export type PermissionName = (typeof PERMISSIONS)[number];

@@ -38,12 +38,39 @@ export const PasscodeRequirementsSchema = z.withMeta(
 const PasscodePolicySchema = z.strictObject({ description: z.optional(text(0, 255)), requirements: PasscodeRequirementsSchema });
 const PasscodePolicies = z.record(PolicyName, PasscodePolicySchema).check(z.refine((m) => Object.keys(m).length <= 50, 'at most 50 policies'));
 
+const Selection = z.withMeta(
+  z.strictObject({
+    residentKey: z._default(z.enum(['required', 'preferred', 'discouraged']), 'preferred'),
+    userVerification: z._default(z.enum(['required', 'preferred', 'discouraged']), 'preferred'),
+    authenticatorAttachment: z.optional(z.enum(['platform', 'cross-platform'])),
+  }),
+  { id: 'AuthenticatorSelection', description: 'WebAuthn authenticatorSelection.' },
+);
+const Timeout = z._default(z.withMeta(z.number().check(z.int(), z.gte(30), z.lte(600)), { description: 'Seconds the ceremony may take.' }), 300);
+const RegistrationPolicy = z.strictObject({ authenticatorSelection: z._default(Selection, { residentKey: 'preferred', userVerification: 'preferred' }), attestation: z._default(z.enum(['none', 'direct']), 'none'), timeoutSeconds: Timeout });
+const AuthenticationPolicy = z.strictObject({ userVerification: z._default(z.enum(['required', 'preferred', 'discouraged']), 'preferred'), timeoutSeconds: Timeout });
+const RpId = z.withMeta(z.string().check(z.regex(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/, 'must be a domain name (the WebAuthn RP ID)')), {
+  description: 'The WebAuthn relying party id: a domain, e.g. `bank.example`.',
+});
+const Origin = z.string().check(z.regex(/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/, 'must be an origin: scheme, host and optional port, no path'));
+const policies = <T extends z.ZodMiniType>(item: T) => z.record(PolicyName, item).check(z.refine((m) => Object.keys(m).length <= 20, 'at most 20 policies'));
+const PasskeyRpFields = {
+  rpName: text(1, 255),
+  allowedOrigins: z.withMeta(z.array(Origin).check(z.minLength(1), z.maxLength(20)), { description: 'Origins ceremonies may come from; http only for localhost.' }),
+  registrationPolicies: z._default(policies(RegistrationPolicy), {}),
+  authenticationPolicies: z._default(policies(AuthenticationPolicy), {}),
+};
+export const PasskeyConfigSchema = z.withMeta(z.strictObject({ rpId: RpId, ...PasskeyRpFields }), { id: 'PasskeyRelyingPartyConfig' });
+export const PasskeyConfigUpdateSchema = z.withMeta(z.strictObject(PasskeyRpFields), { id: 'PasskeyRelyingPartyConfigUpdate' });
+export const RpPath = z.strictObject({ storeName: StoreName, rpId: RpId });
+
 export const StoreSchema = z.withMeta(
   z.object({
     name: z.string(),
     description: z.string(),
     type: z.enum(['STANDARD', 'APPKEY']),
     passcodePolicies: z.record(z.string(), z.object({ description: z.optional(z.string()), requirements: PasscodeRequirementsSchema })),
+    passkeyConfig: z.withMeta(z.record(z.string(), z.unknown()), { description: 'Per relying party id: rpName, allowedOrigins, registrationPolicies, authenticationPolicies.' }),
     createdDtm: DateTime,
     createdBy: z.string(),
     lastUpdatedDtm: DateTime,
@@ -182,3 +209,87 @@ export const EventQueryResultSchema = z.withMeta(
   }),
   { id: 'IdentityEventQueryResult' },
 );
+
+const PolicyParam = PolicyName;
+export const PasskeyUserRegPath = z.strictObject({ storeName: StoreName, userId: UserId, rpId: RpId, regPolicyName: PolicyParam });
+export const PasskeyExtUserRegPath = z.strictObject({ storeName: StoreName, userId: text(1, 255), rpId: RpId, regPolicyName: PolicyParam });
+export const PasskeyRegPath = z.strictObject({ storeName: StoreName, rpId: RpId, regPolicyName: PolicyParam });
+export const PasskeyUserAuthPath = z.strictObject({ storeName: StoreName, userId: UserId, rpId: RpId, authPolicyName: PolicyParam });
+export const PasskeyExtUserAuthPath = z.strictObject({ storeName: StoreName, userId: text(1, 255), rpId: RpId, authPolicyName: PolicyParam });
+export const PasskeyAuthPath = z.strictObject({ storeName: StoreName, rpId: RpId, authPolicyName: PolicyParam });
+export const PasskeyAuditPath = z.strictObject({ storeName: StoreName, userId: UserId, passkeyId: z.string().check(z.regex(ID26_PATTERN, 'must be a passkey id')) });
+export const PasskeyExtAuditPath = z.strictObject({ storeName: StoreName, userId: text(1, 255), passkeyId: z.string().check(z.regex(ID26_PATTERN, 'must be a passkey id')) });
+export const NewUserRegistrationBody = z.withMeta(z.strictObject({ externalId: ExternalId }), {
+  id: 'PasskeyRegistrationWithoutUser',
+  description: 'The external id of the user the registration makes when it completes.',
+});
+
+/** A WebAuthn response as @simplewebauthn/browser returns it: checked by @simplewebauthn/server, so only its frame is checked here. */
+const WebAuthnResponse = z.withMeta(
+  z.looseObject({
+    id: z.string().check(z.minLength(1), z.maxLength(1400)),
+    rawId: z.string().check(z.maxLength(1400)),
+    type: z.literal('public-key'),
+    response: z.record(z.string(), z.unknown()),
+  }),
+  { description: 'The PublicKeyCredential as JSON (`startRegistration` / `startAuthentication` of @simplewebauthn/browser).' },
+);
+export const PasskeyRegistrationCompleteSchema = z.withMeta(z.strictObject({ response: WebAuthnResponse }), { id: 'PasskeyRegistrationComplete' });
+export const PasskeyAuthenticationCompleteSchema = z.withMeta(z.strictObject({ sessionId: SessionId, response: WebAuthnResponse }), { id: 'PasskeyAuthenticationComplete' });
+export const PasskeySessionPath = SessionPath;
+
+const PasskeySchema = z.withMeta(
+  z.object({
+    id: z.string(),
+    credentialId: z.string(),
+    rpId: z.string(),
+    counter: z.number(),
+    transports: z.array(z.string()),
+    credentialDeviceType: z.string(),
+    credentialBackedUp: z.boolean(),
+    registeredDtm: DateTime,
+    lastUsedDtm: z.optional(DateTime),
+  }),
+  { id: 'Passkey' },
+);
+export const PasskeyRegistrationStartedSchema = z.withMeta(
+  z.object({
+    sessionId: z.string(),
+    username: z.string(),
+    authenticatorSelection: Selection,
+    publicKey: z.withMeta(z.record(z.string(), z.unknown()), { description: 'PublicKeyCredentialCreationOptionsJSON: pass to startRegistration({ optionsJSON }).' }),
+    expiresDtm: DateTime,
+  }),
+  { id: 'PasskeyRegistrationStarted' },
+);
+export const PasskeyAuthenticationStartedSchema = z.withMeta(
+  z.object({
+    sessionId: z.string(),
+    publicKey: z.withMeta(z.record(z.string(), z.unknown()), { description: 'PublicKeyCredentialRequestOptionsJSON: pass to startAuthentication({ optionsJSON }).' }),
+    expiresDtm: DateTime,
+  }),
+  { id: 'PasskeyAuthenticationStarted' },
+);
+export const PasskeyRegisteredSchema = z.withMeta(z.object({ user: UserSchema, passkey: PasskeySchema }), { id: 'PasskeyRegistered' });
+export const PasskeyAuthenticatedSchema = z.withMeta(z.object({ verified: z.boolean(), user: UserSchema, passkey: PasskeySchema }), { id: 'PasskeyAuthenticated' });
+export const PendingSessionSchema = z.withMeta(
+  z.object({ sessionId: z.string(), username: z.string(), authenticatorSelection: z.optional(Selection), rpId: z.string(), expiresDtm: DateTime }),
+  { id: 'PasskeyPendingSession' },
+);
+export const RegistrationAuditSchema = z.withMeta(
+  z.object({
+    ...PasskeySchema.def.shape,
+    aaguid: z.string(),
+    attestationFormat: z.string(),
+    userVerified: z.boolean(),
+    origin: z.string(),
+    registrationPolicy: z.string(),
+  }),
+  { id: 'PasskeyRegistrationAudit' },
+);
+export const AuthenticationSchema = z.withMeta(
+  z.object({ id: z.string(), at: DateTime, method: z.enum(['PASSKEY', 'PASSCODE']), policyName: z.string(), rpId: z.optional(z.string()), passkeyId: z.optional(z.string()) }),
+  { id: 'UserAuthentication' },
+);
+export const AuthenticationPageSchema = pageSchema(AuthenticationSchema, 'UserAuthenticationPage');
+export const AuthenticationListQuery = StoreListQuery;

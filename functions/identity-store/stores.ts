@@ -1,6 +1,7 @@
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 
 import type { PasscodeRequirements } from './passcode-rules.js';
+import type { PasskeyRpConfig } from './passkeys.js';
 
 export type { PasscodeRegex, PasscodeRequirements } from './passcode-rules.js';
 
@@ -17,6 +18,8 @@ export interface IdentityStoreRecord {
   description: string;
   type: StoreType;
   passcodePolicies: Record<string, PasscodePolicy>;
+  /** Per WebAuthn relying party id. */
+  passkeyConfig: Record<string, PasskeyRpConfig>;
   createdDtm: string;
   createdBy: string;
   lastUpdatedDtm: string;
@@ -96,6 +99,7 @@ export function storeView(r: IdentityStoreRecord) {
     description: r.description,
     type: r.type,
     passcodePolicies: r.passcodePolicies,
+    passkeyConfig: r.passkeyConfig ?? {},
     createdDtm: r.createdDtm,
     createdBy: r.createdBy,
     lastUpdatedDtm: r.lastUpdatedDtm,
@@ -121,6 +125,7 @@ export function newStore(input: {
     description: input.description ?? '',
     type: input.type ?? 'STANDARD',
     passcodePolicies: policies,
+    passkeyConfig: {},
     createdDtm: at,
     createdBy: input.principal,
     lastUpdatedDtm: at,
@@ -141,6 +146,17 @@ export function updatedStore(
     ...current,
     ...(change.description !== undefined ? { description: change.description } : {}),
     ...(change.passcodePolicies ? { passcodePolicies: change.passcodePolicies } : {}),
+    lastUpdatedDtm: now.toISOString(),
+    lastUpdatedBy: principal,
+    version: current.version + 1,
+  };
+}
+
+/** Sets (adds or replaces) the passkey configuration of one relying party. */
+export function withPasskeyConfig(current: IdentityStoreRecord, config: PasskeyRpConfig, principal: string, now: Date): IdentityStoreRecord {
+  return {
+    ...current,
+    passkeyConfig: { ...(current.passkeyConfig ?? {}), [config.rpId]: config },
     lastUpdatedDtm: now.toISOString(),
     lastUpdatedBy: principal,
     version: current.version + 1,

@@ -1,9 +1,10 @@
 import type { IdentityStoreRecord, IdentityStoreStore } from '../identity-store/stores.js';
 import type { IdentityUserRecord, IdentityUserStore } from '../identity-store/users.js';
 import type { IdentityEvent, IdentityEventStore, EventQueryRecord } from '../identity-store/events.js';
+import type { AuthenticationRecord, PasskeyRecord, PasskeySession, PasskeyStore } from '../identity-store/passkeys.js';
 import type { PasscodeLoginSession, PasscodeRecord, PasscodeRegistrationSession, PasscodeStore } from '../identity-store/passcodes.js';
 import { ValidationError } from '../errors.js';
-import { conditionally, dynamo, isTransactionConflict, queryAll } from './client.js';
+import { cancellationReasons, conditionally, dynamo, isTransactionConflict, queryAll } from './client.js';
 import { keys } from './keys.js';
 
 function strip<T>(item: Record<string, unknown> | undefined, itemType: string): T | undefined {
@@ -82,15 +83,20 @@ export const identityUserStore: IdentityUserStore = {
 
 /** A transaction (the table name filled in); false when a condition failed. */
 async function transact(items: Record<string, Record<string, unknown>>[]): Promise<boolean> {
+  return (await transactReasons(items)) === undefined;
+}
+
+/** A transaction; undefined when it was written, else why each item was cancelled. */
+async function transactReasons(items: Record<string, Record<string, unknown>>[]): Promise<string[] | undefined> {
   const { doc, tableName, commands } = await dynamo();
   const TransactItems = items.map((item) =>
     Object.fromEntries(Object.entries(item).map(([op, body]) => [op, { TableName: tableName, ...body }])),
   ) as NonNullable<import('@aws-sdk/lib-dynamodb').TransactWriteCommandInput['TransactItems']>;
   try {
     await doc.send(new commands.TransactWriteCommand({ TransactItems }));
-    return true;
+    return undefined;
   } catch (err) {
-    if (isTransactionConflict(err)) return false;
+    if (isTransactionConflict(err)) return cancellationReasons(err)!;
     throw err;
   }
 }
@@ -261,5 +267,90 @@ export const identityEventStore: IdentityEventStore = {
       start = out.LastEvaluatedKey;
     } while (start && events.length < size);
     return { events, ...(start ? { nextToken: encodeToken(start) } : {}) };
+  },
+};
+
+function sessionItem(session: PasskeySession) {
+  return { ...keys.passkeySession(session.tenantId, session.storeName, session.sessionId), itemType: 'PasskeySession', ...session };
+}
+
+function passkeyItem(p: PasskeyRecord) {
+  return { ...keys.passkey(p.tenantId, p.storeName, p.userId, p.id), itemType: 'Passkey', ...p };
+}
+
+export const passkeyStore: PasskeyStore = {
+  async saveSession(session) {
+    const items: Record<string, Record<string, unknown>>[] = [{ Put: { Item: sessionItem(session), ConditionExpression: 'attribute_not_exists(PK)' } }];
+    if (session.kind === 'registration' && session.userId && session.newUserExternalId === undefined) {
+      items.push({ Put: { Item: { ...keys.passkeyPendingRegistration(session.tenantId, session.storeName, session.userId), itemType: 'PasskeyPending', ...session } } });
+    }
+    if (!(await transact(items))) throw new Error('passkey session id collision');
+  },
+  async getSession(tenantId, storeName, sessionId, now) {
+    const session = strip<PasskeySession>(await getItem(keys.passkeySession(tenantId, storeName, sessionId)), 'PasskeySession');
+    return session && session.expiresAt * 1000 > now.getTime() ? session : undefined;
+  },
+  async latestRegistration(tenantId, storeName, userId, now) {
+    const pending = strip<PasskeySession>(await getItem(keys.passkeyPendingRegistration(tenantId, storeName, userId)), 'PasskeyPending');
+    if (!pending || pending.expiresAt * 1000 <= now.getTime()) return undefined;
+    // Still pending only while its challenge is unspent.
+    return (await passkeyStore.getSession(tenantId, storeName, pending.sessionId, now)) ? pending : undefined;
+  },
+  async dropSession(session) {
+    const { doc, tableName, commands } = await dynamo();
+    await doc.send(new commands.DeleteCommand({ TableName: tableName, Key: keys.passkeySession(session.tenantId, session.storeName, session.sessionId) }));
+  },
+  async listPasskeys(tenantId, storeName, userId) {
+    const items = await queryAll(keys.identityUserPartition(tenantId, storeName, userId), keys.passkeySortPrefix);
+    return items.map((i) => strip<PasskeyRecord>(i, 'Passkey')).filter((p): p is PasskeyRecord => !!p);
+  },
+  async getPasskey(tenantId, storeName, userId, passkeyId) {
+    return strip<PasskeyRecord>(await getItem(keys.passkey(tenantId, storeName, userId, passkeyId)), 'Passkey');
+  },
+  async findByCredentialId(tenantId, storeName, credentialId) {
+    if (!credentialId || credentialId.length > 1400) return undefined;
+    const lock = await getItem(keys.passkeyCredential(tenantId, storeName, credentialId));
+    if (!lock || lock.itemType !== 'PasskeyCredential') return undefined;
+    return passkeyStore.getPasskey(tenantId, storeName, String(lock.userId), String(lock.passkeyId));
+  },
+  async register(session, passkey, user, isNewUser, event) {
+    const items: Record<string, Record<string, unknown>>[] = [
+      { Delete: { Key: keys.passkeySession(session.tenantId, session.storeName, session.sessionId), ConditionExpression: 'attribute_exists(PK)' } },
+      {
+        Put: {
+          Item: { ...keys.passkeyCredential(passkey.tenantId, passkey.storeName, passkey.credentialId), itemType: 'PasskeyCredential', userId: passkey.userId, passkeyId: passkey.id },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+      { Put: { Item: passkeyItem(passkey) } },
+      { Put: { Item: userItem(user), ConditionExpression: isNewUser ? 'attribute_not_exists(PK)' : 'attribute_exists(PK)' } },
+      { Put: { Item: eventItem(event) } },
+    ];
+    if (isNewUser) {
+      items.push({
+        Put: {
+          Item: { ...keys.identityUserExternalId(user.tenantId, user.storeName, user.externalId), itemType: 'IdentityUserExternalId', userId: user.id },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      });
+    }
+    const reasons = await transactReasons(items);
+    if (!reasons) return 'ok';
+    if (reasons[0] === 'ConditionalCheckFailed') return 'sessionGone';
+    if (reasons[1] === 'ConditionalCheckFailed') return 'credentialTaken';
+    if (reasons[5] === 'ConditionalCheckFailed') return 'externalIdTaken';
+    return 'sessionGone';
+  },
+  async authenticated(session, passkey, previousCounter, record, event) {
+    return transact([
+      { Delete: { Key: keys.passkeySession(session.tenantId, session.storeName, session.sessionId), ConditionExpression: 'attribute_exists(PK)' } },
+      { Put: { Item: passkeyItem(passkey), ConditionExpression: 'attribute_exists(PK) AND #counter = :old', ExpressionAttributeNames: { '#counter': 'counter' }, ExpressionAttributeValues: { ':old': previousCounter } } },
+      { Put: { Item: { ...keys.userAuthentication(record.tenantId, record.storeName, record.userId, record.at, record.id), itemType: 'UserAuthentication', ...record } } },
+      { Put: { Item: eventItem(event) } },
+    ]);
+  },
+  async listAuthentications(tenantId, storeName, userId) {
+    const items = await queryAll(keys.identityUserPartition(tenantId, storeName, userId), keys.userAuthenticationSortPrefix);
+    return items.map((i) => strip<AuthenticationRecord>(i, 'UserAuthentication')).filter((r): r is AuthenticationRecord => !!r);
   },
 };

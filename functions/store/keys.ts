@@ -122,6 +122,27 @@ export const keys = {
   passcodeLogin(tenantId: string, storeName: string, sessionId: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}IDS#${part(storeName)}#PCLOGIN#${part(sessionId)}`, SK: 'PCLOGIN' };
   },
+  /** A WebAuthn ceremony in progress (its challenge), with a TTL. */
+  passkeySession(tenantId: string, storeName: string, sessionId: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}IDS#${part(storeName)}#PKSESS#${part(sessionId)}`, SK: 'PKSESS' };
+  },
+  /** The user's newest pending passkey registration (for the `sessions` read). */
+  passkeyPendingRegistration(tenantId: string, storeName: string, userId: string): ItemKey {
+    return { PK: keys.identityUserPartition(tenantId, storeName, userId), SK: 'PKPENDING' };
+  },
+  passkey(tenantId: string, storeName: string, userId: string, passkeyId: string): ItemKey {
+    return { PK: keys.identityUserPartition(tenantId, storeName, userId), SK: `PASSKEY#${part(passkeyId)}` };
+  },
+  passkeySortPrefix: 'PASSKEY#',
+  /** Makes a WebAuthn credential id unique in its store; names the passkey it belongs to. */
+  passkeyCredential(tenantId: string, storeName: string, credentialId: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}IDS#${part(storeName)}#CRED#${encoded(credentialId)}`, SK: 'CRED' };
+  },
+  /** One authentication of a user, in the user's partition, by time. */
+  userAuthentication(tenantId: string, storeName: string, userId: string, at: string, id: string): ItemKey {
+    return { PK: keys.identityUserPartition(tenantId, storeName, userId), SK: `AUTHN#${at}#${part(id)}` };
+  },
+  userAuthenticationSortPrefix: 'AUTHN#',
   /** The identity store event log: one partition per tenant, sorted by time. */
   identityEventPartition(tenantId: string): string {
     return `${tenantPrefix(tenantId)}IDSEVENTS`;
