@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { ApiError, NotFoundError } from '../errors.js';
 import { newId26 } from '../shared/ids.js';
 import { newEvent, type IdentityEvent } from './events.js';
+import type { AuthenticationRecord } from './passkeys.js';
 import { MAX_PASSCODE_HISTORY, PolicyNotFoundError, type IdentityStoreStore, type PasscodeRequirements } from './stores.js';
 import { findUser, userView, type IdentityUserRecord, type IdentityUserStore, type UserRef } from './users.js';
 import { SRP_ALGORITHM, finishLogin, newSalt, parseVerifier, startLogin, verifierToBase64 } from './srp.js';
@@ -72,8 +73,8 @@ export interface PasscodeStore {
   getLogin(tenantId: string, storeName: string, sessionId: string, now: Date): Promise<PasscodeLoginSession | undefined>;
   /** A failed proof: the new b, B and count, written only over the attempt count read (one guess at a time), with the event. */
   retryLogin(session: PasscodeLoginSession, expectedAttempts: number, event: IdentityEvent): Promise<boolean>;
-  /** The login is over (proved, or out of attempts): the session goes, only if unchanged, with the event. */
-  endLogin(session: PasscodeLoginSession, expectedAttempts: number, event: IdentityEvent): Promise<boolean>;
+  /** The login is over (proved, or out of attempts): the session goes, only if unchanged, with the event (and, proved, the user's authentication record). */
+  endLogin(session: PasscodeLoginSession, expectedAttempts: number, event: IdentityEvent, authentication?: AuthenticationRecord): Promise<boolean>;
 }
 
 export interface IdentityStores {
@@ -331,7 +332,17 @@ export async function finishPasscodeLogin(
       ? await finishLogin({ identity: session.identity, salt: session.salt, verifier: passcode.current.verifier, b: session.b, A: input.A, M1: input.M1 })
       : ({ ok: false, reason: 'BAD_PROOF' } as const);
   if (outcome.ok) {
-    if (!(await s.passcodes.endLogin(session, session.attempts, event('PASSCODE_AUTHENTICATED')))) throw gone();
+    const at = input.now.toISOString();
+    const record: AuthenticationRecord = {
+      tenantId: input.tenantId,
+      storeName: input.storeName,
+      userId: session.userId,
+      at,
+      id: newId26(),
+      method: 'PASSCODE',
+      policyName: session.policyName,
+    };
+    if (!(await s.passcodes.endLogin(session, session.attempts, event('PASSCODE_AUTHENTICATED'), record))) throw gone();
     return { result: 'PASS', M2: outcome.M2 };
   }
   const attempts = session.attempts + 1;

@@ -182,7 +182,7 @@ export const passcodeStore: PasscodeStore = {
       { Put: { Item: eventItem(event) } },
     ]);
   },
-  async endLogin(session, expectedAttempts, event) {
+  async endLogin(session, expectedAttempts, event, authentication) {
     return transact([
       {
         Delete: {
@@ -192,6 +192,7 @@ export const passcodeStore: PasscodeStore = {
         },
       },
       { Put: { Item: eventItem(event) } },
+      ...(authentication ? [{ Put: { Item: authenticationItem(authentication) } }] : []),
     ]);
   },
   async deregister(passcode, user, event) {
@@ -270,6 +271,10 @@ export const identityEventStore: IdentityEventStore = {
   },
 };
 
+function authenticationItem(r: AuthenticationRecord) {
+  return { ...keys.userAuthentication(r.tenantId, r.storeName, r.userId, r.at, r.id), itemType: 'UserAuthentication', ...r };
+}
+
 function sessionItem(session: PasskeySession) {
   return { ...keys.passkeySession(session.tenantId, session.storeName, session.sessionId), itemType: 'PasskeySession', ...session };
 }
@@ -345,7 +350,7 @@ export const passkeyStore: PasskeyStore = {
     return transact([
       { Delete: { Key: keys.passkeySession(session.tenantId, session.storeName, session.sessionId), ConditionExpression: 'attribute_exists(PK)' } },
       { Put: { Item: passkeyItem(passkey), ConditionExpression: 'attribute_exists(PK) AND #counter = :old', ExpressionAttributeNames: { '#counter': 'counter' }, ExpressionAttributeValues: { ':old': previousCounter } } },
-      { Put: { Item: { ...keys.userAuthentication(record.tenantId, record.storeName, record.userId, record.at, record.id), itemType: 'UserAuthentication', ...record } } },
+      { Put: { Item: authenticationItem(record) } },
       { Put: { Item: eventItem(event) } },
     ]);
   },

@@ -83,6 +83,8 @@ describe('a passcode journey over HTTP, the browser played by the test', () => {
 
     const user = await call('GET', `${base}/stores/${storeName}/users/${externalId}/ext`, { token });
     expect(user.json.passcodes).toEqual([expect.objectContaining({ policyName: 'pin' })]);
+    const authentications = await call('GET', `${base}/stores/${storeName}/users/${externalId}/authentications/ext`, { token });
+    expect(authentications.json.content).toEqual([expect.objectContaining({ method: 'PASSCODE', policyName: 'pin' })]);
     const read = await call('GET', `/api/process-manager/processInstances/${j.id}`, { token });
     const userdata = await call('GET', `/api/userdata-server/processDefinitions/${read.json.processDefnId}/processInstances/${j.id}/userdata`, { token });
     expect(JSON.stringify(userdata.json)).not.toMatch(/verifier|"A"|"M1"/);
