@@ -2,7 +2,10 @@ import { build } from 'esbuild';
 import { join } from 'node:path';
 
 /** The journey pages' browser scripts: entry under functions/journey/client/, served name. */
-export const CLIENT_ASSETS = [{ entry: 'functions/journey/client/passcode.ts', name: 'PASSCODE_JS' }] as const;
+export const CLIENT_ASSETS = [
+  { entry: 'functions/journey/client/passcode.ts', name: 'PASSCODE_JS' },
+  { entry: 'functions/journey/client/passkey.ts', name: 'PASSKEY_JS' },
+] as const;
 
 export const GENERATED_ASSETS = 'functions/journey/assets.generated.ts';
 

@@ -429,6 +429,51 @@ export const CATALOGUE: readonly ActivitySpec[] = [
     ],
   },
   {
+    type: 'PASSKEY_REGISTRATION',
+    displayName: 'Passkey Registration',
+    kind: 'user',
+    description:
+      "The service's own addition (the spec names passkeys among the identity store's endpoints, not as an activity): the end user creates a passkey " +
+      "in the browser (WebAuthn) for the user under User Key, User ID or User External ID, under the store's configuration for the relying party.",
+    inputs: [
+      storeName,
+      s('Relying Party ID', true, undefined, "The WebAuthn RP ID: one of the store's passkeyConfig entries, a suffix of the journey pages' host."),
+      s('Registration Policy', true, 'default'),
+      key('Passkey Key', 'passkey1', 'Where the result is kept: vars.{Passkey Key} and _checks.{Passkey Key}.'),
+      userExternalId,
+      userId,
+      userKeyDefault,
+      stepTimeout,
+    ],
+    rules: [{ kind: 'groups', groups: [['User ID'], ['User External ID']], min: 0, max: 1 }],
+    outputs: [
+      { name: 'Passkey', variable: 'vars.{Passkey Key}', description: 'The passkey id, credential id and user id.' },
+      { name: 'Passkey registration check', variable: '_checks.{Passkey Key}', description: '{result: "PASS"} once registered.' },
+    ],
+    errorEvents: [],
+  },
+  {
+    type: 'PASSKEY_AUTHENTICATION',
+    displayName: 'Passkey Authentication',
+    kind: 'user',
+    description:
+      "The service's own addition: the end user signs in with a passkey (WebAuthn). With a user (User Key, User ID or User External ID) only their " +
+      'passkeys are allowed; without one it is discoverable, and the authenticator names the user, who is then kept under User Key.',
+    inputs: [
+      storeName,
+      s('Relying Party ID', true, undefined, "The WebAuthn RP ID: one of the store's passkeyConfig entries."),
+      s('Authentication Policy', true, 'default'),
+      key('Passkey Key', 'passkey1', 'Where the result is kept: _checks.{Passkey Key}.'),
+      userExternalId,
+      userId,
+      s('User Key', false, undefined, 'The user found earlier in the flow; without one (and no User ID or External ID) the sign-in is discoverable.'),
+      stepTimeout,
+    ],
+    rules: [{ kind: 'groups', groups: [['User ID'], ['User External ID']], min: 0, max: 1 }],
+    outputs: [{ name: 'Passkey authentication check', variable: '_checks.{Passkey Key}', description: '{result: "PASS"} once a passkey of the user is proved.' }],
+    errorEvents: [],
+  },
+  {
     type: 'CAPTURE_FACE_IMAGE',
     displayName: 'Capture Face Image',
     kind: 'user',

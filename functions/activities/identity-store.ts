@@ -1,7 +1,7 @@
 import { ApiError } from '../errors.js';
 import { identityStores } from '../identity-store/deps.js';
 import { completePasscodeRegistration, deregisterPasscode, startPasscodeLogin, startPasscodeRegistration } from '../identity-store/passcodes.js';
-import { ExternalIdNotUniqueError, addUser, findUser, userView, type UserRef } from '../identity-store/users.js';
+import { ExternalIdNotUniqueError, addUser, findUser, userRefFrom, userView, type UserRef } from '../identity-store/users.js';
 import { resolveInputs } from '../../statemachines/references.js';
 import type { InputValue } from '../../statemachines/definition.js';
 
@@ -42,14 +42,11 @@ function asActivityError(err: unknown): unknown {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
 
-/** The user an activity means: the one kept under User Key earlier in the flow, else by User ID or User External ID. */
+/** The user an activity means (see userRefFrom); User Key defaults to user1 here. */
 function userRef(inputs: Record<string, unknown>, state: Session): UserRef {
-  const kept = state.vars?.[String(inputs['User Key'] ?? 'user1')] as { id?: unknown } | undefined;
-  const id = str(inputs['User ID']) ?? str(kept?.id);
-  if (id) return { userId: id };
-  const ext = str(inputs['User External ID']);
-  if (ext) return { externalId: ext };
-  throw new ActivityError('UserNotGiven', 'No user: none is kept under the User Key, and neither User ID nor User External ID is given.');
+  const ref = userRefFrom({ 'User Key': 'user1', ...inputs }, state.vars);
+  if (!ref) throw new ActivityError('UserNotGiven', 'No user: none is kept under the User Key, and neither User ID nor User External ID is given.');
+  return ref;
 }
 
 function withVar(state: Session, key: string, value: unknown): Session {

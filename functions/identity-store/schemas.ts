@@ -52,7 +52,11 @@ const AuthenticationPolicy = z.strictObject({ userVerification: z._default(z.enu
 const RpId = z.withMeta(z.string().check(z.regex(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/, 'must be a domain name (the WebAuthn RP ID)')), {
   description: 'The WebAuthn relying party id: a domain, e.g. `bank.example`.',
 });
-const Origin = z.string().check(z.regex(/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/, 'must be an origin: scheme, host and optional port, no path'));
+const Origin = z.string().check(
+  z.regex(/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/, 'must be an origin: scheme, host and optional port, no path'),
+  // WebAuthn runs only in secure contexts: https, or http on localhost.
+  z.refine((o) => o.startsWith('https://') || /^http:\/\/([a-z0-9.-]+\.)?localhost(:\d+)?$/.test(o), 'must be https (http only for localhost)'),
+);
 const policies = <T extends z.ZodMiniType>(item: T) => z.record(PolicyName, item).check(z.refine((m) => Object.keys(m).length <= 20, 'at most 20 policies'));
 const PasskeyRpFields = {
   rpName: text(1, 255),

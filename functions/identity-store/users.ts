@@ -105,3 +105,17 @@ export async function findUser(s: { stores: IdentityStoreStore; users: IdentityU
   if (!user) throw new UserNotFoundError();
   return { store, user };
 }
+
+/**
+ * The user an activity names: the one kept under User Key earlier in the flow, else User ID,
+ * else User External ID; undefined when none is given.
+ */
+export function userRefFrom(inputs: Record<string, unknown>, vars: Record<string, unknown> | undefined): UserRef | undefined {
+  const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
+  const keyName = str(inputs['User Key']);
+  const kept = keyName ? (vars?.[keyName] as { id?: unknown } | undefined) : undefined;
+  const id = str(inputs['User ID']) ?? str(kept?.id);
+  if (id) return { userId: id };
+  const ext = str(inputs['User External ID']);
+  return ext ? { externalId: ext } : undefined;
+}

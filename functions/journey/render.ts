@@ -77,6 +77,15 @@ const STRINGS = {
     rule_lowerCaseCount: 'at least {n} lower case letter(s)',
     rule_upperCaseCount: 'at least {n} capital letter(s)',
     rule_characterVariety: 'at least {n} of: digits, symbols, lower case, capitals',
+    pkRegTitle: 'Create a passkey',
+    pkRegText: 'A passkey lets you sign in with your fingerprint, face or screen lock instead of a password. It stays on your device.',
+    pkRegButton: 'Create a passkey',
+    pkAuthTitle: 'Sign in with your passkey',
+    pkAuthText: 'Use the fingerprint, face or screen lock of the device that holds your passkey.',
+    pkAuthButton: 'Sign in with a passkey',
+    pkUnsupported: 'This browser cannot use passkeys. Try another browser or device.',
+    pkCancelled: 'The passkey was not used. You can try again.',
+    pkFailed: 'That passkey could not be confirmed. Please try again.',
   },
   de: {
     continue: 'Weiter',
@@ -131,6 +140,15 @@ const STRINGS = {
     rule_lowerCaseCount: 'mindestens {n} Kleinbuchstabe(n)',
     rule_upperCaseCount: 'mindestens {n} Großbuchstabe(n)',
     rule_characterVariety: 'mindestens {n} von: Ziffern, Sonderzeichen, Klein-, Großbuchstaben',
+    pkRegTitle: 'Passkey erstellen',
+    pkRegText: 'Mit einem Passkey melden Sie sich per Fingerabdruck, Gesicht oder Bildschirmsperre an statt mit einem Passwort. Er bleibt auf Ihrem Gerät.',
+    pkRegButton: 'Passkey erstellen',
+    pkAuthTitle: 'Mit Passkey anmelden',
+    pkAuthText: 'Verwenden Sie Fingerabdruck, Gesicht oder Bildschirmsperre des Geräts mit Ihrem Passkey.',
+    pkAuthButton: 'Mit Passkey anmelden',
+    pkUnsupported: 'Dieser Browser kann keine Passkeys verwenden. Versuchen Sie einen anderen Browser oder ein anderes Gerät.',
+    pkCancelled: 'Der Passkey wurde nicht verwendet. Sie können es noch einmal versuchen.',
+    pkFailed: 'Dieser Passkey konnte nicht bestätigt werden. Bitte versuchen Sie es noch einmal.',
   },
 } satisfies Record<Language, Record<string, string>>;
 
@@ -359,6 +377,37 @@ ${errorSummary(input.lang, input.wrong ? fill(s.pcWrong, input.challenge.attempt
 <input type="hidden" name="A" value="">
 <input type="hidden" name="M1" value="">
 <button type="submit">${escapeHtml(s.continue)}</button>
+</form>`,
+  });
+}
+
+/**
+ * A passkey screen: the page's script hands the WebAuthn options to the browser
+ * (@simplewebauthn/browser) when the end user presses the button, and posts the browser's
+ * response with the ceremony's id.
+ */
+export function renderPasskey(input: {
+  lang: Language;
+  mode: 'register' | 'authenticate';
+  action: string;
+  sessionId: string;
+  options: unknown;
+  failed?: boolean;
+}): string {
+  const s = strings(input.lang);
+  const [title, text, button] = input.mode === 'register' ? [s.pkRegTitle, s.pkRegText, s.pkRegButton] : [s.pkAuthTitle, s.pkAuthText, s.pkAuthButton];
+  return page({
+    lang: input.lang,
+    title,
+    scripts: ['/journey/assets/passkey.js'],
+    body: `<h1>${escapeHtml(title)}</h1><p class="sub">${escapeHtml(text)}</p>
+<form method="post" action="${escapeHtml(input.action)}" id="passkey-form" data-mode="${input.mode}" data-options="${escapeHtml(JSON.stringify(input.options))}" data-msg-unsupported="${escapeHtml(s.pkUnsupported)}" data-msg-cancelled="${escapeHtml(s.pkCancelled)}" novalidate>
+<noscript><div class="summary">${escapeHtml(s.pkUnsupported)}</div></noscript>
+${input.failed ? `<div class="summary" role="alert" tabindex="-1" id="pk-summary"><p>${escapeHtml(s.pkFailed)}</p></div>` : ''}
+<p class="status" id="pk-status" role="status" aria-live="polite"></p>
+<input type="hidden" name="sessionId" value="${escapeHtml(input.sessionId)}">
+<input type="hidden" name="response" value="">
+<button type="submit">${escapeHtml(button)}</button>
 </form>`,
   });
 }

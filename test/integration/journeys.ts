@@ -43,3 +43,21 @@ export const passcodeJourney = (name: string) => ({
   },
 });
 
+
+/** Add the user, create a passkey for them, then sign in with it discoverably; PASS when both passed. */
+export const passkeyJourney = (name: string, storeName: string, rpId: string) => ({
+  name,
+  version: 1,
+  retentionDays: 1,
+  startActivityId: 'addUser',
+  activities: {
+    addUser: { type: 'ADD_USER', inputs: { 'External ID': '${externalId}', 'Store Name': storeName }, next: 'createPasskey' },
+    createPasskey: { type: 'PASSKEY_REGISTRATION', inputs: { 'Store Name': storeName, 'Relying Party ID': rpId, 'Passkey Key': 'pkReg' }, next: 'signIn' },
+    signIn: { type: 'PASSKEY_AUTHENTICATION', inputs: { 'Store Name': storeName, 'Relying Party ID': rpId, 'Passkey Key': 'pkAuth', 'User Key': 'signedIn' }, next: 'decide' },
+    decide: {
+      type: 'SIMPLE_DECIDER',
+      rules: [{ when: { all: [{ variable: '_checks.pkReg.result', equals: 'PASS' }, { variable: '_checks.pkAuth.result', equals: 'PASS' }] }, outcome: 'PASS' }],
+      default: 'FAIL',
+    },
+  },
+});

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { SoftAuthenticator } from '../support/soft-authenticator.js';
-import { adminToken, call, issueToken, keyWith } from './client.js';
+import { adminToken, call, finalStatus, issueToken, keyWith, pageUntil } from './client.js';
+import { passkeyJourney } from './journeys.js';
 
 /**
  * Passkeys over the API, the browser and authenticator played by a software authenticator whose
@@ -234,5 +235,57 @@ describe('passkey authentication', () => {
     expect((await completeAuth(store, s3.json.sessionId, { ...unknown, id: 'AAAA', rawId: 'AAAA' })).status).toBe(400);
     const noPasskeys = await newUser(store);
     expect((await startAuth(store, noPasskeys.id)).json.code).toBe('PASSKEY_NOT_FOUND');
+  });
+});
+
+describe('passkeys in a journey (the browser played by the software authenticator)', () => {
+  it('creates a passkey for the user the journey added, then signs in with it discoverably', async () => {
+    const port = inject('port');
+    const rpId = 'demo.fir.localhost';
+    const origin = `http://demo.fir.localhost:${port}`;
+    const store = `pkj-${fresh()}`;
+    expect((await call('POST', `${base}/stores`, { token, body: { name: store } })).status).toBe(201);
+    const config = { ...CONFIG, rpId, allowedOrigins: [origin], registrationPolicies: { default: {} }, authenticationPolicies: { default: {} } };
+    expect((await call('POST', `${base}/stores/${store}/passkeyConfig`, { token, body: config })).status).toBe(201);
+    const name = `pk-journey-${fresh()}`;
+    expect((await call('POST', '/api/process-manager/processDefinitions', { token, body: passkeyJourney(name, store, rpId) })).status).toBe(201);
+    const externalId = `ext-${fresh()}`;
+    const pt = await call('POST', '/api/process-manager/processTokens', { token, body: { name, processDefnName: name, processDefnVersion: 1, parameters: { externalId } } });
+    const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
+    const url = new URL(created.json.redirectUrl);
+    const path = `${url.pathname}${url.search}&lang=en`;
+    const id = created.json.processInstanceId;
+    const attr = (html: string, name: string) => {
+      const m = new RegExp(`${name}="([^"]*)"`).exec(html);
+      return m![1]!.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    };
+    const device = new SoftAuthenticator();
+    const submit = (activity: string, sessionId: string, response: unknown) =>
+      call('POST', `/journey/${id}/steps/${activity}/passkey${url.search}&lang=en`, {
+        rawBody: new URLSearchParams({ sessionId, response: JSON.stringify(response) }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+
+    const reg = await pageUntil(path, 'data-mode="register"');
+    expect(reg).toContain('<script src="/journey/assets/passkey.js" defer></script>');
+    const options = JSON.parse(attr(reg, 'data-options'));
+    expect(options.rp.id).toBe(rpId);
+    // A response for another origin is refused, and the screen comes back with a new challenge.
+    const sessionOf = (html: string) => /name="sessionId" value="([0-9A-Z]{26})"/.exec(html)![1]!;
+    const refused = await submit('createPasskey', sessionOf(reg), new SoftAuthenticator().createCredential(options, origin, { origin: 'https://evil.example' }));
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('could not be confirmed');
+    const retryOptions = JSON.parse(attr(refused.text, 'data-options'));
+    expect(retryOptions.challenge).not.toBe(options.challenge);
+    expect((await submit('createPasskey', sessionOf(refused.text), device.createCredential(retryOptions, origin))).status).toBe(303);
+
+    const auth = await pageUntil(path, 'data-mode="authenticate"');
+    const authOptions = JSON.parse(attr(auth, 'data-options'));
+    expect(authOptions.allowCredentials ?? []).toEqual([]);
+    expect((await submit('signIn', sessionOf(auth), device.getAssertion(authOptions, origin))).status).toBe(303);
+    expect(await finalStatus(id, token)).toBe('COMPLETED_ENDED_SUCCESS');
+    const read = await call('GET', `/api/process-manager/processInstances/${id}`, { token });
+    const checks = await call('GET', `/api/userdata-server/processDefinitions/${read.json.processDefnId}/processInstances/${id}/userdata/checks`, { token });
+    expect(checks.json.map((c: { checkType: string; result: string }) => `${c.checkType} ${c.result}`)).toEqual(['PASSKEY_REGISTRATION PASS', 'PASSKEY_AUTHENTICATION PASS']);
   });
 });

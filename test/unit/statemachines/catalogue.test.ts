@@ -176,6 +176,8 @@ describe('CATALOGUE', () => {
       'Capture Face Image',
       'Data Form',
       'Passcode Authentication Form',
+      'Passkey Authentication',
+      'Passkey Registration',
       'Wait on Push Notification',
     ]);
   });
