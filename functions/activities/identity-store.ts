@@ -53,6 +53,15 @@ function withVar(state: Session, key: string, value: unknown): Session {
   return { ...state, vars: { ...(state.vars ?? {}), [key]: value } };
 }
 
+/** Runs a service activity; a domain error fails the step under its stable name (see asActivityError). */
+export async function runServiceActivity(run: (p: ServicePayload, now: Date) => Promise<Session>, payload: ServicePayload, now: Date): Promise<Session> {
+  try {
+    return await run(payload, now);
+  } catch (err) {
+    throw asActivityError(err);
+  }
+}
+
 /** The identity store's service activities. Each returns the whole new session state. */
 export const IDENTITY_ACTIVITIES: Record<string, (p: ServicePayload, now: Date) => Promise<Session>> = {
   async ADD_USER({ inputs: raw, activityType, state }, now) {
@@ -73,32 +82,24 @@ export const IDENTITY_ACTIVITIES: Record<string, (p: ServicePayload, now: Date) 
   async GET_USER({ inputs: raw, activityType, state }, now) {
     void now;
     const inputs = resolveInputs(activityType, raw, state);
-    try {
-      const { user } = await findUser(identityStores, state.instance.tenantId, String(inputs['Store Name']), userRef(inputs, state));
-      return withVar(state, String(inputs['User Key'] ?? 'user1'), userView(user));
-    } catch (err) {
-      throw asActivityError(err);
-    }
+    const { user } = await findUser(identityStores, state.instance.tenantId, String(inputs['Store Name']), userRef(inputs, state));
+    return withVar(state, String(inputs['User Key'] ?? 'user1'), userView(user));
   },
 
   async START_PASSCODE_REGISTRATION({ inputs: raw, activityType, state }, now) {
     const inputs = resolveInputs(activityType, raw, state);
-    try {
-      const started = await startPasscodeRegistration(identityStores, {
-        tenantId: state.instance.tenantId,
-        storeName: String(inputs['Store Name']),
-        user: userRef(inputs, state),
-        policyName: String(inputs['Passcode Key']),
-        now,
-      });
-      return withVar(state, String(inputs['Passcode Registration Key'] ?? 'passcodeReg1'), {
-        ...started,
-        storeName: String(inputs['Store Name']),
-        policyName: String(inputs['Passcode Key']),
-      });
-    } catch (err) {
-      throw asActivityError(err);
-    }
+    const started = await startPasscodeRegistration(identityStores, {
+      tenantId: state.instance.tenantId,
+      storeName: String(inputs['Store Name']),
+      user: userRef(inputs, state),
+      policyName: String(inputs['Passcode Key']),
+      now,
+    });
+    return withVar(state, String(inputs['Passcode Registration Key'] ?? 'passcodeReg1'), {
+      ...started,
+      storeName: String(inputs['Store Name']),
+      policyName: String(inputs['Passcode Key']),
+    });
   },
 
   async COMPLETE_PASSCODE_REGISTRATION({ inputs: raw, activityType, state }, now) {
@@ -112,53 +113,41 @@ export const IDENTITY_ACTIVITIES: Record<string, (p: ServicePayload, now: Date) 
     // The verifier: what the passcode form kept on the registration session, or (a custom
     // client) the Passcode Registration Browser Response input, `{verifier, historyVerifiers?}`.
     const given = inputs['Passcode Registration Browser Response'] as { verifier?: unknown; historyVerifiers?: unknown } | undefined;
-    try {
-      const done = await completePasscodeRegistration(identityStores, {
-        tenantId: state.instance.tenantId,
-        storeName: registration.storeName,
-        sessionId,
-        verifier: typeof given?.verifier === 'string' ? given.verifier : undefined,
-        historyVerifiers: Array.isArray(given?.historyVerifiers) ? given.historyVerifiers.map(String) : undefined,
-        actor: actorOf(state),
-        now,
-      });
-      return { ...state, _checks: { ...(state._checks ?? {}), [key]: { result: 'PASS', checkType: 'PASSCODE_REGISTRATION', userId: done.user.id } } };
-    } catch (err) {
-      throw asActivityError(err);
-    }
+    const done = await completePasscodeRegistration(identityStores, {
+      tenantId: state.instance.tenantId,
+      storeName: registration.storeName,
+      sessionId,
+      verifier: typeof given?.verifier === 'string' ? given.verifier : undefined,
+      historyVerifiers: Array.isArray(given?.historyVerifiers) ? given.historyVerifiers.map(String) : undefined,
+      actor: actorOf(state),
+      now,
+    });
+    return { ...state, _checks: { ...(state._checks ?? {}), [key]: { result: 'PASS', checkType: 'PASSCODE_REGISTRATION', userId: done.user.id } } };
   },
 
   async START_PASSCODE_AUTHENTICATION({ inputs: raw, activityType, state }, now) {
     const inputs = resolveInputs(activityType, raw, state);
-    try {
-      const started = await startPasscodeLogin(identityStores, {
-        tenantId: state.instance.tenantId,
-        storeName: String(inputs['Store Name']),
-        user: userRef(inputs, state),
-        policyName: String(inputs['Passcode Policy'] ?? 'passcodeAuth1'),
-        now,
-      });
-      return withVar(state, String(inputs['Passcode Registration Key'] ?? 'passcodeReg1'), { authentication: started });
-    } catch (err) {
-      throw asActivityError(err);
-    }
+    const started = await startPasscodeLogin(identityStores, {
+      tenantId: state.instance.tenantId,
+      storeName: String(inputs['Store Name']),
+      user: userRef(inputs, state),
+      policyName: String(inputs['Passcode Policy'] ?? 'passcodeAuth1'),
+      now,
+    });
+    return withVar(state, String(inputs['Passcode Registration Key'] ?? 'passcodeReg1'), { authentication: started });
   },
 
   async DEREGISTER_PASSCODE({ inputs: raw, activityType, state }, now) {
     const inputs = resolveInputs(activityType, raw, state);
-    try {
-      const done = await deregisterPasscode(identityStores, {
-        tenantId: state.instance.tenantId,
-        storeName: String(inputs['Store Name']),
-        user: userRef(inputs, state),
-        policyName: String(inputs['Passcode Policy'] ?? 'passcodeAuth1'),
-        actor: actorOf(state),
-        now,
-      });
-      return withVar(state, String(inputs['User Key'] ?? 'user1'), done.user);
-    } catch (err) {
-      throw asActivityError(err);
-    }
+    const done = await deregisterPasscode(identityStores, {
+      tenantId: state.instance.tenantId,
+      storeName: String(inputs['Store Name']),
+      user: userRef(inputs, state),
+      policyName: String(inputs['Passcode Policy'] ?? 'passcodeAuth1'),
+      actor: actorOf(state),
+      now,
+    });
+    return withVar(state, String(inputs['User Key'] ?? 'user1'), done.user);
   },
 };
 

@@ -1,6 +1,6 @@
 import { activitySpec } from '../../statemachines/catalogue.js';
 import { recordWaitingStep, type UserStepPayload } from '../journey/steps.js';
-import { IDENTITY_ACTIVITIES, type ServicePayload } from './identity-store.js';
+import { IDENTITY_ACTIVITIES, runServiceActivity, type ServicePayload } from './identity-store.js';
 
 /** An activity the state machine called that this deployment cannot run: the step fails under this name. */
 export class ActivityUnavailableError extends Error {
@@ -25,6 +25,6 @@ export async function runActivity(payload: Record<string, unknown>, now: Date): 
     return {};
   }
   const service = IDENTITY_ACTIVITIES[type];
-  if (service) return service(payload as unknown as ServicePayload, now);
+  if (service) return runServiceActivity(service, payload as unknown as ServicePayload, now);
   throw new ActivityUnavailableError(`This deployment has no runtime for the ${type} activity yet.`);
 }

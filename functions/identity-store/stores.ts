@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { ConcurrentUpdateError, ConflictError, NotFoundError, ValidationError } from '../errors.js';
 
 import type { PasscodeRequirements } from './passcode-rules.js';
 import type { PasskeyRpConfig } from './passkeys.js';
@@ -161,4 +161,18 @@ export function withPasskeyConfig(current: IdentityStoreRecord, config: PasskeyR
     lastUpdatedBy: principal,
     version: current.version + 1,
   };
+}
+
+/** Reads a store, changes it, and writes it over the version read (404 when absent, 409 when it changed meanwhile). */
+export async function changeStore(
+  stores: IdentityStoreStore,
+  tenantId: string,
+  name: string,
+  change: (current: IdentityStoreRecord) => IdentityStoreRecord,
+): Promise<IdentityStoreRecord> {
+  const current = await stores.get(tenantId, name);
+  if (!current) throw new IdentityStoreNotFoundError(name);
+  const next = change(current);
+  if (!(await stores.replace(next, current.version))) throw new ConcurrentUpdateError();
+  return next;
 }

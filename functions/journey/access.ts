@@ -2,6 +2,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { NotFoundError } from '../errors.js';
 import { processInstanceStore } from '../store/process-instances.js';
 import { hashCapability, type ProcessInstanceRecord } from '../process-manager/instances.js';
+import { isFinal } from '../process-manager/status.js';
+import { StepNotWaitingError } from './steps.js';
 
 /** One answer for an unknown instance, a wrong capability and an expired journey. */
 export class JourneyNotAvailableError extends NotFoundError {
@@ -22,4 +24,22 @@ export async function openJourney(tenantId: string, processInstanceId: string, c
   const stored = Buffer.from(record.capabilityHash, 'hex');
   if (given.length !== stored.length || !timingSafeEqual(given, stored)) throw new JourneyNotAvailableError();
   return record;
+}
+
+/**
+ * The instance behind a journey link and the step a submission is for: it must be the step the
+ * journey waits at now, of one of `types`; otherwise 409 (already done, timed out, or moved on).
+ */
+export async function openWaitingStep(
+  tenantId: string,
+  link: { processInstanceId: string; activityId: string; capability: string },
+  types: readonly string[],
+  now: Date,
+): Promise<{ record: ProcessInstanceRecord; step: NonNullable<ProcessInstanceRecord['currentStep']> }> {
+  const record = await openJourney(tenantId, link.processInstanceId, link.capability, now);
+  const step = record.currentStep;
+  if (!step || isFinal(record.status) || step.activityId !== link.activityId || !types.includes(step.activityType)) {
+    throw new StepNotWaitingError(`The journey is not waiting at ${link.activityId}.`);
+  }
+  return { record, step };
 }

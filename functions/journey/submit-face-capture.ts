@@ -1,14 +1,13 @@
 import { apiHandler } from '../http/wrapper.js';
 import { orchestrator } from '../process-manager/orchestrator.js';
-import { isFinal } from '../process-manager/status.js';
 import { objectKeys } from '../store/keys.js';
 import { imageStore } from '../store/images.js';
-import { openJourney } from './access.js';
+import { openWaitingStep } from './access.js';
 import { faceCaptureCheck, faceImageRecord, inspectFaceImage, type ImageProblem } from './face-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from './face-limits.js';
 import { journeyUrl } from './pages.js';
 import { pickLanguage, renderFaceCapture } from './render.js';
-import { StepNotWaitingError, completeUserStep } from './steps.js';
+import { completeUserStep } from './steps.js';
 import { journeyRoutes as routes } from './journey-routes.js';
 
 /** The `image` field of a multipart post, or why there is none. */
@@ -33,11 +32,7 @@ async function uploadedImage(upload: { contentType: string; bytes: Buffer } | un
  */
 export const handler = apiHandler(routes.submitFaceCapture, async ({ tenantId, path, query, upload, now }) => {
   const lang = pickLanguage(query.lang);
-  const record = await openJourney(tenantId, path.processInstanceId, query.c, now);
-  const step = record.currentStep;
-  if (!step || isFinal(record.status) || step.activityId !== path.activityId || step.activityType !== 'CAPTURE_FACE_IMAGE') {
-    throw new StepNotWaitingError(`The journey is not waiting at ${path.activityId}.`);
-  }
+  const { record, step } = await openWaitingStep(tenantId, { ...path, capability: query.c }, ['CAPTURE_FACE_IMAGE'], now);
   const action = journeyUrl(record, query.c, lang, step.activityId, 'face');
   const refuse = (error: ImageProblem) => ({
     status: 400,

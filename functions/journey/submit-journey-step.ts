@@ -1,12 +1,11 @@
 import { apiHandler } from '../http/wrapper.js';
 import { orchestrator } from '../process-manager/orchestrator.js';
 import type { DataForm } from '../../statemachines/definition.js';
-import { openJourney } from './access.js';
-import { isFinal } from '../process-manager/status.js';
+import { openWaitingStep } from './access.js';
 import { validateFormSubmission } from './forms.js';
 import { journeyUrl } from './pages.js';
 import { pickLanguage, renderDataForm } from './render.js';
-import { StepNotWaitingError, completeUserStep } from './steps.js';
+import { completeUserStep } from './steps.js';
 import { journeyRoutes as routes } from './journey-routes.js';
 
 /**
@@ -16,11 +15,7 @@ import { journeyRoutes as routes } from './journey-routes.js';
  */
 export const handler = apiHandler(routes.submitJourneyStep, async ({ tenantId, path, query, body, now }) => {
   const lang = pickLanguage(query.lang);
-  const record = await openJourney(tenantId, path.processInstanceId, query.c, now);
-  const step = record.currentStep;
-  if (!step || isFinal(record.status) || step.activityId !== path.activityId || step.activityType !== 'DATA_FORM') {
-    throw new StepNotWaitingError(`The journey is not waiting at ${path.activityId}.`);
-  }
+  const { record, step } = await openWaitingStep(tenantId, { ...path, capability: query.c }, ['DATA_FORM'], now);
   const form = step.inputs.Form as DataForm;
   const outcome = validateFormSubmission(form, body, lang, now);
   if (!outcome.ok) {

@@ -1,11 +1,10 @@
 import { ApiError } from '../errors.js';
 import { apiHandler } from '../http/wrapper.js';
 import { orchestrator } from '../process-manager/orchestrator.js';
-import { isFinal } from '../process-manager/status.js';
 import { identityStores } from '../identity-store/deps.js';
 import { PasscodeReusedError, finishPasscodeLogin, stagePasscodeRegistration } from '../identity-store/passcodes.js';
 import type { CheckRecord } from '../store/process-instances.js';
-import { openJourney } from './access.js';
+import { openWaitingStep } from './access.js';
 import { journeyUrl, passcodeAuthenticationScreen, passcodeLogin, passcodeRegistration, passcodeRegistrationScreen, screenOf } from './pages.js';
 import { pickLanguage } from './render.js';
 import { StepNotWaitingError, completeUserStep } from './steps.js';
@@ -22,11 +21,7 @@ const html = (body: string) => ({ status: 400, raw: { contentType: 'text/html; c
  */
 export const handler = apiHandler(routes.submitPasscodeStep, async ({ tenantId, path, query, body, now }) => {
   const lang = pickLanguage(query.lang);
-  const record = await openJourney(tenantId, path.processInstanceId, query.c, now);
-  const step = record.currentStep;
-  if (!step || isFinal(record.status) || step.activityId !== path.activityId || step.activityType !== 'PASSCODE_AUTHENTICATION_FORM') {
-    throw new StepNotWaitingError(`The journey is not waiting at ${path.activityId}.`);
-  }
+  const { record, step } = await openWaitingStep(tenantId, { ...path, capability: query.c }, ['PASSCODE_AUTHENTICATION_FORM'], now);
   const ctx = screenOf(record, step, query.c, lang);
   const key = String(step.inputs['Passcode Registration Key'] ?? 'passcodeReg1');
   const formKey = String(step.inputs['Form data Key'] ?? 'passcodeRegForm1');

@@ -1,14 +1,13 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { apiHandler } from '../http/wrapper.js';
 import { orchestrator } from '../process-manager/orchestrator.js';
-import { isFinal } from '../process-manager/status.js';
 import { identityStores } from '../identity-store/deps.js';
 import { PasskeyVerificationError, completePasskeyAuthentication, completePasskeyRegistration } from '../identity-store/passkeys.js';
 import type { CheckRecord } from '../store/process-instances.js';
-import { openJourney } from './access.js';
+import { openWaitingStep } from './access.js';
 import { journeyUrl, passkeyScreen, screenOf } from './pages.js';
 import { pickLanguage } from './render.js';
-import { StepNotWaitingError, completeUserStep } from './steps.js';
+import { completeUserStep } from './steps.js';
 import { journeyRoutes as routes } from './journey-routes.js';
 
 /**
@@ -19,12 +18,7 @@ import { journeyRoutes as routes } from './journey-routes.js';
  */
 export const handler = apiHandler(routes.submitPasskeyStep, async ({ tenantId, path, query, body, now }) => {
   const lang = pickLanguage(query.lang);
-  const record = await openJourney(tenantId, path.processInstanceId, query.c, now);
-  const step = record.currentStep;
-  const kinds = ['PASSKEY_REGISTRATION', 'PASSKEY_AUTHENTICATION'];
-  if (!step || isFinal(record.status) || step.activityId !== path.activityId || !kinds.includes(step.activityType)) {
-    throw new StepNotWaitingError(`The journey is not waiting at ${path.activityId}.`);
-  }
+  const { record, step } = await openWaitingStep(tenantId, { ...path, capability: query.c }, ['PASSKEY_REGISTRATION', 'PASSKEY_AUTHENTICATION'], now);
   const inputs = step.inputs as Record<string, unknown>;
   const storeName = String(inputs['Store Name']);
   const key = String(inputs['Passkey Key'] ?? 'passkey1');

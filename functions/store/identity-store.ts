@@ -18,6 +18,18 @@ async function getItem(key: { PK: string; SK: string }): Promise<Record<string, 
   return (await doc.send(new commands.GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
 }
 
+/** An item with a TTL, as absent once expired (before DynamoDB's TTL sweep catches up). */
+async function getUnexpired<T extends { expiresAt: number }>(key: { PK: string; SK: string }, itemType: string, now: Date): Promise<T | undefined> {
+  const record = strip<T>(await getItem(key), itemType);
+  return record && record.expiresAt * 1000 > now.getTime() ? record : undefined;
+}
+
+/** Puts an item that must not exist yet (a fresh id). */
+async function putNew(item: Record<string, unknown>): Promise<void> {
+  const { doc, tableName, commands } = await dynamo();
+  await doc.send(new commands.PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' }));
+}
+
 export const identityStoreStore: IdentityStoreStore = {
   async create(record) {
     const { doc, tableName, commands } = await dynamo();
@@ -114,19 +126,10 @@ export const passcodeStore: PasscodeStore = {
     return strip<PasscodeRecord>(await getItem(keys.identityPasscode(tenantId, storeName, userId, policyName)), 'IdentityPasscode');
   },
   async saveSession(session) {
-    const { doc, tableName, commands } = await dynamo();
-    await doc.send(
-      new commands.PutCommand({
-        TableName: tableName,
-        Item: { ...keys.passcodeRegistration(session.tenantId, session.storeName, session.sessionId), itemType: 'PasscodeRegistration', ...session },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
+    await putNew({ ...keys.passcodeRegistration(session.tenantId, session.storeName, session.sessionId), itemType: 'PasscodeRegistration', ...session });
   },
   async getSession(tenantId, storeName, sessionId, now) {
-    const session = strip<PasscodeRegistrationSession>(await getItem(keys.passcodeRegistration(tenantId, storeName, sessionId)), 'PasscodeRegistration');
-    // Expired is gone, before DynamoDB's TTL sweep catches up.
-    return session && session.expiresAt * 1000 > now.getTime() ? session : undefined;
+    return getUnexpired<PasscodeRegistrationSession>(keys.passcodeRegistration(tenantId, storeName, sessionId), 'PasscodeRegistration', now);
   },
   async completeRegistration(session, passcode, user, event, now) {
     return transact([
@@ -157,18 +160,10 @@ export const passcodeStore: PasscodeStore = {
     );
   },
   async saveLogin(session) {
-    const { doc, tableName, commands } = await dynamo();
-    await doc.send(
-      new commands.PutCommand({
-        TableName: tableName,
-        Item: { ...keys.passcodeLogin(session.tenantId, session.storeName, session.sessionId), itemType: 'PasscodeLogin', ...session },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
+    await putNew({ ...keys.passcodeLogin(session.tenantId, session.storeName, session.sessionId), itemType: 'PasscodeLogin', ...session });
   },
   async getLogin(tenantId, storeName, sessionId, now) {
-    const session = strip<PasscodeLoginSession>(await getItem(keys.passcodeLogin(tenantId, storeName, sessionId)), 'PasscodeLogin');
-    return session && session.expiresAt * 1000 > now.getTime() ? session : undefined;
+    return getUnexpired<PasscodeLoginSession>(keys.passcodeLogin(tenantId, storeName, sessionId), 'PasscodeLogin', now);
   },
   async retryLogin(session, expectedAttempts, event) {
     return transact([
@@ -231,8 +226,7 @@ export const identityEventStore: IdentityEventStore = {
     await doc.send(new commands.PutCommand({ TableName: tableName, Item: { ...keys.identityEventQuery(query.tenantId, query.executionId), itemType: 'IdentityEventQuery', ...query } }));
   },
   async getQuery(tenantId, executionId, now) {
-    const q = strip<EventQueryRecord>(await getItem(keys.identityEventQuery(tenantId, executionId)), 'IdentityEventQuery');
-    return q && q.expiresAt * 1000 > now.getTime() ? q : undefined;
+    return getUnexpired<EventQueryRecord>(keys.identityEventQuery(tenantId, executionId), 'IdentityEventQuery', now);
   },
   async page(tenantId, filters, size, nextToken) {
     const { doc, tableName, commands } = await dynamo();
@@ -292,8 +286,7 @@ export const passkeyStore: PasskeyStore = {
     if (!(await transact(items))) throw new Error('passkey session id collision');
   },
   async getSession(tenantId, storeName, sessionId, now) {
-    const session = strip<PasskeySession>(await getItem(keys.passkeySession(tenantId, storeName, sessionId)), 'PasskeySession');
-    return session && session.expiresAt * 1000 > now.getTime() ? session : undefined;
+    return getUnexpired<PasskeySession>(keys.passkeySession(tenantId, storeName, sessionId), 'PasskeySession', now);
   },
   async latestRegistration(tenantId, storeName, userId, now) {
     const pending = strip<PasskeySession>(await getItem(keys.passkeyPendingRegistration(tenantId, storeName, userId)), 'PasskeyPending');
