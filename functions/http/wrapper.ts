@@ -66,10 +66,11 @@ export type LambdaHandler = ((event: APIGatewayProxyEventV2) => Promise<APIGatew
 /**
  * Pages: their own inline styles, their own scripts from the service's origin (the face
  * capture's; no inline script, no other origin), images they made on the device (the camera
- * preview, a blob: URL), same-origin form posts, and nothing else (no frames, no connections).
+ * preview, a blob: URL), same-origin form posts and requests (a passkey screen asks for its
+ * ceremony), and nothing else (no frames).
  */
 const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data: blob:; media-src blob: mediastream:; " +
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data: blob:; media-src blob: mediastream:; " +
   "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 /** Pages may use the camera (the face capture), on their own origin only; nothing else. */
 const PAGE_PERMISSIONS = 'camera=(self), microphone=(), geolocation=(), payment=(), usb=()';

@@ -33,8 +33,7 @@ export const journeyRoutes = {
     tag: 'Journey pages',
     request: { path: InstancePath, query: JourneyQuery },
     responses: { 200: page('The page.'), 400: page('A malformed link.'), 404: page('An unknown, wrong or expired link.') },
-    // A passkey screen starts its ceremony when shown (the user's passkeys read, the challenge written).
-    aws: { table: ['GetItem', 'UpdateItem', 'Query', 'PutItem'], events: 'publish' },
+    aws: { table: ['GetItem', 'UpdateItem'], events: 'publish' },
   }),
   submitJourneyStep: defineRoute({
     operationId: 'submitJourneyStep',
@@ -99,6 +98,23 @@ export const journeyRoutes = {
     },
     aws: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], stateMachines: 'sendTask' },
   }),
+  startPasskeyCeremony: defineRoute({
+    operationId: 'startPasskeyCeremony',
+    method: 'POST',
+    path: '/journey/{processInstanceId}/steps/{activityId}/passkey/options',
+    handler: 'functions/journey/start-passkey-ceremony.ts',
+    auth: 'endUser',
+    summary: "A passkey screen's ceremony: its id and the WebAuthn options (a fresh, single-use challenge)",
+    description: 'Called by the passkey screen\'s script when the end user presses its button. No body.',
+    tag: 'Journey pages',
+    request: { path: StepPath, query: JourneyQuery },
+    responses: {
+      200: { description: 'The ceremony.', schema: z.object({ sessionId: z.string(), publicKey: z.record(z.string(), z.unknown()) }) },
+      404: { description: 'An unknown, wrong or expired link, or a store or relying party the step names that is not there.' },
+      409: { description: 'The journey is not waiting at this passkey step.' },
+    },
+    aws: { table: ['GetItem', 'Query', 'PutItem'] },
+  }),
   submitPasskeyStep: defineRoute({
     operationId: 'submitPasskeyStep',
     method: 'POST',
@@ -107,7 +123,7 @@ export const journeyRoutes = {
     auth: 'endUser',
     html: true,
     summary: "Submit a passkey screen: the ceremony's id and the browser's WebAuthn response",
-    description: 'Sent by the page\'s script. A response that cannot be verified gets the screen again with a new challenge.',
+    description: 'Sent by the page\'s script. A response that cannot be verified gets the screen again; its button starts a new ceremony.',
     tag: 'Journey pages',
     request: { path: StepPath, query: JourneyQuery, body: FormBody, form: true },
     responses: {

@@ -5,16 +5,13 @@ import type { DataForm } from '../../statemachines/definition.js';
 import { type Language, renderDataForm, renderDone, renderFaceCapture, renderGone, renderTrouble, renderUnsupported, renderWaiting } from './render.js';
 import { MAX_FACE_IMAGE_BYTES } from './face-limits.js';
 import { renderPasscodeAuthentication, renderPasscodeRegistration, renderPasskey } from './render.js';
-import { identityStores } from '../identity-store/deps.js';
-import { startPasskeyAuthentication, startPasskeyRegistration } from '../identity-store/passkeys.js';
-import { userRefFrom } from '../identity-store/users.js';
 import { StepNotWaitingError } from './steps.js';
 import { loginChallenge, type PasscodeLoginSession } from '../identity-store/passcodes.js';
 import type { PasscodeRequirements } from '../identity-store/passcode-rules.js';
 import { passcodeStore } from '../store/identity-store.js';
 
 /** The journey page, or where a step's page posts (`/steps/{activityId}`, plus `/face` for an image). */
-export function journeyUrl(record: ProcessInstanceRecord, capability: string, lang: Language, activityId?: string, part?: 'face' | 'passcode' | 'passkey'): string {
+export function journeyUrl(record: ProcessInstanceRecord, capability: string, lang: Language, activityId?: string, part?: 'face' | 'passcode' | 'passkey' | 'passkey/options'): string {
   const q = `?c=${encodeURIComponent(capability)}&lang=${lang}`;
   if (!activityId) return `/journey/${record.id}${q}`;
   return `/journey/${record.id}/steps/${encodeURIComponent(activityId)}${part ? `/${part}` : ''}${q}`;
@@ -54,25 +51,16 @@ export const SCREENS: Record<string, (ctx: ScreenContext) => string | Promise<st
 };
 
 /**
- * A passkey screen: each showing starts a ceremony (a fresh, single-use challenge for this
- * page), for the user the step names or, for an authentication without one, discoverable.
+ * A passkey screen. The ceremony starts when the end user presses its button: the page's script
+ * asks `.../passkey/options` for a fresh, single-use challenge, so showing the page writes
+ * nothing and the page itself carries no WebAuthn code.
  */
-export async function passkeyScreen(ctx: ScreenContext, failed = false): Promise<string> {
-  const inputs = ctx.step.inputs as Record<string, unknown>;
-  const vars = (ctx.step.state.vars ?? {}) as Record<string, unknown>;
-  const user = userRefFrom(inputs, vars);
-  const common = { tenantId: ctx.record.tenantId, storeName: String(inputs['Store Name']), rpId: String(inputs['Relying Party ID']), now: new Date() };
-  const register = ctx.step.activityType === 'PASSKEY_REGISTRATION';
-  if (register && !user) throw new StepNotWaitingError('This passkey registration names no user.');
-  const started = register
-    ? await startPasskeyRegistration(identityStores, { ...common, policyName: String(inputs['Registration Policy'] ?? 'default'), user: user! })
-    : await startPasskeyAuthentication(identityStores, { ...common, policyName: String(inputs['Authentication Policy'] ?? 'default'), ...(user ? { user } : {}) });
+export function passkeyScreen(ctx: ScreenContext, failed = false): string {
   return renderPasskey({
     lang: ctx.lang,
-    mode: register ? 'register' : 'authenticate',
+    mode: ctx.step.activityType === 'PASSKEY_REGISTRATION' ? 'register' : 'authenticate',
     action: journeyUrl(ctx.record, ctx.capability, ctx.lang, ctx.step.activityId, 'passkey'),
-    sessionId: started.sessionId,
-    options: started.publicKey,
+    optionsUrl: journeyUrl(ctx.record, ctx.capability, ctx.lang, ctx.step.activityId, 'passkey/options'),
     failed,
   });
 }

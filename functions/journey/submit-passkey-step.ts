@@ -13,8 +13,8 @@ import { journeyRoutes as routes } from './journey-routes.js';
 /**
  * A passkey screen's submission: the ceremony completes (verified by @simplewebauthn/server
  * against the store's configuration for the relying party), the step ends with its check, and
- * the journey goes on. A response that cannot be verified gets the screen again, with a new
- * challenge.
+ * the journey goes on. A response that cannot be verified gets the screen again (its button
+ * starts a new ceremony).
  */
 export const handler = apiHandler(routes.submitPasskeyStep, async ({ tenantId, path, query, body, now }) => {
   const lang = pickLanguage(query.lang);
@@ -38,7 +38,7 @@ export const handler = apiHandler(routes.submitPasskeyStep, async ({ tenantId, p
       : await completePasskeyAuthentication(identityStores, { ...common, response: response as AuthenticationResponseJSON });
   } catch (err) {
     if (err instanceof PasskeyVerificationError || (err as { code?: string }).code === 'PASSKEY_SESSION_NOT_FOUND') {
-      return { status: 400, raw: { contentType: 'text/html; charset=utf-8', body: await passkeyScreen(screenOf(record, step, query.c, lang), true) } };
+      return { status: 400, raw: { contentType: 'text/html; charset=utf-8', body: passkeyScreen(screenOf(record, step, query.c, lang), true) } };
     }
     throw err;
   }

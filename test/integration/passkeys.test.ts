@@ -255,34 +255,42 @@ describe('passkeys in a journey (the browser played by the software authenticato
     const url = new URL(created.json.redirectUrl);
     const path = `${url.pathname}${url.search}&lang=en`;
     const id = created.json.processInstanceId;
-    const attr = (html: string, name: string) => {
-      const m = new RegExp(`${name}="([^"]*)"`).exec(html);
-      return m![1]!.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-    };
     const device = new SoftAuthenticator();
+    const q = `${url.search}&lang=en`;
+    const ceremony = async (activity: string) => {
+      const res = await call('POST', `/journey/${id}/steps/${activity}/passkey/options${q}`);
+      expect(res.status, res.text).toBe(200);
+      return res.json as { sessionId: string; publicKey: any };
+    };
     const submit = (activity: string, sessionId: string, response: unknown) =>
-      call('POST', `/journey/${id}/steps/${activity}/passkey${url.search}&lang=en`, {
+      call('POST', `/journey/${id}/steps/${activity}/passkey${q}`, {
         rawBody: new URLSearchParams({ sessionId, response: JSON.stringify(response) }).toString(),
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       });
 
     const reg = await pageUntil(path, 'data-mode="register"');
     expect(reg).toContain('<script src="/journey/assets/passkey.js" defer></script>');
-    const options = JSON.parse(attr(reg, 'data-options'));
-    expect(options.rp.id).toBe(rpId);
-    // A response for another origin is refused, and the screen comes back with a new challenge.
-    const sessionOf = (html: string) => /name="sessionId" value="([0-9A-Z]{26})"/.exec(html)![1]!;
-    const refused = await submit('createPasskey', sessionOf(reg), new SoftAuthenticator().createCredential(options, origin, { origin: 'https://evil.example' }));
+    // Showing the page starts nothing; the button asks for a ceremony.
+    expect(reg).not.toContain('challenge');
+    const first = await ceremony('createPasskey');
+    expect(first.publicKey.rp.id).toBe(rpId);
+    // A response for another origin is refused, and the screen comes back.
+    const refused = await submit('createPasskey', first.sessionId, new SoftAuthenticator().createCredential(first.publicKey, origin, { origin: 'https://evil.example' }));
     expect(refused.status).toBe(400);
     expect(refused.text).toContain('could not be confirmed');
-    const retryOptions = JSON.parse(attr(refused.text, 'data-options'));
-    expect(retryOptions.challenge).not.toBe(options.challenge);
-    expect((await submit('createPasskey', sessionOf(refused.text), device.createCredential(retryOptions, origin))).status).toBe(303);
+    // Its challenge is spent.
+    expect((await submit('createPasskey', first.sessionId, new SoftAuthenticator().createCredential(first.publicKey, origin))).status).toBe(400);
+    const second = await ceremony('createPasskey');
+    expect(second.publicKey.challenge).not.toBe(first.publicKey.challenge);
+    expect((await submit('createPasskey', second.sessionId, device.createCredential(second.publicKey, origin))).status).toBe(303);
+    // The step is done: no more ceremonies for it.
+    expect((await call('POST', `/journey/${id}/steps/createPasskey/passkey/options${q}`)).status).toBe(409);
 
-    const auth = await pageUntil(path, 'data-mode="authenticate"');
-    const authOptions = JSON.parse(attr(auth, 'data-options'));
-    expect(authOptions.allowCredentials ?? []).toEqual([]);
-    expect((await submit('signIn', sessionOf(auth), device.getAssertion(authOptions, origin))).status).toBe(303);
+    await pageUntil(path, 'data-mode="authenticate"');
+    const auth = await ceremony('signIn');
+    expect(auth.publicKey.allowCredentials ?? []).toEqual([]);
+    expect((await call('POST', `/journey/${id}/steps/signIn/passkey/options?c=${'A'.repeat(43)}&lang=en`)).status).toBe(404);
+    expect((await submit('signIn', auth.sessionId, device.getAssertion(auth.publicKey, origin))).status).toBe(303);
     expect(await finalStatus(id, token)).toBe('COMPLETED_ENDED_SUCCESS');
     const read = await call('GET', `/api/process-manager/processInstances/${id}`, { token });
     const checks = await call('GET', `/api/userdata-server/processDefinitions/${read.json.processDefnId}/processInstances/${id}/userdata/checks`, { token });
