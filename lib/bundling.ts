@@ -4,7 +4,16 @@
  *
  * The AWS SDK v3 stays external: the nodejs22.x runtime provides it, and bundling it would put
  * every handler far over the 250 KB budget (about 600 KB more for DynamoDB alone).
+ *
+ * `LAYER_PACKAGES` stay external too: the functions that use them (routes naming them in
+ * `layerPackages`) get them from a Lambda layer built from the repository's node_modules
+ * (lib/constructs/package-layer.ts) and load them at first use. @simplewebauthn/server with its
+ * attestation parsers (X.509, ASN.1) is about 380 KB minified, more than a handler's budget by
+ * itself.
  */
+export const LAYER_PACKAGES = ['@simplewebauthn/server'] as const;
+export type LayerPackage = (typeof LAYER_PACKAGES)[number];
+
 export const LAMBDA_BUNDLING = {
   format: 'esm' as const,
   platform: 'node' as const,
@@ -12,7 +21,7 @@ export const LAMBDA_BUNDLING = {
   minify: true,
   sourcemap: false,
   mainFields: ['module', 'main'],
-  external: ['@aws-sdk/*'],
+  external: ['@aws-sdk/*', ...LAYER_PACKAGES],
   /** ESM bundles still meet CommonJS dependencies that call require(). */
   banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
 };

@@ -28,6 +28,8 @@ import { TABLE_SCHEMA } from '../functions/store/schema.js';
 import { stateMachineName } from '../functions/process-manager/orchestrator.js';
 import { Images } from './constructs/images.js';
 import { JourneyFunctions } from './constructs/journey-functions.js';
+import { PackageLayer } from './constructs/package-layer.js';
+import { LAYER_PACKAGES } from './bundling.js';
 import { RouteFunction } from './constructs/route-function.js';
 import { nagArn } from './constructs/service-function.js';
 
@@ -277,6 +279,10 @@ export class ArthrStack extends Stack {
       environment: { TABLE_NAME: this.table.tableName, LOG_LEVEL: environment.LOG_LEVEL! },
     });
 
+    // Packages too large for a handler's bundle, shared by the functions that load them.
+    const packageLayers = new Map(
+      LAYER_PACKAGES.map((p) => [p, new PackageLayer(this, `Layer${p.replace(/[^A-Za-z0-9]/g, '')}`, { root: REPO_ROOT, packages: [p], description: `${p} and its dependencies, from the repository's lock file` }).layer] as const),
+    );
     const functions = new Map<string, RouteFunction>();
     const indexNames = TABLE_SCHEMA.globalSecondaryIndexes.map((g) => g.indexName);
     for (const route of routeList) {
@@ -289,6 +295,7 @@ export class ArthrStack extends Stack {
         stateMachineRole,
         stateMachineArnPattern,
         images: this.images,
+        packageLayers,
         environment,
       });
       functions.set(route.operationId, fn);

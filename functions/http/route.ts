@@ -72,6 +72,12 @@ export interface RouteDef<
   html?: boolean;
   responses: Record<number, ResponseDef>;
   aws: AwsAccess;
+  /**
+   * Packages the function loads at first use from a Lambda layer instead of its bundle
+   * (lib/bundling.ts LAYER_PACKAGES); the bundle benchmark checks the list against what the
+   * bundle imports.
+   */
+  layerPackages?: readonly '@simplewebauthn/server'[];
 }
 
 export function defineRoute<

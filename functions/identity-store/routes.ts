@@ -310,6 +310,7 @@ export const identityStoreRoutes = {
     tag: PASSKEY_TAG,
     request: { path: PasskeyUserRegPath, body: EmptyBody },
     responses: { 201: { description: 'Done.', schema: PasskeyRegistrationStartedSchema }, ...common, 404: passkeyNotFound, 409: passkeyConflict },
+    layerPackages: ['@simplewebauthn/server'],
     aws: { table: ['GetItem', 'Query', 'PutItem'] },
   }),
   startPasskeyRegistrationByExtId: defineRoute({
@@ -323,6 +324,7 @@ export const identityStoreRoutes = {
     tag: PASSKEY_TAG,
     request: { path: PasskeyExtUserRegPath, body: EmptyBody },
     responses: { 201: { description: 'Done.', schema: PasskeyRegistrationStartedSchema }, ...common, 404: passkeyNotFound, 409: passkeyConflict },
+    layerPackages: ['@simplewebauthn/server'],
     aws: { table: ['GetItem', 'Query', 'PutItem'] },
   }),
   startPasskeyRegistrationWithoutUser: defineRoute({
@@ -336,6 +338,7 @@ export const identityStoreRoutes = {
     tag: PASSKEY_TAG,
     request: { path: PasskeyRegPath, body: NewUserRegistrationBody },
     responses: { 201: { description: 'Done.', schema: PasskeyRegistrationStartedSchema }, ...common, 404: passkeyNotFound, 409: passkeyConflict },
+    layerPackages: ['@simplewebauthn/server'],
     aws: { table: ['GetItem', 'PutItem'] },
   }),
   completePasskeyRegistration: defineRoute({
@@ -349,6 +352,7 @@ export const identityStoreRoutes = {
     tag: PASSKEY_TAG,
     request: { path: PasskeySessionPath, body: PasskeyRegistrationCompleteSchema },
     responses: { 200: { description: 'Done.', schema: PasskeyRegisteredSchema }, ...common, 404: passkeyNotFound, 409: passkeyConflict },
+    layerPackages: ['@simplewebauthn/server'],
     aws: { table: ['GetItem', 'PutItem', 'DeleteItem'] },
   }),
   startPasskeyAuthentication: defineRoute({
@@ -362,6 +366,7 @@ export const identityStoreRoutes = {
     tag: PASSKEY_TAG,
     request: { path: PasskeyUserAuthPath, body: EmptyBody },
     responses: { 201: { description: 'Done.', schema: PasskeyAuthenticationStartedSchema }, ...common, 404: passkeyNotFound, 409: passkeyConflict },
+    layerPackages: ['@simplewebauthn/server'],
     aws: { table: ['GetItem', 'Query', 'PutItem'] },
   }),
   startPasskeyAuthenticationByExtId: defineRoute({
@@ -375,6 +380,7 @@ export const identityStoreRoutes = {
     tag: PASSKEY_TAG,
     request: { path: PasskeyExtUserAuthPath, body: EmptyBody },
     responses: { 201: { description: 'Done.', schema: PasskeyAuthenticationStartedSchema }, ...common, 404: passkeyNotFound, 409: passkeyConflict },
+    layerPackages: ['@simplewebauthn/server'],
     aws: { table: ['GetItem', 'Query', 'PutItem'] },
   }),
   startDiscoverablePasskeyAuthentication: defineRoute({
@@ -388,6 +394,7 @@ export const identityStoreRoutes = {
     tag: PASSKEY_TAG,
     request: { path: PasskeyAuthPath, body: EmptyBody },
     responses: { 201: { description: 'Done.', schema: PasskeyAuthenticationStartedSchema }, ...common, 404: passkeyNotFound, 409: passkeyConflict },
+    layerPackages: ['@simplewebauthn/server'],
     aws: { table: ['GetItem', 'PutItem'] },
   }),
   completePasskeyAuthentication: defineRoute({
@@ -401,6 +408,7 @@ export const identityStoreRoutes = {
     tag: PASSKEY_TAG,
     request: { path: StorePath, body: PasskeyAuthenticationCompleteSchema },
     responses: { 200: { description: 'Done.', schema: PasskeyAuthenticatedSchema }, ...common, 404: passkeyNotFound, 409: passkeyConflict },
+    layerPackages: ['@simplewebauthn/server'],
     aws: { table: ['GetItem', 'PutItem', 'DeleteItem'] },
   }),
   getPasskeySession: defineRoute({

@@ -113,6 +113,7 @@ export const journeyRoutes = {
       404: { description: 'An unknown, wrong or expired link, or a store or relying party the step names that is not there.' },
       409: { description: 'The journey is not waiting at this passkey step.' },
     },
+    layerPackages: ['@simplewebauthn/server'],
     aws: { table: ['GetItem', 'Query', 'PutItem'] },
   }),
   submitPasskeyStep: defineRoute({
@@ -132,6 +133,7 @@ export const journeyRoutes = {
       404: page('An unknown, wrong or expired link.'),
       409: page('The journey is not waiting at this step, or its ceremony ended.'),
     },
+    layerPackages: ['@simplewebauthn/server'],
     aws: { table: ['GetItem', 'Query', 'UpdateItem', 'PutItem', 'DeleteItem'], stateMachines: 'sendTask' },
   }),
   getJourneyAsset: defineRoute({

@@ -5,6 +5,7 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import type { RouteDef } from '../../functions/http/route.js';
 import { acknowledgeImageObjects, imageStatements, type ImagesAccess } from './images.js';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { ServiceFunction, nagArn } from './service-function.js';
 
 /** Only Query reads an index. */
@@ -26,6 +27,8 @@ export interface RouteFunctionProps {
   /** The images bucket and its key: granted as `route.aws.images` says, and named in IMAGES_BUCKET. */
   images: ImagesAccess;
   environment: Record<string, string>;
+  /** The layer per package of LAYER_PACKAGES; a route gets those its `layerPackages` names. */
+  packageLayers: ReadonlyMap<string, lambda.ILayerVersion>;
 }
 
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -57,6 +60,11 @@ export class RouteFunction extends ServiceFunction {
       policyName: route.operationId,
       roleDescription: `Runs ${route.operationId} (${route.method} ${route.path})`,
       statements: routeStatements(props, stack),
+      layers: (route.layerPackages ?? []).map((p) => {
+        const layer = props.packageLayers.get(p);
+        if (!layer) throw new Error(`${route.operationId} needs a layer for ${p}`);
+        return layer;
+      }),
     });
 
     if (access.stateMachines) {

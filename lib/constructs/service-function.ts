@@ -28,6 +28,8 @@ export function nagArn(arn: string, stack: Stack): string {
 }
 
 export interface ServiceFunctionProps {
+  /** Layers holding packages the bundle leaves out (lib/bundling.ts LAYER_PACKAGES). */
+  layers?: lambda.ILayerVersion[];
   /** Physical name; also names the log group. Omit to let CloudFormation generate one. */
   functionName?: string;
   description: string;
@@ -110,6 +112,7 @@ export class ServiceFunction extends Construct {
       ...(props.deadLetterQueue ? { deadLetterQueue: props.deadLetterQueue } : {}),
       ...(props.retryAttempts !== undefined ? { retryAttempts: props.retryAttempts } : {}),
       ...(props.maxEventAge ? { maxEventAge: props.maxEventAge } : {}),
+      ...(props.layers?.length ? { layers: props.layers } : {}),
       bundling: {
         // The same settings the bundle benchmark measures (lib/bundling.ts).
         format: OutputFormat.ESM,

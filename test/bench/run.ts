@@ -14,7 +14,7 @@
  * Prints a table per figure with OK/OVER against its target and writes the same figures to
  * `.bench/results.json`. Exits 0 whatever the figures are; non-zero only if the bench crashed.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,8 @@ import { fmtCounts } from './counters.js';
 import { FREE_TRANSITIONS_PER_MONTH, USD_PER_1000_TRANSITIONS, type JourneyCost } from './journeys.js';
 import type { CallFigures } from './process-calls.js';
 import { BUNDLE_LIMIT_BYTES, bundleRoutes, type BundleResult } from './bundles.js';
+import { LAYER_PACKAGES } from '../../lib/bundling.js';
+import { dependencyClosure } from '../../lib/constructs/package-layer.js';
 import {
   checkNetworkAtImport,
   measureImportTimes,
@@ -45,6 +47,10 @@ const kb = (bytes: number) => round(bytes / 1024, 1);
 const log = (text: string) => process.stdout.write(`${text}\n`);
 
 interface Results {
+  layers?: {
+    packages: { package: string; packages: number; bytesOnDisk: number }[];
+    routes: { operationId: string; imported: string[]; declared: string[]; verdict: string }[];
+  };
   startedAt: string;
   machine: { node: string; platform: string; cpus: number; cpuModel: string; loadAverageAtStart: number[] };
   targets: Record<string, unknown>;
@@ -107,6 +113,26 @@ async function main(): Promise<number> {
     );
     const built = bundles.filter((b): b is BundleResult & { file: string } => !!b.file);
     const bundleDir = join(OUT_DIR, 'bundles');
+
+    // Layer packages: what each bundle leaves to a layer must be what its route asks the stack for.
+    const layerRows = routeList.map((route) => {
+      const bundle = bundles.find((b) => b.operationId === route.operationId)!;
+      const imported = [...bundle.externals, ...bundle.deferredExternals].filter((e) => (LAYER_PACKAGES as readonly string[]).includes(e)).sort();
+      const declared = [...(route.layerPackages ?? [])].sort();
+      return { operationId: route.operationId, imported, declared, verdict: imported.join() === declared.join() ? 'OK' : 'MISMATCH' };
+    });
+    results.layers = {
+      packages: LAYER_PACKAGES.map((p) => {
+        const closure = dependencyClosure(ROOT, [p]);
+        return { package: p, packages: closure.size, bytesOnDisk: [...closure.values()].reduce((sum, dir) => sum + diskBytes(dir), 0) };
+      }),
+      routes: layerRows.filter((r) => r.imported.length || r.declared.length || r.verdict !== 'OK'),
+    };
+    log(
+      `Layer packages (loaded at first use; the stack's layer is built from node_modules): ${results.layers.packages
+        .map((p) => `${p.package} with ${p.packages - 1} dependencies, ${kb(p.bytesOnDisk)} KB on disk`)
+        .join('; ')}; used by ${results.layers.routes.map((r) => `${r.operationId} ${r.verdict}`).join(', ')}`,
+    );
 
     // 3. Network at import (run before the timings: it is quick and it validates each bundle) ---
     const selfCheck = probeSelfCheck(bundleDir);
@@ -243,6 +269,7 @@ async function main(): Promise<number> {
   writeResults(results);
   const over = [
     ...(results.bundles ?? []).filter((b) => b.verdict !== 'OK').map((b) => `bundle ${b.operationId} ${b.verdict}`),
+    ...(results.layers?.routes ?? []).filter((r) => r.verdict !== 'OK').map((r) => `layer packages of ${r.operationId}: bundle imports ${r.imported.join() || 'none'}, route declares ${r.declared.join() || 'none'}`),
     ...(results.importTime?.handlers ?? []).filter((h) => h.verdict !== 'OK').map((h) => `import ${h.operationId} ${h.verdict}`),
     ...(results.network?.handlers ?? []).filter((n) => n.verdict !== 'OK').map((n) => `network ${n.operationId} ${n.verdict}`),
     ...(results.awsCalls?.operations ?? []).filter((o) => o.verdict !== 'OK').map((o) => `AWS calls ${o.operation} ${o.verdict}`),
@@ -387,3 +414,12 @@ main().then(
     process.exit(1);
   },
 );
+
+/** Bytes of the files under a folder. */
+function diskBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += statSync(join(entry.parentPath, entry.name)).size;
+  }
+  return total;
+}
