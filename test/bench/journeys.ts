@@ -91,8 +91,8 @@ export async function measureJourneys(h: Harness, opts: { runs: number }): Promi
         ...base,
         ran: false,
         notRunReason: service
-          ? `its happy path reaches the service activity ${service.id} (${service.type}), which this build cannot run ` +
-            '(the activity function fails it with ActivityUnavailable): compile-time figure only'
+          ? `its happy path reaches the service activity ${service.id} (${service.type}), whose identity store data (a store, ` +
+            'its user, a passcode the form stages) the bench does not set up: compile-time figure only'
           : `no scripted result for its user step ${unscripted!.id}: compile-time figure only`,
         billedTransitions: expected,
         basis: 'compile time',

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { adminToken, call, finalStatus } from '../integration/client.js';
-import { passkeyJourney } from '../integration/journeys.js';
+import { identityJourney, passkeyJourney } from '../integration/journeys.js';
 import { PHONE, SHOTS, launchChromium } from './browser.js';
 
 /**
@@ -92,6 +92,51 @@ describe('passkeys in Chromium with a virtual authenticator', () => {
     const user = await call('GET', `${base}/stores/${store}/users/${externalId}/ext`, { token });
     const authentications = await call('GET', `${base}/stores/${store}/users/${user.json.id}/authentications`, { token });
     expect(authentications.json.content).toEqual([expect.objectContaining({ method: 'PASSKEY', rpId })]);
+  });
+
+  it('the identity store end to end in one journey: user added, passcode registered and proved, passkey created and used, passcode deregistered, all in the event log', async () => {
+    const rpId = 'demo.fir.localhost';
+    const store = await storeFor(rpId, `http://demo.fir.localhost:${inject('port')}`);
+    const policy = await call('POST', `${base}/stores/${store}`, { token, body: { passcodePolicies: { pin: { requirements: { minimumLength: 6, digitCount: 1 } } } } });
+    expect(policy.status).toBe(200);
+    const name = `e2e-identity-${fresh()}`;
+    expect((await call('POST', '/api/process-manager/processDefinitions', { token, body: identityJourney(name, store, rpId) })).status).toBe(201);
+    const externalId = `cara-${fresh()}`;
+    const pt = await call('POST', '/api/process-manager/processTokens', { token, body: { name, processDefnName: name, processDefnVersion: 1, parameters: { externalId } } });
+    const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
+
+    const ctx = await browser.newContext(PHONE);
+    const page = await ctx.newPage();
+    await withAuthenticator(page);
+    await page.goto(`${created.json.redirectUrl}&lang=en`);
+    await page.getByRole('heading', { name: 'Choose a passcode' }).waitFor({ timeout: 15_000 });
+    await page.getByLabel('Passcode', { exact: true }).fill('river42');
+    await page.getByLabel('Passcode again').fill('river42');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { name: 'Enter your passcode' }).waitFor({ timeout: 15_000 });
+    await page.getByLabel('Passcode').fill('river42');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('button', { name: 'Create a passkey' }).click({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click({ timeout: 15_000 });
+    await page.getByRole('heading', { name: 'Thank you' }).waitFor({ timeout: 15_000 });
+    await ctx.close();
+    expect(await finalStatus(created.json.processInstanceId, token)).toBe('COMPLETED_ENDED_SUCCESS');
+
+    const user = await call('GET', `${base}/stores/${store}/users/${externalId}/ext`, { token });
+    expect(user.json.passcodes).toEqual([]);
+    const q = await call('POST', `${base}/events/queries/start`, { token, body: { storeName: store, userId: user.json.id } });
+    const events = (await call('GET', `${base}/events/queries/${q.json.executionId}/result`, { token })).json.events as { type: string; actor: string }[];
+    expect(events.map((e) => e.type)).toEqual([
+      'USER_ADDED',
+      'PASSCODE_REGISTERED',
+      'PASSCODE_AUTHENTICATED',
+      'PASSKEY_REGISTERED',
+      'PASSKEY_AUTHENTICATED',
+      'PASSCODE_DEREGISTERED',
+    ]);
+    for (const e of events) expect(e.actor).toBe(`journey:${created.json.processInstanceId}`);
+    const authentications = await call('GET', `${base}/stores/${store}/users/${user.json.id}/authentications`, { token });
+    expect(authentications.json.content.map((a: { method: string }) => a.method)).toEqual(['PASSKEY', 'PASSCODE']);
   });
 
   it("through the API, from a relying party's own page: register, then authenticate by user and discoverably", async () => {
