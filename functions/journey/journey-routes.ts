@@ -134,7 +134,7 @@ export const journeyRoutes = {
       409: page('The journey is not waiting at this step, or its ceremony ended.'),
     },
     layerPackages: ['@simplewebauthn/server'],
-    aws: { table: ['GetItem', 'Query', 'UpdateItem', 'PutItem', 'DeleteItem'], stateMachines: 'sendTask' },
+    aws: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], stateMachines: 'sendTask' },
   }),
   getJourneyAsset: defineRoute({
     operationId: 'getJourneyAsset',

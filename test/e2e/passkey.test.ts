@@ -100,9 +100,12 @@ describe('passkeys in Chromium with a virtual authenticator', () => {
     const policy = await call('POST', `${base}/stores/${store}`, { token, body: { passcodePolicies: { pin: { requirements: { minimumLength: 6, digitCount: 1 } } } } });
     expect(policy.status).toBe(200);
     const name = `e2e-identity-${fresh()}`;
-    expect((await call('POST', '/api/process-manager/processDefinitions', { token, body: identityJourney(name, store, rpId) })).status).toBe(201);
+    expect((await call('POST', '/api/process-manager/processDefinitions', { token, body: identityJourney(name, rpId) })).status).toBe(201);
     const externalId = `cara-${fresh()}`;
-    const pt = await call('POST', '/api/process-manager/processTokens', { token, body: { name, processDefnName: name, processDefnVersion: 1, parameters: { externalId } } });
+    const pt = await call('POST', '/api/process-manager/processTokens', {
+      token,
+      body: { name, processDefnName: name, processDefnVersion: 1, parameters: { externalId, storeName: store } },
+    });
     const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
 
     const ctx = await browser.newContext(PHONE);
