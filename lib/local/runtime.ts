@@ -28,6 +28,8 @@ import { s3 } from '../../functions/store/images.js';
 import { dynamo as storeClient } from '../../functions/store/client.js';
 import { getConfig } from '../../functions/config.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { identityStoreStore } from '../../functions/store/identity-store.js';
+import { DEFAULT_REQUIREMENTS, newStore } from '../../functions/identity-store/stores.js';
 
 export const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 export const LOCAL_TABLE = 'arthr';
@@ -148,6 +150,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     }
     if (bootstrap) writeFileSync(bootstrapPath, `${JSON.stringify(bootstrap, null, 2)}\n`, { mode: 0o600 });
     const published = await publishExamples(DEMO_TENANT);
+    await ensureExampleStore(DEMO_TENANT);
 
     const signer = signerFor(`file:${keyPath}`);
     const jwk = await signer.publicJwk();
@@ -219,6 +222,23 @@ async function republishDefinitions(client: ReturnType<typeof localClient>, engi
     }
     start = out.LastEvaluatedKey;
   } while (start);
+}
+
+/**
+ * The identity store the passcode-registration example names (`customers`, passcode policy
+ * `passcodeAuth1` with the default requirements), made in the demo tenant when it is missing.
+ */
+async function ensureExampleStore(tenantId: string): Promise<void> {
+  if (await identityStoreStore.get(tenantId, 'customers')) return;
+  const store = newStore({
+    tenantId,
+    name: 'customers',
+    description: 'The store of the passcode-registration example.',
+    passcodePolicies: { passcodeAuth1: { requirements: DEFAULT_REQUIREMENTS } },
+    principal: 'operator',
+    now: new Date(),
+  });
+  await identityStoreStore.create(store);
 }
 
 /** The example journeys, published to the demo tenant when it does not have them yet. */

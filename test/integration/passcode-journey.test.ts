@@ -120,6 +120,24 @@ describe('a passcode journey over HTTP, the browser played by the test', () => {
     expect(await finalStatus(second.id, token)).toBe('COMPLETED_ENDED_ERROR');
   });
 
+  it('runs the passcode-registration example against the customers store npm start makes', async () => {
+    const externalId = `ann-${fresh()}`;
+    expect((await call('POST', `${base}/stores/customers/users`, { token, body: { externalId } })).status).toBe(201);
+    const pt = await call('POST', '/api/process-manager/processTokens', {
+      token,
+      body: { name: `example-${fresh()}`, processDefnName: 'passcode-registration', processDefnVersion: 1, parameters: { externalId } },
+    });
+    const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
+    const url = new URL(created.json.redirectUrl);
+    const page = await pageUntil(`${url.pathname}${url.search}&lang=en`, 'data-mode="register"');
+    const p = srpOf(page);
+    const verifier = await clientRegistration({ identity: p.identity, password: 'example-passcode-1', salt: p.salt });
+    expect((await post(`/journey/${created.json.processInstanceId}/steps/passcodeForm/passcode${url.search}&lang=en`, { verifier, historyVerifiers: '' })).status).toBe(303);
+    expect(await finalStatus(created.json.processInstanceId, token)).toBe('COMPLETED_ENDED_SUCCESS');
+    const user = await call('GET', `${base}/stores/customers/users/${externalId}/ext`, { token });
+    expect(user.json.passcodes).toEqual([expect.objectContaining({ policyName: 'passcodeAuth1' })]);
+  });
+
   it('serves the passcode script from the service', async () => {
     const js = await call('GET', '/journey/assets/passcode.js');
     expect(js.status).toBe(200);
