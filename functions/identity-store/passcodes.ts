@@ -297,9 +297,9 @@ export function loginChallenge(session: PasscodeLoginSession) {
 }
 
 export type PasscodeLoginOutcome =
-  | { result: 'PASS'; M2: string }
+  | { result: 'PASS'; M2: string; policyName: string; attempts: number }
   | { result: 'RETRY'; session: PasscodeLoginSession }
-  | { result: 'FAIL' };
+  | { result: 'FAIL'; policyName: string; attempts: number };
 
 /**
  * The client's proof (A, M1) checked against the passcode (SRP-6a: aborts on A mod N = 0 and
@@ -343,12 +343,12 @@ export async function finishPasscodeLogin(
       policyName: session.policyName,
     };
     if (!(await s.passcodes.endLogin(session, session.attempts, event('PASSCODE_AUTHENTICATED'), record))) throw gone();
-    return { result: 'PASS', M2: outcome.M2 };
+    return { result: 'PASS', M2: outcome.M2, policyName: session.policyName, attempts: session.attempts + 1 };
   }
   const attempts = session.attempts + 1;
   if (attempts >= MAX_PASSCODE_ATTEMPTS || !passcode?.current) {
     if (!(await s.passcodes.endLogin(session, session.attempts, event('PASSCODE_AUTHENTICATION_FAILED', outcome.reason)))) throw gone();
-    return { result: 'FAIL' };
+    return { result: 'FAIL', policyName: session.policyName, attempts };
   }
   const fresh = await startLogin({ identity: session.identity, salt: session.salt, verifier: passcode.current.verifier });
   const next: PasscodeLoginSession = { ...session, ...fresh, attempts };

@@ -162,10 +162,12 @@ function rpOf(store: IdentityStoreRecord, rpId: string): PasskeyRpConfig {
   return rp;
 }
 
-async function storeOf(s: PasskeyStores, tenantId: string, storeName: string): Promise<IdentityStoreRecord> {
+/** The store, and the user when one is named: one read of each (404 for either missing). */
+async function storeAndUser(s: PasskeyStores, tenantId: string, storeName: string, ref: UserRef | undefined): Promise<{ store: IdentityStoreRecord; user?: IdentityUserRecord }> {
+  if (ref) return findUser(s, tenantId, storeName, ref);
   const store = await s.stores.get(tenantId, storeName);
   if (!store) throw new IdentityStoreNotFoundError(storeName);
-  return store;
+  return { store };
 }
 
 const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
@@ -180,15 +182,14 @@ export async function startPasskeyRegistration(
   s: PasskeyStores,
   input: { tenantId: string; storeName: string; rpId: string; policyName: string; user?: UserRef; newUserExternalId?: string; now: Date },
 ) {
-  const store = await storeOf(s, input.tenantId, input.storeName);
+  const { store, user } = await storeAndUser(s, input.tenantId, input.storeName, input.user);
   const rp = rpOf(store, input.rpId);
   const policy = rp.registrationPolicies[input.policyName];
   if (!policy) throw new PolicyNotFoundError(`Relying party ${input.rpId} has no registration policy ${input.policyName}.`);
   let userId: string;
   let username: string;
   let exclude: { id: string; transports?: string[] }[] = [];
-  if (input.user) {
-    const { user } = await findUser(s, input.tenantId, input.storeName, input.user);
+  if (user) {
     userId = user.id;
     username = user.externalId;
     exclude = (await s.passkeys.listPasskeys(input.tenantId, input.storeName, user.id))
@@ -253,7 +254,8 @@ export async function completePasskeyRegistration(
 ) {
   const session = await s.passkeys.getSession(input.tenantId, input.storeName, input.sessionId, input.now);
   if (!session || session.kind !== 'registration' || !session.userId) throw new PasskeySessionNotFoundError();
-  const store = await storeOf(s, input.tenantId, input.storeName);
+  const isNewUser = session.newUserExternalId !== undefined;
+  const { store, user: existing } = await storeAndUser(s, input.tenantId, input.storeName, isNewUser ? undefined : { userId: session.userId });
   const rp = rpOf(store, session.rpId);
   const { verifyRegistrationResponse } = await import('@simplewebauthn/server');
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
@@ -275,10 +277,9 @@ export async function completePasskeyRegistration(
   }
   const info = verified.registrationInfo;
   const at = input.now.toISOString();
-  const isNewUser = session.newUserExternalId !== undefined;
-  const user: IdentityUserRecord = isNewUser
-    ? { ...newUser({ tenantId: input.tenantId, storeName: input.storeName, externalId: session.newUserExternalId!, principal: input.actor, now: input.now }), id: session.userId }
-    : { ...(await findUser(s, input.tenantId, input.storeName, { userId: session.userId })).user, lastUpdatedDtm: at };
+  const user: IdentityUserRecord = existing
+    ? { ...existing, lastUpdatedDtm: at }
+    : { ...newUser({ tenantId: input.tenantId, storeName: input.storeName, externalId: session.newUserExternalId!, principal: input.actor, now: input.now }), id: session.userId };
   const passkey: PasskeyRecord = {
     tenantId: input.tenantId,
     storeName: input.storeName,
@@ -323,14 +324,13 @@ export async function startPasskeyAuthentication(
   s: PasskeyStores,
   input: { tenantId: string; storeName: string; rpId: string; policyName: string; user?: UserRef; now: Date },
 ) {
-  const store = await storeOf(s, input.tenantId, input.storeName);
+  const { store, user } = await storeAndUser(s, input.tenantId, input.storeName, input.user);
   const rp = rpOf(store, input.rpId);
   const policy = rp.authenticationPolicies[input.policyName];
   if (!policy) throw new PolicyNotFoundError(`Relying party ${input.rpId} has no authentication policy ${input.policyName}.`);
   let userId: string | undefined;
   let allow: { id: string; transports?: string[] }[] = [];
-  if (input.user) {
-    const { user } = await findUser(s, input.tenantId, input.storeName, input.user);
+  if (user) {
     userId = user.id;
     allow = (await s.passkeys.listPasskeys(input.tenantId, input.storeName, user.id))
       .filter((p) => p.rpId === input.rpId)
@@ -395,8 +395,7 @@ export async function completePasskeyAuthentication(
   if (session.userId && passkey.userId !== session.userId) throw await fail('credential of another user', passkey);
   const handle = input.response.response?.userHandle;
   if (handle && Buffer.from(handle, 'base64url').toString('utf8') !== passkey.userId) throw await fail('user handle does not match', passkey);
-  const { user } = await findUser(s, input.tenantId, input.storeName, { userId: passkey.userId });
-  const store = await storeOf(s, input.tenantId, input.storeName);
+  const { store, user } = await findUser(s, input.tenantId, input.storeName, { userId: passkey.userId });
   const rp = rpOf(store, session.rpId);
   const { verifyAuthenticationResponse } = await import('@simplewebauthn/server');
   let newCounter: number;

@@ -89,11 +89,18 @@ export function passcodeRegistrationScreen(ctx: ScreenContext, error?: 'reused' 
   });
 }
 
-/** The login a Start Passcode Authentication started, as it is now (its B changes after a wrong passcode). */
+/** Which login a Start Passcode Authentication started, as the journey's data keeps it. */
+export function passcodeLoginRef(step: WaitingStep): { sessionId: string; storeName: string } {
+  const key = String(step.inputs['Passcode Registration Key'] ?? 'passcodeReg1');
+  const kept = ((step.state.vars ?? {}) as Record<string, { authentication?: { sessionId: string; storeName: string } }>)[key]?.authentication;
+  if (!kept) throw new StepNotWaitingError(`No passcode authentication is kept under ${key}: the journey needs a Start Passcode Authentication before this form.`);
+  return kept;
+}
+
+/** The login as it is now (its B changes after a wrong passcode). */
 export async function passcodeLogin(ctx: Pick<ScreenContext, 'record' | 'step'>) {
-  const key = String(ctx.step.inputs['Passcode Registration Key'] ?? 'passcodeReg1');
-  const kept = ((ctx.step.state.vars ?? {}) as Record<string, { authentication?: { sessionId: string; storeName: string } }>)[key]?.authentication;
-  const session = kept && (await passcodeStore.getLogin(ctx.record.tenantId, kept.storeName, kept.sessionId, new Date()));
+  const ref = passcodeLoginRef(ctx.step);
+  const session = await passcodeStore.getLogin(ctx.record.tenantId, ref.storeName, ref.sessionId, new Date());
   if (!session) throw new StepNotWaitingError('This passcode authentication has ended or expired.');
   return session;
 }

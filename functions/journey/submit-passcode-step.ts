@@ -5,7 +5,7 @@ import { identityStores } from '../identity-store/deps.js';
 import { PasscodeReusedError, finishPasscodeLogin, stagePasscodeRegistration } from '../identity-store/passcodes.js';
 import type { CheckRecord } from '../store/process-instances.js';
 import { openWaitingStep } from './access.js';
-import { journeyUrl, passcodeAuthenticationScreen, passcodeLogin, passcodeRegistration, passcodeRegistrationScreen, screenOf } from './pages.js';
+import { journeyUrl, passcodeAuthenticationScreen, passcodeLoginRef, passcodeRegistration, passcodeRegistrationScreen, screenOf } from './pages.js';
 import { pickLanguage } from './render.js';
 import { StepNotWaitingError, completeUserStep } from './steps.js';
 import { journeyRoutes as routes } from './journey-routes.js';
@@ -66,11 +66,11 @@ export const handler = apiHandler(routes.submitPasscodeStep, async ({ tenantId, 
   }
 
   if (ctx.component === 'passcode-authentication') {
-    const session = await passcodeLogin(ctx);
+    const login = passcodeLoginRef(step);
     const outcome = await finishPasscodeLogin(identityStores, {
       tenantId,
-      storeName: session.storeName,
-      sessionId: session.sessionId,
+      storeName: login.storeName,
+      sessionId: login.sessionId,
       A: String(body.A ?? ''),
       M1: String(body.M1 ?? ''),
       actor: `journey:${record.id}`,
@@ -86,13 +86,13 @@ export const handler = apiHandler(routes.submitPasscodeStep, async ({ tenantId, 
       displayName: 'Passcode authentication',
       description:
         result === 'PASS'
-          ? `The end user proved the passcode of policy ${session.policyName} (SRP-6a).`
-          : `The end user did not prove the passcode of policy ${session.policyName} within the attempts allowed.`,
+          ? `The end user proved the passcode of policy ${outcome.policyName} (SRP-6a).`
+          : `The end user did not prove the passcode of policy ${outcome.policyName} within the attempts allowed.`,
       checkedAt: now.toISOString(),
       reports: [],
     };
     return finish(
-      { ...form, authenticated: result === 'PASS', attempts: session.attempts + 1 },
+      { ...form, authenticated: result === 'PASS', attempts: outcome.attempts },
       { _checks: { [key]: { result, checkType: check.checkType, displayName: check.displayName } } },
       check,
     );
