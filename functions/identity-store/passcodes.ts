@@ -123,7 +123,7 @@ export async function startPasscodeRegistration(
   const { store, user } = await findUser(s, input.tenantId, input.storeName, input.user);
   const requirements = policyOf(store, input.policyName);
   const existing = await s.passcodes.get(input.tenantId, input.storeName, user.id, input.policyName);
-  const earlier = [...(existing?.current ? [existing.current] : []), ...(existing?.history ?? [])];
+  const earlier = earlierPasscodes(existing);
   const session: PasscodeRegistrationSession = {
     tenantId: input.tenantId,
     storeName: input.storeName,
@@ -192,7 +192,7 @@ export async function completePasscodeRegistration(
   const passcode: PasscodeRecord = {
     ...existing,
     current: { verifier: verifierToBase64(verifier), salt: session.salt, registeredDtm: at },
-    history: [...(existing.current ? [{ verifier: existing.current.verifier, salt: existing.current.salt }] : []), ...existing.history].slice(0, MAX_PASSCODE_HISTORY),
+    history: earlierPasscodes(existing),
   };
   const updated: IdentityUserRecord = { ...user, passcodes: { ...user.passcodes, [session.policyName]: { registeredDtm: at } }, lastUpdatedDtm: at };
   const event = newEvent({
@@ -209,18 +209,24 @@ export async function completePasscodeRegistration(
   return { user: userView(updated) };
 }
 
+/** The user's passcodes under a policy, newest first (the current one too), as many as a history rule can cover. */
+function earlierPasscodes(existing: PasscodeRecord | undefined): { verifier: string; salt: string }[] {
+  const current = existing?.current ? [{ verifier: existing.current.verifier, salt: existing.current.salt }] : [];
+  return [...current, ...(existing?.history ?? [])].slice(0, MAX_PASSCODE_HISTORY);
+}
+
 /**
  * Under a history rule, the client proves the new passcode is none of the last ones: the new
  * passcode's verifier under each earlier salt, which must differ from the verifier kept with it.
  */
-function checkHistory(session: PasscodeRegistrationSession, existing: PasscodeRecord, proofs: string[]): void {
+function checkHistory(session: PasscodeRegistrationSession, existing: PasscodeRecord | undefined, proofs: string[]): void {
   if (!session.historySalts.length) return;
   if (proofs.length !== session.historySalts.length) {
     throw new PasscodeHistoryProofError(
       `This policy refuses the last ${session.historySalts.length} passcode(s): send srpRegistrationData.historyVerifiers, the new passcode's verifier under each of algorithmInfo.parameters.historySalts.`,
     );
   }
-  const earlier = [...(existing.current ? [existing.current] : []), ...existing.history];
+  const earlier = earlierPasscodes(existing);
   session.historySalts.forEach((salt, i) => {
     const was = earlier.find((h) => h.salt === salt);
     if (was && sameVerifier(was.verifier, proofs[i]!)) throw new PasscodeReusedError('This passcode was used before; choose another.');
@@ -242,7 +248,7 @@ export async function stagePasscodeRegistration(
   const verifier = verifierToBase64(parseVerifier(input.verifier));
   const proofs = input.historyVerifiers.map((v) => verifierToBase64(parseVerifier(v)));
   const existing = await s.passcodes.get(input.tenantId, input.storeName, session.userId, session.policyName);
-  checkHistory(session, existing ?? { ...session, history: [] }, proofs);
+  checkHistory(session, existing, proofs);
   if (!(await s.passcodes.stage(session, { verifier, historyVerifiers: proofs }, input.now))) throw notFound();
 }
 
@@ -370,7 +376,7 @@ export async function deregisterPasscode(
   const retired: PasscodeRecord = {
     ...passcode,
     current: undefined,
-    history: [{ verifier: passcode.current.verifier, salt: passcode.current.salt }, ...passcode.history].slice(0, MAX_PASSCODE_HISTORY),
+    history: earlierPasscodes(passcode),
   };
   const updated: IdentityUserRecord = { ...user, passcodes, lastUpdatedDtm: input.now.toISOString() };
   const event = newEvent({

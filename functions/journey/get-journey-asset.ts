@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { apiHandler } from '../http/wrapper.js';
-import { FACE_CAPTURE_JS } from './face-capture-script.js';
-import { PASSCODE_JS, PASSKEY_JS } from './assets.generated.js';
+import { FACE_CAPTURE_JS, PASSCODE_JS, PASSKEY_JS } from './assets.generated.js';
 import { journeyRoutes as routes } from './journey-routes.js';
 
 const ASSETS = { 'face-capture.js': FACE_CAPTURE_JS, 'passcode.js': PASSCODE_JS, 'passkey.js': PASSKEY_JS } as const;

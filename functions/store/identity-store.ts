@@ -30,19 +30,16 @@ async function putNew(item: Record<string, unknown>): Promise<void> {
   await doc.send(new commands.PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' }));
 }
 
+/** A store record written only when `condition` holds (it is new; it is still the version read). */
+async function putStore(record: IdentityStoreRecord, condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> }) {
+  const { doc, tableName, commands } = await dynamo();
+  return conditionally(() =>
+    doc.send(new commands.PutCommand({ TableName: tableName, Item: { ...keys.identityStore(record.tenantId, record.name), itemType: 'IdentityStore', ...record }, ...condition })),
+  );
+}
+
 export const identityStoreStore: IdentityStoreStore = {
-  async create(record) {
-    const { doc, tableName, commands } = await dynamo();
-    return conditionally(() =>
-      doc.send(
-        new commands.PutCommand({
-          TableName: tableName,
-          Item: { ...keys.identityStore(record.tenantId, record.name), itemType: 'IdentityStore', ...record },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      ),
-    );
-  },
+  create: (record) => putStore(record, { ConditionExpression: 'attribute_not_exists(PK)' }),
   async get(tenantId, name) {
     return strip<IdentityStoreRecord>(await getItem(keys.identityStore(tenantId, name)), 'IdentityStore');
   },
@@ -50,19 +47,7 @@ export const identityStoreStore: IdentityStoreStore = {
     const items = await queryAll(keys.identityStorePartition(tenantId), keys.identityStoreSortPrefix);
     return items.map((i) => strip<IdentityStoreRecord>(i, 'IdentityStore')).filter((r): r is IdentityStoreRecord => !!r);
   },
-  async replace(record, expectedVersion) {
-    const { doc, tableName, commands } = await dynamo();
-    return conditionally(() =>
-      doc.send(
-        new commands.PutCommand({
-          TableName: tableName,
-          Item: { ...keys.identityStore(record.tenantId, record.name), itemType: 'IdentityStore', ...record },
-          ConditionExpression: 'version = :v',
-          ExpressionAttributeValues: { ':v': expectedVersion },
-        }),
-      ),
-    );
-  },
+  replace: (record, expectedVersion) => putStore(record, { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': expectedVersion } }),
 };
 
 function userItem(u: IdentityUserRecord) {

@@ -1,5 +1,5 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
@@ -40,12 +40,7 @@ export class PackageLayer extends Construct {
 
   constructor(scope: Construct, id: string, props: { root: string; packages: readonly string[]; description: string }) {
     super(scope, id);
-    const staging = mkdtempSync(join(tmpdir(), 'arthr-layer-'));
-    for (const [relative, source] of dependencyClosure(props.root, props.packages)) {
-      const target = join(staging, 'nodejs', relative);
-      mkdirSync(dirname(target), { recursive: true });
-      cpSync(source, target, { recursive: true, dereference: true });
-    }
+    const staging = stagedClosure(props.root, props.packages);
     this.layer = new lambda.LayerVersion(this, 'Layer', {
       code: lambda.Code.fromAsset(staging),
       compatibleRuntimes: [lambda.Runtime.NODEJS_22_X],
@@ -53,4 +48,33 @@ export class PackageLayer extends Construct {
       description: props.description,
     });
   }
+}
+
+/**
+ * The layer's folder: the closure copied once per set of package versions into
+ * node_modules/.cache/arthr-layers/, so synths after the first reuse it. A synth that builds it
+ * copies into a fresh folder beside it and renames that into place, so synths running at the
+ * same time never see half a copy.
+ */
+function stagedClosure(root: string, packages: readonly string[]): string {
+  const closure = dependencyClosure(root, packages);
+  const versions = [...closure].map(([relative, dir]) => `${relative}@${(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string }).version}`);
+  const id = createHash('sha256').update(versions.sort().join('\n')).digest('hex').slice(0, 16);
+  const parent = join(root, 'node_modules', '.cache', 'arthr-layers');
+  const staged = join(parent, id);
+  if (existsSync(staged)) return staged;
+  mkdirSync(parent, { recursive: true });
+  const building = mkdtempSync(`${staged}-`);
+  for (const [relative, source] of closure) {
+    const target = join(building, 'nodejs', relative);
+    mkdirSync(dirname(target), { recursive: true });
+    cpSync(source, target, { recursive: true, dereference: true });
+  }
+  try {
+    renameSync(building, staged);
+  } catch {
+    // Another synth put it in place first: theirs is the same.
+    rmSync(building, { recursive: true, force: true });
+  }
+  return staged;
 }

@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { localClient } from '../../lib/local/dynamodb.js';
 import { inject } from 'vitest';
 
 export interface Reply {
@@ -125,5 +129,23 @@ export async function finalStatus(id: string, token: string, opts: CallOptions =
     if (s !== 'ACTIVE' && s !== 'PENDING') return s;
     if (Date.now() > deadline) throw new Error(`instance ${id} stayed ${s}`);
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Moves an item's TTL attribute into the past in the local table, as time passing would. */
+export async function expireItem(PK: string, SK: string): Promise<void> {
+  const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
+  const db = localClient(runtime.dynamodbEndpoint);
+  try {
+    await db.send(
+      new UpdateItemCommand({
+        TableName: runtime.tableName,
+        Key: { PK: { S: PK }, SK: { S: SK } },
+        UpdateExpression: 'SET expiresAt = :past',
+        ExpressionAttributeValues: { ':past': { N: String(Math.floor(Date.now() / 1000) - 1) } },
+      }),
+    );
+  } finally {
+    db.destroy();
   }
 }

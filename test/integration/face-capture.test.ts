@@ -4,9 +4,8 @@ import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import * as zip from '@zip.js/zip.js';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { MAX_FACE_IMAGE_BYTES } from '../../functions/journey/face-limits.js';
-import { adminToken, call, finalStatus, issueToken, multipart, pageUntil } from './client.js';
+import { adminToken, call, expireItem, finalStatus, issueToken, multipart, pageUntil } from './client.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures');
 const FACE = readFileSync(join(FIXTURES, 'face-640x480.jpg'));
@@ -234,21 +233,12 @@ describe('user data of an instance with images', () => {
     expect((await call('POST', j.face, multipart(FACE))).status).toBe(303);
     await finalStatus(j.id, token);
     expect(await objectsOf(j.id)).toHaveLength(1);
-    const dynamo = new DynamoDBClient({ endpoint: runtime.dynamodbEndpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-    await dynamo.send(
-      new UpdateItemCommand({
-        TableName: runtime.tableName,
-        Key: { PK: { S: `TNT#demo#PI#${j.id}` }, SK: { S: 'PI' } },
-        UpdateExpression: 'SET expiresAt = :past',
-        ExpressionAttributeValues: { ':past': { N: String(Math.floor(Date.now() / 1000) - 10) } },
-      }),
-    );
+    await expireItem(`TNT#demo#PI#${j.id}`, 'PI');
     expect((await userdata(j)).status).toBe(404);
     const deadline = Date.now() + 15_000;
     while ((await objectsOf(j.id)).length > 0) {
       if (Date.now() > deadline) throw new Error('the images were not deleted');
       await new Promise((r) => setTimeout(r, 250));
     }
-    dynamo.destroy();
   });
 });

@@ -1,9 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { SRP_GROUP, clientRegistration } from '../../functions/identity-store/srp.js';
-import { adminToken, call, issueToken, keyWith } from './client.js';
+import { adminToken, call, expireItem, issueToken, keyWith } from './client.js';
 
 let token: string;
 let other: string;
@@ -229,17 +226,7 @@ describe('passcodes with SRP-6a', () => {
     expect((await complete(store, s.i, { verifier }, other)).status).toBe(401);
     expect((await call('POST', `${base}/stores/${store}/passcodes/registrations/sessions/${s.i}`, { token: other, tenant: 'other', body: { srpRegistrationData: { verifier } } })).status).toBe(404);
     expect((await complete(await newStore(), s.i, { verifier })).status).toBe(404);
-    const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8'));
-    const dynamo = new DynamoDBClient({ endpoint: runtime.dynamodbEndpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-    await dynamo.send(
-      new UpdateItemCommand({
-        TableName: runtime.tableName,
-        Key: { PK: { S: `TNT#demo#IDS#${store}#PCREG#${s.i}` }, SK: { S: 'PCREG' } },
-        UpdateExpression: 'SET expiresAt = :past',
-        ExpressionAttributeValues: { ':past': { N: String(Math.floor(Date.now() / 1000) - 1) } },
-      }),
-    );
-    dynamo.destroy();
+    await expireItem(`TNT#demo#IDS#${store}#PCREG#${s.i}`, 'PCREG');
     expect((await complete(store, s.i, { verifier })).json.code).toBe('PASSCODE_REGISTRATION_NOT_FOUND');
     expect((await call('GET', `${base}/stores/${store}/users/${user.id}`, { token })).json.passcodes).toEqual([]);
   });

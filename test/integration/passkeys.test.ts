@@ -1,9 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { SoftAuthenticator } from '../support/soft-authenticator.js';
-import { adminToken, call, finalStatus, issueToken, keyWith, pageUntil } from './client.js';
+import { adminToken, call, expireItem, finalStatus, issueToken, keyWith, pageUntil } from './client.js';
 import { passkeyJourney } from './journeys.js';
 
 /**
@@ -134,17 +131,7 @@ describe('passkey registration', () => {
     expect((await completeReg(store, s4.json.sessionId, new SoftAuthenticator({ userVerification: false }).createCredential(s4.json.publicKey, ORIGIN))).status).toBe(400);
 
     const s5 = await startReg(store, bob.id);
-    const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8'));
-    const dynamo = new DynamoDBClient({ endpoint: runtime.dynamodbEndpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-    await dynamo.send(
-      new UpdateItemCommand({
-        TableName: runtime.tableName,
-        Key: { PK: { S: `TNT#demo#IDS#${store}#PKSESS#${s5.json.sessionId}` }, SK: { S: 'PKSESS' } },
-        UpdateExpression: 'SET expiresAt = :past',
-        ExpressionAttributeValues: { ':past': { N: String(Math.floor(Date.now() / 1000) - 1) } },
-      }),
-    );
-    dynamo.destroy();
+    await expireItem(`TNT#demo#IDS#${store}#PKSESS#${s5.json.sessionId}`, 'PKSESS');
     expect((await completeReg(store, s5.json.sessionId, new SoftAuthenticator().createCredential(s5.json.publicKey, ORIGIN))).status).toBe(404);
   });
 

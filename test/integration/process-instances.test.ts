@@ -1,10 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { localClient } from '../../lib/local/dynamodb.js';
-import { adminToken, call, issueToken, keyWith } from './client.js';
+import { adminToken, call, expireItem, issueToken, keyWith } from './client.js';
 
 const TOKENS = '/api/process-manager/processTokens';
 const CREATE = '/api/process-manager/processInstances/create';
@@ -152,18 +148,7 @@ describe('GET /api/process-manager/processInstances/{id}', () => {
     const pt = await processToken();
     const id = (await call('POST', `${CREATE}?pt=${pt}`, { token })).json.processInstanceId;
     expect((await call('GET', `${INSTANCES}/${id}`, { token })).status).toBe(200);
-    // Move the retention into the past directly in the local table, as time passing would.
-    const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8'));
-    const db = localClient(runtime.dynamodbEndpoint);
-    await db.send(
-      new UpdateItemCommand({
-        TableName: runtime.tableName,
-        Key: { PK: { S: `TNT#demo#PI#${id}` }, SK: { S: 'PI' } },
-        UpdateExpression: 'SET expiresAt = :past',
-        ExpressionAttributeValues: { ':past': { N: String(Math.floor(Date.now() / 1000) - 1) } },
-      }),
-    );
-    db.destroy();
+    await expireItem(`TNT#demo#PI#${id}`, 'PI');
     expect((await call('GET', `${INSTANCES}/${id}`, { token })).status).toBe(404);
     expect((await call('GET', `${INSTANCES}/${id}/withParameters`, { token })).status).toBe(404);
   });

@@ -1,0 +1,109 @@
+/**
+ * The face capture page's script, bundled for the browser into assets.generated.ts (`npm run
+ * build:assets`). It is an enhancement: without it the page is a file upload that still works.
+ * With it, the page offers the camera (getUserMedia, front camera); the photo taken is drawn to
+ * a canvas, encoded as a JPEG of at most 1280 px, and put into the form's file field, so the
+ * same form post sends it. A chosen file is re-encoded the same way on the device, which keeps
+ * it under the size limit and drops its metadata (location included) before it is sent.
+ */
+const MAX_SIDE = 1280;
+
+const form = document.getElementById('face-form') as HTMLFormElement | null;
+if (form) {
+  const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+  const input = byId<HTMLInputElement>('face-file');
+  const camera = byId<HTMLElement>('face-camera');
+  const start = byId<HTMLButtonElement>('face-start');
+  const video = byId<HTMLVideoElement>('face-video');
+  const preview = byId<HTMLImageElement>('face-preview');
+  const shoot = byId<HTMLButtonElement>('face-shoot');
+  const retake = byId<HTMLButtonElement>('face-retake');
+  const status = byId<HTMLElement>('face-status');
+  const maxBytes = Number(form.dataset.maxBytes);
+  const canPlaceFile = typeof DataTransfer === 'function';
+  let stream: MediaStream | null = null;
+  const show = (el: HTMLElement, on: boolean) => {
+    el.hidden = !on;
+  };
+
+  const stopCamera = () => {
+    stream?.getTracks().forEach((t) => t.stop());
+    stream = null;
+  };
+  const toJpeg = (source: CanvasImageSource, width: number, height: number) => {
+    const scale = Math.min(1, MAX_SIDE / Math.max(width, height));
+    const canvas = document.createElement('canvas');
+    canvas.width = Math.round(width * scale);
+    canvas.height = Math.round(height * scale);
+    canvas.getContext('2d')!.drawImage(source, 0, 0, canvas.width, canvas.height);
+    return new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/jpeg', 0.9));
+  };
+  const placeFile = (blob: Blob) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([blob], 'face.jpg', { type: 'image/jpeg' }));
+    input.files = dt.files;
+  };
+
+  if (canPlaceFile && navigator.mediaDevices?.getUserMedia) {
+    show(camera, true);
+    start.addEventListener('click', () => {
+      status.textContent = '';
+      navigator.mediaDevices
+        .getUserMedia({ video: { facingMode: 'user', width: { ideal: 1280 }, height: { ideal: 960 } }, audio: false })
+        .then((s) => {
+          stream = s;
+          video.srcObject = s;
+          return video.play();
+        })
+        .then(() => {
+          show(start, false);
+          show(preview, false);
+          show(retake, false);
+          show(video, true);
+          show(shoot, true);
+          shoot.focus();
+        })
+        .catch(() => {
+          stopCamera();
+          show(start, false);
+          status.textContent = status.dataset.failed ?? '';
+          input.focus();
+        });
+    });
+    shoot.addEventListener('click', () => {
+      if (!video.videoWidth) return;
+      void toJpeg(video, video.videoWidth, video.videoHeight).then((blob) => {
+        if (!blob) return;
+        placeFile(blob);
+        if (preview.src) URL.revokeObjectURL(preview.src);
+        preview.src = URL.createObjectURL(blob);
+        stopCamera();
+        show(video, false);
+        show(shoot, false);
+        show(preview, true);
+        show(retake, true);
+        status.textContent = status.dataset.taken ?? '';
+        (form.querySelector('button[type=submit]') as HTMLButtonElement).focus();
+      });
+    });
+    retake.addEventListener('click', () => {
+      input.value = '';
+      show(retake, false);
+      start.click();
+    });
+  }
+
+  input.addEventListener('change', () => {
+    const file = input.files?.[0];
+    if (!file || !canPlaceFile || typeof createImageBitmap !== 'function') return;
+    createImageBitmap(file)
+      .then((bitmap) => toJpeg(bitmap, bitmap.width, bitmap.height))
+      .then((blob) => {
+        if (blob && blob.size <= maxBytes) placeFile(blob);
+      })
+      .catch(() => {
+        // Not an image the browser can read: sent as chosen, and the server says why it is refused.
+      });
+  });
+  form.addEventListener('submit', stopCamera);
+}
