@@ -13,8 +13,6 @@
  * Only whole values are references ("Hello ${firstName}" is plain text), which keeps resolution
  * free of escaping rules.
  */
-import type { InputValue } from './definition.js';
-import { activitySpec } from './catalogue.js';
 
 const REFERENCE = /^\$\{\s*([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*)\s*\}$/;
 const LITERAL = /^\$\{\s*(-?\d{1,15}|true|false)\s*\}$/;
@@ -61,37 +59,3 @@ export function lookup(state: unknown, path: string): unknown {
   return undefined;
 }
 
-function resolveString(value: string, state: unknown): unknown {
-  const lit = literalValue(value);
-  if (lit !== undefined) return lit;
-  const path = referencePath(value);
-  return path === undefined ? value : lookup(state, path);
-}
-
-/**
- * Inputs as an activity handler uses them: every reference replaced by its value (whole-input
- * references, list items and map values), inputs that resolve to nothing left out. A data form
- * (input type F) is never resolved.
- */
-export function resolveInputs(
-  activityType: string,
-  inputs: Record<string, InputValue>,
-  state: unknown,
-): Record<string, unknown> {
-  const spec = activitySpec(activityType);
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(inputs)) {
-    const type = spec?.inputs.find((i) => i.name === name)?.type;
-    let resolved: unknown;
-    if (type === 'F') resolved = value;
-    else if (typeof value === 'string') resolved = resolveString(value, state);
-    else if (Array.isArray(value)) resolved = value.map((v) => resolveString(v, state));
-    else if (value !== null && typeof value === 'object') {
-      resolved = Object.fromEntries(
-        Object.entries(value).map(([k, v]) => [k, typeof v === 'string' ? resolveString(v, state) : v]),
-      );
-    } else resolved = value;
-    if (resolved !== undefined) out[name] = resolved;
-  }
-  return out;
-}

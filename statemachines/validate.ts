@@ -146,7 +146,7 @@ function checkActivity(
   }
   const inputs: Record<string, InputValue> = {};
   for (const input of spec.inputs) {
-    const value = values.get(input.name) ?? (given[input.name] === undefined ? input.default : undefined);
+    const value = values.get(input.name) ?? (given[input.name] === undefined ? (input.default as InputValue | undefined) : undefined);
     if (value !== undefined) inputs[input.name] = value;
     else if (input.required && given[input.name] === undefined) {
       problems.push({
@@ -265,7 +265,7 @@ function checkInput(
   }
 }
 
-function quoteGroup(group: string[]): string {
+function quoteGroup(group: readonly string[]): string {
   return group.map((n) => `"${n}"`).join(' and ');
 }
 

@@ -1,30 +1,69 @@
 import { activitySpec } from '../../statemachines/catalogue.js';
-import { recordWaitingStep, type UserStepPayload } from '../journey/steps.js';
-import { IDENTITY_ACTIVITIES, runServiceActivity, type ServicePayload } from './identity-store.js';
+import { recordWaitingStep } from '../journey/steps.js';
+import { asActivityError, type Session } from './contract.js';
+import { NOT_RUNNABLE, RUNS } from './index.generated.js';
+import { resolveInputs } from './inputs.js';
 
 /** An activity the state machine called that this deployment cannot run: the step fails under this name. */
 export class ActivityUnavailableError extends Error {
   override readonly name = 'ActivityUnavailable';
 }
 
+/** What the compiled state machine hands the activity function (see statemachines/compile.ts). */
+interface Payload {
+  activityId: string;
+  activityType: string;
+  inputs?: Record<string, unknown>;
+  state: Session;
+  taskToken?: string;
+}
+
 /**
  * The activity function: every Task state of every journey invokes it (Lambda on AWS, in
- * process locally). User steps record where the journey waits and return; the execution
- * resumes when the end user's submission sends the task token back.
+ * process locally), and it runs the activity's module. The inputs are resolved once, here
+ * (references, defaults, required inputs, types; see inputs.ts), before any module sees them.
  *
- * Service activities return the whole new session state. Those of the identity store (users,
- * passcodes) run here; the others (push, external faces, cloud functions, archiving) have no
- * runtime yet, and a journey that reaches one fails that step with ActivityUnavailable, which
- * ends the instance as COMPLETED_PROCESS_ERROR.
+ * User steps record where the journey waits and return; the execution resumes when the end
+ * user's submission sends the task token back. Service activities return the whole new session
+ * state; a domain error fails the step under its stable name, which an error boundary event can
+ * route. An activity whose module is marked not runnable fails the step with ActivityUnavailable,
+ * which ends the instance as COMPLETED_PROCESS_ERROR.
  */
-export async function runActivity(payload: Record<string, unknown>, now: Date): Promise<unknown> {
+export async function runActivity(raw: Record<string, unknown>, now: Date): Promise<unknown> {
+  const payload = raw as unknown as Payload;
   const type = String(payload.activityType);
   const spec = activitySpec(type);
-  if (spec?.kind === 'user') {
-    await recordWaitingStep(payload as unknown as UserStepPayload, now);
+  if (!spec) throw new ActivityUnavailableError(`There is no ${type} activity.`);
+  const unavailable = (NOT_RUNNABLE as Record<string, string>)[type];
+  if (unavailable) throw new ActivityUnavailableError(`This deployment cannot run ${spec.displayName}: ${unavailable}.`);
+  const session = payload.state;
+  const inputs = resolveInputs(spec, payload.inputs ?? {}, session) as Record<string, unknown>;
+
+  if (spec.kind === 'user') {
+    await recordWaitingStep(
+      {
+        activityId: payload.activityId,
+        activityType: type,
+        inputs,
+        state: session as Parameters<typeof recordWaitingStep>[0]['state'],
+        taskToken: String(payload.taskToken),
+      },
+      now,
+    );
     return {};
   }
-  const service = IDENTITY_ACTIVITIES[type];
-  if (service) return runServiceActivity(service, payload as unknown as ServicePayload, now);
-  throw new ActivityUnavailableError(`This deployment has no runtime for the ${type} activity yet.`);
+  const run = (RUNS as Record<string, ((ctx: never) => Promise<Session>) | undefined>)[type];
+  if (!run) throw new ActivityUnavailableError(`This deployment has no runtime for ${spec.displayName}.`);
+  try {
+    return await run({
+      activityId: payload.activityId,
+      inputs,
+      session,
+      tenantId: session.instance.tenantId,
+      actor: `journey:${session.instance.processInstanceId}`,
+      now,
+    } as never);
+  } catch (err) {
+    throw asActivityError(err);
+  }
 }

@@ -13,14 +13,15 @@ import { journeyRoutes as routes } from './journey-routes.js';
  */
 export const handler = apiHandler(routes.startPasskeyCeremony, async ({ tenantId, path, query, now }) => {
   const { record, step } = await openWaitingStep(tenantId, { ...path, capability: query.c }, ['PASSKEY_REGISTRATION', 'PASSKEY_AUTHENTICATION'], now);
-  const inputs = step.inputs as Record<string, unknown>;
+  // Resolved when the step began: the policies' defaults are there.
+  const inputs = step.inputs;
   const user = userRefFrom(inputs, (step.state.vars ?? {}) as Record<string, unknown>);
   const common = { tenantId: record.tenantId, storeName: String(inputs['Store Name']), rpId: String(inputs['Relying Party ID']), now };
   if (step.activityType === 'PASSKEY_REGISTRATION') {
     if (!user) throw new StepNotWaitingError('This passkey registration names no user.');
-    const started = await startPasskeyRegistration(identityStores, { ...common, policyName: String(inputs['Registration Policy'] ?? 'default'), user });
+    const started = await startPasskeyRegistration(identityStores, { ...common, policyName: String(inputs['Registration Policy']), user });
     return { status: 200, body: { sessionId: started.sessionId, publicKey: started.publicKey } };
   }
-  const started = await startPasskeyAuthentication(identityStores, { ...common, policyName: String(inputs['Authentication Policy'] ?? 'default'), ...(user ? { user } : {}) });
+  const started = await startPasskeyAuthentication(identityStores, { ...common, policyName: String(inputs['Authentication Policy']), ...(user ? { user } : {}) });
   return { status: 200, body: { sessionId: started.sessionId, publicKey: started.publicKey } };
 });

@@ -3,8 +3,6 @@ import { processInstanceStore, type CheckRecord, type ImageRecord } from '../sto
 import type { ProcessInstanceRecord } from '../process-manager/instances.js';
 import { isFinal } from '../process-manager/status.js';
 import { eventPublisher } from '../events/publisher.js';
-import { resolveInputs } from '../../statemachines/references.js';
-import type { InputValue } from '../../statemachines/definition.js';
 
 export class StepNotWaitingError extends ConflictError {
   override readonly code = 'STEP_NOT_WAITING';
@@ -13,7 +11,8 @@ export class StepNotWaitingError extends ConflictError {
 export interface UserStepPayload {
   activityId: string;
   activityType: string;
-  inputs: Record<string, InputValue>;
+  /** The step's inputs, resolved (references replaced, defaults applied) by the activity function. */
+  inputs: Record<string, unknown>;
   state: Record<string, unknown> & {
     instance: { tenantId: string; processInstanceId: string; processDefnId: string; processDefnName: string; processDefnVersion: number };
   };
@@ -30,7 +29,7 @@ export async function recordWaitingStep(payload: UserStepPayload, now: Date): Pr
   const recorded = await processInstanceStore.setWaitingStep(tenantId, processInstanceId, {
     activityId: payload.activityId,
     activityType: payload.activityType,
-    inputs: resolveInputs(payload.activityType, payload.inputs, payload.state),
+    inputs: payload.inputs,
     state: payload.state,
     taskToken: payload.taskToken,
     since: now.toISOString(),

@@ -8,7 +8,7 @@ import { Construct } from 'constructs';
 import { defaultEventBusArn } from './route-function.js';
 import { ServiceFunction } from './service-function.js';
 import { deadLetterQueue } from './dead-letters.js';
-import { ACTIVITY_TABLE_ACTIONS } from '../../functions/activities/access.js';
+import { activityFunctionAccess } from '../../functions/activities/access.js';
 
 /** The terminal statuses of a Step Functions execution, as its EventBridge events spell them. */
 export const TERMINAL_EXECUTION_STATUSES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] as const;
@@ -41,7 +41,8 @@ export class JourneyFunctions extends Construct {
     const tableArn = props.table.tableArn;
 
     // --- Activities. User steps record where the journey waits (an UpdateItem on the instance);
-    // service activities get their grants as they arrive, each written out here.
+    // each activity module declares what its own code needs.
+    const access = activityFunctionAccess();
     this.activities = new ServiceFunction(this, 'Activities', {
       functionName: props.activityFunctionName,
       description: 'Runs journey activities: every Task state of the arthr- state machines invokes it.',
@@ -52,17 +53,16 @@ export class JourneyFunctions extends Construct {
       environment: props.environment,
       policyName: 'activities',
       roleDescription: 'Runs journey activities: records the waiting user step, runs the identity store activities (users, passcodes) and publishes the step change.',
+      // The union of what the activity modules declare (functions/activities/access.ts).
       statements: [
         new iam.PolicyStatement({
           sid: 'InstanceItems',
-          actions: ACTIVITY_TABLE_ACTIONS.map((a) => `dynamodb:${a}`),
+          actions: access.table.map((a) => `dynamodb:${a}`),
           resources: [tableArn],
         }),
-        new iam.PolicyStatement({
-          sid: 'PublishInstanceEvents',
-          actions: ['events:PutEvents'],
-          resources: [defaultEventBusArn(stack)],
-        }),
+        ...(access.events
+          ? [new iam.PolicyStatement({ sid: 'PublishInstanceEvents', actions: ['events:PutEvents'], resources: [defaultEventBusArn(stack)] })]
+          : []),
       ],
     });
 

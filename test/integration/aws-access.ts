@@ -1,5 +1,5 @@
 import { routeList } from '../../functions/routes.js';
-import { ACTIVITY_TABLE_ACTIONS } from '../../functions/activities/access.js';
+import { activityFunctionAccess } from '../../functions/activities/access.js';
 
 /**
  * The AWS actions each operation's function is granted, in the terms the local runtime records
@@ -22,7 +22,8 @@ export function grantedActions(): Map<string, Set<string>> {
     for (const i of r.aws.images ?? []) a.add(`s3:${i}`);
     out.set(r.operationId, a);
   }
-  out.set('activities', new Set([...ACTIVITY_TABLE_ACTIONS.map((a) => `dynamodb:${a}`), 'events:PutEvents']));
+  const activities = activityFunctionAccess();
+  out.set('activities', new Set([...activities.table.map((a) => `dynamodb:${a}`), ...(activities.events ? ['events:PutEvents'] : []), ...activities.images.map((i) => `s3:${i}`)]));
   out.set('onInstanceExpired', new Set(['s3:ListBucket', 's3:DeleteObject']));
   out.set('onExecutionEnd', new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'events:PutEvents']));
   return out;

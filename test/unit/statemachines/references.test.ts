@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isReference, literalValue, lookup, referencePath, resolveInputs } from '../../../statemachines/references.js';
+import { isReference, literalValue, lookup, referencePath } from '../../../statemachines/references.js';
+import { activitySpec } from '../../../statemachines/catalogue.js';
+import { resolveReferences } from '../../../functions/activities/inputs.js';
 import { resolveDateBound } from '../../../statemachines/definition.js';
 
 const state = {
@@ -41,12 +43,12 @@ describe('lookup', () => {
   });
 });
 
-describe('resolveInputs', () => {
+describe('resolveReferences', () => {
   it('replaces references, leaves out what resolves to nothing, and never touches a form', () => {
     const form = { title: { values: { en: '${firstName}' } }, version: 1, components: [] };
     expect(
-      resolveInputs(
-        'SVC_PUSH_NOTIFICATION',
+      resolveReferences(
+        activitySpec('SVC_PUSH_NOTIFICATION')!,
         {
           'User External ID': '${externalId}',
           'Polling URL': '${_pollingUrl}',
@@ -64,7 +66,7 @@ describe('resolveInputs', () => {
       'Push Notification Parameters': { who: 'u-1' },
       'Time To Live (Seconds)': 300,
     });
-    expect(resolveInputs('DATA_FORM', { Form: form as never }, state)).toEqual({ Form: form });
+    expect(resolveReferences(activitySpec('DATA_FORM')!, { Form: form as never }, state)).toEqual({ Form: form });
   });
 });
 

@@ -1,0 +1,35 @@
+import { ApiError } from '../errors.js';
+import { ExternalIdNotUniqueError, addUser, userView } from '../identity-store/users.js';
+import { ActivityError, withVar, type ActivityAccess, type ServiceRun } from './contract.js';
+import { identityStores } from './identity.js';
+import { s, storeName, userKey, type ActivitySpec } from './spec.js';
+
+export const spec = {
+  type: 'ADD_USER',
+  displayName: 'Add User',
+  kind: 'service',
+  description: 'Adds a user with an external ID to an identity store and keeps it under User Key.',
+  inputs: [s('External ID', true, undefined, "The user's external ID; unique in the store."), storeName, userKey],
+  rules: [],
+  outputs: [{ name: 'User', variable: 'vars.{User Key}' }],
+  errorEvents: [
+    { name: 'Failed to add the user', aslError: 'AddUserFailed' },
+    { name: 'ExtId Not Unique', aslError: 'ExtIdNotUnique', description: 'A user with this external ID exists.' },
+  ],
+} as const satisfies ActivitySpec;
+
+/** The store read, then the user, its external id lock and the event in one transaction. */
+export const aws = { table: ['GetItem', 'PutItem'] } as const satisfies ActivityAccess;
+
+export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId, actor, now }) => {
+  const externalId = inputs['External ID'];
+  if (!externalId) throw new ActivityError('AddUserFailed', 'The External ID is empty.');
+  try {
+    const user = await addUser(identityStores, { tenantId, storeName: inputs['Store Name'], externalId, actor, now });
+    return withVar(session, inputs['User Key'], userView(user));
+  } catch (err) {
+    if (err instanceof ExternalIdNotUniqueError) throw new ActivityError('ExtIdNotUnique', err.message);
+    // The spec's other error event: any reason the user could not be added.
+    throw new ActivityError('AddUserFailed', err instanceof ApiError ? err.message : 'The user could not be added.');
+  }
+};

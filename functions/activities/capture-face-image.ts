@@ -1,0 +1,92 @@
+import { objectKeys } from '../store/keys.js';
+import { imageStore } from '../store/images.js';
+import { faceCaptureCheck, faceImageRecord, inspectFaceImage, type ImageProblem } from '../journey/face-capture.js';
+import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
+import { renderFaceCapture } from '../journey/render.js';
+import { journeyUrl } from '../journey/screen-context.js';
+import type { ActivityAccess, Screens, StepView, SubmissionRequest, Submission } from './contract.js';
+import { key, stepTimeout, type ActivitySpec } from './spec.js';
+
+export const spec = {
+  type: 'CAPTURE_FACE_IMAGE',
+  displayName: 'Capture Face Image',
+  kind: 'user',
+  description: "Captures the end user's live face image.",
+  inputs: [key('Face Key', 'face1', 'Where the capture and its check are kept.'), stepTimeout],
+  rules: [],
+  outputs: [
+    { name: 'Face captures', variable: '_faces.{Face Key}.captures' },
+    { name: 'Face capture check', variable: '_checks.{Face Key}', description: '{result: "PASS" | "FAIL" | "REVIEW", ...}' },
+  ],
+  errorEvents: [],
+} as const satisfies ActivitySpec;
+
+export const aws = {} as const satisfies ActivityAccess;
+
+const capturePage = (view: StepView<typeof spec>, error?: ImageProblem) =>
+  renderFaceCapture({
+    lang: view.lang,
+    action: journeyUrl(view.record, view.capability, view.lang, view.step.activityId, 'face'),
+    maxBytes: MAX_FACE_IMAGE_BYTES,
+    ...(error ? { error } : {}),
+  });
+
+export const screens: Screens<typeof spec> = { component: 'face-capture', render: { 'face-capture': (view) => capturePage(view) } };
+
+/** The `image` field of a multipart post, or why there is none. */
+async function uploadedImage(upload: SubmissionRequest['upload']): Promise<Uint8Array | ImageProblem> {
+  if (!upload || upload.bytes.length === 0) return 'missing';
+  if (upload.bytes.length > MAX_FACE_IMAGE_BYTES + 64 * 1024) return 'tooLarge';
+  let form: FormData;
+  try {
+    form = await new Response(upload.bytes, { headers: { 'content-type': upload.contentType } }).formData();
+  } catch {
+    return 'missing';
+  }
+  const file = form.get('image');
+  if (!file || typeof file === 'string' || file.size === 0) return 'missing';
+  return new Uint8Array(await file.arrayBuffer());
+}
+
+/**
+ * A face image: checked by its bytes, stored in S3 under the tenant and instance, recorded (with
+ * its check) in the session under `_faces.{Face Key}` and `_checks.{Face Key}`. A refused image
+ * gets the page again, saying why.
+ */
+export const submission: Submission<typeof spec> = {
+  part: 'face',
+  async submit(view, { upload }, now) {
+    const bytes = await uploadedImage(upload);
+    if (typeof bytes === 'string') return { page: capturePage(view, bytes) };
+    const image = inspectFaceImage(bytes);
+    if ('problem' in image) return { page: capturePage(view, image.problem) };
+
+    const { record, step } = view;
+    const faceKey = view.inputs['Face Key'];
+    const stored = faceImageRecord({
+      faceKey,
+      image,
+      bytes,
+      objectKey: (captureId) => objectKeys.faceCapture(record.tenantId, record.id, faceKey, captureId, image.extension),
+      now,
+    });
+    // The bytes first: user data never names an image that is not there. An image whose step was
+    // completed meanwhile stays under the instance's prefix until its retention ends.
+    await imageStore.put(stored.objectKey, bytes, stored.contentType, stored.sha256);
+    const check = faceCaptureCheck(faceKey, step.activityId, stored, now);
+    const { objectKey: _key, kind: _kind, imageKey: _imageKey, ...capture } = stored;
+    const faces = (step.state._faces ?? {}) as Record<string, { captures?: unknown[] }>;
+    return {
+      complete: {
+        result: {
+          _faces: { [faceKey]: { captures: [...(faces[faceKey]?.captures ?? []), capture] } },
+          _checks: { [faceKey]: { result: check.result, checkType: check.checkType, displayName: check.displayName } },
+        },
+        values: { faceKey, captureId: stored.captureId, format: stored.format, width: stored.width, height: stored.height, bytes: stored.bytes },
+        dataKey: faceKey,
+        check,
+        images: [stored],
+      },
+    };
+  },
+};

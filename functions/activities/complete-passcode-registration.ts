@@ -1,0 +1,57 @@
+import { completePasscodeRegistration } from '../identity-store/passcodes.js';
+import { ActivityError, withCheck, type ActivityAccess, type ServiceRun } from './contract.js';
+import { identityStores } from './identity.js';
+import { key, s, type ActivitySpec } from './spec.js';
+
+export const spec = {
+  type: 'COMPLETE_PASSCODE_REGISTRATION',
+  displayName: 'Complete Passcode Registration',
+  kind: 'service',
+  description: 'Completes the passcode registration with the verifier the form collected.',
+  inputs: [s('Passcode Registration Browser Response', false), key('Passcode Registration Key', 'passcodeReg1')],
+  rules: [],
+  outputs: [
+    {
+      name: 'Passcode registration check',
+      variable: '_checks.{Passcode Registration Key}',
+      description: '{result: "PASS"} once the passcode is registered.',
+    },
+  ],
+  errorEvents: [],
+} as const satisfies ActivitySpec;
+
+/** Reads the session and the user; writes the passcode, the user and the event, deletes the session. */
+export const aws = { table: ['GetItem', 'PutItem', 'DeleteItem'] } as const satisfies ActivityAccess;
+
+export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId, actor, now }) => {
+  const key = inputs['Passcode Registration Key'];
+  const registration = session.vars?.[key] as { storeName?: string; algorithmInfo?: { parameters?: { i?: string } } } | undefined;
+  const sessionId = registration?.algorithmInfo?.parameters?.i;
+  if (!registration?.storeName || !sessionId) {
+    throw new ActivityError('PasscodeRegistrationNotFound', `No passcode registration is kept under ${key}: run Start Passcode Registration first.`);
+  }
+  // The verifier: what the passcode form kept on the registration session, or (a custom
+  // client) the Passcode Registration Browser Response input, `{verifier, historyVerifiers?}`.
+  const given = browserResponse(inputs['Passcode Registration Browser Response']);
+  const done = await completePasscodeRegistration(identityStores, {
+    tenantId,
+    storeName: registration.storeName,
+    sessionId,
+    verifier: typeof given?.verifier === 'string' ? given.verifier : undefined,
+    historyVerifiers: Array.isArray(given?.historyVerifiers) ? given.historyVerifiers.map(String) : undefined,
+    actor,
+    now,
+  });
+  return withCheck(session, key, { result: 'PASS', checkType: 'PASSCODE_REGISTRATION', userId: done.user.id });
+};
+
+/** `{verifier, historyVerifiers?}` from the input's JSON; anything else gives nothing. */
+function browserResponse(value: string | undefined): { verifier?: unknown; historyVerifiers?: unknown } | undefined {
+  if (!value) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return parsed && typeof parsed === 'object' ? (parsed as { verifier?: unknown; historyVerifiers?: unknown }) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * What an activity module implements besides its spec: the run function of a service step, the
+ * screens and the submission of a user step, and the AWS access either needs. The activity
+ * function (run.ts) and the journey pages (functions/journey/) call modules only through these
+ * types.
+ */
+import { ApiError } from '../errors.js';
+import type { AwsAccess } from '../http/route.js';
+import type { CheckRecord, ImageRecord } from '../store/process-instances.js';
+import type { ScreenContext } from '../journey/screen-context.js';
+import type { ActivitySpec, InputsOf } from './spec.js';
+
+/** The execution's state: the instance's session data (see statemachines/compile.ts). */
+export type Session = Record<string, unknown> & {
+  instance: { tenantId: string; processInstanceId: string; processDefnId?: string; processDefnName?: string; processDefnVersion?: number };
+  parameters?: Record<string, string>;
+  vars?: Record<string, unknown>;
+  _checks?: Record<string, unknown>;
+  _faces?: Record<string, unknown>;
+};
+
+/**
+ * An activity's failure under an ASL error name: an error boundary event of the activity
+ * catches it by that name (`ExtIdNotUnique`); one no event catches fails the execution, which
+ * ends the instance COMPLETED_PROCESS_ERROR with the name and message recorded.
+ */
+export class ActivityError extends Error {
+  constructor(
+    override readonly name: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** An ApiError from the domain, renamed for the state machine: `STORE_NOT_FOUND` → `StoreNotFound`. */
+export function asActivityError(err: unknown): unknown {
+  if (!(err instanceof ApiError)) return err;
+  const name = err.code.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _s, c: string) => c.toUpperCase());
+  return new ActivityError(name, err.message);
+}
+
+/** What a service activity's run function is given. */
+export interface ServiceContext<S extends ActivitySpec> {
+  activityId: string;
+  inputs: InputsOf<S>;
+  session: Session;
+  tenantId: string;
+  /** Who acts in events the step causes: the journey. */
+  actor: string;
+  now: Date;
+}
+
+/** A service activity: returns the whole new session state. Domain errors fail the step under their stable name. */
+export type ServiceRun<S extends ActivitySpec> = (ctx: ServiceContext<S>) => Promise<Session>;
+
+/** The session with `vars.{key}` set. */
+export function withVar(session: Session, key: string, value: unknown): Session {
+  return { ...session, vars: { ...(session.vars ?? {}), [key]: value } };
+}
+
+/** The session with `_checks.{key}` set (the short form the decider reads). */
+export function withCheck(session: Session, key: string, check: Record<string, unknown>): Session {
+  return { ...session, _checks: { ...(session._checks ?? {}), [key]: check } };
+}
+
+/**
+ * The AWS access a module's code needs in the activity function (on top of what every user step
+ * needs to record where the journey waits). The function's role is the union over all modules.
+ */
+export type ActivityAccess = Pick<AwsAccess, 'table' | 'images' | 'events'>;
+
+/** A user step's screen, as the journey pages render it. */
+export type StepView<S extends ActivitySpec> = ScreenContext & { inputs: InputsOf<S> };
+
+export type ScreenRender<S extends ActivitySpec> = (view: StepView<S>) => string | Promise<string>;
+
+/**
+ * A user step's screens: the UI component it shows when the step has no `Starting Component ID`
+ * input, and a renderer per component it can show.
+ */
+export interface Screens<S extends ActivitySpec> {
+  component: string;
+  render: Readonly<Record<string, ScreenRender<S>>>;
+}
+
+/** Which of the journey pages' submission routes a user step's page posts to. */
+export type SubmissionPart = 'form' | 'face' | 'passcode' | 'passkey';
+
+/** What the end user sent: a form's fields, or a `multipart/form-data` upload. */
+export interface SubmissionRequest {
+  body?: Record<string, string>;
+  upload?: { contentType: string; bytes: Buffer };
+}
+
+/** The step is done: what resumes the journey, and what the user data API keeps of it. */
+export interface StepCompletion {
+  /** Merged over the session as it was when the step began; the execution resumes with it. */
+  result: Record<string, unknown>;
+  /** What the end user gave, as `userdata` shows it, and under which key. */
+  values: Record<string, unknown>;
+  dataKey: string;
+  check?: CheckRecord;
+  images?: ImageRecord[];
+}
+
+/** A submission's outcome: the step completes, or its page comes back (400) saying what to fix. */
+export type StepOutcome = { complete: StepCompletion } | { page: string };
+
+export interface Submission<S extends ActivitySpec> {
+  part: SubmissionPart;
+  submit(view: StepView<S>, request: SubmissionRequest, now: Date): Promise<StepOutcome>;
+}

@@ -1,0 +1,30 @@
+import { deregisterPasscode } from '../identity-store/passcodes.js';
+import { withVar, type ActivityAccess, type ServiceRun } from './contract.js';
+import { identityStores, userOf } from './identity.js';
+import { oneUserLookup, s, storeName, userExternalId, userId, userKey, type ActivitySpec } from './spec.js';
+
+export const spec = {
+  type: 'DEREGISTER_PASSCODE',
+  displayName: 'Deregister Passcode',
+  kind: 'service',
+  description: "Removes a user's passcode registration under a passcode policy.",
+  inputs: [s('Passcode Policy', true, 'passcodeAuth1'), storeName, userExternalId, userId, userKey],
+  rules: [oneUserLookup],
+  outputs: [],
+  errorEvents: [],
+} as const satisfies ActivitySpec;
+
+/** Reads the store, the user and the passcode; writes the user and the event, deletes the passcode. */
+export const aws = { table: ['GetItem', 'PutItem', 'DeleteItem'] } as const satisfies ActivityAccess;
+
+export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId, actor, now }) => {
+  const done = await deregisterPasscode(identityStores, {
+    tenantId,
+    storeName: inputs['Store Name'],
+    user: userOf(inputs, session),
+    policyName: inputs['Passcode Policy'],
+    actor,
+    now,
+  });
+  return withVar(session, inputs['User Key'], done.user);
+};

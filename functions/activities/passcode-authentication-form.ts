@@ -1,0 +1,164 @@
+import { ApiError } from '../errors.js';
+import { PasscodeReusedError, finishPasscodeLogin, loginChallenge, stagePasscodeRegistration, type PasscodeLoginSession } from '../identity-store/passcodes.js';
+import type { PasscodeRequirements } from '../identity-store/passcode-rules.js';
+import { renderPasscodeAuthentication, renderPasscodeRegistration } from '../journey/render.js';
+import { journeyUrl } from '../journey/screen-context.js';
+import { StepNotWaitingError } from '../journey/steps.js';
+import type { CheckRecord } from '../store/process-instances.js';
+import type { ActivityAccess, Screens, StepCompletion, StepView, Submission } from './contract.js';
+import { identityStores } from './identity.js';
+import { key, s, stepTimeout, type ActivitySpec } from './spec.js';
+
+export const spec = {
+  type: 'PASSCODE_AUTHENTICATION_FORM',
+  displayName: 'Passcode Authentication Form',
+  kind: 'user',
+  description:
+    "Shows the passcode screen. With Starting Component ID passcode-registration (the default) the end user chooses a passcode, checked against the policy's requirements as it is typed, and the browser sends only its SRP verifier (for Complete Passcode Registration); with passcode-authentication the browser proves the passcode of a Start Passcode Authentication with the SRP handshake. The passcode never leaves the device. The data form name and version are recorded with the submission; the screen itself is the service's own.",
+  inputs: [
+    s('Data form name', true),
+    { name: 'Data form version', type: 'I', required: true, default: 1, min: 1 },
+    key('Form data Key', 'passcodeRegForm1', 'Where the submitted form data is kept.'),
+    key('Passcode Registration Key', 'passcodeReg1'),
+    s('Starting Component ID', true, 'passcode-registration'),
+    s('UI Component ID', true, 'passcode-registration'),
+    stepTimeout,
+  ],
+  rules: [],
+  outputs: [{ name: 'Form data', variable: 'vars.{Form data Key}' }],
+  errorEvents: [],
+} as const satisfies ActivitySpec;
+
+export const aws = {} as const satisfies ActivityAccess;
+
+type View = StepView<typeof spec>;
+
+/** The registration a Start Passcode Registration kept under the step's Passcode Registration Key. */
+function registrationOf(view: View) {
+  const key = view.inputs['Passcode Registration Key'];
+  const registration = (view.step.state.vars as Record<string, unknown> | undefined)?.[key] as
+    | { storeName: string; passcodeRequirements: PasscodeRequirements; algorithmInfo: { parameters: Record<string, unknown> & { i: string } } }
+    | undefined;
+  if (!registration?.algorithmInfo?.parameters?.i) {
+    throw new StepNotWaitingError(`No passcode registration is kept under ${key}: the journey needs a Start Passcode Registration before this form.`);
+  }
+  return registration;
+}
+
+function registrationPage(view: View, error?: 'reused' | 'failed'): string {
+  const registration = registrationOf(view);
+  return renderPasscodeRegistration({
+    lang: view.lang,
+    action: journeyUrl(view.record, view.capability, view.lang, view.step.activityId, 'passcode'),
+    srp: registration.algorithmInfo.parameters,
+    requirements: registration.passcodeRequirements,
+    ...(error ? { error } : {}),
+  });
+}
+
+/** Which login a Start Passcode Authentication started, as the journey's data keeps it. */
+function loginOf(view: View): { sessionId: string; storeName: string } {
+  const key = view.inputs['Passcode Registration Key'];
+  const kept = (view.step.state.vars as Record<string, { authentication?: { sessionId: string; storeName: string } }> | undefined)?.[key]?.authentication;
+  if (!kept) throw new StepNotWaitingError(`No passcode authentication is kept under ${key}: the journey needs a Start Passcode Authentication before this form.`);
+  return kept;
+}
+
+/** The login as it is now (its B changes after a wrong passcode). */
+async function currentLogin(view: View): Promise<PasscodeLoginSession> {
+  const ref = loginOf(view);
+  const session = await identityStores.passcodes.getLogin(view.record.tenantId, ref.storeName, ref.sessionId, new Date());
+  if (!session) throw new StepNotWaitingError('This passcode authentication has ended or expired.');
+  return session;
+}
+
+function authenticationPage(view: View, session: PasscodeLoginSession, wrong = false): string {
+  return renderPasscodeAuthentication({
+    lang: view.lang,
+    action: journeyUrl(view.record, view.capability, view.lang, view.step.activityId, 'passcode'),
+    challenge: loginChallenge(session),
+    wrong,
+  });
+}
+
+export const screens: Screens<typeof spec> = {
+  component: 'passcode-registration',
+  render: {
+    'passcode-registration': (view) => registrationPage(view),
+    'passcode-authentication': async (view) => authenticationPage(view, await currentLogin(view)),
+  },
+};
+
+/**
+ * Registration: the verifier (and history proofs) is checked and kept on the registration
+ * session, never in the journey's data, and the journey moves on to Complete Passcode
+ * Registration. Authentication: the SRP proof is checked; proved or out of attempts, the step
+ * ends with its check (PASS or FAIL); otherwise the screen comes back with a fresh challenge.
+ */
+export const submission: Submission<typeof spec> = {
+  part: 'passcode',
+  async submit(view, { body = {} }, now) {
+    const { record, step, inputs } = view;
+    const form = { formName: inputs['Data form name'], formVersion: inputs['Data form version'] };
+    const dataKey = inputs['Form data Key'];
+    const complete = (values: Record<string, unknown>, extra: Record<string, unknown> = {}, check?: CheckRecord): { complete: StepCompletion } => ({
+      complete: { result: { vars: { [dataKey]: values }, ...extra }, values, dataKey, ...(check ? { check } : {}) },
+    });
+
+    if (view.component === 'passcode-registration') {
+      const registration = registrationOf(view);
+      try {
+        await stagePasscodeRegistration(identityStores, {
+          tenantId: record.tenantId,
+          storeName: registration.storeName,
+          sessionId: registration.algorithmInfo.parameters.i,
+          verifier: String(body.verifier ?? ''),
+          historyVerifiers: String(body.historyVerifiers ?? '')
+            .split(',')
+            .filter((v) => v.length > 0),
+          now,
+        });
+      } catch (err) {
+        if (err instanceof PasscodeReusedError) return { page: registrationPage(view, 'reused') };
+        if (err instanceof ApiError && err.statusCode === 400) return { page: registrationPage(view, 'failed') };
+        throw err;
+      }
+      return complete({ ...form, passcodeChosen: true, submittedAt: now.toISOString() });
+    }
+
+    if (view.component === 'passcode-authentication') {
+      const login = loginOf(view);
+      const outcome = await finishPasscodeLogin(identityStores, {
+        tenantId: record.tenantId,
+        storeName: login.storeName,
+        sessionId: login.sessionId,
+        A: String(body.A ?? ''),
+        M1: String(body.M1 ?? ''),
+        actor: `journey:${record.id}`,
+        now,
+      });
+      if (outcome.result === 'RETRY') return { page: authenticationPage(view, outcome.session, true) };
+      const result = outcome.result;
+      const checkKey = inputs['Passcode Registration Key'];
+      const check: CheckRecord = {
+        checkId: checkKey,
+        activityId: step.activityId,
+        checkType: 'PASSCODE_AUTHENTICATION',
+        result,
+        displayName: 'Passcode authentication',
+        description:
+          result === 'PASS'
+            ? `The end user proved the passcode of policy ${outcome.policyName} (SRP-6a).`
+            : `The end user did not prove the passcode of policy ${outcome.policyName} within the attempts allowed.`,
+        checkedAt: now.toISOString(),
+        reports: [],
+      };
+      return complete(
+        { ...form, authenticated: result === 'PASS', attempts: outcome.attempts },
+        { _checks: { [checkKey]: { result, checkType: check.checkType, displayName: check.displayName } } },
+        check,
+      );
+    }
+    throw new StepNotWaitingError(`The passcode screen ${view.component} is not one this service has.`);
+  },
+};

@@ -1,0 +1,166 @@
+/**
+ * What an activity module declares about itself, as plain data: its inputs (the spec's
+ * parameter display names, types, defaults and bounds), the rules between them, its outputs and
+ * its error boundary events. The catalogue (statemachines/catalogue.ts) is the list of these
+ * specs; validation and compilation read nothing else. This module is a leaf: types, and the
+ * builders that keep the modules short, so the catalogue can be read without any runtime code.
+ *
+ * Specs are written `as const satisfies ActivitySpec`, so an activity's type is a string
+ * literal and its inputs a union of literal names, from which `InputsOf` derives the typed
+ * inputs its run function receives.
+ */
+import type { DataForm } from '../../statemachines/definition.js';
+
+/** S string, I integer, B boolean, L list of strings, M map of string to string, F data form. */
+export type InputType = 'S' | 'I' | 'B' | 'L' | 'M' | 'F';
+
+/** A default as the catalogue writes it (`${60}` in the spec is stored as 60). */
+export type InputDefault = string | number | boolean | readonly string[];
+
+export interface InputSpec {
+  readonly name: string;
+  readonly type: InputType;
+  readonly required: boolean;
+  readonly default?: InputDefault;
+  /** Integer bounds, checked on literal values (a reference is checked when it is resolved). */
+  readonly min?: number;
+  readonly max?: number;
+  /** A literal string must match; used for keys that become variable names. */
+  readonly pattern?: string;
+  readonly patternMessage?: string;
+  readonly enum?: readonly string[];
+  /** False when the value must be known when the definition is compiled (no `${...}`). */
+  readonly references?: false;
+  readonly description?: string;
+}
+
+/**
+ * Cross-input rules. `groups`: between `min` and `max` of the groups are given (a group is given
+ * when any of its inputs is), and a given group is given whole. `requires`: `input` needs
+ * `requires` to be given too.
+ */
+export type InputRule =
+  | { readonly kind: 'groups'; readonly groups: readonly (readonly string[])[]; readonly min: number; readonly max: number }
+  | { readonly kind: 'requires'; readonly input: string; readonly requires: string };
+
+export interface OutputSpec {
+  readonly name: string;
+  /** Where the activity writes it in the session data; `{Input Name}` stands for that input's value. */
+  readonly variable: string;
+  readonly description?: string;
+}
+
+export interface ErrorEventSpec {
+  /** The spec's name of the error boundary event, as a definition's `errorEvents` key. */
+  readonly name: string;
+  /** The error the activity raises (Lambda error type or SendTaskFailure `error`); a `Catch` matches it. */
+  readonly aslError: string;
+  /** Step Functions errors the same route also catches. */
+  readonly alsoCatches?: readonly string[];
+  readonly description?: string;
+}
+
+export type ActivityKind = 'service' | 'user' | 'decider';
+
+export interface ActivitySpec {
+  readonly type: string;
+  readonly displayName: string;
+  readonly kind: ActivityKind;
+  readonly description: string;
+  readonly inputs: readonly InputSpec[];
+  readonly rules: readonly InputRule[];
+  readonly outputs: readonly OutputSpec[];
+  readonly errorEvents: readonly ErrorEventSpec[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typed inputs
+
+type ValueOf<T extends InputType> = T extends 'S'
+  ? string
+  : T extends 'I'
+    ? number
+    : T extends 'B'
+      ? boolean
+      : T extends 'L'
+        ? readonly string[]
+        : T extends 'M'
+          ? Readonly<Record<string, string>>
+          : DataForm;
+
+/** An input always has a value once resolved when it is required or has a default. */
+type Always<I extends InputSpec> = I extends { readonly required: true } ? true : I extends { readonly default: InputDefault } ? true : false;
+
+/**
+ * The inputs a run function receives: references resolved, defaults applied, required inputs
+ * present (resolution fails the activity otherwise), each typed by the spec.
+ */
+export type InputsOf<S extends ActivitySpec> = {
+  readonly [I in S['inputs'][number] as I['name']]: Always<I> extends true ? ValueOf<I['type']> : ValueOf<I['type']> | undefined;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Builders for the inputs many activities share
+
+/** Every user step has this input: the compiled task's `TimeoutSeconds`. */
+export const STEP_TIMEOUT_INPUT = 'Step Timeout (Seconds)';
+export const STEP_TIMEOUT_DEFAULT = 1800;
+/** 28 days: the longest a push notification lives, and far inside the instance's retention. */
+export const STEP_TIMEOUT_MAX = 2_419_200;
+
+export const stepTimeout = {
+  name: STEP_TIMEOUT_INPUT,
+  type: 'I',
+  required: false,
+  default: STEP_TIMEOUT_DEFAULT,
+  min: 60,
+  max: STEP_TIMEOUT_MAX,
+  references: false,
+  description:
+    'How long the end user has for this step. When it passes the task fails with States.Timeout (the instance times out unless a route catches it).',
+} as const satisfies InputSpec;
+
+const VARIABLE_NAME = '^[A-Za-z_][A-Za-z0-9_]{0,63}$';
+const VARIABLE_NAME_MESSAGE = 'must be a variable name: 1 to 64 letters, digits or _, not starting with a digit';
+
+/**
+ * A key under which an activity stores its result in the session data. (Property order is the
+ * catalogue's JSON order, which its snapshot pins.)
+ */
+export function key<const N extends string, const D extends string | undefined = undefined>(name: N, defaultValue?: D, description?: string) {
+  return {
+    name,
+    type: 'S',
+    required: true,
+    ...(defaultValue === undefined ? {} : { default: defaultValue }),
+    pattern: VARIABLE_NAME,
+    patternMessage: VARIABLE_NAME_MESSAGE,
+    ...(description ? { description } : {}),
+  } as { readonly name: N; readonly type: 'S'; readonly required: true; readonly default: D; readonly pattern: string; readonly patternMessage: string };
+}
+
+/** A string input. */
+export function s<const N extends string, const R extends boolean, const D extends string | undefined = undefined>(
+  name: N,
+  required: R,
+  defaultValue?: D,
+  description?: string,
+) {
+  return {
+    name,
+    type: 'S',
+    required,
+    ...(defaultValue === undefined ? {} : { default: defaultValue }),
+    ...(description ? { description } : {}),
+  } as D extends string
+    ? { readonly name: N; readonly type: 'S'; readonly required: R; readonly default: D }
+    : { readonly name: N; readonly type: 'S'; readonly required: R };
+}
+
+export const userExternalId = s('User External ID', false, undefined, 'Look the user up by external ID.');
+export const userId = s('User ID', false, undefined, 'Look the user up by user ID.');
+export const userKey = key('User Key', 'user1', 'Where the user is kept in the session (vars.{User Key}).');
+export const storeName = s('Store Name', true, undefined, 'The identity store.');
+
+/** At most one of User ID and User External ID (a user kept under User Key is used otherwise). */
+export const oneUserLookup = { kind: 'groups', groups: [['User ID'], ['User External ID']], min: 0, max: 1 } as const satisfies InputRule;

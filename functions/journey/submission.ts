@@ -1,0 +1,49 @@
+import type * as z4 from 'zod/v4/core';
+import type { StepView, Submission } from '../activities/contract.js';
+import type { ActivitySpec, InputsOf } from '../activities/spec.js';
+import { apiHandler } from '../http/wrapper.js';
+import type { RouteDef } from '../http/route.js';
+import { orchestrator } from '../process-manager/orchestrator.js';
+import { openWaitingStep } from './access.js';
+import { pickLanguage } from './render.js';
+import { journeyUrl, screenOf } from './screen-context.js';
+import { completeUserStep } from './steps.js';
+
+/** A user step's module as a submission route takes it (from the generated activity index). */
+export interface SubmittableStep {
+  spec: ActivitySpec;
+  screens: { component: string };
+  submission: Submission<ActivitySpec>;
+}
+
+type StepPath = z4.$ZodType<{ processInstanceId: string; activityId: string }>;
+type StepQuery = z4.$ZodType<{ c: string; lang?: string | undefined }>;
+
+/**
+ * The one completion path of user steps, for every submission route of the journey pages: the
+ * link's capability and the waiting step are checked (it must be one of `steps`), the step's
+ * module judges what the end user sent, and either its page comes back (400) saying what to
+ * fix, or the step completes (its result resumes the journey, what the end user gave is kept
+ * for the user data API) and the end user goes on to the journey page.
+ */
+export function stepSubmissionHandler<B extends z4.$ZodType | undefined>(route: RouteDef<StepPath, StepQuery, B>, steps: Readonly<Record<string, SubmittableStep>>) {
+  return apiHandler(route, async ({ tenantId, path, query, body, upload, now }) => {
+    const lang = pickLanguage(query.lang);
+    const { record, step } = await openWaitingStep(tenantId, { ...path, capability: query.c }, Object.keys(steps), now);
+    const module = steps[step.activityType]!;
+    const view: StepView<ActivitySpec> = {
+      ...screenOf(record, step, query.c, lang, module.screens.component),
+      // Resolved by the activity function when the step began (references, defaults, types).
+      inputs: step.inputs as InputsOf<ActivitySpec>,
+    };
+    const form = body as Record<string, string> | undefined;
+    const outcome = await module.submission.submit(view, { ...(form ? { body: form } : {}), ...(upload ? { upload } : {}) }, now);
+    if ('page' in outcome) return { status: 400, raw: { contentType: 'text/html; charset=utf-8', body: outcome.page } };
+    await completeUserStep(
+      { tenantId, processInstanceId: record.id, activityId: step.activityId, ...outcome.complete, record },
+      await orchestrator(),
+      now,
+    );
+    return { status: 303, headers: { location: journeyUrl(record, query.c, lang) } };
+  });
+}
