@@ -1,6 +1,6 @@
 import type { TableAction } from '../http/route.js';
 import type { ActivityAccess } from './contract.js';
-import { ACCESS } from './index.generated.js';
+import { ACCESS, NOT_RUNNABLE, SPECS } from './index.generated.js';
 
 /**
  * Every user step records where the journey waits (an UpdateItem on the instance) and publishes
@@ -14,7 +14,18 @@ const USER_STEP_ACCESS = { table: ['UpdateItem'], events: 'publish' } as const s
  * against what the function used.
  */
 export function activityFunctionAccess(): { table: TableAction[]; events: boolean; images: string[] } {
-  const all: ActivityAccess[] = [USER_STEP_ACCESS, ...Object.values(ACCESS)];
+  return union([USER_STEP_ACCESS, ...Object.values(ACCESS)]);
+}
+
+/** What one activity type needs in the activity function: its module's access, and a user step's. */
+export function activityAccess(type: string): { table: TableAction[]; events: boolean; images: string[] } {
+  const spec = SPECS.find((s) => s.type === type);
+  if (!spec || Object.prototype.hasOwnProperty.call(NOT_RUNNABLE, type)) return union([]);
+  const own = (ACCESS as Record<string, ActivityAccess | undefined>)[type];
+  return union([...(spec.kind === 'user' ? [USER_STEP_ACCESS] : []), ...(own ? [own] : [])]);
+}
+
+function union(all: ActivityAccess[]): { table: TableAction[]; events: boolean; images: string[] } {
   const table = new Set<TableAction>(all.flatMap((a) => a.table ?? []));
   const order: TableAction[] = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'];
   return {

@@ -14,8 +14,8 @@ export const spec = {
   errorEvents: [],
 } as const satisfies ActivitySpec;
 
-/** Reads the store, the user and the passcode; writes the user and the event, deletes the passcode. */
-export const aws = { table: ['GetItem', 'PutItem', 'DeleteItem'] } as const satisfies ActivityAccess;
+/** Reads the store, the user and the passcode; retires the passcode and writes the user and the event (puts, in one transaction). */
+export const aws = { table: ['GetItem', 'PutItem'] } as const satisfies ActivityAccess;
 
 export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId, actor, now }) => {
   const done = await deregisterPasscode(identityStores, {

@@ -40,19 +40,16 @@ function resolveValue(input: InputSpec | undefined, value: unknown, state: unkno
  * No defaults, no types: `resolveInputs` adds those.
  */
 export function resolveReferences(spec: ActivitySpec, inputs: Readonly<Record<string, unknown>>, state: unknown): Record<string, unknown> {
+  const visible = (v: unknown) => (v === UNRESOLVED ? undefined : v);
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(inputs)) {
-    const resolved = resolveValue(
-      spec.inputs.find((i) => i.name === name),
-      value,
-      state,
-    );
+    const input = spec.inputs.find((i) => i.name === name);
+    const resolved = resolveValue(input, value, state);
     if (resolved === UNRESOLVED) continue;
-    out[name] = Array.isArray(resolved)
-      ? resolved.map((v) => (v === UNRESOLVED ? undefined : v))
-      : resolved && typeof resolved === 'object' && spec.inputs.find((i) => i.name === name)?.type !== 'F'
-        ? Object.fromEntries(Object.entries(resolved).map(([k, v]) => [k, v === UNRESOLVED ? undefined : v]))
-        : resolved;
+    if (Array.isArray(resolved)) out[name] = resolved.map(visible);
+    else if (resolved && typeof resolved === 'object' && input?.type !== 'F') {
+      out[name] = Object.fromEntries(Object.entries(resolved).map(([k, v]) => [k, visible(v)]));
+    } else out[name] = resolved;
   }
   return out;
 }

@@ -112,7 +112,9 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     // gets its state machine again at each start.
     const engine = new LocalStepFunctions({
       // The same activity function the state machines invoke on AWS, called in process.
-      invoke: async (_arn, payload) => asOperation('activities', () => runActivity(payload as Record<string, unknown>, new Date())),
+      // Recorded per activity type, so the least-privilege check holds each module to its own declaration.
+      invoke: async (_arn, payload) =>
+        asOperation(`activities:${String((payload as { activityType?: unknown }).activityType)}`, () => runActivity(payload as Record<string, unknown>, new Date())),
     });
     const orchestrator = localOrchestrator(engine);
     const bus = localEventBus();

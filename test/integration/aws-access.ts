@@ -1,5 +1,6 @@
 import { routeList } from '../../functions/routes.js';
-import { activityFunctionAccess } from '../../functions/activities/access.js';
+import { activityAccess, activityFunctionAccess } from '../../functions/activities/access.js';
+import { CATALOGUE } from '../../statemachines/catalogue.js';
 
 /**
  * The AWS actions each operation's function is granted, in the terms the local runtime records
@@ -22,8 +23,15 @@ export function grantedActions(): Map<string, Set<string>> {
     for (const i of r.aws.images ?? []) a.add(`s3:${i}`);
     out.set(r.operationId, a);
   }
-  const activities = activityFunctionAccess();
-  out.set('activities', new Set([...activities.table.map((a) => `dynamodb:${a}`), ...(activities.events ? ['events:PutEvents'] : []), ...activities.images.map((i) => `s3:${i}`)]));
+  const actions = (a: ReturnType<typeof activityFunctionAccess>) =>
+    new Set([...a.table.map((t) => `dynamodb:${t}`), ...(a.events ? ['events:PutEvents'] : []), ...a.images.map((i) => `s3:${i}`)]);
+  out.set('activities', actions(activityFunctionAccess()));
+  // Each activity module is held to its own declaration (those with none, the decider and the
+  // activities marked not runnable, make no AWS call).
+  for (const spec of CATALOGUE) {
+    const own = actions(activityAccess(spec.type));
+    if (own.size > 0) out.set(`activities:${spec.type}`, own);
+  }
   out.set('onInstanceExpired', new Set(['s3:ListBucket', 's3:DeleteObject']));
   out.set('onExecutionEnd', new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'events:PutEvents']));
   return out;
@@ -39,6 +47,9 @@ export const GRANTED_FOR_FAILURE_PATHS: Record<string, Record<string, string>> =
 export function compareUsage(used: Record<string, string[]>): string[] {
   const granted = grantedActions();
   const problems: string[] = [];
+  // The activity function's use is recorded per activity type: the function as a whole used their union.
+  const activities = Object.entries(used).filter(([op]) => op.startsWith('activities:'));
+  if (activities.length) used = { ...used, activities: [...new Set(activities.flatMap(([, a]) => a))] };
   for (const [op, actions] of Object.entries(used)) {
     if (op === '(none)') continue; // the local runtime's own start-up (publishing the examples)
     const g = granted.get(op);
