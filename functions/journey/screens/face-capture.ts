@@ -1,0 +1,36 @@
+import { errorSummary, escapeHtml, page } from '../layout.js';
+import { messages, type Language, type Messages } from '../messages/index.js';
+
+/**
+ * The Capture Face Image step. Without script it is a file upload (`capture="user"` opens the
+ * front camera on phones); with script, the page also offers the camera in the page: the
+ * photo taken goes into the same file field, so one form post carries either.
+ */
+export function renderFaceCapture(input: { lang: Language; action: string; maxBytes: number; error?: string }): string {
+  const s = messages(input.lang);
+  // `error` is an ImageProblem (face-capture.ts); one without a message of its own reads as unreadable.
+  const problem = input.error ? (s[`face_${input.error}` as keyof Messages] ?? s.face_unreadable) : '';
+  const summary = errorSummary(input.lang, input.error ? [{ target: 'face-file', message: problem }] : []);
+  return page({
+    lang: input.lang,
+    title: s.faceTitle,
+    scripts: ['/journey/assets/face-capture.js'],
+    body: `<h1>${escapeHtml(s.faceTitle)}</h1><p class="sub">${escapeHtml(s.faceText)}</p>
+<form method="post" action="${escapeHtml(input.action)}" enctype="multipart/form-data" id="face-form" data-max-bytes="${input.maxBytes}" novalidate>
+${summary}
+<div class="camera" id="face-camera" hidden>
+<button type="button" class="secondary" id="face-start">${escapeHtml(s.faceStartCamera)}</button>
+<video id="face-video" autoplay playsinline muted aria-label="${escapeHtml(s.faceVideo)}" hidden></video>
+<img id="face-preview" alt="${escapeHtml(s.facePreview)}" hidden>
+<button type="button" class="secondary" id="face-shoot" hidden>${escapeHtml(s.faceShoot)}</button>
+<button type="button" class="secondary" id="face-retake" hidden>${escapeHtml(s.faceRetake)}</button>
+<p class="status" id="face-status" role="status" aria-live="polite" data-failed="${escapeHtml(s.faceCameraFailed)}" data-taken="${escapeHtml(s.faceTaken)}"></p>
+</div>
+<div class="field${input.error ? ' invalid' : ''}"><label for="face-file">${escapeHtml(s.faceFile)}</label>
+<input type="file" id="face-file" name="image" accept="image/jpeg,image/png" capture="user" aria-describedby="face-file-hint${input.error ? ' face-file-error' : ''}"${input.error ? ' aria-invalid="true"' : ''}>
+<div class="hint" id="face-file-hint">${escapeHtml(s.faceFileHint)}</div>
+${input.error ? `<div class="error" id="face-file-error">${escapeHtml(problem)}</div>` : ''}</div>
+<button type="submit">${escapeHtml(s.continue)}</button>
+</form>`,
+  });
+}
