@@ -47,8 +47,8 @@ export interface PageInput {
   body: string;
   /** Same-origin scripts the page loads (the journey pages' own; the CSP allows no others). */
   scripts?: string[];
-  refreshSeconds?: number;
-  redirect?: { seconds: number; url: string };
+  /** Reload the page after `seconds`, or go on to `url` then. */
+  refresh?: { seconds: number; url?: string };
 }
 
 export function page(input: PageInput): string {
@@ -58,9 +58,7 @@ export function page(input: PageInput): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-${input.refreshSeconds ? `<meta http-equiv="refresh" content="${input.refreshSeconds}">` : ''}${
-    input.redirect ? `<meta http-equiv="refresh" content="${input.redirect.seconds};url=${escapeHtml(input.redirect.url)}">` : ''
-  }
+${input.refresh ? `<meta http-equiv="refresh" content="${input.refresh.seconds}${input.refresh.url ? `;url=${escapeHtml(input.refresh.url)}` : ''}">` : ''}
 <title>${escapeHtml(input.title)}</title>
 <style>${CSS}</style>
 ${(input.scripts ?? []).map((src) => `<script src="${escapeHtml(src)}" defer></script>`).join('\n')}
@@ -73,19 +71,25 @@ ${input.body}
 </html>`;
 }
 
-/** A page that only says something: a heading, a paragraph, and what `after` adds (a link). */
-export function noticePage(input: Omit<PageInput, 'body'> & { text: string; after?: string }): string {
-  const { text, after = '', ...rest } = input;
-  return page({ ...rest, body: `<h1>${escapeHtml(input.title)}</h1><p>${escapeHtml(text)}</p>${after}` });
+/** The pages that only say something: each is its messages `<name>Title` and `<name>Text`. */
+export type Notice = 'done' | 'gone' | 'trouble' | 'unsupported' | 'wait';
+
+/** A notice page: a heading, a paragraph, and what `after` adds (a link). */
+export function noticePage(lang: Language, notice: Notice, options: Pick<PageInput, 'refresh'> & { after?: string } = {}): string {
+  const s = messages(lang);
+  const title = s[`${notice}Title`];
+  return page({ ...options, lang, title, body: `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(s[`${notice}Text`])}</p>${options.after ?? ''}` });
 }
 
 /**
- * The box above a refused form that says what to correct, each message a link to its field;
- * `role="alert"` so screen readers announce it, `tabindex` so it can take focus.
+ * The box above a refused form that says what to correct: each error is the id of its field
+ * and its message, shown as a link to the field; `role="alert"` so screen readers announce it.
  * Empty when there is nothing to correct.
  */
-export function errorSummary(lang: Language, errors: { target: string; message: string }[], id?: string): string {
-  if (!errors.length) return '';
-  const links = errors.map((e) => `<li><a href="#${escapeHtml(e.target)}">${escapeHtml(e.message)}</a></li>`).join('');
-  return `<div class="summary" role="alert" tabindex="-1"${id ? ` id="${id}"` : ''}><p>${escapeHtml(messages(lang).errorSummary)}</p><ul>${links}</ul></div>`;
+export function errorSummary(lang: Language, errors: (readonly [target: string, message: string])[], id = ''): string {
+  return errors.length
+    ? `<div class="summary" role="alert" tabindex="-1"${id && ` id="${id}"`}><p>${escapeHtml(messages(lang).errorSummary)}</p><ul>${errors
+        .map(([target, message]) => `<li><a href="#${escapeHtml(target)}">${escapeHtml(message)}</a></li>`)
+        .join('')}</ul></div>`
+    : '';
 }

@@ -6,7 +6,8 @@ import { openWaitingStep } from './access.js';
 import { faceCaptureCheck, faceImageRecord, inspectFaceImage, type ImageProblem } from './face-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from './face-limits.js';
 import { journeyUrl } from './pages.js';
-import { pickLanguage, renderFaceCapture } from './render.js';
+import { pickLanguage } from './messages/index.js';
+import { renderFaceCapture } from './screens/face-capture.js';
 import { completeUserStep } from './steps.js';
 import { journeyRoutes as routes } from './journey-routes.js';
 

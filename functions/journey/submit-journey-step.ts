@@ -4,7 +4,8 @@ import type { DataForm } from '../../statemachines/definition.js';
 import { openWaitingStep } from './access.js';
 import { validateFormSubmission } from './forms.js';
 import { journeyUrl } from './pages.js';
-import { pickLanguage, renderDataForm } from './render.js';
+import { pickLanguage } from './messages/index.js';
+import { renderDataForm } from './screens/data-form.js';
 import { completeUserStep } from './steps.js';
 import { journeyRoutes as routes } from './journey-routes.js';
 

@@ -6,7 +6,7 @@ import { PasscodeReusedError, finishPasscodeLogin, stagePasscodeRegistration } f
 import type { CheckRecord } from '../store/process-instances.js';
 import { openWaitingStep } from './access.js';
 import { journeyUrl, passcodeAuthenticationScreen, passcodeLoginRef, passcodeRegistration, passcodeRegistrationScreen, screenOf } from './pages.js';
-import { pickLanguage } from './render.js';
+import { pickLanguage } from './messages/index.js';
 import { StepNotWaitingError, completeUserStep } from './steps.js';
 import { journeyRoutes as routes } from './journey-routes.js';
 

@@ -6,7 +6,7 @@ import { PasskeyVerificationError, completePasskeyAuthentication, completePasske
 import type { CheckRecord } from '../store/process-instances.js';
 import { openWaitingStep } from './access.js';
 import { journeyUrl, passkeyScreen, screenOf } from './pages.js';
-import { pickLanguage } from './render.js';
+import { pickLanguage } from './messages/index.js';
 import { completeUserStep } from './steps.js';
 import { journeyRoutes as routes } from './journey-routes.js';
 

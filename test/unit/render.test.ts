@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, pickLanguage, renderDataForm, renderDone, renderGone } from '../../functions/journey/render.js';
+import { escapeHtml } from '../../functions/journey/layout.js';
+import { pickLanguage } from '../../functions/journey/messages/index.js';
+import { renderDataForm } from '../../functions/journey/screens/data-form.js';
+import { renderDone } from '../../functions/journey/screens/done.js';
+import { renderGone } from '../../functions/journey/screens/gone.js';
 import type { DataForm } from '../../statemachines/definition.js';
 
 const form = {

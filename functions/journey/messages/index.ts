@@ -10,7 +10,8 @@ const BUNDLES = {
 } satisfies Record<string, Messages>;
 
 export type Language = keyof typeof BUNDLES;
-export const LANGUAGES = Object.keys(BUNDLES) as readonly Language[];
+// Pure: a bundle that does not list the languages leaves this out.
+export const LANGUAGES = /* @__PURE__ */ Object.keys(BUNDLES) as readonly Language[];
 
 /** The end user's language from `lang` (a regional tag falls back to its language), English otherwise. */
 export function pickLanguage(lang: string | undefined): Language {

@@ -40,10 +40,7 @@ export function renderDataForm(input: {
   errors?: Record<string, string>;
 }): string {
   const { form, lang, errors = {} } = input;
-  const summary = errorSummary(
-    lang,
-    form.components.filter((c) => errors[c.id]).map((c) => ({ target: `f-${c.id}`, message: errors[c.id]! })),
-  );
+  const summary = errorSummary(lang, form.components.filter((c) => errors[c.id]).map((c) => [`f-${c.id}`, errors[c.id]!] as const));
   const fields = form.components.map((c) => fieldHtml(c, lang, input.values[c.id], errors[c.id])).join('\n');
   const subtitle = form.subtitle ? `<p class="sub">${escapeHtml(localized(form.subtitle, lang))}</p>` : '';
   return page({

@@ -7,12 +7,13 @@ import { messages, type Language, type Messages } from '../messages/index.js';
  * photo taken goes into the same file field, so one form post carries either.
  */
 export function renderFaceCapture(input: { lang: Language; action: string; maxBytes: number; error?: string }): string {
-  const s = messages(input.lang);
+  const { lang, error } = input;
+  const s = messages(lang);
   // `error` is an ImageProblem (face-capture.ts); one without a message of its own reads as unreadable.
-  const problem = input.error ? (s[`face_${input.error}` as keyof Messages] ?? s.face_unreadable) : '';
-  const summary = errorSummary(input.lang, input.error ? [{ target: 'face-file', message: problem }] : []);
+  const problem = error ? (s[`face_${error}` as keyof Messages] ?? s.face_unreadable) : '';
+  const summary = errorSummary(lang, error ? [['face-file', problem]] : []);
   return page({
-    lang: input.lang,
+    lang,
     title: s.faceTitle,
     scripts: ['/journey/assets/face-capture.js'],
     body: `<h1>${escapeHtml(s.faceTitle)}</h1><p class="sub">${escapeHtml(s.faceText)}</p>
@@ -26,10 +27,10 @@ ${summary}
 <button type="button" class="secondary" id="face-retake" hidden>${escapeHtml(s.faceRetake)}</button>
 <p class="status" id="face-status" role="status" aria-live="polite" data-failed="${escapeHtml(s.faceCameraFailed)}" data-taken="${escapeHtml(s.faceTaken)}"></p>
 </div>
-<div class="field${input.error ? ' invalid' : ''}"><label for="face-file">${escapeHtml(s.faceFile)}</label>
-<input type="file" id="face-file" name="image" accept="image/jpeg,image/png" capture="user" aria-describedby="face-file-hint${input.error ? ' face-file-error' : ''}"${input.error ? ' aria-invalid="true"' : ''}>
+<div class="field${error ? ' invalid' : ''}"><label for="face-file">${escapeHtml(s.faceFile)}</label>
+<input type="file" id="face-file" name="image" accept="image/jpeg,image/png" capture="user" aria-describedby="face-file-hint${error ? ' face-file-error' : ''}"${error ? ' aria-invalid="true"' : ''}>
 <div class="hint" id="face-file-hint">${escapeHtml(s.faceFileHint)}</div>
-${input.error ? `<div class="error" id="face-file-error">${escapeHtml(problem)}</div>` : ''}</div>
+${error ? `<div class="error" id="face-file-error">${escapeHtml(problem)}</div>` : ''}</div>
 <button type="submit">${escapeHtml(s.continue)}</button>
 </form>`,
   });

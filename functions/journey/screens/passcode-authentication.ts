@@ -9,7 +9,6 @@ export function renderPasscodeAuthentication(input: {
   wrong?: boolean;
 }): string {
   const s = messages(input.lang);
-  const wrong = input.wrong ? [{ target: 'pc-current', message: fill(s.pcWrong, input.challenge.attemptsLeft) }] : [];
   return page({
     lang: input.lang,
     title: s.pcAuthTitle,
@@ -17,7 +16,7 @@ export function renderPasscodeAuthentication(input: {
     body: `<h1>${escapeHtml(s.pcAuthTitle)}</h1><p class="sub">${escapeHtml(s.pcAuthText)}</p>
 <form method="post" action="${escapeHtml(input.action)}" id="passcode-form" data-mode="authenticate" data-srp="${escapeHtml(JSON.stringify(input.challenge))}" data-msg-empty="${escapeHtml(s.pcEmpty)}" data-msg-summary="${escapeHtml(s.errorSummary)}" novalidate>
 <noscript><div class="summary">${escapeHtml(s.pcNoScript)}</div></noscript>
-${errorSummary(input.lang, wrong, 'pc-summary')}
+${errorSummary(input.lang, input.wrong ? [['pc-current', fill(s.pcWrong, input.challenge.attemptsLeft)]] : [], 'pc-summary')}
 <div class="field"><label for="pc-current">${escapeHtml(s.pcNew)}</label><input type="password" id="pc-current" autocomplete="current-password"></div>
 <input type="hidden" name="A" value="">
 <input type="hidden" name="M1" value="">

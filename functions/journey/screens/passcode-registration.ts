@@ -32,7 +32,7 @@ export function renderPasscodeRegistration(input: {
     body: `<h1>${escapeHtml(s.pcTitle)}</h1><p class="sub">${escapeHtml(s.pcText)}</p>
 <form method="post" action="${escapeHtml(input.action)}" id="passcode-form" data-mode="register" data-srp="${escapeHtml(JSON.stringify(input.srp))}" data-requirements="${escapeHtml(JSON.stringify(input.requirements))}" data-msg-mismatch="${escapeHtml(s.pcMismatch)}" data-msg-unmet="${escapeHtml(s.pcUnmet)}" data-msg-summary="${escapeHtml(s.errorSummary)}" novalidate>
 <noscript><div class="summary">${escapeHtml(s.pcNoScript)}</div></noscript>
-${errorSummary(input.lang, message ? [{ target: 'pc-new', message }] : [], 'pc-summary')}
+${errorSummary(input.lang, message ? [['pc-new', message]] : [], 'pc-summary')}
 <div class="field"><label for="pc-new">${escapeHtml(s.pcNew)}</label><input type="password" id="pc-new" autocomplete="new-password" aria-describedby="pc-rules-title"></div>
 <p class="hint" id="pc-rules-title">${escapeHtml(s.pcRules)}</p>
 <ul class="rules" id="pc-rules" aria-live="polite">${rules}</ul>

@@ -1,8 +1,7 @@
 import { noticePage } from '../layout.js';
-import { messages, type Language } from '../messages/index.js';
+import type { Language } from '../messages/index.js';
 
 /** Something failed on our side (a 5xx, a journey that ended in a process error): try again later. */
 export function renderTrouble(lang: Language): string {
-  const s = messages(lang);
-  return noticePage({ lang, title: s.troubleTitle, text: s.troubleText });
+  return noticePage(lang, 'trouble');
 }
