@@ -2,7 +2,7 @@ import { objectKeys } from '../store/keys.js';
 import { imageStore } from '../store/images.js';
 import { faceCaptureCheck, faceImageRecord, inspectFaceImage, type ImageProblem } from '../journey/face-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
-import { renderFaceCapture } from '../journey/render.js';
+import { renderFaceCapture } from '../journey/screens/face-capture.js';
 import { journeyUrl } from '../journey/screen-context.js';
 import type { ActivityAccess, Screens, StepView, SubmissionRequest, Submission } from './contract.js';
 import { key, stepTimeout, type ActivitySpec } from './spec.js';

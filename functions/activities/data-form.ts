@@ -1,7 +1,7 @@
 import { lookup, referencePath } from '../../statemachines/references.js';
 import type { DataForm } from '../../statemachines/definition.js';
 import { validateFormSubmission } from '../journey/forms.js';
-import { renderDataForm } from '../journey/render.js';
+import { renderDataForm } from '../journey/screens/data-form.js';
 import { journeyUrl } from '../journey/screen-context.js';
 import type { ActivityAccess, Screens, StepView, Submission } from './contract.js';
 import { key, stepTimeout, type ActivitySpec } from './spec.js';

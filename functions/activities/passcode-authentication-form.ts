@@ -1,7 +1,8 @@
 import { ApiError } from '../errors.js';
 import { PasscodeReusedError, finishPasscodeLogin, loginChallenge, stagePasscodeRegistration, type PasscodeLoginSession } from '../identity-store/passcodes.js';
 import type { PasscodeRequirements } from '../identity-store/passcode-rules.js';
-import { renderPasscodeAuthentication, renderPasscodeRegistration } from '../journey/render.js';
+import { renderPasscodeAuthentication } from '../journey/screens/passcode-authentication.js';
+import { renderPasscodeRegistration } from '../journey/screens/passcode-registration.js';
 import { journeyUrl } from '../journey/screen-context.js';
 import { StepNotWaitingError } from '../journey/steps.js';
 import type { CheckRecord } from '../store/process-instances.js';

@@ -4,7 +4,7 @@
  */
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { PasskeyVerificationError, completePasskeyAuthentication, completePasskeyRegistration } from '../identity-store/passkeys.js';
-import { renderPasskey } from '../journey/render.js';
+import { renderPasskey } from '../journey/screens/passkey.js';
 import { journeyUrl, type ScreenContext } from '../journey/screen-context.js';
 import type { CheckRecord } from '../store/process-instances.js';
 import type { StepOutcome, SubmissionRequest } from './contract.js';

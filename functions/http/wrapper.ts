@@ -21,7 +21,9 @@ import { verifyBearer } from '../auth/jwt.js';
 import { signerFor } from '../auth/signer.js';
 import { authenticateDirectKey } from '../auth/direct-key.js';
 import { log } from './log.js';
-import { pickLanguage, renderGone, renderTrouble } from '../journey/render.js';
+import { pickLanguage } from '../journey/messages/index.js';
+import { renderGone } from '../journey/screens/gone.js';
+import { renderTrouble } from '../journey/screens/trouble.js';
 import { tenantFromHost } from './tenant.js';
 import { DEFAULT_MAX_BODY_BYTES, type RouteDef } from './route.js';
 

@@ -1,5 +1,5 @@
 import { resolveDateBound, type DataForm, type FormComponent } from '../../statemachines/definition.js';
-import { localized } from './render.js';
+import { localized } from './layout.js';
 
 export { localized };
 

@@ -3,7 +3,12 @@ import { isFinal } from '../process-manager/status.js';
 import { SCREENS as STEP_SCREENS } from '../activities/index.generated.js';
 import type { ScreenRender, Screens } from '../activities/contract.js';
 import type { ActivitySpec, InputsOf } from '../activities/spec.js';
-import { type Language, renderDone, renderGone, renderTrouble, renderUnsupported, renderWaiting } from './render.js';
+import type { Language } from './messages/index.js';
+import { renderDone } from './screens/done.js';
+import { renderGone } from './screens/gone.js';
+import { renderTrouble } from './screens/trouble.js';
+import { renderUnsupported } from './screens/unsupported.js';
+import { renderWaiting } from './screens/waiting.js';
 import { screenOf as screenAt, type ScreenContext, type WaitingStep } from './screen-context.js';
 
 const byType = STEP_SCREENS as Readonly<Record<string, Screens<ActivitySpec>>>;

@@ -2,7 +2,7 @@ import { apiHandler } from '../http/wrapper.js';
 import { changeStatus } from '../process-manager/status.js';
 import { openJourney } from './access.js';
 import { journeyPage } from './pages.js';
-import { pickLanguage } from './render.js';
+import { pickLanguage } from './messages/index.js';
 import { journeyRoutes as routes } from './journey-routes.js';
 
 export const handler = apiHandler(routes.showJourney, async ({ tenantId, path, query, now }) => {

@@ -5,7 +5,7 @@ import { apiHandler } from '../http/wrapper.js';
 import type { RouteDef } from '../http/route.js';
 import { orchestrator } from '../process-manager/orchestrator.js';
 import { openWaitingStep } from './access.js';
-import { pickLanguage } from './render.js';
+import { pickLanguage } from './messages/index.js';
 import { journeyUrl, screenOf } from './screen-context.js';
 import { completeUserStep } from './steps.js';
 

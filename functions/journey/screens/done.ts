@@ -1,0 +1,12 @@
+import { escapeHtml, noticePage } from '../layout.js';
+import { messages, type Language } from '../messages/index.js';
+
+/** The end: a clear final page, and on to the relying party's `_redirectUrl` when it gave one. */
+export function renderDone(input: { lang: Language; redirectUrl?: string | undefined }): string {
+  const { lang, redirectUrl } = input;
+  if (!redirectUrl) return noticePage(lang, 'done');
+  return noticePage(lang, 'done', {
+    refresh: { seconds: 3, url: redirectUrl },
+    after: `<p><a class="button" href="${escapeHtml(redirectUrl)}">${escapeHtml(messages(lang).doneReturn)}</a></p>`,
+  });
+}
