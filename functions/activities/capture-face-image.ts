@@ -4,7 +4,7 @@ import { faceCaptureCheck, faceImageRecord, inspectFaceImage, type ImageProblem 
 import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
 import { renderFaceCapture } from '../journey/screens/face-capture.js';
 import { journeyUrl } from '../journey/screen-context.js';
-import type { ActivityAccess, Screens, StepView, SubmissionRequest, Submission } from './contract.js';
+import type { Screens, StepView, SubmissionRequest, Submission } from './contract.js';
 import { key, stepTimeout, type ActivitySpec } from './spec.js';
 
 export const spec = {
@@ -20,8 +20,6 @@ export const spec = {
   ],
   errorEvents: [],
 } as const satisfies ActivitySpec;
-
-export const aws = {} as const satisfies ActivityAccess;
 
 const capturePage = (view: StepView<typeof spec>, error?: ImageProblem) =>
   renderFaceCapture({

@@ -3,7 +3,7 @@ import type { DataForm } from '../../statemachines/definition.js';
 import { validateFormSubmission } from '../journey/forms.js';
 import { renderDataForm } from '../journey/screens/data-form.js';
 import { journeyUrl } from '../journey/screen-context.js';
-import type { ActivityAccess, Screens, StepView, Submission } from './contract.js';
+import type { Screens, StepView, Submission } from './contract.js';
 import { key, stepTimeout, type ActivitySpec } from './spec.js';
 
 export const spec = {
@@ -20,8 +20,6 @@ export const spec = {
   outputs: [{ name: 'Form data', variable: 'vars.{Form data Key}' }],
   errorEvents: [],
 } as const satisfies ActivitySpec;
-
-export const aws = {} as const satisfies ActivityAccess;
 
 /** A form's starting values: its defaults, with `${...}` references read from the session. */
 export function formDefaults(form: DataForm, state: unknown): Record<string, string> {

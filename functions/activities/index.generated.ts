@@ -44,14 +44,9 @@ export const SPECS = [
 /** The AWS access each module's code needs in the activity function. */
 export const ACCESS = {
   ADD_USER: addUser.aws,
-  CAPTURE_FACE_IMAGE: captureFaceImage.aws,
   COMPLETE_PASSCODE_REGISTRATION: completePasscodeRegistration.aws,
-  DATA_FORM: dataForm.aws,
   DEREGISTER_PASSCODE: deregisterPasscode.aws,
   GET_USER: getUser.aws,
-  PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.aws,
-  PASSKEY_AUTHENTICATION: passkeyAuthentication.aws,
-  PASSKEY_REGISTRATION: passkeyRegistration.aws,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.aws,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.aws,
 } as const;

@@ -6,7 +6,7 @@ import { renderPasscodeRegistration } from '../journey/screens/passcode-registra
 import { journeyUrl } from '../journey/screen-context.js';
 import { StepNotWaitingError } from '../journey/steps.js';
 import type { CheckRecord } from '../store/process-instances.js';
-import type { ActivityAccess, Screens, StepCompletion, StepView, Submission } from './contract.js';
+import type { Screens, StepCompletion, StepView, Submission } from './contract.js';
 import { identityStores } from './identity.js';
 import { key, s, stepTimeout, type ActivitySpec } from './spec.js';
 
@@ -29,8 +29,6 @@ export const spec = {
   outputs: [{ name: 'Form data', variable: 'vars.{Form data Key}' }],
   errorEvents: [],
 } as const satisfies ActivitySpec;
-
-export const aws = {} as const satisfies ActivityAccess;
 
 type View = StepView<typeof spec>;
 

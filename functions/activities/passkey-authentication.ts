@@ -1,4 +1,4 @@
-import type { ActivityAccess, Screens, Submission } from './contract.js';
+import type { Screens, Submission } from './contract.js';
 import { passkeyPage, submitPasskey } from './passkey-step.js';
 import { key, oneUserLookup, s, stepTimeout, storeName, userExternalId, userId, type ActivitySpec } from './spec.js';
 
@@ -23,8 +23,6 @@ export const spec = {
   outputs: [{ name: 'Passkey authentication check', variable: '_checks.{Passkey Key}', description: '{result: "PASS"} once a passkey of the user is proved.' }],
   errorEvents: [],
 } as const satisfies ActivitySpec;
-
-export const aws = {} as const satisfies ActivityAccess;
 
 export const screens: Screens<typeof spec> = {
   component: 'passkey-authentication',

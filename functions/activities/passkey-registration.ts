@@ -1,4 +1,4 @@
-import type { ActivityAccess, Screens, Submission } from './contract.js';
+import type { Screens, Submission } from './contract.js';
 import { passkeyPage, submitPasskey } from './passkey-step.js';
 import { key, oneUserLookup, s, stepTimeout, storeName, userExternalId, userId, userKey, type ActivitySpec } from './spec.js';
 
@@ -26,8 +26,6 @@ export const spec = {
   ],
   errorEvents: [],
 } as const satisfies ActivitySpec;
-
-export const aws = {} as const satisfies ActivityAccess;
 
 export const screens: Screens<typeof spec> = { component: 'passkey-registration', render: { 'passkey-registration': (view) => passkeyPage(view, 'register') } };
 
