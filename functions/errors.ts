@@ -1,8 +1,179 @@
 /**
- * The one error taxonomy. Every wire error is a subclass named after it, with a fixed HTTP
- * status and a stable `code`. Only errors marked `expose` reach the client with their message;
- * anything else becomes a bare 500 so internals never leak.
+ * The one error catalogue. Every wire error code is an entry of ERRORS (status, default message,
+ * headers, whether it is exposed) and of ERROR_DOCS (its line in the docs); the error classes are
+ * derived from it (`apiError`), and the README's error table and the OpenAPI `Error.code` enum
+ * are generated from it. A code outside the table does not type-check, and neither does a code
+ * without its docs line.
+ *
+ * Only exposed errors reach the client with their message; anything else becomes a bare 500 so
+ * internals never leak. A wrapped low-level error goes in the standard `cause` (ES2022): it is
+ * for the log, never for the client.
+ *
+ * This module is in every handler bundle, so it imports nothing and ERRORS holds only what a
+ * response needs; ERROR_DOCS is a separate constant that no handler reads, so the bundler drops it.
  */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 415 | 500;
+
+export interface ErrorSpec {
+  status: ErrorStatus;
+  /** Used when the thrower gives none; most throwers say something more precise. */
+  message: string;
+  /** False: the client gets a bare INTERNAL_ERROR; the message and cause go to the log only. */
+  expose?: false;
+  /** Fixed response headers (every 401 carries a WWW-Authenticate challenge, RFC 9110). */
+  headers?: Readonly<Record<string, string>>;
+}
+
+const BEARER = { 'WWW-Authenticate': 'Bearer' } as const;
+
+export const ERRORS = {
+  // 400: the spec keeps all bad input at 400, an oversized body included (not 413).
+  VALIDATION_FAILED: { status: 400, message: 'The request is not valid.' },
+  MALFORMED_JSON: { status: 400, message: 'The request body is not valid JSON.' },
+  PAYLOAD_TOO_LARGE: { status: 400, message: 'The request body is too large.' },
+  INVALID_HOST: { status: 400, message: 'This host serves no tenant here.' },
+  INVALID_STATUS_TRANSITION: { status: 400, message: 'This status change is not allowed.' },
+  INVALID_VERIFIER: { status: 400, message: 'srpRegistrationData.verifier must be base64 of a number greater than 1 and less than N.' },
+  PASSCODE_NOT_GIVEN: { status: 400, message: 'No passcode verifier was sent.' },
+  PASSCODE_REUSED: { status: 400, message: 'This passcode was used before; choose another.' },
+  PASSCODE_HISTORY_PROOF_REQUIRED: { status: 400, message: 'Send one history verifier for each earlier passcode salt.' },
+  PASSKEY_VERIFICATION_FAILED: { status: 400, message: 'The passkey response could not be verified.' },
+
+  // 401: every one carries a challenge.
+  UNAUTHORIZED: { status: 401, message: 'Authentication is required.', headers: BEARER },
+  INVALID_TOKEN: {
+    status: 401,
+    message: 'The bearer token is missing, malformed, expired or not valid here.',
+    headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+  },
+  INVALID_API_KEY: { status: 401, message: 'The API key is missing or not valid for this tenant.', headers: { 'WWW-Authenticate': 'ApiKey' } },
+  API_KEY_BLOCKED: { status: 401, message: 'The API key is blocked.', headers: BEARER },
+  API_KEY_ARCHIVED: { status: 401, message: 'The API key is archived.', headers: BEARER },
+  API_KEY_EXPIRED: { status: 401, message: 'The API key has expired.', headers: BEARER },
+  API_KEY_OPERATION_NOT_PERMITTED: { status: 401, message: 'The API key is not permitted to call this operation directly.', headers: BEARER },
+
+  // 403
+  FORBIDDEN: { status: 403, message: 'This is not allowed.' },
+  MISSING_PERMISSION: { status: 403, message: 'The token lacks the permission this operation needs.' },
+  PERMISSION_ESCALATION: { status: 403, message: 'A key cannot be given permissions its creator does not hold.' },
+
+  // 404
+  NOT_FOUND: { status: 404, message: 'Not found.' },
+  ROUTE_NOT_FOUND: { status: 404, message: 'No route matches this request.' },
+  API_KEY_NOT_FOUND: { status: 404, message: 'The API key was not found.' },
+  PROCESS_DEFINITION_NOT_FOUND: { status: 404, message: 'The process definition was not found.' },
+  PROCESS_TOKEN_NOT_FOUND: { status: 404, message: 'The process token was not found.' },
+  PROCESS_INSTANCE_NOT_FOUND: { status: 404, message: 'The process instance was not found.' },
+  JOURNEY_NOT_AVAILABLE: { status: 404, message: 'This journey link is not valid or has expired.' },
+  STORE_NOT_FOUND: { status: 404, message: 'The identity store was not found.' },
+  USER_NOT_FOUND: { status: 404, message: 'No such user in this identity store.' },
+  POLICY_NOT_FOUND: { status: 404, message: 'The policy was not found.' },
+  PASSCODE_REGISTRATION_NOT_FOUND: { status: 404, message: 'No such passcode registration.' },
+  RELYING_PARTY_NOT_FOUND: { status: 404, message: 'The relying party was not found.' },
+  PASSKEY_NOT_FOUND: { status: 404, message: 'No such passkey for this user.' },
+  PASSKEY_SESSION_NOT_FOUND: { status: 404, message: 'No such passkey ceremony: unknown, expired or already used (each challenge is good once).' },
+  EVENT_QUERY_NOT_FOUND: { status: 404, message: 'No such event query: it was never started here, or it ended an hour after it started.' },
+  TENANT_NOT_FOUND: { status: 404, message: 'The tenant does not exist.' },
+
+  // 405
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed here.' },
+
+  // 409
+  CONFLICT: { status: 409, message: 'The request conflicts with the current state.' },
+  CONCURRENT_UPDATE: { status: 409, message: 'The resource was changed by another request; read it again and retry.' },
+  STEP_NOT_WAITING: { status: 409, message: 'The journey is not waiting at this step.' },
+  STORE_EXISTS: { status: 409, message: 'An identity store of this name exists.' },
+  EXTERNAL_ID_NOT_UNIQUE: { status: 409, message: 'Another user of this store has this external id.' },
+  CREDENTIAL_EXISTS: { status: 409, message: 'This credential is already registered.' },
+  PROCESS_DEFINITION_EXISTS: { status: 409, message: 'This process definition version already exists; publish a new version instead.' },
+  PROCESS_TOKEN_NAME_TAKEN: { status: 409, message: 'A process token of this name exists in this tenant.' },
+  PROCESS_TOKEN_INACTIVE: { status: 409, message: 'The process token is INACTIVE.' },
+  PROCESS_TOKEN_EXHAUSTED: { status: 409, message: 'The process token has been used its maximum number of times.' },
+  PROCESS_TOKEN_NOT_YET_VALID: { status: 409, message: 'The process token is not valid yet.' },
+  PROCESS_TOKEN_EXPIRED: { status: 409, message: 'The process token has expired.' },
+  IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'This Idempotency-Key was used for a different request.' },
+  TENANT_EXISTS: { status: 409, message: 'The tenant already exists.' },
+
+  // 415
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'This content type is not accepted here.' },
+
+  // 500
+  INTERNAL_ERROR: { status: 500, message: 'An internal error occurred.', expose: false },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** The codes of one status: what a status family's classes may carry. */
+export type CodeOf<S extends ErrorStatus> = { [C in ErrorCode]: (typeof ERRORS)[C]['status'] extends S ? C : never }[ErrorCode];
+
+/**
+ * Each code's line in the README's error table: when a client gets it. Kept apart from ERRORS
+ * because no handler needs it (and so no bundle carries it).
+ */
+export const ERROR_DOCS = {
+  VALIDATION_FAILED: 'wrong types, unknown fields or enum values, over-long strings, bad query; `details` names each problem',
+  MALFORMED_JSON: 'the body does not parse as JSON',
+  PAYLOAD_TOO_LARGE: 'body over 64 KiB, or over the limit the operation states',
+  INVALID_HOST: 'the host is not `{tenantId}.{region}.{domain}` of this deployment',
+  INVALID_STATUS_TRANSITION: 'an archived API key is final',
+  INVALID_VERIFIER: 'the SRP verifier is not base64 of a number 1 < v < N',
+  PASSCODE_NOT_GIVEN: 'a passcode registration was completed without a verifier',
+  PASSCODE_REUSED: "the new passcode is one of the user's earlier ones",
+  PASSCODE_HISTORY_PROOF_REQUIRED: "the policy refuses earlier passcodes and the registration did not prove against each of the user's history salts",
+  PASSKEY_VERIFICATION_FAILED: 'the WebAuthn registration or authentication response does not verify',
+  UNAUTHORIZED: 'neither a bearer token nor an API key was sent',
+  INVALID_TOKEN: "the bearer token does not verify, has expired or names another tenant",
+  INVALID_API_KEY: 'unknown, mistyped or deleted key: one answer for all three',
+  API_KEY_BLOCKED: 'the key is blocked',
+  API_KEY_ARCHIVED: 'the key is archived',
+  API_KEY_EXPIRED: 'the key is past its expiry',
+  API_KEY_OPERATION_NOT_PERMITTED: 'the key may not be used directly (without a token) on this operation',
+  FORBIDDEN: 'generic: not allowed, when no more specific code applies',
+  MISSING_PERMISSION: "the token's scope lacks the operation's permission",
+  PERMISSION_ESCALATION: 'a key would get permissions its creator does not hold',
+  NOT_FOUND: 'generic: not found, when no more specific code applies',
+  ROUTE_NOT_FOUND: 'no route has this path (local gateway)',
+  API_KEY_NOT_FOUND: 'no such API key in this tenant',
+  PROCESS_DEFINITION_NOT_FOUND: 'no such process definition (or version)',
+  PROCESS_TOKEN_NOT_FOUND: 'no such process token',
+  PROCESS_INSTANCE_NOT_FOUND: 'no such process instance, or it is past its retention',
+  JOURNEY_NOT_AVAILABLE: 'journey pages: unknown instance, wrong capability or expired journey, one answer for all three',
+  STORE_NOT_FOUND: 'no such identity store',
+  USER_NOT_FOUND: 'no such user in the identity store',
+  POLICY_NOT_FOUND: 'the store has no passcode policy, or the relying party no passkey policy, of that name',
+  PASSCODE_REGISTRATION_NOT_FOUND: 'passcode registration or authentication unknown, expired or completed; or the user has no passcode under the policy',
+  RELYING_PARTY_NOT_FOUND: 'the store has no passkey configuration for the relying party',
+  PASSKEY_NOT_FOUND: 'no such passkey for the user',
+  PASSKEY_SESSION_NOT_FOUND: 'passkey ceremony unknown, expired or already used; or the user has no registration in progress',
+  EVENT_QUERY_NOT_FOUND: 'event query unknown, or ended an hour after it started',
+  TENANT_NOT_FOUND: 'no such tenant',
+  METHOD_NOT_ALLOWED: 'the path exists with other methods, listed in `Allow` (local gateway; API Gateway answers 404)',
+  CONFLICT: 'generic: conflicts with the current state, when no more specific code applies',
+  CONCURRENT_UPDATE: 'another request changed the resource first; read it again and retry',
+  STEP_NOT_WAITING: 'journey pages: the step was already done or timed out',
+  STORE_EXISTS: 'an identity store of this name exists',
+  EXTERNAL_ID_NOT_UNIQUE: 'another user of the store has this external id',
+  CREDENTIAL_EXISTS: 'the passkey credential is already registered',
+  PROCESS_DEFINITION_EXISTS: 'this name and version is published; publish a new version',
+  PROCESS_TOKEN_NAME_TAKEN: 'a process token of this name exists',
+  PROCESS_TOKEN_INACTIVE: 'the token is INACTIVE, or its definition no longer exists',
+  PROCESS_TOKEN_EXHAUSTED: 'the token was used its maxCount times',
+  PROCESS_TOKEN_NOT_YET_VALID: 'before the token\'s validFromDtm',
+  PROCESS_TOKEN_EXPIRED: "after the token's validToDtm",
+  IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used for a different request',
+  TENANT_EXISTS: 'a tenant of this id exists',
+  UNSUPPORTED_MEDIA_TYPE: 'bodies are `application/json`; journey forms `application/x-www-form-urlencoded`; the face image `multipart/form-data`',
+  INTERNAL_ERROR: 'with no detail; the cause goes to the log',
+} satisfies Record<ErrorCode, string>;
+
+/** Codes only the operator CLI reports (tenants have no HTTP routes): not in the OpenAPI enum. */
+export const OPERATOR_ONLY_CODES = ['TENANT_EXISTS', 'TENANT_NOT_FOUND'] as const satisfies readonly ErrorCode[];
+
+/** Every code a client can get over HTTP, in catalogue order: the OpenAPI `Error.code` enum. */
+export function httpErrorCodes(): ErrorCode[] {
+  return (Object.keys(ERRORS) as ErrorCode[]).filter((c) => !(OPERATOR_ONLY_CODES as readonly string[]).includes(c));
+}
+
 export interface ErrorDetail {
   /** Where the problem is: `body.name`, `query.size`, `header.x-api-key`, ... */
   location: string;
@@ -10,23 +181,31 @@ export interface ErrorDetail {
 }
 
 export interface ErrorBody {
-  code: string;
+  code: ErrorCode;
   message: string;
   details?: ErrorDetail[];
 }
 
 export abstract class ApiError extends Error {
-  abstract readonly statusCode: number;
-  abstract readonly code: string;
-  readonly expose: boolean = true;
+  abstract readonly code: ErrorCode;
   readonly details: ErrorDetail[] | undefined;
-  /** Extra response headers, e.g. `WWW-Authenticate` or `Allow`. */
+  /** Response headers: the catalogue's, plus any this answer adds (e.g. `Allow`). */
   readonly headers: Record<string, string> = {};
 
-  constructor(message: string, details?: ErrorDetail[]) {
-    super(message);
+  /** `options.cause`: the wrapped low-level error, for the log; never sent to the client. */
+  constructor(message: string, details?: ErrorDetail[], options?: ErrorOptions) {
+    super(message, options);
     this.name = new.target.name;
     this.details = details;
+  }
+
+  // Read from the catalogue, so no class can disagree with it.
+  get statusCode(): ErrorStatus {
+    return ERRORS[this.code].status;
+  }
+
+  get expose(): boolean {
+    return (ERRORS[this.code] as ErrorSpec).expose !== false;
   }
 
   toBody(): ErrorBody {
@@ -36,154 +215,110 @@ export abstract class ApiError extends Error {
   }
 }
 
-export class ValidationError extends ApiError {
-  readonly statusCode = 400;
-  readonly code = 'VALIDATION_FAILED';
+/** What `apiError` returns: a class to extend, whose instances are `I` with the code `C`. */
+export interface ApiErrorClass<C extends ErrorCode, I extends ApiError = ApiError> {
+  new (message?: string, details?: ErrorDetail[], options?: ErrorOptions): I & { readonly code: C };
+  readonly prototype: I;
 }
 
-export class MalformedJsonError extends ApiError {
-  readonly statusCode = 400;
-  readonly code = 'MALFORMED_JSON';
+/** The status families: a class made for a 404 code is a NotFoundError, and so on. */
+type FamilyOf<C extends ErrorCode> = (typeof ERRORS)[C]['status'] extends 401
+  ? UnauthorizedError
+  : (typeof ERRORS)[C]['status'] extends 403
+    ? ForbiddenError
+    : (typeof ERRORS)[C]['status'] extends 404
+      ? NotFoundError
+      : (typeof ERRORS)[C]['status'] extends 409
+        ? ConflictError
+        : ApiError;
+
+// Filled below as the family classes are declared; they themselves extend ApiError.
+const families: Partial<Record<ErrorStatus, abstract new (message: string, details?: ErrorDetail[], options?: ErrorOptions) => ApiError>> = {};
+
+/* @__NO_SIDE_EFFECTS__ */ function derive<C extends ErrorCode>(code: C) {
+  const spec: ErrorSpec = ERRORS[code];
+  const Base = (families[spec.status] ?? ApiError) as unknown as new (message: string, details?: ErrorDetail[], options?: ErrorOptions) => ApiError;
+  return class extends Base {
+    override readonly code: ErrorCode = code;
+    constructor(message: string = spec.message, details?: ErrorDetail[], options?: ErrorOptions) {
+      super(message, details, options);
+      // Later (more specific) classes overwrite a family's challenge, e.g. INVALID_TOKEN's.
+      if (spec.headers) Object.assign(this.headers, spec.headers);
+    }
+  };
 }
 
-/** The spec keeps bad input at 400, so an oversized body is a 400 too (not 413). */
-export class PayloadTooLargeError extends ApiError {
-  readonly statusCode = 400;
-  readonly code = 'PAYLOAD_TOO_LARGE';
+/**
+ * The class of a catalogue code, to extend: `class StoreNotFoundError extends apiError('STORE_NOT_FOUND') {}`.
+ * It extends the family of its status (UnauthorizedError, ForbiddenError, NotFoundError,
+ * ConflictError; ApiError for the others), has the catalogue's default message and headers.
+ */
+export /* @__NO_SIDE_EFFECTS__ */ function apiError<C extends ErrorCode>(code: C): ApiErrorClass<C, FamilyOf<C>> {
+  return derive(code) as unknown as ApiErrorClass<C, FamilyOf<C>>;
 }
 
-export class UnsupportedMediaTypeError extends ApiError {
-  readonly statusCode = 415;
-  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
+/** The base of a status family: its own generic code, widened so its subclasses can carry theirs. */
+/* @__NO_SIDE_EFFECTS__ */ function family<S extends 401 | 403 | 404 | 409>(code: CodeOf<S> & ErrorCode): ApiErrorClass<CodeOf<S>> {
+  return derive(code) as unknown as ApiErrorClass<CodeOf<S>>;
 }
 
-export class InvalidHostError extends ApiError {
-  readonly statusCode = 400;
-  readonly code = 'INVALID_HOST';
-}
+export class UnauthorizedError extends family<401>('UNAUTHORIZED') {}
+export class ForbiddenError extends family<403>('FORBIDDEN') {}
+export class NotFoundError extends family<404>('NOT_FOUND') {}
+export class ConflictError extends family<409>('CONFLICT') {}
+Object.assign(families, { 401: UnauthorizedError, 403: ForbiddenError, 404: NotFoundError, 409: ConflictError });
 
-export class UnauthorizedError extends ApiError {
-  readonly statusCode = 401;
-  readonly code: string = 'UNAUTHORIZED';
-  constructor(message = 'Authentication is required.', details?: ErrorDetail[]) {
-    super(message, details);
-    this.headers['WWW-Authenticate'] = 'Bearer';
-  }
-}
+export class ValidationError extends apiError('VALIDATION_FAILED') {}
+export class MalformedJsonError extends apiError('MALFORMED_JSON') {}
+export class PayloadTooLargeError extends apiError('PAYLOAD_TOO_LARGE') {}
+export class UnsupportedMediaTypeError extends apiError('UNSUPPORTED_MEDIA_TYPE') {}
+export class InvalidHostError extends apiError('INVALID_HOST') {}
+export class InvalidTransitionError extends apiError('INVALID_STATUS_TRANSITION') {}
 
-export class InvalidTokenError extends UnauthorizedError {
-  override readonly code = 'INVALID_TOKEN';
-  constructor(message = 'The bearer token is missing, malformed, expired or not valid here.') {
-    super(message);
-    this.headers['WWW-Authenticate'] = 'Bearer error="invalid_token"';
-  }
-}
+export class InvalidTokenError extends apiError('INVALID_TOKEN') {}
+export class InvalidApiKeyError extends apiError('INVALID_API_KEY') {}
+export class ApiKeyBlockedError extends apiError('API_KEY_BLOCKED') {}
+export class ApiKeyArchivedError extends apiError('API_KEY_ARCHIVED') {}
+export class ApiKeyExpiredError extends apiError('API_KEY_EXPIRED') {}
 
-/** One message for unknown, mistyped and deleted keys: a caller learns nothing about which. */
-export class InvalidApiKeyError extends UnauthorizedError {
-  override readonly code = 'INVALID_API_KEY';
-  constructor(message = 'The API key is missing or not valid for this tenant.') {
-    super(message);
-    this.headers['WWW-Authenticate'] = 'ApiKey';
-  }
-}
-
-export class ApiKeyBlockedError extends UnauthorizedError {
-  override readonly code = 'API_KEY_BLOCKED';
-  constructor() {
-    super('The API key is blocked.');
-  }
-}
-
-export class ApiKeyArchivedError extends UnauthorizedError {
-  override readonly code = 'API_KEY_ARCHIVED';
-  constructor() {
-    super('The API key is archived.');
-  }
-}
-
-export class ApiKeyExpiredError extends UnauthorizedError {
-  override readonly code = 'API_KEY_EXPIRED';
-  constructor() {
-    super('The API key has expired.');
-  }
-}
-
-export class ApiKeyOperationNotPermittedError extends UnauthorizedError {
-  override readonly code = 'API_KEY_OPERATION_NOT_PERMITTED';
+export class ApiKeyOperationNotPermittedError extends apiError('API_KEY_OPERATION_NOT_PERMITTED') {
   constructor(operation: string) {
     super(`The API key is not permitted to call ${operation} directly.`);
   }
 }
 
-export class ForbiddenError extends ApiError {
-  readonly statusCode = 403;
-  readonly code: string = 'FORBIDDEN';
-}
-
-export class MissingPermissionError extends ForbiddenError {
-  override readonly code = 'MISSING_PERMISSION';
+export class MissingPermissionError extends apiError('MISSING_PERMISSION') {
   constructor(permission: string) {
     super(`The token does not carry the permission ${permission}.`);
   }
 }
 
-export class PermissionEscalationError extends ForbiddenError {
-  override readonly code = 'PERMISSION_ESCALATION';
+export class PermissionEscalationError extends apiError('PERMISSION_ESCALATION') {
   constructor(permissions: string[]) {
     super(`A key cannot be given permissions its creator does not hold: ${permissions.join(', ')}.`);
   }
 }
 
-export class NotFoundError extends ApiError {
-  readonly statusCode = 404;
-  readonly code: string = 'NOT_FOUND';
-}
-
-export class ApiKeyNotFoundError extends NotFoundError {
-  override readonly code = 'API_KEY_NOT_FOUND';
+export class ApiKeyNotFoundError extends apiError('API_KEY_NOT_FOUND') {
   constructor(id: string) {
     super(`API key ${id} was not found.`);
   }
 }
 
-export class RouteNotFoundError extends NotFoundError {
-  override readonly code = 'ROUTE_NOT_FOUND';
-}
+export class RouteNotFoundError extends apiError('ROUTE_NOT_FOUND') {}
 
-export class MethodNotAllowedError extends ApiError {
-  readonly statusCode = 405;
-  readonly code = 'METHOD_NOT_ALLOWED';
+export class MethodNotAllowedError extends apiError('METHOD_NOT_ALLOWED') {
   constructor(allowed: string[]) {
     super(`Method not allowed here; use ${allowed.join(', ')}.`);
     this.headers['Allow'] = allowed.join(', ');
   }
 }
 
-export class ConflictError extends ApiError {
-  readonly statusCode = 409;
-  readonly code: string = 'CONFLICT';
-}
+export class ConcurrentUpdateError extends apiError('CONCURRENT_UPDATE') {}
 
-export class ConcurrentUpdateError extends ConflictError {
-  override readonly code = 'CONCURRENT_UPDATE';
-  constructor() {
-    super('The resource was changed by another request; read it again and retry.');
-  }
-}
+export class InternalError extends apiError('INTERNAL_ERROR') {}
 
-export class InvalidTransitionError extends ApiError {
-  readonly statusCode = 400;
-  readonly code = 'INVALID_STATUS_TRANSITION';
-}
-
-export class InternalError extends ApiError {
-  readonly statusCode = 500;
-  readonly code = 'INTERNAL_ERROR';
-  override readonly expose = false;
-}
-
-const INTERNAL_BODY: ErrorBody = { code: 'INTERNAL_ERROR', message: 'An internal error occurred.' };
+const INTERNAL_BODY: ErrorBody = { code: 'INTERNAL_ERROR', message: ERRORS.INTERNAL_ERROR.message };
 
 /** The one mapper: exposed API errors keep their body, anything else becomes a bare 500. */
 export function toErrorResponse(err: unknown): {

@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError } from '../errors.js';
+import { apiError, ValidationError } from '../errors.js';
 import { newId26 } from '../shared/ids.js';
 
 /** What the identity store records: every registration, authentication and deregistration. */
@@ -69,12 +69,7 @@ export const EVENT_QUERY_TTL_SECONDS = 3600;
 export const DEFAULT_EVENT_PAGE_SIZE = 100;
 export const MAX_EVENT_PAGE_SIZE = 1000;
 
-export class EventQueryNotFoundError extends NotFoundError {
-  override readonly code = 'EVENT_QUERY_NOT_FOUND';
-  constructor() {
-    super('No such event query: it was never started here, or it ended an hour after it started.');
-  }
-}
+export class EventQueryNotFoundError extends apiError('EVENT_QUERY_NOT_FOUND') {}
 
 export function newEventQuery(tenantId: string, filters: EventFilters, size: number, now: Date): EventQueryRecord {
   if (filters.from && filters.to && filters.from > filters.to) {

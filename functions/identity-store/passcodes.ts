@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { ApiError, NotFoundError } from '../errors.js';
+import { apiError } from '../errors.js';
 import { newId26 } from '../shared/ids.js';
 import { newEvent, type IdentityEvent } from './events.js';
 import type { AuthenticationRecord } from './passkeys.js';
@@ -86,24 +86,13 @@ export interface IdentityStores {
 /** How long a started registration can be completed. */
 export const PASSCODE_REGISTRATION_TTL_SECONDS = 600;
 
-export class PasscodeRegistrationNotFoundError extends NotFoundError {
-  override readonly code = 'PASSCODE_REGISTRATION_NOT_FOUND';
-}
+export class PasscodeRegistrationNotFoundError extends apiError('PASSCODE_REGISTRATION_NOT_FOUND') {}
 
-export class PasscodeReusedError extends ApiError {
-  readonly statusCode = 400;
-  readonly code = 'PASSCODE_REUSED';
-}
+export class PasscodeReusedError extends apiError('PASSCODE_REUSED') {}
 
-export class PasscodeNotGivenError extends ApiError {
-  readonly statusCode = 400;
-  readonly code = 'PASSCODE_NOT_GIVEN';
-}
+export class PasscodeNotGivenError extends apiError('PASSCODE_NOT_GIVEN') {}
 
-export class PasscodeHistoryProofError extends ApiError {
-  readonly statusCode = 400;
-  readonly code = 'PASSCODE_HISTORY_PROOF_REQUIRED';
-}
+export class PasscodeHistoryProofError extends apiError('PASSCODE_HISTORY_PROOF_REQUIRED') {}
 
 function policyOf(store: Awaited<ReturnType<IdentityStoreStore['get']>> & object, policyName: string): PasscodeRequirements {
   const policy = store.passcodePolicies[policyName];

@@ -1,5 +1,5 @@
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { ApiError, ConflictError, NotFoundError } from '../errors.js';
+import { apiError } from '../errors.js';
 import { newId26 } from '../shared/ids.js';
 import { newEvent, type IdentityEvent } from './events.js';
 import { IdentityStoreNotFoundError, PolicyNotFoundError, type IdentityStoreRecord, type IdentityStoreStore } from './stores.js';
@@ -117,38 +117,17 @@ export interface PasskeyStores {
   events: { put(event: IdentityEvent): Promise<void> };
 }
 
-export class RelyingPartyNotFoundError extends NotFoundError {
-  override readonly code = 'RELYING_PARTY_NOT_FOUND';
-}
+export class RelyingPartyNotFoundError extends apiError('RELYING_PARTY_NOT_FOUND') {}
 
-export class PasskeySessionNotFoundError extends NotFoundError {
-  override readonly code = 'PASSKEY_SESSION_NOT_FOUND';
-  constructor() {
-    super('No such passkey ceremony: unknown, expired or already used (each challenge is good once).');
-  }
-}
+export class PasskeySessionNotFoundError extends apiError('PASSKEY_SESSION_NOT_FOUND') {}
 
-export class PasskeyVerificationError extends ApiError {
-  readonly statusCode = 400;
-  readonly code = 'PASSKEY_VERIFICATION_FAILED';
-}
+export class PasskeyVerificationError extends apiError('PASSKEY_VERIFICATION_FAILED') {}
 
-export class CredentialExistsError extends ConflictError {
-  override readonly code = 'CREDENTIAL_EXISTS';
-  constructor() {
-    super('This credential is already registered.');
-  }
-}
+export class CredentialExistsError extends apiError('CREDENTIAL_EXISTS') {}
 
-export class PasskeyNotFoundError extends NotFoundError {
-  override readonly code = 'PASSKEY_NOT_FOUND';
-  constructor() {
-    super('No such passkey for this user.');
-  }
-}
+export class PasskeyNotFoundError extends apiError('PASSKEY_NOT_FOUND') {}
 
-export class NoPendingSessionError extends NotFoundError {
-  override readonly code = 'PASSKEY_SESSION_NOT_FOUND';
+export class NoPendingSessionError extends apiError('PASSKEY_SESSION_NOT_FOUND') {
   constructor() {
     super('The user has no passkey registration in progress.');
   }

@@ -44,7 +44,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { SRPRoutines, SRPServerSessionStep1 } from 'tssrp6a';
-import { ApiError } from '../errors.js';
+import { apiError, ERRORS } from '../errors.js';
 import {
   SRP_GROUP,
   SRP_ROUTINES,
@@ -78,10 +78,8 @@ export function newSalt(): string {
 }
 
 /** A verifier that is not base64 of a number 1 < v < N (the wire error INVALID_VERIFIER). */
-export class InvalidVerifierError extends ApiError {
-  readonly statusCode = 400;
-  readonly code = 'INVALID_VERIFIER';
-  constructor(message = 'srpRegistrationData.verifier must be base64 of a number greater than 1 and less than N.') {
+export class InvalidVerifierError extends apiError('INVALID_VERIFIER') {
+  constructor(message: string = ERRORS.INVALID_VERIFIER.message) {
     super(message, [{ location: 'body.srpRegistrationData.verifier', message }]);
   }
 }

@@ -1,4 +1,4 @@
-import { ConcurrentUpdateError, ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { apiError, ConcurrentUpdateError, ValidationError } from '../errors.js';
 
 import type { PasscodeRequirements } from './passcode-rules.js';
 import type { PasskeyRpConfig } from './passkeys.js';
@@ -37,20 +37,15 @@ export interface IdentityStoreStore {
   replace(record: IdentityStoreRecord, expectedVersion: number): Promise<boolean>;
 }
 
-export class IdentityStoreNotFoundError extends NotFoundError {
-  override readonly code = 'STORE_NOT_FOUND';
+export class IdentityStoreNotFoundError extends apiError('STORE_NOT_FOUND') {
   constructor(name: string) {
     super(`Identity store ${name} was not found.`);
   }
 }
 
-export class IdentityStoreExistsError extends ConflictError {
-  override readonly code = 'STORE_EXISTS';
-}
+export class IdentityStoreExistsError extends apiError('STORE_EXISTS') {}
 
-export class PolicyNotFoundError extends NotFoundError {
-  override readonly code = 'POLICY_NOT_FOUND';
-}
+export class PolicyNotFoundError extends apiError('POLICY_NOT_FOUND') {}
 
 /** The most earlier passcodes a policy can refuse (each user keeps this many verifiers per policy). */
 export const MAX_PASSCODE_HISTORY = 24;

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '../errors.js';
+import { apiError } from '../errors.js';
 import { newId26 } from '../shared/ids.js';
 import { newEvent, type IdentityEvent } from './events.js';
 import { IdentityStoreNotFoundError, type IdentityStoreStore } from './stores.js';
@@ -30,15 +30,9 @@ export interface IdentityUserStore {
   get(tenantId: string, storeName: string, ref: UserRef): Promise<IdentityUserRecord | undefined>;
 }
 
-export class UserNotFoundError extends NotFoundError {
-  override readonly code = 'USER_NOT_FOUND';
-  constructor() {
-    super('No such user in this identity store.');
-  }
-}
+export class UserNotFoundError extends apiError('USER_NOT_FOUND') {}
 
-export class ExternalIdNotUniqueError extends ConflictError {
-  override readonly code = 'EXTERNAL_ID_NOT_UNIQUE';
+export class ExternalIdNotUniqueError extends apiError('EXTERNAL_ID_NOT_UNIQUE') {
   constructor(externalId: string) {
     super(`Another user of this store has the external id ${JSON.stringify(externalId)}.`);
   }

@@ -1,17 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
-import { NotFoundError } from '../errors.js';
+import { apiError } from '../errors.js';
 import { processInstanceStore } from '../store/process-instances.js';
 import { hashCapability, type ProcessInstanceRecord } from '../process-manager/instances.js';
 import { isFinal } from '../process-manager/status.js';
 import { StepNotWaitingError } from './steps.js';
 
 /** One answer for an unknown instance, a wrong capability and an expired journey. */
-export class JourneyNotAvailableError extends NotFoundError {
-  override readonly code = 'JOURNEY_NOT_AVAILABLE';
-  constructor() {
-    super('This journey link is not valid or has expired.');
-  }
-}
+export class JourneyNotAvailableError extends apiError('JOURNEY_NOT_AVAILABLE') {}
 
 /**
  * The instance behind a journey link, if the capability in the link is its own: compared as

@@ -1,12 +1,10 @@
-import { ConflictError, NotFoundError } from '../errors.js';
+import { apiError } from '../errors.js';
 import { processInstanceStore, type CheckRecord, type ImageRecord } from '../store/process-instances.js';
-import type { ProcessInstanceRecord } from '../process-manager/instances.js';
+import { ProcessInstanceNotFoundError, type ProcessInstanceRecord } from '../process-manager/instances.js';
 import { isFinal } from '../process-manager/status.js';
 import { eventPublisher } from '../events/publisher.js';
 
-export class StepNotWaitingError extends ConflictError {
-  override readonly code = 'STEP_NOT_WAITING';
-}
+export class StepNotWaitingError extends apiError('STEP_NOT_WAITING') {}
 
 export interface UserStepPayload {
   activityId: string;
@@ -76,7 +74,7 @@ export async function completeUserStep(
   now: Date,
 ): Promise<void> {
   const record = input.record ?? (await processInstanceStore.getLive(input.tenantId, input.processInstanceId, now));
-  if (!record) throw new NotFoundError(`Process instance ${input.processInstanceId} was not found.`);
+  if (!record) throw new ProcessInstanceNotFoundError(input.processInstanceId);
   const step = record.currentStep;
   if (!step || step.activityId !== input.activityId || isFinal(record.status)) {
     throw new StepNotWaitingError(`The journey is not waiting at ${input.activityId}.`);

@@ -2,6 +2,7 @@ import type * as z4 from 'zod/v4/core';
 import * as z from '../shared/zod.js';
 import { qualify } from '../auth/permissions.js';
 import type { RouteDef } from '../http/route.js';
+import { httpErrorCodes } from '../errors.js';
 
 type Json = Record<string, unknown>;
 
@@ -99,6 +100,10 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: OpenApiOptions = 
     };
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
   }
+  // The zod schema keeps `code` a string (a client must accept codes added later); the document
+  // lists the codes of the catalogue, functions/errors.ts, so a client can switch on them.
+  const errorCode = ((components.Error as Json | undefined)?.properties as Record<string, Json> | undefined)?.code;
+  if (errorCode) errorCode.enum = httpErrorCodes();
   return {
     openapi: '3.1.0',
     info: {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { apiError, ValidationError } from '../errors.js';
 import { likePattern, parseSort, sortBy, toPage } from '../shared/page.js';
 import type { ProcessDefinition } from '../../statemachines/definition.js';
 
@@ -41,15 +41,13 @@ export interface DefinitionStore {
   listTags(tenantId: string): Promise<DefinitionTagRecord[]>;
 }
 
-export class DefinitionExistsError extends ConflictError {
-  override readonly code = 'PROCESS_DEFINITION_EXISTS';
+export class DefinitionExistsError extends apiError('PROCESS_DEFINITION_EXISTS') {
   constructor(name: string, version: number) {
     super(`Process definition "${name}" version ${version} already exists; publish a new version instead.`);
   }
 }
 
-export class DefinitionNotFoundError extends NotFoundError {
-  override readonly code = 'PROCESS_DEFINITION_NOT_FOUND';
+export class DefinitionNotFoundError extends apiError('PROCESS_DEFINITION_NOT_FOUND') {
   constructor(id: string) {
     super(`Process definition ${id} was not found.`);
   }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { apiError, ConflictError } from '../errors.js';
 import type { ProcessTokenRecord } from './tokens.js';
 import type { ProcessDefinitionRecord } from './definitions.js';
 
@@ -50,19 +50,13 @@ export class ProcessTokenUnusableError extends ConflictError {
   }
 }
 
-export class ProcessInstanceNotFoundError extends NotFoundError {
-  override readonly code = 'PROCESS_INSTANCE_NOT_FOUND';
+export class ProcessInstanceNotFoundError extends apiError('PROCESS_INSTANCE_NOT_FOUND') {
   constructor(id: string) {
     super(`Process instance ${id} was not found.`);
   }
 }
 
-export class IdempotencyKeyReusedError extends ConflictError {
-  override readonly code = 'IDEMPOTENCY_KEY_REUSED';
-  constructor() {
-    super('This Idempotency-Key was used for a different request.');
-  }
-}
+export class IdempotencyKeyReusedError extends apiError('IDEMPOTENCY_KEY_REUSED') {}
 
 /** Why a token cannot create an instance now, or undefined when it can. */
 export function tokenRefusal(token: ProcessTokenRecord, now: Date): ProcessTokenUnusableError | undefined {

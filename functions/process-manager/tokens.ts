@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { NotFoundError, ConflictError, ValidationError, type ErrorDetail } from '../errors.js';
+import { apiError, ValidationError, type ErrorDetail } from '../errors.js';
 import { likePattern, parseSort, sortBy, toPage, type Page } from '../shared/page.js';
 import {
   PROCESS_TOKEN_SORTABLE,
@@ -43,15 +43,13 @@ export interface ProcessTokenStore {
   list(tenantId: string): Promise<ProcessTokenRecord[]>;
 }
 
-export class ProcessTokenNameTakenError extends ConflictError {
-  override readonly code = 'PROCESS_TOKEN_NAME_TAKEN';
+export class ProcessTokenNameTakenError extends apiError('PROCESS_TOKEN_NAME_TAKEN') {
   constructor(name: string) {
     super(`A process token named "${name}" already exists in this tenant.`);
   }
 }
 
-export class ProcessTokenNotFoundError extends NotFoundError {
-  override readonly code = 'PROCESS_TOKEN_NOT_FOUND';
+export class ProcessTokenNotFoundError extends apiError('PROCESS_TOKEN_NOT_FOUND') {
   constructor(id: string) {
     super(`Process token ${id} was not found.`);
   }

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { apiError, ValidationError } from '../errors.js';
 import { PERMISSIONS, TENANT_ID_PATTERN, allPermissions } from '../auth/permissions.js';
 import { REGIONS, type ServiceRegion } from '../config.js';
 import { newApiKey, type ApiKeyRecord, type ApiKeyStore } from '../api-keys/domain.js';
@@ -16,9 +16,7 @@ export interface TenantStore {
   get(tenantId: string): Promise<TenantRecord | undefined>;
 }
 
-export class TenantExistsError extends ConflictError {
-  override readonly code = 'TENANT_EXISTS';
-}
+export class TenantExistsError extends apiError('TENANT_EXISTS') {}
 
 export function validateTenant(tenantId: string, region: string): ServiceRegion {
   if (!TENANT_ID_PATTERN.test(tenantId)) {
@@ -51,9 +49,7 @@ export async function createTenantWithFirstKey(
   return { tenant, ...(await createOperatorKey(stores, { ...input, description: 'First key of the tenant, made by the operator.' })) };
 }
 
-export class TenantNotFoundError extends NotFoundError {
-  override readonly code = 'TENANT_NOT_FOUND';
-}
+export class TenantNotFoundError extends apiError('TENANT_NOT_FOUND') {}
 
 /**
  * A key with every permission, made by an operator for an existing tenant (for example when
