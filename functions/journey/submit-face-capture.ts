@@ -1,4 +1,4 @@
-import { apiHandler } from '../http/wrapper.js';
+import { pageHandler } from './page-handler.js';
 import { orchestrator } from '../process-manager/orchestrator.js';
 import { objectKeys } from '../store/keys.js';
 import { imageStore } from '../store/images.js';
@@ -30,7 +30,7 @@ async function uploadedImage(upload: { contentType: string; bytes: Buffer } | un
  * tenant and instance, recorded (with its check) in the session under `_faces.{Face Key}` and
  * `_checks.{Face Key}`, and the journey resumes. A refused image gets the page again, saying why.
  */
-export const handler = apiHandler(routes.submitFaceCapture, async ({ tenantId, path, query, upload, now }) => {
+export const handler = pageHandler(routes.submitFaceCapture, async ({ tenantId, path, query, upload, now }) => {
   const lang = pickLanguage(query.lang);
   const { record, step } = await openWaitingStep(tenantId, { ...path, capability: query.c }, ['CAPTURE_FACE_IMAGE'], now);
   const action = journeyUrl(record, query.c, lang, step.activityId, 'face');

@@ -1,4 +1,4 @@
-import { apiHandler } from '../http/wrapper.js';
+import { pageHandler } from './page-handler.js';
 import { orchestrator } from '../process-manager/orchestrator.js';
 import type { DataForm } from '../../statemachines/definition.js';
 import { openWaitingStep } from './access.js';
@@ -13,7 +13,7 @@ import { journeyRoutes as routes } from './journey-routes.js';
  * comes back with the messages and what was typed; accepted, the values go to the session under
  * the step's `Form data Key` and the journey resumes.
  */
-export const handler = apiHandler(routes.submitJourneyStep, async ({ tenantId, path, query, body, now }) => {
+export const handler = pageHandler(routes.submitJourneyStep, async ({ tenantId, path, query, body, now }) => {
   const lang = pickLanguage(query.lang);
   const { record, step } = await openWaitingStep(tenantId, { ...path, capability: query.c }, ['DATA_FORM'], now);
   const form = step.inputs.Form as DataForm;

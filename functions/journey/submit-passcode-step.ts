@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import { apiHandler } from '../http/wrapper.js';
+import { pageHandler } from './page-handler.js';
 import { orchestrator } from '../process-manager/orchestrator.js';
 import { identityStores } from '../identity-store/deps.js';
 import { PasscodeReusedError, finishPasscodeLogin, stagePasscodeRegistration } from '../identity-store/passcodes.js';
@@ -19,7 +19,7 @@ const html = (body: string) => ({ status: 400, raw: { contentType: 'text/html; c
  * attempts, the step ends with its check (PASS or FAIL); otherwise the screen comes back with a
  * fresh challenge.
  */
-export const handler = apiHandler(routes.submitPasscodeStep, async ({ tenantId, path, query, body, now }) => {
+export const handler = pageHandler(routes.submitPasscodeStep, async ({ tenantId, path, query, body, now }) => {
   const lang = pickLanguage(query.lang);
   const { record, step } = await openWaitingStep(tenantId, { ...path, capability: query.c }, ['PASSCODE_AUTHENTICATION_FORM'], now);
   const ctx = screenOf(record, step, query.c, lang);

@@ -1,5 +1,5 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { apiHandler } from '../http/wrapper.js';
+import { pageHandler } from './page-handler.js';
 import { orchestrator } from '../process-manager/orchestrator.js';
 import { identityStores } from '../identity-store/deps.js';
 import { PasskeyVerificationError, completePasskeyAuthentication, completePasskeyRegistration } from '../identity-store/passkeys.js';
@@ -16,7 +16,7 @@ import { journeyRoutes as routes } from './journey-routes.js';
  * the journey goes on. A response that cannot be verified gets the screen again (its button
  * starts a new ceremony).
  */
-export const handler = apiHandler(routes.submitPasskeyStep, async ({ tenantId, path, query, body, now }) => {
+export const handler = pageHandler(routes.submitPasskeyStep, async ({ tenantId, path, query, body, now }) => {
   const lang = pickLanguage(query.lang);
   const { record, step } = await openWaitingStep(tenantId, { ...path, capability: query.c }, ['PASSKEY_REGISTRATION', 'PASSKEY_AUTHENTICATION'], now);
   const inputs = step.inputs as Record<string, unknown>;

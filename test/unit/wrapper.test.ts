@@ -15,7 +15,8 @@ beforeAll(() => {
 
 const route = defineRoute({
   operationId: 'echo', method: 'POST', path: '/echo', handler: 'none', auth: 'bearer', permission: 'ArthrServer:getFromTenant',
-  summary: 's', tag: 't', request: { body: z.object({ n: z.number() }).strict(), maxBodyBytes: 100 }, responses: {}, aws: {},
+  summary: 's', tag: 't', request: { body: z.object({ n: z.number() }).strict(), maxBodyBytes: 100 },
+  responses: { 200: { description: 'echo', schema: z.object({ n: z.number(), tenantId: z.string(), kind: z.string() }) } }, aws: {},
 });
 const handler = apiHandler(route, async ({ body, tenantId, auth }) => ({ status: 200, body: { n: body.n, tenantId, kind: auth.kind } }));
 const boom = apiHandler({ ...route, operationId: 'boom' }, async () => {
