@@ -144,7 +144,12 @@ export const journeyRoutes = {
     auth: 'public',
     summary: "The journey pages' own scripts (the camera capture, the passcode and passkey screens)",
     tag: 'Journey pages',
-    request: { path: z.strictObject({ asset: z.enum(['face-capture.js', 'passcode.js', 'passkey.js']) }) },
+    request: {
+      path: z.strictObject({ asset: z.enum(['face-capture.js', 'passcode.js', 'passkey.js']) }),
+      headers: z.looseObject({
+        'if-none-match': z.withMeta(z.optional(z.string()), { description: 'The ETag of a copy the browser holds: answered 304 when it is current.' }),
+      }),
+    },
     responses: {
       200: { description: 'The script.', contentType: 'text/javascript', schema: z.string() },
       304: { description: 'Not modified (If-None-Match matched the ETag).' },

@@ -16,6 +16,7 @@ import { ProcessTokenNotFoundError } from './tokens.js';
 import { orchestrator } from './orchestrator.js';
 import { changeStatus } from './status.js';
 import { log } from '../http/log.js';
+import { countInstanceCreated } from '../observability/metrics.js';
 
 export interface CreateInstanceInput {
   tenantId: string;
@@ -109,5 +110,6 @@ export async function createInstance(input: CreateInstanceInput): Promise<{ stat
     await changeStatus(record, 'COMPLETED_PROCESS_ERROR', new Date());
     throw err;
   }
+  await countInstanceCreated(tenantId);
   return { status: 201, body };
 }
