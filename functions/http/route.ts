@@ -1,6 +1,8 @@
 // Core types: the common base of zod/mini (what the route table uses) and classic zod schemas.
 import type * as z4 from 'zod/v4/core';
 import type { PermissionName } from '../auth/permissions.js';
+import * as z from '../shared/zod.js';
+import { error } from './responses.js';
 
 /**
  * How a route authenticates:
@@ -90,7 +92,21 @@ export interface RouteDef<
   layerPackages?: readonly '@simplewebauthn/server'[];
 }
 
-/** Keeps each schema's and each response's own type, so handlers are checked against them. */
+/**
+ * What the wrapper itself answers for a route, whatever its operation does: a body of another
+ * media type than the route takes is refused with 415 (as a page on `html` routes).
+ */
+function wrapperResponses(route: RouteDef): Responses {
+  const takesBody = !!(route.request.body || route.request.form || route.request.multipart);
+  if (!takesBody || route.responses[415]) return {};
+  const description = 'The body is not of the media type this operation takes.';
+  return { 415: route.html ? { description, contentType: 'text/html', schema: z.string() } : error(description) };
+}
+
+/**
+ * Keeps each schema's and each response's own type, so handlers are checked against them, and
+ * adds the responses the wrapper gives on its own (so the OpenAPI document lists them too).
+ */
 export function defineRoute<
   P extends z4.$ZodType | undefined = undefined,
   Q extends z4.$ZodType | undefined = undefined,
@@ -98,7 +114,7 @@ export function defineRoute<
   H extends z4.$ZodType | undefined = undefined,
   const R extends Responses = Responses,
 >(route: RouteDef<P, Q, B, H, R>): RouteDef<P, Q, B, H, R> {
-  return route;
+  return { ...route, responses: { ...route.responses, ...wrapperResponses(route as unknown as RouteDef) } };
 }
 
 type Headers = Record<string, string>;
