@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import type { RouteDef } from '../../functions/http/route.js';
-import { LAMBDA_BUNDLING } from '../../lib/bundling.js';
+import { LAMBDA_BUNDLING, TRACER_PACKAGE } from '../../lib/bundling.js';
 
 export const BUNDLE_LIMIT_BYTES = 250 * 1024;
 
@@ -39,9 +39,12 @@ function staticExternals(meta: Metafile, outfile: string): string[] {
   return externalsOfKind(meta, outfile, ['import-statement', 'require-call']);
 }
 
-/** Dynamic `import()`s of external packages: loaded by the first request that needs them. */
+/**
+ * Dynamic `import()`s of external packages: loaded by the first request that needs them. Not
+ * Powertools Tracer: it is loaded only in a deployment with tracing, and priced on its own.
+ */
 function dynamicExternals(meta: Metafile, outfile: string): string[] {
-  return externalsOfKind(meta, outfile, ['dynamic-import']);
+  return externalsOfKind(meta, outfile, ['dynamic-import']).filter((p) => p !== TRACER_PACKAGE);
 }
 
 function externalsOfKind(meta: Metafile, outfile: string, kinds: string[]): string[] {
