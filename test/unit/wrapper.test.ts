@@ -192,3 +192,15 @@ describe('results and the declared responses', () => {
     expect((await lying(event())).statusCode).toBe(200);
   });
 });
+
+describe('declared request headers and wrapper answers in the OpenAPI document', () => {
+  it('lists the headers a route reads as header parameters, and the wrapper\'s 415 on routes taking a body', async () => {
+    const { buildOpenApiDocument } = await import('../../functions/platform/openapi-document.js');
+    const { routeList } = await import('../../functions/routes.js');
+    const doc = buildOpenApiDocument(routeList) as { paths: Record<string, Record<string, { parameters: { name: string; in: string }[]; responses: Record<string, unknown> }>> };
+    const create = doc.paths['/api/process-manager/processInstances/create']!.post!;
+    expect(create.parameters.filter((p) => p.in === 'header').map((p) => p.name)).toEqual(['x-api-key', 'x-apikey', 'idempotency-key']);
+    expect(doc.paths['/journey/assets/{asset}']!.get!.parameters.find((p) => p.in === 'header')?.name).toBe('if-none-match');
+    expect(Object.keys(doc.paths['/api/arthr/apiKeys']!.post!.responses)).toContain('415');
+  });
+});
