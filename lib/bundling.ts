@@ -14,6 +14,13 @@
 export const LAYER_PACKAGES = ['@simplewebauthn/server'] as const;
 export type LayerPackage = (typeof LAYER_PACKAGES)[number];
 
+/**
+ * Powertools Tracer with the X-Ray SDK (about 125 KB minified) stays external too: it is loaded
+ * only when tracing is on (functions/observability/tracer.ts), from the layer the stack adds to
+ * every function when it deploys with tracing.
+ */
+export const TRACER_PACKAGE = '@aws-lambda-powertools/tracer';
+
 export const LAMBDA_BUNDLING = {
   format: 'esm' as const,
   platform: 'node' as const,
@@ -21,7 +28,7 @@ export const LAMBDA_BUNDLING = {
   minify: true,
   sourcemap: false,
   mainFields: ['module', 'main'],
-  external: ['@aws-sdk/*', ...LAYER_PACKAGES],
+  external: ['@aws-sdk/*', ...LAYER_PACKAGES, TRACER_PACKAGE],
   /** ESM bundles still meet CommonJS dependencies that call require(). */
   banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
 };

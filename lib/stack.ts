@@ -29,9 +29,9 @@ import { stateMachineName } from '../functions/process-manager/orchestrator.js';
 import { Images } from './constructs/images.js';
 import { JourneyFunctions } from './constructs/journey-functions.js';
 import { PackageLayer } from './constructs/package-layer.js';
-import { LAYER_PACKAGES } from './bundling.js';
+import { LAYER_PACKAGES, TRACER_PACKAGE } from './bundling.js';
 import { RouteFunction } from './constructs/route-function.js';
-import { nagArn } from './constructs/service-function.js';
+import { ServiceFunction, nagArn } from './constructs/service-function.js';
 
 /** The repository root: route handler paths in the route table are relative to it. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -50,6 +50,8 @@ export interface ArthrSettings {
   throttle: { rateLimit: number; burstLimit: number };
   /** ACM certificate for `*.{label}.{serviceDomain}`; without it there is no custom domain. */
   certificateArn?: string;
+  /** X-Ray tracing of every function and its AWS calls (context `tracing=true`); off by default, as traces are billed. */
+  tracing?: boolean;
 }
 
 function str(node: Node, key: string): string | undefined {
@@ -103,6 +105,9 @@ export function settingsFromContext(node: Node): ArthrSettings {
   };
   if (issuer !== undefined) settings.issuer = issuer;
   if (certificateArn !== undefined) settings.certificateArn = certificateArn;
+  const tracing = str(node, 'tracing');
+  if (tracing !== undefined && tracing !== 'true' && tracing !== 'false') throw new Error(`Context "tracing" must be true or false, got "${tracing}"`);
+  if (tracing === 'true') settings.tracing = true;
   return settings;
 }
 
@@ -387,6 +392,16 @@ export class ArthrStack extends Stack {
       value: this.images.cleanupDeadLetters.queueUrl,
     });
     new CfnOutput(this, 'Issuer', { description: 'Bearer token issuer (iss) checked by the JWT authorizer.', value: issuer });
+
+    // --- X-Ray, when the deployment asks for it: every function of the stack, one Tracer layer.
+    if (settings.tracing) {
+      const tracerLayer = new PackageLayer(this, 'LayerPowertoolsTracer', {
+        root: REPO_ROOT,
+        packages: [TRACER_PACKAGE],
+        description: `${TRACER_PACKAGE} and the X-Ray SDK, from the repository's lock file`,
+      }).layer;
+      for (const fn of this.node.findAll().filter((c): c is ServiceFunction => c instanceof ServiceFunction)) fn.enableTracing(tracerLayer);
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import { activitySpec } from '../../statemachines/catalogue.js';
 import { recordWaitingStep } from '../journey/steps.js';
+import { countActivityError } from '../observability/metrics.js';
 import { asActivityError, type Session } from './contract.js';
 import { NOT_RUNNABLE, RUNS } from './index.generated.js';
 import { resolveInputs } from './inputs.js';
@@ -31,6 +32,16 @@ interface Payload {
  */
 export async function runActivity(raw: Record<string, unknown>, now: Date): Promise<unknown> {
   const payload = raw as unknown as Payload;
+  try {
+    return await runModule(payload, now);
+  } catch (err) {
+    // What operators watch: failed steps by activity type (the step's error routes it or ends the journey).
+    await countActivityError(String(payload.state?.instance?.tenantId ?? ''), String(payload.activityType));
+    throw err;
+  }
+}
+
+async function runModule(payload: Payload, now: Date): Promise<unknown> {
   const type = String(payload.activityType);
   const spec = activitySpec(type);
   if (!spec) throw new ActivityUnavailableError(`There is no ${type} activity.`);

@@ -5,6 +5,7 @@ import { apiHandler } from '../http/wrapper.js';
 import { buildAccessTokenClaims, signAccessToken } from '../auth/jwt.js';
 import { signerFor } from '../auth/signer.js';
 import { apiKeyStore } from '../store/api-keys.js';
+import { countTokenIssued } from '../observability/metrics.js';
 import { issueRefusal, parseSecret, tokenTtl } from './domain.js';
 import { apiKeyRoutes as routes } from './routes.js';
 
@@ -30,5 +31,6 @@ export const handler = apiHandler(routes.issueToken, async ({ tenantId, auth, no
     jti: randomUUID(),
   });
   const token = await signAccessToken(signerFor(config.SIGNING_KEY), claims);
+  await countTokenIssued(tenantId);
   return { status: 200, body: { token, ttl } };
 });

@@ -1,5 +1,6 @@
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { badRequest, error, forbidden, unauthorized } from '../http/responses.js';
+import { ApiKeyHeaders } from '../http/headers.js';
 import { EmptyBody } from '../shared/schemas.js';
 import {
   ApiKeyCreateSchema,
@@ -26,7 +27,7 @@ export const apiKeyRoutes = {
       '(typ at+jwt) carrying the tenant (tid), the key id (sub, client_id) and the key\'s permissions; it is reusable ' +
       'until it expires, after `ttl` seconds (3600 by default, never past the key\'s own expiry).',
     tag: 'API keys',
-    request: { body: EmptyBody },
+    request: { body: EmptyBody, headers: ApiKeyHeaders },
     responses: {
       200: { description: 'A bearer token.', schema: TokenIssuedSchema },
       400: badRequest,

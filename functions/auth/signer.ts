@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey, sign as rsaSign, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { calculateJwkThumbprint, type JWK } from 'jose';
+import { traced } from '../observability/tracer.js';
 
 /**
  * Signs access tokens with a private key that never leaves its store: a KMS asymmetric key in
@@ -56,7 +57,7 @@ export class KmsSigner implements TokenSigner {
 
   private kms() {
     // Loaded on first use so that importing a handler makes no client and no network call.
-    this.client ??= import('@aws-sdk/client-kms').then(({ KMSClient }) => new KMSClient({}));
+    this.client ??= import('@aws-sdk/client-kms').then(({ KMSClient }) => traced(new KMSClient({})));
     return this.client;
   }
 

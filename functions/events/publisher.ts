@@ -3,6 +3,8 @@
  * through here, so webhooks and subscribers hang off one place. EventBridge on AWS; an
  * in-process bus on one machine (installed by the local runtime).
  */
+import { traced } from '../observability/tracer.js';
+
 interface InstanceEventBase {
   tenantId: string;
   processInstanceId: string;
@@ -31,7 +33,7 @@ export function installEventPublisher(publisher: EventPublisher): void {
 export async function eventPublisher(): Promise<EventPublisher> {
   if (!installed) {
     const sdk = await import('@aws-sdk/client-eventbridge');
-    const client = new sdk.EventBridgeClient({});
+    const client = await traced(new sdk.EventBridgeClient({}));
     installed = {
       async publish(event) {
         const out = await client.send(

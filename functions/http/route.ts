@@ -1,6 +1,8 @@
 // Core types: the common base of zod/mini (what the route table uses) and classic zod schemas.
 import type * as z4 from 'zod/v4/core';
 import type { PermissionName } from '../auth/permissions.js';
+import * as z from '../shared/zod.js';
+import { error } from './responses.js';
 
 /**
  * How a route authenticates:
@@ -44,10 +46,15 @@ export interface AwsAccess {
 /** What an operation does with the images bucket (face captures, under `tenants/{tenantId}/instances/{id}/`). */
 export type ImageAction = 'PutObject' | 'GetObject' | 'DeleteObject' | 'ListBucket';
 
+/** A route's declared responses by status; its handler may answer only these (see `ResultOf`). */
+export type Responses = Record<number, ResponseDef>;
+
 export interface RouteDef<
   P extends z4.$ZodType | undefined = z4.$ZodType | undefined,
   Q extends z4.$ZodType | undefined = z4.$ZodType | undefined,
   B extends z4.$ZodType | undefined = z4.$ZodType | undefined,
+  H extends z4.$ZodType | undefined = z4.$ZodType | undefined,
+  R extends Responses = Responses,
 > {
   operationId: string;
   method: HttpMethod;
@@ -67,10 +74,15 @@ export interface RouteDef<
    * `multipart`: the body is a `multipart/form-data` post (a file upload), handed to the
    * operation as a parsed FormData.
    */
-  request: { path?: P; query?: Q; body?: B; maxBodyBytes?: number; form?: boolean; multipart?: boolean };
+  /**
+   * `headers`: the request headers the operation reads (names in lower case, as API Gateway
+   * hands them over), validated like the rest and listed in the OpenAPI document as header
+   * parameters; a loose object, since every request carries headers no route reads.
+   */
+  request: { path?: P; query?: Q; body?: B; headers?: H; maxBodyBytes?: number; form?: boolean; multipart?: boolean };
   /** Pages for people: errors are answered as an HTML page rather than JSON. */
   html?: boolean;
-  responses: Record<number, ResponseDef>;
+  responses: R;
   aws: AwsAccess;
   /**
    * Packages the function loads at first use from a Lambda layer instead of its bundle
@@ -80,13 +92,78 @@ export interface RouteDef<
   layerPackages?: readonly '@simplewebauthn/server'[];
 }
 
+/**
+ * What the wrapper itself answers for a route, whatever its operation does: a body of another
+ * media type than the route takes is refused with 415 (as a page on `html` routes).
+ */
+function wrapperResponses(route: RouteDef): Responses {
+  const takesBody = !!(route.request.body || route.request.form || route.request.multipart);
+  if (!takesBody || route.responses[415]) return {};
+  const description = 'The body is not of the media type this operation takes.';
+  return { 415: route.html ? { description, contentType: 'text/html', schema: z.string() } : error(description) };
+}
+
+/**
+ * Keeps each schema's and each response's own type, so handlers are checked against them, and
+ * adds the responses the wrapper gives on its own (so the OpenAPI document lists them too).
+ */
 export function defineRoute<
   P extends z4.$ZodType | undefined = undefined,
   Q extends z4.$ZodType | undefined = undefined,
   B extends z4.$ZodType | undefined = undefined,
->(route: RouteDef<P, Q, B>): RouteDef<P, Q, B> {
-  return route;
+  H extends z4.$ZodType | undefined = undefined,
+  const R extends Responses = Responses,
+>(route: RouteDef<P, Q, B, H, R>): RouteDef<P, Q, B, H, R> {
+  return { ...route, responses: { ...route.responses, ...wrapperResponses(route as unknown as RouteDef) } };
 }
+
+type Headers = Record<string, string>;
+
+/**
+ * A schema's output as a handler may return it: arrays may be readonly, and a free-form object
+ * (`record(string, unknown)`, such as a WebAuthn options object or a JWK) takes any object, since
+ * TypeScript gives interfaces no index signature.
+ */
+type Returnable<T> = T extends readonly (infer E)[]
+  ? readonly Returnable<E>[]
+  : T extends object
+    ? string extends keyof T
+      ? unknown extends T[string]
+        ? object
+        : { [k: string]: Returnable<T[string]> }
+      : { [K in keyof T]: Returnable<T[K]> }
+    : T;
+
+/** A JSON response: its body is what the declared schema outputs. */
+interface JsonResult<S extends number, T> {
+  status: S;
+  body: T;
+  headers?: Headers;
+  raw?: undefined;
+}
+
+/** A response with no body (204, 303, 304, ...), or a non-JSON one (HTML, CSV, zip): sent as is. */
+interface RawResult<S extends number> {
+  status: S;
+  body?: undefined;
+  headers?: Headers;
+  raw?: { contentType: string; body: string | Buffer };
+}
+
+/**
+ * What a route's handler may return: one of its declared statuses, and for a JSON response
+ * (a schema and no other content type) a body of that schema's output type. A route typed only
+ * as `RouteDef` (its responses unknown) takes any status and body.
+ */
+export type ResultOf<R extends Responses> = number extends keyof R
+  ? { status: number; body?: unknown; headers?: Headers; raw?: { contentType: string; body: string | Buffer } }
+  : {
+      [S in keyof R & number]: R[S] extends { contentType: string }
+        ? RawResult<S>
+        : R[S] extends { schema: infer T extends z4.$ZodType }
+          ? JsonResult<S, Returnable<z4.output<T>>>
+          : RawResult<S>;
+    }[keyof R & number];
 
 /** Default request body limit: far above any JSON this API takes, far below API Gateway's. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import middy, { type MiddlewareObj, type Request } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z4 from 'zod/v4/core';
 import { getConfig } from '../config.js';
 import * as z from '../shared/zod.js';
@@ -20,12 +21,9 @@ import { isPermissionName, qualify, type PermissionName } from '../auth/permissi
 import { verifyBearer } from '../auth/jwt.js';
 import { signerFor } from '../auth/signer.js';
 import { authenticateDirectKey } from '../auth/direct-key.js';
-import { log } from './log.js';
-import { pickLanguage } from '../journey/messages/index.js';
-import { renderGone } from '../journey/screens/gone.js';
-import { renderTrouble } from '../journey/screens/trouble.js';
+import { log, withLogScope, type LogScope } from '../observability/logger.js';
 import { tenantFromHost } from './tenant.js';
-import { DEFAULT_MAX_BODY_BYTES, type RouteDef } from './route.js';
+import { DEFAULT_MAX_BODY_BYTES, type Responses, type ResultOf, type RouteDef } from './route.js';
 
 type Out<T> = T extends z4.$ZodType ? z4.output<T> : undefined;
 
@@ -35,15 +33,18 @@ export type AuthContext =
   /** A verified caller: by bearer token, or by an API key used directly on a "B or K" route. */
   | { kind: 'bearer' | 'directKey'; apiKeyId: string; principal: string; permissions: ReadonlySet<PermissionName> };
 
-export interface RequestContext<P, Q, B> {
+/** Request headers as API Gateway hands them over (names in lower case). */
+export type RawHeaders = Record<string, string | undefined>;
+
+export interface RequestContext<P, Q, B, H = RawHeaders> {
   operationId: string;
   requestId: string;
   /** Empty for routes that have no tenant (`public`). */
   tenantId: string;
   /** `https://{tenant}.{region}.{domain}` as the caller reached it (http and a port locally). */
   origin: string;
-  /** Request headers, names in lower case (for operation-level headers such as Idempotency-Key). */
-  headers: Record<string, string | undefined>;
+  /** Request headers, names in lower case; those the route declares (`request.headers`) validated. */
+  headers: H;
   auth: AuthContext;
   path: P;
   query: Q;
@@ -53,13 +54,11 @@ export interface RequestContext<P, Q, B> {
   now: Date;
 }
 
-export interface HandlerResult {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-  /** For non-JSON bodies (CSV, zip, HTML): sent as is with this content type. */
-  raw?: { contentType: string; body: string | Buffer };
-}
+/**
+ * What an operation returns, whatever its route declares (`ResultOf<R>` is the checked form).
+ * `raw`: for non-JSON bodies (CSV, zip, HTML), sent as is with this content type.
+ */
+export type HandlerResult = ResultOf<Responses>;
 
 export type LambdaHandler = ((event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>) & {
   route: RouteDef;
@@ -155,12 +154,6 @@ function readBody(route: RouteDef, event: APIGatewayProxyEventV2): unknown {
   }
 }
 
-/** The page a person sees when a journey request fails: no detail beyond "this link does not work". */
-function errorPage(status: number, event: APIGatewayProxyEventV2): string {
-  const lang = pickLanguage(new URLSearchParams(event.rawQueryString ?? '').get('lang') ?? undefined);
-  return status >= 500 ? renderTrouble(lang) : renderGone(lang);
-}
-
 /** API Gateway sets X-Forwarded-Proto; the local gateway serves plain http. */
 function originOf(event: APIGatewayProxyEventV2): string {
   const proto = event.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
@@ -222,93 +215,297 @@ async function bearerOrKeyAuth(route: RouteDef, event: APIGatewayProxyEventV2, t
   return authenticateDirectKey(tenantId, secret, route.operationId, route.permission!, now);
 }
 
+
+/** The HTML page a person sees when a page request fails; the journey area supplies it (pageHandler). */
+export type ErrorPage = (status: number, event: APIGatewayProxyEventV2) => string;
+
+export interface HandlerOptions {
+  /** Required on `html` routes: their errors are answered with this page, not a JSON body. */
+  errorPage?: ErrorPage;
+}
+
+/** What one request carries from step to step (middy's per-request `internal`). */
+interface Flow {
+  event: APIGatewayProxyEventV2;
+  started: number;
+  requestId: string;
+  correlationId: string;
+  coldStart: boolean;
+  tenantId: string;
+  auth: AuthContext;
+  /** The step running: named in the log when it fails unexpectedly. */
+  step: string;
+  errorCode?: string;
+}
+
+type Step = Request<unknown, unknown, Error, Context>;
+/** The operation is handed only its RequestContext (middy passes the event); its flow is found by it. */
+const flows = new WeakMap<object, Flow>();
+const flowOf = (request: Step) => request.internal as unknown as Flow;
+
 /**
- * The one wrapper every API handler uses: tenant from the host, body size and JSON parsing,
- * zod validation of path, query and body, authentication, the operation, error mapping,
- * security headers and one access log line per request.
+ * A step of the chain: records its name on the request before it runs, so that an unexpected
+ * failure is logged with the step it happened in (the stack names the function too).
  */
-export function apiHandler<P extends z4.$ZodType | undefined, Q extends z4.$ZodType | undefined, B extends z4.$ZodType | undefined>(
-  route: RouteDef<P, Q, B>,
-  operation: (ctx: RequestContext<Out<P>, Out<Q>, Out<B>>) => Promise<HandlerResult>,
-): LambdaHandler {
-  const handler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
-    const started = performance.now();
-    const requestId = event.requestContext?.requestId ?? randomUUID();
-    let tenantId = '';
-    let result: HandlerResult;
-    let errorCode: string | undefined;
-    try {
-      const config = getConfig();
-      if (route.auth !== 'public') {
-        tenantId = tenantFromHost(event.requestContext?.domainName ?? event.headers.host, config);
-      }
-      let auth: AuthContext = { kind: 'none' };
-      if (route.auth === 'bearer') auth = bearerAuth(route, event, tenantId);
-      if (route.auth === 'bearerOrApiKey') auth = await bearerOrKeyAuth(route, event, tenantId, new Date());
-      if (route.auth === 'apiKey') {
-        const secret = apiKeyHeader(event.headers);
-        if (!secret) throw new InvalidApiKeyError('Send the API key in the X-API-Key header.');
-        auth = { kind: 'apiKey', secret };
-      }
-      const upload = route.request.multipart ? readUpload(event) : undefined;
-      const body = upload ? undefined : readBody(route, event);
-      const ctx: RequestContext<Out<P>, Out<Q>, Out<B>> = {
-        operationId: route.operationId,
+function named<F extends (request: Step) => unknown>(fn: F): F {
+  const run = (request: Step) => {
+    // While an error is being answered, the step that threw stays the one named.
+    if (!request.error) flowOf(request).step = fn.name;
+    return fn(request);
+  };
+  return Object.defineProperty(run, 'name', { value: fn.name }) as unknown as F;
+}
+
+/** The scope every log record of this request carries (request id, correlation id, tenant, operation). */
+function scopeOf(flow: Flow, route: RouteDef): LogScope {
+  return {
+    requestId: flow.requestId,
+    correlationId: flow.correlationId,
+    tenantId: flow.tenantId || undefined,
+    operationId: route.operationId,
+    cold_start: flow.coldStart,
+  };
+}
+
+// --- The steps, in the order a request meets them -------------------------------------------
+
+/** Access log: times the request and writes one line when it is answered, whatever happened. */
+function accessLog(route: RouteDef, state: { cold: boolean }): MiddlewareObj {
+  return {
+    before: named(function startRequest(request: Step) {
+      const event = request.event as APIGatewayProxyEventV2;
+      const requestId = event.requestContext?.requestId ?? randomUUID();
+      const flow = flowOf(request);
+      Object.assign(flow, {
+        event,
+        started: performance.now(),
         requestId,
-        tenantId,
-        origin: originOf(event),
-        headers: event.headers,
-        auth,
-        path: validate(route.request.path as P, event.pathParameters ?? {}, 'path'),
-        query: validate(route.request.query as Q, parseQuery(event.rawQueryString), 'query'),
-        body: validate(route.request.body as B, body, 'body'),
-        ...(upload ? { upload } : {}),
-        now: new Date(),
-      };
-      result = await operation(ctx);
-    } catch (err) {
-      const mapped = toErrorResponse(err);
-      errorCode = mapped.body.code;
-      if (!(err instanceof ApiError) || !err.expose) {
-        // Unexpected: the stack goes to the log, the client gets a bare 500.
-        log().error('unhandled error', { operationId: route.operationId, requestId, error: err as Error });
-      }
-      result = route.html
-        ? { status: mapped.statusCode, headers: mapped.headers, raw: { contentType: 'text/html; charset=utf-8', body: errorPage(mapped.statusCode, event) } }
-        : { status: mapped.statusCode, body: mapped.body, headers: mapped.headers };
-    }
+        // A caller's own id for the work this request belongs to; only a short token-like value is kept.
+        correlationId: /^[\w.:-]{1,128}$/.test(event.headers?.['x-correlation-id'] ?? '') ? event.headers['x-correlation-id']! : requestId,
+        coldStart: state.cold,
+        tenantId: '',
+        auth: { kind: 'none' },
+      } satisfies Omit<Flow, 'step'>);
+      state.cold = false;
+    }),
+    after: named(function writeAccessLog(request: Step) {
+      const flow = flowOf(request);
+      const response = request.response as APIGatewayProxyStructuredResultV2;
+      log().info('request', {
+        ...scopeOf(flow, route),
+        route: `${route.method} ${route.path}`,
+        status: response.statusCode,
+        errorCode: flow.errorCode,
+        durationMs: Math.round(performance.now() - flow.started),
+      });
+    }),
+    get onError() {
+      return this.after;
+    },
+  };
+}
 
-    log().info('request', {
-      operationId: route.operationId,
-      route: `${route.method} ${route.path}`,
-      requestId,
-      tenantId: tenantId || undefined,
-      status: result.status,
-      errorCode,
-      durationMs: Math.round(performance.now() - started),
-    });
-
-    const headers: Record<string, string> = { ...SECURITY_HEADERS, 'x-request-id': requestId };
+/**
+ * Security headers on every answer (pages get their own CSP and camera permission), and the
+ * handler's result turned into the API Gateway (payload 2.0) response.
+ */
+const securityHeaders: MiddlewareObj = {
+  after: named(function secureResponse(request: Step) {
+    const flow = flowOf(request);
+    const result = request.response as HandlerResult;
+    const headers: Record<string, string> = { ...SECURITY_HEADERS, 'x-request-id': flow.requestId };
     for (const [k, v] of Object.entries(result.headers ?? {})) headers[k.toLowerCase()] = v;
+    let response: APIGatewayProxyStructuredResultV2;
     if (result.raw) {
       if (result.raw.contentType.startsWith('text/html')) {
         headers['content-security-policy'] = PAGE_CSP;
         headers['permissions-policy'] = PAGE_PERMISSIONS;
       }
       const isText = typeof result.raw.body === 'string';
-      return {
+      response = {
         statusCode: result.status,
         headers: { ...headers, 'content-type': result.raw.contentType },
         body: isText ? (result.raw.body as string) : (result.raw.body as Buffer).toString('base64'),
         isBase64Encoded: !isText,
       };
+    } else if (result.body === undefined) {
+      response = { statusCode: result.status, headers };
+    } else {
+      response = { statusCode: result.status, headers: { ...headers, 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(result.body) };
     }
-    if (result.body === undefined) return { statusCode: result.status, headers };
-    return {
-      statusCode: result.status,
-      headers: { ...headers, 'content-type': 'application/json; charset=utf-8' },
-      body: JSON.stringify(result.body),
-    };
+    request.response = response;
+  }),
+  get onError() {
+    return this.after;
+  },
+};
+
+/** The answer for a failure: the error's own status and body, or a bare 500 for anything unexpected. */
+function errorResult(route: RouteDef, err: unknown, flow: Flow, errorPage: ErrorPage | undefined): HandlerResult {
+  const mapped = toErrorResponse(err);
+  flow.errorCode = mapped.body.code;
+  return route.html && errorPage
+    ? { status: mapped.statusCode, headers: mapped.headers, raw: { contentType: 'text/html; charset=utf-8', body: errorPage(mapped.statusCode, flow.event) } }
+    : { status: mapped.statusCode, body: mapped.body, headers: mapped.headers };
+}
+
+/** Error mapping: an API error keeps its status and body; anything else is logged with its step and answered 500 with no detail. */
+function errorMapping(route: RouteDef, errorPage: ErrorPage | undefined): MiddlewareObj {
+  return {
+    onError: named(function mapError(request: Step) {
+      const flow = flowOf(request);
+      const err = request.error;
+      if (!(err instanceof ApiError) || !err.expose) {
+        log().error('unhandled error', { ...scopeOf(flow, route), step: flow.step, error: err as Error });
+      }
+      request.response = errorResult(route, err, flow, errorPage);
+    }),
   };
-  return Object.assign(handler, { route: route as unknown as RouteDef });
+}
+
+/** Tenant: from the host (`{tenant}.{region}.{domain}`); none on public routes. */
+function tenant(route: RouteDef): MiddlewareObj {
+  return {
+    before: named(function resolveTenant(request: Step) {
+      const flow = flowOf(request);
+      if (route.auth === 'public') return;
+      flow.tenantId = tenantFromHost(flow.event.requestContext?.domainName ?? flow.event.headers.host, getConfig());
+    }),
+  };
+}
+
+/** Authentication, by the route's kind: claims the gateway checked, a token or key checked here, or the key handed to the operation. */
+function auth(route: RouteDef): MiddlewareObj {
+  return {
+    before: named(async function authenticate(request: Step) {
+      const flow = flowOf(request);
+      const { event, tenantId } = flow;
+      if (route.auth === 'bearer') flow.auth = bearerAuth(route, event, tenantId);
+      if (route.auth === 'bearerOrApiKey') flow.auth = await bearerOrKeyAuth(route, event, tenantId, new Date());
+      if (route.auth === 'apiKey') {
+        const secret = apiKeyHeader(event.headers);
+        if (!secret) throw new InvalidApiKeyError('Send the API key in the X-API-Key header.');
+        flow.auth = { kind: 'apiKey', secret };
+      }
+    }),
+  };
+}
+
+/**
+ * Request parsing and validation: body size, JSON or form parsing, and the route's zod schemas
+ * for path, query, body and headers. The event becomes the operation's typed RequestContext.
+ */
+function requestValidation(route: RouteDef): MiddlewareObj {
+  return {
+    before: named(function parseRequest(request: Step) {
+      const flow = flowOf(request);
+      const { event } = flow;
+      const upload = route.request.multipart ? readUpload(event) : undefined;
+      const body = upload ? undefined : readBody(route, event);
+      const ctx: RequestContext<unknown, unknown, unknown, unknown> = {
+        operationId: route.operationId,
+        requestId: flow.requestId,
+        tenantId: flow.tenantId,
+        origin: originOf(event),
+        headers: route.request.headers ? validate(route.request.headers, event.headers ?? {}, 'header') : event.headers,
+        auth: flow.auth,
+        path: validate(route.request.path, event.pathParameters ?? {}, 'path'),
+        query: validate(route.request.query, parseQuery(event.rawQueryString), 'query'),
+        body: validate(route.request.body, body, 'body'),
+        ...(upload ? { upload } : {}),
+        now: new Date(),
+      };
+      flows.set(ctx, flow);
+      request.event = ctx;
+    }),
+  };
+}
+
+/**
+ * Response validation (VALIDATE_RESPONSES=1, as the integration suite runs the service): the
+ * status must be one the route declares and a JSON body must match that response's schema, so
+ * that the OpenAPI document generated from the same declarations is what the service does. A
+ * mismatch is logged with the operation and zod's issues and answered 500.
+ */
+function responseValidation(route: RouteDef, errorPage: ErrorPage | undefined): MiddlewareObj {
+  return {
+    after: named(function checkResponse(request: Step) {
+      if (process.env.VALIDATE_RESPONSES !== '1') return;
+      const flow = flowOf(request);
+      const result = request.response as HandlerResult;
+      const problem = responseProblem(route, result);
+      if (!problem) return;
+      log().error('response does not match its declaration', { ...scopeOf(flow, route), status: result.status, problem });
+      request.response = errorResult(route, new Error(problem), flow, errorPage);
+    }),
+    get onError() {
+      return this.after;
+    },
+  };
+}
+
+/** Why `result` is not a response `route` declares, or undefined when it is one. */
+export function responseProblem(route: RouteDef, result: HandlerResult): string | undefined {
+  // Any operation may fail unexpectedly; that answer is the wrapper's, the same everywhere.
+  if (result.status === 500) return undefined;
+  const declared = route.responses[result.status];
+  if (!declared) return `status ${result.status} is not declared (declared: ${Object.keys(route.responses).join(', ')})`;
+  if (result.raw) {
+    if (!declared.contentType) return `a ${result.raw.contentType} body where the declaration says ${declared.schema ? 'JSON' : 'no body'}`;
+    if (!result.raw.contentType.startsWith(declared.contentType)) return `a ${result.raw.contentType} body where the declaration says ${declared.contentType}`;
+    return undefined;
+  }
+  if (result.body === undefined) return declared.schema ? 'no body where the declaration has one' : undefined;
+  if (!declared.schema || declared.contentType) return `a JSON body where the declaration says ${declared.contentType ?? 'no body'}`;
+  // As the client will read it: dates as strings, undefined fields gone.
+  const parsed = z.safeParse(declared.schema, JSON.parse(JSON.stringify(result.body)));
+  if (parsed.success) return undefined;
+  return parsed.error.issues.map((i) => `${['body', ...i.path.map(String)].join('.')}: ${i.message}`).join('; ');
+}
+
+/**
+ * The one wrapper every API handler uses: a chain of named steps on @middy/core (each a named
+ * function, so a stack trace and the error log name the step that failed):
+ *
+ *   startRequest → resolveTenant → authenticate → parseRequest → the operation
+ *     → checkResponse → secureResponse → writeAccessLog        (mapError first when a step throws)
+ *
+ * The operation's result is checked against the route's declared responses at compile time
+ * (`ResultOf`) and, under test, at run time (checkResponse).
+ */
+export function apiHandler<
+  P extends z4.$ZodType | undefined,
+  Q extends z4.$ZodType | undefined,
+  B extends z4.$ZodType | undefined,
+  H extends z4.$ZodType | undefined,
+  R extends Responses,
+  // `const`: keeps `status: 200` a literal, to be checked against the declared statuses (a
+  // contextual type built from R alone lets TypeScript widen it to number).
+  const T extends ResultOf<R>,
+>(
+  route: RouteDef<P, Q, B, H, R>,
+  operation: (ctx: RequestContext<Out<P>, Out<Q>, Out<B>, H extends z4.$ZodType ? Out<H> & RawHeaders : RawHeaders>) => Promise<T>,
+  options: HandlerOptions = {},
+): LambdaHandler {
+  const def = route as unknown as RouteDef;
+  if (def.html && !options.errorPage) throw new Error(`${def.operationId} answers with pages: give it an error page (journey/page-handler.ts)`);
+  const state = { cold: true };
+  const chain = middy(async function runOperation(ctx: object) {
+    const flow = flows.get(ctx)!;
+    flow.step = 'runOperation';
+    // Records the operation writes (and the code it awaits) carry the request's scope.
+    return withLogScope(scopeOf(flow, def), () => operation(ctx as never));
+  });
+  // middy runs `before`s in this order and `after`s / `onError`s in the reverse one.
+  chain
+    .use(accessLog(def, state))
+    .use(securityHeaders)
+    .use(responseValidation(def, options.errorPage))
+    .use(errorMapping(def, options.errorPage))
+    .use(tenant(def))
+    .use(auth(def))
+    .use(requestValidation(def));
+  const handler = (event: APIGatewayProxyEventV2, context?: Context) =>
+    chain(event, context ?? ({} as Context)) as Promise<APIGatewayProxyStructuredResultV2>;
+  return Object.assign(handler, { route: def });
 }

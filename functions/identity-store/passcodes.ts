@@ -129,7 +129,7 @@ export async function startPasscodeRegistration(
   return {
     passcodeRequirements: requirements,
     algorithmInfo: {
-      type: 'SRP',
+      type: 'SRP' as const,
       parameters: {
         i: session.sessionId,
         ...SRP_ALGORITHM,

@@ -1,5 +1,6 @@
 import * as z from '../shared/zod.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
+import { error } from '../http/responses.js';
 import { MAX_FACE_IMAGE_BYTES, MIN_FACE_IMAGE_SIDE } from './face-limits.js';
 
 const InstancePath = z.strictObject({ processInstanceId: z.string().check(z.uuid('must be a process instance id')) });
@@ -110,8 +111,9 @@ export const journeyRoutes = {
     request: { path: StepPath, query: JourneyQuery },
     responses: {
       200: { description: 'The ceremony.', schema: z.object({ sessionId: z.string(), publicKey: z.record(z.string(), z.unknown()) }) },
-      404: { description: 'An unknown, wrong or expired link, or a store or relying party the step names that is not there.' },
-      409: { description: 'The journey is not waiting at this passkey step.' },
+      400: error('A malformed link.'),
+      404: error('An unknown, wrong or expired link, or a store or relying party the step names that is not there.'),
+      409: error('The journey is not waiting at this passkey step.'),
     },
     layerPackages: ['@simplewebauthn/server'],
     aws: { table: ['GetItem', 'Query', 'PutItem'] },
@@ -144,11 +146,16 @@ export const journeyRoutes = {
     auth: 'public',
     summary: "The journey pages' own scripts (the camera capture, the passcode and passkey screens)",
     tag: 'Journey pages',
-    request: { path: z.strictObject({ asset: z.enum(['face-capture.js', 'passcode.js', 'passkey.js']) }) },
+    request: {
+      path: z.strictObject({ asset: z.enum(['face-capture.js', 'passcode.js', 'passkey.js']) }),
+      headers: z.looseObject({
+        'if-none-match': z.withMeta(z.optional(z.string()), { description: 'The ETag of a copy the browser holds: answered 304 when it is current.' }),
+      }),
+    },
     responses: {
       200: { description: 'The script.', contentType: 'text/javascript', schema: z.string() },
       304: { description: 'Not modified (If-None-Match matched the ETag).' },
-      400: { description: 'No such asset.' },
+      400: error('No such asset.'),
     },
     aws: {},
   }),

@@ -1,11 +1,11 @@
-import { apiHandler } from '../http/wrapper.js';
+import { pageHandler } from './page-handler.js';
 import { changeStatus } from '../process-manager/status.js';
 import { openJourney } from './access.js';
 import { journeyPage } from './pages.js';
 import { pickLanguage } from './messages/index.js';
 import { journeyRoutes as routes } from './journey-routes.js';
 
-export const handler = apiHandler(routes.showJourney, async ({ tenantId, path, query, now }) => {
+export const handler = pageHandler(routes.showJourney, async ({ tenantId, path, query, now }) => {
   const lang = pickLanguage(query.lang);
   const record = await openJourney(tenantId, path.processInstanceId, query.c, now);
   // The first visit: the end user has the journey in hand.

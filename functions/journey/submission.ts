@@ -1,10 +1,10 @@
 import type * as z4 from 'zod/v4/core';
 import type { StepView, Submission } from '../activities/contract.js';
 import type { ActivitySpec, InputsOf } from '../activities/spec.js';
-import { apiHandler } from '../http/wrapper.js';
 import type { RouteDef } from '../http/route.js';
 import { orchestrator } from '../process-manager/orchestrator.js';
 import { openWaitingStep } from './access.js';
+import { pageHandler } from './page-handler.js';
 import { pickLanguage } from './messages/index.js';
 import { journeyUrl, screenOf } from './screen-context.js';
 import { completeUserStep } from './steps.js';
@@ -27,7 +27,7 @@ type StepQuery = z4.$ZodType<{ c: string; lang?: string | undefined }>;
  * for the user data API) and the end user goes on to the journey page.
  */
 export function stepSubmissionHandler<B extends z4.$ZodType | undefined>(route: RouteDef<StepPath, StepQuery, B>, steps: Readonly<Record<string, SubmittableStep>>) {
-  return apiHandler(route, async ({ tenantId, path, query, body, upload, now }) => {
+  return pageHandler(route, async ({ tenantId, path, query, body, upload, now }) => {
     const lang = pickLanguage(query.lang);
     const { record, step } = await openWaitingStep(tenantId, { ...path, capability: query.c }, Object.keys(steps), now);
     const module = steps[step.activityType]!;

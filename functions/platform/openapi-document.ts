@@ -29,7 +29,7 @@ function toSchema(schema: z4.$ZodType, io: 'input' | 'output', components: Json)
   return rewrite(json) as Json;
 }
 
-function parameters(schema: z4.$ZodType | undefined, where: 'path' | 'query', components: Json): Json[] {
+function parameters(schema: z4.$ZodType | undefined, where: 'path' | 'query' | 'header', components: Json): Json[] {
   if (!schema) return [];
   const json = toSchema(schema, 'input', components);
   const props = (json.properties ?? {}) as Record<string, Json>;
@@ -87,6 +87,7 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: OpenApiOptions = 
       parameters: [
         ...parameters(route.request.path, 'path', components),
         ...parameters(route.request.query, 'query', components),
+        ...parameters(route.request.headers, 'header', components),
       ],
       ...(route.request.body
         ? {

@@ -16,6 +16,7 @@ import { ProcessTokenNotFoundError } from './tokens.js';
 import { orchestrator } from './orchestrator.js';
 import { changeStatus } from './status.js';
 import { log } from '../http/log.js';
+import { countInstanceCreated } from '../observability/metrics.js';
 
 export interface CreateInstanceInput {
   tenantId: string;
@@ -45,14 +46,21 @@ export function idempotencyKeyOf(headers: IncomingHttpHeaders | Record<string, s
  * definition, then one transaction (the token's use, the instance, the idempotency record),
  * then one StartExecution named after the instance.
  */
-export async function createInstance(input: CreateInstanceInput): Promise<{ status: number; body: Record<string, unknown> }> {
+/** The answer to a creation (replayed as is for a retry with the same Idempotency-Key). */
+export interface InstanceCreated {
+  redirectUrl: string;
+  processInstanceId: string;
+}
+
+export async function createInstance(input: CreateInstanceInput): Promise<{ status: 201; body: InstanceCreated }> {
   const { tenantId, now } = input;
   const fingerprint = JSON.stringify([input.processTokenId, input.extraParameters ?? {}]);
   if (input.idempotencyKey) {
     const earlier = await processInstanceStore.getIdempotent(tenantId, input.idempotencyKey, now);
     if (earlier) {
       if (earlier.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
-      return { status: earlier.status, body: earlier.body };
+      // Only a creation's answer is ever recorded under a key.
+      return { status: earlier.status as 201, body: earlier.body as unknown as InstanceCreated };
     }
   }
 
@@ -102,5 +110,6 @@ export async function createInstance(input: CreateInstanceInput): Promise<{ stat
     await changeStatus(record, 'COMPLETED_PROCESS_ERROR', new Date());
     throw err;
   }
+  await countInstanceCreated(tenantId);
   return { status: 201, body };
 }

@@ -4,6 +4,7 @@ import { badRequest, error, forbidden, unauthorized } from '../http/responses.js
 import {
   CreateFromTemplateSchema,
   CreateInstanceQuerySchema,
+  CreateInstanceHeadersSchema,
   InstanceCreatedSchema,
   InstanceIdPathSchema,
   InstanceSchema,
@@ -44,7 +45,7 @@ export const instanceRoutes = {
     ...creation,
     summary: 'Create a process instance from a process token and start its journey',
     description: 'No body. Bearer token or X-API-Key. Optional Idempotency-Key header (1-255 visible ASCII characters).',
-    request: { query: CreateInstanceQuerySchema },
+    request: { query: CreateInstanceQuerySchema, headers: CreateInstanceHeadersSchema },
   }),
   createProcessInstanceFromTemplate: defineRoute({
     operationId: 'createProcessInstanceFromTemplate',
@@ -53,7 +54,7 @@ export const instanceRoutes = {
     handler: 'functions/process-manager/create-process-instance-from-template.ts',
     ...creation,
     summary: 'Create a process instance from a templated process token, with parameters in the body',
-    request: { body: CreateFromTemplateSchema },
+    request: { body: CreateFromTemplateSchema, headers: CreateInstanceHeadersSchema },
   }),
   listProcessInstances: defineRoute({
     operationId: 'listProcessInstances',

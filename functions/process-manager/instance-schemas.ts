@@ -1,4 +1,5 @@
 import * as z from '../shared/zod.js';
+import { apiKeyHeaderFields } from '../http/headers.js';
 import { DateTime, queryInt, queryList } from '../shared/schemas.js';
 import { pageSchema } from '../shared/page.js';
 import { INSTANCE_STATUSES } from './instances.js';
@@ -65,6 +66,14 @@ export const InstanceWithParametersSchema = z.withMeta(
 );
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** Instance creation's headers: the API key (a "B or K" route) and an optional Idempotency-Key. */
+export const CreateInstanceHeadersSchema = z.looseObject({
+  ...apiKeyHeaderFields,
+  'idempotency-key': z.withMeta(z.optional(z.string().check(z.regex(IDEMPOTENCY_KEY_PATTERN))), {
+    description: 'Makes a retry safe: a repeat with the same key gets the first answer (1-255 visible ASCII characters).',
+  }),
+});
 
 export const INSTANCE_SORTABLE = ['createdAt', 'lastUpdatedAt', 'status', 'processDefnName'] as const;
 

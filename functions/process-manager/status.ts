@@ -1,5 +1,6 @@
 import { eventPublisher } from '../events/publisher.js';
 import { processInstanceStore } from '../store/process-instances.js';
+import { countJourneyCompleted } from '../observability/metrics.js';
 import type { InstanceStatus, ProcessInstanceRecord } from './instances.js';
 
 const FINAL: ReadonlySet<InstanceStatus> = new Set([
@@ -60,6 +61,7 @@ export async function recordExecutionEnd(
   const record = await processInstanceStore.get(ref.tenantId, ref.processInstanceId);
   if (!record) return undefined;
   const to = finalStatus(result);
-  await changeStatus(record, to, now);
+  // Counted once, by the change that made it final (a repeated end report changes nothing).
+  if (await changeStatus(record, to, now)) await countJourneyCompleted(record.tenantId, to);
   return to;
 }

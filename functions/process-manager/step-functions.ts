@@ -1,12 +1,13 @@
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import { getConfig } from '../config.js';
+import { traced } from '../observability/tracer.js';
 import { stateMachineName, type Orchestrator } from './orchestrator.js';
 
 /** Step Functions Standard workflows: one state machine per definition version. */
 export function stepFunctionsOrchestrator(): Orchestrator {
   let client: Promise<{ sfn: SFNClient; sdk: typeof import('@aws-sdk/client-sfn') }> | undefined;
   const sfn = () =>
-    (client ??= import('@aws-sdk/client-sfn').then((sdk) => ({ sfn: new sdk.SFNClient({}), sdk })));
+    (client ??= import('@aws-sdk/client-sfn').then(async (sdk) => ({ sfn: await traced(new sdk.SFNClient({})), sdk })));
 
   return {
     async publishStateMachine({ tenantId, definitionId, name, version, asl }) {

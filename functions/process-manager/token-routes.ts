@@ -1,5 +1,6 @@
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { badRequest, error, forbidden, unauthorized } from '../http/responses.js';
+import { ApiKeyHeaders } from '../http/headers.js';
 import {
   ProcessTokenCreateSchema,
   ProcessTokenIdPathSchema,
@@ -22,7 +23,7 @@ export const tokenRoutes = {
       'Bearer token or X-API-Key. maxProcessDuration is deprecated: accepted, ignored, and answered with a Deprecation ' +
       'header and a warning in the body.',
     tag: 'Process tokens',
-    request: { body: ProcessTokenCreateSchema },
+    request: { body: ProcessTokenCreateSchema, headers: ApiKeyHeaders },
     responses: {
       201: { description: 'The token, with its start link.', schema: ProcessTokenSchema },
       400: badRequest,
@@ -42,7 +43,7 @@ export const tokenRoutes = {
     summary: "List the tenant's process tokens, a page at a time",
     description: 'Bearer token or X-API-Key.',
     tag: 'Process tokens',
-    request: { query: ProcessTokenListQuerySchema },
+    request: { query: ProcessTokenListQuerySchema, headers: ApiKeyHeaders },
     responses: { 200: { description: 'A page of tokens.', schema: ProcessTokenPageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden },
     aws: { table: ['GetItem', 'Query'], signingKey: 'publicKey' },
   }),

@@ -30,7 +30,7 @@ export interface ProcessTokenRecord {
   processDefnId: string | null;
   uiUrl: string;
   parameters: Record<string, string>;
-  processInstanceInit: { externalSources: { faceUploads: Record<string, { imageFormat: string }> } } | null;
+  processInstanceInit: { externalSources: { faceUploads: Record<string, { imageFormat: 'JPEG' | 'PNG' }> } } | null;
   maxProcessDuration: string | null;
   createdDtm: string;
   createdBy: string;

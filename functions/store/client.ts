@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { getStoreConfig } from '../config.js';
+import { traced } from '../observability/tracer.js';
 
 export interface Dynamo {
   raw: DynamoDBClient;
@@ -24,7 +25,8 @@ export function dynamo(): Promise<Dynamo> {
       import('@aws-sdk/client-dynamodb'),
       import('@aws-sdk/lib-dynamodb'),
     ]);
-    const raw = new DynamoDBClient(
+    // On X-Ray when tracing is on (the document client sends through this one).
+    const raw = await traced(new DynamoDBClient(
       config.DYNAMODB_ENDPOINT
         ? {
             endpoint: config.DYNAMODB_ENDPOINT,
@@ -33,7 +35,7 @@ export function dynamo(): Promise<Dynamo> {
             region: process.env.AWS_REGION ?? 'eu-west-1',
           }
         : {},
-    );
+    ));
     const doc = commands.DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
     return { raw, doc, tableName: config.TABLE_NAME, commands };
   })();

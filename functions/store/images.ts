@@ -1,6 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { getStoreConfig } from '../config.js';
 import { objectKeys } from './keys.js';
+import { traced } from '../observability/tracer.js';
 
 export interface S3 {
   client: S3Client;
@@ -16,7 +17,7 @@ export function s3(): Promise<S3> {
     const config = getStoreConfig();
     if (!config.IMAGES_BUCKET) throw new Error('IMAGES_BUCKET is not configured for this function');
     const commands = await import('@aws-sdk/client-s3');
-    const client = new commands.S3Client(
+    const client = await traced(new commands.S3Client(
       config.S3_ENDPOINT
         ? {
             endpoint: config.S3_ENDPOINT,
@@ -25,7 +26,7 @@ export function s3(): Promise<S3> {
             region: process.env.AWS_REGION ?? 'eu-west-1',
           }
         : {},
-    );
+    ));
     return { client, bucket: config.IMAGES_BUCKET, commands };
   })();
   made.catch(() => (made = undefined));

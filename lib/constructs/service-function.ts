@@ -133,6 +133,26 @@ export class ServiceFunction extends Construct {
     });
   }
 
+  /**
+   * X-Ray for this function (a deployment with tracing on): active tracing, Powertools Tracer
+   * from `tracerLayer` (functions/observability/tracer.ts captures the AWS SDK clients when
+   * POWERTOOLS_TRACE_ENABLED is true), and the two X-Ray actions, which take no resource but `*`.
+   */
+  enableTracing(tracerLayer: lambda.ILayerVersion): void {
+    (this.function.node.defaultChild as lambda.CfnFunction).tracingConfig = { mode: lambda.Tracing.ACTIVE };
+    this.function.addEnvironment('POWERTOOLS_TRACE_ENABLED', 'true');
+    this.function.addLayers(tracerLayer);
+    this.role.attachInlinePolicy(
+      new iam.Policy(this, 'Tracing', {
+        statements: [new iam.PolicyStatement({ sid: 'XRayTraces', actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], resources: ['*'] })],
+      }),
+    );
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permission; they only send this function\'s own traces.',
+    });
+  }
+
   /** The stack's name joined to `suffix` when that fits Lambda's 64 characters, else undefined. */
   static stackScopedName(scope: Construct, suffix: string): string | undefined {
     const candidate = `${Stack.of(scope).stackName}-${suffix}`;

@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import type { RouteDef } from '../../functions/http/route.js';
-import { LAMBDA_BUNDLING } from '../../lib/bundling.js';
+import { LAMBDA_BUNDLING, TRACER_PACKAGE } from '../../lib/bundling.js';
 
 export const BUNDLE_LIMIT_BYTES = 250 * 1024;
 
@@ -14,6 +14,8 @@ export interface BundleResult {
   bytes?: number;
   /** The largest contributors to the bundle (packages, or `functions/` for our own code). */
   largest: { name: string; bytes: number }[];
+  /** Bytes of each package in the bundle (for the observability and middleware figures). */
+  owners?: Record<string, number>;
   /** Packages left out of the bundle (`@aws-sdk/*`) that it imports at load time. */
   externals: string[];
   /** External packages loaded by a dynamic `import()` at first use, not with the module. */
@@ -37,9 +39,12 @@ function staticExternals(meta: Metafile, outfile: string): string[] {
   return externalsOfKind(meta, outfile, ['import-statement', 'require-call']);
 }
 
-/** Dynamic `import()`s of external packages: loaded by the first request that needs them. */
+/**
+ * Dynamic `import()`s of external packages: loaded by the first request that needs them. Not
+ * Powertools Tracer: it is loaded only in a deployment with tracing, and priced on its own.
+ */
 function dynamicExternals(meta: Metafile, outfile: string): string[] {
-  return externalsOfKind(meta, outfile, ['dynamic-import']);
+  return externalsOfKind(meta, outfile, ['dynamic-import']).filter((p) => p !== TRACER_PACKAGE);
 }
 
 function externalsOfKind(meta: Metafile, outfile: string, kinds: string[]): string[] {
@@ -48,6 +53,13 @@ function externalsOfKind(meta: Metafile, outfile: string, kinds: string[]): stri
     .filter((i) => i.external && kinds.includes(i.kind) && !i.path.startsWith('node:'))
     .map((i) => i.path);
   return [...new Set(names)].sort();
+}
+
+function ownerBytes(meta: Metafile, outfile: string): Record<string, number> {
+  const out = outputOf(meta, outfile);
+  const byOwner: Record<string, number> = {};
+  for (const [input, { bytesInOutput }] of Object.entries(out?.inputs ?? {})) byOwner[owner(input)] = (byOwner[owner(input)] ?? 0) + bytesInOutput;
+  return byOwner;
 }
 
 function largestOwners(meta: Metafile, outfile: string): { name: string; bytes: number }[] {
@@ -94,6 +106,7 @@ export async function bundleRoutes(root: string, routes: readonly RouteDef[]): P
         file: outfile,
         bytes: statSync(outfile).size,
         largest: largestOwners(res.metafile, outfile),
+        owners: ownerBytes(res.metafile, outfile),
         externals: staticExternals(res.metafile, outfile),
         deferredExternals: dynamicExternals(res.metafile, outfile),
       });
@@ -102,4 +115,38 @@ export async function bundleRoutes(root: string, routes: readonly RouteDef[]): P
     }
   }
   return results;
+}
+
+/** What the HTTP chain and Powertools bring into a bundle: these packages and what they pull in. */
+export const OBSERVABILITY_PACKAGES = ['@middy/core', '@aws-lambda-powertools/logger', '@aws-lambda-powertools/commons', '@aws/lambda-invoke-store', '@aws-lambda-powertools/metrics'];
+
+/**
+ * One package alone, bundled as a handler would be (everything it exports kept), to price it:
+ * its bytes, and (timed like the handlers) its import. The AWS SDK stays external as deployed;
+ * nothing else does, so a package a handler leaves to a layer is priced whole here.
+ */
+export async function bundleProbe(root: string, name: string, pkg: string): Promise<BundleResult & { file: string; bytes: number }> {
+  const outfile = join(root, '.bench', 'bundles', `probe-${name}.mjs`);
+  mkdirSync(join(root, '.bench', 'bundles'), { recursive: true });
+  const res = await build({
+    ...LAMBDA_BUNDLING,
+    external: ['@aws-sdk/*'],
+    stdin: { contents: `export * as probe from '${pkg}';`, resolveDir: root, sourcefile: `probe-${name}.mjs`, loader: 'js' },
+    bundle: true,
+    outfile,
+    absWorkingDir: root,
+    write: true,
+    metafile: true,
+    logLevel: 'silent',
+    banner: { js: LAMBDA_BUNDLING.banner },
+  });
+  return {
+    operationId: `(${pkg} alone)`,
+    handler: pkg,
+    file: outfile,
+    bytes: statSync(outfile).size,
+    largest: largestOwners(res.metafile, outfile),
+    externals: staticExternals(res.metafile, outfile),
+    deferredExternals: dynamicExternals(res.metafile, outfile),
+  };
 }

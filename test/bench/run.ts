@@ -23,7 +23,7 @@ import { measureAwsCalls, type AwsCallResults } from './aws-calls.js';
 import { fmtCounts } from './counters.js';
 import { FREE_TRANSITIONS_PER_MONTH, USD_PER_1000_TRANSITIONS, type JourneyCost } from './journeys.js';
 import type { CallFigures } from './process-calls.js';
-import { BUNDLE_LIMIT_BYTES, bundleRoutes, type BundleResult } from './bundles.js';
+import { BUNDLE_LIMIT_BYTES, OBSERVABILITY_PACKAGES, bundleProbe, bundleRoutes, type BundleResult } from './bundles.js';
 import { LAYER_PACKAGES } from '../../lib/bundling.js';
 import { dependencyClosure } from '../../lib/constructs/package-layer.js';
 import {
@@ -56,6 +56,8 @@ interface Results {
   targets: Record<string, unknown>;
   bundles?: (BundleResult & { kb?: number; verdict: string })[];
   importTime?: Omit<ImportTimings, 'handlers'> & { handlers: (ImportTimings['handlers'][number] & { verdict: string })[] };
+  /** What @middy/core and Powertools cost: each package alone, and their share of each bundle. */
+  observability?: { packages: { package: string; kb: number; importOverBaselineMs?: number; where: string }[]; perBundleKb: Record<string, number> };
   network?: { probeSelfCheck: ReturnType<typeof probeSelfCheck>; handlers: (NetworkCheck & { verdict: string })[] };
   awsCalls?: Omit<AwsCallResults, 'journeyCost'>;
   journeyCost?: JourneyCost;
@@ -171,6 +173,7 @@ async function main(): Promise<number> {
       'The AWS SDK clients (DynamoDB, KMS, S3, Step Functions) load at the first request that needs them (dynamic import), so a cold start that ' +
         'reaches the table pays the last column once, after the import.',
     );
+    printObservability(results, await observabilityCost(built, bundleDir));
     if (load > cpus().length) {
       log(`note: load average ${round(load, 2)} on ${cpus().length} CPU(s) — other work is running; wall-clock figures are inflated and noisy.`);
     }
@@ -284,6 +287,38 @@ async function main(): Promise<number> {
   log(over.length ? `${over.length} figure(s) not within target: ${over.join('; ')}` : 'every figure within its target');
   log(`results: ${join(OUT_DIR, 'results.json')} (${round(results.durationMs / 1000)} s)`);
   return 0;
+}
+
+/** The HTTP chain's and Powertools' price: each package alone (bundled and timed like a handler), and its bytes in each bundle. */
+async function observabilityCost(built: (BundleResult & { file: string })[], bundleDir: string): Promise<NonNullable<Results['observability']>> {
+  const probes = [
+    { name: 'middy', pkg: '@middy/core', where: 'every handler (the HTTP chain)' },
+    { name: 'logger', pkg: '@aws-lambda-powertools/logger', where: 'every handler' },
+    { name: 'metrics', pkg: '@aws-lambda-powertools/metrics', where: 'bundled where a count is made (issueToken, instance creation, execution end); loaded at the first count, on AWS only' },
+    { name: 'tracer', pkg: '@aws-lambda-powertools/tracer', where: 'not bundled: from a layer, loaded with the first AWS client, only in a deployment with tracing' },
+  ];
+  const bundled = await Promise.all(probes.map((p) => bundleProbe(ROOT, p.name, p.pkg)));
+  const timings = measureImportTimes(bundled, IMPORT_RUNS, bundleDir);
+  const perBundleKb: Record<string, number> = {};
+  for (const b of built) perBundleKb[b.operationId] = kb(OBSERVABILITY_PACKAGES.reduce((sum, p) => sum + (b.owners?.[p] ?? 0), 0));
+  return {
+    packages: probes.map((p, i) => {
+      const t = timings.handlers[i]!;
+      return { package: p.pkg, kb: kb(bundled[i]!.bytes), ...(t.error ? {} : { importOverBaselineMs: round(t.overBaselineMs) }), where: p.where };
+    }),
+    perBundleKb,
+  };
+}
+
+function printObservability(results: Results, cost: NonNullable<Results['observability']>): void {
+  results.observability = cost;
+  log(section('2b. Cost of the HTTP chain (@middy/core) and Powertools (each package alone, bundled and imported like a handler)'));
+  log(table([['package', 'KB alone', 'import ms over baseline', 'where it is paid'], ...cost.packages.map((p) => [p.package, p.kb, p.importOverBaselineMs ?? 'ERROR', p.where])]));
+  const shares = Object.values(cost.perBundleKb);
+  log(
+    `In the handler bundles, @middy/core + Powertools Logger/Metrics (with commons and lambda-invoke-store) take ${round(Math.min(...shares), 1)}–` +
+      `${round(Math.max(...shares), 1)} KB each (the journey page renderer the wrapper no longer imports was about 10 KB in every bundle).`,
+  );
 }
 
 /** `$0.10`, `$0.125`: cents, or tenths of a cent when the figure has them. */

@@ -42,4 +42,30 @@ describe('the service log', () => {
     const banner = log.split('\n').filter((l) => !l.startsWith('{')).join('\n');
     expect(banner.replaceAll(inject('demoKey'), '')).not.toMatch(/ak_[0-9a-f]{32}_[A-Za-z0-9_-]{43}/);
   });
+
+  it('gives each request one access record with its request id, correlation id, tenant and operation', async () => {
+    const admin = await adminToken();
+    const correlationId = `it-${Date.now()}`;
+    const res = await call('GET', '/api/arthr/apiKeys', { token: admin, headers: { 'x-correlation-id': correlationId } });
+    await new Promise((r) => setTimeout(r, 300));
+    const records = readFileSync(inject('logFile'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const mine = records.filter((r) => r.correlationId === correlationId);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({
+      level: 'INFO',
+      message: 'request',
+      service: 'arthr',
+      operationId: 'listApiKeys',
+      tenantId: 'demo',
+      requestId: res.headers['x-request-id'],
+      status: 200,
+      cold_start: expect.any(Boolean),
+    });
+    // Without a correlation id of the caller's, a request's own id stands in.
+    const plain = records.find((r) => r.message === 'request' && r.operationId === 'issueToken')!;
+    expect(plain.correlationId).toBe(plain.requestId);
+  });
 });

@@ -48,7 +48,7 @@ export default async function setup(project: TestProject) {
   const logFile = join(localDir, 'service.log');
   const usageFile = join(localDir, 'aws-usage.json');
   const log = openSync(logFile, 'a');
-  const env = { ...process.env, PORT: '0', LOCAL_DIR: localDir, LOG_LEVEL: 'INFO', SWEEP_INTERVAL_SECONDS: '1', RECORD_AWS_USAGE: usageFile };
+  const env = { ...process.env, PORT: '0', LOCAL_DIR: localDir, LOG_LEVEL: 'INFO', SWEEP_INTERVAL_SECONDS: '1', RECORD_AWS_USAGE: usageFile, VALIDATE_RESPONSES: '1' };
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: ROOT, env, stdio: ['ignore', log, log] });
 
   const bootstrapPath = join(localDir, 'bootstrap.json');
@@ -75,7 +75,15 @@ export default async function setup(project: TestProject) {
     const problems = existsSync(usageFile)
       ? compareUsage(JSON.parse(readFileSync(usageFile, 'utf8')) as Record<string, string[]>)
       : ['the local runtime wrote no AWS usage record'];
+    // The OpenAPI document, proven: every answer the suite got was one its route declares.
+    const mismatches = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"message":"response does not match its declaration"'));
     rmSync(localDir, { recursive: true, force: true });
+    if (mismatches.length) {
+      console.error(`FAIL responses: ${mismatches.length} answer(s) not as their route declares:\n${mismatches.join('\n')}`);
+      process.exitCode = 1;
+    }
     if (problems.length) {
       // Vitest reports an error thrown here without failing the run, so fail it explicitly.
       console.error(`FAIL least privilege: AWS grants and use differ:\n${problems.join('\n')}`);

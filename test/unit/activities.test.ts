@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { describe, expect, expectTypeOf, it } from 'vitest';
+import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { CATALOGUE, activitySpec } from '../../statemachines/catalogue.js';
 import { GENERATED_ACTIVITY_INDEX, generatedActivityIndex } from '../../lib/activity-index.js';
 import {
@@ -105,6 +105,19 @@ describe('resolveInputs', () => {
 
 describe('runActivity', () => {
   const state = { instance: { tenantId: 'demo', processInstanceId: 'p' }, parameters: {}, vars: {} };
+  afterEach(() => {
+    vi.restoreAllMocks();
+    delete process.env.POWERTOOLS_METRICS_DISABLED;
+  });
+
+  it('counts a failed step by its activity type (EMF ActivityErrors)', async () => {
+    process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+    const lines: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (lines.push(String(chunk)), true));
+    await expect(runActivity({ activityId: 'a', activityType: 'GET_USER', inputs: { 'Store Name': '${nope}' }, state }, new Date())).rejects.toThrow();
+    const emf = lines.flatMap((l) => l.split('\n')).filter((l) => l.includes('"ActivityErrors"')).map((l) => JSON.parse(l));
+    expect(emf).toEqual([expect.objectContaining({ ActivityErrors: 1, activityType: 'GET_USER', tenantId: 'demo' })]);
+  });
 
   it('fails an activity marked not runnable with ActivityUnavailable, saying why', async () => {
     await expect(runActivity({ activityId: 'a', activityType: 'EXECUTE_CLOUD_FUNCTION_V2', inputs: {}, state }, new Date())).rejects.toMatchObject({

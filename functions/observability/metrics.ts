@@ -1,0 +1,64 @@
+/**
+ * Business metrics as CloudWatch Embedded Metric Format lines (Powertools Metrics): what
+ * operators watch, counted where it happens. Each count is written at once as its own EMF line
+ * (`singleMetric()`), so nothing waits for an end-of-invocation flush and, in the local runtime,
+ * requests in flight at once never share a buffer.
+ *
+ * On AWS (AWS_LAMBDA_FUNCTION_NAME set) metrics are on unless POWERTOOLS_METRICS_DISABLED=true;
+ * elsewhere they are off unless POWERTOOLS_METRICS_DISABLED=false, which prints the EMF lines.
+ * Powertools Metrics is loaded at the first count, so a handler's cold import does not pay for
+ * it, and a process with metrics off never loads it.
+ */
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { log } from './logger.js';
+
+/** Each metric with the dimensions it is split by. Tenants are metadata (in the EMF line, searchable), not a dimension: one per tenant would multiply the metrics billed. */
+export interface MetricDimensions {
+  TokensIssued: Record<string, never>;
+  InstancesCreated: Record<string, never>;
+  /** A journey's end, by the instance's final status (COMPLETED_ENDED_SUCCESS, REVIEW, ...). */
+  JourneysCompleted: { status: string };
+  /** An activity run that failed, by activity type. */
+  ActivityErrors: { activityType: string };
+}
+export type MetricName = keyof MetricDimensions;
+
+export function metricsEnabled(): boolean {
+  const flag = process.env.POWERTOOLS_METRICS_DISABLED;
+  if (flag !== undefined) return flag !== 'true';
+  return !!process.env.AWS_LAMBDA_FUNCTION_NAME;
+}
+
+let metrics: Promise<{ metrics: Metrics; unit: typeof import('@aws-lambda-powertools/metrics').MetricUnit }> | undefined;
+
+function load() {
+  metrics ??= import('@aws-lambda-powertools/metrics').then(({ Metrics, MetricUnit }) => ({
+    metrics: new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'arthr', serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'arthr' }),
+    unit: MetricUnit,
+  }));
+  return metrics;
+}
+
+/**
+ * Counts one occurrence of `name`. Never throws: a metric that cannot be written is logged and
+ * the work it counts goes on.
+ */
+export async function count<N extends MetricName>(name: N, dimensions: MetricDimensions[N], tenantId?: string): Promise<void> {
+  if (!metricsEnabled()) return;
+  try {
+    const { metrics: base, unit } = await load();
+    const single = base.singleMetric();
+    for (const [k, v] of Object.entries(dimensions)) single.addDimension(k, v);
+    if (tenantId) single.addMetadata('tenantId', tenantId);
+    single.addMetric(name, unit.Count, 1);
+  } catch (err) {
+    log().warn('metric not written', { metric: name, error: err as Error });
+  }
+}
+
+/** The typed counters the service uses. */
+export const countTokenIssued = (tenantId: string) => count('TokensIssued', {}, tenantId);
+export const countInstanceCreated = (tenantId: string) => count('InstancesCreated', {}, tenantId);
+export const countJourneyCompleted = (tenantId: string, status: string) => count('JourneysCompleted', { status }, tenantId);
+/** The activity function counts every step that fails (functions/activities/run.ts). */
+export const countActivityError = (tenantId: string, activityType: string) => count('ActivityErrors', { activityType }, tenantId);
