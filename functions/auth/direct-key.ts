@@ -1,5 +1,5 @@
 import { InvalidApiKeyError, MissingPermissionError } from '../errors.js';
-import { apiKeyStore } from '../store/api-keys.js';
+import { apiKeys } from '../api-keys/deps.js';
 import { keyRefusal, parseSecret } from '../api-keys/domain.js';
 import { DIRECT_OPERATIONS } from '../api-keys/schemas.js';
 import { isPermissionName, parsePermission, qualify, type PermissionName } from './permissions.js';
@@ -20,7 +20,7 @@ export async function authenticateDirectKey(
   const parsed = parseSecret(secret);
   if (!parsed || !(DIRECT_OPERATIONS as readonly string[]).includes(operation)) throw new InvalidApiKeyError();
   const op = operation as DirectOperation;
-  const record = await apiKeyStore.get(tenantId, parsed.id);
+  const record = await apiKeys.get(tenantId, parsed.id);
   const refusal = keyRefusal(record, parsed.hash, now, op);
   if (refusal || !record) throw refusal ?? new InvalidApiKeyError();
   const permissions = new Set<PermissionName>();

@@ -8,7 +8,7 @@ import { renderPasscodeAuthentication, renderPasscodeRegistration, renderPasskey
 import { StepNotWaitingError } from './steps.js';
 import { loginChallenge, type PasscodeLoginSession } from '../identity-store/passcodes.js';
 import type { PasscodeRequirements } from '../identity-store/passcode-rules.js';
-import { passcodeStore } from '../store/identity-store.js';
+import { passcodeLogins } from './deps.js';
 
 /** The journey page, or where a step's page posts (`/steps/{activityId}`, plus `/face` for an image). */
 export function journeyUrl(record: ProcessInstanceRecord, capability: string, lang: Language, activityId?: string, part?: 'face' | 'passcode' | 'passkey' | 'passkey/options'): string {
@@ -100,7 +100,7 @@ export function passcodeLoginRef(step: WaitingStep): { sessionId: string; storeN
 /** The login as it is now (its B changes after a wrong passcode). */
 export async function passcodeLogin(ctx: Pick<ScreenContext, 'record' | 'step'>) {
   const ref = passcodeLoginRef(ctx.step);
-  const session = await passcodeStore.getLogin(ctx.record.tenantId, ref.storeName, ref.sessionId, new Date());
+  const session = await passcodeLogins.getLogin(ctx.record.tenantId, ref.storeName, ref.sessionId, new Date());
   if (!session) throw new StepNotWaitingError('This passcode authentication has ended or expired.');
   return session;
 }

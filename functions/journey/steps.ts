@@ -1,10 +1,11 @@
 import { ConflictError, NotFoundError } from '../errors.js';
-import { processInstanceStore, type CheckRecord, type ImageRecord } from '../store/process-instances.js';
+import type { CheckRecord, ImageRecord } from '../process-manager/model.js';
 import type { ProcessInstanceRecord } from '../process-manager/instances.js';
 import { isFinal } from '../process-manager/status.js';
 import { eventPublisher } from '../events/publisher.js';
 import { resolveInputs } from '../../statemachines/references.js';
 import type { InputValue } from '../../statemachines/definition.js';
+import { instances } from './deps.js';
 
 export class StepNotWaitingError extends ConflictError {
   override readonly code = 'STEP_NOT_WAITING';
@@ -27,7 +28,7 @@ export interface UserStepPayload {
  */
 export async function recordWaitingStep(payload: UserStepPayload, now: Date): Promise<void> {
   const { tenantId, processInstanceId, processDefnId, processDefnName, processDefnVersion } = payload.state.instance;
-  const recorded = await processInstanceStore.setWaitingStep(tenantId, processInstanceId, {
+  const recorded = await instances.setWaitingStep(tenantId, processInstanceId, {
     activityId: payload.activityId,
     activityType: payload.activityType,
     inputs: resolveInputs(payload.activityType, payload.inputs, payload.state),
@@ -76,7 +77,7 @@ export async function completeUserStep(
   resumer: TaskResumer,
   now: Date,
 ): Promise<void> {
-  const record = input.record ?? (await processInstanceStore.getLive(input.tenantId, input.processInstanceId, now));
+  const record = input.record ?? (await instances.getLive(input.tenantId, input.processInstanceId, now));
   if (!record) throw new NotFoundError(`Process instance ${input.processInstanceId} was not found.`);
   const step = record.currentStep;
   if (!step || step.activityId !== input.activityId || isFinal(record.status)) {
@@ -91,7 +92,7 @@ export async function completeUserStep(
     ...(input.check ? { check: input.check } : {}),
     ...(input.images ? { images: input.images } : {}),
   };
-  if (!(await processInstanceStore.completeStep(input.tenantId, input.processInstanceId, step.taskToken, data, record.expiresAt, now))) {
+  if (!(await instances.completeStep(input.tenantId, input.processInstanceId, step.taskToken, data, record.expiresAt, now))) {
     throw new StepNotWaitingError(`The step ${input.activityId} was already completed.`);
   }
   try {

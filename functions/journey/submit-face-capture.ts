@@ -1,8 +1,7 @@
 import { apiHandler } from '../http/wrapper.js';
 import { orchestrator } from '../process-manager/orchestrator.js';
-import { objectKeys } from '../store/keys.js';
-import { imageStore } from '../store/images.js';
 import { openWaitingStep } from './access.js';
+import { faceCaptureObjectKey, images } from './deps.js';
 import { faceCaptureCheck, faceImageRecord, inspectFaceImage, type ImageProblem } from './face-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from './face-limits.js';
 import { journeyUrl } from './pages.js';
@@ -49,12 +48,12 @@ export const handler = apiHandler(routes.submitFaceCapture, async ({ tenantId, p
     faceKey,
     image,
     bytes,
-    objectKey: (captureId) => objectKeys.faceCapture(tenantId, record.id, faceKey, captureId, image.extension),
+    objectKey: (captureId) => faceCaptureObjectKey(tenantId, record.id, faceKey, captureId, image.extension),
     now,
   });
   // The bytes first: user data never names an image that is not there. An image whose step was
   // completed meanwhile stays under the instance's prefix until its retention ends.
-  await imageStore.put(stored.objectKey, bytes, stored.contentType, stored.sha256);
+  await images.put(stored.objectKey, bytes, stored.contentType, stored.sha256);
   const check = faceCaptureCheck(faceKey, step.activityId, stored, now);
   const { objectKey: _key, kind: _kind, imageKey: _imageKey, ...capture } = stored;
   const faces = (step.state._faces ?? {}) as Record<string, { captures?: unknown[] }>;

@@ -3,7 +3,7 @@ import { apiHandler } from '../http/wrapper.js';
 import { orchestrator } from '../process-manager/orchestrator.js';
 import { identityStores } from '../identity-store/deps.js';
 import { PasscodeReusedError, finishPasscodeLogin, stagePasscodeRegistration } from '../identity-store/passcodes.js';
-import type { CheckRecord } from '../store/process-instances.js';
+import type { CheckRecord } from '../process-manager/model.js';
 import { openWaitingStep } from './access.js';
 import { journeyUrl, passcodeAuthenticationScreen, passcodeLoginRef, passcodeRegistration, passcodeRegistrationScreen, screenOf } from './pages.js';
 import { pickLanguage } from './render.js';

@@ -1,9 +1,10 @@
 import { apiHandler, principalOf } from '../http/wrapper.js';
 import { createInstance, idempotencyKeyOf } from './create-instance.js';
+import { definitions, instances, orchestrator, publisher, tokens } from './deps.js';
 import { instanceRoutes as routes } from './instance-routes.js';
 
 export const handler = apiHandler(routes.createProcessInstance, async ({ tenantId, auth, query, now, origin, headers }) => {
-  const out = await createInstance({
+  const out = await createInstance({ definitions, tokens, instances, orchestrator, publisher }, {
     tenantId,
     principal: principalOf(auth),
     origin,

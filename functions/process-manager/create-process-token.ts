@@ -1,6 +1,5 @@
 import { apiHandler, principalOf } from '../http/wrapper.js';
-import { definitionStore } from '../store/process-definitions.js';
-import { processTokenStore } from '../store/process-tokens.js';
+import { definitions, tokens } from './deps.js';
 import { DEPRECATION_WARNING, ProcessTokenNameTakenError, newProcessToken, tokenView } from './tokens.js';
 import { tokenRoutes as routes } from './token-routes.js';
 
@@ -8,13 +7,13 @@ export const handler = apiHandler(routes.createProcessToken, async ({ tenantId, 
   let definitionFound = false;
   let definitionId: string | undefined;
   if (body.processDefnTag !== undefined) {
-    definitionFound = !!(await definitionStore.getTag(tenantId, body.processDefnTag));
+    definitionFound = !!(await definitions.getTag(tenantId, body.processDefnTag));
   } else if (body.processDefnName !== undefined && body.processDefnVersion !== undefined) {
-    definitionId = await definitionStore.idOf(tenantId, body.processDefnName, Number(body.processDefnVersion));
+    definitionId = await definitions.idOf(tenantId, body.processDefnName, Number(body.processDefnVersion));
     definitionFound = definitionId !== undefined;
   }
   const record = newProcessToken(body, { tenantId, principal: principalOf(auth), now, tenantOrigin: origin, definitionFound, definitionId });
-  if (!(await processTokenStore.create(record))) throw new ProcessTokenNameTakenError(record.name);
+  if (!(await tokens.create(record))) throw new ProcessTokenNameTakenError(record.name);
   const deprecated = body.maxProcessDuration !== undefined;
   return {
     status: 201,

@@ -1,3 +1,4 @@
+import { instances, publisher } from './deps.js';
 import { recordExecutionEnd } from './status.js';
 import { log } from '../http/log.js';
 
@@ -19,6 +20,7 @@ export async function handler(event: ExecutionStatusChange): Promise<void> {
     return;
   }
   await recordExecutionEnd(
+    { instances, publisher },
     session.instance,
     { status, ...(output ? { output: JSON.parse(output) } : {}), ...(error ? { error } : {}) },
     new Date(),

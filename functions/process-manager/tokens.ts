@@ -1,47 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, ConflictError, ValidationError, type ErrorDetail } from '../errors.js';
 import { likePattern, parseSort, sortBy, toPage, type Page } from '../shared/page.js';
-import {
-  PROCESS_TOKEN_SORTABLE,
-  type PROCESS_TOKEN_STATUSES,
-  type PROCESS_TOKEN_TYPES,
-  type ProcessTokenCreateInput,
-} from './token-schemas.js';
+import { PROCESS_TOKEN_SORTABLE, type ProcessTokenCreateInput } from './token-schemas.js';
+import type { ProcessTokenRecord } from './model.js';
 
-export type ProcessTokenType = (typeof PROCESS_TOKEN_TYPES)[number];
-export type ProcessTokenStatus = (typeof PROCESS_TOKEN_STATUSES)[number];
-
-export interface ProcessTokenRecord {
-  tenantId: string;
-  id: string;
-  name: string;
-  description: string;
-  status: ProcessTokenStatus;
-  type: ProcessTokenType;
-  maxCount: number | null;
-  /** Instances created so far; raised by the same conditional write that creates an instance. */
-  counter: number;
-  validFromDtm: string | null;
-  validToDtm: string | null;
-  processDefnName: string | null;
-  processDefnVersion: string | null;
-  processDefnTag: string | null;
-  /** The definition a name + version token is bound to (versions are immutable); null for a tag. */
-  processDefnId: string | null;
-  uiUrl: string;
-  parameters: Record<string, string>;
-  processInstanceInit: { externalSources: { faceUploads: Record<string, { imageFormat: string }> } } | null;
-  maxProcessDuration: string | null;
-  createdDtm: string;
-  createdBy: string;
-}
-
-export interface ProcessTokenStore {
-  /** False when the name is taken in the tenant (names are unique, enforced by a lock item). */
-  create(record: ProcessTokenRecord): Promise<boolean>;
-  get(tenantId: string, id: string): Promise<ProcessTokenRecord | undefined>;
-  list(tenantId: string): Promise<ProcessTokenRecord[]>;
-}
+export type { ProcessTokenRecord, ProcessTokenStatus, ProcessTokenStore, ProcessTokenType } from './model.js';
 
 export class ProcessTokenNameTakenError extends ConflictError {
   override readonly code = 'PROCESS_TOKEN_NAME_TAKEN';
