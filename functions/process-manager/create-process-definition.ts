@@ -1,6 +1,7 @@
 import { apiHandler, principalOf } from '../http/wrapper.js';
 import { definitionView } from './definitions.js';
-import { definitions, orchestrator } from './deps.js';
+import { definitions } from './deps.js';
+import { orchestrator } from './orchestrator.js';
 import { publishDefinition } from './publish.js';
 import { definitionRoutes as routes } from './definition-routes.js';
 

@@ -1,4 +1,5 @@
-import { instances, publisher } from './deps.js';
+import { eventPublisher } from '../events/publisher.js';
+import { instances } from './deps.js';
 import { recordExecutionEnd } from './status.js';
 import { log } from '../http/log.js';
 
@@ -20,7 +21,7 @@ export async function handler(event: ExecutionStatusChange): Promise<void> {
     return;
   }
   await recordExecutionEnd(
-    { instances, publisher },
+    { instances, publisher: eventPublisher },
     session.instance,
     { status, ...(output ? { output: JSON.parse(output) } : {}), ...(error ? { error } : {}) },
     new Date(),

@@ -13,7 +13,7 @@ export interface UserDataStorage {
  * under its key. An instance of another tenant, of another definition than the path names, or
  * past its retention is not found.
  */
-export async function loadUserData(d: UserDataStorage, tenantId: string, processDefnId: string, processInstanceId: string, now: Date) {
+export async function loadUserData(d: Pick<UserDataStorage, 'instances'>, tenantId: string, processDefnId: string, processInstanceId: string, now: Date) {
   const record = await d.instances.getLive(tenantId, processInstanceId, now);
   if (!record || record.processDefnId !== processDefnId) {
     throw new ProcessInstanceNotFoundError(processInstanceId);
@@ -58,7 +58,7 @@ function imageView({ objectKey: _k, ...image }: ImageRecord) {
 }
 
 /** The user data with each image's bytes, base64 in `data` (the `userdata` and `getdata` responses). */
-export async function withImageData(d: UserDataStorage, tenantId: string, data: UserData) {
+export async function withImageData(d: Pick<UserDataStorage, 'images'>, tenantId: string, data: UserData) {
   const images = await Promise.all(
     data.images.map(async (image) => {
       const bytes = await d.images.get(tenantId, data.processInstanceId, image.objectKey);
@@ -92,7 +92,7 @@ export function checkArchivePassword(password: string): void {
  * password. zip.js's writer-only build over web streams: the full library would put this
  * function's bundle over its size budget.
  */
-export async function userDataArchive(d: UserDataStorage, tenantId: string, data: UserData, password: string): Promise<Buffer> {
+export async function userDataArchive(d: Pick<UserDataStorage, 'images'>, tenantId: string, data: UserData, password: string): Promise<Buffer> {
   const { ZipWriter } = await import('@zip.js/zip.js/lib/zip-core-writer.js');
   const chunks: Buffer[] = [];
   const sink = new WritableStream<Uint8Array>({ write: (chunk) => void chunks.push(Buffer.from(chunk)) });

@@ -212,7 +212,8 @@ export async function setUpDefinition(
   name: string,
 ): Promise<{ processTokenId: string; publish: Tally | undefined; token: Invocation }> {
   const { publishDefinition } = await import('../../functions/process-manager/publish.js');
-  const { definitions, orchestrator } = await import('../../functions/process-manager/deps.js');
+  const { definitions } = await import('../../functions/process-manager/deps.js');
+  const { orchestrator } = await import('../../functions/process-manager/orchestrator.js');
   const { definitionStore } = await import('../../functions/store/process-definitions.js');
   const { EXAMPLES } = await import('../../statemachines/examples/index.js');
   const createProcessToken = (await import('../../functions/process-manager/create-process-token.js')).handler;
