@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { likePattern, parseSort, sortBy, toPage } from '../shared/page.js';
 import type { ProcessDefinition } from '../../statemachines/definition.js';
-import type { DefinitionTagRecord, ProcessDefinitionRecord } from './model.js';
+import type { DefinitionStore, DefinitionTagRecord, ProcessDefinitionRecord } from './model.js';
 
 export type { DefinitionStore, DefinitionTagRecord, ProcessDefinitionRecord } from './model.js';
 
@@ -76,4 +76,29 @@ export function tagView(t: DefinitionTagRecord) {
     createdDtm: t.createdDtm,
     createdBy: t.createdBy,
   };
+}
+
+export async function getDefinition(definitions: Pick<DefinitionStore, 'get'>, tenantId: string, id: string): Promise<ProcessDefinitionRecord> {
+  const record = await definitions.get(tenantId, id);
+  if (!record) throw new DefinitionNotFoundError(id);
+  return record;
+}
+
+/** Puts tags on a definition version; a tag held by another version of any definition moves here. */
+export async function addDefinitionTags(
+  definitions: Pick<DefinitionStore, 'get' | 'putTag'>,
+  input: { tenantId: string; definitionId: string; tags: string[]; principal: string; now: Date },
+): Promise<DefinitionTagRecord[]> {
+  const definition = await getDefinition(definitions, input.tenantId, input.definitionId);
+  const tags: DefinitionTagRecord[] = [...new Set(input.tags)].map((name) => ({
+    tenantId: input.tenantId,
+    name,
+    processDefinitionId: definition.id,
+    processDefinitionName: definition.name,
+    processDefinitionVersion: definition.version,
+    createdDtm: input.now.toISOString(),
+    createdBy: input.principal,
+  }));
+  for (const tag of tags) await definitions.putTag(tag);
+  return tags;
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '../errors.js';
-import type { ProcessDefinitionRecord, ProcessInstanceRecord, ProcessTokenRecord } from './model.js';
+import type { ProcessDefinitionRecord, ProcessInstanceRecord, ProcessInstanceStore, ProcessTokenRecord } from './model.js';
 
 export { INSTANCE_STATUSES, type InstanceStatus, type ProcessInstanceRecord } from './model.js';
 
@@ -132,4 +132,11 @@ export function instanceView(r: ProcessInstanceRecord) {
 export function instanceWithParametersView(r: ProcessInstanceRecord) {
   const { expiringDtm: _e, ...view } = instanceView(r);
   return { ...view, processTokenParameters: r.parameters };
+}
+
+/** An instance within its retention (404 otherwise, and for another tenant's). */
+export async function getLiveInstance(instances: Pick<ProcessInstanceStore, 'getLive'>, tenantId: string, id: string, now: Date): Promise<ProcessInstanceRecord> {
+  const record = await instances.getLive(tenantId, id, now);
+  if (!record) throw new ProcessInstanceNotFoundError(id);
+  return record;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { NotFoundError, ConflictError, ValidationError, type ErrorDetail } from '../errors.js';
 import { likePattern, parseSort, sortBy, toPage, type Page } from '../shared/page.js';
 import { PROCESS_TOKEN_SORTABLE, type ProcessTokenCreateInput } from './token-schemas.js';
-import type { ProcessTokenRecord } from './model.js';
+import type { DefinitionStore, ProcessTokenRecord, ProcessTokenStore } from './model.js';
 
 export type { ProcessTokenRecord, ProcessTokenStatus, ProcessTokenStore, ProcessTokenType } from './model.js';
 
@@ -150,3 +150,31 @@ export function tokenPage(
 }
 
 export const DEPRECATION_WARNING = 'maxProcessDuration is deprecated since 2025-08-18, is ignored, and will be removed.';
+
+/**
+ * Makes a process token: the definition it names is looked up (by tag, or by name + version,
+ * whose id the token keeps), the token checked and stored under its unique name.
+ */
+export async function createProcessToken(
+  d: { definitions: Pick<DefinitionStore, 'getTag' | 'idOf'>; tokens: Pick<ProcessTokenStore, 'create'> },
+  input: ProcessTokenCreateInput,
+  ctx: Omit<TokenContext, 'definitionFound' | 'definitionId'>,
+): Promise<ProcessTokenRecord> {
+  let definitionFound = false;
+  let definitionId: string | undefined;
+  if (input.processDefnTag !== undefined) {
+    definitionFound = !!(await d.definitions.getTag(ctx.tenantId, input.processDefnTag));
+  } else if (input.processDefnName !== undefined && input.processDefnVersion !== undefined) {
+    definitionId = await d.definitions.idOf(ctx.tenantId, input.processDefnName, Number(input.processDefnVersion));
+    definitionFound = definitionId !== undefined;
+  }
+  const record = newProcessToken(input, { ...ctx, definitionFound, definitionId });
+  if (!(await d.tokens.create(record))) throw new ProcessTokenNameTakenError(record.name);
+  return record;
+}
+
+export async function getProcessToken(tokens: Pick<ProcessTokenStore, 'get'>, tenantId: string, id: string): Promise<ProcessTokenRecord> {
+  const record = await tokens.get(tenantId, id);
+  if (!record) throw new ProcessTokenNotFoundError(id);
+  return record;
+}
