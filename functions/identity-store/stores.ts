@@ -1,10 +1,9 @@
 import { ConcurrentUpdateError, ConflictError, NotFoundError, ValidationError } from '../errors.js';
-
 import type { PasscodeRequirements } from './passcode-rules.js';
 import type { IdentityStoreRecord, IdentityStoreStore, PasscodePolicy, PasskeyRpConfig, StoreType } from './model.js';
 
+// The model's types, for callers that import them with the functions that use them.
 export type { IdentityStoreRecord, IdentityStoreStore, PasscodePolicy, StoreType } from './model.js';
-
 export type { PasscodeRegex, PasscodeRequirements } from './passcode-rules.js';
 
 export class IdentityStoreNotFoundError extends NotFoundError {
