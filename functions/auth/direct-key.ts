@@ -1,10 +1,8 @@
 import { InvalidApiKeyError, MissingPermissionError } from '../errors.js';
 import { apiKeys } from '../api-keys/deps.js';
-import { keyRefusal, parseSecret } from '../api-keys/domain.js';
+import { keyRefusal, parseSecret, type DirectOperation } from '../api-keys/domain.js';
 import { DIRECT_OPERATIONS } from '../api-keys/schemas.js';
 import { isPermissionName, parsePermission, qualify, type PermissionName } from './permissions.js';
-
-type DirectOperation = (typeof DIRECT_OPERATIONS)[number];
 
 /**
  * An API key used directly on a "B or K" route: one consistent read, then the same checks as a

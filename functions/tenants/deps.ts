@@ -1,6 +1,8 @@
-import { tenantStore } from '../store/tenants.js';
 import { apiKeys } from '../api-keys/deps.js';
+import { tenantStore } from '../store/tenants.js';
 import type { TenantStore } from './domain.js';
 
-/** The tenant area's storage (the operator CLI and the local runtime's bootstrap use it). */
-export const tenantDeps = { tenants: tenantStore as TenantStore, apiKeys };
+const tenants: TenantStore = tenantStore;
+
+/** The tenant area's storage (the operator CLI makes tenants and their first keys with it). */
+export const tenantDeps = { tenants, apiKeys };
