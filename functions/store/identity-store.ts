@@ -92,7 +92,7 @@ export const identityUserStore: IdentityUserStore = {
     } else {
       const lock = await getRecord(externalIdLocks, keys.identityUserExternalId(tenantId, storeName, ref.externalId));
       if (!lock) return undefined;
-      userId = String(lock.userId);
+      userId = lock.userId;
     }
     return getRecord(users, keys.identityUser(tenantId, storeName, userId));
   },
@@ -273,7 +273,7 @@ export const passkeyStore: PasskeyStore = {
     if (!credentialId || credentialId.length > 1400) return undefined;
     const lock = await getRecord(credentialLocks, keys.passkeyCredential(tenantId, storeName, credentialId));
     if (!lock) return undefined;
-    return passkeyStore.getPasskey(tenantId, storeName, String(lock.userId), String(lock.passkeyId));
+    return passkeyStore.getPasskey(tenantId, storeName, lock.userId, lock.passkeyId);
   },
   async register(session, passkey, user, isNewUser, event) {
     const outcome = await transactWrite({
