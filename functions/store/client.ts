@@ -118,10 +118,11 @@ export async function transactWrite<N extends string>(
       await doc.send(new commands.TransactWriteCommand({ TransactItems }));
       return { written: true };
     } catch (err) {
-      const codes = cancellationReasons(err);
-      if (!codes) throw err;
+      if (!(err instanceof Error) || err.name !== 'TransactionCanceledException') throw err;
+      // One reason per item, in order: ConditionalCheckFailed, TransactionConflict, None, ...
+      const codes = ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((r) => r.Code);
       const failed = named.filter((_, i) => codes[i] === 'ConditionalCheckFailed').map(([name]) => name);
-      if (failed.length) return { written: false, failed, error: err as Error };
+      if (failed.length) return { written: false, failed, error: err };
       if (codes.includes('TransactionConflict') && attempt < (options.retryConflicts ?? 0)) {
         await new Promise((r) => setTimeout(r, Math.random() * 20 * (attempt + 1)));
         continue;
@@ -129,12 +130,6 @@ export async function transactWrite<N extends string>(
       throw err;
     }
   }
-}
-
-/** Per item of a cancelled transaction, why (`ConditionalCheckFailed`, `TransactionConflict`, `None`); undefined for other errors. */
-function cancellationReasons(err: unknown): string[] | undefined {
-  if (!(err instanceof Error) || err.name !== 'TransactionCanceledException') return undefined;
-  return ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((r) => r.Code ?? 'None');
 }
 
 /**

@@ -1,8 +1,5 @@
 import type { ItemKey } from './keys.js';
 
-/** The attributes an item carries for the table, not for its record. */
-const TABLE_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'itemType'] as const;
-
 /** An item's keys: the table's, and the creation-time index's where the item is listed by it. */
 export type ItemKeys = ItemKey & { GSI1PK?: string; GSI1SK?: string };
 
@@ -23,19 +20,19 @@ export interface ItemCodec<R extends object> {
 }
 
 export function itemCodec<R extends object>(itemType: string): ItemCodec<R> {
-  const codec: ItemCodec<R> = {
+  const decode = (item: Item | undefined): R | undefined => {
+    if (item?.itemType !== itemType) return undefined;
+    // The table's attributes go; the rest is the record. The only widening in the store layer:
+    // what this codec encoded, it decodes.
+    const { PK: _pk, SK: _sk, GSI1PK: _gpk, GSI1SK: _gsk, itemType: _type, ...record } = item;
+    return record as R;
+  };
+  return {
     itemType,
     encode: (record, key) => ({ ...key, itemType, ...record }),
-    decode(item) {
-      if (!item || item.itemType !== itemType) return undefined;
-      const record: Item = { ...item };
-      for (const attribute of TABLE_ATTRIBUTES) delete record[attribute];
-      // The only widening in the store layer: what this codec encoded, it decodes.
-      return record as R;
-    },
-    decodeAll: (items) => items.flatMap((item) => codec.decode(item) ?? []),
+    decode,
+    decodeAll: (items) => items.flatMap((item) => decode(item) ?? []),
   };
-  return codec;
 }
 
 /**
