@@ -15,8 +15,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ApiError } from '../functions/errors.js';
 import { createOperatorKey, createTenantWithFirstKey } from '../functions/tenants/domain.js';
-import { apiKeyStore } from '../functions/store/api-keys.js';
-import { tenantStore } from '../functions/store/tenants.js';
+import { tenantDeps } from '../functions/tenants/deps.js';
 import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamo } from '../lib/local/dynamodb.js';
 import { LOCAL_TABLE, type RuntimeInfo } from '../lib/local/runtime.js';
 
@@ -79,7 +78,7 @@ try {
     if (values['aws-region']) process.env.AWS_REGION = values['aws-region'];
   }
 
-  const stores = { tenants: tenantStore, apiKeys: apiKeyStore };
+  const stores = tenantDeps;
   const now = new Date();
   const out =
     command === 'create-tenant'

@@ -1,5 +1,4 @@
-import { objectKeys } from '../store/keys.js';
-import { imageStore } from '../store/images.js';
+import { faceCaptureObjectKey, images } from '../journey/deps.js';
 import { faceCaptureCheck, faceImageRecord, inspectFaceImage, type ImageProblem } from '../journey/face-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
 import { renderFaceCapture } from '../journey/screens/face-capture.js';
@@ -65,12 +64,12 @@ export const submission: Submission<typeof spec> = {
       faceKey,
       image,
       bytes,
-      objectKey: (captureId) => objectKeys.faceCapture(record.tenantId, record.id, faceKey, captureId, image.extension),
+      objectKey: (captureId) => faceCaptureObjectKey(record.tenantId, record.id, faceKey, captureId, image.extension),
       now,
     });
     // The bytes first: user data never names an image that is not there. An image whose step was
     // completed meanwhile stays under the instance's prefix until its retention ends.
-    await imageStore.put(stored.objectKey, bytes, stored.contentType, stored.sha256);
+    await images.put(stored.objectKey, bytes, stored.contentType, stored.sha256);
     const check = faceCaptureCheck(faceKey, step.activityId, stored, now);
     const { objectKey: _key, kind: _kind, imageKey: _imageKey, ...capture } = stored;
     const faces = (step.state._faces ?? {}) as Record<string, { captures?: unknown[] }>;

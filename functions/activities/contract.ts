@@ -6,7 +6,7 @@
  */
 import { ApiError } from '../errors.js';
 import type { AwsAccess } from '../http/route.js';
-import type { CheckRecord, ImageRecord } from '../store/process-instances.js';
+import type { CheckRecord, ImageRecord } from '../process-manager/model.js';
 import type { ScreenContext } from '../journey/screen-context.js';
 import type { ActivitySpec, InputsOf } from './spec.js';
 

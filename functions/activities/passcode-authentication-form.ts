@@ -5,7 +5,7 @@ import { renderPasscodeAuthentication } from '../journey/screens/passcode-authen
 import { renderPasscodeRegistration } from '../journey/screens/passcode-registration.js';
 import { journeyUrl } from '../journey/screen-context.js';
 import { StepNotWaitingError } from '../journey/steps.js';
-import type { CheckRecord } from '../store/process-instances.js';
+import type { CheckRecord } from '../process-manager/model.js';
 import type { Screens, StepCompletion, StepView, Submission } from './contract.js';
 import { identityStores } from './identity.js';
 import { key, s, stepTimeout, type ActivitySpec } from './spec.js';

@@ -6,7 +6,7 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import { PasskeyVerificationError, completePasskeyAuthentication, completePasskeyRegistration } from '../identity-store/passkeys.js';
 import { renderPasskey } from '../journey/screens/passkey.js';
 import { journeyUrl, type ScreenContext } from '../journey/screen-context.js';
-import type { CheckRecord } from '../store/process-instances.js';
+import type { CheckRecord } from '../process-manager/model.js';
 import type { StepOutcome, SubmissionRequest } from './contract.js';
 import { identityStores } from './identity.js';
 

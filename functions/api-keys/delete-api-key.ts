@@ -1,9 +1,9 @@
-import { ApiKeyNotFoundError } from '../errors.js';
 import { apiHandler } from '../http/wrapper.js';
-import { apiKeyStore } from '../store/api-keys.js';
+import { apiKeys } from './deps.js';
+import { deleteApiKey } from './domain.js';
 import { apiKeyRoutes as routes } from './routes.js';
 
 export const handler = apiHandler(routes.deleteApiKey, async ({ tenantId, path }) => {
-  if (!(await apiKeyStore.delete(tenantId, path.apiKeyId))) throw new ApiKeyNotFoundError(path.apiKeyId);
+  await deleteApiKey(apiKeys, tenantId, path.apiKeyId);
   return { status: 204 };
 });

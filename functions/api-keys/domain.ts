@@ -5,6 +5,7 @@ import {
   ApiKeyExpiredError,
   ApiKeyNotFoundError,
   ApiKeyOperationNotPermittedError,
+  ConcurrentUpdateError,
   InvalidApiKeyError,
   InvalidTransitionError,
   PermissionEscalationError,
@@ -55,8 +56,8 @@ export interface ApiKeyStore {
   create(record: ApiKeyRecord): Promise<void>;
   get(tenantId: string, id: string): Promise<ApiKeyRecord | undefined>;
   list(tenantId: string): Promise<ApiKeyRecord[]>;
-  /** Writes `record` only if the stored version is still `record.version - 1`. */
-  replace(record: ApiKeyRecord): Promise<void>;
+  /** Writes `record` only if the stored version is still `record.version - 1`; false otherwise. */
+  replace(record: ApiKeyRecord): Promise<boolean>;
   /** False when there was nothing to delete. */
   delete(tenantId: string, id: string): Promise<boolean>;
   /**
@@ -69,7 +70,7 @@ export interface ApiKeyStore {
     secretHash: string,
     now: string,
     operation: DirectOperation,
-  ): Promise<{ issued: true; record: ApiKeyRecord } | { issued: false; current: ApiKeyRecord | undefined }>;
+  ): Promise<{ outcome: 'issued'; record: ApiKeyRecord } | { outcome: 'refused'; current: ApiKeyRecord | undefined }>;
 }
 
 /** Who is acting: the key behind the bearer token, with the permission names it carries. */
@@ -296,4 +297,47 @@ export function tokenTtl(record: ApiKeyRecord, configuredTtl: number, now: Date)
   if (!record.expiringDtm) return configuredTtl;
   const left = Math.floor((new Date(record.expiringDtm).getTime() - now.getTime()) / 1000);
   return Math.max(1, Math.min(configuredTtl, left));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations over the store: the handlers call these with `deps.ts`'s store.
+
+export async function createApiKey(apiKeys: ApiKeyStore, input: ApiKeyCreateInput, actor: Actor, now: Date) {
+  const created = newApiKey(input, actor, now);
+  await apiKeys.create(created.record);
+  return created;
+}
+
+export async function getApiKey(apiKeys: ApiKeyStore, tenantId: string, id: string): Promise<ApiKeyRecord> {
+  return requireFound(await apiKeys.get(tenantId, id), id);
+}
+
+/** Reads the key, applies the update and writes it over the version read (409 when it changed meanwhile). */
+export async function updateApiKey(
+  apiKeys: ApiKeyStore,
+  tenantId: string,
+  id: string,
+  input: ApiKeyUpdateInput,
+  actor: Actor,
+  now: Date,
+): Promise<ApiKeyRecord> {
+  const next = applyUpdate(await getApiKey(apiKeys, tenantId, id), input, actor, now);
+  if (!(await apiKeys.replace(next))) throw new ConcurrentUpdateError();
+  return next;
+}
+
+export async function deleteApiKey(apiKeys: ApiKeyStore, tenantId: string, id: string): Promise<void> {
+  if (!(await apiKeys.delete(tenantId, id))) throw new ApiKeyNotFoundError(id);
+}
+
+/**
+ * A token issue's one DynamoDB call: the conditional write that both checks the key and stamps
+ * `lastIssuedAtDtm`. The key's record, or the reason it was refused, thrown.
+ */
+export async function recordTokenIssue(apiKeys: ApiKeyStore, tenantId: string, secret: string, now: Date): Promise<ApiKeyRecord> {
+  const parsed = parseSecret(secret);
+  if (!parsed) throw new InvalidApiKeyError();
+  const issue = await apiKeys.recordIssue(tenantId, parsed.id, parsed.hash, now.toISOString(), 'issueToken');
+  if (issue.outcome === 'refused') throw issueRefusal(issue.current, parsed.hash, now, 'issueToken');
+  return issue.record;
 }

@@ -1,10 +1,8 @@
 import { InvalidApiKeyError, MissingPermissionError } from '../errors.js';
-import { apiKeyStore } from '../store/api-keys.js';
-import { keyRefusal, parseSecret } from '../api-keys/domain.js';
+import { apiKeys } from '../api-keys/deps.js';
+import { keyRefusal, parseSecret, type DirectOperation } from '../api-keys/domain.js';
 import { DIRECT_OPERATIONS } from '../api-keys/schemas.js';
 import { isPermissionName, parsePermission, qualify, type PermissionName } from './permissions.js';
-
-type DirectOperation = (typeof DIRECT_OPERATIONS)[number];
 
 /**
  * An API key used directly on a "B or K" route: one consistent read, then the same checks as a
@@ -20,7 +18,7 @@ export async function authenticateDirectKey(
   const parsed = parseSecret(secret);
   if (!parsed || !(DIRECT_OPERATIONS as readonly string[]).includes(operation)) throw new InvalidApiKeyError();
   const op = operation as DirectOperation;
-  const record = await apiKeyStore.get(tenantId, parsed.id);
+  const record = await apiKeys.get(tenantId, parsed.id);
   const refusal = keyRefusal(record, parsed.hash, now, op);
   if (refusal || !record) throw refusal ?? new InvalidApiKeyError();
   const permissions = new Set<PermissionName>();

@@ -1,68 +1,13 @@
 import { apiError, ValidationError } from '../errors.js';
 import { newId26 } from '../shared/ids.js';
+import type { EventFilters, EventQueryRecord, IdentityEvent, IdentityEventStore } from './model.js';
 
-/** What the identity store records: every registration, authentication and deregistration. */
-export const IDENTITY_EVENT_TYPES = [
-  'USER_ADDED',
-  'PASSCODE_REGISTERED',
-  'PASSCODE_DEREGISTERED',
-  'PASSCODE_AUTHENTICATED',
-  'PASSCODE_AUTHENTICATION_FAILED',
-  'PASSKEY_REGISTERED',
-  'PASSKEY_AUTHENTICATED',
-  'PASSKEY_AUTHENTICATION_FAILED',
-] as const;
-export type IdentityEventType = (typeof IDENTITY_EVENT_TYPES)[number];
-
-export interface IdentityEvent {
-  eventId: string;
-  tenantId: string;
-  type: IdentityEventType;
-  storeName: string;
-  userId?: string;
-  externalId?: string;
-  at: string;
-  /** Who did it: an API key (`apikey:{id}`), or a journey (`journey:{processInstanceId}`). */
-  actor: string;
-  /** The policy, credential, relying party or reason, as the event type has them. */
-  details: Record<string, string>;
-}
+export { IDENTITY_EVENT_TYPES } from './model.js';
+export type { EventFilters, EventPage, EventQueryRecord, IdentityEvent, IdentityEventStore, IdentityEventType } from './model.js';
 
 export function newEvent(input: Omit<IdentityEvent, 'eventId' | 'at'> & { now: Date }): IdentityEvent {
   const { now, ...rest } = input;
   return { eventId: newId26(), at: now.toISOString(), ...rest };
-}
-
-export interface EventFilters {
-  storeName?: string | undefined;
-  userId?: string | undefined;
-  externalId?: string | undefined;
-  types?: IdentityEventType[] | undefined;
-  from?: string | undefined;
-  to?: string | undefined;
-}
-
-/** A started query: its filters and page size, kept for an hour so its result can be paged. */
-export interface EventQueryRecord {
-  tenantId: string;
-  executionId: string;
-  filters: EventFilters;
-  size: number;
-  createdDtm: string;
-  expiresAt: number;
-}
-
-export interface EventPage {
-  events: IdentityEvent[];
-  /** Where the next page starts; absent on the last page. */
-  nextToken?: string;
-}
-
-export interface IdentityEventStore {
-  put(event: IdentityEvent): Promise<void>;
-  saveQuery(query: EventQueryRecord): Promise<void>;
-  getQuery(tenantId: string, executionId: string, now: Date): Promise<EventQueryRecord | undefined>;
-  page(tenantId: string, filters: EventFilters, size: number, nextToken: string | undefined): Promise<EventPage>;
 }
 
 export const EVENT_QUERY_TTL_SECONDS = 3600;
@@ -96,4 +41,18 @@ export function eventView(e: IdentityEvent) {
     actor: e.actor,
     details: e.details,
   };
+}
+
+/** A page of a started query's result: 404 when the query is unknown or over, 400 for a page token it did not hand out. */
+export async function eventQueryPage(
+  events: IdentityEventStore,
+  input: { tenantId: string; executionId: string; size?: number | undefined; nextToken?: string | undefined; now: Date },
+) {
+  const started = await events.getQuery(input.tenantId, input.executionId, input.now);
+  if (!started) throw new EventQueryNotFoundError();
+  const page = await events.page(input.tenantId, started.filters, input.size ?? started.size, input.nextToken);
+  if (page.outcome === 'invalidPageToken') {
+    throw new ValidationError('The page token is not valid.', [{ location: 'query.nextToken', message: 'must be a nextToken from this query' }]);
+  }
+  return { executionId: started.executionId, events: page.events.map(eventView), ...(page.nextToken ? { nextToken: page.nextToken } : {}) };
 }

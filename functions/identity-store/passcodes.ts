@@ -1,87 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import { apiError } from '../errors.js';
 import { newId26 } from '../shared/ids.js';
-import { newEvent, type IdentityEvent } from './events.js';
-import type { AuthenticationRecord } from './passkeys.js';
-import { MAX_PASSCODE_HISTORY, PolicyNotFoundError, type IdentityStoreStore, type PasscodeRequirements } from './stores.js';
-import { findUser, userView, type IdentityUserRecord, type IdentityUserStore, type UserRef } from './users.js';
+import { newEvent } from './events.js';
+import { MAX_PASSCODE_HISTORY, PolicyNotFoundError, type PasscodeRequirements } from './stores.js';
+import { findUser, userView } from './users.js';
 import { SRP_ALGORITHM, finishLogin, newSalt, parseVerifier, startLogin, verifierToBase64 } from './srp.js';
+import type { AuthenticationRecord, IdentityStoreStore, IdentityStores, IdentityUserRecord, PasscodeLoginSession, PasscodeRecord, PasscodeRegistrationSession, UserRef } from './model.js';
 
-/** A passcode registration in progress; its id is the `i` of `algorithmInfo.parameters`. */
-export interface PasscodeRegistrationSession {
-  tenantId: string;
-  storeName: string;
-  sessionId: string;
-  userId: string;
-  externalId: string;
-  policyName: string;
-  salt: string;
-  /** Salts of the user's earlier passcodes under this policy, newest first (for the history rule). */
-  historySalts: string[];
-  createdDtm: string;
-  expiresAt: number;
-  /** What the journey's passcode form sent (the verifier, in its stored form), for Complete Passcode Registration. */
-  staged?: { verifier: string; historyVerifiers: string[] };
-}
-
-/** An SRP login in progress (a journey's passcode authentication): `b` is the server's secret, kept here only. */
-export interface PasscodeLoginSession {
-  tenantId: string;
-  storeName: string;
-  sessionId: string;
-  userId: string;
-  externalId: string;
-  policyName: string;
-  identity: string;
-  salt: string;
-  b: string;
-  B: string;
-  /** Failed proofs so far; each gets a fresh b. */
-  attempts: number;
-  createdDtm: string;
-  expiresAt: number;
-}
-
-/** A user's passcode under one policy: the SRP verifier and salt, and earlier ones for the history rule. */
-export interface PasscodeRecord {
-  tenantId: string;
-  storeName: string;
-  userId: string;
-  policyName: string;
-  current?: { verifier: string; salt: string; registeredDtm: string };
-  history: { verifier: string; salt: string }[];
-}
-
-export interface PasscodeStore {
-  get(tenantId: string, storeName: string, userId: string, policyName: string): Promise<PasscodeRecord | undefined>;
-  saveSession(session: PasscodeRegistrationSession): Promise<void>;
-  getSession(tenantId: string, storeName: string, sessionId: string, now: Date): Promise<PasscodeRegistrationSession | undefined>;
-  /**
-   * In one transaction: the session is consumed (only if it is still there and unexpired), the
-   * passcode written, the user's summary updated and the event recorded. False when the session
-   * was consumed or expired meanwhile.
-   */
-  completeRegistration(session: PasscodeRegistrationSession, passcode: PasscodeRecord, user: IdentityUserRecord, event: IdentityEvent, now: Date): Promise<boolean>;
-  /**
-   * In one transaction: the passcode written without its current verifier (which went into its
-   * history), only if it still had one; the user updated; the event recorded. False when there was none.
-   */
-  deregister(passcode: PasscodeRecord, user: IdentityUserRecord, event: IdentityEvent): Promise<boolean>;
-  /** Keeps what the passcode form sent on its (unexpired) registration session; false when it is gone. */
-  stage(session: PasscodeRegistrationSession, staged: NonNullable<PasscodeRegistrationSession['staged']>, now: Date): Promise<boolean>;
-  saveLogin(session: PasscodeLoginSession): Promise<void>;
-  getLogin(tenantId: string, storeName: string, sessionId: string, now: Date): Promise<PasscodeLoginSession | undefined>;
-  /** A failed proof: the new b, B and count, written only over the attempt count read (one guess at a time), with the event. */
-  retryLogin(session: PasscodeLoginSession, expectedAttempts: number, event: IdentityEvent): Promise<boolean>;
-  /** The login is over (proved, or out of attempts): the session goes, only if unchanged, with the event (and, proved, the user's authentication record). */
-  endLogin(session: PasscodeLoginSession, expectedAttempts: number, event: IdentityEvent, authentication?: AuthenticationRecord): Promise<boolean>;
-}
-
-export interface IdentityStores {
-  stores: IdentityStoreStore;
-  users: IdentityUserStore;
-  passcodes: PasscodeStore;
-}
+export type { IdentityStores, PasscodeLoginSession, PasscodeRecord, PasscodeRegistrationSession, PasscodeStore } from './model.js';
 
 /** How long a started registration can be completed. */
 export const PASSCODE_REGISTRATION_TTL_SECONDS = 600;

@@ -1,121 +1,12 @@
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { apiError } from '../errors.js';
 import { newId26 } from '../shared/ids.js';
-import { newEvent, type IdentityEvent } from './events.js';
-import { IdentityStoreNotFoundError, PolicyNotFoundError, type IdentityStoreRecord, type IdentityStoreStore } from './stores.js';
-import { ExternalIdNotUniqueError, findUser, newUser, userView, type IdentityUserRecord, type IdentityUserStore, type UserRef } from './users.js';
+import { newEvent } from './events.js';
+import { IdentityStoreNotFoundError, PolicyNotFoundError } from './stores.js';
+import { ExternalIdNotUniqueError, findUser, newUser, userView } from './users.js';
+import type { AuthenticationRecord, IdentityStoreRecord, IdentityUserRecord, PasskeyRecord, PasskeyRpConfig, PasskeySession, PasskeyStores, UserRef } from './model.js';
 
-/** How passkeys are made: the WebAuthn authenticator selection, attestation and time allowed. */
-export interface PasskeyRegistrationPolicy {
-  authenticatorSelection: {
-    residentKey: 'required' | 'preferred' | 'discouraged';
-    userVerification: 'required' | 'preferred' | 'discouraged';
-    authenticatorAttachment?: 'platform' | 'cross-platform';
-  };
-  attestation: 'none' | 'direct';
-  timeoutSeconds: number;
-}
-
-export interface PasskeyAuthenticationPolicy {
-  userVerification: 'required' | 'preferred' | 'discouraged';
-  timeoutSeconds: number;
-}
-
-/** A store's passkey configuration for one WebAuthn relying party. */
-export interface PasskeyRpConfig {
-  rpId: string;
-  rpName: string;
-  /** The origins a ceremony may come from (scheme, host, port), e.g. `https://www.bank.example`. */
-  allowedOrigins: string[];
-  registrationPolicies: Record<string, PasskeyRegistrationPolicy>;
-  authenticationPolicies: Record<string, PasskeyAuthenticationPolicy>;
-}
-
-/** A registered passkey: its public key and counter, bound to its tenant, store and user. */
-export interface PasskeyRecord {
-  tenantId: string;
-  storeName: string;
-  userId: string;
-  /** The service's id of the passkey (26 characters). */
-  id: string;
-  /** The WebAuthn credential id, base64url. */
-  credentialId: string;
-  /** The COSE public key, base64url. */
-  publicKey: string;
-  counter: number;
-  transports: string[];
-  rpId: string;
-  aaguid: string;
-  fmt: string;
-  credentialDeviceType: string;
-  credentialBackedUp: boolean;
-  userVerified: boolean;
-  origin: string;
-  registrationPolicy: string;
-  registeredDtm: string;
-  lastUsedDtm?: string;
-}
-
-/** A WebAuthn ceremony in progress: its challenge is good once, until `expiresAt`. */
-export interface PasskeySession {
-  tenantId: string;
-  storeName: string;
-  sessionId: string;
-  kind: 'registration' | 'authentication';
-  rpId: string;
-  policyName: string;
-  challenge: string;
-  /** The user: known (user-bound ceremonies), or made at completion (a registration without a user). */
-  userId?: string;
-  newUserExternalId?: string;
-  username?: string;
-  authenticatorSelection?: PasskeyRegistrationPolicy['authenticatorSelection'];
-  userVerification: 'required' | 'preferred' | 'discouraged';
-  createdDtm: string;
-  expiresAt: number;
-}
-
-/** One authentication of a user (the paged `authentications` read). */
-export interface AuthenticationRecord {
-  tenantId: string;
-  storeName: string;
-  userId: string;
-  at: string;
-  id: string;
-  method: 'PASSKEY' | 'PASSCODE';
-  rpId?: string;
-  passkeyId?: string;
-  policyName: string;
-}
-
-export interface PasskeyStore {
-  saveSession(session: PasskeySession): Promise<void>;
-  getSession(tenantId: string, storeName: string, sessionId: string, now: Date): Promise<PasskeySession | undefined>;
-  /** The user's newest pending registration, for the `sessions` read. */
-  latestRegistration(tenantId: string, storeName: string, userId: string, now: Date): Promise<PasskeySession | undefined>;
-  /** Ends a ceremony that failed: its challenge cannot be tried again. */
-  dropSession(session: PasskeySession): Promise<void>;
-  listPasskeys(tenantId: string, storeName: string, userId: string): Promise<PasskeyRecord[]>;
-  getPasskey(tenantId: string, storeName: string, userId: string, passkeyId: string): Promise<PasskeyRecord | undefined>;
-  /** The passkey a credential id belongs to in this store. */
-  findByCredentialId(tenantId: string, storeName: string, credentialId: string): Promise<PasskeyRecord | undefined>;
-  /**
-   * In one transaction: the session consumed (only if still there), the credential id claimed
-   * (only if no passkey of the store has it), the passkey and the user (and, for a new user, its
-   * external id) written, the event recorded.
-   */
-  register(session: PasskeySession, passkey: PasskeyRecord, user: IdentityUserRecord, isNewUser: boolean, event: IdentityEvent): Promise<'ok' | 'sessionGone' | 'credentialTaken' | 'externalIdTaken'>;
-  /** In one transaction: the session consumed, the counter moved only from the value read, the authentication and event recorded. */
-  authenticated(session: PasskeySession, passkey: PasskeyRecord, previousCounter: number, record: AuthenticationRecord, event: IdentityEvent): Promise<boolean>;
-  listAuthentications(tenantId: string, storeName: string, userId: string): Promise<AuthenticationRecord[]>;
-}
-
-export interface PasskeyStores {
-  stores: IdentityStoreStore;
-  users: IdentityUserStore;
-  passkeys: PasskeyStore;
-  events: { put(event: IdentityEvent): Promise<void> };
-}
+export type { AuthenticationRecord, PasskeyAuthenticationPolicy, PasskeyRecord, PasskeyRegistrationPolicy, PasskeyRpConfig, PasskeySession, PasskeyStore, PasskeyStores } from './model.js';
 
 export class RelyingPartyNotFoundError extends apiError('RELYING_PARTY_NOT_FOUND') {}
 
@@ -288,7 +179,7 @@ export async function completePasskeyRegistration(
     details: { rpId: rp.rpId, passkeyId: passkey.id, policyName: session.policyName, aaguid: info.aaguid },
     now: input.now,
   });
-  const outcome = await s.passkeys.register(session, passkey, user, isNewUser, event);
+  const { outcome } = await s.passkeys.register(session, passkey, user, isNewUser, event);
   if (outcome === 'sessionGone') throw new PasskeySessionNotFoundError();
   if (outcome === 'credentialTaken') throw new CredentialExistsError();
   if (outcome === 'externalIdTaken') throw new ExternalIdNotUniqueError(user.externalId);

@@ -1,41 +1,10 @@
 import { apiError, ConcurrentUpdateError, ValidationError } from '../errors.js';
-
 import type { PasscodeRequirements } from './passcode-rules.js';
-import type { PasskeyRpConfig } from './passkeys.js';
+import type { IdentityStoreRecord, IdentityStoreStore, PasscodePolicy, PasskeyRpConfig, StoreType } from './model.js';
 
+// The model's types, for callers that import them with the functions that use them.
+export type { IdentityStoreRecord, IdentityStoreStore, PasscodePolicy, StoreType } from './model.js';
 export type { PasscodeRegex, PasscodeRequirements } from './passcode-rules.js';
-
-export interface PasscodePolicy {
-  description?: string;
-  requirements: PasscodeRequirements;
-}
-
-export type StoreType = 'STANDARD' | 'APPKEY';
-
-export interface IdentityStoreRecord {
-  tenantId: string;
-  name: string;
-  description: string;
-  type: StoreType;
-  passcodePolicies: Record<string, PasscodePolicy>;
-  /** Per WebAuthn relying party id. */
-  passkeyConfig: Record<string, PasskeyRpConfig>;
-  createdDtm: string;
-  createdBy: string;
-  lastUpdatedDtm: string;
-  lastUpdatedBy: string;
-  /** Optimistic lock: every update is written only over the version it read. */
-  version: number;
-}
-
-export interface IdentityStoreStore {
-  /** False when the name is taken. */
-  create(record: IdentityStoreRecord): Promise<boolean>;
-  get(tenantId: string, name: string): Promise<IdentityStoreRecord | undefined>;
-  list(tenantId: string): Promise<IdentityStoreRecord[]>;
-  /** False when the stored version is no longer `expectedVersion`. */
-  replace(record: IdentityStoreRecord, expectedVersion: number): Promise<boolean>;
-}
 
 export class IdentityStoreNotFoundError extends apiError('STORE_NOT_FOUND') {
   constructor(name: string) {
@@ -170,4 +139,17 @@ export async function changeStore(
   const next = change(current);
   if (!(await stores.replace(next, current.version))) throw new ConcurrentUpdateError();
   return next;
+}
+
+/** Creates a store (409 when the name is taken). */
+export async function createStore(stores: IdentityStoreStore, record: IdentityStoreRecord): Promise<IdentityStoreRecord> {
+  if (!(await stores.create(record))) throw new IdentityStoreExistsError(`An identity store named ${record.name} exists.`);
+  return record;
+}
+
+/** A store by name (404 when absent). */
+export async function getStore(stores: IdentityStoreStore, tenantId: string, name: string): Promise<IdentityStoreRecord> {
+  const record = await stores.get(tenantId, name);
+  if (!record) throw new IdentityStoreNotFoundError(name);
+  return record;
 }

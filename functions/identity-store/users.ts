@@ -1,34 +1,10 @@
 import { apiError } from '../errors.js';
 import { newId26 } from '../shared/ids.js';
-import { newEvent, type IdentityEvent } from './events.js';
-import { IdentityStoreNotFoundError, type IdentityStoreStore } from './stores.js';
+import { newEvent } from './events.js';
+import { IdentityStoreNotFoundError } from './stores.js';
+import type { IdentityStoreStore, IdentityUserRecord, IdentityUserStore, UserRef } from './model.js';
 
-/**
- * A user of an identity store: an internal id the service makes (26 characters, Crockford base
- * 32) and the relying party's external id, unique in the store. The user item also summarises
- * the user's credentials (never their secrets: a passcode's verifier lives in its own item).
- */
-export interface IdentityUserRecord {
-  tenantId: string;
-  storeName: string;
-  id: string;
-  externalId: string;
-  status: 'ACTIVE';
-  /** Per passcode policy the user has a passcode under: when it was registered. */
-  passcodes: Record<string, { registeredDtm: string }>;
-  createdDtm: string;
-  createdBy: string;
-  lastUpdatedDtm: string;
-}
-
-/** How a caller names a user: by internal id, or by external id (the `/ext` paths). */
-export type UserRef = { userId: string } | { externalId: string };
-
-export interface IdentityUserStore {
-  /** With its USER_ADDED event, in one transaction; `externalIdTaken` when another user of the store has the external id. */
-  create(record: IdentityUserRecord, event: IdentityEvent): Promise<'created' | 'externalIdTaken'>;
-  get(tenantId: string, storeName: string, ref: UserRef): Promise<IdentityUserRecord | undefined>;
-}
+export type { IdentityUserRecord, IdentityUserStore, UserRef } from './model.js';
 
 export class UserNotFoundError extends apiError('USER_NOT_FOUND') {}
 
@@ -87,7 +63,7 @@ export async function addUser(
     details: {},
     now: input.now,
   });
-  if ((await s.users.create(user, event)) === 'externalIdTaken') throw new ExternalIdNotUniqueError(input.externalId);
+  if ((await s.users.create(user, event)).outcome === 'externalIdTaken') throw new ExternalIdNotUniqueError(input.externalId);
   return user;
 }
 

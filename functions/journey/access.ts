@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import { apiError } from '../errors.js';
-import { processInstanceStore } from '../store/process-instances.js';
 import { hashCapability, type ProcessInstanceRecord } from '../process-manager/instances.js';
 import { isFinal } from '../process-manager/status.js';
+import { instances } from './deps.js';
 import { StepNotWaitingError } from './steps.js';
 
 /** One answer for an unknown instance, a wrong capability and an expired journey. */
@@ -13,7 +13,7 @@ export class JourneyNotAvailableError extends apiError('JOURNEY_NOT_AVAILABLE') 
  * hashes in constant time, and refused once the instance is past its retention.
  */
 export async function openJourney(tenantId: string, processInstanceId: string, capability: string, now: Date): Promise<ProcessInstanceRecord> {
-  const record = await processInstanceStore.getLive(tenantId, processInstanceId, now);
+  const record = await instances.getLive(tenantId, processInstanceId, now);
   if (!record) throw new JourneyNotAvailableError();
   const given = Buffer.from(hashCapability(capability), 'hex');
   const stored = Buffer.from(record.capabilityHash, 'hex');

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { JPG } from 'image-size/types/jpg';
 import { PNG } from 'image-size/types/png';
 import { GOOD_FACE_IMAGE_SIDE, MAX_FACE_IMAGE_BYTES, MIN_FACE_IMAGE_SIDE } from './face-limits.js';
-import type { CheckRecord, ImageRecord } from '../store/process-instances.js';
+import type { CheckRecord, ImageRecord } from '../process-manager/model.js';
 
 /** Why an image was refused; the page words each in the end user's language. */
 export type ImageProblem = 'missing' | 'tooLarge' | 'notAnImage' | 'unreadable' | 'tooSmall';

@@ -1,8 +1,9 @@
 import { apiError } from '../errors.js';
-import { processInstanceStore, type CheckRecord, type ImageRecord } from '../store/process-instances.js';
+import type { CheckRecord, ImageRecord } from '../process-manager/model.js';
 import { ProcessInstanceNotFoundError, type ProcessInstanceRecord } from '../process-manager/instances.js';
 import { isFinal } from '../process-manager/status.js';
 import { eventPublisher } from '../events/publisher.js';
+import { instances } from './deps.js';
 
 export class StepNotWaitingError extends apiError('STEP_NOT_WAITING') {}
 
@@ -24,7 +25,7 @@ export interface UserStepPayload {
  */
 export async function recordWaitingStep(payload: UserStepPayload, now: Date): Promise<void> {
   const { tenantId, processInstanceId, processDefnId, processDefnName, processDefnVersion } = payload.state.instance;
-  const recorded = await processInstanceStore.setWaitingStep(tenantId, processInstanceId, {
+  const recorded = await instances.setWaitingStep(tenantId, processInstanceId, {
     activityId: payload.activityId,
     activityType: payload.activityType,
     inputs: payload.inputs,
@@ -73,7 +74,7 @@ export async function completeUserStep(
   resumer: TaskResumer,
   now: Date,
 ): Promise<void> {
-  const record = input.record ?? (await processInstanceStore.getLive(input.tenantId, input.processInstanceId, now));
+  const record = input.record ?? (await instances.getLive(input.tenantId, input.processInstanceId, now));
   if (!record) throw new ProcessInstanceNotFoundError(input.processInstanceId);
   const step = record.currentStep;
   if (!step || step.activityId !== input.activityId || isFinal(record.status)) {
@@ -88,7 +89,7 @@ export async function completeUserStep(
     ...(input.check ? { check: input.check } : {}),
     ...(input.images ? { images: input.images } : {}),
   };
-  if (!(await processInstanceStore.completeStep(input.tenantId, input.processInstanceId, step.taskToken, data, record.expiresAt, now))) {
+  if (!(await instances.completeStep(input.tenantId, input.processInstanceId, step.taskToken, data, record.expiresAt, now))) {
     throw new StepNotWaitingError(`The step ${input.activityId} was already completed.`);
   }
   try {

@@ -1,8 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ValidationError } from '../errors.js';
-import { definitionStore } from '../store/process-definitions.js';
-import { processInstanceStore } from '../store/process-instances.js';
-import { processTokenStore } from '../store/process-tokens.js';
 import { IDEMPOTENCY_KEY_PATTERN } from './instance-schemas.js';
 import {
   IdempotencyKeyReusedError,
@@ -13,8 +10,8 @@ import {
   ProcessTokenUnusableError,
 } from './instances.js';
 import { ProcessTokenNotFoundError } from './tokens.js';
-import { orchestrator } from './orchestrator.js';
-import { changeStatus } from './status.js';
+import type { DefinitionStore, Orchestrator, ProcessInstanceStore, ProcessTokenStore } from './model.js';
+import { changeStatus, type StatusDeps } from './status.js';
 import { log } from '../http/log.js';
 import { countInstanceCreated } from '../observability/metrics.js';
 
@@ -28,6 +25,14 @@ export interface CreateInstanceInput {
   idempotencyKey?: string;
   /** Set on the one retry after a concurrent request with the same key won. */
   retried?: boolean;
+}
+
+/** What creating an instance needs: the three stores, the journey runner, the status-change publisher. */
+export interface CreateInstanceDeps extends StatusDeps {
+  definitions: Pick<DefinitionStore, 'get' | 'getTag' | 'getByNameVersion'>;
+  tokens: Pick<ProcessTokenStore, 'get'>;
+  instances: Pick<ProcessInstanceStore, 'getIdempotent' | 'createWithToken' | 'get' | 'setStatus'>;
+  orchestrator: () => Promise<Orchestrator>;
 }
 
 export function idempotencyKeyOf(headers: IncomingHttpHeaders | Record<string, string | undefined>): string | undefined {
@@ -52,11 +57,11 @@ export interface InstanceCreated {
   processInstanceId: string;
 }
 
-export async function createInstance(input: CreateInstanceInput): Promise<{ status: 201; body: InstanceCreated }> {
+export async function createInstance(d: CreateInstanceDeps, input: CreateInstanceInput): Promise<{ status: 201; body: InstanceCreated }> {
   const { tenantId, now } = input;
   const fingerprint = JSON.stringify([input.processTokenId, input.extraParameters ?? {}]);
   if (input.idempotencyKey) {
-    const earlier = await processInstanceStore.getIdempotent(tenantId, input.idempotencyKey, now);
+    const earlier = await d.instances.getIdempotent(tenantId, input.idempotencyKey, now);
     if (earlier) {
       if (earlier.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
       // Only a creation's answer is ever recorded under a key.
@@ -64,17 +69,17 @@ export async function createInstance(input: CreateInstanceInput): Promise<{ stat
     }
   }
 
-  const token = await processTokenStore.get(tenantId, input.processTokenId);
+  const token = await d.tokens.get(tenantId, input.processTokenId);
   if (!token) throw new ProcessTokenNotFoundError(input.processTokenId);
   const refusal = tokenRefusal(token, now);
   if (refusal) throw refusal;
 
   // A tag is resolved now (it may have moved); a name + version token carries its definition's id.
   const definition = token.processDefnTag
-    ? await definitionStore.getTag(tenantId, token.processDefnTag).then((tag) => (tag ? definitionStore.get(tenantId, tag.processDefinitionId) : undefined))
+    ? await d.definitions.getTag(tenantId, token.processDefnTag).then((tag) => (tag ? d.definitions.get(tenantId, tag.processDefinitionId) : undefined))
     : token.processDefnId
-      ? await definitionStore.get(tenantId, token.processDefnId)
-      : await definitionStore.getByNameVersion(tenantId, token.processDefnName!, Number(token.processDefnVersion));
+      ? await d.definitions.get(tenantId, token.processDefnId)
+      : await d.definitions.getByNameVersion(tenantId, token.processDefnName!, Number(token.processDefnVersion));
   if (!definition) {
     throw new ProcessTokenUnusableError('PROCESS_TOKEN_INACTIVE', 'The process definition of this token no longer exists.');
   }
@@ -86,7 +91,7 @@ export async function createInstance(input: CreateInstanceInput): Promise<{ stat
     ...(input.extraParameters ? { extraParameters: input.extraParameters } : {}),
   });
   const body = { redirectUrl: redirectUrl(input.origin, record, capability), processInstanceId: record.id };
-  const created = await processInstanceStore.createWithToken(
+  const created = await d.instances.createWithToken(
     record,
     token,
     now,
@@ -94,20 +99,20 @@ export async function createInstance(input: CreateInstanceInput): Promise<{ stat
   );
   if (created.outcome === 'tokenRefused') {
     // Re-read to say why: another request may have used the last count meanwhile.
-    const latest = await processTokenStore.get(tenantId, token.id);
+    const latest = await d.tokens.get(tenantId, token.id);
     throw (latest && tokenRefusal(latest, now)) ?? new ProcessTokenUnusableError('PROCESS_TOKEN_EXHAUSTED', 'The process token cannot be used now.');
   }
   if (created.outcome === 'idempotencyKeyTaken') {
     // A concurrent request with the same key won: answer as it did.
     if (input.retried) throw new IdempotencyKeyReusedError();
-    return createInstance({ ...input, retried: true });
+    return createInstance(d, { ...input, retried: true });
   }
 
   try {
-    await (await orchestrator()).startExecution({ stateMachineArn: record.stateMachineArn, name: record.id, input: initialSession(record) });
+    await (await d.orchestrator()).startExecution({ stateMachineArn: record.stateMachineArn, name: record.id, input: initialSession(record) });
   } catch (err) {
     log().error('could not start the journey', { processInstanceId: record.id, error: err as Error });
-    await changeStatus(record, 'COMPLETED_PROCESS_ERROR', new Date());
+    await changeStatus(d, record, 'COMPLETED_PROCESS_ERROR', new Date());
     throw err;
   }
   await countInstanceCreated(tenantId);

@@ -1,9 +1,11 @@
 import { apiHandler, principalOf } from '../http/wrapper.js';
 import { definitionView } from './definitions.js';
+import { definitions } from './deps.js';
+import { orchestrator } from './orchestrator.js';
 import { publishDefinition } from './publish.js';
 import { definitionRoutes as routes } from './definition-routes.js';
 
 export const handler = apiHandler(routes.createProcessDefinition, async ({ tenantId, auth, body, now }) => {
-  const record = await publishDefinition(body, { tenantId, principal: principalOf(auth), now });
+  const record = await publishDefinition({ definitions, orchestrator }, body, { tenantId, principal: principalOf(auth), now });
   return { status: 201, body: definitionView(record), headers: { location: `/api/process-manager/processDefinitions/${record.id}` } };
 });

@@ -1,20 +1,10 @@
 import { apiHandler, principalOf } from '../http/wrapper.js';
-import { definitionStore } from '../store/process-definitions.js';
-import { processTokenStore } from '../store/process-tokens.js';
-import { DEPRECATION_WARNING, ProcessTokenNameTakenError, newProcessToken, tokenView } from './tokens.js';
+import { definitions, tokens } from './deps.js';
+import { DEPRECATION_WARNING, createProcessToken, tokenView } from './tokens.js';
 import { tokenRoutes as routes } from './token-routes.js';
 
 export const handler = apiHandler(routes.createProcessToken, async ({ tenantId, auth, body, now, origin }) => {
-  let definitionFound = false;
-  let definitionId: string | undefined;
-  if (body.processDefnTag !== undefined) {
-    definitionFound = !!(await definitionStore.getTag(tenantId, body.processDefnTag));
-  } else if (body.processDefnName !== undefined && body.processDefnVersion !== undefined) {
-    definitionId = await definitionStore.idOf(tenantId, body.processDefnName, Number(body.processDefnVersion));
-    definitionFound = definitionId !== undefined;
-  }
-  const record = newProcessToken(body, { tenantId, principal: principalOf(auth), now, tenantOrigin: origin, definitionFound, definitionId });
-  if (!(await processTokenStore.create(record))) throw new ProcessTokenNameTakenError(record.name);
+  const record = await createProcessToken({ definitions, tokens }, body, { tenantId, principal: principalOf(auth), now, tenantOrigin: origin });
   const deprecated = body.maxProcessDuration !== undefined;
   return {
     status: 201,

@@ -2,44 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { apiError, ValidationError } from '../errors.js';
 import { likePattern, parseSort, sortBy, toPage } from '../shared/page.js';
 import type { ProcessDefinition } from '../../statemachines/definition.js';
+import type { DefinitionStore, DefinitionTagRecord, ProcessDefinitionRecord } from './model.js';
 
-export interface ProcessDefinitionRecord {
-  tenantId: string;
-  id: string;
-  name: string;
-  version: number;
-  description: string;
-  retentionDays: number;
-  /** The validated definition, defaults applied. */
-  definition: ProcessDefinition;
-  stateMachineArn: string;
-  createdDtm: string;
-  createdBy: string;
-}
-
-export interface DefinitionTagRecord {
-  tenantId: string;
-  name: string;
-  processDefinitionId: string;
-  processDefinitionName: string;
-  processDefinitionVersion: number;
-  createdDtm: string;
-  createdBy: string;
-}
-
-export interface DefinitionStore {
-  /** False when the tenant already has this name + version (a published version is immutable). */
-  create(record: ProcessDefinitionRecord): Promise<boolean>;
-  get(tenantId: string, id: string): Promise<ProcessDefinitionRecord | undefined>;
-  getByNameVersion(tenantId: string, name: string, version: number): Promise<ProcessDefinitionRecord | undefined>;
-  /** The id of a name + version, from its lock item alone (one read). */
-  idOf(tenantId: string, name: string, version: number): Promise<string | undefined>;
-  list(tenantId: string): Promise<ProcessDefinitionRecord[]>;
-  getTag(tenantId: string, tag: string): Promise<DefinitionTagRecord | undefined>;
-  /** Writes the tag onto its definition, moving it off any other one. */
-  putTag(record: DefinitionTagRecord): Promise<void>;
-  listTags(tenantId: string): Promise<DefinitionTagRecord[]>;
-}
+export type { DefinitionStore, DefinitionTagRecord, ProcessDefinitionRecord } from './model.js';
 
 export class DefinitionExistsError extends apiError('PROCESS_DEFINITION_EXISTS') {
   constructor(name: string, version: number) {
@@ -109,4 +74,29 @@ export function tagView(t: DefinitionTagRecord) {
     createdDtm: t.createdDtm,
     createdBy: t.createdBy,
   };
+}
+
+export async function getDefinition(definitions: Pick<DefinitionStore, 'get'>, tenantId: string, id: string): Promise<ProcessDefinitionRecord> {
+  const record = await definitions.get(tenantId, id);
+  if (!record) throw new DefinitionNotFoundError(id);
+  return record;
+}
+
+/** Puts tags on a definition version; a tag held by another version of any definition moves here. */
+export async function addDefinitionTags(
+  definitions: Pick<DefinitionStore, 'get' | 'putTag'>,
+  input: { tenantId: string; definitionId: string; tags: string[]; principal: string; now: Date },
+): Promise<DefinitionTagRecord[]> {
+  const definition = await getDefinition(definitions, input.tenantId, input.definitionId);
+  const tags: DefinitionTagRecord[] = [...new Set(input.tags)].map((name) => ({
+    tenantId: input.tenantId,
+    name,
+    processDefinitionId: definition.id,
+    processDefinitionName: definition.name,
+    processDefinitionVersion: definition.version,
+    createdDtm: input.now.toISOString(),
+    createdBy: input.principal,
+  }));
+  for (const tag of tags) await definitions.putTag(tag);
+  return tags;
 }

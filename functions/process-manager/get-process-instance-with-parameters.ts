@@ -1,10 +1,8 @@
 import { apiHandler } from '../http/wrapper.js';
-import { processInstanceStore } from '../store/process-instances.js';
-import { ProcessInstanceNotFoundError, instanceWithParametersView } from './instances.js';
+import { instances } from './deps.js';
+import { getLiveInstance, instanceWithParametersView } from './instances.js';
 import { instanceRoutes as routes } from './instance-routes.js';
 
 export const handler = apiHandler(routes.getProcessInstanceWithParameters, async ({ tenantId, path, now }) => {
-  const record = await processInstanceStore.getLive(tenantId, path.processInstanceId, now);
-  if (!record) throw new ProcessInstanceNotFoundError(path.processInstanceId);
-  return { status: 200, body: instanceWithParametersView(record) };
+  return { status: 200, body: instanceWithParametersView(await getLiveInstance(instances, tenantId, path.processInstanceId, now)) };
 });

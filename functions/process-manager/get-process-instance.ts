@@ -1,10 +1,8 @@
 import { apiHandler } from '../http/wrapper.js';
-import { processInstanceStore } from '../store/process-instances.js';
-import { ProcessInstanceNotFoundError, instanceView } from './instances.js';
+import { instances } from './deps.js';
+import { getLiveInstance, instanceView } from './instances.js';
 import { instanceRoutes as routes } from './instance-routes.js';
 
 export const handler = apiHandler(routes.getProcessInstance, async ({ tenantId, path, now }) => {
-  const record = await processInstanceStore.getLive(tenantId, path.processInstanceId, now);
-  if (!record) throw new ProcessInstanceNotFoundError(path.processInstanceId);
-  return { status: 200, body: instanceView(record) };
+  return { status: 200, body: instanceView(await getLiveInstance(instances, tenantId, path.processInstanceId, now)) };
 });

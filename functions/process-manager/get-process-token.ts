@@ -1,10 +1,8 @@
 import { apiHandler } from '../http/wrapper.js';
-import { processTokenStore } from '../store/process-tokens.js';
-import { ProcessTokenNotFoundError, tokenView } from './tokens.js';
+import { tokens } from './deps.js';
+import { getProcessToken, tokenView } from './tokens.js';
 import { tokenRoutes as routes } from './token-routes.js';
 
 export const handler = apiHandler(routes.getProcessToken, async ({ tenantId, path, origin }) => {
-  const record = await processTokenStore.get(tenantId, path.processTokenId);
-  if (!record) throw new ProcessTokenNotFoundError(path.processTokenId);
-  return { status: 200, body: tokenView(record, origin) };
+  return { status: 200, body: tokenView(await getProcessToken(tokens, tenantId, path.processTokenId), origin) };
 });

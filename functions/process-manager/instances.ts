@@ -1,45 +1,11 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { apiError, ConflictError } from '../errors.js';
-import type { ProcessTokenRecord } from './tokens.js';
-import type { ProcessDefinitionRecord } from './definitions.js';
+import type { ProcessDefinitionRecord, ProcessInstanceRecord, ProcessInstanceStore, ProcessTokenRecord } from './model.js';
 
-export const INSTANCE_STATUSES = [
-  'PENDING',
-  'ACTIVE',
-  'COMPLETED_ENDED_SUCCESS',
-  'COMPLETED_ENDED_ERROR',
-  'COMPLETED_PROCESS_ERROR',
-  'COMPLETED_TERMINATED',
-  'REVIEW',
-] as const;
-export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
+export { INSTANCE_STATUSES, type InstanceStatus, type ProcessInstanceRecord } from './model.js';
 
 /** Token parameters copied onto the instance read, as the service family returns them. */
 export const CONTACT_PARAMETERS = ['firstName', 'lastName', 'email', 'phoneNumber'] as const;
-
-export interface ProcessInstanceRecord {
-  tenantId: string;
-  id: string;
-  processDefnId: string;
-  processDefnName: string;
-  processDefnVersion: number;
-  processTokenId: string;
-  status: InstanceStatus;
-  createdAt: string;
-  lastUpdatedAt: string;
-  retentionDays: number;
-  /** createdAt + retentionDays; after it reads answer 404 and DynamoDB TTL deletes the items. */
-  expiringDtm: string;
-  /** The same instant in epoch seconds: the table's TTL attribute. */
-  expiresAt: number;
-  parameters: Record<string, string>;
-  /** SHA-256 of the end user's capability; the capability itself is only in the redirect URL. */
-  capabilityHash: string;
-  stateMachineArn: string;
-  createdBy: string;
-  /** The user step the journey waits at, if any. */
-  currentStep?: import('../store/process-instances.js').WaitingStep;
-}
 
 export class ProcessTokenUnusableError extends ConflictError {
   constructor(
@@ -160,4 +126,11 @@ export function instanceView(r: ProcessInstanceRecord) {
 export function instanceWithParametersView(r: ProcessInstanceRecord) {
   const { expiringDtm: _e, ...view } = instanceView(r);
   return { ...view, processTokenParameters: r.parameters };
+}
+
+/** An instance within its retention (404 otherwise, and for another tenant's). */
+export async function getLiveInstance(instances: Pick<ProcessInstanceStore, 'getLive'>, tenantId: string, id: string, now: Date): Promise<ProcessInstanceRecord> {
+  const record = await instances.getLive(tenantId, id, now);
+  if (!record) throw new ProcessInstanceNotFoundError(id);
+  return record;
 }

@@ -1,3 +1,5 @@
+import { eventPublisher } from '../events/publisher.js';
+import { instances } from './deps.js';
 import { recordExecutionEnd } from './status.js';
 import { log } from '../http/log.js';
 
@@ -19,6 +21,7 @@ export async function handler(event: ExecutionStatusChange): Promise<void> {
     return;
   }
   await recordExecutionEnd(
+    { instances, publisher: eventPublisher },
     session.instance,
     { status, ...(output ? { output: JSON.parse(output) } : {}), ...(error ? { error } : {}) },
     new Date(),

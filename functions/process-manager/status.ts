@@ -1,7 +1,12 @@
-import { eventPublisher } from '../events/publisher.js';
-import { processInstanceStore } from '../store/process-instances.js';
+import type { EventPublisher } from '../events/publisher.js';
+import type { InstanceStatus, ProcessInstanceRecord, ProcessInstanceStore } from './model.js';
+
+/** What a status change needs: the instance's storage and the publisher of its events. */
+export interface StatusDeps {
+  instances: Pick<ProcessInstanceStore, 'get' | 'setStatus'>;
+  publisher: () => Promise<EventPublisher>;
+}
 import { countJourneyCompleted } from '../observability/metrics.js';
-import type { InstanceStatus, ProcessInstanceRecord } from './instances.js';
 
 const FINAL: ReadonlySet<InstanceStatus> = new Set([
   'COMPLETED_ENDED_SUCCESS',
@@ -19,10 +24,10 @@ export function isFinal(status: InstanceStatus): boolean {
  * Moves an instance to a new status and publishes the change. The write is conditional on the
  * status read, so two racing changes cannot both win, and a final status is never left.
  */
-export async function changeStatus(record: ProcessInstanceRecord, to: InstanceStatus, now: Date): Promise<boolean> {
+export async function changeStatus(d: StatusDeps, record: ProcessInstanceRecord, to: InstanceStatus, now: Date): Promise<boolean> {
   if (record.status === to || isFinal(record.status)) return false;
-  if (!(await processInstanceStore.setStatus(record, record.status, to, now))) return false;
-  await (await eventPublisher()).publish({
+  if (!(await d.instances.setStatus(record, record.status, to, now))) return false;
+  await (await d.publisher()).publish({
     type: 'ProcessInstanceStatusChanged',
     tenantId: record.tenantId,
     processInstanceId: record.id,
@@ -54,14 +59,15 @@ export function finalStatus(result: { status: string; output?: unknown; error?: 
 
 /** Where an execution's end is reported (the local engine, or the EventBridge rule on AWS). */
 export async function recordExecutionEnd(
+  d: StatusDeps,
   ref: { tenantId: string; processInstanceId: string },
   result: { status: string; output?: unknown; error?: string },
   now: Date,
 ): Promise<InstanceStatus | undefined> {
-  const record = await processInstanceStore.get(ref.tenantId, ref.processInstanceId);
+  const record = await d.instances.get(ref.tenantId, ref.processInstanceId);
   if (!record) return undefined;
   const to = finalStatus(result);
   // Counted once, by the change that made it final (a repeated end report changes nothing).
-  if (await changeStatus(record, to, now)) await countJourneyCompleted(record.tenantId, to);
+  if (await changeStatus(d, record, to, now)) await countJourneyCompleted(record.tenantId, to);
   return to;
 }

@@ -1,7 +1,7 @@
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import { getConfig } from '../config.js';
 import { traced } from '../observability/tracer.js';
-import { stateMachineName, type Orchestrator } from './orchestrator.js';
+import { stateMachineName, type Orchestrator } from './model.js';
 
 /** Step Functions Standard workflows: one state machine per definition version. */
 export function stepFunctionsOrchestrator(): Orchestrator {

@@ -1,47 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { apiError, ValidationError, type ErrorDetail } from '../errors.js';
 import { likePattern, parseSort, sortBy, toPage, type Page } from '../shared/page.js';
-import {
-  PROCESS_TOKEN_SORTABLE,
-  type PROCESS_TOKEN_STATUSES,
-  type PROCESS_TOKEN_TYPES,
-  type ProcessTokenCreateInput,
-} from './token-schemas.js';
+import { PROCESS_TOKEN_SORTABLE, type ProcessTokenCreateInput } from './token-schemas.js';
+import type { DefinitionStore, ProcessTokenRecord, ProcessTokenStore } from './model.js';
 
-export type ProcessTokenType = (typeof PROCESS_TOKEN_TYPES)[number];
-export type ProcessTokenStatus = (typeof PROCESS_TOKEN_STATUSES)[number];
-
-export interface ProcessTokenRecord {
-  tenantId: string;
-  id: string;
-  name: string;
-  description: string;
-  status: ProcessTokenStatus;
-  type: ProcessTokenType;
-  maxCount: number | null;
-  /** Instances created so far; raised by the same conditional write that creates an instance. */
-  counter: number;
-  validFromDtm: string | null;
-  validToDtm: string | null;
-  processDefnName: string | null;
-  processDefnVersion: string | null;
-  processDefnTag: string | null;
-  /** The definition a name + version token is bound to (versions are immutable); null for a tag. */
-  processDefnId: string | null;
-  uiUrl: string;
-  parameters: Record<string, string>;
-  processInstanceInit: { externalSources: { faceUploads: Record<string, { imageFormat: 'JPEG' | 'PNG' }> } } | null;
-  maxProcessDuration: string | null;
-  createdDtm: string;
-  createdBy: string;
-}
-
-export interface ProcessTokenStore {
-  /** False when the name is taken in the tenant (names are unique, enforced by a lock item). */
-  create(record: ProcessTokenRecord): Promise<boolean>;
-  get(tenantId: string, id: string): Promise<ProcessTokenRecord | undefined>;
-  list(tenantId: string): Promise<ProcessTokenRecord[]>;
-}
+export type { ProcessTokenRecord, ProcessTokenStatus, ProcessTokenStore, ProcessTokenType } from './model.js';
 
 export class ProcessTokenNameTakenError extends apiError('PROCESS_TOKEN_NAME_TAKEN') {
   constructor(name: string) {
@@ -185,3 +148,31 @@ export function tokenPage(
 }
 
 export const DEPRECATION_WARNING = 'maxProcessDuration is deprecated since 2025-08-18, is ignored, and will be removed.';
+
+/**
+ * Makes a process token: the definition it names is looked up (by tag, or by name + version,
+ * whose id the token keeps), the token checked and stored under its unique name.
+ */
+export async function createProcessToken(
+  d: { definitions: Pick<DefinitionStore, 'getTag' | 'idOf'>; tokens: Pick<ProcessTokenStore, 'create'> },
+  input: ProcessTokenCreateInput,
+  ctx: Omit<TokenContext, 'definitionFound' | 'definitionId'>,
+): Promise<ProcessTokenRecord> {
+  let definitionFound = false;
+  let definitionId: string | undefined;
+  if (input.processDefnTag !== undefined) {
+    definitionFound = !!(await d.definitions.getTag(ctx.tenantId, input.processDefnTag));
+  } else if (input.processDefnName !== undefined && input.processDefnVersion !== undefined) {
+    definitionId = await d.definitions.idOf(ctx.tenantId, input.processDefnName, Number(input.processDefnVersion));
+    definitionFound = definitionId !== undefined;
+  }
+  const record = newProcessToken(input, { ...ctx, definitionFound, definitionId });
+  if (!(await d.tokens.create(record))) throw new ProcessTokenNameTakenError(record.name);
+  return record;
+}
+
+export async function getProcessToken(tokens: Pick<ProcessTokenStore, 'get'>, tenantId: string, id: string): Promise<ProcessTokenRecord> {
+  const record = await tokens.get(tenantId, id);
+  if (!record) throw new ProcessTokenNotFoundError(id);
+  return record;
+}

@@ -1,18 +1,12 @@
-import { ConcurrentUpdateError } from '../errors.js';
 import type { ApiKeyRecord, ApiKeyStore, DirectOperation } from '../api-keys/domain.js';
+import { itemCodec } from './codec.js';
 import { conditionally, dynamo, isConditionFailure, queryAll } from './client.js';
 import { keys } from './keys.js';
 
-const ITEM_TYPE = 'ApiKey';
+const apiKeys = /* @__PURE__ */ itemCodec<ApiKeyRecord>('ApiKey');
 
 function toItem(record: ApiKeyRecord) {
-  return { ...keys.apiKey(record.tenantId, record.id), itemType: ITEM_TYPE, ...record };
-}
-
-function fromItem(item: Record<string, unknown> | undefined): ApiKeyRecord | undefined {
-  if (!item || item.itemType !== ITEM_TYPE) return undefined;
-  const { PK: _pk, SK: _sk, itemType: _t, ...record } = item;
-  return record as unknown as ApiKeyRecord;
+  return apiKeys.encode(record, keys.apiKey(record.tenantId, record.id));
 }
 
 /** DynamoDB implementation of the API key domain's storage; every key comes from `keys.ts`. */
@@ -27,18 +21,17 @@ export const apiKeyStore: ApiKeyStore = {
   async get(tenantId, id) {
     const { doc, tableName, commands } = await dynamo();
     const out = await doc.send(new commands.GetCommand({ TableName: tableName, Key: keys.apiKey(tenantId, id), ConsistentRead: true }));
-    return fromItem(out.Item);
+    return apiKeys.decode(out.Item);
   },
 
   async list(tenantId) {
-    const items = await queryAll(keys.apiKeyPartition(tenantId), keys.apiKeySortPrefix);
-    return items.map(fromItem).filter((r): r is ApiKeyRecord => !!r);
+    return apiKeys.decodeAll(await queryAll(keys.apiKeyPartition(tenantId), keys.apiKeySortPrefix));
   },
 
   async replace(record) {
     const { doc, tableName, commands } = await dynamo();
-    try {
-      await doc.send(
+    return conditionally(() =>
+      doc.send(
         new commands.PutCommand({
           TableName: tableName,
           Item: toItem(record),
@@ -46,11 +39,8 @@ export const apiKeyStore: ApiKeyStore = {
           ExpressionAttributeNames: { '#version': 'version' },
           ExpressionAttributeValues: { ':expected': record.version - 1 },
         }),
-      );
-    } catch (err) {
-      if (isConditionFailure(err)) throw new ConcurrentUpdateError();
-      throw err;
-    }
+      ),
+    );
   },
 
   async delete(tenantId, id) {
@@ -88,11 +78,11 @@ export const apiKeyStore: ApiKeyStore = {
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return { issued: true as const, record: fromItem(out.Attributes)! };
+      return { outcome: 'issued', record: apiKeys.decode(out.Attributes)! };
     } catch (err) {
       if (isConditionFailure(err)) {
         const { unmarshall } = await import('@aws-sdk/util-dynamodb');
-        return { issued: false as const, current: err.Item ? fromItem(unmarshall(err.Item as never)) : undefined };
+        return { outcome: 'refused', current: err.Item ? apiKeys.decode(unmarshall(err.Item as never)) : undefined };
       }
       throw err;
     }

@@ -48,17 +48,6 @@ export function isConditionFailure(err: unknown): err is Error & { Item?: Record
   return err instanceof Error && err.name === 'ConditionalCheckFailedException';
 }
 
-/** Per item of a cancelled transaction, why (`ConditionalCheckFailed`, `TransactionConflict`, `None`); undefined for other errors. */
-export function cancellationReasons(err: unknown): string[] | undefined {
-  if (!(err instanceof Error) || err.name !== 'TransactionCanceledException') return undefined;
-  return ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((r) => r.Code ?? 'None');
-}
-
-/** A transaction cancelled because one of its conditions failed. */
-export function isTransactionConflict(err: unknown): boolean {
-  return cancellationReasons(err)?.includes('ConditionalCheckFailed') ?? false;
-}
-
 /** Every item a query matches, all pages (the table name is filled in). */
 export async function queryPages(
   input: Omit<import('@aws-sdk/lib-dynamodb').QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
@@ -94,24 +83,65 @@ export async function conditionally(write: () => Promise<unknown>): Promise<bool
   }
 }
 
+type TransactWriteItem = NonNullable<import('@aws-sdk/lib-dynamodb').TransactWriteCommandInput['TransactItems']>[number];
+type WithoutTable<T> = T extends object ? Omit<T, 'TableName'> : never;
+
+/** One item of a transaction, without the table name (`transactWrite` fills it in). */
+export type TransactItem =
+  | { Put: WithoutTable<TransactWriteItem['Put']> }
+  | { Update: WithoutTable<TransactWriteItem['Update']> }
+  | { Delete: WithoutTable<TransactWriteItem['Delete']> }
+  | { ConditionCheck: WithoutTable<TransactWriteItem['ConditionCheck']> };
+
+/** A transaction's items by name; an undefined entry is left out (an optional item). */
+export type NamedTransactItems<N extends string> = { readonly [K in N]: TransactItem | undefined };
+
+/** Written, or the names of the items whose condition failed (and the cancellation, to rethrow). */
+export type TransactOutcome<N extends string> = { written: true } | { written: false; failed: N[]; error: Error };
+
+/**
+ * One TransactWriteItems of named items. When DynamoDB cancels it, its cancellation reasons
+ * (one per item, in order) are read back onto the names, so a caller asks "did the token's
+ * condition fail?", never "did item 0 fail?". A cancellation with no failed condition (another
+ * transaction held an item) is retried `retryConflicts` times with jittered back-off, then
+ * thrown, like any other error.
+ */
+export async function transactWrite<N extends string>(
+  items: NamedTransactItems<N>,
+  options: { retryConflicts?: number } = {},
+): Promise<TransactOutcome<N>> {
+  const { doc, tableName, commands } = await dynamo();
+  const named = (Object.entries(items) as [N, TransactItem | undefined][]).filter((e): e is [N, TransactItem] => e[1] !== undefined);
+  const TransactItems = named.map(([, item]) =>
+    Object.fromEntries(Object.entries(item).map(([op, body]) => [op, { TableName: tableName, ...body }])),
+  ) as TransactWriteItem[];
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await doc.send(new commands.TransactWriteCommand({ TransactItems }));
+      return { written: true };
+    } catch (err) {
+      if (!(err instanceof Error) || err.name !== 'TransactionCanceledException') throw err;
+      // One reason per item, in order: ConditionalCheckFailed, TransactionConflict, None, ...
+      const codes = ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((r) => r.Code);
+      const failed = named.filter((_, i) => codes[i] === 'ConditionalCheckFailed').map(([name]) => name);
+      if (failed.length) return { written: false, failed, error: err };
+      if (codes.includes('TransactionConflict') && attempt < (options.retryConflicts ?? 0)) {
+        await new Promise((r) => setTimeout(r, Math.random() * 20 * (attempt + 1)));
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+
 /**
  * Puts an item together with a lock item that makes one of its attributes unique (a name, a
  * name + version): a transaction that fails when either already exists.
  */
 export async function putWithLock(item: Record<string, unknown>, lock: Record<string, unknown>): Promise<boolean> {
-  const { doc, tableName, commands } = await dynamo();
-  try {
-    await doc.send(
-      new commands.TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
-          { Put: { TableName: tableName, Item: lock, ConditionExpression: 'attribute_not_exists(PK)' } },
-        ],
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isTransactionConflict(err)) return false;
-    throw err;
-  }
+  const outcome = await transactWrite({
+    item: { Put: { Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
+    lock: { Put: { Item: lock, ConditionExpression: 'attribute_not_exists(PK)' } },
+  });
+  return outcome.written;
 }

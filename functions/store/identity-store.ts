@@ -1,31 +1,50 @@
-import type { IdentityStoreRecord, IdentityStoreStore } from '../identity-store/stores.js';
-import type { IdentityUserRecord, IdentityUserStore } from '../identity-store/users.js';
-import type { IdentityEvent, IdentityEventStore, EventQueryRecord } from '../identity-store/events.js';
-import type { AuthenticationRecord, PasskeyRecord, PasskeySession, PasskeyStore } from '../identity-store/passkeys.js';
-import type { PasscodeLoginSession, PasscodeRecord, PasscodeRegistrationSession, PasscodeStore } from '../identity-store/passcodes.js';
-import { ValidationError } from '../errors.js';
-import { cancellationReasons, conditionally, dynamo, isTransactionConflict, queryAll } from './client.js';
-import { keys } from './keys.js';
+import type {
+  AuthenticationRecord,
+  EventQueryRecord,
+  IdentityEvent,
+  IdentityEventStore,
+  IdentityStoreRecord,
+  IdentityStoreStore,
+  IdentityUserRecord,
+  IdentityUserStore,
+  PasscodeLoginSession,
+  PasscodeRecord,
+  PasscodeRegistrationSession,
+  PasscodeStore,
+  PasskeyRecord,
+  PasskeySession,
+  PasskeyStore,
+} from '../identity-store/model.js';
+import { itemCodec, unexpired, type Item, type ItemCodec } from './codec.js';
+import { conditionally, dynamo, queryAll, transactWrite } from './client.js';
+import { keys, type ItemKey } from './keys.js';
 
-function strip<T>(item: Record<string, unknown> | undefined, itemType: string): T | undefined {
-  if (!item || item.itemType !== itemType) return undefined;
-  const { PK: _pk, SK: _sk, itemType: _t, ...record } = item;
-  return record as T;
-}
+const identityStores = /* @__PURE__ */ itemCodec<IdentityStoreRecord>('IdentityStore');
+const users = /* @__PURE__ */ itemCodec<IdentityUserRecord>('IdentityUser');
+const externalIdLocks = /* @__PURE__ */ itemCodec<{ userId: string }>('IdentityUserExternalId');
+const passcodes = /* @__PURE__ */ itemCodec<PasscodeRecord>('IdentityPasscode');
+const passcodeRegistrations = /* @__PURE__ */ itemCodec<PasscodeRegistrationSession>('PasscodeRegistration');
+const passcodeLogins = /* @__PURE__ */ itemCodec<PasscodeLoginSession>('PasscodeLogin');
+const events = /* @__PURE__ */ itemCodec<IdentityEvent>('IdentityEvent');
+const eventQueries = /* @__PURE__ */ itemCodec<EventQueryRecord>('IdentityEventQuery');
+const authentications = /* @__PURE__ */ itemCodec<AuthenticationRecord>('UserAuthentication');
+const passkeySessions = /* @__PURE__ */ itemCodec<PasskeySession>('PasskeySession');
+const pendingRegistrations = /* @__PURE__ */ itemCodec<PasskeySession>('PasskeyPending');
+const passkeys = /* @__PURE__ */ itemCodec<PasskeyRecord>('Passkey');
+const credentialLocks = /* @__PURE__ */ itemCodec<{ userId: string; passkeyId: string }>('PasskeyCredential');
 
-async function getItem(key: { PK: string; SK: string }): Promise<Record<string, unknown> | undefined> {
+async function getItem(key: ItemKey): Promise<Item | undefined> {
   const { doc, tableName, commands } = await dynamo();
   return (await doc.send(new commands.GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
 }
 
-/** An item with a TTL, as absent once expired (before DynamoDB's TTL sweep catches up). */
-async function getUnexpired<T extends { expiresAt: number }>(key: { PK: string; SK: string }, itemType: string, now: Date): Promise<T | undefined> {
-  const record = strip<T>(await getItem(key), itemType);
-  return record && record.expiresAt * 1000 > now.getTime() ? record : undefined;
+/** A record of one kind at `key` (consistent read), or undefined. */
+async function getRecord<R extends object>(codec: ItemCodec<R>, key: ItemKey): Promise<R | undefined> {
+  return codec.decode(await getItem(key));
 }
 
 /** Puts an item that must not exist yet (a fresh id). */
-async function putNew(item: Record<string, unknown>): Promise<void> {
+async function putNew(item: Item): Promise<void> {
   const { doc, tableName, commands } = await dynamo();
   await doc.send(new commands.PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' }));
 }
@@ -34,101 +53,73 @@ async function putNew(item: Record<string, unknown>): Promise<void> {
 async function putStore(record: IdentityStoreRecord, condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> }) {
   const { doc, tableName, commands } = await dynamo();
   return conditionally(() =>
-    doc.send(new commands.PutCommand({ TableName: tableName, Item: { ...keys.identityStore(record.tenantId, record.name), itemType: 'IdentityStore', ...record }, ...condition })),
+    doc.send(new commands.PutCommand({ TableName: tableName, Item: identityStores.encode(record, keys.identityStore(record.tenantId, record.name)), ...condition })),
   );
 }
 
+const userItem = (u: IdentityUserRecord) => users.encode(u, keys.identityUser(u.tenantId, u.storeName, u.id));
+const externalIdLockItem = (u: IdentityUserRecord) => externalIdLocks.encode({ userId: u.id }, keys.identityUserExternalId(u.tenantId, u.storeName, u.externalId));
+const passcodeItem = (p: PasscodeRecord) => passcodes.encode(p, keys.identityPasscode(p.tenantId, p.storeName, p.userId, p.policyName));
+const loginItem = (s: PasscodeLoginSession) => passcodeLogins.encode(s, keys.passcodeLogin(s.tenantId, s.storeName, s.sessionId));
+const eventItem = (e: IdentityEvent) => events.encode(e, keys.identityEvent(e.tenantId, e.at, e.eventId));
+const authenticationItem = (r: AuthenticationRecord) => authentications.encode(r, keys.userAuthentication(r.tenantId, r.storeName, r.userId, r.at, r.id));
+const sessionItem = (s: PasskeySession) => passkeySessions.encode(s, keys.passkeySession(s.tenantId, s.storeName, s.sessionId));
+const passkeyItem = (p: PasskeyRecord) => passkeys.encode(p, keys.passkey(p.tenantId, p.storeName, p.userId, p.id));
+
 export const identityStoreStore: IdentityStoreStore = {
   create: (record) => putStore(record, { ConditionExpression: 'attribute_not_exists(PK)' }),
-  async get(tenantId, name) {
-    return strip<IdentityStoreRecord>(await getItem(keys.identityStore(tenantId, name)), 'IdentityStore');
-  },
+  get: (tenantId, name) => getRecord(identityStores, keys.identityStore(tenantId, name)),
   async list(tenantId) {
-    const items = await queryAll(keys.identityStorePartition(tenantId), keys.identityStoreSortPrefix);
-    return items.map((i) => strip<IdentityStoreRecord>(i, 'IdentityStore')).filter((r): r is IdentityStoreRecord => !!r);
+    return identityStores.decodeAll(await queryAll(keys.identityStorePartition(tenantId), keys.identityStoreSortPrefix));
   },
   replace: (record, expectedVersion) => putStore(record, { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': expectedVersion } }),
 };
 
-function userItem(u: IdentityUserRecord) {
-  return { ...keys.identityUser(u.tenantId, u.storeName, u.id), itemType: 'IdentityUser', ...u };
-}
-
 export const identityUserStore: IdentityUserStore = {
   async create(record, event) {
-    const lock = { ...keys.identityUserExternalId(record.tenantId, record.storeName, record.externalId), itemType: 'IdentityUserExternalId', userId: record.id };
+    const written = await transactWrite({
+      user: { Put: { Item: userItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
+      externalId: { Put: { Item: externalIdLockItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
+      event: { Put: { Item: eventItem(event) } },
+    });
     // The user id is 128 random bits: a failed condition is the external id taken.
-    const created = await transact([
-      { Put: { Item: userItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
-      { Put: { Item: lock, ConditionExpression: 'attribute_not_exists(PK)' } },
-      { Put: { Item: eventItem(event) } },
-    ]);
-    return created ? 'created' : 'externalIdTaken';
+    return written.written ? { outcome: 'created' } : { outcome: 'externalIdTaken' };
   },
   async get(tenantId, storeName, ref) {
     let userId: string;
     if ('userId' in ref) {
       userId = ref.userId;
     } else {
-      const lock = await getItem(keys.identityUserExternalId(tenantId, storeName, ref.externalId));
-      if (!lock || lock.itemType !== 'IdentityUserExternalId') return undefined;
-      userId = String(lock.userId);
+      const lock = await getRecord(externalIdLocks, keys.identityUserExternalId(tenantId, storeName, ref.externalId));
+      if (!lock) return undefined;
+      userId = lock.userId;
     }
-    return strip<IdentityUserRecord>(await getItem(keys.identityUser(tenantId, storeName, userId)), 'IdentityUser');
+    return getRecord(users, keys.identityUser(tenantId, storeName, userId));
   },
 };
 
-/** A transaction (the table name filled in); false when a condition failed. */
-async function transact(items: Record<string, Record<string, unknown>>[]): Promise<boolean> {
-  return (await transactReasons(items)) === undefined;
-}
-
-/** A transaction; undefined when it was written, else why each item was cancelled. */
-async function transactReasons(items: Record<string, Record<string, unknown>>[]): Promise<string[] | undefined> {
-  const { doc, tableName, commands } = await dynamo();
-  const TransactItems = items.map((item) =>
-    Object.fromEntries(Object.entries(item).map(([op, body]) => [op, { TableName: tableName, ...body }])),
-  ) as NonNullable<import('@aws-sdk/lib-dynamodb').TransactWriteCommandInput['TransactItems']>;
-  try {
-    await doc.send(new commands.TransactWriteCommand({ TransactItems }));
-    return undefined;
-  } catch (err) {
-    if (isTransactionConflict(err)) return cancellationReasons(err)!;
-    throw err;
-  }
-}
-
-function passcodeItem(p: PasscodeRecord) {
-  return { ...keys.identityPasscode(p.tenantId, p.storeName, p.userId, p.policyName), itemType: 'IdentityPasscode', ...p };
-}
-
-function eventItem(e: IdentityEvent) {
-  return { ...keys.identityEvent(e.tenantId, e.at, e.eventId), itemType: 'IdentityEvent', ...e };
-}
-
 export const passcodeStore: PasscodeStore = {
-  async get(tenantId, storeName, userId, policyName) {
-    return strip<PasscodeRecord>(await getItem(keys.identityPasscode(tenantId, storeName, userId, policyName)), 'IdentityPasscode');
-  },
+  get: (tenantId, storeName, userId, policyName) => getRecord(passcodes, keys.identityPasscode(tenantId, storeName, userId, policyName)),
   async saveSession(session) {
-    await putNew({ ...keys.passcodeRegistration(session.tenantId, session.storeName, session.sessionId), itemType: 'PasscodeRegistration', ...session });
+    await putNew(passcodeRegistrations.encode(session, keys.passcodeRegistration(session.tenantId, session.storeName, session.sessionId)));
   },
   async getSession(tenantId, storeName, sessionId, now) {
-    return getUnexpired<PasscodeRegistrationSession>(keys.passcodeRegistration(tenantId, storeName, sessionId), 'PasscodeRegistration', now);
+    return unexpired(await getRecord(passcodeRegistrations, keys.passcodeRegistration(tenantId, storeName, sessionId)), now);
   },
   async completeRegistration(session, passcode, user, event, now) {
-    return transact([
-      {
+    const outcome = await transactWrite({
+      session: {
         Delete: {
           Key: keys.passcodeRegistration(session.tenantId, session.storeName, session.sessionId),
           ConditionExpression: 'attribute_exists(PK) AND expiresAt > :now',
           ExpressionAttributeValues: { ':now': Math.floor(now.getTime() / 1000) },
         },
       },
-      { Put: { Item: passcodeItem(passcode) } },
-      { Put: { Item: userItem(user), ConditionExpression: 'attribute_exists(PK)' } },
-      { Put: { Item: eventItem(event) } },
-    ]);
+      passcode: { Put: { Item: passcodeItem(passcode) } },
+      user: { Put: { Item: userItem(user), ConditionExpression: 'attribute_exists(PK)' } },
+      event: { Put: { Item: eventItem(event) } },
+    });
+    return outcome.written;
   },
   async stage(session, staged, now) {
     const { doc, tableName, commands } = await dynamo();
@@ -145,59 +136,56 @@ export const passcodeStore: PasscodeStore = {
     );
   },
   async saveLogin(session) {
-    await putNew({ ...keys.passcodeLogin(session.tenantId, session.storeName, session.sessionId), itemType: 'PasscodeLogin', ...session });
+    await putNew(loginItem(session));
   },
   async getLogin(tenantId, storeName, sessionId, now) {
-    return getUnexpired<PasscodeLoginSession>(keys.passcodeLogin(tenantId, storeName, sessionId), 'PasscodeLogin', now);
+    return unexpired(await getRecord(passcodeLogins, keys.passcodeLogin(tenantId, storeName, sessionId)), now);
   },
   async retryLogin(session, expectedAttempts, event) {
-    return transact([
-      {
-        Put: {
-          Item: { ...keys.passcodeLogin(session.tenantId, session.storeName, session.sessionId), itemType: 'PasscodeLogin', ...session },
-          ConditionExpression: 'attempts = :n',
-          ExpressionAttributeValues: { ':n': expectedAttempts },
-        },
-      },
-      { Put: { Item: eventItem(event) } },
-    ]);
+    const outcome = await transactWrite({
+      login: { Put: { Item: loginItem(session), ConditionExpression: 'attempts = :n', ExpressionAttributeValues: { ':n': expectedAttempts } } },
+      event: { Put: { Item: eventItem(event) } },
+    });
+    return outcome.written;
   },
   async endLogin(session, expectedAttempts, event, authentication) {
-    return transact([
-      {
+    const outcome = await transactWrite({
+      login: {
         Delete: {
           Key: keys.passcodeLogin(session.tenantId, session.storeName, session.sessionId),
           ConditionExpression: 'attempts = :n',
           ExpressionAttributeValues: { ':n': expectedAttempts },
         },
       },
-      { Put: { Item: eventItem(event) } },
-      ...(authentication ? [{ Put: { Item: authenticationItem(authentication) } }] : []),
-    ]);
+      event: { Put: { Item: eventItem(event) } },
+      authentication: authentication && { Put: { Item: authenticationItem(authentication) } },
+    });
+    return outcome.written;
   },
   async deregister(passcode, user, event) {
-    return transact([
-      { Put: { Item: passcodeItem(passcode), ConditionExpression: 'attribute_exists(#current)', ExpressionAttributeNames: { '#current': 'current' } } },
-      { Put: { Item: userItem(user), ConditionExpression: 'attribute_exists(PK)' } },
-      { Put: { Item: eventItem(event) } },
-    ]);
+    const outcome = await transactWrite({
+      passcode: { Put: { Item: passcodeItem(passcode), ConditionExpression: 'attribute_exists(#current)', ExpressionAttributeNames: { '#current': 'current' } } },
+      user: { Put: { Item: userItem(user), ConditionExpression: 'attribute_exists(PK)' } },
+      event: { Put: { Item: eventItem(event) } },
+    });
+    return outcome.written;
   },
 };
-
 
 /** A page token: the last key read, bound to the tenant's event partition so it cannot point elsewhere. */
 function encodeToken(key: Record<string, unknown>): string {
   return Buffer.from(JSON.stringify({ s: key.SK }), 'utf8').toString('base64url');
 }
 
-function decodeToken(tenantId: string, token: string): Record<string, unknown> {
+/** The key a page token stands for; undefined when it is not a token this query handed out. */
+function decodeToken(tenantId: string, token: string): Record<string, unknown> | undefined {
   try {
     const { s } = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { s: unknown };
     if (typeof s === 'string' && /^\d{4}-\d\d-\d\dT[\d:.]+Z#[0-9A-Z]{26}$/.test(s)) return { PK: keys.identityEventPartition(tenantId), SK: s };
   } catch {
     // falls through
   }
-  throw new ValidationError('The page token is not valid.', [{ location: 'query.nextToken', message: 'must be a nextToken from this query' }]);
+  return undefined;
 }
 
 export const identityEventStore: IdentityEventStore = {
@@ -208,15 +196,20 @@ export const identityEventStore: IdentityEventStore = {
   },
   async saveQuery(query) {
     const { doc, tableName, commands } = await dynamo();
-    await doc.send(new commands.PutCommand({ TableName: tableName, Item: { ...keys.identityEventQuery(query.tenantId, query.executionId), itemType: 'IdentityEventQuery', ...query } }));
+    await doc.send(new commands.PutCommand({ TableName: tableName, Item: eventQueries.encode(query, keys.identityEventQuery(query.tenantId, query.executionId)) }));
   },
   async getQuery(tenantId, executionId, now) {
-    return getUnexpired<EventQueryRecord>(keys.identityEventQuery(tenantId, executionId), 'IdentityEventQuery', now);
+    return unexpired(await getRecord(eventQueries, keys.identityEventQuery(tenantId, executionId)), now);
   },
   async page(tenantId, filters, size, nextToken) {
+    let start: Record<string, unknown> | undefined;
+    if (nextToken) {
+      start = decodeToken(tenantId, nextToken);
+      if (!start) return { outcome: 'invalidPageToken' };
+    }
     const { doc, tableName, commands } = await dynamo();
     const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':pk': keys.identityEventPartition(tenantId), ':t': 'IdentityEvent' };
+    const values: Record<string, unknown> = { ':pk': keys.identityEventPartition(tenantId), ':t': events.itemType };
     const conditions = ['itemType = :t'];
     // The sort key is `{at}#{id}`: a time range is a key range.
     values[':from'] = filters.from ?? '0000';
@@ -228,8 +221,7 @@ export const identityEventStore: IdentityEventStore = {
       names['#type'] = 'type';
       conditions.push(`#type IN (${filters.types.map((t, i) => ((values[`:type${i}`] = t), `:type${i}`)).join(', ')})`);
     }
-    const events: IdentityEvent[] = [];
-    let start = nextToken ? decodeToken(tenantId, nextToken) : undefined;
+    const found: IdentityEvent[] = [];
     // Filters apply after the read: read on until the page is full or the range is done.
     do {
       const out = await doc.send(
@@ -240,42 +232,32 @@ export const identityEventStore: IdentityEventStore = {
           ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
           ExpressionAttributeValues: values,
           ExclusiveStartKey: start,
-          Limit: size - events.length,
+          Limit: size - found.length,
         }),
       );
-      for (const item of out.Items ?? []) events.push(strip<IdentityEvent>(item, 'IdentityEvent')!);
+      found.push(...events.decodeAll(out.Items ?? []));
       start = out.LastEvaluatedKey;
-    } while (start && events.length < size);
-    return { events, ...(start ? { nextToken: encodeToken(start) } : {}) };
+    } while (start && found.length < size);
+    return { outcome: 'page', events: found, ...(start ? { nextToken: encodeToken(start) } : {}) };
   },
 };
 
-function authenticationItem(r: AuthenticationRecord) {
-  return { ...keys.userAuthentication(r.tenantId, r.storeName, r.userId, r.at, r.id), itemType: 'UserAuthentication', ...r };
-}
-
-function sessionItem(session: PasskeySession) {
-  return { ...keys.passkeySession(session.tenantId, session.storeName, session.sessionId), itemType: 'PasskeySession', ...session };
-}
-
-function passkeyItem(p: PasskeyRecord) {
-  return { ...keys.passkey(p.tenantId, p.storeName, p.userId, p.id), itemType: 'Passkey', ...p };
-}
-
 export const passkeyStore: PasskeyStore = {
   async saveSession(session) {
-    const items: Record<string, Record<string, unknown>>[] = [{ Put: { Item: sessionItem(session), ConditionExpression: 'attribute_not_exists(PK)' } }];
-    if (session.kind === 'registration' && session.userId && session.newUserExternalId === undefined) {
-      items.push({ Put: { Item: { ...keys.passkeyPendingRegistration(session.tenantId, session.storeName, session.userId), itemType: 'PasskeyPending', ...session } } });
-    }
-    if (!(await transact(items))) throw new Error('passkey session id collision');
+    const pending = session.kind === 'registration' && session.userId && session.newUserExternalId === undefined;
+    const outcome = await transactWrite({
+      session: { Put: { Item: sessionItem(session), ConditionExpression: 'attribute_not_exists(PK)' } },
+      pending: pending ? { Put: { Item: pendingRegistrations.encode(session, keys.passkeyPendingRegistration(session.tenantId, session.storeName, session.userId!)) } } : undefined,
+    });
+    // 128 random bits: a session id taken is a broken random source, not a user's mistake.
+    if (!outcome.written) throw new Error('passkey session id collision');
   },
   async getSession(tenantId, storeName, sessionId, now) {
-    return getUnexpired<PasskeySession>(keys.passkeySession(tenantId, storeName, sessionId), 'PasskeySession', now);
+    return unexpired(await getRecord(passkeySessions, keys.passkeySession(tenantId, storeName, sessionId)), now);
   },
   async latestRegistration(tenantId, storeName, userId, now) {
-    const pending = strip<PasskeySession>(await getItem(keys.passkeyPendingRegistration(tenantId, storeName, userId)), 'PasskeyPending');
-    if (!pending || pending.expiresAt * 1000 <= now.getTime()) return undefined;
+    const pending = unexpired(await getRecord(pendingRegistrations, keys.passkeyPendingRegistration(tenantId, storeName, userId)), now);
+    if (!pending) return undefined;
     // Still pending only while its challenge is unspent.
     return (await passkeyStore.getSession(tenantId, storeName, pending.sessionId, now)) ? pending : undefined;
   },
@@ -284,56 +266,52 @@ export const passkeyStore: PasskeyStore = {
     await doc.send(new commands.DeleteCommand({ TableName: tableName, Key: keys.passkeySession(session.tenantId, session.storeName, session.sessionId) }));
   },
   async listPasskeys(tenantId, storeName, userId) {
-    const items = await queryAll(keys.identityUserPartition(tenantId, storeName, userId), keys.passkeySortPrefix);
-    return items.map((i) => strip<PasskeyRecord>(i, 'Passkey')).filter((p): p is PasskeyRecord => !!p);
+    return passkeys.decodeAll(await queryAll(keys.identityUserPartition(tenantId, storeName, userId), keys.passkeySortPrefix));
   },
-  async getPasskey(tenantId, storeName, userId, passkeyId) {
-    return strip<PasskeyRecord>(await getItem(keys.passkey(tenantId, storeName, userId, passkeyId)), 'Passkey');
-  },
+  getPasskey: (tenantId, storeName, userId, passkeyId) => getRecord(passkeys, keys.passkey(tenantId, storeName, userId, passkeyId)),
   async findByCredentialId(tenantId, storeName, credentialId) {
     if (!credentialId || credentialId.length > 1400) return undefined;
-    const lock = await getItem(keys.passkeyCredential(tenantId, storeName, credentialId));
-    if (!lock || lock.itemType !== 'PasskeyCredential') return undefined;
-    return passkeyStore.getPasskey(tenantId, storeName, String(lock.userId), String(lock.passkeyId));
+    const lock = await getRecord(credentialLocks, keys.passkeyCredential(tenantId, storeName, credentialId));
+    if (!lock) return undefined;
+    return passkeyStore.getPasskey(tenantId, storeName, lock.userId, lock.passkeyId);
   },
   async register(session, passkey, user, isNewUser, event) {
-    const items: Record<string, Record<string, unknown>>[] = [
-      { Delete: { Key: keys.passkeySession(session.tenantId, session.storeName, session.sessionId), ConditionExpression: 'attribute_exists(PK)' } },
-      {
+    const outcome = await transactWrite({
+      session: { Delete: { Key: keys.passkeySession(session.tenantId, session.storeName, session.sessionId), ConditionExpression: 'attribute_exists(PK)' } },
+      credential: {
         Put: {
-          Item: { ...keys.passkeyCredential(passkey.tenantId, passkey.storeName, passkey.credentialId), itemType: 'PasskeyCredential', userId: passkey.userId, passkeyId: passkey.id },
+          Item: credentialLocks.encode({ userId: passkey.userId, passkeyId: passkey.id }, keys.passkeyCredential(passkey.tenantId, passkey.storeName, passkey.credentialId)),
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
-      { Put: { Item: passkeyItem(passkey) } },
-      { Put: { Item: userItem(user), ConditionExpression: isNewUser ? 'attribute_not_exists(PK)' : 'attribute_exists(PK)' } },
-      { Put: { Item: eventItem(event) } },
-    ];
-    if (isNewUser) {
-      items.push({
-        Put: {
-          Item: { ...keys.identityUserExternalId(user.tenantId, user.storeName, user.externalId), itemType: 'IdentityUserExternalId', userId: user.id },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      });
-    }
-    const reasons = await transactReasons(items);
-    if (!reasons) return 'ok';
-    if (reasons[0] === 'ConditionalCheckFailed') return 'sessionGone';
-    if (reasons[1] === 'ConditionalCheckFailed') return 'credentialTaken';
-    if (reasons[5] === 'ConditionalCheckFailed') return 'externalIdTaken';
-    return 'sessionGone';
+      passkey: { Put: { Item: passkeyItem(passkey) } },
+      user: { Put: { Item: userItem(user), ConditionExpression: isNewUser ? 'attribute_not_exists(PK)' : 'attribute_exists(PK)' } },
+      event: { Put: { Item: eventItem(event) } },
+      externalId: isNewUser ? { Put: { Item: externalIdLockItem(user), ConditionExpression: 'attribute_not_exists(PK)' } } : undefined,
+    });
+    if (outcome.written) return { outcome: 'registered' };
+    if (outcome.failed.includes('session')) return { outcome: 'sessionGone' };
+    if (outcome.failed.includes('credential')) return { outcome: 'credentialTaken' };
+    if (outcome.failed.includes('externalId')) return { outcome: 'externalIdTaken' };
+    return { outcome: 'sessionGone' };
   },
   async authenticated(session, passkey, previousCounter, record, event) {
-    return transact([
-      { Delete: { Key: keys.passkeySession(session.tenantId, session.storeName, session.sessionId), ConditionExpression: 'attribute_exists(PK)' } },
-      { Put: { Item: passkeyItem(passkey), ConditionExpression: 'attribute_exists(PK) AND #counter = :old', ExpressionAttributeNames: { '#counter': 'counter' }, ExpressionAttributeValues: { ':old': previousCounter } } },
-      { Put: { Item: authenticationItem(record) } },
-      { Put: { Item: eventItem(event) } },
-    ]);
+    const outcome = await transactWrite({
+      session: { Delete: { Key: keys.passkeySession(session.tenantId, session.storeName, session.sessionId), ConditionExpression: 'attribute_exists(PK)' } },
+      passkey: {
+        Put: {
+          Item: passkeyItem(passkey),
+          ConditionExpression: 'attribute_exists(PK) AND #counter = :old',
+          ExpressionAttributeNames: { '#counter': 'counter' },
+          ExpressionAttributeValues: { ':old': previousCounter },
+        },
+      },
+      authentication: { Put: { Item: authenticationItem(record) } },
+      event: { Put: { Item: eventItem(event) } },
+    });
+    return outcome.written;
   },
   async listAuthentications(tenantId, storeName, userId) {
-    const items = await queryAll(keys.identityUserPartition(tenantId, storeName, userId), keys.userAuthenticationSortPrefix);
-    return items.map((i) => strip<AuthenticationRecord>(i, 'UserAuthentication')).filter((r): r is AuthenticationRecord => !!r);
+    return authentications.decodeAll(await queryAll(keys.identityUserPartition(tenantId, storeName, userId), keys.userAuthenticationSortPrefix));
   },
 };

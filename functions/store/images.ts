@@ -1,5 +1,6 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { getStoreConfig } from '../config.js';
+import type { InstanceImageStore } from '../process-manager/model.js';
 import { objectKeys } from './keys.js';
 import { traced } from '../observability/tracer.js';
 
@@ -34,9 +35,9 @@ export function s3(): Promise<S3> {
 }
 
 /** The images of process instances, in S3 under `tenants/{tenantId}/instances/{id}/`. */
-export const imageStore = {
+export const imageStore: InstanceImageStore = {
   /** Stores an image; the key is built by `objectKeys`, so it is always under its tenant and instance. */
-  async put(objectKey: string, bytes: Uint8Array, contentType: string, sha256: string): Promise<void> {
+  async put(objectKey, bytes, contentType, sha256) {
     const { client, bucket, commands } = await s3();
     await client.send(
       new commands.PutObjectCommand({
@@ -51,7 +52,7 @@ export const imageStore = {
   },
 
   /** An instance's image, read only through the instance's own prefix; undefined when absent. */
-  async get(tenantId: string, processInstanceId: string, objectKey: string): Promise<Buffer | undefined> {
+  async get(tenantId, processInstanceId, objectKey) {
     if (!objectKey.startsWith(objectKeys.instancePrefix(tenantId, processInstanceId))) {
       throw new Error('an image key outside its instance');
     }
@@ -66,7 +67,7 @@ export const imageStore = {
   },
 
   /** Deletes everything an instance stored (its retention ended). Returns how many objects went. */
-  async deleteInstance(tenantId: string, processInstanceId: string): Promise<number> {
+  async deleteInstance(tenantId, processInstanceId) {
     const { client, bucket, commands } = await s3();
     const prefix = objectKeys.instancePrefix(tenantId, processInstanceId);
     let deleted = 0;

@@ -1,33 +1,25 @@
-import type { DefinitionStore, DefinitionTagRecord, ProcessDefinitionRecord } from '../process-manager/definitions.js';
+import type { DefinitionStore, DefinitionTagRecord, ProcessDefinitionRecord } from '../process-manager/model.js';
+import { itemCodec } from './codec.js';
 import { dynamo, putWithLock, queryAll } from './client.js';
 import { keys } from './keys.js';
 
-const DEF = 'ProcessDefinition';
-const TAG = 'DefinitionTag';
-
-function strip<T>(item: Record<string, unknown> | undefined, type: string): T | undefined {
-  if (!item || item.itemType !== type) return undefined;
-  const { PK: _pk, SK: _sk, itemType: _t, ...record } = item;
-  return record as T;
-}
+const definitions = /* @__PURE__ */ itemCodec<ProcessDefinitionRecord>('ProcessDefinition');
+const nameVersionLocks = /* @__PURE__ */ itemCodec<{ processDefinitionId: string }>('DefinitionNameVersion');
+const tags = /* @__PURE__ */ itemCodec<DefinitionTagRecord>('DefinitionTag');
 
 export const definitionStore: DefinitionStore = {
   async create(record) {
     // name + version is unique and immutable: the lock item makes a second publication fail.
     return putWithLock(
-      { ...keys.definition(record.tenantId, record.id), itemType: DEF, ...record },
-      {
-        ...keys.definitionNameVersion(record.tenantId, record.name, record.version),
-        itemType: 'DefinitionNameVersion',
-        processDefinitionId: record.id,
-      },
+      definitions.encode(record, keys.definition(record.tenantId, record.id)),
+      nameVersionLocks.encode({ processDefinitionId: record.id }, keys.definitionNameVersion(record.tenantId, record.name, record.version)),
     );
   },
 
   async get(tenantId, id) {
     const { doc, tableName, commands } = await dynamo();
     const out = await doc.send(new commands.GetCommand({ TableName: tableName, Key: keys.definition(tenantId, id), ConsistentRead: true }));
-    return strip<ProcessDefinitionRecord>(out.Item, DEF);
+    return definitions.decode(out.Item);
   },
 
   async getByNameVersion(tenantId, name, version) {
@@ -40,30 +32,26 @@ export const definitionStore: DefinitionStore = {
     const lock = await doc.send(
       new commands.GetCommand({ TableName: tableName, Key: keys.definitionNameVersion(tenantId, name, version), ConsistentRead: true }),
     );
-    return lock.Item?.processDefinitionId as string | undefined;
+    return nameVersionLocks.decode(lock.Item)?.processDefinitionId;
   },
 
   async list(tenantId) {
-    const items = await queryAll(keys.definitionPartition(tenantId), keys.definitionSortPrefix);
-    return items.map((i) => strip<ProcessDefinitionRecord>(i, DEF)).filter((r): r is ProcessDefinitionRecord => !!r);
+    return definitions.decodeAll(await queryAll(keys.definitionPartition(tenantId), keys.definitionSortPrefix));
   },
 
   async getTag(tenantId, tag) {
     const { doc, tableName, commands } = await dynamo();
     const out = await doc.send(new commands.GetCommand({ TableName: tableName, Key: keys.definitionTag(tenantId, tag), ConsistentRead: true }));
-    return strip<DefinitionTagRecord>(out.Item, TAG);
+    return tags.decode(out.Item);
   },
 
   async putTag(record) {
     const { doc, tableName, commands } = await dynamo();
     // One item per tag name: writing it again moves the tag to the new definition.
-    await doc.send(
-      new commands.PutCommand({ TableName: tableName, Item: { ...keys.definitionTag(record.tenantId, record.name), itemType: TAG, ...record } }),
-    );
+    await doc.send(new commands.PutCommand({ TableName: tableName, Item: tags.encode(record, keys.definitionTag(record.tenantId, record.name)) }));
   },
 
   async listTags(tenantId) {
-    const items = await queryAll(keys.definitionPartition(tenantId), keys.definitionTagSortPrefix);
-    return items.map((i) => strip<DefinitionTagRecord>(i, TAG)).filter((r): r is DefinitionTagRecord => !!r);
+    return tags.decodeAll(await queryAll(keys.definitionPartition(tenantId), keys.definitionTagSortPrefix));
   },
 };

@@ -1,6 +1,9 @@
 import type { TenantRecord, TenantStore } from '../tenants/domain.js';
+import { itemCodec } from './codec.js';
 import { conditionally, dynamo } from './client.js';
 import { keys } from './keys.js';
+
+const tenants = /* @__PURE__ */ itemCodec<TenantRecord>('Tenant');
 
 export const tenantStore: TenantStore = {
   async create(record) {
@@ -9,7 +12,7 @@ export const tenantStore: TenantStore = {
       doc.send(
         new commands.PutCommand({
           TableName: tableName,
-          Item: { ...keys.tenant(record.tenantId), itemType: 'Tenant', ...record },
+          Item: tenants.encode(record, keys.tenant(record.tenantId)),
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       ),
@@ -18,8 +21,6 @@ export const tenantStore: TenantStore = {
   async get(tenantId) {
     const { doc, tableName, commands } = await dynamo();
     const out = await doc.send(new commands.GetCommand({ TableName: tableName, Key: keys.tenant(tenantId), ConsistentRead: true }));
-    if (!out.Item) return undefined;
-    const { PK: _p, SK: _s, itemType: _t, ...record } = out.Item;
-    return record as TenantRecord;
+    return tenants.decode(out.Item);
   },
 };

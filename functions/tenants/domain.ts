@@ -1,7 +1,7 @@
 import { apiError, ValidationError } from '../errors.js';
 import { PERMISSIONS, TENANT_ID_PATTERN, allPermissions } from '../auth/permissions.js';
 import { REGIONS, type ServiceRegion } from '../config.js';
-import { newApiKey, type ApiKeyRecord, type ApiKeyStore } from '../api-keys/domain.js';
+import { createApiKey, type ApiKeyRecord, type ApiKeyStore } from '../api-keys/domain.js';
 
 export interface TenantRecord {
   tenantId: string;
@@ -60,7 +60,8 @@ export async function createOperatorKey(
   input: { tenantId: string; keyName: string; now: Date; principal: string; description?: string },
 ): Promise<{ apiKey: ApiKeyRecord; secret: string }> {
   if (!(await stores.tenants.get(input.tenantId))) throw new TenantNotFoundError(`Tenant ${input.tenantId} does not exist.`);
-  const { record, secret } = newApiKey(
+  const { record, secret } = await createApiKey(
+    stores.apiKeys,
     {
       name: input.keyName,
       description: input.description ?? 'Made by the operator.',
@@ -69,6 +70,5 @@ export async function createOperatorKey(
     { tenantId: input.tenantId, principal: input.principal, permissions: new Set(PERMISSIONS) },
     input.now,
   );
-  await stores.apiKeys.create(record);
   return { apiKey: record, secret };
 }

@@ -1,5 +1,4 @@
-import { keys } from '../store/keys.js';
-import { imageStore } from '../store/images.js';
+import { images, instanceOfKey } from './deps.js';
 import { log } from '../http/log.js';
 
 /** The part of a DynamoDB stream record read here (the event source mapping filters for TTL removals). */
@@ -16,7 +15,7 @@ export function expiredInstance(record: StreamRecord): { tenantId: string; proce
   if (record.userIdentity?.type !== 'Service' || record.userIdentity.principalId !== 'dynamodb.amazonaws.com') return undefined;
   const PK = record.dynamodb?.Keys?.PK?.S;
   const SK = record.dynamodb?.Keys?.SK?.S;
-  return PK && SK ? keys.parseInstance({ PK, SK }) : undefined;
+  return PK && SK ? instanceOfKey({ PK, SK }) : undefined;
 }
 
 /**
@@ -31,7 +30,7 @@ export async function handler(event: { Records: StreamRecord[] }): Promise<{ bat
     const expired = expiredInstance(record);
     if (!expired) continue;
     try {
-      const deleted = await imageStore.deleteInstance(expired.tenantId, expired.processInstanceId);
+      const deleted = await images.deleteInstance(expired.tenantId, expired.processInstanceId);
       log().info('expired instance images deleted', { ...expired, deleted });
     } catch (error) {
       log().error('could not delete expired instance images', { ...expired, error: error as Error });

@@ -1,20 +1,24 @@
 import { ValidationError } from '../errors.js';
-import { processInstanceStore } from '../store/process-instances.js';
 import { ProcessInstanceNotFoundError } from '../process-manager/instances.js';
-import { imageStore } from '../store/images.js';
-import type { CheckRecord, ImageRecord } from '../store/process-instances.js';
+import type { CheckRecord, ImageRecord, InstanceImageStore, ProcessInstanceStore } from '../process-manager/model.js';
+
+/** The storage user data is read from (the process manager's instances and their images); `deps.ts` puts it together. */
+export interface UserDataStorage {
+  instances: Pick<ProcessInstanceStore, 'getLive' | 'listUserData'>;
+  images: Pick<InstanceImageStore, 'get'>;
+}
 
 /**
  * An instance's user data: what the end user gave at each step, and each data form's values
  * under its key. An instance of another tenant, of another definition than the path names, or
  * past its retention is not found.
  */
-export async function loadUserData(tenantId: string, processDefnId: string, processInstanceId: string, now: Date) {
-  const record = await processInstanceStore.getLive(tenantId, processInstanceId, now);
+export async function loadUserData(d: Pick<UserDataStorage, 'instances'>, tenantId: string, processDefnId: string, processInstanceId: string, now: Date) {
+  const record = await d.instances.getLive(tenantId, processInstanceId, now);
   if (!record || record.processDefnId !== processDefnId) {
     throw new ProcessInstanceNotFoundError(processInstanceId);
   }
-  const stored = (await processInstanceStore.listUserData(tenantId, record.id)).sort((a, b) => a.submittedAt.localeCompare(b.submittedAt));
+  const stored = (await d.instances.listUserData(tenantId, record.id)).sort((a, b) => a.submittedAt.localeCompare(b.submittedAt));
   const forms: Record<string, Record<string, unknown>> = {};
   for (const s of stored) if (s.activityType === 'DATA_FORM') forms[s.dataKey] = s.values;
   return {
@@ -54,10 +58,10 @@ function imageView({ objectKey: _k, ...image }: ImageRecord) {
 }
 
 /** The user data with each image's bytes, base64 in `data` (the `userdata` and `getdata` responses). */
-export async function withImageData(tenantId: string, data: UserData) {
+export async function withImageData(d: Pick<UserDataStorage, 'images'>, tenantId: string, data: UserData) {
   const images = await Promise.all(
     data.images.map(async (image) => {
-      const bytes = await imageStore.get(tenantId, data.processInstanceId, image.objectKey);
+      const bytes = await d.images.get(tenantId, data.processInstanceId, image.objectKey);
       if (!bytes) throw new Error(`image ${image.captureId} of instance ${data.processInstanceId} is missing from S3`);
       return { ...imageView(image), data: bytes.toString('base64') };
     }),
@@ -88,7 +92,7 @@ export function checkArchivePassword(password: string): void {
  * password. zip.js's writer-only build over web streams: the full library would put this
  * function's bundle over its size budget.
  */
-export async function userDataArchive(tenantId: string, data: UserData, password: string): Promise<Buffer> {
+export async function userDataArchive(d: Pick<UserDataStorage, 'images'>, tenantId: string, data: UserData, password: string): Promise<Buffer> {
   const { ZipWriter } = await import('@zip.js/zip.js/lib/zip-core-writer.js');
   const chunks: Buffer[] = [];
   const sink = new WritableStream<Uint8Array>({ write: (chunk) => void chunks.push(Buffer.from(chunk)) });
@@ -96,7 +100,7 @@ export async function userDataArchive(tenantId: string, data: UserData, password
   const images = data.images.map((image) => ({ ...imageView(image), file: `images/${image.imageKey}-${image.captureId}.${image.format === 'PNG' ? 'png' : 'jpg'}` }));
   await writer.add('userdata.json', new Blob([`${JSON.stringify({ ...data, images }, null, 2)}\n`]).stream());
   for (const [i, image] of data.images.entries()) {
-    const bytes = await imageStore.get(tenantId, data.processInstanceId, image.objectKey);
+    const bytes = await d.images.get(tenantId, data.processInstanceId, image.objectKey);
     if (!bytes) throw new Error(`image ${image.captureId} of instance ${data.processInstanceId} is missing from S3`);
     await writer.add(images[i]!.file, new Blob([bytes]).stream());
   }

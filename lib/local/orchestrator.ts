@@ -1,5 +1,7 @@
 import { stateMachineName, type Orchestrator } from '../../functions/process-manager/orchestrator.js';
 import { recordExecutionEnd } from '../../functions/process-manager/status.js';
+import { instances } from '../../functions/process-manager/deps.js';
+import { eventPublisher } from '../../functions/events/publisher.js';
 import { log } from '../../functions/http/log.js';
 import { asOperation } from './aws-usage.js';
 import type { LocalStepFunctions } from './engine.js';
@@ -26,7 +28,7 @@ export function localOrchestrator(engine: LocalStepFunctions): Orchestrator & { 
       const recorded: Promise<void> = done.then(async (result) => {
         try {
           // What the EventBridge rule's execution-end function does on AWS.
-          await asOperation('onExecutionEnd', () => recordExecutionEnd(ref, result, new Date()));
+          await asOperation('onExecutionEnd', () => recordExecutionEnd({ instances, publisher: eventPublisher }, ref, result, new Date()));
         } catch (err) {
           log().error('could not record an execution end', { executionArn, error: err as Error });
         } finally {

@@ -11,8 +11,9 @@ import { ensureTable, freePort, localClient, startDynamoDbLocal } from './dynamo
 import { startHttpServer } from './server.js';
 import { LocalStepFunctions } from './engine.js';
 import { localOrchestrator } from './orchestrator.js';
-import { installOrchestrator, stateMachineName } from '../../functions/process-manager/orchestrator.js';
+import { installOrchestrator, orchestrator as installedOrchestrator, stateMachineName } from '../../functions/process-manager/orchestrator.js';
 import { publishDefinition } from '../../functions/process-manager/publish.js';
+import { definitions } from '../../functions/process-manager/deps.js';
 import { definitionStore } from '../../functions/store/process-definitions.js';
 import { compileDefinition } from '../../statemachines/compile.js';
 import { EXAMPLES } from '../../statemachines/examples/index.js';
@@ -249,7 +250,7 @@ async function publishExamples(tenantId: string): Promise<string[]> {
   for (const json of Object.values(EXAMPLES)) {
     const { name, version } = json as { name: string; version: number };
     if (await definitionStore.getByNameVersion(tenantId, name, version)) continue;
-    await publishDefinition(structuredClone(json), { tenantId, principal: 'operator', now: new Date() });
+    await publishDefinition({ definitions, orchestrator: installedOrchestrator }, structuredClone(json), { tenantId, principal: 'operator', now: new Date() });
     published.push(`${name} v${version}`);
   }
   return published;

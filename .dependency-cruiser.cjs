@@ -1,0 +1,151 @@
+/**
+ * The layers of the service and what may import what (README, "How it is built"). `npm test`
+ * runs this first (`npm run lint:deps`): a cycle or an upward import fails the build.
+ *
+ * Bottom to top:
+ *   base          functions/shared/, observability/ (logs, metrics, traces), errors.ts, config.ts,
+ *                 auth/permissions.ts: import only base
+ *   store         functions/store/: base, and the areas' model types (type-only), nothing else
+ *   ports         functions/events/, functions/auth/ (tokens, signing, direct API keys), functions/http/
+ *   areas         api-keys, tenants, process-manager, identity-store, userdata, journey, activities:
+ *                 reach store/ only through their deps.ts
+ *   top           functions/routes.ts, functions/platform/ (the route table and what is built from it)
+ *   statemachines the definition format and compiler: base and functions/activities only
+ *   lib/, bin/    the CDK app, the local runtime, CLIs: may import functions/; nothing in
+ *                 functions/ or statemachines/ imports them (or test/)
+ *
+ * Type-only imports count (tsPreCompilationDeps): a type cycle is still a cycle.
+ */
+const BASE = '^functions/(shared/|observability/|errors\\.ts$|config\\.ts$|auth/permissions\\.ts$)';
+const AREAS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|activities)/';
+/** Where an area declares its records and the storage interface it needs. */
+const AREA_MODELS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey)/(model|domain)\\.ts$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import cycles, type-only ones included: every layer depends one way.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'base-is-the-bottom',
+      severity: 'error',
+      comment: 'shared/, observability/, errors, config and the permission names import nothing else of the service.',
+      from: { path: BASE },
+      to: { path: '^(functions|statemachines|lib|bin|test)/', pathNot: BASE },
+    },
+    {
+      name: 'store-imports-only-base-keys-and-models',
+      severity: 'error',
+      comment:
+        'store/ implements the storage interfaces the areas declare: it may import base, its own ' +
+        'modules and the areas\' model files, never domain logic, handlers, http or errors (a store ' +
+        'returns outcomes; the domain throws the API errors).',
+      from: { path: '^functions/store/' },
+      to: {
+        path: '^(functions|statemachines|lib|bin|test)/',
+        pathNot: [BASE, '^functions/store/', AREA_MODELS],
+      },
+    },
+    {
+      name: 'store-imports-errors-never',
+      severity: 'error',
+      comment: 'A store returns outcomes (a union or a boolean); the domain throws the API errors.',
+      from: { path: '^functions/store/' },
+      to: { path: '^functions/errors\\.ts$' },
+    },
+    {
+      name: 'store-imports-models-as-types-only',
+      severity: 'error',
+      comment: 'store/ takes only the types of an area\'s model: no code of an area ends up in the store layer.',
+      from: { path: '^functions/store/' },
+      to: { path: AREA_MODELS, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'only-deps-wire-stores',
+      severity: 'error',
+      comment:
+        'One wiring style: an area\'s deps.ts puts its storage together; handlers and domain code ' +
+        'take stores from it (or as parameters), never from store/ directly.',
+      from: { path: '^functions/', pathNot: ['^functions/store/', '^functions/[^/]+/deps\\.ts$'] },
+      to: { path: '^functions/store/' },
+    },
+    {
+      name: 'models-are-leaves',
+      severity: 'error',
+      comment: 'A model file holds types and constants: it imports no store, wiring, handler or http code.',
+      from: { path: '^functions/[^/]+/model\\.ts$' },
+      to: { path: ['^functions/(store|http)/', '^functions/[^/]+/deps\\.ts$', '^(lib|bin|test)/'] },
+    },
+    {
+      name: 'http-is-http-only',
+      severity: 'error',
+      comment: 'The HTTP layer (wrapper, routes, responses) knows no area: areas plug into it, not the reverse.',
+      from: { path: '^functions/http/' },
+      to: { path: [AREAS, '^functions/(store|platform)/', '^functions/routes\\.ts$'] },
+    },
+    {
+      name: 'ports-know-no-area',
+      severity: 'error',
+      comment:
+        'events/ and auth/ sit below the areas; the one exception is the direct API-key check, ' +
+        'which reads keys through the api-keys area\'s deps and domain.',
+      from: { path: '^functions/(events|auth)/', pathNot: '^functions/auth/direct-key\\.ts$' },
+      to: { path: [AREAS, '^functions/(http|platform)/', '^functions/routes\\.ts$'] },
+    },
+    {
+      name: 'areas-import-no-top',
+      severity: 'error',
+      comment: 'Areas do not import the route table or the platform routes built from it.',
+      from: { path: AREAS },
+      to: { path: ['^functions/routes\\.ts$', '^functions/platform/'] },
+    },
+    {
+      name: 'functions-import-no-lib-bin-test',
+      severity: 'error',
+      comment: 'What runs in Lambda never imports the CDK app, the local runtime, CLIs or tests.',
+      from: { path: '^(functions|statemachines)/' },
+      to: { path: '^(lib|bin|test)/' },
+    },
+    {
+      name: 'lib-imports-no-bin-or-test',
+      severity: 'error',
+      from: { path: '^lib/' },
+      to: { path: '^(bin|test)/' },
+    },
+    {
+      name: 'statemachines-import-only-base-and-activities',
+      severity: 'error',
+      comment: 'The definition format, catalogue and compiler sit below the areas: functions/shared, errors and activities only.',
+      from: { path: '^statemachines/' },
+      to: { path: '^functions/', pathNot: ['^functions/shared/', '^functions/errors\\.ts$', '^functions/activities/'] },
+    },
+    {
+      name: 'no-orphans',
+      severity: 'error',
+      comment: 'A module nothing imports and that imports nothing is dead, unless it is an entry point.',
+      from: {
+        orphan: true,
+        pathNot: ['\\.d\\.ts$', '(^|/)tsconfig\\.json$', '^bin/', '^functions/journey/client/'],
+      },
+      to: {},
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: ['^node_modules', '^cdk\\.out', '^\\.local'] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
+    moduleSystems: ['es6', 'cjs'],
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

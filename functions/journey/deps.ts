@@ -1,0 +1,17 @@
+/**
+ * The journey's storage, put together here and only here: what the end user's pages and step
+ * submissions read and write of the process manager's instances, their images, and the identity
+ * store's passcode logins. One binding per need, so each handler's bundle carries only what it uses.
+ */
+import type { PasscodeStore } from '../identity-store/model.js';
+import type { InstanceImageStore, ProcessInstanceStore } from '../process-manager/model.js';
+import { passcodeStore } from '../store/identity-store.js';
+import { imageStore } from '../store/images.js';
+import { objectKeys } from '../store/keys.js';
+import { processInstanceStore } from '../store/process-instances.js';
+
+export const instances: Pick<ProcessInstanceStore, 'getLive' | 'setWaitingStep' | 'completeStep'> = processInstanceStore;
+export const images: Pick<InstanceImageStore, 'put'> = imageStore;
+export const passcodeLogins: Pick<PasscodeStore, 'getLogin'> = passcodeStore;
+/** Where a face capture's image goes in S3 (always under its tenant and instance). */
+export const faceCaptureObjectKey = objectKeys.faceCapture;

@@ -1,0 +1,18 @@
+/**
+ * The process manager's storage, put together here and only here: handlers (and the journey and
+ * the local runtime) import the stores they use from this module and hand them to the domain
+ * functions. One binding per store, so a handler's bundle carries only the stores it uses.
+ *
+ * The two other ports are wired where they are made, at first use: `orchestrator()` in
+ * ./orchestrator.ts (Step Functions, or the local engine once installed) and `eventPublisher()`
+ * in ../events/publisher.ts. They are not re-exported here: the orchestrator's dynamic import of
+ * the Step Functions module would then be bundled into every handler of the area.
+ */
+import { definitionStore } from '../store/process-definitions.js';
+import { processInstanceStore } from '../store/process-instances.js';
+import { processTokenStore } from '../store/process-tokens.js';
+import type { DefinitionStore, ProcessInstanceStore, ProcessTokenStore } from './model.js';
+
+export const definitions: DefinitionStore = definitionStore;
+export const tokens: ProcessTokenStore = processTokenStore;
+export const instances: ProcessInstanceStore = processInstanceStore;

@@ -1,0 +1,249 @@
+/**
+ * The process manager's model: what it stores (definitions, tokens, instances and what an
+ * instance keeps of its steps), the storage it needs (implemented over DynamoDB and S3 in
+ * `store/`), and the orchestrator port (Step Functions, or the local engine). Types and plain
+ * constants only: `store/` imports this file, and must get no domain logic with it.
+ */
+import type { ProcessDefinition } from '../../statemachines/definition.js';
+import type { PROCESS_TOKEN_STATUSES, PROCESS_TOKEN_TYPES } from './token-schemas.js';
+
+// ---------------------------------------------------------------------------------------------
+// Definitions
+
+export interface ProcessDefinitionRecord {
+  tenantId: string;
+  id: string;
+  name: string;
+  version: number;
+  description: string;
+  retentionDays: number;
+  /** The validated definition, defaults applied. */
+  definition: ProcessDefinition;
+  stateMachineArn: string;
+  createdDtm: string;
+  createdBy: string;
+}
+
+export interface DefinitionTagRecord {
+  tenantId: string;
+  name: string;
+  processDefinitionId: string;
+  processDefinitionName: string;
+  processDefinitionVersion: number;
+  createdDtm: string;
+  createdBy: string;
+}
+
+export interface DefinitionStore {
+  /** False when the tenant already has this name + version (a published version is immutable). */
+  create(record: ProcessDefinitionRecord): Promise<boolean>;
+  get(tenantId: string, id: string): Promise<ProcessDefinitionRecord | undefined>;
+  getByNameVersion(tenantId: string, name: string, version: number): Promise<ProcessDefinitionRecord | undefined>;
+  /** The id of a name + version, from its lock item alone (one read). */
+  idOf(tenantId: string, name: string, version: number): Promise<string | undefined>;
+  list(tenantId: string): Promise<ProcessDefinitionRecord[]>;
+  getTag(tenantId: string, tag: string): Promise<DefinitionTagRecord | undefined>;
+  /** Writes the tag onto its definition, moving it off any other one. */
+  putTag(record: DefinitionTagRecord): Promise<void>;
+  listTags(tenantId: string): Promise<DefinitionTagRecord[]>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokens
+
+export type ProcessTokenType = (typeof PROCESS_TOKEN_TYPES)[number];
+export type ProcessTokenStatus = (typeof PROCESS_TOKEN_STATUSES)[number];
+
+export interface ProcessTokenRecord {
+  tenantId: string;
+  id: string;
+  name: string;
+  description: string;
+  status: ProcessTokenStatus;
+  type: ProcessTokenType;
+  maxCount: number | null;
+  /** Instances created so far; raised by the same conditional write that creates an instance. */
+  counter: number;
+  validFromDtm: string | null;
+  validToDtm: string | null;
+  processDefnName: string | null;
+  processDefnVersion: string | null;
+  processDefnTag: string | null;
+  /** The definition a name + version token is bound to (versions are immutable); null for a tag. */
+  processDefnId: string | null;
+  uiUrl: string;
+  parameters: Record<string, string>;
+  processInstanceInit: { externalSources: { faceUploads: Record<string, { imageFormat: 'JPEG' | 'PNG' }> } } | null;
+  maxProcessDuration: string | null;
+  createdDtm: string;
+  createdBy: string;
+}
+
+export interface ProcessTokenStore {
+  /** False when the name is taken in the tenant (names are unique, enforced by a lock item). */
+  create(record: ProcessTokenRecord): Promise<boolean>;
+  get(tenantId: string, id: string): Promise<ProcessTokenRecord | undefined>;
+  list(tenantId: string): Promise<ProcessTokenRecord[]>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Instances
+
+export const INSTANCE_STATUSES = [
+  'PENDING',
+  'ACTIVE',
+  'COMPLETED_ENDED_SUCCESS',
+  'COMPLETED_ENDED_ERROR',
+  'COMPLETED_PROCESS_ERROR',
+  'COMPLETED_TERMINATED',
+  'REVIEW',
+] as const;
+export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
+
+export interface ProcessInstanceRecord {
+  tenantId: string;
+  id: string;
+  processDefnId: string;
+  processDefnName: string;
+  processDefnVersion: number;
+  processTokenId: string;
+  status: InstanceStatus;
+  createdAt: string;
+  lastUpdatedAt: string;
+  retentionDays: number;
+  /** createdAt + retentionDays; after it reads answer 404 and DynamoDB TTL deletes the items. */
+  expiringDtm: string;
+  /** The same instant in epoch seconds: the table's TTL attribute. */
+  expiresAt: number;
+  parameters: Record<string, string>;
+  /** SHA-256 of the end user's capability; the capability itself is only in the redirect URL. */
+  capabilityHash: string;
+  stateMachineArn: string;
+  createdBy: string;
+  /** The user step the journey waits at, if any. */
+  currentStep?: WaitingStep;
+}
+
+/** The answer kept for an Idempotency-Key, so a retried creation answers the same. */
+export interface IdempotentResult {
+  fingerprint: string;
+  status: number;
+  body: Record<string, unknown>;
+}
+
+export interface WaitingStep {
+  activityId: string;
+  activityType: string;
+  /** The step's inputs with references resolved (what the page shows). */
+  inputs: Record<string, unknown>;
+  /** The session data when the step began; the submission resumes from it. */
+  state: Record<string, unknown>;
+  taskToken: string;
+  since: string;
+}
+
+/** What the end user gave at one user step. */
+export interface StepUserData {
+  activityId: string;
+  activityType: string;
+  /** Where the step keeps its result in the session (a data form's `Form data Key`). */
+  dataKey: string;
+  submittedAt: string;
+  values: Record<string, unknown>;
+  /** The step's check, when it makes one (a face capture does). */
+  check?: CheckRecord;
+  /** Images the step stored in S3 (their bytes are there, not here). */
+  images?: ImageRecord[];
+}
+
+export type CheckResult = 'PASS' | 'FAIL' | 'REVIEW';
+
+/** A check result, as `_checks.{key}` in the session and `userdata/checks` show it. */
+export interface CheckRecord {
+  checkId: string;
+  activityId: string;
+  checkType: string;
+  result: CheckResult;
+  /** Human readable; not for application logic (the spec's CheckResponse). */
+  displayName: string;
+  description: string;
+  moreinfo?: string;
+  checkedAt: string;
+  reports: { name: string; result: CheckResult; description: string; reportType?: string }[];
+}
+
+/** An image an instance stored; the bytes are in S3 at `objectKey`. */
+export interface ImageRecord {
+  imageKey: string;
+  captureId: string;
+  kind: 'FACE';
+  format: 'JPEG' | 'PNG';
+  contentType: string;
+  width: number;
+  height: number;
+  bytes: number;
+  sha256: string;
+  objectKey: string;
+  capturedAt: string;
+}
+
+/** How an instance's creation ended: made, or which of its conditions refused it. */
+export type CreateOutcome = { outcome: 'created' } | { outcome: 'tokenRefused' } | { outcome: 'idempotencyKeyTaken' };
+
+export interface ProcessInstanceStore {
+  /**
+   * One transaction: the token's use (a conditional counter increment that also checks its
+   * status and validity window), the instance, and the idempotency record if any.
+   */
+  createWithToken(
+    record: ProcessInstanceRecord,
+    token: ProcessTokenRecord,
+    now: Date,
+    idempotency?: { key: string; result: IdempotentResult },
+  ): Promise<CreateOutcome>;
+  /** A tenant's instances by creation time, optionally within a creation range (eventually consistent). */
+  listByCreation(tenantId: string, range?: { from?: string | undefined; to?: string | undefined }): Promise<ProcessInstanceRecord[]>;
+  /** The instance unless it is past its retention: expired instances are gone for every reader. */
+  getLive(tenantId: string, id: string, now: Date): Promise<ProcessInstanceRecord | undefined>;
+  /** The instance whatever its retention (the execution's end is recorded even late). */
+  get(tenantId: string, id: string): Promise<ProcessInstanceRecord | undefined>;
+  /** The answer kept for an Idempotency-Key, unless it has expired. */
+  getIdempotent(tenantId: string, key: string, now: Date): Promise<IdempotentResult | undefined>;
+  /** False when the instance is gone. */
+  setWaitingStep(tenantId: string, id: string, step: WaitingStep): Promise<boolean>;
+  /** False when the instance no longer waits at the step with this task token. */
+  completeStep(tenantId: string, id: string, taskToken: string, data: StepUserData, expiresAt: number, now: Date): Promise<boolean>;
+  listUserData(tenantId: string, id: string): Promise<StepUserData[]>;
+  /** False when the stored status is no longer `from`. */
+  setStatus(record: ProcessInstanceRecord, from: string, to: string, now: Date): Promise<boolean>;
+}
+
+/** The images of process instances (S3, under `tenants/{tenantId}/instances/{id}/`). */
+export interface InstanceImageStore {
+  put(objectKey: string, bytes: Uint8Array, contentType: string, sha256: string): Promise<void>;
+  /** Undefined when absent. */
+  get(tenantId: string, processInstanceId: string, objectKey: string): Promise<Buffer | undefined>;
+  /** Deletes everything an instance stored; how many objects went. */
+  deleteInstance(tenantId: string, processInstanceId: string): Promise<number>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The orchestrator port
+
+/**
+ * The seam between the API and whatever runs journeys: Step Functions on AWS, the local engine
+ * (aws-local-stepfunctions) on one machine.
+ */
+export interface Orchestrator {
+  /** Creates (or finds, if identical) the state machine of one definition version. */
+  publishStateMachine(input: { tenantId: string; definitionId: string; name: string; version: number; asl: object }): Promise<string>;
+  /** Starts a journey; the execution is named after the instance, so a retry cannot start two. */
+  startExecution(input: { stateMachineArn: string; name: string; input: object }): Promise<{ executionArn: string }>;
+  /** Resumes a journey waiting at a user step with the step's output. */
+  sendTaskSuccess(taskToken: string, output: object): Promise<void>;
+}
+
+/** Every definition version's state machine is named after the version's id. */
+export function stateMachineName(definitionId: string): string {
+  return `arthr-${definitionId}`;
+}
