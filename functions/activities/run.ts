@@ -46,7 +46,7 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
   const spec = activitySpec(type);
   if (!spec) throw new ActivityUnavailableError(`There is no ${type} activity.`);
   const unavailable = (NOT_RUNNABLE as Record<string, string>)[type];
-  if (unavailable) throw new ActivityUnavailableError(`This deployment cannot run ${spec.displayName}: ${unavailable}.`);
+  if (unavailable) throw new ActivityUnavailableError(`This deployment has no runtime for the ${spec.displayName} activity: ${unavailable}.`);
   const session = payload.state;
   const inputs = resolveInputs(spec, payload.inputs ?? {}, session) as Record<string, unknown>;
 
@@ -64,7 +64,7 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
     return {};
   }
   const run = (RUNS as Record<string, ((ctx: never) => Promise<Session>) | undefined>)[type];
-  if (!run) throw new ActivityUnavailableError(`This deployment has no runtime for ${spec.displayName}.`);
+  if (!run) throw new ActivityUnavailableError(`This deployment has no runtime for the ${spec.displayName} activity.`);
   try {
     return await run({
       activityId: payload.activityId,
