@@ -32,3 +32,20 @@ export const LAMBDA_BUNDLING = {
   /** ESM bundles still meet CommonJS dependencies that call require(). */
   banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
 };
+
+/**
+ * esbuild's options for one Lambda entry as NodejsFunction builds it: the shared settings, the
+ * banner, one bundled entry, one file out (the bench and the bundle tests build the same).
+ */
+export function lambdaBuildOptions(root: string, outfile: string) {
+  return {
+    ...LAMBDA_BUNDLING,
+    banner: { js: LAMBDA_BUNDLING.banner },
+    bundle: true,
+    outfile,
+    absWorkingDir: root,
+    write: true,
+    metafile: true as const,
+    logLevel: 'silent' as const,
+  };
+}

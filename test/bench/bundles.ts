@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import type { RouteDef } from '../../functions/http/route.js';
-import { LAMBDA_BUNDLING, TRACER_PACKAGE } from '../../lib/bundling.js';
+import { lambdaBuildOptions, TRACER_PACKAGE } from '../../lib/bundling.js';
 
 export const BUNDLE_LIMIT_BYTES = 250 * 1024;
 
@@ -88,18 +88,7 @@ export async function bundleRoutes(root: string, routes: readonly RouteDef[]): P
   for (const route of routes) {
     const outfile = join(dir, `${route.operationId}.mjs`);
     try {
-      const res = await build({
-        ...LAMBDA_BUNDLING,
-        // What NodejsFunction adds around the shared settings: one bundled entry, one file out.
-        entryPoints: [resolve(root, route.handler)],
-        bundle: true,
-        outfile,
-        absWorkingDir: root,
-        write: true,
-        metafile: true,
-        logLevel: 'silent',
-        banner: { js: LAMBDA_BUNDLING.banner },
-      });
+      const res = await build({ ...lambdaBuildOptions(root, outfile), entryPoints: [resolve(root, route.handler)] });
       results.push({
         operationId: route.operationId,
         handler: route.handler,
@@ -129,16 +118,9 @@ export async function bundleProbe(root: string, name: string, pkg: string): Prom
   const outfile = join(root, '.bench', 'bundles', `probe-${name}.mjs`);
   mkdirSync(join(root, '.bench', 'bundles'), { recursive: true });
   const res = await build({
-    ...LAMBDA_BUNDLING,
+    ...lambdaBuildOptions(root, outfile),
     external: ['@aws-sdk/*'],
     stdin: { contents: `export * as probe from '${pkg}';`, resolveDir: root, sourcefile: `probe-${name}.mjs`, loader: 'js' },
-    bundle: true,
-    outfile,
-    absWorkingDir: root,
-    write: true,
-    metafile: true,
-    logLevel: 'silent',
-    banner: { js: LAMBDA_BUNDLING.banner },
   });
   return {
     operationId: `(${pkg} alone)`,

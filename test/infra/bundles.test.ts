@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LAMBDA_BUNDLING } from '../../lib/bundling.js';
+import { lambdaBuildOptions } from '../../lib/bundling.js';
 import { REPO_ROOT } from '../../lib/stack.js';
 import { SPECS } from '../../functions/activities/index.generated.js';
 
@@ -43,8 +43,7 @@ describe('Lambda bundles', () => {
 
   const bundle = async (entry: string, name: string) => {
     const outfile = path.join(outdir, `${name}.mjs`);
-    // As NodejsFunction and the bench bundle: the shared settings, one entry, one file.
-    await build({ ...LAMBDA_BUNDLING, banner: { js: LAMBDA_BUNDLING.banner }, entryPoints: [path.join(REPO_ROOT, entry)], bundle: true, outfile, absWorkingDir: REPO_ROOT, logLevel: 'silent' });
+    await build({ ...lambdaBuildOptions(REPO_ROOT, outfile), entryPoints: [path.join(REPO_ROOT, entry)] });
     return outfile;
   };
 
