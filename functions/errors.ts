@@ -12,7 +12,7 @@
  * This module is in every handler bundle, so it imports nothing and ERRORS holds only what a
  * response needs; ERROR_DOCS is a separate constant that no handler reads, so the bundler drops it.
  */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 415 | 500;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 500;
 
 export interface ErrorSpec {
   status: ErrorStatus;
@@ -27,10 +27,9 @@ export interface ErrorSpec {
 const BEARER = { 'WWW-Authenticate': 'Bearer' } as const;
 
 export const ERRORS = {
-  // 400: the spec keeps all bad input at 400, an oversized body included (not 413).
+  // 400: bad input.
   VALIDATION_FAILED: { status: 400, message: 'The request is not valid.' },
   MALFORMED_JSON: { status: 400, message: 'The request body is not valid JSON.' },
-  PAYLOAD_TOO_LARGE: { status: 400, message: 'The request body is too large.' },
   INVALID_HOST: { status: 400, message: 'This host serves no tenant here.' },
   INVALID_STATUS_TRANSITION: { status: 400, message: 'This status change is not allowed.' },
   INVALID_VERIFIER: { status: 400, message: 'srpRegistrationData.verifier must be base64 of a number greater than 1 and less than N.' },
@@ -95,6 +94,9 @@ export const ERRORS = {
   IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'This Idempotency-Key was used for a different request.' },
   TENANT_EXISTS: { status: 409, message: 'The tenant already exists.' },
 
+  // 413: a body over the operation's limit (HTTP's own status, so a client can tell it from bad content).
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+
   // 415
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'This content type is not accepted here.' },
 
@@ -114,7 +116,6 @@ export type CodeOf<S extends ErrorStatus> = { [C in ErrorCode]: (typeof ERRORS)[
 export const ERROR_DOCS = {
   VALIDATION_FAILED: 'wrong types, unknown fields or enum values, over-long strings, bad query; `details` names each problem',
   MALFORMED_JSON: 'the body does not parse as JSON',
-  PAYLOAD_TOO_LARGE: 'body over 64 KiB, or over the limit the operation states',
   INVALID_HOST: 'the host is not `{tenantId}.{region}.{domain}` of this deployment',
   INVALID_STATUS_TRANSITION: 'an archived API key is final',
   INVALID_VERIFIER: 'the SRP verifier is not base64 of a number 1 < v < N',
@@ -164,6 +165,7 @@ export const ERROR_DOCS = {
   PROCESS_TOKEN_EXPIRED: "after the token's validToDtm",
   IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used for a different request',
   TENANT_EXISTS: 'a tenant of this id exists',
+  PAYLOAD_TOO_LARGE: 'body over 64 KiB, or over the limit the operation states',
   UNSUPPORTED_MEDIA_TYPE: 'bodies are `application/json`; journey forms `application/x-www-form-urlencoded`; the face image `multipart/form-data`',
   INTERNAL_ERROR: 'with no detail; the cause goes to the log',
 } satisfies Record<ErrorCode, string>;
