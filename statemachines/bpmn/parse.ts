@@ -87,9 +87,9 @@ export async function parseBpmn(xml: string): Promise<BpmnGraph> {
       props.set(w.property.replace(/^bpmn:/, ''), String(w.value));
       unresolved.set(w.element, props);
     } else if (w.message.startsWith('unparsable content')) {
-      // moddle has no element to name here, only where in the text it stopped.
+      // moddle has no element to name here, only where in the text it stopped (its lines count from 0).
       const line = /line: (\d+)/.exec(w.message)?.[1];
-      problems.push({ code: 'INVALID_XML', message: `${firstLine(w.message)}${line ? ` at line ${line}` : ''}` });
+      problems.push({ code: 'INVALID_XML', message: `${firstLine(w.message)}${line ? ` at line ${Number(line) + 1}` : ''}` });
     }
     // Unknown attributes are expected (the family's labelName and type, other tools' vendor attributes).
   }
