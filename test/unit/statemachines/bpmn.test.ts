@@ -275,6 +275,37 @@ describe('parseBpmn', () => {
     }
   });
 
+  it('expands no entity and reads no external one (the XML comes from tenants over the API)', async () => {
+    const graph = await parseBpmn(`<?xml version="1.0"?>
+<!DOCTYPE d [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY xxe SYSTEM "file:///etc/passwd">]>
+${definitions('').replace(/^<\?xml[^>]*>\n/, '').replace('<bpmn:startEvent id="start" />', '<bpmn:startEvent id="start" name="&b; &xxe;" />')}`);
+    expect(graph.startEvents[0]?.name).toBe('&b; &xxe;');
+    expect(JSON.stringify(graph)).not.toContain('root:');
+  });
+
+  it('reads a definition the size of the largest real ones (130 tasks, 160 gateways) in well under a second', async () => {
+    const body: string[] = ['<bpmn:sequenceFlow id="f_start" sourceRef="start" targetRef="t0" />'];
+    for (let i = 0; i < 130; i++) {
+      body.push(`<bpmn:serviceTask id="t${i}" camunda:delegateExpression="\${getUserV1}" />`);
+      body.push(`<bpmn:boundaryEvent id="timer${i}" attachedToRef="t${i}"><bpmn:timerEventDefinition><bpmn:timeDuration>PT${i + 1}M</bpmn:timeDuration></bpmn:timerEventDefinition></bpmn:boundaryEvent>`);
+      body.push(`<bpmn:sequenceFlow id="f_timer${i}" sourceRef="timer${i}" targetRef="end" />`);
+    }
+    for (let g = 0; g < 160; g++) {
+      const from = `t${g % 130}`;
+      body.push(`<bpmn:exclusiveGateway id="g${g}" default="g${g}_default" />`);
+      body.push(`<bpmn:sequenceFlow id="f_into_g${g}" sourceRef="${from}" targetRef="g${g}" />`);
+      body.push(`<bpmn:sequenceFlow id="g${g}_cond" sourceRef="g${g}" targetRef="t${(g + 1) % 130}"><bpmn:conditionExpression xsi:type="bpmn:tFormalExpression">\${v${g} == "x"}</bpmn:conditionExpression></bpmn:sequenceFlow>`);
+      body.push(`<bpmn:sequenceFlow id="g${g}_default" sourceRef="g${g}" targetRef="end" />`);
+    }
+    body.push('<bpmn:endEvent id="end" />');
+    const started = performance.now();
+    const graph = await parseBpmn(definitions(body.join('\n')));
+    const elapsed = performance.now() - started;
+    expect(graph.problems).toEqual([]);
+    expect([graph.tasks.length, graph.gateways.length, graph.boundaryEvents.length]).toEqual([130, 160, 130]);
+    expect(elapsed).toBeLessThan(1000);
+  });
+
   it('reports an element BPMN does not define by its line, since it has no id to give', async () => {
     const graph = await parseBpmn(definitions('\n    <bpmn:fooTask id="x" />'));
     expect(graph.problems).toEqual([{ code: 'INVALID_XML', message: 'unparsable content <bpmn:fooTask> detected at line 6' }]);
