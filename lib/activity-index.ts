@@ -14,6 +14,8 @@ interface Found {
   type: string;
   exports: Set<string>;
   part?: keyof typeof PARTS;
+  /** The family's bean names for it in BPMN (the module's `aliases`). */
+  aliases: readonly string[];
 }
 
 const camel = (file: string) => file.replace(/\.ts$/, '').replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
@@ -42,8 +44,17 @@ export async function generatedActivityIndex(root: string): Promise<string> {
     const spec = mod.spec as { type?: unknown } | undefined;
     if (!spec || typeof spec.type !== 'string') continue;
     const part = (mod.submission as { part?: keyof typeof PARTS } | undefined)?.part;
-    found.push({ file, name: camel(file), type: spec.type, exports: new Set(Object.keys(mod)), ...(part ? { part } : {}) });
+    const aliases = Array.isArray(mod.aliases) ? (mod.aliases as unknown[]).map(String) : [];
+    found.push({ file, name: camel(file), type: spec.type, exports: new Set(Object.keys(mod)), aliases, ...(part ? { part } : {}) });
   }
+  // A bean name resolves to one activity: two modules claiming it is a mistake to stop here.
+  const claimed = new Map<string, string>();
+  for (const f of found)
+    for (const alias of f.aliases) {
+      const other = claimed.get(alias);
+      if (other !== undefined) throw new Error(`bean name ${alias} is an alias of both ${other} and ${f.type}`);
+      claimed.set(alias, f.type);
+    }
   const byType = (predicate: (f: Found) => boolean, value: (f: Found) => string) =>
     `{\n${found
       .filter(predicate)
@@ -76,6 +87,11 @@ export async function generatedActivityIndex(root: string): Promise<string> {
     '',
     '/** Activities this deployment has no runtime for, and why: a journey that reaches one fails there. */',
     `export const NOT_RUNNABLE = ${byType((f) => f.exports.has('notRunnable'), (f) => `${f.name}.notRunnable`)};`,
+    '',
+    "/** The family's BPMN bean names (`camunda:delegateExpression=\"${captureFaceImageV1}\"`) → activity type, from each module's `aliases`. */",
+    `export const ALIASES = {\n${found
+      .flatMap((f) => f.aliases.map((_alias, i) => `  [${f.name}.aliases[${i}]]: ${f.name}.spec.type,\n`))
+      .join('')}} as const;`,
     '',
   ];
   return lines.join('\n');

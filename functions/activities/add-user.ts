@@ -18,6 +18,8 @@ export const spec = {
   ],
 } as const satisfies ActivitySpec;
 
+export const aliases = ['addUserV1'] as const;
+
 /** The store read, then the user, its external id lock and the event in one transaction. */
 export const aws = { table: ['GetItem', 'PutItem'] } as const satisfies ActivityAccess;
 

@@ -17,5 +17,7 @@ export const spec = {
   errorEvents: [{ name: 'Configuration Exception', aslError: 'ArchiveConfigurationException' }],
 } as const satisfies ActivitySpec;
 
+export const aliases = ['archiveProcessInstanceV1'] as const;
+
 /** Archive policies and the archive store do not exist yet. */
 export const notRunnable = 'archive policies are not built yet';

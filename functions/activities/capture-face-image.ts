@@ -20,6 +20,8 @@ export const spec = {
   errorEvents: [],
 } as const satisfies ActivitySpec;
 
+export const aliases = ['captureFaceImageV1'] as const;
+
 const capturePage = (view: StepView<typeof spec>, error?: ImageProblem) =>
   renderFaceCapture({
     lang: view.lang,

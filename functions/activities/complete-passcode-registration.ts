@@ -20,6 +20,8 @@ export const spec = {
   errorEvents: [],
 } as const satisfies ActivitySpec;
 
+export const aliases = ['completePasscodeRegistrationV1'] as const;
+
 /** Reads the session and the user; writes the passcode, the user and the event, deletes the session. */
 export const aws = { table: ['GetItem', 'PutItem', 'DeleteItem'] } as const satisfies ActivityAccess;
 

@@ -21,6 +21,8 @@ export const spec = {
   errorEvents: [],
 } as const satisfies ActivitySpec;
 
+export const aliases = ['customDataFormV1'] as const;
+
 /** A form's starting values: its defaults, with `${...}` references read from the session. */
 export function formDefaults(form: DataForm, state: unknown): Record<string, string> {
   const out: Record<string, string> = {};

@@ -14,6 +14,8 @@ export const spec = {
   errorEvents: [],
 } as const satisfies ActivitySpec;
 
+export const aliases = ['deregisterPasscodeV1'] as const;
+
 /** Reads the store, the user and the passcode; retires the passcode and writes the user and the event (puts, in one transaction). */
 export const aws = { table: ['GetItem', 'PutItem'] } as const satisfies ActivityAccess;
 

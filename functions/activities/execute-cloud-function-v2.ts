@@ -15,4 +15,6 @@ export const spec = {
   errorEvents: [],
 } as const satisfies ActivitySpec;
 
+export const aliases = ['syncCloudFunctionExecutorV2'] as const;
+
 export const notRunnable = 'cloud functions have no sandbox yet';

@@ -31,4 +31,6 @@ export const spec = {
   ],
 } as const satisfies ActivitySpec;
 
+export const aliases = ['externalSourceFaceMatchV1'] as const;
+
 export const notRunnable = 'no face engine compares faces yet';

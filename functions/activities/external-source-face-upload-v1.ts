@@ -19,4 +19,6 @@ export const spec = {
   errorEvents: [],
 } as const satisfies ActivitySpec;
 
+export const aliases = ['externalSourceFaceUploadV1'] as const;
+
 export const notRunnable = 'external face uploads are not built yet';

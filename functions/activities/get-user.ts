@@ -14,6 +14,8 @@ export const spec = {
   errorEvents: [],
 } as const satisfies ActivitySpec;
 
+export const aliases = ['getUserV1'] as const;
+
 export const aws = { table: ['GetItem'] } as const satisfies ActivityAccess;
 
 export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId }) => {

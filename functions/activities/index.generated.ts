@@ -100,3 +100,25 @@ export const NOT_RUNNABLE = {
   SVC_PUSH_NOTIFICATION: svcPushNotification.notRunnable,
   WAIT_ON_PUSH_NOTIFICATION: waitOnPushNotification.notRunnable,
 } as const;
+
+/** The family's BPMN bean names (`camunda:delegateExpression="${captureFaceImageV1}"`) → activity type, from each module's `aliases`. */
+export const ALIASES = {
+  [addUser.aliases[0]]: addUser.spec.type,
+  [archiveProcessInstance.aliases[0]]: archiveProcessInstance.spec.type,
+  [captureFaceImage.aliases[0]]: captureFaceImage.spec.type,
+  [completePasscodeRegistration.aliases[0]]: completePasscodeRegistration.spec.type,
+  [dataForm.aliases[0]]: dataForm.spec.type,
+  [deregisterPasscode.aliases[0]]: deregisterPasscode.spec.type,
+  [executeCloudFunctionV2.aliases[0]]: executeCloudFunctionV2.spec.type,
+  [externalSourceFaceMatchV1.aliases[0]]: externalSourceFaceMatchV1.spec.type,
+  [externalSourceFaceUploadV1.aliases[0]]: externalSourceFaceUploadV1.spec.type,
+  [getUser.aliases[0]]: getUser.spec.type,
+  [passcodeAuthenticationForm.aliases[0]]: passcodeAuthenticationForm.spec.type,
+  [passkeyAuthentication.aliases[0]]: passkeyAuthentication.spec.type,
+  [passkeyRegistration.aliases[0]]: passkeyRegistration.spec.type,
+  [simpleDecider.aliases[0]]: simpleDecider.spec.type,
+  [startPasscodeAuthentication.aliases[0]]: startPasscodeAuthentication.spec.type,
+  [startPasscodeRegistration.aliases[0]]: startPasscodeRegistration.spec.type,
+  [svcPushNotification.aliases[0]]: svcPushNotification.spec.type,
+  [waitOnPushNotification.aliases[0]]: waitOnPushNotification.spec.type,
+} as const;

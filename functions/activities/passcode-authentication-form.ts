@@ -30,6 +30,8 @@ export const spec = {
   errorEvents: [],
 } as const satisfies ActivitySpec;
 
+export const aliases = ['passcodeAuthenticationFormV1'] as const;
+
 type View = StepView<typeof spec>;
 
 /** The registration a Start Passcode Registration kept under the step's Passcode Registration Key. */

@@ -24,6 +24,8 @@ export const spec = {
   errorEvents: [],
 } as const satisfies ActivitySpec;
 
+export const aliases = ['passkeyAuthenticationV1'] as const;
+
 export const screens: Screens<typeof spec> = {
   component: 'passkey-authentication',
   render: { 'passkey-authentication': (view) => passkeyPage(view, 'authenticate') },

@@ -27,6 +27,8 @@ export const spec = {
   errorEvents: [],
 } as const satisfies ActivitySpec;
 
+export const aliases = ['passkeyRegistrationV1'] as const;
+
 export const screens: Screens<typeof spec> = { component: 'passkey-registration', render: { 'passkey-registration': (view) => passkeyPage(view, 'register') } };
 
 export const submission: Submission<typeof spec> = { part: 'passkey', submit: (view, request, now) => submitPasskey(view, 'register', request, now) };

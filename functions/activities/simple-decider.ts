@@ -15,3 +15,5 @@ export const spec = {
   outputs: [{ name: 'Decision', variable: '_decision' }],
   errorEvents: [],
 } as const satisfies ActivitySpec;
+
+export const aliases = ['activityOutcomeDeciderV1'] as const;

@@ -24,6 +24,8 @@ export const spec = {
   errorEvents: [],
 } as const satisfies ActivitySpec;
 
+export const aliases = ['startPasscodeAuthenticationV1'] as const;
+
 /** Reads the store, the user and the passcode, writes the login session. */
 export const aws = { table: ['GetItem', 'PutItem'] } as const satisfies ActivityAccess;
 

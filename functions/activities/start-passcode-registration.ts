@@ -28,6 +28,8 @@ export const spec = {
   errorEvents: [],
 } as const satisfies ActivitySpec;
 
+export const aliases = ['startPasscodeRegistrationV1'] as const;
+
 /** Reads the store and the user, writes the registration session. */
 export const aws = { table: ['GetItem', 'PutItem'] } as const satisfies ActivityAccess;
 

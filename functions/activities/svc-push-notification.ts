@@ -75,5 +75,7 @@ export const spec = {
   ],
 } as const satisfies ActivitySpec;
 
+export const aliases = ['svcPushNotificationV1'] as const;
+
 /** Appkey devices and push delivery (APNs, FCM) are not built yet. */
 export const notRunnable = 'push notifications have no delivery yet (no Appkey devices, APNs or FCM)';
