@@ -155,7 +155,7 @@ class Translator {
       return or(and(c, this.empty(x.consequent, whole)), and(not(c), this.empty(x.alternate, whole)));
     }
     if (BOOLEAN_KINDS.has(x.kind)) return false;
-    throw refuse(whole, 'arithmetic cannot be computed in a Choice rule');
+    throw refuse(x, 'arithmetic cannot be computed in a Choice rule');
   }
 
   private compare(op: CompareOp, l: Expr, r: Expr, whole: Expr): R {
@@ -168,8 +168,8 @@ class Translator {
       const c = this.bool(r.test);
       return or(and(c, this.compare(op, l, r.consequent, whole)), and(not(c), this.compare(op, l, r.alternate, whole)));
     }
-    if (l.kind === 'arithmetic' || l.kind === 'negate' || r.kind === 'arithmetic' || r.kind === 'negate') {
-      throw refuse(whole, 'arithmetic cannot be computed in a Choice rule');
+    for (const x of [l, r]) {
+      if (x.kind === 'arithmetic' || x.kind === 'negate') throw refuse(x, 'arithmetic cannot be computed in a Choice rule');
     }
     if (op === '!=') return not(this.compare('==', l, r, whole));
     if (l.kind === 'literal' && r.kind === 'literal') {

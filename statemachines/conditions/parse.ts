@@ -136,6 +136,9 @@ function path(node: jsep.Expression, text: string): [string, ...Segment[]] {
   const base = m.object.type === 'CallExpression' ? getVariable(m.object as jsep.CallExpression, text) : path(m.object, text);
   if (!m.computed) return [...base, (m.property as jsep.Identifier).name];
   const p = m.property;
+  if (p.type === 'UnaryExpression' && (p as jsep.UnaryExpression).operator === '-') {
+    throw unsupported(text, `the index [${describe(p, text)}] is not a whole number of at least 0`);
+  }
   if (p.type !== 'Literal') throw unsupported(text, `the index [${describe(p, text)}] is not a literal; only a[0] and a["key"] are supported`);
   const v = (p as jsep.Literal).value;
   if (typeof v === 'number') {
@@ -186,6 +189,7 @@ function describe(node: jsep.Expression, text: string): string {
   if (node.type === 'Identifier') return (node as jsep.Identifier).name;
   if (node.type === 'Literal') return String((node as jsep.Literal).raw);
   if (node.type === 'ThisExpression') return 'this';
+  if (node.type === 'UnaryExpression') return `${(node as jsep.UnaryExpression).operator}${describe((node as jsep.UnaryExpression).argument, text)}`;
   try {
     return print(convert(node, text));
   } catch {
