@@ -139,12 +139,17 @@ class Translator {
     return and(this.present(v), and(this.test(v, { [type]: true }), rule));
   }
 
+  /** Of a type, then the comparison; only under a present() guard. */
+  private is(v: Variable, type: 'IsString' | 'IsNumeric' | 'IsBoolean', rule: R): R {
+    return and(this.test(v, { [type]: true }), rule);
+  }
+
   private trueText(v: Variable): ChoiceRule {
     return { Or: TRUE_SPELLINGS.map((s) => this.test(v, { StringEquals: s })) };
   }
 
   private isTrue(v: Variable): R {
-    return or(this.typed(v, 'IsBoolean', this.test(v, { BooleanEquals: true })), this.typed(v, 'IsString', this.trueText(v)));
+    return and(this.present(v), or(this.is(v, 'IsBoolean', this.test(v, { BooleanEquals: true })), this.is(v, 'IsString', this.trueText(v))));
   }
 
   private empty(x: Expr, whole: Expr): R {
@@ -214,22 +219,23 @@ class Translator {
   private compareLiteral(op: CompareOp, v: Variable, value: ExprOf<'literal'>['value'], whole: Expr): R {
     if (op === '==') {
       if (value === null) return this.isNull(v);
+      // One presence guard, then one branch per type the literal can equal.
       if (typeof value === 'number') {
-        return or(this.typed(v, 'IsNumeric', this.test(v, { NumericEquals: value })), this.typed(v, 'IsString', this.test(v, { StringEquals: numberText(value) })));
+        return and(this.present(v), or(this.is(v, 'IsNumeric', this.test(v, { NumericEquals: value })), this.is(v, 'IsString', this.test(v, { StringEquals: numberText(value) }))));
       }
       if (typeof value === 'boolean') {
-        return or(
-          this.typed(v, 'IsBoolean', this.test(v, { BooleanEquals: value })),
-          this.typed(v, 'IsString', value ? this.trueText(v) : not(this.trueText(v))),
+        return and(
+          this.present(v),
+          or(this.is(v, 'IsBoolean', this.test(v, { BooleanEquals: value })), this.is(v, 'IsString', value ? this.trueText(v) : not(this.trueText(v)))),
         );
       }
       const n = Number(value);
       const numeric = value.trim() !== '' && Number.isFinite(n) && numberText(n) === value;
-      return or(
-        this.typed(v, 'IsString', this.test(v, { StringEquals: value })),
+      return and(
+        this.present(v),
         or(
-          numeric ? this.typed(v, 'IsNumeric', this.test(v, { NumericEquals: n })) : false,
-          this.typed(v, 'IsBoolean', this.test(v, { BooleanEquals: truthy(value) })),
+          this.is(v, 'IsString', this.test(v, { StringEquals: value })),
+          or(numeric ? this.is(v, 'IsNumeric', this.test(v, { NumericEquals: n })) : false, this.is(v, 'IsBoolean', this.test(v, { BooleanEquals: truthy(value) }))),
         ),
       );
     }
@@ -253,7 +259,18 @@ function and(a: R, b: R): R {
   if (a === false || b === false) return false;
   if (a === true) return b;
   if (b === true) return a;
-  return { And: [...('And' in a ? (a.And as ChoiceRule[]) : [a]), ...('And' in b ? (b.And as ChoiceRule[]) : [b])] };
+  return { And: unique([...('And' in a ? (a.And as ChoiceRule[]) : [a]), ...('And' in b ? (b.And as ChoiceRule[]) : [b])]) };
+}
+
+/** A test repeated in one And (a guard the operand already has) is dropped. */
+function unique(rules: ChoiceRule[]): ChoiceRule[] {
+  const seen = new Set<string>();
+  return rules.filter((r) => {
+    const key = JSON.stringify(r);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function or(a: R, b: R): R {
