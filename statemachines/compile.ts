@@ -206,10 +206,11 @@ function choice(c: Condition, def: ProcessDefinition): AslChoiceRule {
   const path = `$.${c.variable}`;
   if ('isPresent' in c) return { Variable: path, IsPresent: c.isPresent };
   if ('equals' in c) return present(path, { [comparison(c.equals)]: c.equals });
-  // notEquals holds when the value is absent too.
+  // notEquals holds when the value is absent too. Written as Not(IsPresent: true): the local
+  // engine never takes `IsPresent: false` as true, so it would answer false where AWS says true.
   return {
     Or: [
-      { Variable: path, IsPresent: false },
+      { Not: { Variable: path, IsPresent: true } },
       { Not: { Variable: path, [comparison(c.notEquals)]: c.notEquals } },
     ],
   };

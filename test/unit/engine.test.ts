@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalStepFunctions, type JsonValue } from '../../lib/local/engine.js';
+import { compileDefinition } from '../../statemachines/compile.js';
 
 // Hand-written ASL in the compiler's shape: the session object is the state, each service step
 // is a lambda:invoke returning the whole new session, each user step a waitForTaskToken task.
@@ -313,6 +314,23 @@ describe('LocalStepFunctions', () => {
     );
 
     expect(outcomes.map((o) => (o as { _decision: string })._decision)).toEqual(['PASS', 'REVIEW', 'FAIL']);
+  });
+
+  it("takes a compiled decider's notEquals as holding when the variable is absent, as Step Functions does", async () => {
+    const asl = compileDefinition(
+      {
+        name: 'ne',
+        version: 1,
+        startActivityId: 'decide',
+        activities: { decide: { type: 'SIMPLE_DECIDER', rules: [{ when: { variable: '_checks.face.result', notEquals: 'FAIL' }, outcome: 'PASS' }], default: 'FAIL' } },
+      } as never,
+      { activityFunctionArn: FN },
+    );
+    const { stateMachineArn } = engine.createStateMachine('not-equals', asl as never);
+    const run = async (state: JsonValue) => ((await engine.startExecution(stateMachineArn, state).done).output as { _decision: string })._decision;
+    expect(await run(session())).toBe('PASS');
+    expect(await run({ vars: {}, _checks: { face: { result: 'REVIEW' } } })).toBe('PASS');
+    expect(await run({ vars: {}, _checks: { face: { result: 'FAIL' } } })).toBe('FAIL');
   });
 
   it('aborts an execution on stopExecution and voids its task token', async () => {

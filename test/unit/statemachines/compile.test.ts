@@ -145,7 +145,7 @@ describe('compileDefinition', () => {
       },
       {
         And: [
-          { Or: [{ Variable: '$._checks.push.result', IsPresent: false }, { Not: { Variable: '$._checks.push.result', StringEquals: 'FAIL' } }] },
+          { Or: [{ Not: { Variable: '$._checks.push.result', IsPresent: true } }, { Not: { Variable: '$._checks.push.result', StringEquals: 'FAIL' } }] },
           { Variable: '$.vars.pollingUrl', IsPresent: true },
         ],
         Next: 'Decision PASS',
