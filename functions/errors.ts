@@ -12,7 +12,7 @@
  * This module is in every handler bundle, so it imports nothing and ERRORS holds only what a
  * response needs; ERROR_DOCS is a separate constant that no handler reads, so the bundler drops it.
  */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 415 | 500;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 500;
 
 export interface ErrorSpec {
   status: ErrorStatus;
@@ -27,10 +27,9 @@ export interface ErrorSpec {
 const BEARER = { 'WWW-Authenticate': 'Bearer' } as const;
 
 export const ERRORS = {
-  // 400: the spec keeps all bad input at 400, an oversized body included (not 413).
+  // 400: bad input.
   VALIDATION_FAILED: { status: 400, message: 'The request is not valid.' },
   MALFORMED_JSON: { status: 400, message: 'The request body is not valid JSON.' },
-  PAYLOAD_TOO_LARGE: { status: 400, message: 'The request body is too large.' },
   INVALID_HOST: { status: 400, message: 'This host serves no tenant here.' },
   INVALID_STATUS_TRANSITION: { status: 400, message: 'This status change is not allowed.' },
   INVALID_VERIFIER: { status: 400, message: 'srpRegistrationData.verifier must be base64 of a number greater than 1 and less than N.' },
@@ -87,6 +86,7 @@ export const ERRORS = {
   EXTERNAL_ID_NOT_UNIQUE: { status: 409, message: 'Another user of this store has this external id.' },
   CREDENTIAL_EXISTS: { status: 409, message: 'This credential is already registered.' },
   PROCESS_DEFINITION_EXISTS: { status: 409, message: 'This process definition version already exists; publish a new version instead.' },
+  PROCESS_DEFINITION_NOT_ACTIVE: { status: 409, message: 'This process definition version is not DEPLOYED_ACTIVE.' },
   CUSTOM_DATA_FORM_EXISTS: { status: 409, message: 'This data form version already exists; add a new version instead.' },
   PROCESS_TOKEN_NAME_TAKEN: { status: 409, message: 'A process token of this name exists in this tenant.' },
   PROCESS_TOKEN_INACTIVE: { status: 409, message: 'The process token is INACTIVE.' },
@@ -95,6 +95,9 @@ export const ERRORS = {
   PROCESS_TOKEN_EXPIRED: { status: 409, message: 'The process token has expired.' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'This Idempotency-Key was used for a different request.' },
   TENANT_EXISTS: { status: 409, message: 'The tenant already exists.' },
+
+  // 413: a body over the operation's limit (HTTP's own status, so a client can tell it from bad content).
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
 
   // 415
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'This content type is not accepted here.' },
@@ -115,9 +118,8 @@ export type CodeOf<S extends ErrorStatus> = { [C in ErrorCode]: (typeof ERRORS)[
 export const ERROR_DOCS = {
   VALIDATION_FAILED: 'wrong types, unknown fields or enum values, over-long strings, bad query; `details` names each problem',
   MALFORMED_JSON: 'the body does not parse as JSON',
-  PAYLOAD_TOO_LARGE: 'body over 64 KiB, or over the limit the operation states',
   INVALID_HOST: 'the host is not `{tenantId}.{region}.{domain}` of this deployment',
-  INVALID_STATUS_TRANSITION: 'an archived API key is final; a data form version moves only along its lifecycle (ARCHIVED is final, nothing goes back to DRAFT)',
+  INVALID_STATUS_TRANSITION: 'an archived API key is final; a definition or data form version moves only along its lifecycle (ARCHIVED is final, nothing goes back to DRAFT)',
   INVALID_VERIFIER: 'the SRP verifier is not base64 of a number 1 < v < N',
   PASSCODE_NOT_GIVEN: 'a passcode registration was completed without a verifier',
   PASSCODE_REUSED: "the new passcode is one of the user's earlier ones",
@@ -158,6 +160,7 @@ export const ERROR_DOCS = {
   EXTERNAL_ID_NOT_UNIQUE: 'another user of the store has this external id',
   CREDENTIAL_EXISTS: 'the passkey credential is already registered',
   PROCESS_DEFINITION_EXISTS: 'this name and version is published; publish a new version',
+  PROCESS_DEFINITION_NOT_ACTIVE: 'a process token or instance for a definition version that is not DEPLOYED_ACTIVE (a DRAFT, inactive or archived version)',
   CUSTOM_DATA_FORM_EXISTS: 'this data form name and version exists; a version is immutable, add the next one',
   PROCESS_TOKEN_NAME_TAKEN: 'a process token of this name exists',
   PROCESS_TOKEN_INACTIVE: 'the token is INACTIVE, or its definition no longer exists',
@@ -166,6 +169,7 @@ export const ERROR_DOCS = {
   PROCESS_TOKEN_EXPIRED: "after the token's validToDtm",
   IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used for a different request',
   TENANT_EXISTS: 'a tenant of this id exists',
+  PAYLOAD_TOO_LARGE: 'body over 64 KiB, or over the limit the operation states',
   UNSUPPORTED_MEDIA_TYPE: 'bodies are `application/json`; journey forms `application/x-www-form-urlencoded`; the face image `multipart/form-data`',
   INTERNAL_ERROR: 'with no detail; the cause goes to the log',
 } satisfies Record<ErrorCode, string>;

@@ -93,14 +93,17 @@ export interface RouteDef<
 }
 
 /**
- * What the wrapper itself answers for a route, whatever its operation does: a body of another
- * media type than the route takes is refused with 415 (as a page on `html` routes).
+ * What the wrapper itself answers for a route, whatever its operation does: a body over the
+ * route's limit is refused with 413 (any route: a client can send a body anywhere), and a body of
+ * another media type than the route takes with 415; as pages on `html` routes.
  */
 function wrapperResponses(route: RouteDef): Responses {
   const takesBody = !!(route.request.body || route.request.form || route.request.multipart);
-  if (!takesBody || route.responses[415]) return {};
-  const description = 'The body is not of the media type this operation takes.';
-  return { 415: route.html ? { description, contentType: 'text/html', schema: z.string() } : error(description) };
+  const answer = (description: string): ResponseDef => (route.html ? { description, contentType: 'text/html', schema: z.string() } : error(description));
+  const out: Responses = {};
+  if (!route.responses[413]) out[413] = answer('The body is over the size this operation takes (64 KiB unless it says otherwise).');
+  if (takesBody && !route.responses[415]) out[415] = answer('The body is not of the media type this operation takes.');
+  return out;
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   ProcessTokenUnusableError,
 } from './instances.js';
 import { ProcessTokenNotFoundError } from './tokens.js';
+import { DefinitionNotActiveError, statusOf } from './definitions.js';
 import type { DefinitionStore, Orchestrator, ProcessInstanceStore, ProcessTokenStore } from './model.js';
 import { changeStatus, type StatusDeps } from './status.js';
 import { log } from '../http/log.js';
@@ -83,6 +84,7 @@ export async function createInstance(d: CreateInstanceDeps, input: CreateInstanc
   if (!definition) {
     throw new ProcessTokenUnusableError('PROCESS_TOKEN_INACTIVE', 'The process definition of this token no longer exists.');
   }
+  if (statusOf(definition) !== 'DEPLOYED_ACTIVE') throw new DefinitionNotActiveError(definition.name, definition.version, statusOf(definition));
 
   const { record, capability } = newInstance(token, definition, {
     tenantId,

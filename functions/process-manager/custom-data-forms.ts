@@ -16,13 +16,14 @@ export class CustomDataFormNotFoundError extends apiError('CUSTOM_DATA_FORM_NOT_
 }
 
 /**
- * The lifecycle of a form version. A version's content never changes, only its status:
- * DRAFT → DEPLOYED_ACTIVE | DEPLOYED_INACTIVE | ARCHIVED; DEPLOYED_ACTIVE ⇄ DEPLOYED_INACTIVE;
- * any → ARCHIVED, which is final. Nothing goes back to DRAFT: a deployed version may be in use by
- * journeys. Setting the status a version already has is a no-op (deployment tools re-run).
+ * The lifecycle of a form version, the same as a definition version's (DEFINITION_TRANSITIONS).
+ * A version's content never changes, only its status: DRAFT → DEPLOYED_ACTIVE | ARCHIVED;
+ * DEPLOYED_ACTIVE ⇄ DEPLOYED_INACTIVE; any → ARCHIVED, which is final. Nothing goes back to
+ * DRAFT: a deployed version may be in use by journeys. Setting the status a version already has
+ * is a no-op (deployment tools re-run).
  */
 export const CUSTOM_DATA_FORM_TRANSITIONS: Readonly<Record<CustomDataFormStatus, readonly CustomDataFormStatus[]>> = {
-  DRAFT: ['DEPLOYED_ACTIVE', 'DEPLOYED_INACTIVE', 'ARCHIVED'],
+  DRAFT: ['DEPLOYED_ACTIVE', 'ARCHIVED'],
   DEPLOYED_ACTIVE: ['DEPLOYED_INACTIVE', 'ARCHIVED'],
   DEPLOYED_INACTIVE: ['DEPLOYED_ACTIVE', 'ARCHIVED'],
   ARCHIVED: [],

@@ -3,6 +3,10 @@ import { defineRoute, type RouteDef } from '../http/route.js';
 import { badRequest, error, forbidden, unauthorized } from '../http/responses.js';
 import { ProcessDefinitionSchema } from '../../statemachines/definition.js';
 import {
+  DefinitionStatusPathSchema,
+  DefinitionSummarySchema,
+  DefinitionVersionsPathSchema,
+  DefinitionVersionsQuerySchema,
   DefinitionIdPathSchema,
   DefinitionListQuerySchema,
   DefinitionPageSchema,
@@ -79,6 +83,46 @@ export const definitionRoutes = {
       404: error('No such definition in this tenant.'),
     },
     aws: { table: ['GetItem'] },
+  }),
+  listProcessDefinitionVersions: defineRoute({
+    operationId: 'listProcessDefinitionVersions',
+    method: 'GET',
+    path: '/api/process-manager/processDefinitions/{processDefinitionId}/versions',
+    handler: 'functions/process-manager/list-process-definition-versions.ts',
+    auth: 'bearer',
+    permission: 'ProcessManager:getProcessDefinitions',
+    summary: "One definition's versions, by its name, a page at a time",
+    description:
+      'The path segment is the definition\'s name. `sort=version,desc` with `size=1` gives the latest version ' +
+      '(`content[0].processDefinitionId`, `content[0].version`), as the family\'s deployment tools read it.',
+    tag: 'Process definitions',
+    request: { path: DefinitionVersionsPathSchema, query: DefinitionVersionsQuerySchema },
+    responses: { 200: { description: 'A page of versions (empty for an unknown name).', schema: DefinitionPageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden },
+    aws: { table: ['Query'] },
+  }),
+  setProcessDefinitionStatus: defineRoute({
+    operationId: 'setProcessDefinitionStatus',
+    method: 'POST',
+    path: '/api/process-manager/processDefinitions/{processDefinitionId}/status/{status}',
+    handler: 'functions/process-manager/set-process-definition-status.ts',
+    auth: 'bearer',
+    permission: 'ProcessManager:addProcessDefinition',
+    summary: "Move a definition version through its lifecycle (DRAFT, DEPLOYED_ACTIVE, DEPLOYED_INACTIVE, ARCHIVED)",
+    description:
+      'Only a DEPLOYED_ACTIVE version takes new process tokens and starts journeys; journeys already running go on. ' +
+      'DRAFT → DEPLOYED_ACTIVE or ARCHIVED; DEPLOYED_ACTIVE ↔ DEPLOYED_INACTIVE; either → ARCHIVED, which is final. ' +
+      'Setting the status a version has changes nothing (200). The same permission publishes and activates.',
+    tag: 'Process definitions',
+    request: { path: DefinitionStatusPathSchema },
+    responses: {
+      200: { description: 'The version with its new status.', schema: DefinitionSummarySchema },
+      400: error('Not a status, or not a transition the lifecycle allows (INVALID_STATUS_TRANSITION).'),
+      401: unauthorized,
+      403: forbidden,
+      404: error('No such definition in this tenant.'),
+      409: error('The status was changed by another request meanwhile.'),
+    },
+    aws: { table: ['GetItem', 'UpdateItem'] },
   }),
   addDefinitionTags: defineRoute({
     operationId: 'addDefinitionTags',

@@ -1,7 +1,8 @@
 import * as z from '../shared/zod.js';
 import { DateTime, queryInt, queryList } from '../shared/schemas.js';
 import { pageSchema } from '../shared/page.js';
-import { ProcessDefinitionSchema } from '../../statemachines/definition.js';
+import { DefinitionNameSchema, ProcessDefinitionSchema } from '../../statemachines/definition.js';
+import { DEFINITION_STATUSES } from './model.js';
 
 export const DefinitionIdPathSchema = z.strictObject({
   processDefinitionId: z.string().check(z.uuid('must be a process definition id (a UUID)')),
@@ -16,8 +17,34 @@ export const DefinitionListQuerySchema = z.object({
   sort: queryList(z.string().check(z.maxLength(100))),
 });
 
+/**
+ * `/processDefinitions/{processDefinitionId}/versions` takes the definition's NAME in that
+ * segment, as the family's clients send it: API Gateway wants one variable name per path level
+ * (the `{processDefinitionId}/tags` and `/status` routes share the level), so the variable keeps
+ * the id's name.
+ */
+export const DefinitionVersionsPathSchema = z.strictObject({
+  processDefinitionId: z.withMeta(DefinitionNameSchema, { description: "The definition's name (not an id): its versions are listed." }),
+});
+
+export const DefinitionVersionsQuerySchema = z.object({
+  page: queryInt({ min: 0, max: 1_000_000, default: 0 }),
+  size: queryInt({ min: 1, max: 1000, default: 10 }),
+  sort: queryList(z.string().check(z.maxLength(100))),
+});
+
+export const DefinitionStatusPathSchema = z.strictObject({
+  processDefinitionId: z.string().check(z.uuid('must be a process definition id (a UUID)')),
+  status: z.enum(DEFINITION_STATUSES),
+});
+
 const published = {
   id: z.withMeta(z.string(), { description: 'Generated when the version is published; the processDefnId of instances.' }),
+  processDefinitionId: z.withMeta(z.string(), { description: 'The same id, under the name the family\'s clients read.' }),
+  status: z.withMeta(z.enum(DEFINITION_STATUSES), {
+    description: 'DRAFT, DEPLOYED_ACTIVE (takes process tokens and starts journeys), DEPLOYED_INACTIVE, ARCHIVED (final).',
+  }),
+  themeId: z.withMeta(z.null(), { description: 'The look of the journey pages; one theme for now, so null.' }),
   createdDtm: DateTime,
   createdBy: z.string(),
 };

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { apiError, ValidationError } from '../errors.js';
+import { apiError, ConcurrentUpdateError, InvalidTransitionError, ValidationError } from '../errors.js';
 import { likePattern, parseSort, sortBy, toPage } from '../shared/page.js';
 import type { ProcessDefinition } from '../../statemachines/definition.js';
-import type { DefinitionStore, DefinitionTagRecord, ProcessDefinitionRecord } from './model.js';
+import type { DefinitionStatus, DefinitionStore, DefinitionTagRecord, ProcessDefinitionRecord } from './model.js';
 
 export type { DefinitionStore, DefinitionTagRecord, ProcessDefinitionRecord } from './model.js';
 
@@ -18,6 +18,12 @@ export class DefinitionNotFoundError extends apiError('PROCESS_DEFINITION_NOT_FO
   }
 }
 
+export class DefinitionNotActiveError extends apiError('PROCESS_DEFINITION_NOT_ACTIVE') {
+  constructor(name: string, version: number, status: DefinitionStatus) {
+    super(`Process definition "${name}" version ${version} is ${status}: only a DEPLOYED_ACTIVE version takes process tokens and starts journeys.`);
+  }
+}
+
 export function newDefinitionRecord(
   definition: ProcessDefinition,
   ctx: { tenantId: string; principal: string; now: Date },
@@ -30,9 +36,46 @@ export function newDefinitionRecord(
     description: definition.description ?? '',
     retentionDays: definition.retentionDays,
     definition,
+    // A definition published in the service's JSON format is active at once (as it always was);
+    // its status can then be moved like any other version's.
+    status: 'DEPLOYED_ACTIVE',
     createdDtm: ctx.now.toISOString(),
     createdBy: ctx.principal,
   };
+}
+
+/** A version's status; versions published before the lifecycle existed are active. */
+export function statusOf(r: Pick<ProcessDefinitionRecord, 'status'>): DefinitionStatus {
+  return r.status ?? 'DEPLOYED_ACTIVE';
+}
+
+/**
+ * The lifecycle: a DRAFT is activated (or archived); an active version can be set inactive
+ * (no new tokens or instances, running journeys go on) and back; ARCHIVED is final. Setting the
+ * status a version has is accepted and changes nothing, so a deployment tool can repeat itself.
+ */
+export const DEFINITION_TRANSITIONS: Readonly<Record<DefinitionStatus, readonly DefinitionStatus[]>> = {
+  DRAFT: ['DEPLOYED_ACTIVE', 'ARCHIVED'],
+  DEPLOYED_ACTIVE: ['DEPLOYED_INACTIVE', 'ARCHIVED'],
+  DEPLOYED_INACTIVE: ['DEPLOYED_ACTIVE', 'ARCHIVED'],
+  ARCHIVED: [],
+};
+
+export async function setDefinitionStatus(
+  definitions: Pick<DefinitionStore, 'get' | 'setStatus'>,
+  input: { tenantId: string; definitionId: string; status: DefinitionStatus; principal: string; now: Date },
+): Promise<ProcessDefinitionRecord> {
+  const record = await getDefinition(definitions, input.tenantId, input.definitionId);
+  const from = statusOf(record);
+  if (from === input.status) return record;
+  if (!DEFINITION_TRANSITIONS[from].includes(input.status)) {
+    const allowed = DEFINITION_TRANSITIONS[from];
+    throw new InvalidTransitionError(
+      `A ${from} process definition cannot become ${input.status}${allowed.length ? `; it can become ${allowed.join(' or ')}` : ': ARCHIVED is final'}.`,
+    );
+  }
+  if (!(await definitions.setStatus(record, record.status, input.status, { now: input.now, by: input.principal }))) throw new ConcurrentUpdateError();
+  return { ...record, status: input.status, statusUpdatedDtm: input.now.toISOString(), statusUpdatedBy: input.principal };
 }
 
 export function definitionView(r: ProcessDefinitionRecord) {
@@ -42,6 +85,11 @@ export function definitionView(r: ProcessDefinitionRecord) {
 export function definitionSummary(r: ProcessDefinitionRecord) {
   return {
     id: r.id,
+    // The family's clients read the id under this name (`content[0].processDefinitionId`).
+    processDefinitionId: r.id,
+    status: statusOf(r),
+    // Journey pages have one look for now: no theme is stored, and the family's field is null.
+    themeId: null,
     name: r.name,
     version: r.version,
     description: r.description,
@@ -60,6 +108,20 @@ export function definitionPage(records: ProcessDefinitionRecord[], query: { name
   const ordered = sortBy(
     records.filter((r) => pattern.test(r.name)),
     [...orders, { property: 'name', direction: 'asc' }, { property: 'version', direction: 'asc' }],
+    (r, k) => r[k],
+  );
+  return toPage(ordered.map(definitionSummary), query.page, query.size, orders.length > 0);
+}
+
+export const VERSION_SORTABLE = ['version', 'createdDtm', 'status'] as const;
+
+/** One name's versions, a page at a time (`sort=version,desc` gives the latest first). */
+export function versionPage(records: ProcessDefinitionRecord[], name: string, query: { page: number; size: number; sort: string[] }) {
+  const { orders, errors } = parseSort(query.sort, VERSION_SORTABLE);
+  if (errors.length) throw new ValidationError('Invalid sort.', errors.map((message) => ({ location: 'query.sort', message })));
+  const ordered = sortBy(
+    records.filter((r) => r.name === name).map((r) => ({ ...r, status: statusOf(r) })),
+    [...orders, { property: 'version', direction: 'asc' }],
     (r, k) => r[k],
   );
   return toPage(ordered.map(definitionSummary), query.page, query.size, orders.length > 0);

@@ -10,6 +10,20 @@ import type { PROCESS_TOKEN_STATUSES, PROCESS_TOKEN_TYPES } from './token-schema
 // ---------------------------------------------------------------------------------------------
 // Definitions
 
+/**
+ * A definition version's lifecycle, as the family's deployment tools drive it: published, then
+ * `POST .../status/DEPLOYED_ACTIVE`. Only an active version takes new process tokens and starts
+ * instances; ARCHIVED is final.
+ */
+export const DEFINITION_STATUSES = ['DRAFT', 'DEPLOYED_ACTIVE', 'DEPLOYED_INACTIVE', 'ARCHIVED'] as const;
+export type DefinitionStatus = (typeof DEFINITION_STATUSES)[number];
+
+/** What a version's name + version lock item holds: its id and status, so a token finds both in one read. */
+export interface DefinitionVersionRef {
+  processDefinitionId: string;
+  status: DefinitionStatus;
+}
+
 export interface ProcessDefinitionRecord {
   tenantId: string;
   id: string;
@@ -20,6 +34,10 @@ export interface ProcessDefinitionRecord {
   /** The validated definition, defaults applied. */
   definition: ProcessDefinition;
   stateMachineArn: string;
+  /** Absent on versions published before the lifecycle existed: those are DEPLOYED_ACTIVE. */
+  status?: DefinitionStatus;
+  statusUpdatedDtm?: string;
+  statusUpdatedBy?: string;
   createdDtm: string;
   createdBy: string;
 }
@@ -39,8 +57,14 @@ export interface DefinitionStore {
   create(record: ProcessDefinitionRecord): Promise<boolean>;
   get(tenantId: string, id: string): Promise<ProcessDefinitionRecord | undefined>;
   getByNameVersion(tenantId: string, name: string, version: number): Promise<ProcessDefinitionRecord | undefined>;
-  /** The id of a name + version, from its lock item alone (one read). */
-  idOf(tenantId: string, name: string, version: number): Promise<string | undefined>;
+  /** The id and status of a name + version, from its lock item alone (one read). */
+  versionRef(tenantId: string, name: string, version: number): Promise<DefinitionVersionRef | undefined>;
+  /**
+   * Moves a version to `to`, written only over the status read (`from`; undefined for a version
+   * published before the lifecycle), on the version and its lock item together. False when the
+   * status changed meanwhile.
+   */
+  setStatus(record: ProcessDefinitionRecord, from: DefinitionStatus | undefined, to: DefinitionStatus, at: { now: Date; by: string }): Promise<boolean>;
   list(tenantId: string): Promise<ProcessDefinitionRecord[]>;
   getTag(tenantId: string, tag: string): Promise<DefinitionTagRecord | undefined>;
   /** Writes the tag onto its definition, moving it off any other one. */

@@ -3,6 +3,7 @@ import { apiError, ValidationError, type ErrorDetail } from '../errors.js';
 import { likePattern, parseSort, sortBy, toPage, type Page } from '../shared/page.js';
 import { PROCESS_TOKEN_SORTABLE, type ProcessTokenCreateInput } from './token-schemas.js';
 import type { DefinitionStore, ProcessTokenRecord, ProcessTokenStore } from './model.js';
+import { DefinitionNotActiveError } from './definitions.js';
 
 export type { ProcessTokenRecord, ProcessTokenStatus, ProcessTokenStore, ProcessTokenType } from './model.js';
 
@@ -154,7 +155,7 @@ export const DEPRECATION_WARNING = 'maxProcessDuration is deprecated since 2025-
  * whose id the token keeps), the token checked and stored under its unique name.
  */
 export async function createProcessToken(
-  d: { definitions: Pick<DefinitionStore, 'getTag' | 'idOf'>; tokens: Pick<ProcessTokenStore, 'create'> },
+  d: { definitions: Pick<DefinitionStore, 'getTag' | 'versionRef'>; tokens: Pick<ProcessTokenStore, 'create'> },
   input: ProcessTokenCreateInput,
   ctx: Omit<TokenContext, 'definitionFound' | 'definitionId'>,
 ): Promise<ProcessTokenRecord> {
@@ -163,7 +164,11 @@ export async function createProcessToken(
   if (input.processDefnTag !== undefined) {
     definitionFound = !!(await d.definitions.getTag(ctx.tenantId, input.processDefnTag));
   } else if (input.processDefnName !== undefined && input.processDefnVersion !== undefined) {
-    definitionId = await d.definitions.idOf(ctx.tenantId, input.processDefnName, Number(input.processDefnVersion));
+    const version = Number(input.processDefnVersion);
+    const ref = await d.definitions.versionRef(ctx.tenantId, input.processDefnName, version);
+    // Only an active version takes tokens (a tag's definition is checked when an instance starts: the tag may move).
+    if (ref && ref.status !== 'DEPLOYED_ACTIVE') throw new DefinitionNotActiveError(input.processDefnName, version, ref.status);
+    definitionId = ref?.processDefinitionId;
     definitionFound = definitionId !== undefined;
   }
   const record = newProcessToken(input, { ...ctx, definitionFound, definitionId });

@@ -64,7 +64,7 @@ export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
-  /** The role's one inline policy; later grants (tracing) go into it rather than add resources. */
+  /** The role's one inline policy: later statements (tracing) go here, not into a resource of their own. */
   private readonly policy: iam.PolicyDocument;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
@@ -145,8 +145,8 @@ export class ServiceFunction extends Construct {
     (this.function.node.defaultChild as lambda.CfnFunction).tracingConfig = { mode: lambda.Tracing.ACTIVE };
     this.function.addEnvironment('POWERTOOLS_TRACE_ENABLED', 'true');
     this.function.addLayers(tracerLayer);
-    // Into the role's inline policy, not an AWS::IAM::Policy of its own: one resource per function
-    // less, and the stack is near CloudFormation's 500-resource limit (about 7 per route).
+    // Into the role's inline policy: a separate AWS::IAM::Policy per function would cost one of
+    // CloudFormation's 500 resources per function.
     this.policy.addStatements(
       new iam.PolicyStatement({ sid: 'XRayTraces', actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], resources: ['*'] }),
     );

@@ -83,7 +83,7 @@ describe('POST /api/arthr/apiKeys', () => {
     const notJson = await call('POST', BASE, { token, rawBody: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(notJson.status).toBe(415);
     const big = await call('POST', BASE, { token, body: { name: 'x', description: 'd'.repeat(70_000) } });
-    expect(big.status).toBe(400);
+    expect(big.status).toBe(413);
     expect(big.json.code).toBe('PAYLOAD_TOO_LARGE');
     const array = await call('POST', BASE, { token, body: [] });
     expect(array.status).toBe(400);

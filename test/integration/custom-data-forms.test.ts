@@ -193,6 +193,9 @@ describe('POST /api/process-manager/customDataForms/{id}/status/{status}', () =>
 
   it('refuses an unknown status and an unknown form', async () => {
     const form = await add(fresh());
+    const skipped = await call('POST', `${BASE}/${form.id}/status/DEPLOYED_INACTIVE`, { token });
+    expect(skipped.status, 'a DRAFT is activated or archived, as a definition').toBe(400);
+    expect(skipped.json.code).toBe('INVALID_STATUS_TRANSITION');
     const unknown = await call('POST', `${BASE}/${form.id}/status/LIVE`, { token });
     expect(unknown.status).toBe(400);
     expect(unknown.json.details.map((d: { location: string }) => d.location)).toContain('path.status');

@@ -67,7 +67,7 @@ describe('apiHandler', () => {
     ['malformed JSON', { body: '{"n":' }, 400, 'MALFORMED_JSON'],
     ['a wrong type', { body: '{"n":"1"}' }, 400, 'VALIDATION_FAILED'],
     ['an unknown field', { body: '{"n":1,"x":2}' }, 400, 'VALIDATION_FAILED'],
-    ['an oversized body', { body: JSON.stringify({ n: 1, pad: 'x'.repeat(200) }) }, 400, 'PAYLOAD_TOO_LARGE'],
+    ['an oversized body', { body: JSON.stringify({ n: 1, pad: 'x'.repeat(200) }) }, 413, 'PAYLOAD_TOO_LARGE'],
     ['a non-JSON content type', { contentType: 'text/plain' }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
     ['a host of no tenant', { host: 'example.com' }, 400, 'INVALID_HOST'],
   ])('answers %s with a 4xx and a code', async (_w, over, status, code) => {
