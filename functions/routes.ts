@@ -1,6 +1,7 @@
 import type { RouteDef } from './http/route.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { definitionRoutes } from './process-manager/definition-routes.js';
+import { customDataFormRoutes } from './process-manager/custom-data-form-routes.js';
 import { tokenRoutes } from './process-manager/token-routes.js';
 import { instanceRoutes } from './process-manager/instance-routes.js';
 import { platformRoutes } from './platform/routes.js';
@@ -19,6 +20,7 @@ import { identityStoreRoutes } from './identity-store/routes.js';
 export const routes = {
   ...apiKeyRoutes,
   ...definitionRoutes,
+  ...customDataFormRoutes,
   ...tokenRoutes,
   ...instanceRoutes,
   ...journeyRoutes,

@@ -17,6 +17,10 @@ export const PERMISSIONS = [
   'ProcessManager:addProcessDefinition',
   'ProcessManager:getProcessDefinitions',
   'ProcessManager:addProcessDefinitionTag',
+  // Data forms by name and version, in the family's pattern.
+  'ProcessManager:addCustomDataForm',
+  'ProcessManager:getCustomDataForms',
+  'ProcessManager:updateCustomDataForm',
   'UserDataServer:getProcessInstanceUserData',
   'createPasscodeRegistrationForUser',
   'createUserPasscodeRegistrationForUserByExtUserId',

@@ -8,11 +8,13 @@
  * in ../events/publisher.ts. They are not re-exported here: the orchestrator's dynamic import of
  * the Step Functions module would then be bundled into every handler of the area.
  */
+import { customDataFormStore } from '../store/custom-data-forms.js';
 import { definitionStore } from '../store/process-definitions.js';
 import { processInstanceStore } from '../store/process-instances.js';
 import { processTokenStore } from '../store/process-tokens.js';
-import type { DefinitionStore, ProcessInstanceStore, ProcessTokenStore } from './model.js';
+import type { CustomDataFormStore, DefinitionStore, ProcessInstanceStore, ProcessTokenStore } from './model.js';
 
 export const definitions: DefinitionStore = definitionStore;
 export const tokens: ProcessTokenStore = processTokenStore;
 export const instances: ProcessInstanceStore = processInstanceStore;
+export const customDataForms: CustomDataFormStore = customDataFormStore;

@@ -73,6 +73,51 @@ export interface DefinitionStore {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Data forms (by name and version, in the family's format)
+
+export const CUSTOM_DATA_FORM_STATUSES = ['DRAFT', 'DEPLOYED_ACTIVE', 'DEPLOYED_INACTIVE', 'ARCHIVED'] as const;
+export type CustomDataFormStatus = (typeof CUSTOM_DATA_FORM_STATUSES)[number];
+
+/** What a versions page lists of a form version: everything but its resource. */
+export interface CustomDataFormSummary {
+  id: string;
+  name: string;
+  version: number;
+  description: string;
+  status: CustomDataFormStatus;
+  creationOption: string | null;
+  createdDtm: string;
+  createdBy: string;
+  lastUpdatedDtm: string;
+  lastUpdatedBy: string;
+}
+
+export interface CustomDataFormRecord extends CustomDataFormSummary {
+  tenantId: string;
+  /** The form as the client sent it (a JSON string), kept byte for byte; validated on the way in. */
+  resource: string;
+}
+
+export type CustomDataFormStatusOutcome = { outcome: 'updated' } | { outcome: 'changed' } | { outcome: 'gone' };
+
+export interface CustomDataFormStore {
+  /** False when the tenant already has this name + version (a version is immutable). */
+  create(record: CustomDataFormRecord): Promise<boolean>;
+  get(tenantId: string, id: string): Promise<CustomDataFormRecord | undefined>;
+  /** The highest version of a name, or undefined when the name has none. */
+  latestVersion(tenantId: string, name: string): Promise<number | undefined>;
+  /** Every version of a name, in version order. */
+  listVersions(tenantId: string, name: string): Promise<CustomDataFormSummary[]>;
+  /** Sets the status of a version whose stored status is still `from` (`changed` otherwise). */
+  setStatus(
+    record: CustomDataFormRecord,
+    from: CustomDataFormStatus,
+    to: CustomDataFormStatus,
+    by: { principal: string; now: Date },
+  ): Promise<CustomDataFormStatusOutcome>;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Tokens
 
 export type ProcessTokenType = (typeof PROCESS_TOKEN_TYPES)[number];

@@ -61,6 +61,25 @@ export const keys = {
   },
   definitionSortPrefix: 'PDEF#',
 
+  /**
+   * Data forms share one partition per tenant: each version's item (`CDF#{id}`, with its
+   * resource) and its name + version item (`CDFNV#{name}#{version}`), which makes the pair unique
+   * and, holding the version's summary, lists a name's versions in version order with one Query.
+   */
+  customDataFormPartition(tenantId: string): string {
+    return `${tenantPrefix(tenantId)}CDFORMS`;
+  },
+  customDataForm(tenantId: string, id: string): ItemKey {
+    return { PK: keys.customDataFormPartition(tenantId), SK: `CDF#${part(id)}` };
+  },
+  customDataFormNameVersion(tenantId: string, name: string, version: number): ItemKey {
+    return { PK: keys.customDataFormPartition(tenantId), SK: `${keys.customDataFormVersionsPrefix(name)}${String(version).padStart(9, '0')}` };
+  },
+  /** The sort-key prefix of one name's version items. */
+  customDataFormVersionsPrefix(name: string): string {
+    return `CDFNV#${encoded(name)}#`;
+  },
+
   /** Each instance has its own partition (its later items: screens, user data, images). */
   instance(tenantId: string, id: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: 'PI' };

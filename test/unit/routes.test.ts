@@ -38,6 +38,24 @@ describe('the route table', () => {
   });
 });
 
+describe('path variables', () => {
+  it('are named alike at the same level under the same parent, as API Gateway requires', () => {
+    // API Gateway refuses `/a/{id}` beside `/a/{name}/b` (a conflicting variable on the same level).
+    const names = new Map<string, { name: string; op: string }>();
+    for (const r of routeList) {
+      const segs = r.path.split('/');
+      segs.forEach((seg, i) => {
+        const m = /^\{([^}]+)\}$/.exec(seg);
+        if (!m) return;
+        const parent = segs.slice(0, i).map((s) => (/^\{/.test(s) ? '{}' : s)).join('/');
+        const seen = names.get(parent);
+        if (seen) expect(m[1], `${r.operationId} vs ${seen.op} under ${parent}`).toBe(seen.name);
+        else names.set(parent, { name: m[1]!, op: r.operationId });
+      });
+    }
+  });
+});
+
 describe('DIRECT_OPERATIONS', () => {
   it('lists exactly the operations that take an API key directly', () => {
     const direct = routeList.filter((r) => r.auth === 'apiKey' || r.auth === 'bearerOrApiKey').map((r) => r.operationId);
