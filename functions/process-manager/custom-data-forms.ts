@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { apiError, ConcurrentUpdateError, InvalidTransitionError, ValidationError } from '../errors.js';
+import { apiError, ConcurrentUpdateError, ValidationError } from '../errors.js';
+import { DEPLOYMENT_TRANSITIONS, checkTransition } from './lifecycle.js';
 import { parseSort, sortBy, toPage } from '../shared/page.js';
 import type { CustomDataFormRecord, CustomDataFormStatus, CustomDataFormStore, CustomDataFormSummary } from './model.js';
 
@@ -15,19 +16,8 @@ export class CustomDataFormNotFoundError extends apiError('CUSTOM_DATA_FORM_NOT_
   }
 }
 
-/**
- * The lifecycle of a form version, the same as a definition version's (DEFINITION_TRANSITIONS).
- * A version's content never changes, only its status: DRAFT → DEPLOYED_ACTIVE | ARCHIVED;
- * DEPLOYED_ACTIVE ⇄ DEPLOYED_INACTIVE; any → ARCHIVED, which is final. Nothing goes back to
- * DRAFT: a deployed version may be in use by journeys. Setting the status a version already has
- * is a no-op (deployment tools re-run).
- */
-export const CUSTOM_DATA_FORM_TRANSITIONS: Readonly<Record<CustomDataFormStatus, readonly CustomDataFormStatus[]>> = {
-  DRAFT: ['DEPLOYED_ACTIVE', 'ARCHIVED'],
-  DEPLOYED_ACTIVE: ['DEPLOYED_INACTIVE', 'ARCHIVED'],
-  DEPLOYED_INACTIVE: ['DEPLOYED_ACTIVE', 'ARCHIVED'],
-  ARCHIVED: [],
-};
+/** A form version's lifecycle: the same as a definition version's (lifecycle.ts). */
+export const CUSTOM_DATA_FORM_TRANSITIONS = DEPLOYMENT_TRANSITIONS;
 
 export interface NewCustomDataForm {
   name: string;
@@ -83,14 +73,7 @@ export async function setCustomDataFormStatus(
   input: { tenantId: string; id: string; status: CustomDataFormStatus; principal: string; now: Date },
 ): Promise<CustomDataFormRecord> {
   const record = await getCustomDataForm(forms, input.tenantId, input.id);
-  if (record.status === input.status) return record;
-  if (!CUSTOM_DATA_FORM_TRANSITIONS[record.status].includes(input.status)) {
-    const allowed = CUSTOM_DATA_FORM_TRANSITIONS[record.status];
-    throw new InvalidTransitionError(
-      `A ${record.status} data form cannot become ${input.status}` +
-        (allowed.length ? `; it can become ${allowed.join(' or ')}.` : '; ARCHIVED is final.'),
-    );
-  }
+  if (checkTransition('data form', record.status, input.status) === 'same') return record;
   const updated = await forms.setStatus(record, record.status, input.status, { principal: input.principal, now: input.now });
   if (updated.outcome === 'gone') throw new CustomDataFormNotFoundError(input.id);
   if (updated.outcome === 'changed') throw new ConcurrentUpdateError();

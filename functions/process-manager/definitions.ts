@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { apiError, ConcurrentUpdateError, InvalidTransitionError, ValidationError } from '../errors.js';
+import { apiError, ConcurrentUpdateError, ValidationError } from '../errors.js';
+import { DEPLOYMENT_TRANSITIONS, checkTransition } from './lifecycle.js';
 import { likePattern, parseSort, sortBy, toPage } from '../shared/page.js';
 import type { ProcessDefinition } from '../../statemachines/definition.js';
 import type { DefinitionStatus, DefinitionStore, DefinitionTagRecord, ProcessDefinitionRecord } from './model.js';
@@ -49,31 +50,15 @@ export function statusOf(r: Pick<ProcessDefinitionRecord, 'status'>): Definition
   return r.status ?? 'DEPLOYED_ACTIVE';
 }
 
-/**
- * The lifecycle: a DRAFT is activated (or archived); an active version can be set inactive
- * (no new tokens or instances, running journeys go on) and back; ARCHIVED is final. Setting the
- * status a version has is accepted and changes nothing, so a deployment tool can repeat itself.
- */
-export const DEFINITION_TRANSITIONS: Readonly<Record<DefinitionStatus, readonly DefinitionStatus[]>> = {
-  DRAFT: ['DEPLOYED_ACTIVE', 'ARCHIVED'],
-  DEPLOYED_ACTIVE: ['DEPLOYED_INACTIVE', 'ARCHIVED'],
-  DEPLOYED_INACTIVE: ['DEPLOYED_ACTIVE', 'ARCHIVED'],
-  ARCHIVED: [],
-};
+/** A definition version's lifecycle (lifecycle.ts). */
+export const DEFINITION_TRANSITIONS = DEPLOYMENT_TRANSITIONS;
 
 export async function setDefinitionStatus(
   definitions: Pick<DefinitionStore, 'get' | 'setStatus'>,
   input: { tenantId: string; definitionId: string; status: DefinitionStatus; principal: string; now: Date },
 ): Promise<ProcessDefinitionRecord> {
   const record = await getDefinition(definitions, input.tenantId, input.definitionId);
-  const from = statusOf(record);
-  if (from === input.status) return record;
-  if (!DEFINITION_TRANSITIONS[from].includes(input.status)) {
-    const allowed = DEFINITION_TRANSITIONS[from];
-    throw new InvalidTransitionError(
-      `A ${from} process definition cannot become ${input.status}${allowed.length ? `; it can become ${allowed.join(' or ')}` : ': ARCHIVED is final'}.`,
-    );
-  }
+  if (checkTransition('process definition', statusOf(record), input.status) === 'same') return record;
   if (!(await definitions.setStatus(record, record.status, input.status, { now: input.now, by: input.principal }))) throw new ConcurrentUpdateError();
   return { ...record, status: input.status, statusUpdatedDtm: input.now.toISOString(), statusUpdatedBy: input.principal };
 }

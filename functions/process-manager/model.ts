@@ -15,8 +15,11 @@ import type { PROCESS_TOKEN_STATUSES, PROCESS_TOKEN_TYPES } from './token-schema
  * `POST .../status/DEPLOYED_ACTIVE`. Only an active version takes new process tokens and starts
  * instances; ARCHIVED is final.
  */
-export const DEFINITION_STATUSES = ['DRAFT', 'DEPLOYED_ACTIVE', 'DEPLOYED_INACTIVE', 'ARCHIVED'] as const;
-export type DefinitionStatus = (typeof DEFINITION_STATUSES)[number];
+export const DEPLOYMENT_STATUSES = ['DRAFT', 'DEPLOYED_ACTIVE', 'DEPLOYED_INACTIVE', 'ARCHIVED'] as const;
+/** The lifecycle every versioned, deployed thing shares (definitions, data forms): see lifecycle.ts. */
+export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
+export const DEFINITION_STATUSES = DEPLOYMENT_STATUSES;
+export type DefinitionStatus = DeploymentStatus;
 
 /** What a version's name + version lock item holds: its id and status, so a token finds both in one read. */
 export interface DefinitionVersionRef {
@@ -75,8 +78,8 @@ export interface DefinitionStore {
 // ---------------------------------------------------------------------------------------------
 // Data forms (by name and version, in the family's format)
 
-export const CUSTOM_DATA_FORM_STATUSES = ['DRAFT', 'DEPLOYED_ACTIVE', 'DEPLOYED_INACTIVE', 'ARCHIVED'] as const;
-export type CustomDataFormStatus = (typeof CUSTOM_DATA_FORM_STATUSES)[number];
+export const CUSTOM_DATA_FORM_STATUSES = DEPLOYMENT_STATUSES;
+export type CustomDataFormStatus = DeploymentStatus;
 
 /** What a versions page lists of a form version: everything but its resource. */
 export interface CustomDataFormSummary {
