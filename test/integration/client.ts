@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { identityCheck } from '../../statemachines/examples/index.js';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
@@ -148,4 +149,9 @@ export async function expireItem(PK: string, SK: string): Promise<void> {
   } finally {
     db.destroy();
   }
+}
+
+/** The identity-check example under a fresh name, so tests do not collide. */
+export function exampleNamed(name: string, version = 1): Record<string, any> {
+  return { ...structuredClone(identityCheck as Record<string, unknown>), name, version };
 }

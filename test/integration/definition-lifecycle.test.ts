@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { adminToken, call, keyWith, issueToken } from './client.js';
-import { identityCheck } from '../../statemachines/examples/index.js';
+import { adminToken, call, exampleNamed, keyWith, issueToken } from './client.js';
 
 const BASE = '/api/process-manager/processDefinitions';
 const TOKENS = '/api/process-manager/processTokens';
@@ -8,9 +7,6 @@ let token: string;
 beforeAll(async () => {
   token = await adminToken();
 });
-
-/** The identity-check example under a fresh name. */
-const exampleNamed = (name: string, version: number) => ({ ...structuredClone(identityCheck as Record<string, unknown>), name, version });
 
 const fresh = () => `lc-${Math.random().toString(36).slice(2, 10)}`;
 

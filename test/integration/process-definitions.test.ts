@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { identityCheck } from '../../statemachines/examples/index.js';
-import { adminToken, call, issueToken, keyWith } from './client.js';
+import { adminToken, call, exampleNamed, issueToken, keyWith } from './client.js';
 
 const BASE = '/api/process-manager/processDefinitions';
 let token: string;
@@ -8,10 +7,6 @@ beforeAll(async () => {
   token = await adminToken();
 });
 
-/** The identity-check example under a fresh name, so tests do not collide. */
-export function exampleNamed(name: string, version = 1): Record<string, any> {
-  return { ...structuredClone(identityCheck as Record<string, unknown>), name, version };
-}
 
 const fresh = () => `it-${Math.random().toString(36).slice(2, 10)}`;
 
