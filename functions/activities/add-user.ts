@@ -13,8 +13,8 @@ export const spec = {
   rules: [],
   outputs: [{ name: 'User', variable: 'vars.{User Key}' }],
   errorEvents: [
-    { name: 'Failed to add the user', aslError: 'AddUserFailed' },
-    { name: 'ExtId Not Unique', aslError: 'ExtIdNotUnique', description: 'A user with this external ID exists.' },
+    { name: 'Failed to add the user', aslError: 'AddUserFailed', code: 'failedToAddUser' },
+    { name: 'ExtId Not Unique', aslError: 'ExtIdNotUnique', code: 'extIdNotUnique', description: 'A user with this external ID exists.' },
   ],
 } as const satisfies ActivitySpec;
 

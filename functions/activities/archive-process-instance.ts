@@ -14,7 +14,7 @@ export const spec = {
   ],
   rules: [],
   outputs: [],
-  errorEvents: [{ name: 'Configuration Exception', aslError: 'ArchiveConfigurationException' }],
+  errorEvents: [{ name: 'Configuration Exception', aslError: 'ArchiveConfigurationException', code: 'configurationException' }],
 } as const satisfies ActivitySpec;
 
 export const aliases = ['archiveProcessInstanceV1'] as const;

@@ -23,11 +23,11 @@ export const spec = {
   errorEvents: [
     {
       name: 'Exceed face match count',
-      aslError: 'FaceMatchCountExceeded',
+      aslError: 'FaceMatchCountExceeded', code: 'exceedFaceMatchCount',
       description: 'Failed attempts exceed Max Attempts.',
     },
-    { name: 'Failed face to face match', aslError: 'FaceMatchFailed' },
-    { name: 'Failed face template generation', aslError: 'FaceTemplateGenerationFailed' },
+    { name: 'Failed face to face match', aslError: 'FaceMatchFailed', code: 'failedFaceMatch' },
+    { name: 'Failed face template generation', aslError: 'FaceTemplateGenerationFailed', code: 'failedFaceTemplateGeneration' },
   ],
 } as const satisfies ActivitySpec;
 

@@ -55,6 +55,11 @@ export interface ErrorEventSpec {
   readonly name: string;
   /** The error the activity raises (Lambda error type or SendTaskFailure `error`); a `Catch` matches it. */
   readonly aslError: string;
+  /**
+   * The family's error code for it (camelCase, `failedFaceMatch`): what a BPMN error boundary
+   * event's `bpmn:error errorCode` names. Unique within the activity.
+   */
+  readonly code: string;
   /** Step Functions errors the same route also catches. */
   readonly alsoCatches?: readonly string[];
   readonly description?: string;

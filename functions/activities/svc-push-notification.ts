@@ -63,15 +63,15 @@ export const spec = {
   errorEvents: [
     {
       name: 'No Valid Destinations Available',
-      aslError: 'NoValidDestinationsAvailable',
+      aslError: 'NoValidDestinationsAvailable', code: 'noValidDestinationsAvailable',
       description: 'For example the notification expired.',
     },
     {
       name: 'No Destinations Available',
-      aslError: 'NoDestinationsAvailable',
+      aslError: 'NoDestinationsAvailable', code: 'noDestinationsAvailable',
       description: 'No Appkey registered for the user and device.',
     },
-    { name: 'Other Error', aslError: 'PushNotificationOtherError' },
+    { name: 'Other Error', aslError: 'PushNotificationOtherError', code: 'otherError' },
   ],
 } as const satisfies ActivitySpec;
 

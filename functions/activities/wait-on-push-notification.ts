@@ -25,15 +25,15 @@ export const spec = {
   rules: [],
   outputs: [],
   errorEvents: [
-    { name: 'Push Notification Process Failed', aslError: 'PushProcessFailed' },
-    { name: 'Push Notification Process Timed Out', aslError: 'PushProcessTimedOut' },
+    { name: 'Push Notification Process Failed', aslError: 'PushProcessFailed', code: 'pushNotificationProcessFailed' },
+    { name: 'Push Notification Process Timed Out', aslError: 'PushProcessTimedOut', code: 'pushNotificationProcessTimedOut' },
     {
       name: 'Timeout',
-      aslError: 'PushWaitTimeout',
+      aslError: 'PushWaitTimeout', code: 'timeout',
       alsoCatches: ['States.Timeout'],
       description: 'Polling failed more often than the retry count allows, or the step timeout passed.',
     },
-    { name: 'Other Error', aslError: 'PushWaitOtherError' },
+    { name: 'Other Error', aslError: 'PushWaitOtherError', code: 'otherError' },
   ],
 } as const satisfies ActivitySpec;
 
