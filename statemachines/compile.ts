@@ -20,11 +20,15 @@ import {
   type Activity,
   type Condition,
   type ConditionValue,
+  type Gateway,
   type Outcome,
   type ProcessDefinition,
 } from './definition.js';
 import { activitySpec, aslErrorName, STEP_TIMEOUT_DEFAULT, STEP_TIMEOUT_INPUT } from './catalogue.js';
-import { validateDefinition } from './validate.js';
+import { exhaustive, validateDefinition } from './validate.js';
+import { parseCondition, toChoiceRule } from './conditions/index.js';
+import { isoDurationSeconds } from './bpmn/duration.js';
+import { variablePath } from './variables.js';
 
 export { listErrorNames } from './catalogue.js';
 
@@ -63,6 +67,8 @@ export interface AslTaskState extends AslTransition {
       activityId: string;
       activityType: string;
       inputs: Record<string, unknown>;
+      /** Output parameters: process variable → JUEL expression, set when the activity completes. */
+      outputs?: Record<string, string>;
       'state.$': '$';
       'taskToken.$'?: '$$.Task.Token';
     };
@@ -82,14 +88,21 @@ export interface AslChoiceState {
   Default: string;
 }
 
-export interface AslPassState {
+/** A decision (`_decision`), a graph decider's outcome, or an error end event (`_end`). */
+export interface AslPassState extends AslTransition {
   Type: 'Pass';
-  Result: Outcome;
-  ResultPath: '$._decision';
-  End: true;
+  Comment?: string;
+  Result: Outcome | { endEvent: string; errorCode: string };
+  ResultPath: '$._decision' | '$._end';
 }
 
-export type AslState = AslTaskState | AslChoiceState | AslPassState;
+/** A plain end event that a Choice or a Catch leads to. */
+export interface AslSucceedState {
+  Type: 'Succeed';
+  Comment: string;
+}
+
+export type AslState = AslTaskState | AslChoiceState | AslPassState | AslSucceedState;
 
 export interface AslStateMachine {
   Comment: string;
@@ -117,11 +130,28 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
   const def = validateDefinition(definition);
   const states: Record<string, AslState> = {};
   const outcomes = new Set<Outcome>();
+  const gateways = def.gateways ?? {};
+  const ends = def.ends ?? {};
+  /** Gateways and end events some state goes to by name: each becomes a state of its own. */
+  const wanted: string[] = [];
+  const to = (id: string): string => {
+    if ((Object.hasOwn(gateways, id) || Object.hasOwn(ends, id)) && !wanted.includes(id)) wanted.push(id);
+    return id;
+  };
+  // A task whose next is a plain end event ends the execution itself: no state for the end.
+  const transition = (next: string | undefined): AslTransition =>
+    next === undefined || (Object.hasOwn(ends, next) && ends[next]!.error === undefined) ? { End: true } : { Next: to(next) };
 
   for (const [id, activity] of Object.entries(def.activities)) {
     const spec = activitySpec(activity.type)!;
     const comment = activity.name ?? spec.displayName;
     if (spec.kind === 'decider') {
+      const outcome = activity.inputs.Outcome as Outcome | undefined;
+      if (outcome !== undefined) {
+        // A graph's decider: records the outcome its input names, then the flow goes on.
+        states[id] = { Type: 'Pass', Comment: comment, Result: outcome, ResultPath: '$._decision', ...transition(activity.next) };
+        continue;
+      }
       const rules = activity.rules ?? [];
       const fallback = activity.default ?? 'REVIEW';
       for (const r of rules) outcomes.add(r.outcome);
@@ -140,9 +170,10 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
       .map((e) => ({
         ErrorEquals: [e.aslError, ...(e.alsoCatches ?? [])],
         ResultPath: LAST_ERROR_PATH,
-        Next: activity.errorEvents![e.name]!,
+        Next: to(activity.errorEvents![e.name]!),
       }));
-    const timeout = activity.inputs[STEP_TIMEOUT_INPUT];
+    if (activity.timer) catchers.push({ ErrorEquals: ['States.Timeout'], ResultPath: LAST_ERROR_PATH, Next: to(activity.timer.next) });
+    const timeout = activity.timer ? timerSeconds(activity.timer.duration) : activity.inputs[STEP_TIMEOUT_INPUT];
     states[id] = {
       Type: 'Task',
       Comment: comment,
@@ -153,6 +184,7 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
           activityId: id,
           activityType: activity.type,
           inputs: activity.inputs,
+          ...(activity.outputs ? { outputs: activity.outputs } : {}),
           'state.$': '$',
           ...(user ? { 'taskToken.$': '$$.Task.Token' as const } : {}),
         },
@@ -160,7 +192,29 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
       ...(user ? { TimeoutSeconds: typeof timeout === 'number' ? timeout : STEP_TIMEOUT_DEFAULT } : { OutputPath: '$.Payload' as const }),
       Retry: [{ ...LAMBDA_RETRY, ErrorEquals: [...LAMBDA_RETRY.ErrorEquals] }],
       ...(catchers.length > 0 ? { Catch: catchers } : {}),
-      ...transition(activity),
+      ...transition(activity.next),
+    };
+  }
+  to(def.startActivityId);
+
+  // Gateways and ends that states name; a gateway inlines the gateways after it (fused), and
+  // names those it could not inline, which then get states of their own.
+  for (let i = 0; i < wanted.length; i++) {
+    const id = wanted[i]!;
+    const end = ends[id];
+    if (end) {
+      states[id] =
+        end.error === undefined
+          ? { Type: 'Succeed', Comment: end.name ?? 'End' }
+          : { Type: 'Pass', Comment: end.name ?? `End with error ${end.error}`, Result: { endEvent: id, errorCode: end.error }, ResultPath: '$._end', End: true };
+      continue;
+    }
+    const fused = fuseGateway(id, gateways, [id]);
+    states[id] = {
+      Type: 'Choice',
+      Comment: gateways[id]!.name ?? 'Gateway',
+      Choices: fused.choices.map((c) => ({ ...c.rule, Next: to(c.next) })),
+      Default: to(fused.default),
     };
   }
 
@@ -181,8 +235,61 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
   };
 }
 
-function transition(activity: Activity): AslTransition {
-  return activity.next === undefined ? { End: true } : { Next: activity.next };
+function timerSeconds(duration: string): number {
+  const d = isoDurationSeconds(duration);
+  return 'seconds' in d ? d.seconds : STEP_TIMEOUT_DEFAULT;
+}
+
+/** A fused gateway grows by at most this much JSON per gateway it inlines (ASL has a 1 MB cap). */
+const FUSE_LIMIT_BYTES = 16 * 1024;
+
+interface Fused {
+  choices: { rule: AslChoiceRule; next: string }[];
+  default: string;
+}
+
+/**
+ * A gateway's choices in order, with the gateways its branches and default lead to inlined:
+ * branch `c` to a gateway with branches `d1 → A, d2 → B` and default `E` becomes `c && d1 → A`,
+ * `c && d2 → B`, `c → E`; a default to a gateway appends that gateway's choices and takes its
+ * default. First match wins in both, so the fused state decides what the chain would, in one
+ * transition. A gateway is not inlined into itself (a loop of gateways) nor when it would make
+ * the state too large; it is then named, and compiled as a state of its own.
+ */
+function fuseGateway(id: string, gateways: Record<string, Gateway>, stack: string[]): Fused {
+  const gateway = gateways[id]!;
+  const asts = gateway.branches.map((b) => parseCondition(b.when));
+  let branches = gateway.branches.map((b, i) => ({ rule: toChoiceRule(asts[i]!, { path: variablePath }) as AslChoiceRule, next: b.next }));
+  let fallback = gateway.default;
+  if (fallback === undefined) {
+    // Validation saw two branches that negate each other: from the later one on, it always holds.
+    const j = asts.findIndex((a, k) => k > 0 && exhaustive([...asts.slice(0, k), a]) && !exhaustive(asts.slice(0, k)));
+    fallback = gateway.branches[j]!.next;
+    branches = branches.slice(0, j);
+  }
+  const inline = (target: string) => Object.hasOwn(gateways, target) && !stack.includes(target);
+  const choices: Fused['choices'] = [];
+  for (const b of branches) {
+    if (inline(b.next)) {
+      const sub = fuseGateway(b.next, gateways, [...stack, b.next]);
+      const merged = [...sub.choices.map((c) => ({ rule: and(b.rule, c.rule), next: c.next })), { rule: b.rule, next: sub.default }];
+      if (JSON.stringify(merged).length <= FUSE_LIMIT_BYTES) {
+        choices.push(...merged);
+        continue;
+      }
+    }
+    choices.push(b);
+  }
+  if (inline(fallback)) {
+    const sub = fuseGateway(fallback, gateways, [...stack, fallback]);
+    if (JSON.stringify(sub.choices).length <= FUSE_LIMIT_BYTES) return { choices: [...choices, ...sub.choices], default: sub.default };
+  }
+  return { choices, default: fallback };
+}
+
+function and(a: AslChoiceRule, b: AslChoiceRule): AslChoiceRule {
+  const parts = (r: AslChoiceRule) => (Object.keys(r).length === 1 && Array.isArray(r.And) ? (r.And as AslChoiceRule[]) : [r]);
+  return { And: [...parts(a), ...parts(b)] };
 }
 
 function comparison(value: ConditionValue): string {
@@ -221,23 +328,78 @@ function present(path: string, test: Record<string, unknown>): AslChoiceRule {
 }
 
 /**
- * The state transitions Step Functions bills for the happy path: from the start activity,
- * follow `next` only (no error route is taken, no retry happens), one transition per state
- * entered, until an activity without `next` ends the execution. A Simple Decider on the way
- * costs two: its Choice state and one `Decision <OUTCOME>` state, whichever outcome (the rules
- * decide only which, not how many). Throws when the `next` chain loops, as it then has no end.
+ * The state transitions Step Functions bills for the happy path (one per state entered): from
+ * the start, follow each task's `next` (no error route or timer is taken, no retry happens) and
+ * each gateway's default flow, until the execution ends. Counted on the compiled state machine,
+ * so fused gateways cost one transition and an end event that needs no state costs none; a
+ * Simple Decider with rules costs two (its Choice and one `Decision <OUTCOME>`). Throws when
+ * that path loops.
  */
 export function happyPathTransitions(definition: ProcessDefinition): number {
   const def = validateDefinition(definition);
+  return aslPathTransitions(compileDefinition(def, { activityFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:count' }), `${def.name} v${def.version}`).happy;
+}
+
+export interface PathTransitions {
+  /** Following Next and each Choice's Default. */
+  happy: number;
+  /** The fewest states from the start to an end, by any route. */
+  shortest: number;
+  /** The most states on a route that enters no state twice (a loop taken at most once). */
+  longest: number;
+}
+
+function aslSuccessors(state: AslState): string[] {
+  const out: string[] = [];
+  if ('Next' in state && state.Next) out.push(state.Next);
+  if (state.Type === 'Choice') out.push(...state.Choices.map((c) => c.Next!), state.Default);
+  if (state.Type === 'Task') out.push(...(state.Catch ?? []).map((c) => c.Next));
+  return [...new Set(out)];
+}
+
+function ends(state: AslState): boolean {
+  return state.Type === 'Succeed' || ('End' in state && state.End === true);
+}
+
+/** Transitions per path of a compiled state machine (see PathTransitions). */
+export function aslPathTransitions(asl: AslStateMachine, title = 'the state machine'): PathTransitions {
   const seen = new Set<string>();
-  let id: string | undefined = def.startActivityId;
-  let transitions = 0;
-  while (id !== undefined) {
-    if (seen.has(id)) throw new Error(`The next chain of ${def.name} v${def.version} loops at "${id}"; it has no happy path.`);
+  let happy = 0;
+  for (let id: string | undefined = asl.StartAt; id !== undefined; ) {
+    if (seen.has(id)) throw new Error(`The happy path of ${title} loops at "${id}".`);
     seen.add(id);
-    const activity: Activity = def.activities[id]!;
-    transitions += activitySpec(activity.type)!.kind === 'decider' ? 2 : 1;
-    id = activity.next;
+    happy++;
+    const state: AslState = asl.States[id]!;
+    id = state.Type === 'Choice' ? state.Default : 'Next' in state ? state.Next : undefined;
   }
-  return transitions;
+  // Shortest: breadth-first.
+  const dist = new Map<string, number>([[asl.StartAt, 1]]);
+  const queue = [asl.StartAt];
+  let shortest = Infinity;
+  while (queue.length > 0) {
+    const id = queue.shift()!;
+    const state = asl.States[id]!;
+    if (ends(state)) shortest = Math.min(shortest, dist.get(id)!);
+    for (const next of aslSuccessors(state)) {
+      if (!dist.has(next)) {
+        dist.set(next, dist.get(id)! + 1);
+        queue.push(next);
+      }
+    }
+  }
+  // Longest: over the graph with the edges that close a loop (found by depth-first search) left out.
+  const memo = new Map<string, number>();
+  const onPath = new Set<string>();
+  const longestFrom = (id: string): number => {
+    const known = memo.get(id);
+    if (known !== undefined) return known;
+    onPath.add(id);
+    const state = asl.States[id]!;
+    let best = ends(state) ? 1 : -Infinity;
+    for (const next of aslSuccessors(state)) if (!onPath.has(next)) best = Math.max(best, 1 + longestFrom(next));
+    onPath.delete(id);
+    memo.set(id, best);
+    return best;
+  };
+  return { happy, shortest, longest: longestFrom(asl.StartAt) };
 }

@@ -15,10 +15,20 @@ import { isExpression, referencePath } from './references.js';
 export const OUTCOMES = ['PASS', 'FAIL', 'REVIEW'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-/** Activity ids become state names, so they stay short and need no quoting in a console or log. */
+/**
+ * Node ids (activities, gateways, end events) become state names, so they stay within Step
+ * Functions' 80 characters and need no quoting in a console or log. A BPMN element id (an XML
+ * NCName such as `Activity_0x1y2z3` or `Gateway.review`) keeps its id.
+ */
 export const ActivityIdSchema = z
   .string()
-  .check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 characters: letters, digits, _ or -'));
+  .check(
+    z.regex(
+      /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,79}$/,
+      'must be 1 to 80 characters: letters, digits, _, - or . (not starting with .)',
+    ),
+  );
+export const NodeIdSchema = ActivityIdSchema;
 
 export const DefinitionNameSchema = z
   .string()
@@ -303,19 +313,92 @@ export const InputValueSchema = z.union(
 /** The value of an input after validation. */
 export type InputValue = string | number | boolean | string[] | Record<string, string> | DataForm;
 
+/**
+ * A JUEL expression as the family's designer writes it (`${_photoConfirmed != true}`); see
+ * statemachines/conditions/README.md for the subset.
+ */
+export const ExpressionSchema = z.string().check(z.minLength(1), z.maxLength(5000));
+
+/** A process variable an output parameter sets: an identifier. */
+export const VariableNameSchema = z
+  .string()
+  .check(z.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a variable name: letters, digits, _ (not starting with a digit), at most 64'));
+
+/**
+ * An interrupting timer boundary event on a user step: when `duration` (ISO 8601, fixed length:
+ * `PT4M30S`, `PT30M`, `P5D`) passes before the end user finishes the step, the flow goes to
+ * `next`.
+ */
+export const TimerSchema = z.strictObject({
+  /** The BPMN boundary event's id, kept for messages and the round trip. */
+  id: z.optional(ActivityIdSchema),
+  duration: z.string().check(z.minLength(2), z.maxLength(40)),
+  next: NodeIdSchema,
+});
+export type Timer = z.infer<typeof TimerSchema>;
+
 export const ActivitySchema = z.strictObject({
   type: z.string().check(z.minLength(1), z.maxLength(64)),
   name: z.optional(text(1, 100)),
   inputs: z.optional(z.record(InputNameSchema, InputValueSchema)),
-  next: z.optional(ActivityIdSchema),
-  errorEvents: z.optional(z.record(z.string().check(z.minLength(1), z.maxLength(100)), ActivityIdSchema)),
+  next: z.optional(NodeIdSchema),
+  errorEvents: z.optional(z.record(z.string().check(z.minLength(1), z.maxLength(100)), NodeIdSchema)),
+  /** User steps only. */
+  timer: z.optional(TimerSchema),
+  /** Process variables set when the activity completes: variable name → JUEL expression. */
+  outputs: z.optional(
+    z.record(VariableNameSchema, ExpressionSchema).check(
+      z.refine((o) => Object.keys(o).length <= 50, { message: 'must have at most 50 outputs' }),
+    ),
+  ),
   /** Simple Decider only. */
   rules: z.optional(z.array(DeciderRuleSchema).check(z.minLength(1), z.maxLength(50))),
   /** Simple Decider only: the outcome when no rule holds. */
   default: z.optional(z.enum(OUTCOMES)),
 });
 
-export const MAX_ACTIVITIES = 200;
+/** One outgoing flow of a gateway: taken when `when` holds (the first that holds, in order). */
+export const BranchSchema = z.strictObject({
+  /** The BPMN sequence flow's id, kept for messages and the round trip. */
+  id: z.optional(ActivityIdSchema),
+  name: z.optional(text(1, 200)),
+  when: ExpressionSchema,
+  next: NodeIdSchema,
+});
+export type Branch = z.infer<typeof BranchSchema>;
+
+/**
+ * An exclusive gateway: its branches are tried in order and the first whose condition holds is
+ * taken; `default` when none does. A gateway without a default is accepted only when two of its
+ * conditions are each other's negation (one always holds).
+ */
+export const GatewaySchema = z.strictObject({
+  name: z.optional(text(1, 200)),
+  branches: z.array(BranchSchema).check(z.minLength(1), z.maxLength(50)),
+  default: z.optional(NodeIdSchema),
+  /** The BPMN id of the default flow, kept for the round trip. */
+  defaultFlowId: z.optional(ActivityIdSchema),
+});
+export type Gateway = z.infer<typeof GatewaySchema>;
+
+/**
+ * An end event. A plain end completes the instance (COMPLETED_ENDED_SUCCESS, or the decision a
+ * Simple Decider made on the way); an error end (`error`: the family's error code) completes it
+ * as COMPLETED_ENDED_ERROR and records the code.
+ */
+export const EndSchema = z.strictObject({
+  name: z.optional(text(1, 200)),
+  error: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be an error code: 1 to 100 letters, digits, _ . or -'))),
+});
+export type End = z.infer<typeof EndSchema>;
+
+/** What real definitions of the family reach (130 tasks, 160 gateways, 90 error and 70 timer events), with room. */
+export const MAX_ACTIVITIES = 300;
+export const MAX_GATEWAYS = 300;
+export const MAX_ENDS = 100;
+
+const count = <T extends Record<string, unknown>>(max: number, what: string) =>
+  z.refine<T>((a) => Object.keys(a).length <= max, { message: `must have at most ${max} ${what}` });
 
 /** The JSON shape of a process definition. `validateDefinition` applies the catalogue on top. */
 export const ProcessDefinitionSchema = z.strictObject({
@@ -323,13 +406,14 @@ export const ProcessDefinitionSchema = z.strictObject({
   version: z.number().check(z.int(), z.gte(1), z.lte(1_000_000)),
   description: z._default(text(0, 255), ''),
   retentionDays: z._default(z.number().check(z.int(), z.gte(1), z.lte(3650)), 90),
-  startActivityId: ActivityIdSchema,
-  activities: z.record(ActivityIdSchema, ActivitySchema).check(
+  /** The node the journey starts at (the BPMN start event's target): an activity or a gateway. */
+  startActivityId: NodeIdSchema,
+  activities: z.record(NodeIdSchema, ActivitySchema).check(
     z.refine((a) => Object.keys(a).length >= 1, { message: 'must have at least one activity' }),
-    z.refine((a) => Object.keys(a).length <= MAX_ACTIVITIES, {
-      message: `must have at most ${MAX_ACTIVITIES} activities`,
-    }),
+    count(MAX_ACTIVITIES, 'activities'),
   ),
+  gateways: z.optional(z.record(NodeIdSchema, GatewaySchema).check(count(MAX_GATEWAYS, 'gateways'))),
+  ends: z.optional(z.record(NodeIdSchema, EndSchema).check(count(MAX_ENDS, 'end events'))),
 });
 
 /** What a client sends (defaults may be left out). */
@@ -342,6 +426,8 @@ export interface Activity {
   inputs: Record<string, InputValue>;
   next?: string;
   errorEvents?: Record<string, string>;
+  timer?: Timer;
+  outputs?: Record<string, string>;
   rules?: DeciderRule[];
   default?: Outcome;
 }
@@ -354,4 +440,7 @@ export interface ProcessDefinition {
   retentionDays: number;
   startActivityId: string;
   activities: Record<string, Activity>;
+  /** Present when the definition has any. */
+  gateways?: Record<string, Gateway>;
+  ends?: Record<string, End>;
 }

@@ -8,20 +8,37 @@ import type * as z4 from 'zod/v4/core';
 import { ValidationError, type ErrorDetail } from '../functions/errors.js';
 import {
   DataFormSchema,
+  OUTCOMES,
   ProcessDefinitionSchema,
   type Activity,
   type Condition,
+  type End,
+  type Gateway,
   type InputValue,
   type ProcessDefinition,
+  type Timer,
 } from './definition.js';
-import { ACTIVITY_TYPES, activitySpec, type ActivitySpec, type InputSpec, type InputRule } from './catalogue.js';
+import {
+  ACTIVITY_TYPES,
+  activitySpec,
+  STEP_TIMEOUT_INPUT,
+  STEP_TIMEOUT_MAX,
+  type ActivitySpec,
+  type InputSpec,
+  type InputRule,
+} from './catalogue.js';
 import { isExpression, literalValue, referencePath } from './references.js';
+import { ConditionError, parseCondition, print, toChoiceRule, type ChoiceRule, type Expr } from './conditions/index.js';
+import { isoDurationSeconds } from './bpmn/duration.js';
+import { SESSION_KEYS, variablePath } from './variables.js';
 
 const MAX_DETAILS = 100;
 const MAX_STRING = 2000;
 const MAX_LIST_ITEMS = 100;
 const MAX_MAP_ENTRIES = 100;
 const MAX_CONDITION_DEPTH = 5;
+/** The shortest timer: a boundary event that fires before a page can load helps nobody. */
+const TIMER_MIN_SECONDS = 10;
 
 type RawDefinition = z4.output<typeof ProcessDefinitionSchema>;
 type RawActivity = RawDefinition['activities'][string];
@@ -37,7 +54,10 @@ export function validateDefinition(input: unknown): ProcessDefinition {
   for (const [id, activity] of Object.entries(raw.activities)) {
     activities[id] = checkActivity(id, activity, raw.activities, problems);
   }
-  checkGraph(raw.startActivityId, activities, problems);
+  const gateways = raw.gateways ?? {};
+  const ends = raw.ends ?? {};
+  for (const [id, gateway] of Object.entries(gateways)) checkGateway(id, gateway, problems);
+  checkGraph(raw.startActivityId, { activities, gateways, ends }, problems);
   if (problems.length > 0) throw invalid(problems);
 
   return {
@@ -47,6 +67,8 @@ export function validateDefinition(input: unknown): ProcessDefinition {
     retentionDays: raw.retentionDays,
     startActivityId: raw.startActivityId,
     activities,
+    ...(Object.keys(gateways).length > 0 ? { gateways } : {}),
+    ...(Object.keys(ends).length > 0 ? { ends } : {}),
   };
 }
 
@@ -98,30 +120,7 @@ function checkActivity(
     return { ...base, inputs: given as Record<string, InputValue>, ...edges(activity) };
   }
 
-  if (spec.kind === 'decider') {
-    for (const name of Object.keys(given)) {
-      problems.push({ location: `${at}.inputs.${name}`, message: `${who}: has no inputs; unknown input "${name}"` });
-    }
-    if (activity.next !== undefined) {
-      problems.push({
-        location: `${at}.next`,
-        message: `${who}: a Simple Decider ends the journey with its decision, so it has no next activity`,
-      });
-    }
-    if (activity.errorEvents && Object.keys(activity.errorEvents).length > 0) {
-      problems.push({ location: `${at}.errorEvents`, message: `${who}: has no error events` });
-    }
-    if (!activity.rules) problems.push({ location: `${at}.rules`, message: `${who}: needs rules (at least one)` });
-    if (!activity.default) {
-      problems.push({ location: `${at}.default`, message: `${who}: needs a default outcome (PASS, FAIL or REVIEW)` });
-    }
-    activity.rules?.forEach((rule, i) => checkCondition(rule.when, `${at}.rules.${i}.when`, who, all, problems, 1));
-    return {
-      ...base,
-      ...(activity.rules ? { rules: activity.rules } : {}),
-      ...(activity.default ? { default: activity.default } : {}),
-    };
-  }
+  if (spec.kind === 'decider') return checkDecider(id, activity, all, base, problems);
 
   for (const field of ['rules', 'default'] as const) {
     if (activity[field] !== undefined) {
@@ -168,13 +167,122 @@ function checkActivity(
     }
   }
 
-  return { ...base, inputs, ...edges(activity) };
+  const timer = activity.timer ? checkTimer(activity, spec, at, who, problems) : undefined;
+  if (activity.outputs) checkOutputs(activity.outputs, at, who, problems);
+
+  return { ...base, inputs, ...edges(activity), ...(timer ? { timer } : {}) };
 }
 
-function edges(activity: RawActivity): Pick<Activity, 'next' | 'errorEvents'> {
+/**
+ * A decider with rules ends the journey with the first outcome that holds (our JSON format). A
+ * decider with the `Outcome` input records that outcome and the flow goes on (a graph, where
+ * the gateways before it did the routing).
+ */
+function checkDecider(id: string, activity: RawActivity, all: Record<string, RawActivity>, base: Activity, problems: ErrorDetail[]): Activity {
+  const at = `activities.${id}`;
+  const who = label(id, activitySpec(activity.type));
+  const given = activity.inputs ?? {};
+  const outcome = given.Outcome;
+  for (const name of Object.keys(given)) {
+    if (name !== 'Outcome') problems.push({ location: `${at}.inputs.${name}`, message: `${who}: unknown input "${name}"; its only input is "Outcome"` });
+  }
+  if (activity.errorEvents && Object.keys(activity.errorEvents).length > 0) {
+    problems.push({ location: `${at}.errorEvents`, message: `${who}: has no error events` });
+  }
+  for (const field of ['timer', 'outputs'] as const) {
+    if (activity[field] !== undefined) problems.push({ location: `${at}.${field}`, message: `${who}: a decider has no ${field}` });
+  }
+  if (outcome !== undefined) {
+    if (typeof outcome !== 'string' || !(OUTCOMES as readonly string[]).includes(outcome)) {
+      problems.push({ location: `${at}.inputs.Outcome`, message: `${who}: input "Outcome" must be one of ${OUTCOMES.join(', ')}` });
+    }
+    for (const field of ['rules', 'default'] as const) {
+      if (activity[field] !== undefined) {
+        problems.push({ location: `${at}.${field}`, message: `${who}: give either an Outcome or rules and a default, not both` });
+      }
+    }
+    return { ...base, inputs: { Outcome: outcome as string }, ...edges(activity) };
+  }
+  if (activity.next !== undefined) {
+    problems.push({
+      location: `${at}.next`,
+      message: `${who}: a Simple Decider with rules ends the journey with its decision, so it has no next node (a decider with an Outcome input has one)`,
+    });
+  }
+  if (!activity.rules) problems.push({ location: `${at}.rules`, message: `${who}: needs rules (at least one), or an Outcome input` });
+  if (!activity.default) {
+    problems.push({ location: `${at}.default`, message: `${who}: needs a default outcome (PASS, FAIL or REVIEW)` });
+  }
+  activity.rules?.forEach((rule, i) => checkCondition(rule.when, `${at}.rules.${i}.when`, who, all, problems, 1));
+  return {
+    ...base,
+    ...(activity.rules ? { rules: activity.rules } : {}),
+    ...(activity.default ? { default: activity.default } : {}),
+  };
+}
+
+/**
+ * A timer boundary event: user steps only (a service step does not wait). Its duration becomes
+ * the step's timeout, so the Step Timeout input and a route that also catches the timeout
+ * (the wait step's Timeout event) would be a second answer to the same question: refused.
+ */
+function checkTimer(activity: RawActivity, spec: ActivitySpec, at: string, who: string, problems: ErrorDetail[]): Timer | undefined {
+  const timer = activity.timer!;
+  const where = `${at}.timer${timer.id ? ` (${timer.id})` : ''}`;
+  if (spec.kind !== 'user') {
+    problems.push({ location: `${at}.timer`, message: `${who}: a timer boundary event${timer.id ? ` "${timer.id}"` : ''} needs a user step; a ${spec.kind} step does not wait` });
+    return undefined;
+  }
+  const d = isoDurationSeconds(timer.duration);
+  if ('problem' in d) {
+    problems.push({ location: `${at}.timer.duration`, message: `${who}: timer ${d.problem}` });
+    return undefined;
+  }
+  if (d.seconds < TIMER_MIN_SECONDS || d.seconds > STEP_TIMEOUT_MAX) {
+    problems.push({
+      location: `${at}.timer.duration`,
+      message: `${who}: timer ${timer.duration} must be between ${TIMER_MIN_SECONDS} seconds and ${STEP_TIMEOUT_MAX / 86_400} days`,
+    });
+  }
+  if (activity.inputs?.[STEP_TIMEOUT_INPUT] !== undefined) {
+    problems.push({ location: `${at}.inputs.${STEP_TIMEOUT_INPUT}`, message: `${who}: has a timer (${where}), which sets the step's timeout; leave out "${STEP_TIMEOUT_INPUT}"` });
+  }
+  for (const event of spec.errorEvents) {
+    if (event.alsoCatches?.includes('States.Timeout') && activity.errorEvents?.[event.name] !== undefined) {
+      problems.push({ location: `${at}.errorEvents.${event.name}`, message: `${who}: the "${event.name}" route and the timer both take the step's timeout; keep one` });
+    }
+  }
+  return timer;
+}
+
+/** Output parameters: each a JUEL expression the runtime can evaluate. */
+function checkOutputs(outputs: Record<string, string>, at: string, who: string, problems: ErrorDetail[]): void {
+  for (const [name, expression] of Object.entries(outputs)) {
+    if ((SESSION_KEYS as readonly string[]).includes(name)) {
+      problems.push({ location: `${at}.outputs.${name}`, message: `${who}: output "${name}" is a session key, not a process variable` });
+      continue;
+    }
+    if (!isExpression(expression)) continue; // plain text: the value itself
+    try {
+      const ast = parseCondition(expression);
+      if (containsArithmetic(ast)) throw new ConditionError('unsupported', `${expression} uses arithmetic, which outputs do not compute`);
+    } catch (e) {
+      if (!(e instanceof ConditionError)) throw e;
+      problems.push({ location: `${at}.outputs.${name}`, message: `${who}: output "${name}": ${e.message}` });
+    }
+  }
+}
+
+function containsArithmetic(e: Expr): boolean {
+  if (e.kind === 'arithmetic' || e.kind === 'negate') return true;
+  return Object.values(e).some((v) => v !== null && typeof v === 'object' && 'kind' in v && containsArithmetic(v as Expr));
+}
+
+function edges(activity: RawActivity): Pick<Activity, 'next' | 'errorEvents' | 'outputs'> {
   return {
     ...(activity.next === undefined ? {} : { next: activity.next }),
     ...(activity.errorEvents && Object.keys(activity.errorEvents).length > 0 ? { errorEvents: activity.errorEvents } : {}),
+    ...(activity.outputs && Object.keys(activity.outputs).length > 0 ? { outputs: activity.outputs } : {}),
   };
 }
 
@@ -353,48 +461,152 @@ function checkCondition(
 }
 
 // ---------------------------------------------------------------------------------------------
+// Gateways
+
+/**
+ * Each branch's condition must compile to a Choice rule (the refusal names the expression), and
+ * must be satisfiable. Without a default flow, two branches must be each other's negation, so
+ * one always holds: a Choice state with no match would fail the execution.
+ */
+function checkGateway(id: string, gateway: Gateway, problems: ErrorDetail[]): void {
+  const who = `gateway "${id}"${gateway.name ? ` (${gateway.name})` : ''}`;
+  const asts: (Expr | undefined)[] = gateway.branches.map((branch, i) => {
+    const location = `gateways.${id}.branches.${i}.when`;
+    const flow = branch.id ? ` (flow "${branch.id}")` : '';
+    try {
+      const ast = parseCondition(branch.when);
+      const rule = toChoiceRule(ast, { path: variablePath });
+      if (isNever(rule)) problems.push({ location, message: `${who}: the condition ${branch.when}${flow} never holds, so its branch is never taken` });
+      return ast;
+    } catch (e) {
+      if (!(e instanceof ConditionError)) throw e;
+      problems.push({ location, message: `${who}: the condition${flow} cannot be used: ${e.message}` });
+      return undefined;
+    }
+  });
+  if (gateway.default === undefined && !asts.includes(undefined) && !exhaustive(asts as Expr[])) {
+    problems.push({
+      location: `gateways.${id}.default`,
+      message: `${who}: needs a default flow, taken when no condition holds (or two conditions that negate each other)`,
+    });
+  }
+}
+
+/** Two conditions of which one is `!` the other (or `!=` the other's `==`): one always holds. */
+export function exhaustive(asts: readonly Expr[]): boolean {
+  const printed = new Set(asts.map((a) => print(normalize(a))));
+  return asts.some((a) => printed.has(print(normalize({ kind: 'not', operand: a }))));
+}
+
+function normalize(e: Expr): Expr {
+  if (e.kind === 'compare' && e.op === '!=') return { kind: 'not', operand: { ...e, op: '==' } };
+  if (e.kind === 'not') {
+    const inner = normalize(e.operand);
+    return inner.kind === 'not' ? inner.operand : { kind: 'not', operand: inner };
+  }
+  return e;
+}
+
+function isNever(rule: ChoiceRule): boolean {
+  return JSON.stringify(rule) === JSON.stringify({ Not: { Variable: '$', IsPresent: true } });
+}
+
+// ---------------------------------------------------------------------------------------------
 // The flow graph
 
 interface Edge {
   to: string;
-  /** Where the edge is written: `next` or `errorEvents.<name>`. */
+  /** Where the edge is written: `next`, `errorEvents.<name>`, `timer.next`, `branches.<i>.next`, `default`. */
   field: string;
 }
 
-function outEdges(activity: Activity): Edge[] {
+interface Nodes {
+  activities: Record<string, Activity>;
+  gateways: Record<string, Gateway>;
+  ends: Record<string, End>;
+}
+
+type NodeKind = 'activities' | 'gateways' | 'ends';
+
+function nodeKind(nodes: Nodes, id: string): NodeKind | undefined {
+  if (Object.hasOwn(nodes.activities, id)) return 'activities';
+  if (Object.hasOwn(nodes.gateways, id)) return 'gateways';
+  if (Object.hasOwn(nodes.ends, id)) return 'ends';
+  return undefined;
+}
+
+function outEdges(nodes: Nodes, id: string): Edge[] {
   const out: Edge[] = [];
-  if (activity.next !== undefined) out.push({ to: activity.next, field: 'next' });
-  for (const [event, to] of Object.entries(activity.errorEvents ?? {})) out.push({ to, field: `errorEvents.${event}` });
+  const activity = nodes.activities[id];
+  if (activity) {
+    if (activity.next !== undefined) out.push({ to: activity.next, field: 'next' });
+    for (const [event, to] of Object.entries(activity.errorEvents ?? {})) out.push({ to, field: `errorEvents.${event}` });
+    if (activity.timer) out.push({ to: activity.timer.next, field: 'timer.next' });
+  }
+  const gateway = nodes.gateways[id];
+  if (gateway) {
+    gateway.branches.forEach((b, i) => out.push({ to: b.next, field: `branches.${i}.next` }));
+    if (gateway.default !== undefined) out.push({ to: gateway.default, field: 'default' });
+  }
   return out;
 }
 
-function isEnd(activity: Activity): boolean {
-  return activity.next === undefined;
+/** Where the journey can stop: an end event, an activity without next, a decider with rules. */
+function isEnd(nodes: Nodes, id: string): boolean {
+  if (nodes.ends[id]) return true;
+  const activity = nodes.activities[id];
+  return activity !== undefined && activity.next === undefined;
 }
 
-function checkGraph(start: string, activities: Record<string, Activity>, problems: ErrorDetail[]): void {
-  const ids = Object.keys(activities);
+function describe(nodes: Nodes, id: string): string {
+  const kind = nodeKind(nodes, id);
+  if (kind === 'activities') return label(id, activitySpec(nodes.activities[id]!.type));
+  if (kind === 'gateways') return `gateway "${id}"`;
+  return `end event "${id}"`;
+}
+
+function checkGraph(start: string, nodes: Nodes, problems: ErrorDetail[]): void {
+  // One namespace: a node id names one node.
+  for (const id of Object.keys(nodes.gateways)) {
+    if (Object.hasOwn(nodes.activities, id)) problems.push({ location: `gateways.${id}`, message: `gateway "${id}": the id is also an activity's` });
+  }
+  for (const id of Object.keys(nodes.ends)) {
+    if (Object.hasOwn(nodes.activities, id) || Object.hasOwn(nodes.gateways, id)) {
+      problems.push({ location: `ends.${id}`, message: `end event "${id}": the id is also another node's` });
+    }
+  }
+  const ids = [...new Set([...Object.keys(nodes.activities), ...Object.keys(nodes.gateways), ...Object.keys(nodes.ends)])];
   let dangling = false;
-  if (!activities[start]) {
+  const startKind = nodeKind(nodes, start);
+  if (startKind === undefined || startKind === 'ends') {
     dangling = true;
-    problems.push({ location: 'startActivityId', message: `start activity "${start}" does not exist` });
+    problems.push({
+      location: 'startActivityId',
+      message: startKind === 'ends' ? `the journey cannot start at end event "${start}"` : `start node "${start}" does not exist`,
+    });
   }
   for (const id of ids) {
-    for (const edge of outEdges(activities[id]!)) {
-      if (!activities[edge.to]) {
+    for (const edge of outEdges(nodes, id)) {
+      if (nodeKind(nodes, edge.to) === undefined) {
         dangling = true;
-        const what = edge.field === 'next' ? 'next activity' : `target of error event "${edge.field.slice('errorEvents.'.length)}"`;
-        problems.push({
-          location: `activities.${id}.${edge.field}`,
-          message: `${label(id, activitySpec(activities[id]!.type))}: ${what} "${edge.to}" does not exist`,
-        });
+        const what =
+          edge.field === 'next'
+            ? 'next node'
+            : edge.field.startsWith('errorEvents.')
+              ? `target of error event "${edge.field.slice('errorEvents.'.length)}"`
+              : edge.field === 'timer.next'
+                ? 'target of the timer'
+                : edge.field === 'default'
+                  ? 'default flow target'
+                  : 'branch target';
+        problems.push({ location: `${nodeKind(nodes, id)}.${id}.${edge.field}`, message: `${describe(nodes, id)}: ${what} "${edge.to}" does not exist` });
       }
     }
   }
   // The checks below read the graph whole; with a missing target they would only add noise.
   if (dangling) return;
 
-  const successors = (id: string) => outEdges(activities[id]!).map((e) => e.to);
+  const successors = (id: string) => outEdges(nodes, id).map((e) => e.to);
 
   // Reachable from the start.
   const reached = new Set<string>([start]);
@@ -409,17 +621,14 @@ function checkGraph(start: string, activities: Record<string, Activity>, problem
   }
   for (const id of ids) {
     if (!reached.has(id)) {
-      problems.push({
-        location: `activities.${id}`,
-        message: `${label(id, activitySpec(activities[id]!.type))}: not reachable from the start activity "${start}"`,
-      });
+      problems.push({ location: `${nodeKind(nodes, id)}.${id}`, message: `${describe(nodes, id)}: not reachable from the start node "${start}"` });
     }
   }
 
-  // Every reachable activity can still reach an end (no trap the journey cannot leave).
+  // Every reachable node can still reach an end (no trap the journey cannot leave).
   const predecessors = new Map<string, string[]>(ids.map((id) => [id, []]));
   for (const id of ids) for (const to of successors(id)) predecessors.get(to)!.push(id);
-  const canEnd = new Set(ids.filter((id) => isEnd(activities[id]!)));
+  const canEnd = new Set(ids.filter((id) => isEnd(nodes, id)));
   const back = [...canEnd];
   while (back.length > 0) {
     for (const from of predecessors.get(back.shift()!) ?? []) {
@@ -432,26 +641,26 @@ function checkGraph(start: string, activities: Record<string, Activity>, problem
   for (const id of ids) {
     if (reached.has(id) && !canEnd.has(id)) {
       problems.push({
-        location: `activities.${id}`,
-        message: `${label(id, activitySpec(activities[id]!.type))}: no path from here reaches an end (an activity without next, or a Simple Decider)`,
+        location: `${nodeKind(nodes, id)}.${id}`,
+        message: `${describe(nodes, id)}: no path from here reaches an end (an end event, an activity without next, or a Simple Decider with rules)`,
       });
     }
   }
 
-  // A loop of service steps only would run without end (and bill every transition); a user
-  // step in the loop waits for a person, which bounds it.
-  const isService = (id: string) => activitySpec(activities[id]!.type)?.kind === 'service';
-  const serviceIds = ids.filter(isService);
-  for (const component of stronglyConnected(serviceIds, (id) => successors(id).filter(isService))) {
+  // A loop without a user step would run without end (and bill every transition); a user step
+  // in the loop waits for a person, which bounds it.
+  const waits = (id: string) => nodes.activities[id] !== undefined && activitySpec(nodes.activities[id]!.type)?.kind === 'user';
+  const others = ids.filter((id) => !waits(id));
+  for (const component of stronglyConnected(others, (id) => successors(id).filter((to) => !waits(to)))) {
     const members = new Set(component);
     const first = ids.find((id) => members.has(id))!;
     const selfLoop = successors(first).includes(first);
     if (component.length < 2 && !selfLoop) continue;
     const cycle = findCycle(first, (id) => successors(id).filter((to) => members.has(to)));
-    const edge = outEdges(activities[first]!).find((e) => e.to === cycle[1])!;
+    const edge = outEdges(nodes, first).find((e) => e.to === cycle[1])!;
     problems.push({
-      location: `activities.${first}.${edge.field}`,
-      message: `${label(first, activitySpec(activities[first]!.type))}: activities ${cycle.map((c) => `"${c}"`).join(' → ')} form a loop with no user step, which would run without end`,
+      location: `${nodeKind(nodes, first)}.${first}.${edge.field}`,
+      message: `${describe(nodes, first)}: ${cycle.map((c) => `"${c}"`).join(' → ')} form a loop with no user step, which would run without end`,
     });
   }
 }

@@ -1,4 +1,5 @@
 import { activitySpec } from '../../statemachines/catalogue.js';
+import { applyOutputs } from '../../statemachines/outputs.js';
 import { recordWaitingStep } from '../journey/steps.js';
 import { countActivityError } from '../observability/metrics.js';
 import { asActivityError, type Session } from './contract.js';
@@ -15,6 +16,7 @@ interface Payload {
   activityId: string;
   activityType: string;
   inputs?: Record<string, unknown>;
+  outputs?: Record<string, string>;
   state: Session;
   taskToken?: string;
 }
@@ -56,6 +58,7 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
         activityId: payload.activityId,
         activityType: type,
         inputs,
+        ...(payload.outputs ? { outputs: payload.outputs } : {}),
         state: session as Parameters<typeof recordWaitingStep>[0]['state'],
         taskToken: String(payload.taskToken),
       },
@@ -65,8 +68,9 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
   }
   const run = (RUNS as Record<string, ((ctx: never) => Promise<Session>) | undefined>)[type];
   if (!run) throw new ActivityUnavailableError(`This deployment has no runtime for the ${spec.displayName} activity.`);
+  let after: Session;
   try {
-    return await run({
+    after = await run({
       activityId: payload.activityId,
       inputs,
       session,
@@ -77,4 +81,5 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
   } catch (err) {
     throw asActivityError(err);
   }
+  return applyOutputs(after as Session & Record<string, unknown>, payload.outputs);
 }

@@ -9,8 +9,17 @@ export const spec = {
   displayName: 'Simple Decider',
   kind: 'decider',
   description:
-    'The final decision of an instance from its results or error events: ordered rules, the first that holds gives PASS, FAIL or REVIEW, else the default. It ends the journey.',
-  inputs: [],
+    'The final decision of an instance from its results or error events: ordered rules, the first that holds gives PASS, FAIL or REVIEW, else the default, and the journey ends. In a graph (BPMN), where gateways before it do the routing, it records the Outcome its input names and the flow goes on to its next node (usually an end event).',
+  inputs: [
+    {
+      name: 'Outcome',
+      type: 'S',
+      required: false,
+      enum: ['PASS', 'FAIL', 'REVIEW'],
+      references: false,
+      description: 'The decision this decider records (instead of rules); the flow then goes on to its next node.',
+    },
+  ],
   rules: [],
   outputs: [{ name: 'Decision', variable: '_decision' }],
   errorEvents: [],

@@ -1,3 +1,4 @@
+import { applyOutputs } from '../../statemachines/outputs.js';
 import { apiError } from '../errors.js';
 import type { CheckRecord, ImageRecord } from '../process-manager/model.js';
 import { ProcessInstanceNotFoundError, type ProcessInstanceRecord } from '../process-manager/instances.js';
@@ -12,6 +13,8 @@ export interface UserStepPayload {
   activityType: string;
   /** The step's inputs, resolved (references replaced, defaults applied) by the activity function. */
   inputs: Record<string, unknown>;
+  /** Output parameters to apply when the step completes (statemachines/outputs.ts). */
+  outputs?: Record<string, string>;
   state: Record<string, unknown> & {
     instance: { tenantId: string; processInstanceId: string; processDefnId: string; processDefnName: string; processDefnVersion: number };
   };
@@ -30,6 +33,7 @@ export async function recordWaitingStep(payload: UserStepPayload, now: Date): Pr
     activityType: payload.activityType,
     inputs: payload.inputs,
     state: payload.state,
+    ...(payload.outputs ? { outputs: payload.outputs } : {}),
     taskToken: payload.taskToken,
     since: now.toISOString(),
   });
@@ -93,7 +97,7 @@ export async function completeUserStep(
     throw new StepNotWaitingError(`The step ${input.activityId} was already completed.`);
   }
   try {
-    await resumer.sendTaskSuccess(step.taskToken, mergeSession(step.state, input.result));
+    await resumer.sendTaskSuccess(step.taskToken, applyOutputs(mergeSession(step.state, input.result), step.outputs));
   } catch (err) {
     // The step timed out (or its execution ended) between the read and the resume.
     if (err instanceof Error && ['TaskTimedOut', 'TaskDoesNotExist'].includes(err.name)) {

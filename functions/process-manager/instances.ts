@@ -98,7 +98,8 @@ export function initialSession(record: ProcessInstanceRecord) {
       processDefnVersion: record.processDefnVersion,
     },
     parameters: record.parameters,
-    vars: {},
+    // The process variables start as the token's parameters (statemachines/variables.ts).
+    vars: { ...record.parameters },
     _checks: {},
     _faces: {},
   };

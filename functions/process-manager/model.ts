@@ -210,6 +210,8 @@ export interface WaitingStep {
   inputs: Record<string, unknown>;
   /** The session data when the step began; the submission resumes from it. */
   state: Record<string, unknown>;
+  /** The step's output parameters (process variable → JUEL expression), applied when it completes. */
+  outputs?: Record<string, string>;
   taskToken: string;
   since: string;
 }

@@ -42,14 +42,16 @@ export async function changeStatus(d: StatusDeps, record: ProcessInstanceRecord,
 }
 
 /**
- * The instance's final status from its execution's end: the decider's `_decision` when there is
- * one, COMPLETED_TERMINATED when a user step timed out or the execution was stopped, and
+ * The instance's final status from its execution's end: COMPLETED_ENDED_ERROR after an error
+ * end event (`_end.errorCode`), else the decider's `_decision` when there is one, COMPLETED_TERMINATED when a user step timed out or the execution was stopped, and
  * COMPLETED_PROCESS_ERROR for any other failure.
  */
 export function finalStatus(result: { status: string; output?: unknown; error?: string }): InstanceStatus {
   if (result.status === 'SUCCEEDED') {
-    const decision = (result.output as { _decision?: string } | undefined)?._decision;
-    if (decision === 'FAIL') return 'COMPLETED_ENDED_ERROR';
+    const output = result.output as { _decision?: string; _end?: { errorCode?: string } } | undefined;
+    const decision = output?._decision;
+    // An error end event, or a decider's FAIL: the journey ended as designed, declining.
+    if (output?._end?.errorCode !== undefined || decision === 'FAIL') return 'COMPLETED_ENDED_ERROR';
     if (decision === 'REVIEW') return 'REVIEW';
     return 'COMPLETED_ENDED_SUCCESS';
   }

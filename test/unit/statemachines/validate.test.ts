@@ -228,7 +228,7 @@ describe('validateDefinition', () => {
 
   it('rejects an activity unreachable from the start', () => {
     const def = pushFlow({ activities: { orphan: { type: 'GET_USER', inputs: { 'Store Name': 's', 'User ID': 'u' }, next: 'decide' } } });
-    expectRefused(def, 'activities.orphan', '"orphan"', 'not reachable from the start activity "push"');
+    expectRefused(def, 'activities.orphan', '"orphan"', 'not reachable from the start node "push"');
   });
 
   it('rejects a loop of service steps with no user step', () => {
@@ -335,7 +335,7 @@ describe('validateDefinition', () => {
     expectRefused({ ...ok, description: 'x'.repeat(256) }, 'description');
     expectRefused({ ...ok, extra: 1 }, 'definition', 'unknown field: extra');
     expectRefused({ ...ok, activities: {} }, 'activities', 'at least one activity');
-    expectRefused({ ...ok, activities: { 'bad id': { type: 'GET_USER' } } }, 'activities.bad id', 'key must be 1 to 64 characters');
+    expectRefused({ ...ok, activities: { 'bad id': { type: 'GET_USER' } } }, 'activities.bad id', 'key must be 1 to 80 characters');
     expect(validateDefinition({ ...ok, retentionDays: 3650, name: 'Push approval_v2.0-beta' }).retentionDays).toBe(3650);
     expect(refusal('not an object').details?.[0]?.location).toBe('definition');
   });
