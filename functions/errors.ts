@@ -37,6 +37,7 @@ export const ERRORS = {
   PASSCODE_REUSED: { status: 400, message: 'This passcode was used before; choose another.' },
   PASSCODE_HISTORY_PROOF_REQUIRED: { status: 400, message: 'Send one history verifier for each earlier passcode salt.' },
   PASSKEY_VERIFICATION_FAILED: { status: 400, message: 'The passkey response could not be verified.' },
+  STATE_MACHINE_TOO_LARGE: { status: 400, message: "The compiled state machine is over Step Functions' 1 MB definition limit." },
 
   // 401: every one carries a challenge.
   UNAUTHORIZED: { status: 401, message: 'Authentication is required.', headers: BEARER },
@@ -125,6 +126,7 @@ export const ERROR_DOCS = {
   PASSCODE_REUSED: "the new passcode is one of the user's earlier ones",
   PASSCODE_HISTORY_PROOF_REQUIRED: "the policy refuses earlier passcodes and the registration did not prove against each of the user's history salts",
   PASSKEY_VERIFICATION_FAILED: 'the WebAuthn registration or authentication response does not verify',
+  STATE_MACHINE_TOO_LARGE: "the definition compiles to a state machine over Step Functions' 1 MB definition limit",
   UNAUTHORIZED: 'neither a bearer token nor an API key was sent',
   INVALID_TOKEN: "the bearer token does not verify, has expired or names another tenant",
   INVALID_API_KEY: 'unknown, mistyped or deleted key: one answer for all three',

@@ -6,6 +6,12 @@ import { publishDefinition } from './publish.js';
 import { definitionRoutes as routes } from './definition-routes.js';
 
 export const handler = apiHandler(routes.createProcessDefinition, async ({ tenantId, auth, body, now }) => {
-  const record = await publishDefinition({ definitions, orchestrator }, body, { tenantId, principal: principalOf(auth), now });
-  return { status: 201, body: definitionView(record), headers: { location: `/api/process-manager/processDefinitions/${record.id}` } };
+  const ctx = { tenantId, principal: principalOf(auth), now };
+  const d = { definitions, orchestrator };
+  const { record, definition } = await publishDefinition(d, body, ctx);
+  return {
+    status: 201,
+    body: definitionView(record, { definition }),
+    headers: { location: `/api/process-manager/processDefinitions/${record.id}` },
+  };
 });

@@ -82,7 +82,8 @@ export const definitionRoutes = {
       403: forbidden,
       404: error('No such definition in this tenant.'),
     },
-    aws: { table: ['GetItem'] },
+    // The version's item, then its stored definition (chunk items).
+    aws: { table: ['GetItem', 'Query'] },
   }),
   listProcessDefinitionVersions: defineRoute({
     operationId: 'listProcessDefinitionVersions',

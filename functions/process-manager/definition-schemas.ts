@@ -44,7 +44,10 @@ const published = {
   status: z.withMeta(z.enum(DEFINITION_STATUSES), {
     description: 'DRAFT, DEPLOYED_ACTIVE (takes process tokens and starts journeys), DEPLOYED_INACTIVE, ARCHIVED (final).',
   }),
-  themeId: z.withMeta(z.null(), { description: 'The look of the journey pages; one theme for now, so null.' }),
+  themeId: z.withMeta(z.nullable(z.string()), { description: 'As uploaded (null for the JSON format); journey pages have one look for now.' }),
+  serverType: z.withMeta(z.nullable(z.string()), { description: 'As uploaded; null for the JSON format.' }),
+  processDefinitionType: z.withMeta(z.nullable(z.string()), { description: 'As uploaded; null for the JSON format.' }),
+  attributes: z.withMeta(z.nullable(z.record(z.string(), z.unknown())), { description: 'As uploaded; null for the JSON format.' }),
   createdDtm: DateTime,
   createdBy: z.string(),
 };
