@@ -42,6 +42,11 @@ export interface BpmnStartEvent extends BpmnElement {
 
 export interface BpmnEndEvent extends BpmnElement {
   readonly kind: 'endEvent';
+  /**
+   * An error end event (`errorEventDefinition errorRef` naming a `bpmn:error`): the journey ends
+   * as declined (COMPLETED_ENDED_ERROR) with that error's code. Absent for a plain end.
+   */
+  readonly error?: { readonly errorRef: string; readonly errorCode: string };
 }
 
 /**
@@ -133,7 +138,22 @@ export type BpmnProblemCode =
   /** An input parameter without a label, of an unknown type, given twice, or whose value does not fit its type. */
   | 'INVALID_INPUT'
   /** A reference (`sourceRef`, `targetRef`, `attachedToRef`, `default`) to an element that does not exist. */
-  | 'UNRESOLVED_REFERENCE';
+  | 'UNRESOLVED_REFERENCE'
+  // The codes below come from turning the graph into a definition (to-definition.ts).
+  /** A task, start event or boundary event with more than one outgoing flow: a journey follows one path at a time. */
+  | 'PARALLEL_SPLIT'
+  /** A condition on a flow that does not leave an exclusive gateway. */
+  | 'CONDITIONAL_FLOW'
+  /** A flow out of a branching exclusive gateway that has no condition and is not its default. */
+  | 'MISSING_CONDITION'
+  /** A start event, boundary event or gateway with no outgoing flow. */
+  | 'MISSING_FLOW'
+  /** A flow the journey cannot take: out of an end event, into a start or boundary event, a default that is not the gateway's own flow, a loop of merging gateways. */
+  | 'INVALID_FLOW'
+  /** An error boundary event whose error code is none of its activity's error events. */
+  | 'UNKNOWN_ERROR_CODE'
+  /** A second timer on one task, or a second error boundary event for the same error event. */
+  | 'DUPLICATE_BOUNDARY';
 
 export interface BpmnProblem {
   readonly code: BpmnProblemCode;

@@ -135,10 +135,11 @@ export async function parseBpmn(xml: string): Promise<BpmnGraph> {
         else if (startEvents.length > 0) problem(el, 'UNSUPPORTED_ELEMENT', 'a second start event: a journey has one start');
         else startEvents.push({ ...named(el), kind: 'startEvent' });
         break;
-      case 'bpmn:EndEvent':
-        if (el.eventDefinitions?.length) problem(el, 'UNSUPPORTED_ELEMENT', `an end event that throws ${triggerNames(el)}: a journey simply ends`);
-        else endEvents.push({ ...named(el), kind: 'endEvent' });
+      case 'bpmn:EndEvent': {
+        const end = readEnd(el, problem, missingRef);
+        if (end) endEvents.push(end);
         break;
+      }
       case 'bpmn:ServiceTask':
         tasks.push(readTask(el, problem));
         break;
@@ -291,6 +292,30 @@ function readFlow(el: MFlowElement, problem: Report, missingRef: (el: MElement, 
   }
   if (source === undefined || target === undefined) return undefined;
   return { ...named(el), source, target, ...(condition ? { condition } : {}) };
+}
+
+/**
+ * A plain end event, or an error end event (one `errorEventDefinition` naming a `bpmn:error`
+ * with a code): the journey ends declined, with that code. Other triggers are refused.
+ */
+function readEnd(el: MFlowElement, problem: Report, missingRef: (el: MElement, property: string) => string): BpmnEndEvent | undefined {
+  const definitions = el.eventDefinitions ?? [];
+  const [definition] = definitions;
+  if (!definition) return { ...named(el), kind: 'endEvent' };
+  if (definitions.length > 1 || definition.$type !== 'bpmn:ErrorEventDefinition') {
+    problem(el, 'UNSUPPORTED_ELEMENT', `an end event that throws ${triggerNames(el)}: a journey ends plainly or with an error`);
+    return undefined;
+  }
+  const error = definition.errorRef;
+  if (!error) {
+    problem(el, 'MISSING_ERROR_REF', `the error end event ${missingRef(definition, 'errorRef')}: it must name a bpmn:error`);
+    return undefined;
+  }
+  if (!error.errorCode) {
+    problem(el, 'MISSING_ERROR_CODE', `the error ${error.id ?? ''} it names has no errorCode to end with`);
+    return undefined;
+  }
+  return { ...named(el), kind: 'endEvent', error: { errorRef: error.id ?? '', errorCode: error.errorCode } };
 }
 
 function readBoundary(el: MFlowElement, problem: Report, missingRef: (el: MElement, property: string) => string): BpmnBoundaryEvent | undefined {

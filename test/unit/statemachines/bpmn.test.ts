@@ -188,6 +188,24 @@ describe('parseBpmn', () => {
     expect(graph.boundaryEvents).toEqual([]);
   });
 
+  it('reads an error end event with its error code; one naming no error or an error without a code is reported', async () => {
+    const graph = await parseBpmn(
+      definitions(
+        `<bpmn:endEvent id="declined" name="Declined"><bpmn:errorEventDefinition id="d1" errorRef="Error_declined" /></bpmn:endEvent>
+         <bpmn:endEvent id="nope"><bpmn:errorEventDefinition id="d2" errorRef="Error_nope" /></bpmn:endEvent>
+         <bpmn:endEvent id="noCode"><bpmn:errorEventDefinition id="d3" errorRef="Error_noCode" /></bpmn:endEvent>
+         <bpmn:endEvent id="twice"><bpmn:errorEventDefinition id="d4" errorRef="Error_declined" /><bpmn:terminateEventDefinition id="d5" /></bpmn:endEvent>`,
+        { after: '<bpmn:error id="Error_declined" name="Declined" errorCode="identityDeclined" /><bpmn:error id="Error_noCode" />' },
+      ),
+    );
+    expect(graph.endEvents).toEqual([{ id: 'declined', name: 'Declined', kind: 'endEvent', error: { errorRef: 'Error_declined', errorCode: 'identityDeclined' } }]);
+    expect(graph.problems.map((p) => `${p.code} ${p.id}: ${p.message}`)).toEqual([
+      'MISSING_ERROR_REF nope: the error end event names Error_nope in errorRef, which does not exist: it must name a bpmn:error',
+      'MISSING_ERROR_CODE noCode: the error Error_noCode it names has no errorCode to end with',
+      'UNSUPPORTED_ELEMENT twice: an end event that throws error and terminate: a journey ends plainly or with an error',
+    ]);
+  });
+
   it('reports what else the service does not run, each by id', async () => {
     const graph = await parseBpmn(
       definitions(`
@@ -206,6 +224,7 @@ describe('parseBpmn', () => {
         <bpmn:sequenceFlow id="script" sourceRef="start" targetRef="noBean"><bpmn:conditionExpression xsi:type="bpmn:tFormalExpression" language="javascript">true</bpmn:conditionExpression></bpmn:sequenceFlow>
         <bpmn:sequenceFlow id="dangling" sourceRef="start" targetRef="Activity_gone" />
         <bpmn:endEvent id="errorEnd"><bpmn:errorEventDefinition /></bpmn:endEvent>
+        <bpmn:endEvent id="messageEnd"><bpmn:messageEventDefinition /></bpmn:endEvent>
         <bpmn:startEvent id="secondStart" />`),
     );
     expect(graph.problems.map((p) => `${p.code} ${p.id}`)).toEqual([
@@ -223,7 +242,8 @@ describe('parseBpmn', () => {
       'INVALID_TIMER oneMonth',
       'INVALID_CONDITION script',
       'UNRESOLVED_REFERENCE dangling',
-      'UNSUPPORTED_ELEMENT errorEnd',
+      'MISSING_ERROR_REF errorEnd',
+      'UNSUPPORTED_ELEMENT messageEnd',
       'UNSUPPORTED_ELEMENT secondStart',
     ]);
     expect(graph.problems.find((p) => p.id === 'dangling')?.message).toBe('the flow names Activity_gone in targetRef, which does not exist');
