@@ -145,6 +145,8 @@ function checkActivity(
   }
   const inputs: Record<string, InputValue> = {};
   for (const input of spec.inputs) {
+    // A timer sets the step's timeout: the Step Timeout input gets no default beside it.
+    if (activity.timer && input.name === STEP_TIMEOUT_INPUT && given[input.name] === undefined) continue;
     const value = values.get(input.name) ?? (given[input.name] === undefined ? (input.default as InputValue | undefined) : undefined);
     if (value !== undefined) inputs[input.name] = value;
     else if (input.required && given[input.name] === undefined) {
