@@ -41,6 +41,7 @@ function journey(): Json {
         inputs: { 'External ID': '${externalId}', 'Store Name': 'customers' },
         next: 'approve',
         errorEvents: { 'ExtId Not Unique': 'End_duplicate' },
+        errorVariables: { 'ExtId Not Unique': { code: 'addUserErrorCode', message: 'addUserErrorMessage' } },
       },
       approve: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'PASS' }, next: 'End_ok' },
       review: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'REVIEW' }, next: 'End_ok' },
@@ -92,7 +93,7 @@ describe('a definition as a graph', () => {
     expectValidAsl(asl);
     expect(asl.StartAt).toBe('details');
     expect(Object.keys(asl.States).sort()).toEqual(
-      ['details', 'capture', 'addUser', 'approve', 'review', 'Gateway_doc', 'Gateway_confirm', 'End_timeout', 'End_duplicate'].sort(),
+      ['details', 'capture', 'addUser', 'addUser.error0.code', 'addUser.error0.message', 'approve', 'review', 'Gateway_doc', 'Gateway_confirm', 'End_timeout', 'End_duplicate'].sort(),
     );
     // Gateway_mobile is only reached from Gateway_doc's branch, so it is fused into it.
     const doc = asl.States.Gateway_doc as AslChoiceState;
@@ -116,9 +117,16 @@ describe('a definition as a graph', () => {
     expect(capture.Parameters.Payload.outputs).toEqual(journey().activities && (journey().activities as Json & { capture: Json }).capture.outputs);
   });
 
-  it('compiles an error boundary event to a Catch by the ASL error name', () => {
-    const add = compile(journey()).States.addUser as AslTaskState;
-    expect(add.Catch).toEqual([{ ErrorEquals: ['ExtIdNotUnique'], ResultPath: '$._lastError', Next: 'End_duplicate' }]);
+  it('compiles an error boundary event to a Catch by the ASL error name, through Pass states that set its error variables', () => {
+    const asl = compile(journey());
+    const add = asl.States.addUser as AslTaskState;
+    expect(add.Catch).toEqual([{ ErrorEquals: ['ExtIdNotUnique'], ResultPath: '$._lastError', Next: 'addUser.error0.code' }]);
+    expect(asl.States['addUser.error0.code']).toEqual({ Type: 'Pass', Result: 'extIdNotUnique', ResultPath: '$.vars.addUserErrorCode', Next: 'addUser.error0.message' });
+    expect(asl.States['addUser.error0.message']).toEqual({ Type: 'Pass', InputPath: '$._lastError.Cause', ResultPath: '$.vars.addUserErrorMessage', Next: 'End_duplicate' });
+    const plain = edit(journey(), (d) => {
+      delete d.activities.addUser!.errorVariables;
+    });
+    expect((compile(plain).States.addUser as AslTaskState).Catch).toEqual([{ ErrorEquals: ['ExtIdNotUnique'], ResultPath: '$._lastError', Next: 'End_duplicate' }]);
   });
 
   it('takes the later of two complementary conditions as the default, with no rule of its own', () => {
@@ -150,7 +158,7 @@ describe('a definition as a graph', () => {
   it('counts transitions per path on the compiled machine', () => {
     const asl = compile(journey());
     // details, Gateway_doc, review (default path).
-    expect(aslPathTransitions(asl)).toEqual({ happy: 3, shortest: 3, longest: 6 });
+    expect(aslPathTransitions(asl)).toEqual({ happy: 3, shortest: 3, longest: 8 });
     expect(happyPathTransitions(validateDefinition(journey()) as never)).toBe(3);
   });
 
@@ -253,6 +261,10 @@ describe('graph validation', () => {
     });
     expectRefused(outputs, 'activities.capture.outputs.tries', 'arithmetic');
     expectRefused(outputs, 'activities.capture.outputs._checks', 'session key');
+    const vars = edit(journey(), (d) => {
+      d.activities.addUser!.errorVariables = { 'Failed to add the user': { code: 'c' } };
+    });
+    expectRefused(vars, 'activities.addUser.errorVariables.Failed to add the user', 'not one of its routed error events');
   });
 });
 
@@ -336,6 +348,9 @@ describe('a graph on the local engine', () => {
     expect(ended.status).toBe('SUCCEEDED');
     expect((ended.output as Json)._end).toEqual({ endEvent: 'End_duplicate', errorCode: 'extIdNotUnique' });
     expect(finalStatus(ended)).toBe('COMPLETED_ENDED_ERROR');
+    const vars = (ended.output as { vars: Json }).vars;
+    expect(vars.addUserErrorCode).toBe('extIdNotUnique');
+    expect(String(vars.addUserErrorMessage)).toContain('exists');
 
     // ID card, not on a phone (isMobile missing: false, not an error): REVIEW.
     const desktop = start(asl, {});
