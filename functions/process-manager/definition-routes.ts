@@ -1,8 +1,8 @@
 import * as z from '../shared/zod.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { badRequest, error, forbidden, unauthorized } from '../http/responses.js';
-import { ProcessDefinitionSchema } from '../../statemachines/definition.js';
 import {
+  CreateDefinitionBodySchema,
   DefinitionStatusPathSchema,
   DefinitionSummarySchema,
   DefinitionVersionsPathSchema,
@@ -11,6 +11,8 @@ import {
   DefinitionListQuerySchema,
   DefinitionPageSchema,
   DefinitionSchema,
+  MAX_BPMN_BYTES,
+  MAX_UPLOAD_BODY_BYTES,
   TagSchema,
   TagsRequestSchema,
 } from './definition-schemas.js';
@@ -24,20 +26,27 @@ export const definitionRoutes = {
     handler: 'functions/process-manager/create-process-definition.ts',
     auth: 'bearer',
     permission: 'ProcessManager:addProcessDefinition',
-    summary: 'Publish a version of a process definition',
+    summary: 'Publish a version of a process definition: in the JSON format, or a BPMN upload in the family\'s shape',
     description:
-      'The definition is checked against the activity catalogue (a 400 names the activity and the input), compiled to ' +
-      'Amazon States Language and given its own state machine. A published name + version is immutable (409 if it exists).',
+      'Two formats, told apart by `resources`. The JSON format names its version, is checked against the activity ' +
+      'catalogue (a 400 names the activity and the input) and is active at once. The family\'s upload `{name, description, ' +
+      'serverType, resources: {bpmn: {data, type: "BPMN"}}, processDefinitionType, attributes, themeId}` carries the BPMN ' +
+      `file as base64 (at most ${MAX_BPMN_BYTES} bytes decoded); the server assigns the name's next version and creates it ` +
+      'DRAFT (activate it with `.../status/DEPLOYED_ACTIVE`). A file the service cannot run is refused whole (400 ' +
+      'INVALID_BPMN, one detail per problem at `bpmn.<element id>`). Either is compiled to Amazon States Language (at most ' +
+      '1 MB, 400 STATE_MACHINE_TOO_LARGE) and given its own state machine. A published name + version is immutable (409 if it exists).',
     tag: 'Process definitions',
-    request: { body: ProcessDefinitionSchema, maxBodyBytes: 256 * 1024 },
+    request: { body: CreateDefinitionBodySchema, maxBodyBytes: MAX_UPLOAD_BODY_BYTES },
     responses: {
       201: { description: 'The published definition, defaults applied.', schema: DefinitionSchema },
       400: badRequest,
       401: unauthorized,
       403: forbidden,
       409: error('This name and version already exist.'),
+      413: error(`The body is over ${MAX_UPLOAD_BODY_BYTES} bytes, or the BPMN file over ${MAX_BPMN_BYTES} bytes.`),
     },
-    aws: { table: ['GetItem', 'PutItem'], stateMachines: 'publish' },
+    // GetItem: the JSON format's version exists; Query + UpdateItem: an upload takes the next version.
+    aws: { table: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], stateMachines: 'publish' },
   }),
   listProcessDefinitions: defineRoute({
     operationId: 'listProcessDefinitions',

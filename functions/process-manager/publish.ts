@@ -2,9 +2,12 @@ import { getConfig } from '../config.js';
 import { apiError, ValidationError, type ErrorDetail } from '../errors.js';
 import { validateDefinition } from '../../statemachines/validate.js';
 import { compileDefinition } from '../../statemachines/compile.js';
+import { parseBpmn } from '../../statemachines/bpmn/parse.js';
+import { bpmnToDefinition } from '../../statemachines/bpmn/to-definition.js';
 import type { ProcessDefinition } from '../../statemachines/definition.js';
 import { DefinitionExistsError, newDefinitionRecord, NO_UPLOAD_FIELDS, type UploadFields, type ProcessDefinitionRecord } from './definitions.js';
-import { notRunnableActivities } from './bpmn-upload.js';
+import { bpmnText, decodeBpmnData, InvalidBpmnError, locateOnBpmn, notRunnableActivities, notRunnableTasks, problemDetail } from './bpmn-upload.js';
+import type { BpmnUpload } from './definition-schemas.js';
 import type { DefinitionFormat, DefinitionStore, Orchestrator } from './model.js';
 
 /**
@@ -12,6 +15,9 @@ import type { DefinitionFormat, DefinitionStore, Orchestrator } from './model.js
  * `definition`, at most 1,048,576 characters); counted here in UTF-8 bytes, which is never less.
  */
 export const MAX_ASL_BYTES = 1024 * 1024;
+
+/** The highest version a definition can have: compiling with it sizes the ASL of any version. */
+const LONGEST_VERSION = 1_000_000;
 
 export class StateMachineTooLargeError extends apiError('STATE_MACHINE_TOO_LARGE') {
   constructor(bytes: number) {
@@ -56,6 +62,43 @@ export async function publishDefinition(d: Deps, input: unknown, ctx: Ctx): Prom
 
 function onBody(message: string, details: ErrorDetail[]): ValidationError {
   return new ValidationError(message, details.map((x) => ({ ...x, location: `body.${x.location}` })));
+}
+
+/**
+ * Publishes the family's upload: the BPMN file decoded (strictly), parsed, converted to a
+ * definition and validated like the JSON format; any problem refuses the whole file with every
+ * problem found at its element. Only then is the name's next version taken, so a refused file
+ * uses no version number. The version is created DRAFT, and the file is kept byte for byte.
+ */
+export async function publishBpmnUpload(d: Deps, upload: BpmnUpload, ctx: Ctx): Promise<Published> {
+  const bytes = decodeBpmnData(upload.resources.bpmn.data);
+  const graph = await parseBpmn(bpmnText(bytes));
+  // Every problem at once, whichever stage finds it: the conversion reports the parse's problems
+  // with its own, and a graph that converts is validated too.
+  const meta = { name: upload.name, version: LONGEST_VERSION, ...(upload.description ? { description: upload.description } : {}) };
+  const converted = graph.process ? bpmnToDefinition(graph, meta) : { problems: [...graph.problems] };
+  const problems = [...('problems' in converted ? converted.problems.map(problemDetail) : []), ...notRunnableTasks(graph)];
+  let definition: ProcessDefinition | undefined;
+  if ('definition' in converted) {
+    try {
+      definition = validateDefinition(converted.definition);
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      problems.push(...(err.details ?? []).map((x) => locateOnBpmn(x, converted.definition, graph)));
+    }
+  }
+  if (problems.length > 0 || !definition) throw new InvalidBpmnError(problems);
+  // Sized with the longest version number before one is taken: a definition refused for its size uses none.
+  compileChecked(definition);
+
+  const version = await d.definitions.allocateVersion(ctx.tenantId, upload.name);
+  const fields: UploadFields = {
+    serverType: upload.serverType ?? null,
+    processDefinitionType: upload.processDefinitionType ?? null,
+    attributes: upload.attributes ?? null,
+    themeId: upload.themeId ?? null,
+  };
+  return deploy(d, { ...definition, version }, { format: 'BPMN', fields }, bytes, ctx);
 }
 
 function compileChecked(definition: ProcessDefinition): object {
