@@ -92,8 +92,11 @@ export interface AslChoiceState {
 export interface AslPassState extends AslTransition {
   Type: 'Pass';
   Comment?: string;
-  Result: Outcome | { endEvent: string; errorCode: string };
-  ResultPath: '$._decision' | '$._end';
+  /** A decision, an error end's record, or an error code for an error route's variable. */
+  Result?: Outcome | string | { endEvent: string; errorCode: string };
+  /** An error route's message variable: the error's Cause. */
+  InputPath?: string;
+  ResultPath: string;
 }
 
 /** A plain end event that a Choice or a Catch leads to. */
@@ -167,11 +170,25 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
     const user = spec.kind === 'user';
     const catchers: AslCatcher[] = spec.errorEvents
       .filter((e) => activity.errorEvents?.[e.name] !== undefined)
-      .map((e) => ({
-        ErrorEquals: [e.aslError, ...(e.alsoCatches ?? [])],
-        ResultPath: LAST_ERROR_PATH,
-        Next: to(activity.errorEvents![e.name]!),
-      }));
+      .map((e, i) => {
+        const target = to(activity.errorEvents![e.name]!);
+        const vars = activity.errorVariables?.[e.name];
+        if (!vars || (vars.code === undefined && vars.message === undefined)) {
+          return { ErrorEquals: [e.aslError, ...(e.alsoCatches ?? [])], ResultPath: LAST_ERROR_PATH, Next: target };
+        }
+        // The route sets the designer's variables on its way: one Pass state each (a transition
+        // each, only when the route is taken), since a Catch writes one path.
+        const base = `${id.slice(0, 60)}.error${i}`;
+        const message = vars.message === undefined ? undefined : `${base}.message`;
+        if (message) {
+          states[message] = { Type: 'Pass', InputPath: `${LAST_ERROR_PATH}.Cause`, ResultPath: `$.vars.${vars.message}`, Next: target };
+        }
+        const first = vars.code === undefined ? message! : `${base}.code`;
+        if (vars.code !== undefined) {
+          states[first] = { Type: 'Pass', Result: e.code, ResultPath: `$.vars.${vars.code}`, Next: message ?? target };
+        }
+        return { ErrorEquals: [e.aslError, ...(e.alsoCatches ?? [])], ResultPath: LAST_ERROR_PATH, Next: first };
+      });
     if (activity.timer) catchers.push({ ErrorEquals: ['States.Timeout'], ResultPath: LAST_ERROR_PATH, Next: to(activity.timer.next) });
     const timeout = activity.timer ? timerSeconds(activity.timer.duration) : activity.inputs[STEP_TIMEOUT_INPUT];
     states[id] = {

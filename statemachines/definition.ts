@@ -343,6 +343,16 @@ export const ActivitySchema = z.strictObject({
   inputs: z.optional(z.record(InputNameSchema, InputValueSchema)),
   next: z.optional(NodeIdSchema),
   errorEvents: z.optional(z.record(z.string().check(z.minLength(1), z.maxLength(100)), NodeIdSchema)),
+  /**
+   * Per error event: the process variables that receive the family's error code and the error's
+   * message when that route is taken (`camunda:errorCodeVariable` / `errorMessageVariable`).
+   */
+  errorVariables: z.optional(
+    z.record(
+      z.string().check(z.minLength(1), z.maxLength(100)),
+      z.strictObject({ code: z.optional(VariableNameSchema), message: z.optional(VariableNameSchema) }),
+    ),
+  ),
   /** User steps only. */
   timer: z.optional(TimerSchema),
   /** Process variables set when the activity completes: variable name → JUEL expression. */
@@ -426,6 +436,7 @@ export interface Activity {
   inputs: Record<string, InputValue>;
   next?: string;
   errorEvents?: Record<string, string>;
+  errorVariables?: Record<string, { code?: string; message?: string }>;
   timer?: Timer;
   outputs?: Record<string, string>;
   rules?: DeciderRule[];

@@ -145,6 +145,8 @@ function checkActivity(
   }
   const inputs: Record<string, InputValue> = {};
   for (const input of spec.inputs) {
+    // A timer sets the step's timeout: the Step Timeout input gets no default beside it.
+    if (activity.timer && input.name === STEP_TIMEOUT_INPUT && given[input.name] === undefined) continue;
     const value = values.get(input.name) ?? (given[input.name] === undefined ? (input.default as InputValue | undefined) : undefined);
     if (value !== undefined) inputs[input.name] = value;
     else if (input.required && given[input.name] === undefined) {
@@ -167,6 +169,17 @@ function checkActivity(
     }
   }
 
+  for (const [event, vars] of Object.entries(activity.errorVariables ?? {})) {
+    const location = `${at}.errorVariables.${event}`;
+    if (activity.errorEvents?.[event] === undefined) {
+      problems.push({ location, message: `${who}: error variables for "${event}", which is not one of its routed error events` });
+    }
+    for (const name of [vars.code, vars.message]) {
+      if (name !== undefined && (SESSION_KEYS as readonly string[]).includes(name)) {
+        problems.push({ location, message: `${who}: "${name}" is a session key, not a process variable` });
+      }
+    }
+  }
   const timer = activity.timer ? checkTimer(activity, spec, at, who, problems) : undefined;
   if (activity.outputs) checkOutputs(activity.outputs, at, who, problems);
 
@@ -278,10 +291,11 @@ function containsArithmetic(e: Expr): boolean {
   return Object.values(e).some((v) => v !== null && typeof v === 'object' && 'kind' in v && containsArithmetic(v as Expr));
 }
 
-function edges(activity: RawActivity): Pick<Activity, 'next' | 'errorEvents' | 'outputs'> {
+function edges(activity: RawActivity): Pick<Activity, 'next' | 'errorEvents' | 'errorVariables' | 'outputs'> {
   return {
     ...(activity.next === undefined ? {} : { next: activity.next }),
     ...(activity.errorEvents && Object.keys(activity.errorEvents).length > 0 ? { errorEvents: activity.errorEvents } : {}),
+    ...(activity.errorVariables && Object.keys(activity.errorVariables).length > 0 ? { errorVariables: activity.errorVariables } : {}),
     ...(activity.outputs && Object.keys(activity.outputs).length > 0 ? { outputs: activity.outputs } : {}),
   };
 }

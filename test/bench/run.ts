@@ -10,6 +10,8 @@
  *  5. in-process latency of token issue and key read (informational)
  *  6. journey cost: state transitions of each example's happy path on the local engine, next to
  *     the compile-time count, priced at the Step Functions Standard list price (informational)
+ *  7. compiled definitions: states, ASL size (≤ 1 MB, Step Functions' limit) and transitions per
+ *     path of each example and of a generated definition of the family's size (130 tasks, 160 gateways)
  *
  * Prints a table per figure with OK/OVER against its target and writes the same figures to
  * `.bench/results.json`. Exits 0 whatever the figures are; non-zero only if the bench crashed.
@@ -34,6 +36,7 @@ import {
   type NetworkCheck,
 } from './cold-start.js';
 import { round, section, table, verdict } from './stats.js';
+import { ASL_LIMIT_BYTES, measureAsl, type AslFigures } from './asl.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const OUT_DIR = join(ROOT, '.bench');
@@ -61,6 +64,7 @@ interface Results {
   network?: { probeSelfCheck: ReturnType<typeof probeSelfCheck>; handlers: (NetworkCheck & { verdict: string })[] };
   awsCalls?: Omit<AwsCallResults, 'journeyCost'>;
   journeyCost?: JourneyCost;
+  asl?: AslFigures[];
   errors: string[];
   durationMs?: number;
 }
@@ -197,6 +201,33 @@ async function main(): Promise<number> {
     );
     writeResults(results);
 
+    // 7. Compiled definitions (pure: no DynamoDB, so before the long part) --------------------------
+    log(section('7. Compiled definitions: states, ASL size, transitions per path'));
+    results.asl = measureAsl();
+    log(
+      table([
+        ['definition', 'activities', 'gateways', 'timers', 'error routes', 'states', 'Choice states', 'ASL KB', 'limit KB', 'compile ms', 'happy', 'shortest', 'longest', 'result'],
+        ...results.asl.map((a) => [
+          a.definition,
+          a.activities,
+          a.gateways,
+          a.timers,
+          a.errorRoutes,
+          a.states,
+          a.choiceStates,
+          kb(a.aslBytes),
+          kb(ASL_LIMIT_BYTES),
+          a.compileMs,
+          a.happy,
+          a.shortest,
+          a.longest,
+          a.verdict,
+        ]),
+      ]),
+    );
+    log('Transitions per path: happy follows next and default flows; longest enters no state twice (a loop taken at most once).');
+    writeResults(results);
+
     // 4 + 5. AWS calls and latency on DynamoDB Local ----------------------------------------------
     log(section('4. AWS calls per operation (real handlers, in process, DynamoDB Local)'));
     log('starting DynamoDB Local ...');
@@ -279,6 +310,7 @@ async function main(): Promise<number> {
     ...(results.awsCalls?.processManager?.operations ?? [])
       .filter((o) => o.verdict !== 'OK')
       .map((o) => `AWS calls ${o.operation} (${o.auth}) ${o.verdict}: ${o.problems.join(', ')}`),
+    ...(results.asl ?? []).filter((a) => a.verdict !== 'OK').map((a) => `ASL of ${a.definition}: ${kb(a.aslBytes)} KB`),
     ...(results.journeyCost?.definitions ?? [])
       .filter((d) => d.verdict === 'DIFFERS')
       .map((d) => `journey ${d.definition}: engine counted ${d.transitions?.each.join('/')} transitions, compile time says ${d.happyPathTransitions}`),
