@@ -18,3 +18,10 @@ export function resolveActivity(beanName: string): ActivityType | undefined {
 export function beanNameOf(delegateExpression: string | undefined): string | undefined {
   return /^\s*[$#]\{\s*([A-Za-z_$][A-Za-z0-9_$]*)\s*\}\s*$/.exec(delegateExpression ?? '')?.[1];
 }
+
+const BEANS = new Map<string, string>(Object.entries(ALIASES).map(([bean, type]) => [type, bean]));
+
+/** The family's bean name for an activity type (its module's `aliases[0]`), or undefined for a type no module has. */
+export function beanNameFor(type: string): string | undefined {
+  return BEANS.get(type);
+}

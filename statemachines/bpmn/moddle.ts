@@ -94,10 +94,16 @@ export interface MDefinitions extends MElement {
   readonly rootElements?: readonly MElement[];
 }
 
-// One moddle for every parse: building its type registry is the costly part, and fromXML keeps no state in it.
+// One moddle for every parse and write: building its type registry is the costly part, and
+// neither fromXML nor create keeps state in it.
 let moddle: ReturnType<typeof BpmnModdle> | undefined;
 
-export function readBpmnXml(xml: string): Promise<FromXmlResult> {
+/** The moddle with the Camunda extension. */
+export function bpmnModdle(): ReturnType<typeof BpmnModdle> {
   moddle ??= BpmnModdle({ camunda: camunda as Record<string, unknown> });
-  return moddle.fromXML(xml);
+  return moddle;
+}
+
+export function readBpmnXml(xml: string): Promise<FromXmlResult> {
+  return bpmnModdle().fromXML(xml);
 }

@@ -15,7 +15,8 @@
  *   are the branches, its default flow the default. A merging gateway (one outgoing flow, no
  *   condition) is no node: the flows into it go where it leads.
  * - An error boundary event is an `errorEvents` route, found by its error code among the
- *   activity's error events; a timer boundary event is the activity's `timer`.
+ *   activity's error events, with its `camunda:errorCodeVariable` / `errorMessageVariable` as
+ *   `errorVariables`; a timer boundary event is the activity's `timer`.
  * - End events are `ends`; an error end event keeps its error code.
  */
 import { activitySpec, type InputSpec } from '../catalogue.js';
@@ -311,4 +312,11 @@ function attachBoundary(
     return;
   }
   routes[event.name] = next;
+  const { errorCodeVariable, errorMessageVariable } = b.trigger;
+  if (errorCodeVariable !== undefined || errorMessageVariable !== undefined) {
+    (activity.errorVariables ??= {})[event.name] = {
+      ...(errorCodeVariable !== undefined ? { code: errorCodeVariable } : {}),
+      ...(errorMessageVariable !== undefined ? { message: errorMessageVariable } : {}),
+    };
+  }
 }
