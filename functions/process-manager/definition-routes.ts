@@ -94,6 +94,28 @@ export const definitionRoutes = {
     // The version's item, then its stored definition (chunk items).
     aws: { table: ['GetItem', 'Query'] },
   }),
+  getProcessDefinitionBpmn: defineRoute({
+    operationId: 'getProcessDefinitionBpmn',
+    method: 'GET',
+    path: '/api/process-manager/processDefinitions/{processDefinitionId}/bpmnFile',
+    handler: 'functions/process-manager/get-process-definition-bpmn.ts',
+    auth: 'bearer',
+    permission: 'ProcessManager:getProcessDefinitions',
+    summary: 'Read a definition version as a BPMN file',
+    description:
+      'An uploaded BPMN comes back byte for byte, as uploaded. A version published in the JSON format gets a BPMN ' +
+      'generated from it, in the same Camunda 7 dialect, that uploads again as the same journey.',
+    tag: 'Process definitions',
+    request: { path: DefinitionIdPathSchema },
+    responses: {
+      200: { description: 'The BPMN 2.0 XML file.', contentType: 'application/xml', schema: z.string() },
+      400: badRequest,
+      401: unauthorized,
+      403: forbidden,
+      404: error('No such definition in this tenant.'),
+    },
+    aws: { table: ['GetItem', 'Query'] },
+  }),
   listProcessDefinitionVersions: defineRoute({
     operationId: 'listProcessDefinitionVersions',
     method: 'GET',
