@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { localized, validateFormSubmission } from '../../functions/journey/forms.js';
+import { validateFormSubmission } from '../../functions/journey/forms.js';
+import { localized } from '../../functions/journey/layout.js';
 import type { DataForm } from '../../statemachines/definition.js';
 
 const t = (en: string, de?: string): { values: Record<string, string> } => ({ values: de ? { en, de } : { en } });
