@@ -319,6 +319,7 @@ export function formLanguages(form: DataForm): string[] {
   for (const c of form.components) {
     add(c.label);
     if (c.default && typeof c.default === 'object') add(c.default);
+    for (const choice of c.values ?? c.options ?? []) add(choice.label);
   }
   return [...seen];
 }

@@ -32,22 +32,19 @@ export const spec = {
       name: 'Read Only',
       type: 'B',
       required: false,
-      default: false,
-      description: 'Every field is shown with its value and cannot be changed: a confirmation screen. What is kept is the values shown.',
+      description: 'Every field is shown with its value and cannot be changed: a confirmation screen. What is kept is the values shown. False when not given.',
     },
     {
       name: 'Hide Buttons',
       type: 'B',
       required: false,
-      default: false,
-      description: 'The form is shown without its buttons (a screen that only informs; a timer or the step timeout ends it).',
+      description: 'The form is shown without its buttons (a screen that only informs; a timer or the step timeout ends it). False when not given.',
     },
     {
       name: 'Show Retake Button',
       type: 'B',
       required: false,
-      default: false,
-      description: 'A Retake button beside Submit: it raises the "Retake" error event, whose route leads back to an earlier step. Route that event when this is true.',
+      description: 'A Retake button beside Submit: it raises the "Retake" error event, whose route leads back to an earlier step. Route that event when this is true. False when not given.',
     },
     stepTimeout,
   ],
@@ -130,9 +127,9 @@ function formPage(view: View, values: Record<string, string | undefined>, outcom
     action: journeyUrl(view.record, view.capability, view.lang, view.step.activityId),
     values,
     ...(outcome ? { errors: outcome.errors } : {}),
-    readOnly: inputs['Read Only'],
-    hideButtons: inputs['Hide Buttons'],
-    retake: inputs['Show Retake Button'],
+    readOnly: inputs['Read Only'] === true,
+    hideButtons: inputs['Hide Buttons'] === true,
+    retake: inputs['Show Retake Button'] === true,
     ...(attemptsLeft !== undefined ? { attemptsLeft } : {}),
   });
 }
@@ -154,12 +151,12 @@ export const submission: Submission<typeof spec> = {
   async submit(view, { body = {} }, now) {
     const { inputs } = view;
     const form = recordedForm(view);
-    const offersRetake = inputs['Show Retake Button'] && !inputs['Hide Buttons'];
+    const offersRetake = inputs['Show Retake Button'] === true && inputs['Hide Buttons'] !== true;
     if (body[ACTION_FIELD] === 'retake' && offersRetake) {
       return { fail: { error: RETAKE, cause: `The end user chose Retake at ${view.step.activityId}.` } };
     }
     const defaults = formDefaults(form, view.step.state, view.lang);
-    const outcome = validateFormSubmission(form, body, view.lang, now, { defaults, readOnly: inputs['Read Only'] });
+    const outcome = validateFormSubmission(form, body, view.lang, now, { defaults, readOnly: inputs['Read Only'] === true });
     if (!outcome.ok) {
       const max = inputs['Max Attempts'];
       if (max === undefined) return { page: formPage(view, outcome.values, outcome) };

@@ -24,9 +24,12 @@ export type FormOutcome =
   /** Per component id, the message to show next to it; `values` keeps what was typed. */
   | { ok: false; errors: Record<string, string>; values: Record<string, string> };
 
-/** A form's texts in one language: the page's when the form has it, else the form's first. */
+/**
+ * A form's texts for a page: each text in the page's language when it has it (a regional tag
+ * by its language), else in the form's first language, else in any it has.
+ */
 export interface FormTexts {
-  /** The language the form's own texts are shown in. */
+  /** The language most of the form's texts are shown in: the page's when the form uses it, else the form's first. */
   lang: string;
   text(t: LocalizedText | null | undefined): string;
 }
@@ -40,7 +43,8 @@ export function formTexts(form: DataForm, pageLang: string): FormTexts {
     text(t) {
       if (!t) return '';
       const values = t.values as Record<string, string>;
-      return values[lang] ?? values[pageLang] ?? values[base] ?? Object.values(values)[0] ?? '';
+      const regional = Object.keys(values).find((l) => l.toLowerCase().split('-')[0] === base);
+      return values[pageLang] ?? values[base] ?? (regional ? values[regional] : undefined) ?? values[lang] ?? Object.values(values)[0] ?? '';
     },
   };
 }
