@@ -7,7 +7,6 @@
 import { parsePhoneNumber } from 'awesome-phonenumber';
 import {
   DISPLAY_COMPONENT_TYPES,
-  choicesOf,
   formLanguages,
   isCalendarDate,
   resolveDateBound,
@@ -73,7 +72,8 @@ export function formValueOf(c: FormComponent, value: unknown, lang: string): str
   return String(value);
 }
 
-type Problem = { message: keyof Messages; n?: number } | { own: 'missingMessage' | 'invalidMessage' | 'invalidLengthMessage'; fallback: keyof Messages; n?: number };
+/** What is wrong with a value: the form's own message for it if it has one, else the service's. */
+type Problem = { own: 'missingMessage' | 'invalidMessage' | 'invalidLengthMessage'; fallback: keyof Messages; n?: number };
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
 const NUMBER = /^-?\d{1,15}([.,]\d{1,15})?$/;
@@ -166,9 +166,8 @@ export function validateFormSubmission(
     if (raw !== undefined) typed[c.id] = raw.slice(0, 10_000);
     const { value, problem } = checkComponent(c, raw, today);
     if (problem) {
-      const own = 'own' in problem ? c.validate?.[problem.own] ?? (problem.own === 'invalidLengthMessage' ? c.validate?.invalidMessage : undefined) : undefined;
-      const fallback = 'own' in problem ? problem.fallback : problem.message;
-      errors[c.id] = own ? texts.text(own) : fill(s[fallback], problem.n);
+      const own = c.validate?.[problem.own] ?? (problem.own === 'invalidLengthMessage' ? c.validate?.invalidMessage : undefined);
+      errors[c.id] = own ? texts.text(own) : fill(s[problem.fallback], problem.n);
     } else if (value !== undefined) {
       values[c.id] = value;
     }
@@ -176,4 +175,3 @@ export function validateFormSubmission(
   return Object.keys(errors).length ? { ok: false, errors, values: typed } : { ok: true, values };
 }
 
-export { choicesOf };
