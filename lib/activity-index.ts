@@ -74,6 +74,9 @@ export async function generatedActivityIndex(root: string): Promise<string> {
     '/** The run functions of service activities. */',
     `export const RUNS = ${byType((f) => f.exports.has('run'), (f) => `${f.name}.run`)};`,
     '',
+    '/** What user steps do when they start, before the journey waits (the activity function). */',
+    `export const BEGINS = ${byType((f) => f.exports.has('begin'), (f) => `${f.name}.begin`)};`,
+    '',
     '/** The screens of user steps: the journey page of a step that waits. */',
     `export const SCREENS = ${byType((f) => f.exports.has('screens'), (f) => `${f.name}.screens`)};`,
     ...Object.entries(PARTS).flatMap(([part, name]) => [

@@ -6,7 +6,6 @@
  */
 import * as z from '../functions/shared/zod.js';
 import { text } from '../functions/shared/schemas.js';
-import { isExpression, referencePath } from './references.js';
 
 // ---------------------------------------------------------------------------------------------
 // Identifiers
@@ -54,191 +53,23 @@ export const VariablePathSchema = z
   );
 
 // ---------------------------------------------------------------------------------------------
-// Data forms (the service family's JSON form format)
+// Data forms: one format for the inline `Form` input and the forms stored by name and version
+// (the service family's), in ./forms.ts.
 
-/** ISO 639 language, optionally with a region or script: `en`, `de`, `pt-BR`, `zh-Hant`. */
-export const LanguageTagSchema = z
-  .string()
-  .check(z.regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8}){0,2}$/, 'must be a language code such as en or pt-BR'));
-
-/** Every text a user reads is a map of language to string. */
-export const LocalizedTextSchema = z
-  .strictObject({ values: z.record(LanguageTagSchema, z.string().check(z.maxLength(1000))) })
-  .check(
-    z.refine((t) => Object.keys(t.values).length >= 1, {
-      message: 'must have a text in at least one language',
-      path: ['values'],
-    }),
-    z.refine((t) => Object.keys(t.values).length <= 50, { message: 'must have at most 50 languages', path: ['values'] }),
-  );
-export type LocalizedText = z.infer<typeof LocalizedTextSchema>;
-
-export const FORM_COMPONENT_TYPES = [
-  'textfield',
-  'textarea',
-  'email',
-  'phoneNumber',
-  'number',
-  'date',
-  'checkbox',
-  'select',
-] as const;
-export type FormComponentType = (typeof FORM_COMPONENT_TYPES)[number];
-const TEXT_COMPONENTS: readonly FormComponentType[] = ['textfield', 'textarea', 'email', 'phoneNumber'];
-
-/**
- * A date bound: an ISO date (`2000-01-31`) or a date relative to the day the form is filled in
- * (`today`, `today-18y`, `today+30d`; units d, m, y). A date of birth of an adult is
- * `maxDate: "today-18y"`.
- */
-export const DateBoundSchema = z
-  .string()
-  .check(
-    z.regex(/^(\d{4}-\d{2}-\d{2}|today([+-]\d{1,4}[dmy])?)$/, 'must be an ISO date (YYYY-MM-DD), today, or today±N(d|m|y)'),
-    z.refine((s) => s.startsWith('today') || isCalendarDate(s), { message: 'must be a real calendar date' }),
-  );
-
-function isCalendarDate(s: string): boolean {
-  const d = new Date(`${s}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-}
-
-/** The date a bound stands for on `today` (UTC, date only). */
-export function resolveDateBound(bound: string, today: Date): string {
-  const m = /^today(?:([+-])(\d{1,4})([dmy]))?$/.exec(bound);
-  if (!m) return bound;
-  let [y, mo, d] = [today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()];
-  if (m[1] && m[2] && m[3]) {
-    const n = Number(m[2]) * (m[1] === '-' ? -1 : 1);
-    if (m[3] === 'd') d += n;
-    if (m[3] === 'm') mo += n;
-    if (m[3] === 'y') y += n;
-    if (m[3] !== 'd') {
-      // Years and months keep the day, clamped to the month's end: 29 Feb - 1y is 28 Feb, so an
-      // 18-year limit never lets in someone a day short of 18.
-      const last = new Date(Date.UTC(y, mo + 1, 0)).getUTCDate();
-      d = Math.min(d, last);
-    }
-  }
-  return new Date(Date.UTC(y, mo, d)).toISOString().slice(0, 10);
-}
-
-export const FormValidateSchema = z.strictObject({
-  required: z.optional(z.boolean()),
-  /** Text components, counted in characters. */
-  minLength: z.optional(z.number().check(z.int(), z.gte(0), z.lte(10_000))),
-  maxLength: z.optional(z.number().check(z.int(), z.gte(1), z.lte(10_000))),
-  /** Text components: a JavaScript regular expression (unicode mode) the whole value must match. */
-  pattern: z.optional(z.string().check(z.minLength(1), z.maxLength(500))),
-  /** Number components. */
-  min: z.optional(z.number()),
-  max: z.optional(z.number()),
-  /** Date components. */
-  minDate: z.optional(DateBoundSchema),
-  maxDate: z.optional(DateBoundSchema),
-  missingMessage: z.optional(LocalizedTextSchema),
-  invalidMessage: z.optional(LocalizedTextSchema),
-});
-
-export const FormComponentSchema = z
-  .strictObject({
-    type: z.enum(FORM_COMPONENT_TYPES),
-    /** The key of the submitted value in the form's data. */
-    id: z.string().check(z.regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'must be 1 to 64 letters, digits or _, starting with a letter')),
-    label: LocalizedTextSchema,
-    /** A value, or a reference such as `${firstName}` resolved when the form is shown (see references.ts). */
-    default: z.optional(z.union([z.string().check(z.maxLength(1000)), z.number(), z.boolean()])),
-    /** Select components only. */
-    options: z.optional(
-      z
-        .array(z.strictObject({ value: z.string().check(z.minLength(1), z.maxLength(100)), label: LocalizedTextSchema }))
-        .check(z.minLength(1), z.maxLength(200)),
-    ),
-    validate: z.optional(FormValidateSchema),
-  })
-  .check(
-    z.superRefine((c, ctx) => {
-      const v = c.validate ?? {};
-      const isText = TEXT_COMPONENTS.includes(c.type);
-      const only = (key: keyof typeof v, allowed: boolean, what: string) => {
-        if (v[key] !== undefined && !allowed) {
-          ctx.addIssue({ code: 'custom', path: ['validate', key], message: `applies only to ${what} components` });
-        }
-      };
-      only('minLength', isText, 'text');
-      only('maxLength', isText, 'text');
-      only('pattern', isText, 'text');
-      only('min', c.type === 'number', 'number');
-      only('max', c.type === 'number', 'number');
-      only('minDate', c.type === 'date', 'date');
-      only('maxDate', c.type === 'date', 'date');
-      if (v.minLength !== undefined && v.maxLength !== undefined && v.minLength > v.maxLength) {
-        ctx.addIssue({ code: 'custom', path: ['validate', 'minLength'], message: 'must not be greater than maxLength' });
-      }
-      if (v.min !== undefined && v.max !== undefined && v.min > v.max) {
-        ctx.addIssue({ code: 'custom', path: ['validate', 'min'], message: 'must not be greater than max' });
-      }
-      if (v.minDate !== undefined && v.maxDate !== undefined) {
-        // Compare on a fixed day: both bounds move together when both are relative.
-        const day = new Date(Date.UTC(2000, 0, 1));
-        const bothSameKind = v.minDate.startsWith('today') === v.maxDate.startsWith('today');
-        if (bothSameKind && resolveDateBound(v.minDate, day) > resolveDateBound(v.maxDate, day)) {
-          ctx.addIssue({ code: 'custom', path: ['validate', 'minDate'], message: 'must not be after maxDate' });
-        }
-      }
-      if (v.pattern !== undefined) {
-        try {
-          new RegExp(v.pattern, 'u');
-        } catch {
-          ctx.addIssue({ code: 'custom', path: ['validate', 'pattern'], message: 'must be a valid regular expression' });
-        }
-      }
-      if (c.type === 'select' && !c.options) {
-        ctx.addIssue({ code: 'custom', path: ['options'], message: 'a select component needs options' });
-      }
-      if (c.type !== 'select' && c.options) {
-        ctx.addIssue({ code: 'custom', path: ['options'], message: 'applies only to select components' });
-      }
-      if (typeof c.default === 'string' && isExpression(c.default) && referencePath(c.default) === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['default'], message: 'is not a valid reference: write ${name} or ${a.b.c}' });
-      } else if (typeof c.default === 'string' && referencePath(c.default) !== undefined) {
-        // A reference: its value is only known when the form is shown.
-      } else if (c.default !== undefined) {
-        const want = c.type === 'checkbox' ? 'boolean' : c.type === 'number' ? 'number' : 'string';
-        if (typeof c.default !== want) {
-          ctx.addIssue({ code: 'custom', path: ['default'], message: `must be a ${want} for a ${c.type} component` });
-        } else if (c.type === 'select' && c.options && !c.options.some((o) => o.value === c.default)) {
-          ctx.addIssue({ code: 'custom', path: ['default'], message: 'must be the value of one of the options' });
-        }
-      }
-    }),
-  );
-export type FormComponent = z.infer<typeof FormComponentSchema>;
-
-/**
- * A data form: `{title, subtitle, components, version}` as the service family writes them. A
- * Data Form activity carries its form inline (input `Form`), so a definition version pins the
- * exact form its users saw; no separate form store is needed yet.
- */
-export const DataFormSchema = z
-  .strictObject({
-    title: LocalizedTextSchema,
-    subtitle: z.optional(LocalizedTextSchema),
-    components: z.array(FormComponentSchema).check(z.minLength(1), z.maxLength(100)),
-    version: z.number().check(z.int(), z.gte(1), z.lte(1_000_000)),
-  })
-  .check(
-    z.superRefine((f, ctx) => {
-      const seen = new Set<string>();
-      f.components.forEach((c, i) => {
-        if (seen.has(c.id)) {
-          ctx.addIssue({ code: 'custom', path: ['components', i, 'id'], message: `duplicates component id "${c.id}"` });
-        }
-        seen.add(c.id);
-      });
-    }),
-  );
-export type DataForm = z.infer<typeof DataFormSchema>;
+export {
+  DataFormSchema,
+  DateBoundSchema,
+  FORM_COMPONENT_TYPES,
+  FormComponentSchema,
+  FormValidateSchema,
+  LocalizedTextSchema,
+  resolveDateBound,
+  type DataForm,
+  type FormComponent,
+  type FormComponentType,
+  type LocalizedText,
+} from './forms.js';
+import type { DataForm } from './forms.js';
 
 // ---------------------------------------------------------------------------------------------
 // Simple Decider rules

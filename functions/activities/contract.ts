@@ -54,6 +54,14 @@ export interface ServiceContext<S extends ActivitySpec> {
 /** A service activity: returns the whole new session state. Domain errors fail the step under their stable name. */
 export type ServiceRun<S extends ActivitySpec> = (ctx: ServiceContext<S>) => Promise<Session>;
 
+/**
+ * A user step's start, in the activity function, before the journey waits: given the resolved
+ * inputs, returns the inputs the step records for its screens and submission (for example with
+ * the data form it names read from the form store). Its AWS calls are the module's `aws`; a
+ * failure fails the step under its name, as a service step's would.
+ */
+export type StepBegin<S extends ActivitySpec> = (ctx: ServiceContext<S>) => Promise<Record<string, unknown>>;
+
 /** The session with `vars.{key}` set. */
 export function withVar(session: Session, key: string, value: unknown): Session {
   return { ...session, vars: { ...(session.vars ?? {}), [key]: value } };
@@ -104,8 +112,17 @@ export interface StepCompletion {
   images?: ImageRecord[];
 }
 
-/** A submission's outcome: the step completes, or its page comes back (400) saying what to fix. */
-export type StepOutcome = { complete: StepCompletion } | { page: string };
+/** The step ends with one of its error events: the ASL error name its `Catch` matches, and why. */
+export interface StepFailure {
+  error: string;
+  cause: string;
+}
+
+/**
+ * A submission's outcome: the step completes, its page comes back (400) saying what to fix, or
+ * the step raises an error event (the end user asked to retake, or ran out of attempts).
+ */
+export type StepOutcome = { complete: StepCompletion } | { page: string } | { fail: StepFailure };
 
 export interface Submission<S extends ActivitySpec> {
   part: SubmissionPart;

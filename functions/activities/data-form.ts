@@ -1,64 +1,172 @@
 import { lookup, referencePath } from '../../statemachines/references.js';
-import type { DataForm } from '../../statemachines/definition.js';
-import { validateFormSubmission } from '../journey/forms.js';
-import { renderDataForm } from '../journey/screens/data-form.js';
+import type { DataForm } from '../../statemachines/forms.js';
+import { formValueOf, validateFormSubmission, type FormOutcome } from '../journey/forms.js';
+import { ACTION_FIELD, renderDataForm } from '../journey/screens/data-form.js';
 import { journeyUrl } from '../journey/screen-context.js';
-import type { Screens, StepView, Submission } from './contract.js';
-import { key, stepTimeout, type ActivitySpec } from './spec.js';
+import { countRefusedSubmission, StepNotWaitingError } from '../journey/steps.js';
+import { findFormVersion } from '../process-manager/form-references.js';
+import { customDataForms } from '../process-manager/deps.js';
+import { ActivityError, type ActivityAccess, type Screens, type StepBegin, type StepView, type Submission } from './contract.js';
+import { key, s, stepTimeout, type ActivitySpec } from './spec.js';
 
 export const spec = {
   type: 'DATA_FORM',
   displayName: 'Data Form',
   kind: 'user',
-  description: 'Shows a data form (carried inline in the Form input) and keeps the submitted data.',
+  description:
+    'Shows a data form, inline (Form) or stored by name and version (Data form name, Data form version), and keeps the submitted data under Form data Key. Read Only makes it a confirmation screen, Hide Buttons shows it without buttons, Show Retake Button adds a Retake button that raises the Retake error event, and Max Attempts bounds the refused submissions.',
   inputs: [
-    { name: 'Form', type: 'F', required: true, description: 'The data form JSON itself (inline).' },
+    { name: 'Form', type: 'F', required: false, description: 'The data form itself, inline: the same format as a stored form. Either this or Data form name and version.' },
+    s('Data form name', false, undefined, 'The name of a form stored with /api/process-manager/customDataForms (any status but ARCHIVED).'),
+    { name: 'Data form version', type: 'I', required: false, min: 1, description: 'The version of the named form.' },
     key('Form data Key', 'form1', 'Where the submitted form data is kept.'),
+    {
+      name: 'Max Attempts',
+      type: 'I',
+      required: false,
+      min: 1,
+      max: 100,
+      description: 'How many refused submissions the end user has: the last one raises "Max Attempts Exceeded". Unlimited when not given.',
+    },
+    {
+      name: 'Read Only',
+      type: 'B',
+      required: false,
+      description: 'Every field is shown with its value and cannot be changed: a confirmation screen. What is kept is the values shown. False when not given.',
+    },
+    {
+      name: 'Hide Buttons',
+      type: 'B',
+      required: false,
+      description: 'The form is shown without its buttons (a screen that only informs; a timer or the step timeout ends it). False when not given.',
+    },
+    {
+      name: 'Show Retake Button',
+      type: 'B',
+      required: false,
+      description: 'A Retake button beside Submit: it raises the "Retake" error event, whose route leads back to an earlier step. Route that event when this is true. False when not given.',
+    },
     stepTimeout,
   ],
-  rules: [],
+  rules: [{ kind: 'groups', groups: [['Form'], ['Data form name', 'Data form version']], min: 1, max: 1 }],
   outputs: [{ name: 'Form data', variable: 'vars.{Form data Key}' }],
-  errorEvents: [],
+  errorEvents: [
+    {
+      name: 'Max Attempts Exceeded',
+      aslError: 'DataFormMaxAttemptsExceeded',
+      code: 'exceedMaxAttempts',
+      description: 'The end user\'s submissions were refused Max Attempts times.',
+    },
+    { name: 'Retake', aslError: 'DataFormRetake', code: 'retake', description: 'The end user pressed Retake (Show Retake Button).' },
+  ],
 } as const satisfies ActivitySpec;
 
 export const aliases = ['customDataFormV1'] as const;
 
-/** A form's starting values: its defaults, with `${...}` references read from the session. */
-export function formDefaults(form: DataForm, state: unknown): Record<string, string> {
+/** Reads a form stored by name and version when the step starts. */
+export const aws = { table: ['GetItem'] } as const satisfies ActivityAccess;
+
+const MAX_ATTEMPTS_EXCEEDED = spec.errorEvents[0].aslError;
+const RETAKE = spec.errorEvents[1].aslError;
+
+/**
+ * The form a step shows, read once when it starts: the inline one, or the stored version it
+ * names (any status but ARCHIVED; see process-manager/form-references.ts). The step records it
+ * with its inputs, so its page and its submission judge against that very form.
+ */
+export async function stepForm(tenantId: string, inputs: { readonly Form?: DataForm | undefined; readonly 'Data form name'?: string | undefined; readonly 'Data form version'?: number | undefined }): Promise<DataForm> {
+  if (inputs.Form) return inputs.Form;
+  const name = inputs['Data form name'];
+  const version = inputs['Data form version'];
+  if (name === undefined || version === undefined) throw new ActivityError('MissingInput', 'Data form name and Data form version are needed when there is no inline Form.');
+  const found = await findFormVersion(customDataForms, tenantId, name, version);
+  switch (found.outcome) {
+    case 'found':
+      return found.form;
+    case 'missing':
+      throw new ActivityError('DataFormNotFound', `Data form "${name}" version ${version} does not exist.`);
+    case 'archived':
+      throw new ActivityError('DataFormArchived', `Data form "${name}" version ${version} is ARCHIVED.`);
+    case 'unreadable':
+      throw new ActivityError('DataFormUnreadable', `Data form "${name}" version ${version} cannot be read: ${found.problems.slice(0, 3).join('; ')}.`);
+  }
+}
+
+export const begin: StepBegin<typeof spec> = async ({ inputs, tenantId }) => ({ ...inputs, Form: await stepForm(tenantId, inputs) });
+
+/** The form the step recorded when it began. */
+export function recordedForm(view: { step: { inputs: Record<string, unknown> } }): DataForm {
+  const form = view.step.inputs.Form as DataForm | undefined;
+  if (!form) throw new StepNotWaitingError('This step has no data form.');
+  return form;
+}
+
+/**
+ * A form's starting values, as the page shows them: its defaults, with a whole `${...}`
+ * reference read from the journey's data, and a default given per language in the page's.
+ */
+export function formDefaults(form: DataForm, state: unknown, lang = 'en'): Record<string, string> {
   const out: Record<string, string> = {};
   for (const c of form.components) {
-    if (c.default === undefined) continue;
+    if (c.default == null) continue;
     const path = typeof c.default === 'string' ? referencePath(c.default) : undefined;
     const value = path !== undefined ? lookup(state, path) : c.default;
-    if (value !== undefined && value !== null) out[c.id] = c.type === 'checkbox' ? (value === true ? 'on' : '') : String(value);
+    const shown = formValueOf(c, value, lang);
+    if (shown !== undefined) out[c.id] = shown;
   }
   return out;
 }
 
-const formPage = (view: StepView<typeof spec>, values: Record<string, string | undefined>, errors?: Record<string, string>) =>
-  renderDataForm({
-    form: view.inputs.Form,
+type View = StepView<typeof spec>;
+
+function formPage(view: View, values: Record<string, string | undefined>, outcome?: Extract<FormOutcome, { ok: false }>, attemptsLeft?: number) {
+  const { inputs } = view;
+  return renderDataForm({
+    form: recordedForm(view),
     lang: view.lang,
     action: journeyUrl(view.record, view.capability, view.lang, view.step.activityId),
     values,
-    ...(errors ? { errors } : {}),
+    ...(outcome ? { errors: outcome.errors } : {}),
+    readOnly: inputs['Read Only'] === true,
+    hideButtons: inputs['Hide Buttons'] === true,
+    retake: inputs['Show Retake Button'] === true,
+    ...(attemptsLeft !== undefined ? { attemptsLeft } : {}),
   });
+}
 
 export const screens: Screens<typeof spec> = {
   component: 'data-form',
-  render: { 'data-form': (view) => formPage(view, formDefaults(view.inputs.Form, view.step.state)) },
+  render: { 'data-form': (view) => formPage(view, formDefaults(recordedForm(view), view.step.state, view.lang)) },
 };
 
 /**
  * Checked on the server against the step's form. Refused, the page comes back with the
- * messages and what was typed; accepted, the values go to the session under `Form data Key`.
+ * messages and what was typed (and, under Max Attempts, the attempts left; the last refusal
+ * raises Max Attempts Exceeded instead). Accepted, the values go to the session under
+ * `Form data Key`. Read-only fields keep the values shown, whatever is posted. Retake (only
+ * when the page offers it) raises the Retake error event.
  */
 export const submission: Submission<typeof spec> = {
   part: 'form',
-  async submit(view, { body }, now) {
-    const outcome = validateFormSubmission(view.inputs.Form, body ?? {}, view.lang, now);
-    if (!outcome.ok) return { page: formPage(view, outcome.values, outcome.errors) };
-    const dataKey = view.inputs['Form data Key'];
+  async submit(view, { body = {} }, now) {
+    const { inputs } = view;
+    const form = recordedForm(view);
+    const offersRetake = inputs['Show Retake Button'] === true && inputs['Hide Buttons'] !== true;
+    if (body[ACTION_FIELD] === 'retake' && offersRetake) {
+      return { fail: { error: RETAKE, cause: `The end user chose Retake at ${view.step.activityId}.` } };
+    }
+    const defaults = formDefaults(form, view.step.state, view.lang);
+    const outcome = validateFormSubmission(form, body, view.lang, now, { defaults, readOnly: inputs['Read Only'] === true });
+    if (!outcome.ok) {
+      const max = inputs['Max Attempts'];
+      if (max === undefined) return { page: formPage(view, outcome.values, outcome) };
+      const refused = await countRefusedSubmission(view.record, view.step.activityId);
+      if (refused >= max) {
+        return { fail: { error: MAX_ATTEMPTS_EXCEEDED, cause: `${refused} submissions of ${view.step.activityId} were refused (Max Attempts ${max}).` } };
+      }
+      return { page: formPage(view, outcome.values, outcome, max - refused) };
+    }
+    const dataKey = inputs['Form data Key'];
     return { complete: { result: { vars: { [dataKey]: outcome.values } }, values: outcome.values, dataKey } };
   },
 };

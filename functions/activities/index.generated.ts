@@ -45,8 +45,10 @@ export const SPECS = [
 export const ACCESS = {
   ADD_USER: addUser.aws,
   COMPLETE_PASSCODE_REGISTRATION: completePasscodeRegistration.aws,
+  DATA_FORM: dataForm.aws,
   DEREGISTER_PASSCODE: deregisterPasscode.aws,
   GET_USER: getUser.aws,
+  PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.aws,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.aws,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.aws,
 } as const;
@@ -59,6 +61,12 @@ export const RUNS = {
   GET_USER: getUser.run,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.run,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.run,
+} as const;
+
+/** What user steps do when they start, before the journey waits (the activity function). */
+export const BEGINS = {
+  DATA_FORM: dataForm.begin,
+  PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.begin,
 } as const;
 
 /** The screens of user steps: the journey page of a step that waits. */

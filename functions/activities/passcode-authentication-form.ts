@@ -6,7 +6,11 @@ import { renderPasscodeRegistration } from '../journey/screens/passcode-registra
 import { journeyUrl } from '../journey/screen-context.js';
 import { StepNotWaitingError } from '../journey/steps.js';
 import type { CheckRecord } from '../process-manager/model.js';
-import type { Screens, StepCompletion, StepView, Submission } from './contract.js';
+import { validateFormSubmission, type FormOutcome } from '../journey/forms.js';
+import { renderFormFields } from '../journey/screens/data-form.js';
+import type { ScreenFrame } from '../journey/screens/frame.js';
+import type { ActivityAccess, Screens, StepBegin, StepCompletion, StepView, Submission } from './contract.js';
+import { formDefaults, recordedForm, stepForm } from './data-form.js';
 import { identityStores } from './identity.js';
 import { key, s, stepTimeout, type ActivitySpec } from './spec.js';
 
@@ -15,7 +19,7 @@ export const spec = {
   displayName: 'Passcode Authentication Form',
   kind: 'user',
   description:
-    "Shows the passcode screen. With Starting Component ID passcode-registration (the default) the end user chooses a passcode, checked against the policy's requirements as it is typed, and the browser sends only its SRP verifier (for Complete Passcode Registration); with passcode-authentication the browser proves the passcode of a Start Passcode Authentication with the SRP handshake. The passcode never leaves the device. The data form name and version are recorded with the submission; the screen itself is the service's own.",
+    "Shows the passcode screen. With Starting Component ID passcode-registration (the default) the end user chooses a passcode, checked against the policy's requirements as it is typed, and the browser sends only its SRP verifier (for Complete Passcode Registration); with passcode-authentication the browser proves the passcode of a Start Passcode Authentication with the SRP handshake. The passcode never leaves the device. The data form named by Data form name and version (any status but ARCHIVED) frames the screen: its title, subtitle and fields are shown with the passcode entry, and the fields are checked and kept under Form data Key with the form's name and version.",
   inputs: [
     s('Data form name', true),
     { name: 'Data form version', type: 'I', required: true, default: 1, min: 1 },
@@ -32,7 +36,26 @@ export const spec = {
 
 export const aliases = ['passcodeAuthenticationFormV1'] as const;
 
+/** Reads the data form it names when the step starts. */
+export const aws = { table: ['GetItem'] } as const satisfies ActivityAccess;
+
+export const begin: StepBegin<typeof spec> = async ({ inputs, tenantId }) => ({ ...inputs, Form: await stepForm(tenantId, inputs) });
+
 type View = StepView<typeof spec>;
+
+/** The step's data form around the passcode entry; after a refused submission, with its messages and what was typed. */
+function frameOf(view: View, refused?: Extract<FormOutcome, { ok: false }>): ScreenFrame {
+  const form = recordedForm(view);
+  const values = refused?.values ?? formDefaults(form, view.step.state, view.lang);
+  const { html, summary, texts } = renderFormFields({ form, lang: view.lang, values, ...(refused ? { errors: refused.errors } : {}) });
+  return {
+    ...(form.title ? { title: texts.text(form.title) } : {}),
+    ...(form.subtitle ? { subtitle: texts.text(form.subtitle) } : {}),
+    ...(texts.lang !== view.lang ? { lang: texts.lang } : {}),
+    fields: html,
+    errors: summary,
+  };
+}
 
 /** The registration a Start Passcode Registration kept under the step's Passcode Registration Key. */
 function registrationOf(view: View) {
@@ -46,7 +69,7 @@ function registrationOf(view: View) {
   return registration;
 }
 
-function registrationPage(view: View, error?: 'reused' | 'failed'): string {
+function registrationPage(view: View, error?: 'reused' | 'failed', refused?: Extract<FormOutcome, { ok: false }>): string {
   const registration = registrationOf(view);
   return renderPasscodeRegistration({
     lang: view.lang,
@@ -54,6 +77,7 @@ function registrationPage(view: View, error?: 'reused' | 'failed'): string {
     srp: registration.algorithmInfo.parameters,
     requirements: registration.passcodeRequirements,
     ...(error ? { error } : {}),
+    frame: frameOf(view, refused),
   });
 }
 
@@ -73,12 +97,13 @@ async function currentLogin(view: View): Promise<PasscodeLoginSession> {
   return session;
 }
 
-function authenticationPage(view: View, session: PasscodeLoginSession, wrong = false): string {
+function authenticationPage(view: View, session: PasscodeLoginSession, wrong = false, refused?: Extract<FormOutcome, { ok: false }>): string {
   return renderPasscodeAuthentication({
     lang: view.lang,
     action: journeyUrl(view.record, view.capability, view.lang, view.step.activityId, 'passcode'),
     challenge: loginChallenge(session),
     wrong,
+    frame: frameOf(view, refused),
   });
 }
 
@@ -91,7 +116,9 @@ export const screens: Screens<typeof spec> = {
 };
 
 /**
- * Registration: the verifier (and history proofs) is checked and kept on the registration
+ * The form's fields are checked first: refused, the screen comes back with their messages and
+ * nothing of the passcode is used (the proof of a login is single-use, so it is not spent on a
+ * post that goes back). Registration: the verifier (and history proofs) is checked and kept on the registration
  * session, never in the journey's data, and the journey moves on to Complete Passcode
  * Registration. Authentication: the SRP proof is checked; proved or out of attempts, the step
  * ends with its check (PASS or FAIL); otherwise the screen comes back with a fresh challenge.
@@ -100,7 +127,12 @@ export const submission: Submission<typeof spec> = {
   part: 'passcode',
   async submit(view, { body = {} }, now) {
     const { record, step, inputs } = view;
-    const form = { formName: inputs['Data form name'], formVersion: inputs['Data form version'] };
+    const dataForm = recordedForm(view);
+    const fields = validateFormSubmission(dataForm, body, view.lang, now, { defaults: formDefaults(dataForm, step.state, view.lang) });
+    // The form's fields, then what the service records (which a field of the same id does not override).
+    const form = { ...(fields.ok ? fields.values : {}), formName: inputs['Data form name'], formVersion: inputs['Data form version'] };
+    // A passcode refused for itself: the screen comes back with the fields as they were typed.
+    const typed = { ok: false as const, errors: {}, values: Object.fromEntries(dataForm.components.map((c) => [c.id, body[c.id] ?? ''])) };
     const dataKey = inputs['Form data Key'];
     const complete = (values: Record<string, unknown>, extra: Record<string, unknown> = {}, check?: CheckRecord): { complete: StepCompletion } => ({
       complete: { result: { vars: { [dataKey]: values }, ...extra }, values, dataKey, ...(check ? { check } : {}) },
@@ -108,6 +140,7 @@ export const submission: Submission<typeof spec> = {
 
     if (view.component === 'passcode-registration') {
       const registration = registrationOf(view);
+      if (!fields.ok) return { page: registrationPage(view, undefined, fields) };
       try {
         await stagePasscodeRegistration(identityStores, {
           tenantId: record.tenantId,
@@ -120,8 +153,8 @@ export const submission: Submission<typeof spec> = {
           now,
         });
       } catch (err) {
-        if (err instanceof PasscodeReusedError) return { page: registrationPage(view, 'reused') };
-        if (err instanceof ApiError && err.statusCode === 400) return { page: registrationPage(view, 'failed') };
+        if (err instanceof PasscodeReusedError) return { page: registrationPage(view, 'reused', typed) };
+        if (err instanceof ApiError && err.statusCode === 400) return { page: registrationPage(view, 'failed', typed) };
         throw err;
       }
       return complete({ ...form, passcodeChosen: true, submittedAt: now.toISOString() });
@@ -129,6 +162,7 @@ export const submission: Submission<typeof spec> = {
 
     if (view.component === 'passcode-authentication') {
       const login = loginOf(view);
+      if (!fields.ok) return { page: authenticationPage(view, await currentLogin(view), false, fields) };
       const outcome = await finishPasscodeLogin(identityStores, {
         tenantId: record.tenantId,
         storeName: login.storeName,
@@ -138,7 +172,7 @@ export const submission: Submission<typeof spec> = {
         actor: `journey:${record.id}`,
         now,
       });
-      if (outcome.result === 'RETRY') return { page: authenticationPage(view, outcome.session, true) };
+      if (outcome.result === 'RETRY') return { page: authenticationPage(view, outcome.session, true, typed) };
       const result = outcome.result;
       const checkKey = inputs['Passcode Registration Key'];
       const check: CheckRecord = {

@@ -3,7 +3,7 @@ import { applyOutputs } from '../../statemachines/outputs.js';
 import { recordWaitingStep } from '../journey/steps.js';
 import { countActivityError } from '../observability/metrics.js';
 import { asActivityError, type Session } from './contract.js';
-import { NOT_RUNNABLE, RUNS } from './index.generated.js';
+import { BEGINS, NOT_RUNNABLE, RUNS } from './index.generated.js';
 import { resolveInputs } from './inputs.js';
 
 /** An activity the state machine called that this deployment cannot run: the step fails under this name. */
@@ -26,7 +26,7 @@ interface Payload {
  * process locally), and it runs the activity's module. The inputs are resolved once, here
  * (references, defaults, required inputs, types; see inputs.ts), before any module sees them.
  *
- * User steps record where the journey waits and return; the execution resumes when the end
+ * User steps record where the journey waits (after their module's `begin`, if any) and return; the execution resumes when the end
  * user's submission sends the task token back. Service activities return the whole new session
  * state; a domain error fails the step under its stable name, which an error boundary event can
  * route. An activity whose module is marked not runnable fails the step with ActivityUnavailable,
@@ -52,12 +52,28 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
   const session = payload.state;
   const inputs = resolveInputs(spec, payload.inputs ?? {}, session) as Record<string, unknown>;
 
+  const context = {
+    activityId: payload.activityId,
+    inputs,
+    session,
+    tenantId: session.instance.tenantId,
+    actor: `journey:${session.instance.processInstanceId}`,
+    now,
+  };
   if (spec.kind === 'user') {
+    // A step that prepares what its page shows (a data form read by name and version) does it here, once.
+    const begin = (BEGINS as Record<string, ((ctx: never) => Promise<Record<string, unknown>>) | undefined>)[type];
+    let recorded = inputs;
+    try {
+      if (begin) recorded = await begin(context as never);
+    } catch (err) {
+      throw asActivityError(err);
+    }
     await recordWaitingStep(
       {
         activityId: payload.activityId,
         activityType: type,
-        inputs,
+        inputs: recorded,
         ...(payload.outputs ? { outputs: payload.outputs } : {}),
         state: session as Parameters<typeof recordWaitingStep>[0]['state'],
         taskToken: String(payload.taskToken),
@@ -70,14 +86,7 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
   if (!run) throw new ActivityUnavailableError(`This deployment has no runtime for the ${spec.displayName} activity.`);
   let after: Session;
   try {
-    after = await run({
-      activityId: payload.activityId,
-      inputs,
-      session,
-      tenantId: session.instance.tenantId,
-      actor: `journey:${session.instance.processInstanceId}`,
-      now,
-    } as never);
+    after = await run(context as never);
   } catch (err) {
     throw asActivityError(err);
   }

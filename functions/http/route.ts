@@ -35,8 +35,11 @@ export interface AwsAccess {
   /** Query on the table's global secondary indexes. */
   queryIndexes?: boolean;
   signingKey?: 'sign' | 'publicKey';
-  /** Step Functions: create a definition version's state machine (and pass it its role), start executions, or resume one waiting at a user step. */
-  stateMachines?: 'publish' | 'start' | 'sendTask';
+  /**
+   * Step Functions: create a definition version's state machine (and pass it its role), start
+   * executions, resume one waiting at a user step (sendTask), or resume or fail it (endTask).
+   */
+  stateMachines?: 'publish' | 'start' | 'sendTask' | 'endTask';
   /** EventBridge: put instance events on the default bus. */
   events?: 'publish';
   /** S3 actions on the images bucket, under `tenants/` (ListBucket: on the bucket, for that prefix). */

@@ -1,12 +1,20 @@
-import { resolveDateBound, type DataForm, type FormComponent } from '../../statemachines/definition.js';
-import { localized } from './layout.js';
-
-export { localized };
-
-const FALLBACK = {
-  missing: { values: { en: 'This field is required.', de: 'Dieses Feld ist erforderlich.' } },
-  invalid: { values: { en: 'This value is not valid.', de: 'Dieser Wert ist ungültig.' } },
-};
+/**
+ * Data forms on the server: the language a form is shown in, the values a page starts from, and
+ * the check of a submission against the form, for every input type of the format
+ * (statemachines/forms.ts). The browser checks nothing the server relies on: pages are
+ * `novalidate`, and this module judges every post.
+ */
+import { parsePhoneNumber } from 'awesome-phonenumber';
+import {
+  DISPLAY_COMPONENT_TYPES,
+  formLanguages,
+  isCalendarDate,
+  resolveDateBound,
+  type DataForm,
+  type FormComponent,
+  type LocalizedText,
+} from '../../statemachines/forms.js';
+import { fill, messages, pickLanguage, type Messages } from './messages/index.js';
 
 export type FormValue = string | number | boolean;
 
@@ -15,67 +23,155 @@ export type FormOutcome =
   /** Per component id, the message to show next to it; `values` keeps what was typed. */
   | { ok: false; errors: Record<string, string>; values: Record<string, string> };
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const PHONE = /^\+?[0-9 ()-]{5,20}$/;
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/**
+ * A form's texts for a page: each text in the page's language when it has it (a regional tag
+ * by its language), else in the form's first language, else in any it has.
+ */
+export interface FormTexts {
+  /** The language most of the form's texts are shown in: the page's when the form uses it, else the form's first. */
+  lang: string;
+  text(t: LocalizedText | null | undefined): string;
+}
 
-function checkComponent(c: FormComponent, raw: string | undefined, today: Date): { value?: FormValue; problem?: 'missing' | 'invalid' } {
+export function formTexts(form: DataForm, pageLang: string): FormTexts {
+  const languages = formLanguages(form);
+  const base = pageLang.toLowerCase().split('-')[0]!;
+  const lang = languages.find((l) => l === pageLang) ?? languages.find((l) => l.toLowerCase().split('-')[0] === base) ?? languages[0] ?? pageLang;
+  return {
+    lang,
+    text(t) {
+      if (!t) return '';
+      const values = t.values as Record<string, string>;
+      const regional = Object.keys(values).find((l) => l.toLowerCase().split('-')[0] === base);
+      return values[pageLang] ?? values[base] ?? (regional ? values[regional] : undefined) ?? values[lang] ?? Object.values(values)[0] ?? '';
+    },
+  };
+}
+
+/** The types whose value is typed as text (the others are chosen, ticked or only shown). */
+const TYPED = new Set(['text', 'textfield', 'textarea', 'email', 'phone', 'phoneNumber', 'number', 'date']);
+const isInput = (c: FormComponent) => !DISPLAY_COMPONENT_TYPES.includes(c.type);
+
+/** Whether a component is shown read-only: the whole form is, or the component says so. */
+export const isReadOnly = (c: FormComponent, formReadOnly: boolean) => formReadOnly || c.readOnly === true;
+
+/**
+ * A value as a field shows it (a string), from a default or a value in the journey's data: a
+ * ticked checkbox is `on`, a per-language default is its text in `lang`. Undefined when there is
+ * nothing to show.
+ */
+export function formValueOf(c: FormComponent, value: unknown, lang: string): string | undefined {
+  if (value === undefined || value === null || !isInput(c)) return undefined;
+  if (c.type === 'checkbox') return value === true || value === 'true' || value === 'on' ? 'on' : '';
+  if (typeof value === 'object') {
+    const values = (value as { values?: unknown }).values;
+    if (!values || typeof values !== 'object') return undefined;
+    const texts = values as Record<string, string>;
+    return texts[lang] ?? texts[lang.split('-')[0]!] ?? Object.values(texts)[0];
+  }
+  return String(value);
+}
+
+/** What is wrong with a value: the form's own message for it if it has one, else the service's. */
+type Problem = { own: 'missingMessage' | 'invalidMessage' | 'invalidLengthMessage'; fallback: keyof Messages; n?: number };
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
+const NUMBER = /^-?\d{1,15}([.,]\d{1,15})?$/;
+
+/** One component's value from what was posted: the value to keep, or what is wrong with it. */
+function checkComponent(c: FormComponent, raw: string | undefined, today: Date): { value?: FormValue; problem?: Problem } {
   const v = c.validate ?? {};
-  const text = (raw ?? '').trim();
+  const missing = { problem: { own: 'missingMessage', fallback: 'form_missing' } } as const;
   if (c.type === 'checkbox') {
     const checked = raw === 'on' || raw === 'true';
-    if (v.required && !checked) return { problem: 'missing' };
+    if (v.required && !checked) return missing;
     return { value: checked };
   }
-  if (text === '') return v.required ? { problem: 'missing' } : {};
+  const text = c.type === 'textarea' ? (raw ?? '').replace(/\r\n/g, '\n').trim() : (raw ?? '').trim();
+  if (text === '') return v.required ? missing : {};
+  const invalid = (fallback: keyof Messages, n?: number) => ({ problem: { own: 'invalidMessage', fallback, ...(n === undefined ? {} : { n }) } as const });
+
+  if (c.type === 'select' || c.type === 'radio') {
+    const choice = (c.values ?? c.options ?? []).find((o) => o.value != null && String(o.value) === text);
+    return choice ? { value: choice.value as FormValue } : invalid('form_choice');
+  }
+
+  if (TYPED.has(c.type)) {
+    const length = [...text].length;
+    if (v.minLength != null && length < v.minLength) return { problem: { own: 'invalidLengthMessage', fallback: 'form_tooShort', n: v.minLength } };
+    if (v.maxLength != null && length > v.maxLength) return { problem: { own: 'invalidLengthMessage', fallback: 'form_tooLong', n: v.maxLength } };
+  }
   switch (c.type) {
     case 'number': {
-      if (!/^-?\d+(\.\d+)?$/.test(text)) return { problem: 'invalid' };
-      const n = Number(text);
-      if ((v.min !== undefined && n < v.min) || (v.max !== undefined && n > v.max)) return { problem: 'invalid' };
+      if (!NUMBER.test(text)) return invalid('form_number');
+      const n = Number(text.replace(',', '.'));
+      if (v.min != null && n < v.min) return invalid('form_numberMin', v.min);
+      if (v.max != null && n > v.max) return invalid('form_numberMax', v.max);
       return { value: n };
     }
     case 'date': {
-      if (!ISO_DATE.test(text) || new Date(`${text}T00:00:00Z`).toISOString().slice(0, 10) !== text) return { problem: 'invalid' };
-      if (v.minDate && text < resolveDateBound(v.minDate, today)) return { problem: 'invalid' };
-      if (v.maxDate && text > resolveDateBound(v.maxDate, today)) return { problem: 'invalid' };
+      if (!isCalendarDate(text)) return invalid('form_date');
+      if (v.minDate != null && text < resolveDateBound(v.minDate, today)) return invalid('form_dateRange');
+      if (v.maxDate != null && text > resolveDateBound(v.maxDate, today)) return invalid('form_dateRange');
       return { value: text };
     }
-    case 'select':
-      return c.options?.some((o) => o.value === text) ? { value: text } : { problem: 'invalid' };
+    case 'email':
+      return EMAIL.test(text) ? { value: text } : invalid('form_email');
+    case 'phone':
+    case 'phoneNumber': {
+      // libphonenumber's rules (awesome-phonenumber): a national number is read in the form's
+      // default country; kept in E.164 (+441234567890), one spelling whatever was typed.
+      const region = c.defaultCountry?.toUpperCase();
+      const parsed = parsePhoneNumber(text, region ? { regionCode: region } : {});
+      return parsed.valid ? { value: parsed.number.e164 } : invalid(region ? 'form_phone' : 'form_phoneIntl');
+    }
     default: {
-      const length = [...text].length;
-      if ((v.minLength !== undefined && length < v.minLength) || (v.maxLength !== undefined && length > v.maxLength)) {
-        return { problem: 'invalid' };
-      }
-      if (c.type === 'email' && !EMAIL.test(text)) return { problem: 'invalid' };
-      if (c.type === 'phoneNumber' && !PHONE.test(text)) return { problem: 'invalid' };
-      if (v.pattern && !new RegExp(`^(?:${v.pattern})$`, 'u').test(text)) return { problem: 'invalid' };
+      if (v.pattern != null && !new RegExp(`^(?:${v.pattern})$`, 'u').test(text)) return invalid('form_invalid');
       return { value: text };
     }
   }
 }
 
 /**
- * Checks a submitted data form against its definition, on the server: every component's type,
- * required flag and rules. Refusals carry the form's own messages in the end user's language,
- * and the values as typed, so a re-rendered page loses nothing. Fields not in the form are
- * ignored (a page cannot add data the relying party did not ask for).
+ * Checks a submitted data form against its definition, on the server: every input component's
+ * type, required flag and rules. Refusals carry the form's own messages in the end user's
+ * language (the service's when the form has none), and the values as typed, so a re-rendered
+ * page loses nothing. Fields not in the form are ignored (a page cannot add data the relying
+ * party did not ask for). Read-only components (`readOnly`, or the whole form) keep the value
+ * the page showed (`defaults`), whatever is posted: the end user confirms them, so they are not
+ * judged either.
  */
-export function validateFormSubmission(form: DataForm, submitted: Record<string, string | undefined>, lang: string, today: Date): FormOutcome {
+export function validateFormSubmission(
+  form: DataForm,
+  submitted: Record<string, string | undefined>,
+  lang: string,
+  today: Date,
+  options: { defaults?: Record<string, string>; readOnly?: boolean } = {},
+): FormOutcome {
+  const texts = formTexts(form, lang);
+  const s = messages(pickLanguage(lang));
   const errors: Record<string, string> = {};
   const values: Record<string, FormValue> = {};
   const typed: Record<string, string> = {};
   for (const c of form.components) {
+    if (!isInput(c)) continue;
+    if (isReadOnly(c, options.readOnly ?? false)) {
+      const shown = options.defaults?.[c.id];
+      if (shown === undefined) continue;
+      const { value } = checkComponent({ ...c, validate: null }, shown, today);
+      values[c.id] = value ?? shown;
+      continue;
+    }
     const raw = submitted[c.id];
     if (raw !== undefined) typed[c.id] = raw.slice(0, 10_000);
     const { value, problem } = checkComponent(c, raw, today);
     if (problem) {
-      const message = problem === 'missing' ? c.validate?.missingMessage ?? FALLBACK.missing : c.validate?.invalidMessage ?? FALLBACK.invalid;
-      errors[c.id] = localized(message, lang);
+      const own = c.validate?.[problem.own] ?? (problem.own === 'invalidLengthMessage' ? c.validate?.invalidMessage : undefined);
+      errors[c.id] = own ? texts.text(own) : fill(s[problem.fallback], problem.n);
     } else if (value !== undefined) {
       values[c.id] = value;
     }
   }
   return Object.keys(errors).length ? { ok: false, errors, values: typed } : { ok: true, values };
 }
+

@@ -53,7 +53,8 @@ export const journeyRoutes = {
       404: page('An unknown, wrong or expired link.'),
       409: page('The journey is not waiting at this step (already submitted, or moved on).'),
     },
-    aws: { table: ['GetItem', 'UpdateItem', 'PutItem'], stateMachines: 'sendTask' },
+    // endTask: a data form step can also end by its Retake or Max Attempts Exceeded error event.
+    aws: { table: ['GetItem', 'UpdateItem', 'PutItem'], stateMachines: 'endTask' },
   }),
   submitFaceCapture: defineRoute({
     operationId: 'submitFaceCapture',

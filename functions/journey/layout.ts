@@ -21,7 +21,7 @@ export function escapeHtml(value: unknown): string {
 
 const CSS = `
 *{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1b1f;background:#f4f5f7}
-main{max-width:32rem;margin:0 auto;padding:1.25rem 1rem 3rem}
+main{max-width:32rem;margin:0 auto;padding:1.25rem 1rem 3rem;overflow-wrap:anywhere}
 h1{font-size:1.5rem;margin:.5rem 0 .25rem}p.sub{color:#4a4d55;margin:0 0 1.25rem}
 form{background:#fff;border-radius:.75rem;padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.08)}
 .field{margin-bottom:1.1rem}label{display:block;font-weight:600;margin-bottom:.3rem}
@@ -37,6 +37,13 @@ button,.button{display:block;width:100%;font:inherit;font-weight:600;padding:.85
 .hint{color:#4a4d55;font-size:.9rem}
 .camera{margin-bottom:1.1rem}.camera video,.camera img{display:block;width:100%;max-height:60vh;object-fit:cover;border-radius:.5rem;background:#111;margin-bottom:.6rem}
 .camera .secondary{background:#fff;color:#1d4ed8;border:2px solid #1d4ed8;margin-bottom:.6rem}
+.buttons{display:flex;flex-direction:column;gap:.6rem}.buttons .secondary{background:#fff;color:#1d4ed8;border:2px solid #1d4ed8}
+fieldset{border:0;margin:0;padding:0;min-width:0}legend{font-weight:600;margin-bottom:.3rem;padding:0}
+.choice{display:flex;align-items:center;font-weight:400;margin:.35rem 0}input[type=radio]{width:auto;margin-right:.6rem;transform:scale(1.3)}
+.readonly input,.readonly textarea{background:#f4f5f7;border-style:dashed}
+.para{margin:0 0 1.1rem}.image{margin:0 0 1.1rem}.image img{display:block;max-width:100%;height:auto}
+.note{border-left:4px solid #2563eb;background:#eff4ff;padding:.75rem 1rem;border-radius:.25rem;margin-bottom:1.1rem}
+.note-success{border-color:#067647;background:#ecfdf3}.note-warning{border-color:#b54708;background:#fffaeb}.note-error{border-color:#b42318;background:#fff5f4}
 .status{margin:.4rem 0 .8rem}[hidden]{display:none!important}
 .rules{margin:.2rem 0 1.1rem;padding-left:0;list-style:none}.rules li{padding-left:1.6rem;position:relative;margin:.2rem 0}
 .rules li::before{content:'○';position:absolute;left:.2rem;color:#4a4d55}.rules li[data-ok=true]::before{content:'✓';color:#067647;font-weight:700}`;

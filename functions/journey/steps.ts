@@ -56,6 +56,11 @@ export interface TaskResumer {
   sendTaskSuccess(taskToken: string, output: object): Promise<void>;
 }
 
+/** Ends a step with an error (SendTaskFailure on AWS, the engine locally). */
+export interface TaskFailer {
+  sendTaskFailure(taskToken: string, error: string, cause: string): Promise<void>;
+}
+
 /**
  * The end user finished a step: the session as it was when the step began, with the step's
  * result merged over it, resumes the execution. The one call the hosted pages make; the
@@ -105,6 +110,47 @@ export async function completeUserStep(
     }
     throw err;
   }
+}
+
+/**
+ * The end user's action ends a step with one of its error events (a data form's Retake, or Max
+ * Attempts Exceeded): the waiting step is taken off first (conditionally, so it ends at most
+ * once), then the task fails with the event's ASL error name, which the step's `Catch` for that
+ * event routes (with `{Error, Cause}` at `$._lastError`). An event the definition does not route
+ * fails the execution (COMPLETED_PROCESS_ERROR).
+ */
+export async function failUserStep(
+  input: { record: ProcessInstanceRecord; activityId: string; error: string; cause: string },
+  failer: TaskFailer,
+  now: Date,
+): Promise<void> {
+  const { record } = input;
+  const step = record.currentStep;
+  if (!step || step.activityId !== input.activityId || isFinal(record.status)) {
+    throw new StepNotWaitingError(`The journey is not waiting at ${input.activityId}.`);
+  }
+  if (!(await instances.releaseStep(record.tenantId, record.id, step.taskToken, now))) {
+    throw new StepNotWaitingError(`The step ${input.activityId} was already completed.`);
+  }
+  try {
+    await failer.sendTaskFailure(step.taskToken, input.error, input.cause);
+  } catch (err) {
+    if (err instanceof Error && ['TaskTimedOut', 'TaskDoesNotExist'].includes(err.name)) {
+      throw new StepNotWaitingError(`The step ${input.activityId} is no longer waiting: it timed out.`);
+    }
+    throw err;
+  }
+}
+
+/**
+ * Counts one refused submission of the waiting step (atomically, on the instance): the number
+ * refused so far, this one included.
+ */
+export async function countRefusedSubmission(record: ProcessInstanceRecord, activityId: string): Promise<number> {
+  const step = record.currentStep;
+  const counted = step && step.activityId === activityId ? await instances.countRefusal(record.tenantId, record.id, step.taskToken) : undefined;
+  if (counted === undefined) throw new StepNotWaitingError(`The journey is not waiting at ${activityId}.`);
+  return counted;
 }
 
 /** Deep-merges a step's result into the session: objects merge, everything else replaces. */

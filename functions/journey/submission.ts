@@ -7,7 +7,7 @@ import { openWaitingStep } from './access.js';
 import { pageHandler } from './page-handler.js';
 import { pickLanguage } from './messages/index.js';
 import { journeyUrl, screenOf } from './screen-context.js';
-import { completeUserStep } from './steps.js';
+import { completeUserStep, failUserStep } from './steps.js';
 
 /** A user step's module as a submission route takes it (from the generated activity index). */
 export interface SubmittableStep {
@@ -24,7 +24,8 @@ type StepQuery = z4.$ZodType<{ c: string; lang?: string | undefined }>;
  * link's capability and the waiting step are checked (it must be one of `steps`), the step's
  * module judges what the end user sent, and either its page comes back (400) saying what to
  * fix, or the step completes (its result resumes the journey, what the end user gave is kept
- * for the user data API) and the end user goes on to the journey page.
+ * for the user data API), or it raises one of its error events (whose route the journey then
+ * takes); either way the end user goes on to the journey page.
  */
 export function stepSubmissionHandler<B extends z4.$ZodType | undefined>(route: RouteDef<StepPath, StepQuery, B>, steps: Readonly<Record<string, SubmittableStep>>) {
   return pageHandler(route, async ({ tenantId, path, query, body, upload, now }) => {
@@ -39,6 +40,10 @@ export function stepSubmissionHandler<B extends z4.$ZodType | undefined>(route: 
     const form = body as Record<string, string> | undefined;
     const outcome = await module.submission.submit(view, { ...(form ? { body: form } : {}), ...(upload ? { upload } : {}) }, now);
     if ('page' in outcome) return { status: 400, raw: { contentType: 'text/html; charset=utf-8', body: outcome.page } };
+    if ('fail' in outcome) {
+      await failUserStep({ record, activityId: step.activityId, ...outcome.fail }, await orchestrator(), now);
+      return { status: 303, headers: { location: journeyUrl(record, query.c, lang) } };
+    }
     await completeUserStep(
       { tenantId, processInstanceId: record.id, activityId: step.activityId, ...outcome.complete, record },
       await orchestrator(),

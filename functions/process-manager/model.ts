@@ -153,6 +153,8 @@ export interface CustomDataFormStore {
   /** False when the tenant already has this name + version (a version is immutable). */
   create(record: CustomDataFormRecord): Promise<boolean>;
   get(tenantId: string, id: string): Promise<CustomDataFormRecord | undefined>;
+  /** One version of a name (without its resource), or undefined when the tenant has no such version. */
+  getVersion(tenantId: string, name: string, version: number): Promise<CustomDataFormSummary | undefined>;
   /** The highest version of a name, or undefined when the name has none. */
   latestVersion(tenantId: string, name: string): Promise<number | undefined>;
   /** Every version of a name, in version order. */
@@ -260,6 +262,8 @@ export interface WaitingStep {
   outputs?: Record<string, string>;
   taskToken: string;
   since: string;
+  /** How many submissions of this step were refused so far (a data form's Max Attempts counts them). */
+  refusals?: number;
 }
 
 /** What the end user gave at one user step. */
@@ -333,6 +337,13 @@ export interface ProcessInstanceStore {
   setWaitingStep(tenantId: string, id: string, step: WaitingStep): Promise<boolean>;
   /** False when the instance no longer waits at the step with this task token. */
   completeStep(tenantId: string, id: string, taskToken: string, data: StepUserData, expiresAt: number, now: Date): Promise<boolean>;
+  /**
+   * A user step ends without a result (it raises an error event): the waiting step comes off,
+   * only if it is still the one with this token. False otherwise.
+   */
+  releaseStep(tenantId: string, id: string, taskToken: string, now: Date): Promise<boolean>;
+  /** One more refused submission of the waiting step with this token: the new count, or undefined when it no longer waits. */
+  countRefusal(tenantId: string, id: string, taskToken: string): Promise<number | undefined>;
   listUserData(tenantId: string, id: string): Promise<StepUserData[]>;
   /** False when the stored status is no longer `from`. */
   setStatus(record: ProcessInstanceRecord, from: string, to: string, now: Date): Promise<boolean>;
@@ -361,6 +372,8 @@ export interface Orchestrator {
   startExecution(input: { stateMachineArn: string; name: string; input: object }): Promise<{ executionArn: string }>;
   /** Resumes a journey waiting at a user step with the step's output. */
   sendTaskSuccess(taskToken: string, output: object): Promise<void>;
+  /** Fails a journey's user step with an ASL error name (its error boundary event's `Catch` routes it). */
+  sendTaskFailure(taskToken: string, error: string, cause: string): Promise<void>;
 }
 
 /** Every definition version's state machine is named after the version's id. */

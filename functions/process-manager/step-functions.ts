@@ -40,5 +40,10 @@ export function stepFunctionsOrchestrator(): Orchestrator {
       const { sfn: c, sdk } = await sfn();
       await c.send(new sdk.SendTaskSuccessCommand({ taskToken, output: JSON.stringify(output) }));
     },
+    async sendTaskFailure(taskToken, error, cause) {
+      const { sfn: c, sdk } = await sfn();
+      // Step Functions caps the error at 256 characters and the cause at 32,768.
+      await c.send(new sdk.SendTaskFailureCommand({ taskToken, error: error.slice(0, 256), cause: cause.slice(0, 32_768) }));
+    },
   };
 }

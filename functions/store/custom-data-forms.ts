@@ -35,6 +35,14 @@ export const customDataFormStore: CustomDataFormStore = {
     return forms.decode(out.Item);
   },
 
+  async getVersion(tenantId, name, version) {
+    const { doc, tableName, commands } = await dynamo();
+    const out = await doc.send(
+      new commands.GetCommand({ TableName: tableName, Key: keys.customDataFormNameVersion(tenantId, name, version), ConsistentRead: true }),
+    );
+    return versions.decode(out.Item);
+  },
+
   async latestVersion(tenantId, name) {
     const { doc, tableName, commands } = await dynamo();
     // Version sort keys are zero-padded, so the last item of the name's prefix is the highest.

@@ -138,6 +138,41 @@ export const processInstanceStore: ProcessInstanceStore = {
     return outcome.written;
   },
 
+  async releaseStep(tenantId, id, taskToken, now) {
+    const { doc, tableName, commands } = await dynamo();
+    return conditionally(() =>
+      doc.send(
+        new commands.UpdateCommand({
+          TableName: tableName,
+          Key: keys.instance(tenantId, id),
+          UpdateExpression: 'REMOVE currentStep SET lastUpdatedAt = :now',
+          ConditionExpression: 'currentStep.taskToken = :token',
+          ExpressionAttributeValues: { ':token': taskToken, ':now': now.toISOString() },
+        }),
+      ),
+    );
+  },
+
+  /** An atomic counter on the waiting step, so two refusals at once both count. */
+  async countRefusal(tenantId, id, taskToken) {
+    const { doc, tableName, commands } = await dynamo();
+    let count: number | undefined;
+    const counted = await conditionally(async () => {
+      const out = await doc.send(
+        new commands.UpdateCommand({
+          TableName: tableName,
+          Key: keys.instance(tenantId, id),
+          UpdateExpression: 'ADD currentStep.refusals :one',
+          ConditionExpression: 'currentStep.taskToken = :token',
+          ExpressionAttributeValues: { ':token': taskToken, ':one': 1 },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      count = Number((out.Attributes as { currentStep?: { refusals?: number } } | undefined)?.currentStep?.refusals);
+    });
+    return counted && count !== undefined && Number.isFinite(count) ? count : undefined;
+  },
+
   async listUserData(tenantId, id) {
     const items = await queryAll(keys.instancePartition(tenantId, id), keys.instanceUserDataPrefix);
     return userData.decodeAll(items).map(({ expiresAt: _ttl, ...data }) => data);

@@ -132,6 +132,16 @@ function routeStatements(props: RouteFunctionProps, stack: Stack): iam.PolicySta
       new iam.PolicyStatement({ sid: 'ResumeJourneys', actions: ['states:SendTaskSuccess'], resources: [props.stateMachineArnPattern] }),
     );
   }
+  if (access.stateMachines === 'endTask') {
+    // A step that can also end by an error event (a data form's Retake, Max Attempts Exceeded).
+    statements.push(
+      new iam.PolicyStatement({
+        sid: 'ResumeOrFailJourneySteps',
+        actions: ['states:SendTaskSuccess', 'states:SendTaskFailure'],
+        resources: [props.stateMachineArnPattern],
+      }),
+    );
+  }
   if (access.events === 'publish') {
     statements.push(
       new iam.PolicyStatement({ sid: 'PublishInstanceEvents', actions: ['events:PutEvents'], resources: [defaultEventBusArn(stack)] }),

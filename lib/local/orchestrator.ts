@@ -41,5 +41,8 @@ export function localOrchestrator(engine: LocalStepFunctions): Orchestrator & { 
     async sendTaskSuccess(taskToken, output) {
       engine.sendTaskSuccess(taskToken, output as never);
     },
+    async sendTaskFailure(taskToken, error, cause) {
+      engine.sendTaskFailure(taskToken, error, cause);
+    },
   };
 }

@@ -16,7 +16,9 @@ import { publishDefinition } from '../../functions/process-manager/publish.js';
 import { definitions } from '../../functions/process-manager/deps.js';
 import { definitionStore } from '../../functions/store/process-definitions.js';
 import { compileDefinition } from '../../statemachines/compile.js';
-import { EXAMPLES } from '../../statemachines/examples/index.js';
+import { EXAMPLES, EXAMPLE_FORMS } from '../../statemachines/examples/index.js';
+import { customDataForms } from '../../functions/process-manager/deps.js';
+import { addCustomDataForm } from '../../functions/process-manager/custom-data-forms.js';
 import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions.js';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { runActivity } from '../../functions/activities/run.js';
@@ -128,6 +130,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
         publishStateMachine: 'states:CreateStateMachine',
         startExecution: 'states:StartExecution',
         sendTaskSuccess: 'states:SendTaskSuccess',
+        sendTaskFailure: 'states:SendTaskFailure',
       });
       recordMethods(bus, { publish: 'events:PutEvents' });
       recordMethods(signerFor(`file:${keyPath}`), { sign: 'kms:Sign', publicJwk: 'kms:GetPublicKey' });
@@ -152,6 +155,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       bootstrap = { ...(JSON.parse(readFileSync(bootstrapPath, 'utf8')) as Bootstrap), baseUrl };
     }
     if (bootstrap) writeFileSync(bootstrapPath, `${JSON.stringify(bootstrap, null, 2)}\n`, { mode: 0o600 });
+    await ensureExampleForms(DEMO_TENANT);
     const published = await publishExamples(DEMO_TENANT);
     await ensureExampleStore(DEMO_TENANT);
 
@@ -243,6 +247,14 @@ async function ensureExampleStore(tenantId: string): Promise<void> {
     now: new Date(),
   });
   await identityStoreStore.create(store);
+}
+
+/** The data forms the examples name, added (active) to the demo tenant when it does not have them yet. */
+async function ensureExampleForms(tenantId: string): Promise<void> {
+  for (const form of EXAMPLE_FORMS) {
+    if (await customDataForms.getVersion(tenantId, form.name, form.version)) continue;
+    await addCustomDataForm(customDataForms, { ...form, status: 'DEPLOYED_ACTIVE', creationOption: 'example' }, { tenantId, principal: 'operator', now: new Date() });
+  }
 }
 
 /** The example journeys, published to the demo tenant when it does not have them yet. */

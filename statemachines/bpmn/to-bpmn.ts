@@ -85,10 +85,12 @@ export function definitionToBpmn(def: ProcessDefinition): string {
 
   // ---- nodes
   const nodes = new Map<string, Node>();
+  const keys = new Map<ModdleElement, string>();
   const flowElements: ModdleElement[] = [];
   const add = (key: string, el: ModdleElement, kind: Kind, host?: string): Node => {
     const node: Node = { el, kind, incoming: [], outgoing: [], ...(host !== undefined ? { host } : {}) };
     nodes.set(key, node);
+    keys.set(el, key);
     flowElements.push(el);
     return node;
   };
@@ -320,12 +322,11 @@ export function definitionToBpmn(def: ProcessDefinition): string {
   function diagram(processElement: ModdleElement): ModdleElement {
     const SIZE: Record<Kind, [number, number]> = { start: [36, 36], end: [36, 36], boundary: [36, 36], task: [100, 80], gateway: [50, 50] };
     const column = new Map<string, number>([['#start', 0]]);
-    const successors = (key: string) => {
-      const own = nodes.get(key)!.outgoing.map((f) => keyOf(f.targetRef as ModdleElement));
-      // A task's boundary events sit on it: what they lead to is one column further.
-      const boundaries = [...nodes.entries()].filter(([, n]) => n.host === key).flatMap(([k]) => nodes.get(k)!.outgoing.map((f) => keyOf(f.targetRef as ModdleElement)));
-      return [...own, ...boundaries];
-    };
+    const boundariesOf = new Map<string, Node[]>();
+    for (const node of nodes.values()) if (node.host !== undefined) boundariesOf.set(node.host, [...(boundariesOf.get(node.host) ?? []), node]);
+    // A task's boundary events sit on it: what they lead to is one column further, as its next is.
+    const successors = (key: string) =>
+      [nodes.get(key)!, ...(boundariesOf.get(key) ?? [])].flatMap((n) => n.outgoing.map((f) => keyOf(f.targetRef as ModdleElement)));
     const queue = ['#start'];
     while (queue.length > 0) {
       const key = queue.shift()!;
@@ -371,8 +372,7 @@ export function definitionToBpmn(def: ProcessDefinition): string {
   }
 
   function keyOf(el: ModdleElement): string {
-    for (const [key, node] of nodes) if (node.el === el) return key;
-    throw new Error(`no node for ${String(el.id)}`);
+    return keys.get(el)!;
   }
 
   function shape(el: ModdleElement, b: { x: number; y: number; width: number; height: number }, marker: boolean): ModdleElement {

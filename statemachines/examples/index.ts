@@ -1,9 +1,14 @@
 /**
  * Example process definitions, as JSON a client would send. `identity-check`: a data form, a
  * face capture and a decision. `passcode-registration`: a known user registers a passcode.
+ * `onboarding.bpmn`: the family's BPMN (gateways, a retake loop, a timer, error routes), with
+ * its data form `onboarding-details`.
  */
 import identityCheckJson from './identity-check.json' with { type: 'json' };
 import passcodeRegistrationJson from './passcode-registration.json' with { type: 'json' };
+import passcodeRegistrationForm from './forms/passcode-registration.json' with { type: 'json' };
+import passcodeLoginForm from './forms/passcode-login.json' with { type: 'json' };
+import onboardingDetailsForm from './forms/onboarding-details.json' with { type: 'json' };
 import type { ProcessDefinition } from '../definition.js';
 import { validateDefinition } from '../validate.js';
 
@@ -15,6 +20,17 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
 
 export const identityCheck: unknown = identityCheckJson;
 export const passcodeRegistration: unknown = passcodeRegistrationJson;
+
+/**
+ * The data forms the examples name by name and version (the Passcode Authentication Form's
+ * `Data form name`), as a client uploads them to /api/process-manager/customDataForms:
+ * `resource` is the form as a JSON string.
+ */
+export const EXAMPLE_FORMS: readonly { name: string; version: number; description: string; resource: string }[] = [
+  { name: 'passcode-registration', version: 1, description: 'Frames the passcode registration screen.', resource: JSON.stringify(passcodeRegistrationForm) },
+  { name: 'passcode-login', version: 1, description: 'Frames the passcode authentication screen.', resource: JSON.stringify(passcodeLoginForm) },
+  { name: 'onboarding-details', version: 1, description: 'The details and confirmation steps of the onboarding example (BPMN).', resource: JSON.stringify(onboardingDetailsForm) },
+];
 
 /** Every example, validated, with defaults applied. */
 export function exampleDefinitions(): ProcessDefinition[] {

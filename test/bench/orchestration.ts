@@ -53,6 +53,10 @@ export function countingOrchestrator(engine: LocalStepFunctions): Orchestrator {
       count('stepFunctions', 'SendTaskSuccess');
       return inner.sendTaskSuccess(taskToken, output);
     },
+    sendTaskFailure(taskToken, error, cause) {
+      count('stepFunctions', 'SendTaskFailure');
+      return inner.sendTaskFailure(taskToken, error, cause);
+    },
   };
 }
 

@@ -45,6 +45,8 @@ describe('a passcode journey in Chromium', () => {
     page.on('request', (r) => sent.push(`${r.url()} ${r.postData() ?? ''}`));
     await page.goto(`${created.json.redirectUrl}&lang=de`);
     await page.getByRole('heading', { name: 'Wählen Sie einen Passcode' }).waitFor({ timeout: 15_000 });
+    // The data form the step names (passcode-registration v1, an example form) frames the screen.
+    expect(await page.getByRole('status').first().innerText()).toBe('Verraten Sie Ihren Passcode niemandem, auch uns nicht.');
     const rule = (id: string) => page.locator(`#pc-rules li[data-rule="${id}"]`);
     expect(await rule('minimumLength').getAttribute('data-ok')).toBe('false');
     await page.screenshot({ path: `${SHOTS}/11-passcode-de.png`, fullPage: true });

@@ -37,6 +37,7 @@ function expectedDataActions(route: RouteDef): string[] {
   if (route.aws.stateMachines === 'publish') out.push('states:CreateStateMachine', 'states:TagResource', 'iam:PassRole');
   if (route.aws.stateMachines === 'start') out.push('states:StartExecution');
   if (route.aws.stateMachines === 'sendTask') out.push('states:SendTaskSuccess');
+  if (route.aws.stateMachines === 'endTask') out.push('states:SendTaskSuccess', 'states:SendTaskFailure');
   if (route.aws.events === 'publish') out.push('events:PutEvents');
   for (const a of route.aws.images ?? []) out.push(`s3:${a}`);
   // SSE-KMS: writing an image needs a data key, reading one needs it decrypted.

@@ -19,6 +19,7 @@ export function grantedActions(): Map<string, Set<string>> {
     if (r.aws.stateMachines === 'publish') a.add('states:CreateStateMachine');
     if (r.aws.stateMachines === 'start') a.add('states:StartExecution');
     if (r.aws.stateMachines === 'sendTask') a.add('states:SendTaskSuccess');
+    if (r.aws.stateMachines === 'endTask') a.add('states:SendTaskSuccess').add('states:SendTaskFailure');
     if (r.aws.events === 'publish') a.add('events:PutEvents');
     for (const i of r.aws.images ?? []) a.add(`s3:${i}`);
     out.set(r.operationId, a);

@@ -1,56 +1,212 @@
-import type { DataForm } from '../../../statemachines/definition.js';
-import { errorSummary, escapeHtml, localized, page } from '../layout.js';
-import { messages, type Language } from '../messages/index.js';
+import { getCountryCodeForRegionCode } from 'awesome-phonenumber';
+import { IMAGE_SOURCE, WIDTH, choicesOf, type DataForm, type FormComponent } from '../../../statemachines/forms.js';
+import { formTexts, isReadOnly, type FormTexts } from '../forms.js';
+import { errorSummary, escapeHtml, page } from '../layout.js';
+import { fill, messages, type Language, type Messages } from '../messages/index.js';
 
-function fieldHtml(c: DataForm['components'][number], lang: Language, value: string | undefined, error: string | undefined): string {
-  const id = `f-${c.id}`;
-  const label = escapeHtml(localized(c.label, lang));
-  const required = c.validate?.required ? ' required aria-required="true"' : '';
-  const invalid = error ? ` aria-invalid="true" aria-describedby="${id}-error"` : '';
-  const errorHtml = error ? `<div class="error" id="${id}-error">${escapeHtml(error)}</div>` : '';
-  const v = escapeHtml(value ?? '');
-  if (c.type === 'checkbox') {
-    const checked = value === 'on' || value === 'true' ? ' checked' : '';
-    return `<div class="field check${error ? ' invalid' : ''}"><label for="${id}"><input type="checkbox" id="${id}" name="${c.id}"${checked}${required}${invalid}>${label}</label>${errorHtml}</div>`;
-  }
-  let control: string;
-  const attrs = `id="${id}" name="${c.id}"${required}${invalid}`;
-  if (c.type === 'textarea') {
-    control = `<textarea ${attrs} rows="4">${v}</textarea>`;
-  } else if (c.type === 'select') {
-    const options = (c.options ?? [])
-      .map((o) => `<option value="${escapeHtml(o.value)}"${o.value === value ? ' selected' : ''}>${escapeHtml(localized(o.label, lang))}</option>`)
-      .join('');
-    control = `<select ${attrs}><option value="">${escapeHtml(messages(lang).select)}</option>${options}</select>`;
-  } else {
-    const type = { email: 'email', phoneNumber: 'tel', number: 'number', date: 'date' }[c.type as string] ?? 'text';
-    const auto = { email: ' autocomplete="email"', phoneNumber: ' autocomplete="tel"' }[c.type as string] ?? '';
-    const max = c.validate?.maxLength ? ` maxlength="${c.validate.maxLength}"` : '';
-    control = `<input type="${type}" ${attrs} value="${v}"${auto}${max}>`;
-  }
-  return `<div class="field${error ? ' invalid' : ''}"><label for="${id}">${label}</label>${control}${errorHtml}</div>`;
+/** The Retake button's field (activities/data-form.ts reads it): a name no component id can have (ids have no colon). */
+export const ACTION_FIELD = 'arthr:action';
+
+interface FieldContext {
+  texts: FormTexts;
+  s: Messages;
+  lang: Language;
+  formReadOnly: boolean;
 }
 
-/** A data form step; after a refused submission, with the messages and the values as typed. */
+const NOTIFICATION_LEVELS = new Set(['info', 'success', 'warning', 'error']);
+
+/** A country's name in the page's language (`GB` → United Kingdom / Vereinigtes Königreich). */
+function countryName(region: string, lang: Language): string {
+  try {
+    return new Intl.DisplayNames([lang], { type: 'region' }).of(region) ?? region;
+  } catch {
+    return region;
+  }
+}
+
+function phoneHint(c: FormComponent, ctx: FieldContext): string {
+  const region = c.defaultCountry?.toUpperCase();
+  const code = region ? getCountryCodeForRegionCode(region) : 0;
+  if (!region || !code) return ctx.s.formPhoneHintIntl;
+  return ctx.s.formPhoneHint.replace('{country}', countryName(region, ctx.lang)).replace('{code}', String(code));
+}
+
+/** An image's width: pixels as the attribute, other lengths as a style; never wider than the page (CSS). */
+function widthOf(width: FormComponent['width']): string {
+  if (width == null) return '';
+  const text = String(width);
+  if (!WIDTH.test(text)) return '';
+  if (typeof width === 'number' || /^\d+(\.\d+)?(px)?$/.test(text)) return ` width="${Math.round(Number.parseFloat(text))}"`;
+  // Checked against WIDTH (digits and a unit), so it cannot close the attribute or add a rule.
+  return ` style="width:${text}"`;
+}
+
+/** A component that only shows something: a paragraph, a notification or an image. */
+function displayHtml(c: FormComponent, ctx: FieldContext): string {
+  const words = ctx.texts.text(c.label) || (c.default && typeof c.default === 'object' ? ctx.texts.text(c.default) : typeof c.default === 'string' ? c.default : '');
+  if (c.type === 'paragraph') return `<p class="para" id="f-${escapeHtml(c.id)}">${escapeHtml(words)}</p>`;
+  if (c.type === 'notification') {
+    const level = NOTIFICATION_LEVELS.has(String(c.subtype)) ? String(c.subtype) : 'info';
+    // Warnings and errors are announced; information is read in its place.
+    const role = level === 'warning' || level === 'error' ? 'alert' : 'status';
+    return `<div class="note note-${level}" role="${role}" id="f-${escapeHtml(c.id)}">${escapeHtml(words)}</div>`;
+  }
+  // An image: only an https URL or an inline raster image. The schema checks this on the way in;
+  // it is checked again here because a page must never carry a source that could run or inject
+  // anything (javascript:, an SVG with script, a quote that ends the attribute).
+  const src = typeof c.src === 'string' ? c.src.replace(/\s+/g, '') : '';
+  const alt = typeof c.alt === 'string' ? c.alt : ctx.texts.text(c.alt) || words;
+  if (!IMAGE_SOURCE.test(src)) return alt ? `<p class="para" id="f-${escapeHtml(c.id)}">${escapeHtml(alt)}</p>` : '';
+  return `<figure class="image" id="f-${escapeHtml(c.id)}"><img src="${escapeHtml(src)}" alt="${escapeHtml(alt)}"${widthOf(c.width)} referrerpolicy="no-referrer" decoding="async"></figure>`;
+}
+
+/** One input component, with its label, its value, its error and whether it can be changed. */
+function inputHtml(c: FormComponent, ctx: FieldContext, value: string | undefined, error: string | undefined): string {
+  const id = `f-${c.id}`;
+  const readOnly = isReadOnly(c, ctx.formReadOnly);
+  const label = escapeHtml(ctx.texts.text(c.label) || c.id);
+  const required = c.validate?.required && !readOnly ? ' required aria-required="true"' : '';
+  const describedBy = [error ? `${id}-error` : '', c.type === 'phone' || c.type === 'phoneNumber' ? `${id}-hint` : ''].filter(Boolean).join(' ');
+  const aria = `${error ? ' aria-invalid="true"' : ''}${describedBy ? ` aria-describedby="${describedBy}"` : ''}`;
+  const errorHtml = error ? `<div class="error" id="${id}-error">${escapeHtml(error)}</div>` : '';
+  const v = escapeHtml(value ?? '');
+  const wrap = (inner: string, cls = 'field') => `<div class="${cls}${error ? ' invalid' : ''}${readOnly ? ' readonly' : ''}">${inner}${errorHtml}</div>`;
+  const choices = choicesOf(c);
+
+  if (c.type === 'checkbox') {
+    const checked = value === 'on' || value === 'true' ? ' checked' : '';
+    // A read-only checkbox is disabled (a disabled field is not posted; the server keeps the value shown).
+    return wrap(`<label for="${id}"><input type="checkbox" id="${id}" name="${escapeHtml(c.id)}"${checked}${required}${aria}${readOnly ? ' disabled' : ''}>${label}</label>`, 'field check');
+  }
+  if ((c.type === 'select' || c.type === 'radio') && readOnly) {
+    // A chosen value shown as text: a disabled select or radio group is hard to read and skipped by keyboards.
+    const chosen = choices.find((o) => o.value === value);
+    const shown = chosen ? ctx.texts.text(chosen.label) || chosen.value : value ?? '';
+    return wrap(`<label for="${id}">${label}</label><input type="text" id="${id}" value="${escapeHtml(shown)}" readonly aria-readonly="true">`);
+  }
+  if (c.type === 'radio') {
+    const options = choices
+      .map(
+        (o, i) =>
+          `<label class="choice" for="${id}-${i}"><input type="radio" id="${id}-${i}" name="${escapeHtml(c.id)}" value="${escapeHtml(o.value)}"${o.value === value ? ' checked' : ''}${i === 0 ? required : ''}>${escapeHtml(ctx.texts.text(o.label) || o.value)}</label>`,
+      )
+      .join('');
+    // The error summary links to the first choice (targetOf).
+    return wrap(`<fieldset id="${id}"${aria}><legend>${label}</legend>${options}</fieldset>`);
+  }
+  const ro = readOnly ? ' readonly aria-readonly="true"' : '';
+  const attrs = `id="${id}" name="${escapeHtml(c.id)}"${required}${aria}${ro}`;
+  let control: string;
+  let hint = '';
+  switch (c.type) {
+    case 'textarea':
+      control = `<textarea ${attrs} rows="4"${maxLength(c)}>${v}</textarea>`;
+      break;
+    case 'select': {
+      const options = choices
+        .map((o) => `<option value="${escapeHtml(o.value)}"${o.value === value ? ' selected' : ''}>${escapeHtml(ctx.texts.text(o.label) || o.value)}</option>`)
+        .join('');
+      control = `<select ${attrs}><option value="">${escapeHtml(ctx.s.select)}</option>${options}</select>`;
+      break;
+    }
+    case 'date': {
+      const bounds = `${c.validate?.minDate && !c.validate.minDate.startsWith('today') ? ` min="${c.validate.minDate}"` : ''}${c.validate?.maxDate && !c.validate.maxDate.startsWith('today') ? ` max="${c.validate.maxDate}"` : ''}`;
+      control = `<input type="date" ${attrs} value="${v}"${bounds}>`;
+      break;
+    }
+    case 'number':
+      // Text with a number keyboard: a type=number field drops what it cannot parse, so the server would see nothing.
+      control = `<input type="text" inputmode="decimal" ${attrs} value="${v}"${maxLength(c)}>`;
+      break;
+    case 'email':
+      control = `<input type="email" ${attrs} value="${v}" autocomplete="email" inputmode="email" spellcheck="false"${maxLength(c)}>`;
+      break;
+    case 'phone':
+    case 'phoneNumber':
+      hint = `<div class="hint" id="${id}-hint">${escapeHtml(phoneHint(c, ctx))}</div>`;
+      control = `<input type="tel" ${attrs} value="${v}" autocomplete="tel"${maxLength(c)}>`;
+      break;
+    default:
+      control = `<input type="text" ${attrs} value="${v}"${maxLength(c)}>`;
+  }
+  return wrap(`<label for="${id}">${label}</label>${hint}${control}`);
+}
+
+function maxLength(c: FormComponent): string {
+  return c.validate?.maxLength ? ` maxlength="${c.validate.maxLength}"` : '';
+}
+
+/** Where an error in the summary links to: the field, or a radio group's first choice. */
+const targetOf = (c: FormComponent) => (c.type === 'radio' ? `f-${c.id}-0` : `f-${c.id}`);
+
+/**
+ * A form's components as fields, for a data form step or framing another screen (the passcode
+ * screens): every component type, in the form's language (the page's when the form has it,
+ * else the form's first), read-only where the form or the component says so.
+ */
+export function renderFormFields(input: {
+  form: DataForm;
+  lang: Language;
+  values: Record<string, string | undefined>;
+  errors?: Record<string, string>;
+  readOnly?: boolean;
+}): { html: string; summary: (readonly [string, string])[]; texts: FormTexts } {
+  const texts = formTexts(input.form, input.lang);
+  const ctx: FieldContext = { texts, s: messages(input.lang), lang: input.lang, formReadOnly: input.readOnly ?? false };
+  const errors = input.errors ?? {};
+  const html = input.form.components
+    .map((c) => (['paragraph', 'image', 'notification'].includes(c.type) ? displayHtml(c, ctx) : inputHtml(c, ctx, input.values[c.id], errors[c.id])))
+    .join('\n');
+  const summary = input.form.components.filter((c) => errors[c.id]).map((c) => [targetOf(c), errors[c.id]!] as const);
+  return { html, summary, texts };
+}
+
+/** The form's own Submit label (`submitButton.label`, or `submitButton.values`), else the service's. */
+function submitLabel(form: DataForm, texts: FormTexts, s: Messages): string {
+  const button = form.submitButton;
+  const own = texts.text(button?.label) || (button?.values ? texts.text({ values: button.values }) : '');
+  return own || s.continue;
+}
+
+/**
+ * A data form step; after a refused submission, with the messages, the values as typed and,
+ * under Max Attempts, the attempts left. `readOnly` shows every field unchangeable (a
+ * confirmation screen), `hideButtons` shows no button, `retake` adds the Retake button after
+ * Submit (Submit stays the form's default button, which Enter presses).
+ */
 export function renderDataForm(input: {
   form: DataForm;
   lang: Language;
   action: string;
   values: Record<string, string | undefined>;
   errors?: Record<string, string>;
+  readOnly?: boolean;
+  hideButtons?: boolean;
+  retake?: boolean;
+  attemptsLeft?: number;
 }): string {
-  const { form, lang, errors = {} } = input;
-  const summary = errorSummary(lang, form.components.filter((c) => errors[c.id]).map((c) => [`f-${c.id}`, errors[c.id]!] as const));
-  const fields = form.components.map((c) => fieldHtml(c, lang, input.values[c.id], errors[c.id])).join('\n');
-  const subtitle = form.subtitle ? `<p class="sub">${escapeHtml(localized(form.subtitle, lang))}</p>` : '';
+  const { form, lang } = input;
+  const s = messages(lang);
+  const { html, summary, texts } = renderFormFields(input);
+  const title = texts.text(form.title);
+  const attempts = input.attemptsLeft !== undefined && summary.length ? `<p class="hint attempts">${escapeHtml(fill(s.formAttemptsLeft, input.attemptsLeft))}</p>` : '';
+  const buttons = input.hideButtons
+    ? ''
+    : `<div class="buttons"><button type="submit">${escapeHtml(submitLabel(form, texts, s))}</button>${
+        input.retake ? `<button type="submit" class="secondary" name="${ACTION_FIELD}" value="retake" formnovalidate>${escapeHtml(s.formRetake)}</button>` : ''
+      }</div>`;
+  // The form's texts are in texts.lang; the page's own words are in lang.
+  const formLang = texts.lang !== lang ? ` lang="${escapeHtml(texts.lang)}"` : '';
+  const subtitle = form.subtitle ? `<p class="sub"${formLang}>${escapeHtml(texts.text(form.subtitle))}</p>` : '';
   return page({
     lang,
-    title: localized(form.title, lang),
-    body: `<h1>${escapeHtml(localized(form.title, lang))}</h1>${subtitle}
-<form method="post" action="${escapeHtml(input.action)}" novalidate>
-${summary}
-${fields}
-<button type="submit">${escapeHtml(messages(lang).continue)}</button>
+    title: title || s.continue,
+    body: `${title ? `<h1${formLang}>${escapeHtml(title)}</h1>` : ''}${subtitle}
+<form method="post" action="${escapeHtml(input.action)}" novalidate${formLang}>
+${errorSummary(lang, summary)}${attempts}
+${html}
+${buttons}
 </form>`,
   });
 }

@@ -1,4 +1,5 @@
 import { errorSummary, escapeHtml, page } from '../layout.js';
+import { framedHeading, type ScreenFrame } from './frame.js';
 import { fill, messages, type Language } from '../messages/index.js';
 
 /** The passcode authentication screen: the script proves the passcode with the SRP handshake (A, M1). */
@@ -7,16 +8,19 @@ export function renderPasscodeAuthentication(input: {
   action: string;
   challenge: Record<string, unknown> & { attemptsLeft: number };
   wrong?: boolean;
+  /** A data form the screen is shown in: its title, subtitle and fields around the passcode entry. */
+  frame?: ScreenFrame;
 }): string {
   const s = messages(input.lang);
   return page({
     lang: input.lang,
-    title: s.pcAuthTitle,
+    title: input.frame?.title || s.pcAuthTitle,
     scripts: ['/journey/assets/passcode.js'],
-    body: `<h1>${escapeHtml(s.pcAuthTitle)}</h1><p class="sub">${escapeHtml(s.pcAuthText)}</p>
+    body: `${framedHeading(input.frame, s.pcAuthTitle, s.pcAuthText)}
 <form method="post" action="${escapeHtml(input.action)}" id="passcode-form" data-mode="authenticate" data-srp="${escapeHtml(JSON.stringify(input.challenge))}" data-msg-empty="${escapeHtml(s.pcEmpty)}" data-msg-summary="${escapeHtml(s.errorSummary)}" novalidate>
 <noscript><div class="summary">${escapeHtml(s.pcNoScript)}</div></noscript>
-${errorSummary(input.lang, input.wrong ? [['pc-current', fill(s.pcWrong, input.challenge.attemptsLeft)]] : [], 'pc-summary')}
+${errorSummary(input.lang, [...(input.frame?.errors ?? []), ...(input.wrong ? [['pc-current', fill(s.pcWrong, input.challenge.attemptsLeft)] as const] : [])], 'pc-summary')}
+${input.frame?.fields ?? ''}
 <div class="field"><label for="pc-current">${escapeHtml(s.pcNew)}</label><input type="password" id="pc-current" autocomplete="current-password"></div>
 <input type="hidden" name="A" value="">
 <input type="hidden" name="M1" value="">

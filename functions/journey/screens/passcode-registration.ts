@@ -1,5 +1,6 @@
 import { passcodeRules, type PasscodeRequirements } from '../../identity-store/passcode-rules.js';
 import { errorSummary, escapeHtml, page } from '../layout.js';
+import { framedHeading, type ScreenFrame } from './frame.js';
 import { fill, messages, type Language, type Messages } from '../messages/index.js';
 
 /**
@@ -15,6 +16,8 @@ export function renderPasscodeRegistration(input: {
   srp: Record<string, unknown>;
   requirements: PasscodeRequirements;
   error?: 'reused' | 'failed';
+  /** A data form the screen is shown in: its title, subtitle and fields around the passcode entry. */
+  frame?: ScreenFrame;
 }): string {
   const s = messages(input.lang);
   const rules = passcodeRules('', input.requirements)
@@ -27,12 +30,13 @@ export function renderPasscodeRegistration(input: {
   const message = input.error === 'reused' ? s.pcReused : input.error ? s.pcFailed : undefined;
   return page({
     lang: input.lang,
-    title: s.pcTitle,
+    title: input.frame?.title || s.pcTitle,
     scripts: ['/journey/assets/passcode.js'],
-    body: `<h1>${escapeHtml(s.pcTitle)}</h1><p class="sub">${escapeHtml(s.pcText)}</p>
+    body: `${framedHeading(input.frame, s.pcTitle, s.pcText)}
 <form method="post" action="${escapeHtml(input.action)}" id="passcode-form" data-mode="register" data-srp="${escapeHtml(JSON.stringify(input.srp))}" data-requirements="${escapeHtml(JSON.stringify(input.requirements))}" data-msg-mismatch="${escapeHtml(s.pcMismatch)}" data-msg-unmet="${escapeHtml(s.pcUnmet)}" data-msg-summary="${escapeHtml(s.errorSummary)}" novalidate>
 <noscript><div class="summary">${escapeHtml(s.pcNoScript)}</div></noscript>
-${errorSummary(input.lang, message ? [['pc-new', message]] : [], 'pc-summary')}
+${errorSummary(input.lang, [...(input.frame?.errors ?? []), ...(message ? [['pc-new', message] as const] : [])], 'pc-summary')}
+${input.frame?.fields ?? ''}
 <div class="field"><label for="pc-new">${escapeHtml(s.pcNew)}</label><input type="password" id="pc-new" autocomplete="new-password" aria-describedby="pc-rules-title"></div>
 <p class="hint" id="pc-rules-title">${escapeHtml(s.pcRules)}</p>
 <ul class="rules" id="pc-rules" aria-live="polite">${rules}</ul>

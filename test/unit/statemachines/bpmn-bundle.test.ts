@@ -6,6 +6,8 @@ import { build, type Metafile } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lambdaBuildOptions } from '../../../lib/bundling.js';
 import { parseBpmn } from '../../../statemachines/bpmn/parse.js';
+import { definitionToBpmn } from '../../../statemachines/bpmn/to-bpmn.js';
+import { exampleDefinitions } from '../../../statemachines/examples/index.js';
 
 const root = resolve(import.meta.dirname, '../../..');
 
@@ -47,6 +49,12 @@ describe('the BPMN parser in a Lambda bundle', () => {
     expect(graph.problems).toEqual([]);
     expect(graph).toEqual(await parseBpmn(xml));
     expect((await bundled.parseBpmn(readFileSync(join(root, 'test/fixtures/bpmn/unsupported.bpmn'), 'utf8'))).problems).toHaveLength(5);
+  }, 60_000);
+
+  it('writes a definition the same bundled as from the sources', async () => {
+    const { outfile } = await bundle('writer', "export { definitionToBpmn } from './statemachines/bpmn/to-bpmn.ts';");
+    const bundled = (await import(pathToFileURL(outfile).href)) as { definitionToBpmn: typeof definitionToBpmn };
+    for (const def of exampleDefinitions()) expect(bundled.definitionToBpmn(def)).toBe(definitionToBpmn(def));
   }, 60_000);
 
   it('costs a definitions route under 150 KB minified', async () => {

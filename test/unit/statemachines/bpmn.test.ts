@@ -51,7 +51,7 @@ describe('parseBpmn', () => {
       'Data form name': { label: 'Data form name', variable: 'dataFormName', type: 'STRING', value: 'applicant-details' },
       'Data form version': { label: 'Data form version', variable: 'dataFormVersion', type: 'INTEGER', value: 1 },
       'Form data Key': { label: 'Form data Key', variable: 'formDataKey', type: 'STRING', value: 'form1' },
-      'Read only': { label: 'Read only', variable: 'readOnly', type: 'BOOLEAN', value: false },
+      'Read Only': { label: 'Read Only', variable: 'readOnly', type: 'BOOLEAN', value: false },
     });
     expect(form.outputs).toEqual({ applicantCountry: '${form1.country}' });
     expect(byId(graph.tasks, 'Activity_captureFace').inputs['Step Timeout (Seconds)']?.value).toBe(600);

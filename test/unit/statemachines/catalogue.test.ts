@@ -35,6 +35,8 @@ const SPEC_ERROR_EVENTS: Record<string, string[]> = {
   'Archive Process Instance': ['Configuration Exception'],
   'Svc Push Notification': ['No Valid Destinations Available', 'No Destinations Available', 'Other Error'],
   'Wait on Push Notification': ['Push Notification Process Failed', 'Push Notification Process Timed Out', 'Timeout', 'Other Error'],
+  // Not in the spec's table: the family's data form options (issue 10, item 6).
+  'Data Form': ['Max Attempts Exceeded', 'Retake'],
 };
 
 /**
@@ -151,7 +153,7 @@ describe('CATALOGUE', () => {
     }
   });
 
-  it('has exactly the spec error events, and no other activity has any', () => {
+  it('has exactly the spec error events (and the data form\'s), and no other activity has any', () => {
     for (const spec of CATALOGUE) {
       expect(spec.errorEvents.map((e) => e.name), spec.displayName).toEqual(SPEC_ERROR_EVENTS[spec.displayName] ?? []);
     }
@@ -237,7 +239,8 @@ describe('listErrorNames', () => {
   it('lists every ASL error name once, sorted', () => {
     const names = listErrorNames();
     expect(names).toEqual([...names].sort());
-    expect(names).toHaveLength(13);
+    expect(names).toHaveLength(15);
+    expect(names).toContain('DataFormRetake');
     expect(names).toContain('ExtIdNotUnique');
     expect(names).toContain('FaceMatchCountExceeded');
     expect(names).not.toContain('States.Timeout');

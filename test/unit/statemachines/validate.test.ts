@@ -316,11 +316,24 @@ describe('validateDefinition', () => {
       'greater than maxLength',
     );
     expectRefused(form([{ type: 'date', id: 'd', label, validate: { minDate: 'today-18y', maxDate: 'today-120y' } }]), 'activities.a.inputs.Form.components.0.validate.minDate', 'after maxDate');
-    expectRefused(form([{ type: 'select', id: 's', label }]), 'activities.a.inputs.Form.components.0.options', 'needs options');
-    expectRefused(form([{ type: 'textfield', id: 't', label: { values: {} } }]), 'activities.a.inputs.Form.components.0.label.values', 'at least one language');
-    expectRefused(form([]), 'activities.a.inputs.Form.components', 'input "Form"', 'components Too small');
+    expectRefused(form([{ type: 'video', id: 'v', label }]), 'activities.a.inputs.Form.components.0.type');
+    expectRefused(form([{ type: 'image', id: 'i', src: 'javascript:alert(1)' }]), 'activities.a.inputs.Form.components.0.src', 'https URL');
+    expectRefused(form([{ type: 'textfield', id: 't', validate: { pattern: '(' } }]), 'activities.a.inputs.Form.components.0.validate.pattern', 'regular expression');
+    expectRefused(form([]), 'activities.a.inputs.Form.components', 'input "Form"', 'at least one component');
     expectRefused(single('DATA_FORM', { Form: 'my-form' }), 'activities.a.inputs.Form', 'a data form object');
-    expectRefused(single('DATA_FORM', {}), 'activities.a.inputs.Form', 'required input "Form" is missing');
+  });
+
+  it('takes a data form inline or by name and version, exactly one of the two', () => {
+    const inline = { title: { values: { en: 'T' } }, components: [{ type: 'text', id: 'a', readOnly: 'true', layout: { col: 2 } }] };
+    const ok = validateDefinition(single('DATA_FORM', { Form: inline }));
+    // The family's format, loose: strings read as booleans, unknown members kept.
+    expect(ok.activities.a!.inputs.Form).toMatchObject({ components: [{ readOnly: true, layout: { col: 2 } }] });
+    expect(validateDefinition(single('DATA_FORM', { 'Data form name': 'applicant', 'Data form version': '${2}' })).activities.a!.inputs['Data form version']).toBe(2);
+    expectRefused(single('DATA_FORM', {}), 'activities.a.inputs.Form', 'either "Form", or "Data form name" and "Data form version"; none is given');
+    expectRefused(single('DATA_FORM', { Form: inline, 'Data form name': 'applicant', 'Data form version': 1 }), 'activities.a.inputs.Data form name');
+    expectRefused(single('DATA_FORM', { 'Data form name': 'applicant' }), 'activities.a.inputs.Data form version');
+    expectRefused(single('DATA_FORM', { 'Data form name': 'applicant', 'Data form version': 0 }), 'activities.a.inputs.Data form version', 'at least 1');
+    expectRefused(single('DATA_FORM', { Form: inline, 'Max Attempts': 0 }), 'activities.a.inputs.Max Attempts', 'at least 1');
   });
 
   it('rejects a definition whose fields break the shape', () => {
