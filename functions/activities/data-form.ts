@@ -117,7 +117,30 @@ export function formDefaults(form: DataForm, state: unknown, lang = 'en'): Recor
   return out;
 }
 
+/**
+ * What the journey already holds under the step's `Form data Key` (an earlier visit of this
+ * step, or an earlier step keeping its data there), shown over the defaults: a retake comes back
+ * to what was entered, and a read-only confirmation under the same key shows it.
+ */
+export function keptValues(form: DataForm, state: unknown, dataKey: string, lang = 'en'): Record<string, string> {
+  const kept = (state as { vars?: Record<string, unknown> } | undefined)?.vars?.[dataKey];
+  if (kept === null || typeof kept !== 'object' || Array.isArray(kept)) return {};
+  const out: Record<string, string> = {};
+  for (const c of form.components) {
+    const value = (kept as Record<string, unknown>)[c.id];
+    const shown = value == null ? undefined : formValueOf(c, value, lang);
+    if (shown !== undefined) out[c.id] = shown;
+  }
+  return out;
+}
+
 type View = StepView<typeof spec>;
+
+/** The values a step's page starts with: the form's defaults, then what the journey keeps under its key. */
+function shownValues(view: View): Record<string, string> {
+  const form = recordedForm(view);
+  return { ...formDefaults(form, view.step.state, view.lang), ...keptValues(form, view.step.state, view.inputs['Form data Key'], view.lang) };
+}
 
 function formPage(view: View, values: Record<string, string | undefined>, outcome?: Extract<FormOutcome, { ok: false }>, attemptsLeft?: number) {
   const { inputs } = view;
@@ -136,7 +159,9 @@ function formPage(view: View, values: Record<string, string | undefined>, outcom
 
 export const screens: Screens<typeof spec> = {
   component: 'data-form',
-  render: { 'data-form': (view) => formPage(view, formDefaults(recordedForm(view), view.step.state, view.lang)) },
+  render: {
+    'data-form': (view) => formPage(view, shownValues(view)),
+  },
 };
 
 /**
@@ -155,7 +180,7 @@ export const submission: Submission<typeof spec> = {
     if (body[ACTION_FIELD] === 'retake' && offersRetake) {
       return { fail: { error: RETAKE, cause: `The end user chose Retake at ${view.step.activityId}.` } };
     }
-    const defaults = formDefaults(form, view.step.state, view.lang);
+    const defaults = shownValues(view);
     const outcome = validateFormSubmission(form, body, view.lang, now, { defaults, readOnly: inputs['Read Only'] === true });
     if (!outcome.ok) {
       const max = inputs['Max Attempts'];

@@ -8,7 +8,8 @@ import type { ProcessDefinition } from '../../statemachines/definition.js';
 import { DefinitionExistsError, newDefinitionRecord, NO_UPLOAD_FIELDS, type UploadFields, type ProcessDefinitionRecord } from './definitions.js';
 import { bpmnText, decodeBpmnData, InvalidBpmnError, locateOnBpmn, notRunnableActivities, notRunnableTasks, problemDetail } from './bpmn-upload.js';
 import type { BpmnUpload } from './definition-schemas.js';
-import type { DefinitionFormat, DefinitionStore, Orchestrator } from './model.js';
+import type { CustomDataFormStore, DefinitionFormat, DefinitionStore, Orchestrator } from './model.js';
+import { missingFormReferences } from './form-references.js';
 
 /**
  * Step Functions refuses a state machine definition over 1 MB (CreateStateMachine's
@@ -34,7 +35,12 @@ export interface Published {
   definition: ProcessDefinition;
 }
 
-type Deps = { definitions: DefinitionStore; orchestrator: () => Promise<Orchestrator> };
+type Deps = {
+  definitions: DefinitionStore;
+  orchestrator: () => Promise<Orchestrator>;
+  /** Where the data forms a definition names by name and version are checked to exist. */
+  forms: Pick<CustomDataFormStore, 'get' | 'getVersion'>;
+};
 type Ctx = { tenantId: string; principal: string; now: Date };
 
 /**
@@ -54,6 +60,8 @@ export async function publishDefinition(d: Deps, input: unknown, ctx: Ctx): Prom
     throw err;
   }
   if (notRunnable.length > 0) throw onBody('The process definition names activities this deployment cannot run.', notRunnable);
+  const missing = await missingFormReferences(d.forms, ctx.tenantId, definition.activities);
+  if (missing.length > 0) throw onBody('The process definition names data forms this tenant does not have.', missing);
   if (await d.definitions.getByNameVersion(ctx.tenantId, definition.name, definition.version)) {
     throw new DefinitionExistsError(definition.name, definition.version);
   }
@@ -86,6 +94,10 @@ export async function publishBpmnUpload(d: Deps, upload: BpmnUpload, ctx: Ctx): 
       if (!(err instanceof ValidationError)) throw err;
       problems.push(...(err.details ?? []).map((x) => locateOnBpmn(x, converted.definition, graph)));
     }
+  }
+  if (definition && problems.length === 0 && 'definition' in converted) {
+    const missing = await missingFormReferences(d.forms, ctx.tenantId, definition.activities);
+    problems.push(...missing.map((x) => locateOnBpmn(x, converted.definition, graph)));
   }
   if (problems.length > 0 || !definition) throw new InvalidBpmnError(problems);
   // Sized with the longest version number before one is taken: a definition refused for its size uses none.

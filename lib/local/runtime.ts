@@ -12,11 +12,13 @@ import { startHttpServer } from './server.js';
 import { LocalStepFunctions } from './engine.js';
 import { localOrchestrator } from './orchestrator.js';
 import { installOrchestrator, orchestrator as installedOrchestrator, stateMachineName } from '../../functions/process-manager/orchestrator.js';
-import { publishDefinition } from '../../functions/process-manager/publish.js';
+import { publishBpmnUpload, publishDefinition } from '../../functions/process-manager/publish.js';
+import { setDefinitionStatus } from '../../functions/process-manager/definitions.js';
+import type { BpmnUpload } from '../../functions/process-manager/definition-schemas.js';
 import { definitions } from '../../functions/process-manager/deps.js';
 import { definitionStore } from '../../functions/store/process-definitions.js';
 import { compileDefinition } from '../../statemachines/compile.js';
-import { EXAMPLES, EXAMPLE_FORMS } from '../../statemachines/examples/index.js';
+import { BPMN_EXAMPLES, EXAMPLES, EXAMPLE_FORMS } from '../../statemachines/examples/index.js';
 import { customDataForms } from '../../functions/process-manager/deps.js';
 import { addCustomDataForm } from '../../functions/process-manager/custom-data-forms.js';
 import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions.js';
@@ -263,8 +265,21 @@ async function publishExamples(tenantId: string): Promise<string[]> {
   for (const json of Object.values(EXAMPLES)) {
     const { name, version } = json as { name: string; version: number };
     if (await definitionStore.getByNameVersion(tenantId, name, version)) continue;
-    await publishDefinition({ definitions, orchestrator: installedOrchestrator }, structuredClone(json), { tenantId, principal: 'operator', now: new Date() });
+    await publishDefinition({ definitions, orchestrator: installedOrchestrator, forms: customDataForms }, structuredClone(json), { tenantId, principal: 'operator', now: new Date() });
     published.push(`${name} v${version}`);
+  }
+  // The BPMN examples as the family's tools deploy them: uploaded (DRAFT), then activated.
+  for (const example of BPMN_EXAMPLES) {
+    if (await definitionStore.versionRef(tenantId, example.name, 1)) continue;
+    const ctx = { tenantId, principal: 'operator', now: new Date() };
+    const data = readFileSync(example.file).toString('base64');
+    const { record } = await publishBpmnUpload(
+      { definitions, orchestrator: installedOrchestrator, forms: customDataForms },
+      { name: example.name, description: example.description, resources: { bpmn: { data, type: 'BPMN' } } } as BpmnUpload,
+      ctx,
+    );
+    await setDefinitionStatus(definitions, { tenantId, definitionId: record.id, status: 'DEPLOYED_ACTIVE', principal: 'operator', now: new Date() });
+    published.push(`${record.name} v${record.version} (BPMN)`);
   }
   return published;
 }

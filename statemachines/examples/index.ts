@@ -32,6 +32,18 @@ export const EXAMPLE_FORMS: readonly { name: string; version: number; descriptio
   { name: 'onboarding-details', version: 1, description: 'The details and confirmation steps of the onboarding example (BPMN).', resource: JSON.stringify(onboardingDetailsForm) },
 ];
 
+/**
+ * The examples made in the family's BPMN dialect, as their files (published as the family's
+ * deployment tools do: the file base64 in `resources.bpmn.data`, the name beside it).
+ */
+export const BPMN_EXAMPLES: readonly { name: string; description: string; file: URL }[] = [
+  {
+    name: 'onboarding',
+    description: 'Details, a gateway on the document, a confirmation with a retake and a timer, a new user with an error route.',
+    file: new URL('./onboarding.bpmn', import.meta.url),
+  },
+];
+
 /** Every example, validated, with defaults applied. */
 export function exampleDefinitions(): ProcessDefinition[] {
   return Object.values(EXAMPLES).map((json) => validateDefinition(structuredClone(json)));
