@@ -5,7 +5,10 @@
  */
 import { aslPathTransitions, compileDefinition } from '../../statemachines/compile.js';
 import type { ProcessDefinition } from '../../statemachines/definition.js';
-import { exampleDefinitions } from '../../statemachines/examples/index.js';
+import { readFileSync } from 'node:fs';
+import { BPMN_EXAMPLES, exampleDefinitions } from '../../statemachines/examples/index.js';
+import { parseBpmn } from '../../statemachines/bpmn/parse.js';
+import { bpmnToDefinition } from '../../statemachines/bpmn/to-definition.js';
 import { validateDefinition } from '../../statemachines/validate.js';
 import { largeDefinition } from '../support/large-definition.js';
 
@@ -50,8 +53,13 @@ function figures(label: string, def: ProcessDefinition): AslFigures {
   };
 }
 
-export function measureAsl(): AslFigures[] {
+export async function measureAsl(): Promise<AslFigures[]> {
   const out = exampleDefinitions().map((def) => figures(`${def.name} v${def.version}`, def));
+  for (const example of BPMN_EXAMPLES) {
+    const converted = bpmnToDefinition(await parseBpmn(readFileSync(example.file, 'utf8')), { name: example.name, version: 1 });
+    if (!('definition' in converted)) throw new Error(`${example.name}.bpmn does not convert: ${JSON.stringify(converted.problems)}`);
+    out.push(figures(`${example.name} (BPMN)`, validateDefinition(converted.definition)));
+  }
   out.push(figures('generated: 130 tasks, 160 gateways', validateDefinition(largeDefinition(130, 160))));
   return out;
 }

@@ -203,7 +203,7 @@ async function main(): Promise<number> {
 
     // 7. Compiled definitions (pure: no DynamoDB, so before the long part) --------------------------
     log(section('7. Compiled definitions: states, ASL size, transitions per path'));
-    results.asl = measureAsl();
+    results.asl = await measureAsl();
     log(
       table([
         ['definition', 'activities', 'gateways', 'timers', 'error routes', 'states', 'Choice states', 'ASL KB', 'limit KB', 'compile ms', 'happy', 'shortest', 'longest', 'result'],
