@@ -317,6 +317,13 @@ const TEMPLATES: Template[] = [
   { type: 'CAPTURE_FACE_IMAGE', inputs: { 'Face Key': 'face2', 'Step Timeout (Seconds)': 600 }, user: true },
   { type: 'DATA_FORM', inputs: { Form: FORM, 'Form data Key': 'details' }, user: true, timer: true },
   {
+    type: 'DATA_FORM',
+    inputs: { 'Data form name': 'applicant-details', 'Data form version': '${formVersion}', 'Max Attempts': 3, 'Read Only': true, 'Show Retake Button': true },
+    user: true,
+    timer: true,
+    errors: ['Retake', 'Max Attempts Exceeded'],
+  },
+  {
     type: 'SVC_PUSH_NOTIFICATION',
     inputs: {
       ...PUSH_INPUTS,
