@@ -37,6 +37,9 @@ export const ERRORS = {
   PASSCODE_REUSED: { status: 400, message: 'This passcode was used before; choose another.' },
   PASSCODE_HISTORY_PROOF_REQUIRED: { status: 400, message: 'Send one history verifier for each earlier passcode salt.' },
   PASSKEY_VERIFICATION_FAILED: { status: 400, message: 'The passkey response could not be verified.' },
+  INVALID_BPMN_DATA: { status: 400, message: 'resources.bpmn.data must be the BPMN file as base64 (RFC 4648, padded, no line breaks) of UTF-8 XML.' },
+  INVALID_BPMN: { status: 400, message: 'The BPMN cannot be deployed; details name each element and why.' },
+  STATE_MACHINE_TOO_LARGE: { status: 400, message: "The compiled state machine is over Step Functions' 1 MB definition limit." },
 
   // 401: every one carries a challenge.
   UNAUTHORIZED: { status: 401, message: 'Authentication is required.', headers: BEARER },
@@ -125,6 +128,9 @@ export const ERROR_DOCS = {
   PASSCODE_REUSED: "the new passcode is one of the user's earlier ones",
   PASSCODE_HISTORY_PROOF_REQUIRED: "the policy refuses earlier passcodes and the registration did not prove against each of the user's history salts",
   PASSKEY_VERIFICATION_FAILED: 'the WebAuthn registration or authentication response does not verify',
+  INVALID_BPMN_DATA: 'a BPMN upload whose `resources.bpmn.data` is not strict base64 (RFC 4648, padded, no line breaks) or whose bytes are not UTF-8 text',
+  INVALID_BPMN: 'a BPMN upload the service cannot run: `details` lists every problem at its element (`bpmn.<element id>`): unknown or not runnable activities (with the bean name), conditions, gateways without a default, timers on service steps, unknown error codes, unreachable elements',
+  STATE_MACHINE_TOO_LARGE: "the definition compiles to a state machine over Step Functions' 1 MB definition limit",
   UNAUTHORIZED: 'neither a bearer token nor an API key was sent',
   INVALID_TOKEN: "the bearer token does not verify, has expired or names another tenant",
   INVALID_API_KEY: 'unknown, mistyped or deleted key: one answer for all three',

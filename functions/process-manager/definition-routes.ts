@@ -1,8 +1,8 @@
 import * as z from '../shared/zod.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { badRequest, error, forbidden, unauthorized } from '../http/responses.js';
-import { ProcessDefinitionSchema } from '../../statemachines/definition.js';
 import {
+  CreateDefinitionBodySchema,
   DefinitionStatusPathSchema,
   DefinitionSummarySchema,
   DefinitionVersionsPathSchema,
@@ -11,6 +11,8 @@ import {
   DefinitionListQuerySchema,
   DefinitionPageSchema,
   DefinitionSchema,
+  MAX_BPMN_BYTES,
+  MAX_UPLOAD_BODY_BYTES,
   TagSchema,
   TagsRequestSchema,
 } from './definition-schemas.js';
@@ -24,20 +26,27 @@ export const definitionRoutes = {
     handler: 'functions/process-manager/create-process-definition.ts',
     auth: 'bearer',
     permission: 'ProcessManager:addProcessDefinition',
-    summary: 'Publish a version of a process definition',
+    summary: 'Publish a version of a process definition: in the JSON format, or a BPMN upload in the family\'s shape',
     description:
-      'The definition is checked against the activity catalogue (a 400 names the activity and the input), compiled to ' +
-      'Amazon States Language and given its own state machine. A published name + version is immutable (409 if it exists).',
+      'Two formats, told apart by `resources`. The JSON format names its version, is checked against the activity ' +
+      'catalogue (a 400 names the activity and the input) and is active at once. The family\'s upload `{name, description, ' +
+      'serverType, resources: {bpmn: {data, type: "BPMN"}}, processDefinitionType, attributes, themeId}` carries the BPMN ' +
+      `file as base64 (at most ${MAX_BPMN_BYTES} bytes decoded); the server assigns the name's next version and creates it ` +
+      'DRAFT (activate it with `.../status/DEPLOYED_ACTIVE`). A file the service cannot run is refused whole (400 ' +
+      'INVALID_BPMN, one detail per problem at `bpmn.<element id>`). Either is compiled to Amazon States Language (at most ' +
+      '1 MB, 400 STATE_MACHINE_TOO_LARGE) and given its own state machine. A published name + version is immutable (409 if it exists).',
     tag: 'Process definitions',
-    request: { body: ProcessDefinitionSchema, maxBodyBytes: 256 * 1024 },
+    request: { body: CreateDefinitionBodySchema, maxBodyBytes: MAX_UPLOAD_BODY_BYTES },
     responses: {
       201: { description: 'The published definition, defaults applied.', schema: DefinitionSchema },
       400: badRequest,
       401: unauthorized,
       403: forbidden,
       409: error('This name and version already exist.'),
+      413: error(`The body is over ${MAX_UPLOAD_BODY_BYTES} bytes, or the BPMN file over ${MAX_BPMN_BYTES} bytes.`),
     },
-    aws: { table: ['GetItem', 'PutItem'], stateMachines: 'publish' },
+    // GetItem: the JSON format's version exists; Query + UpdateItem: an upload takes the next version.
+    aws: { table: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], stateMachines: 'publish' },
   }),
   listProcessDefinitions: defineRoute({
     operationId: 'listProcessDefinitions',
@@ -82,7 +91,30 @@ export const definitionRoutes = {
       403: forbidden,
       404: error('No such definition in this tenant.'),
     },
-    aws: { table: ['GetItem'] },
+    // The version's item, then its stored definition (chunk items).
+    aws: { table: ['GetItem', 'Query'] },
+  }),
+  getProcessDefinitionBpmn: defineRoute({
+    operationId: 'getProcessDefinitionBpmn',
+    method: 'GET',
+    path: '/api/process-manager/processDefinitions/{processDefinitionId}/bpmnFile',
+    handler: 'functions/process-manager/get-process-definition-bpmn.ts',
+    auth: 'bearer',
+    permission: 'ProcessManager:getProcessDefinitions',
+    summary: 'Read a definition version as a BPMN file',
+    description:
+      'An uploaded BPMN comes back byte for byte, as uploaded. A version published in the JSON format gets a BPMN ' +
+      'generated from it, in the same Camunda 7 dialect, that uploads again as the same journey.',
+    tag: 'Process definitions',
+    request: { path: DefinitionIdPathSchema },
+    responses: {
+      200: { description: 'The BPMN 2.0 XML file.', contentType: 'application/xml', schema: z.string() },
+      400: badRequest,
+      401: unauthorized,
+      403: forbidden,
+      404: error('No such definition in this tenant.'),
+    },
+    aws: { table: ['GetItem', 'Query'] },
   }),
   listProcessDefinitionVersions: defineRoute({
     operationId: 'listProcessDefinitionVersions',

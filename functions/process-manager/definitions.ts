@@ -3,9 +3,16 @@ import { apiError, ConcurrentUpdateError, ValidationError } from '../errors.js';
 import { DEPLOYMENT_TRANSITIONS, checkTransition } from './lifecycle.js';
 import { likePattern, parseSort, sortBy, toPage } from '../shared/page.js';
 import type { ProcessDefinition } from '../../statemachines/definition.js';
-import type { DefinitionStatus, DefinitionStore, DefinitionTagRecord, ProcessDefinitionRecord } from './model.js';
+import type {
+  DefinitionFormat,
+  DefinitionStatus,
+  DefinitionStore,
+  DefinitionTagRecord,
+  ProcessDefinitionContent,
+  ProcessDefinitionRecord,
+} from './model.js';
 
-export type { DefinitionStore, DefinitionTagRecord, ProcessDefinitionRecord } from './model.js';
+export type { DefinitionStore, DefinitionTagRecord, ProcessDefinitionContent, ProcessDefinitionRecord } from './model.js';
 
 export class DefinitionExistsError extends apiError('PROCESS_DEFINITION_EXISTS') {
   constructor(name: string, version: number) {
@@ -25,8 +32,19 @@ export class DefinitionNotActiveError extends apiError('PROCESS_DEFINITION_NOT_A
   }
 }
 
+/** The family's upload fields, kept as uploaded; null for the JSON format. */
+export interface UploadFields {
+  serverType: string | null;
+  processDefinitionType: string | null;
+  attributes: Record<string, unknown> | null;
+  themeId: string | null;
+}
+
+export const NO_UPLOAD_FIELDS: UploadFields = { serverType: null, processDefinitionType: null, attributes: null, themeId: null };
+
 export function newDefinitionRecord(
   definition: ProcessDefinition,
+  published: { format: DefinitionFormat; fields: UploadFields },
   ctx: { tenantId: string; principal: string; now: Date },
 ): Omit<ProcessDefinitionRecord, 'stateMachineArn'> {
   return {
@@ -36,10 +54,12 @@ export function newDefinitionRecord(
     version: definition.version,
     description: definition.description ?? '',
     retentionDays: definition.retentionDays,
-    definition,
     // A definition published in the service's JSON format is active at once (as it always was);
-    // its status can then be moved like any other version's.
-    status: 'DEPLOYED_ACTIVE',
+    // a BPMN upload is a DRAFT until activated (`.../status/DEPLOYED_ACTIVE`), as the family's
+    // deployment tools expect. Either can then be moved like any other version.
+    status: published.format === 'BPMN' ? 'DRAFT' : 'DEPLOYED_ACTIVE',
+    format: published.format,
+    ...published.fields,
     createdDtm: ctx.now.toISOString(),
     createdBy: ctx.principal,
   };
@@ -63,8 +83,8 @@ export async function setDefinitionStatus(
   return { ...record, status: input.status, statusUpdatedDtm: input.now.toISOString(), statusUpdatedBy: input.principal };
 }
 
-export function definitionView(r: ProcessDefinitionRecord) {
-  return { ...r.definition, ...definitionSummary(r) };
+export function definitionView(r: ProcessDefinitionRecord, content: ProcessDefinitionContent) {
+  return { ...content.definition, ...definitionSummary(r) };
 }
 
 export function definitionSummary(r: ProcessDefinitionRecord) {
@@ -73,12 +93,16 @@ export function definitionSummary(r: ProcessDefinitionRecord) {
     // The family's clients read the id under this name (`content[0].processDefinitionId`).
     processDefinitionId: r.id,
     status: statusOf(r),
-    // Journey pages have one look for now: no theme is stored, and the family's field is null.
-    themeId: null,
     name: r.name,
     version: r.version,
     description: r.description,
     retentionDays: r.retentionDays,
+    // The family's upload fields, as uploaded. Journey pages have one look for now: a themeId is
+    // kept and returned, and changes nothing.
+    themeId: r.themeId ?? null,
+    serverType: r.serverType ?? null,
+    processDefinitionType: r.processDefinitionType ?? null,
+    attributes: r.attributes ?? null,
     createdDtm: r.createdDtm,
     createdBy: r.createdBy,
   };

@@ -4,5 +4,6 @@ import { definitionView, getDefinition } from './definitions.js';
 import { definitionRoutes as routes } from './definition-routes.js';
 
 export const handler = apiHandler(routes.getProcessDefinition, async ({ tenantId, path }) => {
-  return { status: 200, body: definitionView(await getDefinition(definitions, tenantId, path.processDefinitionId)) };
+  const record = await getDefinition(definitions, tenantId, path.processDefinitionId);
+  return { status: 200, body: definitionView(record, await definitions.getContent(record)) };
 });

@@ -27,6 +27,24 @@ export interface DefinitionVersionRef {
   status: DefinitionStatus;
 }
 
+/** How a version was published: the service's JSON format, or the family's BPMN upload (base64 in `resources.bpmn.data`). */
+export type DefinitionFormat = 'JSON' | 'BPMN';
+
+/**
+ * Where a stored document (the definition's JSON, the uploaded BPMN) is: gzip-compressed and cut
+ * into `chunks` items beside the version's item, written in the same transaction. `sha256` is of
+ * the compressed bytes, checked on every read.
+ */
+export interface StoredBlobRef {
+  chunks: number;
+  /** Compressed length in bytes. */
+  bytes: number;
+  /** Length of the document itself, in bytes. */
+  size: number;
+  sha256: string;
+}
+
+/** A version's metadata: what its item holds, and all that tokens, instances and lists read. */
 export interface ProcessDefinitionRecord {
   tenantId: string;
   id: string;
@@ -34,15 +52,32 @@ export interface ProcessDefinitionRecord {
   version: number;
   description: string;
   retentionDays: number;
-  /** The validated definition, defaults applied. */
-  definition: ProcessDefinition;
   stateMachineArn: string;
   /** Absent on versions published before the lifecycle existed: those are DEPLOYED_ACTIVE. */
   status?: DefinitionStatus;
   statusUpdatedDtm?: string;
   statusUpdatedBy?: string;
+  /** Absent on versions published before BPMN uploads existed: those are JSON. */
+  format?: DefinitionFormat;
+  /** The family's upload fields, kept as uploaded (null when absent or for the JSON format). */
+  serverType?: string | null;
+  processDefinitionType?: string | null;
+  attributes?: Record<string, unknown> | null;
+  themeId?: string | null;
+  /** The stored documents (see StoredBlobRef); absent on versions stored before, which hold `definition` inline. */
+  blobs?: { definition: StoredBlobRef; bpmn?: StoredBlobRef };
+  /** Versions stored before the blobs: the definition inline. Read it through `DefinitionStore.getContent`. */
+  definition?: ProcessDefinition;
   createdDtm: string;
   createdBy: string;
+}
+
+/** A version's documents, read apart from its metadata (they may be megabytes). */
+export interface ProcessDefinitionContent {
+  /** The validated definition, defaults applied. */
+  definition: ProcessDefinition;
+  /** The BPMN file as uploaded, byte for byte (BPMN uploads only). */
+  bpmn?: Buffer;
 }
 
 export interface DefinitionTagRecord {
@@ -56,12 +91,23 @@ export interface DefinitionTagRecord {
 }
 
 export interface DefinitionStore {
-  /** False when the tenant already has this name + version (a published version is immutable). */
-  create(record: ProcessDefinitionRecord): Promise<boolean>;
+  /**
+   * Writes a version with its documents in one transaction, so a half-written version is never
+   * visible. False when the tenant already has this name + version (a published version is immutable).
+   */
+  create(record: ProcessDefinitionRecord, content: ProcessDefinitionContent): Promise<boolean>;
   get(tenantId: string, id: string): Promise<ProcessDefinitionRecord | undefined>;
+  /** The documents of a version read with `get` (its definition, and the uploaded BPMN if any). */
+  getContent(record: ProcessDefinitionRecord): Promise<ProcessDefinitionContent>;
   getByNameVersion(tenantId: string, name: string, version: number): Promise<ProcessDefinitionRecord | undefined>;
   /** The id and status of a name + version, from its lock item alone (one read). */
   versionRef(tenantId: string, name: string, version: number): Promise<DefinitionVersionRef | undefined>;
+  /**
+   * The next version number of a name, taken for good: two callers never get the same one, and
+   * it is above every version the name has (whichever way it was published). A publication that
+   * then fails leaves a gap.
+   */
+  allocateVersion(tenantId: string, name: string): Promise<number>;
   /**
    * Moves a version to `to`, written only over the status read (`from`; undefined for a version
    * published before the lifecycle), on the version and its lock item together. False when the

@@ -56,6 +56,22 @@ export const keys = {
   definitionNameVersion(tenantId: string, name: string, version: number): ItemKey {
     return { PK: keys.definitionPartition(tenantId), SK: `PDEFNV#${encoded(name)}#${String(version).padStart(9, '0')}` };
   },
+  /** Every version of a name: its name + version items sort by version (zero-padded). */
+  definitionNameVersionsPrefix(name: string): string {
+    return `PDEFNV#${encoded(name)}#`;
+  },
+  /** The version counter of a name: the last version number handed out for an upload. */
+  definitionVersionCounter(tenantId: string, name: string): ItemKey {
+    return { PK: keys.definitionPartition(tenantId), SK: `PDEFSEQ#${encoded(name)}` };
+  },
+  /** One chunk of a version's stored document (`definition`, `bpmn`), in order. */
+  definitionBlobChunk(tenantId: string, id: string, document: string, index: number): ItemKey {
+    return { PK: keys.definitionPartition(tenantId), SK: `${keys.definitionBlobPrefix(id)}${part(document)}#${String(index).padStart(4, '0')}` };
+  },
+  /** Every chunk of a version's documents (not under `PDEF#`, so listing versions reads none). */
+  definitionBlobPrefix(id: string): string {
+    return `PDEFBLOB#${part(id)}#`;
+  },
   definitionTag(tenantId: string, tag: string): ItemKey {
     return { PK: keys.definitionPartition(tenantId), SK: `PDEFTAG#${encoded(tag)}` };
   },

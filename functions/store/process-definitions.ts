@@ -1,22 +1,119 @@
-import type { DefinitionStore, DefinitionTagRecord, DefinitionVersionRef, ProcessDefinitionRecord } from '../process-manager/model.js';
+import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type {
+  DefinitionStore,
+  DefinitionTagRecord,
+  DefinitionVersionRef,
+  ProcessDefinitionContent,
+  ProcessDefinitionRecord,
+  StoredBlobRef,
+} from '../process-manager/model.js';
 import { itemCodec } from './codec.js';
-import { dynamo, putWithLock, queryAll, transactWrite } from './client.js';
+import { conditionally, dynamo, queryAll, transactWrite, type TransactItem } from './client.js';
 import { keys } from './keys.js';
 
 const definitions = /* @__PURE__ */ itemCodec<ProcessDefinitionRecord>('ProcessDefinition');
 const nameVersionLocks = /* @__PURE__ */ itemCodec<Partial<DefinitionVersionRef> & { processDefinitionId: string }>('DefinitionNameVersion');
 const tags = /* @__PURE__ */ itemCodec<DefinitionTagRecord>('DefinitionTag');
+const counters = /* @__PURE__ */ itemCodec<{ lastVersion: number }>('DefinitionVersionCounter');
+const chunks = /* @__PURE__ */ itemCodec<{ data: Uint8Array }>('DefinitionBlobChunk');
+
+/**
+ * DynamoDB caps an item at 400 KB (names and values together), and a 1 MB BPMN, its definition
+ * or both may not fit one: documents are gzip-compressed and cut into chunks of at most this many
+ * bytes, each its own item beside the version's.
+ */
+export const BLOB_CHUNK_BYTES = 350 * 1024;
+/**
+ * A transaction holds at most 100 items and 4 MB: the version, its lock and at most this many
+ * chunks stay well inside both. The API's body limit (a 1 MB BPMN) keeps real documents far below.
+ */
+const MAX_CHUNKS = 10;
+
+const DOCUMENTS = ['definition', 'bpmn'] as const;
+type DocumentName = (typeof DOCUMENTS)[number];
+
+function pack(bytes: Buffer): { ref: StoredBlobRef; parts: Buffer[] } {
+  const packed = gzipSync(bytes);
+  const parts: Buffer[] = [];
+  for (let at = 0; at < packed.length; at += BLOB_CHUNK_BYTES) parts.push(packed.subarray(at, at + BLOB_CHUNK_BYTES));
+  if (parts.length === 0) parts.push(Buffer.alloc(0));
+  return {
+    ref: { chunks: parts.length, bytes: packed.length, size: bytes.length, sha256: createHash('sha256').update(packed).digest('hex') },
+    parts,
+  };
+}
+
+function unpack(name: string, ref: StoredBlobRef, parts: readonly Uint8Array[]): Buffer {
+  const packed = Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
+  // Written in one transaction with the version's item, so a mismatch means the table was changed by hand.
+  if (parts.length !== ref.chunks || packed.length !== ref.bytes || createHash('sha256').update(packed).digest('hex') !== ref.sha256) {
+    throw new Error(`the stored ${name} document of a process definition is incomplete or changed`);
+  }
+  return gunzipSync(packed);
+}
 
 export const definitionStore: DefinitionStore = {
-  async create(record) {
+  async create(record, content) {
+    const documents: Partial<Record<DocumentName, Buffer>> = {
+      definition: Buffer.from(JSON.stringify(content.definition), 'utf8'),
+      ...(content.bpmn ? { bpmn: content.bpmn } : {}),
+    };
+    const blobs: Partial<Record<DocumentName, StoredBlobRef>> = {};
+    const items: Record<string, TransactItem> = {};
+    for (const name of DOCUMENTS) {
+      const bytes = documents[name];
+      if (!bytes) continue;
+      const { ref, parts } = pack(bytes);
+      blobs[name] = ref;
+      parts.forEach((data, i) => {
+        items[`${name}${i}`] = {
+          Put: { Item: chunks.encode({ data }, keys.definitionBlobChunk(record.tenantId, record.id, name, i)), ConditionExpression: 'attribute_not_exists(PK)' },
+        };
+      });
+    }
+    if (Object.keys(items).length > MAX_CHUNKS) throw new Error(`a process definition's documents need ${Object.keys(items).length} chunks; at most ${MAX_CHUNKS} fit one transaction`);
+    const { definition: _inline, ...stored } = record;
     // name + version is unique and immutable: the lock item makes a second publication fail.
-    return putWithLock(
-      definitions.encode(record, keys.definition(record.tenantId, record.id)),
-      nameVersionLocks.encode(
-        { processDefinitionId: record.id, status: record.status ?? 'DEPLOYED_ACTIVE' },
-        keys.definitionNameVersion(record.tenantId, record.name, record.version),
-      ),
-    );
+    const out = await transactWrite({
+      version: {
+        Put: {
+          Item: definitions.encode({ ...stored, blobs: blobs as { definition: StoredBlobRef; bpmn?: StoredBlobRef } }, keys.definition(record.tenantId, record.id)),
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+      lock: {
+        Put: {
+          Item: nameVersionLocks.encode(
+            { processDefinitionId: record.id, status: record.status ?? 'DEPLOYED_ACTIVE' },
+            keys.definitionNameVersion(record.tenantId, record.name, record.version),
+          ),
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+      ...items,
+    });
+    return out.written;
+  },
+
+  async getContent(record) {
+    if (!record.blobs) {
+      // Stored before documents were kept apart: the definition is inline, and there is no upload.
+      if (!record.definition) throw new Error(`process definition ${record.id} has no stored definition`);
+      return { definition: record.definition };
+    }
+    const parts = new Map<string, Uint8Array[]>();
+    // Sort keys are zero-padded, so the query returns each document's chunks in order.
+    for (const item of await queryAll(keys.definitionPartition(record.tenantId), keys.definitionBlobPrefix(record.id))) {
+      const chunk = chunks.decode(item);
+      if (!chunk) continue;
+      const name = String(item.SK).slice(keys.definitionBlobPrefix(record.id).length).split('#')[0]!;
+      parts.set(name, [...(parts.get(name) ?? []), chunk.data]);
+    }
+    const definition = JSON.parse(unpack('definition', record.blobs.definition, parts.get('definition') ?? []).toString('utf8')) as ProcessDefinitionContent['definition'];
+    const content: ProcessDefinitionContent = { definition };
+    if (record.blobs.bpmn) content.bpmn = unpack('bpmn', record.blobs.bpmn, parts.get('bpmn') ?? []);
+    return content;
   },
 
   async get(tenantId, id) {
@@ -38,6 +135,39 @@ export const definitionStore: DefinitionStore = {
     const ref = nameVersionLocks.decode(lock.Item);
     // Lock items written before the lifecycle carry no status: those versions are active.
     return ref ? { processDefinitionId: ref.processDefinitionId, status: ref.status ?? 'DEPLOYED_ACTIVE' } : undefined;
+  },
+
+  async allocateVersion(tenantId, name) {
+    const { doc, tableName, commands } = await dynamo();
+    const counter = keys.definitionVersionCounter(tenantId, name);
+    for (;;) {
+      const latest = await latestVersion(tenantId, name);
+      // One atomic increment hands each caller its own number; a counter that does not exist yet
+      // starts from the name's highest version (published in the JSON format, or before counters).
+      const out = await doc.send(
+        new commands.UpdateCommand({
+          TableName: tableName,
+          Key: counter,
+          UpdateExpression: 'SET lastVersion = if_not_exists(lastVersion, :latest) + :one, itemType = :type',
+          ExpressionAttributeValues: { ':latest': latest, ':one': 1, ':type': counters.itemType },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      const next = (out.Attributes as { lastVersion: number }).lastVersion;
+      if (next > latest) return next;
+      // Versions published with an explicit number got ahead of the counter: move it up to them and draw again.
+      await conditionally(() =>
+        doc.send(
+          new commands.UpdateCommand({
+            TableName: tableName,
+            Key: counter,
+            UpdateExpression: 'SET lastVersion = :latest',
+            ConditionExpression: 'lastVersion < :latest',
+            ExpressionAttributeValues: { ':latest': latest },
+          }),
+        ),
+      );
+    }
   },
 
   async setStatus(record, from, to, at) {
@@ -90,3 +220,20 @@ export const definitionStore: DefinitionStore = {
     return tags.decodeAll(await queryAll(keys.definitionPartition(tenantId), keys.definitionTagSortPrefix));
   },
 };
+
+/** The highest version of a name (0 when it has none), from its name + version items. */
+async function latestVersion(tenantId: string, name: string): Promise<number> {
+  const { doc, tableName, commands } = await dynamo();
+  const out = await doc.send(
+    new commands.QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: { ':pk': keys.definitionPartition(tenantId), ':sk': keys.definitionNameVersionsPrefix(name) },
+      ScanIndexForward: false,
+      Limit: 1,
+      ConsistentRead: true,
+    }),
+  );
+  const sk = out.Items?.[0]?.SK;
+  return typeof sk === 'string' ? Number(sk.slice(sk.lastIndexOf('#') + 1)) : 0;
+}

@@ -71,6 +71,7 @@ export interface WaitingTask {
 export type LocalStepFunctionsErrorName =
   | 'InvalidName'
   | 'InvalidDefinition'
+  | 'ValidationException'
   | 'StateMachineAlreadyExists'
   | 'StateMachineDoesNotExist'
   | 'ExecutionAlreadyExists'
@@ -80,6 +81,9 @@ export type LocalStepFunctionsErrorName =
   | 'TaskDoesNotExist'
   | 'TaskTimedOut'
   | 'EngineShutDown';
+
+/** Step Functions' limit on a state machine definition (CreateStateMachine's `definition`), in characters. */
+export const MAX_DEFINITION_LENGTH = 1_048_576;
 
 export class LocalStepFunctionsError extends Error {
   override readonly name: LocalStepFunctionsErrorName;
@@ -257,6 +261,15 @@ export class LocalStepFunctions {
       canonical = canonicalJson(definition);
     } catch {
       throw new LocalStepFunctionsError('InvalidDefinition', `${name}: the definition is not JSON`);
+    }
+    // CreateStateMachine takes a `definition` of at most 1,048,576 characters (the ASL as sent:
+    // JSON text); AWS refuses a longer one before looking at it, and so does this engine.
+    const sent = JSON.stringify(definition).length;
+    if (sent > MAX_DEFINITION_LENGTH) {
+      throw new LocalStepFunctionsError(
+        'ValidationException',
+        `${name}: the definition is ${sent} characters; Step Functions takes at most ${MAX_DEFINITION_LENGTH}`,
+      );
     }
     const existing = this.machinesByName.get(name);
     if (existing) {

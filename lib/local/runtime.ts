@@ -224,7 +224,8 @@ async function republishDefinitions(client: ReturnType<typeof localClient>, engi
     );
     for (const item of out.Items ?? []) {
       const record = unmarshall(item) as ProcessDefinitionRecord;
-      const asl = compileDefinition(record.definition, { activityFunctionArn: ACTIVITY_FUNCTION_ARN });
+      const { definition } = await definitionStore.getContent(record);
+      const asl = compileDefinition(definition, { activityFunctionArn: ACTIVITY_FUNCTION_ARN });
       engine.createStateMachine(stateMachineName(record.id), asl);
     }
     start = out.LastEvaluatedKey;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalStepFunctions, type JsonValue } from '../../lib/local/engine.js';
+import { LocalStepFunctions, MAX_DEFINITION_LENGTH, type JsonValue } from '../../lib/local/engine.js';
 import { compileDefinition } from '../../statemachines/compile.js';
 
 // Hand-written ASL in the compiler's shape: the session object is the state, each service step
@@ -390,6 +390,18 @@ describe('LocalStepFunctions', () => {
     const sqs = { Type: 'Task', Resource: 'arn:aws:states:::sqs:sendMessage', Parameters: { QueueUrl: 'q', MessageBody: 'm' }, End: true };
     expect(thrownName(() => engine.createStateMachine('sqs', { StartAt: 'Send', States: { Send: sqs } }))).toBe('InvalidDefinition');
     expect(thrownName(() => engine.createStateMachine('bad name', definition))).toBe('InvalidName');
+  });
+
+  it('refuses a definition over Step Functions\u2019 1,048,576 characters, as CreateStateMachine does, and takes one at the limit', () => {
+    const sized = (length: number) => {
+      const base = { StartAt: 'P', States: { P: { ...decision('PASS'), Comment: '' } } };
+      const comment = 'x'.repeat(length - JSON.stringify(base).length);
+      const asl = { StartAt: 'P', States: { P: { ...decision('PASS'), Comment: comment } } };
+      expect(JSON.stringify(asl).length).toBe(length);
+      return asl;
+    };
+    expect(thrownName(() => engine.createStateMachine('too-large', sized(MAX_DEFINITION_LENGTH + 1)))).toBe('ValidationException');
+    expect(engine.createStateMachine('at-the-limit', sized(MAX_DEFINITION_LENGTH)).stateMachineArn).toMatch(/:stateMachine:at-the-limit$/);
   });
 
   it('refuses to reuse an execution name', async () => {
