@@ -15,9 +15,10 @@ import { StateMachine } from 'aws-local-stepfunctions';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseBpmn } from '../../../statemachines/bpmn/parse.js';
-import { definitionToBpmn } from '../../../statemachines/bpmn/to-bpmn.js';
+import { definitionToBpmn, juel } from '../../../statemachines/bpmn/to-bpmn.js';
 import { bpmnToDefinition } from '../../../statemachines/bpmn/to-definition.js';
 import { activitySpec } from '../../../statemachines/catalogue.js';
+import { parseCondition } from '../../../statemachines/conditions/index.js';
 import { aslPathTransitions, compileDefinition, type AslState, type AslStateMachine } from '../../../statemachines/compile.js';
 import type { Condition, ProcessDefinition } from '../../../statemachines/definition.js';
 import { exampleDefinitions } from '../../../statemachines/examples/index.js';
@@ -317,6 +318,13 @@ const TEMPLATES: Template[] = [
   { type: 'CAPTURE_FACE_IMAGE', inputs: { 'Face Key': 'face2', 'Step Timeout (Seconds)': 600 }, user: true },
   { type: 'DATA_FORM', inputs: { Form: FORM, 'Form data Key': 'details' }, user: true, timer: true },
   {
+    type: 'DATA_FORM',
+    inputs: { 'Data form name': 'applicant-details', 'Data form version': '${formVersion}', 'Max Attempts': 3, 'Read Only': true, 'Show Retake Button': true },
+    user: true,
+    timer: true,
+    errors: ['Retake', 'Max Attempts Exceeded'],
+  },
+  {
     type: 'SVC_PUSH_NOTIFICATION',
     inputs: {
       ...PUSH_INPUTS,
@@ -615,3 +623,49 @@ describe('definitionToBpmn', () => {
     expect(withErrorVariables).toBeGreaterThan(10);
   }, 120_000);
 });
+
+describe('juel', () => {
+  const def = validateDefinition({
+    name: 'j',
+    version: 1,
+    startActivityId: 'add',
+    activities: {
+      add: { type: 'ADD_USER', inputs: { 'External ID': '${externalId}', 'Store Name': 'customers' }, next: 'decide', errorEvents: { 'ExtId Not Unique': 'decide' } },
+      decide: { type: 'SIMPLE_DECIDER', rules: [{ when: { errorEvent: true }, outcome: 'FAIL' }], default: 'PASS' },
+    },
+  });
+
+  it('writes each decider condition as the designer would', () => {
+    expect(juel({ variable: '_checks.face.result', equals: 'PASS' }, def)).toBe('_checks.face.result == "PASS"');
+    expect(juel({ variable: 'vars.score', notEquals: 5 }, def)).toBe('vars.score != 5');
+    expect(juel({ variable: 'vars.flag', equals: true }, def)).toBe('vars.flag == true');
+    expect(juel({ variable: '_checks', isPresent: true }, def)).toBe('execution.hasVariable("_checks")');
+    expect(juel({ variable: '_checks.face', isPresent: false }, def)).toBe('!(_checks.face != null)');
+    expect(juel({ errorEvent: true }, def)).toBe('execution.hasVariable("_lastError")');
+    expect(juel({ errorEvent: { activity: 'add', name: 'ExtId Not Unique' } }, def)).toBe('_lastError.Error == "ExtIdNotUnique"');
+    expect(
+      juel({ all: [{ variable: '_checks.a.result', equals: 'PASS' }, { not: { any: [{ errorEvent: true }, { variable: 'vars.x', equals: 1 }] } }] }, def),
+    ).toBe('(_checks.a.result == "PASS") && (!((execution.hasVariable("_lastError")) || (vars.x == 1)))');
+  });
+
+  it('quotes strings and JUEL words so that the text parses back to the same condition', () => {
+    const text = juel({ variable: '_checks.empty.not', equals: 'say "hi" \\ bye' }, def);
+    expect(text).toBe('_checks["empty"]["not"] == "say \\"hi\\" \\\\ bye"');
+    expect(parseCondition(`\${${text as string}}`)).toEqual({
+      kind: 'compare',
+      op: '==',
+      left: { kind: 'variable', segments: ['_checks', 'empty', 'not'] },
+      right: { kind: 'literal', value: 'say "hi" \\ bye' },
+    });
+  });
+
+  it('folds conditions on names that are not session keys, which the decider reads at the root, where nothing is', () => {
+    expect(juel({ variable: 'firstName', equals: 'Ann' }, def)).toBe(false);
+    expect(juel({ variable: 'firstName', notEquals: 'Ann' }, def)).toBe(true);
+    expect(juel({ variable: 'firstName.x', isPresent: false }, def)).toBe(true);
+    expect(juel({ all: [{ variable: 'firstName', notEquals: 'Ann' }, { variable: 'vars.a', equals: 'b' }] }, def)).toBe('vars.a == "b"');
+    expect(juel({ any: [{ variable: 'firstName', notEquals: 'Ann' }, { variable: 'vars.a', equals: 'b' }] }, def)).toBe(true);
+    expect(juel({ not: { variable: 'firstName', equals: 'Ann' } }, def)).toBe(true);
+  });
+});
+
