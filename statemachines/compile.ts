@@ -328,7 +328,8 @@ function choice(c: Condition, def: ProcessDefinition): AslChoiceRule {
     return present(`${LAST_ERROR_PATH}.Error`, { StringEquals: error });
   }
   const path = `$.${c.variable}`;
-  if ('isPresent' in c) return { Variable: path, IsPresent: c.isPresent };
+  // Absence as Not(IsPresent: true): the local engine never takes `IsPresent: false` as true.
+  if ('isPresent' in c) return c.isPresent ? { Variable: path, IsPresent: true } : { Not: { Variable: path, IsPresent: true } };
   if ('equals' in c) return present(path, { [comparison(c.equals)]: c.equals });
   // notEquals holds when the value is absent too. Written as Not(IsPresent: true): the local
   // engine never takes `IsPresent: false` as true, so it would answer false where AWS says true.

@@ -333,6 +333,22 @@ describe('LocalStepFunctions', () => {
     expect(await run({ vars: {}, _checks: { face: { result: 'FAIL' } } })).toBe('FAIL');
   });
 
+  it("takes a compiled decider's isPresent: false as holding when the variable is absent, as Step Functions does", async () => {
+    const asl = compileDefinition(
+      {
+        name: 'absent',
+        version: 1,
+        startActivityId: 'decide',
+        activities: { decide: { type: 'SIMPLE_DECIDER', rules: [{ when: { variable: 'vars.approved', isPresent: false }, outcome: 'REVIEW' }], default: 'PASS' } },
+      } as never,
+      { activityFunctionArn: FN },
+    );
+    const { stateMachineArn } = engine.createStateMachine('is-present-false', asl as never);
+    const run = async (state: JsonValue) => ((await engine.startExecution(stateMachineArn, state).done).output as { _decision: string })._decision;
+    expect(await run(session())).toBe('REVIEW');
+    expect(await run(session({ approved: true }))).toBe('PASS');
+  });
+
   it('aborts an execution on stopExecution and voids its task token', async () => {
     activities.form = async () => null;
     activities.after = async (p) => p.state;
