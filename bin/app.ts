@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * The CDK app: one ArthrStack for the service region named by context `region` (fir, gum, oak),
- * in the AWS region cdk.json maps it to. `npx cdk synth` needs no AWS credentials or network.
+ * in the AWS region cdk.json maps it to, deployed as the stack `arthr-{region}` (with a nested
+ * stack per area of routes). `npx cdk synth` needs no AWS credentials or network.
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';

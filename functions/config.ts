@@ -4,6 +4,15 @@ import * as z from './shared/zod.js';
 export const REGIONS = ['fir', 'gum', 'oak'] as const;
 export type ServiceRegion = (typeof REGIONS)[number];
 
+/**
+ * What every physical name of a region's deployment starts with (its stack, functions, log
+ * groups, key aliases, state machines), so the stacks of fir, gum and oak can live in one
+ * account and AWS region without one's names, grants or event rules reaching another's.
+ */
+export function deploymentPrefix(region: ServiceRegion): string {
+  return `arthr-${region}`;
+}
+
 const StoreConfigSchema = z.object({
   TABLE_NAME: z.string().check(z.minLength(1)),
   /** Set only for DynamoDB Local. */
@@ -28,8 +37,19 @@ const ConfigSchema = z.extend(StoreConfigSchema, {
   LOG_LEVEL: z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),
   /** AWS only: the role Step Functions assumes to run journeys. */
   STATE_MACHINE_ROLE_ARN: z.optional(z.string()),
+  /** AWS only: the log group (ARN ending in `:*`) every state machine logs its errors to. */
+  STATE_MACHINE_LOG_GROUP_ARN: z.optional(z.string().check(z.regex(/^arn:[^:]+:logs:.+:\*$/, 'must be a log group ARN ending in :*'))),
+  /** AWS only: X-Ray tracing of the state machines published from now on. */
+  STATE_MACHINE_TRACING: z._default(z.enum(['true', 'false']), 'false'),
+  /**
+   * Requests per second one tenant may make with its tokens and keys (bearer and "B or K"
+   * routes), whatever the others do; unset, no per-tenant limit (the stack always sets one).
+   */
+  TENANT_RATE_LIMIT: z.optional(z.coerce.number().check(z.int(), z.gte(1), z.lte(100_000))),
   /** The Lambda that runs activities, named in every compiled state machine. */
   ACTIVITY_FUNCTION_ARN: z._default(z.string(), 'arn:aws:lambda:local:000000000000:function:arthr-activities'),
+  /** The Lambda that records a journey's end on its instance: every compiled state machine's last state invokes it. */
+  EXECUTION_END_FUNCTION_ARN: z._default(z.string(), 'arn:aws:lambda:local:000000000000:function:arthr-execution-end'),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

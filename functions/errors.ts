@@ -12,7 +12,7 @@
  * This module is in every handler bundle, so it imports nothing and ERRORS holds only what a
  * response needs; ERROR_DOCS is a separate constant that no handler reads, so the bundler drops it.
  */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 500;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 503;
 
 export interface ErrorSpec {
   status: ErrorStatus;
@@ -101,12 +101,21 @@ export const ERRORS = {
 
   // 413: a body over the operation's limit (HTTP's own status, so a client can tell it from bad content).
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  SESSION_TOO_LARGE: { status: 413, message: "The step's result would make the journey's data larger than it may be (192 KiB)." },
 
   // 415
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'This content type is not accepted here.' },
 
+  // 429: the tenant's own rate limit (its share of the deployment), not the gateway's.
+  TOO_MANY_REQUESTS: { status: 429, message: 'This tenant is over its request rate; retry after Retry-After seconds.', headers: { 'Retry-After': '1' } },
+
   // 500
   INTERNAL_ERROR: { status: 500, message: 'An internal error occurred.', expose: false },
+
+  // 503: a service the operation needs is throttling or did not answer; nothing was lost, and the same request can be sent again.
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The service is busy; send the same request again in a moment.', headers: { 'Retry-After': '2' } },
+  // 503: a quota of the deployment's AWS account is used up; nothing is wrong with the request.
+  QUOTA_EXCEEDED: { status: 503, message: 'The service cannot take this request now; retry later.', headers: { 'Retry-After': '300' } },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -176,8 +185,12 @@ export const ERROR_DOCS = {
   IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used for a different request',
   TENANT_EXISTS: 'a tenant of this id exists',
   PAYLOAD_TOO_LARGE: 'body over 64 KiB, or over the limit the operation states',
+  SESSION_TOO_LARGE: "journey pages: what the end user sent would make the journey's session (its data as JSON) larger than 196,608 bytes (192 KiB); the step keeps waiting, so a shorter answer can be sent",
   UNSUPPORTED_MEDIA_TYPE: 'bodies are `application/json`; journey forms `application/x-www-form-urlencoded`; the face image `multipart/form-data`',
+  TOO_MANY_REQUESTS: "the tenant made more requests this second than its rate limit (bearer and \"B or K\" routes; `-c tenantRateLimit`); retry after `Retry-After` seconds",
   INTERNAL_ERROR: 'with no detail; the cause goes to the log',
+  SERVICE_UNAVAILABLE: 'with `Retry-After`: an AWS service the operation needs throttled it or did not answer in time (journey pages: Step Functions did not take a step submission); nothing is lost, and sending the same request again completes it',
+  QUOTA_EXCEEDED: "with `Retry-After` (300): a quota of the deployment's AWS account is used up (Step Functions' state machines per account, when publishing a definition); operators are alerted",
 } satisfies Record<ErrorCode, string>;
 
 /** Codes only the operator CLI reports (tenants have no HTTP routes): not in the OpenAPI enum. */
@@ -331,6 +344,12 @@ export class MethodNotAllowedError extends apiError('METHOD_NOT_ALLOWED') {
 export class ConcurrentUpdateError extends apiError('CONCURRENT_UPDATE') {}
 
 export class InternalError extends apiError('INTERNAL_ERROR') {}
+
+export class ServiceUnavailableError extends apiError('SERVICE_UNAVAILABLE') {}
+
+export class QuotaExceededError extends apiError('QUOTA_EXCEEDED') {}
+
+export class TooManyRequestsError extends apiError('TOO_MANY_REQUESTS') {}
 
 const INTERNAL_BODY: ErrorBody = { code: 'INTERNAL_ERROR', message: ERRORS.INTERNAL_ERROR.message };
 

@@ -3,34 +3,25 @@ import { fileURLToPath } from 'node:url';
 import { ArnFormat, CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import {
-  ApiMapping,
-  DomainName,
-  HttpApi,
-  HttpMethod,
-  HttpNoneAuthorizer,
-  HttpRoute,
-  HttpRouteKey,
-  HttpStage,
-  LogGroupLogDestination,
-  PayloadFormatVersion,
-} from 'aws-cdk-lib/aws-apigatewayv2';
+import { ApiMapping, DomainName, HttpApi, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct, Node } from 'constructs';
-import { REGIONS, type ServiceRegion } from '../functions/config.js';
+import { deploymentPrefix, REGIONS, type ServiceRegion } from '../functions/config.js';
+import type { RouteDef } from '../functions/http/route.js';
 import { routeList } from '../functions/routes.js';
-import { TABLE_SCHEMA } from '../functions/store/schema.js';
-import { stateMachineName } from '../functions/process-manager/orchestrator.js';
+import { OPEN_INSTANCES_INDEX, TABLE_SCHEMA } from '../functions/store/schema.js';
+import { stateMachinePrefix } from '../functions/process-manager/orchestrator.js';
 import { Images } from './constructs/images.js';
 import { JourneyFunctions } from './constructs/journey-functions.js';
+import { Operations } from './constructs/operations.js';
 import { PackageLayer } from './constructs/package-layer.js';
 import { LAYER_PACKAGES, TRACER_PACKAGE } from './bundling.js';
-import { RouteFunction } from './constructs/route-function.js';
+import type { RouteFunction } from './constructs/route-function.js';
+import { RouteStack, routeGroups } from './constructs/route-stack.js';
 import { ServiceFunction, nagArn } from './constructs/service-function.js';
 
 /** The repository root: route handler paths in the route table are relative to it. */
@@ -47,11 +38,20 @@ export interface ArthrSettings {
   issuer?: string;
   audience: string;
   tokenTtlSeconds: number;
+  /** The stage's throttle: the ceiling of every tenant's requests together. */
   throttle: { rateLimit: number; burstLimit: number };
+  /** Requests per second one tenant may make with its tokens and keys (context `tenantRateLimit`): at most half the stage's rate. */
+  tenantRateLimit: number;
   /** ACM certificate for `*.{label}.{serviceDomain}`; without it there is no custom domain. */
   certificateArn?: string;
   /** X-Ray tracing of every function and its AWS calls (context `tracing=true`); off by default, as traces are billed. */
   tracing?: boolean;
+  /** Concurrency reserved for the activity function (context `activityConcurrency`). */
+  activityConcurrency: number;
+  /** Concurrency reserved for the execution-end function (context `executionEndConcurrency`). */
+  executionEndConcurrency: number;
+  /** Where alarm notifications are mailed (context `alarmEmail`); without it, subscribe to the AlarmTopicArn output. */
+  alarmEmail?: string;
 }
 
 function str(node: Node, key: string): string | undefined {
@@ -99,10 +99,24 @@ export function settingsFromContext(node: Node): ArthrSettings {
     // Same bounds as TOKEN_TTL_SECONDS in functions/config.ts.
     tokenTtlSeconds: int(node, 'tokenTtlSeconds', 3600, 60, 86_400),
     throttle: {
-      rateLimit: int(node, 'throttleRateLimit', 50, 1, 10_000),
-      burstLimit: int(node, 'throttleBurstLimit', 100, 1, 5_000),
+      rateLimit: int(node, 'throttleRateLimit', 1000, 1, 10_000),
+      burstLimit: int(node, 'throttleBurstLimit', 2000, 1, 5_000),
     },
+    tenantRateLimit: int(node, 'tenantRateLimit', 100, 1, 10_000),
+    // Lambda keeps 100 of the account's concurrency unreserved: with these defaults the account
+    // needs a concurrency quota of at least 211 (new accounts may start lower; ask for more).
+    activityConcurrency: int(node, 'activityConcurrency', 100, 1, 5_000),
+    executionEndConcurrency: int(node, 'executionEndConcurrency', 10, 1, 1_000),
   };
+  // A tenant that may use the stage's whole rate can starve every other: its share stays below half.
+  if (settings.tenantRateLimit * 2 > settings.throttle.rateLimit) {
+    throw new Error(
+      `Context "tenantRateLimit" (${settings.tenantRateLimit}) must be at most half of "throttleRateLimit" (${settings.throttle.rateLimit}), so that no tenant can use up the stage's throttle`,
+    );
+  }
+  const alarmEmail = str(node, 'alarmEmail');
+  if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) throw new Error(`Context "alarmEmail" must be an email address, got "${alarmEmail}"`);
+  if (alarmEmail !== undefined) settings.alarmEmail = alarmEmail;
   if (issuer !== undefined) settings.issuer = issuer;
   if (certificateArn !== undefined) settings.certificateArn = certificateArn;
   const tracing = str(node, 'tracing');
@@ -113,34 +127,39 @@ export function settingsFromContext(node: Node): ArthrSettings {
 
 export interface ArthrStackProps extends StackProps {
   settings: ArthrSettings;
+  /** The routes to serve: the route table (functions/routes.ts) unless a test sizes the stack with more. */
+  routes?: readonly RouteDef[];
 }
-
-const METHODS: Record<string, HttpMethod> = {
-  GET: HttpMethod.GET,
-  POST: HttpMethod.POST,
-  PUT: HttpMethod.PUT,
-  PATCH: HttpMethod.PATCH,
-  DELETE: HttpMethod.DELETE,
-};
 
 /**
  * The service in one AWS region: the table, the token signing key, the HTTP API and one Lambda
- * per operation of the route table (functions/routes.ts), each allowed exactly its `aws` access;
- * for journeys, the activity function and the execution-end function with its EventBridge rule;
- * and the face images bucket with the clean-up that deletes an instance's images when it expires.
+ * per operation of the route table (functions/routes.ts), each allowed exactly its `aws` access,
+ * in one nested stack per area (lib/constructs/route-stack.ts); for journeys, the activity
+ * function and the execution-end function with its EventBridge rule; and the face images bucket
+ * with the clean-up that deletes an instance's images when it expires. Every physical name starts
+ * with `arthr-{label}` (the stack's own name too), so fir, gum and oak fit in one account-region.
  */
 export class ArthrStack extends Stack {
   readonly table: dynamodb.Table;
   readonly signingKey: kms.Key;
   readonly api: HttpApi;
   readonly functions: ReadonlyMap<string, RouteFunction>;
+  /** The nested stacks of routes, by area. */
+  readonly routeStacks: ReadonlyMap<string, RouteStack>;
   readonly journeys: JourneyFunctions;
   readonly images: Images;
+  readonly operations: Operations;
+  /** `arthr-{label}`: the start of every physical name of this deployment. */
+  readonly namePrefix: string;
+  /** Where every state machine logs its errors. */
+  readonly stateMachineLogs: logs.LogGroup;
 
   constructor(scope: Construct, id: string, props: ArthrStackProps) {
-    super(scope, id, props);
     const { settings } = props;
     const label = settings.serviceRegion;
+    const namePrefix = deploymentPrefix(label);
+    super(scope, id, { ...props, stackName: props.stackName ?? namePrefix });
+    this.namePrefix = namePrefix;
 
     // --- Storage: the single table, shaped by the same schema the local runtime uses.
     this.table = new dynamodb.Table(this, 'Table', {
@@ -161,7 +180,7 @@ export class ArthrStack extends Stack {
         indexName: gsi.indexName,
         partitionKey: { name: gsi.partitionKey, type: dynamodb.AttributeType.STRING },
         sortKey: { name: gsi.sortKey, type: dynamodb.AttributeType.STRING },
-        projectionType: dynamodb.ProjectionType.ALL,
+        projectionType: gsi.projection === 'KEYS_ONLY' ? dynamodb.ProjectionType.KEYS_ONLY : dynamodb.ProjectionType.ALL,
       });
     }
 
@@ -171,7 +190,7 @@ export class ArthrStack extends Stack {
       keySpec: kms.KeySpec.RSA_2048,
       keyUsage: kms.KeyUsage.SIGN_VERIFY,
       description: `Signs Arthr bearer tokens (RS256) in region ${label}`,
-      alias: `alias/arthr-${label}-token-signing`,
+      alias: `alias/${namePrefix}-token-signing`,
       // Deleting it would invalidate every token in flight and lose the published kid.
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -180,7 +199,7 @@ export class ArthrStack extends Stack {
 
     // --- HTTP API with its $default stage.
     this.api = new HttpApi(this, 'Api', {
-      apiName: `arthr-${label}`,
+      apiName: namePrefix,
       description: `Arthr identity verification API (${label})`,
       // The stage is made below so that it gets throttling and access logs.
       createDefaultStage: false,
@@ -235,29 +254,89 @@ export class ArthrStack extends Stack {
       identitySource: ['$request.header.Authorization'],
     });
 
-    // --- Journeys: every published definition version gets a state machine named arthr-<id>,
-    // run with this role, whose only right is to invoke the activity function.
-    const activityFunctionName = `arthr-${label}-activities`;
-    const activityFunctionArn = this.formatArn({ service: 'lambda', resource: 'function', resourceName: activityFunctionName, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    // --- Journeys: every published definition version gets a state machine named
+    // `arthr-{label}-{hash}` (several versions of a tenant that compile alike share one), run
+    // with this role, whose only rights besides logging and tracing are to invoke the activity
+    // function and, from each journey's last state, the execution-end function that records its
+    // outcome. Both are named in advance: every function's configuration names them, theirs included.
+    const functionArn = (name: string) => this.formatArn({ service: 'lambda', resource: 'function', resourceName: name, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    const activityFunctionName = ServiceFunction.physicalName(namePrefix, 'activities');
+    const activityFunctionArn = functionArn(activityFunctionName);
+    const executionEndFunctionName = ServiceFunction.physicalName(namePrefix, 'execution-end');
+    const executionEndFunctionArn = functionArn(executionEndFunctionName);
     const stateMachineRole = new iam.Role(this, 'StateMachineRole', {
       assumedBy: new iam.ServicePrincipal('states.amazonaws.com'),
-      description: 'Runs journey state machines: invokes the activity function only.',
+      description: 'Runs journey state machines: invokes the activity function and the execution-end function only.',
       inlinePolicies: {
         invokeActivities: new iam.PolicyDocument({
-          statements: [new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [activityFunctionArn, `${activityFunctionArn}:*`] })],
+          statements: [
+            new iam.PolicyStatement({
+              actions: ['lambda:InvokeFunction'],
+              resources: [activityFunctionArn, `${activityFunctionArn}:*`, executionEndFunctionArn, `${executionEndFunctionArn}:*`],
+            }),
+          ],
         }),
       },
     });
-    Validations.of(stateMachineRole).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagArn(`${activityFunctionArn}:*`, this)}]`,
-      reason: 'The `:*` suffix covers the versions and aliases of the one activity function, nothing else.',
+    for (const arn of [activityFunctionArn, executionEndFunctionArn]) {
+      Validations.of(stateMachineRole).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${nagArn(`${arn}:*`, this)}]`,
+        reason: 'The `:*` suffix covers the versions and aliases of that one function, nothing else.',
+      });
+    }
+    // Their errors (never their data: functions/process-manager/step-functions.ts) go to one log
+    // group. State machines are made at run time, outside CloudFormation, and outlive the stack,
+    // so the group is kept with them.
+    this.stateMachineLogs = new logs.LogGroup(this, 'StateMachineLogs', {
+      // Under /aws/vendedlogs/, where CloudWatch Logs keeps one resource policy for every
+      // state machine's log delivery instead of one per state machine (whose size is limited).
+      logGroupName: `/aws/vendedlogs/states/${namePrefix}`,
+      retention: logs.RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.RETAIN,
     });
-    // Every state machine this stack publishes is named stateMachineName(definition id).
-    const stateMachinePrefix = stateMachineName('');
+    stateMachineRole.attachInlinePolicy(
+      new iam.Policy(this, 'StateMachineObservability', {
+        statements: [
+          // What Step Functions needs to set up log delivery to the group (CloudWatch Logs' vended
+          // log delivery, which takes no resource-level permission).
+          new iam.PolicyStatement({
+            sid: 'LogDelivery',
+            actions: [
+              'logs:CreateLogDelivery',
+              'logs:GetLogDelivery',
+              'logs:UpdateLogDelivery',
+              'logs:DeleteLogDelivery',
+              'logs:ListLogDeliveries',
+              'logs:PutResourcePolicy',
+              'logs:DescribeResourcePolicies',
+              'logs:DescribeLogGroups',
+            ],
+            resources: ['*'],
+          }),
+          ...(settings.tracing
+            ? [
+                new iam.PolicyStatement({
+                  sid: 'XRayTraces',
+                  actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords', 'xray:GetSamplingRules', 'xray:GetSamplingTargets'],
+                  resources: ['*'],
+                }),
+              ]
+            : []),
+        ],
+      }),
+    );
+    Validations.of(this.node.findChild('StateMachineObservability')).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Log delivery setup (logs:*LogDelivery*, PutResourcePolicy, DescribeResourcePolicies, DescribeLogGroups) and X-Ray ' +
+        'segment writes support no resource-level permission; Step Functions uses them only to deliver its own logs and traces.',
+    });
+    // Every state machine this stack publishes is named `arthr-{label}-{hash}` (orchestrator.ts).
+    const machinePrefix = stateMachinePrefix(label);
     const stateMachineArnPattern = this.formatArn({
       service: 'states',
       resource: 'stateMachine',
-      resourceName: `${stateMachinePrefix}*`,
+      resourceName: `${machinePrefix}*`,
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
 
@@ -270,8 +349,15 @@ export class ArthrStack extends Stack {
       TOKEN_TTL_SECONDS: String(settings.tokenTtlSeconds),
       SIGNING_KEY: `kms:${this.signingKey.keyId}`,
       STATE_MACHINE_ROLE_ARN: stateMachineRole.roleArn,
+      STATE_MACHINE_LOG_GROUP_ARN: this.stateMachineLogs.logGroupArn,
+      STATE_MACHINE_TRACING: settings.tracing ? 'true' : 'false',
       ACTIVITY_FUNCTION_ARN: activityFunctionArn,
+      EXECUTION_END_FUNCTION_ARN: executionEndFunctionArn,
       LOG_LEVEL: 'INFO',
+      TENANT_RATE_LIMIT: String(settings.tenantRateLimit),
+      // Powertools' `service`: a dimension of every metric and a field of every log line, so
+      // the deployments of several regions in one account keep their metrics apart.
+      POWERTOOLS_SERVICE_NAME: namePrefix,
     };
 
     // --- Face images in S3, and their deletion when an instance's retention ends.
@@ -279,9 +365,9 @@ export class ArthrStack extends Stack {
       repoRoot: REPO_ROOT,
       table: this.table,
       sortKey: TABLE_SCHEMA.sortKey,
-      label,
+      namePrefix,
       // What the store configuration parses (functions/config.ts), and the log level.
-      environment: { TABLE_NAME: this.table.tableName, LOG_LEVEL: environment.LOG_LEVEL! },
+      environment: { TABLE_NAME: this.table.tableName, LOG_LEVEL: environment.LOG_LEVEL!, POWERTOOLS_SERVICE_NAME: namePrefix },
     });
 
     // Packages too large for a handler's bundle, shared by the functions that load them.
@@ -289,10 +375,16 @@ export class ArthrStack extends Stack {
       LAYER_PACKAGES.map((p) => [p, new PackageLayer(this, `Layer${p.replace(/[^A-Za-z0-9]/g, '')}`, { root: REPO_ROOT, packages: [p], description: `${p} and its dependencies, from the repository's lock file` }).layer] as const),
     );
     const functions = new Map<string, RouteFunction>();
-    const indexNames = TABLE_SCHEMA.globalSecondaryIndexes.map((g) => g.indexName);
-    for (const route of routeList) {
-      const fn = new RouteFunction(this, {
-        route,
+    // Route queries read only the indexes made for them (not the reconciler's).
+    const indexNames = TABLE_SCHEMA.globalSecondaryIndexes.filter((g) => g.queriedByRoutes).map((g) => g.indexName);
+    const routeStacks = new Map<string, RouteStack>();
+    for (const [area, routes] of routeGroups(props.routes ?? routeList)) {
+      const routeStack = new RouteStack(this, {
+        area,
+        routes,
+        httpApi: this.api,
+        authorizer,
+        namePrefix,
         repoRoot: REPO_ROOT,
         table: this.table,
         indexNames,
@@ -303,53 +395,54 @@ export class ArthrStack extends Stack {
         packageLayers,
         environment,
       });
-      functions.set(route.operationId, fn);
-
-      const method = METHODS[route.method];
-      if (!method) throw new Error(`Route ${route.operationId}: unsupported method ${route.method}`);
-      const httpRoute = new HttpRoute(this, `${RouteFunction.idFor(route)}Route`, {
-        httpApi: this.api,
-        routeKey: HttpRouteKey.with(route.path, method),
-        integration: new HttpLambdaIntegration(`${RouteFunction.idFor(route)}Integration`, fn.function, {
-          payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
-        }),
-        ...(route.auth === 'bearer'
-          ? {
-              authorizer,
-              // Tokens carry the bare permission names in `scope`; the wrapper then checks
-              // that the token's tenant is the host's.
-              authorizationScopes: [requiredPermission(route)],
-            }
-          : { authorizer: new HttpNoneAuthorizer() }),
-      });
-      if (route.auth !== 'bearer') {
-        Validations.of(httpRoute).acknowledge({
-          id: 'AwsSolutions-APIG4',
-          reason: {
-            apiKey: `${route.method} ${route.path} takes an API key in X-API-Key, checked by the function against its stored hash.`,
-            bearerOrApiKey: `${route.method} ${route.path} takes a bearer token or an API key, both verified by the function (a gateway JWT authorizer would refuse API-key callers).`,
-            endUser: `${route.method} ${route.path} is a journey page for end users, authorised by the instance capability in its URL, checked by the function against the stored hash.`,
-            public: `${route.method} ${route.path} is intentionally public: a document or static asset with no tenant data (discovery, keys, API description, journey page scripts).`,
-            bearer: '',
-          }[route.auth],
-        });
-      }
+      routeStacks.set(area, routeStack);
+      for (const [operationId, fn] of routeStack.functions) functions.set(operationId, fn);
     }
+    this.routeStacks = routeStacks;
     this.functions = functions;
 
     // --- Journeys' own functions: the activity function the state machines invoke (by the
     // name above) and the one that records an execution's end on its instance.
     this.journeys = new JourneyFunctions(this, 'Journeys', {
       repoRoot: REPO_ROOT,
+      namePrefix,
       table: this.table,
       activityFunctionName,
+      executionEndFunctionName,
+      activityConcurrency: settings.activityConcurrency,
+      executionEndConcurrency: settings.executionEndConcurrency,
       stateMachineArnPrefix: this.formatArn({
         service: 'states',
         resource: 'stateMachine',
-        resourceName: stateMachinePrefix,
+        resourceName: machinePrefix,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      }),
+      openInstancesIndexName: OPEN_INSTANCES_INDEX,
+      executionArnPrefix: this.formatArn({
+        service: 'states',
+        resource: 'execution',
+        resourceName: machinePrefix,
         arnFormat: ArnFormat.COLON_RESOURCE_NAME,
       }),
       environment,
+    });
+
+    // --- Operations: alarms that notify one topic, and the dashboard.
+    this.operations = new Operations(this, 'Operations', {
+      namePrefix,
+      apiId: this.api.apiId,
+      stage: stage.stageName,
+      activities: this.journeys.activities,
+      activityConcurrency: settings.activityConcurrency,
+      executionEnd: this.journeys.executionEnd,
+      janitor: this.journeys.janitor,
+      table: this.table,
+      stateMachineLogs: this.stateMachineLogs,
+      deadLetterQueues: [
+        { title: 'Execution ends not recorded', queue: this.journeys.executionEndDeadLetters },
+        { title: 'Image clean-ups not done', queue: this.images.cleanupDeadLetters },
+      ],
+      ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
     });
 
     // --- Tenant hosts: `{tenantId}.{label}.{serviceDomain}` on one wildcard custom domain.
@@ -392,6 +485,11 @@ export class ArthrStack extends Stack {
       value: this.images.cleanupDeadLetters.queueUrl,
     });
     new CfnOutput(this, 'Issuer', { description: 'Bearer token issuer (iss) checked by the JWT authorizer.', value: issuer });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'Every alarm of the stack notifies this SNS topic: subscribe the on-call address (or deploy with -c alarmEmail=...).',
+      value: this.operations.topic.topicArn,
+    });
+    new CfnOutput(this, 'DashboardName', { description: 'The CloudWatch dashboard of the service.', value: this.operations.dashboard.dashboardName });
 
     // --- X-Ray, when the deployment asks for it: every function of the stack, one Tracer layer.
     if (settings.tracing) {
@@ -402,10 +500,9 @@ export class ArthrStack extends Stack {
       }).layer;
       for (const fn of this.node.findAll().filter((c): c is ServiceFunction => c instanceof ServiceFunction)) fn.enableTracing(tracerLayer);
     }
+
+    // Last, so that every alarm made above (the dead-letter queues' too) notifies the topic.
+    this.operations.notifyAll(this);
   }
 }
 
-function requiredPermission(route: (typeof routeList)[number]): string {
-  if (!route.permission) throw new Error(`Bearer route ${route.operationId} names no permission`);
-  return route.permission;
-}

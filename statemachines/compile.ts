@@ -14,6 +14,15 @@
  * - An error boundary event is a `Catch` on the event's ASL error name (the Lambda's error type,
  *   or SendTaskFailure's `error`), which puts `{Error, Cause}` at `$._lastError` and moves on.
  * - A Simple Decider is a `Choice` state.
+ * - Every end goes through one last state, `Record outcome`, which invokes the execution-end
+ *   function with the session: the instance's final status (PASS, FAIL, REVIEW, an error end)
+ *   is written by the workflow itself, not inferred later from a status-change event that
+ *   EventBridge delivers best-effort and without the output when it is large. Its result is
+ *   dropped (`ResultPath: null`), so the execution's output is still the session. If it cannot
+ *   record (after its retries), the execution still succeeds, with that output, through
+ *   `Outcome not recorded`, and the execution-end event or the reconciler records it.
+ * - Every Task retries Lambda's transient failures and the activity's `Activity.Transient`
+ *   (throttles, timeouts) with exponential backoff and full jitter; nothing else is retried.
  */
 import {
   OUTCOMES,
@@ -29,12 +38,15 @@ import { exhaustive, validateDefinition } from './validate.js';
 import { parseCondition, toChoiceRule } from './conditions/index.js';
 import { isoDurationSeconds } from './bpmn/duration.js';
 import { variablePath } from './variables.js';
+import { TRANSIENT_ERROR } from '../functions/activities/contract.js';
 
 export { listErrorNames } from './catalogue.js';
 
 export interface CompileOptions {
   /** The one Lambda that runs every activity type (it dispatches on `activityType`). */
   activityFunctionArn: string;
+  /** The Lambda that records an execution's end on its instance: the last state invokes it. */
+  executionEndFunctionArn: string;
   /** Shown in the state machine's Comment. */
   stateMachineName?: string;
 }
@@ -44,11 +56,16 @@ export interface AslRetrier {
   IntervalSeconds: number;
   MaxAttempts: number;
   BackoffRate: number;
+  /** The longest wait between two attempts, however far the backoff has grown. */
+  MaxDelaySeconds: number;
+  /** FULL: each wait is random between 0 and the backoff, so retries of many executions spread out. */
+  JitterStrategy: 'FULL' | 'NONE';
 }
 
 export interface AslCatcher {
   ErrorEquals: string[];
-  ResultPath: string;
+  /** null: the state's input goes on unchanged. */
+  ResultPath: string | null;
   Next: string;
 }
 
@@ -99,13 +116,25 @@ export interface AslPassState extends AslTransition {
   ResultPath: string;
 }
 
-/** A plain end event that a Choice or a Catch leads to. */
+/** The end of the route taken when the outcome could not be recorded (see RECORD_OUTCOME_STATE). */
 export interface AslSucceedState {
   Type: 'Succeed';
   Comment: string;
 }
 
-export type AslState = AslTaskState | AslChoiceState | AslPassState | AslSucceedState;
+/** The last state of every route to an end: the execution-end function records the outcome. */
+export interface AslRecordOutcomeState {
+  Type: 'Task';
+  Comment: string;
+  Resource: 'arn:aws:states:::lambda:invoke';
+  Parameters: { FunctionName: string; Payload: { 'session.$': '$' } };
+  ResultPath: null;
+  Retry: AslRetrier[];
+  Catch: AslCatcher[];
+  End: true;
+}
+
+export type AslState = AslTaskState | AslRecordOutcomeState | AslChoiceState | AslPassState | AslSucceedState;
 
 export interface AslStateMachine {
   Comment: string;
@@ -113,15 +142,55 @@ export interface AslStateMachine {
   States: Record<string, AslState>;
 }
 
-/** Lambda's transient failures; the activity's own errors are not retried here. */
+/**
+ * Lambda's own transient failures (the service, not the function): a throttled or failed invoke,
+ * retried with exponential backoff and full jitter, as the Step Functions best practices ask.
+ */
 export const LAMBDA_RETRY: AslRetrier = {
   ErrorEquals: ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'],
   IntervalSeconds: 1,
   MaxAttempts: 3,
   BackoffRate: 2,
+  MaxDelaySeconds: 8,
+  JitterStrategy: 'FULL',
+};
+
+/**
+ * An activity's transient failure (`Activity.Transient`, functions/activities/contract.ts: a
+ * throttle or timeout of an AWS call after the SDK's own retries): up to four more attempts,
+ * waits growing from 1 s by 2x to at most 10 s, each drawn at random below that (full jitter), so
+ * a throttled table is not hit again by every waiting execution at once. About 15 s at most in
+ * all; the activity's other errors are never retried (an error boundary event routes them).
+ */
+export const TRANSIENT_RETRY: AslRetrier = {
+  ErrorEquals: [TRANSIENT_ERROR],
+  IntervalSeconds: 1,
+  MaxAttempts: 4,
+  BackoffRate: 2,
+  MaxDelaySeconds: 10,
+  JitterStrategy: 'FULL',
 };
 
 export const LAST_ERROR_PATH = '$._lastError';
+
+/** The state every end goes through (no activity id has a space). */
+export const RECORD_OUTCOME_STATE = 'Record outcome';
+/** Where the execution ends when the outcome could not be recorded. */
+export const OUTCOME_NOT_RECORDED_STATE = 'Outcome not recorded';
+
+/**
+ * Recording the outcome is one conditional write and one event: worth retrying through any
+ * passing fault (a throttle, a cold start that timed out), with backoff and full jitter so that
+ * many journeys ending together do not retry in step. About two minutes in all.
+ */
+export const RECORD_OUTCOME_RETRY: AslRetrier = {
+  ErrorEquals: ['States.ALL'],
+  IntervalSeconds: 2,
+  MaxAttempts: 6,
+  BackoffRate: 2,
+  MaxDelaySeconds: 60,
+  JitterStrategy: 'FULL',
+};
 
 /** The state that records a decider outcome, e.g. `Decision PASS` (no activity id has a space). */
 export function decisionStateName(outcome: Outcome): string {
@@ -137,13 +206,14 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
   const ends = def.ends ?? {};
   /** Gateways and end events some state goes to by name: each becomes a state of its own. */
   const wanted: string[] = [];
+  // A plain end event is no state of its own: what leads to it goes to the state that records the outcome.
+  const plainEnd = (id: string) => Object.hasOwn(ends, id) && ends[id]!.error === undefined;
   const to = (id: string): string => {
+    if (plainEnd(id)) return RECORD_OUTCOME_STATE;
     if ((Object.hasOwn(gateways, id) || Object.hasOwn(ends, id)) && !wanted.includes(id)) wanted.push(id);
     return id;
   };
-  // A task whose next is a plain end event ends the execution itself: no state for the end.
-  const transition = (next: string | undefined): AslTransition =>
-    next === undefined || (Object.hasOwn(ends, next) && ends[next]!.error === undefined) ? { End: true } : { Next: to(next) };
+  const transition = (next: string | undefined): AslTransition => ({ Next: next === undefined ? RECORD_OUTCOME_STATE : to(next) });
 
   for (const [id, activity] of Object.entries(def.activities)) {
     const spec = activitySpec(activity.type)!;
@@ -207,7 +277,7 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
         },
       },
       ...(user ? { TimeoutSeconds: typeof timeout === 'number' ? timeout : STEP_TIMEOUT_DEFAULT } : { OutputPath: '$.Payload' as const }),
-      Retry: [{ ...LAMBDA_RETRY, ErrorEquals: [...LAMBDA_RETRY.ErrorEquals] }],
+      Retry: [LAMBDA_RETRY, TRANSIENT_RETRY].map((r) => ({ ...r, ErrorEquals: [...r.ErrorEquals] })),
       ...(catchers.length > 0 ? { Catch: catchers } : {}),
       ...transition(activity.next),
     };
@@ -220,10 +290,14 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
     const id = wanted[i]!;
     const end = ends[id];
     if (end) {
-      states[id] =
-        end.error === undefined
-          ? { Type: 'Succeed', Comment: end.name ?? 'End' }
-          : { Type: 'Pass', Comment: end.name ?? `End with error ${end.error}`, Result: { endEvent: id, errorCode: end.error }, ResultPath: '$._end', End: true };
+      // Only error ends are wanted: plain ones are the record state itself (see `to`).
+      states[id] = {
+        Type: 'Pass',
+        Comment: end.name ?? `End with error ${end.error}`,
+        Result: { endEvent: id, errorCode: end.error! },
+        ResultPath: '$._end',
+        Next: RECORD_OUTCOME_STATE,
+      };
       continue;
     }
     const fused = fuseGateway(id, gateways, [id]);
@@ -235,14 +309,28 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
     };
   }
 
-  // The only states that are not activities. A Choice state cannot write data, and the decision
-  // must be in the execution's output (`_decision`), so each outcome in use gets one terminal
-  // Pass state, shared by every decider: at most three, one transition per decision.
+  // A Choice state cannot write data, and the decision must be in the session the outcome is
+  // recorded from (`_decision`), so each outcome in use gets one Pass state, shared by every
+  // decider: at most three, one transition per decision.
   for (const outcome of OUTCOMES) {
     if (outcomes.has(outcome)) {
-      states[decisionStateName(outcome)] = { Type: 'Pass', Result: outcome, ResultPath: '$._decision', End: true };
+      states[decisionStateName(outcome)] = { Type: 'Pass', Result: outcome, ResultPath: '$._decision', Next: RECORD_OUTCOME_STATE };
     }
   }
+  states[RECORD_OUTCOME_STATE] = {
+    Type: 'Task',
+    Comment: 'Records the outcome on the process instance: its final status',
+    Resource: 'arn:aws:states:::lambda:invoke',
+    Parameters: { FunctionName: opts.executionEndFunctionArn, Payload: { 'session.$': '$' } },
+    ResultPath: null,
+    Retry: [{ ...RECORD_OUTCOME_RETRY, ErrorEquals: [...RECORD_OUTCOME_RETRY.ErrorEquals] }],
+    Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: null, Next: OUTCOME_NOT_RECORDED_STATE }],
+    End: true,
+  };
+  states[OUTCOME_NOT_RECORDED_STATE] = {
+    Type: 'Succeed',
+    Comment: 'The outcome could not be recorded: the execution-end event or the reconciler records it from this output',
+  };
 
   const title = `${def.name} v${def.version}`;
   return {
@@ -349,13 +437,17 @@ function present(path: string, test: Record<string, unknown>): AslChoiceRule {
  * The state transitions Step Functions bills for the happy path (one per state entered): from
  * the start, follow each task's `next` (no error route or timer is taken, no retry happens) and
  * each gateway's default flow, until the execution ends. Counted on the compiled state machine,
- * so fused gateways cost one transition and an end event that needs no state costs none; a
- * Simple Decider with rules costs two (its Choice and one `Decision <OUTCOME>`). Throws when
- * that path loops.
+ * so fused gateways cost one transition, a plain end event none of its own and every route one
+ * for `Record outcome`; a Simple Decider with rules costs two (its Choice and one
+ * `Decision <OUTCOME>`). Throws when that path loops.
  */
 export function happyPathTransitions(definition: ProcessDefinition): number {
   const def = validateDefinition(definition);
-  return aslPathTransitions(compileDefinition(def, { activityFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:count' }), `${def.name} v${def.version}`).happy;
+  const asl = compileDefinition(def, {
+    activityFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:count',
+    executionEndFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:end',
+  });
+  return aslPathTransitions(asl, `${def.name} v${def.version}`).happy;
 }
 
 export interface PathTransitions {
@@ -371,7 +463,8 @@ function aslSuccessors(state: AslState): string[] {
   const out: string[] = [];
   if ('Next' in state && state.Next) out.push(state.Next);
   if (state.Type === 'Choice') out.push(...state.Choices.map((c) => c.Next!), state.Default);
-  if (state.Type === 'Task') out.push(...(state.Catch ?? []).map((c) => c.Next));
+  // The record state's Catch is no route of the journey (it is taken only when recording fails).
+  if (state.Type === 'Task' && 'activityId' in state.Parameters.Payload) out.push(...(state.Catch ?? []).map((c) => c.Next));
   return [...new Set(out)];
 }
 

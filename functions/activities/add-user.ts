@@ -2,6 +2,7 @@ import { ApiError } from '../errors.js';
 import { ExternalIdNotUniqueError, addUser, userView } from '../identity-store/users.js';
 import { ActivityError, withVar, type ActivityAccess, type ServiceRun } from './contract.js';
 import { identityStores } from './identity.js';
+import { isTransientError } from '../shared/aws-errors.js';
 import { s, storeName, userKey, type ActivitySpec } from './spec.js';
 
 export const spec = {
@@ -30,7 +31,15 @@ export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId, 
     const user = await addUser(identityStores, { tenantId, storeName: inputs['Store Name'], externalId, actor, now });
     return withVar(session, inputs['User Key'], userView(user));
   } catch (err) {
-    if (err instanceof ExternalIdNotUniqueError) throw new ActivityError('ExtIdNotUnique', err.message);
+    if (err instanceof ExternalIdNotUniqueError) {
+      // Added by this very journey: a retried step whose first write went through unseen (its
+      // answer was lost to a timeout), so the retry is not mistaken for a taken external id.
+      const existing = await identityStores.users.get(tenantId, inputs['Store Name'], { externalId });
+      if (existing?.createdBy === actor) return withVar(session, inputs['User Key'], userView(existing));
+      throw new ActivityError('ExtIdNotUnique', err.message);
+    }
+    // A throttle or a timeout: Activity.Transient (run.ts), which the step's Task retries.
+    if (isTransientError(err)) throw err;
     // The spec's other error event: any reason the user could not be added.
     throw new ActivityError('AddUserFailed', err instanceof ApiError ? err.message : 'The user could not be added.');
   }

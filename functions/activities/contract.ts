@@ -5,6 +5,7 @@
  * types.
  */
 import { ApiError } from '../errors.js';
+import { isTransientError } from '../shared/aws-errors.js';
 import type { AwsAccess } from '../http/route.js';
 import type { CheckRecord, ImageRecord } from '../process-manager/model.js';
 import type { ScreenContext } from '../journey/screen-context.js';
@@ -33,8 +34,34 @@ export class ActivityError extends Error {
   }
 }
 
-/** An ApiError from the domain, renamed for the state machine: `STORE_NOT_FOUND` → `StoreNotFound`. */
+/**
+ * The ASL error name of a failure that may pass if the step runs again a little later: a throttle
+ * or a timeout of an AWS call (after the SDK's own retries), a service's 5xx, a dropped
+ * connection. Every Task state retries it with backoff and jitter (statemachines/compile.ts);
+ * only when those retries are used up does it fail the step, which an error boundary event can
+ * then route like any other error.
+ */
+export const TRANSIENT_ERROR = 'Activity.Transient';
+
+/** A transient failure (see TRANSIENT_ERROR); modules may throw it themselves for their own calls. */
+export class TransientActivityError extends ActivityError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(TRANSIENT_ERROR, message);
+    if (options && 'cause' in options) this.cause = options.cause;
+  }
+}
+
+/**
+ * An error as the state machine should see it: an ApiError from the domain renamed
+ * (`STORE_NOT_FOUND` → `StoreNotFound`), a transient AWS error (throttle, timeout, 5xx) as
+ * TRANSIENT_ERROR, anything else as it is.
+ */
 export function asActivityError(err: unknown): unknown {
+  if (err instanceof ActivityError) return err;
+  if (isTransientError(err)) {
+    const e = err as { name?: unknown; message?: unknown };
+    return new TransientActivityError(`${String(e.name)}: ${String(e.message)}`, { cause: err });
+  }
   if (!(err instanceof ApiError)) return err;
   const name = err.code.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _s, c: string) => c.toUpperCase());
   return new ActivityError(name, err.message);

@@ -5,10 +5,20 @@ import { countActivityError } from '../observability/metrics.js';
 import { asActivityError, type Session } from './contract.js';
 import { BEGINS, NOT_RUNNABLE, RUNS } from './index.generated.js';
 import { resolveInputs } from './inputs.js';
+import { SESSION_MAX_BYTES, sessionBytes } from '../shared/session-limit.js';
 
 /** An activity the state machine called that this deployment cannot run: the step fails under this name. */
 export class ActivityUnavailableError extends Error {
   override readonly name = 'ActivityUnavailable';
+}
+
+/**
+ * A service activity returned a session over the cap (functions/shared/session-limit.ts): the
+ * step fails under this name, which ends the instance as COMPLETED_PROCESS_ERROR, rather than
+ * Step Functions failing a later state with States.DataLimitExceeded.
+ */
+export class OversizeSessionError extends Error {
+  override readonly name = 'SessionTooLarge';
 }
 
 /** What the compiled state machine hands the activity function (see statemachines/compile.ts). */
@@ -63,23 +73,23 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
   if (spec.kind === 'user') {
     // A step that prepares what its page shows (a data form read by name and version) does it here, once.
     const begin = (BEGINS as Record<string, ((ctx: never) => Promise<Record<string, unknown>>) | undefined>)[type];
-    let recorded = inputs;
     try {
-      if (begin) recorded = await begin(context as never);
+      const recorded = begin ? await begin(context as never) : inputs;
+      await recordWaitingStep(
+        {
+          activityId: payload.activityId,
+          activityType: type,
+          inputs: recorded,
+          ...(payload.outputs ? { outputs: payload.outputs } : {}),
+          state: session as Parameters<typeof recordWaitingStep>[0]['state'],
+          taskToken: String(payload.taskToken),
+        },
+        now,
+      );
     } catch (err) {
+      // A throttled write of the waiting step is retried by the state machine like any transient error.
       throw asActivityError(err);
     }
-    await recordWaitingStep(
-      {
-        activityId: payload.activityId,
-        activityType: type,
-        inputs: recorded,
-        ...(payload.outputs ? { outputs: payload.outputs } : {}),
-        state: session as Parameters<typeof recordWaitingStep>[0]['state'],
-        taskToken: String(payload.taskToken),
-      },
-      now,
-    );
     return {};
   }
   const run = (RUNS as Record<string, ((ctx: never) => Promise<Session>) | undefined>)[type];
@@ -90,5 +100,10 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
   } catch (err) {
     throw asActivityError(err);
   }
-  return applyOutputs(after as Session & Record<string, unknown>, payload.outputs);
+  const next = applyOutputs(after as Session & Record<string, unknown>, payload.outputs);
+  const size = sessionBytes(next);
+  if (size > SESSION_MAX_BYTES) {
+    throw new OversizeSessionError(`${payload.activityId} would make the session ${size} bytes; a journey's session may be at most ${SESSION_MAX_BYTES}.`);
+  }
+  return next;
 }

@@ -5,7 +5,9 @@ import { InvalidTokenError } from '../errors.js';
 /**
  * Access tokens follow RFC 9068 (`typ: at+jwt`): iss, aud, sub and client_id (the API key id),
  * iat, nbf, exp, jti, and `scope` (bare permission names, space separated). `tid` names the
- * tenant and `permissions` lists the full `TNT#{tenant}#...` strings for readers of the token.
+ * tenant: `TNT#{tid}#{name}` for each name in `scope` is the key's permission. There is no
+ * `permissions` claim repeating them with the prefix: it made a token grow by the tenant id
+ * once per permission, for nothing a reader cannot build from `tid` and `scope`.
  */
 export const TOKEN_TYPE = 'at+jwt';
 export const TOKEN_ALG = 'RS256';
@@ -18,7 +20,6 @@ export interface AccessTokenClaims extends JWTPayload {
   tid: string;
   rgn: string;
   scope: string;
-  permissions: string[];
   iat: number;
   nbf: number;
   exp: number;
@@ -91,7 +92,6 @@ export function buildAccessTokenClaims(input: {
     tid: input.tenantId,
     rgn: input.region,
     scope: input.permissions.filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length)).join(' '),
-    permissions: input.permissions,
     iat,
     nbf: iat,
     exp: iat + input.ttlSeconds,

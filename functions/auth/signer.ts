@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, sign as rsaSign, type KeyObject } from 'node:crypto';
+import { constants, createHash, createPrivateKey, createPublicKey, privateEncrypt, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { traced } from '../observability/tracer.js';
@@ -11,11 +11,25 @@ import { traced } from '../observability/tracer.js';
 export interface TokenSigner {
   /** The `kid` published in the JWKS and put in every token header. */
   keyId(): Promise<string>;
-  /** RSASSA-PKCS1-v1_5 with SHA-256 over `data`. */
+  /** RSASSA-PKCS1-v1_5 with SHA-256 over `data` (of any length: it is hashed here, see signingDigest). */
   sign(data: Uint8Array): Promise<Uint8Array>;
   /** The public half as a JWK (with `kid`, `alg`, `use`). */
   publicJwk(): Promise<JWK>;
 }
+
+/**
+ * The SHA-256 digest a signer signs. Both signers hash locally and sign the digest: KMS takes a
+ * RAW message of at most 4,096 bytes, and a token's signing input grows with its claims, so
+ * the KMS signer sends the 32-byte digest (`MessageType: DIGEST`), which KMS signs exactly as it
+ * would have signed the message. The file signer does the same, so both targets run one path.
+ */
+export function signingDigest(data: Uint8Array): Buffer {
+  return createHash('sha256').update(data).digest();
+}
+
+// DER of DigestInfo { id-sha256, NULL } that precedes the hash in an RSASSA-PKCS1-v1_5
+// signature (RFC 8017, section 9.2, note 1).
+const SHA256_DIGEST_INFO = Buffer.from('3031300d060960864801650304020105000420', 'hex');
 
 export class FileSigner implements TokenSigner {
   private readonly privateKey: KeyObject;
@@ -31,7 +45,10 @@ export class FileSigner implements TokenSigner {
   }
 
   async sign(data: Uint8Array): Promise<Uint8Array> {
-    return rsaSign('sha256', data, this.privateKey);
+    // EMSA-PKCS1-v1_5 over a digest made beforehand: what KMS does with MessageType DIGEST
+    // (type 1 padding of DigestInfo || hash, then the private-key operation).
+    const digest = signingDigest(data);
+    return privateEncrypt({ key: this.privateKey, padding: constants.RSA_PKCS1_PADDING }, Buffer.concat([SHA256_DIGEST_INFO, digest]));
   }
 
   publicJwk(): Promise<JWK> {
@@ -70,8 +87,9 @@ export class KmsSigner implements TokenSigner {
     const out = await (await this.kms()).send(
       new SignCommand({
         KeyId: this.keyRef,
-        Message: data,
-        MessageType: 'RAW',
+        // Never RAW: KMS refuses a raw message over 4,096 bytes (see signingDigest).
+        Message: signingDigest(data),
+        MessageType: 'DIGEST',
         SigningAlgorithm: 'RSASSA_PKCS1_V1_5_SHA_256',
       }),
     );

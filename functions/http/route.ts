@@ -96,9 +96,21 @@ export interface RouteDef<
 }
 
 /**
+ * Whether a route's requests count against the tenant's rate limit: those made with the
+ * tenant's own credentials, verified before they are counted (bearer tokens, and "B or K"), so
+ * nobody else can spend a tenant's share. End users' journey pages, public documents and token
+ * issue (whose key the operation itself verifies) are not counted.
+ */
+export function isRateLimited(route: Pick<RouteDef, 'auth'>): boolean {
+  return route.auth === 'bearer' || route.auth === 'bearerOrApiKey';
+}
+
+/**
  * What the wrapper itself answers for a route, whatever its operation does: a body over the
  * route's limit is refused with 413 (any route: a client can send a body anywhere), and a body of
- * another media type than the route takes with 415; as pages on `html` routes.
+ * another media type than the route takes with 415; as pages on `html` routes. And what an AWS
+ * quota behind the operation can answer: 503 on the routes that make state machines, 429 on
+ * the routes the tenant's rate limit counts.
  */
 function wrapperResponses(route: RouteDef): Responses {
   const takesBody = !!(route.request.body || route.request.form || route.request.multipart);
@@ -106,6 +118,10 @@ function wrapperResponses(route: RouteDef): Responses {
   const out: Responses = {};
   if (!route.responses[413]) out[413] = answer('The body is over the size this operation takes (64 KiB unless it says otherwise).');
   if (takesBody && !route.responses[415]) out[415] = answer('The body is not of the media type this operation takes.');
+  // Requests made with a tenant's tokens or keys count against its rate limit (wrapper.ts).
+  if (isRateLimited(route) && !route.responses[429]) out[429] = answer('The tenant is over its request rate; retry after `Retry-After` seconds.');
+  // Publishing makes a state machine, of which an AWS account has a quota (functions/process-manager/step-functions.ts).
+  if (route.aws.stateMachines === 'publish' && !route.responses[503]) out[503] = answer('The deployment\'s quota of state machines is used up; retry after `Retry-After` seconds.');
   return out;
 }
 

@@ -11,6 +11,7 @@ import {
   MalformedJsonError,
   MissingPermissionError,
   PayloadTooLargeError,
+  TooManyRequestsError,
   UnsupportedMediaTypeError,
   UnauthorizedError,
   ValidationError,
@@ -22,8 +23,9 @@ import { verifyBearer } from '../auth/jwt.js';
 import { signerFor } from '../auth/signer.js';
 import { authenticateDirectKey } from '../auth/direct-key.js';
 import { log, withLogScope, type LogScope } from '../observability/logger.js';
+import { tenantRates } from '../auth/deps.js';
 import { tenantFromHost } from './tenant.js';
-import { DEFAULT_MAX_BODY_BYTES, type Responses, type ResultOf, type RouteDef } from './route.js';
+import { DEFAULT_MAX_BODY_BYTES, isRateLimited, type Responses, type ResultOf, type RouteDef } from './route.js';
 
 type Out<T> = T extends z4.$ZodType ? z4.output<T> : undefined;
 
@@ -395,6 +397,32 @@ function auth(route: RouteDef): MiddlewareObj {
 }
 
 /**
+ * The tenant's rate limit (TENANT_RATE_LIMIT requests a second), counted once the request is
+ * known to be the tenant's (route.ts `isRateLimited`) and before its body is even parsed. The
+ * stage's throttle is shared by every tenant; this is each tenant's own share of it, so one
+ * tenant's burst answers that tenant 429 and leaves the others their capacity. If the count
+ * itself fails (the table throttling), the request goes on: the limit protects capacity and must
+ * not become an outage of its own.
+ */
+function rateLimit(route: RouteDef): MiddlewareObj {
+  return {
+    before: named(async function limitTenantRate(request: Step) {
+      const limit = getConfig().TENANT_RATE_LIMIT;
+      if (limit === undefined || !isRateLimited(route)) return;
+      const { tenantId } = flowOf(request);
+      let within: boolean;
+      try {
+        within = await tenantRates.take(tenantId, new Date(), limit);
+      } catch (err) {
+        log().warn('tenant rate not counted', { error: err as Error });
+        return;
+      }
+      if (!within) throw new TooManyRequestsError(`This tenant made more than ${limit} requests this second; retry after a second.`);
+    }),
+  };
+}
+
+/**
  * Request parsing and validation: body size, JSON or form parsing, and the route's zod schemas
  * for path, query, body and headers. The event becomes the operation's typed RequestContext.
  */
@@ -470,7 +498,7 @@ export function responseProblem(route: RouteDef, result: HandlerResult): string 
  * The one wrapper every API handler uses: a chain of named steps on @middy/core (each a named
  * function, so a stack trace and the error log name the step that failed):
  *
- *   startRequest → resolveTenant → authenticate → parseRequest → the operation
+ *   startRequest → resolveTenant → authenticate → limitTenantRate → parseRequest → the operation
  *     → checkResponse → secureResponse → writeAccessLog        (mapError first when a step throws)
  *
  * The operation's result is checked against the route's declared responses at compile time
@@ -507,6 +535,7 @@ export function apiHandler<
     .use(errorMapping(def, options.errorPage))
     .use(tenant(def))
     .use(auth(def))
+    .use(rateLimit(def))
     .use(requestValidation(def));
   const handler = (event: APIGatewayProxyEventV2, context?: Context) =>
     chain(event, context ?? ({} as Context)) as Promise<APIGatewayProxyStructuredResultV2>;

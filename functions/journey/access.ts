@@ -32,9 +32,17 @@ export async function openWaitingStep(
   now: Date,
 ): Promise<{ record: ProcessInstanceRecord; step: NonNullable<ProcessInstanceRecord['currentStep']> }> {
   const record = await openJourney(tenantId, link.processInstanceId, link.capability, now);
-  const step = record.currentStep;
-  if (!step || isFinal(record.status) || step.activityId !== link.activityId || !types.includes(step.activityType)) {
-    throw new StepNotWaitingError(`The journey is not waiting at ${link.activityId}.`);
-  }
+  const step = waitingStepOf(record, link.activityId, types);
+  if (!step) throw new StepNotWaitingError(`The journey is not waiting at ${link.activityId}.`);
   return { record, step };
+}
+
+/** The step the journey waits at, if it is `activityId` and of one of `types`, and the journey has not ended. */
+export function waitingStepOf(
+  record: ProcessInstanceRecord,
+  activityId: string,
+  types: readonly string[],
+): NonNullable<ProcessInstanceRecord['currentStep']> | undefined {
+  const step = record.currentStep;
+  return step && !isFinal(record.status) && step.activityId === activityId && types.includes(step.activityType) ? step : undefined;
 }

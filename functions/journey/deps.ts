@@ -10,8 +10,10 @@ import { imageStore } from '../store/images.js';
 import { objectKeys } from '../store/keys.js';
 import { processInstanceStore } from '../store/process-instances.js';
 
-export const instances: Pick<ProcessInstanceStore, 'getLive' | 'setWaitingStep' | 'completeStep' | 'releaseStep' | 'countRefusal'> =
-  processInstanceStore;
+export const instances: Pick<
+  ProcessInstanceStore,
+  'getLive' | 'setWaitingStep' | 'claimStep' | 'getStepClaim' | 'finishStep' | 'releaseClaim' | 'countRefusal'
+> = processInstanceStore;
 export const images: Pick<InstanceImageStore, 'put'> = imageStore;
 export const passcodeLogins: Pick<PasscodeStore, 'getLogin'> = passcodeStore;
 /** Where a face capture's image goes in S3 (always under its tenant and instance). */

@@ -1,12 +1,18 @@
 import { applyOutputs } from '../../statemachines/outputs.js';
 import { apiError } from '../errors.js';
-import type { CheckRecord, ImageRecord } from '../process-manager/model.js';
+import { createHash, createHmac } from 'node:crypto';
+import type { CheckRecord, ImageRecord, StepClaim, StepUserData } from '../process-manager/model.js';
 import { ProcessInstanceNotFoundError, type ProcessInstanceRecord } from '../process-manager/instances.js';
 import { isFinal } from '../process-manager/status.js';
 import { eventPublisher } from '../events/publisher.js';
+import { SESSION_MAX_BYTES, sessionBytes } from '../shared/session-limit.js';
+import { isThrottlingError, isTransientError } from '../shared/aws-errors.js';
 import { instances } from './deps.js';
 
 export class StepNotWaitingError extends apiError('STEP_NOT_WAITING') {}
+
+/** What the end user sent would make the session larger than its cap: refused, and the step keeps waiting. */
+export class SessionTooLargeError extends apiError('SESSION_TOO_LARGE') {}
 
 export interface UserStepPayload {
   activityId: string;
@@ -61,10 +67,24 @@ export interface TaskFailer {
   sendTaskFailure(taskToken: string, error: string, cause: string): Promise<void>;
 }
 
+/** Step Functions did not take a step's result for now (throttled, or no answer): the same submission can be sent again. */
+export class ServiceUnavailableError extends apiError('SERVICE_UNAVAILABLE') {}
+
+type WaitingStep = NonNullable<ProcessInstanceRecord['currentStep']>;
+
 /**
  * The end user finished a step: the session as it was when the step began, with the step's
- * result merged over it, resumes the execution. The one call the hosted pages make; the
- * waiting step is taken off first (conditionally), so a step completes at most once.
+ * result merged over it, resumes the execution. The one call the hosted pages make.
+ *
+ * Retry-safe, in three moves: the submission is accepted (claimed: conditionally, so a step
+ * takes one result), handed to Step Functions (SendTaskSuccess), and only once Step Functions
+ * has taken it is the step finished (taken off the instance, what the end user gave recorded).
+ * A throttle on the way (Step Functions took nothing) leaves the step waiting, unclaimed: the
+ * end user gets 503, and the next submission is judged afresh. A lost answer (it may have
+ * arrived) leaves it waiting, claimed: the end user gets 503, and the next submission of the
+ * step (a retry, a double click, another tab) hands over the very same result again instead of
+ * being judged anew. Either way the journey gets one result and is never stuck until the step
+ * times out.
  */
 export async function completeUserStep(
   input: {
@@ -79,17 +99,24 @@ export async function completeUserStep(
     images?: ImageRecord[];
     /** The instance, when the caller has just read it (the journey pages do): no second read. */
     record?: ProcessInstanceRecord;
+    /** Recognises this submission if it is sent again (submissionDigest). */
+    digest?: string;
   },
-  resumer: TaskResumer,
+  resumer: TaskResumer & TaskFailer,
   now: Date,
 ): Promise<void> {
   const record = input.record ?? (await instances.getLive(input.tenantId, input.processInstanceId, now));
   if (!record) throw new ProcessInstanceNotFoundError(input.processInstanceId);
-  const step = record.currentStep;
-  if (!step || step.activityId !== input.activityId || isFinal(record.status)) {
-    throw new StepNotWaitingError(`The journey is not waiting at ${input.activityId}.`);
+  const step = waitingStep(record, input.activityId);
+  if (step.claim) return handOverClaimed(record, step, resumer, now, input.digest);
+  const output = applyOutputs(mergeSession(step.state, input.result), step.outputs);
+  const size = sessionBytes(output);
+  if (size > SESSION_MAX_BYTES) {
+    throw new SessionTooLargeError(
+      `The step ${input.activityId} would make the journey's data ${size} bytes; it may be at most ${SESSION_MAX_BYTES} bytes (192 KiB).`,
+    );
   }
-  const data = {
+  const data: StepUserData = {
     activityId: step.activityId,
     activityType: step.activityType,
     dataKey: input.dataKey ?? step.activityId,
@@ -98,48 +125,155 @@ export async function completeUserStep(
     ...(input.check ? { check: input.check } : {}),
     ...(input.images ? { images: input.images } : {}),
   };
-  if (!(await instances.completeStep(input.tenantId, input.processInstanceId, step.taskToken, data, record.expiresAt, now))) {
-    throw new StepNotWaitingError(`The step ${input.activityId} was already completed.`);
-  }
-  try {
-    await resumer.sendTaskSuccess(step.taskToken, applyOutputs(mergeSession(step.state, input.result), step.outputs));
-  } catch (err) {
-    // The step timed out (or its execution ended) between the read and the resume.
-    if (err instanceof Error && ['TaskTimedOut', 'TaskDoesNotExist'].includes(err.name)) {
-      throw new StepNotWaitingError(`The step ${input.activityId} is no longer waiting: it timed out.`);
-    }
-    throw err;
-  }
+  await settle(record, step, { outcome: { complete: { result: input.result, data } }, ...(input.digest ? { digest: input.digest } : {}) }, resumer, now);
 }
 
 /**
  * The end user's action ends a step with one of its error events (a data form's Retake, or Max
- * Attempts Exceeded): the waiting step is taken off first (conditionally, so it ends at most
- * once), then the task fails with the event's ASL error name, which the step's `Catch` for that
- * event routes (with `{Error, Cause}` at `$._lastError`). An event the definition does not route
- * fails the execution (COMPLETED_PROCESS_ERROR).
+ * Attempts Exceeded): the task fails with the event's ASL error name, which the step's `Catch`
+ * for that event routes (with `{Error, Cause}` at `$._lastError`). An event the definition does
+ * not route fails the execution (COMPLETED_PROCESS_ERROR). Claimed, handed over and finished as
+ * a completion is (completeUserStep), so it too happens once, and only once Step Functions took it.
  */
 export async function failUserStep(
-  input: { record: ProcessInstanceRecord; activityId: string; error: string; cause: string },
-  failer: TaskFailer,
+  input: { record: ProcessInstanceRecord; activityId: string; error: string; cause: string; digest?: string },
+  failer: TaskResumer & TaskFailer,
   now: Date,
 ): Promise<void> {
   const { record } = input;
+  const step = waitingStep(record, input.activityId);
+  if (step.claim) return handOverClaimed(record, step, failer, now, input.digest);
+  await settle(record, step, { outcome: { fail: { error: input.error, cause: input.cause } }, ...(input.digest ? { digest: input.digest } : {}) }, failer, now);
+}
+
+/**
+ * A submission arrived while an earlier one of the same step is accepted but not yet taken by
+ * Step Functions (its hand-over was throttled, or cut short): that earlier one is handed over,
+ * whatever this one says, so the journey gets one result and the user data shows that result.
+ */
+export async function handOverClaimed(
+  record: ProcessInstanceRecord,
+  step: WaitingStep,
+  resumer: TaskResumer & TaskFailer,
+  now: Date,
+  /** This submission's digest: if the claim was finished meanwhile by the same submission, the answer is the same. */
+  digest?: string,
+): Promise<void> {
+  const claim = await instances.getStepClaim(record.tenantId, record.id, step.activityId);
+  if (!claim || claim.taskToken !== step.taskToken) {
+    // Finished meanwhile by the submission that held it.
+    const fresh = digest ? await instances.getLive(record.tenantId, record.id, now) : undefined;
+    if (fresh?.lastStep?.activityId === step.activityId && fresh.lastStep.digest === digest) return;
+    throw new StepNotWaitingError(`The step ${step.activityId} was already completed.`);
+  }
+  await handOver(record, step, claim, resumer, now);
+}
+
+/**
+ * A submission for a step the journey no longer waits at, which left a claim: an earlier
+ * hand-over whose answer was lost (503) reached Step Functions after all, and the journey moved
+ * on before the step was finished. Finishes it (what the end user gave is kept); false when the
+ * activity has no claim left.
+ */
+export async function finishLeftOverClaim(record: ProcessInstanceRecord, activityId: string, now: Date): Promise<boolean> {
+  const claim = await instances.getStepClaim(record.tenantId, record.id, activityId);
+  if (!claim || record.currentStep?.taskToken === claim.taskToken) return false;
+  await instances.finishStep(record.tenantId, record.id, claim, record.expiresAt, now);
+  return true;
+}
+
+/** The waiting step a submission is for, or 409: already done, timed out, moved on, or ended. */
+function waitingStep(record: ProcessInstanceRecord, activityId: string): WaitingStep {
   const step = record.currentStep;
-  if (!step || step.activityId !== input.activityId || isFinal(record.status)) {
-    throw new StepNotWaitingError(`The journey is not waiting at ${input.activityId}.`);
-  }
-  if (!(await instances.releaseStep(record.tenantId, record.id, step.taskToken, now))) {
-    throw new StepNotWaitingError(`The step ${input.activityId} was already completed.`);
-  }
+  if (!step || step.activityId !== activityId || isFinal(record.status)) throw new StepNotWaitingError(`The journey is not waiting at ${activityId}.`);
+  return step;
+}
+
+async function settle(
+  record: ProcessInstanceRecord,
+  step: WaitingStep,
+  claimed: Pick<StepClaim, 'outcome' | 'digest'>,
+  resumer: TaskResumer & TaskFailer,
+  now: Date,
+): Promise<void> {
+  const claim: StepClaim = { activityId: step.activityId, taskToken: step.taskToken, at: now.toISOString(), ...claimed };
+  if (await instances.claimStep(record.tenantId, record.id, claim, record.expiresAt)) return handOver(record, step, claim, resumer, now);
+  // Another submission of this step was accepted first (a double click, a second tab): that one goes on.
+  const fresh = await instances.getLive(record.tenantId, record.id, now);
+  const current = fresh?.currentStep;
+  if (fresh && current?.claim && current.taskToken === step.taskToken && !isFinal(fresh.status)) return handOverClaimed(fresh, current, resumer, now, claimed.digest);
+  // ... and is done already: the same submission gets the same answer, another one is refused.
+  if (claimed.digest && fresh?.lastStep?.activityId === step.activityId && fresh.lastStep.digest === claimed.digest) return;
+  throw new StepNotWaitingError(`The step ${step.activityId} was already completed.`);
+}
+
+/**
+ * Sends the claim to Step Functions and, once it took it, finishes the step.
+ *
+ * "The task does not exist any more" (TaskTimedOut, TaskDoesNotExist) is read as taken: Step
+ * Functions answers so to a second SendTaskSuccess for a task it completed, which is what an
+ * earlier hand-over cut short, a concurrent one, or the SDK's own retry of a send whose answer
+ * was lost all meet. It also answers so when the step timed out in the instant between the
+ * claim and the send; the step is then finished all the same (what the end user gave is kept),
+ * and the journey page shows where the journey went. The other reading would lose, in the first
+ * cases, the record of a result the journey did take.
+ */
+async function handOver(record: ProcessInstanceRecord, step: WaitingStep, claim: StepClaim, resumer: TaskResumer & TaskFailer, now: Date): Promise<void> {
   try {
-    await failer.sendTaskFailure(step.taskToken, input.error, input.cause);
-  } catch (err) {
-    if (err instanceof Error && ['TaskTimedOut', 'TaskDoesNotExist'].includes(err.name)) {
-      throw new StepNotWaitingError(`The step ${input.activityId} is no longer waiting: it timed out.`);
+    if ('complete' in claim.outcome) {
+      await resumer.sendTaskSuccess(claim.taskToken, applyOutputs(mergeSession(step.state, claim.outcome.complete.result), step.outputs));
+    } else {
+      await resumer.sendTaskFailure(claim.taskToken, claim.outcome.fail.error, claim.outcome.fail.cause);
     }
-    throw err;
+  } catch (err) {
+    const name = err instanceof Error ? err.name : '';
+    if (isThrottlingError(err)) {
+      // Refused for its rate, so Step Functions took nothing: the step is open again, and the next
+      // submission is judged afresh (the end user may change what they send).
+      await instances.releaseClaim(record.tenantId, record.id, claim);
+      throw new ServiceUnavailableError(`Step Functions throttled the hand-over of ${step.activityId}; send it again.`, undefined, { cause: err });
+    }
+    if (isTransientError(err)) {
+      // No answer: it may or may not have arrived. The claim stays, and the next submission hands over the same one.
+      throw new ServiceUnavailableError(`Step Functions did not confirm the hand-over of ${step.activityId}; send it again.`, undefined, { cause: err });
+    }
+    if (name !== 'TaskTimedOut' && name !== 'TaskDoesNotExist') throw err;
   }
+  await instances.finishStep(record.tenantId, record.id, claim, record.expiresAt, now);
+}
+
+/**
+ * Recognises the same submission sent again: an HMAC-SHA256, keyed by the journey link's
+ * capability (which only the end user holds; the table keeps only its hash), of the step and of
+ * what was sent: form fields in a stable order; an upload by its fields, each file by its
+ * SHA-256 (not its raw body, whose multipart boundary a browser draws anew for every post).
+ * Keyed so the stored digest tells nothing about the values, even short ones such as a date of birth.
+ */
+export async function submissionDigest(
+  capability: string,
+  activityId: string,
+  request: { body?: Record<string, string> | undefined; upload?: { contentType: string; bytes: Buffer } | undefined },
+): Promise<string> {
+  const byName = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);
+  const fields = Object.entries(request.body ?? {}).sort(byName);
+  let upload: [string, string][] | string | null = null;
+  if (request.upload) {
+    try {
+      const form = await new Response(request.upload.bytes, { headers: { 'content-type': request.upload.contentType } }).formData();
+      const parts: [string, string][] = [];
+      for (const [name, value] of form.entries()) {
+        parts.push([name, typeof value === 'string' ? value : sha256(Buffer.from(await value.arrayBuffer()))]);
+      }
+      upload = parts.sort(byName);
+    } catch {
+      upload = sha256(request.upload.bytes);
+    }
+  }
+  return createHmac('sha256', capability).update(JSON.stringify([activityId, fields, upload])).digest('base64url');
+}
+
+function sha256(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
 }
 
 /**

@@ -20,6 +20,12 @@ export interface MetricDimensions {
   JourneysCompleted: { status: string };
   /** An activity run that failed, by activity type. */
   ActivityErrors: { activityType: string };
+  /**
+   * An execution's end that neither the journey's last state nor the status-change event had
+   * recorded, found and recorded by the reconciler, by the status it recorded. Above zero means
+   * a record or an event was lost: worth an alarm.
+   */
+  ExecutionEndsReconciled: { status: string };
 }
 export type MetricName = keyof MetricDimensions;
 
@@ -62,3 +68,5 @@ export const countInstanceCreated = (tenantId: string) => count('InstancesCreate
 export const countJourneyCompleted = (tenantId: string, status: string) => count('JourneysCompleted', { status }, tenantId);
 /** The activity function counts every step that fails (functions/activities/run.ts). */
 export const countActivityError = (tenantId: string, activityType: string) => count('ActivityErrors', { activityType }, tenantId);
+/** The reconciler counts each execution end it had to record (functions/process-manager/reconcile.ts). */
+export const countExecutionEndReconciled = (tenantId: string, status: string) => count('ExecutionEndsReconciled', { status }, tenantId);

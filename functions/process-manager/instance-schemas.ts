@@ -92,11 +92,18 @@ export const InstanceSearchQuerySchema = z.object({
   page: queryInt({ min: 0, max: 1_000_000, default: 0 }),
   size: queryInt({ min: 1, max: 1000, default: 10 }),
   sort: z.withMeta(queryList(z.string().check(z.maxLength(100))), {
-    description: `property[,asc|desc]; default createdAt,desc. Properties: ${INSTANCE_SORTABLE.join(', ')}.`,
+    description:
+      `property[,asc|desc]; default createdAt,desc. Properties: ${INSTANCE_SORTABLE.join(', ')}. ` +
+      'Any sort but createdAt sorts at most 10,000 matches (400 beyond: narrow the filters).',
+  }),
+  cursor: z.withMeta(z.optional(z.string().check(z.maxLength(512))), {
+    description:
+      "The previous page's nextCursor: the page right after it, at the cost of one page whatever the depth. Send the same " +
+      'filters and sort with it; `page` then only numbers the answer. Without a cursor, pages reach 10,000 instances deep.',
   }),
 });
 
-export const InstanceListQuerySchema = z.pick(InstanceSearchQuerySchema, { page: true, size: true, sort: true });
+export const InstanceListQuerySchema = z.pick(InstanceSearchQuerySchema, { page: true, size: true, sort: true, cursor: true });
 
 /** The CSV export takes the search's filters in a JSON body. */
 export const InstanceCsvRequestSchema = z.withMeta(
@@ -127,4 +134,16 @@ export const InstanceListItemSchema = z.withMeta(
   { id: 'ProcessInstanceListItem' },
 );
 
-export const InstancePageSchema = pageSchema(InstanceListItemSchema, 'ProcessInstancePage');
+const InstancePageBase = pageSchema(InstanceListItemSchema, 'ProcessInstancePageBase');
+
+/** The Spring-style page, with a cursor to the next one and whether totalElements is capped. */
+export const InstancePageSchema = z.withMeta(
+  z.object({
+    ...InstancePageBase.shape,
+    nextCursor: z.withMeta(z.nullable(z.string()), { description: 'Send as `cursor` for the next page; null on the last page.' }),
+    totalElementsCapped: z.withMeta(z.boolean(), {
+      description: 'True when more than 10,000 instances match: totalElements (and totalPages) then count 10,000.',
+    }),
+  }),
+  { id: 'ProcessInstancePage' },
+);

@@ -1,8 +1,10 @@
 import { stringify } from 'csv-stringify/sync';
 import { ValidationError } from '../errors.js';
-import { parseSort, sortBy, toPage } from '../shared/page.js';
+import { createHash } from 'node:crypto';
+import { parseSort, sortBy, toPage, type Page } from '../shared/page.js';
 import { INSTANCE_SORTABLE } from './instance-schemas.js';
-import { CONTACT_PARAMETERS, instanceView, isExpired, type ProcessInstanceRecord } from './instances.js';
+import { CONTACT_PARAMETERS, instanceView } from './instances.js';
+import type { InstanceView, InstanceViewQuery, ProcessInstanceStore } from './model.js';
 
 export interface InstanceFilters {
   searchString?: string | undefined;
@@ -13,40 +15,193 @@ export interface InstanceFilters {
   processInstanceStatus?: string[] | undefined;
 }
 
-/** The instances a reader may see that match the filters (expired ones are gone for everyone). */
-export function filterInstances(records: ProcessInstanceRecord[], f: InstanceFilters, now: Date): ProcessInstanceRecord[] {
-  const text = f.searchString?.trim().toLowerCase();
-  const from = f.startDateTime ? new Date(f.startDateTime).getTime() : undefined;
-  const to = f.endDateTime ? new Date(f.endDateTime).getTime() : undefined;
-  const statuses = f.processInstanceStatus?.length ? new Set(f.processInstanceStatus) : undefined;
-  return records.filter((r) => {
-    if (isExpired(r, now)) return false;
-    const created = new Date(r.createdAt).getTime();
-    if (from !== undefined && created < from) return false;
-    if (to !== undefined && created > to) return false;
-    if (f.processDefinitionName && r.processDefnName !== f.processDefinitionName) return false;
-    if (f.processDefinitionId && r.processDefnId !== f.processDefinitionId) return false;
-    if (statuses && !statuses.has(r.status)) return false;
-    if (text) {
-      const haystack = [r.id, r.processDefnName, r.status, ...Object.values(r.parameters)].join('\n').toLowerCase();
-      if (!haystack.includes(text)) return false;
+/**
+ * `totalElements` counts matches up to this many (then says 10,000 with `totalElementsCapped`);
+ * pages by number reach this deep (further on, use the cursor); a sort other than by creation
+ * time sorts at most this many matches in memory.
+ */
+export const INSTANCE_COUNT_CAP = 10_000;
+
+type Direction = 'asc' | 'desc';
+interface Cursor {
+  createdAt: string;
+  id: string;
+  fingerprint: string;
+}
+
+/** The queries that answer the filters: one per status asked, else the definition's, else every instance's. */
+export function planQueries(f: InstanceFilters, direction: Direction, now: Date): InstanceViewQuery[] {
+  const base = {
+    from: f.startDateTime,
+    to: f.endDateTime,
+    direction,
+    processDefnId: f.processDefinitionId,
+    processDefnName: f.processDefinitionName,
+    text: f.searchString?.trim().normalize('NFKC').toLowerCase() || undefined,
+    now,
+  };
+  const statuses = [...new Set(f.processInstanceStatus ?? [])];
+  if (statuses.length) return statuses.map((status) => ({ ...base, partition: { kind: 'S', status } }));
+  if (f.processDefinitionName) return [{ ...base, partition: { kind: 'D', name: f.processDefinitionName } }];
+  return [{ ...base, partition: { kind: 'T' } }];
+}
+
+const sortKey = (v: InstanceView) => `${v.createdAt}#${v.id}`;
+
+/** Up to `limit` matches across the queries, merged in creation order, and whether more match. */
+async function readMerged(store: ProcessInstanceStore, tenantId: string, queries: InstanceViewQuery[], limit: number) {
+  const results = await Promise.all(queries.map((q) => store.queryViews(tenantId, q, limit)));
+  const desc = queries[0]!.direction === 'desc';
+  const all = results.flatMap((r) => r.views).sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0) * (desc ? -1 : 1));
+  return { views: all.slice(0, limit), more: all.length > limit || results.some((r) => r.more) };
+}
+
+async function countMerged(store: ProcessInstanceStore, tenantId: string, queries: InstanceViewQuery[]) {
+  const counts = await Promise.all(queries.map((q) => store.countViews(tenantId, { ...q, after: undefined }, INSTANCE_COUNT_CAP + 1)));
+  return counts.reduce((a, b) => a + b, 0);
+}
+
+function fingerprint(f: InstanceFilters, sort: string[]): string {
+  const canonical = JSON.stringify([
+    f.searchString ?? null,
+    f.startDateTime ?? null,
+    f.endDateTime ?? null,
+    f.processDefinitionName ?? null,
+    f.processDefinitionId ?? null,
+    [...(f.processInstanceStatus ?? [])].sort(),
+    sort,
+  ]);
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 16);
+}
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.createdAt, c.id, c.fingerprint]), 'utf8').toString('base64url');
+}
+
+function decodeCursor(value: string, expected: string, where: string): Cursor {
+  const refuse = (message: string) => new ValidationError('Invalid cursor.', [{ location: where, message }]);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+  } catch {
+    throw refuse('not a cursor this service gave');
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 3 || !parsed.every((p) => typeof p === 'string')) throw refuse('not a cursor this service gave');
+  const [createdAt, id, fp] = parsed as [string, string, string];
+  if (Number.isNaN(Date.parse(createdAt)) || !/^[0-9a-f-]{36}$/.test(id)) throw refuse('not a cursor this service gave');
+  if (fp !== expected) throw refuse('the cursor belongs to other filters or another sort; send the same ones as for the page that gave it');
+  return { createdAt, id, fingerprint: fp };
+}
+
+export interface InstancePageQuery {
+  page: number;
+  size: number;
+  sort: string[];
+  cursor?: string | undefined;
+}
+
+export type InstancePage = Page<ReturnType<typeof instanceListItem>> & { nextCursor: string | null; totalElementsCapped: boolean };
+
+/**
+ * One page of the tenant's instances that match the filters. Creation order (the default,
+ * `createdAt,desc`, or `createdAt,asc`) comes from the index: a page reads its own views (after
+ * the cursor) or, by page number, the views before it too (at most INSTANCE_COUNT_CAP deep). Any
+ * other sort reads every match (at most INSTANCE_COUNT_CAP) and sorts them in memory.
+ */
+export async function searchInstances(
+  store: ProcessInstanceStore,
+  tenantId: string,
+  filters: InstanceFilters,
+  query: InstancePageQuery,
+  now: Date,
+  where = 'query',
+): Promise<InstancePage> {
+  const { orders, errors } = parseSort(query.sort, INSTANCE_SORTABLE);
+  if (errors.length) throw new ValidationError('Invalid sort.', errors.map((message) => ({ location: `${where}.sort`, message })));
+  const sorted = orders.length > 0;
+  const byCreation = orders.length === 0 || (orders.length === 1 && orders[0]!.property === 'createdAt');
+  const direction: Direction = orders[0]?.property === 'createdAt' ? orders[0].direction : 'desc';
+  const queries = planQueries(filters, direction, now);
+  const { page, size } = query;
+  const fp = fingerprint(filters, query.sort);
+
+  if (!byCreation) {
+    if (query.cursor) {
+      throw new ValidationError('Invalid cursor.', [{ location: `${where}.cursor`, message: 'a cursor pages only in creation order (sort=createdAt)' }]);
     }
-    return true;
+    const { views, more } = await readMerged(store, tenantId, queries, INSTANCE_COUNT_CAP);
+    if (more) {
+      throw new ValidationError('Too many matches to sort.', [
+        {
+          location: `${where}.sort`,
+          message: `more than ${INSTANCE_COUNT_CAP} instances match: sort by createdAt, or narrow the filters (creation range, status, definition)`,
+        },
+      ]);
+    }
+    const ordered = sortBy(views, [...orders, { property: 'createdAt', direction: 'desc' }], (r, k) => r[k]);
+    const content = ordered.slice(page * size, page * size + size).map(instanceListItem);
+    return pageOf(content, { page, size, sorted, total: ordered.length, capped: false, more: ordered.length > page * size + size, nextCursor: null });
+  }
+
+  let views: InstanceView[];
+  let more: boolean;
+  if (query.cursor) {
+    const after = decodeCursor(query.cursor, fp, `${where}.cursor`);
+    ({ views, more } = await readMerged(
+      store,
+      tenantId,
+      queries.map((q) => ({ ...q, after })),
+      size,
+    ));
+  } else {
+    const skip = page * size;
+    if (skip + size > INSTANCE_COUNT_CAP) {
+      throw new ValidationError('Page too deep.', [
+        {
+          location: `${where}.page`,
+          message: `pages by number reach ${INSTANCE_COUNT_CAP} instances deep; further on, follow nextCursor (the cursor parameter)`,
+        },
+      ]);
+    }
+    const read = await readMerged(store, tenantId, queries, skip + size);
+    views = read.views.slice(skip);
+    more = read.more;
+  }
+  const counted = await countMerged(store, tenantId, queries);
+  const capped = counted > INSTANCE_COUNT_CAP;
+  const last = views.at(-1);
+  return pageOf(views.map(instanceListItem), {
+    page,
+    size,
+    sorted,
+    total: Math.min(counted, INSTANCE_COUNT_CAP),
+    capped,
+    more,
+    nextCursor: more && last ? encodeCursor({ createdAt: last.createdAt, id: last.id, fingerprint: fp }) : null,
   });
 }
 
-export function sortInstances(records: ProcessInstanceRecord[], sort: string[], where = 'query.sort'): { sorted: boolean; records: ProcessInstanceRecord[] } {
-  const { orders, errors } = parseSort(sort, INSTANCE_SORTABLE);
-  if (errors.length) throw new ValidationError('Invalid sort.', errors.map((message) => ({ location: where, message })));
-  const ordered = sortBy(
-    records,
-    [...(orders.length ? orders : [{ property: 'createdAt' as const, direction: 'desc' as const }]), { property: 'createdAt', direction: 'desc' }],
-    (r, k) => r[k],
-  );
-  return { sorted: orders.length > 0, records: ordered };
+function pageOf<T>(
+  content: T[],
+  o: { page: number; size: number; sorted: boolean; total: number; capped: boolean; more: boolean; nextCursor: string | null },
+): Page<T> & { nextCursor: string | null; totalElementsCapped: boolean } {
+  const p = toPage<T>([], o.page, o.size, o.sorted);
+  // At least the pages up to this one (and one more while more match) when the count is capped.
+  const totalPages = Math.max(Math.ceil(o.total / o.size), o.more ? o.page + 2 : content.length ? o.page + 1 : 0);
+  return {
+    ...p,
+    content,
+    totalElements: o.capped ? o.total : Math.max(o.total, o.page * o.size + content.length),
+    totalPages,
+    last: !o.more,
+    numberOfElements: content.length,
+    empty: content.length === 0,
+    nextCursor: o.nextCursor,
+    totalElementsCapped: o.capped,
+  };
 }
 
-export function instanceListItem(r: ProcessInstanceRecord) {
+export function instanceListItem(r: InstanceView) {
   return {
     ...instanceView(r),
     // Every instance is deleted after its retention; archiving (which would keep one) comes later.
@@ -56,9 +211,23 @@ export function instanceListItem(r: ProcessInstanceRecord) {
   };
 }
 
-export function instancePage(records: ProcessInstanceRecord[], query: { page: number; size: number; sort: string[] }) {
-  const { sorted, records: ordered } = sortInstances(records, query.sort);
-  return toPage(ordered.map(instanceListItem), query.page, query.size, sorted);
+/**
+ * Every match, in the page's order, for the CSV export: at most `max` (more: `tooMany`).
+ */
+export async function exportRows(
+  store: ProcessInstanceStore,
+  tenantId: string,
+  filters: InstanceFilters,
+  sort: string[],
+  now: Date,
+  max: number,
+): Promise<{ views: InstanceView[]; tooMany: boolean }> {
+  const { orders, errors } = parseSort(sort, INSTANCE_SORTABLE);
+  if (errors.length) throw new ValidationError('Invalid sort.', errors.map((message) => ({ location: 'body.sort', message })));
+  const direction: Direction = orders[0]?.property === 'createdAt' ? orders[0].direction : 'desc';
+  const { views, more } = await readMerged(store, tenantId, planQueries(filters, direction, now), max);
+  const ordered = orders.length ? sortBy(views, [...orders, { property: 'createdAt', direction: 'desc' }], (r, k) => r[k]) : views;
+  return { views: ordered, tooMany: more };
 }
 
 const CSV_COLUMNS = [
@@ -83,7 +252,7 @@ function cell(value: unknown): string {
   return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
 }
 
-export function instancesCsv(records: ProcessInstanceRecord[]): string {
+export function instancesCsv(records: InstanceView[]): string {
   const rows = records.map((r) => {
     const v = instanceView(r) as Record<string, unknown>;
     return CSV_COLUMNS.map((c) => cell(v[c]));

@@ -1,11 +1,13 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { apiError, ConflictError } from '../errors.js';
-import type { ProcessDefinitionRecord, ProcessInstanceRecord, ProcessInstanceStore, ProcessTokenRecord } from './model.js';
+import type { InstanceView, ProcessDefinitionRecord, ProcessInstanceRecord, ProcessInstanceStore, ProcessTokenRecord } from './model.js';
+import { firstReconcileAt } from './reconcile-schedule.js';
 
 export { INSTANCE_STATUSES, type InstanceStatus, type ProcessInstanceRecord } from './model.js';
 
-/** Token parameters copied onto the instance read, as the service family returns them. */
-export const CONTACT_PARAMETERS = ['firstName', 'lastName', 'email', 'phoneNumber'] as const;
+import { CONTACT_PARAMETERS } from './model.js';
+
+export { CONTACT_PARAMETERS };
 
 export class ProcessTokenUnusableError extends ConflictError {
   constructor(
@@ -70,6 +72,8 @@ export function newInstance(
       capabilityHash: hashCapability(capability),
       stateMachineArn: definition.stateMachineArn,
       createdBy: ctx.principal,
+      // On the reconciler's index until its status is final.
+      reconcileAt: firstReconcileAt(created),
     },
   };
 }
@@ -105,7 +109,7 @@ export function initialSession(record: ProcessInstanceRecord) {
   };
 }
 
-export function instanceView(r: ProcessInstanceRecord) {
+export function instanceView(r: InstanceView) {
   const contact: Record<string, string> = {};
   for (const k of CONTACT_PARAMETERS) if (r.parameters[k] !== undefined) contact[k] = r.parameters[k]!;
   return {

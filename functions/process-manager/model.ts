@@ -220,6 +220,9 @@ export const INSTANCE_STATUSES = [
 ] as const;
 export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
 
+/** Token parameters copied onto the instance read (and its list views), as the service family returns them. */
+export const CONTACT_PARAMETERS = ['firstName', 'lastName', 'email', 'phoneNumber'] as const;
+
 export interface ProcessInstanceRecord {
   tenantId: string;
   id: string;
@@ -242,6 +245,16 @@ export interface ProcessInstanceRecord {
   createdBy: string;
   /** The user step the journey waits at, if any. */
   currentStep?: WaitingStep;
+  /**
+   * While the instance has no final status: when the reconciler next asks Step Functions about
+   * its execution (reconcile.ts). Gone once the status is final, which takes the instance off
+   * the reconciler's index.
+   */
+  reconcileAt?: string;
+  /** How many times the reconciler found the execution still running (its backoff). */
+  reconcileChecks?: number;
+  /** The user step finished last (its result reached Step Functions): how a repeated submission is recognised. */
+  lastStep?: { activityId: string; digest?: string; at: string };
 }
 
 /** The answer kept for an Idempotency-Key, so a retried creation answers the same. */
@@ -264,6 +277,29 @@ export interface WaitingStep {
   since: string;
   /** How many submissions of this step were refused so far (a data form's Max Attempts counts them). */
   refusals?: number;
+  /**
+   * A submission was accepted for this step and is being handed to Step Functions (its StepClaim
+   * item holds what): every later submission hands over that one rather than being judged anew.
+   */
+  claim?: { at: string; outcome: 'complete' | 'fail'; digest?: string };
+}
+
+/**
+ * A user step's accepted submission, from the moment it is accepted until Step Functions has
+ * taken it (SendTaskSuccess or SendTaskFailure): kept in its own item of the instance, so that a
+ * throttled or interrupted hand-over is repeated with the very same result, and only then is the
+ * step taken off the instance and what the end user gave recorded.
+ */
+export interface StepClaim {
+  activityId: string;
+  /** The waiting step's task token (the claim is for that step, not for a later visit of the activity). */
+  taskToken: string;
+  at: string;
+  /** Recognises the same submission sent again (an HMAC keyed by the journey link's capability). */
+  digest?: string;
+  outcome:
+    | { complete: { result: Record<string, unknown>; data: StepUserData } }
+    | { fail: { error: string; cause: string } };
 }
 
 /** What the end user gave at one user step. */
@@ -311,6 +347,47 @@ export interface ImageRecord {
   capturedAt: string;
 }
 
+/**
+ * What a list shows of an instance: its slim view (three copies, one per index partition),
+ * never its session or its token's other parameters. `parameters` holds the contact ones only.
+ */
+export interface InstanceView {
+  tenantId: string;
+  id: string;
+  processDefnId: string;
+  processDefnName: string;
+  processDefnVersion: number;
+  processTokenId: string;
+  status: InstanceStatus;
+  createdAt: string;
+  /** As of the last status change (step writes stamp the instance item only). */
+  lastUpdatedAt: string;
+  retentionDays: number;
+  expiringDtm: string;
+  expiresAt: number;
+  parameters: Record<string, string>;
+}
+
+/** Which index partition a query reads: every instance, one status, or one definition name. */
+export type InstanceViewPartition = { kind: 'T' } | { kind: 'S'; status: string } | { kind: 'D'; name: string };
+
+/** One Query over one view partition, in creation order, with what is left as filters. */
+export interface InstanceViewQuery {
+  partition: InstanceViewPartition;
+  /** Creation range, inclusive (ISO instants). */
+  from?: string | undefined;
+  to?: string | undefined;
+  direction: 'asc' | 'desc';
+  /** Start right after this item (a cursor). */
+  after?: { createdAt: string; id: string } | undefined;
+  statuses?: readonly string[] | undefined;
+  processDefnId?: string | undefined;
+  processDefnName?: string | undefined;
+  /** Lower-cased free text, matched as a substring of the view's denormalised terms. */
+  text?: string | undefined;
+  now: Date;
+}
+
 /** How an instance's creation ended: made, or which of its conditions refused it. */
 export type CreateOutcome = { outcome: 'created' } | { outcome: 'tokenRefused' } | { outcome: 'idempotencyKeyTaken' };
 
@@ -325,8 +402,14 @@ export interface ProcessInstanceStore {
     now: Date,
     idempotency?: { key: string; result: IdempotentResult },
   ): Promise<CreateOutcome>;
-  /** A tenant's instances by creation time, optionally within a creation range (eventually consistent). */
-  listByCreation(tenantId: string, range?: { from?: string | undefined; to?: string | undefined }): Promise<ProcessInstanceRecord[]>;
+  /**
+   * Up to `limit` matching views in the query's order, and whether more match (eventually
+   * consistent: an instance made a moment ago may show a moment later). Reads only the slim views
+   * of the key range, a page at a time, and stops once it has `limit` + 1.
+   */
+  queryViews(tenantId: string, query: InstanceViewQuery, limit: number): Promise<{ views: InstanceView[]; more: boolean }>;
+  /** How many views match, counting no further than `cap`. */
+  countViews(tenantId: string, query: InstanceViewQuery, cap: number): Promise<number>;
   /** The instance unless it is past its retention: expired instances are gone for every reader. */
   getLive(tenantId: string, id: string, now: Date): Promise<ProcessInstanceRecord | undefined>;
   /** The instance whatever its retention (the execution's end is recorded even late). */
@@ -335,18 +418,41 @@ export interface ProcessInstanceStore {
   getIdempotent(tenantId: string, key: string, now: Date): Promise<IdempotentResult | undefined>;
   /** False when the instance is gone. */
   setWaitingStep(tenantId: string, id: string, step: WaitingStep): Promise<boolean>;
-  /** False when the instance no longer waits at the step with this task token. */
-  completeStep(tenantId: string, id: string, taskToken: string, data: StepUserData, expiresAt: number, now: Date): Promise<boolean>;
   /**
-   * A user step ends without a result (it raises an error event): the waiting step comes off,
-   * only if it is still the one with this token. False otherwise.
+   * Accepts a submission for the waiting step with the claim's task token: marks the step claimed
+   * and keeps the claim, in one transaction. False when the instance no longer waits at that step
+   * or another submission claimed it first.
    */
-  releaseStep(tenantId: string, id: string, taskToken: string, now: Date): Promise<boolean>;
+  claimStep(tenantId: string, id: string, claim: StepClaim, expiresAt: number): Promise<boolean>;
+  /** The claim kept for an activity of the instance, if any. */
+  getStepClaim(tenantId: string, id: string, activityId: string): Promise<StepClaim | undefined>;
+  /**
+   * Step Functions took the claim: the claim goes, what the end user gave (a completion's data)
+   * is kept with the instance's TTL, `lastStep` is set, and the waiting step comes off if it is
+   * still this one (the execution may already wait at the next). False when the claim was
+   * already finished.
+   */
+  finishStep(tenantId: string, id: string, claim: StepClaim, expiresAt: number, now: Date): Promise<boolean>;
+  /** Step Functions refused the claim for its rate (it took nothing): the step is waiting and unclaimed again. */
+  releaseClaim(tenantId: string, id: string, claim: StepClaim): Promise<void>;
   /** One more refused submission of the waiting step with this token: the new count, or undefined when it no longer waits. */
   countRefusal(tenantId: string, id: string, taskToken: string): Promise<number | undefined>;
   listUserData(tenantId: string, id: string): Promise<StepUserData[]>;
-  /** False when the stored status is no longer `from`. */
-  setStatus(record: ProcessInstanceRecord, from: string, to: string, now: Date): Promise<boolean>;
+  /**
+   * False when the stored status is no longer `from`. A `final` status also takes the instance
+   * off the reconciler's index (its execution's end is recorded).
+   */
+  setStatus(record: ProcessInstanceRecord, from: string, to: string, now: Date, final?: boolean): Promise<boolean>;
+  /**
+   * Open instances (no final status yet) whose `reconcileAt` is at or before `now`, across
+   * tenants, a page at a time (`cursor` is the last page's `next`). Eventually consistent.
+   */
+  dueForReconcile(now: Date, cursor?: string): Promise<{ due: { tenantId: string; processInstanceId: string }[]; next?: string }>;
+  /**
+   * The reconciler found the execution still running: ask again at `at` (the `checks`-th time).
+   * Only while the status is still `status` and the instance open; false otherwise.
+   */
+  deferReconcile(record: ProcessInstanceRecord, at: string, checks: number): Promise<boolean>;
 }
 
 /** The images of process instances (S3, under `tenants/{tenantId}/instances/{id}/`). */
@@ -366,7 +472,11 @@ export interface InstanceImageStore {
  * (aws-local-stepfunctions) on one machine.
  */
 export interface Orchestrator {
-  /** Creates (or finds, if identical) the state machine of one definition version. */
+  /**
+   * Creates (or finds, if identical) the state machine of one definition version: named by a
+   * hash of what it is (orchestrator.ts `stateMachineName`), so the tenant's versions that compile
+   * to the same ASL share one.
+   */
   publishStateMachine(input: { tenantId: string; definitionId: string; name: string; version: number; asl: object }): Promise<string>;
   /** Starts a journey; the execution is named after the instance, so a retry cannot start two. */
   startExecution(input: { stateMachineArn: string; name: string; input: object }): Promise<{ executionArn: string }>;
@@ -374,9 +484,33 @@ export interface Orchestrator {
   sendTaskSuccess(taskToken: string, output: object): Promise<void>;
   /** Fails a journey's user step with an ASL error name (its error boundary event's `Catch` routes it). */
   sendTaskFailure(taskToken: string, error: string, cause: string): Promise<void>;
+  /**
+   * An execution as DescribeExecution tells it (input and output parsed; they are always
+   * included in the API's answer), or undefined when there is no such execution (it never
+   * started, or its history is gone: Step Functions keeps a closed execution 90 days).
+   */
+  describeExecution(executionArn: string): Promise<ExecutionDescription | undefined>;
 }
 
-/** Every definition version's state machine is named after the version's id. */
-export function stateMachineName(definitionId: string): string {
-  return `arthr-${definitionId}`;
+/** Step Functions' execution statuses (PENDING_REDRIVE: a failed execution being redriven). */
+export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE';
+
+export interface ExecutionDescription {
+  status: ExecutionStatus;
+  input?: unknown;
+  output?: unknown;
+  /** Set for FAILED, TIMED_OUT and ABORTED executions: the error name (`States.Timeout`, an activity's). */
+  error?: string;
 }
+
+/**
+ * An instance's execution: named after the instance, in the state machine it was started on
+ * (`arn:...:stateMachine:{name}` → `arn:...:execution:{name}:{instance id}`).
+ */
+export function executionArnOf(record: Pick<ProcessInstanceRecord, 'stateMachineArn' | 'id'>): string {
+  const parts = record.stateMachineArn.split(':');
+  if (parts.length !== 7 || parts[5] !== 'stateMachine') throw new Error(`not a state machine ARN: ${record.stateMachineArn}`);
+  parts[5] = 'execution';
+  return `${parts.join(':')}:${record.id}`;
+}
+

@@ -1,29 +1,32 @@
 import { eventPublisher } from '../events/publisher.js';
 import { instances } from './deps.js';
-import { recordExecutionEnd } from './status.js';
-import { log } from '../http/log.js';
+import { orchestrator } from './orchestrator.js';
+import { onExecutionStatusChange, recordOutcome, type ExecutionEndDeps, type ExecutionStatusChangeDetail } from './status.js';
 
-/** The EventBridge "Step Functions Execution Status Change" event, as much of it as is read here. */
+/** The EventBridge "Step Functions Execution Status Change" event (its `detail` is read). */
 interface ExecutionStatusChange {
-  detail: { status: string; input?: string | null; output?: string | null; error?: string | null };
+  source: 'aws.states';
+  'detail-type': 'Step Functions Execution Status Change';
+  detail: ExecutionStatusChangeDetail;
 }
 
+/** What the last state of every compiled state machine (`Record outcome`) sends. */
+interface OutcomeToRecord {
+  session: unknown;
+}
+
+const deps: ExecutionEndDeps = { instances, publisher: eventPublisher, orchestrator };
+
 /**
- * Records the end of a journey on its instance: an EventBridge rule sends every terminal status
- * of this stack's state machines here (the local engine calls recordExecutionEnd directly).
+ * Records the end of a journey on its instance. Invoked two ways: by the journey's own last
+ * state with its session (the authoritative record of the outcome), and by an EventBridge rule
+ * for every terminal status of this stack's state machines (the fallback, for the executions
+ * that ended without reaching that state: failures, timeouts, stops, and a record that failed).
  */
-export async function handler(event: ExecutionStatusChange): Promise<void> {
-  const { status, input, output, error } = event.detail;
-  if (status === 'RUNNING') return;
-  const session = JSON.parse(input ?? '{}') as { instance?: { tenantId: string; processInstanceId: string } };
-  if (!session.instance) {
-    log().warn('execution end without an instance in its input', { status });
+export async function handler(event: ExecutionStatusChange | OutcomeToRecord): Promise<void> {
+  if ('detail' in event) {
+    await onExecutionStatusChange(deps, event.detail, new Date());
     return;
   }
-  await recordExecutionEnd(
-    { instances, publisher: eventPublisher },
-    session.instance,
-    { status, ...(output ? { output: JSON.parse(output) } : {}), ...(error ? { error } : {}) },
-    new Date(),
-  );
+  await recordOutcome(deps, event.session, new Date());
 }

@@ -1,6 +1,7 @@
 import type { Orchestrator } from './model.js';
 
-export { stateMachineName, type Orchestrator } from './model.js';
+export type { Orchestrator } from './model.js';
+export { stateMachineName, stateMachineNameOf, stateMachinePrefix, type StateMachineSettings } from './state-machine-names.js';
 
 /**
  * The orchestrator the process manager and the journey use: Step Functions on AWS, made on

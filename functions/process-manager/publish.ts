@@ -114,7 +114,8 @@ export async function publishBpmnUpload(d: Deps, upload: BpmnUpload, ctx: Ctx): 
 }
 
 function compileChecked(definition: ProcessDefinition): object {
-  const asl = compileDefinition(definition, { activityFunctionArn: getConfig().ACTIVITY_FUNCTION_ARN });
+  const { ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN } = getConfig();
+  const asl = compileDefinition(definition, { activityFunctionArn: ACTIVITY_FUNCTION_ARN, executionEndFunctionArn: EXECUTION_END_FUNCTION_ARN });
   const bytes = Buffer.byteLength(JSON.stringify(asl), 'utf8');
   if (bytes > MAX_ASL_BYTES) throw new StateMachineTooLargeError(bytes);
   return asl;

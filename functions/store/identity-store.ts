@@ -61,7 +61,12 @@ const userItem = (u: IdentityUserRecord) => users.encode(u, keys.identityUser(u.
 const externalIdLockItem = (u: IdentityUserRecord) => externalIdLocks.encode({ userId: u.id }, keys.identityUserExternalId(u.tenantId, u.storeName, u.externalId));
 const passcodeItem = (p: PasscodeRecord) => passcodes.encode(p, keys.identityPasscode(p.tenantId, p.storeName, p.userId, p.policyName));
 const loginItem = (s: PasscodeLoginSession) => passcodeLogins.encode(s, keys.passcodeLogin(s.tenantId, s.storeName, s.sessionId));
-const eventItem = (e: IdentityEvent) => events.encode(e, keys.identityEvent(e.tenantId, e.at, e.eventId));
+/** Identity events are kept 90 days (the service's usual retention), then DynamoDB TTL deletes them. */
+export const IDENTITY_EVENT_RETENTION_DAYS = 90;
+const eventItem = (e: IdentityEvent) => ({
+  ...events.encode(e, keys.identityEvent(e.tenantId, e.at, e.eventId)),
+  expiresAt: Math.floor(new Date(e.at).getTime() / 1000) + IDENTITY_EVENT_RETENTION_DAYS * 86_400,
+});
 const authenticationItem = (r: AuthenticationRecord) => authentications.encode(r, keys.userAuthentication(r.tenantId, r.storeName, r.userId, r.at, r.id));
 const sessionItem = (s: PasskeySession) => passkeySessions.encode(s, keys.passkeySession(s.tenantId, s.storeName, s.sessionId));
 const passkeyItem = (p: PasskeyRecord) => passkeys.encode(p, keys.passkey(p.tenantId, p.storeName, p.userId, p.id));
@@ -210,7 +215,9 @@ export const identityEventStore: IdentityEventStore = {
     const { doc, tableName, commands } = await dynamo();
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = { ':pk': keys.identityEventPartition(tenantId), ':t': events.itemType };
-    const conditions = ['itemType = :t'];
+    // Past their retention, events are gone for every reader (TTL deletes them late).
+    values[':now'] = Math.floor(Date.now() / 1000);
+    const conditions = ['itemType = :t', '(attribute_not_exists(expiresAt) OR expiresAt > :now)'];
     // The sort key is `{at}#{id}`: a time range is a key range.
     values[':from'] = filters.from ?? '0000';
     values[':to'] = `${filters.to ?? '9999'}#~`;
@@ -235,7 +242,8 @@ export const identityEventStore: IdentityEventStore = {
           Limit: size - found.length,
         }),
       );
-      found.push(...events.decodeAll(out.Items ?? []));
+      // The TTL attribute is the table's, not the event's.
+      found.push(...events.decodeAll(out.Items ?? []).map(({ expiresAt: _ttl, ...e }: IdentityEvent & { expiresAt?: number }) => e));
       start = out.LastEvaluatedKey;
     } while (start && found.length < size);
     return { outcome: 'page', events: found, ...(start ? { nextToken: encodeToken(start) } : {}) };

@@ -5,6 +5,9 @@ import { TENANT_ID_PATTERN } from '../auth/permissions.js';
  * `TNT#{tenantId}#`, so a repository function that is handed one tenant cannot reach another's
  * items, whatever ids it is given.
  */
+export type InstanceViewKind = 'T' | 'S' | 'D';
+export type InstanceViewPartition = { kind: 'T' } | { kind: 'S'; status: string } | { kind: 'D'; name: string };
+
 export interface ItemKey {
   PK: string;
   SK: string;
@@ -107,9 +110,42 @@ export const keys = {
   instanceIndexPartition(tenantId: string): string {
     return `${tenantPrefix(tenantId)}PIS`;
   },
+  /**
+   * GSI2, while an instance is open (no final status): sorted by when the reconciler next asks
+   * about its execution (`reconcileAt`, ISO 8601), so what is due sorts first.
+   */
+  instanceOpen(tenantId: string, reconcileAt: string, id: string): { GSI2PK: string; GSI2SK: string } {
+    return { GSI2PK: `${tenantPrefix(tenantId)}OPEN`, GSI2SK: `${part(reconcileAt)}#${part(id)}` };
+  },
   /** What the end user gave at one step, in the instance's partition. */
   instanceUserData(tenantId: string, id: string, activityId: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `USERDATA#${part(activityId)}` };
+  },
+  /** The user step an instance waits at: its own item, so the instance item stays small whatever the session. */
+  instanceStep(tenantId: string, id: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: 'PISTEP' };
+  },
+  /**
+   * An instance's slim list views, in its own partition: `T` (every instance, by creation time),
+   * `S` (by status), `D` (by definition name). Each is listed on GSI1 under its own partition
+   * (see instanceViewIndexPartition), sorted by `{createdAt}#{id}`.
+   */
+  instanceView(tenantId: string, id: string, kind: InstanceViewKind): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `VIEW#${kind}` };
+  },
+  instanceViewIndexPartition(tenantId: string, view: InstanceViewPartition): string {
+    if (view.kind === 'T') return `${tenantPrefix(tenantId)}PIV#T`;
+    if (view.kind === 'S') return `${tenantPrefix(tenantId)}PIV#S#${part(view.status)}`;
+    return `${tenantPrefix(tenantId)}PIV#D#${encoded(view.name)}`;
+  },
+  instanceViewIndexSort(createdAt: string, id: string): string {
+    return `${createdAt}#${part(id)}`;
+  },
+  /** The instance item and its waiting step: the sort keys that begin with this (views and user data do not). */
+  instanceRecordPrefix: 'PI',
+  /** A user step's submission being handed to Step Functions (see StepClaim), in the instance's partition. */
+  instanceStepClaim(tenantId: string, id: string, activityId: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `STEPCLAIM#${part(activityId)}` };
   },
   instancePartition(tenantId: string, id: string): string {
     return `${tenantPrefix(tenantId)}PI#${part(id)}`;
@@ -189,7 +225,18 @@ export const keys = {
   identityEventQuery(tenantId: string, executionId: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}IDSQUERY#${part(executionId)}`, SK: 'QUERY' };
   },
+
+  /**
+   * One tenant's request count in one second (epoch seconds). Every window of a tenant is in one
+   * partition, `TNT#{tenantId}#RATE`, which is all the rate limit's IAM grant reaches.
+   */
+  rateWindow(tenantId: string, epochSecond: number): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}${RATE_PARTITION}`, SK: `S#${epochSecond}` };
+  },
 };
+
+/** The partition suffix of the rate windows (an IAM condition on the leading key names it). */
+export const RATE_PARTITION = 'RATE';
 
 /**
  * S3 object keys of an instance's images: `tenants/{tenantId}/instances/{id}/`, so one prefix

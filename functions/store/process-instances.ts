@@ -1,18 +1,179 @@
 import type {
+  CONTACT_PARAMETERS as ContactParameters,
+  InstanceView,
+  InstanceViewQuery,
   IdempotentResult,
   ProcessInstanceRecord,
   ProcessInstanceStore,
+  StepClaim,
   StepUserData,
+  WaitingStep,
 } from '../process-manager/model.js';
 import { itemCodec, unexpired } from './codec.js';
-import { conditionally, dynamo, queryAll, queryPages, transactWrite } from './client.js';
+import { conditionally, dynamo, queryAll, transactWrite } from './client.js';
 import { keys } from './keys.js';
+import { OPEN_INSTANCES_INDEX } from './schema.js';
 
 const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
 const instances = /* @__PURE__ */ itemCodec<ProcessInstanceRecord>('ProcessInstance');
 const idempotencyRecords = /* @__PURE__ */ itemCodec<IdempotentResult & { expiresAt: number }>('Idempotency');
 const userData = /* @__PURE__ */ itemCodec<StepUserData & { expiresAt: number }>('UserData');
+const waitingSteps = /* @__PURE__ */ itemCodec<WaitingStep & { expiresAt: number }>('WaitingStep');
+
+/** The model's contact parameters (the store imports the model as types only; the type keeps the two equal). */
+const CONTACT_PARAMETERS = ['firstName', 'lastName', 'email', 'phoneNumber'] as const satisfies typeof ContactParameters;
+
+const views = /* @__PURE__ */ itemCodec<InstanceView & { q: string }>('ProcessInstanceView');
+const VIEW_KINDS = ['T', 'S', 'D'] as const;
+/** What `q` may hold of the other parameters' values, so a view stays small. */
+const MAX_TERMS_LENGTH = 1024;
+
+/**
+ * The free-text terms of an instance, denormalised onto its views: lower-cased (NFKC), one per
+ * line: its id, its definition name, the contact parameters, then the other parameter values
+ * (not `_redirectUrl`) while they fit in 1 KB.
+ */
+export function searchTerms(record: ProcessInstanceRecord): string {
+  const norm = (v: string) => v.normalize('NFKC').toLowerCase().replace(/\n/g, ' ');
+  const contact = CONTACT_PARAMETERS.flatMap((k) => (record.parameters[k] !== undefined ? [record.parameters[k]] : []));
+  let terms = [record.id, record.processDefnName, ...contact].map(norm).join('\n');
+  for (const [k, v] of Object.entries(record.parameters)) {
+    if (k === '_redirectUrl' || (CONTACT_PARAMETERS as readonly string[]).includes(k)) continue;
+    const next = `${terms}\n${norm(v)}`;
+    if (next.length > MAX_TERMS_LENGTH) break;
+    terms = next;
+  }
+  return terms;
+}
+
+/** The slim view of an instance as its views store it. */
+function viewOf(record: ProcessInstanceRecord): InstanceView & { q: string } {
+  const parameters: Record<string, string> = {};
+  for (const k of CONTACT_PARAMETERS) if (record.parameters[k] !== undefined) parameters[k] = record.parameters[k];
+  return {
+    tenantId: record.tenantId,
+    id: record.id,
+    processDefnId: record.processDefnId,
+    processDefnName: record.processDefnName,
+    processDefnVersion: record.processDefnVersion,
+    processTokenId: record.processTokenId,
+    status: record.status,
+    createdAt: record.createdAt,
+    lastUpdatedAt: record.lastUpdatedAt,
+    retentionDays: record.retentionDays,
+    expiringDtm: record.expiringDtm,
+    expiresAt: record.expiresAt,
+    parameters,
+    q: searchTerms(record),
+  };
+}
+
+/** The three view items of an instance (T, S, D), each with its GSI1 keys. */
+function viewItems(record: ProcessInstanceRecord) {
+  const view = viewOf(record);
+  const sk = keys.instanceViewIndexSort(record.createdAt, record.id);
+  const partitions = {
+    T: { kind: 'T' as const },
+    S: { kind: 'S' as const, status: record.status },
+    D: { kind: 'D' as const, name: record.processDefnName },
+  };
+  return VIEW_KINDS.map((kind) =>
+    views.encode(view, {
+      ...keys.instanceView(record.tenantId, record.id, kind),
+      GSI1PK: keys.instanceViewIndexPartition(record.tenantId, partitions[kind]),
+      GSI1SK: sk,
+    }),
+  );
+}
+
+/** The items the creation transaction writes for an instance (for bulk loads: the bench). */
+export function instanceItemsForBench(record: ProcessInstanceRecord): Record<string, unknown>[] {
+  return [instances.encode(record, keys.instance(record.tenantId, record.id)), ...viewItems(record)];
+}
+
+/** The Query input of a view query (key condition on the range, the rest as filters). */
+function viewQueryInput(tenantId: string, q: InstanceViewQuery) {
+  const values: Record<string, unknown> = {
+    ':pk': keys.instanceViewIndexPartition(tenantId, q.partition),
+    ':from': q.from ? new Date(q.from).toISOString() : '0',
+    // Sort keys are `{createdAt}#{id}`: '~' sorts after every character they contain.
+    ':to': q.to ? `${new Date(q.to).toISOString()}~` : '~',
+    ':now': Math.floor(q.now.getTime() / 1000),
+  };
+  const names: Record<string, string> = {};
+  // Expired instances are gone for every reader (TTL deletes them late).
+  const filters = ['expiresAt > :now'];
+  if (q.statuses?.length && q.partition.kind !== 'S') {
+    names['#status'] = 'status';
+    filters.push(`#status IN (${q.statuses.map((s, i) => ((values[`:s${i}`] = s), `:s${i}`)).join(', ')})`);
+  }
+  if (q.processDefnId) {
+    values[':defn'] = q.processDefnId;
+    filters.push('processDefnId = :defn');
+  }
+  if (q.processDefnName && q.partition.kind !== 'D') {
+    values[':defnName'] = q.processDefnName;
+    filters.push('processDefnName = :defnName');
+  }
+  if (q.text) {
+    values[':text'] = q.text;
+    filters.push('contains(q, :text)');
+  }
+  const kind = q.partition.kind;
+  return {
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK BETWEEN :from AND :to',
+    FilterExpression: filters.join(' AND '),
+    ExpressionAttributeValues: values,
+    ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+    ScanIndexForward: q.direction === 'asc',
+    ExclusiveStartKey: q.after && {
+      ...keys.instanceView(tenantId, q.after.id, kind),
+      GSI1PK: values[':pk'],
+      GSI1SK: keys.instanceViewIndexSort(q.after.createdAt, q.after.id),
+    },
+  };
+}
+
+/**
+ * An item written whole through UpdateItem (SET of every attribute): the same item a Put would
+ * write, with the one action the instance's writers are granted (no PutItem or DeleteItem on
+ * instances for journey functions).
+ */
+function updateWhole(item: Record<string, unknown>, extra: { ConditionExpression?: string; values?: Record<string, unknown> } = {}) {
+  const { PK, SK, ...rest } = item;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ...extra.values };
+  const sets = Object.entries(rest).map(([k, v], i) => {
+    names[`#a${i}`] = k;
+    values[`:a${i}`] = v;
+    return `#a${i} = :a${i}`;
+  });
+  return {
+    Key: { PK: PK as string, SK: SK as string },
+    UpdateExpression: `SET ${sets.join(', ')}`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+    ...(extra.ConditionExpression ? { ConditionExpression: extra.ConditionExpression } : {}),
+  };
+}
+
+/** What a done step leaves: its item without content (`taskToken` gone), deleted by its TTL. */
+const STEP_DONE = 'REMOVE taskToken, activityId, activityType, inputs, #state, outputs, since, refusals';
+
+/** `lastUpdatedAt` on an instance that exists (a transaction item). */
+function stamp(tenantId: string, id: string, now: Date) {
+  return {
+    Update: {
+      Key: keys.instance(tenantId, id),
+      UpdateExpression: 'SET lastUpdatedAt = :now',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':now': now.toISOString() },
+    },
+  };
+}
+const stepClaims = /* @__PURE__ */ itemCodec<StepClaim & { expiresAt: number }>('StepClaim');
 
 export const processInstanceStore: ProcessInstanceStore = {
   /**
@@ -41,13 +202,18 @@ export const processInstanceStore: ProcessInstanceStore = {
         },
         instance: {
           Put: {
+            // No GSI1 keys: lists read the slim views, never the instance item.
             Item: instances.encode(record, {
               ...keys.instance(record.tenantId, record.id),
-              ...keys.instanceIndex(record.tenantId, record.createdAt, record.id),
+              // On the reconciler's index until its status is final.
+              ...(record.reconcileAt !== undefined ? keys.instanceOpen(record.tenantId, record.reconcileAt, record.id) : {}),
             }),
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
+        viewT: { Put: { Item: viewItems(record)[0]! } },
+        viewS: { Put: { Item: viewItems(record)[1]! } },
+        viewD: { Put: { Item: viewItems(record)[2]! } },
         idempotency: idempotency && {
           Put: {
             Item: idempotencyRecords.encode(
@@ -69,20 +235,41 @@ export const processInstanceStore: ProcessInstanceStore = {
     throw outcome.error;
   },
 
-  /**
-   * A tenant's instances by creation time (GSI1), optionally within a creation range. Index
-   * reads are eventually consistent: an instance made a moment ago may show a moment later.
-   */
-  async listByCreation(tenantId, range = {}) {
-    const from = range.from ? new Date(range.from).toISOString() : '0';
-    // Sort keys are `{createdAt}#{id}`: '~' sorts after every character they contain.
-    const to = range.to ? `${new Date(range.to).toISOString()}~` : '~';
-    const items = await queryPages({
-      IndexName: 'GSI1',
-      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': keys.instanceIndexPartition(tenantId), ':from': from, ':to': to },
-    });
-    return instances.decodeAll(items);
+  async queryViews(tenantId, query, limit) {
+    const { doc, tableName, commands } = await dynamo();
+    const input = viewQueryInput(tenantId, query);
+    const found: InstanceView[] = [];
+    let start: Record<string, unknown> | undefined = input.ExclusiveStartKey;
+    do {
+      const out = await doc.send(
+        new commands.QueryCommand({
+          ...input,
+          TableName: tableName,
+          ExclusiveStartKey: start,
+          // Unfiltered, a page is exactly what is asked; filtered, read in slices of slim views.
+          Limit: Math.min(1000, Math.max(limit + 1, 100)),
+        }),
+      );
+      for (const v of views.decodeAll(out.Items ?? [])) {
+        const { q: _q, ...view } = v;
+        found.push(view);
+      }
+      start = out.LastEvaluatedKey;
+    } while (start && found.length <= limit);
+    return { views: found.slice(0, limit), more: found.length > limit || start !== undefined };
+  },
+
+  async countViews(tenantId, query, cap) {
+    const { doc, tableName, commands } = await dynamo();
+    const input = viewQueryInput(tenantId, query);
+    let count = 0;
+    let start: Record<string, unknown> | undefined = input.ExclusiveStartKey;
+    do {
+      const out = await doc.send(new commands.QueryCommand({ ...input, TableName: tableName, ExclusiveStartKey: start, Select: 'COUNT' }));
+      count += out.Count ?? 0;
+      start = out.LastEvaluatedKey;
+    } while (start && count < cap);
+    return Math.min(count, cap);
   },
 
   /** The instance unless it is past its retention: expired instances are gone for every reader. */
@@ -90,10 +277,23 @@ export const processInstanceStore: ProcessInstanceStore = {
     return unexpired(await processInstanceStore.get(tenantId, id), now);
   },
 
+  /**
+   * The instance and the step it waits at (its own item, `PISTEP`), two consistent GetItems at
+   * once; readers see the step as `currentStep`, as before it moved.
+   */
   async get(tenantId, id) {
     const { doc, tableName, commands } = await dynamo();
-    const out = await doc.send(new commands.GetCommand({ TableName: tableName, Key: keys.instance(tenantId, id), ConsistentRead: true }));
-    return instances.decode(out.Item);
+    const read = (Key: { PK: string; SK: string }) => doc.send(new commands.GetCommand({ TableName: tableName, Key, ConsistentRead: true }));
+    const [instanceOut, stepOut] = await Promise.all([read(keys.instance(tenantId, id)), read(keys.instanceStep(tenantId, id))]);
+    const record = instances.decode(instanceOut.Item);
+    if (!record) return undefined;
+    // Instances stored before the step moved out carry it inline; a step item wins over it.
+    const step = waitingSteps.decode(stepOut.Item);
+    if (step?.taskToken) {
+      const { expiresAt: _ttl, ...currentStep } = step;
+      return { ...record, currentStep };
+    }
+    return record;
   },
 
   async getIdempotent(tenantId, key, now) {
@@ -103,54 +303,137 @@ export const processInstanceStore: ProcessInstanceStore = {
     return kept && { fingerprint: kept.fingerprint, status: kept.status, body: kept.body };
   },
 
-  /** The user step the journey now waits at (its task token stays in the table, never leaves it). */
+  /**
+   * The user step the journey now waits at: its own item (its task token stays in the table,
+   * never leaves it), with the instance's TTL; the instance gets `lastUpdatedAt` in the same
+   * transaction, which also checks it exists.
+   */
   async setWaitingStep(tenantId, id, step) {
     const { doc, tableName, commands } = await dynamo();
-    return conditionally(() =>
-      doc.send(
+    let expiresAt: number | undefined;
+    const stamped = await conditionally(async () => {
+      const out = await doc.send(
         new commands.UpdateCommand({
           TableName: tableName,
           Key: keys.instance(tenantId, id),
-          UpdateExpression: 'SET currentStep = :step, lastUpdatedAt = :now',
+          // An instance stored before the step moved out loses its inline copy here; its TTL comes back.
+          UpdateExpression: 'SET lastUpdatedAt = :now, expiresAt = expiresAt REMOVE currentStep',
           ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':step': step, ':now': step.since },
+          ExpressionAttributeValues: { ':now': step.since },
+          ReturnValues: 'UPDATED_NEW',
         }),
-      ),
-    );
+      );
+      expiresAt = (out.Attributes as { expiresAt?: number } | undefined)?.expiresAt;
+    });
+    if (!stamped || expiresAt === undefined) return false;
+    // The whole step, replacing whatever the item held (a done step's husk, a previous step).
+    const update = updateWhole(waitingSteps.encode({ ...step, expiresAt }, keys.instanceStep(tenantId, id)));
+    // A new step starts with no refusals counted and unclaimed.
+    const gone = [...(step.refusals === undefined ? ['refusals'] : []), ...(step.claim === undefined ? ['claim'] : [])];
+    const clear = gone.length ? ` REMOVE ${gone.join(', ')}` : '';
+    await doc.send(new commands.UpdateCommand({ TableName: tableName, ...update, UpdateExpression: update.UpdateExpression + clear }));
+    return true;
   },
 
   /**
-   * A user step done, in one transaction: the waiting step comes off the instance (only if it is
-   * still the one with this token) and what the end user gave is kept, with the instance's TTL.
+   * One transaction: the waiting step (its own item) is marked claimed, only if it is still the
+   * one with this token and no other submission claimed it, and the claim is kept in its own
+   * item, so the step item does not grow by a second copy of the result.
    */
-  async completeStep(tenantId, id, taskToken, data, expiresAt, now) {
+  async claimStep(tenantId, id, claim, expiresAt) {
+    const ref = { at: claim.at, outcome: 'complete' in claim.outcome ? 'complete' : 'fail', ...(claim.digest ? { digest: claim.digest } : {}) };
     const outcome = await transactWrite({
       step: {
         Update: {
-          Key: keys.instance(tenantId, id),
-          UpdateExpression: 'REMOVE currentStep SET lastUpdatedAt = :now',
-          ConditionExpression: 'currentStep.taskToken = :token',
-          ExpressionAttributeValues: { ':token': taskToken, ':now': now.toISOString() },
+          Key: keys.instanceStep(tenantId, id),
+          UpdateExpression: 'SET claim = :claim',
+          ConditionExpression: 'taskToken = :token AND attribute_not_exists(claim)',
+          ExpressionAttributeValues: { ':token': claim.taskToken, ':claim': ref },
         },
       },
-      userData: { Put: { Item: userData.encode({ ...data, expiresAt }, keys.instanceUserData(tenantId, id, data.activityId)) } },
+      claim: { Put: { Item: stepClaims.encode({ ...claim, expiresAt }, keys.instanceStepClaim(tenantId, id, claim.activityId)) } },
     });
-    return outcome.written;
+    if (outcome.written) return true;
+    if (outcome.failed.includes('step')) return false;
+    throw outcome.error;
   },
 
-  async releaseStep(tenantId, id, taskToken, now) {
+  async getStepClaim(tenantId, id, activityId) {
     const { doc, tableName, commands } = await dynamo();
-    return conditionally(() =>
-      doc.send(
-        new commands.UpdateCommand({
-          TableName: tableName,
+    const out = await doc.send(new commands.GetCommand({ TableName: tableName, Key: keys.instanceStepClaim(tenantId, id, activityId), ConsistentRead: true }));
+    const claim = stepClaims.decode(out.Item);
+    if (!claim) return undefined;
+    const { expiresAt: _ttl, ...rest } = claim;
+    return rest;
+  },
+
+  /**
+   * One transaction: the claim goes (only if it is still there: a second finisher changes
+   * nothing), a completion's user data is kept, the instance records `lastStep`, and the waiting
+   * step's item is emptied if it is still this one. When the execution already waits at its next
+   * step (Step Functions moved on before this write), the same without touching the step item.
+   */
+  async finishStep(tenantId, id, claim, expiresAt, now) {
+    const stamp = now.toISOString();
+    const last = { activityId: claim.activityId, at: stamp, ...(claim.digest ? { digest: claim.digest } : {}) };
+    const data = 'complete' in claim.outcome ? claim.outcome.complete.data : undefined;
+    const items = (withStep: boolean) => ({
+      claim: {
+        Delete: {
+          Key: keys.instanceStepClaim(tenantId, id, claim.activityId),
+          ConditionExpression: 'taskToken = :token',
+          ExpressionAttributeValues: { ':token': claim.taskToken },
+        },
+      },
+      userData: data && { Put: { Item: userData.encode({ ...data, expiresAt }, keys.instanceUserData(tenantId, id, data.activityId)) } },
+      instance: {
+        Update: {
           Key: keys.instance(tenantId, id),
-          UpdateExpression: 'REMOVE currentStep SET lastUpdatedAt = :now',
-          ConditionExpression: 'currentStep.taskToken = :token',
-          ExpressionAttributeValues: { ':token': taskToken, ':now': now.toISOString() },
-        }),
-      ),
-    );
+          UpdateExpression: 'SET lastStep = :last, lastUpdatedAt = :now',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':last': last, ':now': stamp },
+        },
+      },
+      step: withStep ? {
+        Update: {
+          Key: keys.instanceStep(tenantId, id),
+          UpdateExpression: `${STEP_DONE}, claim`,
+          ConditionExpression: 'taskToken = :token',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':token': claim.taskToken },
+        },
+      } : undefined,
+    });
+    const first = await transactWrite(items(true));
+    if (first.written) return true;
+    if (first.failed.includes('claim')) return false;
+    if (!first.failed.includes('step')) throw first.error;
+    const moved = await transactWrite(items(false));
+    if (moved.written) return true;
+    if (moved.failed.includes('claim')) return false;
+    throw moved.error;
+  },
+
+  async releaseClaim(tenantId, id, claim) {
+    // When either condition fails, the claim was finished by another submission or the execution
+    // moved on: there is nothing to release (transactWrite throws any other failure).
+    await transactWrite({
+      claim: {
+        Delete: {
+          Key: keys.instanceStepClaim(tenantId, id, claim.activityId),
+          ConditionExpression: 'taskToken = :token',
+          ExpressionAttributeValues: { ':token': claim.taskToken },
+        },
+      },
+      step: {
+        Update: {
+          Key: keys.instanceStep(tenantId, id),
+          UpdateExpression: 'REMOVE claim',
+          ConditionExpression: 'taskToken = :token',
+          ExpressionAttributeValues: { ':token': claim.taskToken },
+        },
+      },
+    });
   },
 
   /** An atomic counter on the waiting step, so two refusals at once both count. */
@@ -161,14 +444,14 @@ export const processInstanceStore: ProcessInstanceStore = {
       const out = await doc.send(
         new commands.UpdateCommand({
           TableName: tableName,
-          Key: keys.instance(tenantId, id),
-          UpdateExpression: 'ADD currentStep.refusals :one',
-          ConditionExpression: 'currentStep.taskToken = :token',
+          Key: keys.instanceStep(tenantId, id),
+          UpdateExpression: 'ADD refusals :one',
+          ConditionExpression: 'taskToken = :token',
           ExpressionAttributeValues: { ':token': taskToken, ':one': 1 },
           ReturnValues: 'UPDATED_NEW',
         }),
       );
-      count = Number((out.Attributes as { currentStep?: { refusals?: number } } | undefined)?.currentStep?.refusals);
+      count = Number((out.Attributes as { refusals?: number } | undefined)?.refusals);
     });
     return counted && count !== undefined && Number.isFinite(count) ? count : undefined;
   },
@@ -178,18 +461,70 @@ export const processInstanceStore: ProcessInstanceStore = {
     return userData.decodeAll(items).map(({ expiresAt: _ttl, ...data }) => data);
   },
 
-  /** A status change, written only over the status it read (the caller publishes the event). */
-  async setStatus(record, from, to, now) {
+  /**
+   * A status change, written only over the status it read (the caller publishes the event), in
+   * one transaction with the instance's three views put anew (the status view moves partition;
+   * an instance stored before the views gets them here). A final status takes the instance off
+   * the reconciler's index in the same write.
+   */
+  async setStatus(record, from, to, now, final = false) {
+    const changed = { ...record, status: to as ProcessInstanceRecord['status'], lastUpdatedAt: now.toISOString() };
+    const [viewT, viewS, viewD] = viewItems(changed);
+    const outcome = await transactWrite({
+      instance: {
+        Update: {
+          Key: keys.instance(record.tenantId, record.id),
+          UpdateExpression: `SET #status = :to, lastUpdatedAt = :now${final ? ' REMOVE GSI2PK, GSI2SK, reconcileAt, reconcileChecks' : ''}`,
+          ConditionExpression: '#status = :from',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':to': to, ':from': from, ':now': changed.lastUpdatedAt },
+        },
+      },
+      viewT: { Update: updateWhole(viewT!) },
+      viewS: { Update: updateWhole(viewS!) },
+      viewD: { Update: updateWhole(viewD!) },
+    });
+    if (outcome.written) return true;
+    if (outcome.failed.includes('instance')) return false;
+    throw outcome.error;
+  },
+
+  /**
+   * A Scan of the reconciler's sparse index (keys only): it holds only open instances, so a page
+   * reads those and nothing else. The index's sort key starts with `reconcileAt`, so the filter
+   * keeps those due (a Scan reads, and is billed for, the page before the filter).
+   */
+  async dueForReconcile(now, cursor) {
     const { doc, tableName, commands } = await dynamo();
+    const out = await doc.send(
+      new commands.ScanCommand({
+        TableName: tableName,
+        IndexName: OPEN_INSTANCES_INDEX,
+        // '~' sorts after every character of an instance id, so every key due at `now` is below it.
+        FilterExpression: 'GSI2SK <= :due',
+        ExpressionAttributeValues: { ':due': `${now.toISOString()}#~` },
+        ...(cursor !== undefined ? { ExclusiveStartKey: JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown> } : {}),
+      }),
+    );
+    const due = (out.Items ?? []).flatMap((item) => keys.parseInstance({ PK: String(item.PK), SK: String(item.SK) }) ?? []);
+    return {
+      due,
+      ...(out.LastEvaluatedKey ? { next: Buffer.from(JSON.stringify(out.LastEvaluatedKey), 'utf8').toString('base64url') } : {}),
+    };
+  },
+
+  async deferReconcile(record, at, checks) {
+    const { doc, tableName, commands } = await dynamo();
+    const open = keys.instanceOpen(record.tenantId, at, record.id);
     return conditionally(() =>
       doc.send(
         new commands.UpdateCommand({
           TableName: tableName,
           Key: keys.instance(record.tenantId, record.id),
-          UpdateExpression: 'SET #status = :to, lastUpdatedAt = :now',
-          ConditionExpression: '#status = :from',
+          UpdateExpression: 'SET GSI2SK = :sk, reconcileAt = :at, reconcileChecks = :checks',
+          ConditionExpression: '#status = :status AND attribute_exists(GSI2PK)',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':to': to, ':from': from, ':now': now.toISOString() },
+          ExpressionAttributeValues: { ':sk': open.GSI2SK, ':at': at, ':checks': checks, ':status': record.status },
         }),
       ),
     );

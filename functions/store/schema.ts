@@ -7,7 +7,19 @@ export const TABLE_SCHEMA = {
   sortKey: 'SK',
   /** Epoch seconds; DynamoDB TTL deletes items after it (late), reads treat them as gone at once. */
   ttlAttribute: 'expiresAt',
-  globalSecondaryIndexes: [{ indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' }],
+  globalSecondaryIndexes: [
+    /** A tenant's instances by creation time: the instance lists and searches (route queries). */
+    { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL', queriedByRoutes: true },
+    /**
+     * Open instances (no final status yet) by when the reconciler next asks about their
+     * execution. Sparse: an instance leaves it when its status becomes final, so the
+     * reconciler's scan reads only open instances, and only their keys.
+     */
+    { indexName: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'KEYS_ONLY', queriedByRoutes: false },
+  ],
 } as const;
 
 export type TableSchema = typeof TABLE_SCHEMA;
+
+/** The reconciler's index of open instances (see TABLE_SCHEMA). */
+export const OPEN_INSTANCES_INDEX = 'GSI2';

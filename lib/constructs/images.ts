@@ -113,8 +113,8 @@ export interface ImagesProps {
   table: ITable;
   /** Name of the table's sort key attribute, which the stream filter matches. */
   sortKey: string;
-  /** Physical name prefix for the key alias (`alias/arthr-{label}-images`). */
-  label: string;
+  /** The deployment's name prefix (`arthr-{label}`): the key alias and the clean-up function's name start with it. */
+  namePrefix: string;
   /** Environment of the clean-up function besides IMAGES_BUCKET (what the store config parses). */
   environment: Record<string, string>;
 }
@@ -148,8 +148,8 @@ export class Images extends Construct implements ImagesAccess {
     // encryption context (losing both the per-object audit and the tenants/ condition), to save
     // KMS requests that cost $0.03 per 10,000 at a handful of images per journey.
     this.key = new kms.Key(this, 'Key', {
-      description: `Encrypts Arthr face images in S3 (region ${props.label})`,
-      alias: `alias/arthr-${props.label}-images`,
+      description: `Encrypts Arthr face images in S3 (${props.namePrefix})`,
+      alias: `alias/${props.namePrefix}-images`,
       enableKeyRotation: true,
       // The retained bucket's objects are unreadable without it.
       removalPolicy: RemovalPolicy.RETAIN,
@@ -256,7 +256,7 @@ export class Images extends Construct implements ImagesAccess {
     });
 
     this.cleanup = new ServiceFunction(this, 'Cleanup', {
-      functionName: ServiceFunction.stackScopedName(this, 'onInstanceExpired'),
+      functionName: ServiceFunction.physicalName(props.namePrefix, 'onInstanceExpired'),
       description: 'Deletes the images of process instances whose retention ended (DynamoDB TTL removals, from the table stream).',
       repoRoot: props.repoRoot,
       entry: 'functions/userdata/on-instance-expired.ts',

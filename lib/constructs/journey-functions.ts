@@ -6,7 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { defaultEventBusArn } from './route-function.js';
-import { ServiceFunction } from './service-function.js';
+import { ServiceFunction, nagArn } from './service-function.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
 
@@ -15,23 +15,43 @@ export const TERMINAL_EXECUTION_STATUSES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 
 
 export interface JourneyFunctionsProps {
   repoRoot: string;
+  /** The deployment's name prefix (`arthr-{label}`). */
+  namePrefix: string;
   table: ITable;
   /** The exact name every compiled state machine's Task states invoke (ACTIVITY_FUNCTION_ARN). */
   activityFunctionName: string;
-  /** Start of the ARN of every state machine this stack publishes (`...:stateMachine:arthr-`). */
+  /** The exact name every compiled state machine's last state invokes (EXECUTION_END_FUNCTION_ARN). */
+  executionEndFunctionName: string;
+  /** Start of the ARN of every state machine this stack publishes (`...:stateMachine:arthr-{label}-`). */
   stateMachineArnPrefix: string;
+  /** Start of the ARN of every execution of those state machines (`...:execution:arthr-`). */
+  executionArnPrefix: string;
+  /** The table's index of open instances, which the reconciler scans. */
+  openInstancesIndexName: string;
   environment: Record<string, string>;
+  /** Concurrency reserved for the activity function (every Task state of every journey). */
+  activityConcurrency: number;
+  /** Concurrency reserved for the execution-end function. */
+  executionEndConcurrency: number;
 }
 
 /**
- * The two Lambdas journeys need besides the API: the activity function that every Task state
- * invokes, and the function that records an execution's end on its instance, fed by an
- * EventBridge rule on this stack's state machines.
+ * The Lambdas journeys need besides the API: the activity function that every Task state
+ * invokes; the function that records an execution's end on its instance, invoked by each
+ * journey's last state with its outcome and fed by an EventBridge rule on this stack's state
+ * machines for the executions that end otherwise (failures, timeouts, stops); the reconciler
+ * that catches what both missed; and the daily janitor that deletes the state machines no live
+ * version needs.
  */
 export class JourneyFunctions extends Construct {
   readonly activities: ServiceFunction;
   readonly executionEnd: ServiceFunction;
   readonly executionEndRule: events.Rule;
+  /** Finds instances whose execution ended without their final status recorded, on a schedule. */
+  readonly reconciler: ServiceFunction;
+  readonly reconcileSchedule: events.Rule;
+  readonly janitor: ServiceFunction;
+  readonly janitorSchedule: events.Rule;
   /** Execution-end events that could not be delivered or processed, kept for a redrive. */
   readonly executionEndDeadLetters: sqs.Queue;
 
@@ -51,6 +71,7 @@ export class JourneyFunctions extends Construct {
       memorySize: 256,
       timeout: Duration.seconds(30),
       environment: props.environment,
+      reservedConcurrency: props.activityConcurrency,
       policyName: 'activities',
       roleDescription: 'Runs journey activities: records the waiting user step, runs the identity store activities (users, passcodes) and publishes the step change.',
       // The union of what the activity modules declare (functions/activities/access.ts).
@@ -79,20 +100,28 @@ export class JourneyFunctions extends Construct {
     });
 
     this.executionEnd = new ServiceFunction(this, 'ExecutionEnd', {
-      functionName: ServiceFunction.stackScopedName(this, 'onExecutionEnd'),
+      functionName: props.executionEndFunctionName,
       description: 'Records a journey execution\'s end on its process instance and publishes the status change.',
       repoRoot: props.repoRoot,
       entry: 'functions/process-manager/on-execution-end.ts',
       memorySize: 256,
       timeout: Duration.seconds(30),
       environment: props.environment,
+      reservedConcurrency: props.executionEndConcurrency,
       policyName: 'onExecutionEnd',
-      roleDescription: 'Records journey execution ends: reads and updates instances, publishes their status changes.',
+      roleDescription:
+        'Records journey execution ends: reads and updates instances, publishes their status changes, and asks Step Functions for what an event leaves out.',
       statements: [
         new iam.PolicyStatement({
           sid: 'InstanceItems',
           actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
           resources: [tableArn],
+        }),
+        // An event may lack the input or output (left out when large) and never names the error.
+        new iam.PolicyStatement({
+          sid: 'DescribeJourneyExecutions',
+          actions: ['states:DescribeExecution'],
+          resources: [`${props.executionArnPrefix}*`],
         }),
         new iam.PolicyStatement({
           sid: 'PublishInstanceEvents',
@@ -104,6 +133,10 @@ export class JourneyFunctions extends Construct {
       deadLetterQueue: this.executionEndDeadLetters,
       retryAttempts: 2,
       maxEventAge: Duration.hours(6),
+    });
+    Validations.of(this.executionEnd.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(`${props.executionArnPrefix}*`, stack)}]`,
+      reason: 'Executions are named after the instances they run, so they are known only at run time; the prefix limits the grant to this stack\'s journey state machines.',
     });
 
     this.executionEndRule = new events.Rule(this, 'ExecutionEndRule', {
@@ -124,6 +157,99 @@ export class JourneyFunctions extends Construct {
           retryAttempts: 10,
         }),
       ],
+    });
+    // --- The reconciler: the net under the two paths above (a record that failed past its
+    // retries, an event EventBridge did not deliver). Every five minutes it scans the sparse
+    // index of open instances (keys only) for those due, and asks Step Functions about each
+    // one's execution (functions/process-manager/reconcile.ts). A run stops before its
+    // timeout; what it did not reach stays due for the next. A failed run is not retried: the
+    // next one, five minutes later, does the same work.
+    this.reconciler = new ServiceFunction(this, 'Reconciler', {
+      functionName: ServiceFunction.physicalName(props.namePrefix, 'reconcileExecutions'),
+      description: 'Records the final status of journeys whose execution ended unrecorded (lost event, failed record), every five minutes.',
+      repoRoot: props.repoRoot,
+      entry: 'functions/process-manager/reconcile-executions.ts',
+      memorySize: 256,
+      timeout: Duration.minutes(4),
+      environment: props.environment,
+      // One run at a time: a second would scan the same due instances.
+      reservedConcurrency: 1,
+      policyName: 'reconcileExecutions',
+      roleDescription: 'Reconciles journey executions: scans the open-instance index, reads and updates instances, describes executions, publishes status changes.',
+      statements: [
+        new iam.PolicyStatement({
+          sid: 'OpenInstancesIndex',
+          actions: ['dynamodb:Scan'],
+          resources: [`${tableArn}/index/${props.openInstancesIndexName}`],
+        }),
+        new iam.PolicyStatement({
+          sid: 'InstanceItems',
+          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+          resources: [tableArn],
+        }),
+        new iam.PolicyStatement({
+          sid: 'DescribeJourneyExecutions',
+          actions: ['states:DescribeExecution'],
+          resources: [`${props.executionArnPrefix}*`],
+        }),
+        new iam.PolicyStatement({
+          sid: 'PublishInstanceEvents',
+          actions: ['events:PutEvents'],
+          resources: [defaultEventBusArn(stack)],
+        }),
+      ],
+      retryAttempts: 0,
+    });
+    Validations.of(this.reconciler.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(`${props.executionArnPrefix}*`, stack)}]`,
+      reason: 'Executions are named after the instances they run, so they are known only at run time; the prefix limits the grant to this stack\'s journey state machines.',
+    });
+
+    this.reconcileSchedule = new events.Rule(this, 'ReconcileSchedule', {
+      description: 'Every five minutes: the reconciler records the final status of journeys whose execution ended unrecorded.',
+      schedule: events.Schedule.rate(Duration.minutes(5)),
+      targets: [new targets.LambdaFunction(this.reconciler.function, { retryAttempts: 0 })],
+    });
+
+    // --- State machines no live version needs: they are made at run time, outside
+    // CloudFormation, so nothing else would ever delete them (functions/process-manager/state-machine-janitor.ts).
+    const stateMachines = `${props.stateMachineArnPrefix}*`;
+    this.janitor = new ServiceFunction(this, 'StateMachineJanitor', {
+      functionName: ServiceFunction.physicalName(props.namePrefix, 'sweepStateMachines'),
+      description: 'Deletes the journey state machines that no live definition version needs and that run nothing (daily).',
+      repoRoot: props.repoRoot,
+      entry: 'functions/process-manager/sweep-state-machines.ts',
+      memorySize: 256,
+      // Up to 10,000 state machines (the quota), a few calls each, under Step Functions' API rates.
+      timeout: Duration.minutes(15),
+      environment: props.environment,
+      // One run at a time.
+      reservedConcurrency: 1,
+      policyName: 'sweepStateMachines',
+      roleDescription: 'Deletes unused journey state machines: lists them, reads their tenant tag and running executions, reads definition versions.',
+      statements: [
+        new iam.PolicyStatement({ sid: 'ListStateMachines', actions: ['states:ListStateMachines'], resources: ['*'] }),
+        new iam.PolicyStatement({
+          sid: 'OwnStateMachines',
+          actions: ['states:ListTagsForResource', 'states:ListExecutions', 'states:DeleteStateMachine'],
+          resources: [stateMachines],
+        }),
+        // The tenant's definition versions (one Query of its definitions partition).
+        new iam.PolicyStatement({ sid: 'DefinitionVersions', actions: ['dynamodb:Query'], resources: [tableArn] }),
+      ],
+    });
+    Validations.of(this.janitor.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'states:ListStateMachines supports no resource-level permission; it lists names and ARNs only. Every other action names this deployment\'s state machines.',
+    });
+    Validations.of(this.janitor.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(stateMachines, stack)}]`,
+      reason: 'State machines are made at run time, one per distinct compiled definition of a tenant, so they are known only by this deployment\'s name prefix.',
+    });
+    this.janitorSchedule = new events.Rule(this, 'StateMachineJanitorSchedule', {
+      description: 'Runs the state machine janitor once a day.',
+      schedule: events.Schedule.rate(Duration.days(1)),
+      targets: [new targets.LambdaFunction(this.janitor.function, { retryAttempts: 2, maxEventAge: Duration.hours(2) })],
     });
   }
 }

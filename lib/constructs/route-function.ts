@@ -3,7 +3,8 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
-import type { RouteDef } from '../../functions/http/route.js';
+import { isRateLimited, type RouteDef } from '../../functions/http/route.js';
+import { RATE_PARTITION } from '../../functions/store/keys.js';
 import { acknowledgeImageObjects, imageStatements, type ImagesAccess } from './images.js';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { ServiceFunction, nagArn } from './service-function.js';
@@ -14,6 +15,8 @@ const KEY_ACTIONS = { sign: ['kms:Sign'], publicKey: ['kms:GetPublicKey'] } as c
 
 export interface RouteFunctionProps {
   route: RouteDef;
+  /** The deployment's name prefix (`arthr-{label}`): the function is `{prefix}-{operationId}`. */
+  namePrefix: string;
   /** Repository root: route handler paths and the lock file are relative to it. */
   repoRoot: string;
   table: ITable;
@@ -48,8 +51,8 @@ export class RouteFunction extends ServiceFunction {
     const stack = Stack.of(scope);
     const access = route.aws;
     super(scope, RouteFunction.idFor(route), {
-      // Named after the stack and the operation so the console, metrics and logs say which one.
-      functionName: ServiceFunction.stackScopedName(scope, route.operationId),
+      // Named after the deployment and the operation so the console, metrics and logs say which one.
+      functionName: ServiceFunction.physicalName(props.namePrefix, route.operationId),
       description: `${route.method} ${route.path}: ${route.summary}`,
       repoRoot: props.repoRoot,
       entry: route.handler,
@@ -90,6 +93,18 @@ function routeStatements(props: RouteFunctionProps, stack: Stack): iam.PolicySta
   if (access.table?.length) {
     statements.push(
       new iam.PolicyStatement({ sid: 'TableItems', actions: access.table.map((a) => `dynamodb:${a}`), resources: [props.table.tableArn] }),
+    );
+  }
+  if (isRateLimited(props.route)) {
+    // The tenant's rate limit (functions/http/wrapper.ts): one counting write per request, on the
+    // rate windows' partitions only (`TNT#{tenantId}#RATE`), whatever else the route may write.
+    statements.push(
+      new iam.PolicyStatement({
+        sid: 'TenantRateLimit',
+        actions: ['dynamodb:UpdateItem'],
+        resources: [props.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`TNT#*#${RATE_PARTITION}`] } },
+      }),
     );
   }
   if (access.queryIndexes && props.indexNames.length > 0) {

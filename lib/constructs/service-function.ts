@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { RemovalPolicy, Stack, Validations, type Duration } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -30,8 +31,8 @@ export function nagArn(arn: string, stack: Stack): string {
 export interface ServiceFunctionProps {
   /** Layers holding packages the bundle leaves out (lib/bundling.ts LAYER_PACKAGES). */
   layers?: lambda.ILayerVersion[];
-  /** Physical name; also names the log group. Omit to let CloudFormation generate one. */
-  functionName?: string;
+  /** Physical name (see `physicalName`: it starts with the deployment's prefix); also names the log group. */
+  functionName: string;
   description: string;
   /** Repository root: `entry` and the lock file are relative to it. */
   repoRoot: string;
@@ -54,6 +55,12 @@ export interface ServiceFunctionProps {
   retryAttempts?: number;
   /** Asynchronous invocations only: how long Lambda keeps trying an event. */
   maxEventAge?: Duration;
+  /**
+   * Concurrency set aside for this function alone, which is also its ceiling: what a function
+   * must always be able to run (journeys' steps, their ends) is not starved by the API's
+   * functions, and cannot starve them in turn.
+   */
+  reservedConcurrency?: number;
 }
 
 /**
@@ -72,7 +79,7 @@ export class ServiceFunction extends Construct {
     const { functionName } = props;
 
     this.logGroup = new logs.LogGroup(this, 'Logs', {
-      ...(functionName ? { logGroupName: `/aws/lambda/${functionName}` } : {}),
+      logGroupName: `/aws/lambda/${functionName}`,
       retention: logs.RetentionDays.ONE_MONTH,
       // Operational logs only (handlers never log bodies, headers or secrets); they expire
       // after a month anyway, so they go with the stack rather than block a re-create.
@@ -99,7 +106,7 @@ export class ServiceFunction extends Construct {
     });
 
     this.function = new NodejsFunction(this, 'Function', {
-      ...(functionName ? { functionName } : {}),
+      functionName,
       description: props.description.slice(0, 256),
       entry: path.join(props.repoRoot, props.entry),
       handler: 'handler',
@@ -115,6 +122,7 @@ export class ServiceFunction extends Construct {
       ...(props.deadLetterQueue ? { deadLetterQueue: props.deadLetterQueue } : {}),
       ...(props.retryAttempts !== undefined ? { retryAttempts: props.retryAttempts } : {}),
       ...(props.maxEventAge ? { maxEventAge: props.maxEventAge } : {}),
+      ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       ...(props.layers?.length ? { layers: props.layers } : {}),
       bundling: {
         // The same settings the bundle benchmark measures (lib/bundling.ts).
@@ -156,9 +164,15 @@ export class ServiceFunction extends Construct {
     });
   }
 
-  /** The stack's name joined to `suffix` when that fits Lambda's 64 characters, else undefined. */
-  static stackScopedName(scope: Construct, suffix: string): string | undefined {
-    const candidate = `${Stack.of(scope).stackName}-${suffix}`;
-    return candidate.length <= 64 ? candidate : undefined;
+  /**
+   * `{prefix}-{suffix}`, the deployment's prefix first (functions/config.ts `deploymentPrefix`),
+   * within Lambda's 64 characters: a longer suffix is cut and a hash of the whole of it appended,
+   * so the name stays unique, stable and prefixed (never left to CloudFormation to generate).
+   */
+  static physicalName(prefix: string, suffix: string, max = 64): string {
+    const name = `${prefix}-${suffix}`;
+    if (name.length <= max) return name;
+    const hash = createHash('sha256').update(suffix).digest('hex').slice(0, 8);
+    return `${prefix}-${suffix.slice(0, max - prefix.length - 2 - hash.length)}-${hash}`;
   }
 }

@@ -6,7 +6,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 /**
  * Records which AWS actions each operation makes when the service runs locally, in IAM's terms
  * (a transaction is the PutItem/UpdateItem/... of each of its items; an index Query is
- * `dynamodb:Query (index)`). The integration suite turns it on and compares what was used with
+ * `dynamodb:Query (index)`, an index Scan `dynamodb:Scan (index)`). The integration suite turns it on and compares what was used with
  * what the route table makes the CDK stack grant.
  */
 const current = new AsyncLocalStorage<string>();
@@ -39,6 +39,8 @@ export function recordDynamoCalls(client: DynamoDBClient): void {
         for (const item of input.TransactItems ?? []) for (const k of Object.keys(item)) recordAction(TRANSACT_ITEM_ACTIONS[k] ?? `dynamodb:${k}`);
       } else if (command === 'Query' && input.IndexName) {
         recordAction('dynamodb:Query (index)');
+      } else if (command === 'Scan' && input.IndexName) {
+        recordAction('dynamodb:Scan (index)');
       } else {
         recordAction(`dynamodb:${command}`);
       }

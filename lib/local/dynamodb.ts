@@ -105,7 +105,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
           { AttributeName: g.partitionKey, KeyType: 'HASH' },
           { AttributeName: g.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: { ProjectionType: g.projection },
       })),
     }),
   );

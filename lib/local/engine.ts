@@ -82,8 +82,22 @@ export type LocalStepFunctionsErrorName =
   | 'TaskTimedOut'
   | 'EngineShutDown';
 
+/** The error a state fails with when its input or output is over MAX_PAYLOAD_BYTES. */
+export const DATA_LIMIT_EXCEEDED = 'States.DataLimitExceeded';
+
 /** Step Functions' limit on a state machine definition (CreateStateMachine's `definition`), in characters. */
 export const MAX_DEFINITION_LENGTH = 1_048_576;
+
+/**
+ * Step Functions' payload quota: 256 KiB of UTF-8 JSON for an execution's input and output, a
+ * state's input (after Parameters) and output, a task's result, and SendTaskSuccess's `output`.
+ */
+export const MAX_PAYLOAD_BYTES = 262_144;
+
+/** A value's size as Step Functions counts it: its JSON text in UTF-8 bytes. */
+export function payloadBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+}
 
 export class LocalStepFunctionsError extends Error {
   override readonly name: LocalStepFunctionsErrorName;
@@ -196,6 +210,18 @@ function functionError(err: unknown): Error {
   const errorMessage = err instanceof Error ? err.message : String(err);
   const trace = err instanceof Error && err.stack ? err.stack.split('\n') : [];
   return stateError(errorType, JSON.stringify({ errorType, errorMessage, trace }));
+}
+
+/**
+ * A state's data over the payload quota: States.DataLimitExceeded, which Step Functions treats as
+ * terminal (`States.ALL` does not catch it, and it is not retried). The compiled state machines
+ * never name it in a Catch, so here no Retry or Catch matches it at all.
+ */
+function checkPayload(state: string, what: string, value: unknown): void {
+  const size = payloadBytes(value);
+  if (size > MAX_PAYLOAD_BYTES) {
+    throw terminalError(DATA_LIMIT_EXCEEDED, `${state}: the ${what} is ${size} bytes, over Step Functions' quota of ${MAX_PAYLOAD_BYTES}`);
+  }
 }
 
 type Outcome = Omit<ExecutionResult, 'executionArn' | 'transitions' | 'startDate' | 'stopDate'>;
@@ -323,6 +349,13 @@ export class LocalStepFunctions {
     } catch {
       throw new LocalStepFunctionsError('InvalidExecutionInput', 'The execution input is not JSON');
     }
+    const size = payloadBytes(inputJson);
+    if (size > MAX_PAYLOAD_BYTES) {
+      throw new LocalStepFunctionsError(
+        'ValidationException',
+        `1 validation error detected: Value at 'input' failed to satisfy constraint: Member must have length less than or equal to ${MAX_PAYLOAD_BYTES} (it is ${size} bytes)`,
+      );
+    }
     machine.executionNames.add(name);
     const execution: ExecutionRecord = {
       arn: `${this.arnPrefix}:execution:${machine.name}:${name}`,
@@ -351,6 +384,14 @@ export class LocalStepFunctions {
       outputJson = toJson(output);
     } catch {
       throw new LocalStepFunctionsError('InvalidOutput', 'The task output is not JSON');
+    }
+    // The API refuses an over-size output before it looks at the token: the task keeps waiting.
+    const size = payloadBytes(outputJson);
+    if (size > MAX_PAYLOAD_BYTES) {
+      throw new LocalStepFunctionsError(
+        'ValidationException',
+        `1 validation error detected: Value at 'output' failed to satisfy constraint: Member must have length less than or equal to ${MAX_PAYLOAD_BYTES} (it is ${size} bytes)`,
+      );
     }
     this.takeToken(taskToken).outcome.resolve(outputJson);
   }
@@ -443,7 +484,13 @@ export class LocalStepFunctions {
 
     let outcome: Outcome;
     try {
-      outcome = { status: 'SUCCEEDED', output: toJson(await run.result) };
+      const output = toJson(await run.result);
+      const size = payloadBytes(output);
+      // A Pass or Catch state can grow the state without a task after it: its output is checked here.
+      outcome =
+        size > MAX_PAYLOAD_BYTES
+          ? { status: 'FAILED', error: DATA_LIMIT_EXCEEDED, cause: `The execution's output is ${size} bytes, over Step Functions' quota of ${MAX_PAYLOAD_BYTES}` }
+          : { status: 'SUCCEEDED', output };
     } catch (err) {
       if (err instanceof ExecutionAbortedError) {
         outcome = abortedOutcome(execution);
@@ -498,14 +545,28 @@ export class LocalStepFunctions {
       // The library retries a state even after an abort; the activity must not run again.
       return Promise.reject(terminalError('States.Runtime', 'The execution has ended'));
     }
+    try {
+      // The state's input after Parameters: what the task is called with.
+      checkPayload(spec.stateName, 'task input (after Parameters)', input);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     switch (spec.kind) {
       case 'lambda-function':
-        return this.callFunction(spec.resource, input);
+        return this.checkedResult(spec, this.callFunction(spec.resource, input));
       case 'lambda-invoke':
-        return this.runLambdaInvoke(spec, input);
+        return this.checkedResult(spec, this.runLambdaInvoke(spec, input));
       case 'lambda-callback':
+        // SendTaskSuccess refuses an over-size output itself, so what arrives here fits.
         return this.runCallbackTask(execution, spec, input);
     }
+  }
+
+  /** A task's result over the quota fails the state with States.DataLimitExceeded, as on AWS. */
+  private async checkedResult(spec: TaskSpec, result: Promise<JsonValue>): Promise<JsonValue> {
+    const value = await result;
+    checkPayload(spec.stateName, 'task result', value);
+    return value;
   }
 
   /** The optimised Lambda integration's output shape, so `OutputPath: "$.Payload"` means the same as on AWS. */

@@ -11,7 +11,7 @@ import { ensureTable, freePort, localClient, startDynamoDbLocal } from './dynamo
 import { startHttpServer } from './server.js';
 import { LocalStepFunctions } from './engine.js';
 import { localOrchestrator } from './orchestrator.js';
-import { installOrchestrator, orchestrator as installedOrchestrator, stateMachineName } from '../../functions/process-manager/orchestrator.js';
+import { installOrchestrator, orchestrator as installedOrchestrator, stateMachineNameOf } from '../../functions/process-manager/orchestrator.js';
 import { publishBpmnUpload, publishDefinition } from '../../functions/process-manager/publish.js';
 import { setDefinitionStatus } from '../../functions/process-manager/definitions.js';
 import type { BpmnUpload } from '../../functions/process-manager/definition-schemas.js';
@@ -23,11 +23,12 @@ import { customDataForms } from '../../functions/process-manager/deps.js';
 import { addCustomDataForm } from '../../functions/process-manager/custom-data-forms.js';
 import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions.js';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { runActivity } from '../../functions/activities/run.js';
+import { localFunctions } from './functions.js';
 import { installEventPublisher } from '../../functions/events/publisher.js';
 import { localEventBus } from './events.js';
 import { startSweeper } from './sweeper.js';
-import { asOperation, recordDynamoCalls, recordMethods, recordS3Calls, writeUsage } from './aws-usage.js';
+import { startReconciler } from './reconciler.js';
+import { recordDynamoCalls, recordMethods, recordS3Calls, writeUsage } from './aws-usage.js';
 import { mirrorToDisk, startLocalS3 } from './s3.js';
 import { s3 } from '../../functions/store/images.js';
 import { dynamo as storeClient } from '../../functions/store/client.js';
@@ -107,6 +108,9 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       SIGNING_KEY: `file:${keyPath}`,
       IMAGES_BUCKET: localS3.bucket,
       S3_ENDPOINT: localS3.endpoint,
+      // The tenant rate limit runs here as on AWS (one counting write per request); the default is
+      // high enough that the test suite, several files at once on one tenant, never meets it.
+      TENANT_RATE_LIMIT: process.env.TENANT_RATE_LIMIT ?? '1000',
     });
     mirrorToDisk((await s3()).client, s3Dir);
 
@@ -115,12 +119,8 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
 
     // Journeys: the engine keeps state machines in memory, so every stored definition version
     // gets its state machine again at each start.
-    const engine = new LocalStepFunctions({
-      // The same activity function the state machines invoke on AWS, called in process.
-      // Recorded per activity type, so the least-privilege check holds each module to its own declaration.
-      invoke: async (_arn, payload) =>
-        asOperation(`activities:${String((payload as { activityType?: unknown }).activityType)}`, () => runActivity(payload as Record<string, unknown>, new Date())),
-    });
+    // The same functions the state machines invoke on AWS, called in process.
+    const engine = new LocalStepFunctions({ invoke: localFunctions() });
     const orchestrator = localOrchestrator(engine);
     const bus = localEventBus();
     const usageFile = process.env.RECORD_AWS_USAGE;
@@ -133,6 +133,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
         startExecution: 'states:StartExecution',
         sendTaskSuccess: 'states:SendTaskSuccess',
         sendTaskFailure: 'states:SendTaskFailure',
+        describeExecution: 'states:DescribeExecution',
       });
       recordMethods(bus, { publish: 'events:PutEvents' });
       recordMethods(signerFor(`file:${keyPath}`), { sign: 'kms:Sign', publicJwk: 'kms:GetPublicKey' });
@@ -141,6 +142,8 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     installEventPublisher(bus);
     await republishDefinitions(admin, engine);
     const sweeper = startSweeper(admin, LOCAL_TABLE, Number(process.env.SWEEP_INTERVAL_SECONDS ?? 60));
+    // Every five minutes, as the reconciler's schedule on AWS.
+    const reconciler = startReconciler(Number(process.env.RECONCILE_INTERVAL_SECONDS ?? 300));
 
     const baseUrl = `http://${DEMO_TENANT}.${LOCAL_REGION}.${LOCAL_DOMAIN}:${port}`;
     const bootstrapPath = join(localDir, 'bootstrap.json');
@@ -193,6 +196,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       engine,
       async stop() {
         await http.close();
+        await reconciler.stop();
         await engine.shutdown();
         // Journeys the shutdown aborted end as COMPLETED_TERMINATED, recorded before the table stops.
         await orchestrator.settle();
@@ -213,7 +217,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
 
 /** Every definition version in the table gets its state machine in the (fresh) engine. */
 async function republishDefinitions(client: ReturnType<typeof localClient>, engine: LocalStepFunctions): Promise<void> {
-  const { ACTIVITY_FUNCTION_ARN } = getConfig();
+  const { ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN } = getConfig();
   let start: Record<string, unknown> | undefined;
   do {
     const out = await client.send(
@@ -227,8 +231,9 @@ async function republishDefinitions(client: ReturnType<typeof localClient>, engi
     for (const item of out.Items ?? []) {
       const record = unmarshall(item) as ProcessDefinitionRecord;
       const { definition } = await definitionStore.getContent(record);
-      const asl = compileDefinition(definition, { activityFunctionArn: ACTIVITY_FUNCTION_ARN });
-      engine.createStateMachine(stateMachineName(record.id), asl);
+      const asl = compileDefinition(definition, { activityFunctionArn: ACTIVITY_FUNCTION_ARN, executionEndFunctionArn: EXECUTION_END_FUNCTION_ARN });
+      // Under the name it was published with (which versions that compiled alike share).
+      engine.createStateMachine(stateMachineNameOf(record.stateMachineArn), asl);
     }
     start = out.LastEvaluatedKey;
   } while (start);

@@ -19,7 +19,44 @@ import { createRouter } from './router.js';
 import { asOperation } from './aws-usage.js';
 
 /** API Gateway refuses payloads over 10 MB before any function runs; so does this adapter. */
-const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
+export const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
+
+/**
+ * Lambda's synchronous invocation payload limit, for the request (the event API Gateway builds,
+ * a binary body base64-encoded in it) and for the response alike: 6 MB as Lambda counts it,
+ * 6,291,556 bytes (the number in its RequestEntityTooLarge and ResponseSizeTooLarge errors).
+ * A body under the gateway's 10 MB can still make an event over it.
+ */
+export const LAMBDA_MAX_PAYLOAD = 6_291_556;
+
+/**
+ * What Lambda refuses before the function runs: an event over its payload limit. API Gateway
+ * then answers 413; so does this adapter, before calling the handler.
+ */
+export function checkInvokeRequest(event: APIGatewayProxyEventV2): void {
+  const bytes = Buffer.byteLength(JSON.stringify(event), 'utf8');
+  if (bytes > LAMBDA_MAX_PAYLOAD) {
+    throw new PayloadTooLargeError(
+      `The request makes a Lambda event of ${bytes} bytes; Lambda takes at most ${LAMBDA_MAX_PAYLOAD} (a binary body counts base64-encoded).`,
+    );
+  }
+}
+
+/**
+ * What Lambda refuses after the function ran: a response over its payload limit
+ * (Function.ResponseSizeTooLarge), which API Gateway answers as a 500 without the function's
+ * body. The local gateway does the same, so a handler that would fail on AWS fails here too.
+ */
+export class ResponseSizeTooLargeError extends Error {
+  override readonly name = 'ResponseSizeTooLarge';
+}
+
+export function checkInvokeResponse(result: APIGatewayProxyStructuredResultV2): void {
+  const bytes = Buffer.byteLength(JSON.stringify(result), 'utf8');
+  if (bytes > LAMBDA_MAX_PAYLOAD) {
+    throw new ResponseSizeTooLargeError(`Response payload size (${bytes} bytes) exceeded maximum allowed payload size (${LAMBDA_MAX_PAYLOAD} bytes).`);
+  }
+}
 
 export interface LocalServerOptions {
   routes: RouteDef[];
@@ -136,7 +173,8 @@ function gatewayError(err: unknown, requestId: string): APIGatewayProxyStructure
 
 /**
  * The thin local stand-in for API Gateway: route matching, the JWT authorizer on bearer routes,
- * and one handler call per request. Everything that decides anything is in `functions/`.
+ * and one handler call per request, within the payload limits of the HTTP API (10 MB body) and
+ * of Lambda (6 MB event and response). Everything that decides anything is in `functions/`.
  */
 export async function startHttpServer(opts: LocalServerOptions): Promise<{ server: Server; port: number; close(): Promise<void> }> {
   const handlers = await loadHandlers(opts.routes, opts.root);
@@ -161,7 +199,10 @@ export async function startHttpServer(opts: LocalServerOptions): Promise<{ serve
           }),
         });
       }
-      send(res, await asOperation(found.route.operationId, () => handlers.get(found.route)!(event)));
+      checkInvokeRequest(event);
+      const result = await asOperation(found.route.operationId, () => handlers.get(found.route)!(event));
+      checkInvokeResponse(result);
+      send(res, result);
     } catch (err) {
       const result = gatewayError(err, requestId);
       if (result.statusCode === 500) log().error('gateway error', { requestId, error: err as Error });

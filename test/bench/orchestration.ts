@@ -8,7 +8,7 @@ import { LocalStepFunctions, type ExecutionResult } from '../../lib/local/engine
 import { localOrchestrator } from '../../lib/local/orchestrator.js';
 import type { Orchestrator } from '../../functions/process-manager/orchestrator.js';
 import type { EventPublisher, InstanceEvent } from '../../functions/events/publisher.js';
-import { runActivity } from '../../functions/activities/run.js';
+import { localFunctions } from '../../lib/local/functions.js';
 import { asAsyncWork, count } from './counters.js';
 
 /** The engine, keeping each execution's `done` by execution name (the instance id). */
@@ -27,12 +27,14 @@ export class TrackingEngine extends LocalStepFunctions {
 }
 
 export function benchEngine(): TrackingEngine {
+  // The activity function, and the execution-end function the last state invokes.
+  const invoke = localFunctions();
   return new TrackingEngine({
     // As lib/local/runtime.ts: the activity function the state machines invoke on AWS, in process.
-    invoke: (_arn, payload) =>
+    invoke: (arn, payload) =>
       asAsyncWork(async () => {
         count('lambda', 'Invoke');
-        return runActivity(payload as Record<string, unknown>, new Date());
+        return invoke(arn, payload);
       }),
   });
 }
@@ -56,6 +58,10 @@ export function countingOrchestrator(engine: LocalStepFunctions): Orchestrator {
     sendTaskFailure(taskToken, error, cause) {
       count('stepFunctions', 'SendTaskFailure');
       return inner.sendTaskFailure(taskToken, error, cause);
+    },
+    describeExecution(executionArn) {
+      count('stepFunctions', 'DescribeExecution');
+      return inner.describeExecution(executionArn);
     },
   };
 }

@@ -443,7 +443,7 @@ function printJourneyCost(jc: JourneyCost): void {
     log('Every AWS call of one whole journey (creation with a bearer token, each user step completed, end recorded), mean per journey:');
     log(
       table([
-        ['definition', 'DynamoDB (by command)', 'total', 'Step Functions', 'EventBridge', 'activity Lambda invokes'],
+        ['definition', 'DynamoDB (by command)', 'total', 'Step Functions', 'EventBridge', 'Lambda invokes (activities, outcome record)'],
         ...ran.map((d) => [
           d.definition,
           fmtCounts(d.perJourney!.dynamodb),

@@ -19,6 +19,7 @@ import {
   type Resource,
   type Statement,
   type Synthesized,
+  routeFunctionPath,
 } from './support.js';
 
 const LOG_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
@@ -80,7 +81,7 @@ describe('ArthrStack images', () => {
   const keyArn = () => ({ 'Fn::GetAtt': [keyId, 'Arn'] });
 
   /** The route's function resource. */
-  const functionFor = (route: RouteDef) => resourceAt(template, 'AWS::Lambda::Function', `ArthrStack/${pascal(route.operationId)}/Function`)[1];
+  const functionFor = (route: RouteDef) => resourceAt(template, 'AWS::Lambda::Function', routeFunctionPath(route))[1];
   const grantsOf = (f: Resource): Statement[] => statementsOf(template, refId(f.Properties.Role)!);
   /** A policy statement's parts that name the images bucket or its key. */
   const touchesImages = (s: Statement) => {
@@ -382,9 +383,9 @@ describe('ArthrStack images', () => {
       expect(cleanup.DependsOn?.some((id) => ofType(template, 'AWS::IAM::Policy')[id] !== undefined)).toBe(true);
     });
 
-    it('runs on nodejs22.x, arm64, with its own log group, told only the table, the bucket and the log level', () => {
+    it('runs on nodejs22.x, arm64, with its own log group, told only the table, the bucket, the log level and its service name', () => {
       expect(cleanup.Properties).toMatchObject({
-        FunctionName: 'ArthrStack-onInstanceExpired',
+        FunctionName: 'arthr-fir-onInstanceExpired',
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
@@ -392,9 +393,14 @@ describe('ArthrStack images', () => {
         Timeout: 60,
       });
       // TABLE_NAME because the store configuration requires it (functions/config.ts), not for access.
-      expect(cleanup.Properties.Environment.Variables).toEqual({ TABLE_NAME: { Ref: tableId }, IMAGES_BUCKET: { Ref: bucketId }, LOG_LEVEL: 'INFO' });
+      expect(cleanup.Properties.Environment.Variables).toEqual({
+        TABLE_NAME: { Ref: tableId },
+        IMAGES_BUCKET: { Ref: bucketId },
+        LOG_LEVEL: 'INFO',
+        POWERTOOLS_SERVICE_NAME: 'arthr-fir',
+      });
       const group = ofType(template, 'AWS::Logs::LogGroup')[refId(cleanup.Properties.LoggingConfig.LogGroup)!]!;
-      expect(group.Properties).toEqual({ LogGroupName: '/aws/lambda/ArthrStack-onInstanceExpired', RetentionInDays: 30 });
+      expect(group.Properties).toEqual({ LogGroupName: '/aws/lambda/arthr-fir-onInstanceExpired', RetentionInDays: 30 });
     });
 
     it('encrypts its queue, refuses plain HTTP, keeps messages 14 days and alarms on the first one', () => {

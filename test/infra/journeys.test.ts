@@ -17,6 +17,7 @@ import {
   type Resource,
   type Statement,
   type Synthesized,
+  routeFunctionPath,
 } from './support.js';
 
 const LOG_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
@@ -80,12 +81,15 @@ describe('ArthrStack journeys', () => {
           .map((f) => joined(f.Properties.Environment.Variables.ACTIVITY_FUNCTION_ARN)),
       );
       expect([...arns]).toEqual([`${ARN_HEAD}${name}`]);
-      // ...and so what every Task state of a journey names.
+      // ...and so what every Task state of a journey names, but the last (the execution-end function).
       const arn = [...arns][0]!;
+      const endArn = `${ARN_HEAD}${executionEnd.Properties.FunctionName as string}`;
       for (const definition of exampleDefinitions()) {
-        const tasks = taskStates(compileDefinition(definition, { activityFunctionArn: arn }));
-        expect(tasks.length, definition.name).toBeGreaterThan(0);
-        for (const task of tasks) expect(task.Parameters.FunctionName, definition.name).toBe(arn);
+        const tasks = taskStates(compileDefinition(definition, { activityFunctionArn: arn, executionEndFunctionArn: endArn }));
+        expect(tasks.length, definition.name).toBeGreaterThan(1);
+        const names = tasks.map((t) => t.Parameters.FunctionName as string);
+        expect(names.filter((n) => n === endArn), definition.name).toHaveLength(1);
+        expect(names.filter((n) => n !== endArn).every((n) => n === arn), definition.name).toBe(true);
       }
       // The output names the function itself.
       expect(refId(template.findOutputs('ActivityFunctionName').ActivityFunctionName!.Value)).toBe(activitiesId);
@@ -104,7 +108,7 @@ describe('ArthrStack journeys', () => {
     });
 
     it('gets the configuration the route functions get', () => {
-      const route = resourceAt(template, 'AWS::Lambda::Function', `ArthrStack/${pascal(routeList[0]!.operationId)}/Function`)[1];
+      const route = resourceAt(template, 'AWS::Lambda::Function', routeFunctionPath(routeList[0]!))[1];
       expect(activities.Properties.Environment).toEqual(route.Properties.Environment);
       expect(executionEnd.Properties.Environment).toEqual(route.Properties.Environment);
     });
@@ -125,7 +129,7 @@ describe('ArthrStack journeys', () => {
       expect(ofType(template, 'AWS::IAM::Role')[refId(activities.Properties.Role)!]!.Properties.ManagedPolicyArns).toBeUndefined();
     });
 
-    it('is what the state machine role may invoke, and nothing else', () => {
+    it('is, with the execution-end function, what the state machine role may invoke, and nothing else', () => {
       const roles = Object.values(ofType(template, 'AWS::IAM::Role')).filter((r) =>
         JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes('states.amazonaws.com'),
       );
@@ -133,8 +137,9 @@ describe('ArthrStack journeys', () => {
       const statements = asArray<{ PolicyDocument: { Statement: Statement[] } }>(roles[0]!.Properties.Policies).flatMap((p) => p.PolicyDocument.Statement);
       expect(actionsOf(statements)).toEqual(['lambda:InvokeFunction']);
       const fn = `${ARN_HEAD}${activities.Properties.FunctionName}`;
-      // The function, and its versions and aliases.
-      expect(statements.flatMap((s) => asArray(s.Resource)).map(joined)).toEqual([fn, `${fn}:*`]);
+      const end = `${ARN_HEAD}${executionEnd.Properties.FunctionName}`;
+      // The functions, and their versions and aliases.
+      expect(statements.flatMap((s) => asArray(s.Resource)).map(joined)).toEqual([fn, `${fn}:*`, end, `${end}:*`]);
     });
   });
 
@@ -148,7 +153,7 @@ describe('ArthrStack journeys', () => {
       expect([...detail.status].sort()).toEqual(['ABORTED', 'FAILED', 'SUCCEEDED', 'TIMED_OUT']);
       expect(detail.stateMachineArn).toHaveLength(1);
       const prefix = joined(detail.stateMachineArn[0].prefix);
-      expect(prefix).toBe('arn:aws:states:eu-west-1:<AWS::AccountId>:stateMachine:arthr-');
+      expect(prefix).toBe('arn:aws:states:eu-west-1:<AWS::AccountId>:stateMachine:arthr-fir-');
       // The same state machines the API may create and start.
       const granted = Object.values(ofType(template, 'AWS::IAM::Role'))
         .flatMap((r) => asArray<{ PolicyDocument: { Statement: Statement[] } }>(r.Properties.Policies))
@@ -204,10 +209,10 @@ describe('ArthrStack journeys', () => {
       ]);
     });
 
-    it('may only read and update table items, put events on the default bus, dead-letter and write its own logs', () => {
+    it('may only read and update table items, describe this stack\'s executions, put events on the default bus, dead-letter and write its own logs', () => {
       const statements = grantsOf(executionEnd);
       expect(actionsOf(statements)).toEqual(
-        ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'events:PutEvents', 'sqs:SendMessage', ...LOG_ACTIONS].sort(),
+        ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'events:PutEvents', 'sqs:SendMessage', 'states:DescribeExecution', ...LOG_ACTIONS].sort(),
       );
       for (const s of statements) {
         expect(s.Effect).toBe('Allow');
@@ -217,6 +222,9 @@ describe('ArthrStack journeys', () => {
         if (actions.some((a) => a.startsWith('dynamodb:'))) expect(resources).toEqual([tableArn]);
         else if (actions.includes('events:PutEvents')) expect(resources.map(joined)).toEqual([DEFAULT_BUS]);
         else if (actions.includes('sqs:SendMessage')) expect(resources).toEqual([{ 'Fn::GetAtt': [queueId, 'Arn'] }]);
+        else if (actions.includes('states:DescribeExecution')) {
+          expect(resources.map(joined)).toEqual(['arn:aws:states:eu-west-1:<AWS::AccountId>:execution:arthr-fir-*']);
+        }
         else expect(resources).toEqual([{ 'Fn::GetAtt': [refId(executionEnd.Properties.LoggingConfig.LogGroup), 'Arn'] }]);
       }
       expect(ofType(template, 'AWS::IAM::Role')[refId(executionEnd.Properties.Role)!]!.Properties.ManagedPolicyArns).toBeUndefined();
@@ -224,14 +232,50 @@ describe('ArthrStack journeys', () => {
 
     it('runs on nodejs22.x, arm64, logging to its own log group kept for a month', () => {
       expect(executionEnd.Properties).toMatchObject({
-        FunctionName: 'ArthrStack-onExecutionEnd',
+        // Named in advance: every compiled state machine's last state invokes it by this name.
+        FunctionName: 'arthr-fir-execution-end',
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
       });
       const groupId = refId(executionEnd.Properties.LoggingConfig.LogGroup)!;
       expect(groupId).not.toBe(refId(activities.Properties.LoggingConfig.LogGroup));
-      expect(ofType(template, 'AWS::Logs::LogGroup')[groupId]!.Properties).toEqual({ LogGroupName: '/aws/lambda/ArthrStack-onExecutionEnd', RetentionInDays: 30 });
+      expect(ofType(template, 'AWS::Logs::LogGroup')[groupId]!.Properties).toEqual({ LogGroupName: '/aws/lambda/arthr-fir-execution-end', RetentionInDays: 30 });
+    });
+  });
+
+  describe('reconciler', () => {
+    let reconciler: Resource;
+    let reconcilerId: string;
+    beforeAll(() => {
+      [reconcilerId, reconciler] = resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Journeys/Reconciler/Function');
+    });
+
+    it('runs every five minutes, stopping before the next run, not retried (the next run does the same work)', () => {
+      const [, schedule] = resourceAt(template, 'AWS::Events::Rule', 'ArthrStack/Journeys/ReconcileSchedule');
+      expect(schedule.Properties).toMatchObject({ ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
+      const targets = schedule.Properties.Targets as Record<string, any>[];
+      expect(targets.map((t) => refId(t.Arn))).toEqual([reconcilerId]);
+      expect(targets[0]!.RetryPolicy).toEqual({ MaximumRetryAttempts: 0 });
+      expect(reconciler.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Timeout: 240 });
+      expect(reconciler.Properties.Environment).toEqual(executionEnd.Properties.Environment);
+    });
+
+    it('may only scan the open-instance index, read and update instances, describe this stack\'s executions, put events and write its own logs', () => {
+      const statements = grantsOf(reconciler);
+      expect(actionsOf(statements)).toEqual(
+        ['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'events:PutEvents', 'states:DescribeExecution', ...LOG_ACTIONS].sort(),
+      );
+      for (const s of statements) {
+        expect(s.Effect).toBe('Allow');
+        const actions = asArray(s.Action);
+        const resources = asArray(s.Resource);
+        if (actions.includes('dynamodb:Scan')) expect(resources).toEqual([{ 'Fn::Join': ['', [tableArn, '/index/GSI2']] }]);
+        else if (actions.some((a) => a.startsWith('dynamodb:'))) expect(resources).toEqual([tableArn]);
+        else if (actions.includes('states:DescribeExecution')) expect(resources.map(joined)).toEqual(['arn:aws:states:eu-west-1:<AWS::AccountId>:execution:arthr-fir-*']);
+        else if (actions.includes('events:PutEvents')) expect(resources.map(joined)).toEqual([DEFAULT_BUS]);
+        else expect(resources).toEqual([{ 'Fn::GetAtt': [refId(reconciler.Properties.LoggingConfig.LogGroup), 'Arn'] }]);
+      }
     });
   });
 

@@ -4,8 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '../../functions/routes.js';
 import { LAYER_PACKAGES } from '../../lib/bundling.js';
 import { dependencyClosure } from '../../lib/constructs/package-layer.js';
-import { RouteFunction } from '../../lib/constructs/route-function.js';
-import { asArray, ofType, refId, resourceAt, synthesize, unacknowledgedNagFindings, type Synthesized } from './support.js';
+import { asArray, ofType, refId, resourceAt, routeFunctionPath, synthesize, unacknowledgedNagFindings, type Synthesized } from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -42,7 +41,7 @@ describe('package layers', () => {
     const withLayer = routeList.filter((r) => r.layerPackages?.length).map((r) => r.operationId);
     expect(withLayer.length).toBeGreaterThan(0);
     for (const route of routeList) {
-      const [, fn] = resourceAt(synth.template, 'AWS::Lambda::Function', `ArthrStack/${RouteFunction.idFor(route)}/Function`);
+      const [, fn] = resourceAt(synth.template, 'AWS::Lambda::Function', routeFunctionPath(route));
       const layers = asArray(fn.Properties.Layers).map(refId);
       expect(layers, route.operationId).toEqual(withLayer.includes(route.operationId) ? [layerId] : []);
     }

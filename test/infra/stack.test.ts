@@ -20,6 +20,8 @@ import {
   unacknowledgedNagFindings,
   type Resource,
   type Synthesized,
+  routeFunctionPath,
+  apiRoutePath,
 } from './support.js';
 
 // The journeys' own functions (activities, execution end) are checked in journeys.test.ts.
@@ -31,6 +33,8 @@ const LOG_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 function expectedDataActions(route: RouteDef): string[] {
   const out: string[] = [];
   for (const a of route.aws.table ?? []) out.push(`dynamodb:${a}`);
+  // The tenant's rate limit counts each request made with its tokens or keys (one UpdateItem).
+  if (route.auth === 'bearer' || route.auth === 'bearerOrApiKey') out.push('dynamodb:UpdateItem');
   if (route.aws.queryIndexes) out.push('dynamodb:Query');
   if (route.aws.signingKey === 'sign') out.push('kms:Sign');
   if (route.aws.signingKey === 'publicKey') out.push('kms:GetPublicKey');
@@ -43,7 +47,7 @@ function expectedDataActions(route: RouteDef): string[] {
   // SSE-KMS: writing an image needs a data key, reading one needs it decrypted.
   if (route.aws.images?.includes('PutObject')) out.push('kms:GenerateDataKey');
   if (route.aws.images?.includes('GetObject')) out.push('kms:Decrypt');
-  return out.sort();
+  return [...new Set(out)].sort();
 }
 
 const DATA_SERVICES = /^(dynamodb|kms|states|iam|events|s3):/;
@@ -65,7 +69,7 @@ describe('ArthrStack', () => {
 
   /** The function resource (logical id and body) serving a route, found by its construct path. */
   function functionFor(route: RouteDef): [string, Resource] {
-    const want = `ArthrStack/${pascal(route.operationId)}/Function/Resource`;
+    const want = `${routeFunctionPath(route)}/Resource`;
     const hit = Object.entries(functions).find(([, f]) => f.Metadata?.['aws:cdk:path'] === want);
     if (!hit) throw new Error(`no function for ${route.operationId}`);
     return hit;
@@ -145,7 +149,7 @@ describe('ArthrStack', () => {
       const stage = stages[0]!.Properties;
       expect(stage.StageName).toBe('$default');
       expect(stage.AutoDeploy).toBe(true);
-      expect(stage.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 });
+      expect(stage.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 });
       expect(ofType(template, 'AWS::Logs::LogGroup')[refId(stage.AccessLogSettings.DestinationArn)!]).toBeDefined();
       const format = JSON.parse(stage.AccessLogSettings.Format) as Record<string, string>;
       expect(format).toMatchObject({ requestId: '$context.requestId', routeKey: '$context.routeKey', status: '$context.status' });
@@ -167,7 +171,7 @@ describe('ArthrStack', () => {
             { AttributeName: g.partitionKey, KeyType: 'HASH' },
             { AttributeName: g.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection: { ProjectionType: g.projection },
         })),
         TimeToLiveSpecification: { AttributeName: TABLE_SCHEMA.ttlAttribute, Enabled: true },
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
@@ -181,8 +185,8 @@ describe('ArthrStack', () => {
     });
 
     it('signs tokens with an RSA 2048 KMS key reachable through an alias', () => {
-      // The other key is the images bucket's (images.test.ts).
-      template.resourceCountIs('AWS::KMS::Key', 2);
+      // The others are the images bucket's (images.test.ts) and the alarm topic's (operations.test.ts).
+      template.resourceCountIs('AWS::KMS::Key', 3);
       expect(ofType(template, 'AWS::KMS::Key')[keyId]!.Properties).toMatchObject({ KeySpec: 'RSA_2048', KeyUsage: 'SIGN_VERIFY' });
       template.hasResourceProperties('AWS::KMS::Alias', {
         AliasName: 'alias/arthr-fir-token-signing',
@@ -193,8 +197,8 @@ describe('ArthrStack', () => {
 
   describe('functions', () => {
     it('runs one function per route on nodejs22.x, arm64, 256 MB, 10 s', () => {
-      // Plus the journeys' activity and execution-end functions and the image clean-up.
-      expect(Object.keys(functions)).toHaveLength(routeList.length + 3);
+      // Plus the journeys' activity, execution-end, reconciler and state machine janitor functions and the image clean-up.
+      expect(Object.keys(functions)).toHaveLength(routeList.length + 5);
       for (const route of routeList) {
         const [, f] = functionFor(route);
         expect(f.Properties, route.operationId).toMatchObject({
@@ -203,7 +207,7 @@ describe('ArthrStack', () => {
           MemorySize: 256,
           Timeout: 10,
           Handler: 'index.handler',
-          FunctionName: `ArthrStack-${route.operationId}`,
+          FunctionName: `arthr-fir-${route.operationId}`,
         });
       }
     });
@@ -211,13 +215,15 @@ describe('ArthrStack', () => {
     it('gives every function the configuration its cold start parses', () => {
       // The image clean-up gets only what it uses (images.test.ts).
       for (const f of Object.values(functions).filter((x) => !isImageCleanup(x))) {
-        const { STATE_MACHINE_ROLE_ARN, ACTIVITY_FUNCTION_ARN, IMAGES_BUCKET, ...variables } = f.Properties.Environment.Variables;
+        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, ...variables } = f.Properties.Environment.Variables;
         // The bucket's name only where the route table says the operation touches images.
-        const route = routeList.find((r) => f.Metadata?.['aws:cdk:path'] === `ArthrStack/${pascal(r.operationId)}/Function/Resource`);
+        const route = routeList.find((r) => f.Metadata?.['aws:cdk:path'] === `${routeFunctionPath(r)}/Resource`);
         if (route?.aws.images?.length) expect(IMAGES_BUCKET, route.operationId).toEqual({ Ref: imagesBucketId() });
         else expect(IMAGES_BUCKET, f.Metadata?.['aws:cdk:path']).toBeUndefined();
         expect(STATE_MACHINE_ROLE_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^StateMachineRole/), 'Arn'] });
+        expect(STATE_MACHINE_LOG_GROUP_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^StateMachineLogs/), 'Arn'] });
         expect(JSON.stringify(ACTIVITY_FUNCTION_ARN)).toContain(':function:arthr-fir-activities');
+        expect(JSON.stringify(EXECUTION_END_FUNCTION_ARN)).toContain(':function:arthr-fir-execution-end');
         expect(variables).toEqual({
           TABLE_NAME: { Ref: tableId },
           SERVICE_REGION: 'fir',
@@ -227,6 +233,9 @@ describe('ArthrStack', () => {
           TOKEN_TTL_SECONDS: '3600',
           SIGNING_KEY: { 'Fn::Join': ['', ['kms:', { Ref: keyId }]] },
           LOG_LEVEL: 'INFO',
+          TENANT_RATE_LIMIT: '100',
+          STATE_MACHINE_TRACING: 'false',
+          POWERTOOLS_SERVICE_NAME: 'arthr-fir',
         });
       }
     });
@@ -274,6 +283,30 @@ describe('ArthrStack', () => {
     });
   });
 
+  describe('tenant rate limits', () => {
+    it('throttle the stage for all tenants together well above one tenant’s limit, which every function is told', () => {
+      const stage = Object.values(ofType(template, 'AWS::ApiGatewayV2::Stage'))[0]!.Properties;
+      const tenantLimit = 100;
+      expect(stage.DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThanOrEqual(2 * tenantLimit);
+      for (const f of Object.values(functions).filter((x) => !isImageCleanup(x))) expect(f.Properties.Environment.Variables.TENANT_RATE_LIMIT).toBe(String(tenantLimit));
+    });
+
+    it('let the routes a tenant’s credentials call write the rate windows’ partitions, and only those, to count', () => {
+      const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
+      for (const route of routeList) {
+        const [, f] = functionFor(route);
+        const counting = statementsOf(refId(f.Properties.Role)!).filter((s) => JSON.stringify(s.Condition ?? {}).includes('dynamodb:LeadingKeys'));
+        if (route.auth === 'bearer' || route.auth === 'bearerOrApiKey') {
+          expect(counting, route.operationId).toEqual([
+            expect.objectContaining({ Effect: 'Allow', Action: 'dynamodb:UpdateItem', Resource: tableArn, Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TNT#*#RATE'] } } }),
+          ]);
+        } else {
+          expect(counting, route.operationId).toEqual([]);
+        }
+      }
+    });
+  });
+
   describe('permissions', () => {
     it('grants each function exactly the data actions its route table entry names', () => {
       for (const route of routeList) {
@@ -290,7 +323,7 @@ describe('ArthrStack', () => {
 
     it('scopes table grants to the table and its indexes, and key grants to the signing key or (through S3) the images key', () => {
       const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
-      const indexArns = TABLE_SCHEMA.globalSecondaryIndexes.map((g) => ({ 'Fn::Join': ['', [tableArn, `/index/${g.indexName}`]] }));
+      const indexArns = TABLE_SCHEMA.globalSecondaryIndexes.filter((g) => g.queriedByRoutes).map((g) => ({ 'Fn::Join': ['', [tableArn, `/index/${g.indexName}`]] }));
       for (const route of routeList) {
         const [, f] = functionFor(route);
         for (const s of statementsOf(refId(f.Properties.Role)!)) {
@@ -320,15 +353,32 @@ describe('ArthrStack', () => {
       }
     });
 
-    it('runs journey state machines with a role that may only invoke the activity function', () => {
-      const roles = Object.values(ofType(template, 'AWS::IAM::Role')).filter((r) =>
+    it('runs journey state machines with a role that may only invoke the activity and execution-end functions and deliver their logs', () => {
+      const roles = Object.entries(ofType(template, 'AWS::IAM::Role')).filter(([, r]) =>
         JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes('states.amazonaws.com'),
       );
       expect(roles).toHaveLength(1);
-      const statements = (roles[0]!.Properties.Policies as { PolicyDocument: { Statement: { Action: unknown; Resource: unknown }[] } }[])
-        .flatMap((p) => p.PolicyDocument.Statement);
-      expect(statements.flatMap((st) => asArray(st.Action))).toEqual(['lambda:InvokeFunction']);
-      expect(JSON.stringify(statements)).toContain(':function:arthr-fir-activities');
+      const statements = statementsOf(roles[0]![0]);
+      const invoke = statements.filter((st) => asArray(st.Action).includes('lambda:InvokeFunction'));
+      expect(invoke.flatMap((st) => asArray(st.Action))).toEqual(['lambda:InvokeFunction']);
+      expect(JSON.stringify(invoke)).toContain(':function:arthr-fir-activities');
+      expect(JSON.stringify(invoke)).toContain(':function:arthr-fir-execution-end');
+      // The rest only sets up log delivery (no X-Ray without -c tracing=true), which takes no resource.
+      const rest = statements.filter((st) => !invoke.includes(st));
+      expect(rest.flatMap((st) => asArray(st.Action)).every((a) => /^logs:(Create|Get|Update|Delete|List)LogDeliver(y|ies)$|^logs:(PutResourcePolicy|DescribeResourcePolicies|DescribeLogGroups)$/.test(a))).toBe(true);
+      expect(rest.flatMap((st) => asArray(st.Resource))).toEqual(['*']);
+    });
+
+    it('has state machines log their errors, without execution data, to one log group kept three months and past the stack', () => {
+      const [groupId, group] = resourceAt(template, 'AWS::Logs::LogGroup', 'ArthrStack/StateMachineLogs');
+      expect(group).toMatchObject({
+        Properties: { LogGroupName: '/aws/vendedlogs/states/arthr-fir', RetentionInDays: 90 },
+        DeletionPolicy: 'Retain',
+      });
+      // The publishing function is told the group (and logs at level ERROR without data: step-functions.test.ts).
+      for (const f of Object.values(functions).filter((x) => !isImageCleanup(x))) {
+        expect(f.Properties.Environment.Variables.STATE_MACHINE_LOG_GROUP_ARN).toEqual({ 'Fn::GetAtt': [groupId, 'Arn'] });
+      }
     });
 
     it('lets a function write logs only to its own log group, with no managed policies', () => {
@@ -360,11 +410,13 @@ describe('ArthrStack', () => {
   });
 
   describe('operations', () => {
-    it('outputs the API URL, table name, signing key id, issuer, activity function, images bucket and the dead letters', () => {
+    it('outputs the API URL, table name, signing key id, issuer, activity function, images bucket, the dead letters, the alarm topic and the dashboard', () => {
       const outputs = template.findOutputs('*');
       expect(Object.keys(outputs).sort()).toEqual([
         'ActivityFunctionName',
+        'AlarmTopicArn',
         'ApiUrl',
+        'DashboardName',
         'ExecutionEndDeadLetterQueueUrl',
         'ImageCleanupDeadLetterQueueUrl',
         'ImagesBucketName',
@@ -388,16 +440,23 @@ describe('ArthrStack', () => {
       for (const a of acknowledged) {
         expect(a.reason.trim().length, `${a.id} on ${a.resource}`).toBeGreaterThanOrEqual(10);
         // Wildcards are acknowledged one resource string at a time, and only for the run-time
-        // state machines (arthr-*), the activity function's versions (:*), image objects under
-        // tenants/ of the images bucket, and (on the image clean-up only) ListStreams' `*`.
+        // state machines (arthr-fir-*) and their executions, the activity and execution-end
+        // functions' versions (:*), image objects under tenants/ of the images bucket, and `*`
+        // only for actions that take no resource (ListStreams on the image clean-up, log
+        // delivery set-up on the state machines' role, ListStateMachines on the janitor).
         if (a.id.startsWith('AwsSolutions-IAM5[')) {
           if (a.id === 'AwsSolutions-IAM5[Resource::*]') {
-            expect(a.path, a.resource).toMatch(/^ArthrStack\/Images\/Cleanup\/Role\//);
+            // ListStreams for the image clean-up; log delivery set-up (and X-Ray) for the state
+            // machines; ListStateMachines for the janitor.
+            expect(a.path, a.resource).toMatch(/^ArthrStack\/(Images\/Cleanup\/Role|StateMachineObservability|Journeys\/StateMachineJanitor\/Role)\//);
             continue;
           }
-          const imageObjects = `<${imagesBucketId()}.Arn>/tenants/\\*`;
+          // In the parent stack the bucket's own ARN; in a nested stack of routes, the parameter it comes in by.
+          const imageObjects = `(<${imagesBucketId()}.Arn>|<ImagesBucketArn>)/tenants/\\*`;
           expect(a.id, a.resource).toMatch(
-            new RegExp(`^AwsSolutions-IAM5\\[Resource::(arn:aws:(states:.*:stateMachine:arthr-\\*|lambda:.*:function:arthr-fir-activities:\\*)|${imageObjects})\\]$`),
+            new RegExp(
+              `^AwsSolutions-IAM5\\[Resource::(arn:aws:(states:.*:(stateMachine|execution):arthr-fir-\\*|lambda:.*:function:arthr-fir-(activities|execution-end):\\*)|${imageObjects})\\]$`,
+            ),
           );
           continue;
         }
@@ -414,7 +473,7 @@ describe('ArthrStack', () => {
         expect(['AwsSolutions-L1', 'AwsSolutions-APIG4'], `${a.id} on ${a.resource}`).toContain(a.id);
       }
       // Only routes the gateway is not meant to authenticate may skip authorization.
-      const bearerPaths = routeList.filter((r) => r.auth === 'bearer').map((r) => `ArthrStack/${pascal(r.operationId)}Route/`);
+      const bearerPaths = routeList.filter((r) => r.auth === 'bearer').map((r) => `${apiRoutePath(r)}/`);
       const onBearer = acknowledged.filter((a) => a.id === 'AwsSolutions-APIG4' && bearerPaths.some((p) => a.path.startsWith(p)));
       expect(onBearer).toEqual([]);
     });
@@ -436,6 +495,7 @@ describe('ArthrStack with a custom domain and issuer', () => {
         tokenTtlSeconds: '900',
         throttleRateLimit: '20',
         throttleBurstLimit: '40',
+        tenantRateLimit: '10',
         certificateArn: 'arn:aws:acm:us-east-1:111122223333:certificate/00000000-0000-0000-0000-000000000000',
       },
       { bundle: false },
@@ -483,10 +543,13 @@ describe('ArthrStack with a custom domain and issuer', () => {
     expect(Object.keys(template.findOutputs('TenantDomainTarget'))).toEqual(['TenantDomainTarget']);
   });
 
-  it('applies the configured throttling', () => {
+  it('applies the configured throttling, and the configured tenant rate limit', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       DefaultRouteSettings: { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
     });
+    for (const f of Object.values(ofType(template, 'AWS::Lambda::Function')).filter((x) => x.Properties.Environment.Variables.TENANT_RATE_LIMIT)) {
+      expect(f.Properties.Environment.Variables.TENANT_RATE_LIMIT).toBe('10');
+    }
   });
 
   it('still passes the cdk-nag AwsSolutions pack', () => {
@@ -504,6 +567,12 @@ describe('settingsFromContext', () => {
 
   it('rejects a token lifetime the functions would refuse at cold start', () => {
     expect(() => settingsFor({ tokenTtlSeconds: '10' })).toThrow(/tokenTtlSeconds/);
+  });
+
+  it('rejects a tenant rate limit over half the stage’s throttle (one tenant could use it all up)', () => {
+    expect(() => settingsFor({ tenantRateLimit: '600' })).toThrow(/tenantRateLimit/);
+    expect(() => settingsFor({ tenantRateLimit: '20', throttleRateLimit: '30' })).toThrow(/at most half/);
+    expect(settingsFor({ tenantRateLimit: '500' }).tenantRateLimit).toBe(500);
   });
 
   it('rejects an issuer the JWT authorizer cannot fetch keys from', () => {

@@ -26,6 +26,15 @@ describe('a deployment with tracing (-c tracing=true)', () => {
     expect(unacknowledgedNagFindings(synth.app)).toEqual([]);
   });
 
+  it('traces the state machines too: published with tracing on, their role allowed to send traces', () => {
+    for (const f of Object.values(ofType(synth.template, 'AWS::Lambda::Function'))) {
+      if (f.Properties.Environment.Variables.STATE_MACHINE_LOG_GROUP_ARN) expect(f.Properties.Environment.Variables.STATE_MACHINE_TRACING).toBe('true');
+    }
+    const [roleId] = Object.entries(ofType(synth.template, 'AWS::IAM::Role')).find(([, r]) => JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes('states.amazonaws.com'))!;
+    const actions = statementsOf(synth.template, roleId).flatMap((s) => asArray(s.Action));
+    expect(actions).toEqual(expect.arrayContaining(['xray:PutTraceSegments', 'xray:PutTelemetryRecords', 'xray:GetSamplingRules', 'xray:GetSamplingTargets']));
+  });
+
   it('is off by default: no tracing, no Tracer layer', () => {
     const plain = synthesize({}, { bundle: false });
     try {

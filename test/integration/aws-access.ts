@@ -1,4 +1,5 @@
 import { routeList } from '../../functions/routes.js';
+import { isRateLimited } from '../../functions/http/route.js';
 import { activityAccess, activityFunctionAccess } from '../../functions/activities/access.js';
 import { CATALOGUE } from '../../statemachines/catalogue.js';
 
@@ -6,13 +7,15 @@ import { CATALOGUE } from '../../statemachines/catalogue.js';
  * The AWS actions each operation's function is granted, in the terms the local runtime records
  * (lib/local/aws-usage.ts): from the route table for routes (the same mapping the CDK stack
  * applies in lib/constructs/route-function.ts), and as lib/constructs/journey-functions.ts grants
- * them for the two journey functions.
+ * them for the journey functions (activities, execution end, reconciler).
  */
 export function grantedActions(): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   for (const r of routeList) {
     const a = new Set<string>();
     for (const t of r.aws.table ?? []) a.add(`dynamodb:${t}`);
+    // The tenant's rate limit: one counting write per request (lib/constructs/route-function.ts).
+    if (isRateLimited(r)) a.add('dynamodb:UpdateItem');
     if (r.aws.queryIndexes) a.add('dynamodb:Query (index)');
     if (r.aws.signingKey === 'sign') a.add('kms:Sign');
     if (r.aws.signingKey === 'publicKey') a.add('kms:GetPublicKey');
@@ -34,7 +37,11 @@ export function grantedActions(): Map<string, Set<string>> {
     if (own.size > 0) out.set(`activities:${spec.type}`, own);
   }
   out.set('onInstanceExpired', new Set(['s3:ListBucket', 's3:DeleteObject']));
-  out.set('onExecutionEnd', new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'events:PutEvents']));
+  out.set('onExecutionEnd', new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'events:PutEvents', 'states:DescribeExecution']));
+  out.set(
+    'reconcileExecutions',
+    new Set(['dynamodb:Scan (index)', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'states:DescribeExecution', 'events:PutEvents']),
+  );
   return out;
 }
 

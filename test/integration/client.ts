@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { identityCheck } from '../../statemachines/examples/index.js';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { localClient } from '../../lib/local/dynamodb.js';
 import { inject } from 'vitest';
 
@@ -154,4 +155,53 @@ export async function expireItem(PK: string, SK: string): Promise<void> {
 /** The identity-check example under a fresh name, so tests do not collide. */
 export function exampleNamed(name: string, version = 1): Record<string, any> {
   return { ...structuredClone(identityCheck as Record<string, unknown>), name, version };
+}
+
+/**
+ * Rewrites an instance's item in the local table as if its end had never been recorded (a lost
+ * record and a lost status-change event): the status is set back, and the instance put on the
+ * reconciler's index as due now. `stateMachineArn` can point it at a state machine it never ran on.
+ */
+export async function unrecordEnd(
+  tenantId: string,
+  processInstanceId: string,
+  set: { status: string; stateMachineArn?: string },
+): Promise<void> {
+  const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
+  const db = localClient(runtime.dynamodbEndpoint);
+  const due = new Date(Date.now() - 1000).toISOString();
+  try {
+    await db.send(
+      new UpdateItemCommand({
+        TableName: runtime.tableName,
+        Key: { PK: { S: `TNT#${tenantId}#PI#${processInstanceId}` }, SK: { S: 'PI' } },
+        UpdateExpression: `SET #status = :status, GSI2PK = :open, GSI2SK = :due, reconcileAt = :at${set.stateMachineArn ? ', stateMachineArn = :arn' : ''}`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':status': { S: set.status },
+          ':open': { S: `TNT#${tenantId}#OPEN` },
+          ':due': { S: `${due}#${processInstanceId}` },
+          ':at': { S: due },
+          ...(set.stateMachineArn ? { ':arn': { S: set.stateMachineArn } } : {}),
+        },
+      }),
+    );
+  } finally {
+    db.destroy();
+  }
+}
+
+/** An instance's item as stored in the local table (unmarshalled), or undefined. */
+export async function storedInstance(tenantId: string, processInstanceId: string): Promise<Record<string, unknown> | undefined> {
+  const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
+  const db = localClient(runtime.dynamodbEndpoint);
+  try {
+    const out = await db.send(
+      new GetItemCommand({ TableName: runtime.tableName, Key: { PK: { S: `TNT#${tenantId}#PI#${processInstanceId}` }, SK: { S: 'PI' } }, ConsistentRead: true }),
+    );
+    return out.Item && unmarshall(out.Item);
+  } finally {
+    db.destroy();
+  }
 }

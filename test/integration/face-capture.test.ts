@@ -189,7 +189,7 @@ describe('the Capture Face Image step', () => {
     expect(await finalStatus(j2.id, token)).toBe('REVIEW');
   });
 
-  it('refuses a non-multipart body, a wrong link, the wrong step and a second capture', async () => {
+  it('refuses a non-multipart body, a wrong link, the wrong step and a second capture, and answers the same capture sent again as the first', async () => {
     const j = await atFaceStep();
     const form = await call('POST', j.face, { rawBody: 'image=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(form.status).toBe(415);
@@ -201,9 +201,12 @@ describe('the Capture Face Image step', () => {
     const asForm = await call('POST', j.face.replace('/face?', '?'), { rawBody: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(asForm.status).toBe(409);
     expect((await call('POST', j.face, multipart(FACE))).status).toBe(303);
+    // The same image again (a second tap, a browser retry) gets the same answer, and is not stored twice.
     const twice = await call('POST', j.face, multipart(FACE));
-    expect(twice.status).toBe(409);
+    expect(twice.status).toBe(303);
     await finalStatus(j.id, token);
+    const another = await call('POST', j.face, multipart(jpegSized(320, 240)));
+    expect(another.status).toBe(409);
     expect(await objectsOf(j.id)).toHaveLength(1);
   });
 });

@@ -58,6 +58,17 @@ describe('GET /api/process-manager/processInstances/search', () => {
     expect(one.json.content.map((i: { id: string }) => i.id)).toEqual([ids[1]]);
   });
 
+  it('follows nextCursor to the next page over HTTP, and refuses it with other filters', async () => {
+    const q = `${INSTANCES}/search?searchString=${marker}&size=2&sort=createdAt,asc`;
+    const first = await call('GET', q, { token });
+    expect(first.json).toMatchObject({ totalElements: 3, totalElementsCapped: false, last: false });
+    expect(first.json.content.map((i: { id: string }) => i.id)).toEqual(ids.slice(0, 2));
+    const next = await call('GET', `${q}&page=1&cursor=${first.json.nextCursor}`, { token });
+    expect(next.json).toMatchObject({ number: 1, last: true, nextCursor: null });
+    expect(next.json.content.map((i: { id: string }) => i.id)).toEqual(ids.slice(2));
+    expect((await call('GET', `${INSTANCES}/search?size=2&cursor=${first.json.nextCursor}`, { token })).status).toBe(400);
+  });
+
   it('filters by creation range, definition and status', async () => {
     const q = (s: string) => call('GET', `${INSTANCES}/search?searchString=${marker}&${s}`, { token });
     expect((await q(`startDateTime=${encodeURIComponent(startedAt)}`)).json.totalElements).toBe(3);
@@ -102,14 +113,17 @@ describe('retention on the local runtime', () => {
     const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8'));
     const db = localClient(runtime.dynamodbEndpoint);
     const Key = { PK: { S: `TNT#demo#PI#${id}` }, SK: { S: 'PI' } };
-    await db.send(
-      new UpdateItemCommand({
-        TableName: runtime.tableName,
-        Key,
-        UpdateExpression: 'SET expiresAt = :past',
-        ExpressionAttributeValues: { ':past': { N: String(Math.floor(Date.now() / 1000) - 1) } },
-      }),
-    );
+    // The instance and its three list views share its expiry: time passes for all of them.
+    for (const SK of ['PI', 'VIEW#T', 'VIEW#S', 'VIEW#D']) {
+      await db.send(
+        new UpdateItemCommand({
+          TableName: runtime.tableName,
+          Key: { ...Key, SK: { S: SK } },
+          UpdateExpression: 'SET expiresAt = :past',
+          ExpressionAttributeValues: { ':past': { N: String(Math.floor(Date.now() / 1000) - 1) } },
+        }),
+      );
+    }
     const search = await call('GET', `${INSTANCES}/search?searchString=${id}`, { token });
     expect(search.json.totalElements).toBe(0);
     const deadline = Date.now() + 10_000;

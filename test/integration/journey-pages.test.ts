@@ -17,14 +17,15 @@ const formOnly = () => {
   return def;
 };
 
-async function start(definition: string, version = 1): Promise<{ id: string; path: string; c: string }> {
+async function start(definition: string, version = 1): Promise<{ id: string; path: string; c: string; defnId: string }> {
   const pt = await call('POST', '/api/process-manager/processTokens', {
     token,
     body: { name: `jp-${fresh()}`, processDefnName: definition, processDefnVersion: version, parameters: { firstName: 'Ann', _redirectUrl: 'https://rp.example/back?x=1' } },
   });
   const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
   const url = new URL(created.json.redirectUrl);
-  return { id: created.json.processInstanceId, path: `${url.pathname}${url.search}`, c: url.searchParams.get('c')! };
+  const read = await call('GET', `/api/process-manager/processInstances/${created.json.processInstanceId}`, { token });
+  return { id: created.json.processInstanceId, path: `${url.pathname}${url.search}`, c: url.searchParams.get('c')!, defnId: read.json.processDefnId };
 }
 
 const form = (values: Record<string, string>) => ({
@@ -81,8 +82,36 @@ describe('POST /journey/{id}/steps/{activityId}', () => {
     expect(right.status).toBe(303);
     expect(right.headers.location).toBe(`/journey/${j.id}?c=${j.c}&lang=en`);
     await pageUntil(j.path, 'id="face-form"');
+    // The same submission again (a browser retry, a second click) gets the same answer; another one is refused.
     const again = await call('POST', action, form({ firstName: 'Ann', lastName: 'Lee', dateOfBirth: '1990-05-17' }));
-    expect(again.status).toBe(409);
+    expect(again.status).toBe(303);
+    expect(again.headers.location).toBe(right.headers.location);
+    const other = await call('POST', action, form({ firstName: 'Bob', lastName: 'Lee', dateOfBirth: '1990-05-17' }));
+    expect(other.status).toBe(409);
+    const userdata = await call('GET', `/api/userdata-server/processDefinitions/${j.defnId}/processInstances/${j.id}/userdata`, { token });
+    expect(userdata.status).toBe(200);
+    expect(JSON.stringify(userdata.json)).toContain('"firstName":"Ann"');
+    expect(JSON.stringify(userdata.json)).not.toContain('Bob');
+  });
+
+  it('takes a step once when the same submission arrives twice at once: both go on, one result resumes the journey', async () => {
+    const def = formOnly();
+    expect((await call('POST', '/api/process-manager/processDefinitions', { token, body: def })).status).toBe(201);
+    const j = await start(def.name);
+    await pageUntil(j.path, 'First name');
+    const action = `/journey/${j.id}/steps/personalDetails?c=${j.c}&lang=en`;
+    const replies = await Promise.all([
+      call('POST', action, form({ firstName: 'Ann', lastName: 'Lee', dateOfBirth: '1990-05-17' })),
+      call('POST', action, form({ firstName: 'Ann', lastName: 'Lee', dateOfBirth: '1990-05-17' })),
+      call('POST', action, form({ firstName: 'Ann', lastName: 'Lee', dateOfBirth: '1990-05-17' })),
+    ]);
+    expect(replies.map((r) => r.status)).toEqual([303, 303, 303]);
+    const deadline = Date.now() + 10_000;
+    let status = '';
+    while (Date.now() < deadline && (status = (await call('GET', `/api/process-manager/processInstances/${j.id}`, { token })).json.status) !== 'COMPLETED_ENDED_SUCCESS') {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe('COMPLETED_ENDED_SUCCESS');
   });
 
   it('refuses a submission with the wrong capability, and a body that is not a form', async () => {

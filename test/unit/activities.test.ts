@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { CATALOGUE, activitySpec } from '../../statemachines/catalogue.js';
 import { GENERATED_ACTIVITY_INDEX, generatedActivityIndex } from '../../lib/activity-index.js';
 import {
@@ -15,6 +15,13 @@ import {
 import { resolveInputs } from '../../functions/activities/inputs.js';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
 import { runActivity } from '../../functions/activities/run.js';
+import { asActivityError, TRANSIENT_ERROR, TransientActivityError } from '../../functions/activities/contract.js';
+import { IdentityStoreNotFoundError } from '../../functions/identity-store/stores.js';
+import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { keys } from '../../functions/store/keys.js';
+import { SESSION_MAX_BYTES, sessionBytes } from '../../functions/shared/session-limit.js';
 import type { InputsOf } from '../../functions/activities/spec.js';
 import type { spec as getUserSpec } from '../../functions/activities/get-user.js';
 import type { spec as pushSpec } from '../../functions/activities/svc-push-notification.js';
@@ -130,5 +137,150 @@ describe('runActivity', () => {
     await expect(
       runActivity({ activityId: 'a', activityType: 'GET_USER', inputs: { 'Store Name': '${storeName}', 'User ID': 'U1', 'User Key': 'user1' }, state }, new Date()),
     ).rejects.toMatchObject({ name: 'UnresolvedReference' });
+  });
+});
+
+describe('asActivityError', () => {
+  it('names throttles, timeouts, 5xx and dropped connections Activity.Transient, and leaves other errors as they are', () => {
+    const throttle = new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: { httpStatusCode: 400 } });
+    const mapped = asActivityError(throttle);
+    expect(mapped).toBeInstanceOf(TransientActivityError);
+    expect(mapped).toMatchObject({ name: TRANSIENT_ERROR, message: 'ProvisionedThroughputExceededException: slow down', cause: throttle });
+    expect(asActivityError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))).toMatchObject({ name: 'Activity.Transient' });
+    expect(asActivityError(Object.assign(new Error('boom'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }))).toMatchObject({ name: 'Activity.Transient' });
+    expect(asActivityError(Object.assign(new Error('late'), { name: 'TimeoutError' }))).toMatchObject({ name: 'Activity.Transient' });
+    const conflict = Object.assign(new Error('cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }] });
+    expect(asActivityError(conflict)).toMatchObject({ name: 'Activity.Transient' });
+
+    // Not transient: a failed condition is an answer, and a domain error keeps its stable name.
+    const condition = new ConditionalCheckFailedException({ message: 'no', $metadata: { httpStatusCode: 400 } });
+    expect(asActivityError(condition)).toBe(condition);
+    const refused = Object.assign(new Error('cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'TransactionConflict' }] });
+    expect(asActivityError(refused)).toBe(refused);
+    expect(asActivityError(new IdentityStoreNotFoundError('x'))).toMatchObject({ name: 'StoreNotFound' });
+    const plain = new TypeError('bug');
+    expect(asActivityError(plain)).toBe(plain);
+  });
+});
+
+describe('runActivity on a throttled table', () => {
+  const ddb = mockClient(DynamoDBDocumentClient);
+  const state = { instance: { tenantId: 'demo', processInstanceId: 'p1' }, parameters: {}, vars: {} };
+  const tableName = process.env.TABLE_NAME;
+  beforeAll(() => {
+    process.env.TABLE_NAME = 'unit';
+  });
+  afterAll(() => {
+    ddb.restore();
+    if (tableName === undefined) delete process.env.TABLE_NAME;
+    else process.env.TABLE_NAME = tableName;
+  });
+  beforeEach(() => ddb.reset());
+
+  it('fails a service step with Activity.Transient, which its Task retries', async () => {
+    ddb.on(GetCommand).rejects(new ProvisionedThroughputExceededException({ message: 'Rate of requests exceeds the allowed throughput.', $metadata: {} }));
+    await expect(
+      runActivity({ activityId: 'a', activityType: 'GET_USER', inputs: { 'Store Name': 'customers', 'User ID': 'U1', 'User Key': 'user1' }, state }, new Date()),
+    ).rejects.toMatchObject({ name: 'Activity.Transient' });
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(1);
+  });
+
+  it('fails a user step whose waiting step cannot be written for throttling with Activity.Transient', async () => {
+    ddb.on(UpdateCommand).rejects(new ProvisionedThroughputExceededException({ message: 'Rate of requests exceeds the allowed throughput.', $metadata: {} }));
+    await expect(
+      runActivity({ activityId: 'face', activityType: 'CAPTURE_FACE_IMAGE', inputs: { 'Face Key': 'face' }, state, taskToken: 't' }, new Date()),
+    ).rejects.toMatchObject({ name: 'Activity.Transient' });
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(1);
+  });
+});
+
+describe('runActivity and the session cap', () => {
+  const ddb = mockClient(DynamoDBDocumentClient);
+  const tableName = process.env.TABLE_NAME;
+  const stamp = '2026-06-01T12:00:00.000Z';
+  beforeAll(() => {
+    process.env.TABLE_NAME = 'unit';
+  });
+  afterAll(() => {
+    ddb.restore();
+    if (tableName === undefined) delete process.env.TABLE_NAME;
+    else process.env.TABLE_NAME = tableName;
+  });
+  beforeEach(() => {
+    ddb.reset();
+    ddb.on(GetCommand, { Key: keys.identityStore('demo', 'customers') }).resolves({
+      Item: { itemType: 'IdentityStore', tenantId: 'demo', name: 'customers', description: '', type: 'STANDARD', passcodePolicies: {}, passkeyConfig: {}, createdDtm: stamp, createdBy: 'op', lastUpdatedDtm: stamp, lastUpdatedBy: 'op', version: 1 },
+    });
+    ddb.on(GetCommand, { Key: keys.identityUser('demo', 'customers', 'U1') }).resolves({
+      Item: { itemType: 'IdentityUser', tenantId: 'demo', storeName: 'customers', id: 'U1', externalId: 'ext-1', status: 'ACTIVE', passcodes: {}, createdDtm: stamp, createdBy: 'op', lastUpdatedDtm: stamp },
+    });
+  });
+  /** A session `slack` bytes under the cap. */
+  const nearCap = (slack: number) => {
+    const base = { instance: { tenantId: 'demo', processInstanceId: 'p1' }, parameters: {}, vars: { notes: '' } };
+    const session = { ...base, vars: { notes: 'n'.repeat(SESSION_MAX_BYTES - slack - sessionBytes(base)) } };
+    expect(sessionBytes(session)).toBe(SESSION_MAX_BYTES - slack);
+    return session;
+  };
+  const lookup = (state: object) =>
+    runActivity({ activityId: 'lookup', activityType: 'GET_USER', inputs: { 'Store Name': 'customers', 'User ID': 'U1', 'User Key': 'user1' }, state }, new Date());
+
+  it('returns a session that stays within the cap', async () => {
+    const out = (await lookup(nearCap(1000))) as { vars: { user1: { id: string } } };
+    expect(out.vars.user1.id).toBe('U1');
+    expect(sessionBytes(out)).toBeLessThanOrEqual(SESSION_MAX_BYTES);
+  });
+
+  it('fails the step as SessionTooLarge when its result would make the session larger than the cap', async () => {
+    await expect(lookup(nearCap(50))).rejects.toMatchObject({
+      name: 'SessionTooLarge',
+      message: expect.stringMatching(/^lookup would make the session \d+ bytes; a journey's session may be at most 196608\.$/),
+    });
+  });
+});
+
+describe('ADD_USER and retries', () => {
+  const ddb = mockClient(DynamoDBDocumentClient);
+  const tableName = process.env.TABLE_NAME;
+  const stamp = '2026-06-01T12:00:00.000Z';
+  const state = { instance: { tenantId: 'demo', processInstanceId: 'p1' }, parameters: {}, vars: {} };
+  const add = () =>
+    runActivity({ activityId: 'add', activityType: 'ADD_USER', inputs: { 'External ID': 'ext-1', 'Store Name': 'customers', 'User Key': 'user1' }, state }, new Date(stamp));
+  const cancelled = (...codes: string[]) =>
+    Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: codes.map((Code) => ({ Code })) });
+  const userBy = (createdBy: string) => ({
+    Item: { itemType: 'IdentityUser', tenantId: 'demo', storeName: 'customers', id: 'U1', externalId: 'ext-1', status: 'ACTIVE', passcodes: {}, createdDtm: stamp, createdBy, lastUpdatedDtm: stamp },
+  });
+  beforeAll(() => {
+    process.env.TABLE_NAME = 'unit';
+  });
+  afterAll(() => {
+    ddb.restore();
+    if (tableName === undefined) delete process.env.TABLE_NAME;
+    else process.env.TABLE_NAME = tableName;
+  });
+  beforeEach(() => {
+    ddb.reset();
+    ddb.on(GetCommand, { Key: keys.identityStore('demo', 'customers') }).resolves({
+      Item: { itemType: 'IdentityStore', tenantId: 'demo', name: 'customers', description: '', type: 'STANDARD', passcodePolicies: {}, passkeyConfig: {}, createdDtm: stamp, createdBy: 'op', lastUpdatedDtm: stamp, lastUpdatedBy: 'op', version: 1 },
+    });
+    ddb.on(GetCommand, { Key: keys.identityUserExternalId('demo', 'customers', 'ext-1') }).resolves({ Item: { itemType: 'IdentityUserExternalId', userId: 'U1' } });
+  });
+
+  it('fails a throttled write as Activity.Transient (retried), not as its error event AddUserFailed', async () => {
+    ddb.on(TransactWriteCommand).rejects(new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} }));
+    await expect(add()).rejects.toMatchObject({ name: 'Activity.Transient' });
+  });
+
+  it('takes the user this journey added as added, when a retry meets its own first write', async () => {
+    ddb.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed', 'None'));
+    ddb.on(GetCommand, { Key: keys.identityUser('demo', 'customers', 'U1') }).resolves(userBy('journey:p1'));
+    expect(await add()).toMatchObject({ vars: { user1: { id: 'U1', externalId: 'ext-1' } } });
+  });
+
+  it('still fails as ExtIdNotUnique when another journey or caller added the external id', async () => {
+    ddb.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed', 'None'));
+    ddb.on(GetCommand, { Key: keys.identityUser('demo', 'customers', 'U1') }).resolves(userBy('journey:other'));
+    await expect(add()).rejects.toMatchObject({ name: 'ExtIdNotUnique' });
   });
 });

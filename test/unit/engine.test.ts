@@ -1,10 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalStepFunctions, MAX_DEFINITION_LENGTH, type JsonValue } from '../../lib/local/engine.js';
+import { LocalStepFunctions, MAX_DEFINITION_LENGTH, MAX_PAYLOAD_BYTES, payloadBytes, type JsonValue } from '../../lib/local/engine.js';
 import { compileDefinition } from '../../statemachines/compile.js';
+import { TransientActivityError } from '../../functions/activities/contract.js';
 
 // Hand-written ASL in the compiler's shape: the session object is the state, each service step
 // is a lambda:invoke returning the whole new session, each user step a waitForTaskToken task.
 const FN = 'arn:aws:lambda:eu-west-1:123456789012:function:arthr-activity';
+/** The function a compiled state machine's last state invokes to record the outcome. */
+const END = 'arn:aws:lambda:eu-west-1:123456789012:function:arthr-execution-end';
 const INVOKE = 'arn:aws:states:::lambda:invoke';
 const WAIT = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
 
@@ -59,6 +62,7 @@ function thrownName(fn: () => unknown): string | undefined {
 
 let activities: Record<string, Activity>;
 let calls: { functionArn: string; payload: Payload }[];
+let recorded: JsonValue[];
 let engine: LocalStepFunctions;
 
 const session = (vars: Record<string, JsonValue> = {}): Session => ({ vars });
@@ -77,8 +81,13 @@ async function waitingToken(executionArn: string, stateName?: string): Promise<s
 beforeEach(() => {
   activities = {};
   calls = [];
+  recorded = [];
   engine = new LocalStepFunctions({
     invoke: async (functionArn, payload) => {
+      if (functionArn === END) {
+        recorded.push(payload);
+        return null;
+      }
       const p = payload as Payload;
       calls.push({ functionArn, payload: p });
       const activity = activities[p.activityId];
@@ -324,13 +333,15 @@ describe('LocalStepFunctions', () => {
         startActivityId: 'decide',
         activities: { decide: { type: 'SIMPLE_DECIDER', rules: [{ when: { variable: '_checks.face.result', notEquals: 'FAIL' }, outcome: 'PASS' }], default: 'FAIL' } },
       } as never,
-      { activityFunctionArn: FN },
+      { activityFunctionArn: FN, executionEndFunctionArn: END },
     );
     const { stateMachineArn } = engine.createStateMachine('not-equals', asl as never);
     const run = async (state: JsonValue) => ((await engine.startExecution(stateMachineArn, state).done).output as { _decision: string })._decision;
     expect(await run(session())).toBe('PASS');
     expect(await run({ vars: {}, _checks: { face: { result: 'REVIEW' } } })).toBe('PASS');
     expect(await run({ vars: {}, _checks: { face: { result: 'FAIL' } } })).toBe('FAIL');
+    // The last state handed each session, decision included, to the execution-end function.
+    expect(recorded.map((p) => (p as { session: { _decision: string } }).session._decision)).toEqual(['PASS', 'PASS', 'FAIL']);
   });
 
   it("takes a compiled decider's isPresent: false as holding when the variable is absent, as Step Functions does", async () => {
@@ -341,7 +352,7 @@ describe('LocalStepFunctions', () => {
         startActivityId: 'decide',
         activities: { decide: { type: 'SIMPLE_DECIDER', rules: [{ when: { variable: 'vars.approved', isPresent: false }, outcome: 'REVIEW' }], default: 'PASS' } },
       } as never,
-      { activityFunctionArn: FN },
+      { activityFunctionArn: FN, executionEndFunctionArn: END },
     );
     const { stateMachineArn } = engine.createStateMachine('is-present-false', asl as never);
     const run = async (state: JsonValue) => ((await engine.startExecution(stateMachineArn, state).done).output as { _decision: string })._decision;
@@ -445,5 +456,146 @@ describe('LocalStepFunctions', () => {
     expect((await done).status).toBe('ABORTED');
     expect(engine.waitingTasks()).toEqual([]);
     expect(thrownName(() => engine.startExecution(stateMachineArn, session()))).toBe('EngineShutDown');
+  });
+});
+
+describe("LocalStepFunctions and Step Functions' 256 KiB payload quota", () => {
+  /** A session whose JSON is exactly `bytes` long in UTF-8 (multi-byte characters count as AWS counts them). */
+  const sized = (bytes: number, extra: Record<string, JsonValue> = {}): Session => {
+    const base = { vars: {}, ...extra, pad: '' };
+    const pad = bytes - payloadBytes(base);
+    // Two-byte characters where they fit: the quota is in UTF-8 bytes, not characters.
+    const text = 'é'.repeat(Math.floor(pad / 2)) + 'x'.repeat(pad % 2);
+    const out = { ...base, pad: text } as Session;
+    expect(payloadBytes(out)).toBe(bytes);
+    return out;
+  };
+  const catchAll = { Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$._lastError', Next: 'Caught' }] };
+
+  it('refuses an execution input over the quota, as StartExecution does, and takes one at the limit', async () => {
+    const { stateMachineArn } = engine.createStateMachine('input-limit', { StartAt: 'P', States: { P: { Type: 'Pass', End: true } } });
+    expect(thrownName(() => engine.startExecution(stateMachineArn, sized(MAX_PAYLOAD_BYTES + 1)))).toBe('ValidationException');
+    expect((await engine.startExecution(stateMachineArn, sized(MAX_PAYLOAD_BYTES)).done).status).toBe('SUCCEEDED');
+  });
+
+  it('fails the execution with States.DataLimitExceeded when a task result is over the quota, which States.ALL does not catch', async () => {
+    let attempts = 0;
+    activities.grow = async (p) => {
+      attempts++;
+      return sized(MAX_PAYLOAD_BYTES + 1, { instance: p.state.instance ?? null });
+    };
+    const { stateMachineArn } = engine.createStateMachine('result-limit', {
+      StartAt: 'Grow',
+      States: {
+        Grow: serviceStep('grow', 'GROW', { Next: 'Done' }, {
+          Retry: [{ ErrorEquals: ['States.ALL'], IntervalSeconds: 0, MaxAttempts: 2 }],
+          ...catchAll,
+        }),
+        Done: decision('PASS'),
+        Caught: decision('FAIL'),
+      },
+    });
+
+    const result = await engine.startExecution(stateMachineArn, session()).done;
+
+    expect(result).toMatchObject({ status: 'FAILED', error: 'States.DataLimitExceeded' });
+    expect(result.cause).toMatch(/Grow: the task result is \d+ bytes/);
+    // Terminal: neither retried nor caught.
+    expect(attempts).toBe(1);
+  });
+
+  it('takes a task result at the limit', async () => {
+    // The lambda:invoke result wraps the payload; with OutputPath $.Payload the state output is the payload.
+    const wrapper = payloadBytes({ ExecutedVersion: '$LATEST', Payload: null, StatusCode: 200 }) - payloadBytes(null);
+    activities.grow = async () => sized(MAX_PAYLOAD_BYTES - wrapper);
+    const { stateMachineArn } = engine.createStateMachine('result-at-limit', {
+      StartAt: 'Grow',
+      States: { Grow: serviceStep('grow', 'GROW', { End: true }) },
+    });
+    expect((await engine.startExecution(stateMachineArn, session()).done).status).toBe('SUCCEEDED');
+  });
+
+  it("fails a task whose input after Parameters is over the quota, without calling it", async () => {
+    activities.next = async (p) => p.state;
+    const { stateMachineArn } = engine.createStateMachine('input-after-parameters', {
+      StartAt: 'Call',
+      States: {
+        Call: {
+          ...serviceStep('next', 'NEXT', { End: true }, catchAll),
+          // The payload is the state plus the step's inputs: together they are over the quota.
+          Parameters: { FunctionName: FN, Payload: { activityId: 'next', activityType: 'NEXT', inputs: { big: 'y'.repeat(1000) }, 'state.$': '$' } },
+        },
+        Caught: decision('FAIL'),
+      },
+    });
+
+    const result = await engine.startExecution(stateMachineArn, sized(MAX_PAYLOAD_BYTES - 500)).done;
+
+    expect(result).toMatchObject({ status: 'FAILED', error: 'States.DataLimitExceeded' });
+    expect(calls).toEqual([]);
+  });
+
+  it('refuses a SendTaskSuccess output over the quota and leaves the task waiting for one that fits', async () => {
+    activities.form = async () => null;
+    const { stateMachineArn } = engine.createStateMachine('send-limit', {
+      StartAt: 'Form',
+      States: { Form: userStep('form', 60, { End: true }) },
+    });
+    const { executionArn, done } = engine.startExecution(stateMachineArn, session());
+    const token = await waitingToken(executionArn);
+
+    expect(thrownName(() => engine.sendTaskSuccess(token, sized(MAX_PAYLOAD_BYTES + 1)))).toBe('ValidationException');
+    expect(engine.waitingTasks(executionArn).map((t) => t.taskToken)).toEqual([token]);
+    engine.sendTaskSuccess(token, sized(MAX_PAYLOAD_BYTES));
+
+    expect((await done).status).toBe('SUCCEEDED');
+  });
+
+  it('fails an execution whose last Pass state grows the output over the quota', async () => {
+    const { stateMachineArn } = engine.createStateMachine('pass-limit', {
+      StartAt: 'Tag',
+      States: { Tag: { Type: 'Pass', Result: 'z'.repeat(100), ResultPath: '$.tag', End: true } },
+    });
+
+    const result = await engine.startExecution(stateMachineArn, sized(MAX_PAYLOAD_BYTES - 50)).done;
+
+    expect(result).toMatchObject({ status: 'FAILED', error: 'States.DataLimitExceeded' });
+  });
+});
+
+describe('a compiled Task and Activity.Transient', () => {
+  const lookup = {
+    name: 'transient',
+    version: 1,
+    startActivityId: 'lookup',
+    activities: { lookup: { type: 'GET_USER', inputs: { 'Store Name': 'customers', 'User ID': 'U1', 'User Key': 'user1' } } },
+  };
+
+  it('retries a transient failure with backoff until the activity passes', async () => {
+    let attempts = 0;
+    activities.lookup = async (p) => {
+      if (++attempts < 3) throw new TransientActivityError('ProvisionedThroughputExceededException: slow down');
+      return withVar(p, 'found', true);
+    };
+    const { stateMachineArn } = engine.createStateMachine('transient-retry', compileDefinition(lookup as never, { activityFunctionArn: FN, executionEndFunctionArn: END }) as never);
+
+    const result = await engine.startExecution(stateMachineArn, session()).done;
+
+    expect(result).toMatchObject({ status: 'SUCCEEDED', output: { vars: { found: true } } });
+    expect(attempts).toBe(3);
+    // One state entered, two retries, then the outcome recorded: each is a billed transition.
+    expect(result.transitions).toBe(4);
+  });
+
+  it('does not retry an activity error that is not transient', async () => {
+    let attempts = 0;
+    activities.lookup = async () => {
+      attempts++;
+      throw new NamedError('UserNotFound', 'no such user');
+    };
+    const { stateMachineArn } = engine.createStateMachine('no-retry', compileDefinition(lookup as never, { activityFunctionArn: FN, executionEndFunctionArn: END }) as never);
+
+    expect(await engine.startExecution(stateMachineArn, session()).done).toMatchObject({ status: 'FAILED', error: 'UserNotFound' });
+    expect(attempts).toBe(1);
   });
 });

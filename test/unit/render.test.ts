@@ -173,10 +173,15 @@ describe('screens', () => {
     expect(renderWaiting('en')).toContain('<meta http-equiv="refresh" content="2">');
   });
 
-  it('the journey error page: trouble for a server fault, gone otherwise, in the asked language', () => {
+  it('the journey error page: trouble for a server fault, "too large" for 413, gone otherwise, in the asked language', () => {
     expect(journeyErrorPage(503, 'de')).toBe(renderTrouble('de'));
     expect(journeyErrorPage(500, undefined)).toBe(renderTrouble('en'));
     expect(journeyErrorPage(404, 'de-AT')).toBe(renderGone('de'));
     expect(journeyErrorPage(410, 'fr')).toBe(renderGone('en'));
+    // Over a size limit (the body's, or the journey's session cap): the step still waits, so say what to do.
+    for (const lang of ['en', 'de'] as const) {
+      expect(journeyErrorPage(413, lang)).toContain(`<h1>${escapeHtml(messages(lang).tooLargeTitle)}</h1>`);
+      expect(journeyErrorPage(413, lang)).toContain(escapeHtml(messages(lang).tooLargeText));
+    }
   });
 });

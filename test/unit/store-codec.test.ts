@@ -9,7 +9,7 @@ import { identityEventStore, passkeyStore } from '../../functions/store/identity
 import { apiKeyStore } from '../../functions/store/api-keys.js';
 import { newApiKey, updateApiKey } from '../../functions/api-keys/domain.js';
 import { PERMISSIONS } from '../../functions/auth/permissions.js';
-import type { ProcessInstanceRecord, ProcessTokenRecord } from '../../functions/process-manager/model.js';
+import type { ProcessInstanceRecord, ProcessTokenRecord, StepClaim } from '../../functions/process-manager/model.js';
 import type { IdentityEvent, IdentityUserRecord, PasskeyRecord, PasskeySession } from '../../functions/identity-store/model.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -128,27 +128,37 @@ describe('transactWrite', () => {
 describe('processInstanceStore.createWithToken', () => {
   const now = new Date('2026-01-01T00:00:00Z');
   const token = { tenantId: 'acme', id: 'tok' } as ProcessTokenRecord;
-  const record = { tenantId: 'acme', id: 'pi', createdAt: now.toISOString() } as ProcessInstanceRecord;
+  const record = {
+    tenantId: 'acme',
+    id: 'pi',
+    createdAt: now.toISOString(),
+    status: 'PENDING',
+    processDefnName: 'journey',
+    parameters: { firstName: 'Ann', note: 'n' },
+  } as unknown as ProcessInstanceRecord;
   const idempotency = { key: 'k1', result: { fingerprint: 'f', status: 201, body: {} } };
 
   it("tells the token's refusal and the idempotency key's by the item, not by its position", async () => {
     ddb.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None', 'None'));
     expect(await processInstanceStore.createWithToken(record, token, now, idempotency)).toEqual({ outcome: 'tokenRefused' });
     ddb.reset();
-    ddb.on(TransactWriteCommand).rejects(cancelled('None', 'None', 'ConditionalCheckFailed'));
+    ddb.on(TransactWriteCommand).rejects(cancelled('None', 'None', 'None', 'None', 'None', 'ConditionalCheckFailed'));
     expect(await processInstanceStore.createWithToken(record, token, now, idempotency)).toEqual({ outcome: 'idempotencyKeyTaken' });
   });
 
-  it('writes the token use, the instance and the idempotency record (when there is a key) in one transaction', async () => {
+  it('writes the token use, the instance, its three list views and the idempotency record (when there is a key) in one transaction', async () => {
     ddb.on(TransactWriteCommand).resolves({});
     expect(await processInstanceStore.createWithToken(record, token, now)).toEqual({ outcome: 'created' });
     expect(await processInstanceStore.createWithToken(record, token, now, idempotency)).toEqual({ outcome: 'created' });
     const [without, withKey] = ddb.commandCalls(TransactWriteCommand).map((c) => c.args[0].input.TransactItems!);
-    expect(without).toHaveLength(2);
-    expect(withKey).toHaveLength(3);
+    expect(without).toHaveLength(5);
+    expect(withKey).toHaveLength(6);
     expect(withKey![0]!.Update!.Key).toEqual(keys.processToken('acme', 'tok'));
     expect(withKey![1]!.Put!.Item).toMatchObject({ ...keys.instance('acme', 'pi'), itemType: 'ProcessInstance', id: 'pi' });
-    expect(withKey![2]!.Put!.Item).toMatchObject({ ...keys.idempotency('acme', 'k1'), itemType: 'Idempotency', fingerprint: 'f' });
+    expect(withKey![1]!.Put!.Item!.GSI1PK).toBeUndefined();
+    expect(withKey!.slice(2, 5).map((i) => i.Put!.Item!.GSI1PK)).toEqual(['TNT#acme#PIV#T', 'TNT#acme#PIV#S#PENDING', `TNT#acme#PIV#D#${Buffer.from('journey').toString('base64url')}`]);
+    expect(withKey![2]!.Put!.Item).toMatchObject({ itemType: 'ProcessInstanceView', parameters: { firstName: 'Ann' }, q: 'pi\njourney\nann\nn' });
+    expect(withKey![5]!.Put!.Item).toMatchObject({ ...keys.idempotency('acme', 'k1'), itemType: 'Idempotency', fingerprint: 'f' });
   });
 });
 
@@ -190,5 +200,65 @@ describe('stores return outcomes; the domain throws', () => {
   it('answers a page token it did not hand out as an outcome, without reading', async () => {
     expect(await identityEventStore.page('acme', {}, 10, 'not-a-token')).toEqual({ outcome: 'invalidPageToken' });
     expect(ddb.calls()).toHaveLength(0);
+  });
+});
+
+describe('processInstanceStore: a user step claimed, handed over, finished', () => {
+  const now = new Date('2026-01-01T00:00:00Z');
+  const data = { activityId: 'form', activityType: 'DATA_FORM', dataKey: 'form', submittedAt: now.toISOString(), values: { a: 1 } };
+  const claim: StepClaim = { activityId: 'form', taskToken: 'tok-1', at: now.toISOString(), digest: 'd1', outcome: { complete: { result: { vars: { a: 1 } }, data } } };
+
+  it('claims only the waiting step with this token, once, keeping the claim in its own item', async () => {
+    ddb.on(TransactWriteCommand).resolves({});
+    expect(await processInstanceStore.claimStep('acme', 'pi', claim, 99)).toBe(true);
+    const [step, kept] = ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    expect(step!.Update).toMatchObject({
+      Key: keys.instanceStep('acme', 'pi'),
+      UpdateExpression: 'SET claim = :claim',
+      ConditionExpression: 'taskToken = :token AND attribute_not_exists(claim)',
+      ExpressionAttributeValues: { ':token': 'tok-1', ':claim': { at: claim.at, outcome: 'complete', digest: 'd1' } },
+    });
+    expect(kept!.Put!.Item).toMatchObject({ ...keys.instanceStepClaim('acme', 'pi', 'form'), itemType: 'StepClaim', taskToken: 'tok-1', expiresAt: 99 });
+    ddb.reset();
+    ddb.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
+    expect(await processInstanceStore.claimStep('acme', 'pi', claim, 99)).toBe(false);
+  });
+
+  it('finishes: the claim goes, the user data is kept, and the waiting step is emptied only if it is still this one', async () => {
+    ddb.on(TransactWriteCommand).resolves({});
+    expect(await processInstanceStore.finishStep('acme', 'pi', claim, 99, now)).toBe(true);
+    const [gone, kept, instance, step] = ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    expect(gone!.Delete).toMatchObject({ Key: keys.instanceStepClaim('acme', 'pi', 'form'), ConditionExpression: 'taskToken = :token' });
+    expect(kept!.Put!.Item).toMatchObject({ ...keys.instanceUserData('acme', 'pi', 'form'), values: { a: 1 }, expiresAt: 99 });
+    expect(instance!.Update).toMatchObject({
+      Key: keys.instance('acme', 'pi'),
+      UpdateExpression: 'SET lastStep = :last, lastUpdatedAt = :now',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':last': { activityId: 'form', at: now.toISOString(), digest: 'd1' } },
+    });
+    expect(step!.Update).toMatchObject({ Key: keys.instanceStep('acme', 'pi'), ConditionExpression: 'taskToken = :token', ExpressionAttributeValues: { ':token': 'tok-1' } });
+    expect(step!.Update!.UpdateExpression).toMatch(/^REMOVE taskToken, .*, claim$/);
+  });
+
+  it('finishes a step whose execution already waits at the next one without touching that one', async () => {
+    ddb.on(TransactWriteCommand).rejectsOnce(cancelled('None', 'None', 'None', 'ConditionalCheckFailed')).resolves({});
+    expect(await processInstanceStore.finishStep('acme', 'pi', claim, 99, now)).toBe(true);
+    const second = ddb.commandCalls(TransactWriteCommand)[1]!.args[0].input.TransactItems!;
+    expect(second).toHaveLength(3);
+    expect(second[2]!.Update).toMatchObject({ Key: keys.instance('acme', 'pi'), UpdateExpression: 'SET lastStep = :last, lastUpdatedAt = :now' });
+    expect(second[1]!.Put!.Item).toMatchObject({ values: { a: 1 } });
+  });
+
+  it('changes nothing when the claim was already finished', async () => {
+    ddb.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None', 'None', 'ConditionalCheckFailed'));
+    expect(await processInstanceStore.finishStep('acme', 'pi', claim, 99, now)).toBe(false);
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
+  });
+
+  it('finishes an error event without user data', async () => {
+    ddb.on(TransactWriteCommand).resolves({});
+    const failed: StepClaim = { ...claim, outcome: { fail: { error: 'DataFormRetake', cause: 'retake' } } };
+    expect(await processInstanceStore.finishStep('acme', 'pi', failed, 99, now)).toBe(true);
+    expect(ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!.map((i) => Object.keys(i)[0])).toEqual(['Delete', 'Update', 'Update']);
   });
 });

@@ -32,6 +32,8 @@ export const de: Messages = {
   formAttemptsLeft: 'Verbleibende Versuche: {n}.',
   troubleTitle: 'Etwas ist schiefgelaufen',
   troubleText: 'Bitte versuchen Sie es gleich noch einmal.',
+  tooLargeTitle: 'Das ist mehr, als dieser Vorgang aufnehmen kann',
+  tooLargeText: 'Mit Ihren Angaben würden die für diesen Vorgang gespeicherten Daten zu groß. Gehen Sie zurück, kürzen Sie Ihre Angaben oder wählen Sie eine kleinere Datei, und senden Sie erneut.',
   unsupportedTitle: 'Dieser Schritt ist hier nicht möglich',
   unsupportedText: 'Dieser Teil des Vorgangs ist im Browser noch nicht verfügbar. Bitte wenden Sie sich an den Absender.',
   faceTitle: 'Ein Foto Ihres Gesichts',

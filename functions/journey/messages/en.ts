@@ -33,6 +33,8 @@ export const en = {
   formAttemptsLeft: 'Attempts left: {n}.',
   troubleTitle: 'Something went wrong',
   troubleText: 'Please try again in a moment.',
+  tooLargeTitle: 'That is more than this journey can take',
+  tooLargeText: 'What you sent would make the information kept for this journey too large. Go back, shorten your answers or choose a smaller file, and send it again.',
   unsupportedTitle: 'This step cannot be completed here',
   unsupportedText: 'This part of the journey is not available in the browser yet. Please contact the sender.',
   faceTitle: 'A photo of your face',

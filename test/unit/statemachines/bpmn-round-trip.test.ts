@@ -19,14 +19,21 @@ import { definitionToBpmn, juel } from '../../../statemachines/bpmn/to-bpmn.js';
 import { bpmnToDefinition } from '../../../statemachines/bpmn/to-definition.js';
 import { activitySpec } from '../../../statemachines/catalogue.js';
 import { parseCondition } from '../../../statemachines/conditions/index.js';
-import { aslPathTransitions, compileDefinition, type AslState, type AslStateMachine } from '../../../statemachines/compile.js';
+import {
+  aslPathTransitions,
+  compileDefinition,
+  OUTCOME_NOT_RECORDED_STATE,
+  RECORD_OUTCOME_STATE,
+  type AslState,
+  type AslStateMachine,
+} from '../../../statemachines/compile.js';
 import type { Condition, ProcessDefinition } from '../../../statemachines/definition.js';
 import { exampleDefinitions } from '../../../statemachines/examples/index.js';
 import { validateDefinition } from '../../../statemachines/validate.js';
 import { largeDefinition } from '../../support/large-definition.js';
-import { ARN, PUSH_INPUTS } from './fixtures.js';
+import { ARN, END_ARN, PUSH_INPUTS } from './fixtures.js';
 
-const compile = (def: ProcessDefinition) => compileDefinition(def, { activityFunctionArn: ARN });
+const compile = (def: ProcessDefinition) => compileDefinition(def, { activityFunctionArn: ARN, executionEndFunctionArn: END_ARN });
 
 async function roundTrip(def: ProcessDefinition): Promise<{ xml: string; back: ProcessDefinition }> {
   const xml = definitionToBpmn(def);
@@ -57,9 +64,18 @@ function without(asl: AslStateMachine, drop: Set<string>): Record<string, AslSta
   return Object.fromEntries(Object.entries(asl.States).filter(([id]) => !drop.has(id)));
 }
 
-/** The decider's part of a state machine (its Choice and the Pass states after it), as a machine of its own. */
+/**
+ * The decider's part of a state machine (its Choice and the Pass states after it), as a machine
+ * of its own: the decisions end it rather than go on to record the outcome (a Lambda call).
+ */
 function deciderMachine(asl: AslStateMachine, id: string) {
-  return { StartAt: id, States: Object.fromEntries([...reachable(asl, id)].map((s) => [s, asl.States[s]])) } as AslStateMachine;
+  const states = [...reachable(asl, id)].filter((s) => s !== RECORD_OUTCOME_STATE && s !== OUTCOME_NOT_RECORDED_STATE);
+  const ended = (state: AslState): AslState => {
+    if (!('Next' in state) || state.Next !== RECORD_OUTCOME_STATE) return state;
+    const { Next: _next, ...rest } = state;
+    return { ...rest, End: true } as AslState;
+  };
+  return { StartAt: id, States: Object.fromEntries(states.map((s) => [s, ended(asl.States[s]!)])) } as AslStateMachine;
 }
 
 async function decide(machine: AslStateMachine, input: unknown): Promise<unknown> {

@@ -7,7 +7,7 @@ import { bpmnToDefinition } from '../../../statemachines/bpmn/to-definition.js';
 import type { ProcessDefinitionInput } from '../../../statemachines/definition.js';
 import { aslPathTransitions, compileDefinition } from '../../../statemachines/compile.js';
 import { validateDefinition } from '../../../statemachines/validate.js';
-import { ARN } from './fixtures.js';
+import { ARN, END_ARN } from './fixtures.js';
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, '../../fixtures/bpmn', name), 'utf8');
 const META = { name: 'onboarding', version: 3, description: 'From the designer' };
@@ -77,13 +77,13 @@ describe('bpmnToDefinition', () => {
       expect('definition' in result).toBe(true);
       const def = validateDefinition((result as { definition: unknown }).definition);
       expect(def).toMatchObject({ name: 'onboarding', version: 3, description: 'From the designer', startActivityId: 'Activity_addUser' });
-      const asl = compileDefinition(def, { activityFunctionArn: ARN });
+      const asl = compileDefinition(def, { activityFunctionArn: ARN, executionEndFunctionArn: END_ARN });
       expect(asl.StartAt).toBe('Activity_addUser');
       expect(Object.keys(asl.States)).toEqual(
         expect.arrayContaining(['Activity_addUser', 'Activity_details', 'Activity_idCard', 'Activity_captureFace', 'Gateway_document', 'Gateway_photo', 'EndEvent_timedOut', 'EndEvent_declined']),
       );
-      // Happy path: add user, details, the document gateway, the ID card, capture, the photo gateway, the PASS decider.
-      expect(aslPathTransitions(asl).happy).toBe(7);
+      // Happy path: add user, details, the document gateway, the ID card, capture, the photo gateway, the PASS decider, Record outcome.
+      expect(aslPathTransitions(asl).happy).toBe(8);
     });
 
     it('keys activities by BPMN id, with their type from the bean name, inputs by label and outputs', async () => {

@@ -4,13 +4,15 @@ import {
   compileDefinition,
   happyPathTransitions,
   listErrorNames,
+  OUTCOME_NOT_RECORDED_STATE,
+  RECORD_OUTCOME_STATE,
   type AslChoiceState,
   type AslStateMachine,
   type AslTaskState,
 } from '../../../statemachines/compile.js';
 import { validateDefinition } from '../../../statemachines/validate.js';
 import { EXAMPLES, exampleDefinitions } from '../../../statemachines/examples/index.js';
-import { ARN, pushFlow } from './fixtures.js';
+import { ARN, END_ARN, pushFlow } from './fixtures.js';
 
 function expectValidAsl(asl: AslStateMachine): void {
   // The validator writes QueryLanguage into the states it reads; give it a copy.
@@ -19,7 +21,7 @@ function expectValidAsl(asl: AslStateMachine): void {
   expect(result.isValid).toBe(true);
 }
 
-const compile = (def: unknown) => compileDefinition(validateDefinition(def), { activityFunctionArn: ARN });
+const compile = (def: unknown) => compileDefinition(validateDefinition(def), { activityFunctionArn: ARN, executionEndFunctionArn: END_ARN });
 
 function pushFlowWithRoutes() {
   const def = pushFlow();
@@ -44,21 +46,21 @@ describe('compileDefinition', () => {
     });
   }
 
-  it('emits one state per activity, named by its id, plus only the decision states in use', () => {
+  it('emits one state per activity, named by its id, plus only the decision states in use and the record state', () => {
     for (const def of exampleDefinitions()) {
-      const asl = compileDefinition(def, { activityFunctionArn: ARN });
+      const asl = compileDefinition(def, { activityFunctionArn: ARN, executionEndFunctionArn: END_ARN });
       const activityIds = Object.keys(def.activities);
       const extra = Object.keys(asl.States).filter((s) => !activityIds.includes(s));
       expect(Object.keys(asl.States).slice(0, activityIds.length)).toEqual(activityIds);
       const used = new Set(Object.values(def.activities).flatMap((a) => [...(a.rules ?? []).map((r) => r.outcome), ...(a.default ? [a.default] : [])]));
-      expect(extra.sort()).toEqual([...used].map((o) => `Decision ${o}`).sort());
+      expect(extra.sort()).toEqual([...[...used].map((o) => `Decision ${o}`), OUTCOME_NOT_RECORDED_STATE, RECORD_OUTCOME_STATE].sort());
       expect(asl.StartAt).toBe(def.startActivityId);
     }
   });
 
-  it('records each outcome in a terminal Pass state', () => {
+  it('keeps each outcome in a Pass state that goes on to record it', () => {
     const asl = compile(structuredClone(EXAMPLES['identity-check']));
-    expect(asl.States['Decision PASS']).toEqual({ Type: 'Pass', Result: 'PASS', ResultPath: '$._decision', End: true });
+    expect(asl.States['Decision PASS']).toEqual({ Type: 'Pass', Result: 'PASS', ResultPath: '$._decision', Next: RECORD_OUTCOME_STATE });
     expect(Object.keys(asl.States).filter((s) => s.startsWith('Decision ')).sort()).toEqual(['Decision FAIL', 'Decision PASS', 'Decision REVIEW']);
     const passcode = compile(structuredClone(EXAMPLES['passcode-registration']));
     expect(Object.keys(passcode.States).filter((s) => s.startsWith('Decision ')).sort()).toEqual(['Decision FAIL', 'Decision PASS']);
@@ -76,7 +78,7 @@ describe('compileDefinition', () => {
     expect(wait.TimeoutSeconds).toBe(600);
   });
 
-  it('makes service steps lambda:invoke tasks that return the new state, with Lambda retries', () => {
+  it('makes service steps lambda:invoke tasks that return the new state, retrying Lambda and transient failures with backoff and jitter', () => {
     const asl = compile(structuredClone(EXAMPLES['passcode-registration']));
     const getUser = asl.States.getUser as AslTaskState;
     expect(getUser).toMatchObject({
@@ -102,8 +104,13 @@ describe('compileDefinition', () => {
         IntervalSeconds: 1,
         MaxAttempts: 3,
         BackoffRate: 2,
+        MaxDelaySeconds: 8,
+        JitterStrategy: 'FULL',
       },
+      { ErrorEquals: ['Activity.Transient'], IntervalSeconds: 1, MaxAttempts: 4, BackoffRate: 2, MaxDelaySeconds: 10, JitterStrategy: 'FULL' },
     ]);
+    // User steps too: a throttled write of the waiting step is retried the same way.
+    expect((asl.States.passcodeForm as AslTaskState).Retry).toEqual(getUser.Retry);
     expect(getUser.Catch).toBeUndefined();
   });
 
@@ -119,7 +126,9 @@ describe('compileDefinition', () => {
       { ErrorEquals: ['PushWaitTimeout', 'States.Timeout'], ResultPath: '$._lastError', Next: 'push' },
     ]);
     const names = new Set(listErrorNames());
-    for (const state of Object.values(asl.States)) {
+    for (const [name, state] of Object.entries(asl.States)) {
+      // The record state catches everything: no error event routes there.
+      if (name === RECORD_OUTCOME_STATE) continue;
       for (const c of (state as AslTaskState).Catch ?? []) expect(names.has(c.ErrorEquals[0]!)).toBe(true);
     }
   });
@@ -155,35 +164,55 @@ describe('compileDefinition', () => {
     expect(identity.Choices[0]).toEqual({ Variable: '$._lastError', IsPresent: true, Next: 'Decision FAIL' });
   });
 
-  it('ends the execution at an activity without next', () => {
+  it('records the outcome after an activity without next, and ends there', () => {
     const asl = compile({ name: 'one', version: 1, startActivityId: 'a', activities: { a: { type: 'GET_USER', inputs: { 'Store Name': 's', 'User ID': 'u' } } } });
     expectValidAsl(asl);
-    expect(asl.States.a).toMatchObject({ End: true });
-    expect(asl.States.a).not.toHaveProperty('Next');
-    expect(Object.keys(asl.States)).toEqual(['a']);
+    expect(asl.States.a).toMatchObject({ Next: RECORD_OUTCOME_STATE });
+    expect(asl.States.a).not.toHaveProperty('End');
+    expect(Object.keys(asl.States)).toEqual(['a', RECORD_OUTCOME_STATE, OUTCOME_NOT_RECORDED_STATE]);
+  });
+
+  it('records the outcome in the last state, through the execution-end function, leaving the output the session', () => {
+    const asl = compile(pushFlowWithRoutes());
+    expect(asl.States[RECORD_OUTCOME_STATE]).toEqual({
+      Type: 'Task',
+      Comment: expect.any(String),
+      Resource: 'arn:aws:states:::lambda:invoke',
+      Parameters: { FunctionName: END_ARN, Payload: { 'session.$': '$' } },
+      ResultPath: null,
+      Retry: [{ ErrorEquals: ['States.ALL'], IntervalSeconds: 2, MaxAttempts: 6, BackoffRate: 2, MaxDelaySeconds: 60, JitterStrategy: 'FULL' }],
+      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: null, Next: OUTCOME_NOT_RECORDED_STATE }],
+      End: true,
+    });
+    expect(asl.States[OUTCOME_NOT_RECORDED_STATE]).toMatchObject({ Type: 'Succeed' });
+    // Every state that used to end the execution now goes on to record its outcome: only the
+    // record state and the route taken when recording fails end it.
+    const ending = Object.entries(asl.States).filter(([, st]) => st.Type === 'Succeed' || ('End' in st && st.End));
+    expect(ending.map(([name]) => name).sort()).toEqual([OUTCOME_NOT_RECORDED_STATE, RECORD_OUTCOME_STATE].sort());
+    for (const outcome of ['PASS', 'FAIL', 'REVIEW']) expect(asl.States[`Decision ${outcome}`]).toMatchObject({ Next: RECORD_OUTCOME_STATE });
   });
 
   it('names the state machine in its Comment', () => {
-    const asl = compileDefinition(exampleDefinitions()[0]!, { activityFunctionArn: ARN, stateMachineName: 'demo-identity-check-v1' });
+    const asl = compileDefinition(exampleDefinitions()[0]!, { activityFunctionArn: ARN, executionEndFunctionArn: END_ARN, stateMachineName: 'demo-identity-check-v1' });
     expect(asl.Comment).toMatch(/^demo-identity-check-v1: identity-check v1\./);
   });
 
   it('rejects a definition that is not valid', () => {
-    expect(() => compileDefinition({ name: 'x' } as never, { activityFunctionArn: ARN })).toThrow(/not valid/);
+    expect(() => compileDefinition({ name: 'x' } as never, { activityFunctionArn: ARN, executionEndFunctionArn: END_ARN })).toThrow(/not valid/);
   });
 });
 
 describe('happyPathTransitions', () => {
-  it('counts one transition per activity on the next chain and two for a decider', () => {
+  it('counts one transition per activity on the next chain, two for a decider and one to record the outcome', () => {
     const [identity, passcode] = exampleDefinitions();
-    expect(happyPathTransitions(identity!)).toBe(4);
-    expect(happyPathTransitions(passcode!)).toBe(6);
-    expect(happyPathTransitions(validateDefinition(pushFlowWithRoutes()))).toBe(4);
+    expect(happyPathTransitions(identity!)).toBe(5);
+    expect(happyPathTransitions(passcode!)).toBe(7);
+    expect(happyPathTransitions(validateDefinition(pushFlowWithRoutes()))).toBe(5);
   });
 
-  it('counts one for a journey of one activity', () => {
+  it('counts two for a journey of one activity: it and the record state', () => {
     const def = validateDefinition({ name: 'one', version: 1, startActivityId: 'a', activities: { a: { type: 'CAPTURE_FACE_IMAGE' } } });
-    expect(happyPathTransitions(def)).toBe(1);
+    expect(happyPathTransitions(def)).toBe(2);
   });
 
   it('rejects when the next chain loops', () => {

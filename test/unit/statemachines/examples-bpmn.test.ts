@@ -7,7 +7,7 @@ import { bpmnToDefinition } from '../../../statemachines/bpmn/to-definition.js';
 import { validateDefinition } from '../../../statemachines/validate.js';
 import { aslPathTransitions, compileDefinition } from '../../../statemachines/compile.js';
 import { exampleDefinitions } from '../../../statemachines/examples/index.js';
-import { ARN } from './fixtures.js';
+import { ARN, END_ARN } from './fixtures.js';
 
 describe('the examples as BPMN files', () => {
   for (const { name, file, xml } of exampleBpmnFiles()) {
@@ -20,8 +20,8 @@ describe('the examples as BPMN files', () => {
       expect(graph.problems).toEqual([]);
       const converted = bpmnToDefinition(graph, { name, version: 1 });
       if (!('definition' in converted)) throw new Error(JSON.stringify(converted.problems));
-      const fromBpmn = compileDefinition(validateDefinition(converted.definition), { activityFunctionArn: ARN });
-      const fromJson = compileDefinition(exampleDefinitions().find((d) => d.name === name)!, { activityFunctionArn: ARN });
+      const fromBpmn = compileDefinition(validateDefinition(converted.definition), { activityFunctionArn: ARN, executionEndFunctionArn: END_ARN });
+      const fromJson = compileDefinition(exampleDefinitions().find((d) => d.name === name)!, { activityFunctionArn: ARN, executionEndFunctionArn: END_ARN });
       expect(aslPathTransitions(fromBpmn).shortest).toBeGreaterThan(0);
       // The JSON example's activities are all there, as the same tasks.
       for (const [id, state] of Object.entries(fromJson.States)) {

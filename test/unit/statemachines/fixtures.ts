@@ -3,6 +3,8 @@ import { ValidationError } from '../../../functions/errors.js';
 import { validateDefinition } from '../../../statemachines/validate.js';
 
 export const ARN = 'arn:aws:lambda:eu-west-1:123456789012:function:activity';
+/** The execution-end function every compiled state machine's last state invokes. */
+export const END_ARN = 'arn:aws:lambda:eu-west-1:123456789012:function:execution-end';
 
 type Json = Record<string, unknown>;
 

@@ -1,18 +1,20 @@
 import aslValidator from 'asl-validator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalStepFunctions, type JsonValue } from '../../../lib/local/engine.js';
+import { LocalStepFunctions, type ExecutionResult, type JsonValue } from '../../../lib/local/engine.js';
 import {
   aslPathTransitions,
   compileDefinition,
   happyPathTransitions,
+  OUTCOME_NOT_RECORDED_STATE,
+  RECORD_OUTCOME_STATE,
   type AslChoiceState,
   type AslStateMachine,
   type AslTaskState,
 } from '../../../statemachines/compile.js';
 import { validateDefinition } from '../../../statemachines/validate.js';
 import { applyOutputs } from '../../../statemachines/outputs.js';
-import { finalStatus } from '../../../functions/process-manager/status.js';
-import { ARN, expectRefused } from './fixtures.js';
+import { finalStatus, outcomeStatus, type ExecutionEnd } from '../../../functions/process-manager/status.js';
+import { ARN, END_ARN, expectRefused } from './fixtures.js';
 import { FORM, largeDefinition } from '../../support/large-definition.js';
 
 type Json = Record<string, unknown>;
@@ -74,7 +76,7 @@ function journey(): Json {
   };
 }
 
-const compile = (def: unknown) => compileDefinition(validateDefinition(def), { activityFunctionArn: ARN });
+const compile = (def: unknown) => compileDefinition(validateDefinition(def), { activityFunctionArn: ARN, executionEndFunctionArn: END_ARN });
 
 function expectValidAsl(asl: AslStateMachine): void {
   const result = aslValidator(structuredClone(asl), { checkPaths: true, checkArn: true });
@@ -93,20 +95,23 @@ describe('a definition as a graph', () => {
     expectValidAsl(asl);
     expect(asl.StartAt).toBe('details');
     expect(Object.keys(asl.States).sort()).toEqual(
-      ['details', 'capture', 'addUser', 'addUser.error0.code', 'addUser.error0.message', 'approve', 'review', 'Gateway_doc', 'Gateway_confirm', 'End_timeout', 'End_duplicate'].sort(),
+      [
+        'details', 'capture', 'addUser', 'addUser.error0.code', 'addUser.error0.message', 'approve', 'review', 'Gateway_doc', 'Gateway_confirm',
+        'End_timeout', 'End_duplicate', RECORD_OUTCOME_STATE, OUTCOME_NOT_RECORDED_STATE,
+      ].sort(),
     );
     // Gateway_mobile is only reached from Gateway_doc's branch, so it is fused into it.
     const doc = asl.States.Gateway_doc as AslChoiceState;
     expect(doc.Choices.map((c) => c.Next)).toEqual(['capture', 'capture', 'review']);
     expect(doc.Default).toBe('review');
-    // A task going to a plain end event ends the execution itself.
-    expect(asl.States.approve).toMatchObject({ Type: 'Pass', Result: 'PASS', ResultPath: '$._decision', End: true });
+    // A task going to a plain end event goes straight to the state that records the outcome.
+    expect(asl.States.approve).toMatchObject({ Type: 'Pass', Result: 'PASS', ResultPath: '$._decision', Next: RECORD_OUTCOME_STATE });
     expect(asl.States.End_timeout).toEqual({
       Type: 'Pass',
       Comment: 'Timed out',
       Result: { endEvent: 'End_timeout', errorCode: 'captureTimedOut' },
       ResultPath: '$._end',
-      End: true,
+      Next: RECORD_OUTCOME_STATE,
     });
   });
 
@@ -136,13 +141,13 @@ describe('a definition as a graph', () => {
     expect(confirm.Default).toBe('addUser');
   });
 
-  it('gives a plain end a Succeed state when a Choice leads to it', () => {
+  it('sends a Choice that leads to a plain end to the state that records the outcome (no state for the end)', () => {
     const def = edit(journey(), (d) => {
       d.gateways.Gateway_doc!.default = 'End_ok';
     });
     const asl = compile(def);
-    expect(asl.States.End_ok).toEqual({ Type: 'Succeed', Comment: 'Done' });
-    expect((asl.States.Gateway_doc as AslChoiceState).Default).toBe('End_ok');
+    expect(asl.States).not.toHaveProperty('End_ok');
+    expect((asl.States.Gateway_doc as AslChoiceState).Default).toBe(RECORD_OUTCOME_STATE);
   });
 
   it('fuses a chain of gateways into one Choice and keeps a gateway that a task also reaches', () => {
@@ -152,21 +157,22 @@ describe('a definition as a graph', () => {
       d.gateways.Gateway_mobile!.default = 'End_ok';
     });
     const asl = compile(def);
-    expect(asl.States.Gateway_mobile).toMatchObject({ Type: 'Choice', Default: 'End_ok' });
+    expect(asl.States.Gateway_mobile).toMatchObject({ Type: 'Choice', Default: RECORD_OUTCOME_STATE });
   });
 
   it('counts transitions per path on the compiled machine', () => {
     const asl = compile(journey());
-    // details, Gateway_doc, review (default path).
-    expect(aslPathTransitions(asl)).toEqual({ happy: 3, shortest: 3, longest: 8 });
-    expect(happyPathTransitions(validateDefinition(journey()) as never)).toBe(3);
+    // details, Gateway_doc, review (default path), Record outcome.
+    expect(aslPathTransitions(asl)).toEqual({ happy: 4, shortest: 4, longest: 9 });
+    expect(happyPathTransitions(validateDefinition(journey()) as never)).toBe(4);
   });
 
   it('stays under 1 MB of ASL for 130 tasks and 160 gateways', () => {
     const asl = compile(largeDefinition(130, 160));
     const size = Buffer.byteLength(JSON.stringify(asl));
     expect(size).toBeLessThan(1024 * 1024);
-    expect(Object.values(asl.States).filter((s) => s.Type === 'Task')).toHaveLength(130);
+    // The activities, and the record state.
+    expect(Object.values(asl.States).filter((s) => s.Type === 'Task')).toHaveLength(131);
   });
 });
 
@@ -283,10 +289,19 @@ describe('output parameters', () => {
 describe('a graph on the local engine', () => {
   let engine: LocalStepFunctions;
   let waiting: { activityId: string; token: string }[];
+  /** The sessions the last state handed to the execution-end function, in order. */
+  let recorded: unknown[];
+  const endOf = (r: ExecutionResult): ExecutionEnd =>
+    r.status === 'SUCCEEDED' ? { status: 'SUCCEEDED', output: r.output } : r.status === 'FAILED' ? { status: 'FAILED', error: r.error } : { status: r.status };
   beforeEach(() => {
     waiting = [];
+    recorded = [];
     engine = new LocalStepFunctions({
-      invoke: async (_fn, payload) => {
+      invoke: async (fn, payload) => {
+        if (fn === END_ARN) {
+          recorded.push((payload as { session: unknown }).session);
+          return null;
+        }
         const p = payload as { activityId: string; state: Json; taskToken?: string; outputs?: Record<string, string> };
         if (p.taskToken) {
           waiting.push({ activityId: p.activityId, token: p.taskToken });
@@ -332,13 +347,13 @@ describe('a graph on the local engine', () => {
     submit(await next('capture'), { parameters: { externalId: 'ext-1' }, vars: { details: { docType: 'PASSPORT' }, _photoConfirmed: true }, _checks: {} });
     const passed = await pass;
     expect(passed.status).toBe('SUCCEEDED');
-    expect(finalStatus(passed)).toBe('COMPLETED_ENDED_SUCCESS');
+    expect(finalStatus(endOf(passed))).toBe('COMPLETED_ENDED_SUCCESS');
     expect((passed.output as Json)._decision).toBe('PASS');
 
     // Unknown document: the default flow, REVIEW.
     const review = start(asl, {});
     submit(await next('details'), { parameters: {}, vars: { details: { docType: 'LICENCE' } } });
-    expect(finalStatus(await review)).toBe('REVIEW');
+    expect(finalStatus(endOf(await review))).toBe('REVIEW');
 
     // ID card on a phone (the fused second gateway), then a duplicate external id: the error end.
     const duplicate = start(asl, { externalId: 'taken', isMobile: true });
@@ -347,7 +362,7 @@ describe('a graph on the local engine', () => {
     const ended = await duplicate;
     expect(ended.status).toBe('SUCCEEDED');
     expect((ended.output as Json)._end).toEqual({ endEvent: 'End_duplicate', errorCode: 'extIdNotUnique' });
-    expect(finalStatus(ended)).toBe('COMPLETED_ENDED_ERROR');
+    expect(finalStatus(endOf(ended))).toBe('COMPLETED_ENDED_ERROR');
     const vars = (ended.output as { vars: Json }).vars;
     expect(vars.addUserErrorCode).toBe('extIdNotUnique');
     expect(String(vars.addUserErrorMessage)).toContain('exists');
@@ -355,7 +370,10 @@ describe('a graph on the local engine', () => {
     // ID card, not on a phone (isMobile missing: false, not an error): REVIEW.
     const desktop = start(asl, {});
     submit(await next('details'), { parameters: {}, vars: { details: { docType: 'ID_CARD' } } });
-    expect(finalStatus(await desktop)).toBe('REVIEW');
+    expect(finalStatus(endOf(await desktop))).toBe('REVIEW');
+
+    // Each journey's last state recorded the outcome itself, from the session it ended with.
+    expect(recorded.map(outcomeStatus)).toEqual(['COMPLETED_ENDED_SUCCESS', 'REVIEW', 'COMPLETED_ENDED_ERROR', 'REVIEW']);
   });
 
   it('takes the timer route when the user step times out', async () => {
@@ -367,7 +385,7 @@ describe('a graph on the local engine', () => {
     const ended = await run;
     expect(ended.status).toBe('SUCCEEDED');
     expect((ended.output as Json)._end).toEqual({ endEvent: 'End_timeout', errorCode: 'captureTimedOut' });
-    expect(finalStatus(ended)).toBe('COMPLETED_ENDED_ERROR');
+    expect(finalStatus(endOf(ended))).toBe('COMPLETED_ENDED_ERROR');
   });
 
   it('runs the large generated definition to its end along the default flows', async () => {
@@ -376,6 +394,6 @@ describe('a graph on the local engine', () => {
     for (let i = 0; i < 20; i += 2) submit(await next(`Activity_${i}`), { parameters: { externalId: 'x' }, vars: {} });
     const ended = await run;
     expect(ended.status).toBe('SUCCEEDED');
-    expect(finalStatus(ended)).toBe('COMPLETED_ENDED_SUCCESS');
+    expect(finalStatus(endOf(ended))).toBe('COMPLETED_ENDED_SUCCESS');
   });
 });

@@ -1,0 +1,146 @@
+import { rmSync } from 'node:fs';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asArray, joined, ofType, refId, resourceAt, statementsOf, synthesize, unacknowledgedNagFindings, type Resource, type Synthesized } from './support.js';
+
+describe('ArthrStack operations', () => {
+  let synth: Synthesized;
+  let template: Template;
+  let topicId: string;
+  const fn = (path: string) => resourceAt(template, 'AWS::Lambda::Function', `ArthrStack/Journeys/${path}/Function`);
+
+  beforeAll(() => {
+    synth = synthesize({ alarmEmail: 'oncall@example.com' }, { bundle: false });
+    template = synth.template;
+    [topicId] = resourceAt(template, 'AWS::SNS::Topic', 'ArthrStack/Operations/Topic');
+  }, 120_000);
+  afterAll(() => {
+    if (synth) rmSync(synth.outdir, { recursive: true, force: true });
+  });
+
+  describe('alarms', () => {
+    it('every alarm of the stack notifies the topic when it fires and when it clears', () => {
+      const alarms = Object.entries(ofType(template, 'AWS::CloudWatch::Alarm'));
+      expect(alarms.length).toBeGreaterThanOrEqual(10);
+      for (const [id, a] of alarms) {
+        expect(a.Properties.AlarmActions, id).toEqual([{ Ref: topicId }]);
+        expect(a.Properties.OKActions, id).toEqual([{ Ref: topicId }]);
+        expect(a.Properties.ActionsEnabled ?? true, id).toBe(true);
+      }
+    });
+
+    it('watch what users notice and what journeys run on', () => {
+      const names = Object.values(ofType(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties.AlarmName).filter(Boolean).sort();
+      expect(names).toEqual(
+        ['ActivityThrottles', 'ApiLatency', 'ApiServerErrors', 'ExecutionEndErrors', 'ExecutionEndThrottles', 'ExecutionsFailed', 'JanitorErrors', 'TableThrottles'].map((n) => `arthr-fir-${n}`),
+      );
+      const byName = (n: string) => Object.values(ofType(template, 'AWS::CloudWatch::Alarm')).find((a) => a.Properties.AlarmName === `arthr-fir-${n}`)!.Properties;
+      // API errors as a share of requests, only once there is traffic to judge.
+      const errors = byName('ApiServerErrors');
+      expect(errors.Metrics.find((m: { Expression?: string }) => m.Expression)?.Expression).toBe('IF(requests >= 20, 100 * errors / requests, 0)');
+      expect(JSON.stringify(errors.Metrics)).toContain('"MetricName":"5xx"');
+      expect(byName('ApiLatency')).toMatchObject({ MetricName: 'Latency', ExtendedStatistic: 'p99', Threshold: 5000 });
+      expect(byName('ActivityThrottles')).toMatchObject({ MetricName: 'Throttles', Dimensions: [{ Name: 'FunctionName', Value: { Ref: fn('Activities')[0] } }] });
+      expect(byName('ExecutionEndErrors')).toMatchObject({ MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: fn('ExecutionEnd')[0] } }] });
+      expect(byName('ExecutionsFailed')).toMatchObject({ Namespace: 'arthr-fir', MetricName: 'ExecutionsFailed', Threshold: 1 });
+    });
+
+    it('count failed executions from the state machines\u2019 error logs', () => {
+      const [groupId] = resourceAt(template, 'AWS::Logs::LogGroup', 'ArthrStack/StateMachineLogs');
+      const filters = Object.values(ofType(template, 'AWS::Logs::MetricFilter'));
+      expect(filters.map((f) => f.Properties)).toEqual([
+        {
+          LogGroupName: { Ref: groupId },
+          FilterPattern: '{ $.type = "ExecutionFailed" }',
+          MetricTransformations: [{ MetricNamespace: 'arthr-fir', MetricName: 'ExecutionsFailed', MetricValue: '1', DefaultValue: 0 }],
+        },
+      ]);
+    });
+
+    it('mail the topic to the address given, over an encrypted topic that refuses plain HTTP', () => {
+      template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com', TopicArn: { Ref: topicId } });
+      const topic = ofType(template, 'AWS::SNS::Topic')[topicId]!;
+      expect(topic.Properties.TopicName).toBe('arthr-fir-alarms');
+      const keyId = refId(topic.Properties.KmsMasterKeyId)!;
+      // CloudWatch publishes to it, so it may use the key (it could not use the AWS-managed SNS key).
+      const key = ofType(template, 'AWS::KMS::Key')[keyId]!;
+      expect(key.Properties.EnableKeyRotation).toBe(true);
+      const cloudwatch = asArray<{ Principal?: { Service?: string }; Action: string[] }>(key.Properties.KeyPolicy.Statement).find((s) => s.Principal?.Service === 'cloudwatch.amazonaws.com');
+      expect(cloudwatch?.Action).toEqual(['kms:Decrypt', 'kms:GenerateDataKey*']);
+      const policy = Object.values(ofType(template, 'AWS::SNS::TopicPolicy')).find((p) => asArray(p.Properties.Topics).some((t) => refId(t) === topicId))!;
+      expect(JSON.stringify(policy.Properties.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
+    });
+  });
+
+  describe('the dashboard', () => {
+    let body: string;
+    beforeAll(() => {
+      const [, dashboard] = resourceAt(template, 'AWS::CloudWatch::Dashboard', 'ArthrStack/Operations/Dashboard');
+      expect(dashboard.Properties.DashboardName).toBe('arthr-fir');
+      body = joined(dashboard.Properties.DashboardBody);
+    });
+
+    it('shows the service\u2019s own metrics of this deployment (its service dimension)', () => {
+      for (const metric of ['TokensIssued', 'InstancesCreated']) expect(body).toContain(`["arthr","${metric}","service","arthr-fir"`);
+      for (const status of ['COMPLETED_ENDED_SUCCESS', 'COMPLETED_ENDED_ERROR', 'REVIEW', 'COMPLETED_TERMINATED', 'COMPLETED_PROCESS_ERROR']) {
+        expect(body).toContain(`["arthr","JourneysCompleted","service","arthr-fir","status","${status}"`);
+      }
+      // Activity errors by activity type, whichever types occur.
+      expect(body).toContain(`SEARCH('{arthr,activityType,service} MetricName=\\"ActivityErrors\\" service=\\"arthr-fir\\"', 'Sum', 300)`);
+    });
+
+    it('shows the API, the journey functions, the table, the dead letters and the alarms', () => {
+      for (const m of ['"Count"', '"5xx"', '"Latency"', '"Invocations"', '"Throttles"', '"ConcurrentExecutions"', '"ConsumedReadCapacityUnits"', '"ApproximateNumberOfMessagesVisible"', '"ExecutionsFailed"']) {
+        expect(body).toContain(m);
+      }
+      expect(body).toContain('"type":"alarm"');
+    });
+  });
+
+  describe('capacity', () => {
+    it('reserves concurrency for the activity and execution-end functions (cdk.json), one run for the janitor', () => {
+      expect(fn('Activities')[1].Properties.ReservedConcurrentExecutions).toBe(100);
+      expect(fn('ExecutionEnd')[1].Properties.ReservedConcurrentExecutions).toBe(10);
+      expect(fn('StateMachineJanitor')[1].Properties.ReservedConcurrentExecutions).toBe(1);
+    });
+
+    it('takes other reservations from context', () => {
+      const other = synthesize({ activityConcurrency: '250', executionEndConcurrency: '20' }, { bundle: false });
+      try {
+        const f = (p: string) => resourceAt(other.template, 'AWS::Lambda::Function', `ArthrStack/Journeys/${p}/Function`)[1];
+        expect(f('Activities').Properties.ReservedConcurrentExecutions).toBe(250);
+        expect(f('ExecutionEnd').Properties.ReservedConcurrentExecutions).toBe(20);
+      } finally {
+        rmSync(other.outdir, { recursive: true, force: true });
+      }
+    }, 120_000);
+  });
+
+  describe('the state machine janitor', () => {
+    it('runs once a day', () => {
+      const [janitorId] = fn('StateMachineJanitor');
+      const [, rule] = resourceAt(template, 'AWS::Events::Rule', 'ArthrStack/Journeys/StateMachineJanitorSchedule');
+      expect(rule.Properties.ScheduleExpression).toBe('rate(1 day)');
+      expect(rule.Properties.Targets.map((t: Resource['Properties']) => refId(t.Arn))).toEqual([janitorId]);
+    });
+
+    it('may list state machines, and only read tags, list executions and delete this deployment\u2019s, and query the table', () => {
+      const [, janitor] = fn('StateMachineJanitor');
+      expect(janitor.Properties.FunctionName).toBe('arthr-fir-sweepStateMachines');
+      const statements = statementsOf(template, refId(janitor.Properties.Role)!);
+      const grant = (action: string) => statements.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource).map(joined));
+      expect(grant('states:ListStateMachines')).toEqual(['*']);
+      for (const a of ['states:ListTagsForResource', 'states:ListExecutions', 'states:DeleteStateMachine']) {
+        expect(grant(a), a).toEqual(['arn:aws:states:eu-west-1:<AWS::AccountId>:stateMachine:arthr-fir-*']);
+      }
+      expect(grant('dynamodb:Query')).toEqual([`<${Object.keys(ofType(template, 'AWS::DynamoDB::Table'))[0]}.Arn>`]);
+      expect(statements.flatMap((s) => asArray(s.Action)).sort()).toEqual(
+        ['dynamodb:Query', 'logs:CreateLogStream', 'logs:PutLogEvents', 'states:DeleteStateMachine', 'states:ListExecutions', 'states:ListStateMachines', 'states:ListTagsForResource'].sort(),
+      );
+    });
+  });
+
+  it('passes the cdk-nag AwsSolutions pack with no unacknowledged finding', () => {
+    expect(unacknowledgedNagFindings(synth.app)).toEqual([]);
+  });
+});

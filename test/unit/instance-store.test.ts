@@ -1,0 +1,277 @@
+/**
+ * The process instance store against Amazon's DynamoDB Local (the table made from the same schema
+ * module the stack uses): the waiting step's own item, and the list's query model.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamo } from '../../lib/local/dynamodb.js';
+import type { ProcessInstanceRecord, ProcessTokenRecord, StepClaim, WaitingStep } from '../../functions/process-manager/model.js';
+
+let local: LocalDynamo;
+let client: DynamoDBClient;
+let dir: string;
+let store: typeof import('../../functions/store/process-instances.js').processInstanceStore;
+let keys: typeof import('../../functions/store/keys.js').keys;
+const TENANT = 'acme';
+const now = new Date('2026-03-01T00:00:00Z');
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'instance-store-'));
+  local = await startDynamoDbLocal(dir);
+  process.env.DYNAMODB_ENDPOINT = local.endpoint;
+  process.env.TABLE_NAME = 'instances-unit';
+  client = localClient(local.endpoint);
+  await ensureTable(client, 'instances-unit');
+  ({ processInstanceStore: store } = await import('../../functions/store/process-instances.js'));
+  ({ keys } = await import('../../functions/store/keys.js'));
+}, 90_000);
+
+afterAll(async () => {
+  client?.destroy();
+  await local?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+let seq = 0;
+/** A token that can be used, and an instance of it created at `at`. */
+async function createInstance(overrides: Partial<ProcessInstanceRecord> = {}, at = now): Promise<ProcessInstanceRecord> {
+  const n = ++seq;
+  const token = { tenantId: TENANT, id: `tok${n}` } as ProcessTokenRecord;
+  const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { dynamo } = await import('../../functions/store/client.js');
+  const { doc, tableName } = await dynamo();
+  await doc.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...keys.processToken(TENANT, token.id), itemType: 'ProcessToken', status: 'ACTIVE', counter: 0, maxCount: null, validFromDtm: null, validToDtm: null },
+    }),
+  );
+  const record: ProcessInstanceRecord = {
+    tenantId: TENANT,
+    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    processDefnId: 'def-1',
+    processDefnName: 'identity-check',
+    processDefnVersion: 1,
+    processTokenId: token.id,
+    status: 'PENDING',
+    createdAt: at.toISOString(),
+    lastUpdatedAt: at.toISOString(),
+    retentionDays: 90,
+    expiringDtm: new Date(at.getTime() + 90 * 86_400_000).toISOString(),
+    expiresAt: Math.floor(at.getTime() / 1000) + 90 * 86_400,
+    parameters: { firstName: 'Ann', lastName: `Lee${n}` },
+    capabilityHash: 'h',
+    stateMachineArn: 'arn:sm',
+    createdBy: 'op',
+    ...overrides,
+  };
+  expect(await store.createWithToken(record, token, at)).toEqual({ outcome: 'created' });
+  return record;
+}
+
+async function rawItem(key: { PK: string; SK: string }) {
+  const out = await client.send(new GetItemCommand({ TableName: 'instances-unit', Key: { PK: { S: key.PK }, SK: { S: key.SK } }, ConsistentRead: true }));
+  return out.Item && unmarshall(out.Item);
+}
+
+describe('the waiting step', () => {
+  const step = (token: string, state: Record<string, unknown> = {}): WaitingStep => ({
+    activityId: 'form',
+    activityType: 'dataForm',
+    inputs: {},
+    state,
+    taskToken: token,
+    since: '2026-03-01T00:01:00.000Z',
+  });
+
+  it('lives in its own item, not in the instance item, and readers still see it as currentStep', async () => {
+    const r = await createInstance();
+    const bigSession = { blob: 'x'.repeat(100_000) };
+    expect(await store.setWaitingStep(TENANT, r.id, step('t1', bigSession))).toBe(true);
+    const instanceItem = await rawItem(keys.instance(TENANT, r.id));
+    expect(instanceItem?.currentStep).toBeUndefined();
+    expect(instanceItem?.lastUpdatedAt).toBe('2026-03-01T00:01:00.000Z');
+    const stepItem = await rawItem(keys.instanceStep(TENANT, r.id));
+    expect(stepItem).toMatchObject({ taskToken: 't1', expiresAt: r.expiresAt });
+    expect(JSON.stringify(instanceItem).length).toBeLessThan(2000);
+    const read = await store.get(TENANT, r.id);
+    expect(read?.currentStep).toMatchObject({ activityId: 'form', taskToken: 't1', state: bigSession });
+  });
+
+  it('counts refusals on the step, and claims, finishes or releases it only with its own task token', async () => {
+    const r = await createInstance();
+    expect(await store.setWaitingStep(TENANT, r.id, step('t1'))).toBe(true);
+    expect(await store.countRefusal(TENANT, r.id, 't1')).toBe(1);
+    expect(await store.countRefusal(TENANT, r.id, 't1')).toBe(2);
+    expect(await store.countRefusal(TENANT, r.id, 'other')).toBeUndefined();
+    expect((await store.get(TENANT, r.id))?.currentStep?.refusals).toBe(2);
+
+    const data = { activityId: 'form', activityType: 'dataForm', dataKey: 'd', submittedAt: now.toISOString(), values: { a: 1 } };
+    const claim = (taskToken: string): StepClaim => ({ activityId: 'form', taskToken, at: now.toISOString(), outcome: { complete: { result: {}, data } } });
+    expect(await store.claimStep(TENANT, r.id, claim('other'), r.expiresAt)).toBe(false);
+    expect(await store.claimStep(TENANT, r.id, claim('t1'), r.expiresAt)).toBe(true);
+    // Claimed once: a second submission of the same step does not claim it again.
+    expect(await store.claimStep(TENANT, r.id, claim('t1'), r.expiresAt)).toBe(false);
+    expect((await store.get(TENANT, r.id))?.currentStep?.claim).toMatchObject({ outcome: 'complete' });
+    expect(await store.finishStep(TENANT, r.id, claim('t1'), r.expiresAt, now)).toBe(true);
+    expect((await store.get(TENANT, r.id))?.currentStep).toBeUndefined();
+    expect(await store.listUserData(TENANT, r.id)).toEqual([data]);
+    // Finished once: the claim is gone.
+    expect(await store.finishStep(TENANT, r.id, claim('t1'), r.expiresAt, now)).toBe(false);
+    // A done step leaves a husk without content, deleted with the instance by its TTL.
+    const husk = await rawItem(keys.instanceStep(TENANT, r.id));
+    expect(Object.keys(husk ?? {}).sort()).toEqual(['PK', 'SK', 'expiresAt', 'itemType']);
+
+    // A released claim leaves the step waiting, unclaimed.
+    expect(await store.setWaitingStep(TENANT, r.id, step('t2'))).toBe(true);
+    expect(await store.claimStep(TENANT, r.id, claim('t2'), r.expiresAt)).toBe(true);
+    await store.releaseClaim(TENANT, r.id, claim('t2'));
+    expect((await store.get(TENANT, r.id))?.currentStep).toMatchObject({ taskToken: 't2' });
+    expect((await store.get(TENANT, r.id))?.currentStep?.claim).toBeUndefined();
+    expect(await store.getStepClaim(TENANT, r.id, 'form')).toBeUndefined();
+
+    // A step that moved on while claimed: finishing records the data, the next step stays.
+    expect(await store.claimStep(TENANT, r.id, claim('t2'), r.expiresAt)).toBe(true);
+    expect(await store.setWaitingStep(TENANT, r.id, step('t3'))).toBe(true);
+    expect(await store.finishStep(TENANT, r.id, claim('t2'), r.expiresAt, now)).toBe(true);
+    const next = (await store.get(TENANT, r.id))?.currentStep;
+    expect(next).toMatchObject({ taskToken: 't3' });
+    // The next step starts unclaimed with no refusals counted.
+    expect(next?.claim).toBeUndefined();
+    expect(await store.countRefusal(TENANT, r.id, 't3')).toBe(1);
+  });
+
+  it('is refused for an instance that does not exist', async () => {
+    expect(await store.setWaitingStep(TENANT, '00000000-0000-4000-8000-999999999999', step('t'))).toBe(false);
+  });
+});
+
+describe('the list views and the query model', () => {
+  const tenant = 'lists';
+  const made: ProcessInstanceRecord[] = [];
+  let search: typeof import('../../functions/process-manager/instance-search.js');
+
+  beforeAll(async () => {
+    search = await import('../../functions/process-manager/instance-search.js');
+    for (let i = 0; i < 25; i++) {
+      const at = new Date(now.getTime() + i * 60_000);
+      const r = await createInstance(
+        {
+          tenantId: tenant,
+          processDefnName: i % 2 ? 'odd-journey' : 'even-journey',
+          processDefnId: i % 2 ? 'def-odd' : 'def-even',
+          parameters: { firstName: i === 7 ? 'Zoë' : 'Ann', lastName: `Lee${i}`, email: `p${i}@x.example`, note: 's'.repeat(3000) },
+        },
+        at,
+      );
+      made.push(r);
+    }
+    // Five become REVIEW, three COMPLETED_ENDED_SUCCESS.
+    for (const i of [3, 6, 9, 12, 15]) expect(await store.setStatus(made[i]!, 'PENDING', 'REVIEW', now)).toBe(true);
+    for (const i of [4, 8, 16]) expect(await store.setStatus(made[i]!, 'PENDING', 'COMPLETED_ENDED_SUCCESS', now)).toBe(true);
+  }, 60_000);
+
+  async function createInstance(overrides: Partial<ProcessInstanceRecord>, at: Date) {
+    const n = ++seq;
+    const token = { tenantId: tenant, id: `tok${n}` } as ProcessTokenRecord;
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { dynamo } = await import('../../functions/store/client.js');
+    const { doc, tableName } = await dynamo();
+    await doc.send(new PutCommand({ TableName: tableName, Item: { ...keys.processToken(tenant, token.id), status: 'ACTIVE', counter: 0, maxCount: null, validFromDtm: null, validToDtm: null } }));
+    const record = {
+      tenantId: tenant,
+      id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+      processDefnVersion: 1,
+      processTokenId: token.id,
+      status: 'PENDING',
+      createdAt: at.toISOString(),
+      lastUpdatedAt: at.toISOString(),
+      retentionDays: 90,
+      expiringDtm: new Date(at.getTime() + 90 * 86_400_000).toISOString(),
+      expiresAt: Math.floor(at.getTime() / 1000) + 90 * 86_400,
+      capabilityHash: 'h',
+      stateMachineArn: 'arn:sm',
+      createdBy: 'op',
+      ...overrides,
+    } as ProcessInstanceRecord;
+    expect(await store.createWithToken(record, token, at)).toEqual({ outcome: 'created' });
+    return record;
+  }
+
+  const ids = (p: { content: { id: string }[] }) => p.content.map((c) => c.id);
+  const newestFirst = () => [...made].reverse().map((r) => r.id);
+  const later = new Date(now.getTime() + 86_400_000);
+
+  it('keeps the instance item out of the index and the views slim (contact parameters, 1 KB of terms)', async () => {
+    const r = made[0]!;
+    const item = await rawItem(keys.instance(tenant, r.id));
+    expect(item?.GSI1PK).toBeUndefined();
+    const view = await rawItem(keys.instanceView(tenant, r.id, 'T'));
+    expect(view?.parameters).toEqual({ firstName: 'Ann', lastName: 'Lee0', email: 'p0@x.example' });
+    expect(String(view?.q).length).toBeLessThanOrEqual(1024);
+    expect(JSON.stringify(view).length).toBeLessThan(2000);
+  });
+
+  it('pages newest first by number and by cursor alike, with the Spring fields', async () => {
+    const first = await search.searchInstances(store, tenant, {}, { page: 0, size: 10, sort: [] }, later);
+    expect(first).toMatchObject({ totalElements: 25, totalPages: 3, first: true, last: false, number: 0, numberOfElements: 10, totalElementsCapped: false });
+    expect(ids(first)).toEqual(newestFirst().slice(0, 10));
+    const second = await search.searchInstances(store, tenant, {}, { page: 1, size: 10, sort: [], cursor: first.nextCursor! }, later);
+    expect(ids(second)).toEqual(newestFirst().slice(10, 20));
+    const byNumber = await search.searchInstances(store, tenant, {}, { page: 2, size: 10, sort: [] }, later);
+    expect(ids(byNumber)).toEqual(newestFirst().slice(20));
+    expect(byNumber).toMatchObject({ last: true, nextCursor: null, numberOfElements: 5 });
+    const asc = await search.searchInstances(store, tenant, {}, { page: 0, size: 5, sort: ['createdAt,asc'] }, later);
+    expect(ids(asc)).toEqual(made.slice(0, 5).map((r) => r.id));
+  });
+
+  it('filters by status (several at once, merged in order), definition, range and free text', async () => {
+    const review = await search.searchInstances(store, tenant, { processInstanceStatus: ['REVIEW'] }, { page: 0, size: 50, sort: [] }, later);
+    expect(ids(review)).toEqual([15, 12, 9, 6, 3].map((i) => made[i]!.id));
+    expect(review.content[0]).toMatchObject({ status: 'REVIEW', scheduledExpiry: true, firstName: 'Ann', lastName: 'Lee15' });
+    const two = await search.searchInstances(store, tenant, { processInstanceStatus: ['REVIEW', 'COMPLETED_ENDED_SUCCESS'] }, { page: 0, size: 3, sort: [] }, later);
+    expect(ids(two)).toEqual([16, 15, 12].map((i) => made[i]!.id));
+    expect(two.totalElements).toBe(8);
+    const next = await search.searchInstances(
+      store, tenant, { processInstanceStatus: ['REVIEW', 'COMPLETED_ENDED_SUCCESS'] }, { page: 1, size: 3, sort: [], cursor: two.nextCursor! }, later,
+    );
+    expect(ids(next)).toEqual([9, 8, 6].map((i) => made[i]!.id));
+    const odd = await search.searchInstances(store, tenant, { processDefinitionName: 'odd-journey', processInstanceStatus: ['REVIEW'] }, { page: 0, size: 50, sort: [] }, later);
+    expect(ids(odd)).toEqual([15, 9, 3].map((i) => made[i]!.id));
+    const byId = await search.searchInstances(store, tenant, { processDefinitionId: 'def-even' }, { page: 0, size: 50, sort: [] }, later);
+    expect(byId.totalElements).toBe(13);
+    const range = await search.searchInstances(
+      store, tenant, { startDateTime: made[5]!.createdAt, endDateTime: made[7]!.createdAt }, { page: 0, size: 50, sort: [] }, later,
+    );
+    expect(ids(range)).toEqual([7, 6, 5].map((i) => made[i]!.id));
+    const text = await search.searchInstances(store, tenant, { searchString: ' ZOË ' }, { page: 0, size: 50, sort: [] }, later);
+    expect(ids(text)).toEqual([made[7]!.id]);
+    const email = await search.searchInstances(store, tenant, { searchString: 'p12@x' }, { page: 0, size: 50, sort: [] }, later);
+    expect(ids(email)).toEqual([made[12]!.id]);
+  });
+
+  it('sorts by another property in memory, and hides instances past their retention', async () => {
+    const byStatus = await search.searchInstances(store, tenant, {}, { page: 0, size: 25, sort: ['status,asc'] }, later);
+    expect(byStatus.content.map((c) => c.status).slice(0, 3)).toEqual(['COMPLETED_ENDED_SUCCESS', 'COMPLETED_ENDED_SUCCESS', 'COMPLETED_ENDED_SUCCESS']);
+    expect(byStatus.nextCursor).toBeNull();
+    const afterRetention = new Date(now.getTime() + 91 * 86_400_000);
+    expect((await search.searchInstances(store, tenant, {}, { page: 0, size: 10, sort: [] }, afterRetention)).totalElements).toBe(0);
+  });
+
+  it('refuses a cursor of other filters, a foreign cursor and pages beyond the window', async () => {
+    const first = await search.searchInstances(store, tenant, {}, { page: 0, size: 10, sort: [] }, later);
+    await expect(search.searchInstances(store, tenant, { searchString: 'ann' }, { page: 1, size: 10, sort: [], cursor: first.nextCursor! }, later)).rejects.toThrow('Invalid cursor');
+    await expect(search.searchInstances(store, tenant, {}, { page: 1, size: 10, sort: [], cursor: 'bm9wZQ' }, later)).rejects.toThrow('Invalid cursor');
+    await expect(search.searchInstances(store, tenant, {}, { page: 10, size: 1000, sort: [] }, later)).rejects.toThrow('Page too deep');
+  });
+
+  it('counts no further than the cap', async () => {
+    const q = { partition: { kind: 'T' as const }, direction: 'desc' as const, now };
+    expect(await store.countViews(tenant, q, 1000)).toBe(25);
+    expect(await store.countViews(tenant, q, 10)).toBeGreaterThanOrEqual(10);
+  });
+});
