@@ -2,6 +2,7 @@ import { stringify } from 'csv-stringify/sync';
 import { ValidationError } from '../errors.js';
 import { createHash } from 'node:crypto';
 import { parseSort, sortBy, toPage, type Page } from '../shared/page.js';
+import { searchWords } from '../shared/search-terms.js';
 import { INSTANCE_SORTABLE } from './instance-schemas.js';
 import { CONTACT_PARAMETERS, instanceView } from './instances.js';
 import type { InstanceView, InstanceViewQuery, ProcessInstanceStore } from './model.js';
@@ -27,9 +28,16 @@ interface Cursor {
   createdAt: string;
   id: string;
   fingerprint: string;
+  /** The count the first page made (at most INSTANCE_COUNT_CAP + 1), so later pages do not count again. */
+  counted?: number | undefined;
 }
 
-/** The queries that answer the filters: one per status asked, else the definition's, else every instance's. */
+/**
+ * The queries that answer the filters: with free text, one on the term partition of its longest
+ * word (the other words, statuses and definition are filters); else one per status asked, else
+ * the definition's, else every instance's. Free text with no word the index holds (only
+ * one-letter words or punctuation) plans no query: nothing matches.
+ */
 export function planQueries(f: InstanceFilters, direction: Direction, now: Date): InstanceViewQuery[] {
   const base = {
     from: f.startDateTime,
@@ -37,10 +45,14 @@ export function planQueries(f: InstanceFilters, direction: Direction, now: Date)
     direction,
     processDefnId: f.processDefinitionId,
     processDefnName: f.processDefinitionName,
-    text: f.searchString?.trim().normalize('NFKC').toLowerCase() || undefined,
     now,
   };
   const statuses = [...new Set(f.processInstanceStatus ?? [])];
+  if (f.searchString?.trim()) {
+    const [term, ...terms] = searchWords(f.searchString);
+    if (term === undefined) return [];
+    return [{ ...base, partition: { kind: 'W', term }, ...(terms.length ? { terms } : {}), ...(statuses.length ? { statuses } : {}) }];
+  }
   if (statuses.length) return statuses.map((status) => ({ ...base, partition: { kind: 'S', status } }));
   if (f.processDefinitionName) return [{ ...base, partition: { kind: 'D', name: f.processDefinitionName } }];
   return [{ ...base, partition: { kind: 'T' } }];
@@ -51,11 +63,12 @@ const sortKey = (v: InstanceView) => `${v.createdAt}#${v.id}`;
 /** Up to `limit` matches across the queries, merged in creation order, and whether more match. */
 async function readMerged(store: ProcessInstanceStore, tenantId: string, queries: InstanceViewQuery[], limit: number) {
   const results = await Promise.all(queries.map((q) => store.queryViews(tenantId, q, limit)));
-  const desc = queries[0]!.direction === 'desc';
+  const desc = queries[0]?.direction === 'desc';
   const all = results.flatMap((r) => r.views).sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0) * (desc ? -1 : 1));
   return { views: all.slice(0, limit), more: all.length > limit || results.some((r) => r.more) };
 }
 
+/** How many match, counting no further than INSTANCE_COUNT_CAP + 1 (Select COUNT queries: nothing is returned). */
 async function countMerged(store: ProcessInstanceStore, tenantId: string, queries: InstanceViewQuery[]) {
   const counts = await Promise.all(queries.map((q) => store.countViews(tenantId, { ...q, after: undefined }, INSTANCE_COUNT_CAP + 1)));
   return counts.reduce((a, b) => a + b, 0);
@@ -75,7 +88,7 @@ function fingerprint(f: InstanceFilters, sort: string[]): string {
 }
 
 function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.createdAt, c.id, c.fingerprint]), 'utf8').toString('base64url');
+  return Buffer.from(JSON.stringify([c.createdAt, c.id, c.fingerprint, ...(c.counted !== undefined ? [c.counted] : [])]), 'utf8').toString('base64url');
 }
 
 function decodeCursor(value: string, expected: string, where: string): Cursor {
@@ -86,11 +99,17 @@ function decodeCursor(value: string, expected: string, where: string): Cursor {
   } catch {
     throw refuse('not a cursor this service gave');
   }
-  if (!Array.isArray(parsed) || parsed.length !== 3 || !parsed.every((p) => typeof p === 'string')) throw refuse('not a cursor this service gave');
-  const [createdAt, id, fp] = parsed as [string, string, string];
+  // [createdAt, id, fingerprint] and, since counts are carried, the count.
+  if (!Array.isArray(parsed) || (parsed.length !== 3 && parsed.length !== 4) || !parsed.slice(0, 3).every((p) => typeof p === 'string')) {
+    throw refuse('not a cursor this service gave');
+  }
+  const [createdAt, id, fp, counted] = parsed as [string, string, string, unknown];
   if (Number.isNaN(Date.parse(createdAt)) || !/^[0-9a-f-]{36}$/.test(id)) throw refuse('not a cursor this service gave');
+  if (counted !== undefined && !(Number.isInteger(counted) && (counted as number) >= 0 && (counted as number) <= INSTANCE_COUNT_CAP + 1)) {
+    throw refuse('not a cursor this service gave');
+  }
   if (fp !== expected) throw refuse('the cursor belongs to other filters or another sort; send the same ones as for the page that gave it');
-  return { createdAt, id, fingerprint: fp };
+  return { createdAt, id, fingerprint: fp, counted: counted as number | undefined };
 }
 
 export interface InstancePageQuery {
@@ -107,6 +126,9 @@ export type InstancePage = Page<ReturnType<typeof instanceListItem>> & { nextCur
  * `createdAt,desc`, or `createdAt,asc`) comes from the index: a page reads its own views (after
  * the cursor) or, by page number, the views before it too (at most INSTANCE_COUNT_CAP deep). Any
  * other sort reads every match (at most INSTANCE_COUNT_CAP) and sorts them in memory.
+ * `totalElements` is counted by a page asked without a cursor (Select COUNT queries over the same
+ * key range, stopping past INSTANCE_COUNT_CAP) and carried in its `nextCursor`, so the pages a
+ * cursor reaches count nothing: their total is as of the first page.
  */
 export async function searchInstances(
   store: ProcessInstanceStore,
@@ -145,8 +167,10 @@ export async function searchInstances(
 
   let views: InstanceView[];
   let more: boolean;
+  let counted: number | undefined;
   if (query.cursor) {
     const after = decodeCursor(query.cursor, fp, `${where}.cursor`);
+    counted = after.counted;
     ({ views, more } = await readMerged(
       store,
       tenantId,
@@ -167,7 +191,8 @@ export async function searchInstances(
     views = read.views.slice(skip);
     more = read.more;
   }
-  const counted = await countMerged(store, tenantId, queries);
+  // A cursor of an older version carries no count: count once more, then carry it.
+  counted ??= await countMerged(store, tenantId, queries);
   const capped = counted > INSTANCE_COUNT_CAP;
   const last = views.at(-1);
   return pageOf(views.map(instanceListItem), {
@@ -177,7 +202,7 @@ export async function searchInstances(
     total: Math.min(counted, INSTANCE_COUNT_CAP),
     capped,
     more,
-    nextCursor: more && last ? encodeCursor({ createdAt: last.createdAt, id: last.id, fingerprint: fp }) : null,
+    nextCursor: more && last ? encodeCursor({ createdAt: last.createdAt, id: last.id, fingerprint: fp, counted }) : null,
   });
 }
 

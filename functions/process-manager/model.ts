@@ -368,8 +368,8 @@ export interface InstanceView {
   parameters: Record<string, string>;
 }
 
-/** Which index partition a query reads: every instance, one status, or one definition name. */
-export type InstanceViewPartition = { kind: 'T' } | { kind: 'S'; status: string } | { kind: 'D'; name: string };
+/** Which index partition a query reads: every instance, one status, one definition name, or one search term. */
+export type InstanceViewPartition = { kind: 'T' } | { kind: 'S'; status: string } | { kind: 'D'; name: string } | { kind: 'W'; term: string };
 
 /** One Query over one view partition, in creation order, with what is left as filters. */
 export interface InstanceViewQuery {
@@ -383,8 +383,8 @@ export interface InstanceViewQuery {
   statuses?: readonly string[] | undefined;
   processDefnId?: string | undefined;
   processDefnName?: string | undefined;
-  /** Lower-cased free text, matched as a substring of the view's denormalised terms. */
-  text?: string | undefined;
+  /** Search terms (functions/shared/search-terms.ts) the instance must also be indexed under (with a `W` partition). */
+  terms?: readonly string[] | undefined;
   now: Date;
 }
 

@@ -6,7 +6,7 @@ import { TENANT_ID_PATTERN } from '../auth/permissions.js';
  * items, whatever ids it is given.
  */
 export type InstanceViewKind = 'T' | 'S' | 'D';
-export type InstanceViewPartition = { kind: 'T' } | { kind: 'S'; status: string } | { kind: 'D'; name: string };
+export type InstanceViewPartition = { kind: 'T' } | { kind: 'S'; status: string } | { kind: 'D'; name: string } | { kind: 'W'; term: string };
 
 export interface ItemKey {
   PK: string;
@@ -127,15 +127,30 @@ export const keys = {
   },
   /**
    * An instance's slim list views, in its own partition: `T` (every instance, by creation time),
-   * `S` (by status), `D` (by definition name). Each is listed on GSI1 under its own partition
+   * `S` (by status), `D` (by definition name), and its term views (`W`, below). Each is listed on GSI1 under its own partition
    * (see instanceViewIndexPartition), sorted by `{createdAt}#{id}`.
    */
   instanceView(tenantId: string, id: string, kind: InstanceViewKind): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `VIEW#${kind}` };
   },
+  /**
+   * A term view: the instance's slim view once more per search term (see
+   * functions/shared/search-terms.ts), listed on GSI1 under `PIV#W#{term}`, so the instances with
+   * a word are one Query, in creation order like the other views.
+   */
+  instanceTermView(tenantId: string, id: string, term: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `${keys.instanceTermViewPrefix}${encoded(term)}` };
+  },
+  /** Every term view of an instance: the sort keys in its partition that begin with this. */
+  instanceTermViewPrefix: 'VIEW#W#',
+  /** The item of an instance's view in one index partition (a cursor starts after it). */
+  instanceViewItem(tenantId: string, id: string, view: InstanceViewPartition): ItemKey {
+    return view.kind === 'W' ? keys.instanceTermView(tenantId, id, view.term) : keys.instanceView(tenantId, id, view.kind);
+  },
   instanceViewIndexPartition(tenantId: string, view: InstanceViewPartition): string {
     if (view.kind === 'T') return `${tenantPrefix(tenantId)}PIV#T`;
     if (view.kind === 'S') return `${tenantPrefix(tenantId)}PIV#S#${part(view.status)}`;
+    if (view.kind === 'W') return `${tenantPrefix(tenantId)}PIV#W#${encoded(view.term)}`;
     return `${tenantPrefix(tenantId)}PIV#D#${encoded(view.name)}`;
   },
   instanceViewIndexSort(createdAt: string, id: string): string {

@@ -12,6 +12,7 @@ import type {
 import { itemCodec, unexpired } from './codec.js';
 import { conditionally, dynamo, queryAll, transactWrite } from './client.js';
 import { keys } from './keys.js';
+import { distinctWords, MAX_TERMS_PER_INSTANCE } from '../shared/search-terms.js';
 import { OPEN_INSTANCES_INDEX } from './schema.js';
 
 const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
@@ -24,31 +25,24 @@ const waitingSteps = /* @__PURE__ */ itemCodec<WaitingStep & { expiresAt: number
 /** The model's contact parameters (the store imports the model as types only; the type keeps the two equal). */
 const CONTACT_PARAMETERS = ['firstName', 'lastName', 'email', 'phoneNumber'] as const satisfies typeof ContactParameters;
 
-const views = /* @__PURE__ */ itemCodec<InstanceView & { q: string }>('ProcessInstanceView');
+const views = /* @__PURE__ */ itemCodec<InstanceView & { w?: string[] }>('ProcessInstanceView');
 const VIEW_KINDS = ['T', 'S', 'D'] as const;
-/** What `q` may hold of the other parameters' values, so a view stays small. */
-const MAX_TERMS_LENGTH = 1024;
 
 /**
- * The free-text terms of an instance, denormalised onto its views: lower-cased (NFKC), one per
- * line: its id, its definition name, the contact parameters, then the other parameter values
- * (not `_redirectUrl`) while they fit in 1 KB.
+ * The search terms of an instance (functions/shared/search-terms.ts), at most
+ * MAX_TERMS_PER_INSTANCE, first come first kept: the words of its id, its definition name, the
+ * contact parameters, then the other parameter values (not `_redirectUrl`).
  */
-export function searchTerms(record: ProcessInstanceRecord): string {
-  const norm = (v: string) => v.normalize('NFKC').toLowerCase().replace(/\n/g, ' ');
+export function searchTerms(record: ProcessInstanceRecord): string[] {
   const contact = CONTACT_PARAMETERS.flatMap((k) => (record.parameters[k] !== undefined ? [record.parameters[k]] : []));
-  let terms = [record.id, record.processDefnName, ...contact].map(norm).join('\n');
-  for (const [k, v] of Object.entries(record.parameters)) {
-    if (k === '_redirectUrl' || (CONTACT_PARAMETERS as readonly string[]).includes(k)) continue;
-    const next = `${terms}\n${norm(v)}`;
-    if (next.length > MAX_TERMS_LENGTH) break;
-    terms = next;
-  }
-  return terms;
+  const others = Object.entries(record.parameters)
+    .filter(([k]) => k !== '_redirectUrl' && !(CONTACT_PARAMETERS as readonly string[]).includes(k))
+    .map(([, v]) => String(v));
+  return distinctWords([record.id, record.processDefnName, ...contact, ...others], MAX_TERMS_PER_INSTANCE);
 }
 
 /** The slim view of an instance as its views store it. */
-function viewOf(record: ProcessInstanceRecord): InstanceView & { q: string } {
+function viewOf(record: ProcessInstanceRecord): InstanceView {
   const parameters: Record<string, string> = {};
   for (const k of CONTACT_PARAMETERS) if (record.parameters[k] !== undefined) parameters[k] = record.parameters[k];
   return {
@@ -65,12 +59,15 @@ function viewOf(record: ProcessInstanceRecord): InstanceView & { q: string } {
     expiringDtm: record.expiringDtm,
     expiresAt: record.expiresAt,
     parameters,
-    q: searchTerms(record),
   };
 }
 
-/** The three view items of an instance (T, S, D), each with its GSI1 keys. */
-function viewItems(record: ProcessInstanceRecord) {
+/**
+ * Every list view of an instance, each with its GSI1 keys: T, S and D, then one term view per
+ * search term (carrying all the instance's terms as `w`, so a search for several words queries
+ * one and filters on the others). All share the instance's TTL (`expiresAt`).
+ */
+export function viewItems(record: ProcessInstanceRecord): { name: string; item: Record<string, unknown> }[] {
   const view = viewOf(record);
   const sk = keys.instanceViewIndexSort(record.createdAt, record.id);
   const partitions = {
@@ -78,18 +75,33 @@ function viewItems(record: ProcessInstanceRecord) {
     S: { kind: 'S' as const, status: record.status },
     D: { kind: 'D' as const, name: record.processDefnName },
   };
-  return VIEW_KINDS.map((kind) =>
-    views.encode(view, {
-      ...keys.instanceView(record.tenantId, record.id, kind),
-      GSI1PK: keys.instanceViewIndexPartition(record.tenantId, partitions[kind]),
-      GSI1SK: sk,
-    }),
-  );
+  const terms = searchTerms(record);
+  return [
+    ...VIEW_KINDS.map((kind) => ({
+      name: `view${kind}`,
+      item: views.encode(view, {
+        ...keys.instanceView(record.tenantId, record.id, kind),
+        GSI1PK: keys.instanceViewIndexPartition(record.tenantId, partitions[kind]),
+        GSI1SK: sk,
+      }),
+    })),
+    ...terms.map((term, i) => ({
+      name: `term${i}`,
+      item: views.encode(
+        { ...view, w: terms },
+        {
+          ...keys.instanceTermView(record.tenantId, record.id, term),
+          GSI1PK: keys.instanceViewIndexPartition(record.tenantId, { kind: 'W', term }),
+          GSI1SK: sk,
+        },
+      ),
+    })),
+  ];
 }
 
 /** The items the creation transaction writes for an instance (for bulk loads: the bench). */
 export function instanceItemsForBench(record: ProcessInstanceRecord): Record<string, unknown>[] {
-  return [instances.encode(record, keys.instance(record.tenantId, record.id)), ...viewItems(record)];
+  return [instances.encode(record, keys.instance(record.tenantId, record.id)), ...viewItems(record).map((v) => v.item)];
 }
 
 /** The Query input of a view query (key condition on the range, the rest as filters). */
@@ -116,11 +128,11 @@ function viewQueryInput(tenantId: string, q: InstanceViewQuery) {
     values[':defnName'] = q.processDefnName;
     filters.push('processDefnName = :defnName');
   }
-  if (q.text) {
-    values[':text'] = q.text;
-    filters.push('contains(q, :text)');
-  }
-  const kind = q.partition.kind;
+  // The other words of a search: every one must be among the instance's terms.
+  (q.terms ?? []).forEach((t, i) => {
+    values[`:w${i}`] = t;
+    filters.push(`contains(w, :w${i})`);
+  });
   return {
     IndexName: 'GSI1',
     KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK BETWEEN :from AND :to',
@@ -129,7 +141,7 @@ function viewQueryInput(tenantId: string, q: InstanceViewQuery) {
     ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
     ScanIndexForward: q.direction === 'asc',
     ExclusiveStartKey: q.after && {
-      ...keys.instanceView(tenantId, q.after.id, kind),
+      ...keys.instanceViewItem(tenantId, q.after.id, q.partition),
       GSI1PK: values[':pk'],
       GSI1SK: keys.instanceViewIndexSort(q.after.createdAt, q.after.id),
     },
@@ -141,7 +153,7 @@ function viewQueryInput(tenantId: string, q: InstanceViewQuery) {
  * write, with the one action the instance's writers are granted (no PutItem or DeleteItem on
  * instances for journey functions).
  */
-function updateWhole(item: Record<string, unknown>, extra: { ConditionExpression?: string; values?: Record<string, unknown> } = {}) {
+function updateWhole(item: Record<string, unknown>, extra: { ConditionExpression?: string; values?: Record<string, unknown>; remove?: string[] } = {}) {
   const { PK, SK, ...rest } = item;
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ...extra.values };
@@ -152,7 +164,7 @@ function updateWhole(item: Record<string, unknown>, extra: { ConditionExpression
   });
   return {
     Key: { PK: PK as string, SK: SK as string },
-    UpdateExpression: `SET ${sets.join(', ')}`,
+    UpdateExpression: `SET ${sets.join(', ')}${extra.remove?.length ? ` REMOVE ${extra.remove.join(', ')}` : ''}`,
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
     ...(extra.ConditionExpression ? { ConditionExpression: extra.ConditionExpression } : {}),
@@ -211,9 +223,9 @@ export const processInstanceStore: ProcessInstanceStore = {
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
-        viewT: { Put: { Item: viewItems(record)[0]! } },
-        viewS: { Put: { Item: viewItems(record)[1]! } },
-        viewD: { Put: { Item: viewItems(record)[2]! } },
+        // The list views and term views (at most 3 + MAX_TERMS_PER_INSTANCE: with the three
+        // items above, far under a transaction's 100).
+        ...Object.fromEntries(viewItems(record).map((v) => [v.name, { Put: { Item: v.item } }])),
         idempotency: idempotency && {
           Put: {
             Item: idempotencyRecords.encode(
@@ -251,7 +263,8 @@ export const processInstanceStore: ProcessInstanceStore = {
         }),
       );
       for (const v of views.decodeAll(out.Items ?? [])) {
-        const { q: _q, ...view } = v;
+        // `q` is the substring terms views held before term views (until a backfill rewrites them).
+        const { w: _w, q: _q, ...view } = v as InstanceView & { w?: string[]; q?: string };
         found.push(view);
       }
       start = out.LastEvaluatedKey;
@@ -265,7 +278,10 @@ export const processInstanceStore: ProcessInstanceStore = {
     let count = 0;
     let start: Record<string, unknown> | undefined = input.ExclusiveStartKey;
     do {
-      const out = await doc.send(new commands.QueryCommand({ ...input, TableName: tableName, ExclusiveStartKey: start, Select: 'COUNT' }));
+      // Limit bounds what a call reads (before the filter), so the count reads no further than `cap` items past what it needs.
+      const out = await doc.send(
+        new commands.QueryCommand({ ...input, TableName: tableName, ExclusiveStartKey: start, Select: 'COUNT', Limit: cap - count }),
+      );
       count += out.Count ?? 0;
       start = out.LastEvaluatedKey;
     } while (start && count < cap);
@@ -463,13 +479,12 @@ export const processInstanceStore: ProcessInstanceStore = {
 
   /**
    * A status change, written only over the status it read (the caller publishes the event), in
-   * one transaction with the instance's three views put anew (the status view moves partition;
-   * an instance stored before the views gets them here). A final status takes the instance off
+   * one transaction with the instance's views and term views put anew (the status view moves
+   * partition; an instance stored before the views or term views gets them here). A final status takes the instance off
    * the reconciler's index in the same write.
    */
   async setStatus(record, from, to, now, final = false) {
     const changed = { ...record, status: to as ProcessInstanceRecord['status'], lastUpdatedAt: now.toISOString() };
-    const [viewT, viewS, viewD] = viewItems(changed);
     const outcome = await transactWrite({
       instance: {
         Update: {
@@ -480,9 +495,9 @@ export const processInstanceStore: ProcessInstanceStore = {
           ExpressionAttributeValues: { ':to': to, ':from': from, ':now': changed.lastUpdatedAt },
         },
       },
-      viewT: { Update: updateWhole(viewT!) },
-      viewS: { Update: updateWhole(viewS!) },
-      viewD: { Update: updateWhole(viewD!) },
+      // Every view anew (at most 3 + MAX_TERMS_PER_INSTANCE items, with the instance far under a
+      // transaction's 100); `q`, the substring terms of views written before term views, goes.
+      ...Object.fromEntries(viewItems(changed).map((v) => [v.name, { Update: updateWhole(v.item, { remove: ['q'] }) }])),
     });
     if (outcome.written) return true;
     if (outcome.failed.includes('instance')) return false;

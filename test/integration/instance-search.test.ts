@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { localClient } from '../../lib/local/dynamodb.js';
@@ -113,8 +113,14 @@ describe('retention on the local runtime', () => {
     const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8'));
     const db = localClient(runtime.dynamodbEndpoint);
     const Key = { PK: { S: `TNT#demo#PI#${id}` }, SK: { S: 'PI' } };
-    // The instance and its three list views share its expiry: time passes for all of them.
-    for (const SK of ['PI', 'VIEW#T', 'VIEW#S', 'VIEW#D']) {
+    // The instance, its list views and its term views share its expiry: time passes for all of them.
+    const all = await db.send(
+      new QueryCommand({ TableName: runtime.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': Key.PK }, ConsistentRead: true }),
+    );
+    const sks = (all.Items ?? []).filter((i) => i.expiresAt).map((i) => i.SK!.S!);
+    expect(sks).toEqual(expect.arrayContaining(['PI', 'VIEW#T', 'VIEW#S', 'VIEW#D']));
+    expect(sks.filter((sk) => sk.startsWith('VIEW#W#')).length).toBeGreaterThan(1);
+    for (const SK of sks) {
       await db.send(
         new UpdateItemCommand({
           TableName: runtime.tableName,

@@ -206,14 +206,29 @@ describe('the list views and the query model', () => {
   const newestFirst = () => [...made].reverse().map((r) => r.id);
   const later = new Date(now.getTime() + 86_400_000);
 
-  it('keeps the instance item out of the index and the views slim (contact parameters, 1 KB of terms)', async () => {
+  it('keeps the instance item out of the index and the views slim (contact parameters), with one term view per word', async () => {
     const r = made[0]!;
     const item = await rawItem(keys.instance(tenant, r.id));
     expect(item?.GSI1PK).toBeUndefined();
     const view = await rawItem(keys.instanceView(tenant, r.id, 'T'));
     expect(view?.parameters).toEqual({ firstName: 'Ann', lastName: 'Lee0', email: 'p0@x.example' });
-    expect(String(view?.q).length).toBeLessThanOrEqual(1024);
-    expect(JSON.stringify(view).length).toBeLessThan(2000);
+    expect(view?.q).toBeUndefined();
+    expect(JSON.stringify(view).length).toBeLessThan(1000);
+    // The id whole, the definition name's words, the contact parameters' words (not one-letter `x`), the note cut to 64.
+    const terms = [r.id, 'even', 'journey', 'ann', 'lee0', 'p0', 'example', 's'.repeat(64)];
+    const term = await rawItem(keys.instanceTermView(tenant, r.id, 'lee0'));
+    expect(term).toMatchObject({ id: r.id, status: 'PENDING', w: terms, expiresAt: r.expiresAt, GSI1SK: `${r.createdAt}#${r.id}` });
+    expect(JSON.stringify(term).length).toBeLessThan(1500);
+    expect(await rawItem(keys.instanceTermView(tenant, r.id, 'x'))).toBeUndefined();
+  });
+
+  it('indexes an instance under at most 16 terms, first come first kept', async () => {
+    const { searchTerms } = await import('../../functions/store/process-instances.js');
+    const many = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`p${i}`, `word${i}`]));
+    const terms = searchTerms({ ...made[0]!, parameters: { ...many, _redirectUrl: 'https://skip.example/me' } });
+    expect(terms).toHaveLength(16);
+    expect(terms.slice(0, 4)).toEqual([made[0]!.id, 'even', 'journey', 'word0']);
+    expect(terms).not.toContain('skip');
   });
 
   it('pages newest first by number and by cursor alike, with the Spring fields', async () => {
@@ -252,6 +267,45 @@ describe('the list views and the query model', () => {
     expect(ids(text)).toEqual([made[7]!.id]);
     const email = await search.searchInstances(store, tenant, { searchString: 'p12@x' }, { page: 0, size: 50, sort: [] }, later);
     expect(ids(email)).toEqual([made[12]!.id]);
+  });
+
+  it('searches whole words through the term index: every word must match, with the other filters and a status change', async () => {
+    const find = async (f: Parameters<typeof search.searchInstances>[2], size = 50) => search.searchInstances(store, tenant, f, { page: 0, size, sort: [] }, later);
+    expect(ids(await find({ searchString: 'Ann Lee12' }))).toEqual([made[12]!.id]);
+    expect(ids(await find({ searchString: 'p12@x.example' }))).toEqual([made[12]!.id]);
+    expect(ids(await find({ searchString: made[20]!.id }))).toEqual([made[20]!.id]);
+    // Whole words: no prefix or substring matches; a word the index cannot hold matches nothing.
+    expect((await find({ searchString: 'lee' })).totalElements).toBe(0);
+    expect((await find({ searchString: 'Le' })).totalElements).toBe(0);
+    expect(await find({ searchString: 'a' })).toMatchObject({ totalElements: 0, content: [], nextCursor: null });
+    // The term views follow the status (REVIEW: 3, 6, 9, 12, 15), the definition and the range.
+    expect(ids(await find({ searchString: 'ann', processInstanceStatus: ['REVIEW'] }))).toEqual([15, 12, 9, 6, 3].map((i) => made[i]!.id));
+    expect(ids(await find({ searchString: 'ann', processDefinitionName: 'odd-journey', processInstanceStatus: ['REVIEW'] }))).toEqual([15, 9, 3].map((i) => made[i]!.id));
+    expect((await find({ searchString: 'journey', processDefinitionId: 'def-odd', endDateTime: made[10]!.createdAt })).totalElements).toBe(5);
+    expect((await find({ searchString: 'lee12', processInstanceStatus: ['PENDING'] })).totalElements).toBe(0);
+    // Paged by cursor like any list.
+    const first = await find({ searchString: 'ann' }, 20);
+    expect(first).toMatchObject({ totalElements: 24, numberOfElements: 20 });
+    const next = await search.searchInstances(store, tenant, { searchString: 'ann' }, { page: 1, size: 20, sort: [], cursor: first.nextCursor! }, later);
+    expect([...ids(first), ...ids(next)]).toEqual(newestFirst().filter((id) => id !== made[7]!.id));
+  });
+
+  it('counts totalElements on the first page only and carries it in the cursor', async () => {
+    let counts = 0;
+    const counting = { ...store, countViews: (...a: Parameters<typeof store.countViews>) => (counts++, store.countViews(...a)) };
+    const first = await search.searchInstances(counting, tenant, {}, { page: 0, size: 10, sort: [] }, later);
+    expect(counts).toBe(1);
+    const second = await search.searchInstances(counting, tenant, {}, { page: 1, size: 10, sort: [], cursor: first.nextCursor! }, later);
+    const third = await search.searchInstances(counting, tenant, {}, { page: 2, size: 10, sort: [], cursor: second.nextCursor! }, later);
+    expect(counts).toBe(1);
+    expect([second.totalElements, third.totalElements, third.totalPages]).toEqual([25, 25, 3]);
+    // A cursor made before counts were carried (three fields) is still taken, and counts again.
+    const [createdAt, id, fp] = JSON.parse(Buffer.from(first.nextCursor!, 'base64url').toString('utf8')) as string[];
+    const old = Buffer.from(JSON.stringify([createdAt, id, fp]), 'utf8').toString('base64url');
+    expect(ids(await search.searchInstances(counting, tenant, {}, { page: 1, size: 10, sort: [], cursor: old }, later))).toEqual(ids(second));
+    expect(counts).toBe(2);
+    const forged = Buffer.from(JSON.stringify([createdAt, id, fp, -1]), 'utf8').toString('base64url');
+    await expect(search.searchInstances(store, tenant, {}, { page: 1, size: 10, sort: [], cursor: forged }, later)).rejects.toThrow('Invalid cursor');
   });
 
   it('sorts by another property in memory, and hides instances past their retention', async () => {
