@@ -22,6 +22,14 @@ export interface InstanceFilters {
  * time sorts at most this many matches in memory.
  */
 export const INSTANCE_COUNT_CAP = 10_000;
+/**
+ * Counting `totalElements` reads at most this many index items: when filters other than the key
+ * range (more words, a definition id, a status next to free text) drop most of them, the count
+ * stops there and says what it found, with `totalElementsCapped` (a lower bound).
+ */
+export const INSTANCE_COUNT_READ_BUDGET = 20_000;
+/** A search of several words probes each word's partition with one COUNT query of at most this many items. */
+const WORD_PROBE_ITEMS = 1_000;
 
 type Direction = 'asc' | 'desc';
 interface Cursor {
@@ -30,6 +38,10 @@ interface Cursor {
   fingerprint: string;
   /** The count the first page made (at most INSTANCE_COUNT_CAP + 1), so later pages do not count again. */
   counted?: number | undefined;
+  /** Whether that count stopped at the read budget (a lower bound). */
+  atLeast?: boolean | undefined;
+  /** Which word of a search drives the query (the first page chose it). */
+  driver?: number | undefined;
 }
 
 /**
@@ -68,10 +80,37 @@ async function readMerged(store: ProcessInstanceStore, tenantId: string, queries
   return { views: all.slice(0, limit), more: all.length > limit || results.some((r) => r.more) };
 }
 
-/** How many match, counting no further than INSTANCE_COUNT_CAP + 1 (Select COUNT queries: nothing is returned). */
+/**
+ * How many match, counting no further than INSTANCE_COUNT_CAP + 1 matches nor past
+ * INSTANCE_COUNT_READ_BUDGET items read (Select COUNT queries: nothing is returned).
+ */
 async function countMerged(store: ProcessInstanceStore, tenantId: string, queries: InstanceViewQuery[]) {
-  const counts = await Promise.all(queries.map((q) => store.countViews(tenantId, { ...q, after: undefined }, INSTANCE_COUNT_CAP + 1)));
-  return counts.reduce((a, b) => a + b, 0);
+  const budget = Math.ceil(INSTANCE_COUNT_READ_BUDGET / Math.max(queries.length, 1));
+  const counts = await Promise.all(queries.map((q) => store.countViews(tenantId, { ...q, after: undefined }, INSTANCE_COUNT_CAP + 1, budget)));
+  return { counted: counts.reduce((a, c) => a + c.count, 0), atLeast: counts.some((c) => c.exhausted) };
+}
+
+/**
+ * A search of several words: the word whose partition holds the fewest instances in the range
+ * (one bounded COUNT query each; the longest among those past the probe) drives the query, the
+ * others filter it. A later page takes the first page's choice from its cursor.
+ */
+async function chooseDriver(store: ProcessInstanceStore, tenantId: string, queries: InstanceViewQuery[], driver?: number): Promise<{ queries: InstanceViewQuery[]; driver?: number }> {
+  const q = queries[0];
+  if (queries.length !== 1 || q?.partition.kind !== 'W' || !q.terms?.length) return { queries };
+  const words = [q.partition.term, ...q.terms];
+  let chosen = driver;
+  if (chosen === undefined || chosen >= words.length) {
+    const probes = await Promise.all(
+      words.map((term) => store.countViews(tenantId, { ...q, partition: { kind: 'W', term }, terms: undefined, statuses: undefined, processDefnId: undefined, processDefnName: undefined }, WORD_PROBE_ITEMS, WORD_PROBE_ITEMS)),
+    );
+    chosen = 0;
+    probes.forEach((p, i) => {
+      if (p.count < probes[chosen!]!.count) chosen = i;
+    });
+  }
+  const term = words[chosen]!;
+  return { queries: [{ ...q, partition: { kind: 'W', term }, terms: words.filter((_, i) => i !== chosen) }], driver: chosen };
 }
 
 function fingerprint(f: InstanceFilters, sort: string[]): string {
@@ -88,7 +127,8 @@ function fingerprint(f: InstanceFilters, sort: string[]): string {
 }
 
 function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.createdAt, c.id, c.fingerprint, ...(c.counted !== undefined ? [c.counted] : [])]), 'utf8').toString('base64url');
+  const tail = c.counted !== undefined ? [c.counted, c.atLeast ? 1 : 0, c.driver ?? 0] : [];
+  return Buffer.from(JSON.stringify([c.createdAt, c.id, c.fingerprint, ...tail]), 'utf8').toString('base64url');
 }
 
 function decodeCursor(value: string, expected: string, where: string): Cursor {
@@ -99,17 +139,16 @@ function decodeCursor(value: string, expected: string, where: string): Cursor {
   } catch {
     throw refuse('not a cursor this service gave');
   }
-  // [createdAt, id, fingerprint] and, since counts are carried, the count.
-  if (!Array.isArray(parsed) || (parsed.length !== 3 && parsed.length !== 4) || !parsed.slice(0, 3).every((p) => typeof p === 'string')) {
+  // [createdAt, id, fingerprint] and, since counts are carried, [count, atLeast, driver].
+  if (!Array.isArray(parsed) || (parsed.length !== 3 && parsed.length !== 6) || !parsed.slice(0, 3).every((p) => typeof p === 'string')) {
     throw refuse('not a cursor this service gave');
   }
-  const [createdAt, id, fp, counted] = parsed as [string, string, string, unknown];
+  const [createdAt, id, fp, counted, atLeast, driver] = parsed as [string, string, string, unknown, unknown, unknown];
   if (Number.isNaN(Date.parse(createdAt)) || !/^[0-9a-f-]{36}$/.test(id)) throw refuse('not a cursor this service gave');
-  if (counted !== undefined && !(Number.isInteger(counted) && (counted as number) >= 0 && (counted as number) <= INSTANCE_COUNT_CAP + 1)) {
-    throw refuse('not a cursor this service gave');
-  }
+  const int = (v: unknown, max: number) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= max;
+  if (parsed.length === 6 && !(int(counted, INSTANCE_COUNT_CAP + 1) && int(atLeast, 1) && int(driver, 7))) throw refuse('not a cursor this service gave');
   if (fp !== expected) throw refuse('the cursor belongs to other filters or another sort; send the same ones as for the page that gave it');
-  return { createdAt, id, fingerprint: fp, counted: counted as number | undefined };
+  return { createdAt, id, fingerprint: fp, counted: counted as number | undefined, atLeast: atLeast === 1, driver: driver as number | undefined };
 }
 
 export interface InstancePageQuery {
@@ -143,9 +182,10 @@ export async function searchInstances(
   const sorted = orders.length > 0;
   const byCreation = orders.length === 0 || (orders.length === 1 && orders[0]!.property === 'createdAt');
   const direction: Direction = orders[0]?.property === 'createdAt' ? orders[0].direction : 'desc';
-  const queries = planQueries(filters, direction, now);
   const { page, size } = query;
   const fp = fingerprint(filters, query.sort);
+  const after = query.cursor && byCreation ? decodeCursor(query.cursor, fp, `${where}.cursor`) : undefined;
+  const { queries, driver } = await chooseDriver(store, tenantId, planQueries(filters, direction, now), after?.driver);
 
   if (!byCreation) {
     if (query.cursor) {
@@ -168,9 +208,10 @@ export async function searchInstances(
   let views: InstanceView[];
   let more: boolean;
   let counted: number | undefined;
-  if (query.cursor) {
-    const after = decodeCursor(query.cursor, fp, `${where}.cursor`);
+  let atLeast = false;
+  if (after) {
     counted = after.counted;
+    atLeast = !!after.atLeast;
     ({ views, more } = await readMerged(
       store,
       tenantId,
@@ -192,8 +233,8 @@ export async function searchInstances(
     more = read.more;
   }
   // A cursor of an older version carries no count: count once more, then carry it.
-  counted ??= await countMerged(store, tenantId, queries);
-  const capped = counted > INSTANCE_COUNT_CAP;
+  if (counted === undefined) ({ counted, atLeast } = await countMerged(store, tenantId, queries));
+  const capped = counted > INSTANCE_COUNT_CAP || atLeast;
   const last = views.at(-1);
   return pageOf(views.map(instanceListItem), {
     page,
@@ -202,7 +243,7 @@ export async function searchInstances(
     total: Math.min(counted, INSTANCE_COUNT_CAP),
     capped,
     more,
-    nextCursor: more && last ? encodeCursor({ createdAt: last.createdAt, id: last.id, fingerprint: fp, counted }) : null,
+    nextCursor: more && last ? encodeCursor({ createdAt: last.createdAt, id: last.id, fingerprint: fp, counted, atLeast, driver }) : null,
   });
 }
 
@@ -250,7 +291,8 @@ export async function exportRows(
   const { orders, errors } = parseSort(sort, INSTANCE_SORTABLE);
   if (errors.length) throw new ValidationError('Invalid sort.', errors.map((message) => ({ location: 'body.sort', message })));
   const direction: Direction = orders[0]?.property === 'createdAt' ? orders[0].direction : 'desc';
-  const { views, more } = await readMerged(store, tenantId, planQueries(filters, direction, now), max);
+  const { queries } = await chooseDriver(store, tenantId, planQueries(filters, direction, now));
+  const { views, more } = await readMerged(store, tenantId, queries, max);
   const ordered = orders.length ? sortBy(views, [...orders, { property: 'createdAt', direction: 'desc' }], (r, k) => r[k]) : views;
   return { views: ordered, tooMany: more };
 }

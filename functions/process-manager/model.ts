@@ -408,8 +408,11 @@ export interface ProcessInstanceStore {
    * of the key range, a page at a time, and stops once it has `limit` + 1.
    */
   queryViews(tenantId: string, query: InstanceViewQuery, limit: number): Promise<{ views: InstanceView[]; more: boolean }>;
-  /** How many views match, counting no further than `cap`. */
-  countViews(tenantId: string, query: InstanceViewQuery, cap: number): Promise<number>;
+  /**
+   * How many views match, counting no further than `cap` matches and reading no more than
+   * `readBudget` index items; `exhausted` when the budget ran out first (then `count` is a lower bound).
+   */
+  countViews(tenantId: string, query: InstanceViewQuery, cap: number, readBudget: number): Promise<{ count: number; exhausted: boolean }>;
   /** The instance unless it is past its retention: expired instances are gone for every reader. */
   getLive(tenantId: string, id: string, now: Date): Promise<ProcessInstanceRecord | undefined>;
   /** The instance whatever its retention (the execution's end is recorded even late). */

@@ -252,14 +252,16 @@ export const processInstanceStore: ProcessInstanceStore = {
     const input = viewQueryInput(tenantId, query);
     const found: InstanceView[] = [];
     let start: Record<string, unknown> | undefined = input.ExclusiveStartKey;
+    let calls = 0;
     do {
       const out = await doc.send(
         new commands.QueryCommand({
           ...input,
           TableName: tableName,
           ExclusiveStartKey: start,
-          // Unfiltered, a page is exactly what is asked; filtered, read in slices of slim views.
-          Limit: Math.min(1000, Math.max(limit + 1, 100)),
+          // First what is asked (and one more, to tell whether more match): a page when the filters
+          // keep every item; when they drop some, the rest in slices of at least 100 slim views.
+          Limit: calls++ === 0 ? limit + 1 : Math.min(1000, Math.max(2 * (limit + 1 - found.length), 100)),
         }),
       );
       for (const v of views.decodeAll(out.Items ?? [])) {
@@ -272,20 +274,28 @@ export const processInstanceStore: ProcessInstanceStore = {
     return { views: found.slice(0, limit), more: found.length > limit || start !== undefined };
   },
 
-  async countViews(tenantId, query, cap) {
+  async countViews(tenantId, query, cap, readBudget) {
     const { doc, tableName, commands } = await dynamo();
     const input = viewQueryInput(tenantId, query);
     let count = 0;
+    let read = 0;
     let start: Record<string, unknown> | undefined = input.ExclusiveStartKey;
     do {
-      // Limit bounds what a call reads (before the filter), so the count reads no further than `cap` items past what it needs.
+      // Limit bounds what a call reads (before the filter): never past the budget, nor past the cap when nothing is filtered out.
       const out = await doc.send(
-        new commands.QueryCommand({ ...input, TableName: tableName, ExclusiveStartKey: start, Select: 'COUNT', Limit: cap - count }),
+        new commands.QueryCommand({
+          ...input,
+          TableName: tableName,
+          ExclusiveStartKey: start,
+          Select: 'COUNT',
+          Limit: Math.max(1, Math.min(cap - count, readBudget - read)),
+        }),
       );
       count += out.Count ?? 0;
+      read += out.ScannedCount ?? 0;
       start = out.LastEvaluatedKey;
-    } while (start && count < cap);
-    return Math.min(count, cap);
+    } while (start && count < cap && read < readBudget);
+    return { count: Math.min(count, cap), exhausted: start !== undefined && count < cap };
   },
 
   /** The instance unless it is past its retention: expired instances are gone for every reader. */

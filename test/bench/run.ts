@@ -12,11 +12,14 @@
  *     the compile-time count, priced at the Step Functions Standard list price (informational)
  *  7. compiled definitions: states, ASL size (≤ 1 MB, Step Functions' limit) and transitions per
  *     path of each example and of a generated definition of the family's size (130 tasks, 160 gateways)
+ *  8. instance lists and search over BENCH_LISTS_N instances (10,000 by default; 100,000 for the
+ *     issue's figure) in DynamoDB Local: items read, Query calls and ms per query (informational)
  *
  * Prints a table per figure with OK/OVER against its target and writes the same figures to
  * `.bench/results.json`. Exits 0 whatever the figures are; non-zero only if the bench crashed.
  */
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +40,7 @@ import {
 } from './cold-start.js';
 import { round, section, table, verdict } from './stats.js';
 import { ASL_LIMIT_BYTES, measureAsl, type AslFigures } from './asl.js';
+import { printLists, type ListFigures } from './lists.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const OUT_DIR = join(ROOT, '.bench');
@@ -45,6 +49,8 @@ const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 11);
 const COUNT_REPS = 20;
 const JOURNEY_RUNS = 5;
 const LATENCY_RUNS = 50;
+/** Instances the lists section loads by default: enough to show the shape, quick enough for every run. */
+const LISTS_N = 10_000;
 
 const kb = (bytes: number) => round(bytes / 1024, 1);
 const log = (text: string) => process.stdout.write(`${text}\n`);
@@ -65,8 +71,22 @@ interface Results {
   awsCalls?: Omit<AwsCallResults, 'journeyCost'>;
   journeyCost?: JourneyCost;
   asl?: AslFigures[];
+  lists?: ListFigures;
   errors: string[];
   durationMs?: number;
+}
+
+/** The lists section in a child node (tsx, as this runs), its progress shown, its figures read back. */
+function runListsBench(n: number): ListFigures {
+  mkdirSync(OUT_DIR, { recursive: true });
+  const out = join(OUT_DIR, 'lists.json');
+  const run = spawnSync(process.execPath, [...process.execArgv, join(ROOT, 'test/bench/lists.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, BENCH_LISTS_N: String(n), BENCH_LISTS_JSON: out },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (run.status !== 0) throw new Error(`the lists bench exited ${run.status ?? run.signal}`);
+  return JSON.parse(readFileSync(out, 'utf8')) as ListFigures;
 }
 
 function writeResults(results: Results): void {
@@ -291,6 +311,13 @@ async function main(): Promise<number> {
 
     if (journeyCost) printJourneyCost(journeyCost);
     printShutdown(aws);
+    writeResults(results);
+
+    // 8. Instance lists at scale (a child process: its own DynamoDB Local, in memory, and client) --
+    const listsN = Number(process.env.BENCH_LISTS_N ?? LISTS_N);
+    log(`\nloading ${listsN.toLocaleString('en')} instances for the lists section (BENCH_LISTS_N=100000 for the issue's figure) ...`);
+    results.lists = runListsBench(listsN);
+    printLists(results.lists, log);
   } catch (err) {
     results.errors.push((err as Error).stack ?? String(err));
     results.durationMs = Math.round(performance.now() - t0);

@@ -271,7 +271,11 @@ describe('the list views and the query model', () => {
 
   it('searches whole words through the term index: every word must match, with the other filters and a status change', async () => {
     const find = async (f: Parameters<typeof search.searchInstances>[2], size = 50) => search.searchInstances(store, tenant, f, { page: 0, size, sort: [] }, later);
-    expect(ids(await find({ searchString: 'Ann Lee12' }))).toEqual([made[12]!.id]);
+    // Several words: the rarest word's partition is read (probed by a COUNT each), the others filter it.
+    const read: unknown[] = [];
+    const spying = { ...store, queryViews: (...a: Parameters<typeof store.queryViews>) => (read.push(a[1].partition), store.queryViews(...a)) };
+    expect(ids(await search.searchInstances(spying, tenant, { searchString: 'Ann Lee12' }, { page: 0, size: 5, sort: [] }, later))).toEqual([made[12]!.id]);
+    expect(read).toEqual([{ kind: 'W', term: 'lee12' }]);
     expect(ids(await find({ searchString: 'p12@x.example' }))).toEqual([made[12]!.id]);
     expect(ids(await find({ searchString: made[20]!.id }))).toEqual([made[20]!.id]);
     // Whole words: no prefix or substring matches; a word the index cannot hold matches nothing.
@@ -304,7 +308,7 @@ describe('the list views and the query model', () => {
     const old = Buffer.from(JSON.stringify([createdAt, id, fp]), 'utf8').toString('base64url');
     expect(ids(await search.searchInstances(counting, tenant, {}, { page: 1, size: 10, sort: [], cursor: old }, later))).toEqual(ids(second));
     expect(counts).toBe(2);
-    const forged = Buffer.from(JSON.stringify([createdAt, id, fp, -1]), 'utf8').toString('base64url');
+    const forged = Buffer.from(JSON.stringify([createdAt, id, fp, -1, 0, 0]), 'utf8').toString('base64url');
     await expect(search.searchInstances(store, tenant, {}, { page: 1, size: 10, sort: [], cursor: forged }, later)).rejects.toThrow('Invalid cursor');
   });
 
@@ -325,7 +329,11 @@ describe('the list views and the query model', () => {
 
   it('counts no further than the cap', async () => {
     const q = { partition: { kind: 'T' as const }, direction: 'desc' as const, now };
-    expect(await store.countViews(tenant, q, 1000)).toBe(25);
-    expect(await store.countViews(tenant, q, 10)).toBeGreaterThanOrEqual(10);
+    expect(await store.countViews(tenant, q, 1000, 1000)).toEqual({ count: 25, exhausted: false });
+    expect(await store.countViews(tenant, q, 10, 1000)).toEqual({ count: 10, exhausted: false });
+    // Filtered out after reading: the read budget stops the count, which says so.
+    const sparse = { ...q, partition: { kind: 'W' as const, term: 'ann' }, terms: ['lee0'] };
+    expect(await store.countViews(tenant, sparse, 1000, 10)).toEqual({ count: 0, exhausted: true });
+    expect(await store.countViews(tenant, sparse, 1000, 1000)).toEqual({ count: 1, exhausted: false });
   });
 });
