@@ -46,6 +46,12 @@ const ConfigSchema = z.extend(StoreConfigSchema, {
    * routes), whatever the others do; unset, no per-tenant limit (the stack always sets one).
    */
   TENANT_RATE_LIMIT: z.optional(z.coerce.number().check(z.int(), z.gte(1), z.lte(100_000))),
+  /**
+   * Token issues per second one tenant may make (each is one KMS Sign on AWS, a quota the whole
+   * account and region share), counted apart from TENANT_RATE_LIMIT once the key is verified;
+   * unset, no limit (the stack always sets one).
+   */
+  TOKEN_RATE_LIMIT: z.optional(z.coerce.number().check(z.int(), z.gte(1), z.lte(100_000))),
   /** The Lambda that runs activities, named in every compiled state machine. */
   ACTIVITY_FUNCTION_ARN: z._default(z.string(), 'arn:aws:lambda:local:000000000000:function:arthr-activities'),
   /** The Lambda that records a journey's end on its instance: every compiled state machine's last state invokes it. */

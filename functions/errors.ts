@@ -187,7 +187,7 @@ export const ERROR_DOCS = {
   PAYLOAD_TOO_LARGE: 'body over 64 KiB, or over the limit the operation states',
   SESSION_TOO_LARGE: "journey pages: what the end user sent would make the journey's session (its data as JSON) larger than 196,608 bytes (192 KiB); the step keeps waiting, so a shorter answer can be sent",
   UNSUPPORTED_MEDIA_TYPE: 'bodies are `application/json`; journey forms `application/x-www-form-urlencoded`; the face image `multipart/form-data`',
-  TOO_MANY_REQUESTS: "the tenant made more requests this second than its rate limit (bearer and \"B or K\" routes; `-c tenantRateLimit`); retry after `Retry-After` seconds",
+  TOO_MANY_REQUESTS: "the tenant made more requests this second than its rate limit (bearer and \"B or K\" routes; `-c tenantRateLimit`), or issued more tokens than its token issue limit (`-c tokenRateLimit`); retry after `Retry-After` seconds",
   INTERNAL_ERROR: 'with no detail; the cause goes to the log',
   SERVICE_UNAVAILABLE: 'with `Retry-After`: an AWS service the operation needs throttled it or did not answer in time (journey pages: Step Functions did not take a step submission); nothing is lost, and sending the same request again completes it',
   QUOTA_EXCEEDED: "with `Retry-After` (300): a quota of the deployment's AWS account is used up (Step Functions' state machines per account, when publishing a definition); operators are alerted",

@@ -42,6 +42,11 @@ export interface ArthrSettings {
   throttle: { rateLimit: number; burstLimit: number };
   /** Requests per second one tenant may make with its tokens and keys (context `tenantRateLimit`): at most half the stage's rate. */
   tenantRateLimit: number;
+  /**
+   * Token issues per second one tenant may make (context `tokenRateLimit`, default 10): each is a
+   * KMS Sign, whose request quota the account and region share. At most the tenant rate limit.
+   */
+  tokenRateLimit: number;
   /** ACM certificate for `*.{label}.{serviceDomain}`; without it there is no custom domain. */
   certificateArn?: string;
   /** X-Ray tracing of every function and its AWS calls (context `tracing=true`); off by default, as traces are billed. */
@@ -103,6 +108,7 @@ export function settingsFromContext(node: Node): ArthrSettings {
       burstLimit: int(node, 'throttleBurstLimit', 2000, 1, 5_000),
     },
     tenantRateLimit: int(node, 'tenantRateLimit', 100, 1, 10_000),
+    tokenRateLimit: int(node, 'tokenRateLimit', 10, 1, 1_000),
     // Lambda keeps 100 of the account's concurrency unreserved: with these defaults the account
     // needs a concurrency quota of at least 211 (new accounts may start lower; ask for more).
     activityConcurrency: int(node, 'activityConcurrency', 100, 1, 5_000),
@@ -113,6 +119,9 @@ export function settingsFromContext(node: Node): ArthrSettings {
     throw new Error(
       `Context "tenantRateLimit" (${settings.tenantRateLimit}) must be at most half of "throttleRateLimit" (${settings.throttle.rateLimit}), so that no tenant can use up the stage's throttle`,
     );
+  }
+  if (settings.tokenRateLimit > settings.tenantRateLimit) {
+    throw new Error(`Context "tokenRateLimit" (${settings.tokenRateLimit}) must be at most "tenantRateLimit" (${settings.tenantRateLimit}): token issue is a tenant's smaller budget`);
   }
   const alarmEmail = str(node, 'alarmEmail');
   if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) throw new Error(`Context "alarmEmail" must be an email address, got "${alarmEmail}"`);
@@ -355,6 +364,7 @@ export class ArthrStack extends Stack {
       EXECUTION_END_FUNCTION_ARN: executionEndFunctionArn,
       LOG_LEVEL: 'INFO',
       TENANT_RATE_LIMIT: String(settings.tenantRateLimit),
+      TOKEN_RATE_LIMIT: String(settings.tokenRateLimit),
       // Powertools' `service`: a dimension of every metric and a field of every log line, so
       // the deployments of several regions in one account keep their metrics apart.
       POWERTOOLS_SERVICE_NAME: namePrefix,

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { getConfig } from '../config.js';
-import { InvalidApiKeyError } from '../errors.js';
+import { InvalidApiKeyError, TooManyRequestsError } from '../errors.js';
+import { tenantRates } from '../auth/deps.js';
+import { withinTokenIssueRate } from '../auth/rate-limit.js';
+import { log } from '../http/log.js';
 import { apiHandler } from '../http/wrapper.js';
 import { buildAccessTokenClaims, signAccessToken } from '../auth/jwt.js';
 import { signerFor } from '../auth/signer.js';
@@ -14,6 +17,10 @@ export const handler = apiHandler(routes.issueToken, async ({ tenantId, auth, no
   const config = getConfig();
   // The one DynamoDB call: a conditional write that both checks the key and stamps lastIssuedAtDtm.
   const record = await recordTokenIssue(apiKeys, tenantId, auth.secret, now);
+  // Token issue's own budget, counted now that the key is verified (each issue is a KMS Sign).
+  if (!(await withinTokenIssueRate(tenantRates, tenantId, now, config.TOKEN_RATE_LIMIT, (error) => log().warn('token issue rate not counted', { error })))) {
+    throw new TooManyRequestsError(`This tenant issued more than ${config.TOKEN_RATE_LIMIT} tokens this second; retry after a second, and reuse a token until it expires.`);
+  }
 
   const ttl = tokenTtl(record, config.TOKEN_TTL_SECONDS, now);
   const claims = buildAccessTokenClaims({

@@ -32,6 +32,7 @@ export const apiKeyRoutes = {
       200: { description: 'A bearer token.', schema: TokenIssuedSchema },
       400: badRequest,
       401: error('Unknown, blocked, archived or expired key, or a key not permitted to issue tokens.'),
+      429: error('The tenant issued more tokens this second than its token issue limit (`-c tokenRateLimit`); retry after `Retry-After` seconds and reuse tokens until they expire.'),
     },
     aws: { table: ['UpdateItem'], signingKey: 'sign' },
   }),

@@ -245,10 +245,14 @@ export const keys = {
    * One tenant's request count in one second (epoch seconds). Every window of a tenant is in one
    * partition, `TNT#{tenantId}#RATE`, which is all the rate limit's IAM grant reaches.
    */
-  rateWindow(tenantId: string, epochSecond: number): ItemKey {
-    return { PK: `${tenantPrefix(tenantId)}${RATE_PARTITION}`, SK: `S#${epochSecond}` };
+  rateWindow(tenantId: string, epochSecond: number, window: RateWindow = 'requests'): ItemKey {
+    // `S#`: the tenant's requests; `T#`: its token issues, a budget of their own.
+    return { PK: `${tenantPrefix(tenantId)}${RATE_PARTITION}`, SK: `${window === 'tokenIssue' ? 'T' : 'S'}#${epochSecond}` };
   },
 };
+
+/** What a rate window counts: a tenant's requests, or its token issues. */
+export type RateWindow = 'requests' | 'tokenIssue';
 
 /** The partition suffix of the rate windows (an IAM condition on the leading key names it). */
 export const RATE_PARTITION = 'RATE';

@@ -111,6 +111,8 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       // The tenant rate limit runs here as on AWS (one counting write per request); the default is
       // high enough that the test suite, several files at once on one tenant, never meets it.
       TENANT_RATE_LIMIT: process.env.TENANT_RATE_LIMIT ?? '1000',
+      // Token issue's own budget, likewise (the suite issues a token per test file and more).
+      TOKEN_RATE_LIMIT: process.env.TOKEN_RATE_LIMIT ?? '1000',
     });
     mirrorToDisk((await s3()).client, s3Dir);
 

@@ -234,6 +234,7 @@ describe('ArthrStack', () => {
           SIGNING_KEY: { 'Fn::Join': ['', ['kms:', { Ref: keyId }]] },
           LOG_LEVEL: 'INFO',
           TENANT_RATE_LIMIT: '100',
+          TOKEN_RATE_LIMIT: '10',
           STATE_MACHINE_TRACING: 'false',
           POWERTOOLS_SERVICE_NAME: 'arthr-fir',
         });
@@ -496,6 +497,7 @@ describe('ArthrStack with a custom domain and issuer', () => {
         throttleRateLimit: '20',
         throttleBurstLimit: '40',
         tenantRateLimit: '10',
+        tokenRateLimit: '3',
         certificateArn: 'arn:aws:acm:us-east-1:111122223333:certificate/00000000-0000-0000-0000-000000000000',
       },
       { bundle: false },
@@ -543,12 +545,15 @@ describe('ArthrStack with a custom domain and issuer', () => {
     expect(Object.keys(template.findOutputs('TenantDomainTarget'))).toEqual(['TenantDomainTarget']);
   });
 
-  it('applies the configured throttling, and the configured tenant rate limit', () => {
+  it('applies the configured throttling, and the configured tenant and token issue rate limits', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       DefaultRouteSettings: { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
     });
-    for (const f of Object.values(ofType(template, 'AWS::Lambda::Function')).filter((x) => x.Properties.Environment.Variables.TENANT_RATE_LIMIT)) {
+    const told = Object.values(ofType(template, 'AWS::Lambda::Function')).filter((x) => x.Properties.Environment.Variables.TENANT_RATE_LIMIT);
+    expect(told.length).toBeGreaterThan(0);
+    for (const f of told) {
       expect(f.Properties.Environment.Variables.TENANT_RATE_LIMIT).toBe('10');
+      expect(f.Properties.Environment.Variables.TOKEN_RATE_LIMIT).toBe('3');
     }
   });
 
@@ -573,6 +578,13 @@ describe('settingsFromContext', () => {
     expect(() => settingsFor({ tenantRateLimit: '600' })).toThrow(/tenantRateLimit/);
     expect(() => settingsFor({ tenantRateLimit: '20', throttleRateLimit: '30' })).toThrow(/at most half/);
     expect(settingsFor({ tenantRateLimit: '500' }).tenantRateLimit).toBe(500);
+  });
+
+  it('takes a token issue limit (10 by default) no larger than the tenant rate limit', () => {
+    expect(settingsFor({}).tokenRateLimit).toBe(10);
+    expect(settingsFor({ tokenRateLimit: '5' }).tokenRateLimit).toBe(5);
+    expect(() => settingsFor({ tokenRateLimit: '0' })).toThrow(/tokenRateLimit/);
+    expect(() => settingsFor({ tokenRateLimit: '50', tenantRateLimit: '20' })).toThrow(/at most "tenantRateLimit"/);
   });
 
   it('rejects an issuer the JWT authorizer cannot fetch keys from', () => {

@@ -8,6 +8,7 @@ import { resetConfigForTests } from '../../functions/config.js';
 import { defineRoute, type AuthKind } from '../../functions/http/route.js';
 import { apiHandler } from '../../functions/http/wrapper.js';
 import { rateLimitStore } from '../../functions/store/rate-limits.js';
+import { withinTokenIssueRate } from '../../functions/auth/rate-limit.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const saved = { ...process.env };
@@ -121,5 +122,39 @@ describe('the tenant rate limit in the wrapper', () => {
       process.env.TENANT_RATE_LIMIT = '3';
       resetConfigForTests();
     }
+  });
+});
+
+describe('withinTokenIssueRate', () => {
+  const counter = () => {
+    const calls: unknown[][] = [];
+    let n = 0;
+    return { calls, take: async (...a: unknown[]) => (calls.push(a), ++n <= (a[2] as number)) };
+  };
+
+  it('counts token issues in their own window, and says no past the limit', async () => {
+    const c = counter();
+    const now = new Date('2026-01-01T00:00:00Z');
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await withinTokenIssueRate(c, 'acme', now, 3, () => {}));
+    expect(answers).toEqual([true, true, true, false]);
+    expect(c.calls[0]).toEqual(['acme', now, 3, 'tokenIssue']);
+  });
+
+  it('counts nothing without a limit, and lets the issue through when the count fails', async () => {
+    const c = counter();
+    expect(await withinTokenIssueRate(c, 'acme', new Date(), undefined, () => {})).toBe(true);
+    expect(c.calls).toHaveLength(0);
+    const failed: Error[] = [];
+    const broken = { take: async () => Promise.reject(Object.assign(new Error('throttled'), { name: 'ThrottlingException' })) };
+    expect(await withinTokenIssueRate(broken, 'acme', new Date(), 1, (e) => failed.push(e))).toBe(true);
+    expect(failed.map((e) => e.message)).toEqual(['throttled']);
+  });
+
+  it('is stored in the tenant’s rate partition apart from its requests (`T#` windows)', async () => {
+    ddb.on(UpdateCommand).resolves({});
+    const now = new Date('2026-01-01T00:00:07.900Z');
+    expect(await rateLimitStore.take('acme', now, 5, 'tokenIssue')).toBe(true);
+    expect(ddb.commandCalls(UpdateCommand)[0]!.args[0].input.Key).toEqual({ PK: 'TNT#acme#RATE', SK: `T#${Math.floor(now.getTime() / 1000)}` });
   });
 });
