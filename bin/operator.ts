@@ -5,6 +5,10 @@
  *   npm run operator -- create-tenant --tenant acme [--region fir] [--key-name "First key"] --local
  *   npm run operator -- create-tenant --tenant acme --region fir --table <TableName output> [--aws-region eu-west-1]
  *   npm run operator -- create-key --tenant acme [--key-name ...] (--local | --table ...)
+ *   npm run operator -- backfill-views [--tenant acme] (--local | --table ...)
+ *
+ * backfill-views writes the list views and search term views of instances stored before they
+ * existed (a Scan of the table; idempotent, so it can be rerun) and prints what it did.
  *
  * --local uses the running `npm start` (or starts DynamoDB Local on .local/ itself); --table uses
  * the deployed stack's table with the AWS default credentials. Prints JSON; the secret is shown
@@ -16,12 +20,15 @@ import { parseArgs } from 'node:util';
 import { ApiError } from '../functions/errors.js';
 import { createOperatorKey, createTenantWithFirstKey } from '../functions/tenants/domain.js';
 import { tenantDeps } from '../functions/tenants/deps.js';
+import { backfillViews } from '../functions/process-manager/backfill-views.js';
+import { instances } from '../functions/process-manager/deps.js';
 import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamo } from '../lib/local/dynamodb.js';
 import { LOCAL_TABLE, type RuntimeInfo } from '../lib/local/runtime.js';
 
 const USAGE = `usage:
   operator create-tenant --tenant <id> [--region fir|gum|oak] [--key-name <name>] (--local [--local-dir .local] | --table <name> [--aws-region <region>])
-  operator create-key    --tenant <id> [--key-name <name>] (--local [--local-dir .local] | --table <name> [--aws-region <region>])`;
+  operator create-key    --tenant <id> [--key-name <name>] (--local [--local-dir .local] | --table <name> [--aws-region <region>])
+  operator backfill-views [--tenant <id>] (--local [--local-dir .local] | --table <name> [--aws-region <region>])`;
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`${message}\n`);
@@ -52,8 +59,8 @@ const { values, positionals } = parseArgs({
 });
 
 const command = positionals[0];
-if (values.help || !command || !['create-tenant', 'create-key'].includes(command)) fail(USAGE, values.help ? 0 : 2);
-if (!values.tenant) fail(`--tenant is required\n${USAGE}`);
+if (values.help || !command || !['create-tenant', 'create-key', 'backfill-views'].includes(command)) fail(USAGE, values.help ? 0 : 2);
+if (!values.tenant && command !== 'backfill-views') fail(`--tenant is required\n${USAGE}`);
 if (values.local === Boolean(values.table)) fail(`give exactly one of --local or --table\n${USAGE}`);
 
 let ownDynamo: LocalDynamo | undefined;
@@ -81,7 +88,13 @@ try {
   const stores = tenantDeps;
   const now = new Date();
   const out =
-    command === 'create-tenant'
+    command === 'backfill-views'
+      ? await backfillViews(instances, {
+          tenantId: values.tenant,
+          now,
+          onPage: (r) => process.stderr.write(`scanned ${r.scanned}, rewritten ${r.rewritten}, expired ${r.expired}, raced ${r.raced}\n`),
+        })
+      : command === 'create-tenant'
       ? await createTenantWithFirstKey(stores, {
           tenantId: values.tenant!,
           region: values.region!,

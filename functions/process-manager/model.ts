@@ -413,6 +413,17 @@ export interface ProcessInstanceStore {
    * `readBudget` index items; `exhausted` when the budget ran out first (then `count` is a lower bound).
    */
   countViews(tenantId: string, query: InstanceViewQuery, cap: number, readBudget: number): Promise<{ count: number; exhausted: boolean }>;
+  /**
+   * A page of stored instance items (one tenant's, or every tenant's without one), for the
+   * operator's backfill: a Scan, read once per backfill. `next` continues it.
+   */
+  scanInstances(tenantId: string | undefined, cursor?: string): Promise<{ records: ProcessInstanceRecord[]; next?: string }>;
+  /**
+   * Writes the instance's list views and term views as the code now derives them and deletes the
+   * term views it no longer derives, in one transaction that holds only while the instance still
+   * has the status read (false otherwise: a status change raced, and wrote the views itself).
+   */
+  rewriteViews(record: ProcessInstanceRecord): Promise<boolean>;
   /** The instance unless it is past its retention: expired instances are gone for every reader. */
   getLive(tenantId: string, id: string, now: Date): Promise<ProcessInstanceRecord | undefined>;
   /** The instance whatever its retention (the execution's end is recorded even late). */

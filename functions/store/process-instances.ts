@@ -298,6 +298,53 @@ export const processInstanceStore: ProcessInstanceStore = {
     return { count: Math.min(count, cap), exhausted: start !== undefined && count < cap };
   },
 
+  async scanInstances(tenantId, cursor) {
+    const { doc, tableName, commands } = await dynamo();
+    const values: Record<string, unknown> = { ':pi': 'PI' };
+    const filters = ['SK = :pi'];
+    if (tenantId !== undefined) {
+      // The instance item's key (`TNT#{tenant}#PI#{id}`) without its id: keys.ts builds it.
+      values[':prefix'] = keys.instancePartition(tenantId, '');
+      filters.push('begins_with(PK, :prefix)');
+    }
+    const out = await doc.send(
+      new commands.ScanCommand({
+        TableName: tableName,
+        FilterExpression: filters.join(' AND '),
+        ExpressionAttributeValues: values,
+        ...(cursor !== undefined ? { ExclusiveStartKey: JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown> } : {}),
+      }),
+    );
+    return {
+      records: instances.decodeAll(out.Items ?? []),
+      ...(out.LastEvaluatedKey ? { next: Buffer.from(JSON.stringify(out.LastEvaluatedKey), 'utf8').toString('base64url') } : {}),
+    };
+  },
+
+  async rewriteViews(record) {
+    const { tenantId, id } = record;
+    const current = viewItems(record);
+    const kept = new Set(current.map((v) => v.item.SK as string));
+    // Term views of an earlier derivation (another tokenizer, another cap) go.
+    const stale = (await queryAll(keys.instancePartition(tenantId, id), keys.instanceTermViewPrefix)).filter((item) => !kept.has(String(item.SK)));
+    const outcome = await transactWrite({
+      instance: {
+        ConditionCheck: {
+          Key: keys.instance(tenantId, id),
+          ConditionExpression: '#status = :status',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':status': record.status },
+        },
+      },
+      // At most 3 + MAX_TERMS_PER_INSTANCE puts, the check, and stale deletes up to a transaction's 100 (a rerun takes any left).
+      ...Object.fromEntries(current.map((v) => [v.name, { Put: { Item: v.item } }])),
+      ...Object.fromEntries(stale.slice(0, 99 - current.length).map((item, i) => [`stale${i}`, { Delete: { Key: { PK: String(item.PK), SK: String(item.SK) } } }])),
+    });
+    if (outcome.written) return true;
+    if (outcome.failed.includes('instance')) return false;
+    throw outcome.error;
+  },
+
   /** The instance unless it is past its retention: expired instances are gone for every reader. */
   async getLive(tenantId, id, now) {
     return unexpired(await processInstanceStore.get(tenantId, id), now);

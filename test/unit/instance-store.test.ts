@@ -337,3 +337,68 @@ describe('the list views and the query model', () => {
     expect(await store.countViews(tenant, sparse, 1000, 1000)).toEqual({ count: 1, exhausted: false });
   });
 });
+
+describe('backfillViews (operator backfill-views)', () => {
+  const tenant = 'backfill';
+  const base = (n: number, over: Partial<ProcessInstanceRecord> = {}): ProcessInstanceRecord => ({
+    tenantId: tenant,
+    id: `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`,
+    processDefnId: 'def-1',
+    processDefnName: 'identity-check',
+    processDefnVersion: 1,
+    processTokenId: 'tok',
+    status: 'REVIEW',
+    createdAt: now.toISOString(),
+    lastUpdatedAt: now.toISOString(),
+    retentionDays: 90,
+    expiringDtm: new Date(now.getTime() + 90 * 86_400_000).toISOString(),
+    expiresAt: Math.floor(now.getTime() / 1000) + 90 * 86_400,
+    parameters: { firstName: 'Olga', lastName: `Older${n}` },
+    capabilityHash: 'h',
+    stateMachineArn: 'arn:sm',
+    createdBy: 'op',
+    ...over,
+  });
+
+  it('writes the views and term views of instances stored before them, drops stale term views, and leaves others alone', async () => {
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { dynamo } = await import('../../functions/store/client.js');
+    const { backfillViews } = await import('../../functions/process-manager/backfill-views.js');
+    const search = await import('../../functions/process-manager/instance-search.js');
+    const { doc, tableName } = await dynamo();
+    const put = (Item: Record<string, unknown>) => doc.send(new PutCommand({ TableName: tableName, Item }));
+    // As stored before term views: the instance item and a T view with substring terms `q`, and a term view of another derivation.
+    const old = base(1);
+    await put({ ...keys.instance(tenant, old.id), itemType: 'ProcessInstance', ...old });
+    await put({ ...keys.instanceView(tenant, old.id, 'T'), ...keys.instanceIndex(tenant, old.createdAt, old.id), itemType: 'ProcessInstanceView', id: old.id, q: 'olga\nolder1' });
+    await put({ ...keys.instanceTermView(tenant, old.id, 'stale'), itemType: 'ProcessInstanceView', id: old.id, expiresAt: old.expiresAt });
+    const expired = base(2, { expiresAt: Math.floor(now.getTime() / 1000) - 1 });
+    await put({ ...keys.instance(tenant, expired.id), itemType: 'ProcessInstance', ...expired });
+    const foreign = base(3, { tenantId: 'backfill2' });
+    await put({ ...keys.instance('backfill2', foreign.id), itemType: 'ProcessInstance', ...foreign });
+
+    const find = () => search.searchInstances(store, tenant, { searchString: 'older1', processInstanceStatus: ['REVIEW'] }, { page: 0, size: 10, sort: [] }, now);
+    expect((await find()).totalElements).toBe(0);
+    expect(await backfillViews(store, { tenantId: tenant, now })).toEqual({ scanned: 2, rewritten: 1, expired: 1, raced: 0 });
+    expect((await find()).content.map((c) => c.id)).toEqual([old.id]);
+    expect(await rawItem(keys.instanceTermView(tenant, old.id, 'stale'))).toBeUndefined();
+    expect(await rawItem(keys.instanceView(tenant, old.id, 'T'))).toMatchObject({ status: 'REVIEW', parameters: { firstName: 'Olga', lastName: 'Older1' } });
+    expect((await rawItem(keys.instanceView(tenant, old.id, 'T')))?.q).toBeUndefined();
+    expect(await rawItem(keys.instanceTermView(tenant, expired.id, 'olga'))).toBeUndefined();
+    expect(await rawItem(keys.instanceTermView('backfill2', foreign.id, 'olga'))).toBeUndefined();
+    // Idempotent.
+    expect(await backfillViews(store, { tenantId: tenant, now })).toEqual({ scanned: 2, rewritten: 1, expired: 1, raced: 0 });
+  });
+
+  it('never writes views over a status that changed since the read', async () => {
+    const r = base(4, { status: 'PENDING' });
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { dynamo } = await import('../../functions/store/client.js');
+    const { doc, tableName } = await dynamo();
+    await doc.send(new PutCommand({ TableName: tableName, Item: { ...keys.instance(tenant, r.id), itemType: 'ProcessInstance', ...r, status: 'ACTIVE' } }));
+    expect(await store.rewriteViews(r)).toBe(false);
+    expect(await rawItem(keys.instanceView(tenant, r.id, 'S'))).toBeUndefined();
+    expect(await store.rewriteViews({ ...r, status: 'ACTIVE' })).toBe(true);
+    expect(await rawItem(keys.instanceView(tenant, r.id, 'S'))).toMatchObject({ status: 'ACTIVE', GSI1PK: `TNT#${tenant}#PIV#S#ACTIVE` });
+  });
+});
