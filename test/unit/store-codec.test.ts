@@ -142,23 +142,27 @@ describe('processInstanceStore.createWithToken', () => {
     ddb.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None', 'None'));
     expect(await processInstanceStore.createWithToken(record, token, now, idempotency)).toEqual({ outcome: 'tokenRefused' });
     ddb.reset();
-    ddb.on(TransactWriteCommand).rejects(cancelled('None', 'None', 'None', 'None', 'None', 'ConditionalCheckFailed'));
+    // Token, instance, three views, three term views (`pi`, `journey`, `ann`), then the idempotency record.
+    ddb.on(TransactWriteCommand).rejects(cancelled('None', 'None', 'None', 'None', 'None', 'None', 'None', 'None', 'ConditionalCheckFailed'));
     expect(await processInstanceStore.createWithToken(record, token, now, idempotency)).toEqual({ outcome: 'idempotencyKeyTaken' });
   });
 
-  it('writes the token use, the instance, its three list views and the idempotency record (when there is a key) in one transaction', async () => {
+  it('writes the token use, the instance, its three list views, its term views and the idempotency record (when there is a key) in one transaction', async () => {
     ddb.on(TransactWriteCommand).resolves({});
     expect(await processInstanceStore.createWithToken(record, token, now)).toEqual({ outcome: 'created' });
     expect(await processInstanceStore.createWithToken(record, token, now, idempotency)).toEqual({ outcome: 'created' });
     const [without, withKey] = ddb.commandCalls(TransactWriteCommand).map((c) => c.args[0].input.TransactItems!);
-    expect(without).toHaveLength(5);
-    expect(withKey).toHaveLength(6);
+    expect(without).toHaveLength(8);
+    expect(withKey).toHaveLength(9);
     expect(withKey![0]!.Update!.Key).toEqual(keys.processToken('acme', 'tok'));
     expect(withKey![1]!.Put!.Item).toMatchObject({ ...keys.instance('acme', 'pi'), itemType: 'ProcessInstance', id: 'pi' });
     expect(withKey![1]!.Put!.Item!.GSI1PK).toBeUndefined();
     expect(withKey!.slice(2, 5).map((i) => i.Put!.Item!.GSI1PK)).toEqual(['TNT#acme#PIV#T', 'TNT#acme#PIV#S#PENDING', `TNT#acme#PIV#D#${Buffer.from('journey').toString('base64url')}`]);
-    expect(withKey![2]!.Put!.Item).toMatchObject({ itemType: 'ProcessInstanceView', parameters: { firstName: 'Ann' }, q: 'pi\njourney\nann\nn' });
-    expect(withKey![5]!.Put!.Item).toMatchObject({ ...keys.idempotency('acme', 'k1'), itemType: 'Idempotency', fingerprint: 'f' });
+    expect(withKey![2]!.Put!.Item).toMatchObject({ itemType: 'ProcessInstanceView', parameters: { firstName: 'Ann' } });
+    // One term view per word (`n` is too short), each with every term for the other words of a search.
+    expect(withKey!.slice(5, 8).map((i) => i.Put!.Item!.GSI1PK)).toEqual(['pi', 'journey', 'ann'].map((t) => `TNT#acme#PIV#W#${Buffer.from(t).toString('base64url')}`));
+    expect(withKey![5]!.Put!.Item).toMatchObject({ ...keys.instanceTermView('acme', 'pi', 'pi'), w: ['pi', 'journey', 'ann'], status: 'PENDING' });
+    expect(withKey![8]!.Put!.Item).toMatchObject({ ...keys.idempotency('acme', 'k1'), itemType: 'Idempotency', fingerprint: 'f' });
   });
 });
 
