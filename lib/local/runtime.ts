@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { routeList } from '../../functions/routes.js';
@@ -85,11 +85,16 @@ function ensureSigningKey(path: string): void {
 export async function startLocalRuntime(opts: { localDir: string; port: number; host?: string }): Promise<LocalRuntime> {
   const localDir = resolve(opts.localDir);
   mkdirSync(localDir, { recursive: true, mode: 0o700 });
+  // Every tenant's items, face images and the signing key are in here: this user's only, also
+  // for a folder an earlier version made with the default mode.
+  chmodSync(localDir, 0o700);
   const keyPath = join(localDir, 'signing-key.pem');
   ensureSigningKey(keyPath);
+  chmodSync(keyPath, 0o600);
 
   const dynamo = await startDynamoDbLocal(join(localDir, 'dynamodb'));
   const s3Dir = join(localDir, 's3');
+  if (existsSync(s3Dir)) chmodSync(s3Dir, 0o700);
   const localS3 = await startLocalS3(s3Dir).catch(async (err: unknown) => {
     await dynamo.stop();
     throw err;
@@ -159,7 +164,10 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     } else if (existsSync(bootstrapPath)) {
       bootstrap = { ...(JSON.parse(readFileSync(bootstrapPath, 'utf8')) as Bootstrap), baseUrl };
     }
-    if (bootstrap) writeFileSync(bootstrapPath, `${JSON.stringify(bootstrap, null, 2)}\n`, { mode: 0o600 });
+    if (bootstrap) {
+      writeFileSync(bootstrapPath, `${JSON.stringify(bootstrap, null, 2)}\n`, { mode: 0o600 });
+      chmodSync(bootstrapPath, 0o600);
+    }
     await ensureExampleForms(DEMO_TENANT);
     const published = await publishExamples(DEMO_TENANT);
     await ensureExampleStore(DEMO_TENANT);
