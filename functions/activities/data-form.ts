@@ -181,7 +181,7 @@ export const submission: Submission<typeof spec> = {
       return { fail: { error: RETAKE, cause: `The end user chose Retake at ${view.step.activityId}.` } };
     }
     const defaults = shownValues(view);
-    const outcome = validateFormSubmission(form, body, view.lang, now, { defaults, readOnly: inputs['Read Only'] === true });
+    const outcome = await validateFormSubmission(form, body, view.lang, now, { defaults, readOnly: inputs['Read Only'] === true });
     if (!outcome.ok) {
       const max = inputs['Max Attempts'];
       if (max === undefined) return { page: formPage(view, outcome.values, outcome) };

@@ -128,7 +128,7 @@ export const submission: Submission<typeof spec> = {
   async submit(view, { body = {} }, now) {
     const { record, step, inputs } = view;
     const dataForm = recordedForm(view);
-    const fields = validateFormSubmission(dataForm, body, view.lang, now, { defaults: formDefaults(dataForm, step.state, view.lang) });
+    const fields = await validateFormSubmission(dataForm, body, view.lang, now, { defaults: formDefaults(dataForm, step.state, view.lang) });
     // The form's fields, then what the service records (which a field of the same id does not override).
     const form = { ...(fields.ok ? fields.values : {}), formName: inputs['Data form name'], formVersion: inputs['Data form version'] };
     // A passcode refused for itself: the screen comes back with the fields as they were typed.
