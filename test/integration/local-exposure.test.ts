@@ -87,5 +87,5 @@ describe('a killed service leaves nothing running', () => {
     const gone = Date.now() + 20_000;
     while (listening().some((s) => s.port === dynamodb) && Date.now() < gone) await new Promise((r) => setTimeout(r, 200));
     expect(listening().some((s) => s.port === dynamodb), 'DynamoDB Local still listens after the service was killed').toBe(false);
-  });
+  }, 240_000);
 });

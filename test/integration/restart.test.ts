@@ -79,5 +79,7 @@ describe('npm start', () => {
     expect(kept.status).toBe(200);
     expect(Buffer.from(kept.json.images[0].data, 'base64').equals(FACE)).toBe(true);
     expect(await stop(second.child)).toBe(0);
-  });
+    // Two starts of the whole service (DynamoDB Local's JVM each time) and a journey: minutes on
+    // a loaded two-core machine.
+  }, 240_000);
 });
