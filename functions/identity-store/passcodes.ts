@@ -6,6 +6,7 @@ import { MAX_PASSCODE_HISTORY, PolicyNotFoundError, type PasscodeRequirements } 
 import { findUser, userView } from './users.js';
 import { SRP_ALGORITHM, finishLogin, newSalt, parseVerifier, startLogin, verifierToBase64 } from './srp.js';
 import type { AuthenticationRecord, IdentityStoreStore, IdentityStores, IdentityUserRecord, PasscodeLoginSession, PasscodeRecord, PasscodeRegistrationSession, UserRef } from './model.js';
+import { own } from '../shared/own.js';
 
 export type { IdentityStores, PasscodeLoginSession, PasscodeRecord, PasscodeRegistrationSession, PasscodeStore } from './model.js';
 
@@ -21,7 +22,7 @@ export class PasscodeNotGivenError extends apiError('PASSCODE_NOT_GIVEN') {}
 export class PasscodeHistoryProofError extends apiError('PASSCODE_HISTORY_PROOF_REQUIRED') {}
 
 function policyOf(store: Awaited<ReturnType<IdentityStoreStore['get']>> & object, policyName: string): PasscodeRequirements {
-  const policy = store.passcodePolicies[policyName];
+  const policy = own(store.passcodePolicies, policyName);
   if (!policy) throw new PolicyNotFoundError(`Passcode policy ${policyName} was not found in store ${store.name}.`);
   return policy.requirements;
 }

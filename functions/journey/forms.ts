@@ -16,6 +16,7 @@ import {
 } from '../../statemachines/forms.js';
 import { fill, messages, pickLanguage, type Messages } from './messages/index.js';
 import { tenantPatternMatcher, type WholeMatch } from '../shared/tenant-regex.js';
+import { own } from '../shared/own.js';
 
 export type FormValue = string | number | boolean;
 
@@ -159,13 +160,13 @@ export async function validateFormSubmission(
   for (const c of form.components) {
     if (!isInput(c)) continue;
     if (isReadOnly(c, options.readOnly ?? false)) {
-      const shown = options.defaults?.[c.id];
+      const shown = own(options.defaults, c.id);
       if (shown === undefined) continue;
       const { value } = checkComponent({ ...c, validate: null }, shown, today, matches);
       values[c.id] = value ?? shown;
       continue;
     }
-    const raw = submitted[c.id];
+    const raw = own(submitted, c.id);
     if (raw !== undefined) typed[c.id] = raw.slice(0, 10_000);
     const { value, problem } = checkComponent(c, raw, today, matches);
     if (problem) {
