@@ -149,7 +149,7 @@ export const ERROR_DOCS = {
   API_KEY_OPERATION_NOT_PERMITTED: 'the key may not be used directly (without a token) on this operation',
   FORBIDDEN: 'generic: not allowed, when no more specific code applies',
   MISSING_PERMISSION: "the token's scope lacks the operation's permission",
-  PERMISSION_ESCALATION: 'a key would get permissions its creator does not hold',
+  PERMISSION_ESCALATION: 'a key would get permissions its creator does not hold, or the caller would change or delete a key holding permissions the caller does not hold',
   NOT_FOUND: 'generic: not found, when no more specific code applies',
   ROUTE_NOT_FOUND: 'no route has this path (local gateway)',
   API_KEY_NOT_FOUND: 'no such API key in this tenant',
@@ -321,8 +321,8 @@ export class MissingPermissionError extends apiError('MISSING_PERMISSION') {
 }
 
 export class PermissionEscalationError extends apiError('PERMISSION_ESCALATION') {
-  constructor(permissions: string[]) {
-    super(`A key cannot be given permissions its creator does not hold: ${permissions.join(', ')}.`);
+  constructor(permissions: string[], message = 'A key cannot be given permissions its creator does not hold') {
+    super(`${message}: ${permissions.join(', ')}.`);
   }
 }
 
