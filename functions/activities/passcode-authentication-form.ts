@@ -185,7 +185,9 @@ export const submission: Submission<typeof spec> = {
         description:
           result === 'PASS'
             ? `The end user proved the passcode of policy ${outcome.policyName} (SRP-6a).`
-            : `The end user did not prove the passcode of policy ${outcome.policyName} within the attempts allowed.`,
+            : outcome.lockedUntil
+              ? `Too many wrong passcodes of policy ${outcome.policyName} in a row: the passcode is locked until ${outcome.lockedUntil}.`
+              : `The end user did not prove the passcode of policy ${outcome.policyName} within the attempts allowed.`,
         checkedAt: now.toISOString(),
         reports: [],
       };
