@@ -27,8 +27,8 @@ import { localFunctions } from './functions.js';
 import { installEventPublisher } from '../../functions/events/publisher.js';
 import { localEventBus } from './events.js';
 import { startSweeper } from './sweeper.js';
-import { startReconciler } from './reconciler.js';
-import { recordDynamoCalls, recordMethods, recordS3Calls, writeUsage } from './aws-usage.js';
+import { endOrphanedJourneys, startReconciler } from './reconciler.js';
+import { asOperation, recordDynamoCalls, recordMethods, recordS3Calls, writeUsage } from './aws-usage.js';
 import { mirrorToDisk, startLocalS3 } from './s3.js';
 import { s3 } from '../../functions/store/images.js';
 import { dynamo as storeClient } from '../../functions/store/client.js';
@@ -85,6 +85,8 @@ function ensureSigningKey(path: string): void {
 export async function startLocalRuntime(opts: { localDir: string; port: number; host?: string }): Promise<LocalRuntime> {
   const localDir = resolve(opts.localDir);
   mkdirSync(localDir, { recursive: true, mode: 0o700 });
+  // A clean stop removes runtime.json: still there, the last run crashed (or was killed).
+  const crashed = existsSync(join(localDir, 'runtime.json'));
   // Every tenant's items, face images and the signing key are in here: this user's only, also
   // for a folder an earlier version made with the default mode.
   chmodSync(localDir, 0o700);
@@ -146,6 +148,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     installOrchestrator(orchestrator);
     installEventPublisher(bus);
     await republishDefinitions(admin, engine);
+    if (crashed) await asOperation('reconcileExecutions', () => endOrphanedJourneys(new Date()));
     const sweeper = startSweeper(admin, LOCAL_TABLE, Number(process.env.SWEEP_INTERVAL_SECONDS ?? 60));
     // Every five minutes, as the reconciler's schedule on AWS.
     const reconciler = startReconciler(Number(process.env.RECONCILE_INTERVAL_SECONDS ?? 300));

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { call } from './client.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -74,18 +75,42 @@ describe('a killed service leaves nothing running', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('DynamoDB Local ends when the service is killed with SIGKILL', async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: ROOT, env: { ...process.env, PORT: '0', LOCAL_DIR: dir }, stdio: 'ignore' });
+  const start = async (): Promise<number> => {
+    rmSync(join(dir, 'started'), { force: true });
+    child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: ROOT, env: { ...process.env, PORT: '0', LOCAL_DIR: dir }, stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
     const deadline = Date.now() + 120_000;
-    while (!existsSync(join(dir, 'runtime.json'))) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error('the service did not start');
+    while (!out.includes('Ctrl-C stops')) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the service did not start: ${out}`);
       await new Promise((r) => setTimeout(r, 200));
     }
+    return Number(/localhost:(\d+)/.exec(out)![1]);
+  };
+
+  it('DynamoDB Local ends when the service is killed with SIGKILL, and the next start ends the journeys it left', async () => {
+    const port = await start();
+    const apiKey = (JSON.parse(readFileSync(join(dir, 'bootstrap.json'), 'utf8')) as { apiKey: string }).apiKey;
+    const token = (await call('POST', '/api/arthr/apiKeys/issue', { port, apiKey, body: {} })).json.token as string;
+    const pt = await call('POST', '/api/process-manager/processTokens', {
+      port,
+      token,
+      body: { name: 'crash', processDefnName: 'identity-check', processDefnVersion: 1, parameters: { firstName: 'Ann' } },
+    });
+    const instance = (await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { port, token })).json.processInstanceId as string;
     const { dynamodb } = portsOf(dir);
     expect(listening().some((s) => s.port === dynamodb)).toBe(true);
-    child.kill('SIGKILL');
+    child!.kill('SIGKILL');
     const gone = Date.now() + 20_000;
     while (listening().some((s) => s.port === dynamodb) && Date.now() < gone) await new Promise((r) => setTimeout(r, 200));
     expect(listening().some((s) => s.port === dynamodb), 'DynamoDB Local still listens after the service was killed').toBe(false);
-  }, 240_000);
+
+    // The journey died with the engine: the next start ends its instance rather than leave it ACTIVE.
+    const again = await start();
+    const token2 = (await call('POST', '/api/arthr/apiKeys/issue', { port: again, apiKey, body: {} })).json.token as string;
+    const read = await call('GET', `/api/process-manager/processInstances/${instance}`, { port: again, token: token2 });
+    expect(read.json.status).toBe('COMPLETED_TERMINATED');
+    child!.kill('SIGINT');
+    await new Promise((r) => child!.once('exit', r));
+  }, 360_000);
 });
