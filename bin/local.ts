@@ -18,12 +18,22 @@ const lines = [
   `OpenAPI document:  http://localhost:${runtime.port}/openapi.json`,
   `Example journeys:  identity-check v1, passcode-registration v1 (process definitions of the demo tenant${runtime.published.length ? '; published now' : ''})`,
 ];
-if (bootstrap) {
+const dir = process.env.LOCAL_DIR ?? '.local';
+if (bootstrap && runtime.createdDemo) {
+  // The secret is shown once, when it is made (as the API shows a key's secret once); later
+  // starts point to where it is kept, so it does not land in every terminal log and scrollback.
   lines.push(
-    `Demo API key:      ${bootstrap.apiKey}${runtime.createdDemo ? '   (new; also in .local/bootstrap.json)' : '   (from .local/bootstrap.json)'}`,
+    `Demo API key:      ${bootstrap.apiKey}   (new: shown this once; kept in ${dir}/bootstrap.json, readable by you only)`,
     '',
     'Get a bearer token:',
     `  curl -s -X POST ${baseUrl}/api/arthr/apiKeys/issue -H "X-API-Key: ${bootstrap.apiKey}" -H 'content-type: application/json' -d '{}'`,
+  );
+} else if (bootstrap) {
+  lines.push(
+    `Demo API key:      in ${dir}/bootstrap.json (shown when it was made)`,
+    '',
+    'Get a bearer token:',
+    `  curl -s -X POST ${baseUrl}/api/arthr/apiKeys/issue -H "X-API-Key: $(node -p "require('./${dir}/bootstrap.json').apiKey")" -H 'content-type: application/json' -d '{}'`,
   );
 } else {
   lines.push('The demo tenant exists but .local/bootstrap.json is gone: make a new key with `npm run operator -- create-key --tenant demo --local`.');

@@ -108,6 +108,7 @@ export const ERRORS = {
 
   // 429: the tenant's own rate limit (its share of the deployment), not the gateway's.
   TOO_MANY_REQUESTS: { status: 429, message: 'This tenant is over its request rate; retry after Retry-After seconds.', headers: { 'Retry-After': '1' } },
+  PASSCODE_LOCKED: { status: 429, message: 'Too many wrong passcodes: the passcode is locked for now.' },
 
   // 500
   INTERNAL_ERROR: { status: 500, message: 'An internal error occurred.', expose: false },
@@ -149,7 +150,7 @@ export const ERROR_DOCS = {
   API_KEY_OPERATION_NOT_PERMITTED: 'the key may not be used directly (without a token) on this operation',
   FORBIDDEN: 'generic: not allowed, when no more specific code applies',
   MISSING_PERMISSION: "the token's scope lacks the operation's permission",
-  PERMISSION_ESCALATION: 'a key would get permissions its creator does not hold',
+  PERMISSION_ESCALATION: 'a key would get permissions its creator does not hold, or the caller would change or delete a key holding permissions the caller does not hold',
   NOT_FOUND: 'generic: not found, when no more specific code applies',
   ROUTE_NOT_FOUND: 'no route has this path (local gateway)',
   API_KEY_NOT_FOUND: 'no such API key in this tenant',
@@ -188,6 +189,7 @@ export const ERROR_DOCS = {
   SESSION_TOO_LARGE: "journey pages: what the end user sent would make the journey's session (its data as JSON) larger than 196,608 bytes (192 KiB); the step keeps waiting, so a shorter answer can be sent",
   UNSUPPORTED_MEDIA_TYPE: 'bodies are `application/json`; journey forms `application/x-www-form-urlencoded`; the face image `multipart/form-data`',
   TOO_MANY_REQUESTS: "the tenant made more requests this second than its rate limit (bearer and \"B or K\" routes; `-c tenantRateLimit`), or issued more tokens than its token issue limit (`-c tokenRateLimit`); retry after `Retry-After` seconds",
+  PASSCODE_LOCKED: 'five or more wrong passcodes in a row for this user and policy, over any journeys: locked until the time the message names (1 minute, doubling per further wrong passcode, at most a day)',
   INTERNAL_ERROR: 'with no detail; the cause goes to the log',
   SERVICE_UNAVAILABLE: 'with `Retry-After`: an AWS service the operation needs throttled it or did not answer in time (journey pages: Step Functions did not take a step submission); nothing is lost, and sending the same request again completes it',
   QUOTA_EXCEEDED: "with `Retry-After` (300): a quota of the deployment's AWS account is used up (Step Functions' state machines per account, when publishing a definition); operators are alerted",
@@ -321,8 +323,8 @@ export class MissingPermissionError extends apiError('MISSING_PERMISSION') {
 }
 
 export class PermissionEscalationError extends apiError('PERMISSION_ESCALATION') {
-  constructor(permissions: string[]) {
-    super(`A key cannot be given permissions its creator does not hold: ${permissions.join(', ')}.`);
+  constructor(permissions: string[], message = 'A key cannot be given permissions its creator does not hold') {
+    super(`${message}: ${permissions.join(', ')}.`);
   }
 }
 

@@ -11,7 +11,7 @@
  * attestation parsers (X.509, ASN.1) is about 380 KB minified, more than a handler's budget by
  * itself.
  */
-export const LAYER_PACKAGES = ['@simplewebauthn/server'] as const;
+export const LAYER_PACKAGES = ['@simplewebauthn/server', 're2-wasm'] as const;
 export type LayerPackage = (typeof LAYER_PACKAGES)[number];
 
 /**

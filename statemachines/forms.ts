@@ -22,6 +22,7 @@
  */
 import * as z from '../functions/shared/zod.js';
 import { isExpression, referencePath } from './references.js';
+import { protoKeyPath } from '../functions/shared/own.js';
 
 /**
  * The component types of the family's designer: an upload or an inline form using any of them
@@ -201,7 +202,11 @@ export const FormComponentSchema = z
   .looseObject({
     type: z.enum(CUSTOM_DATA_FORM_COMPONENT_TYPES),
     /** The key of the entered value in the form's data; unique in the form. */
-    id: z.string().check(z.regex(/^[A-Za-z0-9_-]{1,100}$/, 'must be 1 to 100 letters, digits, _ or -')),
+    // An id becomes a key of the values the end user gives (shared/own.ts: __proto__ cannot be one).
+    id: z.string().check(
+      z.regex(/^[A-Za-z0-9_-]{1,100}$/, 'must be 1 to 100 letters, digits, _ or -'),
+      z.refine((id) => id !== '__proto__', 'must not be __proto__'),
+    ),
     label: optional(LocalizedTextSchema),
     /** A value; a text that is a whole reference (`${firstName}`) is read from the journey when the form is shown. */
     default: optional(z.union([bounded(FORM_LIMITS.text), z.number(), z.boolean(), LocalizedTextSchema])),
@@ -283,6 +288,8 @@ export function parseCustomDataFormResource(resource: string): { ok: true; form:
   } catch (err) {
     return { ok: false, issues: [{ path: [], message: `must be a data form as a JSON string: ${(err as Error).message}` }] };
   }
+  const proto = protoKeyPath(json);
+  if (proto !== undefined) return { ok: false, issues: [{ path: proto.split('.'), message: 'a key named __proto__ cannot be stored' }] };
   return parseDataForm(json);
 }
 

@@ -2,6 +2,7 @@ import { completePasscodeRegistration } from '../identity-store/passcodes.js';
 import { ActivityError, withCheck, type ActivityAccess, type ServiceRun } from './contract.js';
 import { identityStores } from './identity.js';
 import { key, s, type ActivitySpec } from './spec.js';
+import { own } from '../shared/own.js';
 
 export const spec = {
   type: 'COMPLETE_PASSCODE_REGISTRATION',
@@ -27,7 +28,7 @@ export const aws = { table: ['GetItem', 'PutItem', 'DeleteItem'] } as const sati
 
 export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId, actor, now }) => {
   const key = inputs['Passcode Registration Key'];
-  const registration = session.vars?.[key] as { storeName?: string; algorithmInfo?: { parameters?: { i?: string } } } | undefined;
+  const registration = own(session.vars, key) as { storeName?: string; algorithmInfo?: { parameters?: { i?: string } } } | undefined;
   const sessionId = registration?.algorithmInfo?.parameters?.i;
   if (!registration?.storeName || !sessionId) {
     throw new ActivityError('PasscodeRegistrationNotFound', `No passcode registration is kept under ${key}: run Start Passcode Registration first.`);

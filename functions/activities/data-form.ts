@@ -8,6 +8,7 @@ import { findFormVersion } from '../process-manager/form-references.js';
 import { customDataForms } from '../process-manager/deps.js';
 import { ActivityError, type ActivityAccess, type Screens, type StepBegin, type StepView, type Submission } from './contract.js';
 import { key, s, stepTimeout, type ActivitySpec } from './spec.js';
+import { own } from '../shared/own.js';
 
 export const spec = {
   type: 'DATA_FORM',
@@ -123,7 +124,7 @@ export function formDefaults(form: DataForm, state: unknown, lang = 'en'): Recor
  * to what was entered, and a read-only confirmation under the same key shows it.
  */
 export function keptValues(form: DataForm, state: unknown, dataKey: string, lang = 'en'): Record<string, string> {
-  const kept = (state as { vars?: Record<string, unknown> } | undefined)?.vars?.[dataKey];
+  const kept = own((state as { vars?: Record<string, unknown> } | undefined)?.vars, dataKey);
   if (kept === null || typeof kept !== 'object' || Array.isArray(kept)) return {};
   const out: Record<string, string> = {};
   for (const c of form.components) {
@@ -177,11 +178,11 @@ export const submission: Submission<typeof spec> = {
     const { inputs } = view;
     const form = recordedForm(view);
     const offersRetake = inputs['Show Retake Button'] === true && inputs['Hide Buttons'] !== true;
-    if (body[ACTION_FIELD] === 'retake' && offersRetake) {
+    if (own(body, ACTION_FIELD) === 'retake' && offersRetake) {
       return { fail: { error: RETAKE, cause: `The end user chose Retake at ${view.step.activityId}.` } };
     }
     const defaults = shownValues(view);
-    const outcome = validateFormSubmission(form, body, view.lang, now, { defaults, readOnly: inputs['Read Only'] === true });
+    const outcome = await validateFormSubmission(form, body, view.lang, now, { defaults, readOnly: inputs['Read Only'] === true });
     if (!outcome.ok) {
       const max = inputs['Max Attempts'];
       if (max === undefined) return { page: formPage(view, outcome.values, outcome) };

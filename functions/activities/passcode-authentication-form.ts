@@ -13,6 +13,7 @@ import type { ActivityAccess, Screens, StepBegin, StepCompletion, StepView, Subm
 import { formDefaults, recordedForm, stepForm } from './data-form.js';
 import { identityStores } from './identity.js';
 import { key, s, stepTimeout, type ActivitySpec } from './spec.js';
+import { own } from '../shared/own.js';
 
 export const spec = {
   type: 'PASSCODE_AUTHENTICATION_FORM',
@@ -128,11 +129,11 @@ export const submission: Submission<typeof spec> = {
   async submit(view, { body = {} }, now) {
     const { record, step, inputs } = view;
     const dataForm = recordedForm(view);
-    const fields = validateFormSubmission(dataForm, body, view.lang, now, { defaults: formDefaults(dataForm, step.state, view.lang) });
+    const fields = await validateFormSubmission(dataForm, body, view.lang, now, { defaults: formDefaults(dataForm, step.state, view.lang) });
     // The form's fields, then what the service records (which a field of the same id does not override).
     const form = { ...(fields.ok ? fields.values : {}), formName: inputs['Data form name'], formVersion: inputs['Data form version'] };
     // A passcode refused for itself: the screen comes back with the fields as they were typed.
-    const typed = { ok: false as const, errors: {}, values: Object.fromEntries(dataForm.components.map((c) => [c.id, body[c.id] ?? ''])) };
+    const typed = { ok: false as const, errors: {}, values: Object.fromEntries(dataForm.components.map((c) => [c.id, own(body, c.id) ?? ''])) };
     const dataKey = inputs['Form data Key'];
     const complete = (values: Record<string, unknown>, extra: Record<string, unknown> = {}, check?: CheckRecord): { complete: StepCompletion } => ({
       complete: { result: { vars: { [dataKey]: values }, ...extra }, values, dataKey, ...(check ? { check } : {}) },
@@ -184,7 +185,9 @@ export const submission: Submission<typeof spec> = {
         description:
           result === 'PASS'
             ? `The end user proved the passcode of policy ${outcome.policyName} (SRP-6a).`
-            : `The end user did not prove the passcode of policy ${outcome.policyName} within the attempts allowed.`,
+            : outcome.lockedUntil
+              ? `Too many wrong passcodes of policy ${outcome.policyName} in a row: the passcode is locked until ${outcome.lockedUntil}.`
+              : `The end user did not prove the passcode of policy ${outcome.policyName} within the attempts allowed.`,
         checkedAt: now.toISOString(),
         reports: [],
       };

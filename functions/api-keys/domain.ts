@@ -7,6 +7,7 @@ import {
   ApiKeyOperationNotPermittedError,
   ConcurrentUpdateError,
   InvalidApiKeyError,
+  InvalidTokenError,
   InvalidTransitionError,
   PermissionEscalationError,
   ValidationError,
@@ -58,8 +59,8 @@ export interface ApiKeyStore {
   list(tenantId: string): Promise<ApiKeyRecord[]>;
   /** Writes `record` only if the stored version is still `record.version - 1`; false otherwise. */
   replace(record: ApiKeyRecord): Promise<boolean>;
-  /** False when there was nothing to delete. */
-  delete(tenantId: string, id: string): Promise<boolean>;
+  /** False when there was nothing to delete, or (with `version`) the stored version is another. */
+  delete(tenantId: string, id: string, version?: number): Promise<boolean>;
   /**
    * One conditional write: stamps `lastIssuedAtDtm` only when the hash matches and the key is
    * ACTIVE and unexpired. On refusal returns what is stored (if anything) so the caller can say why.
@@ -78,6 +79,8 @@ export interface Actor {
   tenantId: string;
   /** `apikey:{id}` for a token, `operator` for the operator CLI. */
   principal: string;
+  /** The key behind the token; none for the operator CLI. */
+  apiKeyId?: string;
   permissions: ReadonlySet<PermissionName>;
 }
 
@@ -144,16 +147,38 @@ function checkTypeAndExpiry(type: ApiKeyType, expiringDtm: string | null, change
   }
 }
 
+/**
+ * A key made or changed by a key that expires (a SESSION key, or any key with `expiringDtm`)
+ * expires no later than it: otherwise a short-lived key could mint itself a permanent successor.
+ */
+function checkOutlives(expiringDtm: string | null, actorExpiry: string | null | undefined, details: ErrorDetail[]): void {
+  if (!actorExpiry) return;
+  if (!expiringDtm || new Date(expiringDtm) > new Date(actorExpiry)) {
+    details.push({ location: 'body.expiringDtm', message: `the calling key expires at ${actorExpiry}; a key it makes or changes must expire by then` });
+  }
+}
+
+/** The grant rule for changes: a caller may change or delete only a key whose permissions it holds itself. */
+function checkMayChange(target: ApiKeyRecord, actor: Actor): void {
+  const stronger = target.permissions.filter((p) => {
+    const parsed = parsePermission(p);
+    return !parsed || !actor.permissions.has(parsed.name);
+  });
+  if (stronger.length) throw new PermissionEscalationError(stronger, 'The key holds permissions the caller does not hold, so the caller cannot change or delete it');
+}
+
 export function newApiKey(
   input: ApiKeyCreateInput,
   actor: Actor,
   now: Date,
+  actorExpiry?: string | null,
 ): { record: ApiKeyRecord; secret: string } {
   const details: ErrorDetail[] = [];
   const permissions = checkPermissions(input.permissions ?? [], actor, details);
   const type = input.type ?? 'PERMANENT';
   const expiringDtm = normaliseDate(input.expiringDtm);
   checkTypeAndExpiry(type, expiringDtm, true, now, details);
+  checkOutlives(expiringDtm, actorExpiry, details);
   if (details.length) throw new ValidationError('The API key is not valid.', details);
 
   const id = randomUUID();
@@ -183,7 +208,8 @@ export function newApiKey(
   };
 }
 
-export function applyUpdate(current: ApiKeyRecord, input: ApiKeyUpdateInput, actor: Actor, now: Date): ApiKeyRecord {
+export function applyUpdate(current: ApiKeyRecord, input: ApiKeyUpdateInput, actor: Actor, now: Date, actorExpiry?: string | null): ApiKeyRecord {
+  checkMayChange(current, actor);
   if (current.status === 'ARCHIVED') {
     throw new InvalidTransitionError('An archived API key is final and cannot be changed.');
   }
@@ -192,6 +218,7 @@ export function applyUpdate(current: ApiKeyRecord, input: ApiKeyUpdateInput, act
   const type = input.type ?? current.type;
   const expiringDtm = input.expiringDtm !== undefined ? normaliseDate(input.expiringDtm) : current.expiringDtm;
   checkTypeAndExpiry(type, expiringDtm, input.expiringDtm !== undefined, now, details);
+  if (input.expiringDtm !== undefined) checkOutlives(expiringDtm, actorExpiry, details);
   if (details.length) throw new ValidationError('The API key update is not valid.', details);
 
   return {
@@ -302,8 +329,25 @@ export function tokenTtl(record: ApiKeyRecord, configuredTtl: number, now: Date)
 // ---------------------------------------------------------------------------------------------
 // Operations over the store: the handlers call these with `deps.ts`'s store.
 
+/**
+ * The key behind the caller's token, read again: key management acts only for a key that is
+ * still ACTIVE and unexpired, so blocking, archiving or deleting a key stops its tokens managing
+ * keys at once (other routes accept them until they expire: at most the token TTL). The
+ * operator CLI has no key.
+ */
+export async function actingKey(apiKeys: ApiKeyStore, actor: Actor, now: Date): Promise<ApiKeyRecord | undefined> {
+  if (!actor.apiKeyId) return undefined;
+  const record = await apiKeys.get(actor.tenantId, actor.apiKeyId);
+  if (!record) throw new InvalidTokenError('The API key behind this token was deleted.');
+  if (record.status === 'BLOCKED') throw new ApiKeyBlockedError();
+  if (record.status === 'ARCHIVED') throw new ApiKeyArchivedError();
+  if (record.expiringDtm && new Date(record.expiringDtm) <= now) throw new ApiKeyExpiredError();
+  return record;
+}
+
 export async function createApiKey(apiKeys: ApiKeyStore, input: ApiKeyCreateInput, actor: Actor, now: Date) {
-  const created = newApiKey(input, actor, now);
+  const acting = await actingKey(apiKeys, actor, now);
+  const created = newApiKey(input, actor, now, acting?.expiringDtm);
   await apiKeys.create(created.record);
   return created;
 }
@@ -321,13 +365,21 @@ export async function updateApiKey(
   actor: Actor,
   now: Date,
 ): Promise<ApiKeyRecord> {
-  const next = applyUpdate(await getApiKey(apiKeys, tenantId, id), input, actor, now);
+  const acting = await actingKey(apiKeys, actor, now);
+  const next = applyUpdate(await getApiKey(apiKeys, tenantId, id), input, actor, now, acting?.expiringDtm);
   if (!(await apiKeys.replace(next))) throw new ConcurrentUpdateError();
   return next;
 }
 
-export async function deleteApiKey(apiKeys: ApiKeyStore, tenantId: string, id: string): Promise<void> {
-  if (!(await apiKeys.delete(tenantId, id))) throw new ApiKeyNotFoundError(id);
+/** Deletes a key the caller may change (the grant rule), only as it was read (409 when it changed meanwhile). */
+export async function deleteApiKey(apiKeys: ApiKeyStore, tenantId: string, id: string, actor: Actor, now: Date): Promise<void> {
+  await actingKey(apiKeys, actor, now);
+  const current = await getApiKey(apiKeys, tenantId, id);
+  checkMayChange(current, actor);
+  if (!(await apiKeys.delete(tenantId, id, current.version))) {
+    if (await apiKeys.get(tenantId, id)) throw new ConcurrentUpdateError();
+    throw new ApiKeyNotFoundError(id);
+  }
 }
 
 /**

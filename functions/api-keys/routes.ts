@@ -57,7 +57,8 @@ export const apiKeyRoutes = {
     auth: 'bearer',
     permission: 'ArthrServer:createTenantApiKey',
     summary: 'Create an API key; its secret is returned in this response only',
-    description: 'A caller can grant only permissions its own token holds (403 PERMISSION_ESCALATION otherwise).',
+    description:
+      'A caller can grant only permissions its own token holds (403 PERMISSION_ESCALATION otherwise). A key made by a key that expires (a SESSION key) must expire no later (400). The calling key must still be ACTIVE and unexpired (401 otherwise, even with a token it issued earlier).',
     tag: 'API keys',
     request: { body: ApiKeyCreateSchema },
     responses: {
@@ -66,7 +67,7 @@ export const apiKeyRoutes = {
       401: unauthorized,
       403: forbidden,
     },
-    aws: { table: ['PutItem'] },
+    aws: { table: ['GetItem', 'PutItem'] },
   }),
   getApiKey: defineRoute({
     operationId: 'getApiKey',
@@ -97,7 +98,8 @@ export const apiKeyRoutes = {
     summary: 'Update an API key',
     description:
       'Fields present replace the stored ones; absent fields are kept; read-only fields are ignored. ' +
-      'BLOCKED pauses a key and ACTIVE resumes it; ARCHIVED is final.',
+      'BLOCKED pauses a key and ACTIVE resumes it; ARCHIVED is final. Only a key whose permissions the caller holds itself ' +
+      '(403 PERMISSION_ESCALATION otherwise); a caller whose own key expires cannot set a later expiringDtm (400).',
     tag: 'API keys',
     request: { path: ApiKeyIdPathSchema, body: ApiKeyUpdateSchema },
     responses: {
@@ -118,7 +120,8 @@ export const apiKeyRoutes = {
     auth: 'bearer',
     permission: 'ArthrServer:deleteFromTenant',
     summary: 'Delete an API key (cannot be undone)',
-    description: 'Tokens already issued from the key stay valid until they expire.',
+    description:
+      'Only a key whose permissions the caller holds itself (403 PERMISSION_ESCALATION otherwise); 409 when the key changed since it was read. Tokens already issued from the key are refused by key management at once and by other routes when they expire (at most the token TTL).',
     tag: 'API keys',
     request: { path: ApiKeyIdPathSchema },
     responses: {
@@ -127,7 +130,8 @@ export const apiKeyRoutes = {
       401: unauthorized,
       403: forbidden,
       404: error('No such key in this tenant.'),
+      409: error('The key changed since it was read (CONCURRENT_UPDATE); read it and try again.'),
     },
-    aws: { table: ['DeleteItem'] },
+    aws: { table: ['GetItem', 'DeleteItem'] },
   }),
 } satisfies Record<string, RouteDef>;

@@ -92,7 +92,7 @@ export interface RouteDef<
    * (lib/bundling.ts LAYER_PACKAGES); the bundle benchmark checks the list against what the
    * bundle imports.
    */
-  layerPackages?: readonly '@simplewebauthn/server'[];
+  layerPackages?: readonly ('@simplewebauthn/server' | 're2-wasm')[];
 }
 
 /**

@@ -7,9 +7,12 @@ import type { Config } from '../config.js';
  * region, or of no tenant at all, is refused: a body never names a tenant.
  */
 export function tenantFromHost(host: string | undefined, config: Pick<Config, 'SERVICE_REGION' | 'SERVICE_DOMAIN'>): string {
+  const example = `{tenantId}.${config.SERVICE_REGION}.${config.SERVICE_DOMAIN}`;
+  // One host name and at most one port, as RFC 9110 has it: `a.b:1:2`, userinfo, spaces or a
+  // second host are refused, not cut down to something that looks right.
+  if (!/^[A-Za-z0-9.-]+(?::\d{1,5})?$/.test(host ?? '')) throw new InvalidHostError(`Tenant routes are served on ${example}.`);
   const name = (host ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
   const suffix = `.${config.SERVICE_DOMAIN.toLowerCase()}`;
-  const example = `{tenantId}.${config.SERVICE_REGION}.${config.SERVICE_DOMAIN}`;
   if (!name.endsWith(suffix)) {
     throw new InvalidHostError(`Tenant routes are served on ${example}.`);
   }

@@ -18,6 +18,7 @@ import {
   toErrorResponse,
   type ErrorDetail,
 } from '../errors.js';
+import { protoKeyPath } from '../shared/own.js';
 import { isPermissionName, qualify, type PermissionName } from '../auth/permissions.js';
 import { verifyBearer } from '../auth/jwt.js';
 import { signerFor } from '../auth/signer.js';
@@ -147,16 +148,29 @@ function readBody(route: RouteDef, event: APIGatewayProxyEventV2): unknown {
       throw new UnsupportedMediaTypeError(`Send the form as application/x-www-form-urlencoded, not ${type || 'nothing'}.`);
     }
     // A field sent twice keeps its last value, as a page's form never sends one twice.
-    return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+    return refuseProtoKeys(Object.fromEntries(new URLSearchParams(raw.toString('utf8'))));
   }
   if (type && type !== 'application/json' && !type.endsWith('+json')) {
     throw new UnsupportedMediaTypeError(`Send the body as application/json, not ${type}.`);
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    parsed = JSON.parse(raw.toString('utf8'));
   } catch (err) {
     throw new MalformedJsonError(`The request body is not valid JSON: ${(err as Error).message}`);
   }
+  return refuseProtoKeys(parsed);
+}
+
+/** A body with a key named `__proto__` anywhere is refused at that key (shared/own.ts says why). */
+function refuseProtoKeys<T>(body: T): T {
+  const at = protoKeyPath(body);
+  if (at !== undefined) {
+    throw new ValidationError('The request body has a key named __proto__, which cannot be stored; use another name.', [
+      { location: `body.${at}`, message: 'a key named __proto__ cannot be stored' },
+    ]);
+  }
+  return body;
 }
 
 /** API Gateway sets X-Forwarded-Proto; the local gateway serves plain http. */

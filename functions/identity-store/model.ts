@@ -237,6 +237,22 @@ export interface PasscodeRecord {
   policyName: string;
   current?: { verifier: string; salt: string; registeredDtm: string };
   history: { verifier: string; salt: string }[];
+  /** Wrong passcodes in a row, over every journey and session, and the lockout they earned (passcodes.ts). */
+  guard?: PasscodeGuard;
+}
+
+export interface PasscodeGuard {
+  failures: number;
+  lockedUntil?: string;
+}
+
+/**
+ * The user's passcode guard after a proof: written only over the count read (so two guesses at
+ * once are two failures), or removed (`next: null`) after a right passcode.
+ */
+export interface GuardChange {
+  expectedFailures: number;
+  next: PasscodeGuard | null;
 }
 
 export interface PasscodeStore {
@@ -259,9 +275,9 @@ export interface PasscodeStore {
   saveLogin(session: PasscodeLoginSession): Promise<void>;
   getLogin(tenantId: string, storeName: string, sessionId: string, now: Date): Promise<PasscodeLoginSession | undefined>;
   /** A failed proof: the new b, B and count, written only over the attempt count read (one guess at a time), with the event. */
-  retryLogin(session: PasscodeLoginSession, expectedAttempts: number, event: IdentityEvent): Promise<boolean>;
-  /** The login is over (proved, or out of attempts): the session goes, only if unchanged, with the event (and, proved, the user's authentication record). */
-  endLogin(session: PasscodeLoginSession, expectedAttempts: number, event: IdentityEvent, authentication?: AuthenticationRecord): Promise<boolean>;
+  retryLogin(session: PasscodeLoginSession, expectedAttempts: number, events: IdentityEvent[], guard: GuardChange): Promise<boolean>;
+  /** The login is over (proved, or out of attempts): the session goes, only if unchanged, with the events (and, proved, the user's authentication record). */
+  endLogin(session: PasscodeLoginSession, expectedAttempts: number, events: IdentityEvent[], guard: GuardChange | undefined, authentication?: AuthenticationRecord): Promise<boolean>;
 }
 
 export interface IdentityStores {
@@ -280,6 +296,7 @@ export const IDENTITY_EVENT_TYPES = [
   'PASSCODE_DEREGISTERED',
   'PASSCODE_AUTHENTICATED',
   'PASSCODE_AUTHENTICATION_FAILED',
+  'PASSCODE_LOCKED',
   'PASSKEY_REGISTERED',
   'PASSKEY_AUTHENTICATED',
   'PASSKEY_AUTHENTICATION_FAILED',

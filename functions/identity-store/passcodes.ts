@@ -6,6 +6,7 @@ import { MAX_PASSCODE_HISTORY, PolicyNotFoundError, type PasscodeRequirements } 
 import { findUser, userView } from './users.js';
 import { SRP_ALGORITHM, finishLogin, newSalt, parseVerifier, startLogin, verifierToBase64 } from './srp.js';
 import type { AuthenticationRecord, IdentityStoreStore, IdentityStores, IdentityUserRecord, PasscodeLoginSession, PasscodeRecord, PasscodeRegistrationSession, UserRef } from './model.js';
+import { own } from '../shared/own.js';
 
 export type { IdentityStores, PasscodeLoginSession, PasscodeRecord, PasscodeRegistrationSession, PasscodeStore } from './model.js';
 
@@ -21,7 +22,7 @@ export class PasscodeNotGivenError extends apiError('PASSCODE_NOT_GIVEN') {}
 export class PasscodeHistoryProofError extends apiError('PASSCODE_HISTORY_PROOF_REQUIRED') {}
 
 function policyOf(store: Awaited<ReturnType<IdentityStoreStore['get']>> & object, policyName: string): PasscodeRequirements {
-  const policy = store.passcodePolicies[policyName];
+  const policy = own(store.passcodePolicies, policyName);
   if (!policy) throw new PolicyNotFoundError(`Passcode policy ${policyName} was not found in store ${store.name}.`);
   return policy.requirements;
 }
@@ -169,6 +170,35 @@ export async function stagePasscodeRegistration(
 
 /** How many wrong passcodes a journey's passcode authentication takes before it fails. */
 export const MAX_PASSCODE_ATTEMPTS = 3;
+
+/**
+ * Guessing is limited per user and policy, not only per journey (a journey's attempts end, a
+ * new journey would start again): after PASSCODE_LOCKOUT.threshold wrong passcodes in a row,
+ * over any number of journeys and sessions, the passcode is locked for `firstLockSeconds`,
+ * doubling with each further wrong one once the lock is over, up to `maxLockSeconds`. While
+ * locked no login starts and no proof is checked (a right passcode gets in no sooner); a lock
+ * that starts is recorded as a PASSCODE_LOCKED identity event; a right passcode resets the
+ * count. Five guesses, then 1 min, 2, 4, ... a day: about 25 guesses in the first day, far
+ * under ASVS 2.2.1's 100 an hour, while a user who mistypes a few times is not held long.
+ */
+export const PASSCODE_LOCKOUT = { threshold: 5, firstLockSeconds: 60, maxLockSeconds: 86_400 } as const;
+
+/** How long the passcode locks after this many wrong passcodes in a row (0: not yet). */
+export function lockSeconds(failures: number): number {
+  if (failures < PASSCODE_LOCKOUT.threshold) return 0;
+  return Math.min(PASSCODE_LOCKOUT.firstLockSeconds * 2 ** (failures - PASSCODE_LOCKOUT.threshold), PASSCODE_LOCKOUT.maxLockSeconds);
+}
+
+function lockedUntil(passcode: PasscodeRecord | undefined, now: Date): Date | undefined {
+  const until = passcode?.guard?.lockedUntil;
+  return until && new Date(until) > now ? new Date(until) : undefined;
+}
+
+export class PasscodeLockedError extends apiError('PASSCODE_LOCKED') {
+  constructor(until: Date) {
+    super(`Too many wrong passcodes: this passcode is locked until ${until.toISOString()}.`);
+  }
+}
 /** How long a passcode authentication may take. */
 export const PASSCODE_LOGIN_TTL_SECONDS = 600;
 
@@ -184,6 +214,8 @@ export async function startPasscodeLogin(
   policyOf(store, input.policyName);
   const passcode = await s.passcodes.get(input.tenantId, input.storeName, user.id, input.policyName);
   if (!passcode?.current) throw new PasscodeRegistrationNotFoundError(`The user has no passcode under policy ${input.policyName}.`);
+  const locked = lockedUntil(passcode, input.now);
+  if (locked) throw new PasscodeLockedError(locked);
   const stored = { identity: user.id, salt: passcode.current.salt, verifier: passcode.current.verifier };
   const { b, B } = await startLogin(stored);
   const session: PasscodeLoginSession = {
@@ -220,7 +252,7 @@ export function loginChallenge(session: PasscodeLoginSession) {
 export type PasscodeLoginOutcome =
   | { result: 'PASS'; M2: string; policyName: string; attempts: number }
   | { result: 'RETRY'; session: PasscodeLoginSession }
-  | { result: 'FAIL'; policyName: string; attempts: number };
+  | { result: 'FAIL'; policyName: string; attempts: number; lockedUntil?: string };
 
 /**
  * The client's proof (A, M1) checked against the passcode (SRP-6a: aborts on A mod N = 0 and
@@ -236,7 +268,7 @@ export async function finishPasscodeLogin(
   const gone = () => new PasscodeRegistrationNotFoundError('This passcode authentication has expired or ended.');
   if (!session) throw gone();
   const passcode = await s.passcodes.get(input.tenantId, input.storeName, session.userId, session.policyName);
-  const event = (type: 'PASSCODE_AUTHENTICATED' | 'PASSCODE_AUTHENTICATION_FAILED', reason?: string) =>
+  const event = (type: 'PASSCODE_AUTHENTICATED' | 'PASSCODE_AUTHENTICATION_FAILED' | 'PASSCODE_LOCKED', details: Record<string, string> = {}) =>
     newEvent({
       tenantId: input.tenantId,
       type,
@@ -244,9 +276,16 @@ export async function finishPasscodeLogin(
       userId: session.userId,
       externalId: session.externalId,
       actor: input.actor,
-      details: { policyName: session.policyName, ...(reason ? { reason } : {}) },
+      details: { policyName: session.policyName, ...details },
       now: input.now,
     });
+  const failures = passcode?.guard?.failures ?? 0;
+  // Locked since this login started (another session's guesses): no proof is checked.
+  const locked = lockedUntil(passcode, input.now);
+  if (locked) {
+    if (!(await s.passcodes.endLogin(session, session.attempts, [event('PASSCODE_AUTHENTICATION_FAILED', { reason: 'LOCKED' })], undefined))) throw gone();
+    return { result: 'FAIL', policyName: session.policyName, attempts: session.attempts, lockedUntil: locked.toISOString() };
+  }
   // The passcode may have been deregistered or changed since the login started: then no proof can hold.
   const outcome =
     passcode?.current && passcode.current.salt === session.salt
@@ -263,17 +302,28 @@ export async function finishPasscodeLogin(
       method: 'PASSCODE',
       policyName: session.policyName,
     };
-    if (!(await s.passcodes.endLogin(session, session.attempts, event('PASSCODE_AUTHENTICATED'), record))) throw gone();
+    const reset = passcode?.guard ? { expectedFailures: failures, next: null } : undefined;
+    if (!(await s.passcodes.endLogin(session, session.attempts, [event('PASSCODE_AUTHENTICATED')], reset, record))) throw gone();
     return { result: 'PASS', M2: outcome.M2, policyName: session.policyName, attempts: session.attempts + 1 };
   }
   const attempts = session.attempts + 1;
-  if (attempts >= MAX_PASSCODE_ATTEMPTS || !passcode?.current) {
-    if (!(await s.passcodes.endLogin(session, session.attempts, event('PASSCODE_AUTHENTICATION_FAILED', outcome.reason)))) throw gone();
+  const failed = event('PASSCODE_AUTHENTICATION_FAILED', { reason: outcome.reason });
+  if (!passcode?.current) {
+    if (!(await s.passcodes.endLogin(session, session.attempts, [failed], undefined))) throw gone();
     return { result: 'FAIL', policyName: session.policyName, attempts };
+  }
+  const lock = lockSeconds(failures + 1);
+  const until = lock ? new Date(input.now.getTime() + lock * 1000).toISOString() : undefined;
+  const guard = { expectedFailures: failures, next: { failures: failures + 1, ...(until ? { lockedUntil: until } : {}) } };
+  const loginEvents = until ? [failed, event('PASSCODE_LOCKED', { failures: String(failures + 1), lockedUntil: until })] : [failed];
+  // Out of this journey's attempts, or locked now (no further guess could be checked): the login ends.
+  if (attempts >= MAX_PASSCODE_ATTEMPTS || until) {
+    if (!(await s.passcodes.endLogin(session, session.attempts, loginEvents, guard))) throw gone();
+    return { result: 'FAIL', policyName: session.policyName, attempts, ...(until ? { lockedUntil: until } : {}) };
   }
   const fresh = await startLogin({ identity: session.identity, salt: session.salt, verifier: passcode.current.verifier });
   const next: PasscodeLoginSession = { ...session, ...fresh, attempts };
-  if (!(await s.passcodes.retryLogin(next, session.attempts, event('PASSCODE_AUTHENTICATION_FAILED', outcome.reason)))) throw gone();
+  if (!(await s.passcodes.retryLogin(next, session.attempts, loginEvents, guard))) throw gone();
   return { result: 'RETRY', session: next };
 }
 

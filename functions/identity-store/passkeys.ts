@@ -5,6 +5,7 @@ import { newEvent } from './events.js';
 import { IdentityStoreNotFoundError, PolicyNotFoundError } from './stores.js';
 import { ExternalIdNotUniqueError, findUser, newUser, userView } from './users.js';
 import type { AuthenticationRecord, IdentityStoreRecord, IdentityUserRecord, PasskeyRecord, PasskeyRpConfig, PasskeySession, PasskeyStores, UserRef } from './model.js';
+import { own } from '../shared/own.js';
 
 export type { AuthenticationRecord, PasskeyAuthenticationPolicy, PasskeyRecord, PasskeyRegistrationPolicy, PasskeyRpConfig, PasskeySession, PasskeyStore, PasskeyStores } from './model.js';
 
@@ -27,7 +28,7 @@ export class NoPendingSessionError extends apiError('PASSKEY_SESSION_NOT_FOUND')
 const SESSION_SECONDS_MIN = 60;
 
 function rpOf(store: IdentityStoreRecord, rpId: string): PasskeyRpConfig {
-  const rp = store.passkeyConfig?.[rpId];
+  const rp = own(store.passkeyConfig, rpId);
   if (!rp) throw new RelyingPartyNotFoundError(`Store ${store.name} has no passkey configuration for relying party ${rpId}.`);
   return rp;
 }
@@ -54,7 +55,7 @@ export async function startPasskeyRegistration(
 ) {
   const { store, user } = await storeAndUser(s, input.tenantId, input.storeName, input.user);
   const rp = rpOf(store, input.rpId);
-  const policy = rp.registrationPolicies[input.policyName];
+  const policy = own(rp.registrationPolicies, input.policyName);
   if (!policy) throw new PolicyNotFoundError(`Relying party ${input.rpId} has no registration policy ${input.policyName}.`);
   let userId: string;
   let username: string;
@@ -196,7 +197,7 @@ export async function startPasskeyAuthentication(
 ) {
   const { store, user } = await storeAndUser(s, input.tenantId, input.storeName, input.user);
   const rp = rpOf(store, input.rpId);
-  const policy = rp.authenticationPolicies[input.policyName];
+  const policy = own(rp.authenticationPolicies, input.policyName);
   if (!policy) throw new PolicyNotFoundError(`Relying party ${input.rpId} has no authentication policy ${input.policyName}.`);
   let userId: string | undefined;
   let allow: { id: string; transports?: string[] }[] = [];

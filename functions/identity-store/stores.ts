@@ -45,6 +45,10 @@ export function checkPasscodePolicy(name: string, policy: PasscodePolicy): void 
   if (r.minimumLength > r.maximumLength) problems.push({ location: `${at}.minimumLength`, message: 'must not be more than maximumLength' });
   const counted = r.digitCount + r.symbolCount + r.lowerCaseCount + r.upperCaseCount;
   if (counted > r.maximumLength) problems.push({ location: at, message: `the character counts (${counted}) exceed maximumLength` });
+  // These rules run only in the end user's browser, as they type (SRP: the service never sees a
+  // passcode), so JavaScript's engine is the one to satisfy, and a backreference rule such as
+  // `(.)\1\1` stays possible. Patterns the service itself runs on end users' input (data form
+  // fields) are held to RE2 instead (shared/tenant-regex.ts).
   for (const list of ['requiredRegExes', 'allowedRegExes', 'disallowedRegExes'] as const) {
     r[list].forEach((rule, i) => {
       try {

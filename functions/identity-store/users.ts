@@ -3,6 +3,7 @@ import { newId26 } from '../shared/ids.js';
 import { newEvent } from './events.js';
 import { IdentityStoreNotFoundError } from './stores.js';
 import type { IdentityStoreStore, IdentityUserRecord, IdentityUserStore, UserRef } from './model.js';
+import { own } from '../shared/own.js';
 
 export type { IdentityUserRecord, IdentityUserStore, UserRef } from './model.js';
 
@@ -83,7 +84,7 @@ export async function findUser(s: { stores: IdentityStoreStore; users: IdentityU
 export function userRefFrom(inputs: Record<string, unknown>, vars: Record<string, unknown> | undefined): UserRef | undefined {
   const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
   const keyName = str(inputs['User Key']);
-  const kept = keyName ? (vars?.[keyName] as { id?: unknown } | undefined) : undefined;
+  const kept = keyName ? (own(vars, keyName) as { id?: unknown } | undefined) : undefined;
   const id = str(inputs['User ID']) ?? str(kept?.id);
   if (id) return { userId: id };
   const ext = str(inputs['User External ID']);

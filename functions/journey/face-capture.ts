@@ -1,7 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { inflateSync } from 'node:zlib';
 import { JPG } from 'image-size/types/jpg';
 import { PNG } from 'image-size/types/png';
-import { GOOD_FACE_IMAGE_SIDE, MAX_FACE_IMAGE_BYTES, MIN_FACE_IMAGE_SIDE } from './face-limits.js';
+import jpeg from 'jpeg-js';
+import { PNG as PngDecoder } from 'pngjs';
+import { GOOD_FACE_IMAGE_SIDE, MAX_FACE_IMAGE_BYTES, MAX_FACE_IMAGE_PIXELS, MIN_FACE_IMAGE_SIDE } from './face-limits.js';
 import type { CheckRecord, ImageRecord } from '../process-manager/model.js';
 
 /** Why an image was refused; the page words each in the end user's language. */
@@ -46,9 +49,67 @@ export function inspectFaceImage(given: Uint8Array): InspectedImage | { problem:
   const width = turned ? size.height : size.width;
   const height = turned ? size.width : size.height;
   if (Math.min(width, height) < MIN_FACE_IMAGE_SIDE) return { problem: 'tooSmall' };
+  if (width * height > MAX_FACE_IMAGE_PIXELS) return { problem: 'tooLarge' };
+  // The header alone proves nothing: a 97-byte PNG header may claim 100000 x 100000 pixels with
+  // no pixel data behind it. The whole image must decode, to the size its header claims.
+  if (!decodesFully(kind, bytes, size)) return { problem: 'unreadable' };
   return kind === 'JPEG'
     ? { format: 'JPEG', contentType: 'image/jpeg', extension: 'jpg', width, height }
     : { format: 'PNG', contentType: 'image/png', extension: 'png', width, height };
+}
+
+/** Whether every pixel decodes (pure-JS decoders, bounded by MAX_FACE_IMAGE_PIXELS) and the result has the header's size. */
+function decodesFully(kind: 'JPEG' | 'PNG', bytes: Uint8Array, size: { width: number; height: number }): boolean {
+  try {
+    const decoded =
+      kind === 'JPEG'
+        ? jpeg.decode(bytes, { useTArray: true, tolerantDecoding: false, maxResolutionInMP: MAX_FACE_IMAGE_PIXELS / 1e6, maxMemoryUsageInMB: 256 })
+        : PngDecoder.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    if (kind === 'PNG' && !pngHasAllRows(bytes)) return false;
+    return decoded.width === size.width && decoded.height === size.height && decoded.data.length >= size.width * size.height * 4;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a PNG's compressed data inflates to every row its header claims. pngjs fills what is
+ * missing with zeros (an empty IDAT decodes to a black image of any size), so the rows are
+ * counted here: per Adam7 pass when interlaced, each row a filter byte and its pixels.
+ */
+function pngHasAllRows(bytes: Uint8Array): boolean {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const width = buf.readUInt32BE(16);
+  const height = buf.readUInt32BE(20);
+  const [bitDepth, colorType, , , interlace] = [buf[24]!, buf[25]!, buf[26]!, buf[27]!, buf[28]!];
+  const channels = ({ 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 } as Record<number, number>)[colorType];
+  if (!channels) return false;
+  const rowBytes = (w: number) => (w === 0 ? 0 : 1 + Math.ceil((w * channels * bitDepth) / 8));
+  const passes = interlace
+    ? [
+        [0, 0, 8, 8],
+        [4, 0, 8, 8],
+        [0, 4, 4, 8],
+        [2, 0, 4, 4],
+        [0, 2, 2, 4],
+        [1, 0, 2, 2],
+        [0, 1, 1, 2],
+      ].map(([x0, y0, dx, dy]) => ({ w: Math.ceil((width - x0!) / dx!), h: Math.ceil((height - y0!) / dy!) }))
+    : [{ w: width, h: height }];
+  const expected = passes.reduce((sum, p) => sum + (p.w > 0 && p.h > 0 ? p.h * rowBytes(p.w) : 0), 0);
+  const idat: Buffer[] = [];
+  for (let at = 8; at + 8 <= buf.length; ) {
+    const length = buf.readUInt32BE(at);
+    const type = buf.toString('latin1', at + 4, at + 8);
+    if (type === 'IDAT') idat.push(buf.subarray(at + 8, at + 8 + length));
+    if (type === 'IEND') break;
+    at += 12 + length;
+  }
+  try {
+    return inflateSync(Buffer.concat(idat), { maxOutputLength: expected + 1 }).length >= expected;
+  } catch {
+    return false;
+  }
 }
 
 /** The stored record of one capture: where its bytes are and what they are. */

@@ -15,6 +15,8 @@ import {
   type LocalizedText,
 } from '../../statemachines/forms.js';
 import { fill, messages, pickLanguage, type Messages } from './messages/index.js';
+import { tenantPatternMatcher, type WholeMatch } from '../shared/tenant-regex.js';
+import { own } from '../shared/own.js';
 
 export type FormValue = string | number | boolean;
 
@@ -79,7 +81,7 @@ const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
 const NUMBER = /^-?\d{1,15}([.,]\d{1,15})?$/;
 
 /** One component's value from what was posted: the value to keep, or what is wrong with it. */
-function checkComponent(c: FormComponent, raw: string | undefined, today: Date): { value?: FormValue; problem?: Problem } {
+function checkComponent(c: FormComponent, raw: string | undefined, today: Date, matches: WholeMatch): { value?: FormValue; problem?: Problem } {
   const v = c.validate ?? {};
   const missing = { problem: { own: 'missingMessage', fallback: 'form_missing' } } as const;
   if (c.type === 'checkbox') {
@@ -126,7 +128,7 @@ function checkComponent(c: FormComponent, raw: string | undefined, today: Date):
       return parsed.valid ? { value: parsed.number.e164 } : invalid(region ? 'form_phone' : 'form_phoneIntl');
     }
     default: {
-      if (v.pattern != null && !new RegExp(`^(?:${v.pattern})$`, 'u').test(text)) return invalid('form_invalid');
+      if (v.pattern != null && !matches(v.pattern, text)) return invalid('form_invalid');
       return { value: text };
     }
   }
@@ -141,13 +143,15 @@ function checkComponent(c: FormComponent, raw: string | undefined, today: Date):
  * the page showed (`defaults`), whatever is posted: the end user confirms them, so they are not
  * judged either.
  */
-export function validateFormSubmission(
+export async function validateFormSubmission(
   form: DataForm,
   submitted: Record<string, string | undefined>,
   lang: string,
   today: Date,
   options: { defaults?: Record<string, string>; readOnly?: boolean } = {},
-): FormOutcome {
+): Promise<FormOutcome> {
+  // The tenant's patterns run on RE2, linear in the end user's input (shared/tenant-regex.ts).
+  const matches = await tenantPatternMatcher();
   const texts = formTexts(form, lang);
   const s = messages(pickLanguage(lang));
   const errors: Record<string, string> = {};
@@ -156,15 +160,15 @@ export function validateFormSubmission(
   for (const c of form.components) {
     if (!isInput(c)) continue;
     if (isReadOnly(c, options.readOnly ?? false)) {
-      const shown = options.defaults?.[c.id];
+      const shown = own(options.defaults, c.id);
       if (shown === undefined) continue;
-      const { value } = checkComponent({ ...c, validate: null }, shown, today);
+      const { value } = checkComponent({ ...c, validate: null }, shown, today, matches);
       values[c.id] = value ?? shown;
       continue;
     }
-    const raw = submitted[c.id];
+    const raw = own(submitted, c.id);
     if (raw !== undefined) typed[c.id] = raw.slice(0, 10_000);
-    const { value, problem } = checkComponent(c, raw, today);
+    const { value, problem } = checkComponent(c, raw, today, matches);
     if (problem) {
       const own = c.validate?.[problem.own] ?? (problem.own === 'invalidLengthMessage' ? c.validate?.invalidMessage : undefined);
       errors[c.id] = own ? texts.text(own) : fill(s[problem.fallback], problem.n);

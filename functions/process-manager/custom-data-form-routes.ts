@@ -17,6 +17,7 @@ const BASE = '/api/process-manager/customDataForms';
 export const customDataFormRoutes = {
   addCustomDataForm: defineRoute({
     operationId: 'addCustomDataForm',
+    layerPackages: ['re2-wasm'],
     method: 'POST',
     path: BASE,
     handler: 'functions/process-manager/custom-data-form-add.ts',

@@ -1,3 +1,4 @@
+import { checkFormPatterns } from './form-patterns.js';
 import { randomUUID } from 'node:crypto';
 import { apiError, ConcurrentUpdateError, ValidationError } from '../errors.js';
 import { DEPLOYMENT_TRANSITIONS, checkTransition } from './lifecycle.js';
@@ -40,6 +41,7 @@ export async function addCustomDataForm(
   input: NewCustomDataForm,
   ctx: { tenantId: string; principal: string; now: Date },
 ): Promise<CustomDataFormRecord> {
+  await checkFormPatterns(input.resource);
   for (let attempt = 0; ; attempt++) {
     const version = input.version ?? ((await forms.latestVersion(ctx.tenantId, input.name)) ?? 0) + 1;
     const at = ctx.now.toISOString();

@@ -21,6 +21,7 @@ import {
 export const definitionRoutes = {
   createProcessDefinition: defineRoute({
     operationId: 'createProcessDefinition',
+    layerPackages: ['re2-wasm'],
     method: 'POST',
     path: '/api/process-manager/processDefinitions',
     handler: 'functions/process-manager/create-process-definition.ts',

@@ -312,17 +312,21 @@ const CSV_COLUMNS = [
 
 /**
  * Spreadsheet programs run a cell that starts with = + - @ (or tab / CR) as a formula; the
- * parameters come from relying parties' own users, so such cells get a leading apostrophe.
+ * parameters come from relying parties' own users, so such cells get a leading apostrophe, and
+ * so does every line of a value after a line break (a program that splits the cell, or a reader
+ * that takes a lone LF as a row end, would otherwise meet `=1+1` at a line start). A cell with
+ * any line break is quoted, so the break stays inside its cell (csv-stringify quotes on its
+ * record delimiter, CRLF here, and not on a lone LF).
  */
-function cell(value: unknown): string {
+export function csvCell(value: unknown): string {
   const s = value === undefined || value === null ? '' : String(value);
-  return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+  return s.replace(/(^|\r\n|\n|\r)(?=[=+\-@\t\r])/g, "$1'");
 }
 
 export function instancesCsv(records: InstanceView[]): string {
   const rows = records.map((r) => {
     const v = instanceView(r) as Record<string, unknown>;
-    return CSV_COLUMNS.map((c) => cell(v[c]));
+    return CSV_COLUMNS.map((c) => csvCell(v[c]));
   });
-  return stringify([[...CSV_COLUMNS], ...rows], { record_delimiter: '\r\n' });
+  return stringify([[...CSV_COLUMNS], ...rows], { record_delimiter: '\r\n', quoted_match: /[\r\n]/ });
 }

@@ -1,3 +1,4 @@
+import { unrunnableDefinitionPatterns } from './form-patterns.js';
 import { getConfig } from '../config.js';
 import { apiError, ValidationError, type ErrorDetail } from '../errors.js';
 import { validateDefinition } from '../../statemachines/validate.js';
@@ -62,6 +63,8 @@ export async function publishDefinition(d: Deps, input: unknown, ctx: Ctx): Prom
   if (notRunnable.length > 0) throw onBody('The process definition names activities this deployment cannot run.', notRunnable);
   const missing = await missingFormReferences(d.forms, ctx.tenantId, definition.activities);
   if (missing.length > 0) throw onBody('The process definition names data forms this tenant does not have.', missing);
+  const patterns = await unrunnableDefinitionPatterns(definition.activities);
+  if (patterns.length > 0) throw onBody('The process definition has data form patterns this service cannot run.', patterns);
   if (await d.definitions.getByNameVersion(ctx.tenantId, definition.name, definition.version)) {
     throw new DefinitionExistsError(definition.name, definition.version);
   }
@@ -98,6 +101,8 @@ export async function publishBpmnUpload(d: Deps, upload: BpmnUpload, ctx: Ctx): 
   if (definition && problems.length === 0 && 'definition' in converted) {
     const missing = await missingFormReferences(d.forms, ctx.tenantId, definition.activities);
     problems.push(...missing.map((x) => locateOnBpmn(x, converted.definition, graph)));
+    const patterns = await unrunnableDefinitionPatterns(definition.activities);
+    problems.push(...patterns.map((x) => locateOnBpmn(x, converted.definition, graph)));
   }
   if (problems.length > 0 || !definition) throw new InvalidBpmnError(problems);
   // Sized with the longest version number before one is taken: a definition refused for its size uses none.

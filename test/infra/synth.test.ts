@@ -23,7 +23,7 @@ describe('cdk synth', () => {
       cwd: REPO_ROOT,
       env,
       encoding: 'utf8',
-      timeout: 180_000,
+      timeout: 420_000,
     });
     // cdk-nag runs as a validation plugin in bin/app.ts: an unacknowledged finding fails here.
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
@@ -34,5 +34,5 @@ describe('cdk synth', () => {
     expect(Object.values(template.Resources).some((r) => r.Type === 'AWS::ApiGatewayV2::Api')).toBe(true);
     // versionReporting is off in cdk.json: no metadata resource phoning home on deploy.
     expect(Object.values(template.Resources).some((r) => r.Type === 'AWS::CDK::Metadata')).toBe(false);
-  }, 180_000);
+  }, 450_000);
 });

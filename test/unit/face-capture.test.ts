@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { faceCaptureCheck, faceImageRecord, inspectFaceImage } from '../../functions/journey/face-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from '../../functions/journey/face-limits.js';
@@ -34,6 +35,31 @@ describe('inspectFaceImage', () => {
     expect(inspectFaceImage(Buffer.from([0xff, 0xd8]))).toEqual({ problem: 'notAnImage' });
     expect(inspectFaceImage(FACE.subarray(0, 30))).toEqual({ problem: 'unreadable' });
     expect(inspectFaceImage(PNG.subarray(0, 12))).toEqual({ problem: 'unreadable' });
+  });
+
+  it('refuses an image whose header is all there is: it must decode fully', () => {
+    // The attack that passed: a 97-byte PNG (signature, IHDR claiming 100000 x 100000, an empty
+    // IDAT, IEND); and the same header claiming a size within bounds; and a JPEG cut short.
+    const chunk = (type: string, data: Buffer) => {
+      const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+      const len = Buffer.alloc(4);
+      len.writeUInt32BE(data.length);
+      const crc = Buffer.alloc(4);
+      crc.writeUInt32BE(crc32(body));
+      return Buffer.concat([len, body, crc]);
+    };
+    const header = (w: number, h: number) => {
+      const ihdr = Buffer.alloc(13);
+      ihdr.writeUInt32BE(w, 0);
+      ihdr.writeUInt32BE(h, 4);
+      ihdr.set([8, 6, 0, 0, 0], 8);
+      return Buffer.concat([PNG.subarray(0, 8), chunk('IHDR', ihdr), chunk('IDAT', Buffer.alloc(0)), chunk('IEND', Buffer.alloc(0))]);
+    };
+    expect(inspectFaceImage(header(100_000, 100_000))).toEqual({ problem: 'tooLarge' });
+    expect(inspectFaceImage(header(640, 480))).toEqual({ problem: 'unreadable' });
+    expect(inspectFaceImage(FACE.subarray(0, Math.floor(FACE.length / 2)))).toEqual({ problem: 'unreadable' });
+    expect(inspectFaceImage(PNG.subarray(0, PNG.length - 40))).toEqual({ problem: 'unreadable' });
+    expect(inspectFaceImage(PNG)).toMatchObject({ format: 'PNG', width: 320, height: 240 });
   });
 
   it('holds the size limit at its edge', () => {

@@ -66,6 +66,16 @@ describe('instancesCsv', () => {
     const [, row] = instancesCsv([record]).split('\r\n');
     expect(row).toContain(`'=1+1,"O""Neil, Jr",'@x,'-1`);
   });
+
+  it('neutralises a formula after a line break inside a value, and keeps the break inside its quoted cell', () => {
+    const { record } = newInstance({ ...token, parameters: { firstName: 'Ann\n=1+1', lastName: 'x\r\n+SUM(A1)', email: 'a\r@b' } }, definition, { tenantId: 'acme', principal: 'p', now });
+    const csv = instancesCsv([record]);
+    expect(csv).toContain(`"Ann\n'=1+1"`);
+    expect(csv).toContain(`"x\r\n'+SUM(A1)"`);
+    expect(csv).toContain(`"a\r'@b"`);
+    // No line of the file starts with a formula character.
+    for (const line of csv.split(/\r\n|\n|\r/)) expect(line).not.toMatch(/^[=+\-@]/);
+  });
 });
 
 describe('the OpenAPI document', () => {

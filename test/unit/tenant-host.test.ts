@@ -19,6 +19,13 @@ describe('tenantFromHost', () => {
     ['acme.fir.notexample.com'],
     ['-acme.fir.example.com'],
     ['ac#me.fir.example.com'],
+    ['acme.fir.example.com:443:443'],
+    ['acme.fir.example.com:443:8080'],
+    ['acme.fir.example.com:'],
+    ['acme.fir.example.com:123456'],
+    ['user@acme.fir.example.com'],
+    ['acme.fir.example.com, other.fir.example.com'],
+    [' acme.fir.example.com'],
   ])('rejects %s', (host) => {
     expect(() => tenantFromHost(host, config)).toThrow(expect.objectContaining({ code: 'INVALID_HOST', statusCode: 400 }));
   });
