@@ -39,6 +39,7 @@ import { parseCondition, toChoiceRule } from './conditions/index.js';
 import { isoDurationSeconds } from './bpmn/duration.js';
 import { variablePath } from './variables.js';
 import { TRANSIENT_ERROR } from '../functions/activities/contract.js';
+import { normaliseKeep } from '../functions/shared/session-state.js';
 
 export { listErrorNames } from './catalogue.js';
 
@@ -86,6 +87,8 @@ export interface AslTaskState extends AslTransition {
       inputs: Record<string, unknown>;
       /** Output parameters: process variable → JUEL expression, set when the activity completes. */
       outputs?: Record<string, string>;
+      /** The session paths the execution's state keeps (executionKeep): the activity returns only these, with the reference. */
+      keep: string[];
       'state.$': '$';
       'taskToken.$'?: '$$.Task.Token';
     };
@@ -272,6 +275,8 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
           activityType: activity.type,
           inputs: activity.inputs,
           ...(activity.outputs ? { outputs: activity.outputs } : {}),
+          // Filled in below, once every state that reads or writes the state is known.
+          keep: [],
           'state.$': '$',
           ...(user ? { 'taskToken.$': '$$.Task.Token' as const } : {}),
         },
@@ -332,12 +337,42 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
     Comment: 'The outcome could not be recorded: the execution-end event or the reconciler records it from this output',
   };
 
+  const keep = executionKeep(states);
+  for (const state of Object.values(states)) {
+    if (state.Type === 'Task' && 'activityId' in state.Parameters.Payload) state.Parameters.Payload.keep = keep;
+  }
+
   const title = `${def.name} v${def.version}`;
   return {
     Comment: `${opts.stateMachineName ? `${opts.stateMachineName}: ` : ''}${title}. Compiled from the process definition; do not edit.`,
     StartAt: def.startActivityId,
     States: states,
   };
+}
+
+/**
+ * The session paths the execution's state must carry besides its reference to the stored
+ * session (functions/shared/session-state.ts): those its Choice rules read (a Simple Decider's
+ * rules, a gateway's conditions) and those its Pass states and Catch routes write (`_decision`,
+ * `_end`, `_lastError`, an error route's variables). Nothing else of the session enters the
+ * execution's history. Sorted, and without paths another one covers: the same ASL every time.
+ */
+export function executionKeep(states: Record<string, AslState>): string[] {
+  const paths: string[] = [];
+  const visit = (rule: unknown): void => {
+    if (Array.isArray(rule)) return rule.forEach(visit);
+    if (rule === null || typeof rule !== 'object') return;
+    for (const [k, v] of Object.entries(rule)) {
+      if (k === 'Variable' && typeof v === 'string') paths.push(v);
+      else if (k === 'And' || k === 'Or' || k === 'Not') visit(v);
+    }
+  };
+  for (const state of Object.values(states)) {
+    if (state.Type === 'Choice') visit(state.Choices);
+    if (state.Type === 'Pass') paths.push(state.ResultPath);
+    if (state.Type === 'Task') for (const c of state.Catch ?? []) if (c.ResultPath) paths.push(c.ResultPath);
+  }
+  return normaliseKeep(paths);
 }
 
 function timerSeconds(duration: string): number {

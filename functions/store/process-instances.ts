@@ -13,6 +13,7 @@ import { itemCodec, unexpired } from './codec.js';
 import { conditionally, dynamo, queryAll, transactWrite } from './client.js';
 import { keys } from './keys.js';
 import { OPEN_INSTANCES_INDEX } from './schema.js';
+import { sessionItem } from './sessions.js';
 
 const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
@@ -182,7 +183,7 @@ export const processInstanceStore: ProcessInstanceStore = {
    * creations on one token conflict inside DynamoDB and are retried, so every request ends as
    * exactly one instance or one clear refusal.
    */
-  async createWithToken(record, token, now, idempotency) {
+  async createWithToken(record, token, now, idempotency, session) {
     const stamp = now.toISOString();
     const nowEpoch = Math.floor(now.getTime() / 1000);
     const outcome = await transactWrite(
@@ -211,6 +212,7 @@ export const processInstanceStore: ProcessInstanceStore = {
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
+        session: session && { Put: { Item: sessionItem(record.tenantId, record.id, 0, session, record.expiresAt) } },
         viewT: { Put: { Item: viewItems(record)[0]! } },
         viewS: { Put: { Item: viewItems(record)[1]! } },
         viewD: { Put: { Item: viewItems(record)[2]! } },
