@@ -37,9 +37,9 @@ import { activitySpec, aslErrorName, STEP_TIMEOUT_DEFAULT, STEP_TIMEOUT_INPUT } 
 import { exhaustive, validateDefinition } from './validate.js';
 import { parseCondition, toChoiceRule } from './conditions/index.js';
 import { isoDurationSeconds } from './bpmn/duration.js';
-import { variablePath } from './variables.js';
+import { SESSION_KEYS, variablePath } from './variables.js';
 import { TRANSIENT_ERROR } from '../functions/activities/contract.js';
-import { normaliseKeep } from '../functions/shared/session-state.js';
+import { normaliseKeep, pathSegments } from '../functions/shared/session-state.js';
 
 export { listErrorNames } from './catalogue.js';
 
@@ -372,7 +372,9 @@ export function executionKeep(states: Record<string, AslState>): string[] {
     if (state.Type === 'Pass') paths.push(state.ResultPath);
     if (state.Type === 'Task') for (const c of state.Catch ?? []) if (c.ResultPath) paths.push(c.ResultPath);
   }
-  return normaliseKeep(paths);
+  // A rule on a root name that is no session key (a decider's `${firstName}`) reads where nothing
+  // ever is: there is nothing to keep for it.
+  return normaliseKeep(paths.filter((p) => (SESSION_KEYS as readonly string[]).includes(String(pathSegments(p)[0]))));
 }
 
 function timerSeconds(duration: string): number {

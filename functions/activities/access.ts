@@ -28,6 +28,8 @@ export function activityAccess(type: string): { table: TableAction[]; events: bo
   const spec = SPECS.find((s) => s.type === type);
   if (!spec || Object.prototype.hasOwnProperty.call(NOT_RUNNABLE, type)) return union([]);
   const own = (ACCESS as Record<string, ActivityAccess | undefined>)[type];
+  // A decider is a Choice state: the function never runs it.
+  if (spec.kind === 'decider') return union([]);
   return union([SESSION_ACCESS, ...(spec.kind === 'user' ? [USER_STEP_ACCESS] : []), ...(own ? [own] : [])]);
 }
 
