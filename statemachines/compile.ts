@@ -3,22 +3,35 @@
  * activity id so an execution's history reads like the definition.
  *
  * The contract the runtime builds on:
- * - The execution's state (`$`) is the instance's session data: `{instance, parameters, vars,
- *   _checks, _faces, _decision?, _errors?, _lastError?}`.
+ * - The instance's session data (`{instance, parameters, vars, _checks, _faces, _decision?,
+ *   _end?, _lastError?}`) lives in the table, one item per version (`SESSION#{v}` in the
+ *   instance's partition, with its TTL). The execution's state (`$`) is only
+ *   `{_ref: {tenantId, processInstanceId, v}, ...projection}`: the reference to the version, and
+ *   the session's values at the paths this state machine itself reads or writes (`keep`, see
+ *   executionKeep): those its Choice rules read (a Simple Decider's rules, a gateway's
+ *   conditions, compiled to `Variable: '$.vars.x'` as before, so no rule changes) and those its
+ *   Pass states and Catch routes write (`_decision`, `_end`, `_lastError`, an error route's
+ *   variables). So what end users typed enters Step Functions' execution history (kept 90 days,
+ *   whatever the instance's retention) only where a designer routes on it: a gateway on
+ *   `${details.documentNumber}` puts the document number there; one on `${details.channel}` only
+ *   the channel.
  * - A service activity is a `lambda:invoke` task whose payload is `{activityId, activityType,
- *   inputs, state}`; the activity Lambda returns the whole new session state (`OutputPath
- *   $.Payload`).
+ *   inputs, outputs?, keep, state}`; the activity Lambda reads the version `state._ref.v`, lays
+ *   what the state carries over it (what Pass states and Catch routes wrote since), runs, writes
+ *   version v+1, and returns `{_ref: {..., v: v+1}, ...projection}` (`OutputPath $.Payload`).
  * - A user activity is a `lambda:invoke.waitForTaskToken` task whose payload also carries the
- *   task token; the Lambda records the screen and returns, and the end user's submission
- *   resumes the execution with `SendTaskSuccess(output = the whole new session state)`.
+ *   task token; the Lambda records the screen (with the session and the version) and returns,
+ *   and the end user's submission writes version v+1 and resumes the execution with
+ *   `SendTaskSuccess(output = {_ref, ...projection})`.
  * - An error boundary event is a `Catch` on the event's ASL error name (the Lambda's error type,
  *   or SendTaskFailure's `error`), which puts `{Error, Cause}` at `$._lastError` and moves on.
  * - A Simple Decider is a `Choice` state.
  * - Every end goes through one last state, `Record outcome`, which invokes the execution-end
- *   function with the session: the instance's final status (PASS, FAIL, REVIEW, an error end)
+ *   function with the state (its `_ref` names the instance, its `_decision` and `_end` are kept
+ *   in it): the instance's final status (PASS, FAIL, REVIEW, an error end)
  *   is written by the workflow itself, not inferred later from a status-change event that
  *   EventBridge delivers best-effort and without the output when it is large. Its result is
- *   dropped (`ResultPath: null`), so the execution's output is still the session. If it cannot
+ *   dropped (`ResultPath: null`), so the execution's output is still the state. If it cannot
  *   record (after its retries), the execution still succeeds, with that output, through
  *   `Outcome not recorded`, and the execution-end event or the reconciler records it.
  * - Every Task retries Lambda's transient failures and the activity's `Activity.Transient`

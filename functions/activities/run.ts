@@ -55,9 +55,13 @@ interface Loaded {
  * process locally), and it runs the activity's module. The inputs are resolved once, here
  * (references, defaults, required inputs, types; see inputs.ts), before any module sees them.
  *
+ * The session is the table's (statemachines/compile.ts): the version the state refers to, with
+ * what the state machine wrote since laid over it (functions/shared/session-state.ts).
+ *
  * User steps record where the journey waits (after their module's `begin`, if any) and return; the execution resumes when the end
- * user's submission sends the task token back. Service activities return the whole new session
- * state; a domain error fails the step under its stable name, which an error boundary event can
+ * user's submission sends the task token back. Service activities write the new session as the
+ * next version and return its reference with the projection the state machine keeps (`keep`);
+ * a domain error fails the step under its stable name, which an error boundary event can
  * route. An activity whose module is marked not runnable fails the step with ActivityUnavailable,
  * which ends the instance as COMPLETED_PROCESS_ERROR.
  */
