@@ -225,6 +225,8 @@ async function settle(
 async function handOver(record: ProcessInstanceRecord, step: WaitingStep, claim: StepClaim, resumer: TaskResumer & TaskFailer, now: Date): Promise<void> {
   // Stored before the hand-over (Step Functions must find the version it is told of).
   const resumed = 'complete' in claim.outcome ? await resumedState(record, step, claim.outcome.complete.result) : undefined;
+  // The execution wrote that version itself: it went on without the step, which is finished as a timed-out one is.
+  if ('complete' in claim.outcome && resumed === undefined && step.ref) return instances.finishStep(record.tenantId, record.id, claim, record.expiresAt, now).then(() => undefined);
   try {
     if (resumed) {
       await resumer.sendTaskSuccess(claim.taskToken, resumed);
@@ -254,14 +256,18 @@ async function handOver(record: ProcessInstanceRecord, step: WaitingStep, claim:
  * Functions gets only the reference and the projection the state machine keeps, so what the end
  * user entered stays out of the execution's history. The same claim always makes the same
  * version, so a hand-over sent again writes it again, harmlessly; a write that fails sends
- * nothing, and the claim stays for the next submission (503).
+ * nothing, and the claim stays for the next submission (503). The version is written only where
+ * no activity has written it: undefined when one has, which means the execution went on without
+ * the step (its timer route), as a timed-out task would say.
  */
-async function resumedState(record: ProcessInstanceRecord, step: WaitingStep, result: Record<string, unknown>): Promise<object> {
+async function resumedState(record: ProcessInstanceRecord, step: WaitingStep, result: Record<string, unknown>): Promise<object | undefined> {
   const session = applyOutputs(mergeSession(step.state, result), step.outputs);
   if (!step.ref) return session;
   const ref = { tenantId: record.tenantId, processInstanceId: record.id, v: step.ref.v + 1 };
   try {
-    await sessions.put(ref.tenantId, ref.processInstanceId, ref.v, session, record.expiresAt);
+    // The writer: this task (its token's digest; the token itself stays in the step's item).
+    const writer = createHash('sha256').update(step.taskToken).digest('base64url');
+    if (!(await sessions.put(ref.tenantId, ref.processInstanceId, ref.v, session, record.expiresAt, writer))) return undefined;
   } catch (err) {
     if (!isTransientError(err)) throw err;
     throw new ServiceUnavailableError(`The journey's data for ${step.activityId} could not be stored; send it again.`, undefined, { cause: err });

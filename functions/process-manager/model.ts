@@ -411,9 +411,11 @@ export interface SessionStore {
   get(tenantId: string, processInstanceId: string, v: number, now: Date): Promise<{ session: Record<string, unknown>; expiresAt: number } | undefined>;
   /**
    * Writes version `v` (over any earlier write of the same version: a retried attempt's) and
-   * deletes version `v - 2`, so the two latest stay.
+   * deletes version `v - 2`, so the two latest stay. With a `writer` (a user step's submission),
+   * only over a write of the same writer: false when someone else (the activity of a route the
+   * execution took meanwhile, a timer's) wrote the version, which is then left as it is.
    */
-  put(tenantId: string, processInstanceId: string, v: number, session: Record<string, unknown>, expiresAt: number): Promise<void>;
+  put(tenantId: string, processInstanceId: string, v: number, session: Record<string, unknown>, expiresAt: number, writer?: string): Promise<boolean>;
 }
 
 export interface ProcessInstanceStore {

@@ -166,5 +166,28 @@ describe('completeUserStep with the session in the table', () => {
     const next = JSON.parse(written()[0]!.data) as { vars: { form: Record<string, string> } };
     expect(next.vars.form).toEqual({ name: 'Bob Entered', country: 'DE' });
     expect(written()[0]!.expiresAt).toBe(FAR);
+    // Written only where no activity wrote: the condition names this task as the writer.
+    const put = ddb.commandCalls(PutCommand)[0]!.args[0].input;
+    expect(put.ConditionExpression).toBe('attribute_not_exists(PK) OR writer = :writer');
+    expect((put.Item as { writer: string }).writer).toBe(put.ExpressionAttributeValues![':writer']);
+    expect((put.Item as { writer: string }).writer).not.toContain('tok-1');
+  });
+
+  it('sends nothing and finishes the step when the execution already wrote that version (it went on by a timer route)', async () => {
+    const conditionFailed = Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
+    ddb.on(PutCommand).rejects(conditionFailed);
+    const transacts: string[] = [];
+    ddb.on(TransactWriteCommand).callsFake((input: { TransactItems: Record<string, { Key?: { SK: string }; Item?: { SK: string } }>[] }) => {
+      transacts.push(input.TransactItems.map((i) => Object.values(i)[0]!.Key?.SK ?? Object.values(i)[0]!.Item?.SK).join(', '));
+      return {};
+    });
+    await completeUserStep(
+      { tenantId: 'demo', processInstanceId: 'p1', activityId: 'form', result: { vars: { form: { country: 'FR' } } }, record },
+      stepFunctionsOrchestrator(),
+      now,
+    );
+    expect(sfn.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
+    // Claimed, then finished: what the end user gave is kept.
+    expect(transacts).toEqual(['PISTEP, STEPCLAIM#form', 'STEPCLAIM#form, USERDATA#form, PI, PISTEP']);
   });
 });
