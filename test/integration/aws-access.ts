@@ -52,7 +52,10 @@ export const GRANTED_FOR_FAILURE_PATHS: Record<string, Record<string, string>> =
   // Every activity deletes the session version two before the one it writes (functions/store/sessions.ts):
   // from a journey's third version on, which the suite's journeys need not reach at every activity type.
   ...Object.fromEntries(
-    CATALOGUE.map((spec) => [`activities:${spec.type}`, { 'dynamodb:DeleteItem': "the cleanup of an old session version, from a journey's third version on" }]),
+    CATALOGUE.filter((spec) => spec.kind === 'service').map((spec) => [
+      `activities:${spec.type}`,
+      { 'dynamodb:DeleteItem': "the cleanup of an old session version, from a journey's third version on" },
+    ]),
   ),
 };
 
