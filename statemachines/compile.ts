@@ -3,22 +3,35 @@
  * activity id so an execution's history reads like the definition.
  *
  * The contract the runtime builds on:
- * - The execution's state (`$`) is the instance's session data: `{instance, parameters, vars,
- *   _checks, _faces, _decision?, _errors?, _lastError?}`.
+ * - The instance's session data (`{instance, parameters, vars, _checks, _faces, _decision?,
+ *   _end?, _lastError?}`) lives in the table, one item per version (`SESSION#{v}` in the
+ *   instance's partition, with its TTL). The execution's state (`$`) is only
+ *   `{_ref: {tenantId, processInstanceId, v}, ...projection}`: the reference to the version, and
+ *   the session's values at the paths this state machine itself reads or writes (`keep`, see
+ *   executionKeep): those its Choice rules read (a Simple Decider's rules, a gateway's
+ *   conditions, compiled to `Variable: '$.vars.x'` as before, so no rule changes) and those its
+ *   Pass states and Catch routes write (`_decision`, `_end`, `_lastError`, an error route's
+ *   variables). So what end users typed enters Step Functions' execution history (kept 90 days,
+ *   whatever the instance's retention) only where a designer routes on it: a gateway on
+ *   `${details.documentNumber}` puts the document number there; one on `${details.channel}` only
+ *   the channel.
  * - A service activity is a `lambda:invoke` task whose payload is `{activityId, activityType,
- *   inputs, state}`; the activity Lambda returns the whole new session state (`OutputPath
- *   $.Payload`).
+ *   inputs, outputs?, keep, state}`; the activity Lambda reads the version `state._ref.v`, lays
+ *   what the state carries over it (what Pass states and Catch routes wrote since), runs, writes
+ *   version v+1, and returns `{_ref: {..., v: v+1}, ...projection}` (`OutputPath $.Payload`).
  * - A user activity is a `lambda:invoke.waitForTaskToken` task whose payload also carries the
- *   task token; the Lambda records the screen and returns, and the end user's submission
- *   resumes the execution with `SendTaskSuccess(output = the whole new session state)`.
+ *   task token; the Lambda records the screen (with the session and the version) and returns,
+ *   and the end user's submission writes version v+1 and resumes the execution with
+ *   `SendTaskSuccess(output = {_ref, ...projection})`.
  * - An error boundary event is a `Catch` on the event's ASL error name (the Lambda's error type,
  *   or SendTaskFailure's `error`), which puts `{Error, Cause}` at `$._lastError` and moves on.
  * - A Simple Decider is a `Choice` state.
  * - Every end goes through one last state, `Record outcome`, which invokes the execution-end
- *   function with the session: the instance's final status (PASS, FAIL, REVIEW, an error end)
+ *   function with the state (its `_ref` names the instance, its `_decision` and `_end` are kept
+ *   in it): the instance's final status (PASS, FAIL, REVIEW, an error end)
  *   is written by the workflow itself, not inferred later from a status-change event that
  *   EventBridge delivers best-effort and without the output when it is large. Its result is
- *   dropped (`ResultPath: null`), so the execution's output is still the session. If it cannot
+ *   dropped (`ResultPath: null`), so the execution's output is still the state. If it cannot
  *   record (after its retries), the execution still succeeds, with that output, through
  *   `Outcome not recorded`, and the execution-end event or the reconciler records it.
  * - Every Task retries Lambda's transient failures and the activity's `Activity.Transient`
@@ -37,8 +50,9 @@ import { activitySpec, aslErrorName, STEP_TIMEOUT_DEFAULT, STEP_TIMEOUT_INPUT } 
 import { exhaustive, validateDefinition } from './validate.js';
 import { parseCondition, toChoiceRule } from './conditions/index.js';
 import { isoDurationSeconds } from './bpmn/duration.js';
-import { variablePath } from './variables.js';
+import { SESSION_KEYS, variablePath } from './variables.js';
 import { TRANSIENT_ERROR } from '../functions/activities/contract.js';
+import { normaliseKeep, pathSegments } from '../functions/shared/session-state.js';
 
 export { listErrorNames } from './catalogue.js';
 
@@ -86,6 +100,8 @@ export interface AslTaskState extends AslTransition {
       inputs: Record<string, unknown>;
       /** Output parameters: process variable → JUEL expression, set when the activity completes. */
       outputs?: Record<string, string>;
+      /** The session paths the execution's state keeps (executionKeep): the activity returns only these, with the reference. */
+      keep: string[];
       'state.$': '$';
       'taskToken.$'?: '$$.Task.Token';
     };
@@ -272,6 +288,8 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
           activityType: activity.type,
           inputs: activity.inputs,
           ...(activity.outputs ? { outputs: activity.outputs } : {}),
+          // Filled in below, once every state that reads or writes the state is known.
+          keep: [],
           'state.$': '$',
           ...(user ? { 'taskToken.$': '$$.Task.Token' as const } : {}),
         },
@@ -332,12 +350,44 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
     Comment: 'The outcome could not be recorded: the execution-end event or the reconciler records it from this output',
   };
 
+  const keep = executionKeep(states);
+  for (const state of Object.values(states)) {
+    if (state.Type === 'Task' && 'activityId' in state.Parameters.Payload) state.Parameters.Payload.keep = keep;
+  }
+
   const title = `${def.name} v${def.version}`;
   return {
     Comment: `${opts.stateMachineName ? `${opts.stateMachineName}: ` : ''}${title}. Compiled from the process definition; do not edit.`,
     StartAt: def.startActivityId,
     States: states,
   };
+}
+
+/**
+ * The session paths the execution's state must carry besides its reference to the stored
+ * session (functions/shared/session-state.ts): those its Choice rules read (a Simple Decider's
+ * rules, a gateway's conditions) and those its Pass states and Catch routes write (`_decision`,
+ * `_end`, `_lastError`, an error route's variables). Nothing else of the session enters the
+ * execution's history. Sorted, and without paths another one covers: the same ASL every time.
+ */
+export function executionKeep(states: Record<string, AslState>): string[] {
+  const paths: string[] = [];
+  const visit = (rule: unknown): void => {
+    if (Array.isArray(rule)) return rule.forEach(visit);
+    if (rule === null || typeof rule !== 'object') return;
+    for (const [k, v] of Object.entries(rule)) {
+      if (k === 'Variable' && typeof v === 'string') paths.push(v);
+      else if (k === 'And' || k === 'Or' || k === 'Not') visit(v);
+    }
+  };
+  for (const state of Object.values(states)) {
+    if (state.Type === 'Choice') visit(state.Choices);
+    if (state.Type === 'Pass') paths.push(state.ResultPath);
+    if (state.Type === 'Task') for (const c of state.Catch ?? []) if (c.ResultPath) paths.push(c.ResultPath);
+  }
+  // A rule on a root name that is no session key (a decider's `${firstName}`) reads where nothing
+  // ever is: there is nothing to keep for it.
+  return normaliseKeep(paths.filter((p) => (SESSION_KEYS as readonly string[]).includes(String(pathSegments(p)[0]))));
 }
 
 function timerSeconds(duration: string): number {

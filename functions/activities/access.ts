@@ -9,12 +9,20 @@ import { ACCESS, NOT_RUNNABLE, SPECS } from './index.generated.js';
 const USER_STEP_ACCESS = { table: ['UpdateItem'], events: 'publish' } as const satisfies ActivityAccess;
 
 /**
+ * Every activity reads the session version its state refers to (functions/store/sessions.ts); a
+ * service activity also writes the next one, deleting the one before the last. A user step's
+ * next version is written by the end user's submission (the journey pages' role), not here.
+ */
+const SESSION_READ = { table: ['GetItem'] } as const satisfies ActivityAccess;
+const SESSION_WRITE = { table: ['GetItem', 'PutItem', 'DeleteItem'] } as const satisfies ActivityAccess;
+
+/**
  * The activity function's AWS access: the union of what the activity modules declare, with the
  * user steps' own. The CDK stack grants exactly this, and the integration suite checks it
  * against what the function used.
  */
 export function activityFunctionAccess(): { table: TableAction[]; events: boolean; images: string[] } {
-  return union([USER_STEP_ACCESS, ...Object.values(ACCESS)]);
+  return union([SESSION_WRITE, USER_STEP_ACCESS, ...Object.values(ACCESS)]);
 }
 
 /** What one activity type needs in the activity function: its module's access, and a user step's. */
@@ -22,7 +30,9 @@ export function activityAccess(type: string): { table: TableAction[]; events: bo
   const spec = SPECS.find((s) => s.type === type);
   if (!spec || Object.prototype.hasOwnProperty.call(NOT_RUNNABLE, type)) return union([]);
   const own = (ACCESS as Record<string, ActivityAccess | undefined>)[type];
-  return union([...(spec.kind === 'user' ? [USER_STEP_ACCESS] : []), ...(own ? [own] : [])]);
+  // A decider is a Choice state: the function never runs it.
+  if (spec.kind === 'decider') return union([]);
+  return union([...(spec.kind === 'user' ? [SESSION_READ, USER_STEP_ACCESS] : [SESSION_WRITE]), ...(own ? [own] : [])]);
 }
 
 function union(all: ActivityAccess[]): { table: TableAction[]; events: boolean; images: string[] } {

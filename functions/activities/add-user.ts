@@ -36,11 +36,13 @@ export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId, 
       // answer was lost to a timeout), so the retry is not mistaken for a taken external id.
       const existing = await identityStores.users.get(tenantId, inputs['Store Name'], { externalId });
       if (existing?.createdBy === actor) return withVar(session, inputs['User Key'], userView(existing));
-      throw new ActivityError('ExtIdNotUnique', err.message);
+      // The message goes to the execution's history (`_lastError.Cause`): it names no value the journey was given.
+      throw new ActivityError('ExtIdNotUnique', 'Another user of this store has the External ID this step was given.');
     }
     // A throttle or a timeout: Activity.Transient (run.ts), which the step's Task retries.
     if (isTransientError(err)) throw err;
     // The spec's other error event: any reason the user could not be added.
-    throw new ActivityError('AddUserFailed', err instanceof ApiError ? err.message : 'The user could not be added.');
+    // By the error's code only: a domain message may quote what the journey gave.
+    throw new ActivityError('AddUserFailed', err instanceof ApiError ? `The user could not be added (${err.code}).` : 'The user could not be added.');
   }
 };

@@ -24,6 +24,11 @@ export type Session = Record<string, unknown> & {
  * An activity's failure under an ASL error name: an error boundary event of the activity
  * catches it by that name (`ExtIdNotUnique`); one no event catches fails the execution, which
  * ends the instance COMPLETED_PROCESS_ERROR with the name and message recorded.
+ *
+ * The message becomes the Cause Step Functions keeps in the execution's history for 90 days
+ * (and `_lastError.Cause`), whatever the instance's retention: it must name no value the end
+ * user or the relying party gave (an external id, a form value), only the definition's own
+ * names (activity ids, inputs, keys, store and policy names).
  */
 export class ActivityError extends Error {
   constructor(

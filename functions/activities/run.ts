@@ -6,6 +6,8 @@ import { asActivityError, type Session } from './contract.js';
 import { BEGINS, NOT_RUNNABLE, RUNS } from './index.generated.js';
 import { resolveInputs } from './inputs.js';
 import { SESSION_MAX_BYTES, sessionBytes } from '../shared/session-limit.js';
+import { isRefState, overlay, stateFor, type SessionRef } from '../shared/session-state.js';
+import { sessions } from '../journey/deps.js';
 
 /** An activity the state machine called that this deployment cannot run: the step fails under this name. */
 export class ActivityUnavailableError extends Error {
@@ -21,14 +23,31 @@ export class OversizeSessionError extends Error {
   override readonly name = 'SessionTooLarge';
 }
 
+/**
+ * The session version the state refers to is not in the table: the instance is past its
+ * retention (or its data was deleted). The step fails under this name (COMPLETED_PROCESS_ERROR).
+ */
+export class SessionNotFoundError extends Error {
+  override readonly name = 'SessionNotFound';
+}
+
 /** What the compiled state machine hands the activity function (see statemachines/compile.ts). */
 interface Payload {
   activityId: string;
   activityType: string;
   inputs?: Record<string, unknown>;
   outputs?: Record<string, string>;
-  state: Session;
+  /** The session paths the execution's state keeps; absent in state machines compiled before the session moved to the table. */
+  keep?: string[];
+  /** `{_ref, ...projection}`, or (executions started before the session moved to the table) the whole session. */
+  state: Record<string, unknown>;
   taskToken?: string;
+}
+
+/** The session the step works on, and where it came from (undefined: the state is the whole session). */
+interface Loaded {
+  session: Session;
+  stored?: { ref: SessionRef; expiresAt: number; keep: string[] };
 }
 
 /**
@@ -36,9 +55,13 @@ interface Payload {
  * process locally), and it runs the activity's module. The inputs are resolved once, here
  * (references, defaults, required inputs, types; see inputs.ts), before any module sees them.
  *
+ * The session is the table's (statemachines/compile.ts): the version the state refers to, with
+ * what the state machine wrote since laid over it (functions/shared/session-state.ts).
+ *
  * User steps record where the journey waits (after their module's `begin`, if any) and return; the execution resumes when the end
- * user's submission sends the task token back. Service activities return the whole new session
- * state; a domain error fails the step under its stable name, which an error boundary event can
+ * user's submission sends the task token back. Service activities write the new session as the
+ * next version and return its reference with the projection the state machine keeps (`keep`);
+ * a domain error fails the step under its stable name, which an error boundary event can
  * route. An activity whose module is marked not runnable fails the step with ActivityUnavailable,
  * which ends the instance as COMPLETED_PROCESS_ERROR.
  */
@@ -48,7 +71,8 @@ export async function runActivity(raw: Record<string, unknown>, now: Date): Prom
     return await runModule(payload, now);
   } catch (err) {
     // What operators watch: failed steps by activity type (the step's error routes it or ends the journey).
-    await countActivityError(String(payload.state?.instance?.tenantId ?? ''), String(payload.activityType));
+    const tenantId = isRefState(payload.state) ? payload.state._ref.tenantId : (payload.state as Session | undefined)?.instance?.tenantId;
+    await countActivityError(String(tenantId ?? ''), String(payload.activityType));
     throw err;
   }
 }
@@ -59,7 +83,7 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
   if (!spec) throw new ActivityUnavailableError(`There is no ${type} activity.`);
   const unavailable = (NOT_RUNNABLE as Record<string, string>)[type];
   if (unavailable) throw new ActivityUnavailableError(`This deployment has no runtime for the ${spec.displayName} activity: ${unavailable}.`);
-  const session = payload.state;
+  const { session, stored } = await load(payload, now);
   const inputs = resolveInputs(spec, payload.inputs ?? {}, session) as Record<string, unknown>;
 
   const context = {
@@ -82,6 +106,7 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
           inputs: recorded,
           ...(payload.outputs ? { outputs: payload.outputs } : {}),
           state: session as Parameters<typeof recordWaitingStep>[0]['state'],
+          ...(stored ? { ref: { v: stored.ref.v, keep: stored.keep } } : {}),
           taskToken: String(payload.taskToken),
         },
         now,
@@ -105,5 +130,32 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
   if (size > SESSION_MAX_BYTES) {
     throw new OversizeSessionError(`${payload.activityId} would make the session ${size} bytes; a journey's session may be at most ${SESSION_MAX_BYTES}.`);
   }
-  return next;
+  if (!stored) return next;
+  // The next version, then only the reference and the projection go back to Step Functions.
+  const ref = { ...stored.ref, v: stored.ref.v + 1 };
+  try {
+    await sessions.put(ref.tenantId, ref.processInstanceId, ref.v, next, stored.expiresAt);
+  } catch (err) {
+    throw asActivityError(err);
+  }
+  return stateFor(ref, next, stored.keep);
+}
+
+/**
+ * The session at the version the state refers to, with what the state machine wrote since
+ * (the state's values) over it. A state with no reference is an execution started before the
+ * session moved to the table: it is the session, and the step answers with the whole new one.
+ */
+async function load(payload: Payload, now: Date): Promise<Loaded> {
+  const state = payload.state;
+  if (!isRefState(state) || !payload.keep) return { session: state as Session };
+  const ref = state._ref;
+  let found: Awaited<ReturnType<typeof sessions.get>>;
+  try {
+    found = await sessions.get(ref.tenantId, ref.processInstanceId, ref.v, now);
+  } catch (err) {
+    throw asActivityError(err);
+  }
+  if (!found) throw new SessionNotFoundError(`The journey's data (version ${ref.v}) is no longer stored.`);
+  return { session: overlay(found.session, state) as Session, stored: { ref, expiresAt: found.expiresAt, keep: payload.keep } };
 }

@@ -4,11 +4,12 @@
  * store's passcode logins. One binding per need, so each handler's bundle carries only what it uses.
  */
 import type { PasscodeStore } from '../identity-store/model.js';
-import type { InstanceImageStore, ProcessInstanceStore } from '../process-manager/model.js';
+import type { InstanceImageStore, ProcessInstanceStore, SessionStore } from '../process-manager/model.js';
 import { passcodeStore } from '../store/identity-store.js';
 import { imageStore } from '../store/images.js';
 import { objectKeys } from '../store/keys.js';
 import { processInstanceStore } from '../store/process-instances.js';
+import { sessionStore } from '../store/sessions.js';
 
 export const instances: Pick<
   ProcessInstanceStore,
@@ -18,3 +19,5 @@ export const images: Pick<InstanceImageStore, 'put'> = imageStore;
 export const passcodeLogins: Pick<PasscodeStore, 'getLogin'> = passcodeStore;
 /** Where a face capture's image goes in S3 (always under its tenant and instance). */
 export const faceCaptureObjectKey = objectKeys.faceCapture;
+/** The journey's session versions (the execution's state holds only a reference to one). */
+export const sessions: SessionStore = sessionStore;

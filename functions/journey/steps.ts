@@ -7,7 +7,8 @@ import { isFinal } from '../process-manager/status.js';
 import { eventPublisher } from '../events/publisher.js';
 import { SESSION_MAX_BYTES, sessionBytes } from '../shared/session-limit.js';
 import { isThrottlingError, isTransientError } from '../shared/aws-errors.js';
-import { instances } from './deps.js';
+import { stateFor } from '../shared/session-state.js';
+import { instances, sessions } from './deps.js';
 
 export class StepNotWaitingError extends apiError('STEP_NOT_WAITING') {}
 
@@ -21,6 +22,8 @@ export interface UserStepPayload {
   inputs: Record<string, unknown>;
   /** Output parameters to apply when the step completes (statemachines/outputs.ts). */
   outputs?: Record<string, string>;
+  /** The stored session version the step began at and the paths the execution's state keeps (absent: the state is the whole session). */
+  ref?: { v: number; keep: string[] };
   state: Record<string, unknown> & {
     instance: { tenantId: string; processInstanceId: string; processDefnId: string; processDefnName: string; processDefnVersion: number };
   };
@@ -39,6 +42,7 @@ export async function recordWaitingStep(payload: UserStepPayload, now: Date): Pr
     activityType: payload.activityType,
     inputs: payload.inputs,
     state: payload.state,
+    ...(payload.ref ? { ref: payload.ref } : {}),
     ...(payload.outputs ? { outputs: payload.outputs } : {}),
     taskToken: payload.taskToken,
     since: now.toISOString(),
@@ -219,10 +223,14 @@ async function settle(
  * cases, the record of a result the journey did take.
  */
 async function handOver(record: ProcessInstanceRecord, step: WaitingStep, claim: StepClaim, resumer: TaskResumer & TaskFailer, now: Date): Promise<void> {
+  // Stored before the hand-over (Step Functions must find the version it is told of).
+  const resumed = 'complete' in claim.outcome ? await resumedState(record, step, claim.outcome.complete.result) : undefined;
+  // The execution wrote that version itself: it went on without the step, which is finished as a timed-out one is.
+  if ('complete' in claim.outcome && resumed === undefined && step.ref) return instances.finishStep(record.tenantId, record.id, claim, record.expiresAt, now).then(() => undefined);
   try {
-    if ('complete' in claim.outcome) {
-      await resumer.sendTaskSuccess(claim.taskToken, applyOutputs(mergeSession(step.state, claim.outcome.complete.result), step.outputs));
-    } else {
+    if (resumed) {
+      await resumer.sendTaskSuccess(claim.taskToken, resumed);
+    } else if ('fail' in claim.outcome) {
       await resumer.sendTaskFailure(claim.taskToken, claim.outcome.fail.error, claim.outcome.fail.cause);
     }
   } catch (err) {
@@ -240,6 +248,31 @@ async function handOver(record: ProcessInstanceRecord, step: WaitingStep, claim:
     if (name !== 'TaskTimedOut' && name !== 'TaskDoesNotExist') throw err;
   }
   await instances.finishStep(record.tenantId, record.id, claim, record.expiresAt, now);
+}
+
+/**
+ * What resumes the execution: the session as the step began with its result merged over it.
+ * Under the reference contract that session is stored as the next version first and Step
+ * Functions gets only the reference and the projection the state machine keeps, so what the end
+ * user entered stays out of the execution's history. The same claim always makes the same
+ * version, so a hand-over sent again writes it again, harmlessly; a write that fails sends
+ * nothing, and the claim stays for the next submission (503). The version is written only where
+ * no activity has written it: undefined when one has, which means the execution went on without
+ * the step (its timer route), as a timed-out task would say.
+ */
+async function resumedState(record: ProcessInstanceRecord, step: WaitingStep, result: Record<string, unknown>): Promise<object | undefined> {
+  const session = applyOutputs(mergeSession(step.state, result), step.outputs);
+  if (!step.ref) return session;
+  const ref = { tenantId: record.tenantId, processInstanceId: record.id, v: step.ref.v + 1 };
+  try {
+    // The writer: this task (its token's digest; the token itself stays in the step's item).
+    const writer = createHash('sha256').update(step.taskToken).digest('base64url');
+    if (!(await sessions.put(ref.tenantId, ref.processInstanceId, ref.v, session, record.expiresAt, writer))) return undefined;
+  } catch (err) {
+    if (!isTransientError(err)) throw err;
+    throw new ServiceUnavailableError(`The journey's data for ${step.activityId} could not be stored; send it again.`, undefined, { cause: err });
+  }
+  return stateFor(ref, session, step.ref.keep);
 }
 
 /**

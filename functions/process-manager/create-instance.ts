@@ -14,6 +14,7 @@ import { DefinitionNotActiveError, statusOf } from './definitions.js';
 import type { DefinitionStore, Orchestrator, ProcessInstanceStore, ProcessTokenStore } from './model.js';
 import { changeStatus, type StatusDeps } from './status.js';
 import { log } from '../http/log.js';
+import { stateFor } from '../shared/session-state.js';
 import { countInstanceCreated } from '../observability/metrics.js';
 
 export interface CreateInstanceInput {
@@ -93,11 +94,16 @@ export async function createInstance(d: CreateInstanceDeps, input: CreateInstanc
     ...(input.extraParameters ? { extraParameters: input.extraParameters } : {}),
   });
   const body = { redirectUrl: redirectUrl(input.origin, record, capability), processInstanceId: record.id };
+  const session = initialSession(record);
+  // A definition published with its `sessionKeep` runs on a reference to the session, stored as
+  // version 0 with the instance; one published before gets the whole session as its input.
+  const keep = definition.sessionKeep;
   const created = await d.instances.createWithToken(
     record,
     token,
     now,
     input.idempotencyKey ? { key: input.idempotencyKey, result: { fingerprint, status: 201, body } } : undefined,
+    keep ? session : undefined,
   );
   if (created.outcome === 'tokenRefused') {
     // Re-read to say why: another request may have used the last count meanwhile.
@@ -111,7 +117,7 @@ export async function createInstance(d: CreateInstanceDeps, input: CreateInstanc
   }
 
   try {
-    await (await d.orchestrator()).startExecution({ stateMachineArn: record.stateMachineArn, name: record.id, input: initialSession(record) });
+    await (await d.orchestrator()).startExecution({ stateMachineArn: record.stateMachineArn, name: record.id, input: keep ? stateFor({ tenantId, processInstanceId: record.id, v: 0 }, session, keep) : session });
   } catch (err) {
     log().error('could not start the journey', { processInstanceId: record.id, error: err as Error });
     await changeStatus(d, record, 'COMPLETED_PROCESS_ERROR', new Date());

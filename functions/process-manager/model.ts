@@ -53,6 +53,12 @@ export interface ProcessDefinitionRecord {
   description: string;
   retentionDays: number;
   stateMachineArn: string;
+  /**
+   * The session paths its compiled state machine keeps in the execution's state (the compiler's
+   * `keep`): an instance starts with its session in the table and this projection of it. Absent on
+   * versions published before: their executions carry the whole session.
+   */
+  sessionKeep?: string[];
   /** Absent on versions published before the lifecycle existed: those are DEPLOYED_ACTIVE. */
   status?: DefinitionStatus;
   statusUpdatedDtm?: string;
@@ -271,6 +277,11 @@ export interface WaitingStep {
   inputs: Record<string, unknown>;
   /** The session data when the step began; the submission resumes from it. */
   state: Record<string, unknown>;
+  /**
+   * The stored session version the step began at and the paths the execution's state keeps
+   * (functions/shared/session-state.ts); absent for executions that carry the whole session.
+   */
+  ref?: { v: number; keep: string[] };
   /** The step's output parameters (process variable → JUEL expression), applied when it completes. */
   outputs?: Record<string, string>;
   taskToken: string;
@@ -391,6 +402,22 @@ export interface InstanceViewQuery {
 /** How an instance's creation ended: made, or which of its conditions refused it. */
 export type CreateOutcome = { outcome: 'created' } | { outcome: 'tokenRefused' } | { outcome: 'idempotencyKeyTaken' };
 
+/**
+ * An instance's session, kept in the table by version (SESSION#{v} in its partition, with its
+ * TTL) while the execution's state carries only a reference to it (functions/shared/session-state.ts).
+ */
+export interface SessionStore {
+  /** The version, or undefined when it is not there (never written, cleaned up, or past its TTL). */
+  get(tenantId: string, processInstanceId: string, v: number, now: Date): Promise<{ session: Record<string, unknown>; expiresAt: number } | undefined>;
+  /**
+   * Writes version `v` (over any earlier write of the same version: a retried attempt's) and
+   * deletes version `v - 2`, so the two latest stay. With a `writer` (a user step's submission),
+   * only over a write of the same writer: false when someone else (the activity of a route the
+   * execution took meanwhile, a timer's) wrote the version, which is then left as it is.
+   */
+  put(tenantId: string, processInstanceId: string, v: number, session: Record<string, unknown>, expiresAt: number, writer?: string): Promise<boolean>;
+}
+
 export interface ProcessInstanceStore {
   /**
    * One transaction: the token's use (a conditional counter increment that also checks its
@@ -401,6 +428,8 @@ export interface ProcessInstanceStore {
     token: ProcessTokenRecord,
     now: Date,
     idempotency?: { key: string; result: IdempotentResult },
+    /** The journey's first session version (v0), written in the same transaction. */
+    session?: Record<string, unknown>,
   ): Promise<CreateOutcome>;
   /**
    * Up to `limit` matching views in the query's order, and whether more match (eventually

@@ -2,7 +2,7 @@ import { unrunnableDefinitionPatterns } from './form-patterns.js';
 import { getConfig } from '../config.js';
 import { apiError, ValidationError, type ErrorDetail } from '../errors.js';
 import { validateDefinition } from '../../statemachines/validate.js';
-import { compileDefinition } from '../../statemachines/compile.js';
+import { compileDefinition, executionKeep, type AslStateMachine } from '../../statemachines/compile.js';
 import { parseBpmn } from '../../statemachines/bpmn/parse.js';
 import { bpmnToDefinition } from '../../statemachines/bpmn/to-definition.js';
 import type { ProcessDefinition } from '../../statemachines/definition.js';
@@ -118,7 +118,7 @@ export async function publishBpmnUpload(d: Deps, upload: BpmnUpload, ctx: Ctx): 
   return deploy(d, { ...definition, version }, { format: 'BPMN', fields }, bytes, ctx);
 }
 
-function compileChecked(definition: ProcessDefinition): object {
+function compileChecked(definition: ProcessDefinition): AslStateMachine {
   const { ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN } = getConfig();
   const asl = compileDefinition(definition, { activityFunctionArn: ACTIVITY_FUNCTION_ARN, executionEndFunctionArn: EXECUTION_END_FUNCTION_ARN });
   const bytes = Buffer.byteLength(JSON.stringify(asl), 'utf8');
@@ -142,7 +142,8 @@ async function deploy(
     version: draft.version,
     asl,
   });
-  const record = { ...draft, stateMachineArn };
+  // What an instance's execution starts with besides the reference to its stored session.
+  const record = { ...draft, stateMachineArn, sessionKeep: executionKeep(asl.States) };
   // A concurrent publication of the same version can still win the race: the lock item decides.
   if (!(await d.definitions.create(record, { definition, ...(bpmn ? { bpmn } : {}) }))) {
     throw new DefinitionExistsError(definition.name, definition.version);

@@ -2,6 +2,7 @@ import type { EventPublisher } from '../events/publisher.js';
 import type { ExecutionDescription, InstanceStatus, Orchestrator, ProcessInstanceRecord, ProcessInstanceStore } from './model.js';
 import { countJourneyCompleted } from '../observability/metrics.js';
 import { log } from '../http/log.js';
+import { isRefState } from '../shared/session-state.js';
 
 /** What a status change needs: the instance's storage and the publisher of its events. */
 export interface StatusDeps {
@@ -112,8 +113,13 @@ export async function recordExecutionEnd(
   return settle(d, record, finalStatus(end), now);
 }
 
-/** The instance a journey's session (its execution's input or output) belongs to. */
+/**
+ * The instance an execution's state (its input or output) belongs to: named by its reference to
+ * the stored session (`_ref`), or, in executions started before the session moved to the
+ * table, by the session's `instance`.
+ */
 export function instanceOf(session: unknown): { tenantId: string; processInstanceId: string } | undefined {
+  if (isRefState(session)) return { tenantId: session._ref.tenantId, processInstanceId: session._ref.processInstanceId };
   const instance = (session as { instance?: { tenantId?: unknown; processInstanceId?: unknown } } | null | undefined)?.instance;
   return typeof instance?.tenantId === 'string' && typeof instance.processInstanceId === 'string'
     ? { tenantId: instance.tenantId, processInstanceId: instance.processInstanceId }
@@ -128,7 +134,7 @@ export function instanceOf(session: unknown): { tenantId: string; processInstanc
  */
 export async function recordOutcome(d: StatusDeps, session: unknown, now: Date): Promise<InstanceStatus | undefined> {
   const ref = instanceOf(session);
-  // A session always names its instance (initialSession); without one there is nothing to record.
+  // A state always names its instance (its `_ref`, or an older session's `instance`); without one there is nothing to record.
   if (!ref) throw new Error('The session names no process instance');
   const record = await d.instances.get(ref.tenantId, ref.processInstanceId);
   if (!record) {

@@ -1,14 +1,15 @@
 /**
- * The cap on a journey's session (the execution's state: parameters, form values, checks, image
- * metadata), as JSON in UTF-8 bytes: 192 KiB.
+ * The cap on a journey's session (parameters, form values, checks, image metadata), as JSON in
+ * UTF-8 bytes: 192 KiB.
  *
- * Why this number: Step Functions carries at most 256 KiB (262,144 bytes) of state between
- * steps, as a state's input and output, a task's result and SendTaskSuccess's output; over it the
- * execution fails with States.DataLimitExceeded, which nothing catches. The session is not all a
- * state holds: each task's payload adds the step's own inputs (an inline form) to it, and an error
- * route adds `_lastError` (its Cause is up to 32 KiB). The cap keeps 64 KiB of the quota for
- * those, so a journey is refused cleanly where the end user or the activity grew it, never failed
- * somewhere later by Step Functions.
+ * Why this number: the session is stored in the table, one item per version
+ * (functions/store/sessions.ts), and DynamoDB's 400 KB item limit is the hard bound; the
+ * execution's state carries only a reference and a small projection (statemachines/compile.ts).
+ * The cap stays where it was when the session itself went through Step Functions (256 KiB of
+ * state, with room for a step's inputs and `_lastError`): the waiting step's item holds the
+ * session beside the step's inputs (an inline form), and executions started before the session
+ * moved to the table still carry it whole. A journey is refused cleanly where the end user or the
+ * activity grew it, never failed somewhere later.
  */
 export const SESSION_MAX_BYTES = 196_608;
 

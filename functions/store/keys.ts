@@ -156,6 +156,14 @@ export const keys = {
   instanceViewIndexSort(createdAt: string, id: string): string {
     return `${createdAt}#${part(id)}`;
   },
+  /**
+   * One version of an instance's session (the execution's state keeps only a reference to it),
+   * zero-padded so versions sort in order.
+   */
+  instanceSession(tenantId: string, id: string, v: number): ItemKey {
+    if (!Number.isInteger(v) || v < 0) throw new Error('invalid session version for a key');
+    return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `SESSION#${String(v).padStart(9, '0')}` };
+  },
   /** The instance item and its waiting step: the sort keys that begin with this (views and user data do not). */
   instanceRecordPrefix: 'PI',
   /** A user step's submission being handed to Step Functions (see StepClaim), in the instance's partition. */

@@ -14,6 +14,7 @@ import { conditionally, dynamo, queryAll, transactWrite } from './client.js';
 import { keys } from './keys.js';
 import { distinctWords, MAX_TERMS_PER_INSTANCE } from '../shared/search-terms.js';
 import { OPEN_INSTANCES_INDEX } from './schema.js';
+import { sessionItem } from './sessions.js';
 
 const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
@@ -194,7 +195,7 @@ export const processInstanceStore: ProcessInstanceStore = {
    * creations on one token conflict inside DynamoDB and are retried, so every request ends as
    * exactly one instance or one clear refusal.
    */
-  async createWithToken(record, token, now, idempotency) {
+  async createWithToken(record, token, now, idempotency, session) {
     const stamp = now.toISOString();
     const nowEpoch = Math.floor(now.getTime() / 1000);
     const outcome = await transactWrite(
@@ -223,7 +224,8 @@ export const processInstanceStore: ProcessInstanceStore = {
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
-        // The list views and term views (at most 3 + MAX_TERMS_PER_INSTANCE: with the three
+        session: session && { Put: { Item: sessionItem(record.tenantId, record.id, 0, session, record.expiresAt) } },
+        // The list views and term views (at most 3 + MAX_TERMS_PER_INSTANCE: with the four
         // items above, far under a transaction's 100).
         ...Object.fromEntries(viewItems(record).map((v) => [v.name, { Put: { Item: v.item } }])),
         idempotency: idempotency && {

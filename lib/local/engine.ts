@@ -60,6 +60,37 @@ export interface ExecutionDescription {
   stopDate?: Date;
 }
 
+/**
+ * One event of an execution's history, as GetExecutionHistory would list it: what Step Functions
+ * keeps (for 90 days on AWS) of the data that went through the execution. `input` and `output`
+ * are a state's or the execution's; `parameters` a task's input after Parameters (the Lambda
+ * payload), `output` of a task event its result (the function's answer, or SendTaskSuccess's
+ * `output`); `error` and `cause` a failure's.
+ */
+export interface HistoryEvent {
+  id: number;
+  type:
+    | 'ExecutionStarted'
+    | 'ExecutionSucceeded'
+    | 'ExecutionFailed'
+    | 'ExecutionAborted'
+    | 'StateEntered'
+    | 'StateExited'
+    | 'StateFailed'
+    | 'StateRetried'
+    | 'StateCaught'
+    | 'TaskScheduled'
+    | 'TaskSucceeded'
+    | 'TaskFailed';
+  timestamp: Date;
+  stateName?: string;
+  input?: JsonValue;
+  output?: JsonValue;
+  parameters?: JsonValue;
+  error?: string;
+  cause?: string;
+}
+
 export interface WaitingTask {
   taskToken: string;
   executionArn: string;
@@ -158,6 +189,7 @@ interface ExecutionRecord {
   currentState: string | undefined;
   tokens: Set<TokenRecord>;
   startDate: Date;
+  history: HistoryEvent[];
 }
 
 // Execution and state machine names as AWS accepts them: 1-80 characters, none of these.
@@ -369,6 +401,7 @@ export class LocalStepFunctions {
       transitions: 0,
       currentState: undefined,
       tokens: new Set(),
+      history: [],
       startDate: this.now(),
     };
     this.executions.set(execution.arn, execution);
@@ -427,6 +460,15 @@ export class LocalStepFunctions {
       startDate: e.startDate,
       ...(r && { stopDate: r.stopDate }),
     };
+  }
+
+  /**
+   * The execution's history, oldest first, as GetExecutionHistory lists it on AWS: every input,
+   * output, task parameter, task result and failure cause the execution recorded. Kept as long
+   * as the execution is (retainFinishedExecutions).
+   */
+  getExecutionHistory(executionArn: string): HistoryEvent[] {
+    return structuredClone(this.getExecution(executionArn).history);
   }
 
   /** Tasks waiting for SendTaskSuccess/SendTaskFailure, oldest first; for tests and diagnostics. */
@@ -530,6 +572,7 @@ export class LocalStepFunctions {
 
   private async countTransitions(execution: ExecutionRecord, events: Run['eventLogs']): Promise<void> {
     for await (const event of events) {
+      this.recordEvent(execution, event);
       // Step Functions Standard bills every state entered and every retry.
       if (event.type === 'StateEntered') {
         execution.transitions++;
@@ -540,7 +583,51 @@ export class LocalStepFunctions {
     }
   }
 
+  private record(execution: ExecutionRecord, event: Omit<HistoryEvent, 'id' | 'timestamp'>): void {
+    execution.history.push({ id: execution.history.length + 1, timestamp: this.now(), ...structuredClone(event) });
+  }
+
+  private recordEvent(execution: ExecutionRecord, event: Run['eventLogs'] extends AsyncGenerator<infer E> ? E : never): void {
+    const state = 'state' in event ? event.state : undefined;
+    const failure = 'Error' in event ? { error: String(event.Error), cause: typeof event.Cause === 'string' ? event.Cause : JSON.stringify(event.Cause ?? '') } : {};
+    switch (event.type) {
+      case 'ExecutionStarted':
+        return this.record(execution, { type: 'ExecutionStarted', input: event.input as JsonValue });
+      case 'ExecutionSucceeded':
+        return this.record(execution, { type: 'ExecutionSucceeded', output: event.output as JsonValue });
+      case 'ExecutionFailed':
+        return this.record(execution, { type: 'ExecutionFailed', ...failure });
+      case 'ExecutionAborted':
+      case 'ExecutionTimeout':
+        return this.record(execution, { type: 'ExecutionAborted' });
+      case 'StateEntered':
+      case 'StateExited':
+      case 'StateFailed':
+      case 'StateRetried':
+      case 'StateCaught':
+        return this.record(execution, {
+          type: event.type,
+          stateName: state!.name,
+          ...(event.type === 'StateEntered' ? { input: state!.input as JsonValue } : {}),
+          ...(event.type === 'StateExited' && state!.output !== undefined ? { output: state!.output as JsonValue } : {}),
+          ...failure,
+        });
+      default:
+        return undefined;
+    }
+  }
+
   private runTask(execution: ExecutionRecord, spec: TaskSpec, input: JsonValue): Promise<JsonValue> {
+    this.record(execution, { type: 'TaskScheduled', stateName: spec.stateName, parameters: input });
+    const ran = this.runTaskUnrecorded(execution, spec, input);
+    ran.then(
+      (output) => this.record(execution, { type: 'TaskSucceeded', stateName: spec.stateName, output }),
+      (err: unknown) => this.record(execution, { type: 'TaskFailed', stateName: spec.stateName, error: err instanceof Error ? err.name : 'Error', cause: err instanceof Error ? err.message : String(err) }),
+    );
+    return ran;
+  }
+
+  private runTaskUnrecorded(execution: ExecutionRecord, spec: TaskSpec, input: JsonValue): Promise<JsonValue> {
     if (execution.status !== 'RUNNING' || execution.stopping) {
       // The library retries a state even after an abort; the activity must not run again.
       return Promise.reject(terminalError('States.Runtime', 'The execution has ended'));

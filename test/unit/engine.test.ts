@@ -201,6 +201,33 @@ describe('LocalStepFunctions', () => {
     expect(result).toMatchObject({ status: 'SUCCEEDED', output: { vars: { name: 'Ada', after: true } } });
   });
 
+  it('lists the history as GetExecutionHistory would: inputs, task parameters, results sent by token, failures and the output', async () => {
+    activities.form = async () => null;
+    activities.check = async () => {
+      throw new NamedError('DocumentUnreadable', 'image too blurry');
+    };
+    const { stateMachineArn } = engine.createStateMachine('history', {
+      StartAt: 'Form',
+      States: {
+        Form: userStep('form', 60, { Next: 'Check' }),
+        Check: serviceStep('check', 'CHECK', { Next: 'Done' }, { Catch: [{ ErrorEquals: ['DocumentUnreadable'], ResultPath: '$._lastError', Next: 'Done' }] }),
+        Done: decision('REVIEW'),
+      },
+    });
+    const { executionArn, done } = engine.startExecution(stateMachineArn, session({ started: 'input-value' }));
+    engine.sendTaskSuccess(await waitingToken(executionArn, 'Form'), { vars: { typed: 'sent-by-token' } });
+    await done;
+    const history = engine.getExecutionHistory(executionArn);
+    const types = history.map((e) => `${e.type}${e.stateName ? ` ${e.stateName}` : ''}`);
+    expect(types).toEqual(expect.arrayContaining(['ExecutionStarted', 'StateEntered Form', 'TaskScheduled Form', 'TaskSucceeded Form', 'TaskFailed Check', 'StateEntered Done', 'ExecutionSucceeded']));
+    expect(history.find((e) => e.type === 'ExecutionStarted')?.input).toEqual({ vars: { started: 'input-value' } });
+    expect(history.find((e) => e.type === 'TaskSucceeded' && e.stateName === 'Form')?.output).toEqual({ vars: { typed: 'sent-by-token' } });
+    expect(history.find((e) => e.type === 'TaskFailed')).toMatchObject({ error: 'DocumentUnreadable', cause: expect.stringContaining('image too blurry') });
+    expect(history.find((e) => e.type === 'ExecutionSucceeded')?.output).toMatchObject({ vars: { typed: 'sent-by-token' }, _decision: 'REVIEW' });
+    expect(history.map((e) => e.id)).toEqual(history.map((_, i) => i + 1));
+    expect(() => engine.getExecutionHistory(`${executionArn}-other`)).toThrow(expect.objectContaining({ name: 'ExecutionDoesNotExist' }));
+  });
+
   it('hands the activity a random task token that works once', async () => {
     activities.form = async () => null;
     const { stateMachineArn } = engine.createStateMachine('tokens', {

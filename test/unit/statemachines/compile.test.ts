@@ -192,6 +192,18 @@ describe('compileDefinition', () => {
     for (const outcome of ['PASS', 'FAIL', 'REVIEW']) expect(asl.States[`Decision ${outcome}`]).toMatchObject({ Next: RECORD_OUTCOME_STATE });
   });
 
+  it("keeps in the execution's state only what its Choice rules read and its Pass states and Catch routes write, the same list in every task", () => {
+    const def = pushFlowWithRoutes();
+    (def.activities as Record<string, Record<string, unknown>>).push!.errorVariables = { 'Other Error': { code: 'pushError' } };
+    const asl = compile(def);
+    const tasks = Object.values(asl.States).filter((s): s is AslTaskState => s.Type === 'Task' && 'activityId' in s.Parameters.Payload);
+    expect(tasks.length).toBeGreaterThan(1);
+    for (const t of tasks) {
+      expect(t.Parameters.Payload.keep).toEqual(['$._checks.push.result', '$._decision', '$._lastError', '$.vars.approved', '$.vars.attempts', '$.vars.pollingUrl', '$.vars.pushError']);
+    }
+    expect(compile(def)).toEqual(asl);
+  });
+
   it('names the state machine in its Comment', () => {
     const asl = compileDefinition(exampleDefinitions()[0]!, { activityFunctionArn: ARN, executionEndFunctionArn: END_ARN, stateMachineName: 'demo-identity-check-v1' });
     expect(asl.Comment).toMatch(/^demo-identity-check-v1: identity-check v1\./);
