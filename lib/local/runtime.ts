@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +30,11 @@ import { startSweeper } from './sweeper.js';
 import { startReconciler } from './reconciler.js';
 import { recordDynamoCalls, recordMethods, recordS3Calls, writeUsage } from './aws-usage.js';
 import { mirrorToDisk, startLocalS3 } from './s3.js';
-import { s3 } from '../../functions/store/images.js';
+import { imageStore, s3 } from '../../functions/store/images.js';
+import { exportObjects, exportsS3 } from '../../functions/store/exports.js';
+import { installExportQueue } from '../../functions/store/export-queue.js';
+import { secretSealer } from '../../functions/store/sealer.js';
+import { localExportQueue } from './exports.js';
 import { dynamo as storeClient } from '../../functions/store/client.js';
 import { getConfig } from '../../functions/config.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -77,6 +81,12 @@ function ensureSigningKey(path: string): void {
   writeFileSync(path, privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600 });
 }
 
+/** The local stand-in for the exports KMS key: 32 random bytes (AES-256-GCM), readable by this user only. */
+function ensureExportsKey(path: string): void {
+  if (existsSync(path)) return;
+  writeFileSync(path, randomBytes(32), { mode: 0o600 });
+}
+
 /**
  * The whole service on one machine: DynamoDB Local with its data under `localDir`, the table
  * made from the shared schema, the handlers behind the API Gateway stand-in on loopback, and
@@ -87,10 +97,13 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
   mkdirSync(localDir, { recursive: true, mode: 0o700 });
   const keyPath = join(localDir, 'signing-key.pem');
   ensureSigningKey(keyPath);
+  const exportsKeyPath = join(localDir, 'exports-key.bin');
+  ensureExportsKey(exportsKeyPath);
 
   const dynamo = await startDynamoDbLocal(join(localDir, 'dynamodb'));
   const s3Dir = join(localDir, 's3');
-  const localS3 = await startLocalS3(s3Dir).catch(async (err: unknown) => {
+  const exportsDir = join(localDir, 's3-exports');
+  const localS3 = await startLocalS3({ images: s3Dir, exports: exportsDir }).catch(async (err: unknown) => {
     await dynamo.stop();
     throw err;
   });
@@ -108,11 +121,18 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       SIGNING_KEY: `file:${keyPath}`,
       IMAGES_BUCKET: localS3.bucket,
       S3_ENDPOINT: localS3.endpoint,
+      S3_PUBLIC_ENDPOINT: localS3.publicEndpoint,
+      EXPORTS_BUCKET: localS3.exportsBucket,
+      EXPORTS_KEY: `file:${exportsKeyPath}`,
       // The tenant rate limit runs here as on AWS (one counting write per request); the default is
       // high enough that the test suite, several files at once on one tenant, never meets it.
       TENANT_RATE_LIMIT: process.env.TENANT_RATE_LIMIT ?? '1000',
     });
-    mirrorToDisk((await s3()).client, s3Dir);
+    mirrorToDisk((await s3()).client, localS3.bucket, s3Dir);
+    mirrorToDisk((await exportsS3()).client, localS3.exportsBucket, exportsDir);
+    // Export jobs run in process, as the SQS-fed worker runs them on AWS.
+    const exportJobs = localExportQueue();
+    installExportQueue(exportJobs);
 
     const admin = localClient(dynamo.endpoint);
     await ensureTable(admin, LOCAL_TABLE);
@@ -128,6 +148,13 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       // Each local stand-in counts as the AWS action it replaces.
       recordDynamoCalls((await storeClient()).raw);
       recordS3Calls((await s3()).client);
+      recordS3Calls((await exportsS3()).client, { [localS3.exportsBucket]: 'exports' });
+      // What makes no call locally counts as the AWS action it stands for: a pre-signed URL is
+      // a GetObject made with the signer's rights, the sealer is KMS, the local queue is SQS.
+      recordMethods(imageStore, { url: 's3:GetObject' });
+      recordMethods(exportObjects, { url: 's3:GetObject (exports)' });
+      recordMethods(secretSealer, { seal: 'kms:Encrypt', unseal: 'kms:Decrypt' });
+      recordMethods(exportJobs, { enqueue: 'sqs:SendMessage' });
       recordMethods(orchestrator, {
         publishStateMachine: 'states:CreateStateMachine',
         startExecution: 'states:StartExecution',
@@ -198,6 +225,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
         await http.close();
         await reconciler.stop();
         await engine.shutdown();
+        await exportJobs.settle();
         // Journeys the shutdown aborted end as COMPLETED_TERMINATED, recorded before the table stops.
         await orchestrator.settle();
         await sweeper.stop();
