@@ -60,6 +60,9 @@ export interface RuntimeInfo {
   tableName: string;
   s3Endpoint: string;
   imagesBucket: string;
+  exportsBucket: string;
+  /** Where pre-signed URLs point (the local S3 gateway that checks them). */
+  s3PublicEndpoint: string;
   issuer: string;
 }
 
@@ -210,6 +213,8 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       tableName: LOCAL_TABLE,
       s3Endpoint: localS3.endpoint,
       imagesBucket: localS3.bucket,
+      exportsBucket: localS3.exportsBucket,
+      s3PublicEndpoint: localS3.publicEndpoint,
       issuer,
     };
     writeFileSync(runtimePath, `${JSON.stringify(info, null, 2)}\n`);
