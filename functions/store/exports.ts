@@ -49,10 +49,13 @@ export const exportStore: ExportStore = {
   async finish(tenantId, exportId, outcome, now) {
     const { doc, tableName, commands } = await dynamo();
     const set: Record<string, unknown> = { ':status': outcome.status, ':now': now.toISOString() };
+    const names: Record<string, string> = { '#s': 'status' };
     const parts = ['#s = :status', 'updatedAt = :now', 'completedAt = :now'];
+    // By name placeholders: `rows`, `bytes` and `error` are DynamoDB reserved words.
     for (const field of ['objectKey', 'bytes', 'rows', 'error'] as const) {
       if (outcome[field] !== undefined) {
-        parts.push(`${field} = :${field}`);
+        parts.push(`#${field} = :${field}`);
+        names[`#${field}`] = field;
         set[`:${field}`] = outcome[field];
       }
     }
@@ -63,7 +66,7 @@ export const exportStore: ExportStore = {
         // The sealed password goes with the job's end, whatever the outcome.
         UpdateExpression: `SET ${parts.join(', ')} REMOVE sealedPassword`,
         ConditionExpression: 'itemType = :type',
-        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeNames: names,
         ExpressionAttributeValues: { ...set, ':type': jobs.itemType },
       }),
     );
