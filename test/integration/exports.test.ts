@@ -234,10 +234,20 @@ describe('CSV export of more than 1,000 instances', () => {
     // service's table: creating 1,001 journeys over HTTP takes minutes on this machine.
     Object.assign(process.env, { TABLE_NAME: runtime.tableName, DYNAMODB_ENDPOINT: runtime.dynamodbEndpoint });
     const { processInstanceStore } = await import('../../functions/store/process-instances.js');
-    const { PutItemCommand } = await import('@aws-sdk/client-dynamodb');
-    const db = localClient(runtime.dynamodbEndpoint);
+    const lanes = 10;
+    // Real tokens (made over HTTP, so other suites listing tokens see whole ones), one per lane.
+    const tokens = await Promise.all(
+      Array.from({ length: lanes }, async () => {
+        const pt = await call('POST', '/api/process-manager/processTokens', {
+          token,
+          body: { name: `csv-${fresh()}`, processDefnName: 'identity-check', processDefnVersion: 1, parameters: { lastName: `Lee-${marker}` } },
+        });
+        expect(pt.status).toBe(201);
+        return pt.json.id as string;
+      }),
+    );
     const seed = async (lane: number, n: number, at: Date) => {
-      const tokenId = `csv-${marker}-${lane}`;
+      const tokenId = tokens[lane]!;
       const id = randomUUID();
       const record = {
         tenantId: 'demo', id, processDefnId: '00000000-0000-4000-8000-000000000001', processDefnName: 'identity-check', processDefnVersion: 1,
@@ -248,13 +258,6 @@ describe('CSV export of more than 1,000 instances', () => {
       const out = await processInstanceStore.createWithToken(record as never, { tenantId: 'demo', id: tokenId } as never, at);
       expect(out).toEqual({ outcome: 'created' });
     };
-    const lanes = 10;
-    for (let lane = 0; lane < lanes; lane++) {
-      await db.send(new PutItemCommand({ TableName: runtime.tableName, Item: {
-        PK: { S: `TNT#demo#PTOKENS` }, SK: { S: `PTOKEN#csv-${marker}-${lane}` }, itemType: { S: 'ProcessToken' }, status: { S: 'ACTIVE' },
-        counter: { N: '0' }, maxCount: { NULL: true }, validFromDtm: { NULL: true }, validToDtm: { NULL: true },
-      } }));
-    }
     const start = Date.now() - 60_000;
     // 1,000 instances a millisecond apart, a cut, then the 1,001st.
     await Promise.all(Array.from({ length: lanes }, async (_, lane) => {
