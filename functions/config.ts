@@ -21,6 +21,17 @@ const StoreConfigSchema = z.object({
   IMAGES_BUCKET: z.optional(z.string().check(z.minLength(3))),
   /** Set only locally: the S3 stand-in (fauxqs), addressed path-style. */
   S3_ENDPOINT: z.optional(z.url()),
+  /**
+   * Set only locally: where pre-signed URLs point (the local S3's gateway that checks their
+   * signature and expiry before serving the object); on AWS they point at S3 itself.
+   */
+  S3_PUBLIC_ENDPOINT: z.optional(z.url()),
+  /** The S3 bucket of asynchronous exports (archives, CSV files), for the functions that start, run or read them. */
+  EXPORTS_BUCKET: z.optional(z.string().check(z.minLength(3))),
+  /** The SQS queue export jobs go to (AWS); locally an in-process worker is installed instead. */
+  EXPORTS_QUEUE_URL: z.optional(z.url()),
+  /** The key that seals an archive password until its job runs: `kms:<key id or ARN>` on AWS, `file:<path>` locally. */
+  EXPORTS_KEY: z.optional(z.string().check(z.regex(/^(kms|file):.+$/, 'must be kms:<key> or file:<path>'))),
 });
 
 const ConfigSchema = z.extend(StoreConfigSchema, {

@@ -76,6 +76,7 @@ export const ERRORS = {
   PASSKEY_NOT_FOUND: { status: 404, message: 'No such passkey for this user.' },
   PASSKEY_SESSION_NOT_FOUND: { status: 404, message: 'No such passkey ceremony: unknown, expired or already used (each challenge is good once).' },
   EVENT_QUERY_NOT_FOUND: { status: 404, message: 'No such event query: it was never started here, or it ended an hour after it started.' },
+  EXPORT_NOT_FOUND: { status: 404, message: 'No such export: unknown here, of another instance or kind, or past its 7 days.' },
   TENANT_NOT_FOUND: { status: 404, message: 'The tenant does not exist.' },
 
   // 405
@@ -167,6 +168,7 @@ export const ERROR_DOCS = {
   PASSKEY_NOT_FOUND: 'no such passkey for the user',
   PASSKEY_SESSION_NOT_FOUND: 'passkey ceremony unknown, expired or already used; or the user has no registration in progress',
   EVENT_QUERY_NOT_FOUND: 'event query unknown, or ended an hour after it started',
+  EXPORT_NOT_FOUND: 'export job unknown in this tenant, of another instance or kind, or past its 7 days',
   TENANT_NOT_FOUND: 'no such tenant',
   METHOD_NOT_ALLOWED: 'the path exists with other methods, listed in `Allow` (local gateway; API Gateway answers 404)',
   CONFLICT: 'generic: conflicts with the current state, when no more specific code applies',

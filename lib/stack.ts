@@ -16,6 +16,7 @@ import { routeList } from '../functions/routes.js';
 import { OPEN_INSTANCES_INDEX, TABLE_SCHEMA } from '../functions/store/schema.js';
 import { stateMachinePrefix } from '../functions/process-manager/orchestrator.js';
 import { Images } from './constructs/images.js';
+import { Exports } from './constructs/exports.js';
 import { JourneyFunctions } from './constructs/journey-functions.js';
 import { Operations } from './constructs/operations.js';
 import { PackageLayer } from './constructs/package-layer.js';
@@ -157,6 +158,7 @@ export class ArthrStack extends Stack {
   readonly routeStacks: ReadonlyMap<string, RouteStack>;
   readonly journeys: JourneyFunctions;
   readonly images: Images;
+  readonly exports: Exports;
   readonly operations: Operations;
   /** `arthr-{label}`: the start of every physical name of this deployment. */
   readonly namePrefix: string;
@@ -380,13 +382,25 @@ export class ArthrStack extends Stack {
       environment: { TABLE_NAME: this.table.tableName, LOG_LEVEL: environment.LOG_LEVEL!, POWERTOOLS_SERVICE_NAME: namePrefix },
     });
 
+    // Route queries read only the indexes made for them (not the reconciler's).
+    const indexNames = TABLE_SCHEMA.globalSecondaryIndexes.filter((g) => g.queriedByRoutes).map((g) => g.indexName);
+
+    // --- Asynchronous exports: what is too large for one Lambda response, made into S3.
+    this.exports = new Exports(this, 'Exports', {
+      repoRoot: REPO_ROOT,
+      namePrefix,
+      table: this.table,
+      indexNames,
+      images: this.images,
+      accessLogs: this.images.accessLogs,
+      environment,
+    });
+
     // Packages too large for a handler's bundle, shared by the functions that load them.
     const packageLayers = new Map(
       LAYER_PACKAGES.map((p) => [p, new PackageLayer(this, `Layer${p.replace(/[^A-Za-z0-9]/g, '')}`, { root: REPO_ROOT, packages: [p], description: `${p} and its dependencies, from the repository's lock file` }).layer] as const),
     );
     const functions = new Map<string, RouteFunction>();
-    // Route queries read only the indexes made for them (not the reconciler's).
-    const indexNames = TABLE_SCHEMA.globalSecondaryIndexes.filter((g) => g.queriedByRoutes).map((g) => g.indexName);
     const routeStacks = new Map<string, RouteStack>();
     for (const [area, routes] of routeGroups(props.routes ?? routeList)) {
       const routeStack = new RouteStack(this, {
@@ -402,6 +416,7 @@ export class ArthrStack extends Stack {
         stateMachineRole,
         stateMachineArnPattern,
         images: this.images,
+        exports: this.exports,
         packageLayers,
         environment,
       });
@@ -451,6 +466,7 @@ export class ArthrStack extends Stack {
       deadLetterQueues: [
         { title: 'Execution ends not recorded', queue: this.journeys.executionEndDeadLetters },
         { title: 'Image clean-ups not done', queue: this.images.cleanupDeadLetters },
+        { title: 'Export jobs failed', queue: this.exports.deadLetters },
       ],
       ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
     });
@@ -494,6 +510,8 @@ export class ArthrStack extends Stack {
       description: 'Table stream batches whose expired instances\' images could not be deleted (pointers into the stream, readable for 24 hours).',
       value: this.images.cleanupDeadLetters.queueUrl,
     });
+    new CfnOutput(this, 'ExportsBucketName', { description: 'Export files (archives, CSV), under tenants/{tenantId}/exports/{exportId}/, kept 7 days.', value: this.exports.bucket.bucketName });
+    new CfnOutput(this, 'ExportDeadLetterQueueUrl', { description: 'Export jobs that failed every attempt (each marked FAILED).', value: this.exports.deadLetters.queueUrl });
     new CfnOutput(this, 'Issuer', { description: 'Bearer token issuer (iss) checked by the JWT authorizer.', value: issuer });
     new CfnOutput(this, 'AlarmTopicArn', {
       description: 'Every alarm of the stack notifies this SNS topic: subscribe the on-call address (or deploy with -c alarmEmail=...).',

@@ -44,7 +44,15 @@ export interface AwsAccess {
   events?: 'publish';
   /** S3 actions on the images bucket, under `tenants/` (ListBucket: on the bucket, for that prefix). */
   images?: readonly ImageAction[];
+  /**
+   * Asynchronous exports (lib/constructs/exports.ts): `SendMessage` queues a job, `Seal`
+   * encrypts an archive password with the exports key, `GetObject` pre-signs a download from
+   * the exports bucket (under `tenants/`).
+   */
+  exports?: readonly ExportAction[];
 }
+
+export type ExportAction = 'SendMessage' | 'Seal' | 'GetObject';
 
 /** What an operation does with the images bucket (face captures, under `tenants/{tenantId}/instances/{id}/`). */
 export type ImageAction = 'PutObject' | 'GetObject' | 'DeleteObject' | 'ListBucket';

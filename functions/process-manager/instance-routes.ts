@@ -1,4 +1,6 @@
 import * as z from '../shared/zod.js';
+import { ExportIdPath, ExportSchema } from '../exports/schemas.js';
+import { CSV_EXPORT_MAX_ROWS, CSV_INLINE_MAX_ROWS } from './model.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { badRequest, error, forbidden, unauthorized } from '../http/responses.js';
 import {
@@ -90,16 +92,39 @@ export const instanceRoutes = {
     auth: 'bearer',
     permission: 'ProcessManager:getProcessInstance',
     summary: 'Export the instances matching the search filters as CSV',
-    description: 'The body takes the search filters; the answer is text/csv with a header row.',
+    description: `The body takes the search filters. Up to ${CSV_INLINE_MAX_ROWS} matches the answer is text/csv with a header row; more, an export job makes the file (at most ${CSV_EXPORT_MAX_ROWS} rows) and the answer is 202.`,
     tag: 'Process instances',
     request: { body: InstanceCsvRequestSchema },
     responses: {
-      200: { description: 'One row per instance.', contentType: 'text/csv', schema: z.string() },
+      200: { description: `One row per instance (at most ${CSV_INLINE_MAX_ROWS}).`, contentType: 'text/csv', schema: z.string() },
+      202: {
+        description: `More than ${CSV_INLINE_MAX_ROWS} instances match: an export job makes the CSV; \`Location\` is its status route, which gives a download URL once it SUCCEEDED.`,
+        schema: ExportSchema,
+      },
       400: badRequest,
       401: unauthorized,
       403: forbidden,
     },
-    aws: { queryIndexes: true },
+    aws: { queryIndexes: true, table: ['PutItem'], exports: ['SendMessage'] },
+  }),
+  getProcessInstancesCsvExport: defineRoute({
+    operationId: 'getProcessInstancesCsvExport',
+    method: 'GET',
+    path: '/api/process-manager/processInstances/csv/exports/{exportId}',
+    handler: 'functions/process-manager/get-process-instances-csv-export.ts',
+    auth: 'bearer',
+    permission: 'ProcessManager:getProcessInstance',
+    summary: 'The status of a CSV export, with its download URL once made',
+    tag: 'Process instances',
+    request: { path: z.strictObject({ exportId: ExportIdPath }) },
+    responses: {
+      200: { description: 'The export job.', schema: ExportSchema },
+      400: badRequest,
+      401: unauthorized,
+      403: forbidden,
+      404: error('No such CSV export in this tenant, or past its 7 days.'),
+    },
+    aws: { table: ['GetItem'], exports: ['GetObject'] },
   }),
   getProcessInstance: defineRoute({
     operationId: 'getProcessInstance',

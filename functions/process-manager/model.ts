@@ -503,6 +503,8 @@ export interface InstanceImageStore {
   put(objectKey: string, bytes: Uint8Array, contentType: string, sha256: string): Promise<void>;
   /** Undefined when absent. */
   get(tenantId: string, processInstanceId: string, objectKey: string): Promise<Buffer | undefined>;
+  /** A pre-signed GET of an instance's image, good for `expiresIn` seconds. */
+  url(tenantId: string, processInstanceId: string, objectKey: string, expiresIn: number): Promise<string>;
   /** Deletes everything an instance stored; how many objects went. */
   deleteInstance(tenantId: string, processInstanceId: string): Promise<number>;
 }
@@ -557,3 +559,8 @@ export function executionArnOf(record: Pick<ProcessInstanceRecord, 'stateMachine
   return `${parts.join(':')}:${record.id}`;
 }
 
+
+/** A CSV export answers up to this many rows inline; more go to an export job. */
+export const CSV_INLINE_MAX_ROWS = 1_000;
+/** An export job's CSV holds at most this many rows (narrow the filters for more). */
+export const CSV_EXPORT_MAX_ROWS = 100_000;

@@ -2,6 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { getStoreConfig } from '../config.js';
 import type { InstanceImageStore } from '../process-manager/model.js';
 import { objectKeys } from './keys.js';
+import { presignGet } from './presign.js';
 import { traced } from '../observability/tracer.js';
 
 export interface S3 {
@@ -64,6 +65,15 @@ export const imageStore: InstanceImageStore = {
       if (err instanceof Error && err.name === 'NoSuchKey') return undefined;
       throw err;
     }
+  },
+
+  /** A pre-signed GET of an image, only through the instance's own prefix (the function's role signs it). */
+  async url(tenantId, processInstanceId, objectKey, expiresIn) {
+    if (!objectKey.startsWith(objectKeys.instancePrefix(tenantId, processInstanceId))) {
+      throw new Error('an image key outside its instance');
+    }
+    const { client, bucket } = await s3();
+    return presignGet(client, bucket, objectKey, { expiresIn });
   },
 
   /** Deletes everything an instance stored (its retention ended). Returns how many objects went. */

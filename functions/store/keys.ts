@@ -249,6 +249,11 @@ export const keys = {
     return { PK: `${tenantPrefix(tenantId)}IDSQUERY#${part(executionId)}`, SK: 'QUERY' };
   },
 
+  /** An asynchronous export job (an archive or a CSV file), with a TTL: the tenant's own partition, one item. */
+  exportJob(tenantId: string, exportId: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}EXPORT#${part(exportId)}`, SK: 'EXPORT' };
+  },
+
   /**
    * One tenant's request count in one second (epoch seconds). Every window of a tenant is in one
    * partition, `TNT#{tenantId}#RATE`, which is all the rate limit's IAM grant reaches.
@@ -277,6 +282,12 @@ export const objectKeys = {
   },
   faceCapture(tenantId: string, id: string, faceKey: string, captureId: string, extension: 'jpg' | 'png'): string {
     return `${objectKeys.instancePrefix(tenantId, id)}faces/${encoded(faceKey)}/${safeSegment(captureId)}.${extension}`;
+  },
+  /** An export's file in the exports bucket: `tenants/{tenantId}/exports/{exportId}/{file}`. */
+  exportObject(tenantId: string, exportId: string, file: string): string {
+    tenantPrefix(tenantId);
+    if (!/^[A-Za-z0-9._-]+$/.test(file)) throw new Error('an export file name must be plain');
+    return `tenants/${tenantId}/exports/${safeSegment(part(exportId))}/${file}`;
   },
   /** Every object key of the service starts with this. */
   root: 'tenants/',

@@ -2,6 +2,7 @@ import * as z from '../shared/zod.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { badRequest, error, forbidden, unauthorized } from '../http/responses.js';
 import { DateTime } from '../shared/schemas.js';
+import { ExportIdPath, ExportSchema } from '../exports/schemas.js';
 
 const UserDataPath = z.strictObject({
   processDefnId: z.string().check(z.uuid('must be a process definition id')),
@@ -68,9 +69,24 @@ export const UserDataSchema = z.withMeta(
       { description: 'Every user step the end user completed, in order.' },
     ),
     checks: z.withMeta(z.array(CheckResponseSchema), { description: 'Every check result, in the order made (also at `userdata/checks`).' }),
-    images: z.withMeta(z.array(z.object({ ...ImageMeta, data: z.withMeta(z.string(), { description: 'The image, base64.' }) })), {
-      description: 'Every image the end user provided (face captures), with its bytes.',
-    }),
+    images: z.withMeta(
+      z.array(
+        z.object({
+          ...ImageMeta,
+          data: z.optional(z.withMeta(z.string(), { description: 'The image, base64: while the answer stays within its size budget.' })),
+          url: z.optional(
+            z.withMeta(z.string(), {
+              description: 'Instead of `data` for the images past the budget (5.5 MB of JSON; 4.4 MB for `getdata`): a pre-signed S3 GET of the image.',
+            }),
+          ),
+          urlExpiresAt: z.optional(z.withMeta(DateTime, { description: 'When `url` stops working (5 minutes after the answer); read the user data again for a fresh one.' })),
+        }),
+      ),
+      {
+        description:
+          'Every image the end user provided (face captures): its bytes in `data` while the document stays within the Lambda response limit, a pre-signed `url` for the rest.',
+      },
+    ),
   }),
   { id: 'UserData', description: 'What the end user provided. A `data` member is returned only when custom pages are used (they are not).' },
 );
@@ -155,11 +171,35 @@ export const userDataRoutes = {
     },
     responses: {
       200: { description: 'The zip; every entry encrypted with AES-256.', contentType: 'application/zip', schema: z.string() },
+      202: {
+        description:
+          'The zip would be over 4.4 MB (over the Lambda response limit once base64-encoded): an export job makes it; `Location` is its status route, which gives a download URL once it SUCCEEDED.',
+        schema: ExportSchema,
+      },
       400: error('A missing or weak password, or a malformed request.'),
       401: unauthorized,
       403: forbidden,
       404: error('No such instance of this definition in this tenant, or past its retention.'),
     },
-    aws: { table: ['GetItem', 'Query'], images: ['GetObject'] },
+    aws: { table: ['GetItem', 'Query', 'PutItem'], images: ['GetObject'], exports: ['Seal', 'SendMessage'] },
+  }),
+  getUserDataArchiveExport: defineRoute({
+    operationId: 'getUserDataArchiveExport',
+    method: 'GET',
+    path: '/api/userdata-server/processDefinitions/{processDefnId}/processInstances/{processInstanceId}/userdataarchive/exports/{exportId}',
+    handler: 'functions/userdata/get-user-data-archive-export.ts',
+    auth: 'bearer',
+    permission: 'UserDataServer:getProcessInstanceUserData',
+    summary: 'The status of an archive export, with its download URL once made',
+    tag: 'User data',
+    request: { path: z.strictObject({ ...UserDataPath.shape, exportId: ExportIdPath }) },
+    responses: {
+      200: { description: 'The export job.', schema: ExportSchema },
+      400: badRequest,
+      401: unauthorized,
+      403: forbidden,
+      404: error('No such archive export of this instance in this tenant, or past its 7 days.'),
+    },
+    aws: { table: ['GetItem'], exports: ['GetObject'] },
   }),
 } satisfies Record<string, RouteDef>;

@@ -1,12 +1,30 @@
 import { ValidationError } from '../errors.js';
+import { DOWNLOAD_URL_SECONDS } from '../exports/model.js';
 import { ProcessInstanceNotFoundError } from '../process-manager/instances.js';
 import type { CheckRecord, ImageRecord, InstanceImageStore, ProcessInstanceStore } from '../process-manager/model.js';
 
 /** The storage user data is read from (the process manager's instances and their images); `deps.ts` puts it together. */
 export interface UserDataStorage {
   instances: Pick<ProcessInstanceStore, 'getLive' | 'listUserData'>;
-  images: Pick<InstanceImageStore, 'get'>;
+  images: Pick<InstanceImageStore, 'get' | 'url'>;
 }
+
+/**
+ * Lambda answers at most 6,291,556 bytes (its whole result, the body JSON-escaped inside it), and
+ * API Gateway a 500 over that. The `userdata` JSON body stays within this, with images inline
+ * (base64) as long as they fit and pre-signed URLs for the rest; the margin covers the headers
+ * and the escaping of the body's quotes.
+ */
+export const USER_DATA_INLINE_BUDGET = 5_500_000;
+/** `getdata` base64-encodes the whole document again (4/3): its document stays within this. */
+export const GETDATA_DOCUMENT_BUDGET = 4_400_000;
+/**
+ * The zip `userdataarchive` answers inline: at most this many bytes (5.87 MB once base64 in the
+ * Lambda response); a larger one is made by an export job and downloaded from S3.
+ */
+export const ARCHIVE_INLINE_MAX = 4_400_000;
+/** What an image served by URL adds to the document at most (its URL and expiry). */
+const URL_ENTRY_ALLOWANCE = 2_048;
 
 /**
  * An instance's user data: what the end user gave at each step, and each data form's values
@@ -57,16 +75,58 @@ function imageView({ objectKey: _k, ...image }: ImageRecord) {
   return image;
 }
 
-/** The user data with each image's bytes, base64 in `data` (the `userdata` and `getdata` responses). */
-export async function withImageData(d: Pick<UserDataStorage, 'images'>, tenantId: string, data: UserData) {
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+const base64Length = (bytes: number) => 4 * Math.ceil(bytes / 3);
+
+/**
+ * Which images go inline: in order, each whose base64 still fits the document within `budget`
+ * bytes of JSON (what follows it counted at URL_ENTRY_ALLOWANCE each); the rest by URL. Decided
+ * on the stored sizes, so no image is read that is not sent.
+ */
+export function inlineImages(data: UserData, budget: number): boolean[] {
+  let size = jsonBytes({ ...data, images: [] });
+  return data.images.map((image, i) => {
+    const rest = data.images.length - i - 1;
+    // The entry with an empty `data`, its base64, and the comma before it (all but the first).
+    const inline = jsonBytes({ ...imageView(image), data: '' }) + base64Length(image.bytes) + (i > 0 ? 1 : 0);
+    if (size + inline + rest * URL_ENTRY_ALLOWANCE <= budget) {
+      size += inline;
+      return true;
+    }
+    size += URL_ENTRY_ALLOWANCE;
+    return false;
+  });
+}
+
+/**
+ * The user data with each image's bytes, base64 in `data` (the `userdata` and `getdata`
+ * responses), as long as the document stays within `budget` bytes; an image past it comes as a
+ * pre-signed S3 GET in `url`, good until `urlExpiresAt` (DOWNLOAD_URL_SECONDS, 5 minutes).
+ */
+export async function withImageData(d: Pick<UserDataStorage, 'images'>, tenantId: string, data: UserData, budget: number, now: Date) {
+  const inline = inlineImages(data, budget);
   const images = await Promise.all(
-    data.images.map(async (image) => {
+    data.images.map(async (image, i) => {
+      if (!inline[i]) {
+        const url = await d.images.url(tenantId, data.processInstanceId, image.objectKey, DOWNLOAD_URL_SECONDS);
+        return { ...imageView(image), url, urlExpiresAt: new Date(now.getTime() + DOWNLOAD_URL_SECONDS * 1000).toISOString() };
+      }
       const bytes = await d.images.get(tenantId, data.processInstanceId, image.objectKey);
       if (!bytes) throw new Error(`image ${image.captureId} of instance ${data.processInstanceId} is missing from S3`);
       return { ...imageView(image), data: bytes.toString('base64') };
     }),
   );
   return { ...data, images };
+}
+
+/**
+ * Whether the archive may be too large to answer inline: its images and document, plus each
+ * zip entry's headers and AES overhead (well under 256 bytes). Images are JPEG or PNG, which
+ * deflate hardly shrinks, so this is close to the zip's size.
+ */
+export function archiveTooLarge(data: UserData): boolean {
+  const estimate = jsonBytes(data) + data.images.reduce((n, image) => n + image.bytes + 256, 256);
+  return estimate > ARCHIVE_INLINE_MAX;
 }
 
 /**

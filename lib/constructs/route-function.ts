@@ -6,6 +6,7 @@ import type { Construct } from 'constructs';
 import { isRateLimited, type RouteDef } from '../../functions/http/route.js';
 import { RATE_PARTITION } from '../../functions/store/keys.js';
 import { acknowledgeImageObjects, imageStatements, type ImagesAccess } from './images.js';
+import { acknowledgeExportObjects, exportsEnvironment, exportStatements, type ExportsAccess } from './exports.js';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { ServiceFunction, nagArn } from './service-function.js';
 
@@ -30,6 +31,8 @@ export interface RouteFunctionProps {
   /** The images bucket and its key: granted as `route.aws.images` says, and named in IMAGES_BUCKET. */
   images: ImagesAccess;
   environment: Record<string, string>;
+  /** The exports bucket, key and queue: granted as `route.aws.exports` says, and named in the EXPORTS_* variables. */
+  exports: ExportsAccess;
   /** The layer per package of LAYER_PACKAGES; a route gets those its `layerPackages` names. */
   packageLayers: ReadonlyMap<string, lambda.ILayerVersion>;
 }
@@ -59,7 +62,12 @@ export class RouteFunction extends ServiceFunction {
       memorySize: 256,
       timeout: Duration.seconds(10),
       // Only the functions that touch images learn the bucket's name.
-      environment: access.images?.length ? { ...props.environment, IMAGES_BUCKET: props.images.bucket.bucketName } : props.environment,
+      environment: {
+        ...props.environment,
+        ...(access.images?.length ? { IMAGES_BUCKET: props.images.bucket.bucketName } : {}),
+        // Only the functions that start or read exports learn where they are.
+        ...(access.exports?.length ? exportsEnvironment(props.exports) : {}),
+      },
       policyName: route.operationId,
       roleDescription: `Runs ${route.operationId} (${route.method} ${route.path})`,
       statements: routeStatements(props, stack),
@@ -80,6 +88,7 @@ export class RouteFunction extends ServiceFunction {
       });
     }
     if (access.images?.some((a) => a !== 'ListBucket')) acknowledgeImageObjects(this.role, props.images.bucket);
+    if (access.exports?.includes('GetObject')) acknowledgeExportObjects(this.role, props.exports.bucket);
   }
 }
 
@@ -163,6 +172,7 @@ function routeStatements(props: RouteFunctionProps, stack: Stack): iam.PolicySta
     );
   }
   if (access.images?.length) statements.push(...imageStatements(access.images, props.images, stack));
+  if (access.exports?.length) statements.push(...exportStatements(access.exports, props.exports, stack));
   return statements;
 }
 

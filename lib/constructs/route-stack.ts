@@ -6,6 +6,8 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { Construct } from 'constructs';
 import type { RouteDef } from '../../functions/http/route.js';
 import type { ImagesAccess } from './images.js';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { ExportsAccess } from './exports.js';
 import { RouteFunction, type RouteFunctionProps } from './route-function.js';
 
 const METHODS: Record<string, HttpMethod> = {
@@ -59,13 +61,23 @@ export class RouteStack extends NestedStack {
 
   constructor(scope: Construct, props: RouteStackProps) {
     const usesImages = props.routes.some((r) => r.aws.images?.length);
+    const usesExports = props.routes.some((r) => r.aws.exports?.length);
     super(scope, routeStackId(props.area), {
       description: `Arthr ${props.area} routes`,
       // The images bucket comes in under parameters of fixed names (rather than the generated
       // ones of an implicit reference), so the grants' cdk-nag acknowledgements can name it.
-      ...(usesImages
-        ? { parameters: { ImagesBucketArn: props.images.bucket.bucketArn, ImagesBucketName: props.images.bucket.bucketName, ImagesKeyArn: props.images.key.keyArn } }
-        : {}),
+      parameters: {
+        ...(usesImages ? { ImagesBucketArn: props.images.bucket.bucketArn, ImagesBucketName: props.images.bucket.bucketName, ImagesKeyArn: props.images.key.keyArn } : {}),
+        ...(usesExports
+          ? {
+              ExportsBucketArn: props.exports.bucket.bucketArn,
+              ExportsBucketName: props.exports.bucket.bucketName,
+              ExportsKeyArn: props.exports.key.keyArn,
+              ExportsQueueArn: props.exports.queue.queueArn,
+              ExportsQueueUrl: props.exports.queue.queueUrl,
+            }
+          : {}),
+      },
     });
     const resources = props.routes.length * RESOURCES_PER_ROUTE;
     if (resources > MAX_STACK_RESOURCES) {
@@ -84,8 +96,22 @@ export class RouteStack extends NestedStack {
           key: kms.Key.fromKeyArn(this, 'ImagesKey', new CfnParameter(this, 'ImagesKeyArn', { description: 'The images bucket\'s KMS key ARN.' }).valueAsString),
         }
       : props.images;
+    const param = (name: string, description: string) => new CfnParameter(this, name, { description }).valueAsString;
+    const exports: ExportsAccess = usesExports
+      ? {
+          bucket: s3.Bucket.fromBucketAttributes(this, 'ExportsBucket', {
+            bucketArn: param('ExportsBucketArn', 'The exports bucket\'s ARN.'),
+            bucketName: param('ExportsBucketName', 'The exports bucket\'s name.'),
+          }),
+          key: kms.Key.fromKeyArn(this, 'ExportsKey', param('ExportsKeyArn', 'The exports KMS key ARN.')),
+          queue: sqs.Queue.fromQueueAttributes(this, 'ExportsQueue', {
+            queueArn: param('ExportsQueueArn', 'The export job queue\'s ARN.'),
+            queueUrl: param('ExportsQueueUrl', 'The export job queue\'s URL.'),
+          }),
+        }
+      : props.exports;
     for (const route of routes) {
-      const fn = new RouteFunction(this, { ...functionProps, images, route });
+      const fn = new RouteFunction(this, { ...functionProps, images, exports, route });
       this.functions.set(route.operationId, fn);
 
       const method = METHODS[route.method];

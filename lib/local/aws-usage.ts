@@ -50,12 +50,17 @@ export function recordDynamoCalls(client: DynamoDBClient): void {
   );
 }
 
-/** S3 calls in IAM's terms (ListObjectsV2 is `s3:ListBucket`). */
-export function recordS3Calls(client: S3Client): void {
+/**
+ * S3 calls in IAM's terms (ListObjectsV2 is `s3:ListBucket`); calls on one of `labelled`
+ * buckets get its label (`s3:PutObject (exports)`), since each bucket is granted apart.
+ */
+export function recordS3Calls(client: S3Client, labelled: Record<string, string> = {}): void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const command = String(context.commandName ?? '').replace(/Command$/, '');
-      recordAction(command === 'ListObjectsV2' ? 's3:ListBucket' : `s3:${command}`);
+      const bucket = (args.input as { Bucket?: string }).Bucket;
+      const label = bucket && labelled[bucket] ? ` (${labelled[bucket]})` : '';
+      recordAction(`${command === 'ListObjectsV2' ? 's3:ListBucket' : `s3:${command}`}${label}`);
       return next(args);
     },
     { step: 'initialize', name: 'awsUsageRecorder' },

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +30,11 @@ import { startSweeper } from './sweeper.js';
 import { endOrphanedJourneys, startReconciler } from './reconciler.js';
 import { asOperation, recordDynamoCalls, recordMethods, recordS3Calls, writeUsage } from './aws-usage.js';
 import { mirrorToDisk, startLocalS3 } from './s3.js';
-import { s3 } from '../../functions/store/images.js';
+import { imageStore, s3 } from '../../functions/store/images.js';
+import { exportObjects, exportsS3 } from '../../functions/store/exports.js';
+import { installExportQueue } from '../../functions/store/export-queue.js';
+import { secretSealer } from '../../functions/store/sealer.js';
+import { localExportQueue } from './exports.js';
 import { dynamo as storeClient } from '../../functions/store/client.js';
 import { getConfig } from '../../functions/config.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -56,6 +60,9 @@ export interface RuntimeInfo {
   tableName: string;
   s3Endpoint: string;
   imagesBucket: string;
+  exportsBucket: string;
+  /** Where pre-signed URLs point (the local S3 gateway that checks them). */
+  s3PublicEndpoint: string;
   issuer: string;
 }
 
@@ -77,6 +84,12 @@ function ensureSigningKey(path: string): void {
   writeFileSync(path, privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600 });
 }
 
+/** The local stand-in for the exports KMS key: 32 random bytes (AES-256-GCM), readable by this user only. */
+function ensureExportsKey(path: string): void {
+  if (existsSync(path)) return;
+  writeFileSync(path, randomBytes(32), { mode: 0o600 });
+}
+
 /**
  * The whole service on one machine: DynamoDB Local with its data under `localDir`, the table
  * made from the shared schema, the handlers behind the API Gateway stand-in on loopback, and
@@ -93,11 +106,15 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
   const keyPath = join(localDir, 'signing-key.pem');
   ensureSigningKey(keyPath);
   chmodSync(keyPath, 0o600);
+  const exportsKeyPath = join(localDir, 'exports-key.bin');
+  ensureExportsKey(exportsKeyPath);
+  chmodSync(exportsKeyPath, 0o600);
 
   const dynamo = await startDynamoDbLocal(join(localDir, 'dynamodb'));
   const s3Dir = join(localDir, 's3');
-  if (existsSync(s3Dir)) chmodSync(s3Dir, 0o700);
-  const localS3 = await startLocalS3(s3Dir).catch(async (err: unknown) => {
+  const exportsDir = join(localDir, 's3-exports');
+  for (const dir of [s3Dir, exportsDir]) if (existsSync(dir)) chmodSync(dir, 0o700);
+  const localS3 = await startLocalS3({ images: s3Dir, exports: exportsDir }).catch(async (err: unknown) => {
     await dynamo.stop();
     throw err;
   });
@@ -115,13 +132,20 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       SIGNING_KEY: `file:${keyPath}`,
       IMAGES_BUCKET: localS3.bucket,
       S3_ENDPOINT: localS3.endpoint,
+      S3_PUBLIC_ENDPOINT: localS3.publicEndpoint,
+      EXPORTS_BUCKET: localS3.exportsBucket,
+      EXPORTS_KEY: `file:${exportsKeyPath}`,
       // The tenant rate limit runs here as on AWS (one counting write per request); the default is
       // high enough that the test suite, several files at once on one tenant, never meets it.
       TENANT_RATE_LIMIT: process.env.TENANT_RATE_LIMIT ?? '1000',
       // Token issue's own budget, likewise (the suite issues a token per test file and more).
       TOKEN_RATE_LIMIT: process.env.TOKEN_RATE_LIMIT ?? '1000',
     });
-    mirrorToDisk((await s3()).client, s3Dir);
+    mirrorToDisk((await s3()).client, localS3.bucket, s3Dir);
+    mirrorToDisk((await exportsS3()).client, localS3.exportsBucket, exportsDir);
+    // Export jobs run in process, as the SQS-fed worker runs them on AWS.
+    const exportJobs = localExportQueue();
+    installExportQueue(exportJobs);
 
     const admin = localClient(dynamo.endpoint);
     await ensureTable(admin, LOCAL_TABLE);
@@ -137,6 +161,13 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       // Each local stand-in counts as the AWS action it replaces.
       recordDynamoCalls((await storeClient()).raw);
       recordS3Calls((await s3()).client);
+      recordS3Calls((await exportsS3()).client, { [localS3.exportsBucket]: 'exports' });
+      // What makes no call locally counts as the AWS action it stands for: a pre-signed URL is
+      // a GetObject made with the signer's rights, the sealer is KMS, the local queue is SQS.
+      recordMethods(imageStore, { url: 's3:GetObject' });
+      recordMethods(exportObjects, { url: 's3:GetObject (exports)' });
+      recordMethods(secretSealer, { seal: 'kms:Encrypt', unseal: 'kms:Decrypt' });
+      recordMethods(exportJobs, { enqueue: 'sqs:SendMessage' });
       recordMethods(orchestrator, {
         publishStateMachine: 'states:CreateStateMachine',
         startExecution: 'states:StartExecution',
@@ -196,6 +227,8 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       tableName: LOCAL_TABLE,
       s3Endpoint: localS3.endpoint,
       imagesBucket: localS3.bucket,
+      exportsBucket: localS3.exportsBucket,
+      s3PublicEndpoint: localS3.publicEndpoint,
       issuer,
     };
     writeFileSync(runtimePath, `${JSON.stringify(info, null, 2)}\n`);
@@ -211,6 +244,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
         await http.close();
         await reconciler.stop();
         await engine.shutdown();
+        await exportJobs.settle();
         // Journeys the shutdown aborted end as COMPLETED_TERMINATED, recorded before the table stops.
         await orchestrator.settle();
         await sweeper.stop();

@@ -1,9 +1,16 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { buildApp } from 'fauxqs';
-import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
 
 export const LOCAL_IMAGES_BUCKET = 'arthr-images';
+export const LOCAL_EXPORTS_BUCKET = 'arthr-exports';
+/** The local S3's credentials (fauxqs takes any): what pre-signed URLs are signed and checked with. */
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+const LOCAL_S3_REGION = 'eu-west-1';
 
 const CONTENT_TYPES: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png' };
 
@@ -13,24 +20,46 @@ const CONTENT_TYPES: Record<string, string> = { jpg: 'image/jpeg', png: 'image/p
  * `dir` (see `mirrorToDisk`), and at start what `dir` holds is put back: images survive a
  * restart like the table does.
  */
-export async function startLocalS3(dir: string): Promise<{ endpoint: string; bucket: string; stop(): Promise<void> }> {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+export async function startLocalS3(dirs: { images: string; exports: string }): Promise<{
+  endpoint: string;
+  /** Where pre-signed URLs point: the gateway that checks them (see `startPresignedGateway`). */
+  publicEndpoint: string;
+  bucket: string;
+  exportsBucket: string;
+  stop(): Promise<void>;
+}> {
   const server = await startFauxqsOnLoopback();
   const client = localS3Client(server.address);
-  await client.send(new CreateBucketCommand({ Bucket: LOCAL_IMAGES_BUCKET }));
-  for (const file of filesUnder(dir)) {
-    const key = relative(dir, file).split(sep).join('/');
-    await client.send(
-      new PutObjectCommand({
-        Bucket: LOCAL_IMAGES_BUCKET,
-        Key: key,
-        Body: readFileSync(file),
-        ContentType: CONTENT_TYPES[key.split('.').pop() ?? ''] ?? 'application/octet-stream',
-      }),
-    );
+  for (const [bucket, dir] of [
+    [LOCAL_IMAGES_BUCKET, dirs.images],
+    [LOCAL_EXPORTS_BUCKET, dirs.exports],
+  ] as const) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+    for (const file of filesUnder(dir)) {
+      const key = relative(dir, file).split(sep).join('/');
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: readFileSync(file),
+          ContentType: CONTENT_TYPES[key.split('.').pop() ?? ''] ?? 'application/octet-stream',
+        }),
+      );
+    }
   }
-  client.destroy();
-  return { endpoint: server.address, bucket: LOCAL_IMAGES_BUCKET, stop: () => server.stop() };
+  const gateway = await startPresignedGateway(client);
+  return {
+    endpoint: server.address,
+    publicEndpoint: gateway.endpoint,
+    bucket: LOCAL_IMAGES_BUCKET,
+    exportsBucket: LOCAL_EXPORTS_BUCKET,
+    stop: async () => {
+      await gateway.close();
+      client.destroy();
+      await server.stop();
+    },
+  };
 }
 
 /**
@@ -45,7 +74,124 @@ async function startFauxqsOnLoopback(): Promise<{ address: string; stop(): Promi
 }
 
 export function localS3Client(endpoint: string): S3Client {
-  return new S3Client({ endpoint, forcePathStyle: true, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  return new S3Client({ endpoint, forcePathStyle: true, region: LOCAL_S3_REGION, credentials: LOCAL_CREDENTIALS });
+}
+
+function bytes(data: string | ArrayBuffer | ArrayBufferView): Buffer {
+  if (typeof data === 'string') return Buffer.from(data, 'utf8');
+  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return Buffer.from(data);
+}
+
+/** SHA-256 (and HMAC-SHA-256 with a secret) as the SDK's signer takes it. */
+class Sha256 {
+  private readonly hash;
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
+  }
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    this.hash.update(bytes(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+}
+
+const presigner = new S3RequestPresigner({ credentials: LOCAL_CREDENTIALS, region: LOCAL_S3_REGION, sha256: Sha256 });
+/** The query parameters a pre-signature adds (the rest were signed as part of the request). */
+const SIGNATURE_PARAMS = /^X-Amz-(Algorithm|Credential|Date|Expires|SignedHeaders|Signature|Content-Sha256)$/;
+/** The longest a SigV4 pre-signed URL may be valid, as S3 allows: 7 days. */
+const MAX_EXPIRES = 604_800;
+
+/**
+ * Whether a pre-signed GET URL is good now, as S3 decides: a SigV4 query signature by the local
+ * credentials over this method, host, path and query, made no later than now, and not past its
+ * X-Amz-Expires. Its bucket and key when it is; why not otherwise.
+ */
+export async function checkPresigned(url: URL, method: string, now: Date): Promise<{ ok: true; bucket: string; key: string } | { ok: false; reason: string }> {
+  const q = url.searchParams;
+  const date = q.get('X-Amz-Date') ?? '';
+  const expires = Number(q.get('X-Amz-Expires'));
+  const signature = q.get('X-Amz-Signature') ?? '';
+  if (q.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256' || !/^\d{8}T\d{6}Z$/.test(date) || !/^[0-9a-f]{64}$/.test(signature)) {
+    return { ok: false, reason: 'Not a pre-signed URL (query-string authentication is required).' };
+  }
+  if (!Number.isInteger(expires) || expires < 1 || expires > MAX_EXPIRES) return { ok: false, reason: 'X-Amz-Expires must be from 1 to 604800 seconds.' };
+  if (!(q.get('X-Amz-Credential') ?? '').startsWith(`${LOCAL_CREDENTIALS.accessKeyId}/`)) return { ok: false, reason: 'The AWS access key id does not exist in our records.' };
+  const signedAt = Date.UTC(+date.slice(0, 4), +date.slice(4, 6) - 1, +date.slice(6, 8), +date.slice(9, 11), +date.slice(11, 13), +date.slice(13, 15));
+  if (signedAt > now.getTime() + 15 * 60_000) return { ok: false, reason: 'Request is not yet valid.' };
+  if (now.getTime() > signedAt + expires * 1000) return { ok: false, reason: 'Request has expired.' };
+  const query: Record<string, string> = {};
+  for (const [k, v] of q) if (!SIGNATURE_PARAMS.test(k)) query[k] = v;
+  const expected = await presigner.presign(
+    { method, protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || undefined, path: url.pathname, query, headers: { host: url.host } } as never,
+    { signingDate: new Date(signedAt), expiresIn: expires },
+  );
+  const want = Buffer.from(String(expected.query?.['X-Amz-Signature'] ?? ''), 'hex');
+  const got = Buffer.from(signature, 'hex');
+  if (want.length !== got.length || !timingSafeEqual(want, got)) {
+    return { ok: false, reason: 'The request signature we calculated does not match the signature you provided.' };
+  }
+  const [, bucket, ...key] = url.pathname.split('/');
+  if (!bucket || key.length === 0) return { ok: false, reason: 'No object named.' };
+  return { ok: true, bucket, key: key.map(decodeURIComponent).join('/') };
+}
+
+function s3Error(code: string, message: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message.replace(/[<>&]/g, '')}</Message></Error>`;
+}
+
+/**
+ * What S3 does with a pre-signed URL, on one machine: fauxqs serves any request unsigned, so
+ * pre-signed URLs point here instead, and this gateway serves the object only when the URL's
+ * signature and expiry check out (403 AccessDenied otherwise, as S3), with the response
+ * headers the URL asked for (`response-content-disposition`, `response-content-type`).
+ */
+export async function startPresignedGateway(client: S3Client): Promise<{ endpoint: string; server: Server; close(): Promise<void> }> {
+  const server = createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.writeHead(405, { 'content-type': 'application/xml' }).end(s3Error('MethodNotAllowed', 'Only GET by a pre-signed URL here.'));
+        return;
+      }
+      const checked = await checkPresigned(url, req.method, new Date());
+      if (!checked.ok) {
+        res.writeHead(403, { 'content-type': 'application/xml' }).end(s3Error('AccessDenied', checked.reason));
+        return;
+      }
+      try {
+        const out = await client.send(new GetObjectCommand({ Bucket: checked.bucket, Key: checked.key }));
+        const body = Buffer.from(await out.Body!.transformToByteArray());
+        const headers: Record<string, string> = {
+          'content-type': url.searchParams.get('response-content-type') ?? out.ContentType ?? 'application/octet-stream',
+          'content-length': String(body.length),
+        };
+        const disposition = url.searchParams.get('response-content-disposition');
+        if (disposition) headers['content-disposition'] = disposition;
+        res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : body);
+      } catch (err) {
+        if (err instanceof Error && err.name === 'NoSuchKey') res.writeHead(404, { 'content-type': 'application/xml' }).end(s3Error('NoSuchKey', 'The specified key does not exist.'));
+        else throw err;
+      }
+    } catch {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/xml' }).end(s3Error('InternalError', 'We encountered an internal error.'));
+    }
+  });
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => ok());
+  });
+  const port = (server.address() as { port: number }).port;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((ok) => {
+        server.close(() => ok());
+        server.closeAllConnections();
+      }),
+  };
 }
 
 function filesUnder(dir: string): string[] {
@@ -61,14 +207,19 @@ function pathOf(dir: string, key: string): string {
   return path;
 }
 
-/** Writes through to `dir` what the service's S3 client puts and deletes, once S3 accepted it. */
-export function mirrorToDisk(client: S3Client, dir: string): void {
+/** Writes through to `dir` what the service's S3 client puts into and deletes from `bucket`, once S3 accepted it. */
+export function mirrorToDisk(client: S3Client, bucket: string, dir: string): void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const out = await next(args);
       const command = String(context.commandName ?? '');
-      const input = args.input as { Key?: string; Body?: Uint8Array };
-      if (command === 'PutObjectCommand' && input.Key && input.Body instanceof Uint8Array) {
+      const input = args.input as { Bucket?: string; Key?: string; Body?: Uint8Array | string };
+      if (input.Bucket !== bucket) return out;
+      if (command === 'PutObjectCommand' && input.Key && typeof input.Body === 'string') {
+        const path = pathOf(dir, input.Key);
+        mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+        writeFileSync(path, input.Body, { mode: 0o600 });
+      } else if (command === 'PutObjectCommand' && input.Key && input.Body instanceof Uint8Array) {
         const path = pathOf(dir, input.Key);
         mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
         writeFileSync(path, input.Body, { mode: 0o600 });

@@ -113,8 +113,9 @@ describe('ArthrStack images', () => {
   });
 
   describe('bucket', () => {
-    it('is the only bucket besides its access-log bucket', () => {
-      expect(Object.keys(ofType(template, 'AWS::S3::Bucket')).sort()).toEqual([bucketId, logBucketId].sort());
+    it('is the only bucket besides its access-log bucket and the exports bucket (test/infra/exports.test.ts)', () => {
+      const exportsBucketId = resourceAt(template, 'AWS::S3::Bucket', 'ArthrStack/Exports/Bucket')[0];
+      expect(Object.keys(ofType(template, 'AWS::S3::Bucket')).sort()).toEqual([bucketId, logBucketId, exportsBucketId].sort());
     });
 
     it('blocks all public access, has no ACLs and refuses plain HTTP and TLS below 1.2', () => {
@@ -192,7 +193,7 @@ describe('ArthrStack images', () => {
       expect(bucket).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     });
 
-    it('logs every request to a separate private log bucket, which only S3 log delivery for this bucket may write', () => {
+    it('logs every request to a separate private log bucket, which only S3 log delivery for this bucket (and the exports bucket) may write', () => {
       expect(bucket.Properties.LoggingConfiguration).toEqual({ DestinationBucketName: { Ref: logBucketId }, LogFilePrefix: 'images/' });
       expect(logBucket.Properties).toMatchObject({
         PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
@@ -210,7 +211,10 @@ describe('ArthrStack images', () => {
         { Bool: { 'aws:SecureTransport': 'false' } },
         { NumericLessThan: { 's3:TlsVersion': 1.2 } },
       ]);
-      expect(statements.filter((s) => s.Effect === 'Allow')).toEqual([
+      // The exports bucket logs here too, under exports/ (lib/constructs/exports.ts).
+      const exportsBucketId = resourceAt(template, 'AWS::S3::Bucket', 'ArthrStack/Exports/Bucket')[0];
+      expect(statements.filter((s) => s.Effect === 'Allow' && JSON.stringify(s).includes(`"${exportsBucketId}"`))).toHaveLength(1);
+      expect(statements.filter((s) => s.Effect === 'Allow' && !JSON.stringify(s).includes(`"${exportsBucketId}"`))).toEqual([
         {
           Effect: 'Allow',
           Principal: { Service: 'logging.s3.amazonaws.com' },
@@ -235,7 +239,7 @@ describe('ArthrStack images', () => {
 
     it('grants each route exactly the S3 actions its route table entry names, on objects under tenants/ only', () => {
       for (const route of routeList) {
-        const statements = grantsOf(functionFor(route)).filter((s) => asArray(s.Action).some((a) => a.startsWith('s3:')));
+        const statements = grantsOf(functionFor(route)).filter((s) => asArray(s.Action).some((a) => a.startsWith('s3:')) && touchesImages(s));
         const granted = statements.flatMap((s) => asArray(s.Action)).sort();
         expect(granted, route.operationId).toEqual(imagesOf(route).map((a) => `s3:${a}`).sort());
         for (const s of statements) {
@@ -284,11 +288,13 @@ describe('ArthrStack images', () => {
       const allowed = new Set([
         ...routeList.filter((r) => imagesOf(r).length > 0).map((r) => refId(functionFor(r).Properties.Role)!),
         refId(cleanup.Properties.Role)!,
+        // The export worker reads an archive's images (test/infra/exports.test.ts checks its grants).
+        refId(resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Exports/Worker/Function')[1].Properties.Role)!,
       ]);
       for (const roleId of Object.keys(ofType(template, 'AWS::IAM::Role'))) {
         if (allowed.has(roleId)) continue;
         expect(statementsOf(template, roleId).filter(touchesImages), roleId).toEqual([]);
-        expect(statementsOf(template, roleId).flatMap((s) => asArray(s.Action)).filter((a) => a.startsWith('s3:')), roleId).toEqual([]);
+        expect(statementsOf(template, roleId).filter((s) => !JSON.stringify(s.Resource).includes('Exports')).flatMap((s) => asArray(s.Action)).filter((a) => a.startsWith('s3:')), roleId).toEqual([]);
       }
     });
 
@@ -314,7 +320,8 @@ describe('ArthrStack images', () => {
         FunctionName: { Ref: cleanupId },
         StartingPosition: 'TRIM_HORIZON',
       });
-      expect(Object.values(ofType(template, 'AWS::Lambda::EventSourceMapping'))).toHaveLength(1);
+      // The other mapping is the export queue's (lib/constructs/exports.ts).
+      expect(Object.values(ofType(template, 'AWS::Lambda::EventSourceMapping')).filter((m) => JSON.stringify(m).includes(tableId))).toHaveLength(1);
     });
 
     it('invokes it only for DynamoDB TTL removals of instance main items', () => {

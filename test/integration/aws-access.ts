@@ -25,6 +25,7 @@ export function grantedActions(): Map<string, Set<string>> {
     if (r.aws.stateMachines === 'endTask') a.add('states:SendTaskSuccess').add('states:SendTaskFailure');
     if (r.aws.events === 'publish') a.add('events:PutEvents');
     for (const i of r.aws.images ?? []) a.add(`s3:${i}`);
+    for (const e of r.aws.exports ?? []) a.add({ SendMessage: 'sqs:SendMessage', Seal: 'kms:Encrypt', GetObject: 's3:GetObject (exports)' }[e]);
     out.set(r.operationId, a);
   }
   const actions = (a: ReturnType<typeof activityFunctionAccess>) =>
@@ -37,6 +38,12 @@ export function grantedActions(): Map<string, Set<string>> {
     if (own.size > 0) out.set(`activities:${spec.type}`, own);
   }
   out.set('onInstanceExpired', new Set(['s3:ListBucket', 's3:DeleteObject']));
+  // The export worker (lib/constructs/exports.ts): the job item, the archive's user data and
+  // images with its sealed password, the CSV's index queries, and the file it writes.
+  out.set(
+    'runExport',
+    new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:Query (index)', 's3:GetObject', 'kms:Decrypt', 's3:PutObject (exports)']),
+  );
   out.set('onExecutionEnd', new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'events:PutEvents', 'states:DescribeExecution']));
   out.set(
     'reconcileExecutions',

@@ -63,7 +63,7 @@ describe('the local runtime keeps to this machine', () => {
     expect(statSync(localDir).mode & 0o077).toBe(0);
     expect(statSync(join(localDir, 'dynamodb')).mode & 0o077).toBe(0);
     expect(statSync(join(localDir, 's3')).mode & 0o077).toBe(0);
-    for (const secret of ['signing-key.pem', 'bootstrap.json']) expect(statSync(join(localDir, secret)).mode & 0o077).toBe(0);
+    for (const secret of ['signing-key.pem', 'bootstrap.json', 'exports-key.bin']) expect(statSync(join(localDir, secret)).mode & 0o077).toBe(0);
   });
 });
 

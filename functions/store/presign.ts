@@ -1,0 +1,40 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import { getStoreConfig } from '../config.js';
+
+let publicClient: Promise<S3Client> | undefined;
+
+/**
+ * The client pre-signed URLs are made with. On AWS the function's own client: a URL is signed
+ * with the function role's credentials, so it grants no more than the role may do, and no
+ * longer than those credentials live. Locally a client for the local S3's gateway
+ * (S3_PUBLIC_ENDPOINT), which checks the signature and the expiry before serving the object.
+ */
+async function presignClient(own: S3Client): Promise<S3Client> {
+  const endpoint = getStoreConfig().S3_PUBLIC_ENDPOINT;
+  if (!endpoint) return own;
+  publicClient ??= import('@aws-sdk/client-s3').then(
+    ({ S3Client }) =>
+      new S3Client({ endpoint, forcePathStyle: true, region: process.env.AWS_REGION ?? 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  );
+  return publicClient;
+}
+
+/** A pre-signed GET of one object, good for `expiresIn` seconds; `fileName` makes the download an attachment of that name. */
+export async function presignGet(
+  own: S3Client,
+  bucket: string,
+  key: string,
+  opts: { expiresIn: number; fileName?: string; contentType?: string },
+): Promise<string> {
+  const [{ GetObjectCommand }, { getSignedUrl }] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]);
+  return getSignedUrl(
+    await presignClient(own),
+    new GetObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      ...(opts.fileName ? { ResponseContentDisposition: `attachment; filename="${opts.fileName}"` } : {}),
+      ...(opts.contentType ? { ResponseContentType: opts.contentType } : {}),
+    }),
+    { expiresIn: opts.expiresIn },
+  );
+}
