@@ -47,13 +47,17 @@ function expectedDataActions(route: RouteDef): string[] {
   // SSE-KMS: writing an image needs a data key, reading one needs it decrypted.
   if (route.aws.images?.includes('PutObject')) out.push('kms:GenerateDataKey');
   if (route.aws.images?.includes('GetObject')) out.push('kms:Decrypt');
+  // Exports (exports.test.ts checks their resources and conditions).
+  for (const a of route.aws.exports ?? []) out.push(...({ SendMessage: ['sqs:SendMessage'], Seal: ['kms:Encrypt'], GetObject: ['s3:GetObject', 'kms:Decrypt'] } as const)[a]);
   return [...new Set(out)].sort();
 }
 
-const DATA_SERVICES = /^(dynamodb|kms|states|iam|events|s3):/;
+const DATA_SERVICES = /^(dynamodb|kms|states|iam|events|s3|sqs):/;
 
 /** The image clean-up function (fed by the table stream, not a route): checked in images.test.ts. */
 const isImageCleanup = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Images/Cleanup/Function/Resource';
+/** The export worker (fed by the jobs queue, not a route): checked in exports.test.ts. */
+const isExportWorker = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Exports/Worker/Function/Resource';
 
 // ---------------------------------------------------------------------------------------------
 
@@ -66,6 +70,7 @@ describe('ArthrStack', () => {
   let apiId: string;
   let signingKeyArn: unknown;
   let imagesKeyArn: unknown;
+  let exportsKeyArn: unknown;
 
   /** The function resource (logical id and body) serving a route, found by its construct path. */
   function functionFor(route: RouteDef): [string, Resource] {
@@ -86,6 +91,7 @@ describe('ArthrStack', () => {
     keyId = resourceAt(template, 'AWS::KMS::Key', 'ArthrStack/SigningKey')[0];
     signingKeyArn = { 'Fn::GetAtt': [keyId, 'Arn'] };
     imagesKeyArn = { 'Fn::GetAtt': [resourceAt(template, 'AWS::KMS::Key', 'ArthrStack/Images/Key')[0], 'Arn'] };
+    exportsKeyArn = { 'Fn::GetAtt': [resourceAt(template, 'AWS::KMS::Key', 'ArthrStack/Exports/Key')[0], 'Arn'] };
     apiId = Object.keys(ofType(template, 'AWS::ApiGatewayV2::Api'))[0]!;
   }, 120_000);
 
@@ -185,8 +191,8 @@ describe('ArthrStack', () => {
     });
 
     it('signs tokens with an RSA 2048 KMS key reachable through an alias', () => {
-      // The others are the images bucket's (images.test.ts) and the alarm topic's (operations.test.ts).
-      template.resourceCountIs('AWS::KMS::Key', 3);
+      // The others are the images bucket's (images.test.ts), the alarm topic's (operations.test.ts) and the exports' (exports.test.ts).
+      template.resourceCountIs('AWS::KMS::Key', 4);
       expect(ofType(template, 'AWS::KMS::Key')[keyId]!.Properties).toMatchObject({ KeySpec: 'RSA_2048', KeyUsage: 'SIGN_VERIFY' });
       template.hasResourceProperties('AWS::KMS::Alias', {
         AliasName: 'alias/arthr-fir-token-signing',
@@ -197,8 +203,8 @@ describe('ArthrStack', () => {
 
   describe('functions', () => {
     it('runs one function per route on nodejs22.x, arm64, 256 MB, 10 s', () => {
-      // Plus the journeys' activity, execution-end, reconciler and state machine janitor functions and the image clean-up.
-      expect(Object.keys(functions)).toHaveLength(routeList.length + 5);
+      // Plus the journeys' activity, execution-end, reconciler and state machine janitor functions, the image clean-up and the export worker.
+      expect(Object.keys(functions)).toHaveLength(routeList.length + 6);
       for (const route of routeList) {
         const [, f] = functionFor(route);
         expect(f.Properties, route.operationId).toMatchObject({
@@ -214,12 +220,15 @@ describe('ArthrStack', () => {
 
     it('gives every function the configuration its cold start parses', () => {
       // The image clean-up gets only what it uses (images.test.ts).
-      for (const f of Object.values(functions).filter((x) => !isImageCleanup(x))) {
-        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, ...variables } = f.Properties.Environment.Variables;
+      for (const f of Object.values(functions).filter((x) => !isImageCleanup(x) && !isExportWorker(x))) {
+        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, ...variables } = f.Properties.Environment.Variables;
         // The bucket's name only where the route table says the operation touches images.
         const route = routeList.find((r) => f.Metadata?.['aws:cdk:path'] === `${routeFunctionPath(r)}/Resource`);
         if (route?.aws.images?.length) expect(IMAGES_BUCKET, route.operationId).toEqual({ Ref: imagesBucketId() });
         else expect(IMAGES_BUCKET, f.Metadata?.['aws:cdk:path']).toBeUndefined();
+        // Where exports are only for the operations that start or read them.
+        if (route?.aws.exports?.length) expect([EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY].every((v) => v !== undefined), route.operationId).toBe(true);
+        else expect([EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY], f.Metadata?.['aws:cdk:path']).toEqual([undefined, undefined, undefined]);
         expect(STATE_MACHINE_ROLE_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^StateMachineRole/), 'Arn'] });
         expect(STATE_MACHINE_LOG_GROUP_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^StateMachineLogs/), 'Arn'] });
         expect(JSON.stringify(ACTIVITY_FUNCTION_ARN)).toContain(':function:arthr-fir-activities');
@@ -342,7 +351,8 @@ describe('ArthrStack', () => {
           }
           if (actions.some((a) => a === 'kms:GenerateDataKey' || a === 'kms:Decrypt')) {
             expect(actions.every((a) => a === 'kms:GenerateDataKey' || a === 'kms:Decrypt'), route.operationId).toBe(true);
-            expect(resources).toEqual([imagesKeyArn]);
+            // The images key, or for a route reading export files the exports key (exports.test.ts); always with a condition.
+            expect([JSON.stringify([imagesKeyArn]), ...(route.aws.exports?.includes('GetObject') ? [JSON.stringify([exportsKeyArn])] : [])], route.operationId).toContain(JSON.stringify(resources));
             expect(s.Condition, route.operationId).toBeDefined();
           }
         }
@@ -419,6 +429,8 @@ describe('ArthrStack', () => {
         'ApiUrl',
         'DashboardName',
         'ExecutionEndDeadLetterQueueUrl',
+        'ExportDeadLetterQueueUrl',
+        'ExportsBucketName',
         'ImageCleanupDeadLetterQueueUrl',
         'ImagesBucketName',
         'Issuer',
@@ -453,7 +465,7 @@ describe('ArthrStack', () => {
             continue;
           }
           // In the parent stack the bucket's own ARN; in a nested stack of routes, the parameter it comes in by.
-          const imageObjects = `(<${imagesBucketId()}.Arn>|<ImagesBucketArn>)/tenants/\\*`;
+          const imageObjects = `(<${imagesBucketId()}.Arn>|<ImagesBucketArn>|<ExportsBucket[0-9A-F]*.Arn>|<ExportsBucketArn>)/tenants/\\*`;
           expect(a.id, a.resource).toMatch(
             new RegExp(
               `^AwsSolutions-IAM5\\[Resource::(arn:aws:(states:.*:(stateMachine|execution):arthr-fir-\\*|lambda:.*:function:arthr-fir-(activities|execution-end):\\*)|${imageObjects})\\]$`,
@@ -463,7 +475,7 @@ describe('ArthrStack', () => {
         }
         // SQS3 (no DLQ of its own): only on the queues that are themselves dead-letter queues.
         if (a.id === 'AwsSolutions-SQS3') {
-          expect(['ArthrStack/Journeys/ExecutionEndDeadLetters/Resource', 'ArthrStack/Images/CleanupDeadLetters/Resource'], a.resource).toContain(a.path);
+          expect(['ArthrStack/Journeys/ExecutionEndDeadLetters/Resource', 'ArthrStack/Images/CleanupDeadLetters/Resource', 'ArthrStack/Exports/JobDeadLetters/Resource'], a.resource).toContain(a.path);
           continue;
         }
         // S1 (no access logs): only on the access-log bucket itself.

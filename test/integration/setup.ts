@@ -50,7 +50,7 @@ export default async function setup(project: TestProject) {
   const log = openSync(logFile, 'a');
   const env = { ...process.env, PORT: '0', LOCAL_DIR: localDir, LOG_LEVEL: 'INFO', SWEEP_INTERVAL_SECONDS: '1', RECONCILE_INTERVAL_SECONDS: '1', RECORD_AWS_USAGE: usageFile, VALIDATE_RESPONSES: '1',
     // Low enough for token-rate-limit.test.ts to exceed on its own tenant, above what any other file issues a second.
-    TOKEN_RATE_LIMIT: '10' };
+    TOKEN_RATE_LIMIT: '50' };
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: ROOT, env, stdio: ['ignore', log, log] });
 
   const bootstrapPath = join(localDir, 'bootstrap.json');
