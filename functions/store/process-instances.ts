@@ -353,13 +353,22 @@ export const processInstanceStore: ProcessInstanceStore = {
   },
 
   /**
-   * The instance and the step it waits at (its own item, `PISTEP`), two consistent GetItems at
-   * once; readers see the step as `currentStep`, as before it moved.
+   * The instance and the step it waits at (its own item, `PISTEP`), two consistent GetItems;
+   * readers see the step as `currentStep`, as before it moved.
+   *
+   * The step first, then the instance, not both at once: reads outside a transaction may see
+   * one item of a committed transaction and not yet the other. A step's finish empties the step
+   * and sets the instance's `lastStep` in one transaction; read at once, a repeated submission
+   * could see the step gone and `lastStep` not yet there, and be refused (409) though it was the
+   * one taken. Once the emptied step is seen the transaction has committed, so the instance read
+   * after it sees `lastStep`; a step still seen (with its claim) sends the reader to the claim,
+   * which is read again.
    */
   async get(tenantId, id) {
     const { doc, tableName, commands } = await dynamo();
     const read = (Key: { PK: string; SK: string }) => doc.send(new commands.GetCommand({ TableName: tableName, Key, ConsistentRead: true }));
-    const [instanceOut, stepOut] = await Promise.all([read(keys.instance(tenantId, id)), read(keys.instanceStep(tenantId, id))]);
+    const stepOut = await read(keys.instanceStep(tenantId, id));
+    const instanceOut = await read(keys.instance(tenantId, id));
     const record = instances.decode(instanceOut.Item);
     if (!record) return undefined;
     // Instances stored before the step moved out carry it inline; a step item wins over it.
