@@ -13,6 +13,9 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
           // One local runtime (npm start's code, in a child process) for the whole project.
           globalSetup: ['test/integration/setup.ts'],
+          // Files spend most of their time waiting on the runtime (journeys, timers, a browser):
+          // three at once, not the default of one on a two-core machine.
+          maxWorkers: 3,
           testTimeout: 60_000,
           hookTimeout: 180_000,
         },

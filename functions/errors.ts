@@ -12,7 +12,7 @@
  * This module is in every handler bundle, so it imports nothing and ERRORS holds only what a
  * response needs; ERROR_DOCS is a separate constant that no handler reads, so the bundler drops it.
  */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 431 | 500 | 503;
 
 export interface ErrorSpec {
   status: ErrorStatus;
@@ -30,6 +30,7 @@ export const ERRORS = {
   // 400: bad input.
   VALIDATION_FAILED: { status: 400, message: 'The request is not valid.' },
   MALFORMED_JSON: { status: 400, message: 'The request body is not valid JSON.' },
+  MALFORMED_REQUEST: { status: 400, message: 'The request is not valid HTTP.' },
   INVALID_HOST: { status: 400, message: 'This host serves no tenant here.' },
   INVALID_STATUS_TRANSITION: { status: 400, message: 'This status change is not allowed.' },
   INVALID_VERIFIER: { status: 400, message: 'srpRegistrationData.verifier must be base64 of a number greater than 1 and less than N.' },
@@ -107,6 +108,9 @@ export const ERRORS = {
   // 415
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'This content type is not accepted here.' },
 
+  // 431: the request line and headers over what API Gateway takes (its 10,240 bytes; the local gateway's too).
+  REQUEST_HEADERS_TOO_LARGE: { status: 431, message: 'The request line and header values are over 10,240 bytes.' },
+
   // 429: the tenant's own rate limit (its share of the deployment), not the gateway's.
   TOO_MANY_REQUESTS: { status: 429, message: 'This tenant is over its request rate; retry after Retry-After seconds.', headers: { 'Retry-After': '1' } },
   PASSCODE_LOCKED: { status: 429, message: 'Too many wrong passcodes: the passcode is locked for now.' },
@@ -132,6 +136,7 @@ export type CodeOf<S extends ErrorStatus> = { [C in ErrorCode]: (typeof ERRORS)[
 export const ERROR_DOCS = {
   VALIDATION_FAILED: 'wrong types, unknown fields or enum values, over-long strings, bad query; `details` names each problem',
   MALFORMED_JSON: 'the body does not parse as JSON',
+  MALFORMED_REQUEST: 'the request is not valid HTTP (a bad request line or header; answered by the gateway)',
   INVALID_HOST: 'the host is not `{tenantId}.{region}.{domain}` of this deployment',
   INVALID_STATUS_TRANSITION: 'an archived API key is final; a definition or data form version moves only along its lifecycle (ARCHIVED is final, nothing goes back to DRAFT)',
   INVALID_VERIFIER: 'the SRP verifier is not base64 of a number 1 < v < N',
@@ -190,6 +195,7 @@ export const ERROR_DOCS = {
   PAYLOAD_TOO_LARGE: 'body over 64 KiB, or over the limit the operation states',
   SESSION_TOO_LARGE: "journey pages: what the end user sent would make the journey's session (its data as JSON) larger than 196,608 bytes (192 KiB); the step keeps waiting, so a shorter answer can be sent",
   UNSUPPORTED_MEDIA_TYPE: 'bodies are `application/json`; journey forms `application/x-www-form-urlencoded`; the face image `multipart/form-data`',
+  REQUEST_HEADERS_TOO_LARGE: 'the request line (method, path and query) and the header values come to more than 10,240 bytes, the HTTP API\'s limit (answered by the gateway; the query string is the usual cause)',
   TOO_MANY_REQUESTS: "the tenant made more requests this second than its rate limit (bearer and \"B or K\" routes; `-c tenantRateLimit`), or issued more tokens than its token issue limit (`-c tokenRateLimit`); retry after `Retry-After` seconds",
   PASSCODE_LOCKED: 'five or more wrong passcodes in a row for this user and policy, over any journeys: locked until the time the message names (1 minute, doubling per further wrong passcode, at most a day)',
   INTERNAL_ERROR: 'with no detail; the cause goes to the log',
@@ -337,6 +343,7 @@ export class ApiKeyNotFoundError extends apiError('API_KEY_NOT_FOUND') {
 }
 
 export class RouteNotFoundError extends apiError('ROUTE_NOT_FOUND') {}
+export class RequestHeadersTooLargeError extends apiError('REQUEST_HEADERS_TOO_LARGE') {}
 
 export class MethodNotAllowedError extends apiError('METHOD_NOT_ALLOWED') {
   constructor(allowed: string[]) {

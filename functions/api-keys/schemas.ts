@@ -61,7 +61,7 @@ const readOnly = {
 };
 
 export const ApiKeyCreateSchema = z.withMeta(
-  z.strictObject({
+  z.object({
     name: writable.name,
     description: z.optional(writable.description),
     type: z.optional(writable.type),

@@ -19,6 +19,7 @@ import {
   type ErrorDetail,
 } from '../errors.js';
 import { protoKeyPath } from '../shared/own.js';
+import { lenient } from '../shared/lenient.js';
 import { isPermissionName, qualify, type PermissionName } from '../auth/permissions.js';
 import { verifyBearer } from '../auth/jwt.js';
 import { signerFor } from '../auth/signer.js';
@@ -160,6 +161,23 @@ function readBody(route: RouteDef, event: APIGatewayProxyEventV2): unknown {
     throw new MalformedJsonError(`The request body is not valid JSON: ${(err as Error).message}`);
   }
   return refuseProtoKeys(parsed);
+}
+
+/**
+ * A JSON body as the family's clients send it (shared/lenient.ts): numbers and booleans as
+ * strings, scalars where strings are taken, `null` for absent fields. A top-level `tenantId`
+ * (Spring clients put it in bodies) is ignored when it names the host's tenant; naming another
+ * is refused, since the host decides the tenant and a client that believes otherwise is wrong.
+ */
+function readLeniently(route: RouteDef, body: unknown, tenantId: string): unknown {
+  if (!route.request.body || route.request.form || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const { tenantId: named, ...rest } = body as Record<string, unknown>;
+  if (Object.hasOwn(body, 'tenantId') && named !== null && String(named) !== tenantId) {
+    throw new ValidationError('The body names another tenant than the host\'s.', [
+      { location: 'body.tenantId', message: `names tenant ${JSON.stringify(named).slice(0, 80)}, not this host's tenant ${tenantId}` },
+    ]);
+  }
+  return lenient(route.request.body, rest);
 }
 
 /** A body with a key named `__proto__` anywhere is refused at that key (shared/own.ts says why). */
@@ -456,7 +474,7 @@ function requestValidation(route: RouteDef): MiddlewareObj {
         auth: flow.auth,
         path: validate(route.request.path, event.pathParameters ?? {}, 'path'),
         query: validate(route.request.query, parseQuery(event.rawQueryString), 'query'),
-        body: validate(route.request.body, body, 'body'),
+        body: validate(route.request.body, readLeniently(route, body, flow.tenantId), 'body'),
         ...(upload ? { upload } : {}),
         now: new Date(),
       };

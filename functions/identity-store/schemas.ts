@@ -15,11 +15,11 @@ const ExternalId = z.withMeta(text(1, 255), { description: "The relying party's 
 const SessionId = z.string().check(z.regex(ID26_PATTERN, 'must be a registration session id (26 characters)'));
 
 const count = (max: number) => z.number().check(z.int(), z.gte(0), z.lte(max));
-const Regex = z.strictObject({ pattern: text(1, 500), error: text(1, 200) });
+const Regex = z.object({ pattern: text(1, 500), error: text(1, 200) });
 const Regexes = z.array(Regex).check(z.maxLength(20));
 
 export const PasscodeRequirementsSchema = z.withMeta(
-  z.strictObject({
+  z.object({
     minimumLength: z._default(z.number().check(z.int(), z.gte(1), z.lte(1024)), 8),
     maximumLength: z._default(z.number().check(z.int(), z.gte(1), z.lte(1024)), 64),
     digitCount: z._default(count(1024), 0),
@@ -35,11 +35,11 @@ export const PasscodeRequirementsSchema = z.withMeta(
   { id: 'PasscodeRequirements' },
 );
 
-const PasscodePolicySchema = z.strictObject({ description: z.optional(text(0, 255)), requirements: PasscodeRequirementsSchema });
+const PasscodePolicySchema = z.object({ description: z.optional(text(0, 255)), requirements: PasscodeRequirementsSchema });
 const PasscodePolicies = z.record(PolicyName, PasscodePolicySchema).check(z.refine((m) => Object.keys(m).length <= 50, 'at most 50 policies'));
 
 const Selection = z.withMeta(
-  z.strictObject({
+  z.object({
     residentKey: z._default(z.enum(['required', 'preferred', 'discouraged']), 'preferred'),
     userVerification: z._default(z.enum(['required', 'preferred', 'discouraged']), 'preferred'),
     authenticatorAttachment: z.optional(z.enum(['platform', 'cross-platform'])),
@@ -47,8 +47,8 @@ const Selection = z.withMeta(
   { id: 'AuthenticatorSelection', description: 'WebAuthn authenticatorSelection.' },
 );
 const Timeout = z._default(z.withMeta(z.number().check(z.int(), z.gte(30), z.lte(600)), { description: 'Seconds the ceremony may take.' }), 300);
-const RegistrationPolicy = z.strictObject({ authenticatorSelection: z._default(Selection, { residentKey: 'preferred', userVerification: 'preferred' }), attestation: z._default(z.enum(['none', 'direct']), 'none'), timeoutSeconds: Timeout });
-const AuthenticationPolicy = z.strictObject({ userVerification: z._default(z.enum(['required', 'preferred', 'discouraged']), 'preferred'), timeoutSeconds: Timeout });
+const RegistrationPolicy = z.object({ authenticatorSelection: z._default(Selection, { residentKey: 'preferred', userVerification: 'preferred' }), attestation: z._default(z.enum(['none', 'direct']), 'none'), timeoutSeconds: Timeout });
+const AuthenticationPolicy = z.object({ userVerification: z._default(z.enum(['required', 'preferred', 'discouraged']), 'preferred'), timeoutSeconds: Timeout });
 const RpId = z.withMeta(z.string().check(z.regex(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/, 'must be a domain name (the WebAuthn RP ID)')), {
   description: 'The WebAuthn relying party id: a domain, e.g. `bank.example`.',
 });
@@ -64,8 +64,8 @@ const PasskeyRpFields = {
   registrationPolicies: z._default(policies(RegistrationPolicy), {}),
   authenticationPolicies: z._default(policies(AuthenticationPolicy), {}),
 };
-export const PasskeyConfigSchema = z.withMeta(z.strictObject({ rpId: RpId, ...PasskeyRpFields }), { id: 'PasskeyRelyingPartyConfig' });
-export const PasskeyConfigUpdateSchema = z.withMeta(z.strictObject(PasskeyRpFields), { id: 'PasskeyRelyingPartyConfigUpdate' });
+export const PasskeyConfigSchema = z.withMeta(z.object({ rpId: RpId, ...PasskeyRpFields }), { id: 'PasskeyRelyingPartyConfig' });
+export const PasskeyConfigUpdateSchema = z.withMeta(z.object(PasskeyRpFields), { id: 'PasskeyRelyingPartyConfigUpdate' });
 export const RpPath = z.strictObject({ storeName: StoreName, rpId: RpId });
 
 export const StoreSchema = z.withMeta(
@@ -84,7 +84,7 @@ export const StoreSchema = z.withMeta(
 );
 
 export const StoreCreateSchema = z.withMeta(
-  z.strictObject({
+  z.object({
     name: StoreName,
     description: z.optional(text(0, 255)),
     type: z.optional(z.withMeta(z.enum(['STANDARD', 'APPKEY']), { description: 'APPKEY stores are the ones push notification policies can belong to. Default STANDARD.' })),
@@ -94,7 +94,7 @@ export const StoreCreateSchema = z.withMeta(
 );
 
 export const StoreUpdateSchema = z.withMeta(
-  z.strictObject({ description: z.optional(text(0, 255)), passcodePolicies: z.optional(PasscodePolicies) }),
+  z.object({ description: z.optional(text(0, 255)), passcodePolicies: z.optional(PasscodePolicies) }),
   { id: 'IdentityStoreUpdate', description: 'A partial update: what is given replaces what was (a policy map replaces the whole map).' },
 );
 
@@ -121,7 +121,7 @@ export const UserSchema = z.withMeta(
       'and a summary of its credentials. Secrets (passcode verifiers) are never returned.',
   },
 );
-export const UserCreateSchema = z.withMeta(z.strictObject({ externalId: ExternalId }), { id: 'IdentityUserCreate' });
+export const UserCreateSchema = z.withMeta(z.object({ externalId: ExternalId }), { id: 'IdentityUserCreate' });
 export const UserPath = z.strictObject({ storeName: StoreName, userId: UserId });
 /** On the `/ext` paths the segment is the external id. */
 export const ExtUserPath = z.strictObject({ storeName: StoreName, userId: z.withMeta(text(1, 255), { description: 'The external user id.' }) });
@@ -159,8 +159,8 @@ export const PasscodeRegistrationStartedSchema = z.withMeta(
 
 const Base64 = z.string().check(z.minLength(1), z.maxLength(2048));
 export const PasscodeRegistrationCompleteSchema = z.withMeta(
-  z.strictObject({
-    srpRegistrationData: z.strictObject({
+  z.object({
+    srpRegistrationData: z.object({
       verifier: z.withMeta(Base64, { description: 'The SRP verifier v, base64 of its big-endian bytes: 1 < v < N.' }),
       historyVerifiers: z.optional(z.array(Base64).check(z.maxLength(MAX_PASSCODE_HISTORY))),
     }),
@@ -185,7 +185,7 @@ export const EventSchema = z.withMeta(
 
 const PageSize = z.number().check(z.int(), z.gte(1), z.lte(MAX_EVENT_PAGE_SIZE));
 export const EventQueryStartSchema = z.withMeta(
-  z.strictObject({
+  z.object({
     storeName: z.optional(StoreName),
     userId: z.optional(UserId),
     externalId: z.optional(text(1, 255)),
@@ -223,7 +223,7 @@ export const PasskeyExtUserAuthPath = z.strictObject({ storeName: StoreName, use
 export const PasskeyAuthPath = z.strictObject({ storeName: StoreName, rpId: RpId, authPolicyName: PolicyParam });
 export const PasskeyAuditPath = z.strictObject({ storeName: StoreName, userId: UserId, passkeyId: z.string().check(z.regex(ID26_PATTERN, 'must be a passkey id')) });
 export const PasskeyExtAuditPath = z.strictObject({ storeName: StoreName, userId: text(1, 255), passkeyId: z.string().check(z.regex(ID26_PATTERN, 'must be a passkey id')) });
-export const NewUserRegistrationBody = z.withMeta(z.strictObject({ externalId: ExternalId }), {
+export const NewUserRegistrationBody = z.withMeta(z.object({ externalId: ExternalId }), {
   id: 'PasskeyRegistrationWithoutUser',
   description: 'The external id of the user the registration makes when it completes.',
 });
@@ -238,8 +238,8 @@ const WebAuthnResponse = z.withMeta(
   }),
   { description: 'The PublicKeyCredential as JSON (`startRegistration` / `startAuthentication` of @simplewebauthn/browser).' },
 );
-export const PasskeyRegistrationCompleteSchema = z.withMeta(z.strictObject({ response: WebAuthnResponse }), { id: 'PasskeyRegistrationComplete' });
-export const PasskeyAuthenticationCompleteSchema = z.withMeta(z.strictObject({ sessionId: SessionId, response: WebAuthnResponse }), { id: 'PasskeyAuthenticationComplete' });
+export const PasskeyRegistrationCompleteSchema = z.withMeta(z.object({ response: WebAuthnResponse }), { id: 'PasskeyRegistrationComplete' });
+export const PasskeyAuthenticationCompleteSchema = z.withMeta(z.object({ sessionId: SessionId, response: WebAuthnResponse }), { id: 'PasskeyAuthenticationComplete' });
 export const PasskeySessionPath = SessionPath;
 
 const PasskeySchema = z.withMeta(

@@ -149,7 +149,7 @@ export const DefinitionPageSchema = pageSchema(DefinitionSummarySchema, 'Process
 export const TAG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 
 export const TagsRequestSchema = z.withMeta(
-  z.strictObject({
+  z.object({
     tags: z
       .array(z.string().check(z.regex(TAG_PATTERN, 'tags are 1-100 letters, digits, _ . - starting with a letter or digit')))
       .check(z.minLength(1), z.maxLength(20)),

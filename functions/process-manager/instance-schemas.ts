@@ -12,7 +12,7 @@ export const CreateInstanceQuerySchema = z.object({
 });
 
 export const CreateFromTemplateSchema = z.withMeta(
-  z.strictObject({
+  z.object({
     processTokenId: z.string().check(z.uuid('must be a process token id')),
     parameters: z.withMeta(z.optional(ParametersSchema), {
       description: "Parameters for this instance; they are merged over the token's own (the request's win).",
@@ -107,7 +107,7 @@ export const InstanceListQuerySchema = z.pick(InstanceSearchQuerySchema, { page:
 
 /** The CSV export takes the search's filters in a JSON body. */
 export const InstanceCsvRequestSchema = z.withMeta(
-  z.strictObject({
+  z.object({
     searchString: z.optional(z.string().check(z.maxLength(255))),
     startDateTime: z.optional(DateTime),
     endDateTime: z.optional(DateTime),

@@ -48,9 +48,11 @@ interface Cursor {
  * The queries that answer the filters: with free text, one on the term partition of its longest
  * word (the other words, statuses and definition are filters); else one per status asked, else
  * the definition's, else every instance's. Free text with no word the index holds (only
- * one-letter words or punctuation) plans no query: nothing matches.
+ * one-letter words or punctuation) plans no query: nothing matches; nor does a range that ends
+ * before it starts (a key condition BETWEEN a later and an earlier bound is an error in DynamoDB).
  */
 export function planQueries(f: InstanceFilters, direction: Direction, now: Date): InstanceViewQuery[] {
+  if (f.startDateTime && f.endDateTime && Date.parse(f.startDateTime) > Date.parse(f.endDateTime)) return [];
   const base = {
     from: f.startDateTime,
     to: f.endDateTime,

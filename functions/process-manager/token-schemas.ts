@@ -44,13 +44,13 @@ export const ParametersSchema = z.withMeta(
 );
 
 export const ProcessInstanceInitSchema = z.withMeta(
-  z.strictObject({
+  z.object({
     externalSources: z.withMeta(
-      z.strictObject({
+      z.object({
         faceUploads: z
           .record(
             z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'image keys are 1-64 letters, digits, _ or -')),
-            z.strictObject({ imageFormat: z.enum(IMAGE_FORMATS) }),
+            z.object({ imageFormat: z.enum(IMAGE_FORMATS) }),
           )
           .check(z.refine((m) => Object.keys(m).length >= 1 && Object.keys(m).length <= 10, 'between 1 and 10 face uploads')),
       }),
@@ -72,7 +72,7 @@ const DefnVersion = z.withMeta(
 );
 
 export const ProcessTokenCreateSchema = z.withMeta(
-  z.strictObject({
+  z.object({
     name: z.withMeta(text(1, 255), { description: 'Unique in the tenant.' }),
     description: z.optional(text(0, 255)),
     status: z.withMeta(z.optional(z.enum(PROCESS_TOKEN_STATUSES)), { description: 'Default ACTIVE. INACTIVE tokens create nothing.' }),
@@ -82,6 +82,8 @@ export const ProcessTokenCreateSchema = z.withMeta(
     }),
     validFromDtm: z.withMeta(z.optional(DateTime), { description: 'MULTI_USE_TIME_LIMITED: start of validity (default: now).' }),
     validToDtm: z.withMeta(z.optional(DateTime), { description: 'Required for MULTI_USE_TIME_LIMITED: end of validity.' }),
+    notBeforeDtm: z.withMeta(z.optional(DateTime), { description: 'Another name for validFromDtm (as some clients send it).' }),
+    notAfterDtm: z.withMeta(z.optional(DateTime), { description: 'Another name for validToDtm (as some clients send it).' }),
     processDefnName: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
     processDefnVersion: z.optional(DefnVersion),
     processDefnTag: z.withMeta(z.optional(z.string().check(z.minLength(1), z.maxLength(100))), {

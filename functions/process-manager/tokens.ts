@@ -63,18 +63,27 @@ export function newProcessToken(input: ProcessTokenCreateInput, ctx: TokenContex
   if (type !== 'MULTI_USE_COUNT_LIMITED' && input.maxCount !== undefined) {
     details.push({ location: 'body.maxCount', message: 'maxCount applies to MULTI_USE_COUNT_LIMITED tokens only' });
   }
+  // notBeforeDtm / notAfterDtm: the names some of the family's clients use for the same bounds.
+  const validity = (name: 'validFromDtm' | 'validToDtm', alias: 'notBeforeDtm' | 'notAfterDtm') => {
+    const [given, aliased] = [input[name], input[alias]];
+    if (given !== undefined && aliased !== undefined && Date.parse(given) !== Date.parse(aliased)) {
+      details.push({ location: `body.${alias}`, message: `names another instant than ${name}; send one of the two` });
+    }
+    return given ?? aliased;
+  };
+  const [from, to] = [validity('validFromDtm', 'notBeforeDtm'), validity('validToDtm', 'notAfterDtm')];
   let validFromDtm: string | null = null;
   let validToDtm: string | null = null;
   if (type === 'MULTI_USE_TIME_LIMITED') {
-    validFromDtm = new Date(input.validFromDtm ?? ctx.now).toISOString();
-    if (!input.validToDtm) {
+    validFromDtm = new Date(from ?? ctx.now).toISOString();
+    if (!to) {
       details.push({ location: 'body.validToDtm', message: 'a MULTI_USE_TIME_LIMITED token needs validToDtm' });
     } else {
-      validToDtm = new Date(input.validToDtm).toISOString();
+      validToDtm = new Date(to).toISOString();
       if (validToDtm <= validFromDtm) details.push({ location: 'body.validToDtm', message: 'must be after validFromDtm' });
       else if (new Date(validToDtm) <= ctx.now) details.push({ location: 'body.validToDtm', message: 'must be in the future' });
     }
-  } else if (input.validFromDtm !== undefined || input.validToDtm !== undefined) {
+  } else if (from !== undefined || to !== undefined) {
     details.push({ location: 'body.validToDtm', message: 'validFromDtm and validToDtm apply to MULTI_USE_TIME_LIMITED tokens only' });
   }
 

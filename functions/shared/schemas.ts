@@ -51,4 +51,4 @@ export const ErrorBodySchema = z.withMeta(
 );
 
 /** An empty JSON object body, as the spec shows for token issue and passcode starts. */
-export const EmptyBody = z.withMeta(z.strictObject({}), { id: 'EmptyObject' });
+export const EmptyBody = z.withMeta(z.object({}), { id: 'EmptyObject' });

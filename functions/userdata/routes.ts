@@ -165,7 +165,7 @@ export const userDataRoutes = {
     tag: 'User data',
     request: {
       path: UserDataPath,
-      body: z.withMeta(z.strictObject({ config: z.strictObject({ password: z.string().check(z.minLength(1), z.maxLength(1000)) }) }), {
+      body: z.withMeta(z.object({ config: z.object({ password: z.string().check(z.minLength(1), z.maxLength(1000)) }) }), {
         id: 'UserDataArchiveRequest',
       }),
     },

@@ -13,24 +13,28 @@ import { asOperation } from './aws-usage.js';
  */
 export function startReconciler(intervalSeconds: number): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  const tick = () => {
+  // One run at a time, the next `intervalSeconds` after the last ended (runs on a timer would
+  // queue up behind a slow one).
+  const schedule = () => {
     if (stopped) return;
-    running = running
-      .then(() =>
-        asOperation('reconcileExecutions', () =>
-          reconcileExecutions({ instances, publisher: eventPublisher, orchestrator }, new Date(), { maxInstances: 2000 }),
-        ),
-      )
-      .then((run) => run.recorded && log().info('reconciled journey executions', { ...run }))
-      .catch((error: Error) => log().warn('reconcile run failed', { error }));
+    timer = setTimeout(tick, intervalSeconds * 1000);
+    timer.unref();
   };
-  const timer = setInterval(tick, intervalSeconds * 1000);
-  timer.unref();
+  const tick = () => {
+    running = asOperation('reconcileExecutions', () =>
+      reconcileExecutions({ instances, publisher: eventPublisher, orchestrator }, new Date(), { maxInstances: 2000 }),
+    )
+      .then((run) => run.recorded && log().info('reconciled journey executions', { ...run }))
+      .catch((error: Error) => log().warn('reconcile run failed', { error }))
+      .finally(schedule);
+  };
+  schedule();
   return {
     async stop() {
       stopped = true;
-      clearInterval(timer);
+      clearTimeout(timer);
       await running;
     },
   };

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -7,6 +7,7 @@ import type { JSONWebKeySet } from 'jose';
 import {
   MethodNotAllowedError,
   PayloadTooLargeError,
+  RequestHeadersTooLargeError,
   RouteNotFoundError,
   toErrorResponse,
   type ApiError,
@@ -20,6 +21,43 @@ import { asOperation } from './aws-usage.js';
 
 /** API Gateway refuses payloads over 10 MB before any function runs; so does this adapter. */
 export const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
+
+/**
+ * The HTTP API's limit on the request line and header values together (10,240 bytes), past which
+ * it answers before routing. Node reads up to NODE_MAX_HEADER_SIZE, so that a request between
+ * the two gets API Gateway's answer with the error body; past it, `clientError` answers.
+ */
+export const GATEWAY_MAX_REQUEST_LINE_AND_HEADERS = 10_240;
+const NODE_MAX_HEADER_SIZE = 64 * 1024;
+
+/** The request line and header values, counted as API Gateway counts them against its limit. */
+function requestLineAndHeaderBytes(req: IncomingMessage): number {
+  let bytes = Buffer.byteLength(`${req.method} ${req.url} HTTP/${req.httpVersion}`);
+  for (let i = 1; i < req.rawHeaders.length; i += 2) bytes += Buffer.byteLength(req.rawHeaders[i]!);
+  return bytes;
+}
+
+/**
+ * A request Node's parser refuses (headers past its own limit, a malformed request line): the
+ * answer a client can read, with the error body, rather than Node's bare status or a reset.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify(
+    tooLarge
+      ? { code: 'REQUEST_HEADERS_TOO_LARGE', message: `The request line and header values are over ${GATEWAY_MAX_REQUEST_LINE_AND_HEADERS} bytes.` }
+      : { code: 'MALFORMED_REQUEST', message: 'The request is not valid HTTP.' },
+  );
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
 
 /**
  * Lambda's synchronous invocation payload limit, for the request (the event API Gateway builds,
@@ -201,9 +239,13 @@ export async function startHttpServer(opts: LocalServerOptions): Promise<{ serve
   const handlers = await loadHandlers(opts.routes, opts.root);
   const match = createRouter(opts.routes);
 
-  const server = createServer(async (req, res) => {
+  const server = createServer({ maxHeaderSize: NODE_MAX_HEADER_SIZE }, async (req, res) => {
     const requestId = randomUUID();
     try {
+      const size = requestLineAndHeaderBytes(req);
+      if (size > GATEWAY_MAX_REQUEST_LINE_AND_HEADERS) {
+        throw new RequestHeadersTooLargeError(`The request line and header values are ${size} bytes; the gateway takes at most ${GATEWAY_MAX_REQUEST_LINE_AND_HEADERS}.`);
+      }
       const url = new URL(req.url ?? '/', 'http://localhost');
       const found = match(req.method ?? 'GET', url.pathname);
       if (found.kind === 'none') throw new RouteNotFoundError(`No route for ${req.method} ${url.pathname}.`);
@@ -232,6 +274,7 @@ export async function startHttpServer(opts: LocalServerOptions): Promise<{ serve
       else res.destroy();
     }
   });
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = 5000;
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);

@@ -44,20 +44,30 @@ export async function sweepExpired(client: DynamoDBClient, tableName: string, no
   return deleted;
 }
 
-/** Sweeps now and then every `intervalSeconds` until stopped. */
+/**
+ * Sweeps now, then again `intervalSeconds` after each sweep ends, until stopped. One sweep at a
+ * time: a Scan of a large table can take longer than the interval, and sweeps started on a
+ * timer would pile up and keep DynamoDB Local busy scanning.
+ */
 export function startSweeper(client: DynamoDBClient, tableName: string, intervalSeconds: number): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
   const sweep = () => {
     running = sweepExpired(client, tableName)
       .then((n) => n && log().info('swept expired items', { deleted: n }))
-      .catch((error: Error) => log().warn('sweep failed', { error }));
+      .catch((error: Error) => log().warn('sweep failed', { error }))
+      .finally(() => {
+        if (stopped) return;
+        timer = setTimeout(sweep, intervalSeconds * 1000);
+        timer.unref();
+      });
   };
   sweep();
-  const timer = setInterval(sweep, intervalSeconds * 1000);
-  timer.unref();
   return {
     async stop() {
-      clearInterval(timer);
+      stopped = true;
+      clearTimeout(timer);
       await running;
     },
   };

@@ -1,11 +1,11 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import * as zip from '@zip.js/zip.js';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { BatchWriteItemCommand, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { MAX_FACE_IMAGE_BYTES } from '../../functions/journey/face-limits.js';
 import { LAMBDA_MAX_PAYLOAD } from '../../lib/local/server.js';
 import { localClient } from '../../lib/local/dynamodb.js';
@@ -228,6 +228,7 @@ describe('user data over the Lambda response limit', () => {
 describe('CSV export of more than 1,000 instances', () => {
   const marker = `csv${fresh()}`;
   let before1001: string;
+  const seeded: string[] = [];
   beforeAll(async () => {
     // Seeded through the service's own store (the writes an instance creation makes: the
     // instance and its list views, in one transaction with its token's use) into the running
@@ -249,6 +250,7 @@ describe('CSV export of more than 1,000 instances', () => {
     const seed = async (lane: number, n: number, at: Date) => {
       const tokenId = tokens[lane]!;
       const id = randomUUID();
+      seeded.push(id);
       const record = {
         tenantId: 'demo', id, processDefnId: '00000000-0000-4000-8000-000000000001', processDefnName: 'identity-check', processDefnVersion: 1,
         processTokenId: tokenId, status: 'ACTIVE', createdAt: at.toISOString(), lastUpdatedAt: at.toISOString(), retentionDays: 1,
@@ -265,6 +267,31 @@ describe('CSV export of more than 1,000 instances', () => {
     }));
     before1001 = new Date(start + 1000).toISOString();
     await seed(0, 1000, new Date(start + 2000));
+  }, 300_000);
+
+  // The 1,001 instances and their views (some 10,000 items) go again: every later Scan of the
+  // shared table (the local TTL sweep's) would read them for the rest of the suite.
+  afterAll(async () => {
+    const db = localClient(runtime.dynamodbEndpoint);
+    try {
+      const lanes = 10;
+      await Promise.all(Array.from({ length: lanes }, async (_, lane) => {
+        for (let n = lane; n < seeded.length; n += lanes) {
+          const items = await db.send(new QueryCommand({
+            TableName: runtime.tableName, KeyConditionExpression: 'PK = :pk', ProjectionExpression: 'PK, SK',
+            ExpressionAttributeValues: { ':pk': { S: `TNT#demo#PI#${seeded[n]}` } },
+          }));
+          const keys = items.Items ?? [];
+          for (let i = 0; i < keys.length; i += 25) {
+            await db.send(new BatchWriteItemCommand({
+              RequestItems: { [runtime.tableName]: keys.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } })) },
+            }));
+          }
+        }
+      }));
+    } finally {
+      db.destroy();
+    }
   }, 300_000);
 
   it('answers exactly 1,000 rows inline', async () => {

@@ -105,11 +105,12 @@ describe('POST /api/process-manager/processTokens', () => {
     ['an unknown type', { type: 'FOREVER' }, 'body.type'],
     ['an unknown status', { status: 'PAUSED' }, 'body.status'],
     ['a _redirectUrl that is not a URL', { parameters: { _redirectUrl: 'javascript:alert(1)' } }, 'body.parameters._redirectUrl'],
-    ['a parameter value that is not a string', { parameters: { age: 42 } }, 'body.parameters.age'],
-    ['an external source other than faceUploads', { processInstanceInit: { externalSources: { nfc: {} } } }, 'body.processInstanceInit.externalSources'],
+    ['a parameter value that is an object', { parameters: { age: { years: 42 } } }, 'body.parameters.age'],
+    ['a maxCount that is no plain number', { type: 'MULTI_USE_COUNT_LIMITED', maxCount: '1e3' }, 'body.maxCount'],
+    ['a tenantId naming another tenant', { tenantId: 'other' }, 'body.tenantId'],
+    ['an external source other than faceUploads', { processInstanceInit: { externalSources: { nfc: {} } } }, 'body.processInstanceInit.externalSources.faceUploads'],
     ['an unknown image format', { processInstanceInit: { externalSources: { faceUploads: { a: { imageFormat: 'GIF' } } } } }, 'body.processInstanceInit.externalSources.faceUploads.a.imageFormat'],
     ["a uiUrl that is not the service's own", { uiUrl: 'https://evil.example/ui' }, 'body.uiUrl'],
-    ['an unknown field', { colour: 'red' }, 'body'],
     ['a name of 256 characters', { name: 'n'.repeat(256) }, 'body.name'],
   ])('refuses %s with 400 naming the field', async (_what, patch, location) => {
     const body: Record<string, unknown> = { ...base(), ...patch };

@@ -14,6 +14,8 @@ declare module 'vitest' {
     logFile: string;
     demoKey: string;
     otherKey: string;
+    /** The all-permission key of `fuzz`, a tenant of its own for fuzz-routes.test.ts to change at random. */
+    fuzzKey: string;
   }
 }
 
@@ -48,7 +50,7 @@ export default async function setup(project: TestProject) {
   const logFile = join(localDir, 'service.log');
   const usageFile = join(localDir, 'aws-usage.json');
   const log = openSync(logFile, 'a');
-  const env = { ...process.env, PORT: '0', LOCAL_DIR: localDir, LOG_LEVEL: 'INFO', SWEEP_INTERVAL_SECONDS: '1', RECONCILE_INTERVAL_SECONDS: '1', RECORD_AWS_USAGE: usageFile, VALIDATE_RESPONSES: '1',
+  const env = { ...process.env, PORT: '0', LOCAL_DIR: localDir, LOG_LEVEL: 'INFO', SWEEP_INTERVAL_SECONDS: '2', RECONCILE_INTERVAL_SECONDS: '1', RECORD_AWS_USAGE: usageFile, VALIDATE_RESPONSES: '1',
     // Low enough for token-rate-limit.test.ts to exceed on its own tenant, above what any other file issues a second.
     TOKEN_RATE_LIMIT: '50' };
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: ROOT, env, stdio: ['ignore', log, log] });
@@ -59,15 +61,16 @@ export default async function setup(project: TestProject) {
   const bootstrap = JSON.parse(readFileSync(bootstrapPath, 'utf8')) as { baseUrl: string; apiKey: string };
   const port = Number(new URL(bootstrap.baseUrl).port);
 
-  const made = JSON.parse(
-    await run(['bin/operator.ts', 'create-tenant', '--tenant', 'other', '--local', '--local-dir', localDir], env),
-  ) as { apiKey: string };
+  const tenant = async (id: string) =>
+    (JSON.parse(await run(['bin/operator.ts', 'create-tenant', '--tenant', id, '--local', '--local-dir', localDir], env)) as { apiKey: string }).apiKey;
+  const [otherKey, fuzzKey] = await Promise.all([tenant('other'), tenant('fuzz')]);
 
   project.provide('port', port);
   project.provide('localDir', localDir);
   project.provide('logFile', logFile);
   project.provide('demoKey', bootstrap.apiKey);
-  project.provide('otherKey', made.apiKey);
+  project.provide('otherKey', otherKey);
+  project.provide('fuzzKey', fuzzKey);
 
   return async () => {
     child.kill('SIGINT');
