@@ -134,7 +134,7 @@ export type CodeOf<S extends ErrorStatus> = { [C in ErrorCode]: (typeof ERRORS)[
  * because no handler needs it (and so no bundle carries it).
  */
 export const ERROR_DOCS = {
-  VALIDATION_FAILED: 'wrong types, unknown fields or enum values, over-long strings, bad query; `details` names each problem',
+  VALIDATION_FAILED: 'wrong types (that cannot be read as the type), unknown enum values, over-long strings, a `tenantId` in the body naming another tenant, bad query; `details` names each problem',
   MALFORMED_JSON: 'the body does not parse as JSON',
   MALFORMED_REQUEST: 'the request is not valid HTTP (a bad request line or header; answered by the gateway)',
   INVALID_HOST: 'the host is not `{tenantId}.{region}.{domain}` of this deployment',

@@ -230,13 +230,20 @@ function inputsOf(task: BpmnTask, bad: (message: string, input: string) => void)
   const inputs: Record<string, InputValue> = {};
   for (const input of Object.values(task.inputs)) {
     if (input.value === null) continue;
-    const wanted = spec?.inputs.find((i) => i.name === input.label);
+    // A label differing from the catalogue's name only in case or spacing ("Read only") is that input.
+    const loose = (name: string) => name.toLowerCase().replace(/\s+/g, ' ').trim();
+    const wanted = spec?.inputs.find((i) => i.name === input.label) ?? spec?.inputs.find((i) => loose(i.name) === loose(input.label));
+    const name = wanted?.name ?? input.label;
     const value = catalogueValue(wanted, input.value);
     if (value === undefined) {
       bad(`input ${input.label}: the data form is not JSON: ${jsonProblem(input.value as string)}`, input.label);
       continue;
     }
-    inputs[input.label] = value;
+    if (Object.hasOwn(inputs, name)) {
+      bad(`input ${input.label}: given twice (as ${name})`, input.label);
+      continue;
+    }
+    inputs[name] = value;
   }
   return Object.keys(inputs).length > 0 ? { inputs } : {};
 }

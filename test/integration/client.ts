@@ -160,16 +160,17 @@ export function exampleNamed(name: string, version = 1): Record<string, any> {
 /**
  * Rewrites an instance's item in the local table as if its end had never been recorded (a lost
  * record and a lost status-change event): the status is set back, and the instance put on the
- * reconciler's index as due now. `stateMachineArn` can point it at a state machine it never ran on.
+ * reconciler's index as due now (or `dueInMs` from now). `stateMachineArn` can point it at a state
+ * machine it never ran on.
  */
 export async function unrecordEnd(
   tenantId: string,
   processInstanceId: string,
-  set: { status: string; stateMachineArn?: string },
+  set: { status: string; stateMachineArn?: string; dueInMs?: number },
 ): Promise<void> {
   const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
   const db = localClient(runtime.dynamodbEndpoint);
-  const due = new Date(Date.now() - 1000).toISOString();
+  const due = new Date(Date.now() + (set.dueInMs ?? -1000)).toISOString();
   try {
     await db.send(
       new UpdateItemCommand({

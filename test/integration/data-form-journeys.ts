@@ -9,7 +9,7 @@ export const applicantForm = readFileSync(join(import.meta.dirname, '../fixtures
 export async function uploadForm(token: string, name: string, resource = applicantForm, status = 'DRAFT'): Promise<{ id: string; version: number }> {
   const res = await call('POST', '/api/process-manager/customDataForms', {
     token,
-    body: { name, description: 'applicant details', version: '1', status, creationOption: 'NEW', resource, tenantId: 'ignored' },
+    body: { name, description: 'applicant details', version: '1', status, creationOption: 'NEW', resource, tenantId: 'demo' },
   });
   if (res.status !== 201) throw new Error(`form upload failed: ${res.status} ${res.text}`);
   return res.json;

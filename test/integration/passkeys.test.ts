@@ -65,7 +65,7 @@ describe('passkey configuration', () => {
     const updated = await call('POST', `${base}/stores/${store}/passkeyConfig/${RP}`, { token, body: { rpName: 'Bank 2', allowedOrigins: [ORIGIN, 'http://localhost:3000'] } });
     expect(updated.status).toBe(200);
     expect(updated.json.passkeyConfig[RP].rpName).toBe('Bank 2');
-    for (const bad of [{ ...CONFIG, rpId: 'Bank.Example' }, { ...CONFIG, allowedOrigins: ['https://www.bank.example/path'] }, { ...CONFIG, allowedOrigins: [] }, { ...CONFIG, extra: 1 }]) {
+    for (const bad of [{ ...CONFIG, rpId: 'Bank.Example' }, { ...CONFIG, allowedOrigins: ['https://www.bank.example/path'] }, { ...CONFIG, allowedOrigins: [] }, { ...CONFIG, rpName: { n: 1 } }]) {
       expect((await call('POST', `${base}/stores/${store}/passkeyConfig`, { token, body: bad })).status, JSON.stringify(bad)).toBe(400);
     }
     expect((await call('POST', `${base}/stores/nostore-${fresh()}/passkeyConfig`, { token, body: CONFIG })).status).toBe(404);

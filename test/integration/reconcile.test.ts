@@ -61,7 +61,8 @@ describe('the reconciler', () => {
     expect(stored).not.toHaveProperty('GSI2PK');
     expect(stored).not.toHaveProperty('reconcileAt');
 
-    await unrecordEnd('demo', id, { status: 'ACTIVE' });
+    // Due in 3 s, so that it is seen ACTIVE before the reconciler (every second here) looks.
+    await unrecordEnd('demo', id, { status: 'ACTIVE', dueInMs: 3000 });
     expect((await call('GET', `/api/process-manager/processInstances/${id}`, { token })).json.status).toBe('ACTIVE');
     expect(await statusUntil(id, (s) => s !== 'ACTIVE')).toBe('REVIEW');
     expect(await storedInstance('demo', id)).not.toHaveProperty('GSI2PK');

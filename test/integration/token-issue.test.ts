@@ -38,11 +38,13 @@ describe('POST /api/arthr/apiKeys/issue', () => {
     expect(res.status).toBe(200);
   });
 
-  it('accepts an absent body as {} but refuses a body with fields', async () => {
+  it('accepts an absent body as {}, ignores fields it does not know, and refuses a tenantId of another tenant', async () => {
     expect((await call('POST', ISSUE, { apiKey: inject('demoKey') })).status).toBe(200);
-    const bad = await call('POST', ISSUE, { apiKey: inject('demoKey'), body: { tenant: 'other' } });
+    expect((await call('POST', ISSUE, { apiKey: inject('demoKey'), body: { tenant: 'other', tenantId: 'demo' } })).status).toBe(200);
+    const bad = await call('POST', ISSUE, { apiKey: inject('demoKey'), body: { tenantId: 'other' } });
     expect(bad.status).toBe(400);
-    expect(bad.json.code).toBe('VALIDATION_FAILED');
+    expect(bad.json).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ location: 'body.tenantId' }] });
+    expect((await call('POST', ISSUE, { apiKey: inject('demoKey'), body: ['x'] })).status).toBe(400);
   });
 
   it('stamps lastIssuedAtDtm on the key', async () => {

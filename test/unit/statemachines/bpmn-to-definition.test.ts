@@ -170,6 +170,22 @@ describe('bpmnToDefinition', () => {
     expect(validateDefinition(def).activities.a?.inputs['Polling URL']).toBe('${_pollingUrl}');
   });
 
+  it('reads a label differing from the catalogue only in case or spacing as that input, and refuses it given twice', async () => {
+    const task = (params: string) =>
+      definitions(`${flow('f0', 'start', 'a')}
+        <bpmn:serviceTask id="a" camunda:type="external"><bpmn:extensionElements>
+          <camunda:executionListener delegateExpression="\${waitOnPushNotificationV1}" event="start" />
+          <camunda:inputOutput>${params}</camunda:inputOutput>
+        </bpmn:extensionElements></bpmn:serviceTask>`);
+    const def = await definitionOf(task(`<camunda:inputParameter name="count" labelName="polling  error retry COUNT" type="STRING">4</camunda:inputParameter>`));
+    expect(def.activities.a?.inputs).toEqual({ 'Polling Error Retry Count': 4 });
+    const twice = (await convert(
+      task(`<camunda:inputParameter name="a" labelName="Polling Error Retry Count" type="STRING">4</camunda:inputParameter>
+            <camunda:inputParameter name="b" labelName="polling error retry count" type="STRING">5</camunda:inputParameter>`),
+    )) as { problems: { code: string; message: string }[] };
+    expect(twice.problems).toEqual([expect.objectContaining({ code: 'INVALID_INPUT', message: expect.stringContaining('given twice') })]);
+  });
+
   it('refuses a data form input whose text is not JSON, naming the task and the input', async () => {
     const problems = (
       await convert(
