@@ -5,7 +5,7 @@ export default defineConfig({
     // The JSON report feeds the plain "N passed, N failed" line that CI prints at the end.
     reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 20_000 } },
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 20_000, sequence: { groupOrder: 0 } } },
       {
         extends: true,
         test: {
@@ -16,13 +16,15 @@ export default defineConfig({
           // Files spend most of their time waiting on the runtime (journeys, timers, a browser):
           // three at once, not the default of one on a two-core machine.
           maxWorkers: 3,
+          // Projects with their own maxWorkers run as their own group: after unit and infra.
+          sequence: { groupOrder: 1 },
           testTimeout: 60_000,
           hookTimeout: 180_000,
         },
       },
       {
         extends: true,
-        test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 300_000, hookTimeout: 300_000 },
+        test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 300_000, hookTimeout: 300_000, sequence: { groupOrder: 0 } },
       },
     ],
   },
