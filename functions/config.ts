@@ -32,6 +32,8 @@ const StoreConfigSchema = z.object({
   EXPORTS_QUEUE_URL: z.optional(z.url()),
   /** The key that seals an archive password until its job runs: `kms:<key id or ARN>` on AWS, `file:<path>` locally. */
   EXPORTS_KEY: z.optional(z.string().check(z.regex(/^(kms|file):.+$/, 'must be kms:<key> or file:<path>'))),
+  /** The key that seals cloud secrets at rest: `kms:<key id or ARN>` on AWS, `file:<path>` locally. */
+  SECRETS_KEY: z.optional(z.string().check(z.regex(/^(kms|file):.+$/, 'must be kms:<key> or file:<path>'))),
 });
 
 const ConfigSchema = z.extend(StoreConfigSchema, {

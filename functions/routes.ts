@@ -8,6 +8,7 @@ import { platformRoutes } from './platform/routes.js';
 import { journeyRoutes } from './journey/journey-routes.js';
 import { userDataRoutes } from './userdata/routes.js';
 import { identityStoreRoutes } from './identity-store/routes.js';
+import { cloudFunctionRoutes } from './cloud-functions/routes.js';
 
 /**
  * THE route table: every route with its method, path, handler file, auth kind, permission, zod
@@ -26,6 +27,7 @@ export const routes = {
   ...journeyRoutes,
   ...userDataRoutes,
   ...identityStoreRoutes,
+  ...cloudFunctionRoutes,
   ...platformRoutes,
 } satisfies Record<string, RouteDef>;
 

@@ -17,6 +17,7 @@ import { OPEN_INSTANCES_INDEX, TABLE_SCHEMA } from '../functions/store/schema.js
 import { stateMachinePrefix } from '../functions/process-manager/orchestrator.js';
 import { Images } from './constructs/images.js';
 import { Exports } from './constructs/exports.js';
+import { cloudSecretsKey } from './constructs/cloud-secrets.js';
 import { JourneyFunctions } from './constructs/journey-functions.js';
 import { Operations } from './constructs/operations.js';
 import { PackageLayer } from './constructs/package-layer.js';
@@ -159,6 +160,8 @@ export class ArthrStack extends Stack {
   readonly journeys: JourneyFunctions;
   readonly images: Images;
   readonly exports: Exports;
+  /** Seals tenants' cloud secrets at rest (lib/constructs/cloud-secrets.ts). */
+  readonly cloudSecretsKey: kms.Key;
   readonly operations: Operations;
   /** `arthr-{label}`: the start of every physical name of this deployment. */
   readonly namePrefix: string;
@@ -385,6 +388,9 @@ export class ArthrStack extends Stack {
     // Route queries read only the indexes made for them (not the reconciler's).
     const indexNames = TABLE_SCHEMA.globalSecondaryIndexes.filter((g) => g.queriedByRoutes).map((g) => g.indexName);
 
+    // --- Cloud secrets: sealed with their own key, opened only by the step that gives them to a function.
+    this.cloudSecretsKey = cloudSecretsKey(this);
+
     // --- Asynchronous exports: what is too large for one Lambda response, made into S3.
     this.exports = new Exports(this, 'Exports', {
       repoRoot: REPO_ROOT,
@@ -417,6 +423,7 @@ export class ArthrStack extends Stack {
         stateMachineArnPattern,
         images: this.images,
         exports: this.exports,
+        cloudSecretsKey: this.cloudSecretsKey,
         packageLayers,
         environment,
       });

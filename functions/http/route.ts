@@ -50,6 +50,8 @@ export interface AwsAccess {
    * the exports bucket (under `tenants/`).
    */
   exports?: readonly ExportAction[];
+  /** Cloud secrets: `seal` encrypts a secret's value with the secrets key (KMS Encrypt on AWS). */
+  cloudSecrets?: 'seal';
 }
 
 export type ExportAction = 'SendMessage' | 'Seal' | 'GetObject';

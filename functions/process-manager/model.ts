@@ -133,18 +133,42 @@ export interface DefinitionStore {
 export const CUSTOM_DATA_FORM_STATUSES = DEPLOYMENT_STATUSES;
 export type CustomDataFormStatus = DeploymentStatus;
 
-/** What a versions page lists of a form version: everything but its resource. */
-export interface CustomDataFormSummary {
+/**
+ * What the versions page of an artifact kept by name and version (data forms, cloud functions)
+ * lists of one version: everything but its content.
+ */
+export interface VersionedSummary {
   id: string;
   name: string;
   version: number;
   description: string;
-  status: CustomDataFormStatus;
-  creationOption: string | null;
+  status: DeploymentStatus;
   createdDtm: string;
   createdBy: string;
   lastUpdatedDtm: string;
   lastUpdatedBy: string;
+}
+
+export type VersionedStatusOutcome = { outcome: 'updated' } | { outcome: 'changed' } | { outcome: 'gone' };
+
+/** Versions of an artifact by name (the family's name / versions / id / status pattern). */
+export interface VersionedStore<R extends S & { tenantId: string }, S extends VersionedSummary> {
+  /** False when the tenant already has this name + version (a version is immutable). */
+  create(record: R): Promise<boolean>;
+  get(tenantId: string, id: string): Promise<R | undefined>;
+  /** One version of a name (without its content), or undefined when the tenant has no such version. */
+  getVersion(tenantId: string, name: string, version: number): Promise<S | undefined>;
+  /** The highest version of a name, or undefined when the name has none. */
+  latestVersion(tenantId: string, name: string): Promise<number | undefined>;
+  /** Every version of a name, in version order. */
+  listVersions(tenantId: string, name: string): Promise<S[]>;
+  /** Sets the status of a version whose stored status is still `from` (`changed` otherwise). */
+  setStatus(record: R, from: DeploymentStatus, to: DeploymentStatus, by: { principal: string; now: Date }): Promise<VersionedStatusOutcome>;
+}
+
+/** What a versions page lists of a form version: everything but its resource. */
+export interface CustomDataFormSummary extends VersionedSummary {
+  creationOption: string | null;
 }
 
 export interface CustomDataFormRecord extends CustomDataFormSummary {
@@ -153,26 +177,7 @@ export interface CustomDataFormRecord extends CustomDataFormSummary {
   resource: string;
 }
 
-export type CustomDataFormStatusOutcome = { outcome: 'updated' } | { outcome: 'changed' } | { outcome: 'gone' };
-
-export interface CustomDataFormStore {
-  /** False when the tenant already has this name + version (a version is immutable). */
-  create(record: CustomDataFormRecord): Promise<boolean>;
-  get(tenantId: string, id: string): Promise<CustomDataFormRecord | undefined>;
-  /** One version of a name (without its resource), or undefined when the tenant has no such version. */
-  getVersion(tenantId: string, name: string, version: number): Promise<CustomDataFormSummary | undefined>;
-  /** The highest version of a name, or undefined when the name has none. */
-  latestVersion(tenantId: string, name: string): Promise<number | undefined>;
-  /** Every version of a name, in version order. */
-  listVersions(tenantId: string, name: string): Promise<CustomDataFormSummary[]>;
-  /** Sets the status of a version whose stored status is still `from` (`changed` otherwise). */
-  setStatus(
-    record: CustomDataFormRecord,
-    from: CustomDataFormStatus,
-    to: CustomDataFormStatus,
-    by: { principal: string; now: Date },
-  ): Promise<CustomDataFormStatusOutcome>;
-}
+export type CustomDataFormStore = VersionedStore<CustomDataFormRecord, CustomDataFormSummary>;
 
 // ---------------------------------------------------------------------------------------------
 // Tokens

@@ -24,6 +24,13 @@ function part(value: string): string {
   return value;
 }
 
+/** The partition and sort-key prefixes of each kind of versioned artifact (`keys.versioned`). */
+const VERSIONED_KINDS = {
+  customDataForm: { partition: 'CDFORMS', item: 'CDF', nameVersion: 'CDFNV' },
+  cloudFunction: { partition: 'CLOUDFNS', item: 'CFN', nameVersion: 'CFNNV' },
+} as const;
+export type VersionedKind = keyof typeof VERSIONED_KINDS;
+
 export const keys = {
   tenant(tenantId: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}TENANT`, SK: 'TENANT' };
@@ -81,22 +88,24 @@ export const keys = {
   definitionSortPrefix: 'PDEF#',
 
   /**
-   * Data forms share one partition per tenant: each version's item (`CDF#{id}`, with its
-   * resource) and its name + version item (`CDFNV#{name}#{version}`), which makes the pair unique
-   * and, holding the version's summary, lists a name's versions in version order with one Query.
+   * Artifacts kept by name and version (data forms, cloud functions) share one partition per
+   * tenant and kind: each version's item (`{item}#{id}`, with its content) and its name + version
+   * item (`{nameVersion}#{name}#{version}`), which makes the pair unique and, holding the
+   * version's summary, lists a name's versions in version order with one Query.
    */
-  customDataFormPartition(tenantId: string): string {
-    return `${tenantPrefix(tenantId)}CDFORMS`;
-  },
-  customDataForm(tenantId: string, id: string): ItemKey {
-    return { PK: keys.customDataFormPartition(tenantId), SK: `CDF#${part(id)}` };
-  },
-  customDataFormNameVersion(tenantId: string, name: string, version: number): ItemKey {
-    return { PK: keys.customDataFormPartition(tenantId), SK: `${keys.customDataFormVersionsPrefix(name)}${String(version).padStart(9, '0')}` };
-  },
-  /** The sort-key prefix of one name's version items. */
-  customDataFormVersionsPrefix(name: string): string {
-    return `CDFNV#${encoded(name)}#`;
+  versioned(kind: VersionedKind) {
+    const { partition, item, nameVersion } = VERSIONED_KINDS[kind];
+    const of = {
+      partition: (tenantId: string) => `${tenantPrefix(tenantId)}${partition}`,
+      item: (tenantId: string, id: string): ItemKey => ({ PK: of.partition(tenantId), SK: `${item}#${part(id)}` }),
+      nameVersion: (tenantId: string, name: string, version: number): ItemKey => ({
+        PK: of.partition(tenantId),
+        SK: `${of.versionsPrefix(name)}${String(version).padStart(9, '0')}`,
+      }),
+      /** The sort-key prefix of one name's version items. */
+      versionsPrefix: (name: string) => `${nameVersion}#${encoded(name)}#`,
+    };
+    return of;
   },
 
   /** Each instance has its own partition (its later items: screens, user data, images). */
@@ -116,6 +125,18 @@ export const keys = {
    */
   instanceOpen(tenantId: string, reconcileAt: string, id: string): { GSI2PK: string; GSI2SK: string } {
     return { GSI2PK: `${tenantPrefix(tenantId)}OPEN`, GSI2SK: `${part(reconcileAt)}#${part(id)}` };
+  },
+  /** A cloud function run's log, in the instance's partition (by step, then start time). */
+  cloudFunctionLog(tenantId: string, id: string, activityId: string, at: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `${keys.cloudFunctionLogPrefix}${part(activityId)}#${part(at)}` };
+  },
+  cloudFunctionLogPrefix: 'CFLOG#',
+  /** A tenant's cloud secrets share one partition: one item per name. */
+  cloudSecretPartition(tenantId: string): string {
+    return `${tenantPrefix(tenantId)}CLOUDSECRETS`;
+  },
+  cloudSecret(tenantId: string, name: string): ItemKey {
+    return { PK: keys.cloudSecretPartition(tenantId), SK: `SECRET#${encoded(name)}` };
   },
   /** What the end user gave at one step, in the instance's partition. */
   instanceUserData(tenantId: string, id: string, activityId: string): ItemKey {

@@ -3,31 +3,43 @@ import { readFileSync } from 'node:fs';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { getStoreConfig } from '../config.js';
 import type { ExportRef, SecretSealer } from '../exports/model.js';
+
+/** Seals secrets bound to a context `C` (KMS encryption context on AWS, AES-GCM additional data locally). */
+export interface Sealer<C> {
+  seal(plain: string, context: C): Promise<string>;
+  unseal(sealed: string, context: C): Promise<string>;
+}
+
+/** What KMS takes as plaintext at most (Encrypt with a symmetric key): the local sealer refuses more too. */
+export const KMS_MAX_PLAINTEXT_BYTES = 4096;
 import { traced } from '../observability/tracer.js';
 
 /**
- * KMS on AWS: Encrypt/Decrypt with the exports key, the tenant and export as the encryption
- * context, so a sealed password opens only for its own job (and CloudTrail names the job).
+ * KMS on AWS: Encrypt/Decrypt with the key, bound to an encryption context (for an export
+ * password, the tenant and export, so it opens only for its own job and CloudTrail names the job).
  */
-export class KmsSealer implements SecretSealer {
+export class KmsSealer<C = ExportRef> implements Sealer<C> {
   private client: Promise<KMSClient> | undefined;
-  constructor(private readonly keyRef: string) {}
+  constructor(
+    private readonly keyRef: string,
+    private readonly contextOf: (context: C) => Record<string, string> = encryptionContext as never,
+  ) {}
   private kms() {
     this.client ??= import('@aws-sdk/client-kms').then(({ KMSClient }) => traced(new KMSClient({})));
     return this.client;
   }
-  async seal(plain: string, context: ExportRef): Promise<string> {
+  async seal(plain: string, context: C): Promise<string> {
     const { EncryptCommand } = await import('@aws-sdk/client-kms');
     const out = await (await this.kms()).send(
-      new EncryptCommand({ KeyId: this.keyRef, Plaintext: Buffer.from(plain, 'utf8'), EncryptionContext: encryptionContext(context) }),
+      new EncryptCommand({ KeyId: this.keyRef, Plaintext: Buffer.from(plain, 'utf8'), EncryptionContext: this.contextOf(context) }),
     );
     if (!out.CiphertextBlob) throw new Error('KMS returned no ciphertext');
     return Buffer.from(out.CiphertextBlob).toString('base64');
   }
-  async unseal(sealed: string, context: ExportRef): Promise<string> {
+  async unseal(sealed: string, context: C): Promise<string> {
     const { DecryptCommand } = await import('@aws-sdk/client-kms');
     const out = await (await this.kms()).send(
-      new DecryptCommand({ KeyId: this.keyRef, CiphertextBlob: Buffer.from(sealed, 'base64'), EncryptionContext: encryptionContext(context) }),
+      new DecryptCommand({ KeyId: this.keyRef, CiphertextBlob: Buffer.from(sealed, 'base64'), EncryptionContext: this.contextOf(context) }),
     );
     if (!out.Plaintext) throw new Error('KMS returned no plaintext');
     return Buffer.from(out.Plaintext).toString('utf8');
@@ -39,26 +51,35 @@ export function encryptionContext(ref: ExportRef): Record<string, string> {
   return { purpose: 'export-password', tenantId: ref.tenantId, exportId: ref.exportId };
 }
 
+/** What a sealed cloud secret is bound to: its tenant and name (and the version it was sealed as). */
+export function cloudSecretContext(ref: { tenantId: string; name: string; version: number }): Record<string, string> {
+  return { purpose: 'cloud-secret', tenantId: ref.tenantId, name: ref.name, version: String(ref.version) };
+}
+
 /**
  * Locally: AES-256-GCM under a 32-byte key file in `.local/` (as the signing key is a PEM
- * there), the same context as additional authenticated data, so a sealed password moved to
- * another job fails to open, as with KMS.
+ * there), the same context as additional authenticated data, so a sealed secret moved to
+ * another job or name fails to open, as with KMS; and KMS's plaintext limit.
  */
-export class FileSealer implements SecretSealer {
+export class FileSealer<C = ExportRef> implements Sealer<C> {
   private readonly key: Buffer;
-  constructor(path: string) {
+  constructor(
+    path: string,
+    private readonly contextOf: (context: C) => Record<string, string> = encryptionContext as never,
+  ) {
     this.key = readFileSync(path);
-    if (this.key.length !== 32) throw new Error('The exports key file must hold 32 bytes.');
+    if (this.key.length !== 32) throw new Error('The key file must hold 32 bytes.');
   }
-  async seal(plain: string, context: ExportRef): Promise<string> {
+  async seal(plain: string, context: C): Promise<string> {
+    if (Buffer.byteLength(plain, 'utf8') > KMS_MAX_PLAINTEXT_BYTES) throw new Error(`KMS encrypts at most ${KMS_MAX_PLAINTEXT_BYTES} bytes`);
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv).setAAD(Buffer.from(JSON.stringify(encryptionContext(context))));
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv).setAAD(Buffer.from(JSON.stringify(this.contextOf(context))));
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
   }
-  async unseal(sealed: string, context: ExportRef): Promise<string> {
+  async unseal(sealed: string, context: C): Promise<string> {
     const raw = Buffer.from(sealed, 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12)).setAAD(Buffer.from(JSON.stringify(encryptionContext(context))));
+    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12)).setAAD(Buffer.from(JSON.stringify(this.contextOf(context))));
     decipher.setAuthTag(raw.subarray(12, 28));
     return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
   }
@@ -80,3 +101,14 @@ export const secretSealer: SecretSealer = {
   seal: (plain, context) => exportSealer().seal(plain, context),
   unseal: (sealed, context) => exportSealer().unseal(sealed, context),
 };
+
+let secretsSealer: Sealer<{ tenantId: string; name: string; version: number }> | undefined;
+
+/** The sealer of cloud secrets, from SECRETS_KEY (`kms:<key>` or `file:<path>`). */
+export function cloudSecretSealer(): Sealer<{ tenantId: string; name: string; version: number }> {
+  if (secretsSealer) return secretsSealer;
+  const ref = getStoreConfig().SECRETS_KEY;
+  if (!ref) throw new Error('SECRETS_KEY is not configured for this function');
+  secretsSealer = ref.startsWith('kms:') ? new KmsSealer(ref.slice(4), cloudSecretContext) : new FileSealer(ref.slice(5), cloudSecretContext);
+  return secretsSealer;
+}

@@ -7,6 +7,7 @@ import { isRateLimited, type RouteDef } from '../../functions/http/route.js';
 import { RATE_PARTITION } from '../../functions/store/keys.js';
 import { acknowledgeImageObjects, imageStatements, type ImagesAccess } from './images.js';
 import { acknowledgeExportObjects, exportsEnvironment, exportStatements, type ExportsAccess } from './exports.js';
+import { cloudSecretsEnvironment, cloudSecretStatement } from './cloud-secrets.js';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { ServiceFunction, nagArn } from './service-function.js';
 
@@ -33,6 +34,8 @@ export interface RouteFunctionProps {
   environment: Record<string, string>;
   /** The exports bucket, key and queue: granted as `route.aws.exports` says, and named in the EXPORTS_* variables. */
   exports: ExportsAccess;
+  /** The key cloud secrets are sealed with: Encrypt for the routes whose `aws.cloudSecrets` is `seal`. */
+  cloudSecretsKey: IKey;
   /** The layer per package of LAYER_PACKAGES; a route gets those its `layerPackages` names. */
   packageLayers: ReadonlyMap<string, lambda.ILayerVersion>;
 }
@@ -67,6 +70,7 @@ export class RouteFunction extends ServiceFunction {
         ...(access.images?.length ? { IMAGES_BUCKET: props.images.bucket.bucketName } : {}),
         // Only the functions that start or read exports learn where they are.
         ...(access.exports?.length ? exportsEnvironment(props.exports) : {}),
+        ...(access.cloudSecrets ? cloudSecretsEnvironment(props.cloudSecretsKey) : {}),
       },
       policyName: route.operationId,
       roleDescription: `Runs ${route.operationId} (${route.method} ${route.path})`,
@@ -173,6 +177,7 @@ function routeStatements(props: RouteFunctionProps, stack: Stack): iam.PolicySta
   }
   if (access.images?.length) statements.push(...imageStatements(access.images, props.images, stack));
   if (access.exports?.length) statements.push(...exportStatements(access.exports, props.exports, stack));
+  if (access.cloudSecrets) statements.push(cloudSecretStatement(access.cloudSecrets, props.cloudSecretsKey));
   return statements;
 }
 

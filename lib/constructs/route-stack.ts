@@ -62,6 +62,7 @@ export class RouteStack extends NestedStack {
   constructor(scope: Construct, props: RouteStackProps) {
     const usesImages = props.routes.some((r) => r.aws.images?.length);
     const usesExports = props.routes.some((r) => r.aws.exports?.length);
+    const usesSecrets = props.routes.some((r) => r.aws.cloudSecrets);
     super(scope, routeStackId(props.area), {
       description: `Arthr ${props.area} routes`,
       // The images bucket comes in under parameters of fixed names (rather than the generated
@@ -77,6 +78,7 @@ export class RouteStack extends NestedStack {
               ExportsQueueUrl: props.exports.queue.queueUrl,
             }
           : {}),
+        ...(usesSecrets ? { CloudSecretsKeyArn: props.cloudSecretsKey.keyArn } : {}),
       },
     });
     const resources = props.routes.length * RESOURCES_PER_ROUTE;
@@ -110,8 +112,11 @@ export class RouteStack extends NestedStack {
           }),
         }
       : props.exports;
+    const cloudSecretsKey = usesSecrets
+      ? kms.Key.fromKeyArn(this, 'CloudSecretsKey', param('CloudSecretsKeyArn', 'The cloud secrets KMS key ARN.'))
+      : props.cloudSecretsKey;
     for (const route of routes) {
-      const fn = new RouteFunction(this, { ...functionProps, images, exports, route });
+      const fn = new RouteFunction(this, { ...functionProps, images, exports, cloudSecretsKey, route });
       this.functions.set(route.operationId, fn);
 
       const method = METHODS[route.method];

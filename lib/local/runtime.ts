@@ -34,6 +34,7 @@ import { imageStore, s3 } from '../../functions/store/images.js';
 import { exportObjects, exportsS3 } from '../../functions/store/exports.js';
 import { installExportQueue } from '../../functions/store/export-queue.js';
 import { secretSealer } from '../../functions/store/sealer.js';
+import { secretSealer as cloudSecretSealer } from '../../functions/cloud-functions/deps.js';
 import { localExportQueue } from './exports.js';
 import { dynamo as storeClient } from '../../functions/store/client.js';
 import { getConfig } from '../../functions/config.js';
@@ -85,7 +86,8 @@ function ensureSigningKey(path: string): void {
 }
 
 /** The local stand-in for the exports KMS key: 32 random bytes (AES-256-GCM), readable by this user only. */
-function ensureExportsKey(path: string): void {
+/** A 32-byte AES key file (the exports and cloud secrets keys), made once, owner-only. */
+function ensureKeyFile(path: string): void {
   if (existsSync(path)) return;
   writeFileSync(path, randomBytes(32), { mode: 0o600 });
 }
@@ -107,8 +109,11 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
   ensureSigningKey(keyPath);
   chmodSync(keyPath, 0o600);
   const exportsKeyPath = join(localDir, 'exports-key.bin');
-  ensureExportsKey(exportsKeyPath);
-  chmodSync(exportsKeyPath, 0o600);
+  const secretsKeyPath = join(localDir, 'secrets-key.bin');
+  for (const path of [exportsKeyPath, secretsKeyPath]) {
+    ensureKeyFile(path);
+    chmodSync(path, 0o600);
+  }
 
   const dynamo = await startDynamoDbLocal(join(localDir, 'dynamodb'));
   const s3Dir = join(localDir, 's3');
@@ -135,6 +140,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       S3_PUBLIC_ENDPOINT: localS3.publicEndpoint,
       EXPORTS_BUCKET: localS3.exportsBucket,
       EXPORTS_KEY: `file:${exportsKeyPath}`,
+      SECRETS_KEY: `file:${secretsKeyPath}`,
       // The tenant rate limit runs here as on AWS (one counting write per request); the default is
       // high enough that the test suite, several files at once on one tenant, never meets it.
       TENANT_RATE_LIMIT: process.env.TENANT_RATE_LIMIT ?? '1000',
@@ -167,6 +173,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       recordMethods(imageStore, { url: 's3:GetObject' });
       recordMethods(exportObjects, { url: 's3:GetObject (exports)' });
       recordMethods(secretSealer, { seal: 'kms:Encrypt', unseal: 'kms:Decrypt' });
+      recordMethods(cloudSecretSealer, { seal: 'kms:Encrypt (secrets)', unseal: 'kms:Decrypt (secrets)' });
       recordMethods(exportJobs, { enqueue: 'sqs:SendMessage' });
       recordMethods(orchestrator, {
         publishStateMachine: 'states:CreateStateMachine',

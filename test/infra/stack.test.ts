@@ -49,6 +49,8 @@ function expectedDataActions(route: RouteDef): string[] {
   if (route.aws.images?.includes('GetObject')) out.push('kms:Decrypt');
   // Exports (exports.test.ts checks their resources and conditions).
   for (const a of route.aws.exports ?? []) out.push(...({ SendMessage: ['sqs:SendMessage'], Seal: ['kms:Encrypt'], GetObject: ['s3:GetObject', 'kms:Decrypt'] } as const)[a]);
+  // Cloud secrets: sealing a value is Encrypt with the secrets key.
+  if (route.aws.cloudSecrets === 'seal') out.push('kms:Encrypt');
   return [...new Set(out)].sort();
 }
 
@@ -191,8 +193,9 @@ describe('ArthrStack', () => {
     });
 
     it('signs tokens with an RSA 2048 KMS key reachable through an alias', () => {
-      // The others are the images bucket's (images.test.ts), the alarm topic's (operations.test.ts) and the exports' (exports.test.ts).
-      template.resourceCountIs('AWS::KMS::Key', 4);
+      // The others are the images bucket's (images.test.ts), the alarm topic's (operations.test.ts), the exports'
+      // (exports.test.ts) and the cloud secrets' (below).
+      template.resourceCountIs('AWS::KMS::Key', 5);
       expect(ofType(template, 'AWS::KMS::Key')[keyId]!.Properties).toMatchObject({ KeySpec: 'RSA_2048', KeyUsage: 'SIGN_VERIFY' });
       template.hasResourceProperties('AWS::KMS::Alias', {
         AliasName: 'alias/arthr-fir-token-signing',
@@ -221,7 +224,7 @@ describe('ArthrStack', () => {
     it('gives every function the configuration its cold start parses', () => {
       // The image clean-up gets only what it uses (images.test.ts).
       for (const f of Object.values(functions).filter((x) => !isImageCleanup(x) && !isExportWorker(x))) {
-        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, ...variables } = f.Properties.Environment.Variables;
+        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, ...variables } = f.Properties.Environment.Variables;
         // The bucket's name only where the route table says the operation touches images.
         const route = routeList.find((r) => f.Metadata?.['aws:cdk:path'] === `${routeFunctionPath(r)}/Resource`);
         if (route?.aws.images?.length) expect(IMAGES_BUCKET, route.operationId).toEqual({ Ref: imagesBucketId() });
@@ -229,6 +232,9 @@ describe('ArthrStack', () => {
         // Where exports are only for the operations that start or read them.
         if (route?.aws.exports?.length) expect([EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY].every((v) => v !== undefined), route.operationId).toBe(true);
         else expect([EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY], f.Metadata?.['aws:cdk:path']).toEqual([undefined, undefined, undefined]);
+        // The cloud secrets key only where a value is sealed.
+        if (route?.aws.cloudSecrets) expect(JSON.stringify(SECRETS_KEY), route.operationId).toMatch(/^"kms:|kms:/);
+        else expect(SECRETS_KEY, f.Metadata?.['aws:cdk:path']).toBeUndefined();
         expect(STATE_MACHINE_ROLE_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^StateMachineRole/), 'Arn'] });
         expect(STATE_MACHINE_LOG_GROUP_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^StateMachineLogs/), 'Arn'] });
         expect(JSON.stringify(ACTIVITY_FUNCTION_ARN)).toContain(':function:arthr-fir-activities');
@@ -318,6 +324,20 @@ describe('ArthrStack', () => {
   });
 
   describe('permissions', () => {
+    it('seals cloud secrets with their own rotated, retained key, Encrypt only in their context and only where a value is stored', () => {
+      const keys = Object.values(ofType(template, 'AWS::KMS::Key')).filter((k) => String(k.Properties.Description).includes('cloud secrets'));
+      expect(keys).toHaveLength(1);
+      expect(keys[0]).toMatchObject({ DeletionPolicy: 'Retain', Properties: { EnableKeyRotation: true } });
+      for (const route of routeList) {
+        const [, f] = functionFor(route);
+        const encrypt = statementsOf(refId(f.Properties.Role)!).filter((st) => asArray(st.Action).includes('kms:Encrypt') && !route.aws.exports?.includes('Seal'));
+        if (route.aws.cloudSecrets === 'seal') {
+          expect(encrypt, route.operationId).toHaveLength(1);
+          expect(encrypt[0]!.Condition, route.operationId).toEqual({ StringEquals: { 'kms:EncryptionContext:purpose': 'cloud-secret' } });
+        } else expect(encrypt, route.operationId).toEqual([]);
+      }
+    });
+
     it('grants each function exactly the data actions its route table entry names', () => {
       for (const route of routeList) {
         const [, f] = functionFor(route);

@@ -26,6 +26,7 @@ export function grantedActions(): Map<string, Set<string>> {
     if (r.aws.events === 'publish') a.add('events:PutEvents');
     for (const i of r.aws.images ?? []) a.add(`s3:${i}`);
     for (const e of r.aws.exports ?? []) a.add({ SendMessage: 'sqs:SendMessage', Seal: 'kms:Encrypt', GetObject: 's3:GetObject (exports)' }[e]);
+    if (r.aws.cloudSecrets === 'seal') a.add('kms:Encrypt (secrets)');
     out.set(r.operationId, a);
   }
   const actions = (a: ReturnType<typeof activityFunctionAccess>) =>

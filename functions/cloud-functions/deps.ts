@@ -1,0 +1,18 @@
+/**
+ * The cloud functions area's storage and sealing (one wiring place; handlers and the activity
+ * take them from here).
+ */
+import { cloudFunctionStore } from '../store/cloud-functions.js';
+import { cloudSecretStore } from '../store/cloud-secrets.js';
+import { cloudFunctionLogStore } from '../store/cloud-function-logs.js';
+import { cloudSecretSealer } from '../store/sealer.js';
+import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore } from './model.js';
+
+export const cloudFunctions: CloudFunctionStore = cloudFunctionStore;
+export const cloudSecrets: CloudSecretStore = cloudSecretStore;
+export const cloudFunctionLogs: CloudFunctionLogStore = cloudFunctionLogStore;
+/** Seals with SECRETS_KEY, chosen at first use (KMS on AWS, a key file locally). */
+export const secretSealer: CloudSecretSealer = {
+  seal: (plain, ref) => cloudSecretSealer().seal(plain, ref),
+  unseal: (sealed, ref) => cloudSecretSealer().unseal(sealed, ref),
+};

@@ -1,0 +1,200 @@
+import { createHash } from 'node:crypto';
+import { apiError, ValidationError, type ErrorDetail } from '../errors.js';
+import { addVersion, getVersioned, setVersionedStatus, versionsPage, type NewVersion, type VersionedKindOf } from '../process-manager/versioned.js';
+import type { DeploymentStatus } from '../process-manager/model.js';
+import type { CloudFunctionRecord, CloudFunctionStore, CloudFunctionSummary } from './model.js';
+
+export class CloudFunctionExistsError extends apiError('CLOUD_FUNCTION_EXISTS') {
+  constructor(name: string, version: number) {
+    super(`Cloud function "${name}" version ${version} already exists; a version is immutable, add the next one instead.`);
+  }
+}
+
+export class CloudFunctionNotFoundError extends apiError('CLOUD_FUNCTION_NOT_FOUND') {
+  constructor(id: string) {
+    super(`Cloud function ${id} was not found.`);
+  }
+}
+
+/**
+ * The code of one version, as stored: UTF-8 module sources by path. Within a DynamoDB item
+ * (400 KB) with room for the summary; a zip may hold more files but not more code.
+ */
+export const MAX_CODE_BYTES = 300 * 1024;
+/** A zip upload, before it is unpacked (base64 in the JSON body). */
+export const MAX_ZIP_BYTES = 256 * 1024;
+export const MAX_FILES = 100;
+/** The run's limits a version may ask for (the sandbox's own maximums, functions/cloud-functions/contract.ts). */
+export const TIMEOUT_SECONDS = { min: 1, max: 60, default: 30 } as const;
+export const MEMORY_MB = { min: 16, max: 128, default: 64 } as const;
+
+/** A module path in a zip: relative, `/`-separated, no `..`, ending `.js` or `.mjs` (or `.json` data). */
+const MODULE_PATH = /^(?!\/)(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9_.@-]+(?:\/[A-Za-z0-9_.@-]+)*\.(?:m?js|json)$/;
+
+export const CLOUD_FUNCTION_SORTABLE = ['version', 'status', 'createdDtm', 'lastUpdatedDtm'] as const;
+
+export function cloudFunctionSummary(r: CloudFunctionSummary) {
+  return {
+    id: r.id,
+    name: r.name,
+    version: r.version,
+    description: r.description,
+    status: r.status,
+    format: r.format,
+    entryPoint: r.entryPoint,
+    files: r.files,
+    sha256: r.sha256,
+    timeoutSeconds: r.timeoutSeconds,
+    memoryMb: r.memoryMb,
+    createdDtm: r.createdDtm,
+    createdBy: r.createdBy,
+    lastUpdatedDtm: r.lastUpdatedDtm,
+    lastUpdatedBy: r.lastUpdatedBy,
+  };
+}
+
+export function cloudFunctionView(r: CloudFunctionRecord) {
+  return { ...cloudFunctionSummary(r), modules: r.modules };
+}
+
+const FUNCTIONS: VersionedKindOf<CloudFunctionRecord, CloudFunctionSummary, ReturnType<typeof cloudFunctionSummary>> = {
+  noun: 'cloud function',
+  exists: (name, version) => new CloudFunctionExistsError(name, version),
+  notFound: (id) => new CloudFunctionNotFoundError(id),
+  summary: cloudFunctionSummary,
+  sortable: CLOUD_FUNCTION_SORTABLE,
+};
+
+export interface NewCloudFunction extends NewVersion {
+  /** One ES module (its `handler` export runs), or: */
+  source?: string | null | undefined;
+  /** A zip of modules, base64, with `entryPoint` naming the one whose `handler` runs. */
+  zip?: string | null | undefined;
+  entryPoint?: string | null | undefined;
+  timeoutSeconds?: number | null | undefined;
+  memoryMb?: number | null | undefined;
+}
+
+/** The modules of an upload, checked: paths, count, total size, and the entry point among them. */
+export async function modulesOf(input: NewCloudFunction): Promise<{ format: 'JAVASCRIPT' | 'ZIP'; modules: Record<string, string>; entryPoint: string }> {
+  const refuse = (details: ErrorDetail[]) => new ValidationError('The function code is not valid.', details);
+  const given = (v: string | null | undefined) => v !== undefined && v !== null;
+  if (given(input.source) === given(input.zip)) {
+    throw refuse([{ location: 'body', message: 'give the code as exactly one of source (one JavaScript module) or zip (base64 of a zip of modules)' }]);
+  }
+  let modules: Record<string, string>;
+  let format: 'JAVASCRIPT' | 'ZIP';
+  if (given(input.source)) {
+    format = 'JAVASCRIPT';
+    const entry = input.entryPoint ?? 'index.js';
+    if (!MODULE_PATH.test(entry)) throw refuse([{ location: 'body.entryPoint', message: 'must be a relative module path ending .js or .mjs' }]);
+    modules = { [entry]: input.source! };
+  } else {
+    format = 'ZIP';
+    modules = await unzip(input.zip!, refuse);
+  }
+  const entryPoint = input.entryPoint ?? (Object.hasOwn(modules, 'index.js') ? 'index.js' : Object.keys(modules).length === 1 ? Object.keys(modules)[0]! : 'index.js');
+  if (!Object.hasOwn(modules, entryPoint) || entryPoint.endsWith('.json')) {
+    throw refuse([{ location: 'body.entryPoint', message: `names no JavaScript module of the upload (it has ${Object.keys(modules).slice(0, 10).join(', ') || 'none'})` }]);
+  }
+  const bytes = Object.entries(modules).reduce((n, [path, src]) => n + Buffer.byteLength(path) + Buffer.byteLength(src), 0);
+  if (bytes > MAX_CODE_BYTES) throw refuse([{ location: input.zip ? 'body.zip' : 'body.source', message: `the code is ${bytes} bytes; at most ${MAX_CODE_BYTES}` }]);
+  return { format, modules, entryPoint };
+}
+
+async function unzip(base64: string, refuse: (details: ErrorDetail[]) => Error): Promise<Record<string, string>> {
+  const bytes = Buffer.from(base64, 'base64');
+  if (bytes.toString('base64') !== base64.replace(/\s+/g, '')) throw refuse([{ location: 'body.zip', message: 'is not base64' }]);
+  if (bytes.length > MAX_ZIP_BYTES) throw refuse([{ location: 'body.zip', message: `the zip is ${bytes.length} bytes; at most ${MAX_ZIP_BYTES}` }]);
+  const { ZipReader, Uint8ArrayReader, TextWriter } = await import('@zip.js/zip.js');
+  let entries: Awaited<ReturnType<InstanceType<typeof ZipReader>['getEntries']>>;
+  try {
+    entries = await new ZipReader(new Uint8ArrayReader(new Uint8Array(bytes)), { useWebWorkers: false }).getEntries();
+  } catch {
+    throw refuse([{ location: 'body.zip', message: 'is not a zip file' }]);
+  }
+  const files = entries.filter((e) => !e.directory);
+  if (files.length === 0) throw refuse([{ location: 'body.zip', message: 'holds no file' }]);
+  if (files.length > MAX_FILES) throw refuse([{ location: 'body.zip', message: `holds ${files.length} files; at most ${MAX_FILES}` }]);
+  const modules: [string, string][] = [];
+  let total = 0;
+  for (const entry of files) {
+    if (!MODULE_PATH.test(entry.filename)) {
+      throw refuse([{ location: 'body.zip', message: `${JSON.stringify(entry.filename.slice(0, 100))} is not a relative path of a .js, .mjs or .json file` }]);
+    }
+    if (entry.encrypted) throw refuse([{ location: 'body.zip', message: `${entry.filename} is encrypted` }]);
+    // Before unpacking: a small zip can claim (and inflate to) a great deal.
+    total += entry.uncompressedSize;
+    if (total > MAX_CODE_BYTES) throw refuse([{ location: 'body.zip', message: `unpacks to more than ${MAX_CODE_BYTES} bytes` }]);
+    let text: string;
+    try {
+      text = await entry.getData!(new TextWriter());
+    } catch {
+      throw refuse([{ location: 'body.zip', message: `${entry.filename} cannot be read` }]);
+    }
+    modules.push([entry.filename, text]);
+  }
+  return Object.fromEntries(modules.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** Adds a function version (the next of its name unless `version` is given). */
+export async function addCloudFunction(
+  store: Pick<CloudFunctionStore, 'create' | 'latestVersion'>,
+  input: NewCloudFunction,
+  ctx: { tenantId: string; principal: string; now: Date },
+): Promise<CloudFunctionRecord> {
+  const { format, modules, entryPoint } = await modulesOf(input);
+  const sha256 = createHash('sha256').update(JSON.stringify(modules)).digest('hex');
+  return addVersion(
+    FUNCTIONS,
+    store,
+    input,
+    {
+      format,
+      entryPoint,
+      files: Object.keys(modules),
+      sha256,
+      timeoutSeconds: input.timeoutSeconds ?? TIMEOUT_SECONDS.default,
+      memoryMb: input.memoryMb ?? MEMORY_MB.default,
+      modules,
+    },
+    ctx,
+  );
+}
+
+export function getCloudFunction(store: Pick<CloudFunctionStore, 'get'>, tenantId: string, id: string): Promise<CloudFunctionRecord> {
+  return getVersioned(FUNCTIONS, store, tenantId, id);
+}
+
+export function setCloudFunctionStatus(
+  store: Pick<CloudFunctionStore, 'get' | 'setStatus'>,
+  input: { tenantId: string; id: string; status: DeploymentStatus; principal: string; now: Date },
+): Promise<CloudFunctionRecord> {
+  return setVersionedStatus(FUNCTIONS, store, input);
+}
+
+export function cloudFunctionVersionsPage(versions: CloudFunctionSummary[], query: { page: number; size: number; sort: string[] }) {
+  return versionsPage(FUNCTIONS, versions, query);
+}
+
+/**
+ * The version a journey step runs: the one named, or (no version, or one not given as a number)
+ * the latest DEPLOYED_ACTIVE one. A named version runs unless ARCHIVED; undefined when there is
+ * none to run.
+ */
+export async function functionToRun(
+  store: Pick<CloudFunctionStore, 'get' | 'getVersion' | 'listVersions'>,
+  tenantId: string,
+  name: string,
+  version: number | undefined,
+): Promise<CloudFunctionRecord | undefined> {
+  let summary: CloudFunctionSummary | undefined;
+  if (version !== undefined) {
+    summary = await store.getVersion(tenantId, name, version);
+    if (summary?.status === 'ARCHIVED') return undefined;
+  } else {
+    const versions = await store.listVersions(tenantId, name);
+    summary = versions.filter((v) => v.status === 'DEPLOYED_ACTIVE').sort((a, b) => b.version - a.version)[0];
+  }
+  return summary ? store.get(tenantId, summary.id) : undefined;
+}

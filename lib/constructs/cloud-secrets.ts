@@ -1,0 +1,35 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import type { Construct } from 'constructs';
+
+/** The encryption context every sealed cloud secret carries (functions/store/sealer.ts `cloudSecretContext`). */
+export const CLOUD_SECRET_PURPOSE = 'cloud-secret';
+
+/**
+ * The key cloud secrets are sealed with at rest: each value is KMS-encrypted (Encrypt, at most
+ * 4 KiB) bound to its tenant, name and version, and stored in the table only as ciphertext.
+ * Rotated yearly; kept when the stack goes (the secrets it opens may be in a restored table).
+ */
+export function cloudSecretsKey(scope: Construct): kms.Key {
+  return new kms.Key(scope, 'CloudSecretsKey', {
+    description: 'Seals tenants\' cloud secrets (their values in the table are ciphertext under this key).',
+    enableKeyRotation: true,
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+}
+
+/** The environment a function sealing or unsealing cloud secrets reads (functions/config.ts SECRETS_KEY). */
+export function cloudSecretsEnvironment(key: kms.IKey): Record<string, string> {
+  return { SECRETS_KEY: `kms:${key.keyArn}` };
+}
+
+/** Encrypt (routes that store a value) or Decrypt (the step that gives them to a function), only for cloud secrets' context. */
+export function cloudSecretStatement(action: 'seal' | 'unseal', key: kms.IKey): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid: action === 'seal' ? 'SealCloudSecrets' : 'UnsealCloudSecrets',
+    actions: [action === 'seal' ? 'kms:Encrypt' : 'kms:Decrypt'],
+    resources: [key.keyArn],
+    conditions: { StringEquals: { 'kms:EncryptionContext:purpose': CLOUD_SECRET_PURPOSE } },
+  });
+}

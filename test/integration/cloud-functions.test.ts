@@ -1,0 +1,163 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import * as zip from '@zip.js/zip.js';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { localClient } from '../../lib/local/dynamodb.js';
+import { adminToken, call, issueToken, keyWith } from './client.js';
+
+const FUNCTIONS = '/api/process-manager/cloudFunctions';
+const SECRETS = '/api/process-manager/cloudSecrets';
+const fresh = () => Math.random().toString(36).slice(2, 10);
+const SOURCE = 'export async function handler({ variables }) { return { doubled: variables.n * 2 }; }';
+
+let token: string;
+beforeAll(async () => {
+  token = await adminToken();
+});
+
+async function zipOf(files: Record<string, string>): Promise<string> {
+  const writer = new zip.ZipWriter(new zip.Uint8ArrayWriter(), { useWebWorkers: false });
+  for (const [name, text] of Object.entries(files)) await writer.add(name, new zip.TextReader(text));
+  return Buffer.from(await writer.close()).toString('base64');
+}
+
+describe('cloud functions by name and version', () => {
+  it('adds versions of one module or of a zip, lists them newest first, reads one with its code, and moves it along its lifecycle', async () => {
+    const name = `fn-${fresh()}`;
+    const first = await call('POST', FUNCTIONS, { token, body: { name, description: 'doubles n', source: SOURCE } });
+    expect(first.status, first.text).toBe(201);
+    expect(first.json).toMatchObject({ name, version: 1, status: 'DRAFT', format: 'JAVASCRIPT', entryPoint: 'index.js', files: ['index.js'], timeoutSeconds: 30, memoryMb: 64 });
+    expect(first.json.modules).toEqual({ 'index.js': SOURCE });
+    expect(first.headers.location).toBe(`${FUNCTIONS}/${first.json.id}`);
+
+    const modules = { 'main.mjs': "import { twice } from './lib/math.mjs'; export const handler = ({ variables }) => ({ doubled: twice(variables.n) });", 'lib/math.mjs': 'export const twice = (n) => n * 2;' };
+    const second = await call('POST', FUNCTIONS, { token, body: { name, zip: await zipOf(modules), entryPoint: 'main.mjs', timeoutSeconds: '5', status: 'DEPLOYED_ACTIVE' } });
+    expect(second.status, second.text).toBe(201);
+    expect(second.json).toMatchObject({ version: 2, format: 'ZIP', entryPoint: 'main.mjs', files: ['lib/math.mjs', 'main.mjs'], timeoutSeconds: 5, status: 'DEPLOYED_ACTIVE' });
+    expect(second.json.modules).toEqual(modules);
+
+    const latest = await call('GET', `${FUNCTIONS}/${name}/versions?page=0&size=1&sort=version,desc`, { token });
+    expect(latest.json.content).toHaveLength(1);
+    expect(latest.json.content[0]).toMatchObject({ version: 2, id: second.json.id });
+    expect(latest.json.content[0]).not.toHaveProperty('modules');
+    expect(latest.json.totalElements).toBe(2);
+
+    expect((await call('GET', `${FUNCTIONS}/${first.json.id}`, { token })).json.modules).toEqual({ 'index.js': SOURCE });
+    const archived = await call('POST', `${FUNCTIONS}/${first.json.id}/status/ARCHIVED`, { token });
+    expect(archived.json.status).toBe('ARCHIVED');
+    expect((await call('POST', `${FUNCTIONS}/${first.json.id}/status/DRAFT`, { token })).json.code).toBe('INVALID_STATUS_TRANSITION');
+    const again = await call('POST', FUNCTIONS, { token, body: { name, version: 2, source: SOURCE } });
+    expect(again.status).toBe(409);
+    expect(again.json.code).toBe('CLOUD_FUNCTION_EXISTS');
+  });
+
+  it.each([
+    ['neither source nor zip', {}, 'body'],
+    ['both source and zip', { source: SOURCE, zip: 'UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==' }, 'body'],
+    ['a zip that is not base64', { zip: '%%%' }, 'body.zip'],
+    ['a zip that is not a zip', { zip: Buffer.from('hello').toString('base64') }, 'body.zip'],
+    ['an entry point outside the upload', { source: SOURCE, entryPoint: '../index.js' }, 'body.entryPoint'],
+    ['code over 300 KiB', { source: `// ${'x'.repeat(300 * 1024)}` }, 'body.source'],
+    ['a timeout over 60 s', { source: SOURCE, timeoutSeconds: 61 }, 'body.timeoutSeconds'],
+    ['a name with a slash', { name: 'a/b', source: SOURCE }, 'body.name'],
+  ])('refuses %s with 400 naming it', async (_what, patch, location) => {
+    const res = await call('POST', FUNCTIONS, { token, body: { name: `fn-${fresh()}`, ...patch } });
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.details.map((d: { location: string }) => d.location)).toContain(location);
+  });
+
+  it('refuses zips whose paths leave the upload, or that unpack past the limit', async () => {
+    const escape = await call('POST', FUNCTIONS, { token, body: { name: `fn-${fresh()}`, zip: await zipOf({ '../evil.js': SOURCE }) } });
+    expect(escape.status).toBe(400);
+    // A small zip that inflates to more than the code limit.
+    const bomb = await call('POST', FUNCTIONS, { token, body: { name: `fn-${fresh()}`, zip: await zipOf({ 'index.js': `// ${'a'.repeat(400 * 1024)}` }) } });
+    expect(bomb.status).toBe(400);
+    expect(bomb.json.details[0].message).toContain('unpacks to more than');
+  });
+
+  it("keeps tenants' functions apart and needs their permissions", async () => {
+    const name = `fn-${fresh()}`;
+    const mine = await call('POST', FUNCTIONS, { token, body: { name, source: SOURCE } });
+    const theirs = await issueToken(inject('otherKey'), 'other');
+    expect((await call('GET', `${FUNCTIONS}/${mine.json.id}`, { tenant: 'other', token: theirs })).status).toBe(404);
+    expect((await call('GET', `${FUNCTIONS}/${name}/versions`, { tenant: 'other', token: theirs })).json.content).toEqual([]);
+    const reader = await issueToken((await keyWith(['ProcessManager:getCloudFunctions'])).secret);
+    expect((await call('GET', `${FUNCTIONS}/${mine.json.id}`, { token: reader })).status).toBe(200);
+    expect((await call('POST', FUNCTIONS, { token: reader, body: { name, source: SOURCE } })).status).toBe(403);
+    expect((await call('POST', `${FUNCTIONS}/${mine.json.id}/status/ARCHIVED`, { token: reader })).status).toBe(403);
+  });
+});
+
+describe('cloud secrets', () => {
+  it('are write-only: created, listed, read and rotated without their value ever coming back, and stored sealed', async () => {
+    const name = `secret-${fresh()}`;
+    const value = `sk_live_${fresh()}${fresh()}`;
+    const created = await call('POST', SECRETS, { token, body: { name, description: 'OTP sender key', value } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.json).toMatchObject({ name, description: 'OTP sender key', version: 1 });
+    expect(created.text).not.toContain(value);
+    const read = await call('GET', `${SECRETS}/${name}`, { token });
+    expect(read.json).toEqual(created.json);
+    const page = await call('GET', `${SECRETS}?name=${name}`, { token });
+    expect(page.json.content).toEqual([created.json]);
+    expect(page.text).not.toContain(value);
+
+    const rotated = await call('POST', `${SECRETS}/${name}`, { token, body: { value: `${value}-2` } });
+    expect(rotated.status, rotated.text).toBe(200);
+    expect(rotated.json).toMatchObject({ version: 2, description: 'OTP sender key' });
+    expect(rotated.text).not.toContain(value);
+
+    // At rest: ciphertext only, in the table and in the service's log.
+    const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
+    const db = localClient(runtime.dynamodbEndpoint);
+    try {
+      const items = await db.send(new QueryCommand({ TableName: runtime.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': { S: 'TNT#demo#CLOUDSECRETS' } } }));
+      expect(JSON.stringify(items.Items)).not.toContain(value);
+      expect(JSON.stringify(items.Items)).toContain(name);
+    } finally {
+      db.destroy();
+    }
+    expect(readFileSync(inject('logFile'), 'utf8')).not.toContain(value);
+
+    expect((await call('POST', SECRETS, { token, body: { name, value: 'x' } })).json.code).toBe('CLOUD_SECRET_EXISTS');
+    expect((await call('DELETE', `${SECRETS}/${name}`, { token })).status).toBe(204);
+    expect((await call('GET', `${SECRETS}/${name}`, { token })).json.code).toBe('CLOUD_SECRET_NOT_FOUND');
+    expect((await call('DELETE', `${SECRETS}/${name}`, { token })).status).toBe(404);
+    expect((await call('POST', `${SECRETS}/${name}`, { token, body: { value: 'x' } })).status).toBe(404);
+  });
+
+  it('takes a value of exactly 4,096 bytes and refuses one more, and refuses an empty value', async () => {
+    expect((await call('POST', SECRETS, { token, body: { name: `s-${fresh()}`, value: 'é'.repeat(2048) } })).status).toBe(201);
+    const over = await call('POST', SECRETS, { token, body: { name: `s-${fresh()}`, value: `${'é'.repeat(2048)}x` } });
+    expect(over.status).toBe(400);
+    expect(over.json.details[0].location).toBe('body.value');
+    expect((await call('POST', SECRETS, { token, body: { name: `s-${fresh()}`, value: '' } })).status).toBe(400);
+  });
+
+  it("keep to their tenant and need their permissions", async () => {
+    const name = `secret-${fresh()}`;
+    await call('POST', SECRETS, { token, body: { name, value: 'v' } });
+    const theirs = await issueToken(inject('otherKey'), 'other');
+    expect((await call('GET', `${SECRETS}/${name}`, { tenant: 'other', token: theirs })).status).toBe(404);
+    expect((await call('DELETE', `${SECRETS}/${name}`, { tenant: 'other', token: theirs })).status).toBe(404);
+    expect((await call('POST', `${SECRETS}/${name}`, { tenant: 'other', token: theirs, body: { value: 'hijack' } })).status).toBe(404);
+    const reader = await issueToken((await keyWith(['ProcessManager:getCloudSecrets'])).secret);
+    expect((await call('GET', `${SECRETS}/${name}`, { token: reader })).status).toBe(200);
+    expect((await call('POST', `${SECRETS}/${name}`, { token: reader, body: { value: 'x' } })).status).toBe(403);
+    expect((await call('DELETE', `${SECRETS}/${name}`, { token: reader })).status).toBe(403);
+    expect((await call('POST', SECRETS, { token: reader, body: { name: `s-${fresh()}`, value: 'x' } })).status).toBe(403);
+  });
+});
+
+describe('cloud function logs', () => {
+  it("answer an instance's runs (none yet), and 404 for another tenant's instance", async () => {
+    const pt = await call('POST', '/api/process-manager/processTokens', { token, body: { name: `logs-${fresh()}`, processDefnName: 'identity-check', processDefnVersion: '1' } });
+    const id = (await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token })).json.processInstanceId;
+    const logs = await call('GET', `/api/process-manager/processInstances/${id}/cloudFunctionLogs`, { token });
+    expect(logs.status, logs.text).toBe(200);
+    expect(logs.json).toEqual({ content: [] });
+    const theirs = await issueToken(inject('otherKey'), 'other');
+    expect((await call('GET', `/api/process-manager/processInstances/${id}/cloudFunctionLogs`, { tenant: 'other', token: theirs })).status).toBe(404);
+  });
+});
