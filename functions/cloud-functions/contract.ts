@@ -21,7 +21,7 @@ export interface RunRequest {
 export interface RunLimits {
   /** Wall-clock time of the whole run: evaluating the modules, the handler, its fetches and timers. */
   timeoutMs: number;
-  /** The QuickJS heap of the run (everything the function allocates, response bodies included). */
+  /** The QuickJS heap of the run: everything the function's code allocates. */
   memoryBytes: number;
   /** QuickJS's own stack accounting; see MAX_LIMITS for why it stays small. */
   stackBytes: number;
