@@ -144,6 +144,14 @@ function quickJsWasm(): Promise<WebAssembly.Module> {
 }
 
 /**
+ * Loads and compiles QuickJS ahead of the first run, so that run does not pay for it (a runner
+ * calls it while it starts: the Lambda's init phase, the local runner's child process).
+ */
+export async function warmUp(): Promise<void> {
+  await quickJsWasm();
+}
+
+/**
  * Runs one cloud function and reports what happened. Never throws for anything the function's
  * code does; it throws only when the sandbox itself cannot start (the WebAssembly cannot load) or
  * the request is malformed (not the shape of RunRequest), which are the service's faults.
