@@ -318,7 +318,7 @@ class Run {
     const prelude = vm.evalCode(PRELUDE, 'arthr:prelude', { type: 'global', strict: true });
     if (prelude.error) throw new Error(`the sandbox prelude does not evaluate: ${JSON.stringify(vm.dump(prelude.error))}`);
     const host = vm.newObject();
-    vm.setProp(host, 'log', vm.newFunction('log', (level, message) => this.hostLog(level, message)));
+    vm.setProp(host, 'log', vm.newFunction('log', (level, message, cut) => this.hostLog(level, message, cut)));
     vm.setProp(host, 'fetch', vm.newFunction('fetch', (request, body) => this.hostFetch(request, body)));
     vm.setProp(host, 'sleep', vm.newFunction('sleep', (ms) => this.hostSleep(ms)));
     vm.setProp(host, 'url', vm.newFunction('url', (input, base, key, value) => this.hostUrl(input, base, key, value)));
@@ -447,14 +447,16 @@ class Run {
 
   // ---- host functions (called from inside the VM; they take and return primitives and buffers only)
 
-  private hostLog(levelHandle: QuickJSHandle | undefined, messageHandle: QuickJSHandle | undefined): void {
+  private hostLog(levelHandle: QuickJSHandle | undefined, messageHandle: QuickJSHandle | undefined, cutHandle: QuickJSHandle | undefined): void {
     if (this.logsTruncated || !levelHandle || !messageHandle) return;
+    if (cutHandle && this.vm.typeof(cutHandle) === 'boolean' && this.vm.dump(cutHandle) === true) this.logsTruncated = true;
     const level = this.vm.getString(levelHandle);
     const message = this.redact(this.vm.typeof(messageHandle) === 'string' ? this.vm.getString(messageHandle) : '');
     const lineLevel: LogLine['level'] = level === 'debug' || level === 'warn' || level === 'error' ? level : 'info';
     const bytes = Buffer.byteLength(message, 'utf8');
     const room = this.limits.logBytes - this.logBytes;
     if (bytes <= room) {
+      // A line the prelude cut is kept (what fits of it), and is the last.
       this.logBytes += bytes;
       this.logs.push({ level: lineLevel, message, at: new Date().toISOString() });
       return;
@@ -741,13 +743,14 @@ const PRELUDE = String.raw`(function (host, config) {
       try { return String(value); } catch (e2) { return '[object]'; }
     }
   }
-  function format(args) {
-    let out = '';
-    for (let i = 0; i < args.length && out.length <= LOG_CAP; i++) out += (i ? ' ' : '') + describe(args[i]);
-    return out.length > LOG_CAP ? out.slice(0, LOG_CAP) : out;
-  }
+  // A line is cut here to the whole log budget (in UTF-16 units, at most as many bytes), so a
+  // huge line is never copied out whole; the host cuts it to the bytes left.
   function logger(level) {
-    return function (...args) { hostLog(level, format(args)); };
+    return function (...args) {
+      let out = '';
+      for (let i = 0; i < args.length && out.length <= LOG_CAP; i++) out += (i ? ' ' : '') + describe(args[i]);
+      hostLog(level, out.length > LOG_CAP ? out.slice(0, LOG_CAP) : out, out.length > LOG_CAP);
+    };
   }
   install('console', {
     log: logger('info'), info: logger('info'), warn: logger('warn'), error: logger('error'),
