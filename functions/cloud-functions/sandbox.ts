@@ -279,7 +279,7 @@ class Run {
       (name) => {
         const found = this.modules.get(name);
         if (found !== undefined) return found;
-        const [requested, base] = name.startsWith(UNRESOLVED) ? (JSON.parse(name.slice(1)) as [string, string]) : [name, this.req.entry];
+        const [requested, base] = unresolvedName(name) ?? [name, this.req.entry];
         this.moduleProblem = `the module ${JSON.stringify(requested)} (imported by ${base}) is not one of the function's modules; import them by relative path, such as './lib/util.js'`;
         return { error: new Error(this.moduleProblem) };
       },
@@ -316,7 +316,13 @@ class Run {
     this.checkTime();
     // Bounded by outputBytes inside the VM before it is copied out.
     const json = this.vm.getString(serialized.value);
-    const output: unknown = JSON.parse(json);
+    let output: unknown;
+    try {
+      output = JSON.parse(json);
+    } catch {
+      // Only an interpreter left broken (memory exhausted mid-copy) hands back text that is not JSON.
+      throw this.atMemoryCap() ? this.memoryExceeded() : new RunFailure('FunctionOutputInvalid', 'the returned value is not JSON');
+    }
     if (typeof output !== 'object' || output === null || Array.isArray(output)) {
       throw new RunFailure('FunctionOutputInvalid', 'the handler must return an object of variables');
     }
@@ -683,6 +689,17 @@ const UNRESOLVED = '\u0001';
 
 const URL_PARTS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const;
 const URL_SETTERS = new Set<string>(['href', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash']);
+
+/** What the normalizer marked as resolving to nothing: the name asked for and the module that asked. */
+function unresolvedName(name: string): [string, string] | undefined {
+  if (!name.startsWith(UNRESOLVED)) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(name.slice(UNRESOLVED.length));
+    return Array.isArray(parsed) && parsed.length === 2 ? [String(parsed[0]), String(parsed[1])] : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** A module's key in `modules`: "./lib/a.js" and "/lib/a.js" are "lib/a.js". */
 function modulePath(path: string): string {
