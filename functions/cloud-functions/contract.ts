@@ -21,7 +21,10 @@ export interface RunRequest {
 export interface RunLimits {
   /** Wall-clock time of the whole run: evaluating the modules, the handler, its fetches and timers. */
   timeoutMs: number;
-  /** The QuickJS heap of the run: everything the function's code allocates. */
+  /**
+   * The run's heap: the WebAssembly memory it runs in may grow this far past the interpreter's
+   * fixed 16 MiB (its 5 MB stack, its data, the first of its heap), and no further.
+   */
   memoryBytes: number;
   /** QuickJS's own stack accounting; see MAX_LIMITS for why it stays small. */
   stackBytes: number;

@@ -195,7 +195,7 @@ describe('guardedFetch against servers on this machine', () => {
   let plainOrigin: string;
   let tls: https.Server;
   let tlsPort: number;
-  const seen: { path: string; host?: string; servername?: string | false; authorization?: string; method: string; body: string }[] = [];
+  const seen: { path: string; host?: string; servername?: string | false | null; authorization?: string; method: string; body: string }[] = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'outbound-test-'));
