@@ -34,6 +34,13 @@ const StoreConfigSchema = z.object({
   EXPORTS_KEY: z.optional(z.string().check(z.regex(/^(kms|file):.+$/, 'must be kms:<key> or file:<path>'))),
   /** The key that seals cloud secrets at rest: `kms:<key id or ARN>` on AWS, `file:<path>` locally. */
   SECRETS_KEY: z.optional(z.string().check(z.regex(/^(kms|file):.+$/, 'must be kms:<key> or file:<path>'))),
+  /** The cloud function runner Lambda (its name or ARN), for the step that runs tenant functions; locally a child process is installed instead. */
+  CLOUD_FUNCTION_RUNNER: z.optional(z.string().check(z.minLength(1))),
+  /**
+   * Origins (comma-separated) a cloud function may reach though the outbound guard refuses them:
+   * locally, the S3 stand-in's public endpoint on loopback (S3 is public on AWS, where this is unset).
+   */
+  CLOUD_FUNCTION_ALLOWED_ORIGINS: z.optional(z.string()),
 });
 
 const ConfigSchema = z.extend(StoreConfigSchema, {

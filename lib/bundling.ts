@@ -9,9 +9,10 @@
  * `layerPackages`) get them from a Lambda layer built from the repository's node_modules
  * (lib/constructs/package-layer.ts) and load them at first use. @simplewebauthn/server with its
  * attestation parsers (X.509, ASN.1) is about 380 KB minified, more than a handler's budget by
- * itself.
+ * itself. quickjs-emscripten (the cloud function runner's sandbox) reads its WebAssembly file
+ * from its package at run time, which a bundle would not carry.
  */
-export const LAYER_PACKAGES = ['@simplewebauthn/server', 're2-wasm'] as const;
+export const LAYER_PACKAGES = ['@simplewebauthn/server', 're2-wasm', 'quickjs-emscripten'] as const;
 export type LayerPackage = (typeof LAYER_PACKAGES)[number];
 
 /**

@@ -443,6 +443,8 @@ export class ArthrStack extends Stack {
       executionEndFunctionName,
       activityConcurrency: settings.activityConcurrency,
       executionEndConcurrency: settings.executionEndConcurrency,
+      cloudSecretsKey: this.cloudSecretsKey,
+      packageLayers,
       stateMachineArnPrefix: this.formatArn({
         service: 'states',
         resource: 'stateMachine',

@@ -21,12 +21,12 @@ const SESSION_WRITE = { table: ['GetItem', 'PutItem', 'DeleteItem'] } as const s
  * user steps' own. The CDK stack grants exactly this, and the integration suite checks it
  * against what the function used.
  */
-export function activityFunctionAccess(): { table: TableAction[]; events: boolean; images: string[] } {
+export function activityFunctionAccess(): { table: TableAction[]; events: boolean; images: string[]; cloudFunctions: boolean } {
   return union([SESSION_WRITE, USER_STEP_ACCESS, ...Object.values(ACCESS)]);
 }
 
 /** What one activity type needs in the activity function: its module's access, and a user step's. */
-export function activityAccess(type: string): { table: TableAction[]; events: boolean; images: string[] } {
+export function activityAccess(type: string): { table: TableAction[]; events: boolean; images: string[]; cloudFunctions: boolean } {
   const spec = SPECS.find((s) => s.type === type);
   if (!spec || Object.prototype.hasOwnProperty.call(NOT_RUNNABLE, type)) return union([]);
   const own = (ACCESS as Record<string, ActivityAccess | undefined>)[type];
@@ -35,12 +35,13 @@ export function activityAccess(type: string): { table: TableAction[]; events: bo
   return union([...(spec.kind === 'user' ? [SESSION_READ, USER_STEP_ACCESS] : [SESSION_WRITE]), ...(own ? [own] : [])]);
 }
 
-function union(all: ActivityAccess[]): { table: TableAction[]; events: boolean; images: string[] } {
+function union(all: ActivityAccess[]): { table: TableAction[]; events: boolean; images: string[]; cloudFunctions: boolean } {
   const table = new Set<TableAction>(all.flatMap((a) => a.table ?? []));
   const order: TableAction[] = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'];
   return {
     table: order.filter((a) => table.has(a)),
     events: all.some((a) => a.events === 'publish'),
     images: [...new Set(all.flatMap((a) => a.images ?? []))],
+    cloudFunctions: all.some((a) => a.cloudFunctions === true),
   };
 }

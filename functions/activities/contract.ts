@@ -81,6 +81,8 @@ export interface ServiceContext<S extends ActivitySpec> {
   /** Who acts in events the step causes: the journey. */
   actor: string;
   now: Date;
+  /** When the instance's data expires (epoch seconds), for items the step writes beside it. */
+  expiresAt?: number;
 }
 
 /** A service activity: returns the whole new session state. Domain errors fail the step under their stable name. */
@@ -108,7 +110,10 @@ export function withCheck(session: Session, key: string, check: Record<string, u
  * The AWS access a module's code needs in the activity function (on top of what every user step
  * needs to record where the journey waits). The function's role is the union over all modules.
  */
-export type ActivityAccess = Pick<AwsAccess, 'table' | 'images' | 'events'>;
+export type ActivityAccess = Pick<AwsAccess, 'table' | 'images' | 'events'> & {
+  /** Run tenant functions: invoke the runner Lambda, and unseal the cloud secrets a step gives them. */
+  cloudFunctions?: true;
+};
 
 /** A user step's screen, as the journey pages render it. */
 export type StepView<S extends ActivitySpec> = ScreenContext & { inputs: InputsOf<S> };

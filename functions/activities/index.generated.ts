@@ -47,6 +47,7 @@ export const ACCESS = {
   COMPLETE_PASSCODE_REGISTRATION: completePasscodeRegistration.aws,
   DATA_FORM: dataForm.aws,
   DEREGISTER_PASSCODE: deregisterPasscode.aws,
+  EXECUTE_CLOUD_FUNCTION_V2: executeCloudFunctionV2.aws,
   GET_USER: getUser.aws,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.aws,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.aws,
@@ -58,6 +59,7 @@ export const RUNS = {
   ADD_USER: addUser.run,
   COMPLETE_PASSCODE_REGISTRATION: completePasscodeRegistration.run,
   DEREGISTER_PASSCODE: deregisterPasscode.run,
+  EXECUTE_CLOUD_FUNCTION_V2: executeCloudFunctionV2.run,
   GET_USER: getUser.run,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.run,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.run,
@@ -102,7 +104,6 @@ export const PASSKEY_STEPS = {
 /** Activities this deployment has no runtime for, and why: a journey that reaches one fails there. */
 export const NOT_RUNNABLE = {
   ARCHIVE_PROCESS_INSTANCE: archiveProcessInstance.notRunnable,
-  EXECUTE_CLOUD_FUNCTION_V2: executeCloudFunctionV2.notRunnable,
   EXTERNAL_SOURCE_FACE_MATCH_V1: externalSourceFaceMatchV1.notRunnable,
   EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.notRunnable,
   SVC_PUSH_NOTIFICATION: svcPushNotification.notRunnable,

@@ -93,6 +93,7 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
     tenantId: session.instance.tenantId,
     actor: `journey:${session.instance.processInstanceId}`,
     now,
+    ...(stored ? { expiresAt: stored.expiresAt } : {}),
   };
   if (spec.kind === 'user') {
     // A step that prepares what its page shows (a data form read by name and version) does it here, once.

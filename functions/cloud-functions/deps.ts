@@ -6,7 +6,8 @@ import { cloudFunctionStore } from '../store/cloud-functions.js';
 import { cloudSecretStore } from '../store/cloud-secrets.js';
 import { cloudFunctionLogStore } from '../store/cloud-function-logs.js';
 import { cloudSecretSealer } from '../store/sealer.js';
-import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore } from './model.js';
+import { functionRunner } from '../store/function-runner.js';
+import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore, FunctionRunner } from './model.js';
 
 export const cloudFunctions: CloudFunctionStore = cloudFunctionStore;
 export const cloudSecrets: CloudSecretStore = cloudSecretStore;
@@ -16,3 +17,5 @@ export const secretSealer: CloudSecretSealer = {
   seal: (plain, ref) => cloudSecretSealer().seal(plain, ref),
   unseal: (sealed, ref) => cloudSecretSealer().unseal(sealed, ref),
 };
+/** The sandbox that runs functions: the runner Lambda on AWS, a child process locally. */
+export const runner: FunctionRunner = functionRunner;

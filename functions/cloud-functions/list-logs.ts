@@ -16,6 +16,7 @@ export const handler = apiHandler(routes.listCloudFunctionLogs, async ({ tenantI
         at: r.at,
         functionName: r.functionName,
         functionVersion: r.functionVersion,
+        ...(r.ruleExecutionName ? { ruleExecutionName: r.ruleExecutionName } : {}),
         outcome: r.outcome,
         error: r.error,
         durationMs: r.durationMs,

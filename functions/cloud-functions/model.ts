@@ -85,6 +85,8 @@ export interface CloudFunctionLogRecord {
   at: string;
   functionName: string;
   functionVersion: number;
+  /** The step's Rule Execution Name, when it has one. */
+  ruleExecutionName?: string;
   outcome: 'SUCCEEDED' | 'FAILED';
   error: { name: string; message: string } | null;
   durationMs: number;
@@ -97,4 +99,15 @@ export interface CloudFunctionLogRecord {
 export interface CloudFunctionLogStore {
   put(record: CloudFunctionLogRecord): Promise<void>;
   list(tenantId: string, processInstanceId: string, now: Date): Promise<CloudFunctionLogRecord[]>;
+}
+
+export type { LogLine, RunRequest, RunResult } from './contract.js';
+
+/**
+ * Runs a function version in the sandbox, away from the service: the runner Lambda on AWS (its
+ * role grants nothing), a child process locally. Rejects only when the runner itself failed
+ * (it could not be reached, or died): what the function did is always a RunResult.
+ */
+export interface FunctionRunner {
+  run(request: import('./contract.js').RunRequest): Promise<import('./contract.js').RunResult>;
 }

@@ -187,7 +187,7 @@ export const cloudFunctionRoutes = {
     summary: "An instance's cloud function runs and their console output",
     description:
       "Every run of a step whose `Report Log` is true (the default): its outcome, duration and console lines, secret values " +
-      'masked as `***`, at most 64 KiB of lines a run. Kept as long as the instance.',
+      'masked as `[secret]`, at most 64 KiB of lines a run. Kept as long as the instance.',
     tag: 'Cloud functions',
     request: { path: InstanceIdPathSchema },
     responses: { 200: { description: 'The runs.', schema: CloudFunctionLogsSchema }, 400: badRequest, 401: unauthorized, 403: forbidden, 404: error('No such instance in this tenant.') },

@@ -126,6 +126,7 @@ export const CloudFunctionLogsSchema = z.withMeta(
         at: DateTime,
         functionName: z.string(),
         functionVersion: z.number().check(z.int()),
+        ruleExecutionName: z.optional(z.string()),
         outcome: z.enum(['SUCCEEDED', 'FAILED']),
         error: z.nullable(z.object({ name: z.string(), message: z.string() })),
         durationMs: z.number(),

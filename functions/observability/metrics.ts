@@ -26,6 +26,8 @@ export interface MetricDimensions {
    * a record or an event was lost: worth an alarm.
    */
   ExecutionEndsReconciled: { status: string };
+  /** A cloud function run whose step asked for metrics (`Metrics`), by outcome (SUCCEEDED, FAILED). */
+  CloudFunctionRuns: { outcome: string };
 }
 export type MetricName = keyof MetricDimensions;
 
@@ -70,3 +72,5 @@ export const countJourneyCompleted = (tenantId: string, status: string) => count
 export const countActivityError = (tenantId: string, activityType: string) => count('ActivityErrors', { activityType }, tenantId);
 /** The reconciler counts each execution end it had to record (functions/process-manager/reconcile.ts). */
 export const countExecutionEndReconciled = (tenantId: string, status: string) => count('ExecutionEndsReconciled', { status }, tenantId);
+/** A cloud function step with `Metrics` on counts its run (functions/activities/execute-cloud-function-v2.ts). */
+export const countCloudFunctionRun = (tenantId: string, outcome: 'SUCCEEDED' | 'FAILED') => count('CloudFunctionRuns', { outcome }, tenantId);

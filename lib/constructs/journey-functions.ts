@@ -3,12 +3,15 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { defaultEventBusArn } from './route-function.js';
 import { ServiceFunction, nagArn } from './service-function.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
+import { cloudSecretsEnvironment, cloudSecretStatement } from './cloud-secrets.js';
 
 /** The terminal statuses of a Step Functions execution, as its EventBridge events spell them. */
 export const TERMINAL_EXECUTION_STATUSES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] as const;
@@ -33,6 +36,10 @@ export interface JourneyFunctionsProps {
   activityConcurrency: number;
   /** Concurrency reserved for the execution-end function. */
   executionEndConcurrency: number;
+  /** The key cloud secrets are sealed with: the activity function unseals those a step gives its function. */
+  cloudSecretsKey: kms.IKey;
+  /** The layer per package of LAYER_PACKAGES (the runner loads quickjs-emscripten from its own). */
+  packageLayers: ReadonlyMap<string, lambda.ILayerVersion>;
 }
 
 /**
@@ -45,6 +52,8 @@ export interface JourneyFunctionsProps {
  */
 export class JourneyFunctions extends Construct {
   readonly activities: ServiceFunction;
+  /** Runs tenants' cloud functions (the QuickJS sandbox), invoked by the activity function only. */
+  readonly cloudFunctionRunner: ServiceFunction;
   readonly executionEnd: ServiceFunction;
   readonly executionEndRule: events.Rule;
   /** Finds instances whose execution ended without their final status recorded, on a schedule. */
@@ -60,6 +69,27 @@ export class JourneyFunctions extends Construct {
     const stack = Stack.of(this);
     const tableArn = props.table.tableArn;
 
+    // --- The cloud function runner: tenant code in a QuickJS sandbox, in a Lambda of its own whose
+    // role grants nothing but its own log group, with no environment: no credential of the service,
+    // no table, no bucket (functions/cloud-functions/runner-handler.ts). Only the activity function invokes it.
+    const quickjs = props.packageLayers.get('quickjs-emscripten');
+    if (!quickjs) throw new Error('The cloud function runner needs the quickjs-emscripten layer');
+    this.cloudFunctionRunner = new ServiceFunction(this, 'CloudFunctionRunner', {
+      functionName: ServiceFunction.physicalName(props.namePrefix, 'cloud-function-runner'),
+      description: "Runs tenants' cloud functions in a QuickJS sandbox; invoked by the activity function only.",
+      repoRoot: props.repoRoot,
+      entry: 'functions/cloud-functions/runner-handler.ts',
+      // A run's QuickJS memory (at most 128 MiB) besides the runtime's own.
+      memorySize: 512,
+      // A function's longest timeout (60 s), with room for a cold start.
+      timeout: Duration.seconds(75),
+      environment: {},
+      policyName: 'cloud-function-runner',
+      roleDescription: "Runs tenants' cloud functions: grants nothing but writing its own logs.",
+      statements: [],
+      layers: [quickjs],
+    });
+
     // --- Activities. User steps record where the journey waits (an UpdateItem on the instance);
     // each activity module declares what its own code needs.
     const access = activityFunctionAccess();
@@ -69,8 +99,12 @@ export class JourneyFunctions extends Construct {
       repoRoot: props.repoRoot,
       entry: 'functions/activities/lambda.ts',
       memorySize: 256,
-      timeout: Duration.seconds(30),
-      environment: props.environment,
+      // A cloud function step waits for its run (at most 60 s, the runner's timeout 75 s).
+      timeout: Duration.seconds(90),
+      environment: {
+        ...props.environment,
+        ...(access.cloudFunctions ? { CLOUD_FUNCTION_RUNNER: this.cloudFunctionRunner.function.functionArn, ...cloudSecretsEnvironment(props.cloudSecretsKey) } : {}),
+      },
       reservedConcurrency: props.activityConcurrency,
       policyName: 'activities',
       roleDescription: 'Runs journey activities: records the waiting user step, runs the identity store activities (users, passcodes) and publishes the step change.',
@@ -83,6 +117,12 @@ export class JourneyFunctions extends Construct {
         }),
         ...(access.events
           ? [new iam.PolicyStatement({ sid: 'PublishInstanceEvents', actions: ['events:PutEvents'], resources: [defaultEventBusArn(stack)] })]
+          : []),
+        ...(access.cloudFunctions
+          ? [
+              new iam.PolicyStatement({ sid: 'RunCloudFunctions', actions: ['lambda:InvokeFunction'], resources: [this.cloudFunctionRunner.function.functionArn] }),
+              cloudSecretStatement('unseal', props.cloudSecretsKey),
+            ]
           : []),
       ],
     });

@@ -33,6 +33,8 @@ import { mirrorToDisk, startLocalS3 } from './s3.js';
 import { imageStore, s3 } from '../../functions/store/images.js';
 import { exportObjects, exportsS3 } from '../../functions/store/exports.js';
 import { installExportQueue } from '../../functions/store/export-queue.js';
+import { installFunctionRunner } from '../../functions/store/function-runner.js';
+import { startCloudFunctionRunner } from './cloud-function-runner.js';
 import { secretSealer } from '../../functions/store/sealer.js';
 import { secretSealer as cloudSecretSealer } from '../../functions/cloud-functions/deps.js';
 import { localExportQueue } from './exports.js';
@@ -141,6 +143,9 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       EXPORTS_BUCKET: localS3.exportsBucket,
       EXPORTS_KEY: `file:${exportsKeyPath}`,
       SECRETS_KEY: `file:${secretsKeyPath}`,
+      // Cloud functions may reach the S3 stand-in's public endpoint on loopback (a pre-signed
+      // upload URL), as they reach S3 on AWS; nothing else private.
+      CLOUD_FUNCTION_ALLOWED_ORIGINS: new URL(localS3.publicEndpoint).origin,
       // The tenant rate limit runs here as on AWS (one counting write per request); the default is
       // high enough that the test suite, several files at once on one tenant, never meets it.
       TENANT_RATE_LIMIT: process.env.TENANT_RATE_LIMIT ?? '1000',
@@ -149,6 +154,9 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     });
     mirrorToDisk((await s3()).client, localS3.bucket, s3Dir);
     mirrorToDisk((await exportsS3()).client, localS3.exportsBucket, exportsDir);
+    // Cloud functions run in a child process of their own (the sandbox), as in the runner Lambda on AWS.
+    const functionRunner = startCloudFunctionRunner();
+    installFunctionRunner(functionRunner);
     // Export jobs run in process, as the SQS-fed worker runs them on AWS.
     const exportJobs = localExportQueue();
     installExportQueue(exportJobs);
@@ -175,6 +183,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       recordMethods(secretSealer, { seal: 'kms:Encrypt', unseal: 'kms:Decrypt' });
       recordMethods(cloudSecretSealer, { seal: 'kms:Encrypt (secrets)', unseal: 'kms:Decrypt (secrets)' });
       recordMethods(exportJobs, { enqueue: 'sqs:SendMessage' });
+      recordMethods(functionRunner, { run: 'lambda:InvokeFunction' });
       recordMethods(orchestrator, {
         publishStateMachine: 'states:CreateStateMachine',
         startExecution: 'states:StartExecution',
@@ -255,6 +264,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
         // Journeys the shutdown aborted end as COMPLETED_TERMINATED, recorded before the table stops.
         await orchestrator.settle();
         await sweeper.stop();
+        await functionRunner.stop();
         admin.destroy();
         if (usageFile) writeUsage(usageFile);
         await dynamo.stop();

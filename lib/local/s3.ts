@@ -104,11 +104,17 @@ const SIGNATURE_PARAMS = /^X-Amz-(Algorithm|Credential|Date|Expires|SignedHeader
 const MAX_EXPIRES = 604_800;
 
 /**
- * Whether a pre-signed GET URL is good now, as S3 decides: a SigV4 query signature by the local
- * credentials over this method, host, path and query, made no later than now, and not past its
- * X-Amz-Expires. Its bucket and key when it is; why not otherwise.
+ * Whether a pre-signed URL is good now, as S3 decides: a SigV4 query signature by the local
+ * credentials over this method, host, path, query and the headers it signed (a pre-signed PUT
+ * may sign its Content-Type: the request must then send that value), made no later than now,
+ * and not past its X-Amz-Expires. Its bucket and key when it is; why not otherwise.
  */
-export async function checkPresigned(url: URL, method: string, now: Date): Promise<{ ok: true; bucket: string; key: string } | { ok: false; reason: string }> {
+export async function checkPresigned(
+  url: URL,
+  method: string,
+  now: Date,
+  requestHeaders: Readonly<Record<string, string | string[] | undefined>> = {},
+): Promise<{ ok: true; bucket: string; key: string } | { ok: false; reason: string }> {
   const q = url.searchParams;
   const date = q.get('X-Amz-Date') ?? '';
   const expires = Number(q.get('X-Amz-Expires'));
@@ -123,9 +129,16 @@ export async function checkPresigned(url: URL, method: string, now: Date): Promi
   if (now.getTime() > signedAt + expires * 1000) return { ok: false, reason: 'Request has expired.' };
   const query: Record<string, string> = {};
   for (const [k, v] of q) if (!SIGNATURE_PARAMS.test(k)) query[k] = v;
+  const headers: Record<string, string> = { host: url.host };
+  for (const name of (q.get('X-Amz-SignedHeaders') ?? 'host').split(';')) {
+    if (name === 'host') continue;
+    const value = requestHeaders[name];
+    if (value === undefined) return { ok: false, reason: `The request does not send the signed header ${name}.` };
+    headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
   const expected = await presigner.presign(
-    { method, protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || undefined, path: url.pathname, query, headers: { host: url.host } } as never,
-    { signingDate: new Date(signedAt), expiresIn: expires },
+    { method, protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || undefined, path: url.pathname, query, headers } as never,
+    { signingDate: new Date(signedAt), expiresIn: expires, signableHeaders: new Set(Object.keys(headers).filter((h) => h !== 'host')) },
   );
   const want = Buffer.from(String(expected.query?.['X-Amz-Signature'] ?? ''), 'hex');
   const got = Buffer.from(signature, 'hex');
@@ -141,23 +154,43 @@ function s3Error(code: string, message: string): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message.replace(/[<>&]/g, '')}</Message></Error>`;
 }
 
+/** The largest object a pre-signed PUT stores here (a face image is at most a few MB). */
+export const PRESIGNED_PUT_MAX_BYTES = 20 * 1024 * 1024;
+
 /**
  * What S3 does with a pre-signed URL, on one machine: fauxqs serves any request unsigned, so
- * pre-signed URLs point here instead, and this gateway serves the object only when the URL's
- * signature and expiry check out (403 AccessDenied otherwise, as S3), with the response
- * headers the URL asked for (`response-content-disposition`, `response-content-type`).
+ * pre-signed URLs point here instead, and this gateway serves the object (GET) or stores it
+ * (PUT) only when the URL's signature and expiry check out (403 AccessDenied otherwise, as S3),
+ * with the response headers the URL asked for (`response-content-disposition`, `response-content-type`).
  */
 export async function startPresignedGateway(client: S3Client): Promise<{ endpoint: string; server: Server; close(): Promise<void> }> {
   const server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, { 'content-type': 'application/xml' }).end(s3Error('MethodNotAllowed', 'Only GET by a pre-signed URL here.'));
+      if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'PUT') {
+        res.writeHead(405, { 'content-type': 'application/xml' }).end(s3Error('MethodNotAllowed', 'Only GET or PUT by a pre-signed URL here.'));
         return;
       }
-      const checked = await checkPresigned(url, req.method, new Date());
+      const checked = await checkPresigned(url, req.method, new Date(), req.headers);
       if (!checked.ok) {
         res.writeHead(403, { 'content-type': 'application/xml' }).end(s3Error('AccessDenied', checked.reason));
+        return;
+      }
+      if (req.method === 'PUT') {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of req) {
+          size += (chunk as Buffer).length;
+          if (size > PRESIGNED_PUT_MAX_BYTES) {
+            res.writeHead(400, { 'content-type': 'application/xml', connection: 'close' }).end(s3Error('EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size.'));
+            return;
+          }
+          chunks.push(chunk as Buffer);
+        }
+        const out = await client.send(
+          new PutObjectCommand({ Bucket: checked.bucket, Key: checked.key, Body: Buffer.concat(chunks), ContentType: req.headers['content-type'] ?? 'application/octet-stream' }),
+        );
+        res.writeHead(200, { etag: out.ETag ?? '""' }).end();
         return;
       }
       try {

@@ -35,15 +35,19 @@ describe('package layers', () => {
     }
     expect(holding('@simplewebauthn/server/package.json')).toHaveLength(1);
     expect(holding('@peculiar/x509/package.json')).toHaveLength(1);
-    // RE2's WebAssembly travels beside its loader, which reads it from its own folder.
+    // RE2's WebAssembly travels beside its loader, which reads it from its own folder; so does QuickJS's.
     expect(holding('re2-wasm/build/wasm/re2.wasm')).toHaveLength(1);
+    expect(holding('@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm')).toHaveLength(1);
   });
 
-  it('go to exactly the functions whose routes name them', () => {
+  it('go to exactly the functions whose routes name them, and QuickJS to the cloud function runner alone', () => {
     const layers = ofType(synth.template, 'AWS::Lambda::LayerVersion');
     const layerOf = (pkg: string) => Object.keys(layers).find((id) => String(layers[id]!.Properties.Description).startsWith(`${pkg} `))!;
     for (const pkg of LAYER_PACKAGES) expect(layerOf(pkg), pkg).toBeDefined();
-    for (const pkg of LAYER_PACKAGES) expect(routeList.filter((r) => r.layerPackages?.includes(pkg)).length, pkg).toBeGreaterThan(0);
+    const routePackages = LAYER_PACKAGES.filter((p) => p !== 'quickjs-emscripten');
+    for (const pkg of routePackages) expect(routeList.filter((r) => (r.layerPackages as readonly string[] | undefined)?.includes(pkg)).length, pkg).toBeGreaterThan(0);
+    const withQuickjs = Object.values(ofType(synth.template, 'AWS::Lambda::Function')).filter((f) => asArray(f.Properties.Layers).map(refId).includes(layerOf('quickjs-emscripten')));
+    expect(withQuickjs.map((f) => f.Properties.FunctionName)).toEqual(['arthr-fir-cloud-function-runner']);
     for (const route of routeList) {
       const [, fn] = resourceAt(synth.template, 'AWS::Lambda::Function', routeFunctionPath(route));
       const attached = asArray(fn.Properties.Layers).map(refId).sort();

@@ -30,7 +30,13 @@ export function grantedActions(): Map<string, Set<string>> {
     out.set(r.operationId, a);
   }
   const actions = (a: ReturnType<typeof activityFunctionAccess>) =>
-    new Set([...a.table.map((t) => `dynamodb:${t}`), ...(a.events ? ['events:PutEvents'] : []), ...a.images.map((i) => `s3:${i}`)]);
+    new Set([
+      ...a.table.map((t) => `dynamodb:${t}`),
+      ...(a.events ? ['events:PutEvents'] : []),
+      ...a.images.map((i) => `s3:${i}`),
+      // Running a tenant's function: the runner Lambda, and the secrets the step gives it.
+      ...(a.cloudFunctions ? ['lambda:InvokeFunction', 'kms:Decrypt (secrets)'] : []),
+    ]);
   out.set('activities', actions(activityFunctionAccess()));
   // Each activity module is held to its own declaration (those with none, the decider and the
   // activities marked not runnable, make no AWS call).

@@ -132,6 +132,17 @@ describe('checkPresigned (the local S3 gateway)', () => {
     const client = new Client({ endpoint: 'http://127.0.0.1:4999', forcePathStyle: true, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     return new URL(await getSignedUrl(client, new GetObjectCommand({ Bucket: 'arthr-exports', Key: 'tenants/demo/x y.zip' }), { expiresIn: 300, ...(signingDate ? { signingDate } : {}) }));
   };
+  it('checks the headers a pre-signed PUT signed: the same Content-Type passes, another or none does not', async () => {
+    const { S3Client: Client, PutObjectCommand } = await import('@aws-sdk/client-s3');
+    const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
+    const client = new Client({ endpoint: 'http://127.0.0.1:4999', forcePathStyle: true, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const url = new URL(await getSignedUrl(client, new PutObjectCommand({ Bucket: 'arthr-images', Key: 'tenants/demo/up.jpg', ContentType: 'image/jpeg' }), { expiresIn: 300, signableHeaders: new Set(['content-type']) }));
+    expect(await checkPresigned(url, 'PUT', new Date(), { 'content-type': 'image/jpeg' })).toEqual({ ok: true, bucket: 'arthr-images', key: 'tenants/demo/up.jpg' });
+    expect(await checkPresigned(url, 'PUT', new Date(), { 'content-type': 'text/html' })).toMatchObject({ ok: false });
+    expect(await checkPresigned(url, 'PUT', new Date(), {})).toEqual({ ok: false, reason: 'The request does not send the signed header content-type.' });
+    expect(await checkPresigned(url, 'GET', new Date(), { 'content-type': 'image/jpeg' })).toMatchObject({ ok: false });
+  });
+
   it('accepts a URL the SDK signed with the local credentials, until it expires', async () => {
     const url = await presign();
     expect(await checkPresigned(url, 'GET', new Date())).toEqual({ ok: true, bucket: 'arthr-exports', key: 'tenants/demo/x y.zip' });

@@ -1,0 +1,94 @@
+import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore, FunctionRunner, LogLine, RunResult } from './model.js';
+import { functionToRun } from './functions.js';
+import { secretsForRun } from './secrets.js';
+
+/**
+ * One run of a tenant's function for a journey step (the Execute Cloud Function v2 activity):
+ * the version to run, the variables and secrets the step lists, the run in the sandbox (never in
+ * this process), the log kept with the instance, and the variables the function returns.
+ */
+export interface FunctionStep {
+  functionName: string;
+  /** Undefined: the latest DEPLOYED_ACTIVE version. */
+  functionVersion: number | undefined;
+  /** The process variables the function may read, and their values now. */
+  variables: Record<string, unknown>;
+  /** The secrets it may read, by name. */
+  secretNames: string[];
+  reportLog: boolean;
+  /** The family's label of the run, kept with its log. */
+  ruleExecutionName?: string | undefined;
+}
+
+export type FunctionStepOutcome =
+  | { ok: true; variables: Record<string, unknown> }
+  /** `reason` is the stable error: NotFound, SecretMissing, Timeout, Error. `message` names only the definition's own names. */
+  | { ok: false; reason: 'NotFound' | 'SecretMissing' | 'Timeout' | 'Error'; message: string };
+
+export interface FunctionStepDeps {
+  functions: Pick<CloudFunctionStore, 'get' | 'getVersion' | 'listVersions'>;
+  secrets: CloudSecretStore;
+  sealer: CloudSecretSealer;
+  logs: Pick<CloudFunctionLogStore, 'put'>;
+  runner: FunctionRunner;
+  /** Origins the guard lets through though it would refuse them (the local S3 stand-in); none on AWS. */
+  allowedOrigins: string[];
+}
+
+const MiB = 1024 * 1024;
+const MASK = '[secret]';
+
+/** Every secret value (of 4 characters or more: shorter ones would mask ordinary text) replaced by `[secret]`, as the sandbox masks them. */
+export function maskSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const value of [...secrets].filter((v) => v.length >= 4).sort((a, b) => b.length - a.length)) out = out.split(value).join(MASK);
+  return out;
+}
+
+export async function runFunctionStep(
+  d: FunctionStepDeps,
+  step: FunctionStep,
+  at: { tenantId: string; processInstanceId: string; activityId: string; now: Date; expiresAt: number | undefined },
+): Promise<FunctionStepOutcome> {
+  const fn = await functionToRun(d.functions, at.tenantId, step.functionName, step.functionVersion);
+  if (!fn) {
+    const which = step.functionVersion === undefined ? 'no DEPLOYED_ACTIVE version' : `no version ${step.functionVersion} that is not ARCHIVED`;
+    return { ok: false, reason: 'NotFound', message: `Cloud function "${step.functionName}" has ${which}.` };
+  }
+  const { values, missing } = await secretsForRun(d, at.tenantId, step.secretNames);
+  if (missing.length) return { ok: false, reason: 'SecretMissing', message: `No cloud secret named ${missing.map((n) => `"${n}"`).join(', ')}.` };
+
+  const result: RunResult = await d.runner.run({
+    modules: fn.modules,
+    entry: fn.entryPoint,
+    input: { variables: step.variables, secrets: values },
+    limits: { timeoutMs: fn.timeoutSeconds * 1000, memoryBytes: fn.memoryMb * MiB },
+    allowedOrigins: d.allowedOrigins,
+  });
+  // The sandbox masks secrets in what the function logs; masked here once more, as the log leaves the run.
+  const secrets = Object.values(values);
+  const lines: LogLine[] = result.logs.map((l) => ({ ...l, message: maskSecrets(l.message, secrets) }));
+  const error = result.ok ? null : { name: result.error.name, message: maskSecrets(result.error.message, secrets) };
+  if (step.reportLog && at.expiresAt !== undefined) {
+    await d.logs.put({
+      tenantId: at.tenantId,
+      processInstanceId: at.processInstanceId,
+      activityId: at.activityId,
+      at: at.now.toISOString(),
+      functionName: fn.name,
+      functionVersion: fn.version,
+      ...(step.ruleExecutionName ? { ruleExecutionName: step.ruleExecutionName } : {}),
+      outcome: result.ok ? 'SUCCEEDED' : 'FAILED',
+      error,
+      durationMs: result.durationMs,
+      lines,
+      truncated: result.logsTruncated,
+      expiresAt: at.expiresAt,
+    });
+  }
+  if (result.ok) return { ok: true, variables: result.output };
+  // What the function said stays in its log (the tenant's to read); the journey's history names only the error.
+  const named = `Cloud function "${fn.name}" version ${fn.version}`;
+  if (result.error.name === 'FunctionTimeout') return { ok: false, reason: 'Timeout', message: `${named} ran past its ${fn.timeoutSeconds} s.` };
+  return { ok: false, reason: 'Error', message: `${named} failed (${result.error.name}); its log has the details.` };
+}

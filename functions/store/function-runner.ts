@@ -1,0 +1,53 @@
+import type { LambdaClient } from '@aws-sdk/client-lambda';
+import { getStoreConfig } from '../config.js';
+import { traced } from '../observability/tracer.js';
+import type { FunctionRunner, RunRequest, RunResult } from '../cloud-functions/model.js';
+
+/** The runner Lambda answered with an error of its own (not the function's): its runtime failed. */
+export class RunnerInvokeError extends Error {
+  override readonly name = 'RunnerInvokeError';
+}
+
+/**
+ * The runner on AWS: a synchronous Invoke of the runner Lambda (CLOUD_FUNCTION_RUNNER), whose
+ * role grants nothing, so the tenant's code holds no credential of the service. Its answer is
+ * the RunResult; a `FunctionError` on the invocation is the runtime failing (out of memory, a
+ * crash), not the function's own error.
+ */
+export class LambdaFunctionRunner implements FunctionRunner {
+  private client: Promise<LambdaClient> | undefined;
+  constructor(private readonly functionName: string) {}
+  private lambda() {
+    this.client ??= import('@aws-sdk/client-lambda').then(({ LambdaClient }) => traced(new LambdaClient({})));
+    return this.client;
+  }
+  async run(request: RunRequest): Promise<RunResult> {
+    const { InvokeCommand } = await import('@aws-sdk/client-lambda');
+    const out = await (await this.lambda()).send(
+      new InvokeCommand({ FunctionName: this.functionName, InvocationType: 'RequestResponse', Payload: Buffer.from(JSON.stringify(request), 'utf8') }),
+    );
+    const text = out.Payload ? Buffer.from(out.Payload).toString('utf8') : '';
+    if (out.FunctionError) throw new RunnerInvokeError(`The runner failed (${out.FunctionError}): ${text.slice(0, 500)}`);
+    return JSON.parse(text) as RunResult;
+  }
+}
+
+let installed: FunctionRunner | undefined;
+
+/** The local runtime's runner (a child process), installed at start in place of the Lambda. */
+export function installFunctionRunner(runner: FunctionRunner | undefined): void {
+  installed = runner;
+}
+
+let lambda: FunctionRunner | undefined;
+
+/** Runs with the installed runner, or the runner Lambda named by CLOUD_FUNCTION_RUNNER. */
+export const functionRunner: FunctionRunner = {
+  run(request) {
+    if (installed) return installed.run(request);
+    const name = getStoreConfig().CLOUD_FUNCTION_RUNNER;
+    if (!name) throw new Error('CLOUD_FUNCTION_RUNNER is not configured for this function');
+    lambda ??= new LambdaFunctionRunner(name);
+    return lambda.run(request);
+  },
+};
