@@ -46,6 +46,8 @@ describe('ArthrStack journeys', () => {
   let activitiesId: string;
   let executionEnd: Resource;
   let executionEndId: string;
+  let runnerId: string;
+  let runner: Resource;
   let queueId: string;
   let ruleId: string;
   let rule: Resource;
@@ -61,6 +63,7 @@ describe('ArthrStack journeys', () => {
     tableArn = { 'Fn::GetAtt': [Object.keys(ofType(template, 'AWS::DynamoDB::Table'))[0]!, 'Arn'] };
     [activitiesId, activities] = resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Journeys/Activities/Function');
     [executionEndId, executionEnd] = resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Journeys/ExecutionEnd/Function');
+    [runnerId, runner] = resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Journeys/CloudFunctionRunner/Function');
     [queueId] = resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Journeys/ExecutionEndDeadLetters');
     [ruleId, rule] = resourceAt(template, 'AWS::Events::Rule', 'ArthrStack/Journeys/ExecutionEndRule');
   }, 120_000);
@@ -69,15 +72,28 @@ describe('ArthrStack journeys', () => {
     if (synth) rmSync(synth.outdir, { recursive: true, force: true });
   });
 
+  describe('cloud function runner', () => {
+    it('has no environment and a role that grants nothing but its own logs, with QuickJS from a layer, 512 MB and 75 s', () => {
+      expect(runner.Properties).toMatchObject({ FunctionName: 'arthr-fir-cloud-function-runner', Runtime: 'nodejs22.x', MemorySize: 512, Timeout: 75 });
+      expect(runner.Properties.Environment).toBeUndefined();
+      expect(asArray(runner.Properties.Layers)).toHaveLength(1);
+      const statements = grantsOf(runner);
+      expect(actionsOf(statements)).toEqual([...LOG_ACTIONS].sort());
+      expect(ofType(template, 'AWS::IAM::Role')[refId(runner.Properties.Role)!]!.Properties.ManagedPolicyArns).toBeUndefined();
+      // Only the activity function may invoke it: no resource policy lets anything else in.
+      expect(Object.values(ofType(template, 'AWS::Lambda::Permission')).filter((p) => refId(p.Properties.FunctionName) === runnerId)).toEqual([]);
+    });
+  });
+
   describe('activity function', () => {
     it('exists under the exact name every compiled state machine invokes', () => {
       const name = activities.Properties.FunctionName as string;
       expect(name).toBe('arthr-fir-activities');
       // What the publishing function compiles into every state machine...
-      // (Every function but the image clean-up, which starts no journey and is not told.)
+      // (Every function but the image clean-up and the cloud function runner, which start no journey and are not told.)
       const arns = new Set(
         Object.values(ofType(template, 'AWS::Lambda::Function'))
-          .filter((f) => f.Metadata?.['aws:cdk:path'] !== 'ArthrStack/Images/Cleanup/Function/Resource')
+          .filter((f) => !['ArthrStack/Images/Cleanup/Function/Resource', 'ArthrStack/Journeys/CloudFunctionRunner/Function/Resource'].includes(f.Metadata?.['aws:cdk:path'] as string))
           .map((f) => joined(f.Properties.Environment.Variables.ACTIVITY_FUNCTION_ARN)),
       );
       expect([...arns]).toEqual([`${ARN_HEAD}${name}`]);
@@ -95,35 +111,44 @@ describe('ArthrStack journeys', () => {
       expect(refId(template.findOutputs('ActivityFunctionName').ActivityFunctionName!.Value)).toBe(activitiesId);
     });
 
-    it('runs on nodejs22.x, arm64, 256 MB, 30 s, logging to its own log group kept for a month', () => {
+    it('runs on nodejs22.x, arm64, 256 MB, 90 s (a cloud function step waits for its run), logging to its own log group kept for a month', () => {
       expect(activities.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
         MemorySize: 256,
-        Timeout: 30,
+        Timeout: 90,
       });
       const group = ofType(template, 'AWS::Logs::LogGroup')[refId(activities.Properties.LoggingConfig.LogGroup)!]!;
       expect(group.Properties).toEqual({ LogGroupName: '/aws/lambda/arthr-fir-activities', RetentionInDays: 30 });
     });
 
-    it('gets the configuration the route functions get', () => {
+    it('gets the configuration the route functions get, and where the runner and the secrets key are', () => {
       const route = resourceAt(template, 'AWS::Lambda::Function', routeFunctionPath(routeList[0]!))[1];
-      expect(activities.Properties.Environment).toEqual(route.Properties.Environment);
+      const { CLOUD_FUNCTION_RUNNER, SECRETS_KEY, ...rest } = activities.Properties.Environment.Variables;
+      expect({ Variables: rest }).toEqual(route.Properties.Environment);
+      expect(CLOUD_FUNCTION_RUNNER).toEqual({ 'Fn::GetAtt': [runnerId, 'Arn'] });
+      expect(JSON.stringify(SECRETS_KEY)).toContain('kms:');
       expect(executionEnd.Properties.Environment).toEqual(route.Properties.Environment);
     });
 
-    it('may only touch table items as ACTIVITY_TABLE_ACTIONS says, put events on the default bus and write its own logs', () => {
+    it('may only touch table items as ACTIVITY_TABLE_ACTIONS says, put events on the default bus, invoke the runner, unseal cloud secrets and write its own logs', () => {
       const statements = grantsOf(activities);
       expect(actionsOf(statements)).toEqual(
-        ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'events:PutEvents', ...LOG_ACTIONS].sort(),
+        ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'events:PutEvents', 'kms:Decrypt', 'lambda:InvokeFunction', ...LOG_ACTIONS].sort(),
       );
       for (const s of statements) {
         expect(s.Effect).toBe('Allow');
-        expect(s.Condition).toBeUndefined();
         const resources = asArray(s.Resource);
+        if (asArray(s.Action).includes('kms:Decrypt')) {
+          // Only cloud secrets' ciphertexts, by their encryption context.
+          expect(s.Condition).toEqual({ StringEquals: { 'kms:EncryptionContext:purpose': 'cloud-secret' } });
+          continue;
+        }
+        expect(s.Condition).toBeUndefined();
         if (asArray(s.Action).some((a) => a.startsWith('dynamodb:'))) expect(resources).toEqual([tableArn]);
         else if (asArray(s.Action).includes('events:PutEvents')) expect(resources.map(joined)).toEqual([DEFAULT_BUS]);
+        else if (asArray(s.Action).includes('lambda:InvokeFunction')) expect(resources).toEqual([{ 'Fn::GetAtt': [runnerId, 'Arn'] }]);
         else expect(resources).toEqual([{ 'Fn::GetAtt': [refId(activities.Properties.LoggingConfig.LogGroup), 'Arn'] }]);
       }
       expect(ofType(template, 'AWS::IAM::Role')[refId(activities.Properties.Role)!]!.Properties.ManagedPolicyArns).toBeUndefined();

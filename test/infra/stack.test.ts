@@ -60,6 +60,10 @@ const DATA_SERVICES = /^(dynamodb|kms|states|iam|events|s3|sqs):/;
 const isImageCleanup = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Images/Cleanup/Function/Resource';
 /** The export worker (fed by the jobs queue, not a route): checked in exports.test.ts. */
 const isExportWorker = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Exports/Worker/Function/Resource';
+/** The cloud function runner (tenant code; no environment, no grants): checked in journeys.test.ts. */
+const isRunner = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Journeys/CloudFunctionRunner/Function/Resource';
+/** The functions that get only what they use, not the service's configuration. */
+const ownConfig = (f: Resource) => isImageCleanup(f) || isRunner(f);
 
 // ---------------------------------------------------------------------------------------------
 
@@ -134,7 +138,7 @@ describe('ArthrStack', () => {
       });
       // The issuer the functions put in tokens is the one the authorizer checks (the image
       // clean-up issues nothing and is not told).
-      for (const f of Object.values(functions).filter((x) => !isImageCleanup(x))) {
+      for (const f of Object.values(functions).filter((x) => !ownConfig(x))) {
         expect(f.Properties.Environment.Variables.TOKEN_ISSUER).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
       }
     });
@@ -206,8 +210,8 @@ describe('ArthrStack', () => {
 
   describe('functions', () => {
     it('runs one function per route on nodejs22.x, arm64, 256 MB, 10 s', () => {
-      // Plus the journeys' activity, execution-end, reconciler and state machine janitor functions, the image clean-up and the export worker.
-      expect(Object.keys(functions)).toHaveLength(routeList.length + 6);
+      // Plus the journeys' activity, execution-end, reconciler and state machine janitor functions, the cloud function runner, the image clean-up and the export worker.
+      expect(Object.keys(functions)).toHaveLength(routeList.length + 7);
       for (const route of routeList) {
         const [, f] = functionFor(route);
         expect(f.Properties, route.operationId).toMatchObject({
@@ -223,8 +227,11 @@ describe('ArthrStack', () => {
 
     it('gives every function the configuration its cold start parses', () => {
       // The image clean-up gets only what it uses (images.test.ts).
-      for (const f of Object.values(functions).filter((x) => !isImageCleanup(x) && !isExportWorker(x))) {
-        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, ...variables } = f.Properties.Environment.Variables;
+      for (const f of Object.values(functions).filter((x) => !ownConfig(x) && !isExportWorker(x))) {
+        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, CLOUD_FUNCTION_RUNNER, ...variables } = f.Properties.Environment.Variables;
+        const isActivities = f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Journeys/Activities/Function/Resource';
+        // The runner's name only for the activity function (journeys.test.ts checks its value).
+        expect(CLOUD_FUNCTION_RUNNER === undefined, f.Metadata?.['aws:cdk:path']).toBe(!isActivities);
         // The bucket's name only where the route table says the operation touches images.
         const route = routeList.find((r) => f.Metadata?.['aws:cdk:path'] === `${routeFunctionPath(r)}/Resource`);
         if (route?.aws.images?.length) expect(IMAGES_BUCKET, route.operationId).toEqual({ Ref: imagesBucketId() });
@@ -233,7 +240,7 @@ describe('ArthrStack', () => {
         if (route?.aws.exports?.length) expect([EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY].every((v) => v !== undefined), route.operationId).toBe(true);
         else expect([EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY], f.Metadata?.['aws:cdk:path']).toEqual([undefined, undefined, undefined]);
         // The cloud secrets key only where a value is sealed.
-        if (route?.aws.cloudSecrets) expect(JSON.stringify(SECRETS_KEY), route.operationId).toMatch(/^"kms:|kms:/);
+        if (route?.aws.cloudSecrets || isActivities) expect(JSON.stringify(SECRETS_KEY), f.Metadata?.['aws:cdk:path']).toContain('kms:');
         else expect(SECRETS_KEY, f.Metadata?.['aws:cdk:path']).toBeUndefined();
         expect(STATE_MACHINE_ROLE_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^StateMachineRole/), 'Arn'] });
         expect(STATE_MACHINE_LOG_GROUP_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^StateMachineLogs/), 'Arn'] });
@@ -304,7 +311,7 @@ describe('ArthrStack', () => {
       const stage = Object.values(ofType(template, 'AWS::ApiGatewayV2::Stage'))[0]!.Properties;
       const tenantLimit = 100;
       expect(stage.DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThanOrEqual(2 * tenantLimit);
-      for (const f of Object.values(functions).filter((x) => !isImageCleanup(x))) expect(f.Properties.Environment.Variables.TENANT_RATE_LIMIT).toBe(String(tenantLimit));
+      for (const f of Object.values(functions).filter((x) => !ownConfig(x))) expect(f.Properties.Environment.Variables.TENANT_RATE_LIMIT).toBe(String(tenantLimit));
     });
 
     it('let the routes a tenant’s credentials call write the rate windows’ partitions, and only those, to count', () => {
@@ -407,7 +414,7 @@ describe('ArthrStack', () => {
         DeletionPolicy: 'Retain',
       });
       // The publishing function is told the group (and logs at level ERROR without data: step-functions.test.ts).
-      for (const f of Object.values(functions).filter((x) => !isImageCleanup(x))) {
+      for (const f of Object.values(functions).filter((x) => !ownConfig(x))) {
         expect(f.Properties.Environment.Variables.STATE_MACHINE_LOG_GROUP_ARN).toEqual({ 'Fn::GetAtt': [groupId, 'Arn'] });
       }
     });
@@ -545,7 +552,7 @@ describe('ArthrStack with a custom domain and issuer', () => {
     expect(synth.stack.region).toBe('us-east-1');
     // The activity function is named after the region label, as the state machines invoke it.
     template.hasResourceProperties('AWS::Lambda::Function', { FunctionName: 'arthr-gum-activities' });
-    for (const f of Object.values(ofType(template, 'AWS::Lambda::Function')).filter((x) => !isImageCleanup(x))) {
+    for (const f of Object.values(ofType(template, 'AWS::Lambda::Function')).filter((x) => !ownConfig(x))) {
       expect(f.Properties.Environment.Variables).toMatchObject({
         SERVICE_REGION: 'gum',
         SERVICE_DOMAIN: 'verify.example.org',
@@ -581,7 +588,7 @@ describe('ArthrStack with a custom domain and issuer', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       DefaultRouteSettings: { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
     });
-    const told = Object.values(ofType(template, 'AWS::Lambda::Function')).filter((x) => x.Properties.Environment.Variables.TENANT_RATE_LIMIT);
+    const told = Object.values(ofType(template, 'AWS::Lambda::Function')).filter((x) => x.Properties.Environment?.Variables.TENANT_RATE_LIMIT);
     expect(told.length).toBeGreaterThan(0);
     for (const f of told) {
       expect(f.Properties.Environment.Variables.TENANT_RATE_LIMIT).toBe('10');
