@@ -10,11 +10,13 @@
  * `vars.user1.id`, and `${_checks.face.result}` reads the root. A reference to nothing resolves
  * to `undefined`: the input counts as not given, and a required one fails the activity.
  *
+ * A path may index a list: `${idv.configSecrets[0]}` is the first item of `idv.configSecrets`.
+ *
  * Only whole values are references ("Hello ${firstName}" is plain text), which keeps resolution
  * free of escaping rules.
  */
 
-const REFERENCE = /^\$\{\s*([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*)\s*\}$/;
+const REFERENCE = /^\$\{\s*([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+|\[\d{1,6}\])*)\s*\}$/;
 const LITERAL = /^\$\{\s*(-?\d{1,15}|true|false)\s*\}$/;
 /** Anything shaped like `${...}`: a reference, a literal, or a mistake to report. */
 const EXPRESSION = /^\$\{.*\}$/s;
@@ -51,7 +53,8 @@ function get(root: unknown, path: string[]): unknown {
 
 /** The value a reference path stands for in the session state (see the lookup order above). */
 export function lookup(state: unknown, path: string): unknown {
-  const parts = path.split('.');
+  // `a.b[0].c` → a, b, 0, c: an array's items are its own properties "0", "1", ...
+  const parts = path.replace(/\[(\d+)\]/g, '.$1').split('.');
   for (const scope of [['vars'], ['parameters'], []]) {
     const v = get(state, [...scope, ...parts]);
     if (v !== undefined) return v;

@@ -33,8 +33,14 @@ export const cloudFunctionRoutes = {
     summary: 'Add a version of a cloud function',
     description:
       'The code is one ES module (`source`) or a zip of modules (`zip`, base64) with `entryPoint`; the entry module exports ' +
-      '`handler({variables, secrets})`, which returns the process variables to set (README, "Cloud functions"). Without ' +
-      '`version` the server assigns the next one of the name; a name + version is immutable (409).',
+      '`handler({variables, secrets})`, which returns the process variables to set. For example:\n\n' +
+      '```js\nexport async function handler({ variables, secrets }) {\n' +
+      "  const res = await fetch('https://otp.example.com/send', { method: 'POST', headers: { authorization: `Bearer ${secrets.otpKey}` }, " +
+      'body: JSON.stringify({ phone: variables.phoneNumber }) });\n' +
+      "  console.log('otp sent', res.status);\n  return { otpSent: res.ok };\n}\n```\n\n" +
+      'It has `fetch` (HTTPS only, private and metadata addresses refused), `console`, `setTimeout`, `atob`/`btoa`, ' +
+      '`TextEncoder`/`TextDecoder`, `URL` and its own modules; no `process`, `require`, Node modules or environment. ' +
+      'Without `version` the server assigns the next one of the name; a name + version is immutable (409).',
     tag: 'Cloud functions',
     request: { body: CreateCloudFunctionSchema, maxBodyBytes: 512 * 1024 },
     responses: {

@@ -274,7 +274,7 @@ describe('POST /api/process-manager/processDefinitions with a BPMN upload', () =
       'bpmn/linear.bpmn': 201,
       'bpmn/onboarding.bpmn': 201,
       'examples/onboarding.bpmn': 201,
-      // Push notifications, cloud functions and face matches have no runtime here (next test).
+      // Push notifications and face matches have no runtime here (next test).
       'bpmn/retake.bpmn': 400,
       // Parallel gateways, subprocesses and the like.
       'bpmn/unsupported.bpmn': 400,
@@ -285,8 +285,8 @@ describe('POST /api/process-manager/processDefinitions with a BPMN upload', () =
     const res = await post(upload(fresh(), readFileSync(join(FIXTURES, 'retake.bpmn'))));
     expect(res.status).toBe(400);
     const cannot = (res.json.details as { location: string; message: string }[]).filter((d) => d.message.includes('cannot run'));
-    expect(cannot.map((d) => d.location).sort()).toEqual(['bpmn.Activity_faceMatch', 'bpmn.Activity_notify', 'bpmn.Activity_score']);
-    expect(cannot.map((d) => d.message).join('\n')).toContain('syncCloudFunctionExecutorV2');
+    // Its cloud function step (Activity_score) runs now (issue 13).
+    expect(cannot.map((d) => d.location).sort()).toEqual(['bpmn.Activity_faceMatch', 'bpmn.Activity_notify']);
   });
 });
 
@@ -306,10 +306,10 @@ describe('what a BPMN upload is refused for', () => {
 
   it('an activity this deployment cannot run, naming the element, the bean and the activity', async () => {
     const details = await refused(
-      changed('camunda:delegateExpression="${addUserV1}"', 'camunda:delegateExpression="${syncCloudFunctionExecutorV2}"'),
+      changed('camunda:delegateExpression="${addUserV1}"', 'camunda:delegateExpression="${archiveProcessInstanceV1}"'),
     );
     const mine = at(details, 'Activity_addUser');
-    expect(mine.map((d) => d.message).join('\n')).toMatch(/syncCloudFunctionExecutorV2.*EXECUTE_CLOUD_FUNCTION_V2.*cannot run/);
+    expect(mine.map((d) => d.message).join('\n')).toMatch(/archiveProcessInstanceV1.*ARCHIVE_PROCESS_INSTANCE.*cannot run/);
   });
 
   it('a condition outside the JUEL the service compiles, with its flow', async () => {
@@ -342,7 +342,7 @@ describe('what a BPMN upload is refused for', () => {
   });
 
   it('every problem at once', async () => {
-    const details = await refused(changed('${addUserV1}', '${teleportUserV1}').replace('${captureFaceImageV1}', '${syncCloudFunctionExecutorV2}'));
+    const details = await refused(changed('${addUserV1}', '${teleportUserV1}').replace('${captureFaceImageV1}', '${archiveProcessInstanceV1}'));
     expect(at(details, 'Activity_addUser')).toHaveLength(1);
     expect(at(details, 'Activity_captureFace').length).toBeGreaterThanOrEqual(1);
   });

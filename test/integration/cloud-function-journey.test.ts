@@ -94,6 +94,26 @@ describe('Execute Cloud Function v2', () => {
     expect(readFileSync(inject('logFile'), 'utf8')).not.toContain(secretValue);
   });
 
+  it('gives a later step the secret an earlier one named, by an indexed reference (${idv.configSecrets[0]})', async () => {
+    const secretName = `otp-${fresh()}`;
+    expect((await call('POST', '/api/process-manager/cloudSecrets', { token, body: { name: secretName, value: 'the-otp-sender-key' } })).status).toBe(201);
+    const config = `config-${fresh()}`;
+    await deploy(config, `export const handler = () => ({ idv: { configSecrets: ['${secretName}'] } });`);
+    const user = `user-${fresh()}`;
+    await deploy(user, "export const handler = ({ secrets }) => ({ approved: Object.values(secrets).includes('the-otp-sender-key') && Object.keys(secrets).length === 1 });");
+    const def = journey(`cf-indexed-${fresh()}`, user, { 'Cloud Secrets': ['${idv.configSecrets[0]}'] });
+    const chained = {
+      ...def,
+      startActivityId: 'config',
+      activities: { ...def.activities, config: { type: 'EXECUTE_CLOUD_FUNCTION_V2', inputs: { 'Function Name': config }, next: 'score' } },
+    };
+    const published = await call('POST', '/api/process-manager/processDefinitions', { token, body: chained });
+    expect(published.status, published.text).toBe(201);
+    const done = await run(chained.name, { amount: '1' });
+    expect(done.status, JSON.stringify(done.logs)).toBe('COMPLETED_ENDED_SUCCESS');
+    expect(done.logs.content.map((r: { activityId: string }) => r.activityId).sort()).toEqual(['config', 'score']);
+  });
+
   it('takes the error route when the function throws, and the timeout route when it runs past its time', async () => {
     const thrower = `throws-${fresh()}`;
     await deploy(thrower, "export function handler() { console.error('about to fail'); throw new Error('the provider said no'); }");

@@ -55,7 +55,7 @@ describe('the activity modules', () => {
   }, 30_000);
 
   it("give the activity function the union of the modules' AWS access and no more", () => {
-    expect(activityFunctionAccess()).toEqual({ table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], events: true, images: [] });
+    expect(activityFunctionAccess()).toEqual({ table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], events: true, images: [], cloudFunctions: true });
   });
 });
 
@@ -127,9 +127,9 @@ describe('runActivity', () => {
   });
 
   it('fails an activity marked not runnable with ActivityUnavailable, saying why', async () => {
-    await expect(runActivity({ activityId: 'a', activityType: 'EXECUTE_CLOUD_FUNCTION_V2', inputs: {}, state }, new Date())).rejects.toMatchObject({
+    await expect(runActivity({ activityId: 'a', activityType: 'ARCHIVE_PROCESS_INSTANCE', inputs: {}, state }, new Date())).rejects.toMatchObject({
       name: 'ActivityUnavailable',
-      message: expect.stringContaining('Execute Cloud Function v2'),
+      message: expect.stringContaining('Archive Process Instance'),
     });
   });
 

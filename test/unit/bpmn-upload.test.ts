@@ -85,12 +85,12 @@ describe('the activities this deployment cannot run', () => {
       graph({
         tasks: [
           { id: 'Task_run', kind: 'serviceTask', beanName: 'addUserV1', activityType: 'ADD_USER', inputs: {}, outputs: {} },
-          { id: 'Task_cf', kind: 'serviceTask', beanName: 'syncCloudFunctionExecutorV2', activityType: 'EXECUTE_CLOUD_FUNCTION_V2', inputs: {}, outputs: {} },
+          { id: 'Task_cf', kind: 'serviceTask', beanName: 'archiveProcessInstanceV1', activityType: 'ARCHIVE_PROCESS_INSTANCE', inputs: {}, outputs: {} },
         ],
       }),
     );
     expect(details).toEqual([
-      { location: 'bpmn.Task_cf', message: expect.stringMatching(/^bpmn:ServiceTask "Task_cf" \(bean syncCloudFunctionExecutorV2, EXECUTE_CLOUD_FUNCTION_V2\): this deployment cannot run it: /) },
+      { location: 'bpmn.Task_cf', message: expect.stringMatching(/^bpmn:ServiceTask "Task_cf" \(bean archiveProcessInstanceV1, ARCHIVE_PROCESS_INSTANCE\): this deployment cannot run it: /) },
     ]);
   });
 

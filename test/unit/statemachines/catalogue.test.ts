@@ -37,6 +37,8 @@ const SPEC_ERROR_EVENTS: Record<string, string[]> = {
   'Wait on Push Notification': ['Push Notification Process Failed', 'Push Notification Process Timed Out', 'Timeout', 'Other Error'],
   // Not in the spec's table: the family's data form options (issue 10, item 6).
   'Data Form': ['Max Attempts Exceeded', 'Retake'],
+  // Not in the spec's table: where a function's error, timeout or missing version or secret goes (issue 13, item 3).
+  'Execute Cloud Function v2': ['Function Error', 'Function Timeout', 'Function Not Found', 'Cloud Secret Missing'],
 };
 
 /**
@@ -118,10 +120,15 @@ const SPEC_INPUTS: Record<string, Row[]> = {
     ['UI Component ID', 'S', false, 'wait-init'],
   ],
   'External Source Face Upload v1': [['Output Variable', 'S', true, 'uploadURL']],
+  // Function Version may be empty (the latest active version) and the family's other inputs are added (issue 13, item 3).
   'Execute Cloud Function v2': [
     ['Function Name', 'S', true],
-    ['Function Version', 'I', true],
+    ['Function Version', 'I', false],
     ['Process Variables', 'L', false],
+    ['Cloud Secrets', 'L', false],
+    ['Metrics', 'B', false, false],
+    ['Report Log', 'B', false, true],
+    ['Rule Execution Name', 'S', false],
   ],
   'External Source Face Match v1': [['Max Attempts', 'I', false]],
 };
@@ -239,7 +246,8 @@ describe('listErrorNames', () => {
   it('lists every ASL error name once, sorted', () => {
     const names = listErrorNames();
     expect(names).toEqual([...names].sort());
-    expect(names).toHaveLength(15);
+    expect(names).toHaveLength(19);
+    expect(names).toContain('CloudFunctionTimeout');
     expect(names).toContain('DataFormRetake');
     expect(names).toContain('ExtIdNotUnique');
     expect(names).toContain('FaceMatchCountExceeded');
