@@ -29,7 +29,7 @@ export const TIMEOUT_SECONDS = { min: 1, max: 60, default: 30 } as const;
 export const MEMORY_MB = { min: 16, max: 128, default: 64 } as const;
 
 /** A module path in a zip: relative, `/`-separated, no `..`, ending `.js` or `.mjs` (or `.json` data). */
-const MODULE_PATH = /^(?!\/)(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9_.@-]+(?:\/[A-Za-z0-9_.@-]+)*\.(?:m?js|json)$/;
+const MODULE_PATH = /^(?=.{1,255}$)(?!\/)(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9_.@-]+(?:\/[A-Za-z0-9_.@-]+)*\.(?:m?js|json)$/;
 
 export const CLOUD_FUNCTION_SORTABLE = ['version', 'status', 'createdDtm', 'lastUpdatedDtm'] as const;
 

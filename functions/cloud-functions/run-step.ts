@@ -36,12 +36,18 @@ export interface FunctionStepDeps {
 }
 
 const MiB = 1024 * 1024;
+/** The variables a run may return, as JSON: well within the session's 192 KiB with what it already holds. */
+export const MAX_OUTPUT_BYTES = 128 * 1024;
 const MASK = '[secret]';
 
-/** Every secret value (of 4 characters or more: shorter ones would mask ordinary text) replaced by `[secret]`, as the sandbox masks them. */
+/**
+ * Every secret value replaced by `[secret]`, as the sandbox masks them, also in its URL-encoded
+ * form (a secret sent in a query string shows so in an error). Secrets are at least 8 characters.
+ */
 export function maskSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const value of [...secrets].filter((v) => v.length >= 4).sort((a, b) => b.length - a.length)) out = out.split(value).join(MASK);
+  const forms = secrets.flatMap((v) => [v, encodeURIComponent(v)]).filter((v) => v.length >= 8);
+  for (const value of [...new Set(forms)].sort((a, b) => b.length - a.length)) out = out.split(value).join(MASK);
   return out;
 }
 
@@ -51,18 +57,20 @@ export async function runFunctionStep(
   at: { tenantId: string; processInstanceId: string; activityId: string; now: Date; expiresAt: number | undefined },
 ): Promise<FunctionStepOutcome> {
   const fn = await functionToRun(d.functions, at.tenantId, step.functionName, step.functionVersion);
+  // The names may come from references to the session: the messages (the journey's history) do not repeat them.
   if (!fn) {
-    const which = step.functionVersion === undefined ? 'no DEPLOYED_ACTIVE version' : `no version ${step.functionVersion} that is not ARCHIVED`;
-    return { ok: false, reason: 'NotFound', message: `Cloud function "${step.functionName}" has ${which}.` };
+    const which = step.functionVersion === undefined ? 'no DEPLOYED_ACTIVE version' : 'no such version that is not ARCHIVED';
+    return { ok: false, reason: 'NotFound', message: `The cloud function step ${at.activityId} names a function with ${which}.` };
   }
   const { values, missing } = await secretsForRun(d, at.tenantId, step.secretNames);
-  if (missing.length) return { ok: false, reason: 'SecretMissing', message: `No cloud secret named ${missing.map((n) => `"${n}"`).join(', ')}.` };
+  if (missing.length) return { ok: false, reason: 'SecretMissing', message: `The cloud function step ${at.activityId} lists ${missing.length} cloud secret(s) the tenant does not have.` };
 
   const result: RunResult = await d.runner.run({
     modules: fn.modules,
     entry: fn.entryPoint,
     input: { variables: step.variables, secrets: values },
-    limits: { timeoutMs: fn.timeoutSeconds * 1000, memoryBytes: fn.memoryMb * MiB },
+    // Below the journey's session limit (192 KiB), so that what fits here also fits there.
+    limits: { timeoutMs: fn.timeoutSeconds * 1000, memoryBytes: fn.memoryMb * MiB, outputBytes: MAX_OUTPUT_BYTES },
     allowedOrigins: d.allowedOrigins,
   });
   // The sandbox masks secrets in what the function logs; masked here once more, as the log leaves the run.

@@ -102,6 +102,27 @@ const MAX_URL_CHARS = 1024 * 1024;
 const JOBS_PER_TURN = 1000;
 /** Secrets shorter than this are not redacted from logs: replacing "1234" everywhere garbles more than it hides. */
 const MIN_REDACTED_SECRET = 8;
+/** Deepest nesting of the returned variables (objects and arrays). */
+const MAX_OUTPUT_DEPTH = 64;
+/** What each log line costs against `logBytes` besides its text (its level, time and framing when stored). */
+const LOG_LINE_OVERHEAD = 64;
+
+/** How deeply a JSON text nests objects and arrays (a linear scan that skips strings). */
+function jsonDepth(json: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return deepest;
+}
 
 /** The part of WebAssembly.Memory used here (@types/node does not declare it). */
 interface WasmMemory {
@@ -316,6 +337,11 @@ class Run {
     this.checkTime();
     // Bounded by outputBytes inside the VM before it is copied out.
     const json = this.vm.getString(serialized.value);
+    // Nesting past MAX_OUTPUT_DEPTH would overflow the stack of whatever serialises the result next
+    // (the runner's IPC, the Lambda runtime, the session's size check): refused here, before any of them.
+    if (jsonDepth(json) > MAX_OUTPUT_DEPTH) {
+      throw new RunFailure('FunctionOutputInvalid', `the variables are nested deeper than ${MAX_OUTPUT_DEPTH} levels`);
+    }
     let output: unknown;
     try {
       output = JSON.parse(json);
@@ -326,6 +352,8 @@ class Run {
     if (typeof output !== 'object' || output === null || Array.isArray(output)) {
       throw new RunFailure('FunctionOutputInvalid', 'the handler must return an object of variables');
     }
+    // A key named __proto__ would set a prototype wherever the variables are later merged (shared/own.ts).
+    if (/"__proto__"\s*:/.test(json)) throw new RunFailure('FunctionOutputInvalid', 'the variables have a key named __proto__, which cannot be stored');
     return output as Record<string, unknown>;
   }
 
@@ -470,7 +498,8 @@ class Run {
     const level = this.vm.getString(levelHandle);
     const message = this.redact(this.vm.typeof(messageHandle) === 'string' ? this.vm.getString(messageHandle) : '');
     const lineLevel: LogLine['level'] = level === 'debug' || level === 'warn' || level === 'error' ? level : 'info';
-    const bytes = Buffer.byteLength(message, 'utf8');
+    // Each line costs its overhead too, so a flood of empty lines is bounded like one of long ones.
+    const bytes = Buffer.byteLength(message, 'utf8') + LOG_LINE_OVERHEAD;
     const room = this.limits.logBytes - this.logBytes;
     if (bytes <= room) {
       // A line the prelude cut is kept (what fits of it), and is the last.
@@ -479,9 +508,9 @@ class Run {
       return;
     }
     this.logsTruncated = true;
-    if (room > 0) {
-      const cut = capUtf8(message, room);
-      this.logBytes += Buffer.byteLength(cut, 'utf8');
+    if (room > LOG_LINE_OVERHEAD) {
+      const cut = capUtf8(message, room - LOG_LINE_OVERHEAD);
+      this.logBytes += Buffer.byteLength(cut, 'utf8') + LOG_LINE_OVERHEAD;
       this.logs.push({ level: lineLevel, message: cut, at: new Date().toISOString() });
     }
   }

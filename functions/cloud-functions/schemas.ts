@@ -4,7 +4,7 @@ import { pageSchema } from '../shared/page.js';
 import { DEPLOYMENT_STATUSES } from '../process-manager/model.js';
 import { CLOUD_FUNCTION_FORMATS } from './model.js';
 import { MAX_CODE_BYTES, MAX_ZIP_BYTES, MEMORY_MB, TIMEOUT_SECONDS } from './functions.js';
-import { MAX_SECRET_BYTES } from './secrets.js';
+import { MAX_SECRET_BYTES, MIN_SECRET_CHARS } from './secrets.js';
 
 /** Names go into paths, so they hold no `/`: letters, digits and `_ . -`, as the family's function names. */
 export const CloudFunctionNameSchema = z.withMeta(
@@ -91,10 +91,11 @@ export const CloudFunctionPageSchema = pageSchema(CloudFunctionSummarySchema, 'C
 
 const SecretValue = z.withMeta(
   z.string().check(
-    z.minLength(1),
+    // Logs mask every secret value; one shorter than 8 characters would mask ordinary text, so none is.
+    z.minLength(MIN_SECRET_CHARS, `must be at least ${MIN_SECRET_CHARS} characters`),
     z.refine((v) => Buffer.byteLength(v, 'utf8') <= MAX_SECRET_BYTES, { message: `must be at most ${MAX_SECRET_BYTES} bytes` }),
   ),
-  { description: `The value, at most ${MAX_SECRET_BYTES} bytes. Write-only: no read returns it.`, writeOnly: true },
+  { description: `The value, ${MIN_SECRET_CHARS} characters to ${MAX_SECRET_BYTES} bytes. Write-only: no read returns it.`, writeOnly: true },
 );
 
 export const CreateCloudSecretSchema = z.withMeta(

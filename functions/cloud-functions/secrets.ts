@@ -16,6 +16,8 @@ export class CloudSecretNotFoundError extends apiError('CLOUD_SECRET_NOT_FOUND')
 
 /** KMS encrypts at most 4,096 bytes of plaintext; a secret is at most that (a key, a token, a certificate). */
 export const MAX_SECRET_BYTES = 4096;
+/** The shortest value: what the logs mask (a shorter one would mask ordinary text, so it could not be masked). */
+export const MIN_SECRET_CHARS = 8;
 
 export const CLOUD_SECRET_SORTABLE = ['name', 'version', 'createdDtm', 'lastUpdatedDtm'] as const;
 

@@ -127,8 +127,9 @@ async function loadHandlers(routes: RouteDef[], root: string): Promise<Map<Route
  * then the connection is closed) so the answer can be read.
  */
 function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer> {
+  // The 413 goes out at once, and the rest of the body is read and dropped (for at most 10 s), so a
+  // client still writing its body gets the answer rather than a broken pipe; past that, the socket goes.
   const tooLarge = () => {
-    res.setHeader('connection', 'close');
     const timer = setTimeout(() => req.destroy(), 10_000);
     timer.unref();
     req.on('end', () => clearTimeout(timer));

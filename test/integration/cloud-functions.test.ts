@@ -120,33 +120,35 @@ describe('cloud secrets', () => {
     }
     expect(readFileSync(inject('logFile'), 'utf8')).not.toContain(value);
 
-    expect((await call('POST', SECRETS, { token, body: { name, value: 'x' } })).json.code).toBe('CLOUD_SECRET_EXISTS');
+    expect((await call('POST', SECRETS, { token, body: { name, value: 'xxxxxxxx' } })).json.code).toBe('CLOUD_SECRET_EXISTS');
     expect((await call('DELETE', `${SECRETS}/${name}`, { token })).status).toBe(204);
     expect((await call('GET', `${SECRETS}/${name}`, { token })).json.code).toBe('CLOUD_SECRET_NOT_FOUND');
     expect((await call('DELETE', `${SECRETS}/${name}`, { token })).status).toBe(404);
-    expect((await call('POST', `${SECRETS}/${name}`, { token, body: { value: 'x' } })).status).toBe(404);
+    expect((await call('POST', `${SECRETS}/${name}`, { token, body: { value: 'xxxxxxxx' } })).status).toBe(404);
   });
 
-  it('takes a value of exactly 4,096 bytes and refuses one more, and refuses an empty value', async () => {
+  it('takes a value of exactly 4,096 bytes and refuses one more, and takes 8 characters and refuses 7 (shorter ones could not be masked)', async () => {
     expect((await call('POST', SECRETS, { token, body: { name: `s-${fresh()}`, value: 'é'.repeat(2048) } })).status).toBe(201);
     const over = await call('POST', SECRETS, { token, body: { name: `s-${fresh()}`, value: `${'é'.repeat(2048)}x` } });
     expect(over.status).toBe(400);
     expect(over.json.details[0].location).toBe('body.value');
     expect((await call('POST', SECRETS, { token, body: { name: `s-${fresh()}`, value: '' } })).status).toBe(400);
+    expect((await call('POST', SECRETS, { token, body: { name: `s-${fresh()}`, value: '1234567' } })).status).toBe(400);
+    expect((await call('POST', SECRETS, { token, body: { name: `s-${fresh()}`, value: '12345678' } })).status).toBe(201);
   });
 
   it("keep to their tenant and need their permissions", async () => {
     const name = `secret-${fresh()}`;
-    await call('POST', SECRETS, { token, body: { name, value: 'v' } });
+    await call('POST', SECRETS, { token, body: { name, value: 'vvvvvvvv' } });
     const theirs = await issueToken(inject('otherKey'), 'other');
     expect((await call('GET', `${SECRETS}/${name}`, { tenant: 'other', token: theirs })).status).toBe(404);
     expect((await call('DELETE', `${SECRETS}/${name}`, { tenant: 'other', token: theirs })).status).toBe(404);
-    expect((await call('POST', `${SECRETS}/${name}`, { tenant: 'other', token: theirs, body: { value: 'hijack' } })).status).toBe(404);
+    expect((await call('POST', `${SECRETS}/${name}`, { tenant: 'other', token: theirs, body: { value: 'hijacked!' } })).status).toBe(404);
     const reader = await issueToken((await keyWith(['ProcessManager:getCloudSecrets'])).secret);
     expect((await call('GET', `${SECRETS}/${name}`, { token: reader })).status).toBe(200);
-    expect((await call('POST', `${SECRETS}/${name}`, { token: reader, body: { value: 'x' } })).status).toBe(403);
+    expect((await call('POST', `${SECRETS}/${name}`, { token: reader, body: { value: 'xxxxxxxx' } })).status).toBe(403);
     expect((await call('DELETE', `${SECRETS}/${name}`, { token: reader })).status).toBe(403);
-    expect((await call('POST', SECRETS, { token: reader, body: { name: `s-${fresh()}`, value: 'x' } })).status).toBe(403);
+    expect((await call('POST', SECRETS, { token: reader, body: { name: `s-${fresh()}`, value: 'xxxxxxxx' } })).status).toBe(403);
   });
 });
 

@@ -291,7 +291,8 @@ describe('runFunction', () => {
       });
       expect(output(result)).toEqual({ done: true });
       expect(result.logsTruncated).toBe(true);
-      const bytes = result.logs.reduce((n, l) => n + Buffer.byteLength(l.message), 0);
+      // Each line costs 64 bytes besides its text, so a flood of lines is bounded however short they are.
+      const bytes = result.logs.reduce((n, l) => n + Buffer.byteLength(l.message) + 64, 0);
       expect(bytes).toBeLessThanOrEqual(1000);
       expect(bytes).toBeGreaterThan(900);
       expect(result.logs[0]!.message).toBe(`line 0 ${'é'.repeat(20)}`);
@@ -302,7 +303,27 @@ describe('runFunction', () => {
       const result = await run(`export function handler() { console.log('x'.repeat(10 << 20)); return {} }`, { limits: { logBytes: 4096 } });
       expect(result.logsTruncated).toBe(true);
       expect(result.logs).toHaveLength(1);
-      expect(result.logs[0]!.message).toBe('x'.repeat(4096));
+      expect(result.logs[0]!.message).toBe('x'.repeat(4096 - 64));
+    });
+
+    it('bounds a flood of empty lines by their count, not only their text', async () => {
+      const result = await run(`export function handler() { for (let i = 0; i < 100000; i++) console.log(); return {} }`, { limits: { logBytes: 64 * 1024 } });
+      expect(result.logsTruncated).toBe(true);
+      expect(result.logs).toHaveLength(1024);
+    });
+  });
+
+  describe('output it cannot carry on', () => {
+    it('refuses variables nested deeper than 64 levels, and takes 64', async () => {
+      const deep = await run(`export function handler() { let v = 1; for (let i = 0; i < 5000; i++) v = [v]; return { v } }`);
+      expect(deep).toMatchObject({ ok: false, error: { name: 'FunctionOutputInvalid' } });
+      const ok = await run(`export function handler() { let v = 1; for (let i = 0; i < 63; i++) v = [v]; return { v } }`);
+      expect(ok.ok).toBe(true);
+    });
+
+    it('refuses a key named __proto__', async () => {
+      const res = await run(`export function handler() { return JSON.parse('{"a":{"__proto__":{"x":1}}}') }`);
+      expect(res).toMatchObject({ ok: false, error: { name: 'FunctionOutputInvalid' } });
     });
   });
 
