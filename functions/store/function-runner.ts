@@ -27,7 +27,14 @@ export class LambdaFunctionRunner implements FunctionRunner {
       new InvokeCommand({ FunctionName: this.functionName, InvocationType: 'RequestResponse', Payload: Buffer.from(JSON.stringify(request), 'utf8') }),
     );
     const text = out.Payload ? Buffer.from(out.Payload).toString('utf8') : '';
-    if (out.FunctionError) throw new RunnerInvokeError(`The runner failed (${out.FunctionError}): ${text.slice(0, 500)}`);
+    if (out.FunctionError) {
+      // Past the runner Lambda's own timeout (a built-in that never let the deadline in): the
+      // function's timeout, as the local runner reports it, not a runner failure to retry.
+      if (/Task timed out|Sandbox\.Timedout/.test(text)) {
+        return { ok: false, error: { name: 'FunctionTimeout', message: 'the run outlasted the runner' }, logs: [], logsTruncated: false, durationMs: 0 };
+      }
+      throw new RunnerInvokeError(`The runner failed (${out.FunctionError}): ${text.slice(0, 500)}`);
+    }
     return JSON.parse(text) as RunResult;
   }
 }
