@@ -315,6 +315,7 @@ Object.assign(families, { 401: UnauthorizedError, 403: ForbiddenError, 404: NotF
 
 export class ValidationError extends apiError('VALIDATION_FAILED') {}
 export class MalformedJsonError extends apiError('MALFORMED_JSON') {}
+export class MalformedRequestError extends apiError('MALFORMED_REQUEST') {}
 export class PayloadTooLargeError extends apiError('PAYLOAD_TOO_LARGE') {}
 export class UnsupportedMediaTypeError extends apiError('UNSUPPORTED_MEDIA_TYPE') {}
 export class InvalidHostError extends apiError('INVALID_HOST') {}

@@ -13,9 +13,6 @@ export const cloudFunctions: CloudFunctionStore = cloudFunctionStore;
 export const cloudSecrets: CloudSecretStore = cloudSecretStore;
 export const cloudFunctionLogs: CloudFunctionLogStore = cloudFunctionLogStore;
 /** Seals with SECRETS_KEY, chosen at first use (KMS on AWS, a key file locally). */
-export const secretSealer: CloudSecretSealer = {
-  seal: (plain, ref) => cloudSecretSealer().seal(plain, ref),
-  unseal: (sealed, ref) => cloudSecretSealer().unseal(sealed, ref),
-};
+export const secretSealer: CloudSecretSealer = cloudSecretSealer;
 /** The sandbox that runs functions: the runner Lambda on AWS, a child process locally. */
 export const runner: FunctionRunner = functionRunner;

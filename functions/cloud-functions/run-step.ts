@@ -1,4 +1,4 @@
-import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore, FunctionRunner, LogLine, RunResult } from './model.js';
+import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore, FunctionRunner, RunResult } from './model.js';
 import { functionToRun } from './functions.js';
 import { secretsForRun } from './secrets.js';
 
@@ -38,18 +38,6 @@ export interface FunctionStepDeps {
 const MiB = 1024 * 1024;
 /** The variables a run may return, as JSON: well within the session's 192 KiB with what it already holds. */
 export const MAX_OUTPUT_BYTES = 128 * 1024;
-const MASK = '[secret]';
-
-/**
- * Every secret value replaced by `[secret]`, as the sandbox masks them, also in its URL-encoded
- * form (a secret sent in a query string shows so in an error). Secrets are at least 8 characters.
- */
-export function maskSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  const forms = secrets.flatMap((v) => [v, encodeURIComponent(v)]).filter((v) => v.length >= 8);
-  for (const value of [...new Set(forms)].sort((a, b) => b.length - a.length)) out = out.split(value).join(MASK);
-  return out;
-}
 
 export async function runFunctionStep(
   d: FunctionStepDeps,
@@ -73,10 +61,6 @@ export async function runFunctionStep(
     limits: { timeoutMs: fn.timeoutSeconds * 1000, memoryBytes: fn.memoryMb * MiB, outputBytes: MAX_OUTPUT_BYTES },
     allowedOrigins: d.allowedOrigins,
   });
-  // The sandbox masks secrets in what the function logs; masked here once more, as the log leaves the run.
-  const secrets = Object.values(values);
-  const lines: LogLine[] = result.logs.map((l) => ({ ...l, message: maskSecrets(l.message, secrets) }));
-  const error = result.ok ? null : { name: result.error.name, message: maskSecrets(result.error.message, secrets) };
   if (step.reportLog && at.expiresAt !== undefined) {
     await d.logs.put({
       tenantId: at.tenantId,
@@ -87,9 +71,10 @@ export async function runFunctionStep(
       functionVersion: fn.version,
       ...(step.ruleExecutionName ? { ruleExecutionName: step.ruleExecutionName } : {}),
       outcome: result.ok ? 'SUCCEEDED' : 'FAILED',
-      error,
+      // The sandbox has masked the secrets (and their URL-encoded forms) in the lines and the error.
+      error: result.ok ? null : result.error,
       durationMs: result.durationMs,
-      lines,
+      lines: result.logs,
       truncated: result.logsTruncated,
       expiresAt: at.expiresAt,
     });

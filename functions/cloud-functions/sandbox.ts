@@ -260,9 +260,9 @@ class Run {
     this.limits = resolveLimits(req.limits);
     this.deadline = this.startedAt + this.limits.timeoutMs;
     for (const [path, source] of Object.entries(req.modules)) this.modules.set(modulePath(path), source);
-    this.secrets = Object.values(req.input.secrets)
-      .filter((s) => typeof s === 'string' && s.length >= MIN_REDACTED_SECRET)
-      .sort((a, b) => b.length - a.length);
+    // Each secret as it is, and URL-encoded (as a secret sent in a query string shows in a fetch error).
+    const forms = Object.values(req.input.secrets).flatMap((s) => (typeof s === 'string' ? [s, encodeURIComponent(s)] : []));
+    this.secrets = [...new Set(forms)].filter((s) => s.length >= MIN_REDACTED_SECRET).sort((a, b) => b.length - a.length);
   }
 
   async execute(): Promise<RunResult> {

@@ -10,20 +10,18 @@ function summaryOf(r: CloudSecretRecord): CloudSecretSummary {
   return summary;
 }
 
+/** Writes a secret's item if `condition` holds; false when it does not. */
+async function put(record: CloudSecretRecord, condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> }): Promise<boolean> {
+  const { doc, tableName, commands } = await dynamo();
+  return conditionally(() =>
+    doc.send(new commands.PutCommand({ TableName: tableName, Item: secrets.encode(record, keys.cloudSecret(record.tenantId, record.name)), ...condition })),
+  );
+}
+
 /** One item per secret name; its sealed value never leaves this store but to the activity that unseals it. */
 export const cloudSecretStore: CloudSecretStore = {
   async create(record) {
-    const { doc, tableName, commands } = await dynamo();
-    const written = await conditionally(() =>
-      doc.send(
-        new commands.PutCommand({
-          TableName: tableName,
-          Item: secrets.encode(record, keys.cloudSecret(record.tenantId, record.name)),
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      ),
-    );
-    return { outcome: written ? 'written' : 'exists' };
+    return { outcome: (await put(record, { ConditionExpression: 'attribute_not_exists(PK)' })) ? 'written' : 'exists' };
   },
 
   async get(tenantId, name) {
@@ -39,18 +37,7 @@ export const cloudSecretStore: CloudSecretStore = {
   },
 
   async replace(record, fromVersion) {
-    const { doc, tableName, commands } = await dynamo();
-    const written = await conditionally(() =>
-      doc.send(
-        new commands.PutCommand({
-          TableName: tableName,
-          Item: secrets.encode(record, keys.cloudSecret(record.tenantId, record.name)),
-          ConditionExpression: 'version = :from',
-          ExpressionAttributeValues: { ':from': fromVersion },
-        }),
-      ),
-    );
-    if (written) return { outcome: 'written' };
+    if (await put(record, { ConditionExpression: 'version = :from', ExpressionAttributeValues: { ':from': fromVersion } })) return { outcome: 'written' };
     return (await cloudSecretStore.get(record.tenantId, record.name)) ? { outcome: 'changed' } : { outcome: 'gone' };
   },
 

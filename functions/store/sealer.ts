@@ -85,30 +85,24 @@ export class FileSealer<C = ExportRef> implements Sealer<C> {
   }
 }
 
-let sealer: SecretSealer | undefined;
-
-/** The process's sealer, from EXPORTS_KEY (`kms:<key>` or `file:<path>`). */
-export function exportSealer(): SecretSealer {
-  if (sealer) return sealer;
-  const ref = getStoreConfig().EXPORTS_KEY;
-  if (!ref) throw new Error('EXPORTS_KEY is not configured for this function');
-  sealer = ref.startsWith('kms:') ? new KmsSealer(ref.slice(4)) : new FileSealer(ref.slice(5));
-  return sealer;
+/**
+ * A sealer chosen at first use from its key setting (`kms:<key>` on AWS, `file:<path>` locally),
+ * so that a handler that never seals loads no KMS client and needs no key.
+ */
+function sealerFrom<C>(setting: 'EXPORTS_KEY' | 'SECRETS_KEY', contextOf: (context: C) => Record<string, string>): Sealer<C> {
+  let made: Sealer<C> | undefined;
+  const sealer = () => {
+    if (made) return made;
+    const ref = getStoreConfig()[setting];
+    if (!ref) throw new Error(`${setting} is not configured for this function`);
+    made = ref.startsWith('kms:') ? new KmsSealer(ref.slice(4), contextOf) : new FileSealer(ref.slice(5), contextOf);
+    return made;
+  };
+  return { seal: (plain, context) => sealer().seal(plain, context), unseal: (sealed, context) => sealer().unseal(sealed, context) };
 }
 
-/** Seals and unseals with the process's sealer, chosen at first use. */
-export const secretSealer: SecretSealer = {
-  seal: (plain, context) => exportSealer().seal(plain, context),
-  unseal: (sealed, context) => exportSealer().unseal(sealed, context),
-};
+/** Seals export passwords with EXPORTS_KEY. */
+export const secretSealer: SecretSealer = /* @__PURE__ */ sealerFrom('EXPORTS_KEY', encryptionContext);
 
-let secretsSealer: Sealer<{ tenantId: string; name: string; version: number }> | undefined;
-
-/** The sealer of cloud secrets, from SECRETS_KEY (`kms:<key>` or `file:<path>`). */
-export function cloudSecretSealer(): Sealer<{ tenantId: string; name: string; version: number }> {
-  if (secretsSealer) return secretsSealer;
-  const ref = getStoreConfig().SECRETS_KEY;
-  if (!ref) throw new Error('SECRETS_KEY is not configured for this function');
-  secretsSealer = ref.startsWith('kms:') ? new KmsSealer(ref.slice(4), cloudSecretContext) : new FileSealer(ref.slice(5), cloudSecretContext);
-  return secretsSealer;
-}
+/** Seals cloud secrets with SECRETS_KEY. */
+export const cloudSecretSealer: Sealer<{ tenantId: string; name: string; version: number }> = /* @__PURE__ */ sealerFrom('SECRETS_KEY', cloudSecretContext);

@@ -156,8 +156,8 @@ export function startCloudFunctionRunner(options: CloudFunctionRunnerOptions = {
     }
   }
 
-  child = spawnChild();
-
+  // The child starts with the first run (and again after one dies): a service whose journeys run no
+  // function never pays for it (a Node process with its own heap, and QuickJS's warm-up).
   return {
     run(request: RunRequest): Promise<RunResult> {
       if (stopped) return Promise.reject(new CloudFunctionRunnerError('the cloud function runner is stopped'));

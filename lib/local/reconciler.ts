@@ -5,6 +5,7 @@ import { orchestrator } from '../../functions/process-manager/orchestrator.js';
 import { reconcileExecutions } from '../../functions/process-manager/reconcile.js';
 import { isFinal, settle } from '../../functions/process-manager/status.js';
 import { asOperation } from './aws-usage.js';
+import { repeatAfterEach } from './repeat.js';
 
 /**
  * What the reconciler's schedule does on AWS (every five minutes): the same function, every
@@ -12,32 +13,16 @@ import { asOperation } from './aws-usage.js';
  * keeps executions in memory, so after a restart their executions do not exist.
  */
 export function startReconciler(intervalSeconds: number): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  // One run at a time, the next `intervalSeconds` after the last ended (runs on a timer would
-  // queue up behind a slow one).
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(tick, intervalSeconds * 1000);
-    timer.unref();
-  };
-  const tick = () => {
-    running = asOperation('reconcileExecutions', () =>
-      reconcileExecutions({ instances, publisher: eventPublisher, orchestrator }, new Date(), { maxInstances: 2000 }),
-    )
-      .then((run) => run.recorded && log().info('reconciled journey executions', { ...run }))
-      .catch((error: Error) => log().warn('reconcile run failed', { error }))
-      .finally(schedule);
-  };
-  schedule();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return repeatAfterEach(
+    intervalSeconds,
+    () =>
+      asOperation('reconcileExecutions', () =>
+        reconcileExecutions({ instances, publisher: eventPublisher, orchestrator }, new Date(), { maxInstances: 2000 }),
+      )
+        .then((run) => run.recorded && log().info('reconciled journey executions', { ...run }))
+        .catch((error: Error) => log().warn('reconcile run failed', { error })),
+    { now: false },
+  );
 }
 
 /**

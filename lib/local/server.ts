@@ -6,6 +6,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { JSONWebKeySet } from 'jose';
 import {
   MethodNotAllowedError,
+  MalformedRequestError,
   PayloadTooLargeError,
   RequestHeadersTooLargeError,
   RouteNotFoundError,
@@ -46,17 +47,17 @@ function answerClientError(err: NodeJS.ErrnoException, socket: import('node:stre
     socket.destroy();
     return;
   }
-  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
-  const body = JSON.stringify(
-    tooLarge
-      ? { code: 'REQUEST_HEADERS_TOO_LARGE', message: `The request line and header values are over ${GATEWAY_MAX_REQUEST_LINE_AND_HEADERS} bytes.` }
-      : { code: 'MALFORMED_REQUEST', message: 'The request is not valid HTTP.' },
-  );
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
+  const refusal =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new RequestHeadersTooLargeError(`The request line and header values are over ${GATEWAY_MAX_REQUEST_LINE_AND_HEADERS} bytes.`)
+      : new MalformedRequestError();
+  // The gateway's answer as for any refusal (gatewayError), written by hand: there is no request to answer.
+  const result = gatewayError(refusal, randomUUID());
+  const body = String(result.body);
+  const headers = Object.entries({ ...result.headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  socket.end(`HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode!]}\r\n${headers}\r\n${body}`);
 }
 
 /**

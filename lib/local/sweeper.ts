@@ -5,6 +5,7 @@ import { keys, type ItemKey } from '../../functions/store/keys.js';
 import { imageStore } from '../../functions/store/images.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { asOperation } from './aws-usage.js';
+import { repeatAfterEach } from './repeat.js';
 
 /**
  * DynamoDB Local keeps TTL settings but never deletes: this does what the TTL sweep does on AWS,
@@ -44,31 +45,14 @@ export async function sweepExpired(client: DynamoDBClient, tableName: string, no
   return deleted;
 }
 
-/**
- * Sweeps now, then again `intervalSeconds` after each sweep ends, until stopped. One sweep at a
- * time: a Scan of a large table can take longer than the interval, and sweeps started on a
- * timer would pile up and keep DynamoDB Local busy scanning.
- */
+/** Sweeps now, then again `intervalSeconds` after each sweep ends (lib/local/repeat.ts), until stopped. */
 export function startSweeper(client: DynamoDBClient, tableName: string, intervalSeconds: number): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const sweep = () => {
-    running = sweepExpired(client, tableName)
-      .then((n) => n && log().info('swept expired items', { deleted: n }))
-      .catch((error: Error) => log().warn('sweep failed', { error }))
-      .finally(() => {
-        if (stopped) return;
-        timer = setTimeout(sweep, intervalSeconds * 1000);
-        timer.unref();
-      });
-  };
-  sweep();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return repeatAfterEach(
+    intervalSeconds,
+    () =>
+      sweepExpired(client, tableName)
+        .then((n) => n && log().info('swept expired items', { deleted: n }))
+        .catch((error: Error) => log().warn('sweep failed', { error })),
+    { now: true },
+  );
 }

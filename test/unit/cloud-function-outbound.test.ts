@@ -1,12 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedCert } from '../support/self-signed.js';
 import {
   checkOutboundUrl,
   classifyAddress,
@@ -198,13 +196,8 @@ describe('guardedFetch against servers on this machine', () => {
   const seen: { path: string; host?: string; servername?: string | false | null; authorization?: string; method: string; body: string }[] = [];
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'outbound-test-'));
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,DNS:pinned.test,IP:127.0.0.1',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
-    cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+    let key: Buffer;
+    ({ dir, key, cert } = selfSignedCert('DNS:localhost,DNS:pinned.test,IP:127.0.0.1', 'outbound-test-'));
 
     plain = http.createServer((_req, res) => {
       plainHits++;
@@ -213,7 +206,7 @@ describe('guardedFetch against servers on this machine', () => {
     await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
     plainOrigin = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
 
-    tls = https.createServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (req, res) => {
+    tls = https.createServer({ key, cert }, (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {

@@ -1,11 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedCert } from '../support/self-signed.js';
 import type { RunLimits, RunRequest, RunResult } from '../../functions/cloud-functions/contract.js';
 import { guardedFetch } from '../../functions/cloud-functions/outbound.js';
 import { runFunction, type GuardedFetch } from '../../functions/cloud-functions/sandbox.js';
@@ -75,6 +73,15 @@ describe('runFunction', () => {
     ]);
     expect(new Date(result.logs[0]!.at).toISOString()).toBe(result.logs[0]!.at);
     expect(result.logsTruncated).toBe(false);
+  });
+
+  it('masks a secret also URL-encoded, as a query string shows it', async () => {
+    const result = await run(
+      `export function handler({ secrets }) { console.log('url ' + encodeURIComponent(secrets.token)); throw new Error('refused ?k=' + encodeURIComponent(secrets.token)); }`,
+      { input: { variables: {}, secrets: { token: 'tok en/0123456789' } } },
+    );
+    expect(result.logs[0]!.message).toBe('url [secret]');
+    expect(result).toMatchObject({ ok: false, error: { message: 'refused ?k=[secret]' } });
   });
 
   it('gives atob/btoa, TextEncoder/TextDecoder, URL/URLSearchParams, setTimeout and queueMicrotask', async () => {
@@ -351,14 +358,9 @@ describe('runFunction', () => {
       await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
       origin = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
 
-      dir = mkdtempSync(join(tmpdir(), 'sandbox-test-'));
-      execFileSync('openssl', [
-        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-        '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost',
-        '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-      ], { stdio: 'ignore' });
-      cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
-      tls = https.createServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (_req, res) => {
+      let key: Buffer;
+      ({ dir, key, cert } = selfSignedCert('DNS:localhost', 'sandbox-test-'));
+      tls = https.createServer({ key, cert }, (_req, res) => {
         res.writeHead(302, { location: `${origin.replace('http:', 'https:')}/secret` }).end();
       });
       await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
