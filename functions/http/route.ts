@@ -130,8 +130,17 @@ function wrapperResponses(route: RouteDef): Responses {
   if (takesBody && !route.responses[415]) out[415] = answer('The body is not of the media type this operation takes.');
   // Requests made with a tenant's tokens or keys count against its rate limit (wrapper.ts).
   if (isRateLimited(route) && !route.responses[429]) out[429] = answer('The tenant is over its request rate; retry after `Retry-After` seconds.');
-  // Publishing makes a state machine, of which an AWS account has a quota (functions/process-manager/step-functions.ts).
-  if (route.aws.stateMachines === 'publish' && !route.responses[503]) out[503] = answer('The deployment\'s quota of state machines is used up; retry after `Retry-After` seconds.');
+  // An AWS service the operation calls may throttle it or time out (the wrapper answers 503
+  // SERVICE_UNAVAILABLE); publishing also meets the account's quota of state machines
+  // (functions/process-manager/step-functions.ts).
+  const usesAws = Object.values(route.aws).some((a) => (Array.isArray(a) ? a.length > 0 : a !== undefined && a !== false));
+  if (usesAws && !route.responses[503]) {
+    out[503] = answer(
+      route.aws.stateMachines === 'publish'
+        ? 'An AWS service throttled the operation, or the deployment\'s quota of state machines is used up; retry after `Retry-After` seconds.'
+        : 'An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds.',
+    );
+  }
   return out;
 }
 

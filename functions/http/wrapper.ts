@@ -11,6 +11,7 @@ import {
   MalformedJsonError,
   MissingPermissionError,
   PayloadTooLargeError,
+  ServiceUnavailableError,
   TooManyRequestsError,
   UnsupportedMediaTypeError,
   UnauthorizedError,
@@ -20,6 +21,7 @@ import {
 } from '../errors.js';
 import { protoKeyPath } from '../shared/own.js';
 import { lenient } from '../shared/lenient.js';
+import { isTransientError } from '../shared/aws-errors.js';
 import { isPermissionName, qualify, type PermissionName } from '../auth/permissions.js';
 import { verifyBearer } from '../auth/jwt.js';
 import { signerFor } from '../auth/signer.js';
@@ -391,7 +393,12 @@ function errorMapping(route: RouteDef, errorPage: ErrorPage | undefined): Middle
   return {
     onError: named(function mapError(request: Step) {
       const flow = flowOf(request);
-      const err = request.error;
+      // A throttle or timeout of an AWS call (after the SDK's own retries) is no fault of the
+      // request: 503 with Retry-After, which any client retries, rather than a bare 500.
+      const err =
+        !(request.error instanceof ApiError) && isTransientError(request.error)
+          ? new ServiceUnavailableError('An AWS service this operation needs throttled it or did not answer in time; send the same request again.', undefined, { cause: request.error })
+          : request.error;
       if (!(err instanceof ApiError) || !err.expose) {
         log().error('unhandled error', { ...scopeOf(flow, route), step: flow.step, error: err as Error });
       }

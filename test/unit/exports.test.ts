@@ -15,7 +15,8 @@ import { handler as workerHandler } from '../../functions/exports/run-export.js'
 import { exportObjects } from '../../functions/store/exports.js';
 import { sqsExportQueue } from '../../functions/store/export-queue.js';
 import { imageStore } from '../../functions/store/images.js';
-import { FileSealer, KmsSealer } from '../../functions/store/sealer.js';
+import { FileSealer, KmsSealer, cloudSecretContext } from '../../functions/store/sealer.js';
+import { isTransientError } from '../../functions/shared/aws-errors.js';
 import { GETDATA_DOCUMENT_BUDGET, inlineImages, type UserData } from '../../functions/userdata/user-data.js';
 import { checkPresigned } from '../../lib/local/s3.js';
 
@@ -60,6 +61,19 @@ describe('KmsSealer', () => {
     expect(kms.commandCalls(EncryptCommand)[0]!.args[0].input).toMatchObject({ KeyId: 'arn:aws:kms:eu-west-1:111122223333:key/k', EncryptionContext: context });
     expect(await sealer.unseal(sealed, ref)).toBe('Correct-Horse-9');
     expect(kms.commandCalls(DecryptCommand)[0]!.args[0].input).toMatchObject({ EncryptionContext: context, CiphertextBlob: Buffer.from('sealed-bytes') });
+  });
+
+  it('seals cloud secrets bound to tenant, name and version, and passes a KMS throttle on as it is', async () => {
+    kms.on(EncryptCommand).resolves({ CiphertextBlob: Buffer.from('sealed') });
+    const sealer = new KmsSealer('k', cloudSecretContext);
+    await sealer.seal('sk_live_123456', { tenantId: 'demo', name: 'otp', version: 3 });
+    expect(kms.commandCalls(EncryptCommand)[0]!.args[0].input.EncryptionContext).toEqual({ purpose: 'cloud-secret', tenantId: 'demo', name: 'otp', version: '3' });
+    kms.reset();
+    kms.on(DecryptCommand).rejects(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' }));
+    const err = await sealer.unseal('AAAA', { tenantId: 'demo', name: 'otp', version: 3 }).catch((e: unknown) => e);
+    // What the activity retries (Activity.Transient) and a route answers 503.
+    expect(err).toMatchObject({ name: 'ThrottlingException' });
+    expect(isTransientError(err)).toBe(true);
   });
 
   it('fails when KMS refuses (another export\'s context)', async () => {

@@ -88,6 +88,16 @@ describe('apiHandler', () => {
     expect(parse(res)).toEqual({ n: 1, tenantId: 'acme', kind: 'bearer' });
   });
 
+  it('answers a throttle or timeout of an AWS call with 503 and Retry-After, not a 500', async () => {
+    const throttled = apiHandler({ ...route, operationId: 'throttled' }, async () => {
+      throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } });
+    });
+    const res = await throttled(event());
+    expect(res.statusCode).toBe(503);
+    expect(parse(res).code).toBe('SERVICE_UNAVAILABLE');
+    expect(res.headers!['retry-after']).toBe('2');
+  });
+
   it('hides unexpected errors behind a bare 500', async () => {
     const res = await boom(event());
     expect(res.statusCode).toBe(500);
