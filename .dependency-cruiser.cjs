@@ -17,9 +17,9 @@
  * Type-only imports count (tsPreCompilationDeps): a type cycle is still a cycle.
  */
 const BASE = '^functions/(shared/|observability/|errors\\.ts$|config\\.ts$|auth/permissions\\.ts$)';
-const AREAS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|activities|exports|cloud-functions)/';
+const AREAS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|activities|exports|cloud-functions|faces)/';
 /** Where an area declares its records and the storage interface it needs. */
-const AREA_MODELS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|exports|cloud-functions)/(model|domain)\\.ts$';
+const AREA_MODELS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|exports|cloud-functions|faces)/(model|domain)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -130,7 +130,8 @@ module.exports = {
       comment: 'A module nothing imports and that imports nothing is dead, unless it is an entry point.',
       from: {
         orphan: true,
-        pathNot: ['\\.d\\.ts$', '(^|/)tsconfig\\.json$', '^bin/', '^functions/journey/client/'],
+        // Entry points: CLIs, the pages' browser scripts, and the face engine's worker thread.
+        pathNot: ['\\.d\\.ts$', '(^|/)tsconfig\\.json$', '^bin/', '^functions/journey/client/', '^lib/local/face-engine-worker\\.mjs$'],
       },
       to: {},
     },

@@ -41,6 +41,12 @@ const StoreConfigSchema = z.object({
    * locally, the S3 stand-in's public endpoint on loopback (S3 is public on AWS, where this is unset).
    */
   CLOUD_FUNCTION_ALLOWED_ORIGINS: z.optional(z.string()),
+  /**
+   * What the Rekognition collections of this deployment's watchlists are named from
+   * (`{prefix}.{tenantId}.{watchlistId}`), for the functions that run the face engine on AWS;
+   * locally the embedded engine is installed instead.
+   */
+  FACE_COLLECTION_PREFIX: z.optional(z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/))),
 });
 
 const ConfigSchema = z.extend(StoreConfigSchema, {

@@ -12,8 +12,17 @@
  * itself. quickjs-emscripten (the cloud function runner's sandbox) reads its WebAssembly file
  * from its package at run time, which a bundle would not carry.
  */
-export const LAYER_PACKAGES = ['@simplewebauthn/server', 're2-wasm', 'quickjs-emscripten'] as const;
+export const LAYER_PACKAGES = ['@simplewebauthn/server', 're2-wasm', 'quickjs-emscripten', '@vladmandic/human'] as const;
 export type LayerPackage = (typeof LAYER_PACKAGES)[number];
+
+/**
+ * Packages a layer carries beside its own, which its package loads without declaring them:
+ * the embedded face model (@vladmandic/human, its models read from its package folder at run
+ * time) loads TensorFlow.js and its WebAssembly backend, whose .wasm files it reads likewise.
+ */
+export const LAYER_COMPANIONS: Partial<Record<LayerPackage, readonly string[]>> = {
+  '@vladmandic/human': ['@tensorflow/tfjs-core', '@tensorflow/tfjs-converter', '@tensorflow/tfjs-backend-wasm'],
+};
 
 /**
  * Powertools Tracer with the X-Ray SDK (about 125 KB minified) stays external too: it is loaded
@@ -29,7 +38,7 @@ export const LAMBDA_BUNDLING = {
   minify: true,
   sourcemap: false,
   mainFields: ['module', 'main'],
-  external: ['@aws-sdk/*', ...LAYER_PACKAGES, TRACER_PACKAGE],
+  external: ['@aws-sdk/*', ...LAYER_PACKAGES, '@tensorflow/*', TRACER_PACKAGE],
   /** ESM bundles still meet CommonJS dependencies that call require(). */
   banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
 };

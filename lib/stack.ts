@@ -21,7 +21,7 @@ import { cloudSecretsKey } from './constructs/cloud-secrets.js';
 import { JourneyFunctions } from './constructs/journey-functions.js';
 import { Operations } from './constructs/operations.js';
 import { PackageLayer } from './constructs/package-layer.js';
-import { LAYER_PACKAGES, TRACER_PACKAGE } from './bundling.js';
+import { LAYER_COMPANIONS, LAYER_PACKAGES, TRACER_PACKAGE } from './bundling.js';
 import type { RouteFunction } from './constructs/route-function.js';
 import { RouteStack, routeGroups } from './constructs/route-stack.js';
 import { ServiceFunction, nagArn } from './constructs/service-function.js';
@@ -404,7 +404,7 @@ export class ArthrStack extends Stack {
 
     // Packages too large for a handler's bundle, shared by the functions that load them.
     const packageLayers = new Map(
-      LAYER_PACKAGES.map((p) => [p, new PackageLayer(this, `Layer${p.replace(/[^A-Za-z0-9]/g, '')}`, { root: REPO_ROOT, packages: [p], description: `${p} and its dependencies, from the repository's lock file` }).layer] as const),
+      LAYER_PACKAGES.map((p) => [p, new PackageLayer(this, `Layer${p.replace(/[^A-Za-z0-9]/g, '')}`, { root: REPO_ROOT, packages: [p, ...(LAYER_COMPANIONS[p] ?? [])], description: `${p} and its dependencies, from the repository's lock file` }).layer] as const),
     );
     const functions = new Map<string, RouteFunction>();
     const routeStacks = new Map<string, RouteStack>();

@@ -1,6 +1,15 @@
-import type { TableAction } from '../http/route.js';
+import type { FaceAction, TableAction } from '../http/route.js';
 import type { ActivityAccess } from './contract.js';
 import { ACCESS, NOT_RUNNABLE, SPECS } from './index.generated.js';
+
+/** What the activity function (or one activity type in it) is granted. */
+export interface ActivityGrants {
+  table: TableAction[];
+  events: boolean;
+  images: string[];
+  cloudFunctions: boolean;
+  faces: FaceAction[];
+}
 
 /**
  * Every user step records where the journey waits (an UpdateItem on the instance) and publishes
@@ -21,12 +30,12 @@ const SESSION_WRITE = { table: ['GetItem', 'PutItem', 'DeleteItem'] } as const s
  * user steps' own. The CDK stack grants exactly this, and the integration suite checks it
  * against what the function used.
  */
-export function activityFunctionAccess(): { table: TableAction[]; events: boolean; images: string[]; cloudFunctions: boolean } {
+export function activityFunctionAccess(): ActivityGrants {
   return union([SESSION_WRITE, USER_STEP_ACCESS, ...Object.values(ACCESS)]);
 }
 
 /** What one activity type needs in the activity function: its module's access, and a user step's. */
-export function activityAccess(type: string): { table: TableAction[]; events: boolean; images: string[]; cloudFunctions: boolean } {
+export function activityAccess(type: string): ActivityGrants {
   const spec = SPECS.find((s) => s.type === type);
   if (!spec || Object.prototype.hasOwnProperty.call(NOT_RUNNABLE, type)) return union([]);
   const own = (ACCESS as Record<string, ActivityAccess | undefined>)[type];
@@ -35,7 +44,7 @@ export function activityAccess(type: string): { table: TableAction[]; events: bo
   return union([...(spec.kind === 'user' ? [SESSION_READ, USER_STEP_ACCESS] : [SESSION_WRITE]), ...(own ? [own] : [])]);
 }
 
-function union(all: ActivityAccess[]): { table: TableAction[]; events: boolean; images: string[]; cloudFunctions: boolean } {
+function union(all: ActivityAccess[]): ActivityGrants {
   const table = new Set<TableAction>(all.flatMap((a) => a.table ?? []));
   const order: TableAction[] = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'];
   return {
@@ -43,5 +52,6 @@ function union(all: ActivityAccess[]): { table: TableAction[]; events: boolean; 
     events: all.some((a) => a.events === 'publish'),
     images: [...new Set(all.flatMap((a) => a.images ?? []))],
     cloudFunctions: all.some((a) => a.cloudFunctions === true),
+    faces: [...new Set(all.flatMap((a) => a.faces ?? []))],
   };
 }

@@ -1,4 +1,5 @@
-import { faceCaptureObjectKey, images } from '../journey/deps.js';
+import { faceCaptureObjectKey, faces as faceEngine, images } from '../journey/deps.js';
+import { judgeQuality, THRESHOLDS, type FaceProblem } from '../faces/quality.js';
 import { faceCaptureCheck, faceImageRecord, inspectFaceImage, type ImageProblem } from '../journey/face-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
 import { renderFaceCapture } from '../journey/screens/face-capture.js';
@@ -10,8 +11,20 @@ export const spec = {
   type: 'CAPTURE_FACE_IMAGE',
   displayName: 'Capture Face Image',
   kind: 'user',
-  description: "Captures the end user's live face image.",
-  inputs: [key('Face Key', 'face1', 'Where the capture and its check are kept.'), stepTimeout],
+  description:
+    "Captures the end user's live face image and judges it by its face: exactly one face, large, frontal, sharp and lit enough, or the page says what to fix and the step waits; then a passive liveness score, which the check records (PASS, REVIEW or FAIL) for the decider.",
+  inputs: [
+    key('Face Key', 'face1', 'Where the capture and its check are kept.'),
+    {
+      name: 'Image Format',
+      type: 'S',
+      required: false,
+      default: 'JPEG',
+      enum: ['JPEG', 'PNG'],
+      description: "The format the page's camera takes the photo in (a chosen file may be either).",
+    },
+    stepTimeout,
+  ],
   rules: [],
   outputs: [
     { name: 'Face captures', variable: '_faces.{Face Key}.captures' },
@@ -22,11 +35,12 @@ export const spec = {
 
 export const aliases = ['captureFaceImageV1'] as const;
 
-const capturePage = (view: StepView<typeof spec>, error?: ImageProblem) =>
+const capturePage = (view: StepView<typeof spec>, error?: ImageProblem | FaceProblem) =>
   renderFaceCapture({
     lang: view.lang,
     action: journeyUrl(view.record, view.capability, view.lang, view.step.activityId, 'face'),
     maxBytes: MAX_FACE_IMAGE_BYTES,
+    format: view.inputs['Image Format'] === 'PNG' ? 'PNG' : 'JPEG',
     ...(error ? { error } : {}),
   });
 
@@ -59,6 +73,12 @@ export const submission: Submission<typeof spec> = {
     if (typeof bytes === 'string') return { page: capturePage(view, bytes) };
     const image = inspectFaceImage(bytes);
     if ('problem' in image) return { page: capturePage(view, image.problem) };
+    // Judged by the face in it: what is wrong with it goes back to the end user to fix, and the
+    // step waits; a usable face is then judged live or not, which the check records.
+    const thresholds = THRESHOLDS[faceEngine.name];
+    const verdict = judgeQuality(await faceEngine.detect({ bytes }), thresholds);
+    if (verdict.problems.length > 0 || !verdict.face) return { page: capturePage(view, verdict.problems[0]) };
+    const liveness = (await faceEngine.liveness({ bytes })).score;
 
     const { record, step } = view;
     const faceKey = view.inputs['Face Key'];
@@ -72,14 +92,25 @@ export const submission: Submission<typeof spec> = {
     // The bytes first: user data never names an image that is not there. An image whose step was
     // completed meanwhile stays under the instance's prefix until its retention ends.
     await images.put(stored.objectKey, bytes, stored.contentType, stored.sha256);
-    const check = faceCaptureCheck(faceKey, step.activityId, stored, now);
+    const check = faceCaptureCheck({
+      faceKey,
+      activityId: step.activityId,
+      image: stored,
+      engine: faceEngine.name,
+      thresholds,
+      face: verdict.face,
+      liveness,
+      now,
+    });
     const { objectKey: _key, kind: _kind, imageKey: _imageKey, ...capture } = stored;
     const faces = (step.state._faces ?? {}) as Record<string, { captures?: unknown[] }>;
     return {
       complete: {
         result: {
           _faces: { [faceKey]: { captures: [...(faces[faceKey]?.captures ?? []), capture] } },
-          _checks: { [faceKey]: { result: check.result, checkType: check.checkType, displayName: check.displayName } },
+          _checks: {
+            [faceKey]: { result: check.result, checkType: check.checkType, displayName: check.displayName, liveness, quality: verdict.face.quality, pose: verdict.face.pose },
+          },
         },
         values: { faceKey, captureId: stored.captureId, format: stored.format, width: stored.width, height: stored.height, bytes: stored.bytes },
         dataKey: faceKey,

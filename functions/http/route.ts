@@ -52,7 +52,22 @@ export interface AwsAccess {
   exports?: readonly ExportAction[];
   /** Cloud secrets: `seal` encrypts a secret's value with the secrets key (KMS Encrypt on AWS). */
   cloudSecrets?: 'seal';
+  /**
+   * The face engine's Rekognition actions (collections only under the deployment's prefix). A
+   * function given DetectFaces also carries the embedded liveness model (its layer).
+   */
+  faces?: readonly FaceAction[];
 }
+
+/** Amazon Rekognition actions the face engine makes (functions/store/face-engine.ts). */
+export type FaceAction =
+  | 'DetectFaces'
+  | 'CompareFaces'
+  | 'CreateCollection'
+  | 'DeleteCollection'
+  | 'IndexFaces'
+  | 'DeleteFaces'
+  | 'SearchFacesByImage';
 
 export type ExportAction = 'SendMessage' | 'Seal' | 'GetObject';
 
@@ -102,7 +117,12 @@ export interface RouteDef<
    * (lib/bundling.ts LAYER_PACKAGES); the bundle benchmark checks the list against what the
    * bundle imports.
    */
-  layerPackages?: readonly ('@simplewebauthn/server' | 're2-wasm')[];
+  layerPackages?: readonly ('@simplewebauthn/server' | 're2-wasm' | '@vladmandic/human')[];
+  /**
+   * The function's size where 256 MB and 10 s do not do (a model loaded in the function): its
+   * memory (which on Lambda also buys CPU) and timeout (at most 29 s, under the HTTP API's 30 s).
+   */
+  lambda?: { memorySize?: number; timeoutSeconds?: number };
 }
 
 /**

@@ -7,6 +7,8 @@ import type { PasscodeStore } from '../identity-store/model.js';
 import type { InstanceImageStore, ProcessInstanceStore, SessionStore } from '../process-manager/model.js';
 import { passcodeStore } from '../store/identity-store.js';
 import { imageStore } from '../store/images.js';
+import { faceEngine } from '../store/face-engine.js';
+import type { FaceEngine } from '../faces/model.js';
 import { objectKeys } from '../store/keys.js';
 import { processInstanceStore } from '../store/process-instances.js';
 import { sessionStore } from '../store/sessions.js';
@@ -19,5 +21,7 @@ export const images: Pick<InstanceImageStore, 'put'> = imageStore;
 export const passcodeLogins: Pick<PasscodeStore, 'getLogin'> = passcodeStore;
 /** Where a face capture's image goes in S3 (always under its tenant and instance). */
 export const faceCaptureObjectKey = objectKeys.faceCapture;
+/** The face engine: Rekognition on AWS, the embedded model locally. */
+export const faces: Pick<FaceEngine, 'name' | 'detect' | 'liveness'> = faceEngine;
 /** The journey's session versions (the execution's state holds only a reference to one). */
 export const sessions: SessionStore = sessionStore;

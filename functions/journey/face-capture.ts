@@ -4,8 +4,10 @@ import { JPG } from 'image-size/types/jpg';
 import { PNG } from 'image-size/types/png';
 import jpeg from 'jpeg-js';
 import { PNG as PngDecoder } from 'pngjs';
-import { GOOD_FACE_IMAGE_SIDE, MAX_FACE_IMAGE_BYTES, MAX_FACE_IMAGE_PIXELS, MIN_FACE_IMAGE_SIDE } from './face-limits.js';
+import { MAX_FACE_IMAGE_BYTES, MAX_FACE_IMAGE_PIXELS, MIN_FACE_IMAGE_SIDE } from './face-limits.js';
 import type { CheckRecord, ImageRecord } from '../process-manager/model.js';
+import type { DetectedFace, FaceEngine } from '../faces/model.js';
+import { livenessResult, type FaceThresholds } from '../faces/quality.js';
 
 /** Why an image was refused; the page words each in the end user's language. */
 export type ImageProblem = 'missing' | 'tooLarge' | 'notAnImage' | 'unreadable' | 'tooSmall';
@@ -137,32 +139,63 @@ export function faceImageRecord(input: {
 }
 
 /**
- * The capture's check. It judges what can be judged from the image itself, honestly named:
- * a usable format and resolution. It does not detect a face or liveness (no model runs here);
- * face matching is a separate activity. PASS from GOOD_FACE_IMAGE_SIDE on the shorter side,
- * REVIEW below it (images below MIN_FACE_IMAGE_SIDE are refused before any check).
+ * The capture's check, from what the face engine saw: the image passed the quality rules before
+ * it got here (one face, large, frontal, sharp and lit enough), so the result is the liveness
+ * judgement: PASS at or above the engine's pass score, FAIL below its fail score, REVIEW between.
+ * `moreinfo` holds the measurements and the thresholds they were judged by, as JSON.
  */
-export function faceCaptureCheck(faceKey: string, activityId: string, image: ImageRecord, now: Date): CheckRecord {
-  const shorter = Math.min(image.width, image.height);
-  const resolution = shorter >= GOOD_FACE_IMAGE_SIDE ? 'PASS' : 'REVIEW';
+export function faceCaptureCheck(input: {
+  faceKey: string;
+  activityId: string;
+  image: ImageRecord;
+  engine: FaceEngine['name'];
+  thresholds: FaceThresholds;
+  face: DetectedFace;
+  liveness: number;
+  now: Date;
+}): CheckRecord {
+  const { image, face, thresholds: t } = input;
+  const liveness = livenessResult(input.liveness, t);
+  const facePixels = Math.round(Math.min(face.box.width * image.width, face.box.height * image.height));
+  const pose = `yaw ${face.pose.yaw}°, pitch ${face.pose.pitch}°, roll ${face.pose.roll}°`;
   return {
-    checkId: faceKey,
-    activityId,
+    checkId: input.faceKey,
+    activityId: input.activityId,
     checkType: 'FACE_CAPTURE',
-    result: resolution,
+    result: liveness,
     displayName: 'Face image capture',
     description:
-      resolution === 'PASS'
-        ? `A ${image.format} image of ${image.width}×${image.height} pixels was captured.`
-        : `A ${image.format} image of ${image.width}×${image.height} pixels was captured; its shorter side is under ${GOOD_FACE_IMAGE_SIDE} pixels, so it needs a person to review it.`,
-    checkedAt: now.toISOString(),
-    reports: [
-      { name: 'format', result: 'PASS', description: `${image.format}, ${image.bytes} bytes, checked by its content.` },
-      {
-        name: 'resolution',
-        result: resolution,
-        description: `${image.width}×${image.height} pixels; ${GOOD_FACE_IMAGE_SIDE} or more on the shorter side passes.`,
+      liveness === 'PASS'
+        ? `One face was found, usable and judged live (liveness ${input.liveness}).`
+        : liveness === 'FAIL'
+          ? `One usable face was found, but it was judged a presentation attack such as a printed photo or a screen (liveness ${input.liveness}, below ${t.liveness.fail}).`
+          : `One usable face was found; its liveness (${input.liveness}) is between ${t.liveness.fail} and ${t.liveness.pass}, so it needs a person to review it.`,
+    moreinfo: JSON.stringify({
+      engine: input.engine,
+      faceCount: 1,
+      face: { box: face.box, pixels: facePixels, confidence: face.confidence, pose: face.pose, quality: face.quality },
+      liveness: { score: input.liveness, result: liveness, pass: t.liveness.pass, fail: t.liveness.fail },
+      thresholds: {
+        minFacePixels: t.minFacePixels,
+        minFaceShare: t.minFaceShare,
+        maxYaw: t.maxYaw,
+        maxPitch: t.maxPitch,
+        maxRoll: t.maxRoll,
+        minSharpness: t.minSharpness,
+        brightness: [t.minBrightness, t.maxBrightness],
       },
+    }),
+    checkedAt: input.now.toISOString(),
+    reports: [
+      { name: 'format', result: 'PASS', description: `${image.format}, ${image.width}×${image.height} pixels, ${image.bytes} bytes, checked by its content.` },
+      { name: 'face', result: 'PASS', description: `Exactly one face, ${facePixels} pixels across (${t.minFacePixels} or more passes).` },
+      { name: 'pose', result: 'PASS', description: `${pose}; within ${t.maxYaw}°, ${t.maxPitch}° and ${t.maxRoll}°.` },
+      {
+        name: 'quality',
+        result: 'PASS',
+        description: `Sharpness ${face.quality.sharpness} (${t.minSharpness} or more), brightness ${face.quality.brightness} (${t.minBrightness} to ${t.maxBrightness}).`,
+      },
+      { name: 'liveness', result: liveness, description: `Passive liveness ${input.liveness}: ${t.liveness.pass} or more passes, under ${t.liveness.fail} fails.` },
     ],
   };
 }

@@ -7,8 +7,6 @@
 export const MAX_FACE_IMAGE_BYTES = 3 * 1024 * 1024;
 /** Below this on its shorter side an image cannot show a face well enough to check: refused. */
 export const MIN_FACE_IMAGE_SIDE = 240;
-/** From here on its shorter side a capture passes; between the two it goes to review. */
-export const GOOD_FACE_IMAGE_SIDE = 480;
 /**
  * The largest image decoded, in pixels (a phone's 48 MP photo is larger, but the page scales a
  * chosen file down before it sends it): a header may claim any size, and decoding what it claims

@@ -81,7 +81,12 @@ export const journeyRoutes = {
       413: page("Too large: the body is over the route's limit, or what it holds would make the journey's session larger than 192 KiB (SESSION_TOO_LARGE); the step keeps waiting."),
       503: page('Step Functions throttled or did not confirm the hand-over (SERVICE_UNAVAILABLE, with Retry-After): the step still waits; sending again completes it.'),
     },
-    aws: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], stateMachines: 'sendTask', images: ['PutObject'] },
+    aws: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], stateMachines: 'sendTask', images: ['PutObject'], faces: ['DetectFaces'] },
+    // The embedded liveness model (Rekognition has no single-image liveness).
+    layerPackages: ['@vladmandic/human'],
+    // Its models loaded at a cold start, and an inference, want more than a route's usual size
+    // (`npm run bench` prints the memory the model needs).
+    lambda: { memorySize: 1024, timeoutSeconds: 29 },
   }),
   submitPasscodeStep: defineRoute({
     operationId: 'submitPasscodeStep',

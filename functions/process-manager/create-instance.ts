@@ -11,7 +11,8 @@ import {
 } from './instances.js';
 import { ProcessTokenNotFoundError } from './tokens.js';
 import { DefinitionNotActiveError, statusOf } from './definitions.js';
-import type { DefinitionStore, Orchestrator, ProcessInstanceStore, ProcessTokenStore } from './model.js';
+import type { DefinitionStore, InstanceImageStore, Orchestrator, ProcessInstanceStore, ProcessTokenStore } from './model.js';
+import { faceUploadSlot, faceUploadTicket, type FaceUploadKey, type FaceUploadSlot, type FaceUploadTicket } from './face-uploads.js';
 import { changeStatus, type StatusDeps } from './status.js';
 import { log } from '../http/log.js';
 import { stateFor } from '../shared/session-state.js';
@@ -35,6 +36,9 @@ export interface CreateInstanceDeps extends StatusDeps {
   tokens: Pick<ProcessTokenStore, 'get'>;
   instances: Pick<ProcessInstanceStore, 'getIdempotent' | 'createWithToken' | 'get' | 'setStatus'>;
   orchestrator: () => Promise<Orchestrator>;
+  /** Pre-signs the uploads a token's `processInstanceInit.externalSources.faceUploads` asks for. */
+  uploads: Pick<InstanceImageStore, 'uploadUrl'>;
+  faceUploadKey: FaceUploadKey;
 }
 
 export function idempotencyKeyOf(headers: IncomingHttpHeaders | Record<string, string | undefined>): string | undefined {
@@ -57,6 +61,8 @@ export function idempotencyKeyOf(headers: IncomingHttpHeaders | Record<string, s
 export interface InstanceCreated {
   redirectUrl: string;
   processInstanceId: string;
+  /** One upload per image key of the token's `processInstanceInit.externalSources.faceUploads`. */
+  externalSources?: { faceUploads: Record<string, FaceUploadTicket> };
 }
 
 export async function createInstance(d: CreateInstanceDeps, input: CreateInstanceInput): Promise<{ status: 201; body: InstanceCreated }> {
@@ -93,8 +99,20 @@ export async function createInstance(d: CreateInstanceDeps, input: CreateInstanc
     now,
     ...(input.extraParameters ? { extraParameters: input.extraParameters } : {}),
   });
-  const body = { redirectUrl: redirectUrl(input.origin, record, capability), processInstanceId: record.id };
-  const session = initialSession(record);
+  // An upload slot per image key the token names, each with a URL pre-signed for it alone.
+  const requested = Object.entries(token.processInstanceInit?.externalSources.faceUploads ?? {});
+  const slots: Record<string, FaceUploadSlot> = {};
+  const tickets: Record<string, FaceUploadTicket> = {};
+  for (const [imageKey, { imageFormat }] of requested) {
+    slots[imageKey] = faceUploadSlot(d.faceUploadKey, tenantId, record.id, imageKey, imageFormat);
+    tickets[imageKey] = await faceUploadTicket(d.uploads, tenantId, record.id, slots[imageKey]);
+  }
+  const body: InstanceCreated = {
+    redirectUrl: redirectUrl(input.origin, record, capability),
+    processInstanceId: record.id,
+    ...(requested.length > 0 ? { externalSources: { faceUploads: tickets } } : {}),
+  };
+  const session = initialSession(record, requested.length > 0 ? { faceUploads: slots } : undefined);
   // A definition published with its `sessionKeep` runs on a reference to the session, stored as
   // version 0 with the instance; one published before gets the whole session as its input.
   const keep = definition.sessionKeep;
@@ -102,7 +120,7 @@ export async function createInstance(d: CreateInstanceDeps, input: CreateInstanc
     record,
     token,
     now,
-    input.idempotencyKey ? { key: input.idempotencyKey, result: { fingerprint, status: 201, body } } : undefined,
+    input.idempotencyKey ? { key: input.idempotencyKey, result: { fingerprint, status: 201, body: { ...body } } } : undefined,
     keep ? session : undefined,
   );
   if (created.outcome === 'tokenRefused') {

@@ -27,6 +27,26 @@ export const InstanceCreatedSchema = z.withMeta(
       description: 'Send the end user here (append &lang=<ISO code> to choose the language). It carries a capability for this instance only.',
     }),
     processInstanceId: z.string(),
+    externalSources: z.optional(
+      z.withMeta(
+        z.object({
+          faceUploads: z.record(
+            z.string(),
+            z.object({
+              imageFormat: z.enum(['JPEG', 'PNG']),
+              captureKey: z.string(),
+              uploadUrl: z.withMeta(z.string(), {
+                description: 'A pre-signed S3 PUT for this instance and image key only, good for 15 minutes. Images over 5 MB are not used.',
+              }),
+              uploadHeaders: z.withMeta(z.record(z.string(), z.string()), {
+                description: 'Send these headers with the PUT exactly as given (the signature covers the Content-Type).',
+              }),
+            }),
+          ),
+        }),
+        { description: "Present when the process token has processInstanceInit: one upload per image key." },
+      ),
+    ),
   }),
   { id: 'ProcessInstanceCreated' },
 );

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { apiError, ConflictError } from '../errors.js';
+import type { FaceUploadSlot } from './face-uploads.js';
 import type { InstanceView, ProcessDefinitionRecord, ProcessInstanceRecord, ProcessInstanceStore, ProcessTokenRecord } from './model.js';
 import { firstReconcileAt } from './reconcile-schedule.js';
 
@@ -92,8 +93,10 @@ export function redirectUrl(origin: string, record: ProcessInstanceRecord, capab
 }
 
 /** The execution's input: the session data the compiled state machine works on. */
-export function initialSession(record: ProcessInstanceRecord) {
+export function initialSession(record: ProcessInstanceRecord, externalSources?: { faceUploads: Record<string, FaceUploadSlot> }) {
   return {
+    // Where the face images uploaded from outside go (face-uploads.ts), for the face match step.
+    ...(externalSources ? { _externalSources: externalSources } : {}),
     instance: {
       tenantId: record.tenantId,
       processInstanceId: record.id,

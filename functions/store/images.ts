@@ -2,7 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { getStoreConfig } from '../config.js';
 import type { InstanceImageStore } from '../process-manager/model.js';
 import { objectKeys } from './keys.js';
-import { presignGet } from './presign.js';
+import { presignGet, presignPut } from './presign.js';
 import { traced } from '../observability/tracer.js';
 
 export interface S3 {
@@ -54,12 +54,22 @@ export const imageStore: InstanceImageStore = {
 
   /** An instance's image, read only through the instance's own prefix; undefined when absent. */
   async get(tenantId, processInstanceId, objectKey) {
+    const bytes = await imageStore.getAtMost(tenantId, processInstanceId, objectKey, Number.MAX_SAFE_INTEGER);
+    return bytes === 'tooLarge' ? undefined : bytes;
+  },
+
+  async getAtMost(tenantId, processInstanceId, objectKey, maxBytes) {
     if (!objectKey.startsWith(objectKeys.instancePrefix(tenantId, processInstanceId))) {
       throw new Error('an image key outside its instance');
     }
     const { client, bucket, commands } = await s3();
     try {
       const out = await client.send(new commands.GetObjectCommand({ Bucket: bucket, Key: objectKey }));
+      if ((out.ContentLength ?? 0) > maxBytes) {
+        // An upload past the limit is not read: its body is dropped unread.
+        (out.Body as { destroy?: () => void } | undefined)?.destroy?.();
+        return 'tooLarge';
+      }
       return Buffer.from(await out.Body!.transformToByteArray());
     } catch (err) {
       if (err instanceof Error && err.name === 'NoSuchKey') return undefined;
@@ -74,6 +84,15 @@ export const imageStore: InstanceImageStore = {
     }
     const { client, bucket } = await s3();
     return presignGet(client, bucket, objectKey, { expiresIn });
+  },
+
+  /** A pre-signed PUT of an image, only under the instance's own prefix, signed with its Content-Type. */
+  async uploadUrl(tenantId, processInstanceId, objectKey, contentType, expiresIn) {
+    if (!objectKey.startsWith(objectKeys.instancePrefix(tenantId, processInstanceId))) {
+      throw new Error('an image key outside its instance');
+    }
+    const { client, bucket } = await s3();
+    return presignPut(client, bucket, objectKey, { expiresIn, contentType });
   },
 
   /** Deletes everything an instance stored (its retention ended). Returns how many objects went. */

@@ -304,6 +304,10 @@ export const objectKeys = {
   faceCapture(tenantId: string, id: string, faceKey: string, captureId: string, extension: 'jpg' | 'png'): string {
     return `${objectKeys.instancePrefix(tenantId, id)}faces/${encoded(faceKey)}/${safeSegment(captureId)}.${extension}`;
   },
+  /** A face image uploaded from outside the journey (processInstanceInit.externalSources.faceUploads). */
+  faceUpload(tenantId: string, id: string, imageKey: string, captureKey: string, extension: 'jpg' | 'png'): string {
+    return `${objectKeys.instancePrefix(tenantId, id)}uploads/${encoded(imageKey)}/${safeSegment(captureKey)}.${extension}`;
+  },
   /** An export's file in the exports bucket: `tenants/{tenantId}/exports/{exportId}/{file}`. */
   exportObject(tenantId: string, exportId: string, file: string): string {
     tenantPrefix(tenantId);

@@ -38,3 +38,21 @@ export async function presignGet(
     { expiresIn: opts.expiresIn },
   );
 }
+
+/**
+ * A pre-signed PUT of one object, good for `expiresIn` seconds, with `Content-Type` among the
+ * signed headers: the upload must send the headers returned, or S3 refuses its signature.
+ */
+export async function presignPut(
+  own: S3Client,
+  bucket: string,
+  key: string,
+  opts: { expiresIn: number; contentType: string },
+): Promise<{ url: string; headers: Record<string, string> }> {
+  const [{ PutObjectCommand }, { getSignedUrl }] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]);
+  const url = await getSignedUrl(await presignClient(own), new PutObjectCommand({ Bucket: bucket, Key: key, ContentType: opts.contentType }), {
+    expiresIn: opts.expiresIn,
+    signableHeaders: new Set(['content-type']),
+  });
+  return { url, headers: { 'Content-Type': opts.contentType } };
+}

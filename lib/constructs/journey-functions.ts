@@ -12,6 +12,7 @@ import { ServiceFunction, nagArn } from './service-function.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
 import { cloudSecretsEnvironment, cloudSecretStatement } from './cloud-secrets.js';
+import { acknowledgeFaceStatements, faceStatements, facesEnvironment } from './faces.js';
 
 /** The terminal statuses of a Step Functions execution, as its EventBridge events spell them. */
 export const TERMINAL_EXECUTION_STATUSES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] as const;
@@ -104,6 +105,7 @@ export class JourneyFunctions extends Construct {
       environment: {
         ...props.environment,
         ...(access.cloudFunctions ? { CLOUD_FUNCTION_RUNNER: this.cloudFunctionRunner.function.functionArn, ...cloudSecretsEnvironment(props.cloudSecretsKey) } : {}),
+        ...facesEnvironment(props.namePrefix, access.faces),
       },
       reservedConcurrency: props.activityConcurrency,
       policyName: 'activities',
@@ -124,8 +126,10 @@ export class JourneyFunctions extends Construct {
               cloudSecretStatement('unseal', props.cloudSecretsKey),
             ]
           : []),
+        ...faceStatements(access.faces, stack, props.namePrefix),
       ],
     });
+    if (access.faces.length > 0) acknowledgeFaceStatements(this.activities.role, access.faces, stack, props.namePrefix);
 
     // --- Execution ends. EventBridge invokes the function asynchronously: EventBridge retries a
     // failed delivery (throttling), Lambda retries a failed run; whatever neither could finish

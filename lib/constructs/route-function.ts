@@ -8,6 +8,7 @@ import { RATE_PARTITION } from '../../functions/store/keys.js';
 import { acknowledgeImageObjects, imageStatements, type ImagesAccess } from './images.js';
 import { acknowledgeExportObjects, exportsEnvironment, exportStatements, type ExportsAccess } from './exports.js';
 import { cloudSecretsEnvironment, cloudSecretStatement } from './cloud-secrets.js';
+import { acknowledgeFaceStatements, faceStatements, facesEnvironment } from './faces.js';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { ServiceFunction, nagArn } from './service-function.js';
 
@@ -62,8 +63,8 @@ export class RouteFunction extends ServiceFunction {
       description: `${route.method} ${route.path}: ${route.summary}`,
       repoRoot: props.repoRoot,
       entry: route.handler,
-      memorySize: 256,
-      timeout: Duration.seconds(10),
+      memorySize: route.lambda?.memorySize ?? 256,
+      timeout: Duration.seconds(route.lambda?.timeoutSeconds ?? 10),
       // Only the functions that touch images learn the bucket's name.
       environment: {
         ...props.environment,
@@ -71,6 +72,7 @@ export class RouteFunction extends ServiceFunction {
         // Only the functions that start or read exports learn where they are.
         ...(access.exports?.length ? exportsEnvironment(props.exports) : {}),
         ...(access.cloudSecrets ? cloudSecretsEnvironment(props.cloudSecretsKey) : {}),
+        ...facesEnvironment(props.namePrefix, access.faces ?? []),
       },
       policyName: route.operationId,
       roleDescription: `Runs ${route.operationId} (${route.method} ${route.path})`,
@@ -93,6 +95,7 @@ export class RouteFunction extends ServiceFunction {
     }
     if (access.images?.some((a) => a !== 'ListBucket')) acknowledgeImageObjects(this.role, props.images.bucket);
     if (access.exports?.includes('GetObject')) acknowledgeExportObjects(this.role, props.exports.bucket);
+    if (access.faces?.length) acknowledgeFaceStatements(this.role, access.faces, stack, props.namePrefix);
   }
 }
 
@@ -178,6 +181,7 @@ function routeStatements(props: RouteFunctionProps, stack: Stack): iam.PolicySta
   if (access.images?.length) statements.push(...imageStatements(access.images, props.images, stack));
   if (access.exports?.length) statements.push(...exportStatements(access.exports, props.exports, stack));
   if (access.cloudSecrets) statements.push(cloudSecretStatement(access.cloudSecrets, props.cloudSecretsKey));
+  if (access.faces?.length) statements.push(...faceStatements(access.faces, stack, props.namePrefix));
   return statements;
 }
 

@@ -35,6 +35,8 @@ import { exportObjects, exportsS3 } from '../../functions/store/exports.js';
 import { installExportQueue } from '../../functions/store/export-queue.js';
 import { installFunctionRunner } from '../../functions/store/function-runner.js';
 import { startCloudFunctionRunner } from './cloud-function-runner.js';
+import { installFaceEngine } from '../../functions/store/face-engine.js';
+import { startLocalFaceEngine } from './face-engine.js';
 import { secretSealer } from '../../functions/store/sealer.js';
 import { secretSealer as cloudSecretSealer } from '../../functions/cloud-functions/deps.js';
 import { localExportQueue } from './exports.js';
@@ -157,6 +159,9 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     // Cloud functions run in a child process of their own (the sandbox), as in the runner Lambda on AWS.
     const functionRunner = startCloudFunctionRunner();
     installFunctionRunner(functionRunner);
+    // Faces: the embedded model in a worker thread stands for Rekognition (its watchlists in a file).
+    const faceEngine = startLocalFaceEngine({ collectionsFile: join(localDir, 'face-collections.json') });
+    installFaceEngine(faceEngine);
     // Export jobs run in process, as the SQS-fed worker runs them on AWS.
     const exportJobs = localExportQueue();
     installExportQueue(exportJobs);
@@ -178,12 +183,22 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       recordS3Calls((await exportsS3()).client, { [localS3.exportsBucket]: 'exports' });
       // What makes no call locally counts as the AWS action it stands for: a pre-signed URL is
       // a GetObject made with the signer's rights, the sealer is KMS, the local queue is SQS.
-      recordMethods(imageStore, { url: 's3:GetObject' });
+      recordMethods(imageStore, { url: 's3:GetObject', uploadUrl: 's3:PutObject' });
       recordMethods(exportObjects, { url: 's3:GetObject (exports)' });
       recordMethods(secretSealer, { seal: 'kms:Encrypt', unseal: 'kms:Decrypt' });
       recordMethods(cloudSecretSealer, { seal: 'kms:Encrypt (secrets)', unseal: 'kms:Decrypt (secrets)' });
       recordMethods(exportJobs, { enqueue: 'sqs:SendMessage' });
       recordMethods(functionRunner, { run: 'lambda:InvokeFunction' });
+      // Liveness is the embedded model on AWS too: no AWS call.
+      recordMethods(faceEngine, {
+        detect: 'rekognition:DetectFaces',
+        compare: 'rekognition:CompareFaces',
+        createWatchlist: 'rekognition:CreateCollection',
+        deleteWatchlist: 'rekognition:DeleteCollection',
+        addMember: 'rekognition:IndexFaces',
+        removeMember: 'rekognition:DeleteFaces',
+        search: 'rekognition:SearchFacesByImage',
+      });
       recordMethods(orchestrator, {
         publishStateMachine: 'states:CreateStateMachine',
         startExecution: 'states:StartExecution',
@@ -265,6 +280,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
         await orchestrator.settle();
         await sweeper.stop();
         await functionRunner.stop();
+        await faceEngine.stop();
         admin.destroy();
         if (usageFile) writeUsage(usageFile);
         await dynamo.stop();

@@ -1,14 +1,61 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { decodeRgb } from '../../functions/store/face-image.js';
 
 /** Debian's Chromium (apt-get install chromium), or CHROMIUM_PATH. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SHOTS = resolve(import.meta.dirname, '../../test-results/screenshots');
 export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
-/** A headless Chromium for the journey pages, with the fake camera. */
-export async function launchChromium(): Promise<Browser> {
+/** What the fake camera shows unless a test says otherwise: a face (test/fixtures/faces/README.md). */
+export const CAMERA_FACE = resolve(import.meta.dirname, '../fixtures/face-640x480.jpg');
+
+/**
+ * A Y4M video (what Chromium's `--use-file-for-fake-video-capture` plays, looping) of one still
+ * image: its pixels in 4:2:0 YUV (BT.601), as one frame.
+ */
+export function stillVideo(imagePath: string): string {
+  const image = decodeRgb(readFileSync(imagePath), 4096);
+  const w = image.width & ~1;
+  const h = image.height & ~1;
+  const y = Buffer.alloc(w * h);
+  const u = Buffer.alloc((w / 2) * (h / 2));
+  const v = Buffer.alloc((w / 2) * (h / 2));
+  const px = (x: number, yy: number) => {
+    const i = (yy * image.width + x) * 3;
+    return [image.data[i]!, image.data[i + 1]!, image.data[i + 2]!] as const;
+  };
+  for (let row = 0; row < h; row++) {
+    for (let col = 0; col < w; col++) {
+      const [r, g, b] = px(col, row);
+      y[row * w + col] = Math.round(16 + 0.257 * r + 0.504 * g + 0.098 * b);
+    }
+  }
+  for (let row = 0; row < h; row += 2) {
+    for (let col = 0; col < w; col += 2) {
+      let r = 0;
+      let g = 0;
+      let b = 0;
+      for (const [dx, dy] of [[0, 0], [1, 0], [0, 1], [1, 1]] as const) {
+        const [pr, pg, pb] = px(col + dx, row + dy);
+        r += pr / 4;
+        g += pg / 4;
+        b += pb / 4;
+      }
+      const i = (row / 2) * (w / 2) + col / 2;
+      u[i] = Math.round(128 - 0.148 * r - 0.291 * g + 0.439 * b);
+      v[i] = Math.round(128 + 0.439 * r - 0.368 * g - 0.071 * b);
+    }
+  }
+  mkdirSync(SHOTS, { recursive: true });
+  const out = resolve(SHOTS, `../${imagePath.replace(/^.*\//, '').replace(/\.[a-z]+$/, '')}.y4m`);
+  writeFileSync(out, Buffer.concat([Buffer.from(`YUV4MPEG2 W${w} H${h} F30:1 Ip A1:1 C420jpeg\nFRAME\n`, 'latin1'), y, u, v]));
+  return out;
+}
+
+/** A headless Chromium for the journey pages, with the fake camera showing `cameraImage` (a face by default). */
+export async function launchChromium(cameraImage: string = CAMERA_FACE): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium is needed at ${CHROMIUM} (apt-get install chromium), or set CHROMIUM_PATH`);
   mkdirSync(SHOTS, { recursive: true });
   return chromium.launch({
@@ -25,6 +72,7 @@ export async function launchChromium(): Promise<Browser> {
       '--disable-sync',
       '--use-fake-device-for-media-stream',
       '--use-fake-ui-for-media-stream',
+      `--use-file-for-fake-video-capture=${stillVideo(cameraImage)}`,
     ],
   });
 }

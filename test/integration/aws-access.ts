@@ -27,6 +27,7 @@ export function grantedActions(): Map<string, Set<string>> {
     for (const i of r.aws.images ?? []) a.add(`s3:${i}`);
     for (const e of r.aws.exports ?? []) a.add({ SendMessage: 'sqs:SendMessage', Seal: 'kms:Encrypt', GetObject: 's3:GetObject (exports)' }[e]);
     if (r.aws.cloudSecrets === 'seal') a.add('kms:Encrypt (secrets)');
+    for (const f of r.aws.faces ?? []) a.add(`rekognition:${f}`);
     out.set(r.operationId, a);
   }
   const actions = (a: ReturnType<typeof activityFunctionAccess>) =>
@@ -36,6 +37,7 @@ export function grantedActions(): Map<string, Set<string>> {
       ...a.images.map((i) => `s3:${i}`),
       // Running a tenant's function: the runner Lambda, and the secrets the step gives it.
       ...(a.cloudFunctions ? ['lambda:InvokeFunction', 'kms:Decrypt (secrets)'] : []),
+      ...a.faces.map((f) => `rekognition:${f}`),
     ]);
   out.set('activities', actions(activityFunctionAccess()));
   // Each activity module is held to its own declaration (those with none, the decider and the

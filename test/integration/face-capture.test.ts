@@ -6,6 +6,7 @@ import * as zip from '@zip.js/zip.js';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { MAX_FACE_IMAGE_BYTES } from '../../functions/journey/face-limits.js';
 import { adminToken, call, expireItem, finalStatus, issueToken, multipart, pageUntil } from './client.js';
+import { blurred, face, lit } from '../support/face-images.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures');
 const FACE = readFileSync(join(FIXTURES, 'face-640x480.jpg'));
@@ -123,9 +124,12 @@ describe('the Capture Face Image step', () => {
     expect(checks.json).toEqual([
       expect.objectContaining({ checkId: 'face', activityId: 'captureFace', checkType: 'FACE_CAPTURE', result: 'PASS', displayName: 'Face image capture' }),
     ]);
-    expect(checks.json[0].description).toContain('640×480');
-    expect(checks.json[0]).not.toHaveProperty('moreinfo');
-    expect(checks.json[0].reports.map((r: { name: string }) => r.name)).toEqual(['format', 'resolution']);
+    expect(checks.json[0].reports[0].description).toContain('640×480');
+    expect(checks.json[0].reports.map((r: { name: string }) => r.name)).toEqual(['format', 'face', 'pose', 'quality', 'liveness']);
+    // What the engine measured, and the thresholds it was judged by.
+    const more = JSON.parse(checks.json[0].moreinfo);
+    expect(more).toMatchObject({ engine: 'embedded', faceCount: 1, liveness: { result: 'PASS' } });
+    expect(more.face.pixels).toBeGreaterThan(200);
     for (const r of checks.json[0].reports) expect(r).not.toHaveProperty('reportType');
     expect(data.json.checks).toEqual(checks.json);
 
@@ -148,13 +152,28 @@ describe('the Capture Face Image step', () => {
     expect(archivedJson.images[0].objectKey).toBeUndefined();
   });
 
-  it('sends a low-resolution capture to REVIEW through the decider', async () => {
+  it('refuses a photo without exactly one usable face, saying what to fix in the end user language, and the step waits', async () => {
     const j = await atFaceStep();
+    const cases: [string, Buffer, string, string][] = [
+      ['a landscape', face('no-face-landscape.jpg'), 'No face could be found', 'Im Foto wurde kein Gesicht gefunden'],
+      ['a cat', face('no-face-cat.png'), 'No face could be found', 'Im Foto wurde kein Gesicht gefunden'],
+      ['two people', face('two-faces-bar55.jpg'), 'More than one face', 'mehr als ein Gesicht'],
+      ['a dark room', lit('person-a-1.jpg', 0.35), 'too dark', 'zu dunkel'],
+      ['a shaken camera', blurred('person-a-1.jpg', 12), 'blurred', 'unscharf'],
+    ];
+    for (const [what, bytes, english, german] of cases) {
+      const res = await call('POST', j.face, multipart(bytes, { name: 'me.jpg', type: 'image/jpeg' }));
+      expect(res.status, what).toBe(400);
+      expect(res.text, what).toContain(english);
+      const de = await call('POST', j.face.replace('lang=en', 'lang=de'), multipart(bytes, { name: 'me.jpg', type: 'image/jpeg' }));
+      expect(de.status, what).toBe(400);
+      expect(de.text, what).toContain(german);
+    }
+    expect(await objectsOf(j.id)).toEqual([]);
+    expect((await call('GET', `/api/process-manager/processInstances/${j.id}`, { token })).json.status).toBe('ACTIVE');
+    // The step still waits: a usable photo completes it.
     expect((await call('POST', j.face, multipart(LOW_RES, { name: 'me.png', type: 'image/png' }))).status).toBe(303);
-    expect(await finalStatus(j.id, token)).toBe('REVIEW');
-    const checks = await userdata(j, 'userdata/checks');
-    expect(checks.json[0]).toMatchObject({ result: 'REVIEW' });
-    expect(checks.json[0].reports).toContainEqual(expect.objectContaining({ name: 'resolution', result: 'REVIEW' }));
+    expect(await finalStatus(j.id, token)).toBe('COMPLETED_ENDED_SUCCESS');
   });
 
   it('refuses what is not a usable image, by its bytes, with the page again, and loses nothing', async () => {
@@ -185,8 +204,8 @@ describe('the Capture Face Image step', () => {
     const edge = await call('POST', j.face, multipart(jpegOfSize(MAX_FACE_IMAGE_BYTES)));
     expect(edge.status).toBe(303);
     const j2 = await atFaceStep();
-    expect((await call('POST', j2.face, multipart(jpegSized(320, 240)))).status).toBe(303);
-    expect(await finalStatus(j2.id, token)).toBe('REVIEW');
+    expect((await call('POST', j2.face, multipart(LOW_RES, { name: 'me.png', type: 'image/png' }))).status).toBe(303);
+    expect(await finalStatus(j2.id, token)).toBe('COMPLETED_ENDED_SUCCESS');
   });
 
   it('refuses a non-multipart body, a wrong link, the wrong step and a second capture, and answers the same capture sent again as the first', async () => {

@@ -4,6 +4,7 @@ import { crc32 } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { faceCaptureCheck, faceImageRecord, inspectFaceImage } from '../../functions/journey/face-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from '../../functions/journey/face-limits.js';
+import { THRESHOLDS } from '../../functions/faces/quality.js';
 import { keys, objectKeys } from '../../functions/store/keys.js';
 import { imageStore } from '../../functions/store/images.js';
 import { expiredInstance, handler as expiredHandler } from '../../functions/userdata/on-instance-expired.js';
@@ -84,15 +85,26 @@ describe('faceCaptureCheck', () => {
       now: new Date('2026-11-22T00:00:00Z'),
     });
 
-  it('passes from 480 pixels on the shorter side and sends less to review', () => {
-    expect(faceCaptureCheck('face', 'captureFace', record(640, 480), new Date()).result).toBe('PASS');
-    expect(faceCaptureCheck('face', 'captureFace', record(479, 640), new Date()).result).toBe('REVIEW');
-    const check = faceCaptureCheck('face', 'captureFace', record(320, 240), new Date());
-    expect(check.reports).toEqual([
-      expect.objectContaining({ name: 'format', result: 'PASS' }),
-      expect.objectContaining({ name: 'resolution', result: 'REVIEW' }),
+  const face = { box: { left: 0.3, top: 0.2, width: 0.4, height: 0.5 }, confidence: 0.9, pose: { yaw: 2, pitch: 5, roll: -1 }, quality: { brightness: 50, sharpness: 97 } };
+  const check = (liveness: number) =>
+    faceCaptureCheck({ faceKey: 'face', activityId: 'captureFace', image: record(640, 480), engine: 'embedded', thresholds: THRESHOLDS.embedded, face, liveness, now: new Date() });
+
+  it('is judged by liveness against the engine band, with the measurements and thresholds in moreinfo', () => {
+    const t = THRESHOLDS.embedded.liveness;
+    expect(check(t.pass).result).toBe('PASS');
+    expect(check(t.fail).result).toBe('REVIEW');
+    expect(check(t.fail - 0.01).result).toBe('FAIL');
+    const passed = check(0.9);
+    expect(passed.reports.map((r) => [r.name, r.result])).toEqual([
+      ['format', 'PASS'],
+      ['face', 'PASS'],
+      ['pose', 'PASS'],
+      ['quality', 'PASS'],
+      ['liveness', 'PASS'],
     ]);
-    expect(check.moreinfo).toBeUndefined();
+    const more = JSON.parse(passed.moreinfo!);
+    expect(more).toMatchObject({ engine: 'embedded', faceCount: 1, face: { pixels: 240, pose: face.pose, quality: face.quality }, liveness: { score: 0.9, result: 'PASS' } });
+    expect(more.thresholds.maxYaw).toBe(THRESHOLDS.embedded.maxYaw);
   });
 
   it('records the digest of the bytes and an object key under the tenant and instance', () => {

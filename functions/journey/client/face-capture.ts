@@ -2,7 +2,7 @@
  * The face capture page's script, bundled for the browser into assets.generated.ts (`npm run
  * build:assets`). It is an enhancement: without it the page is a file upload that still works.
  * With it, the page offers the camera (getUserMedia, front camera); the photo taken is drawn to
- * a canvas, encoded as a JPEG of at most 1280 px, and put into the form's file field, so the
+ * a canvas, encoded in the step's Image Format (JPEG by default) of at most 1280 px, and put into the form's file field, so the
  * same form post sends it. A chosen file is re-encoded the same way on the device, which keeps
  * it under the size limit and drops its metadata (location included) before it is sent.
  */
@@ -20,6 +20,7 @@ if (form) {
   const retake = byId<HTMLButtonElement>('face-retake');
   const status = byId<HTMLElement>('face-status');
   const maxBytes = Number(form.dataset.maxBytes);
+  const type = form.dataset.format === 'PNG' ? 'image/png' : 'image/jpeg';
   const canPlaceFile = typeof DataTransfer === 'function';
   let stream: MediaStream | null = null;
   const show = (el: HTMLElement, on: boolean) => {
@@ -36,11 +37,11 @@ if (form) {
     canvas.width = Math.round(width * scale);
     canvas.height = Math.round(height * scale);
     canvas.getContext('2d')!.drawImage(source, 0, 0, canvas.width, canvas.height);
-    return new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/jpeg', 0.9));
+    return new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, type, 0.9));
   };
   const placeFile = (blob: Blob) => {
     const dt = new DataTransfer();
-    dt.items.add(new File([blob], 'face.jpg', { type: 'image/jpeg' }));
+    dt.items.add(new File([blob], type === 'image/png' ? 'face.png' : 'face.jpg', { type }));
     input.files = dt.files;
   };
 

@@ -6,7 +6,7 @@ import { messages, type Language, type Messages } from '../messages/index.js';
  * front camera on phones); with script, the page also offers the camera in the page: the
  * photo taken goes into the same file field, so one form post carries either.
  */
-export function renderFaceCapture(input: { lang: Language; action: string; maxBytes: number; error?: string }): string {
+export function renderFaceCapture(input: { lang: Language; action: string; maxBytes: number; format?: 'JPEG' | 'PNG'; error?: string }): string {
   const { lang, error } = input;
   const s = messages(lang);
   // `error` is an ImageProblem (face-capture.ts); one without a message of its own reads as unreadable.
@@ -17,7 +17,7 @@ export function renderFaceCapture(input: { lang: Language; action: string; maxBy
     title: s.faceTitle,
     scripts: ['/journey/assets/face-capture.js'],
     body: `<h1>${escapeHtml(s.faceTitle)}</h1><p class="sub">${escapeHtml(s.faceText)}</p>
-<form method="post" action="${escapeHtml(input.action)}" enctype="multipart/form-data" id="face-form" data-max-bytes="${input.maxBytes}" novalidate>
+<form method="post" action="${escapeHtml(input.action)}" enctype="multipart/form-data" id="face-form" data-max-bytes="${input.maxBytes}" data-format="${input.format ?? 'JPEG'}" novalidate>
 ${summary}
 <div class="camera" id="face-camera" hidden>
 <button type="button" class="secondary" id="face-start">${escapeHtml(s.faceStartCamera)}</button>

@@ -1,0 +1,79 @@
+/**
+ * The face engine port: what the service asks of a face engine, whichever runs it. On AWS it is
+ * Amazon Rekognition (functions/store/face-engine.ts) with the embedded anti-spoofing model for
+ * liveness; locally the embedded model does all of it (lib/local/face-engine.ts). Both answer in
+ * Rekognition's terms: boxes as fractions of the image, angles in degrees, quality and
+ * similarity on fixed scales, so one set of rules (quality.ts) judges either.
+ */
+
+/** An image as the engine takes it: its bytes (JPEG or PNG, checked before they get here). */
+export interface FaceImage {
+  bytes: Uint8Array;
+}
+
+/** A box as fractions of the image's width and height (Rekognition's BoundingBox). */
+export interface FaceBox {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+export interface DetectedFace {
+  box: FaceBox;
+  /** That this is a face, 0 to 1. */
+  confidence: number;
+  /** Degrees; 0, 0, 0 is a face looking straight at the camera. */
+  pose: { yaw: number; pitch: number; roll: number };
+  /** 0 to 100, as Rekognition's Quality: the face's lighting, and how sharp it is. */
+  quality: { brightness: number; sharpness: number };
+}
+
+export interface Detection {
+  /** The image as displayed (after its EXIF orientation), in pixels. */
+  width: number;
+  height: number;
+  /** Largest first. */
+  faces: DetectedFace[];
+}
+
+/** A passive, single-image anti-spoofing judgement of the image's largest face. */
+export interface Liveness {
+  /** 0 (a presentation attack: a printed photo, a screen) to 1 (a live person). */
+  score: number;
+}
+
+/**
+ * Two images compared: the similarity of the largest face of each (0 to 1), or which side has no
+ * face a template can be made of.
+ */
+export type Comparison = { similarity: number } | { noFace: 'source' | 'target' };
+
+/** A watchlist as the engine keeps it (a Rekognition collection on AWS). */
+export interface WatchlistRef {
+  tenantId: string;
+  watchlistId: string;
+}
+
+export interface WatchlistHit {
+  /** The member's id, as given when its face was added. */
+  memberId: string;
+  similarity: number;
+}
+
+export interface FaceEngine {
+  /** Which engine answers: it goes into the checks, beside the thresholds it was judged by. */
+  readonly name: 'rekognition' | 'embedded';
+  detect(image: FaceImage): Promise<Detection>;
+  liveness(image: FaceImage): Promise<Liveness>;
+  compare(source: FaceImage, target: FaceImage): Promise<Comparison>;
+  /** Makes the watchlist's collection (idempotent). */
+  createWatchlist(ref: WatchlistRef): Promise<void>;
+  /** Removes the collection and every face template in it (idempotent). */
+  deleteWatchlist(ref: WatchlistRef): Promise<void>;
+  /** Adds the image's largest face under the member's id; undefined when it has no face. */
+  addMember(ref: WatchlistRef, memberId: string, image: FaceImage): Promise<{ faceId: string } | undefined>;
+  removeMember(ref: WatchlistRef, faceId: string): Promise<void>;
+  /** Members whose face is at least `threshold` similar to the image's largest face, best first. */
+  search(ref: WatchlistRef, image: FaceImage, threshold: number, maxHits: number): Promise<WatchlistHit[] | { noFace: true }>;
+}

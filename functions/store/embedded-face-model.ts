@@ -1,0 +1,199 @@
+/**
+ * The embedded face model: @vladmandic/human (MIT), whose models ship in its npm package, on the
+ * TensorFlow.js WebAssembly backend (whose .wasm files ship in theirs), so it runs offline on a
+ * plain CPU: BlazeFace finds faces, FaceMesh gives their pose, FaceRes a 1024-value descriptor,
+ * and two small classifiers judge a face crop real (anti-spoofing) and live. Locally it is the
+ * whole face engine; on AWS, where Rekognition has no single-image liveness, it gives liveness.
+ *
+ * The library is loaded on first use by path (its package's `exports` names no Node.js WASM
+ * entry), its models read from its package folder by a `file://` loader registered with its own
+ * TensorFlow.js (Node's fetch has no file: scheme).
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { decodeRgb, regionQuality, type RgbImage } from './face-image.js';
+import type { DetectedFace } from '../faces/model.js';
+
+/** What the model finds of one face. */
+export interface ModelFace extends DetectedFace {
+  /** FaceRes descriptor (absent when only liveness was asked for). */
+  descriptor?: number[];
+  /** Anti-spoofing: that the crop shows a real face rather than a print or a screen, 0 to 1. */
+  real: number;
+  /** Liveness: that the crop shows a live face, 0 to 1. */
+  live: number;
+}
+
+export interface ModelAnalysis {
+  width: number;
+  height: number;
+  /** Largest first. */
+  faces: ModelFace[];
+}
+
+/** Which models load: all (the local engine), or only those liveness needs (on AWS). */
+export type ModelPurpose = 'all' | 'liveness';
+
+/** Below this detection confidence a box is not taken for a face. */
+export const MIN_DETECTION_CONFIDENCE = 0.5;
+
+type Human = {
+  load(): Promise<void>;
+  detect(input: unknown): Promise<{ face: HumanFace[]; error?: string | null }>;
+  match: { similarity(a: number[], b: number[], options?: Record<string, number>): number };
+  tf: {
+    tensor3d(data: Uint8Array, shape: [number, number, number], dtype: 'int32'): { dispose(): void };
+    io: {
+      registerLoadRouter(router: (url: unknown) => unknown): void;
+      getModelArtifactsForJSON(json: unknown, loadWeights: (manifest: WeightsGroup[]) => Promise<[unknown[], ArrayBuffer]>): Promise<unknown>;
+    };
+  };
+};
+type WeightsGroup = { paths: string[]; weights: unknown[] };
+type HumanFace = {
+  boxRaw: [number, number, number, number];
+  boxScore: number;
+  score: number;
+  embedding?: number[];
+  real?: number;
+  live?: number;
+  rotation?: { angle: { roll: number; yaw: number; pitch: number } } | null;
+};
+
+function packageDir(): string {
+  const require = createRequire(import.meta.url);
+  // The package's `require` entry is dist/human.node.js: two levels below the package folder.
+  return dirname(dirname(require.resolve('@vladmandic/human')));
+}
+
+const loaded = new Map<ModelPurpose, Promise<Human>>();
+let routerRegistered = false;
+
+async function load(purpose: ModelPurpose): Promise<Human> {
+  const dir = packageDir();
+  const require = createRequire(import.meta.url);
+  const { Human } = require(join(dir, 'dist', 'human.node-wasm.js')) as { Human: new (config: unknown) => Human };
+  const wasmDir = dirname(require.resolve('@tensorflow/tfjs-backend-wasm'));
+  const human = new Human({
+    backend: 'wasm',
+    wasmPath: `${wasmDir}/`,
+    modelBasePath: `file://${join(dir, 'models')}/`,
+    debug: false,
+    async: true,
+    warmup: 'none',
+    // Still images, judged one by one: nothing is carried over from one call to the next.
+    cacheSensitivity: 0,
+    filter: { enabled: false },
+    face: {
+      enabled: true,
+      detector: { rotation: false, maxDetected: 10, minConfidence: MIN_DETECTION_CONFIDENCE, skipFrames: 0, skipTime: 0, return: false, mask: false },
+      mesh: { enabled: true },
+      attention: { enabled: false },
+      iris: { enabled: false },
+      description: { enabled: purpose === 'all', skipFrames: 0, skipTime: 0 },
+      emotion: { enabled: false },
+      gear: { enabled: false },
+      ssrnet: { enabled: false },
+      mobilefacenet: { enabled: false },
+      insightface: { enabled: false },
+      antispoof: { enabled: true, skipFrames: 0, skipTime: 0 },
+      liveness: { enabled: true, skipFrames: 0, skipTime: 0 },
+    },
+    body: { enabled: false },
+    hand: { enabled: false },
+    object: { enabled: false },
+    gesture: { enabled: false },
+    segmentation: { enabled: false },
+  });
+  if (!routerRegistered) {
+    routerRegistered = true;
+    human.tf.io.registerLoadRouter((url) => {
+      if (typeof url !== 'string' || !url.startsWith('file://')) return null;
+      const file = url.slice('file://'.length);
+      return {
+        load: async () =>
+          human.tf.io.getModelArtifactsForJSON(JSON.parse(await readFile(file, 'utf8')), async (manifest) => {
+            const specs: unknown[] = [];
+            const parts: Buffer[] = [];
+            for (const group of manifest) {
+              for (const p of group.paths) parts.push(await readFile(join(dirname(file), p)));
+              specs.push(...group.weights);
+            }
+            const all = Buffer.concat(parts);
+            return [specs, all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength) as ArrayBuffer];
+          }),
+      };
+    });
+  }
+  await human.load();
+  return human;
+}
+
+function model(purpose: ModelPurpose): Promise<Human> {
+  let made = loaded.get(purpose);
+  if (!made) {
+    made = load(purpose);
+    loaded.set(purpose, made);
+    made.catch(() => loaded.delete(purpose));
+  }
+  return made;
+}
+
+/** One inference at a time: the backend is one WebAssembly instance. */
+let queue: Promise<unknown> = Promise.resolve();
+
+/** The faces in an image's bytes (JPEG or PNG), largest first. */
+export async function analyseImage(bytes: Uint8Array, purpose: ModelPurpose = 'all'): Promise<ModelAnalysis> {
+  return analyseRgb(decodeRgb(bytes), purpose);
+}
+
+export async function analyseRgb(image: RgbImage, purpose: ModelPurpose = 'all'): Promise<ModelAnalysis> {
+  const human = await model(purpose);
+  const run = queue.then(async () => {
+    const tensor = human.tf.tensor3d(image.data, [image.height, image.width, 3], 'int32');
+    try {
+      const result = await human.detect(tensor);
+      if (result.error) throw new Error(`the face model failed: ${result.error}`);
+      return result.face;
+    } finally {
+      tensor.dispose();
+    }
+  });
+  queue = run.catch(() => undefined);
+  const faces = (await run)
+    .filter((f) => f.boxScore >= MIN_DETECTION_CONFIDENCE)
+    .map((f): ModelFace => {
+      const [left, top, width, height] = f.boxRaw.map((v) => Math.min(1, Math.max(0, v))) as [number, number, number, number];
+      const box = { left, top, width, height };
+      const angle = f.rotation?.angle ?? { roll: 0, yaw: 0, pitch: 0 };
+      return {
+        box,
+        confidence: round(f.boxScore, 3),
+        pose: { yaw: degrees(angle.yaw), pitch: degrees(angle.pitch), roll: degrees(angle.roll) },
+        quality: regionQuality(image, box),
+        ...(f.embedding && f.embedding.length > 0 ? { descriptor: f.embedding } : {}),
+        real: round(f.real ?? 0, 3),
+        live: round(f.live ?? 0, 3),
+      };
+    })
+    .sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height);
+  return { width: image.width, height: image.height, faces };
+}
+
+/**
+ * How alike two FaceRes descriptors are, 0 to 1: the library's own normalised similarity
+ * (Euclidean distance, multiplier 20, mapped from its 0.2-0.8 range).
+ */
+export async function descriptorSimilarity(a: number[], b: number[]): Promise<number> {
+  const human = await model('all');
+  return round(human.match.similarity(a, b), 4);
+}
+
+/** The passive liveness score of one face: the lower of the anti-spoofing and liveness models. */
+export function livenessScore(face: Pick<ModelFace, 'real' | 'live'>): number {
+  return round(Math.min(face.real, face.live), 3);
+}
+
+const degrees = (radians: number) => Math.round((radians * 180) / Math.PI * 10) / 10;
+const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;

@@ -1,0 +1,178 @@
+/**
+ * The face engine on AWS: Amazon Rekognition in the function's own region (the client takes the
+ * Lambda's region, so images never leave the stack's region), and the embedded anti-spoofing
+ * model for liveness, which Rekognition has only as a streamed video session. Watchlists are
+ * collections named `{FACE_COLLECTION_PREFIX}.{tenantId}.{watchlistId}`, so a function's grant
+ * on its deployment's prefix reaches no other deployment's faces.
+ *
+ * Locally, lib/local/face-engine.ts is installed in its place.
+ */
+import type { RekognitionClient } from '@aws-sdk/client-rekognition';
+import { JPG } from 'image-size/types/jpg';
+import { PNG } from 'image-size/types/png';
+import { getStoreConfig } from '../config.js';
+import { traced } from '../observability/tracer.js';
+import { analyseImage, livenessScore } from './embedded-face-model.js';
+import type { Comparison, Detection, FaceEngine, FaceImage, WatchlistHit, WatchlistRef } from '../faces/model.js';
+
+type Rekognition = { client: RekognitionClient; commands: typeof import('@aws-sdk/client-rekognition') };
+
+const nameOf = (err: unknown) => (typeof err === 'object' && err !== null ? (err as { name?: unknown }).name : undefined);
+
+/** The image's displayed size from its header (Rekognition's boxes are fractions of it, after EXIF orientation). */
+export function displayedSize(bytes: Uint8Array): { width: number; height: number } {
+  const copy = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+  const isJpeg = copy[0] === 0xff && copy[1] === 0xd8;
+  const size = (isJpeg ? JPG : PNG).calculate(copy) as { width: number; height: number; orientation?: number };
+  const turned = size.orientation !== undefined && size.orientation >= 5 && size.orientation <= 8;
+  return turned ? { width: size.height, height: size.width } : { width: size.width, height: size.height };
+}
+
+export class RekognitionFaceEngine implements FaceEngine {
+  readonly name = 'rekognition' as const;
+  private made: Promise<Rekognition> | undefined;
+  constructor(private readonly collectionPrefix: string | undefined) {}
+
+  private rekognition(): Promise<Rekognition> {
+    this.made ??= import('@aws-sdk/client-rekognition').then(async (commands) => ({
+      client: await traced(new commands.RekognitionClient({})),
+      commands,
+    }));
+    return this.made;
+  }
+
+  private collectionId(ref: WatchlistRef): string {
+    if (!this.collectionPrefix) throw new Error('FACE_COLLECTION_PREFIX is not configured for this function');
+    return `${this.collectionPrefix}.${ref.tenantId}.${ref.watchlistId}`;
+  }
+
+  async detect(image: FaceImage): Promise<Detection> {
+    const { client, commands } = await this.rekognition();
+    const out = await client.send(new commands.DetectFacesCommand({ Image: { Bytes: image.bytes }, Attributes: ['DEFAULT'] }));
+    const faces = (out.FaceDetails ?? []).map((f) => ({
+      box: { left: f.BoundingBox?.Left ?? 0, top: f.BoundingBox?.Top ?? 0, width: f.BoundingBox?.Width ?? 0, height: f.BoundingBox?.Height ?? 0 },
+      confidence: (f.Confidence ?? 0) / 100,
+      pose: { yaw: f.Pose?.Yaw ?? 0, pitch: f.Pose?.Pitch ?? 0, roll: f.Pose?.Roll ?? 0 },
+      quality: { brightness: f.Quality?.Brightness ?? 0, sharpness: f.Quality?.Sharpness ?? 0 },
+    }));
+    faces.sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height);
+    return { ...displayedSize(image.bytes), faces };
+  }
+
+  async liveness(image: FaceImage) {
+    const [face] = (await analyseImage(image.bytes, 'liveness')).faces;
+    return { score: face ? livenessScore(face) : 0 };
+  }
+
+  async compare(source: FaceImage, target: FaceImage): Promise<Comparison> {
+    const { client, commands } = await this.rekognition();
+    try {
+      const out = await client.send(
+        new commands.CompareFacesCommand({ SourceImage: { Bytes: source.bytes }, TargetImage: { Bytes: target.bytes }, SimilarityThreshold: 0 }),
+      );
+      // The target's largest face, as the embedded engine compares.
+      const matches = [...(out.FaceMatches ?? [])].sort(
+        (a, b) => (b.Face?.BoundingBox?.Width ?? 0) * (b.Face?.BoundingBox?.Height ?? 0) - (a.Face?.BoundingBox?.Width ?? 0) * (a.Face?.BoundingBox?.Height ?? 0),
+      );
+      const [best] = matches;
+      if (!best) return { noFace: 'target' };
+      return { similarity: Math.round((best.Similarity ?? 0) * 100) / 10_000 };
+    } catch (err) {
+      // Rekognition refuses a source image in which it finds no face.
+      if (nameOf(err) === 'InvalidParameterException') return { noFace: 'source' };
+      throw err;
+    }
+  }
+
+  async createWatchlist(ref: WatchlistRef) {
+    const { client, commands } = await this.rekognition();
+    try {
+      await client.send(new commands.CreateCollectionCommand({ CollectionId: this.collectionId(ref) }));
+    } catch (err) {
+      if (nameOf(err) !== 'ResourceAlreadyExistsException') throw err;
+    }
+  }
+
+  async deleteWatchlist(ref: WatchlistRef) {
+    const { client, commands } = await this.rekognition();
+    try {
+      await client.send(new commands.DeleteCollectionCommand({ CollectionId: this.collectionId(ref) }));
+    } catch (err) {
+      if (nameOf(err) !== 'ResourceNotFoundException') throw err;
+    }
+  }
+
+  async addMember(ref: WatchlistRef, memberId: string, image: FaceImage) {
+    const { client, commands } = await this.rekognition();
+    const out = await client.send(
+      new commands.IndexFacesCommand({
+        CollectionId: this.collectionId(ref),
+        Image: { Bytes: image.bytes },
+        ExternalImageId: memberId,
+        MaxFaces: 1,
+        QualityFilter: 'AUTO',
+        DetectionAttributes: [],
+      }),
+    );
+    const faceId = out.FaceRecords?.[0]?.Face?.FaceId;
+    return faceId ? { faceId } : undefined;
+  }
+
+  async removeMember(ref: WatchlistRef, faceId: string) {
+    const { client, commands } = await this.rekognition();
+    await client.send(new commands.DeleteFacesCommand({ CollectionId: this.collectionId(ref), FaceIds: [faceId] }));
+  }
+
+  async search(ref: WatchlistRef, image: FaceImage, threshold: number, maxHits: number): Promise<WatchlistHit[] | { noFace: true }> {
+    const { client, commands } = await this.rekognition();
+    try {
+      const out = await client.send(
+        new commands.SearchFacesByImageCommand({
+          CollectionId: this.collectionId(ref),
+          Image: { Bytes: image.bytes },
+          FaceMatchThreshold: threshold * 100,
+          MaxFaces: maxHits,
+          QualityFilter: 'NONE',
+        }),
+      );
+      return (out.FaceMatches ?? [])
+        .filter((m) => m.Face?.ExternalImageId)
+        .map((m) => ({ memberId: m.Face!.ExternalImageId!, similarity: Math.round((m.Similarity ?? 0) * 100) / 10_000 }))
+        .sort((a, b) => b.similarity - a.similarity);
+    } catch (err) {
+      // No face in the searched image.
+      if (nameOf(err) === 'InvalidParameterException') return { noFace: true };
+      throw err;
+    }
+  }
+}
+
+let installed: FaceEngine | undefined;
+
+/** The local runtime's engine (the embedded model), installed at start in place of Rekognition. */
+export function installFaceEngine(engine: FaceEngine | undefined): void {
+  installed = engine;
+}
+
+let rekognition: RekognitionFaceEngine | undefined;
+
+function current(): FaceEngine {
+  if (installed) return installed;
+  rekognition ??= new RekognitionFaceEngine(getStoreConfig().FACE_COLLECTION_PREFIX);
+  return rekognition;
+}
+
+/** The installed engine, or Rekognition. */
+export const faceEngine: FaceEngine = {
+  get name() {
+    return current().name;
+  },
+  detect: (image) => current().detect(image),
+  liveness: (image) => current().liveness(image),
+  compare: (source, target) => current().compare(source, target),
+  createWatchlist: (ref) => current().createWatchlist(ref),
+  deleteWatchlist: (ref) => current().deleteWatchlist(ref),
+  addMember: (ref, memberId, image) => current().addMember(ref, memberId, image),
+  removeMember: (ref, faceId) => current().removeMember(ref, faceId),
+  search: (ref, image, threshold, maxHits) => current().search(ref, image, threshold, maxHits),
+};

@@ -1,0 +1,26 @@
+/**
+ * The local face engine's worker thread: runs the embedded model off the runtime's event loop
+ * (an inference takes 50-800 ms of CPU). It answers one message at a time.
+ */
+import { parentPort } from 'node:worker_threads';
+import { analyseImage, descriptorSimilarity } from '../../functions/store/embedded-face-model.js';
+
+export type FaceWorkerRequest =
+  | { id: number; op: 'analyse'; bytes: Uint8Array }
+  | { id: number; op: 'similarities'; probe: number[]; others: number[][] };
+
+export type FaceWorkerReply = { id: number; result: unknown } | { id: number; error: string };
+
+parentPort?.on('message', (message: FaceWorkerRequest) => {
+  void (async () => {
+    try {
+      const result =
+        message.op === 'analyse'
+          ? await analyseImage(message.bytes)
+          : await Promise.all(message.others.map((other) => descriptorSimilarity(message.probe, other)));
+      parentPort?.postMessage({ id: message.id, result } satisfies FaceWorkerReply);
+    } catch (err) {
+      parentPort?.postMessage({ id: message.id, error: err instanceof Error ? err.message : String(err) } satisfies FaceWorkerReply);
+    }
+  })();
+});

@@ -1,0 +1,195 @@
+/**
+ * The local runtime's face engine, in place of Amazon Rekognition: the embedded model
+ * (functions/faces/embedded-model.ts) in a worker thread, with watchlists kept as descriptors in
+ * memory and in a file under `.local/`, so they outlive a restart as Rekognition collections do.
+ *
+ * It fails where Rekognition would: an image over 5 MB of bytes (ImageTooLargeException), one
+ * that is neither JPEG nor PNG (InvalidImageFormatException), a collection or member id outside
+ * Rekognition's pattern (InvalidParameterException), a watchlist that does not exist
+ * (ResourceNotFoundException).
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { ModelAnalysis } from '../../functions/store/embedded-face-model.js';
+import { livenessScore } from '../../functions/store/embedded-face-model.js';
+import type { Comparison, Detection, FaceEngine, FaceImage, WatchlistHit, WatchlistRef } from '../../functions/faces/model.js';
+import type { FaceWorkerReply, FaceWorkerRequest } from './face-engine-worker.js';
+
+/** Rekognition's limit on an image passed as bytes. */
+export const REKOGNITION_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+const ID_PATTERN = /^[a-zA-Z0-9_.\-:]{1,255}$/;
+
+/** An error named as Rekognition's (the SDK's errors carry the exception's name). */
+export class LocalRekognitionError extends Error {
+  constructor(
+    override readonly name: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+interface Member {
+  faceId: string;
+  memberId: string;
+  descriptor: number[];
+}
+
+export interface LocalFaceEngine extends FaceEngine {
+  stop(): Promise<void>;
+}
+
+export function startLocalFaceEngine(options: { collectionsFile?: string } = {}): LocalFaceEngine {
+  let worker: Worker | undefined;
+  let nextId = 1;
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  const collections = load(options.collectionsFile);
+
+  function ensureWorker(): Worker {
+    if (worker) return worker;
+    const started = new Worker(new URL('./face-engine-worker.mjs', import.meta.url));
+    started.unref();
+    started.on('message', (reply: FaceWorkerReply) => {
+      const call = pending.get(reply.id);
+      if (!call) return;
+      pending.delete(reply.id);
+      if ('error' in reply) call.reject(new Error(reply.error));
+      else call.resolve(reply.result);
+    });
+    started.on('error', (err) => fail(started, err.message));
+    started.on('exit', (code) => fail(started, `the face engine's worker exited (code ${code})`));
+    worker = started;
+    return started;
+  }
+
+  function fail(dead: Worker, message: string) {
+    if (worker === dead) worker = undefined;
+    for (const [id, call] of pending) {
+      pending.delete(id);
+      call.reject(new Error(message));
+    }
+  }
+
+  function ask<T>(request: DistributiveOmit<FaceWorkerRequest, 'id'>): Promise<T> {
+    const target = ensureWorker();
+    const id = nextId++;
+    return new Promise<T>((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      target.ref();
+      target.postMessage({ ...request, id });
+    }).finally(() => {
+      if (pending.size === 0) worker?.unref();
+    });
+  }
+
+  function analyse(image: FaceImage): Promise<ModelAnalysis> {
+    checkImage(image);
+    return ask<ModelAnalysis>({ op: 'analyse', bytes: image.bytes });
+  }
+
+  function save() {
+    if (!options.collectionsFile) return;
+    mkdirSync(dirname(options.collectionsFile), { recursive: true });
+    const tmp = `${options.collectionsFile}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(Object.fromEntries([...collections].map(([k, v]) => [k, [...v.values()]]))));
+    renameSync(tmp, options.collectionsFile);
+  }
+
+  function collection(ref: WatchlistRef): Map<string, Member> {
+    const found = collections.get(collectionKey(ref));
+    if (!found) throw new LocalRekognitionError('ResourceNotFoundException', `The collection id: ${collectionKey(ref)} does not exist`);
+    return found;
+  }
+
+  return {
+    name: 'embedded',
+    async detect(image): Promise<Detection> {
+      const analysis = await analyse(image);
+      return {
+        width: analysis.width,
+        height: analysis.height,
+        faces: analysis.faces.map(({ box, confidence, pose, quality }) => ({ box, confidence, pose, quality })),
+      };
+    },
+    async liveness(image) {
+      const [face] = (await analyse(image)).faces;
+      return { score: face ? livenessScore(face) : 0 };
+    },
+    async compare(source, target): Promise<Comparison> {
+      const [a] = (await analyse(source)).faces;
+      if (!a?.descriptor) return { noFace: 'source' };
+      const [b] = (await analyse(target)).faces;
+      if (!b?.descriptor) return { noFace: 'target' };
+      const [similarity] = await ask<number[]>({ op: 'similarities', probe: a.descriptor, others: [b.descriptor] });
+      return { similarity: similarity! };
+    },
+    async createWatchlist(ref) {
+      const key = collectionKey(ref);
+      if (!collections.has(key)) {
+        collections.set(key, new Map());
+        save();
+      }
+    },
+    async deleteWatchlist(ref) {
+      if (collections.delete(collectionKey(ref))) save();
+    },
+    async addMember(ref, memberId, image) {
+      if (!ID_PATTERN.test(memberId)) throw new LocalRekognitionError('InvalidParameterException', 'ExternalImageId does not match the pattern');
+      const members = collection(ref);
+      const [face] = (await analyse(image)).faces;
+      if (!face?.descriptor) return undefined;
+      const faceId = randomUUID();
+      members.set(faceId, { faceId, memberId, descriptor: face.descriptor });
+      save();
+      return { faceId };
+    },
+    async removeMember(ref, faceId) {
+      if (collection(ref).delete(faceId)) save();
+    },
+    async search(ref, image, threshold, maxHits): Promise<WatchlistHit[] | { noFace: true }> {
+      const members = [...collection(ref).values()];
+      const [face] = (await analyse(image)).faces;
+      if (!face?.descriptor) return { noFace: true };
+      if (members.length === 0) return [];
+      const similarities = await ask<number[]>({ op: 'similarities', probe: face.descriptor, others: members.map((m) => m.descriptor) });
+      return members
+        .map((m, i) => ({ memberId: m.memberId, similarity: similarities[i]! }))
+        .filter((hit) => hit.similarity >= threshold)
+        .sort((a, b) => b.similarity - a.similarity)
+        .slice(0, maxHits);
+    },
+    async stop() {
+      const current = worker;
+      worker = undefined;
+      if (current) await current.terminate();
+    },
+  };
+}
+
+/** The collection's id as the Rekognition engine names it (functions/store/face-engine.ts). */
+function collectionKey(ref: WatchlistRef): string {
+  const key = `${ref.tenantId}.${ref.watchlistId}`;
+  if (!ID_PATTERN.test(key)) throw new LocalRekognitionError('InvalidParameterException', 'CollectionId does not match the pattern');
+  return key;
+}
+
+function checkImage(image: FaceImage) {
+  if (image.bytes.length > REKOGNITION_MAX_IMAGE_BYTES) {
+    throw new LocalRekognitionError('ImageTooLargeException', 'Image size is too large.');
+  }
+  const jpeg = image.bytes[0] === 0xff && image.bytes[1] === 0xd8;
+  const png = image.bytes[0] === 0x89 && image.bytes[1] === 0x50 && image.bytes[2] === 0x4e && image.bytes[3] === 0x47;
+  if (!jpeg && !png) throw new LocalRekognitionError('InvalidImageFormatException', 'Request has invalid image format');
+}
+
+function load(file: string | undefined): Map<string, Map<string, Member>> {
+  const out = new Map<string, Map<string, Member>>();
+  if (!file || !existsSync(file)) return out;
+  const saved = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Member[]>;
+  for (const [key, members] of Object.entries(saved)) out.set(key, new Map(members.map((m) => [m.faceId, m])));
+  return out;
+}
