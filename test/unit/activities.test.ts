@@ -55,7 +55,7 @@ describe('the activity modules', () => {
   }, 30_000);
 
   it("give the activity function the union of the modules' AWS access and no more", () => {
-    expect(activityFunctionAccess()).toEqual({ table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], events: true, images: [], cloudFunctions: true });
+    expect(activityFunctionAccess()).toEqual({ table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], events: true, images: [], cloudFunctions: true, faces: [] });
   });
 });
 
