@@ -51,7 +51,7 @@ export class RekognitionFaceEngine implements FaceEngine {
     const out = await client.send(new commands.DetectFacesCommand({ Image: { Bytes: image.bytes }, Attributes: ['DEFAULT'] }));
     const faces = (out.FaceDetails ?? []).map((f) => ({
       box: { left: f.BoundingBox?.Left ?? 0, top: f.BoundingBox?.Top ?? 0, width: f.BoundingBox?.Width ?? 0, height: f.BoundingBox?.Height ?? 0 },
-      confidence: (f.Confidence ?? 0) / 100,
+      confidence: Math.round((f.Confidence ?? 0) * 10) / 1000,
       pose: { yaw: f.Pose?.Yaw ?? 0, pitch: f.Pose?.Pitch ?? 0, roll: f.Pose?.Roll ?? 0 },
       quality: { brightness: f.Quality?.Brightness ?? 0, sharpness: f.Quality?.Sharpness ?? 0 },
     }));

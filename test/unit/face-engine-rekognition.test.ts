@@ -1,0 +1,86 @@
+/** The face engine on AWS: Rekognition's answers mapped to the port, with aws-sdk-client-mock. */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { mockClient } from 'aws-sdk-client-mock';
+import {
+  CompareFacesCommand,
+  CreateCollectionCommand,
+  DeleteCollectionCommand,
+  DeleteFacesCommand,
+  DetectFacesCommand,
+  IndexFacesCommand,
+  RekognitionClient,
+  SearchFacesByImageCommand,
+} from '@aws-sdk/client-rekognition';
+import { RekognitionFaceEngine } from '../../functions/store/face-engine.js';
+import { face } from '../support/face-images.js';
+
+const rekognition = mockClient(RekognitionClient);
+const image = { bytes: face('person-a-1.jpg') };
+const ref = { tenantId: 'demo', watchlistId: 'w1' };
+const named = (name: string) => Object.assign(new Error(name), { name });
+
+beforeEach(() => rekognition.reset());
+
+describe('RekognitionFaceEngine', () => {
+  it('maps DetectFaces to boxes, pose and quality, largest first, with the size from the image header', async () => {
+    rekognition.on(DetectFacesCommand).resolves({
+      FaceDetails: [
+        { BoundingBox: { Left: 0.1, Top: 0.1, Width: 0.1, Height: 0.1 }, Confidence: 99, Pose: { Yaw: 1, Pitch: 2, Roll: 3 }, Quality: { Brightness: 60, Sharpness: 80 } },
+        { BoundingBox: { Left: 0.4, Top: 0.2, Width: 0.3, Height: 0.4 }, Confidence: 99.9, Pose: { Yaw: -5, Pitch: 0, Roll: 0 }, Quality: { Brightness: 50, Sharpness: 90 } },
+      ],
+    });
+    const out = await new RekognitionFaceEngine('arthr-fir').detect(image);
+    expect(out.width).toBe(800);
+    expect(out.height).toBe(532);
+    expect(out.faces[0]).toEqual({ box: { left: 0.4, top: 0.2, width: 0.3, height: 0.4 }, confidence: 0.999, pose: { yaw: -5, pitch: 0, roll: 0 }, quality: { brightness: 50, sharpness: 90 } });
+    expect(rekognition.commandCalls(DetectFacesCommand)[0]!.args[0].input).toMatchObject({ Image: { Bytes: image.bytes }, Attributes: ['DEFAULT'] });
+  });
+
+  it('maps CompareFaces to a similarity of 0 to 1, and a source without a face to noFace', async () => {
+    const engine = new RekognitionFaceEngine('arthr-fir');
+    rekognition
+      .on(CompareFacesCommand)
+      .resolvesOnce({ FaceMatches: [{ Similarity: 97.5, Face: { BoundingBox: { Width: 0.5, Height: 0.5 } } }] })
+      .resolvesOnce({ FaceMatches: [], UnmatchedFaces: [] })
+      .rejectsOnce(named('InvalidParameterException'))
+      .rejectsOnce(named('ThrottlingException'));
+    expect(await engine.compare(image, image)).toEqual({ similarity: 0.975 });
+    expect(await engine.compare(image, image)).toEqual({ noFace: 'target' });
+    expect(await engine.compare(image, image)).toEqual({ noFace: 'source' });
+    await expect(engine.compare(image, image)).rejects.toMatchObject({ name: 'ThrottlingException' });
+  });
+
+  it('keeps watchlists as collections under the deployment prefix, idempotently', async () => {
+    const engine = new RekognitionFaceEngine('arthr-fir');
+    rekognition.on(CreateCollectionCommand).rejects(named('ResourceAlreadyExistsException'));
+    await engine.createWatchlist(ref);
+    expect(rekognition.commandCalls(CreateCollectionCommand)[0]!.args[0].input).toEqual({ CollectionId: 'arthr-fir.demo.w1' });
+    rekognition.on(DeleteCollectionCommand).rejects(named('ResourceNotFoundException'));
+    await engine.deleteWatchlist(ref);
+    rekognition.on(IndexFacesCommand).resolvesOnce({ FaceRecords: [{ Face: { FaceId: 'f-1' } }] }).resolvesOnce({ FaceRecords: [] });
+    expect(await engine.addMember(ref, 'm-1', image)).toEqual({ faceId: 'f-1' });
+    expect(await engine.addMember(ref, 'm-2', image)).toBeUndefined();
+    expect(rekognition.commandCalls(IndexFacesCommand)[0]!.args[0].input).toMatchObject({ CollectionId: 'arthr-fir.demo.w1', ExternalImageId: 'm-1', MaxFaces: 1 });
+    rekognition.on(DeleteFacesCommand).resolves({});
+    await engine.removeMember(ref, 'f-1');
+    expect(rekognition.commandCalls(DeleteFacesCommand)[0]!.args[0].input).toEqual({ CollectionId: 'arthr-fir.demo.w1', FaceIds: ['f-1'] });
+  });
+
+  it('searches with the threshold in percent, and maps no face in the image to noFace', async () => {
+    const engine = new RekognitionFaceEngine('arthr-fir');
+    rekognition
+      .on(SearchFacesByImageCommand)
+      .resolvesOnce({ FaceMatches: [{ Similarity: 91, Face: { ExternalImageId: 'm-1' } }, { Similarity: 99, Face: { ExternalImageId: 'm-2' } }] })
+      .rejectsOnce(named('InvalidParameterException'));
+    expect(await engine.search(ref, image, 0.9, 5)).toEqual([
+      { memberId: 'm-2', similarity: 0.99 },
+      { memberId: 'm-1', similarity: 0.91 },
+    ]);
+    expect(rekognition.commandCalls(SearchFacesByImageCommand)[0]!.args[0].input).toMatchObject({ CollectionId: 'arthr-fir.demo.w1', FaceMatchThreshold: 90, MaxFaces: 5 });
+    expect(await engine.search(ref, image, 0.9, 5)).toEqual({ noFace: true });
+  });
+
+  it('refuses collection calls without its prefix configured', async () => {
+    await expect(new RekognitionFaceEngine(undefined).createWatchlist(ref)).rejects.toThrow('FACE_COLLECTION_PREFIX');
+  });
+});
