@@ -25,33 +25,32 @@ export interface FaceThresholds {
   watchlist: number;
 }
 
+/** What both engines judge alike: the face's size and pose, and liveness (the embedded model's on both). */
+const COMMON = {
+  minFacePixels: 96,
+  minFaceShare: 0.15,
+  maxYaw: 25,
+  maxPitch: 25,
+  maxRoll: 25,
+  minBrightness: 25,
+  // Liveness on AWS is the embedded model's score (Rekognition has no single-image liveness).
+  liveness: { pass: 0.3, fail: 0.2 },
+} as const;
+
 export const THRESHOLDS: Record<'rekognition' | 'embedded', FaceThresholds> = {
   embedded: {
-    minFacePixels: 96,
-    minFaceShare: 0.15,
-    maxYaw: 25,
-    maxPitch: 25,
-    maxRoll: 25,
+    ...COMMON,
     minSharpness: 35,
-    minBrightness: 25,
     // The mean luma of the face's box: clipped highlights cap it, so an overexposed face
     // measures about 76 (the fixtures' faces measure 37-60, one outdoors 72).
     maxBrightness: 75,
-    liveness: { pass: 0.3, fail: 0.2 },
     match: 0.5,
     watchlist: 0.5,
   },
   rekognition: {
-    minFacePixels: 96,
-    minFaceShare: 0.15,
-    maxYaw: 25,
-    maxPitch: 25,
-    maxRoll: 25,
+    ...COMMON,
     minSharpness: 20,
-    minBrightness: 25,
     maxBrightness: 90,
-    // Liveness on AWS is the embedded model's score (Rekognition has no single-image liveness).
-    liveness: { pass: 0.3, fail: 0.2 },
     match: 0.9,
     watchlist: 0.9,
   },

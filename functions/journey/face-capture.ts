@@ -1,8 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
-import { JPG } from 'image-size/types/jpg';
-import { PNG } from 'image-size/types/png';
 import jpeg from 'jpeg-js';
+import { imageFormatOf, readImageHeader } from '../shared/image-header.js';
 import { PNG as PngDecoder } from 'pngjs';
 import { MAX_FACE_IMAGE_BYTES, MAX_FACE_IMAGE_PIXELS, MIN_FACE_IMAGE_SIDE } from './face-limits.js';
 import type { CheckRecord, ImageRecord } from '../process-manager/model.js';
@@ -21,40 +20,23 @@ export interface InspectedImage {
   height: number;
 }
 
-const JPEG_MAGIC = [0xff, 0xd8, 0xff];
-const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-const startsWith = (bytes: Uint8Array, magic: number[]) => magic.every((b, i) => bytes[i] === b);
-
 /**
  * What an uploaded image is, judged by its bytes alone (its name and the type the browser
  * claimed are ignored): a JPEG or PNG whose header parses, within the size limits.
  */
 export function inspectFaceImage(given: Uint8Array): InspectedImage | { problem: ImageProblem } {
-  // image-size reads through the underlying buffer, past the end of a view: it gets its own copy.
-  const bytes = given.byteOffset === 0 && given.byteLength === given.buffer.byteLength ? given : new Uint8Array(given);
-  if (bytes.length === 0) return { problem: 'missing' };
-  if (bytes.length > MAX_FACE_IMAGE_BYTES) return { problem: 'tooLarge' };
-  const kind = startsWith(bytes, JPEG_MAGIC) ? 'JPEG' : startsWith(bytes, PNG_MAGIC) ? 'PNG' : undefined;
+  if (given.length === 0) return { problem: 'missing' };
+  if (given.length > MAX_FACE_IMAGE_BYTES) return { problem: 'tooLarge' };
+  const kind = imageFormatOf(given);
   if (!kind) return { problem: 'notAnImage' };
-  let size: { width: number; height: number; orientation?: number };
-  try {
-    const parser = kind === 'JPEG' ? JPG : PNG;
-    if (!parser.validate(bytes)) return { problem: 'unreadable' };
-    size = parser.calculate(bytes);
-  } catch {
-    return { problem: 'unreadable' };
-  }
-  if (!Number.isInteger(size.width) || !Number.isInteger(size.height) || size.width <= 0 || size.height <= 0) {
-    return { problem: 'unreadable' };
-  }
-  const turned = size.orientation !== undefined && size.orientation >= 5 && size.orientation <= 8;
-  const width = turned ? size.height : size.width;
-  const height = turned ? size.width : size.height;
+  const header = readImageHeader(given);
+  if (!header) return { problem: 'unreadable' };
+  const { width, height } = header;
   if (Math.min(width, height) < MIN_FACE_IMAGE_SIDE) return { problem: 'tooSmall' };
   if (width * height > MAX_FACE_IMAGE_PIXELS) return { problem: 'tooLarge' };
   // The header alone proves nothing: a 97-byte PNG header may claim 100000 x 100000 pixels with
   // no pixel data behind it. The whole image must decode, to the size its header claims.
-  if (!decodesFully(kind, bytes, size)) return { problem: 'unreadable' };
+  if (!decodesFully(kind, given, header.stored)) return { problem: 'unreadable' };
   return kind === 'JPEG'
     ? { format: 'JPEG', contentType: 'image/jpeg', extension: 'jpg', width, height }
     : { format: 'PNG', contentType: 'image/png', extension: 'png', width, height };

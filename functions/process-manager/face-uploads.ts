@@ -4,7 +4,7 @@
  * step): each image key gets an upload slot under the instance's prefix in S3, and the relying
  * party (or a cloud function) PUTs the bytes to a pre-signed URL made for that slot alone. The
  * slots travel in the session under `_externalSources.faceUploads`, where External Source Face
- * Match v1 finds them; the bytes are checked when they are used.
+ * Match v1 will find them.
  */
 import { randomUUID } from 'node:crypto';
 import type { InstanceImageStore } from './model.js';
@@ -55,10 +55,4 @@ export async function faceUploadTicket(
 ): Promise<FaceUploadTicket> {
   const { url, headers } = await images.uploadUrl(tenantId, processInstanceId, slot.objectKey, contentTypeOf(slot.imageFormat), FACE_UPLOAD_URL_SECONDS);
   return { imageFormat: slot.imageFormat, captureKey: slot.captureKey, uploadUrl: url, uploadHeaders: headers };
-}
-
-/** The session's slots (`_externalSources.faceUploads`), whatever else is there. */
-export function faceUploadSlots(session: Record<string, unknown>): Record<string, FaceUploadSlot> {
-  const sources = session._externalSources as { faceUploads?: Record<string, FaceUploadSlot> } | undefined;
-  return sources?.faceUploads ?? {};
 }

@@ -1,3 +1,4 @@
+import { FACE_UPLOAD_URL_SECONDS, MAX_FACE_UPLOAD_BYTES } from './face-uploads.js';
 import * as z from '../shared/zod.js';
 import { apiKeyHeaderFields } from '../http/headers.js';
 import { DateTime, queryInt, queryList } from '../shared/schemas.js';
@@ -36,7 +37,7 @@ export const InstanceCreatedSchema = z.withMeta(
               imageFormat: z.enum(['JPEG', 'PNG']),
               captureKey: z.string(),
               uploadUrl: z.withMeta(z.string(), {
-                description: 'A pre-signed S3 PUT for this instance and image key only, good for 15 minutes. Images over 5 MB are not used.',
+                description: `A pre-signed S3 PUT for this instance and image key only, good for ${FACE_UPLOAD_URL_SECONDS / 60} minutes. At most ${MAX_FACE_UPLOAD_BYTES / 1024 / 1024} MB (Rekognition's limit).`,
               }),
               uploadHeaders: z.withMeta(z.record(z.string(), z.string()), {
                 description: 'Send these headers with the PUT exactly as given (the signature covers the Content-Type).',

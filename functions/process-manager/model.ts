@@ -508,8 +508,6 @@ export interface InstanceImageStore {
   put(objectKey: string, bytes: Uint8Array, contentType: string, sha256: string): Promise<void>;
   /** Undefined when absent. */
   get(tenantId: string, processInstanceId: string, objectKey: string): Promise<Buffer | undefined>;
-  /** As `get`, but an object over `maxBytes` is not read: `tooLarge` (an upload anybody with its URL could make any size). */
-  getAtMost(tenantId: string, processInstanceId: string, objectKey: string, maxBytes: number): Promise<Buffer | 'tooLarge' | undefined>;
   /** A pre-signed GET of an instance's image, good for `expiresIn` seconds. */
   url(tenantId: string, processInstanceId: string, objectKey: string, expiresIn: number): Promise<string>;
   /**

@@ -8,9 +8,8 @@
  * Locally, lib/local/face-engine.ts is installed in its place.
  */
 import type { RekognitionClient } from '@aws-sdk/client-rekognition';
-import { JPG } from 'image-size/types/jpg';
-import { PNG } from 'image-size/types/png';
 import { getStoreConfig } from '../config.js';
+import { readImageHeader } from '../shared/image-header.js';
 import { traced } from '../observability/tracer.js';
 import { analyseImage, livenessScore } from './embedded-face-model.js';
 import type { Comparison, Detection, FaceEngine, FaceImage, WatchlistHit, WatchlistRef } from '../faces/model.js';
@@ -20,12 +19,19 @@ type Rekognition = { client: RekognitionClient; commands: typeof import('@aws-sd
 const nameOf = (err: unknown) => (typeof err === 'object' && err !== null ? (err as { name?: unknown }).name : undefined);
 
 /** The image's displayed size from its header (Rekognition's boxes are fractions of it, after EXIF orientation). */
-export function displayedSize(bytes: Uint8Array): { width: number; height: number } {
-  const copy = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
-  const isJpeg = copy[0] === 0xff && copy[1] === 0xd8;
-  const size = (isJpeg ? JPG : PNG).calculate(copy) as { width: number; height: number; orientation?: number };
-  const turned = size.orientation !== undefined && size.orientation >= 5 && size.orientation <= 8;
-  return turned ? { width: size.height, height: size.width } : { width: size.width, height: size.height };
+function displayedSize(bytes: Uint8Array): { width: number; height: number } {
+  const header = readImageHeader(bytes);
+  if (!header) throw new Error('the face image is neither a JPEG nor a PNG with a readable header');
+  return { width: header.width, height: header.height };
+}
+
+/** Waits for `call`, taking the named Rekognition error as done (creating what exists, deleting what is gone). */
+async function ignoring(name: string, call: Promise<unknown>): Promise<void> {
+  try {
+    await call;
+  } catch (err) {
+    if (nameOf(err) !== name) throw err;
+  }
 }
 
 export class RekognitionFaceEngine implements FaceEngine {
@@ -86,20 +92,12 @@ export class RekognitionFaceEngine implements FaceEngine {
 
   async createWatchlist(ref: WatchlistRef) {
     const { client, commands } = await this.rekognition();
-    try {
-      await client.send(new commands.CreateCollectionCommand({ CollectionId: this.collectionId(ref) }));
-    } catch (err) {
-      if (nameOf(err) !== 'ResourceAlreadyExistsException') throw err;
-    }
+    await ignoring('ResourceAlreadyExistsException', client.send(new commands.CreateCollectionCommand({ CollectionId: this.collectionId(ref) })));
   }
 
   async deleteWatchlist(ref: WatchlistRef) {
     const { client, commands } = await this.rekognition();
-    try {
-      await client.send(new commands.DeleteCollectionCommand({ CollectionId: this.collectionId(ref) }));
-    } catch (err) {
-      if (nameOf(err) !== 'ResourceNotFoundException') throw err;
-    }
+    await ignoring('ResourceNotFoundException', client.send(new commands.DeleteCollectionCommand({ CollectionId: this.collectionId(ref) })));
   }
 
   async addMember(ref: WatchlistRef, memberId: string, image: FaceImage) {

@@ -1,6 +1,6 @@
-import { JPG } from 'image-size/types/jpg';
 import jpeg from 'jpeg-js';
 import { PNG as PngDecoder } from 'pngjs';
+import { readImageHeader } from '../shared/image-header.js';
 
 /** An image's pixels as the face model reads them: RGB, one byte a channel, row by row. */
 export interface RgbImage {
@@ -17,22 +17,13 @@ export const MODEL_MAX_SIDE = 1024;
  * orientation and scaled down (by averaging) to at most `maxSide` on its longer side.
  */
 export function decodeRgb(bytes: Uint8Array, maxSide = MODEL_MAX_SIDE): RgbImage {
-  const isJpeg = bytes[0] === 0xff && bytes[1] === 0xd8;
+  const header = readImageHeader(bytes);
+  const isJpeg = header?.format === 'JPEG';
   const rgba = isJpeg
     ? jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: 40, maxMemoryUsageInMB: 256 })
     : PngDecoder.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  const orientation = isJpeg ? jpegOrientation(bytes) : 1;
-  const upright = orient({ width: rgba.width, height: rgba.height, data: rgba.data as Uint8Array }, orientation);
+  const upright = orient({ width: rgba.width, height: rgba.height, data: rgba.data as Uint8Array }, header?.orientation ?? 1);
   return downscale(upright, maxSide);
-}
-
-function jpegOrientation(bytes: Uint8Array): number {
-  try {
-    const copy = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
-    return JPG.calculate(copy).orientation ?? 1;
-  } catch {
-    return 1;
-  }
 }
 
 /** RGBA in, RGB out, turned by an EXIF orientation (1 to 8). */

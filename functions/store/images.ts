@@ -54,22 +54,12 @@ export const imageStore: InstanceImageStore = {
 
   /** An instance's image, read only through the instance's own prefix; undefined when absent. */
   async get(tenantId, processInstanceId, objectKey) {
-    const bytes = await imageStore.getAtMost(tenantId, processInstanceId, objectKey, Number.MAX_SAFE_INTEGER);
-    return bytes === 'tooLarge' ? undefined : bytes;
-  },
-
-  async getAtMost(tenantId, processInstanceId, objectKey, maxBytes) {
     if (!objectKey.startsWith(objectKeys.instancePrefix(tenantId, processInstanceId))) {
       throw new Error('an image key outside its instance');
     }
     const { client, bucket, commands } = await s3();
     try {
       const out = await client.send(new commands.GetObjectCommand({ Bucket: bucket, Key: objectKey }));
-      if ((out.ContentLength ?? 0) > maxBytes) {
-        // An upload past the limit is not read: its body is dropped unread.
-        (out.Body as { destroy?: () => void } | undefined)?.destroy?.();
-        return 'tooLarge';
-      }
       return Buffer.from(await out.Body!.transformToByteArray());
     } catch (err) {
       if (err instanceof Error && err.name === 'NoSuchKey') return undefined;

@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ModelAnalysis } from '../../functions/store/embedded-face-model.js';
+import { imageFormatOf } from '../../functions/shared/image-header.js';
 import { livenessScore } from '../../functions/store/embedded-face-model.js';
 import type { Comparison, Detection, FaceEngine, FaceImage, WatchlistHit, WatchlistRef } from '../../functions/faces/model.js';
 import type { FaceWorkerReply, FaceWorkerRequest } from './face-engine-worker.js';
@@ -86,9 +87,18 @@ export function startLocalFaceEngine(options: { collectionsFile?: string } = {})
     });
   }
 
+  // One inference per image, however many of the engine's calls ask about it: the capture step
+  // asks detect, then liveness, of the same bytes (two Rekognition-and-model calls on AWS).
+  const analysed = new WeakMap<Uint8Array, Promise<ModelAnalysis>>();
   function analyse(image: FaceImage): Promise<ModelAnalysis> {
     checkImage(image);
-    return ask<ModelAnalysis>({ op: 'analyse', bytes: image.bytes });
+    let analysis = analysed.get(image.bytes);
+    if (!analysis) {
+      analysis = ask<ModelAnalysis>({ op: 'analyse', bytes: image.bytes });
+      analysed.set(image.bytes, analysis);
+      analysis.catch(() => analysed.delete(image.bytes));
+    }
+    return analysis;
   }
 
   function save() {
@@ -181,9 +191,7 @@ function checkImage(image: FaceImage) {
   if (image.bytes.length > REKOGNITION_MAX_IMAGE_BYTES) {
     throw new LocalRekognitionError('ImageTooLargeException', 'Image size is too large.');
   }
-  const jpeg = image.bytes[0] === 0xff && image.bytes[1] === 0xd8;
-  const png = image.bytes[0] === 0x89 && image.bytes[1] === 0x50 && image.bytes[2] === 0x4e && image.bytes[3] === 0x47;
-  if (!jpeg && !png) throw new LocalRekognitionError('InvalidImageFormatException', 'Request has invalid image format');
+  if (!imageFormatOf(image.bytes)) throw new LocalRekognitionError('InvalidImageFormatException', 'Request has invalid image format');
 }
 
 function load(file: string | undefined): Map<string, Map<string, Member>> {

@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/client-rekognition';
 import { RekognitionFaceEngine } from '../../functions/store/face-engine.js';
 import { face } from '../support/face-images.js';
+import { isTransientError } from '../../functions/shared/aws-errors.js';
 
 const rekognition = mockClient(RekognitionClient);
 const image = { bytes: face('person-a-1.jpg') };
@@ -78,6 +79,12 @@ describe('RekognitionFaceEngine', () => {
     ]);
     expect(rekognition.commandCalls(SearchFacesByImageCommand)[0]!.args[0].input).toMatchObject({ CollectionId: 'arthr-fir.demo.w1', FaceMatchThreshold: 90, MaxFaces: 5 });
     expect(await engine.search(ref, image, 0.9, 5)).toEqual({ noFace: true });
+  });
+
+  it('passes a throttle on as the transient error the wrapper answers 503 (Retry-After) and a Task retries', async () => {
+    rekognition.on(DetectFacesCommand).rejects(Object.assign(named('ProvisionedThroughputExceededException'), { $retryable: { throttling: true } }));
+    const err = await new RekognitionFaceEngine('arthr-fir').detect(image).catch((e: unknown) => e);
+    expect(isTransientError(err)).toBe(true);
   });
 
   it('refuses collection calls without its prefix configured', async () => {
