@@ -35,7 +35,7 @@ export const spec = {
 
 export const aliases = ['captureFaceImageV1'] as const;
 
-const capturePage = (view: StepView<typeof spec>, error?: ImageProblem | FaceProblem) =>
+const capturePage = (view: StepView<typeof spec>, error?: ImageProblem | FaceProblem | 'noMatch') =>
   renderFaceCapture({
     lang: view.lang,
     action: journeyUrl(view.record, view.capability, view.lang, view.step.activityId, 'face'),
@@ -44,7 +44,13 @@ const capturePage = (view: StepView<typeof spec>, error?: ImageProblem | FacePro
     ...(error ? { error } : {}),
   });
 
-export const screens: Screens<typeof spec> = { component: 'face-capture', render: { 'face-capture': (view) => capturePage(view) } };
+/** Back at the capture after External Source Face Match v1's "Failed face to face match" route: the page says so. */
+const afterFailedMatch = (view: StepView<typeof spec>) => (view.step.state._lastError as { Error?: unknown } | undefined)?.Error === 'FaceMatchFailed';
+
+export const screens: Screens<typeof spec> = {
+  component: 'face-capture',
+  render: { 'face-capture': (view) => capturePage(view, afterFailedMatch(view) ? 'noMatch' : undefined) },
+};
 
 /** The `image` field of a multipart post, or why there is none. */
 async function uploadedImage(upload: SubmissionRequest['upload']): Promise<Uint8Array | ImageProblem> {

@@ -1,10 +1,20 @@
+import { createHash } from 'node:crypto';
+import { faceCaptureKey, faceUploadKey, faces, images, instances } from '../faces/deps.js';
+import { THRESHOLDS } from '../faces/quality.js';
+import { inspectFaceImage, type InspectedImage } from '../journey/face-capture.js';
+import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
+import { MAX_FACE_UPLOAD_BYTES, type FaceUploadSlot } from '../process-manager/face-uploads.js';
+import type { CheckRecord, CheckResult, ImageRecord } from '../process-manager/model.js';
+import { ActivityError, withCheck, type ActivityAccess, type ServiceContext, type ServiceRun } from './contract.js';
 import { key, type ActivitySpec } from './spec.js';
 
 export const spec = {
   type: 'EXTERNAL_SOURCE_FACE_MATCH_V1',
   displayName: 'External Source Face Match v1',
   kind: 'service',
-  description: 'Matches the externally uploaded face image against the live face captured in the instance.',
+  description:
+    "Matches the face image uploaded from outside the journey against the live face of the Capture Face Image step: the similarity and the engine's threshold go into the check, " +
+    'a failed match raises "Failed face to face match" (or "Exceed face match count" once failed attempts exceed Max Attempts), and an upload with no usable face raises "Failed face template generation".',
   inputs: [
     key('External Image Key', undefined, 'The image key of the external upload.'),
     key('Live Face Key', 'face1', 'The Face Key of the Capture Face Image step.'),
@@ -15,22 +25,195 @@ export const spec = {
       default: 3,
       min: 1,
       max: 100,
-      description: 'Failed attempts beyond this raise "Exceed face match count".',
+      description: 'Failed attempts beyond this raise "Exceed face match count". An attempt is one pair of images: the same pair compared again does not count twice.',
     },
   ],
   rules: [],
-  outputs: [{ name: 'Face match check', variable: '_checks.faceMatch' }],
+  outputs: [{ name: 'Face match check', variable: '_checks.faceMatch', description: '{result: "PASS", similarity, threshold, ...}' }],
   errorEvents: [
     {
       name: 'Exceed face match count',
       aslError: 'FaceMatchCountExceeded', code: 'exceedFaceMatchCount',
       description: 'Failed attempts exceed Max Attempts.',
     },
-    { name: 'Failed face to face match', aslError: 'FaceMatchFailed', code: 'failedFaceMatch' },
-    { name: 'Failed face template generation', aslError: 'FaceTemplateGenerationFailed', code: 'failedFaceTemplateGeneration' },
+    { name: 'Failed face to face match', aslError: 'FaceMatchFailed', code: 'failedFaceMatch', description: "The faces' similarity is below the engine's threshold." },
+    {
+      name: 'Failed face template generation',
+      aslError: 'FaceTemplateGenerationFailed', code: 'failedFaceTemplateGeneration',
+      description: 'Nothing was uploaded, or the upload is not a JPEG or PNG of at most 5 MiB with exactly one face, or the step has no live capture to compare.',
+    },
   ],
 } as const satisfies ActivitySpec;
 
 export const aliases = ['externalSourceFaceMatchV1'] as const;
 
-export const notRunnable = 'no face engine compares faces yet';
+/**
+ * Reads both images (the upload by a ranged GET: a pre-signed PUT cannot cap its size), finds
+ * the upload's face and compares the two; keeps the check, the upload's record and the failed
+ * attempts beside the instance.
+ */
+export const aws = {
+  images: ['GetObject'],
+  faces: ['DetectFaces', 'CompareFaces'],
+  table: ['PutItem', 'UpdateItem', 'GetItem'],
+} as const satisfies ActivityAccess;
+
+/** Where the match's check is in the session and in user data. */
+const CHECK_KEY = 'faceMatch';
+
+type Ctx = ServiceContext<typeof spec>;
+interface Capture {
+  captureId: string;
+  format: 'JPEG' | 'PNG';
+}
+
+/** Why no template could be made (the check's `moreinfo.reason`). */
+type TemplateProblem = 'noUploadRequested' | 'notUploaded' | 'tooLarge' | 'notAnImage' | 'unreadable' | 'tooSmall' | 'noFace' | 'manyFaces' | 'noLiveCapture';
+
+const PROBLEM_TEXT: Record<TemplateProblem, string> = {
+  noUploadRequested: 'The instance has no upload for the external image key.',
+  notUploaded: 'Nothing was uploaded for the external image key.',
+  tooLarge: `The uploaded image is larger than ${MAX_FACE_UPLOAD_BYTES} bytes.`,
+  notAnImage: 'The uploaded file is neither a JPEG nor a PNG.',
+  unreadable: 'The uploaded image does not decode.',
+  tooSmall: 'The uploaded image is too small to show a face.',
+  noFace: 'No face was found in the uploaded image.',
+  manyFaces: 'More than one face was found in the uploaded image.',
+  noLiveCapture: 'The live face key has no capture to compare.',
+};
+
+/**
+ * The uploaded image compared with the latest live capture, largest face to largest face. A
+ * match (similarity at or above the engine's threshold, functions/faces/quality.ts) sets
+ * `_checks.faceMatch` and the journey goes on; a failed one counts an attempt (once per pair of
+ * images, in the table: a failing step keeps no session) and raises an error event. Either way
+ * the check and the upload's record go into user data (and so into the archive), replacing an
+ * earlier attempt's. No template is kept: Rekognition's CompareFaces stores none, and the
+ * embedded engine's live only in memory for the comparison.
+ */
+export const run: ServiceRun<typeof spec> = async (ctx) => {
+  const { inputs, session, tenantId } = ctx;
+  const processInstanceId = session.instance.processInstanceId;
+  const threshold = THRESHOLDS[faces.name].match;
+
+  const reference = await readUpload(ctx);
+  if ('problem' in reference) return templateFailure(ctx, reference.problem);
+  const live = latestCapture(session._faces, inputs['Live Face Key']);
+  const liveBytes = live
+    ? await images.getAtMost(tenantId, processInstanceId, faceCaptureKey(tenantId, processInstanceId, inputs['Live Face Key'], live.captureId, live.format === 'PNG' ? 'png' : 'jpg'), MAX_FACE_IMAGE_BYTES)
+    : undefined;
+  if (!live || !(liveBytes instanceof Buffer)) return templateFailure(ctx, 'noLiveCapture', reference.record);
+
+  const comparison = await faces.compare({ bytes: reference.bytes }, { bytes: liveBytes });
+  if ('noFace' in comparison) return templateFailure(ctx, comparison.noFace === 'source' ? 'noFace' : 'noLiveCapture', reference.record);
+  const { similarity } = comparison;
+  const matched = similarity >= threshold;
+  const attempt = { live: live.captureId, upload: reference.record.captureId };
+  const failures = matched ? undefined : await countFailure(ctx, `${attempt.upload}/${attempt.live}`);
+  const max = inputs['Max Attempts'] ?? 3;
+  const check = matchCheck(ctx, matched ? 'PASS' : 'FAIL', {
+    description: matched
+      ? `The faces match: similarity ${similarity}, at or above ${threshold}.`
+      : `The faces do not match: similarity ${similarity}, below ${threshold} (failed attempt ${failures} of ${max} allowed).`,
+    moreinfo: { similarity, threshold, liveCaptureId: live.captureId, uploadCaptureKey: reference.record.captureId, ...(failures === undefined ? {} : { failedAttempts: failures }), maxAttempts: max },
+  });
+  await keep(ctx, check, reference.record, { similarity, threshold, liveCaptureId: live.captureId, ...(failures === undefined ? {} : { failedAttempts: failures }) });
+  if (failures !== undefined) {
+    // The Cause names no value the end user gave: only counts.
+    if (failures > max) throw new ActivityError('FaceMatchCountExceeded', `${failures} failed face matches, more than Max Attempts (${max}).`);
+    throw new ActivityError('FaceMatchFailed', `The faces did not match (failed attempt ${failures} of ${max} allowed).`);
+  }
+  return withCheck(session, CHECK_KEY, { result: 'PASS', checkType: check.checkType, displayName: check.displayName, similarity, threshold, engine: faces.name });
+};
+
+/** The upload of the image key, read at most 5 MiB, checked by its bytes and with exactly one face. */
+async function readUpload({ inputs, session, tenantId, now }: Ctx): Promise<{ bytes: Buffer; record: ImageRecord } | { problem: TemplateProblem }> {
+  const imageKey = inputs['External Image Key'];
+  const uploads = (session._externalSources as { faceUploads?: Record<string, Partial<FaceUploadSlot>> } | undefined)?.faceUploads;
+  const slot = uploads && Object.hasOwn(uploads, imageKey) ? uploads[imageKey] : undefined;
+  if (!slot || typeof slot.captureKey !== 'string') return { problem: 'noUploadRequested' };
+  const processInstanceId = session.instance.processInstanceId;
+  // The key is made again from the slot's parts, under this instance's prefix.
+  const objectKey = faceUploadKey(tenantId, processInstanceId, imageKey, slot.captureKey, slot.imageFormat === 'PNG' ? 'png' : 'jpg');
+  const bytes = await images.getAtMost(tenantId, processInstanceId, objectKey, MAX_FACE_UPLOAD_BYTES);
+  if (bytes === undefined) return { problem: 'notUploaded' };
+  if (bytes === 'tooLarge') return { problem: 'tooLarge' };
+  const image = inspectFaceImage(bytes, MAX_FACE_UPLOAD_BYTES);
+  if ('problem' in image) return { problem: image.problem === 'missing' ? 'notUploaded' : image.problem };
+  const { faces: found } = await faces.detect({ bytes });
+  if (found.length === 0) return { problem: 'noFace' };
+  if (found.length > 1) return { problem: 'manyFaces' };
+  return { bytes, record: uploadRecord(imageKey, slot.captureKey, objectKey, image, bytes, now) };
+}
+
+function uploadRecord(imageKey: string, captureKey: string, objectKey: string, image: InspectedImage, bytes: Buffer, now: Date): ImageRecord {
+  return {
+    imageKey,
+    captureId: captureKey,
+    kind: 'FACE',
+    format: image.format,
+    contentType: image.contentType,
+    width: image.width,
+    height: image.height,
+    bytes: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    objectKey,
+    // When the step read it (S3's upload time is not asked for).
+    capturedAt: now.toISOString(),
+  };
+}
+
+/** The newest capture of the Capture Face Image step with this Face Key. */
+function latestCapture(faceSession: Record<string, unknown> | undefined, faceKey: string): Capture | undefined {
+  const entry = faceSession && Object.hasOwn(faceSession, faceKey) ? (faceSession[faceKey] as { captures?: unknown }) : undefined;
+  const captures = Array.isArray(entry?.captures) ? entry.captures : [];
+  const last = captures.at(-1) as Partial<Capture> | undefined;
+  if (!last || typeof last.captureId !== 'string') return undefined;
+  return { captureId: last.captureId, format: last.format === 'PNG' ? 'PNG' : 'JPEG' };
+}
+
+/** One more failed attempt for this pair of images; without the instance's expiry (an execution from before sessions were kept in the table) nothing can be kept beside it, and each failure is the first. */
+async function countFailure({ tenantId, session, activityId, expiresAt }: Ctx, attemptId: string): Promise<number> {
+  if (expiresAt === undefined) return 1;
+  return instances.countFailedAttempt(tenantId, session.instance.processInstanceId, activityId, attemptId, expiresAt);
+}
+
+function matchCheck({ activityId, now, inputs }: Ctx, result: CheckResult, detail: { description: string; moreinfo: Record<string, unknown> }): CheckRecord {
+  return {
+    checkId: CHECK_KEY,
+    activityId,
+    checkType: 'FACE_MATCH',
+    result,
+    displayName: 'Face match',
+    description: detail.description,
+    moreinfo: JSON.stringify({ engine: faces.name, externalImageKey: inputs['External Image Key'], liveFaceKey: inputs['Live Face Key'], result, ...detail.moreinfo }),
+    checkedAt: now.toISOString(),
+    reports: [{ name: 'faceMatch', result, description: detail.description }],
+  };
+}
+
+/** The check, the upload's record and the figures, as this step's user data (kept as long as the instance). */
+async function keep(ctx: Ctx, check: CheckRecord, upload: ImageRecord | undefined, values: Record<string, unknown>): Promise<void> {
+  if (ctx.expiresAt === undefined) return;
+  await instances.putUserData(
+    ctx.tenantId,
+    ctx.session.instance.processInstanceId,
+    {
+      activityId: ctx.activityId,
+      activityType: spec.type,
+      dataKey: CHECK_KEY,
+      submittedAt: ctx.now.toISOString(),
+      values: { externalImageKey: ctx.inputs['External Image Key'], liveFaceKey: ctx.inputs['Live Face Key'], ...values },
+      check,
+      ...(upload ? { images: [upload] } : {}),
+    },
+    ctx.expiresAt,
+  );
+}
+
+/** No template could be made of one side: the check says why, and the step raises its error event. Not a failed attempt. */
+async function templateFailure(ctx: Ctx, problem: TemplateProblem, upload?: ImageRecord): Promise<never> {
+  const check = matchCheck(ctx, 'FAIL', { description: PROBLEM_TEXT[problem], moreinfo: { reason: problem } });
+  await keep(ctx, check, upload, { reason: problem });
+  throw new ActivityError('FaceTemplateGenerationFailed', PROBLEM_TEXT[problem]);
+}

@@ -48,6 +48,8 @@ export const ACCESS = {
   DATA_FORM: dataForm.aws,
   DEREGISTER_PASSCODE: deregisterPasscode.aws,
   EXECUTE_CLOUD_FUNCTION_V2: executeCloudFunctionV2.aws,
+  EXTERNAL_SOURCE_FACE_MATCH_V1: externalSourceFaceMatchV1.aws,
+  EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.aws,
   GET_USER: getUser.aws,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.aws,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.aws,
@@ -60,6 +62,8 @@ export const RUNS = {
   COMPLETE_PASSCODE_REGISTRATION: completePasscodeRegistration.run,
   DEREGISTER_PASSCODE: deregisterPasscode.run,
   EXECUTE_CLOUD_FUNCTION_V2: executeCloudFunctionV2.run,
+  EXTERNAL_SOURCE_FACE_MATCH_V1: externalSourceFaceMatchV1.run,
+  EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.run,
   GET_USER: getUser.run,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.run,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.run,
@@ -104,8 +108,6 @@ export const PASSKEY_STEPS = {
 /** Activities this deployment has no runtime for, and why: a journey that reaches one fails there. */
 export const NOT_RUNNABLE = {
   ARCHIVE_PROCESS_INSTANCE: archiveProcessInstance.notRunnable,
-  EXTERNAL_SOURCE_FACE_MATCH_V1: externalSourceFaceMatchV1.notRunnable,
-  EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.notRunnable,
   SVC_PUSH_NOTIFICATION: svcPushNotification.notRunnable,
   WAIT_ON_PUSH_NOTIFICATION: waitOnPushNotification.notRunnable,
 } as const;

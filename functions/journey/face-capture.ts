@@ -24,9 +24,9 @@ export interface InspectedImage {
  * What an uploaded image is, judged by its bytes alone (its name and the type the browser
  * claimed are ignored): a JPEG or PNG whose header parses, within the size limits.
  */
-export function inspectFaceImage(given: Uint8Array): InspectedImage | { problem: ImageProblem } {
+export function inspectFaceImage(given: Uint8Array, maxBytes = MAX_FACE_IMAGE_BYTES): InspectedImage | { problem: ImageProblem } {
   if (given.length === 0) return { problem: 'missing' };
-  if (given.length > MAX_FACE_IMAGE_BYTES) return { problem: 'tooLarge' };
+  if (given.length > maxBytes) return { problem: 'tooLarge' };
   const kind = imageFormatOf(given);
   if (!kind) return { problem: 'notAnImage' };
   const header = readImageHeader(given);

@@ -486,6 +486,13 @@ export interface ProcessInstanceStore {
   /** One more refused submission of the waiting step with this token: the new count, or undefined when it no longer waits. */
   countRefusal(tenantId: string, id: string, taskToken: string): Promise<number | undefined>;
   listUserData(tenantId: string, id: string): Promise<StepUserData[]>;
+  /** What a service step recorded (a face match's check and images), over its earlier visit's, expiring with the instance. */
+  putUserData(tenantId: string, id: string, data: StepUserData, expiresAt: number): Promise<void>;
+  /**
+   * One more failed attempt of an activity, counted once per `attemptId` (a retried run of the
+   * same attempt does not count again): the number of failed attempts so far.
+   */
+  countFailedAttempt(tenantId: string, id: string, activityId: string, attemptId: string, expiresAt: number): Promise<number>;
   /**
    * False when the stored status is no longer `from`. A `final` status also takes the instance
    * off the reconciler's index (its execution's end is recorded).
@@ -508,6 +515,12 @@ export interface InstanceImageStore {
   put(objectKey: string, bytes: Uint8Array, contentType: string, sha256: string): Promise<void>;
   /** Undefined when absent. */
   get(tenantId: string, processInstanceId: string, objectKey: string): Promise<Buffer | undefined>;
+  /**
+   * An image no larger than `maxBytes` (one the relying party uploaded with a pre-signed PUT,
+   * which cannot cap its size): its bytes, 'tooLarge' (having read at most one byte more), or
+   * undefined when absent.
+   */
+  getAtMost(tenantId: string, processInstanceId: string, objectKey: string, maxBytes: number): Promise<Buffer | 'tooLarge' | undefined>;
   /** A pre-signed GET of an instance's image, good for `expiresIn` seconds. */
   url(tenantId: string, processInstanceId: string, objectKey: string, expiresIn: number): Promise<string>;
   /**

@@ -67,6 +67,29 @@ export const imageStore: InstanceImageStore = {
     }
   },
 
+  /** A ranged GET of the first `maxBytes + 1` bytes: more than `maxBytes` came back, or S3 says the object is larger. */
+  async getAtMost(tenantId, processInstanceId, objectKey, maxBytes) {
+    if (!objectKey.startsWith(objectKeys.instancePrefix(tenantId, processInstanceId))) {
+      throw new Error('an image key outside its instance');
+    }
+    const { client, bucket, commands } = await s3();
+    try {
+      const out = await client.send(new commands.GetObjectCommand({ Bucket: bucket, Key: objectKey, Range: `bytes=0-${maxBytes}` }));
+      const total = Number(/\/(\d+)$/.exec(out.ContentRange ?? '')?.[1]);
+      if (Number.isFinite(total) && total > maxBytes) {
+        out.Body?.transformToWebStream().cancel().catch(() => undefined);
+        return 'tooLarge';
+      }
+      const bytes = Buffer.from(await out.Body!.transformToByteArray());
+      return bytes.length > maxBytes ? 'tooLarge' : bytes;
+    } catch (err) {
+      if (err instanceof Error && err.name === 'NoSuchKey') return undefined;
+      // S3 answers a range of an empty object 416.
+      if (err instanceof Error && err.name === 'InvalidRange') return Buffer.alloc(0);
+      throw err;
+    }
+  },
+
   /** A pre-signed GET of an image, only through the instance's own prefix (the function's role signs it). */
   async url(tenantId, processInstanceId, objectKey, expiresIn) {
     if (!objectKey.startsWith(objectKeys.instancePrefix(tenantId, processInstanceId))) {

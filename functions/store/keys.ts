@@ -191,6 +191,10 @@ export const keys = {
   instanceStepClaim(tenantId: string, id: string, activityId: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `STEPCLAIM#${part(activityId)}` };
   },
+  /** An activity's failed attempts in an instance (External Source Face Match v1's Max Attempts). */
+  instanceAttempts(tenantId: string, id: string, activityId: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `ATTEMPTS#${part(activityId)}` };
+  },
   instancePartition(tenantId: string, id: string): string {
     return `${tenantPrefix(tenantId)}PI#${part(id)}`;
   },

@@ -545,6 +545,39 @@ export const processInstanceStore: ProcessInstanceStore = {
     return userData.decodeAll(items).map(({ expiresAt: _ttl, ...data }) => data);
   },
 
+  async putUserData(tenantId, id, data, expiresAt) {
+    const { doc, tableName, commands } = await dynamo();
+    await doc.send(new commands.PutCommand({ TableName: tableName, Item: userData.encode({ ...data, expiresAt }, keys.instanceUserData(tenantId, id, data.activityId)) }));
+  },
+
+  /**
+   * ADD on the activity's own item, only when the last attempt counted was another: a run Step
+   * Functions retries after the count was written reads the count instead of adding again.
+   */
+  async countFailedAttempt(tenantId, id, activityId, attemptId, expiresAt) {
+    const { doc, tableName, commands } = await dynamo();
+    const key = keys.instanceAttempts(tenantId, id, activityId);
+    let count: number | undefined;
+    const counted = await conditionally(async () => {
+      const out = await doc.send(
+        new commands.UpdateCommand({
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: 'SET lastAttempt = :attempt, expiresAt = :ttl ADD failures :one',
+          ConditionExpression: 'attribute_not_exists(lastAttempt) OR lastAttempt <> :attempt',
+          ExpressionAttributeValues: { ':attempt': attemptId, ':ttl': expiresAt, ':one': 1 },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      count = Number((out.Attributes as { failures?: number } | undefined)?.failures);
+    });
+    if (!counted) {
+      const out = await doc.send(new commands.GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+      count = Number((out.Item as { failures?: number } | undefined)?.failures);
+    }
+    return Number.isFinite(count) ? count! : 0;
+  },
+
   /**
    * A status change, written only over the status it read (the caller publishes the event), in
    * one transaction with the instance's views and term views put anew (the status view moves

@@ -48,6 +48,8 @@ export async function startLocalS3(dirs: { images: string; exports: string }): P
       );
     }
   }
+  // What relying parties PUT through pre-signed URLs (face uploads) survives a restart too.
+  mirrorToDisk(client, LOCAL_IMAGES_BUCKET, dirs.images);
   const gateway = await startPresignedGateway(client);
   return {
     endpoint: server.address,

@@ -1,11 +1,13 @@
 /**
  * Example process definitions, as JSON a client would send. `identity-check`: a data form, a
  * face capture and a decision. `passcode-registration`: a known user registers a passcode.
+ * `selfie-match`: a face capture matched against a reference photo the relying party uploads.
  * `onboarding.bpmn`: the family's BPMN (gateways, a retake loop, a timer, error routes), with
  * its data form `onboarding-details`.
  */
 import identityCheckJson from './identity-check.json' with { type: 'json' };
 import passcodeRegistrationJson from './passcode-registration.json' with { type: 'json' };
+import selfieMatchJson from './selfie-match.json' with { type: 'json' };
 import passcodeRegistrationForm from './forms/passcode-registration.json' with { type: 'json' };
 import passcodeLoginForm from './forms/passcode-login.json' with { type: 'json' };
 import onboardingDetailsForm from './forms/onboarding-details.json' with { type: 'json' };
@@ -16,6 +18,7 @@ import { validateDefinition } from '../validate.js';
 export const EXAMPLES: Readonly<Record<string, unknown>> = {
   'identity-check': identityCheckJson,
   'passcode-registration': passcodeRegistrationJson,
+  'selfie-match': selfieMatchJson,
 };
 
 export const identityCheck: unknown = identityCheckJson;

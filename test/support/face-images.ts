@@ -59,8 +59,13 @@ export function blurred(name: string, radius: number): Buffer {
  * The fixture scaled to `scale` of its size and placed at (`left`, `top`) (fractions) on a grey
  * canvas of `width` × `height`: a face far from the camera, or a camera frame.
  */
-export function placed(name: string, opts: { width: number; height: number; scale: number; left?: number; top?: number }): RgbImage {
+export function placed(
+  name: string,
+  opts: { width: number; height: number; scale: number; left?: number; top?: number; oval?: { cx: number; cy: number; rx: number; ry: number } },
+): RgbImage {
   const src = decodeRgb(face(name));
+  // Outside the oval (in the source's pixels) the canvas stays grey.
+  const inside = (x: number, y: number) => !opts.oval || ((x - opts.oval.cx) / opts.oval.rx) ** 2 + ((y - opts.oval.cy) / opts.oval.ry) ** 2 <= 1;
   const w = Math.round(src.width * opts.scale);
   const h = Math.round(src.height * opts.scale);
   const x0 = Math.round((opts.left ?? 0.5) * opts.width - w / 2);
@@ -74,8 +79,26 @@ export function placed(name: string, opts: { width: number; height: number; scal
       const tx = x0 + x;
       if (tx < 0 || tx >= opts.width) continue;
       const sx = Math.min(src.width - 1, Math.floor(x / opts.scale));
+      if (!inside(sx, sy)) continue;
       for (let c = 0; c < 3; c++) data[(ty * opts.width + tx) * 3 + c] = src.data[(sy * src.width + sx) * 3 + c]!;
     }
   }
   return { width: opts.width, height: opts.height, data };
+}
+
+/** Where the face is in the crops of group photos (pixels: left, top, side), as the embedded model boxes it. */
+const FACE_BOXES = {
+  'person-a-crop-bar55.jpg': [29, 39, 170],
+  'person-b-crop-bar55.jpg': [13, 28, 176],
+  'person-b-crop-bar55-2.jpg': [15, 29, 187],
+} as const;
+
+/**
+ * A camera's view of one person: the crop's own face in an oval, everything else grey (the part
+ * of a neighbour's face at the crop's edge is gone), on a 640×480 frame. person-b's two shots
+ * match each other (about 0.78 with the embedded engine); person-a's does not match them.
+ */
+export function portrait(name: keyof typeof FACE_BOXES): RgbImage {
+  const [left, top, side] = FACE_BOXES[name];
+  return placed(name, { width: 640, height: 480, scale: 1.6, oval: { cx: left + side / 2, cy: top + side / 2, rx: side * 0.55, ry: side * 0.7 } });
 }

@@ -59,6 +59,7 @@ export const de: Messages = {
   face_blurry: 'Das Foto ist unscharf. Halten Sie still und reinigen Sie die Kameralinse, falls sie verschmiert ist.',
   face_tooDark: 'Das Foto ist zu dunkel. Gehen Sie an einen helleren Ort oder wenden Sie sich einer Lichtquelle zu.',
   face_tooBright: 'Das Foto ist zu hell. Gehen Sie aus dem direkten Licht oder weg von einem hellen Fenster.',
+  face_noMatch: 'Ihr Gesicht stimmt nicht mit dem Foto überein, das uns vorliegt. Nehmen Sie das Foto erneut auf, mit Blick in die Kamera und bei gutem Licht.',
   pcTitle: 'Wählen Sie einen Passcode',
   pcText: 'Damit bestätigen Sie, dass Sie es sind. Er bleibt auf diesem Gerät: gesendet wird nur ein daraus berechneter Nachweis.',
   pcNew: 'Passcode',

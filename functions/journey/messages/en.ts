@@ -60,6 +60,7 @@ export const en = {
   face_blurry: 'The photo is blurred. Hold still, and clean the camera lens if it is smudged.',
   face_tooDark: 'The photo is too dark. Move to a brighter place or face a light.',
   face_tooBright: 'The photo is too bright. Move out of direct light or away from a bright window.',
+  face_noMatch: 'Your face did not match the photo we were given. Take the photo again, facing the camera in good light.',
   pcTitle: 'Choose a passcode',
   pcText: 'You will use it to confirm it is you. It stays on this device: only a proof made from it is sent.',
   pcNew: 'Passcode',
