@@ -114,14 +114,14 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   const check = matchCheck(ctx, matched ? 'PASS' : 'FAIL', {
     description: matched
       ? `The faces match: similarity ${similarity}, at or above ${threshold}.`
-      : `The faces do not match: similarity ${similarity}, below ${threshold} (failed attempt ${failures} of ${max} allowed).`,
+      : `The faces do not match: similarity ${similarity}, below ${threshold} (failed attempts: ${failures}; Max Attempts: ${max}).`,
     moreinfo: { similarity, threshold, liveCaptureId: live.captureId, uploadCaptureKey: reference.record.captureId, ...(failures === undefined ? {} : { failedAttempts: failures }), maxAttempts: max },
   });
   await keep(ctx, check, reference.record, { similarity, threshold, liveCaptureId: live.captureId, ...(failures === undefined ? {} : { failedAttempts: failures }) });
   if (failures !== undefined) {
     // The Cause names no value the end user gave: only counts.
     if (failures > max) throw new ActivityError('FaceMatchCountExceeded', `${failures} failed face matches, more than Max Attempts (${max}).`);
-    throw new ActivityError('FaceMatchFailed', `The faces did not match (failed attempt ${failures} of ${max} allowed).`);
+    throw new ActivityError('FaceMatchFailed', `The faces did not match (failed attempts: ${failures}; Max Attempts: ${max}).`);
   }
   return withCheck(session, CHECK_KEY, { result: 'PASS', checkType: check.checkType, displayName: check.displayName, similarity, threshold, engine: faces.name });
 };

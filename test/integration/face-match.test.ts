@@ -111,7 +111,7 @@ describe('External Source Face Match v1', () => {
     expect(await finalStatus(j.id, token)).toBe('COMPLETED_ENDED_ERROR');
     check = await matchCheck(j);
     expect(check.more.failedAttempts).toBe(3);
-    expect(check.description).toContain('failed attempt 3 of 2 allowed');
+    expect(check.description).toContain('failed attempts: 3; Max Attempts: 2');
   });
 
   it.each([
