@@ -40,6 +40,7 @@ export const ERRORS = {
   PASSKEY_VERIFICATION_FAILED: { status: 400, message: 'The passkey response could not be verified.' },
   INVALID_BPMN_DATA: { status: 400, message: 'resources.bpmn.data must be the BPMN file as base64 (RFC 4648, padded, no line breaks) of UTF-8 XML.' },
   INVALID_BPMN: { status: 400, message: 'The BPMN cannot be deployed; details name each element and why.' },
+  FACE_IMAGE_UNUSABLE: { status: 400, message: 'The image is not a JPEG or PNG with exactly one usable face.' },
   STATE_MACHINE_TOO_LARGE: { status: 400, message: "The compiled state machine is over Step Functions' 1 MB definition limit." },
 
   // 401: every one carries a challenge.
@@ -70,6 +71,8 @@ export const ERRORS = {
   CUSTOM_DATA_FORM_NOT_FOUND: { status: 404, message: 'The data form was not found.' },
   CLOUD_FUNCTION_NOT_FOUND: { status: 404, message: 'The cloud function was not found.' },
   CLOUD_SECRET_NOT_FOUND: { status: 404, message: 'The cloud secret was not found.' },
+  WATCHLIST_NOT_FOUND: { status: 404, message: 'The face watchlist was not found.' },
+  WATCHLIST_MEMBER_NOT_FOUND: { status: 404, message: 'The watchlist member was not found.' },
   JOURNEY_NOT_AVAILABLE: { status: 404, message: 'This journey link is not valid or has expired.' },
   STORE_NOT_FOUND: { status: 404, message: 'The identity store was not found.' },
   USER_NOT_FOUND: { status: 404, message: 'No such user in this identity store.' },
@@ -96,6 +99,7 @@ export const ERRORS = {
   PROCESS_DEFINITION_NOT_ACTIVE: { status: 409, message: 'This process definition version is not DEPLOYED_ACTIVE.' },
   CUSTOM_DATA_FORM_EXISTS: { status: 409, message: 'This data form version already exists; add a new version instead.' },
   CLOUD_FUNCTION_EXISTS: { status: 409, message: 'This cloud function version already exists; add a new version instead.' },
+  WATCHLIST_FULL: { status: 409, message: 'The face watchlist has as many members as it may hold.' },
   CLOUD_SECRET_EXISTS: { status: 409, message: 'A cloud secret of this name exists; rotate it instead.' },
   PROCESS_TOKEN_NAME_TAKEN: { status: 409, message: 'A process token of this name exists in this tenant.' },
   PROCESS_TOKEN_INACTIVE: { status: 409, message: 'The process token is INACTIVE.' },
@@ -150,6 +154,7 @@ export const ERROR_DOCS = {
   PASSKEY_VERIFICATION_FAILED: 'the WebAuthn registration or authentication response does not verify',
   INVALID_BPMN_DATA: 'a BPMN upload whose `resources.bpmn.data` is not strict base64 (RFC 4648, padded, no line breaks) or whose bytes are not UTF-8 text',
   INVALID_BPMN: 'a BPMN upload the service cannot run: `details` lists every problem at its element (`bpmn.<element id>`): unknown or not runnable activities (with the bean name), conditions, gateways without a default, timers on service steps, unknown error codes, unreachable elements',
+  FACE_IMAGE_UNUSABLE: 'a watchlist member\'s image is not a JPEG or PNG of at most 3 MiB with exactly one face the engine can make a template of; `details` say which',
   STATE_MACHINE_TOO_LARGE: "the definition compiles to a state machine over Step Functions' 1 MB definition limit",
   UNAUTHORIZED: 'neither a bearer token nor an API key was sent',
   INVALID_TOKEN: "the bearer token does not verify, has expired or names another tenant",
@@ -170,6 +175,8 @@ export const ERROR_DOCS = {
   CUSTOM_DATA_FORM_NOT_FOUND: 'no such data form (id) in this tenant',
   CLOUD_FUNCTION_NOT_FOUND: 'no such cloud function version (id) in this tenant',
   CLOUD_SECRET_NOT_FOUND: 'no cloud secret of this name in this tenant',
+  WATCHLIST_NOT_FOUND: 'no such face watchlist (id) in this tenant',
+  WATCHLIST_MEMBER_NOT_FOUND: 'no such member (id) in the face watchlist',
   JOURNEY_NOT_AVAILABLE: 'journey pages: unknown instance, wrong capability or expired journey, one answer for all three',
   STORE_NOT_FOUND: 'no such identity store',
   USER_NOT_FOUND: 'no such user in the identity store',
@@ -192,6 +199,7 @@ export const ERROR_DOCS = {
   PROCESS_DEFINITION_NOT_ACTIVE: 'a process token or instance for a definition version that is not DEPLOYED_ACTIVE (a DRAFT, inactive or archived version)',
   CUSTOM_DATA_FORM_EXISTS: 'this data form name and version exists; a version is immutable, add the next one',
   CLOUD_FUNCTION_EXISTS: 'this cloud function name and version exists; a version is immutable, add the next one',
+  WATCHLIST_FULL: 'the face watchlist has 1,000 members, the most it may hold; remove one first',
   CLOUD_SECRET_EXISTS: 'a cloud secret of this name exists: rotate it (POST to its name) or delete it first',
   PROCESS_TOKEN_NAME_TAKEN: 'a process token of this name exists',
   PROCESS_TOKEN_INACTIVE: 'the token is INACTIVE, or its definition no longer exists',
@@ -368,6 +376,10 @@ export class InternalError extends apiError('INTERNAL_ERROR') {}
 export class ServiceUnavailableError extends apiError('SERVICE_UNAVAILABLE') {}
 
 export class QuotaExceededError extends apiError('QUOTA_EXCEEDED') {}
+export class WatchlistNotFoundError extends apiError('WATCHLIST_NOT_FOUND') {}
+export class WatchlistMemberNotFoundError extends apiError('WATCHLIST_MEMBER_NOT_FOUND') {}
+export class WatchlistFullError extends apiError('WATCHLIST_FULL') {}
+export class FaceImageUnusableError extends apiError('FACE_IMAGE_UNUSABLE') {}
 
 export class TooManyRequestsError extends apiError('TOO_MANY_REQUESTS') {}
 

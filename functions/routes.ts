@@ -2,6 +2,7 @@ import type { RouteDef } from './http/route.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { definitionRoutes } from './process-manager/definition-routes.js';
 import { customDataFormRoutes } from './process-manager/custom-data-form-routes.js';
+import { watchlistRoutes } from './faces/watchlist-routes.js';
 import { tokenRoutes } from './process-manager/token-routes.js';
 import { instanceRoutes } from './process-manager/instance-routes.js';
 import { platformRoutes } from './platform/routes.js';
@@ -22,6 +23,7 @@ export const routes = {
   ...apiKeyRoutes,
   ...definitionRoutes,
   ...customDataFormRoutes,
+  ...watchlistRoutes,
   ...tokenRoutes,
   ...instanceRoutes,
   ...journeyRoutes,

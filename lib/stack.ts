@@ -445,6 +445,7 @@ export class ArthrStack extends Stack {
       executionEndConcurrency: settings.executionEndConcurrency,
       cloudSecretsKey: this.cloudSecretsKey,
       packageLayers,
+      images: this.images,
       stateMachineArnPrefix: this.formatArn({
         service: 'states',
         resource: 'stateMachine',

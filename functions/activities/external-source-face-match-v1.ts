@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { faceCaptureKey, faceUploadKey, faces, images, instances } from '../faces/deps.js';
+import { faceUploadKey, faces, images, instances } from '../faces/deps.js';
 import { THRESHOLDS } from '../faces/quality.js';
 import { inspectFaceImage, type InspectedImage } from '../journey/face-capture.js';
-import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
 import { MAX_FACE_UPLOAD_BYTES, type FaceUploadSlot } from '../process-manager/face-uploads.js';
 import type { CheckRecord, CheckResult, ImageRecord } from '../process-manager/model.js';
 import { ActivityError, withCheck, type ActivityAccess, type ServiceContext, type ServiceRun } from './contract.js';
+import { liveFace } from './live-face.js';
 import { key, type ActivitySpec } from './spec.js';
 
 export const spec = {
@@ -62,10 +62,6 @@ export const aws = {
 const CHECK_KEY = 'faceMatch';
 
 type Ctx = ServiceContext<typeof spec>;
-interface Capture {
-  captureId: string;
-  format: 'JPEG' | 'PNG';
-}
 
 /** Why no template could be made (the check's `moreinfo.reason`). */
 type TemplateProblem = 'noUploadRequested' | 'notUploaded' | 'tooLarge' | 'notAnImage' | 'unreadable' | 'tooSmall' | 'noFace' | 'manyFaces' | 'noLiveCapture';
@@ -93,18 +89,15 @@ const PROBLEM_TEXT: Record<TemplateProblem, string> = {
  */
 export const run: ServiceRun<typeof spec> = async (ctx) => {
   const { inputs, session, tenantId } = ctx;
-  const processInstanceId = session.instance.processInstanceId;
   const threshold = THRESHOLDS[faces.name].match;
 
   const reference = await readUpload(ctx);
   if ('problem' in reference) return templateFailure(ctx, reference.problem);
-  const live = latestCapture(session._faces, inputs['Live Face Key']);
-  const liveBytes = live
-    ? await images.getAtMost(tenantId, processInstanceId, faceCaptureKey(tenantId, processInstanceId, inputs['Live Face Key'], live.captureId, live.format === 'PNG' ? 'png' : 'jpg'), MAX_FACE_IMAGE_BYTES)
-    : undefined;
-  if (!live || !(liveBytes instanceof Buffer)) return templateFailure(ctx, 'noLiveCapture', reference.record);
+  const found = await liveFace(session, tenantId, inputs['Live Face Key']);
+  if (!found) return templateFailure(ctx, 'noLiveCapture', reference.record);
+  const live = found.capture;
 
-  const comparison = await faces.compare({ bytes: reference.bytes }, { bytes: liveBytes });
+  const comparison = await faces.compare({ bytes: reference.bytes }, { bytes: found.bytes });
   if ('noFace' in comparison) return templateFailure(ctx, comparison.noFace === 'source' ? 'noFace' : 'noLiveCapture', reference.record);
   const { similarity } = comparison;
   const matched = similarity >= threshold;
@@ -161,15 +154,6 @@ function uploadRecord(imageKey: string, captureKey: string, objectKey: string, i
     // When the step read it (S3's upload time is not asked for).
     capturedAt: now.toISOString(),
   };
-}
-
-/** The newest capture of the Capture Face Image step with this Face Key. */
-function latestCapture(faceSession: Record<string, unknown> | undefined, faceKey: string): Capture | undefined {
-  const entry = faceSession && Object.hasOwn(faceSession, faceKey) ? (faceSession[faceKey] as { captures?: unknown }) : undefined;
-  const captures = Array.isArray(entry?.captures) ? entry.captures : [];
-  const last = captures.at(-1) as Partial<Capture> | undefined;
-  if (!last || typeof last.captureId !== 'string') return undefined;
-  return { captureId: last.captureId, format: last.format === 'PNG' ? 'PNG' : 'JPEG' };
 }
 
 /** One more failed attempt for this pair of images; without the instance's expiry (an execution from before sessions were kept in the table) nothing can be kept beside it, and each failure is the first. */

@@ -18,6 +18,7 @@ import * as startPasscodeAuthentication from './start-passcode-authentication.js
 import * as startPasscodeRegistration from './start-passcode-registration.js';
 import * as svcPushNotification from './svc-push-notification.js';
 import * as waitOnPushNotification from './wait-on-push-notification.js';
+import * as watchlistMatch from './watchlist-match.js';
 
 /** Every activity's spec, by module file name: the catalogue (statemachines/catalogue.ts). */
 export const SPECS = [
@@ -39,6 +40,7 @@ export const SPECS = [
   startPasscodeRegistration.spec,
   svcPushNotification.spec,
   waitOnPushNotification.spec,
+  watchlistMatch.spec,
 ] as const;
 
 /** The AWS access each module's code needs in the activity function. */
@@ -54,6 +56,7 @@ export const ACCESS = {
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.aws,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.aws,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.aws,
+  FACE_WATCHLIST_MATCH: watchlistMatch.aws,
 } as const;
 
 /** The run functions of service activities. */
@@ -67,6 +70,7 @@ export const RUNS = {
   GET_USER: getUser.run,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.run,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.run,
+  FACE_WATCHLIST_MATCH: watchlistMatch.run,
 } as const;
 
 /** What user steps do when they start, before the journey waits (the activity function). */
@@ -132,4 +136,5 @@ export const ALIASES = {
   [startPasscodeRegistration.aliases[0]]: startPasscodeRegistration.spec.type,
   [svcPushNotification.aliases[0]]: svcPushNotification.spec.type,
   [waitOnPushNotification.aliases[0]]: waitOnPushNotification.spec.type,
+  [watchlistMatch.aliases[0]]: watchlistMatch.spec.type,
 } as const;

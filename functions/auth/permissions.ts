@@ -45,6 +45,10 @@ export const PERMISSIONS = [
   'IdentityStore:queryEvents',
   'IdentityStore:registerPasskey',
   'IdentityStore:authenticatePasskey',
+  // Face watchlists (the spec names the two reads without a permission).
+  'WatchlistManager:getFaceWatchlists',
+  'WatchlistManager:addFaceWatchlist',
+  'WatchlistManager:updateFaceWatchlist',
 ] as const;
 
 export type PermissionName = (typeof PERMISSIONS)[number];

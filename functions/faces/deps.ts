@@ -1,17 +1,22 @@
 /**
- * The face steps' storage and engine, put together here and only here: External Source Face
- * Upload v1 and Match v1 read and write the instance's images and user data through these, and
- * compare with the engine (Rekognition on AWS, the embedded model locally).
+ * The face steps' and watchlists' storage and engine, put together here and only here: External
+ * Source Face Upload v1, Match v1 and Watchlist Match read and write the instance's images and
+ * user data through these, the watchlist routes their watchlists, and all of them ask the engine
+ * (Rekognition on AWS, the embedded model locally).
  */
-import type { FaceEngine } from './model.js';
+import type { FaceEngine, WatchlistStore } from './model.js';
 import type { FaceUploadKey } from '../process-manager/face-uploads.js';
 import type { InstanceImageStore, ProcessInstanceStore } from '../process-manager/model.js';
 import { faceEngine } from '../store/face-engine.js';
 import { imageStore } from '../store/images.js';
 import { objectKeys } from '../store/keys.js';
 import { processInstanceStore } from '../store/process-instances.js';
+import { watchlistStore } from '../store/watchlists.js';
 
-export const faces: Pick<FaceEngine, 'name' | 'detect' | 'compare'> = faceEngine;
+export const faces: Pick<FaceEngine, 'name' | 'detect' | 'compare' | 'search'> = faceEngine;
+/** What the watchlist routes ask of the engine: a collection per watchlist, a template per member. */
+export const watchlistEngine: Pick<FaceEngine, 'detect' | 'createWatchlist' | 'deleteWatchlist' | 'addMember' | 'removeMember'> = faceEngine;
+export const watchlists: WatchlistStore = watchlistStore;
 export const images: Pick<InstanceImageStore, 'uploadUrl' | 'getAtMost'> = imageStore;
 export const instances: Pick<ProcessInstanceStore, 'putUserData' | 'countFailedAttempt'> = processInstanceStore;
 /** Where an external upload goes, and where a live capture is (always under their tenant and instance). */

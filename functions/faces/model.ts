@@ -77,3 +77,47 @@ export interface FaceEngine {
   /** Members whose face is at least `threshold` similar to the image's largest face, best first. */
   search(ref: WatchlistRef, image: FaceImage, threshold: number, maxHits: number): Promise<WatchlistHit[] | { noFace: true }>;
 }
+
+/** A tenant's face watchlist: its faces' templates are in the engine (a Rekognition collection), its members here. */
+export interface WatchlistRecord {
+  tenantId: string;
+  /** A UUID, made at creation: what a Watchlist Match step names. */
+  id: string;
+  name: string;
+  description: string;
+  memberCount: number;
+  createdDtm: string;
+  createdBy: string;
+}
+
+/** A member: a labelled face. Its image is not kept, only what it was and the engine's template id. */
+export interface WatchlistMemberRecord {
+  tenantId: string;
+  watchlistId: string;
+  /** A UUID, made when added; the engine knows the face by it (Rekognition's ExternalImageId). */
+  id: string;
+  label: string;
+  /** The engine's id of the face's template (Rekognition's FaceId). */
+  faceId: string;
+  image: { format: 'JPEG' | 'PNG'; width: number; height: number; bytes: number; sha256: string };
+  createdDtm: string;
+  createdBy: string;
+}
+
+export interface WatchlistStore {
+  /** False when a watchlist of this id exists (ids are UUIDs: never). */
+  create(record: WatchlistRecord): Promise<boolean>;
+  get(tenantId: string, id: string): Promise<WatchlistRecord | undefined>;
+  list(tenantId: string): Promise<WatchlistRecord[]>;
+  /** Removes the watchlist and its members' items. */
+  delete(tenantId: string, id: string): Promise<void>;
+  /**
+   * Adds the member and counts it on its watchlist, in one transaction, only while the watchlist
+   * exists and has fewer than `maxMembers`: 'full' or 'gone' otherwise.
+   */
+  addMember(member: WatchlistMemberRecord, maxMembers: number): Promise<'added' | 'full' | 'gone'>;
+  getMember(tenantId: string, watchlistId: string, memberId: string): Promise<WatchlistMemberRecord | undefined>;
+  listMembers(tenantId: string, watchlistId: string): Promise<WatchlistMemberRecord[]>;
+  /** Removes the member and uncounts it; false when it was not there. */
+  removeMember(tenantId: string, watchlistId: string, memberId: string): Promise<boolean>;
+}

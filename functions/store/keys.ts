@@ -191,6 +191,20 @@ export const keys = {
   instanceStepClaim(tenantId: string, id: string, activityId: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `STEPCLAIM#${part(activityId)}` };
   },
+  /** A tenant's face watchlists: one partition, an item each. */
+  watchlistPartition(tenantId: string): string {
+    return `${tenantPrefix(tenantId)}WATCHLISTS`;
+  },
+  watchlist(tenantId: string, id: string): ItemKey {
+    return { PK: keys.watchlistPartition(tenantId), SK: `WL#${part(id)}` };
+  },
+  /** A watchlist's members: its own partition. */
+  watchlistMemberPartition(tenantId: string, watchlistId: string): string {
+    return `${tenantPrefix(tenantId)}WL#${part(watchlistId)}`;
+  },
+  watchlistMember(tenantId: string, watchlistId: string, memberId: string): ItemKey {
+    return { PK: keys.watchlistMemberPartition(tenantId, watchlistId), SK: `M#${part(memberId)}` };
+  },
   /** An activity's failed attempts in an instance (External Source Face Match v1's Max Attempts). */
   instanceAttempts(tenantId: string, id: string, activityId: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `ATTEMPTS#${part(activityId)}` };

@@ -13,6 +13,8 @@ import { deadLetterQueue } from './dead-letters.js';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
 import { cloudSecretsEnvironment, cloudSecretStatement } from './cloud-secrets.js';
 import { acknowledgeFaceStatements, faceStatements, facesEnvironment } from './faces.js';
+import { acknowledgeImageObjects, imageStatements, type ImagesAccess } from './images.js';
+import type { ImageAction } from '../../functions/http/route.js';
 
 /** The terminal statuses of a Step Functions execution, as its EventBridge events spell them. */
 export const TERMINAL_EXECUTION_STATUSES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] as const;
@@ -41,6 +43,8 @@ export interface JourneyFunctionsProps {
   cloudSecretsKey: kms.IKey;
   /** The layer per package of LAYER_PACKAGES (the runner loads quickjs-emscripten from its own). */
   packageLayers: ReadonlyMap<string, lambda.ILayerVersion>;
+  /** The images bucket and its key: the face steps read captures and uploads, and pre-sign uploads. */
+  images: ImagesAccess;
 }
 
 /**
@@ -106,6 +110,7 @@ export class JourneyFunctions extends Construct {
         ...props.environment,
         ...(access.cloudFunctions ? { CLOUD_FUNCTION_RUNNER: this.cloudFunctionRunner.function.functionArn, ...cloudSecretsEnvironment(props.cloudSecretsKey) } : {}),
         ...facesEnvironment(props.namePrefix, access.faces),
+        ...(access.images.length ? { IMAGES_BUCKET: props.images.bucket.bucketName } : {}),
       },
       reservedConcurrency: props.activityConcurrency,
       policyName: 'activities',
@@ -127,9 +132,11 @@ export class JourneyFunctions extends Construct {
             ]
           : []),
         ...faceStatements(access.faces, stack, props.namePrefix),
+        ...(access.images.length ? imageStatements(access.images as ImageAction[], props.images, stack) : []),
       ],
     });
     if (access.faces.length > 0) acknowledgeFaceStatements(this.activities.role, access.faces, stack, props.namePrefix);
+    if (access.images.length > 0) acknowledgeImageObjects(this.activities.role, props.images.bucket);
 
     // --- Execution ends. EventBridge invokes the function asynchronously: EventBridge retries a
     // failed delivery (throttling), Lambda retries a failed run; whatever neither could finish

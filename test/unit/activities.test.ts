@@ -55,7 +55,13 @@ describe('the activity modules', () => {
   }, 30_000);
 
   it("give the activity function the union of the modules' AWS access and no more", () => {
-    expect(activityFunctionAccess()).toEqual({ table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], events: true, images: [], cloudFunctions: true, faces: [] });
+    expect(activityFunctionAccess()).toEqual({
+      table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+      events: true,
+      images: ['GetObject', 'PutObject'],
+      cloudFunctions: true,
+      faces: ['DetectFaces', 'CompareFaces', 'SearchFacesByImage'],
+    });
   });
 });
 

@@ -39,6 +39,8 @@ const SPEC_ERROR_EVENTS: Record<string, string[]> = {
   'Data Form': ['Max Attempts Exceeded', 'Retake'],
   // Not in the spec's table: where a function's error, timeout or missing version or secret goes (issue 13, item 3).
   'Execute Cloud Function v2': ['Function Error', 'Function Timeout', 'Function Not Found', 'Cloud Secret Missing'],
+  // Not in the spec: the service's own watchlist step (issue 14, item 5).
+  'Watchlist Match': ['Watchlist Hit', 'Watchlist Not Found', 'Failed face template generation'],
 };
 
 /**
@@ -246,7 +248,7 @@ describe('listErrorNames', () => {
   it('lists every ASL error name once, sorted', () => {
     const names = listErrorNames();
     expect(names).toEqual([...names].sort());
-    expect(names).toHaveLength(19);
+    expect(names).toHaveLength(21);
     expect(names).toContain('CloudFunctionTimeout');
     expect(names).toContain('DataFormRetake');
     expect(names).toContain('ExtIdNotUnique');

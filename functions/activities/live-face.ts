@@ -1,0 +1,32 @@
+/**
+ * The live face a later step works on: the newest capture of the Capture Face Image step with
+ * the given Face Key (its record in `_faces.{Face Key}.captures`), read back from S3 under the
+ * instance's prefix.
+ */
+import { faceCaptureKey, images } from '../faces/deps.js';
+import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
+import type { Session } from './contract.js';
+
+export interface LiveCapture {
+  captureId: string;
+  format: 'JPEG' | 'PNG';
+}
+
+export function latestCapture(session: Session, faceKey: string): LiveCapture | undefined {
+  const faces = session._faces;
+  const entry = faces && Object.hasOwn(faces, faceKey) ? (faces[faceKey] as { captures?: unknown }) : undefined;
+  const captures = Array.isArray(entry?.captures) ? entry.captures : [];
+  const last = captures.at(-1) as Partial<LiveCapture> | undefined;
+  if (!last || typeof last.captureId !== 'string') return undefined;
+  return { captureId: last.captureId, format: last.format === 'PNG' ? 'PNG' : 'JPEG' };
+}
+
+/** The newest capture and its bytes, or undefined when the step has none (or its image is gone). */
+export async function liveFace(session: Session, tenantId: string, faceKey: string): Promise<{ capture: LiveCapture; bytes: Buffer } | undefined> {
+  const capture = latestCapture(session, faceKey);
+  if (!capture) return undefined;
+  const id = session.instance.processInstanceId;
+  const key = faceCaptureKey(tenantId, id, faceKey, capture.captureId, capture.format === 'PNG' ? 'png' : 'jpg');
+  const bytes = await images.getAtMost(tenantId, id, key, MAX_FACE_IMAGE_BYTES);
+  return bytes instanceof Buffer ? { capture, bytes } : undefined;
+}

@@ -1,0 +1,119 @@
+import { faces, instances, watchlists } from '../faces/deps.js';
+import { THRESHOLDS } from '../faces/quality.js';
+import type { CheckRecord, CheckResult } from '../process-manager/model.js';
+import { ActivityError, withCheck, type ActivityAccess, type ServiceContext, type ServiceRun } from './contract.js';
+import { liveFace } from './live-face.js';
+import { key, s, type ActivitySpec } from './spec.js';
+
+export const spec = {
+  type: 'FACE_WATCHLIST_MATCH',
+  displayName: 'Watchlist Match',
+  kind: 'service',
+  description:
+    "Searches a face watchlist of the tenant for the live face of the Capture Face Image step: the hits (member, label, similarity) go into the check, FAIL when there is one; with Raise Error On Hit a hit also raises \"Watchlist Hit\" for the graph to route.",
+  inputs: [
+    s('Watchlist ID', true, undefined, 'The watchlist (its id, from POST /api/watchlist-manager/facewatchlists).'),
+    key('Face Key', 'face1', 'The Face Key of the Capture Face Image step whose latest capture is searched.'),
+    key('Check Key', 'watchlist', 'Where the check is kept (_checks.{Check Key}).'),
+    {
+      name: 'Match Threshold',
+      type: 'I',
+      required: false,
+      min: 1,
+      max: 100,
+      description: "The similarity (percent) a member's face must reach to be a hit. Empty: the engine's own (90 on Rekognition, 50 on the embedded model).",
+    },
+    { name: 'Max Hits', type: 'I', required: false, default: 5, min: 1, max: 20, description: 'The most hits recorded, best first.' },
+    { name: 'Raise Error On Hit', type: 'B', required: false, default: false, description: 'A hit also raises "Watchlist Hit" (its error route); otherwise the check alone records it.' },
+  ],
+  rules: [],
+  outputs: [{ name: 'Watchlist check', variable: '_checks.{Check Key}', description: '{result: "PASS" | "FAIL", hits: [{memberId, label, similarity}], ...}' }],
+  errorEvents: [
+    { name: 'Watchlist Hit', aslError: 'WatchlistHit', code: 'watchlistHit', description: 'A member matched (only with Raise Error On Hit).' },
+    { name: 'Watchlist Not Found', aslError: 'WatchlistNotFound', code: 'watchlistNotFound', description: 'The tenant has no watchlist of this id.' },
+    {
+      name: 'Failed face template generation',
+      aslError: 'FaceTemplateGenerationFailed', code: 'failedFaceTemplateGeneration',
+      description: 'The step has no live capture, or the engine found no face in it.',
+    },
+  ],
+} as const satisfies ActivitySpec;
+
+export const aliases = ['faceWatchlistMatchV1'] as const;
+
+/** The watchlist and its hits' labels, the live capture, the engine's search, and the check beside the instance. */
+export const aws = {
+  table: ['GetItem', 'PutItem'],
+  images: ['GetObject'],
+  faces: ['SearchFacesByImage'],
+} as const satisfies ActivityAccess;
+
+type Ctx = ServiceContext<typeof spec>;
+
+/**
+ * The live face searched in the watchlist's collection (Rekognition's SearchFacesByImage, or the
+ * embedded model's templates locally). The check (PASS with no hit, FAIL with any) goes into the
+ * session for the decider and into user data with every hit; a hit raises "Watchlist Hit" when
+ * the step asks for it. A watchlist of another tenant is not found: its collection is named by
+ * the tenant, and so is its item.
+ */
+export const run: ServiceRun<typeof spec> = async (ctx) => {
+  const { inputs, session, tenantId } = ctx;
+  const watchlistId = inputs['Watchlist ID'];
+  const watchlist = /^[0-9a-f-]{36}$/i.test(watchlistId) ? await watchlists.get(tenantId, watchlistId) : undefined;
+  if (!watchlist) throw new ActivityError('WatchlistNotFound', 'The watchlist named by Watchlist ID does not exist in this tenant.');
+  const live = await liveFace(session, tenantId, inputs['Face Key']);
+  if (!live) throw new ActivityError('FaceTemplateGenerationFailed', 'The Face Key has no capture to search with.');
+  const threshold = inputs['Match Threshold'] !== undefined ? inputs['Match Threshold'] / 100 : THRESHOLDS[faces.name].watchlist;
+  const found = await faces.search({ tenantId, watchlistId }, { bytes: live.bytes }, threshold, inputs['Max Hits'] ?? 5);
+  if ('noFace' in found) throw new ActivityError('FaceTemplateGenerationFailed', 'No face was found in the live capture.');
+  // Labels as the table has them now (a member removed since the search is left out).
+  const hits = (
+    await Promise.all(
+      found.map(async (hit) => {
+        const member = await watchlists.getMember(tenantId, watchlistId, hit.memberId);
+        return member ? [{ memberId: member.id, label: member.label, similarity: hit.similarity }] : [];
+      }),
+    )
+  ).flat();
+  const result: CheckResult = hits.length > 0 ? 'FAIL' : 'PASS';
+  const check = watchlistCheck(ctx, result, { watchlistId, watchlistName: watchlist.name, threshold, hits, captureId: live.capture.captureId });
+  await keep(ctx, check, { watchlistId, captureId: live.capture.captureId, threshold, hits });
+  if (hits.length > 0 && inputs['Raise Error On Hit'] === true) {
+    throw new ActivityError('WatchlistHit', `${hits.length} member(s) of the watchlist matched the live face.`);
+  }
+  return withCheck(session, inputs['Check Key'], { result, checkType: check.checkType, displayName: check.displayName, watchlistId, threshold, hits });
+};
+
+function watchlistCheck(
+  { activityId, inputs, now }: Ctx,
+  result: CheckResult,
+  d: { watchlistId: string; watchlistName: string; threshold: number; hits: { memberId: string; label: string; similarity: number }[]; captureId: string },
+): CheckRecord {
+  const description =
+    d.hits.length === 0
+      ? `No member of the watchlist matched the live face (threshold ${d.threshold}).`
+      : `${d.hits.length} member(s) of the watchlist matched the live face, the best with similarity ${d.hits[0]!.similarity} (threshold ${d.threshold}).`;
+  return {
+    checkId: inputs['Check Key'],
+    activityId,
+    checkType: 'WATCHLIST',
+    result,
+    displayName: 'Face watchlist',
+    description,
+    moreinfo: JSON.stringify({ engine: faces.name, faceKey: inputs['Face Key'], ...d }),
+    checkedAt: now.toISOString(),
+    reports: [{ name: 'watchlist', result, description }],
+  };
+}
+
+async function keep(ctx: Ctx, check: CheckRecord, values: Record<string, unknown>): Promise<void> {
+  // Without the instance's expiry (an execution from before sessions were kept in the table) nothing is kept beside it.
+  if (ctx.expiresAt === undefined) return;
+  await instances.putUserData(
+    ctx.tenantId,
+    ctx.session.instance.processInstanceId,
+    { activityId: ctx.activityId, activityType: spec.type, dataKey: ctx.inputs['Check Key'], submittedAt: ctx.now.toISOString(), values, check },
+    ctx.expiresAt,
+  );
+}

@@ -1,0 +1,238 @@
+/**
+ * Face watchlists over HTTP: made, filled with labelled faces, listed a page at a time, kept per
+ * tenant and behind their permissions; and the Watchlist Match step, whose hits go into the
+ * checks and, when asked, route the graph.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { UpdateItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { adminToken, call, finalStatus, issueToken, keyWith, multipart, pageUntil } from './client.js';
+import { face, portrait, toJpeg } from '../support/face-images.js';
+
+const BASE = '/api/watchlist-manager/facewatchlists';
+let token: string;
+const fresh = () => Math.random().toString(36).slice(2, 10);
+
+const PERSON_B = toJpeg(portrait('person-b-crop-bar55.jpg'));
+const PERSON_B_LIVE = toJpeg(portrait('person-b-crop-bar55-2.jpg'));
+const OTHER = face('eileen-collins.jpg');
+
+beforeAll(async () => {
+  token = await adminToken();
+});
+
+async function newWatchlist(name = `wl-${fresh()}`): Promise<string> {
+  const res = await call('POST', BASE, { token, body: { name, description: 'Known fraudsters', tenantId: 'demo' } });
+  expect(res.status, res.text).toBe(201);
+  return res.json.id;
+}
+
+const addMember = (watchlistId: string, label: string, image: Buffer | string) =>
+  call('POST', `${BASE}/${watchlistId}/watchlist-members`, { token, body: { label, image: typeof image === 'string' ? image : image.toString('base64') } });
+
+/** Sets a watchlist's member count in the local table, as a thousand adds would. */
+async function setMemberCount(watchlistId: string, count: number): Promise<void> {
+  const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
+  const db = new DynamoDBClient({ endpoint: runtime.dynamodbEndpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  try {
+    await db.send(
+      new UpdateItemCommand({
+        TableName: runtime.tableName,
+        Key: { PK: { S: 'TNT#demo#WATCHLISTS' }, SK: { S: `WL#${watchlistId}` } },
+        UpdateExpression: 'SET memberCount = :n',
+        ExpressionAttributeValues: { ':n': { N: String(count) } },
+      }),
+    );
+  } finally {
+    db.destroy();
+  }
+}
+
+describe('face watchlists', () => {
+  it('are made, filled with one-face images, and listed a page at a time', async () => {
+    const id = await newWatchlist('Fraud ring 7');
+    const read = await call('GET', `${BASE}/${id}`, { token });
+    expect(read.json).toMatchObject({ id, name: 'Fraud ring 7', description: 'Known fraudsters', memberCount: 0 });
+    expect(read.json).not.toHaveProperty('tenantId');
+
+    const added = await addMember(id, 'Anne H.', PERSON_B);
+    expect(added.status, added.text).toBe(201);
+    expect(added.json).toMatchObject({ watchlistId: id, label: 'Anne H.', image: { format: 'JPEG', width: 640, height: 480, bytes: PERSON_B.length } });
+    expect(added.json).not.toHaveProperty('faceId');
+    expect((await addMember(id, 'Eileen C.', OTHER)).status).toBe(201);
+    expect((await call('GET', `${BASE}/${id}`, { token })).json.memberCount).toBe(2);
+
+    const first = await call('GET', `${BASE}/${id}/watchlist-members?page=0&size=1&sort=label,desc`, { token });
+    expect(first.status).toBe(200);
+    expect(first.json).toMatchObject({ totalElements: 2, totalPages: 2, number: 0, size: 1, first: true, last: false });
+    expect(first.json.content.map((m: { label: string }) => m.label)).toEqual(['Eileen C.']);
+    const second = await call('GET', `${BASE}/${id}/watchlist-members?page=1&size=1&sort=label,desc`, { token });
+    expect(second.json.content.map((m: { label: string }) => m.label)).toEqual(['Anne H.']);
+
+    const lists = await call('GET', `${BASE}?size=1000`, { token });
+    expect(lists.json.content.map((w: { id: string }) => w.id)).toContain(id);
+    expect((await call('GET', `${BASE}?sort=colour`, { token })).status).toBe(400);
+  });
+
+  it('refuse an image with no face, two faces, or no image at all, with a stable code', async () => {
+    const id = await newWatchlist();
+    for (const [image, code] of [
+      [face('no-face-landscape.jpg'), 'FACE_IMAGE_UNUSABLE'],
+      [face('two-faces-bar55.jpg'), 'FACE_IMAGE_UNUSABLE'],
+      [Buffer.from('not an image at all, just text'.repeat(20)), 'FACE_IMAGE_UNUSABLE'],
+      ['%%% not base64 %%%', 'VALIDATION_FAILED'],
+      ['', 'VALIDATION_FAILED'],
+    ] as const) {
+      const res = await addMember(id, 'x', image);
+      expect(res.status, res.text).toBe(400);
+      expect(res.json.code).toBe(code);
+    }
+    expect((await call('POST', `${BASE}/${id}/watchlist-members`, { token, body: { image: PERSON_B.toString('base64') } })).status).toBe(400);
+    expect((await addMember(id, 'x'.repeat(201), PERSON_B)).status).toBe(400);
+    expect((await call('GET', `${BASE}/${id}`, { token })).json.memberCount).toBe(0);
+  });
+
+  it('hold at most 1,000 members: the thousandth is added, the next refused and its template taken out again', async () => {
+    const id = await newWatchlist();
+    await setMemberCount(id, 999);
+    expect((await addMember(id, 'the thousandth', PERSON_B)).status).toBe(201);
+    const full = await addMember(id, 'one too many', OTHER);
+    expect(full.status).toBe(409);
+    expect(full.json.code).toBe('WATCHLIST_FULL');
+    const members = await call('GET', `${BASE}/${id}/watchlist-members`, { token });
+    expect(members.json.content.map((m: { label: string }) => m.label)).toEqual(['the thousandth']);
+    // The engine's collection holds the one template (the local engine keeps its collections in a file).
+    const collections = JSON.parse(readFileSync(join(inject('localDir'), 'face-collections.json'), 'utf8')) as Record<string, { memberId: string }[]>;
+    const [templates] = Object.entries(collections).filter(([key]) => key.endsWith(id)).map(([, faces]) => faces);
+    expect(templates?.map((f) => f.memberId)).toEqual([members.json.content[0].id]);
+  });
+
+  it('remove members and are deleted; unknown ids are 404 and malformed ones 400', async () => {
+    const id = await newWatchlist();
+    const member = (await addMember(id, 'Anne H.', PERSON_B)).json.id;
+    expect((await call('DELETE', `${BASE}/${id}/watchlist-members/${member}`, { token })).status).toBe(204);
+    const again = await call('DELETE', `${BASE}/${id}/watchlist-members/${member}`, { token });
+    expect(again.status).toBe(404);
+    expect(again.json.code).toBe('WATCHLIST_MEMBER_NOT_FOUND');
+    expect((await call('GET', `${BASE}/${id}`, { token })).json.memberCount).toBe(0);
+    expect((await call('DELETE', `${BASE}/${id}`, { token })).status).toBe(204);
+    const gone = await call('GET', `${BASE}/${id}`, { token });
+    expect(gone.status).toBe(404);
+    expect(gone.json.code).toBe('WATCHLIST_NOT_FOUND');
+    expect((await call('GET', `${BASE}/${id}/watchlist-members`, { token })).status).toBe(404);
+    expect((await call('GET', `${BASE}/not-a-uuid`, { token })).status).toBe(400);
+  });
+
+  it("are the tenant's own and behind their permissions", async () => {
+    const id = await newWatchlist();
+    const member = (await addMember(id, 'Anne H.', PERSON_B)).json.id;
+    const theirs = await issueToken(inject('otherKey'), 'other');
+    expect((await call('GET', `${BASE}/${id}`, { tenant: 'other', token: theirs })).status).toBe(404);
+    expect((await call('GET', `${BASE}/${id}/watchlist-members`, { tenant: 'other', token: theirs })).status).toBe(404);
+    expect((await call('DELETE', `${BASE}/${id}/watchlist-members/${member}`, { tenant: 'other', token: theirs })).status).toBe(404);
+    expect((await call('DELETE', `${BASE}/${id}`, { tenant: 'other', token: theirs })).status).toBe(404);
+    expect((await call('GET', BASE, { tenant: 'other', token: theirs })).json.content.map((w: { id: string }) => w.id)).not.toContain(id);
+
+    const reader = await issueToken((await keyWith(['WatchlistManager:getFaceWatchlists'])).secret);
+    expect((await call('GET', `${BASE}/${id}/watchlist-members`, { token: reader })).status).toBe(200);
+    expect((await call('POST', BASE, { token: reader, body: { name: 'mine' } })).status).toBe(403);
+    expect((await call('POST', `${BASE}/${id}/watchlist-members`, { token: reader, body: { label: 'x', image: PERSON_B.toString('base64') } })).status).toBe(403);
+    expect((await call('DELETE', `${BASE}/${id}`, { token: reader })).status).toBe(403);
+    const writer = await issueToken((await keyWith(['WatchlistManager:addFaceWatchlist'])).secret);
+    expect((await call('GET', BASE, { token: writer })).status).toBe(403);
+    expect((await call('GET', `${BASE}/${id}`, { token })).json.memberCount).toBe(1);
+  });
+});
+
+/** A capture, then Watchlist Match on the watchlist the token names; a hit routes to its own end. */
+const WATCHLIST_JOURNEY = (name: string, raise: boolean) => ({
+  name,
+  version: 1,
+  retentionDays: 1,
+  startActivityId: 'captureFace',
+  activities: {
+    captureFace: { type: 'CAPTURE_FACE_IMAGE', inputs: { 'Face Key': 'face' }, next: 'screen' },
+    screen: {
+      type: 'FACE_WATCHLIST_MATCH',
+      inputs: { 'Watchlist ID': '${watchlistId}', 'Face Key': 'face', 'Check Key': 'fraudList', 'Raise Error On Hit': raise },
+      errorEvents: { 'Watchlist Hit': 'onList', 'Watchlist Not Found': 'noList' },
+      next: 'decide',
+    },
+    decide: {
+      type: 'SIMPLE_DECIDER',
+      rules: [{ when: { variable: '_checks.fraudList.result', equals: 'PASS' }, outcome: 'PASS' }],
+      default: 'FAIL',
+    },
+  },
+  ends: { onList: { error: 'onWatchlist' }, noList: { error: 'noWatchlist' } },
+});
+
+describe('Watchlist Match', () => {
+  const defs: Record<string, string> = {};
+  beforeAll(async () => {
+    for (const raise of [true, false]) {
+      const name = `watch-${raise}-${fresh()}`;
+      const res = await call('POST', '/api/process-manager/processDefinitions', { token, body: WATCHLIST_JOURNEY(name, raise) });
+      expect(res.status, res.text).toBe(201);
+      defs[String(raise)] = name;
+    }
+  });
+
+  async function screened(watchlistId: string, raise: boolean) {
+    const pt = await call('POST', '/api/process-manager/processTokens', {
+      token,
+      body: { name: `wm-${fresh()}`, processDefnName: defs[String(raise)], processDefnVersion: 1, parameters: { watchlistId } },
+    });
+    expect(pt.status, pt.text).toBe(201);
+    const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
+    const url = new URL(created.json.redirectUrl);
+    const id = created.json.processInstanceId;
+    await pageUntil(`${url.pathname}${url.search}&lang=en`, 'id="face-form"');
+    const sent = await call('POST', `/journey/${id}/steps/captureFace/face?c=${url.searchParams.get('c')}&lang=en`, multipart(PERSON_B_LIVE));
+    expect(sent.status).toBe(303);
+    const status = await finalStatus(id, token);
+    const defnId = (await call('GET', `/api/process-manager/processInstances/${id}`, { token })).json.processDefnId;
+    const checks = (await call('GET', `/api/userdata-server/processDefinitions/${defnId}/processInstances/${id}/userdata/checks`, { token })).json as {
+      checkId: string;
+      result: string;
+      moreinfo: string;
+    }[];
+    const check = checks.find((c) => c.checkId === 'fraudList');
+    return { status, check: check && { ...check, more: JSON.parse(check.moreinfo) } };
+  }
+
+  it('records a hit with its label and similarity, and routes it when asked; no hit passes', async () => {
+    const id = await newWatchlist();
+    const anne = (await addMember(id, 'Anne H.', PERSON_B)).json.id;
+    await addMember(id, 'Eileen C.', OTHER);
+
+    const routed = await screened(id, true);
+    expect(routed.status).toBe('COMPLETED_ENDED_ERROR');
+    expect(routed.check).toMatchObject({ result: 'FAIL' });
+    expect(routed.check!.more).toMatchObject({ watchlistId: id, threshold: 0.5, hits: [{ memberId: anne, label: 'Anne H.' }] });
+    expect(routed.check!.more.hits[0].similarity).toBeGreaterThanOrEqual(0.5);
+
+    const recorded = await screened(id, false);
+    expect(recorded.status).toBe('COMPLETED_ENDED_ERROR');
+    expect(recorded.check!.more.hits).toHaveLength(1);
+
+    expect((await call('DELETE', `${BASE}/${id}/watchlist-members/${anne}`, { token })).status).toBe(204);
+    const clear = await screened(id, true);
+    expect(clear.status).toBe('COMPLETED_ENDED_SUCCESS');
+    expect(clear.check).toMatchObject({ result: 'PASS' });
+    expect(clear.check!.more.hits).toEqual([]);
+  });
+
+  it("fails on Watchlist Not Found for a deleted watchlist or another tenant's", async () => {
+    const id = await newWatchlist();
+    expect((await call('DELETE', `${BASE}/${id}`, { token })).status).toBe(204);
+    const deleted = await screened(id, true);
+    expect(deleted.status).toBe('COMPLETED_ENDED_ERROR');
+    expect(deleted.check).toBeUndefined();
+    const theirs = await issueToken(inject('otherKey'), 'other');
+    const foreign = await call('POST', BASE, { tenant: 'other', token: theirs, body: { name: 'theirs' } });
+    expect(foreign.status).toBe(201);
+    expect((await screened(foreign.json.id, true)).check).toBeUndefined();
+  });
+});
