@@ -290,6 +290,8 @@ describe('ArthrStack images', () => {
         refId(cleanup.Properties.Role)!,
         // The export worker reads an archive's images (test/infra/exports.test.ts checks its grants).
         refId(resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Exports/Worker/Function')[1].Properties.Role)!,
+        // The activity function: the face steps read captures and uploads, and pre-sign uploads (test/infra/journeys.test.ts).
+        refId(resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Journeys/Activities/Function')[1].Properties.Role)!,
       ]);
       for (const roleId of Object.keys(ofType(template, 'AWS::IAM::Role'))) {
         if (allowed.has(roleId)) continue;

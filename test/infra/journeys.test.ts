@@ -125,21 +125,46 @@ describe('ArthrStack journeys', () => {
 
     it('gets the configuration the route functions get, and where the runner and the secrets key are', () => {
       const route = resourceAt(template, 'AWS::Lambda::Function', routeFunctionPath(routeList[0]!))[1];
-      const { CLOUD_FUNCTION_RUNNER, SECRETS_KEY, ...rest } = activities.Properties.Environment.Variables;
+      const { CLOUD_FUNCTION_RUNNER, SECRETS_KEY, IMAGES_BUCKET, FACE_COLLECTION_PREFIX, ...rest } = activities.Properties.Environment.Variables;
       expect({ Variables: rest }).toEqual(route.Properties.Environment);
+      // The face steps: the images bucket, and the watchlists' collections.
+      expect(IMAGES_BUCKET).toEqual({ Ref: expect.stringMatching(/^ImagesBucket/) });
+      expect(FACE_COLLECTION_PREFIX).toMatch(/^arthr-[a-z0-9-]+$/);
       expect(CLOUD_FUNCTION_RUNNER).toEqual({ 'Fn::GetAtt': [runnerId, 'Arn'] });
       expect(JSON.stringify(SECRETS_KEY)).toContain('kms:');
       expect(executionEnd.Properties.Environment).toEqual(route.Properties.Environment);
     });
 
-    it('may only touch table items as ACTIVITY_TABLE_ACTIONS says, put events on the default bus, invoke the runner, unseal cloud secrets and write its own logs', () => {
+    it('may only touch table items as ACTIVITY_TABLE_ACTIONS says, put events on the default bus, invoke the runner, unseal cloud secrets, judge and search faces, read and pre-sign instance images, and write its own logs', () => {
       const statements = grantsOf(activities);
       expect(actionsOf(statements)).toEqual(
-        ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'events:PutEvents', 'kms:Decrypt', 'lambda:InvokeFunction', ...LOG_ACTIONS].sort(),
+        [
+          // kms:Decrypt twice: cloud secrets' key, and the images' key (through S3 only).
+          'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'events:PutEvents', 'kms:Decrypt', 'kms:Decrypt', 'kms:GenerateDataKey',
+          'lambda:InvokeFunction', 'rekognition:CompareFaces', 'rekognition:DetectFaces', 'rekognition:SearchFacesByImage', 's3:GetObject', 's3:PutObject', ...LOG_ACTIONS,
+        ].sort(),
       );
+      const sid = (s: Statement) => (s as Statement & { Sid?: string }).Sid;
       for (const s of statements) {
         expect(s.Effect).toBe('Allow');
         const resources = asArray(s.Resource);
+        // Faces and images as every route that uses them is granted them (test/infra/stack.test.ts, images.test.ts).
+        if (sid(s) === 'JudgeFaceImages') {
+          expect(resources).toEqual(['*']);
+          continue;
+        }
+        if (sid(s) === 'UseWatchlistCollections') {
+          expect(resources.map(joined)).toEqual([expect.stringMatching(/^arn:aws:rekognition:eu-west-1:<AWS::AccountId>:collection\/arthr-[a-z0-9-]+\.\*$/)]);
+          continue;
+        }
+        if (sid(s) === 'ImageObjects') {
+          expect(JSON.stringify(resources)).toContain('/tenants/*');
+          continue;
+        }
+        if (sid(s) === 'ImageKey') {
+          expect(JSON.stringify(s.Condition)).toContain('s3.eu-west-1.amazonaws.com');
+          continue;
+        }
         if (asArray(s.Action).includes('kms:Decrypt')) {
           // Only cloud secrets' ciphertexts, by their encryption context.
           expect(s.Condition).toEqual({ StringEquals: { 'kms:EncryptionContext:purpose': 'cloud-secret' } });

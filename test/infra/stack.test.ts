@@ -232,14 +232,19 @@ describe('ArthrStack', () => {
     it('gives every function the configuration its cold start parses', () => {
       // The image clean-up gets only what it uses (images.test.ts).
       for (const f of Object.values(functions).filter((x) => !ownConfig(x) && !isExportWorker(x))) {
-        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, CLOUD_FUNCTION_RUNNER, ...variables } = f.Properties.Environment.Variables;
+        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, ...variables } = f.Properties.Environment.Variables;
         const isActivities = f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Journeys/Activities/Function/Resource';
         // The runner's name only for the activity function (journeys.test.ts checks its value).
         expect(CLOUD_FUNCTION_RUNNER === undefined, f.Metadata?.['aws:cdk:path']).toBe(!isActivities);
         // The bucket's name only where the route table says the operation touches images.
         const route = routeList.find((r) => f.Metadata?.['aws:cdk:path'] === `${routeFunctionPath(r)}/Resource`);
-        if (route?.aws.images?.length) expect(IMAGES_BUCKET, route.operationId).toEqual({ Ref: imagesBucketId() });
+        // The activity function's face steps read images too (test/infra/journeys.test.ts).
+        if (route?.aws.images?.length || isActivities) expect(IMAGES_BUCKET, f.Metadata?.['aws:cdk:path']).toEqual({ Ref: imagesBucketId() });
         else expect(IMAGES_BUCKET, f.Metadata?.['aws:cdk:path']).toBeUndefined();
+        // The watchlists' collection prefix only where a watchlist's collection is used.
+        const collections = isActivities || route?.aws.faces?.some((a) => !IMAGE_ONLY_FACES.has(`rekognition:${a}`));
+        if (collections) expect(FACE_COLLECTION_PREFIX, f.Metadata?.['aws:cdk:path']).toBe('arthr-fir');
+        else expect(FACE_COLLECTION_PREFIX, f.Metadata?.['aws:cdk:path']).toBeUndefined();
         // Where exports are only for the operations that start or read them.
         if (route?.aws.exports?.length) expect([EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY].every((v) => v !== undefined), route.operationId).toBe(true);
         else expect([EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY], f.Metadata?.['aws:cdk:path']).toEqual([undefined, undefined, undefined]);
@@ -494,7 +499,9 @@ describe('ArthrStack', () => {
             // ListStreams for the image clean-up; log delivery set-up (and X-Ray) for the state
             // machines; ListStateMachines for the janitor.
             // And Rekognition's image-only actions (DetectFaces, CompareFaces) where a route or the activity function judges faces.
-            const judgesFaces = routeList.some((r) => r.aws.faces?.some((f) => IMAGE_ONLY_FACES.has(`rekognition:${f}`)) && a.path.includes(`/${RouteFunction.idFor(r)}/`));
+            const judgesFaces =
+              a.path.startsWith('ArthrStack/Journeys/Activities/Role/') ||
+              routeList.some((r) => r.aws.faces?.some((f) => IMAGE_ONLY_FACES.has(`rekognition:${f}`)) && a.path.includes(`/${RouteFunction.idFor(r)}/`));
             if (judgesFaces) continue;
             expect(a.path, a.resource).toMatch(/^ArthrStack\/(Images\/Cleanup\/Role|StateMachineObservability|Journeys\/StateMachineJanitor\/Role)\//);
             continue;
@@ -503,7 +510,7 @@ describe('ArthrStack', () => {
           const imageObjects = `(<${imagesBucketId()}.Arn>|<ImagesBucketArn>|<ExportsBucket[0-9A-F]*.Arn>|<ExportsBucketArn>)/tenants/\\*`;
           expect(a.id, a.resource).toMatch(
             new RegExp(
-              `^AwsSolutions-IAM5\\[Resource::(arn:aws:(states:.*:(stateMachine|execution):arthr-fir-\\*|lambda:.*:function:arthr-fir-(activities|execution-end):\\*)|${imageObjects})\\]$`,
+              `^AwsSolutions-IAM5\\[Resource::(arn:aws:(states:.*:(stateMachine|execution):arthr-fir-\\*|lambda:.*:function:arthr-fir-(activities|execution-end):\\*|rekognition:.*:collection/arthr-fir\\.\\*)|${imageObjects})\\]$`,
             ),
           );
           continue;
