@@ -12,6 +12,8 @@
  *     the compile-time count, priced at the Step Functions Standard list price (informational)
  *  7. compiled definitions: states, ASL size (≤ 1 MB, Step Functions' limit) and transitions per
  *     path of each example and of a generated definition of the family's size (130 tasks, 160 gateways)
+ *  7b. worst-case user patterns; 7c. the face engine: ms per detect, liveness and compare locally,
+ *     and the peak memory of the embedded model as the capture route's Lambda runs it (informational)
  *  8. instance lists and search over BENCH_LISTS_N instances (10,000 by default; 100,000 for the
  *     issue's figure) in DynamoDB Local: items read, Query calls and ms per query (informational)
  *
@@ -31,6 +33,7 @@ import type { CallFigures } from './process-calls.js';
 import { BUNDLE_LIMIT_BYTES, OBSERVABILITY_PACKAGES, bundleProbe, bundleRoutes, type BundleResult } from './bundles.js';
 import { LAYER_PACKAGES } from '../../lib/bundling.js';
 import { measurePatterns, type PatternFigure } from './patterns.js';
+import { measureFaces, type FaceFigures } from './faces.js';
 import { dependencyClosure } from '../../lib/constructs/package-layer.js';
 import {
   checkNetworkAtImport,
@@ -74,6 +77,7 @@ interface Results {
   asl?: AslFigures[];
   lists?: ListFigures;
   patterns?: PatternFigure[];
+  faces?: FaceFigures;
   errors: string[];
   durationMs?: number;
 }
@@ -257,6 +261,20 @@ async function main(): Promise<number> {
     log('Linear time shows as about ×10 per row for ×10 input; the backtracking engine doubles per character.');
     writeResults(results);
 
+    // 7c. The face engine on this machine -----------------------------------------------------------
+    log(section('7c. Face engine: ms per operation with the local engine (embedded model, WASM, one worker thread), and the memory its Lambda needs'));
+    results.faces = await measureFaces();
+    log(table([['operation', 'runs', 'median ms', 'p95 ms', 'max ms'], ...results.faces.operations.map((o) => [o.operation, o.runs, o.medianMs, o.p95Ms, o.maxMs])]));
+    log(`First analysis after start (model load and WASM compile): ${results.faces.firstAnalysisMs} ms.`);
+    const memory = results.faces.memory;
+    log(
+      memory && 'peakRssMb' in memory
+        ? `Capture route Lambda (embedded liveness model): peak RSS ${memory.peakRssMb} MB in a fresh process; configured ${memory.configuredMb} MB (${memory.verdict}: needs ×1.25 headroom). ` +
+            'The rest is for CPU: Lambda gives CPU in proportion to memory, and inference is CPU-bound. Rekognition-only functions (match, watchlists) run no model.'
+        : `Capture route Lambda memory: not measured (${memory?.error ?? 'no figure'}).`,
+    );
+    writeResults(results);
+
     // 4 + 5. AWS calls and latency on DynamoDB Local ----------------------------------------------
     log(section('4. AWS calls per operation (real handlers, in process, DynamoDB Local)'));
     log('starting DynamoDB Local ...');
@@ -347,6 +365,7 @@ async function main(): Promise<number> {
       .filter((o) => o.verdict !== 'OK')
       .map((o) => `AWS calls ${o.operation} (${o.auth}) ${o.verdict}: ${o.problems.join(', ')}`),
     ...(results.asl ?? []).filter((a) => a.verdict !== 'OK').map((a) => `ASL of ${a.definition}: ${kb(a.aslBytes)} KB`),
+    ...(results.faces?.memory && 'verdict' in results.faces.memory && results.faces.memory.verdict !== 'OK' ? [`face model memory ${results.faces.memory.peakRssMb} MB`] : []),
     ...(results.journeyCost?.definitions ?? [])
       .filter((d) => d.verdict === 'DIFFERS')
       .map((d) => `journey ${d.definition}: engine counted ${d.transitions?.each.join('/')} transitions, compile time says ${d.happyPathTransitions}`),
