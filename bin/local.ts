@@ -16,7 +16,7 @@ const lines = [
   '',
   `Service running at ${baseUrl}   (tenant demo, region fir)`,
   `OpenAPI document:  http://localhost:${runtime.port}/openapi.json`,
-  `Example journeys:  identity-check v1, passcode-registration v1 (process definitions of the demo tenant${runtime.published.length ? '; published now' : ''})`,
+  `Example journeys:  identity-check v1, passcode-registration v1, selfie-match v1 (process definitions of the demo tenant${runtime.published.length ? '; published now' : ''})`,
 ];
 const dir = process.env.LOCAL_DIR ?? '.local';
 if (bootstrap && runtime.createdDemo) {

@@ -6,9 +6,12 @@
  * capture, whose page says so, then "Exceed face match count" ends it. No face, two faces, not
  * an image, nothing uploaded: "Failed face template generation".
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { adminToken, call, finalStatus, multipart, pageUntil } from './client.js';
-import { face, portrait, toJpeg } from '../support/face-images.js';
+import { face, portrait, toJpeg, toPng } from '../support/face-images.js';
 
 let token: string;
 const fresh = () => Math.random().toString(36).slice(2, 10);
@@ -140,5 +143,69 @@ describe('External Source Face Match v1', () => {
     await capture(over, LIVE_B);
     expect(await finalStatus(over.id, token)).toBe('COMPLETED_ENDED_ERROR');
     expect((await matchCheck(over)).more).toMatchObject({ reason: 'tooLarge' });
+  });
+});
+
+/** The newest session version's process variables, from the local table (where a cloud function step would read them). */
+async function sessionVars(id: string): Promise<Record<string, any>> {
+  const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
+  const db = new DynamoDBClient({ endpoint: runtime.dynamodbEndpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  try {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: runtime.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :s)',
+        ExpressionAttributeValues: { ':pk': { S: `TNT#demo#PI#${id}` }, ':s': { S: 'SESSION#' } },
+        ScanIndexForward: false,
+        Limit: 1,
+        ConsistentRead: true,
+      }),
+    );
+    return JSON.parse(out.Items![0]!.data!.S!).vars;
+  } finally {
+    db.destroy();
+  }
+}
+
+describe('External Source Face Upload v1', () => {
+  it('puts an upload URL and its headers into the output variables, and the match reads what was PUT there', async () => {
+    const name = `upload-step-${fresh()}`;
+    const published = await call('POST', '/api/process-manager/processDefinitions', {
+      token,
+      body: {
+        name,
+        version: 1,
+        retentionDays: 1,
+        startActivityId: 'makeUpload',
+        activities: {
+          makeUpload: { type: 'EXTERNAL_SOURCE_FACE_UPLOAD_V1', inputs: { 'Image Key': 'idPhoto', 'Image Format': 'PNG', 'Output Variable': 'uploadURL' }, next: 'captureFace' },
+          captureFace: { type: 'CAPTURE_FACE_IMAGE', inputs: { 'Face Key': 'face' }, next: 'matchFace' },
+          matchFace: { type: 'EXTERNAL_SOURCE_FACE_MATCH_V1', inputs: { 'External Image Key': 'idPhoto', 'Live Face Key': 'face' }, next: 'decide' },
+          decide: { type: 'SIMPLE_DECIDER', rules: [{ when: { variable: '_checks.faceMatch.result', equals: 'PASS' }, outcome: 'PASS' }], default: 'FAIL' },
+        },
+      },
+    });
+    expect(published.status, published.text).toBe(201);
+    const pt = await call('POST', '/api/process-manager/processTokens', { token, body: { name: `fu-${fresh()}`, processDefnName: name, processDefnVersion: 1 } });
+    const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
+    const id = created.json.processInstanceId;
+    const url = new URL(created.json.redirectUrl);
+    await pageUntil(`${url.pathname}${url.search}&lang=en`, 'id="face-form"');
+
+    const vars = await sessionVars(id);
+    expect(vars.uploadURL_headers).toEqual({ 'Content-Type': 'image/png' });
+    const segment = Buffer.from('idPhoto').toString('base64url');
+    expect(new URL(vars.uploadURL).pathname).toMatch(new RegExp(`/tenants/demo/instances/${id}/uploads/${segment}/[0-9a-f-]{36}\\.png$`));
+    // What a cloud function given uploadURL and uploadURL_headers does.
+    const png = toPng(portrait('person-b-crop-bar55.jpg'));
+    expect((await fetch(vars.uploadURL, { method: 'PUT', body: png, headers: { 'Content-Type': 'image/jpeg' } })).status).toBe(403);
+    expect((await fetch(vars.uploadURL, { method: 'PUT', body: png, headers: vars.uploadURL_headers })).status).toBe(200);
+
+    expect((await call('POST', `/journey/${id}/steps/captureFace/face?c=${url.searchParams.get('c')}&lang=en`, multipart(LIVE_B))).status).toBe(303);
+    expect(await finalStatus(id, token)).toBe('COMPLETED_ENDED_SUCCESS');
+    const defnId = (await call('GET', `/api/process-manager/processInstances/${id}`, { token })).json.processDefnId;
+    const check = await matchCheck({ id, defnId, path: '', face: '' });
+    expect(check).toMatchObject({ result: 'PASS' });
+    expect(check.more.externalImageKey).toBe('idPhoto');
   });
 });

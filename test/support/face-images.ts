@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import jpeg from 'jpeg-js';
+import { PNG } from 'pngjs';
 import { decodeRgb, type RgbImage } from '../../functions/store/face-image.js';
 
 export const FACES_DIR = resolve(import.meta.dirname, '../fixtures/faces');
@@ -19,6 +20,17 @@ export function toJpeg(image: RgbImage, quality = 90): Buffer {
     rgba[j + 3] = 255;
   }
   return Buffer.from(jpeg.encode({ data: rgba, width: image.width, height: image.height }, quality).data);
+}
+
+export function toPng(image: RgbImage): Buffer {
+  const png = new PNG({ width: image.width, height: image.height });
+  for (let i = 0, j = 0; i < image.data.length; i += 3, j += 4) {
+    png.data[j] = image.data[i]!;
+    png.data[j + 1] = image.data[i + 1]!;
+    png.data[j + 2] = image.data[i + 2]!;
+    png.data[j + 3] = 255;
+  }
+  return PNG.sync.write(png);
 }
 
 /** Every channel multiplied by `factor` (0.2: a dark room; 3: blown out). */
