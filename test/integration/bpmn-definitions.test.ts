@@ -274,7 +274,7 @@ describe('POST /api/process-manager/processDefinitions with a BPMN upload', () =
       'bpmn/linear.bpmn': 201,
       'bpmn/onboarding.bpmn': 201,
       'examples/onboarding.bpmn': 201,
-      // Push notifications and face matches have no runtime here (next test).
+      // Push notifications have no runtime here (next test).
       'bpmn/retake.bpmn': 400,
       // Parallel gateways, subprocesses and the like.
       'bpmn/unsupported.bpmn': 400,
@@ -285,8 +285,8 @@ describe('POST /api/process-manager/processDefinitions with a BPMN upload', () =
     const res = await post(upload(fresh(), readFileSync(join(FIXTURES, 'retake.bpmn'))));
     expect(res.status).toBe(400);
     const cannot = (res.json.details as { location: string; message: string }[]).filter((d) => d.message.includes('cannot run'));
-    // Its cloud function step (Activity_score) runs now (issue 13).
-    expect(cannot.map((d) => d.location).sort()).toEqual(['bpmn.Activity_faceMatch', 'bpmn.Activity_notify']);
+    // Its cloud function step (Activity_score, issue 13) and its face match (Activity_faceMatch, issue 14) run now.
+    expect(cannot.map((d) => d.location).sort()).toEqual(['bpmn.Activity_notify']);
   });
 });
 
@@ -414,7 +414,7 @@ describe('the size of an upload', () => {
 describe('the JSON format beside it', () => {
   it('refuses activities this deployment cannot run, each named', async () => {
     const body = exampleNamed(fresh());
-    body.activities.captureFace = { type: 'EXTERNAL_SOURCE_FACE_UPLOAD_V1', next: body.activities.captureFace.next };
+    body.activities.captureFace = { type: 'ARCHIVE_PROCESS_INSTANCE', next: body.activities.captureFace.next };
     const res = await post(body);
     expect(res.status, res.text).toBe(400);
     expect(res.json.details).toEqual(
