@@ -99,6 +99,7 @@ export const ERRORS = {
   PROCESS_DEFINITION_NOT_ACTIVE: { status: 409, message: 'This process definition version is not DEPLOYED_ACTIVE.' },
   CUSTOM_DATA_FORM_EXISTS: { status: 409, message: 'This data form version already exists; add a new version instead.' },
   CLOUD_FUNCTION_EXISTS: { status: 409, message: 'This cloud function version already exists; add a new version instead.' },
+  WATCHLIST_LIMIT: { status: 409, message: 'The tenant has as many face watchlists as it may.' },
   WATCHLIST_FULL: { status: 409, message: 'The face watchlist has as many members as it may hold.' },
   CLOUD_SECRET_EXISTS: { status: 409, message: 'A cloud secret of this name exists; rotate it instead.' },
   PROCESS_TOKEN_NAME_TAKEN: { status: 409, message: 'A process token of this name exists in this tenant.' },
@@ -199,6 +200,7 @@ export const ERROR_DOCS = {
   PROCESS_DEFINITION_NOT_ACTIVE: 'a process token or instance for a definition version that is not DEPLOYED_ACTIVE (a DRAFT, inactive or archived version)',
   CUSTOM_DATA_FORM_EXISTS: 'this data form name and version exists; a version is immutable, add the next one',
   CLOUD_FUNCTION_EXISTS: 'this cloud function name and version exists; a version is immutable, add the next one',
+  WATCHLIST_LIMIT: 'the tenant has 100 face watchlists, the most it may have; delete one first',
   WATCHLIST_FULL: 'the face watchlist has 1,000 members, the most it may hold; remove one first',
   CLOUD_SECRET_EXISTS: 'a cloud secret of this name exists: rotate it (POST to its name) or delete it first',
   PROCESS_TOKEN_NAME_TAKEN: 'a process token of this name exists',
@@ -379,6 +381,7 @@ export class QuotaExceededError extends apiError('QUOTA_EXCEEDED') {}
 export class WatchlistNotFoundError extends apiError('WATCHLIST_NOT_FOUND') {}
 export class WatchlistMemberNotFoundError extends apiError('WATCHLIST_MEMBER_NOT_FOUND') {}
 export class WatchlistFullError extends apiError('WATCHLIST_FULL') {}
+export class WatchlistLimitError extends apiError('WATCHLIST_LIMIT') {}
 export class FaceImageUnusableError extends apiError('FACE_IMAGE_UNUSABLE') {}
 
 export class TooManyRequestsError extends apiError('TOO_MANY_REQUESTS') {}

@@ -105,11 +105,11 @@ export interface WatchlistMemberRecord {
 }
 
 export interface WatchlistStore {
-  /** False when a watchlist of this id exists (ids are UUIDs: never). */
-  create(record: WatchlistRecord): Promise<boolean>;
+  /** Adds the watchlist and counts it on the tenant, in one transaction: 'full' when the tenant has `maxWatchlists`. */
+  create(record: WatchlistRecord, maxWatchlists: number): Promise<'created' | 'full'>;
   get(tenantId: string, id: string): Promise<WatchlistRecord | undefined>;
   list(tenantId: string): Promise<WatchlistRecord[]>;
-  /** Removes the watchlist and its members' items. */
+  /** Removes the watchlist (uncounting it) and its members' items. */
   delete(tenantId: string, id: string): Promise<void>;
   /**
    * Adds the member and counts it on its watchlist, in one transaction, only while the watchlist

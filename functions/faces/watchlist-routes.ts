@@ -44,8 +44,14 @@ export const watchlistRoutes = {
     description: `An empty watchlist, with its face collection in the engine (Rekognition on AWS). At most ${MAX_WATCHLISTS} a tenant. A Watchlist Match step names it by its \`id\`.`,
     tag: TAG,
     request: { body: CreateWatchlistSchema },
-    responses: { 201: { description: 'The watchlist.', schema: WatchlistSchema }, 400: badRequest, 401: unauthorized, 403: forbidden },
-    aws: { table: ['Query', 'PutItem'], faces: ['CreateCollection'] },
+    responses: {
+      201: { description: 'The watchlist.', schema: WatchlistSchema },
+      400: badRequest,
+      401: unauthorized,
+      403: forbidden,
+      409: error(`The tenant has ${MAX_WATCHLISTS} watchlists (WATCHLIST_LIMIT).`),
+    },
+    aws: { table: ['UpdateItem', 'PutItem'], faces: ['CreateCollection', 'DeleteCollection'] },
   }),
   getFaceWatchlist: defineRoute({
     operationId: 'getFaceWatchlist',
@@ -72,7 +78,7 @@ export const watchlistRoutes = {
     tag: TAG,
     request: { path: WatchlistPathSchema },
     responses: { 204: { description: 'Deleted.' }, 400: badRequest, 401: unauthorized, 403: forbidden, 404: notFound },
-    aws: { table: ['GetItem', 'Query', 'DeleteItem'], faces: ['DeleteCollection'] },
+    aws: { table: ['GetItem', 'Query', 'DeleteItem', 'UpdateItem'], faces: ['DeleteCollection'] },
   }),
   listWatchlistMembers: defineRoute({
     operationId: 'listWatchlistMembers',

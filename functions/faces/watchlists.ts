@@ -6,7 +6,7 @@
  * and what the image was (format, size, SHA-256), so a relying party can tell which it sent.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { FaceImageUnusableError, ValidationError, WatchlistFullError, WatchlistMemberNotFoundError, WatchlistNotFoundError } from '../errors.js';
+import { FaceImageUnusableError, ValidationError, WatchlistFullError, WatchlistLimitError, WatchlistMemberNotFoundError, WatchlistNotFoundError } from '../errors.js';
 import { inspectFaceImage } from '../journey/face-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
 import { parseSort, sortBy, toPage } from '../shared/page.js';
@@ -41,9 +41,6 @@ export async function createWatchlist(
   body: { name: string; description?: string | null | undefined },
   at: { tenantId: string; principal: string; now: Date },
 ): Promise<WatchlistRecord> {
-  if ((await d.watchlists.list(at.tenantId)).length >= MAX_WATCHLISTS) {
-    throw new ValidationError(`A tenant may have at most ${MAX_WATCHLISTS} face watchlists.`, [{ location: 'body', message: `at most ${MAX_WATCHLISTS} watchlists` }]);
-  }
   const record: WatchlistRecord = {
     tenantId: at.tenantId,
     id: randomUUID(),
@@ -53,9 +50,14 @@ export async function createWatchlist(
     createdDtm: at.now.toISOString(),
     createdBy: at.principal,
   };
-  // The collection first: a watchlist that is listed can always be searched.
-  await d.engine.createWatchlist({ tenantId: at.tenantId, watchlistId: record.id });
-  await d.watchlists.create(record);
+  // The collection first: a watchlist that is listed can always be searched. A tenant at its
+  // limit is found by the write, which counts the watchlist in the same transaction.
+  const ref = { tenantId: at.tenantId, watchlistId: record.id };
+  await d.engine.createWatchlist(ref);
+  if ((await d.watchlists.create(record, MAX_WATCHLISTS)) === 'full') {
+    await d.engine.deleteWatchlist(ref).catch(() => undefined);
+    throw new WatchlistLimitError(`A tenant may have at most ${MAX_WATCHLISTS} face watchlists; delete one first.`);
+  }
   return record;
 }
 

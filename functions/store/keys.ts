@@ -195,6 +195,10 @@ export const keys = {
   watchlistPartition(tenantId: string): string {
     return `${tenantPrefix(tenantId)}WATCHLISTS`;
   },
+  /** How many watchlists the tenant has (kept with each create and delete). */
+  watchlistCount(tenantId: string): ItemKey {
+    return { PK: keys.watchlistPartition(tenantId), SK: 'COUNT' };
+  },
   watchlist(tenantId: string, id: string): ItemKey {
     return { PK: keys.watchlistPartition(tenantId), SK: `WL#${part(id)}` };
   },

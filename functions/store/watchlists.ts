@@ -1,6 +1,6 @@
 import type { WatchlistMemberRecord, WatchlistRecord, WatchlistStore } from '../faces/model.js';
 import { itemCodec } from './codec.js';
-import { conditionally, dynamo, queryAll, transactWrite } from './client.js';
+import { dynamo, queryAll, transactWrite } from './client.js';
 import { keys } from './keys.js';
 
 const watchlists = /* @__PURE__ */ itemCodec<WatchlistRecord>('Watchlist');
@@ -8,17 +8,21 @@ const members = /* @__PURE__ */ itemCodec<WatchlistMemberRecord>('WatchlistMembe
 
 /** A watchlist's item in the tenant's watchlists partition; its members in a partition of their own, counted on it. */
 export const watchlistStore: WatchlistStore = {
-  async create(record) {
-    const { doc, tableName, commands } = await dynamo();
-    return conditionally(() =>
-      doc.send(
-        new commands.PutCommand({
-          TableName: tableName,
-          Item: watchlists.encode(record, keys.watchlist(record.tenantId, record.id)),
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      ),
-    );
+  async create(record, maxWatchlists) {
+    const outcome = await transactWrite({
+      count: {
+        Update: {
+          Key: keys.watchlistCount(record.tenantId),
+          UpdateExpression: 'ADD watchlists :one',
+          ConditionExpression: 'attribute_not_exists(watchlists) OR watchlists < :max',
+          ExpressionAttributeValues: { ':one': 1, ':max': maxWatchlists },
+        },
+      },
+      watchlist: { Put: { Item: watchlists.encode(record, keys.watchlist(record.tenantId, record.id)), ConditionExpression: 'attribute_not_exists(PK)' } },
+    });
+    if (outcome.written) return 'created';
+    if (outcome.failed.includes('count')) return 'full';
+    throw outcome.error;
   },
 
   async get(tenantId, id) {
@@ -33,8 +37,11 @@ export const watchlistStore: WatchlistStore = {
 
   async delete(tenantId, id) {
     const { doc, tableName, commands } = await dynamo();
-    // The watchlist first: a member added meanwhile fails its transaction (the watchlist is gone).
-    await doc.send(new commands.DeleteCommand({ TableName: tableName, Key: keys.watchlist(tenantId, id) }));
+    // The watchlist first (uncounted with it, once): a member added meanwhile fails its transaction (the watchlist is gone).
+    await transactWrite({
+      watchlist: { Delete: { Key: keys.watchlist(tenantId, id), ConditionExpression: 'attribute_exists(PK)' } },
+      count: { Update: { Key: keys.watchlistCount(tenantId), UpdateExpression: 'ADD watchlists :minus', ExpressionAttributeValues: { ':minus': -1 } } },
+    });
     for (const item of await queryAll(keys.watchlistMemberPartition(tenantId, id), 'M#')) {
       await doc.send(new commands.DeleteCommand({ TableName: tableName, Key: { PK: item.PK, SK: item.SK } }));
     }

@@ -32,15 +32,19 @@ const addMember = (watchlistId: string, label: string, image: Buffer | string) =
   call('POST', `${BASE}/${watchlistId}/watchlist-members`, { token, body: { label, image: typeof image === 'string' ? image : image.toString('base64') } });
 
 /** Sets a watchlist's member count in the local table, as a thousand adds would. */
-async function setMemberCount(watchlistId: string, count: number): Promise<void> {
+const setMemberCount = (watchlistId: string, count: number) => setCount('TNT#demo#WATCHLISTS', `WL#${watchlistId}`, 'memberCount', count);
+/** Sets a tenant's watchlist count, as a hundred creates would. */
+const setWatchlistCount = (tenant: string, count: number) => setCount(`TNT#${tenant}#WATCHLISTS`, 'COUNT', 'watchlists', count);
+
+async function setCount(PK: string, SK: string, attribute: string, count: number): Promise<void> {
   const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
   const db = new DynamoDBClient({ endpoint: runtime.dynamodbEndpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
   try {
     await db.send(
       new UpdateItemCommand({
         TableName: runtime.tableName,
-        Key: { PK: { S: 'TNT#demo#WATCHLISTS' }, SK: { S: `WL#${watchlistId}` } },
-        UpdateExpression: 'SET memberCount = :n',
+        Key: { PK: { S: PK }, SK: { S: SK } },
+        UpdateExpression: `SET ${attribute} = :n`,
         ExpressionAttributeValues: { ':n': { N: String(count) } },
       }),
     );
@@ -106,6 +110,28 @@ describe('face watchlists', () => {
     const collections = JSON.parse(readFileSync(join(inject('localDir'), 'face-collections.json'), 'utf8')) as Record<string, { memberId: string }[]>;
     const [templates] = Object.entries(collections).filter(([key]) => key.endsWith(id)).map(([, faces]) => faces);
     expect(templates?.map((f) => f.memberId)).toEqual([members.json.content[0].id]);
+  });
+
+  it('are at most 100 a tenant: the hundredth is made, the next refused with its collection taken out again, and a delete makes room', async () => {
+    const theirs = await issueToken(inject('otherKey'), 'other');
+    const create = () => call('POST', BASE, { tenant: 'other', token: theirs, body: { name: `limit-${fresh()}` } });
+    const before = (await call('GET', `${BASE}?size=1000`, { tenant: 'other', token: theirs })).json.totalElements as number;
+    await setWatchlistCount('other', 99);
+    try {
+      const hundredth = await create();
+      expect(hundredth.status).toBe(201);
+      const over = await create();
+      expect(over.status).toBe(409);
+      expect(over.json.code).toBe('WATCHLIST_LIMIT');
+      const collections = JSON.parse(readFileSync(join(inject('localDir'), 'face-collections.json'), 'utf8')) as Record<string, unknown>;
+      expect(Object.keys(collections).filter((k) => k.startsWith('other.')).length).toBe(before + 1);
+      expect((await call('DELETE', `${BASE}/${hundredth.json.id}`, { tenant: 'other', token: theirs })).status).toBe(204);
+      const again = await create();
+      expect(again.status).toBe(201);
+      expect((await call('DELETE', `${BASE}/${again.json.id}`, { tenant: 'other', token: theirs })).status).toBe(204);
+    } finally {
+      await setWatchlistCount('other', before);
+    }
   });
 
   it('remove members and are deleted; unknown ids are 404 and malformed ones 400', async () => {
