@@ -97,6 +97,19 @@ describe('face watchlists', () => {
     expect((await call('GET', `${BASE}/${id}`, { token })).json.memberCount).toBe(0);
   });
 
+  it('take an image of exactly 3 MiB and a label of 200 characters, and refuse one byte or one character more', async () => {
+    const id = await newWatchlist();
+    const ofSize = (size: number) => Buffer.concat([PERSON_B, Buffer.alloc(size - PERSON_B.length, 0)]);
+    const label = 'ä'.repeat(200);
+    const edge = await addMember(id, label, ofSize(3 * 1024 * 1024));
+    expect(edge.status, edge.text.slice(0, 300)).toBe(201);
+    expect(edge.json).toMatchObject({ label, image: { bytes: 3 * 1024 * 1024 } });
+    const over = await addMember(id, 'x', ofSize(3 * 1024 * 1024 + 1));
+    expect(over.status).toBe(400);
+    expect(over.json.code).toBe('VALIDATION_FAILED');
+    expect((await addMember(id, `${label}ä`, PERSON_B)).status).toBe(400);
+  });
+
   it('hold at most 1,000 members: the thousandth is added, the next refused and its template taken out again', async () => {
     const id = await newWatchlist();
     await setMemberCount(id, 999);
