@@ -44,8 +44,18 @@ const capturePage = (view: StepView<typeof spec>, error?: ImageProblem | FacePro
     ...(error ? { error } : {}),
   });
 
-/** Back at the capture after External Source Face Match v1's "Failed face to face match" route: the page says so. */
-const afterFailedMatch = (view: StepView<typeof spec>) => (view.step.state._lastError as { Error?: unknown } | undefined)?.Error === 'FaceMatchFailed';
+/**
+ * Back at the capture after External Source Face Match v1's "Failed face to face match" route:
+ * the page says so. Only for a Face Key captured before (the error stays in the session, and a
+ * later capture step of another key was never compared).
+ */
+const afterFailedMatch = (view: StepView<typeof spec>) => {
+  const state = view.step.state;
+  const faces = (state._faces ?? {}) as Record<string, { captures?: unknown[] }>;
+  const key = view.inputs['Face Key'];
+  const captured = Object.hasOwn(faces, key) && (faces[key]?.captures?.length ?? 0) > 0;
+  return captured && (state._lastError as { Error?: unknown } | undefined)?.Error === 'FaceMatchFailed';
+};
 
 export const screens: Screens<typeof spec> = {
   component: 'face-capture',

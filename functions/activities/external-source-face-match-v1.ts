@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { faceUploadKey, faces, images, instances } from '../faces/deps.js';
+import { imageRefusal, type Comparison, type DetectedFace } from '../faces/model.js';
 import { THRESHOLDS } from '../faces/quality.js';
 import { inspectFaceImage, type InspectedImage } from '../journey/face-capture.js';
 import { MAX_FACE_UPLOAD_BYTES, type FaceUploadSlot } from '../process-manager/face-uploads.js';
@@ -97,13 +98,20 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   if (!found) return templateFailure(ctx, 'noLiveCapture', reference.record);
   const live = found.capture;
 
-  const comparison = await faces.compare({ bytes: reference.bytes }, { bytes: found.bytes });
+  let comparison: Comparison;
+  try {
+    comparison = await faces.compare({ bytes: reference.bytes }, { bytes: found.bytes });
+  } catch (err) {
+    const refused = imageRefusal(err);
+    if (!refused) throw err;
+    return templateFailure(ctx, refused, reference.record);
+  }
   if ('noFace' in comparison) return templateFailure(ctx, comparison.noFace === 'source' ? 'noFace' : 'noLiveCapture', reference.record);
   const { similarity } = comparison;
   const matched = similarity >= threshold;
   const attempt = { live: live.captureId, upload: reference.record.captureId };
-  const failures = matched ? undefined : await countFailure(ctx, `${attempt.upload}/${attempt.live}`);
   const max = inputs['Max Attempts'] ?? 3;
+  const failures = matched ? undefined : await countFailure(ctx, `${attempt.upload}/${attempt.live}`, max);
   const check = matchCheck(ctx, matched ? 'PASS' : 'FAIL', {
     description: matched
       ? `The faces match: similarity ${similarity}, at or above ${threshold}.`
@@ -131,9 +139,18 @@ async function readUpload({ inputs, session, tenantId, now }: Ctx): Promise<{ by
   const bytes = await images.getAtMost(tenantId, processInstanceId, objectKey, MAX_FACE_UPLOAD_BYTES);
   if (bytes === undefined) return { problem: 'notUploaded' };
   if (bytes === 'tooLarge') return { problem: 'tooLarge' };
-  const image = inspectFaceImage(bytes, MAX_FACE_UPLOAD_BYTES);
+  // Judged by its header here: the engine decodes it (Rekognition on AWS, which refuses what does
+  // not decode), so this function needs no memory for a 40 MP photo's pixels.
+  const image = inspectFaceImage(bytes, MAX_FACE_UPLOAD_BYTES, false);
   if ('problem' in image) return { problem: image.problem === 'missing' ? 'notUploaded' : image.problem };
-  const { faces: found } = await faces.detect({ bytes });
+  let found: DetectedFace[];
+  try {
+    ({ faces: found } = await faces.detect({ bytes }));
+  } catch (err) {
+    const refused = imageRefusal(err);
+    if (!refused) throw err;
+    return { problem: refused };
+  }
   if (found.length === 0) return { problem: 'noFace' };
   if (found.length > 1) return { problem: 'manyFaces' };
   return { bytes, record: uploadRecord(imageKey, slot.captureKey, objectKey, image, bytes, now) };
@@ -156,9 +173,13 @@ function uploadRecord(imageKey: string, captureKey: string, objectKey: string, i
   };
 }
 
-/** One more failed attempt for this pair of images; without the instance's expiry (an execution from before sessions were kept in the table) nothing can be kept beside it, and each failure is the first. */
-async function countFailure({ tenantId, session, activityId, expiresAt }: Ctx, attemptId: string): Promise<number> {
-  if (expiresAt === undefined) return 1;
+/**
+ * One more failed attempt for this pair of images. Without the instance's expiry (an execution
+ * from before sessions were kept in the table) nothing can be kept beside it: the count fails
+ * closed, as if the attempts were used up.
+ */
+async function countFailure({ tenantId, session, activityId, expiresAt }: Ctx, attemptId: string, max: number): Promise<number> {
+  if (expiresAt === undefined) return max + 1;
   return instances.countFailedAttempt(tenantId, session.instance.processInstanceId, activityId, attemptId, expiresAt);
 }
 

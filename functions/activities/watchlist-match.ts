@@ -1,4 +1,5 @@
 import { faces, instances, watchlists } from '../faces/deps.js';
+import { imageRefusal, isMissingCollection, type WatchlistHit } from '../faces/model.js';
 import { THRESHOLDS } from '../faces/quality.js';
 import type { CheckRecord, CheckResult } from '../process-manager/model.js';
 import { ActivityError, withCheck, type ActivityAccess, type ServiceContext, type ServiceRun } from './contract.js';
@@ -65,7 +66,15 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   const live = await liveFace(session, tenantId, inputs['Face Key']);
   if (!live) throw new ActivityError('FaceTemplateGenerationFailed', 'The Face Key has no capture to search with.');
   const threshold = inputs['Match Threshold'] !== undefined ? inputs['Match Threshold'] / 100 : THRESHOLDS[faces.name].watchlist;
-  const found = await faces.search({ tenantId, watchlistId }, { bytes: live.bytes }, threshold, inputs['Max Hits'] ?? 5);
+  let found: WatchlistHit[] | { noFace: true };
+  try {
+    found = await faces.search({ tenantId, watchlistId }, { bytes: live.bytes }, threshold, inputs['Max Hits'] ?? 5);
+  } catch (err) {
+    // Deleted between the read and the search; or an image the engine cannot read.
+    if (isMissingCollection(err)) throw new ActivityError('WatchlistNotFound', 'The watchlist named by Watchlist ID does not exist in this tenant.');
+    if (imageRefusal(err)) throw new ActivityError('FaceTemplateGenerationFailed', 'The face engine could not read the live capture.');
+    throw err;
+  }
   if ('noFace' in found) throw new ActivityError('FaceTemplateGenerationFailed', 'No face was found in the live capture.');
   // Labels as the table has them now (a member removed since the search is left out).
   const hits = (

@@ -109,8 +109,10 @@ export interface WatchlistStore {
   create(record: WatchlistRecord, maxWatchlists: number): Promise<'created' | 'full'>;
   get(tenantId: string, id: string): Promise<WatchlistRecord | undefined>;
   list(tenantId: string): Promise<WatchlistRecord[]>;
-  /** Removes the watchlist (uncounting it) and its members' items. */
+  /** Removes the watchlist's members' items (the watchlist stays, so a failed delete can be done again). */
   delete(tenantId: string, id: string): Promise<void>;
+  /** Removes the watchlist's item, uncounting it (once: false when it was already gone). */
+  deleteRecord(tenantId: string, id: string): Promise<boolean>;
   /**
    * Adds the member and counts it on its watchlist, in one transaction, only while the watchlist
    * exists and has fewer than `maxMembers`: 'full' or 'gone' otherwise.
@@ -120,4 +122,21 @@ export interface WatchlistStore {
   listMembers(tenantId: string, watchlistId: string): Promise<WatchlistMemberRecord[]>;
   /** Removes the member and uncounts it; false when it was not there. */
   removeMember(tenantId: string, watchlistId: string, memberId: string): Promise<boolean>;
+}
+
+/**
+ * How an engine refuses an image (Rekognition's exception names, which the local engine uses
+ * too): too large, not a JPEG or PNG, or a parameter it cannot take (no face, too small). A
+ * caller turns it into its own refusal, never a 500.
+ */
+export function imageRefusal(err: unknown): 'tooLarge' | 'unreadable' | undefined {
+  const name = (err as { name?: unknown } | undefined)?.name;
+  if (name === 'ImageTooLargeException') return 'tooLarge';
+  if (name === 'InvalidImageFormatException' || name === 'InvalidParameterException') return 'unreadable';
+  return undefined;
+}
+
+/** The watchlist's collection is not there (deleted meanwhile). */
+export function isMissingCollection(err: unknown): boolean {
+  return (err as { name?: unknown } | undefined)?.name === 'ResourceNotFoundException';
 }

@@ -10,7 +10,7 @@ import { FaceImageUnusableError, ValidationError, WatchlistFullError, WatchlistL
 import { inspectFaceImage } from '../journey/face-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
 import { parseSort, sortBy, toPage } from '../shared/page.js';
-import type { FaceEngine, WatchlistMemberRecord, WatchlistRecord, WatchlistStore } from './model.js';
+import { imageRefusal, isMissingCollection, type FaceEngine, type WatchlistMemberRecord, type WatchlistRecord, type WatchlistStore } from './model.js';
 
 /** The most members a watchlist holds (Rekognition's collections hold millions; a page of members is read whole). */
 export const MAX_WATCHLIST_MEMBERS = 1000;
@@ -54,10 +54,14 @@ export async function createWatchlist(
   // limit is found by the write, which counts the watchlist in the same transaction.
   const ref = { tenantId: at.tenantId, watchlistId: record.id };
   await d.engine.createWatchlist(ref);
-  if ((await d.watchlists.create(record, MAX_WATCHLISTS)) === 'full') {
-    await d.engine.deleteWatchlist(ref).catch(() => undefined);
-    throw new WatchlistLimitError(`A tenant may have at most ${MAX_WATCHLISTS} face watchlists; delete one first.`);
+  let outcome: 'created' | 'full' | undefined;
+  try {
+    outcome = await d.watchlists.create(record, MAX_WATCHLISTS);
+  } finally {
+    // Not listed (refused, or the write failed): no collection is left behind.
+    if (outcome !== 'created') await d.engine.deleteWatchlist(ref).catch(() => undefined);
   }
+  if (outcome === 'full') throw new WatchlistLimitError(`A tenant may have at most ${MAX_WATCHLISTS} face watchlists; delete one first.`);
   return record;
 }
 
@@ -91,11 +95,16 @@ export async function membersPage(d: Pick<WatchlistDeps, 'watchlists'>, tenantId
   return toPage(all.map(memberView), query.page, query.size, by.length > 0);
 }
 
-/** The watchlist, its templates in the engine and its members. */
+/**
+ * The watchlist, its templates in the engine and its members: the members' items first, then the
+ * collection, then the watchlist itself, so that a delete that fails partway is still listed and
+ * the same DELETE again finishes it (a search or add meanwhile finds the collection gone: 404).
+ */
 export async function deleteWatchlist(d: WatchlistDeps, tenantId: string, id: string): Promise<void> {
   await getWatchlist(d, tenantId, id);
-  await d.engine.deleteWatchlist({ tenantId, watchlistId: id });
   await d.watchlists.delete(tenantId, id);
+  await d.engine.deleteWatchlist({ tenantId, watchlistId: id });
+  await d.watchlists.deleteRecord(tenantId, id);
 }
 
 /**
@@ -114,16 +123,17 @@ export async function addMember(
   await getWatchlist(d, tenantId, watchlistId);
   // A full watchlist is found by the member's write, which counts it in the same transaction.
   const bytes = Buffer.from(body.image, 'base64');
-  const image = inspectFaceImage(bytes, MAX_FACE_IMAGE_BYTES);
-  if ('problem' in image) throw new FaceImageUnusableError(undefined, [{ location: 'body.image', message: IMAGE_PROBLEMS[image.problem] }]);
-  const { faces } = await d.engine.detect({ bytes });
-  if (faces.length !== 1) {
-    throw new FaceImageUnusableError(undefined, [{ location: 'body.image', message: faces.length === 0 ? 'no face was found' : `${faces.length} faces were found; a member's image shows one` }]);
-  }
+  // Judged by its header here; the engine decodes it (Rekognition on AWS), so this function needs no memory for its pixels.
+  const image = inspectFaceImage(bytes, MAX_FACE_IMAGE_BYTES, false);
+  if ('problem' in image) throw unusable(IMAGE_PROBLEMS[image.problem]);
   const ref = { tenantId, watchlistId };
   const id = randomUUID();
-  const indexed = await d.engine.addMember(ref, id, { bytes });
-  if (!indexed) throw new FaceImageUnusableError(undefined, [{ location: 'body.image', message: 'the face engine could not make a template of the face' }]);
+  const indexed = await engineCall(async () => {
+    const { faces } = await d.engine.detect({ bytes });
+    if (faces.length !== 1) throw unusable(faces.length === 0 ? 'no face was found' : `${faces.length} faces were found; a member's image shows one`);
+    return d.engine.addMember(ref, id, { bytes });
+  });
+  if (!indexed) throw unusable('the face engine could not make a template of the face');
   const member: WatchlistMemberRecord = {
     tenantId,
     watchlistId,
@@ -134,22 +144,42 @@ export async function addMember(
     createdDtm: at.now.toISOString(),
     createdBy: at.principal,
   };
-  const outcome = await d.watchlists.addMember(member, MAX_WATCHLIST_MEMBERS);
-  if (outcome !== 'added') {
-    await d.engine.removeMember(ref, indexed.faceId).catch(() => undefined);
-    if (outcome === 'full') throw new WatchlistFullError();
-    throw new WatchlistNotFoundError();
+  let outcome: Awaited<ReturnType<WatchlistStore['addMember']>> | undefined;
+  try {
+    outcome = await d.watchlists.addMember(member, MAX_WATCHLIST_MEMBERS);
+  } finally {
+    // Not added (refused, or the write failed): no template is left without its member.
+    if (outcome !== 'added') await d.engine.removeMember(ref, indexed.faceId).catch(() => undefined);
   }
+  if (outcome === 'full') throw new WatchlistFullError();
+  if (outcome === 'gone') throw new WatchlistNotFoundError();
   return member;
 }
 
-/** The member's template out of the engine, then the member out of the table. */
+/**
+ * The member out of the table, then its template out of the engine: a template left by a
+ * failure there is never a hit (Watchlist Match reports only members the table has).
+ */
 export async function removeMember(d: WatchlistDeps, tenantId: string, watchlistId: string, memberId: string): Promise<void> {
   await getWatchlist(d, tenantId, watchlistId);
   const member = await d.watchlists.getMember(tenantId, watchlistId, memberId);
   if (!member) throw new WatchlistMemberNotFoundError();
-  await d.engine.removeMember({ tenantId, watchlistId }, member.faceId);
   if (!(await d.watchlists.removeMember(tenantId, watchlistId, memberId))) throw new WatchlistMemberNotFoundError();
+  await engineCall(() => d.engine.removeMember({ tenantId, watchlistId }, member.faceId));
+}
+
+const unusable = (message: string) => new FaceImageUnusableError(undefined, [{ location: 'body.image', message }]);
+
+/** An engine call whose refusals are the client's: an image it cannot read (400), a collection deleted meanwhile (404). */
+async function engineCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    const refused = imageRefusal(err);
+    if (refused) throw unusable(refused === 'tooLarge' ? 'is larger than the face engine takes' : 'the face engine cannot read it');
+    if (isMissingCollection(err)) throw new WatchlistNotFoundError();
+    throw err;
+  }
 }
 
 const IMAGE_PROBLEMS = {

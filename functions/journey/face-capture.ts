@@ -24,7 +24,7 @@ export interface InspectedImage {
  * What an uploaded image is, judged by its bytes alone (its name and the type the browser
  * claimed are ignored): a JPEG or PNG whose header parses, within the size limits.
  */
-export function inspectFaceImage(given: Uint8Array, maxBytes = MAX_FACE_IMAGE_BYTES): InspectedImage | { problem: ImageProblem } {
+export function inspectFaceImage(given: Uint8Array, maxBytes = MAX_FACE_IMAGE_BYTES, decode = true): InspectedImage | { problem: ImageProblem } {
   if (given.length === 0) return { problem: 'missing' };
   if (given.length > maxBytes) return { problem: 'tooLarge' };
   const kind = imageFormatOf(given);
@@ -36,7 +36,9 @@ export function inspectFaceImage(given: Uint8Array, maxBytes = MAX_FACE_IMAGE_BY
   if (width * height > MAX_FACE_IMAGE_PIXELS) return { problem: 'tooLarge' };
   // The header alone proves nothing: a 97-byte PNG header may claim 100000 x 100000 pixels with
   // no pixel data behind it. The whole image must decode, to the size its header claims.
-  if (!decodesFully(kind, given, header.stored)) return { problem: 'unreadable' };
+  // Without `decode` (an image only the face engine reads: Rekognition on AWS, which refuses what
+  // does not decode), the header is judged alone, and the function needs no memory for the pixels.
+  if (decode && !decodesFully(kind, given, header.stored)) return { problem: 'unreadable' };
   return kind === 'JPEG'
     ? { format: 'JPEG', contentType: 'image/jpeg', extension: 'jpg', width, height }
     : { format: 'PNG', contentType: 'image/png', extension: 'png', width, height };

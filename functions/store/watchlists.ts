@@ -19,7 +19,7 @@ export const watchlistStore: WatchlistStore = {
         },
       },
       watchlist: { Put: { Item: watchlists.encode(record, keys.watchlist(record.tenantId, record.id)), ConditionExpression: 'attribute_not_exists(PK)' } },
-    });
+    }, { retryConflicts: 3 });
     if (outcome.written) return 'created';
     if (outcome.failed.includes('count')) return 'full';
     throw outcome.error;
@@ -37,14 +37,20 @@ export const watchlistStore: WatchlistStore = {
 
   async delete(tenantId, id) {
     const { doc, tableName, commands } = await dynamo();
-    // The watchlist first (uncounted with it, once): a member added meanwhile fails its transaction (the watchlist is gone).
-    await transactWrite({
-      watchlist: { Delete: { Key: keys.watchlist(tenantId, id), ConditionExpression: 'attribute_exists(PK)' } },
-      count: { Update: { Key: keys.watchlistCount(tenantId), UpdateExpression: 'ADD watchlists :minus', ExpressionAttributeValues: { ':minus': -1 } } },
-    });
     for (const item of await queryAll(keys.watchlistMemberPartition(tenantId, id), 'M#')) {
       await doc.send(new commands.DeleteCommand({ TableName: tableName, Key: { PK: item.PK, SK: item.SK } }));
     }
+  },
+
+  async deleteRecord(tenantId, id) {
+    const outcome = await transactWrite(
+      {
+        watchlist: { Delete: { Key: keys.watchlist(tenantId, id), ConditionExpression: 'attribute_exists(PK)' } },
+        count: { Update: { Key: keys.watchlistCount(tenantId), UpdateExpression: 'ADD watchlists :minus', ExpressionAttributeValues: { ':minus': -1 } } },
+      },
+      { retryConflicts: 3 },
+    );
+    return outcome.written;
   },
 
   async addMember(member, maxMembers) {
@@ -63,7 +69,7 @@ export const watchlistStore: WatchlistStore = {
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
-    });
+    }, { retryConflicts: 3 });
     if (outcome.written) return 'added';
     if (!outcome.failed.includes('watchlist')) throw outcome.error;
     return (await watchlistStore.get(member.tenantId, member.watchlistId)) ? 'full' : 'gone';
@@ -90,7 +96,7 @@ export const watchlistStore: WatchlistStore = {
           ExpressionAttributeValues: { ':minus': -1 },
         },
       },
-    });
+    }, { retryConflicts: 3 });
     // Not written: the member was not there, or its watchlist went meanwhile (whose delete removes its members).
     return outcome.written;
   },

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { identityCheck } from '../../statemachines/examples/index.js';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { localClient } from '../../lib/local/dynamodb.js';
 import { inject } from 'vitest';
@@ -202,6 +202,27 @@ export async function storedInstance(tenantId: string, processInstanceId: string
       new GetItemCommand({ TableName: runtime.tableName, Key: { PK: { S: `TNT#${tenantId}#PI#${processInstanceId}` }, SK: { S: 'PI' } }, ConsistentRead: true }),
     );
     return out.Item && unmarshall(out.Item);
+  } finally {
+    db.destroy();
+  }
+}
+
+/** An instance's newest session version (its process data, as the activities see it), from the local table. */
+export async function latestSession(tenantId: string, processInstanceId: string): Promise<Record<string, any>> {
+  const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
+  const db = localClient(runtime.dynamodbEndpoint);
+  try {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: runtime.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :s)',
+        ExpressionAttributeValues: { ':pk': { S: `TNT#${tenantId}#PI#${processInstanceId}` }, ':s': { S: 'SESSION#' } },
+        ScanIndexForward: false,
+        Limit: 1,
+        ConsistentRead: true,
+      }),
+    );
+    return JSON.parse(out.Items![0]!.data!.S!);
   } finally {
     db.destroy();
   }

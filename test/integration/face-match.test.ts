@@ -6,11 +6,8 @@
  * capture, whose page says so, then "Exceed face match count" ends it. No face, two faces, not
  * an image, nothing uploaded: "Failed face template generation".
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { adminToken, call, finalStatus, multipart, pageUntil } from './client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { adminToken, call, finalStatus, latestSession, multipart, pageUntil } from './client.js';
 import { face, portrait, toJpeg, toPng } from '../support/face-images.js';
 
 let token: string;
@@ -146,27 +143,6 @@ describe('External Source Face Match v1', () => {
   });
 });
 
-/** The newest session version's process variables, from the local table (where a cloud function step would read them). */
-async function sessionVars(id: string): Promise<Record<string, any>> {
-  const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
-  const db = new DynamoDBClient({ endpoint: runtime.dynamodbEndpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-  try {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: runtime.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :s)',
-        ExpressionAttributeValues: { ':pk': { S: `TNT#demo#PI#${id}` }, ':s': { S: 'SESSION#' } },
-        ScanIndexForward: false,
-        Limit: 1,
-        ConsistentRead: true,
-      }),
-    );
-    return JSON.parse(out.Items![0]!.data!.S!).vars;
-  } finally {
-    db.destroy();
-  }
-}
-
 describe('External Source Face Upload v1', () => {
   it('puts an upload URL and its headers into the output variables, and the match reads what was PUT there', async () => {
     const name = `upload-step-${fresh()}`;
@@ -192,7 +168,7 @@ describe('External Source Face Upload v1', () => {
     const url = new URL(created.json.redirectUrl);
     await pageUntil(`${url.pathname}${url.search}&lang=en`, 'id="face-form"');
 
-    const vars = await sessionVars(id);
+    const vars = (await latestSession('demo', id)).vars;
     expect(vars.uploadURL_headers).toEqual({ 'Content-Type': 'image/png' });
     const segment = Buffer.from('idPhoto').toString('base64url');
     expect(new URL(vars.uploadURL).pathname).toMatch(new RegExp(`/tenants/demo/instances/${id}/uploads/${segment}/[0-9a-f-]{36}\\.png$`));

@@ -170,6 +170,8 @@ describe('face watchlists', () => {
     expect((await call('GET', `${BASE}/${id}`, { tenant: 'other', token: theirs })).status).toBe(404);
     expect((await call('GET', `${BASE}/${id}/watchlist-members`, { tenant: 'other', token: theirs })).status).toBe(404);
     expect((await call('DELETE', `${BASE}/${id}/watchlist-members/${member}`, { tenant: 'other', token: theirs })).status).toBe(404);
+    const planted = await call('POST', `${BASE}/${id}/watchlist-members`, { tenant: 'other', token: theirs, body: { label: 'planted', image: PERSON_B.toString('base64') } });
+    expect(planted.status).toBe(404);
     expect((await call('DELETE', `${BASE}/${id}`, { tenant: 'other', token: theirs })).status).toBe(404);
     expect((await call('GET', BASE, { tenant: 'other', token: theirs })).json.content.map((w: { id: string }) => w.id)).not.toContain(id);
 
@@ -178,14 +180,17 @@ describe('face watchlists', () => {
     expect((await call('POST', BASE, { token: reader, body: { name: 'mine' } })).status).toBe(403);
     expect((await call('POST', `${BASE}/${id}/watchlist-members`, { token: reader, body: { label: 'x', image: PERSON_B.toString('base64') } })).status).toBe(403);
     expect((await call('DELETE', `${BASE}/${id}`, { token: reader })).status).toBe(403);
-    const writer = await issueToken((await keyWith(['WatchlistManager:addFaceWatchlist'])).secret);
-    expect((await call('GET', BASE, { token: writer })).status).toBe(403);
+    expect((await call('DELETE', `${BASE}/${id}/watchlist-members/${member}`, { token: reader })).status).toBe(403);
+    const creator = await issueToken((await keyWith(['WatchlistManager:addFaceWatchlist'])).secret);
+    expect((await call('GET', BASE, { token: creator })).status).toBe(403);
+    expect((await call('POST', `${BASE}/${id}/watchlist-members`, { token: creator, body: { label: 'x', image: PERSON_B.toString('base64') } })).status).toBe(403);
+    expect((await call('DELETE', `${BASE}/${id}`, { token: creator })).status).toBe(403);
     expect((await call('GET', `${BASE}/${id}`, { token })).json.memberCount).toBe(1);
   });
 });
 
-/** A capture, then Watchlist Match on the watchlist the token names; a hit routes to its own end. */
-const WATCHLIST_JOURNEY = (name: string, raise: boolean) => ({
+/** A capture, then Watchlist Match on the watchlist the token names; a routed hit goes to review, a missing watchlist to an error end. */
+const WATCHLIST_JOURNEY = (name: string, raise: boolean, inputs: Record<string, unknown> = {}) => ({
   name,
   version: 1,
   retentionDays: 1,
@@ -194,31 +199,39 @@ const WATCHLIST_JOURNEY = (name: string, raise: boolean) => ({
     captureFace: { type: 'CAPTURE_FACE_IMAGE', inputs: { 'Face Key': 'face' }, next: 'screen' },
     screen: {
       type: 'FACE_WATCHLIST_MATCH',
-      inputs: { 'Watchlist ID': '${watchlistId}', 'Face Key': 'face', 'Check Key': 'fraudList', 'Raise Error On Hit': raise },
+      inputs: { 'Watchlist ID': '${watchlistId}', 'Face Key': 'face', 'Check Key': 'fraudList', 'Raise Error On Hit': raise, ...inputs },
       errorEvents: { 'Watchlist Hit': 'onList', 'Watchlist Not Found': 'noList' },
       next: 'decide',
     },
+    // The Watchlist Hit route: a person reviews it (status REVIEW).
+    onList: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'REVIEW' } },
     decide: {
       type: 'SIMPLE_DECIDER',
       rules: [{ when: { variable: '_checks.fraudList.result', equals: 'PASS' }, outcome: 'PASS' }],
       default: 'FAIL',
     },
   },
-  ends: { onList: { error: 'onWatchlist' }, noList: { error: 'noWatchlist' } },
+  ends: { noList: { error: 'noWatchlist' } },
 });
 
 describe('Watchlist Match', () => {
   const defs: Record<string, string> = {};
+  const variants: Record<string, [boolean, Record<string, unknown>]> = {
+    true: [true, {}],
+    false: [false, {}],
+    strict: [false, { 'Match Threshold': 100 }],
+    one: [false, { 'Max Hits': 1 }],
+  };
   beforeAll(async () => {
-    for (const raise of [true, false]) {
-      const name = `watch-${raise}-${fresh()}`;
-      const res = await call('POST', '/api/process-manager/processDefinitions', { token, body: WATCHLIST_JOURNEY(name, raise) });
+    for (const [variant, [raise, inputs]] of Object.entries(variants)) {
+      const name = `watch-${variant}-${fresh()}`;
+      const res = await call('POST', '/api/process-manager/processDefinitions', { token, body: WATCHLIST_JOURNEY(name, raise, inputs) });
       expect(res.status, res.text).toBe(201);
-      defs[String(raise)] = name;
+      defs[variant] = name;
     }
   });
 
-  async function screened(watchlistId: string, raise: boolean) {
+  async function screened(watchlistId: string, raise: boolean | string) {
     const pt = await call('POST', '/api/process-manager/processTokens', {
       token,
       body: { name: `wm-${fresh()}`, processDefnName: defs[String(raise)], processDefnVersion: 1, parameters: { watchlistId } },
@@ -246,14 +259,16 @@ describe('Watchlist Match', () => {
     const anne = (await addMember(id, 'Anne H.', PERSON_B)).json.id;
     await addMember(id, 'Eileen C.', OTHER);
 
+    // The Watchlist Hit route: REVIEW, where the decider alone would say FAIL.
     const routed = await screened(id, true);
-    expect(routed.status).toBe('COMPLETED_ENDED_ERROR');
+    expect(routed.status).toBe('REVIEW');
     expect(routed.check).toMatchObject({ result: 'FAIL' });
     expect(routed.check!.more).toMatchObject({ watchlistId: id, threshold: 0.5, hits: [{ memberId: anne, label: 'Anne H.' }] });
     expect(routed.check!.more.hits[0].similarity).toBeGreaterThanOrEqual(0.5);
 
     const recorded = await screened(id, false);
     expect(recorded.status).toBe('COMPLETED_ENDED_ERROR');
+    // Without Raise Error On Hit no route is taken: the decider's FAIL on the check.
     expect(recorded.check!.more.hits).toHaveLength(1);
 
     expect((await call('DELETE', `${BASE}/${id}/watchlist-members/${anne}`, { token })).status).toBe(204);
@@ -267,11 +282,34 @@ describe('Watchlist Match', () => {
     const id = await newWatchlist();
     expect((await call('DELETE', `${BASE}/${id}`, { token })).status).toBe(204);
     const deleted = await screened(id, true);
+    // The Watchlist Not Found route's error end (an error no route took would be COMPLETED_PROCESS_ERROR).
     expect(deleted.status).toBe('COMPLETED_ENDED_ERROR');
     expect(deleted.check).toBeUndefined();
     const theirs = await issueToken(inject('otherKey'), 'other');
     const foreign = await call('POST', BASE, { tenant: 'other', token: theirs, body: { name: 'theirs' } });
     expect(foreign.status).toBe(201);
-    expect((await screened(foreign.json.id, true)).check).toBeUndefined();
+    const other = await screened(foreign.json.id, true);
+    expect(other.status).toBe('COMPLETED_ENDED_ERROR');
+    expect(other.check).toBeUndefined();
+  });
+
+  it('takes Match Threshold (percent) and Max Hits, and refuses them out of range when published', async () => {
+    const id = await newWatchlist();
+    await addMember(id, 'Anne H., shot 1', PERSON_B);
+    await addMember(id, 'Anne H., shot 2', PERSON_B_LIVE);
+    const two = await screened(id, false);
+    expect(two.check!.more.hits.map((h: { label: string }) => h.label).sort()).toEqual(['Anne H., shot 1', 'Anne H., shot 2']);
+    expect(two.check!.more.hits[0].similarity).toBeGreaterThanOrEqual(two.check!.more.hits[1].similarity);
+    const one = await screened(id, 'one');
+    expect(one.check!.more.hits).toHaveLength(1);
+    expect(one.check!.more.hits[0]).toEqual(two.check!.more.hits[0]);
+    // 100%: only the very same image (shot 2 is the live capture itself) is a hit.
+    const strict = await screened(id, 'strict');
+    expect(strict.check!.more.threshold).toBe(1);
+    expect(strict.check!.more.hits.map((h: { label: string }) => h.label)).toEqual(['Anne H., shot 2']);
+    for (const inputs of [{ 'Max Hits': 0 }, { 'Max Hits': 21 }, { 'Match Threshold': 0 }, { 'Match Threshold': 101 }]) {
+      const res = await call('POST', '/api/process-manager/processDefinitions', { token, body: WATCHLIST_JOURNEY(`watch-bad-${fresh()}`, false, inputs) });
+      expect(res.status, JSON.stringify(inputs)).toBe(400);
+    }
   });
 });
