@@ -1,6 +1,6 @@
 import { faceCaptureObjectKey, faces as faceEngine, images } from '../journey/deps.js';
 import { judgeQuality, THRESHOLDS, type FaceProblem } from '../faces/quality.js';
-import { faceCaptureCheck, faceImageRecord, inspectFaceImage, type ImageProblem } from '../journey/face-capture.js';
+import { faceCaptureCheck, faceImageRecord, inspectFaceImage, latestCapture, type ImageProblem } from '../journey/face-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
 import { renderFaceCapture } from '../journey/screens/face-capture.js';
 import { journeyUrl } from '../journey/screen-context.js';
@@ -49,13 +49,9 @@ const capturePage = (view: StepView<typeof spec>, error?: ImageProblem | FacePro
  * the page says so. Only for a Face Key captured before (the error stays in the session, and a
  * later capture step of another key was never compared).
  */
-const afterFailedMatch = (view: StepView<typeof spec>) => {
-  const state = view.step.state;
-  const faces = (state._faces ?? {}) as Record<string, { captures?: unknown[] }>;
-  const key = view.inputs['Face Key'];
-  const captured = Object.hasOwn(faces, key) && (faces[key]?.captures?.length ?? 0) > 0;
-  return captured && (state._lastError as { Error?: unknown } | undefined)?.Error === 'FaceMatchFailed';
-};
+const afterFailedMatch = ({ step, inputs }: StepView<typeof spec>) =>
+  latestCapture(step.state as { _faces?: Record<string, unknown> }, inputs['Face Key']) !== undefined &&
+  (step.state._lastError as { Error?: unknown } | undefined)?.Error === 'FaceMatchFailed';
 
 export const screens: Screens<typeof spec> = {
   component: 'face-capture',

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { faceUploadKey, faces, images, instances } from '../faces/deps.js';
+import { keepStepData } from './service-user-data.js';
 import { imageRefusal, type Comparison, type DetectedFace } from '../faces/model.js';
 import { THRESHOLDS } from '../faces/quality.js';
-import { inspectFaceImage, type InspectedImage } from '../journey/face-capture.js';
+import { faceImageRecord, inspectFaceImage } from '../journey/face-capture.js';
 import { MAX_FACE_UPLOAD_BYTES, type FaceUploadSlot } from '../process-manager/face-uploads.js';
 import type { CheckRecord, CheckResult, ImageRecord } from '../process-manager/model.js';
 import { ActivityError, withCheck, type ActivityAccess, type ServiceContext, type ServiceRun } from './contract.js';
@@ -153,24 +153,8 @@ async function readUpload({ inputs, session, tenantId, now }: Ctx): Promise<{ by
   }
   if (found.length === 0) return { problem: 'noFace' };
   if (found.length > 1) return { problem: 'manyFaces' };
-  return { bytes, record: uploadRecord(imageKey, slot.captureKey, objectKey, image, bytes, now) };
-}
-
-function uploadRecord(imageKey: string, captureKey: string, objectKey: string, image: InspectedImage, bytes: Buffer, now: Date): ImageRecord {
-  return {
-    imageKey,
-    captureId: captureKey,
-    kind: 'FACE',
-    format: image.format,
-    contentType: image.contentType,
-    width: image.width,
-    height: image.height,
-    bytes: bytes.length,
-    sha256: createHash('sha256').update(bytes).digest('hex'),
-    objectKey,
-    // When the step read it (S3's upload time is not asked for).
-    capturedAt: now.toISOString(),
-  };
+  // capturedAt: when the step read it (S3's upload time is not asked for).
+  return { bytes, record: faceImageRecord({ faceKey: imageKey, image, bytes, objectKey: () => objectKey, now, captureId: slot.captureKey }) };
 }
 
 /**
@@ -198,22 +182,14 @@ function matchCheck({ activityId, now, inputs }: Ctx, result: CheckResult, detai
 }
 
 /** The check, the upload's record and the figures, as this step's user data (kept as long as the instance). */
-async function keep(ctx: Ctx, check: CheckRecord, upload: ImageRecord | undefined, values: Record<string, unknown>): Promise<void> {
-  if (ctx.expiresAt === undefined) return;
-  await instances.putUserData(
-    ctx.tenantId,
-    ctx.session.instance.processInstanceId,
-    {
-      activityId: ctx.activityId,
-      activityType: spec.type,
-      dataKey: CHECK_KEY,
-      submittedAt: ctx.now.toISOString(),
-      values: { externalImageKey: ctx.inputs['External Image Key'], liveFaceKey: ctx.inputs['Live Face Key'], ...values },
-      check,
-      ...(upload ? { images: [upload] } : {}),
-    },
-    ctx.expiresAt,
-  );
+function keep(ctx: Ctx, check: CheckRecord, upload: ImageRecord | undefined, values: Record<string, unknown>): Promise<void> {
+  return keepStepData(ctx, {
+    activityType: spec.type,
+    dataKey: CHECK_KEY,
+    values: { externalImageKey: ctx.inputs['External Image Key'], liveFaceKey: ctx.inputs['Live Face Key'], ...values },
+    check,
+    ...(upload ? { images: [upload] } : {}),
+  });
 }
 
 /** No template could be made of one side: the check says why, and the step raises its error event. Not a failed attempt. */

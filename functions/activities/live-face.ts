@@ -4,22 +4,9 @@
  * instance's prefix.
  */
 import { faceCaptureKey, images } from '../faces/deps.js';
+import { latestCapture, type LiveCapture } from '../journey/face-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
 import type { Session } from './contract.js';
-
-export interface LiveCapture {
-  captureId: string;
-  format: 'JPEG' | 'PNG';
-}
-
-export function latestCapture(session: Session, faceKey: string): LiveCapture | undefined {
-  const faces = session._faces;
-  const entry = faces && Object.hasOwn(faces, faceKey) ? (faces[faceKey] as { captures?: unknown }) : undefined;
-  const captures = Array.isArray(entry?.captures) ? entry.captures : [];
-  const last = captures.at(-1) as Partial<LiveCapture> | undefined;
-  if (!last || typeof last.captureId !== 'string') return undefined;
-  return { captureId: last.captureId, format: last.format === 'PNG' ? 'PNG' : 'JPEG' };
-}
 
 /** The newest capture and its bytes, or undefined when the step has none (or its image is gone). */
 export async function liveFace(session: Session, tenantId: string, faceKey: string): Promise<{ capture: LiveCapture; bytes: Buffer } | undefined> {

@@ -1,4 +1,5 @@
-import { faces, instances, watchlists } from '../faces/deps.js';
+import { faces, watchlists } from '../faces/deps.js';
+import { keepStepData } from './service-user-data.js';
 import { imageRefusal, isMissingCollection, type WatchlistHit } from '../faces/model.js';
 import { THRESHOLDS } from '../faces/quality.js';
 import type { CheckRecord, CheckResult } from '../process-manager/model.js';
@@ -87,7 +88,7 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   ).flat();
   const result: CheckResult = hits.length > 0 ? 'FAIL' : 'PASS';
   const check = watchlistCheck(ctx, result, { watchlistId, watchlistName: watchlist.name, threshold, hits, captureId: live.capture.captureId });
-  await keep(ctx, check, { watchlistId, captureId: live.capture.captureId, threshold, hits });
+  await keepStepData(ctx, { activityType: spec.type, dataKey: inputs['Check Key'], values: { watchlistId, captureId: live.capture.captureId, threshold, hits }, check });
   if (hits.length > 0 && inputs['Raise Error On Hit'] === true) {
     throw new ActivityError('WatchlistHit', `${hits.length} member(s) of the watchlist matched the live face.`);
   }
@@ -114,15 +115,4 @@ function watchlistCheck(
     checkedAt: now.toISOString(),
     reports: [{ name: 'watchlist', result, description }],
   };
-}
-
-async function keep(ctx: Ctx, check: CheckRecord, values: Record<string, unknown>): Promise<void> {
-  // Without the instance's expiry (an execution from before sessions were kept in the table) nothing is kept beside it.
-  if (ctx.expiresAt === undefined) return;
-  await instances.putUserData(
-    ctx.tenantId,
-    ctx.session.instance.processInstanceId,
-    { activityId: ctx.activityId, activityType: spec.type, dataKey: ctx.inputs['Check Key'], submittedAt: ctx.now.toISOString(), values, check },
-    ctx.expiresAt,
-  );
 }

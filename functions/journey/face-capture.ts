@@ -105,8 +105,10 @@ export function faceImageRecord(input: {
   bytes: Uint8Array;
   objectKey: (captureId: string) => string;
   now: Date;
+  /** An image already named (an external upload's capture key); a new capture gets a new id. */
+  captureId?: string;
 }): ImageRecord {
-  const captureId = randomUUID();
+  const captureId = input.captureId ?? randomUUID();
   return {
     imageKey: input.faceKey,
     captureId,
@@ -182,4 +184,20 @@ export function faceCaptureCheck(input: {
       { name: 'liveness', result: liveness, description: `Passive liveness ${input.liveness}: ${t.liveness.pass} or more passes, under ${t.liveness.fail} fails.` },
     ],
   };
+}
+
+/** A capture as the session keeps it under `_faces.{Face Key}.captures`. */
+export interface LiveCapture {
+  captureId: string;
+  format: 'JPEG' | 'PNG';
+}
+
+/** The newest capture of the Capture Face Image step with this Face Key, from the session. */
+export function latestCapture(session: { _faces?: Record<string, unknown> }, faceKey: string): LiveCapture | undefined {
+  const faces = session._faces;
+  const entry = faces && Object.hasOwn(faces, faceKey) ? (faces[faceKey] as { captures?: unknown }) : undefined;
+  const captures = Array.isArray(entry?.captures) ? entry.captures : [];
+  const last = captures.at(-1) as Partial<LiveCapture> | undefined;
+  if (!last || typeof last.captureId !== 'string') return undefined;
+  return { captureId: last.captureId, format: last.format === 'PNG' ? 'PNG' : 'JPEG' };
 }

@@ -35,6 +35,11 @@ export function s3(): Promise<S3> {
   return made;
 }
 
+/** Every read and pre-signing goes only through the instance's own prefix. */
+function ownKey(tenantId: string, processInstanceId: string, objectKey: string): void {
+  if (!objectKey.startsWith(objectKeys.instancePrefix(tenantId, processInstanceId))) throw new Error('an image key outside its instance');
+}
+
 /** The images of process instances, in S3 under `tenants/{tenantId}/instances/{id}/`. */
 export const imageStore: InstanceImageStore = {
   /** Stores an image; the key is built by `objectKeys`, so it is always under its tenant and instance. */
@@ -54,9 +59,7 @@ export const imageStore: InstanceImageStore = {
 
   /** An instance's image, read only through the instance's own prefix; undefined when absent. */
   async get(tenantId, processInstanceId, objectKey) {
-    if (!objectKey.startsWith(objectKeys.instancePrefix(tenantId, processInstanceId))) {
-      throw new Error('an image key outside its instance');
-    }
+    ownKey(tenantId, processInstanceId, objectKey);
     const { client, bucket, commands } = await s3();
     try {
       const out = await client.send(new commands.GetObjectCommand({ Bucket: bucket, Key: objectKey }));
@@ -69,9 +72,7 @@ export const imageStore: InstanceImageStore = {
 
   /** A ranged GET of the first `maxBytes + 1` bytes: more than `maxBytes` came back, or S3 says the object is larger. */
   async getAtMost(tenantId, processInstanceId, objectKey, maxBytes) {
-    if (!objectKey.startsWith(objectKeys.instancePrefix(tenantId, processInstanceId))) {
-      throw new Error('an image key outside its instance');
-    }
+    ownKey(tenantId, processInstanceId, objectKey);
     const { client, bucket, commands } = await s3();
     try {
       const out = await client.send(new commands.GetObjectCommand({ Bucket: bucket, Key: objectKey, Range: `bytes=0-${maxBytes}` }));
@@ -92,18 +93,14 @@ export const imageStore: InstanceImageStore = {
 
   /** A pre-signed GET of an image, only through the instance's own prefix (the function's role signs it). */
   async url(tenantId, processInstanceId, objectKey, expiresIn) {
-    if (!objectKey.startsWith(objectKeys.instancePrefix(tenantId, processInstanceId))) {
-      throw new Error('an image key outside its instance');
-    }
+    ownKey(tenantId, processInstanceId, objectKey);
     const { client, bucket } = await s3();
     return presignGet(client, bucket, objectKey, { expiresIn });
   },
 
   /** A pre-signed PUT of an image, only under the instance's own prefix, signed with its Content-Type. */
   async uploadUrl(tenantId, processInstanceId, objectKey, contentType, expiresIn) {
-    if (!objectKey.startsWith(objectKeys.instancePrefix(tenantId, processInstanceId))) {
-      throw new Error('an image key outside its instance');
-    }
+    ownKey(tenantId, processInstanceId, objectKey);
     const { client, bucket } = await s3();
     return presignPut(client, bucket, objectKey, { expiresIn, contentType });
   },

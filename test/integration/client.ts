@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { GetItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { localClient } from '../../lib/local/dynamodb.js';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 
 export interface Reply {
   status: number;
@@ -134,22 +134,35 @@ export async function finalStatus(id: string, token: string, opts: CallOptions =
   }
 }
 
-/** Moves an item's TTL attribute into the past in the local table, as time passing would. */
-export async function expireItem(PK: string, SK: string): Promise<void> {
+/** Runs `use` with a client of the local table (the runtime's DynamoDB Local) and the table's name. */
+async function withLocalTable<T>(use: (db: ReturnType<typeof localClient>, tableName: string) => Promise<T>): Promise<T> {
   const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
   const db = localClient(runtime.dynamodbEndpoint);
   try {
-    await db.send(
-      new UpdateItemCommand({
-        TableName: runtime.tableName,
-        Key: { PK: { S: PK }, SK: { S: SK } },
-        UpdateExpression: 'SET expiresAt = :past',
-        ExpressionAttributeValues: { ':past': { N: String(Math.floor(Date.now() / 1000) - 1) } },
-      }),
-    );
+    return await use(db, runtime.tableName);
   } finally {
     db.destroy();
   }
+}
+
+/** Sets a number attribute of an item in the local table, as time passing or many writes would. */
+export function setNumberAttribute(PK: string, SK: string, name: string, value: number): Promise<unknown> {
+  return withLocalTable((db, TableName) =>
+    db.send(
+      new UpdateItemCommand({
+        TableName,
+        Key: { PK: { S: PK }, SK: { S: SK } },
+        UpdateExpression: 'SET #n = :v',
+        ExpressionAttributeNames: { '#n': name },
+        ExpressionAttributeValues: { ':v': { N: String(value) } },
+      }),
+    ),
+  );
+}
+
+/** Moves an item's TTL attribute into the past in the local table, as time passing would. */
+export async function expireItem(PK: string, SK: string): Promise<void> {
+  await setNumberAttribute(PK, SK, 'expiresAt', Math.floor(Date.now() / 1000) - 1);
 }
 
 /** The identity-check example under a fresh name, so tests do not collide. */
@@ -168,13 +181,11 @@ export async function unrecordEnd(
   processInstanceId: string,
   set: { status: string; stateMachineArn?: string; dueInMs?: number },
 ): Promise<void> {
-  const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
-  const db = localClient(runtime.dynamodbEndpoint);
   const due = new Date(Date.now() + (set.dueInMs ?? -1000)).toISOString();
-  try {
-    await db.send(
+  await withLocalTable((db, TableName) =>
+    db.send(
       new UpdateItemCommand({
-        TableName: runtime.tableName,
+        TableName,
         Key: { PK: { S: `TNT#${tenantId}#PI#${processInstanceId}` }, SK: { S: 'PI' } },
         UpdateExpression: `SET #status = :status, GSI2PK = :open, GSI2SK = :due, reconcileAt = :at${set.stateMachineArn ? ', stateMachineArn = :arn' : ''}`,
         ConditionExpression: 'attribute_exists(PK)',
@@ -187,34 +198,24 @@ export async function unrecordEnd(
           ...(set.stateMachineArn ? { ':arn': { S: set.stateMachineArn } } : {}),
         },
       }),
-    );
-  } finally {
-    db.destroy();
-  }
+    ),
+  );
 }
 
 /** An instance's item as stored in the local table (unmarshalled), or undefined. */
-export async function storedInstance(tenantId: string, processInstanceId: string): Promise<Record<string, unknown> | undefined> {
-  const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
-  const db = localClient(runtime.dynamodbEndpoint);
-  try {
-    const out = await db.send(
-      new GetItemCommand({ TableName: runtime.tableName, Key: { PK: { S: `TNT#${tenantId}#PI#${processInstanceId}` }, SK: { S: 'PI' } }, ConsistentRead: true }),
-    );
+export function storedInstance(tenantId: string, processInstanceId: string): Promise<Record<string, unknown> | undefined> {
+  return withLocalTable(async (db, TableName) => {
+    const out = await db.send(new GetItemCommand({ TableName, Key: { PK: { S: `TNT#${tenantId}#PI#${processInstanceId}` }, SK: { S: 'PI' } }, ConsistentRead: true }));
     return out.Item && unmarshall(out.Item);
-  } finally {
-    db.destroy();
-  }
+  });
 }
 
 /** An instance's newest session version (its process data, as the activities see it), from the local table. */
-export async function latestSession(tenantId: string, processInstanceId: string): Promise<Record<string, any>> {
-  const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
-  const db = localClient(runtime.dynamodbEndpoint);
-  try {
+export function latestSession(tenantId: string, processInstanceId: string): Promise<Record<string, any>> {
+  return withLocalTable(async (db, TableName) => {
     const out = await db.send(
       new QueryCommand({
-        TableName: runtime.tableName,
+        TableName,
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :s)',
         ExpressionAttributeValues: { ':pk': { S: `TNT#${tenantId}#PI#${processInstanceId}` }, ':s': { S: 'SESSION#' } },
         ScanIndexForward: false,
@@ -223,7 +224,32 @@ export async function latestSession(tenantId: string, processInstanceId: string)
       }),
     );
     return JSON.parse(out.Items![0]!.data!.S!);
-  } finally {
-    db.destroy();
+  });
+}
+
+/**
+ * A relying party's backend for the selfie-match example: a token asking for the `reference`
+ * upload, an instance of it, and `reference` PUT with the URL and headers the creation answered
+ * (nothing uploaded when it is undefined).
+ */
+export async function selfieMatchInstance(token: string, reference: Buffer | undefined): Promise<{ id: string; defnId: string; redirectUrl: string }> {
+  const pt = await call('POST', '/api/process-manager/processTokens', {
+    token,
+    body: {
+      name: `fm-${Math.random().toString(36).slice(2, 10)}`,
+      processDefnName: 'selfie-match',
+      processDefnVersion: 1,
+      processInstanceInit: { externalSources: { faceUploads: { reference: { imageFormat: 'JPEG' } } } },
+    },
+  });
+  expect(pt.status).toBe(201);
+  const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
+  expect(created.status).toBe(201);
+  if (reference) {
+    const { uploadUrl, uploadHeaders } = created.json.externalSources.faceUploads.reference;
+    expect((await fetch(uploadUrl, { method: 'PUT', body: reference, headers: uploadHeaders })).status).toBe(200);
   }
+  const id = created.json.processInstanceId as string;
+  const defnId = (await call('GET', `/api/process-manager/processInstances/${id}`, { token })).json.processDefnId as string;
+  return { id, defnId, redirectUrl: created.json.redirectUrl };
 }

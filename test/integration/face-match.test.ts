@@ -7,7 +7,7 @@
  * an image, nothing uploaded: "Failed face template generation".
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, call, finalStatus, latestSession, multipart, pageUntil } from './client.js';
+import { adminToken, call, finalStatus, latestSession, multipart, pageUntil, selfieMatchInstance } from './client.js';
 import { face, portrait, toJpeg, toPng } from '../support/face-images.js';
 
 let token: string;
@@ -31,29 +31,11 @@ interface Journey {
 }
 
 /** A selfie-match instance with `reference` uploaded (or nothing), waiting at the capture. */
-async function withReference(reference: Buffer | undefined, upload: { format?: 'JPEG' | 'PNG'; contentType?: string } = {}): Promise<Journey> {
-  const pt = await call('POST', '/api/process-manager/processTokens', {
-    token,
-    body: {
-      name: `fm-${fresh()}`,
-      processDefnName: 'selfie-match',
-      processDefnVersion: 1,
-      processInstanceInit: { externalSources: { faceUploads: { reference: { imageFormat: upload.format ?? 'JPEG' } } } },
-    },
-  });
-  expect(pt.status).toBe(201);
-  const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
-  expect(created.status).toBe(201);
-  const slot = created.json.externalSources.faceUploads.reference;
-  if (reference) {
-    const put = await fetch(slot.uploadUrl, { method: 'PUT', body: reference, headers: slot.uploadHeaders });
-    expect(put.status).toBe(200);
-  }
-  const url = new URL(created.json.redirectUrl);
+async function withReference(reference: Buffer | undefined): Promise<Journey> {
+  const { id, defnId, redirectUrl } = await selfieMatchInstance(token, reference);
+  const url = new URL(redirectUrl);
   const path = `${url.pathname}${url.search}&lang=en`;
   await pageUntil(path, 'id="face-form"');
-  const id = created.json.processInstanceId;
-  const defnId = (await call('GET', `/api/process-manager/processInstances/${id}`, { token })).json.processDefnId;
   return { id, defnId, path, face: `/journey/${id}/steps/captureFace/face?c=${url.searchParams.get('c')}&lang=en` };
 }
 

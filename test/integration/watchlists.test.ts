@@ -6,8 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { UpdateItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { adminToken, call, finalStatus, issueToken, keyWith, multipart, pageUntil } from './client.js';
+import { adminToken, call, finalStatus, issueToken, keyWith, multipart, pageUntil, setNumberAttribute } from './client.js';
 import { face, portrait, toJpeg } from '../support/face-images.js';
 
 const BASE = '/api/watchlist-manager/facewatchlists';
@@ -31,27 +30,13 @@ async function newWatchlist(name = `wl-${fresh()}`): Promise<string> {
 const addMember = (watchlistId: string, label: string, image: Buffer | string) =>
   call('POST', `${BASE}/${watchlistId}/watchlist-members`, { token, body: { label, image: typeof image === 'string' ? image : image.toString('base64') } });
 
-/** Sets a watchlist's member count in the local table, as a thousand adds would. */
-const setMemberCount = (watchlistId: string, count: number) => setCount('TNT#demo#WATCHLISTS', `WL#${watchlistId}`, 'memberCount', count);
-/** Sets a tenant's watchlist count, as a hundred creates would. */
-const setWatchlistCount = (tenant: string, count: number) => setCount(`TNT#${tenant}#WATCHLISTS`, 'COUNT', 'watchlists', count);
+/** The local engine's collections (it keeps them in a file): each watchlist's face templates, by `{tenant}.{watchlistId}`. */
+const localCollections = () => JSON.parse(readFileSync(join(inject('localDir'), 'face-collections.json'), 'utf8')) as Record<string, { memberId: string }[]>;
 
-async function setCount(PK: string, SK: string, attribute: string, count: number): Promise<void> {
-  const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
-  const db = new DynamoDBClient({ endpoint: runtime.dynamodbEndpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-  try {
-    await db.send(
-      new UpdateItemCommand({
-        TableName: runtime.tableName,
-        Key: { PK: { S: PK }, SK: { S: SK } },
-        UpdateExpression: `SET ${attribute} = :n`,
-        ExpressionAttributeValues: { ':n': { N: String(count) } },
-      }),
-    );
-  } finally {
-    db.destroy();
-  }
-}
+/** Sets a watchlist's member count in the local table, as a thousand adds would. */
+const setMemberCount = (watchlistId: string, count: number) => setNumberAttribute('TNT#demo#WATCHLISTS', `WL#${watchlistId}`, 'memberCount', count);
+/** Sets a tenant's watchlist count, as a hundred creates would. */
+const setWatchlistCount = (tenant: string, count: number) => setNumberAttribute(`TNT#${tenant}#WATCHLISTS`, 'COUNT', 'watchlists', count);
 
 describe('face watchlists', () => {
   it('are made, filled with one-face images, and listed a page at a time', async () => {
@@ -120,7 +105,7 @@ describe('face watchlists', () => {
     const members = await call('GET', `${BASE}/${id}/watchlist-members`, { token });
     expect(members.json.content.map((m: { label: string }) => m.label)).toEqual(['the thousandth']);
     // The engine's collection holds the one template (the local engine keeps its collections in a file).
-    const collections = JSON.parse(readFileSync(join(inject('localDir'), 'face-collections.json'), 'utf8')) as Record<string, { memberId: string }[]>;
+    const collections = localCollections();
     const [templates] = Object.entries(collections).filter(([key]) => key.endsWith(id)).map(([, faces]) => faces);
     expect(templates?.map((f) => f.memberId)).toEqual([members.json.content[0].id]);
   });
@@ -136,7 +121,7 @@ describe('face watchlists', () => {
       const over = await create();
       expect(over.status).toBe(409);
       expect(over.json.code).toBe('WATCHLIST_LIMIT');
-      const collections = JSON.parse(readFileSync(join(inject('localDir'), 'face-collections.json'), 'utf8')) as Record<string, unknown>;
+      const collections = localCollections();
       expect(Object.keys(collections).filter((k) => k.startsWith('other.')).length).toBe(before + 1);
       expect((await call('DELETE', `${BASE}/${hundredth.json.id}`, { tenant: 'other', token: theirs })).status).toBe(204);
       const again = await create();

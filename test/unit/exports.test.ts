@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -107,8 +107,11 @@ describe('sqsExportQueue', () => {
   });
 });
 
+/** One mock of S3 for the file: a second mockClient of the same class would take the first one's place. */
+const s3Mock = mockClient(S3Client);
+
 describe('exportObjects', () => {
-  const s3 = mockClient(S3Client);
+  const s3 = s3Mock;
   afterEach(() => s3.reset());
   it('puts a file under its tenant and export in the exports bucket', async () => {
     s3.on(PutObjectCommand).resolves({});
@@ -136,6 +139,39 @@ describe('imageStore.url', () => {
     expect(url.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
     await expect(imageStore.url('demo', 'i2', key, 300)).rejects.toThrow('outside its instance');
     await expect(imageStore.url('other', 'i1', key, 300)).rejects.toThrow('outside its instance');
+  });
+});
+
+describe('imageStore.getAtMost (an upload a pre-signed PUT could not cap)', () => {
+  const s3 = s3Mock;
+  afterEach(() => s3.reset());
+  const key = 'tenants/demo/instances/i1/uploads/cmVm/c.jpg';
+  // What the SDK's body offers that the store uses.
+  const body = (bytes: Buffer) => ({ transformToByteArray: async () => new Uint8Array(bytes), transformToWebStream: () => new Blob([bytes]).stream() }) as never;
+  const named = (name: string, status: number) => Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } });
+
+  it('asks S3 for one byte more than the limit, and takes what comes back within it', async () => {
+    s3.on(GetObjectCommand).resolves({ Body: body(Buffer.alloc(10, 1)), ContentRange: 'bytes 0-9/10' });
+    expect(await imageStore.getAtMost('demo', 'i1', key, 10)).toEqual(Buffer.alloc(10, 1));
+    expect(s3.commandCalls(GetObjectCommand)[0]!.args[0].input).toMatchObject({ Bucket: 'images-bucket', Key: key, Range: 'bytes=0-10' });
+  });
+
+  it("answers 'tooLarge' from the object's size in Content-Range, as S3 reports a 5 GB upload", async () => {
+    s3.on(GetObjectCommand).resolves({ Body: body(Buffer.alloc(11)), ContentRange: 'bytes 0-10/5368709120' });
+    expect(await imageStore.getAtMost('demo', 'i1', key, 10)).toBe('tooLarge');
+  });
+
+  it('reads an empty upload (S3 answers its range 416 InvalidRange) as empty, an absent one as undefined', async () => {
+    s3.on(GetObjectCommand).rejectsOnce(named('InvalidRange', 416)).rejectsOnce(named('NoSuchKey', 404));
+    expect(await imageStore.getAtMost('demo', 'i1', key, 10)).toEqual(Buffer.alloc(0));
+    expect(await imageStore.getAtMost('demo', 'i1', key, 10)).toBeUndefined();
+  });
+
+  it("passes S3's throttle on as a transient error (the step retries it), and refuses a key outside the instance", async () => {
+    s3.on(GetObjectCommand).rejects(named('SlowDown', 503));
+    const err = await imageStore.getAtMost('demo', 'i1', key, 10).catch((e: unknown) => e);
+    expect(isTransientError(err)).toBe(true);
+    await expect(imageStore.getAtMost('demo', 'i2', key, 10)).rejects.toThrow('outside its instance');
   });
 });
 

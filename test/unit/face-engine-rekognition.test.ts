@@ -12,6 +12,7 @@ import {
   SearchFacesByImageCommand,
 } from '@aws-sdk/client-rekognition';
 import { RekognitionFaceEngine } from '../../functions/store/face-engine.js';
+import { imageRefusal, isMissingCollection } from '../../functions/faces/model.js';
 import { face } from '../support/face-images.js';
 import { isTransientError } from '../../functions/shared/aws-errors.js';
 
@@ -85,6 +86,18 @@ describe('RekognitionFaceEngine', () => {
     rekognition.on(DetectFacesCommand).rejects(Object.assign(named('ProvisionedThroughputExceededException'), { $retryable: { throttling: true } }));
     const err = await new RekognitionFaceEngine('arthr-fir').detect(image).catch((e: unknown) => e);
     expect(isTransientError(err)).toBe(true);
+  });
+
+  it("passes Rekognition's refusals on under the names the steps and routes turn into 400s, template failures and Not Found", async () => {
+    const engine = new RekognitionFaceEngine('arthr-fir');
+    rekognition.on(IndexFacesCommand).rejects(named('ImageTooLargeException'));
+    rekognition.on(DetectFacesCommand).rejects(named('InvalidImageFormatException'));
+    rekognition.on(SearchFacesByImageCommand).rejects(named('ResourceNotFoundException'));
+    expect(imageRefusal(await engine.addMember(ref, 'm-1', image).catch((e: unknown) => e))).toBe('tooLarge');
+    expect(imageRefusal(await engine.detect(image).catch((e: unknown) => e))).toBe('unreadable');
+    const gone = await engine.search(ref, image, 0.9, 5).catch((e: unknown) => e);
+    expect(isMissingCollection(gone)).toBe(true);
+    expect(imageRefusal(gone)).toBeUndefined();
   });
 
   it('refuses collection calls without its prefix configured', async () => {
