@@ -28,6 +28,8 @@ const StoreConfigSchema = z.object({
   S3_PUBLIC_ENDPOINT: z.optional(z.url()),
   /** The S3 bucket of asynchronous exports (archives, CSV files), for the functions that start, run or read them. */
   EXPORTS_BUCKET: z.optional(z.string().check(z.minLength(3))),
+  /** The stack's EventBridge bus that events are relayed to (AWS); locally an in-process bus is installed instead. */
+  EVENT_BUS_NAME: z.optional(z.string().check(z.minLength(1))),
   /** The SQS queue export jobs go to (AWS); locally an in-process worker is installed instead. */
   EXPORTS_QUEUE_URL: z.optional(z.url()),
   /** The key that seals an archive password until its job runs: `kms:<key id or ARN>` on AWS, `file:<path>` locally. */

@@ -5,17 +5,16 @@ import { ACCESS, NOT_RUNNABLE, SPECS } from './index.generated.js';
 /** What the activity function (or one activity type in it) is granted. */
 export interface ActivityGrants {
   table: TableAction[];
-  events: boolean;
   images: string[];
   cloudFunctions: boolean;
   faces: FaceAction[];
 }
 
 /**
- * Every user step records where the journey waits (an UpdateItem on the instance) and publishes
- * the step change, whatever the step.
+ * Every user step records where the journey waits, whatever the step: it reads the instance, and
+ * in one transaction updates it, writes the step and puts the step change's event (the outbox).
  */
-const USER_STEP_ACCESS = { table: ['UpdateItem'], events: 'publish' } as const satisfies ActivityAccess;
+const USER_STEP_ACCESS = { table: ['GetItem', 'UpdateItem', 'PutItem'] } as const satisfies ActivityAccess;
 
 /**
  * Every activity reads the session version its state refers to (functions/store/sessions.ts); a
@@ -49,7 +48,6 @@ function union(all: ActivityAccess[]): ActivityGrants {
   const order: TableAction[] = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'];
   return {
     table: order.filter((a) => table.has(a)),
-    events: all.some((a) => a.events === 'publish'),
     images: [...new Set(all.flatMap((a) => a.images ?? []))],
     cloudFunctions: all.some((a) => a.cloudFunctions === true),
     faces: [...new Set(all.flatMap((a) => a.faces ?? []))],

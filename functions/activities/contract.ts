@@ -110,7 +110,7 @@ export function withCheck(session: Session, key: string, check: Record<string, u
  * The AWS access a module's code needs in the activity function (on top of what every user step
  * needs to record where the journey waits). The function's role is the union over all modules.
  */
-export type ActivityAccess = Pick<AwsAccess, 'table' | 'images' | 'events' | 'faces'> & {
+export type ActivityAccess = Pick<AwsAccess, 'table' | 'images' | 'faces'> & {
   /** Run tenant functions: invoke the runner Lambda, and unseal the cloud secrets a step gives them. */
   cloudFunctions?: true;
 };

@@ -40,8 +40,6 @@ export interface AwsAccess {
    * executions, resume one waiting at a user step (sendTask), or resume or fail it (endTask).
    */
   stateMachines?: 'publish' | 'start' | 'sendTask' | 'endTask';
-  /** EventBridge: put instance events on the default bus. */
-  events?: 'publish';
   /** S3 actions on the images bucket, under `tenants/` (ListBucket: on the bucket, for that prefix). */
   images?: readonly ImageAction[];
   /**

@@ -15,7 +15,7 @@ import { sessionStore } from '../store/sessions.js';
 
 export const instances: Pick<
   ProcessInstanceStore,
-  'getLive' | 'setWaitingStep' | 'claimStep' | 'getStepClaim' | 'finishStep' | 'releaseClaim' | 'countRefusal'
+  'get' | 'getLive' | 'setWaitingStep' | 'claimStep' | 'getStepClaim' | 'finishStep' | 'releaseClaim' | 'countRefusal'
 > = processInstanceStore;
 export const images: Pick<InstanceImageStore, 'put'> = imageStore;
 export const passcodeLogins: Pick<PasscodeStore, 'getLogin'> = passcodeStore;

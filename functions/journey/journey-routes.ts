@@ -34,7 +34,7 @@ export const journeyRoutes = {
     tag: 'Journey pages',
     request: { path: InstancePath, query: JourneyQuery },
     responses: { 200: page('The page.'), 400: page('A malformed link.'), 404: page('An unknown, wrong or expired link.') },
-    aws: { table: ['GetItem', 'UpdateItem'], events: 'publish' },
+    aws: { table: ['GetItem', 'UpdateItem', 'PutItem'] },
   }),
   submitJourneyStep: defineRoute({
     operationId: 'submitJourneyStep',

@@ -1,7 +1,6 @@
 import { pageHandler } from './page-handler.js';
 import { changeStatus } from '../process-manager/status.js';
 import { instances } from '../process-manager/deps.js';
-import { eventPublisher } from '../events/publisher.js';
 import { openJourney } from './access.js';
 import { journeyPage } from './pages.js';
 import { pickLanguage } from './messages/index.js';
@@ -11,6 +10,6 @@ export const handler = pageHandler(routes.showJourney, async ({ tenantId, path, 
   const lang = pickLanguage(query.lang);
   const record = await openJourney(tenantId, path.processInstanceId, query.c, now);
   // The first visit: the end user has the journey in hand.
-  if (record.status === 'PENDING' && (await changeStatus({ instances, publisher: eventPublisher }, record, 'ACTIVE', now))) record.status = 'ACTIVE';
+  if (record.status === 'PENDING' && (await changeStatus({ instances }, record, 'ACTIVE', now))) record.status = 'ACTIVE';
   return { status: 200, raw: { contentType: 'text/html; charset=utf-8', body: await journeyPage(record, query.c, lang) } };
 });

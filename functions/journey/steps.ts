@@ -4,7 +4,7 @@ import { createHash, createHmac } from 'node:crypto';
 import type { CheckRecord, ImageRecord, StepClaim, StepUserData } from '../process-manager/model.js';
 import { ProcessInstanceNotFoundError, type ProcessInstanceRecord } from '../process-manager/instances.js';
 import { isFinal } from '../process-manager/status.js';
-import { eventPublisher } from '../events/publisher.js';
+import { instanceEvents } from '../events/catalogue.js';
 import { SESSION_MAX_BYTES, sessionBytes } from '../shared/session-limit.js';
 import { isThrottlingError, isTransientError } from '../shared/aws-errors.js';
 import { stateFor } from '../shared/session-state.js';
@@ -33,32 +33,26 @@ export interface UserStepPayload {
 /**
  * A user step began: the journey now waits for the end user. What the page needs (the step,
  * its resolved inputs, the session so far) and the task token that resumes the execution are
- * recorded on the instance.
+ * recorded on the instance, with the step's event.
  */
 export async function recordWaitingStep(payload: UserStepPayload, now: Date): Promise<void> {
-  const { tenantId, processInstanceId, processDefnId, processDefnName, processDefnVersion } = payload.state.instance;
-  const recorded = await instances.setWaitingStep(tenantId, processInstanceId, {
-    activityId: payload.activityId,
-    activityType: payload.activityType,
-    inputs: payload.inputs,
-    state: payload.state,
-    ...(payload.ref ? { ref: payload.ref } : {}),
-    ...(payload.outputs ? { outputs: payload.outputs } : {}),
-    taskToken: payload.taskToken,
-    since: now.toISOString(),
-  });
-  if (!recorded) return;
-  await (await eventPublisher()).publish({
-    type: 'ProcessInstanceStepChanged',
-    tenantId,
-    processInstanceId,
-    processDefnId,
-    processDefnName,
-    processDefnVersion,
-    activityId: payload.activityId,
-    activityType: payload.activityType,
-    at: now.toISOString(),
-  });
+  const { tenantId, processInstanceId } = payload.state.instance;
+  const record = await instances.get(tenantId, processInstanceId);
+  if (!record) return;
+  const step = { activityId: payload.activityId, activityType: payload.activityType };
+  await instances.setWaitingStep(
+    record,
+    {
+      ...step,
+      inputs: payload.inputs,
+      state: payload.state,
+      ...(payload.ref ? { ref: payload.ref } : {}),
+      ...(payload.outputs ? { outputs: payload.outputs } : {}),
+      taskToken: payload.taskToken,
+      since: now.toISOString(),
+    },
+    instanceEvents.stepChanged(record, step, now),
+  );
 }
 
 /** Sends a step's result to the execution (SendTaskSuccess on AWS, the engine locally). */

@@ -14,6 +14,7 @@ import { DefinitionNotActiveError, statusOf } from './definitions.js';
 import type { DefinitionStore, InstanceImageStore, Orchestrator, ProcessInstanceStore, ProcessTokenStore } from './model.js';
 import { faceUploadSlot, faceUploadTicket, type FaceUploadKey, type FaceUploadSlot, type FaceUploadTicket } from './face-uploads.js';
 import { changeStatus, type StatusDeps } from './status.js';
+import { instanceEvents } from '../events/catalogue.js';
 import { log } from '../http/log.js';
 import { stateFor } from '../shared/session-state.js';
 import { countInstanceCreated } from '../observability/metrics.js';
@@ -30,7 +31,7 @@ export interface CreateInstanceInput {
   retried?: boolean;
 }
 
-/** What creating an instance needs: the three stores, the journey runner, the status-change publisher. */
+/** What creating an instance needs: the three stores, the journey runner, the face upload signer. */
 export interface CreateInstanceDeps extends StatusDeps {
   definitions: Pick<DefinitionStore, 'get' | 'getTag' | 'getByNameVersion'>;
   tokens: Pick<ProcessTokenStore, 'get'>;
@@ -120,6 +121,7 @@ export async function createInstance(d: CreateInstanceDeps, input: CreateInstanc
     record,
     token,
     now,
+    instanceEvents.created(record, now),
     input.idempotencyKey ? { key: input.idempotencyKey, result: { fingerprint, status: 201, body: { ...body } } } : undefined,
     keep ? session : undefined,
   );

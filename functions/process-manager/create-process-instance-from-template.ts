@@ -1,13 +1,12 @@
 import { apiHandler, principalOf } from '../http/wrapper.js';
 import { createInstance, idempotencyKeyOf } from './create-instance.js';
-import { eventPublisher } from '../events/publisher.js';
 import { definitions, faceUploadKey, instances, tokens, uploads } from './deps.js';
 import { orchestrator } from './orchestrator.js';
 import { instanceRoutes as routes } from './instance-routes.js';
 
 /** A templated token supplies the journey; the request body supplies this instance's parameters. */
 export const handler = apiHandler(routes.createProcessInstanceFromTemplate, async ({ tenantId, auth, body, now, origin, headers }) => {
-  const out = await createInstance({ definitions, tokens, instances, orchestrator, publisher: eventPublisher, uploads, faceUploadKey }, {
+  const out = await createInstance({ definitions, tokens, instances, orchestrator, uploads, faceUploadKey }, {
     tenantId,
     principal: principalOf(auth),
     origin,

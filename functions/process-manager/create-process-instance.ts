@@ -1,12 +1,11 @@
 import { apiHandler, principalOf } from '../http/wrapper.js';
 import { createInstance, idempotencyKeyOf } from './create-instance.js';
-import { eventPublisher } from '../events/publisher.js';
 import { definitions, faceUploadKey, instances, tokens, uploads } from './deps.js';
 import { orchestrator } from './orchestrator.js';
 import { instanceRoutes as routes } from './instance-routes.js';
 
 export const handler = apiHandler(routes.createProcessInstance, async ({ tenantId, auth, query, now, origin, headers }) => {
-  const out = await createInstance({ definitions, tokens, instances, orchestrator, publisher: eventPublisher, uploads, faceUploadKey }, {
+  const out = await createInstance({ definitions, tokens, instances, orchestrator, uploads, faceUploadKey }, {
     tenantId,
     principal: principalOf(auth),
     origin,

@@ -3,10 +3,10 @@
  * the local runtime) import the stores they use from this module and hand them to the domain
  * functions. One binding per store, so a handler's bundle carries only the stores it uses.
  *
- * The two other ports are wired where they are made, at first use: `orchestrator()` in
- * ./orchestrator.ts (Step Functions, or the local engine once installed) and `eventPublisher()`
- * in ../events/publisher.ts. They are not re-exported here: the orchestrator's dynamic import of
- * the Step Functions module would then be bundled into every handler of the area.
+ * The orchestrator port is wired where it is made, at first use: `orchestrator()` in
+ * ./orchestrator.ts (Step Functions, or the local engine once installed). It is not re-exported
+ * here: its dynamic import of the Step Functions module would then be bundled into every handler
+ * of the area. Events need no port here: the stores write them with each change (the outbox).
  */
 import { customDataFormStore } from '../store/custom-data-forms.js';
 import { definitionStore } from '../store/process-definitions.js';

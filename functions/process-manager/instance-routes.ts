@@ -35,7 +35,7 @@ const creation = {
   tag: 'Process instances',
   responses: { 201: created, 400: badRequest, 401: unauthorized, 403: forbidden, 404: error('No such process token.'), 409: refusedToken },
   // PutObject: the pre-signed face uploads (a URL grants what its signer's role may do).
-  aws: { table: ['GetItem', 'PutItem', 'UpdateItem'], signingKey: 'publicKey', stateMachines: 'start', events: 'publish', images: ['PutObject'] },
+  aws: { table: ['GetItem', 'PutItem', 'UpdateItem'], signingKey: 'publicKey', stateMachines: 'start', images: ['PutObject'] },
 } as const;
 
 /** Process instances. Part of the route table (functions/routes.ts); handlers import only their own area. */

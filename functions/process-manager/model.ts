@@ -6,6 +6,7 @@
  */
 import type { ProcessDefinition } from '../../statemachines/definition.js';
 import type { PROCESS_TOKEN_STATUSES, PROCESS_TOKEN_TYPES } from './token-schemas.js';
+import type { EventEnvelope } from '../shared/events.js';
 
 // ---------------------------------------------------------------------------------------------
 // Definitions
@@ -426,12 +427,13 @@ export interface SessionStore {
 export interface ProcessInstanceStore {
   /**
    * One transaction: the token's use (a conditional counter increment that also checks its
-   * status and validity window), the instance, and the idempotency record if any.
+   * status and validity window), the instance, its `created` event, and the idempotency record if any.
    */
   createWithToken(
     record: ProcessInstanceRecord,
     token: ProcessTokenRecord,
     now: Date,
+    event: EventEnvelope,
     idempotency?: { key: string; result: IdempotentResult },
     /** The journey's first session version (v0), written in the same transaction. */
     session?: Record<string, unknown>,
@@ -464,8 +466,8 @@ export interface ProcessInstanceStore {
   get(tenantId: string, id: string): Promise<ProcessInstanceRecord | undefined>;
   /** The answer kept for an Idempotency-Key, unless it has expired. */
   getIdempotent(tenantId: string, key: string, now: Date): Promise<IdempotentResult | undefined>;
-  /** False when the instance is gone. */
-  setWaitingStep(tenantId: string, id: string, step: WaitingStep): Promise<boolean>;
+  /** The step and its event in one transaction with the instance's `lastUpdatedAt`. False when the instance is gone. */
+  setWaitingStep(record: ProcessInstanceRecord, step: WaitingStep, event: EventEnvelope): Promise<boolean>;
   /**
    * Accepts a submission for the waiting step with the claim's task token: marks the step claimed
    * and keeps the claim, in one transaction. False when the instance no longer waits at that step
@@ -494,10 +496,11 @@ export interface ProcessInstanceStore {
    */
   countFailedAttempt(tenantId: string, id: string, activityId: string, attemptId: string, expiresAt: number): Promise<number>;
   /**
-   * False when the stored status is no longer `from`. A `final` status also takes the instance
-   * off the reconciler's index (its execution's end is recorded).
+   * The status and its events in one transaction. False when the stored status is no longer
+   * `from` (and nothing is written). A `final` status also takes the instance off the
+   * reconciler's index (its execution's end is recorded).
    */
-  setStatus(record: ProcessInstanceRecord, from: string, to: string, now: Date, final?: boolean): Promise<boolean>;
+  setStatus(record: ProcessInstanceRecord, from: string, to: string, now: Date, final: boolean, events: readonly EventEnvelope[]): Promise<boolean>;
   /**
    * Open instances (no final status yet) whose `reconcileAt` is at or before `now`, across
    * tenants, a page at a time (`cursor` is the last page's `next`). Eventually consistent.

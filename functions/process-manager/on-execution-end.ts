@@ -1,4 +1,3 @@
-import { eventPublisher } from '../events/publisher.js';
 import { instances } from './deps.js';
 import { orchestrator } from './orchestrator.js';
 import { onExecutionStatusChange, recordOutcome, type ExecutionEndDeps, type ExecutionStatusChangeDetail } from './status.js';
@@ -15,7 +14,7 @@ interface OutcomeToRecord {
   session: unknown;
 }
 
-const deps: ExecutionEndDeps = { instances, publisher: eventPublisher, orchestrator };
+const deps: ExecutionEndDeps = { instances, orchestrator };
 
 /**
  * Records the end of a journey on its instance. Invoked two ways: by the journey's own last

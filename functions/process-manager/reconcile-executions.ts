@@ -1,4 +1,3 @@
-import { eventPublisher } from '../events/publisher.js';
 import { log } from '../http/log.js';
 import { instances } from './deps.js';
 import { orchestrator } from './orchestrator.js';
@@ -13,7 +12,7 @@ const SAFETY_MS = 30_000;
  */
 export async function handler(_event: unknown, context?: { getRemainingTimeInMillis?: () => number }): Promise<void> {
   const remaining = context?.getRemainingTimeInMillis?.();
-  const run = await reconcileExecutions({ instances, publisher: eventPublisher, orchestrator }, new Date(), {
+  const run = await reconcileExecutions({ instances, orchestrator }, new Date(), {
     maxInstances: 2000,
     ...(remaining !== undefined ? { deadline: Date.now() + remaining - SAFETY_MS } : {}),
   });

@@ -1,13 +1,12 @@
-import type { EventPublisher } from '../events/publisher.js';
+import { instanceEvents } from '../events/catalogue.js';
 import type { ExecutionDescription, InstanceStatus, Orchestrator, ProcessInstanceRecord, ProcessInstanceStore } from './model.js';
 import { countJourneyCompleted } from '../observability/metrics.js';
 import { log } from '../http/log.js';
 import { isRefState } from '../shared/session-state.js';
 
-/** What a status change needs: the instance's storage and the publisher of its events. */
+/** What a status change needs: the instance's storage (which writes its events with it). */
 export interface StatusDeps {
   instances: Pick<ProcessInstanceStore, 'get' | 'setStatus'>;
-  publisher: () => Promise<EventPublisher>;
 }
 
 /** What recording an execution's end needs besides: Step Functions' own account of the execution. */
@@ -28,24 +27,13 @@ export function isFinal(status: InstanceStatus): boolean {
 }
 
 /**
- * Moves an instance to a new status and publishes the change. The write is conditional on the
- * status read, so two racing changes cannot both win, and a final status is never left.
+ * Moves an instance to a new status, with its events (status-changed, and completed into a final
+ * status) in the same write: the outbox. The write is conditional on the status read, so two
+ * racing changes cannot both win, and a final status is never left.
  */
 export async function changeStatus(d: StatusDeps, record: ProcessInstanceRecord, to: InstanceStatus, now: Date): Promise<boolean> {
   if (record.status === to || isFinal(record.status)) return false;
-  if (!(await d.instances.setStatus(record, record.status, to, now, isFinal(to)))) return false;
-  await (await d.publisher()).publish({
-    type: 'ProcessInstanceStatusChanged',
-    tenantId: record.tenantId,
-    processInstanceId: record.id,
-    processDefnId: record.processDefnId,
-    processDefnName: record.processDefnName,
-    processDefnVersion: record.processDefnVersion,
-    status: to,
-    previousStatus: record.status,
-    at: now.toISOString(),
-  });
-  return true;
+  return d.instances.setStatus(record, record.status, to, now, isFinal(to), instanceEvents.statusChanged(record, record.status, to, now));
 }
 
 /** The terminal statuses of an execution. */

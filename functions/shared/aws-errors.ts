@@ -37,10 +37,18 @@ function shape(err: unknown): SdkErrorShape | undefined {
   return typeof err === 'object' && err !== null ? (err as SdkErrorShape) : undefined;
 }
 
-/** The service refused the request for its rate (nothing was done): 429, or a throttling error name. */
+/**
+ * The service refused the request for its rate (nothing was done): 429, a throttling error name,
+ * or a DynamoDB transaction cancelled for an item's throughput (reason `ThrottlingError`), which
+ * writes none of its items.
+ */
 export function isThrottlingError(err: unknown): boolean {
   const e = shape(err);
   if (!e) return false;
+  if (e.name === 'TransactionCanceledException') {
+    const codes = (e.CancellationReasons ?? []).map((r) => r.Code);
+    return codes.includes('ThrottlingError') && !codes.includes('ConditionalCheckFailed');
+  }
   return e.$metadata?.httpStatusCode === 429 || THROTTLING_NAMES.has(String(e.name)) || e.$retryable?.throttling === true;
 }
 

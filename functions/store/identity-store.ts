@@ -19,6 +19,8 @@ import type {
 import { itemCodec, unexpired, type Item, type ItemCodec } from './codec.js';
 import { conditionally, dynamo, queryAll, transactWrite } from './client.js';
 import { keys, type ItemKey } from './keys.js';
+import { outboxPuts } from './outbox.js';
+import { identityStoreEvent } from '../shared/events.js';
 
 const identityStores = /* @__PURE__ */ itemCodec<IdentityStoreRecord>('IdentityStore');
 const users = /* @__PURE__ */ itemCodec<IdentityUserRecord>('IdentityUser');
@@ -81,6 +83,15 @@ const eventItem = (e: IdentityEvent) => ({
   ...events.encode(e, keys.identityEvent(e.tenantId, e.at, e.eventId)),
   expiresAt: Math.floor(new Date(e.at).getTime() / 1000) + IDENTITY_EVENT_RETENTION_DAYS * 86_400,
 });
+/**
+ * An event's two items, for a transaction with the change: its entry in the identity store's
+ * event log (read through the events API) and its outgoing event (the outbox, to the bus and
+ * webhooks), named `event{i}` and `outbox{i}`.
+ */
+const eventPuts = (list: readonly IdentityEvent[]) => ({
+  ...Object.fromEntries(list.map((e, i) => [`event${i}`, { Put: { Item: eventItem(e) } }])),
+  ...outboxPuts(list.map(identityStoreEvent), 'outbox'),
+});
 const authenticationItem = (r: AuthenticationRecord) => authentications.encode(r, keys.userAuthentication(r.tenantId, r.storeName, r.userId, r.at, r.id));
 const sessionItem = (s: PasskeySession) => passkeySessions.encode(s, keys.passkeySession(s.tenantId, s.storeName, s.sessionId));
 const passkeyItem = (p: PasskeyRecord) => passkeys.encode(p, keys.passkey(p.tenantId, p.storeName, p.userId, p.id));
@@ -99,7 +110,7 @@ export const identityUserStore: IdentityUserStore = {
     const written = await transactWrite({
       user: { Put: { Item: userItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
       externalId: { Put: { Item: externalIdLockItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
-      event: { Put: { Item: eventItem(event) } },
+      ...eventPuts([event]),
     });
     // The user id is 128 random bits: a failed condition is the external id taken.
     return written.written ? { outcome: 'created' } : { outcome: 'externalIdTaken' };
@@ -136,7 +147,7 @@ export const passcodeStore: PasscodeStore = {
       },
       passcode: { Put: { Item: passcodeItem(passcode) } },
       user: { Put: { Item: userItem(user), ConditionExpression: 'attribute_exists(PK)' } },
-      event: { Put: { Item: eventItem(event) } },
+      ...eventPuts([event]),
     });
     return outcome.written;
   },
@@ -164,7 +175,7 @@ export const passcodeStore: PasscodeStore = {
     const outcome = await transactWrite({
       login: { Put: { Item: loginItem(session), ConditionExpression: 'attempts = :n', ExpressionAttributeValues: { ':n': expectedAttempts } } },
       guard: guardUpdate(session, guard),
-      ...Object.fromEntries(loginEvents.map((e, i) => [`event${i}`, { Put: { Item: eventItem(e) } }])),
+      ...eventPuts(loginEvents),
     });
     return outcome.written;
   },
@@ -178,7 +189,7 @@ export const passcodeStore: PasscodeStore = {
         },
       },
       guard: guard && guardUpdate(session, guard),
-      ...Object.fromEntries(loginEvents.map((e, i) => [`event${i}`, { Put: { Item: eventItem(e) } }])),
+      ...eventPuts(loginEvents),
       authentication: authentication && { Put: { Item: authenticationItem(authentication) } },
     });
     return outcome.written;
@@ -187,7 +198,7 @@ export const passcodeStore: PasscodeStore = {
     const outcome = await transactWrite({
       passcode: { Put: { Item: passcodeItem(passcode), ConditionExpression: 'attribute_exists(#current)', ExpressionAttributeNames: { '#current': 'current' } } },
       user: { Put: { Item: userItem(user), ConditionExpression: 'attribute_exists(PK)' } },
-      event: { Put: { Item: eventItem(event) } },
+      ...eventPuts([event]),
     });
     return outcome.written;
   },
@@ -210,10 +221,10 @@ function decodeToken(tenantId: string, token: string): Record<string, unknown> |
 }
 
 export const identityEventStore: IdentityEventStore = {
-  /** An event that goes with no other write (an authentication that failed, say). */
+  /** An event that goes with no other write (an authentication that failed, say): its two items together. */
   async put(event) {
-    const { doc, tableName, commands } = await dynamo();
-    await doc.send(new commands.PutCommand({ TableName: tableName, Item: eventItem(event) }));
+    const outcome = await transactWrite(eventPuts([event]));
+    if (!outcome.written) throw outcome.error;
   },
   async saveQuery(query) {
     const { doc, tableName, commands } = await dynamo();
@@ -310,7 +321,7 @@ export const passkeyStore: PasskeyStore = {
       },
       passkey: { Put: { Item: passkeyItem(passkey) } },
       user: { Put: { Item: userItem(user), ConditionExpression: isNewUser ? 'attribute_not_exists(PK)' : 'attribute_exists(PK)' } },
-      event: { Put: { Item: eventItem(event) } },
+      ...eventPuts([event]),
       externalId: isNewUser ? { Put: { Item: externalIdLockItem(user), ConditionExpression: 'attribute_not_exists(PK)' } } : undefined,
     });
     if (outcome.written) return { outcome: 'registered' };
@@ -331,7 +342,7 @@ export const passkeyStore: PasskeyStore = {
         },
       },
       authentication: { Put: { Item: authenticationItem(record) } },
-      event: { Put: { Item: eventItem(event) } },
+      ...eventPuts([event]),
     });
     return outcome.written;
   },

@@ -1,4 +1,5 @@
 import { TENANT_ID_PATTERN } from '../auth/permissions.js';
+import { OUTBOX_SORT_PREFIX } from '../shared/events.js';
 
 /**
  * The only place that builds table keys. Every key, GSI keys included, starts with
@@ -286,6 +287,23 @@ export const keys = {
   },
   identityEvent(tenantId: string, at: string, eventId: string): ItemKey {
     return { PK: keys.identityEventPartition(tenantId), SK: `${at}#${part(eventId)}` };
+  },
+  /**
+   * The outbox: every event the service sends out, one partition per tenant, sorted by time.
+   * The table stream's consumer takes the items whose sort key starts with `EVT#` (no other
+   * item's does), so the prefix is part of the contract with lib/constructs/events.ts.
+   */
+  outboxPartition(tenantId: string): string {
+    return `${tenantPrefix(tenantId)}EVENTS`;
+  },
+  outboxEvent(tenantId: string, timestamp: string, eventId: string): ItemKey {
+    return { PK: keys.outboxPartition(tenantId), SK: `${keys.outboxSortPrefix}${timestamp}#${part(eventId)}` };
+  },
+  outboxSortPrefix: OUTBOX_SORT_PREFIX,
+  /** The tenant of an outbox item's key (as the table's stream names it); undefined for any other key. */
+  parseOutboxEvent(key: ItemKey): { tenantId: string } | undefined {
+    const m = /^TNT#([^#]+)#EVENTS$/.exec(key.PK);
+    return m && key.SK.startsWith(keys.outboxSortPrefix) ? { tenantId: m[1]! } : undefined;
   },
   /** A started event query (its filters and page size), with a TTL. */
   identityEventQuery(tenantId: string, executionId: string): ItemKey {

@@ -15,6 +15,7 @@ import { keys } from './keys.js';
 import { distinctWords, MAX_TERMS_PER_INSTANCE } from '../shared/search-terms.js';
 import { OPEN_INSTANCES_INDEX } from './schema.js';
 import { sessionItem } from './sessions.js';
+import { outboxItem, outboxPuts } from './outbox.js';
 
 const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
@@ -195,7 +196,7 @@ export const processInstanceStore: ProcessInstanceStore = {
    * creations on one token conflict inside DynamoDB and are retried, so every request ends as
    * exactly one instance or one clear refusal.
    */
-  async createWithToken(record, token, now, idempotency, session) {
+  async createWithToken(record, token, now, event, idempotency, session) {
     const stamp = now.toISOString();
     const nowEpoch = Math.floor(now.getTime() / 1000);
     const outcome = await transactWrite(
@@ -225,7 +226,9 @@ export const processInstanceStore: ProcessInstanceStore = {
           },
         },
         session: session && { Put: { Item: sessionItem(record.tenantId, record.id, 0, session, record.expiresAt) } },
-        // The list views and term views (at most 3 + MAX_TERMS_PER_INSTANCE: with the four
+        // The outbox: no instance without its `created` event, and no event without the instance.
+        event: { Put: { Item: outboxItem(event) } },
+        // The list views and term views (at most 3 + MAX_TERMS_PER_INSTANCE: with the five
         // items above, far under a transaction's 100).
         ...Object.fromEntries(viewItems(record).map((v) => [v.name, { Put: { Item: v.item } }])),
         idempotency: idempotency && {
@@ -389,34 +392,31 @@ export const processInstanceStore: ProcessInstanceStore = {
 
   /**
    * The user step the journey now waits at: its own item (its task token stays in the table,
-   * never leaves it), with the instance's TTL; the instance gets `lastUpdatedAt` in the same
-   * transaction, which also checks it exists.
+   * never leaves it), with the instance's TTL, and its `step-changed` event, in one transaction
+   * with the instance's `lastUpdatedAt`, which also checks the instance exists.
    */
-  async setWaitingStep(tenantId, id, step) {
-    const { doc, tableName, commands } = await dynamo();
-    let expiresAt: number | undefined;
-    const stamped = await conditionally(async () => {
-      const out = await doc.send(
-        new commands.UpdateCommand({
-          TableName: tableName,
-          Key: keys.instance(tenantId, id),
-          // An instance stored before the step moved out loses its inline copy here; its TTL comes back.
-          UpdateExpression: 'SET lastUpdatedAt = :now, expiresAt = expiresAt REMOVE currentStep',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':now': step.since },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      expiresAt = (out.Attributes as { expiresAt?: number } | undefined)?.expiresAt;
-    });
-    if (!stamped || expiresAt === undefined) return false;
+  async setWaitingStep(record, step, event) {
+    const { tenantId, id } = record;
     // The whole step, replacing whatever the item held (a done step's husk, a previous step).
-    const update = updateWhole(waitingSteps.encode({ ...step, expiresAt }, keys.instanceStep(tenantId, id)));
+    const update = updateWhole(waitingSteps.encode({ ...step, expiresAt: record.expiresAt }, keys.instanceStep(tenantId, id)));
     // A new step starts with no refusals counted and unclaimed.
     const gone = [...(step.refusals === undefined ? ['refusals'] : []), ...(step.claim === undefined ? ['claim'] : [])];
-    const clear = gone.length ? ` REMOVE ${gone.join(', ')}` : '';
-    await doc.send(new commands.UpdateCommand({ TableName: tableName, ...update, UpdateExpression: update.UpdateExpression + clear }));
-    return true;
+    const outcome = await transactWrite({
+      instance: {
+        Update: {
+          Key: keys.instance(tenantId, id),
+          // An instance stored before the step moved out loses its inline copy here.
+          UpdateExpression: 'SET lastUpdatedAt = :now REMOVE currentStep',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':now': step.since },
+        },
+      },
+      step: { Update: { ...update, UpdateExpression: update.UpdateExpression + (gone.length ? ` REMOVE ${gone.join(', ')}` : '') } },
+      event: { Put: { Item: outboxItem(event) } },
+    });
+    if (outcome.written) return true;
+    if (outcome.failed.includes('instance')) return false;
+    throw outcome.error;
   },
 
   /**
@@ -579,12 +579,12 @@ export const processInstanceStore: ProcessInstanceStore = {
   },
 
   /**
-   * A status change, written only over the status it read (the caller publishes the event), in
-   * one transaction with the instance's views and term views put anew (the status view moves
+   * A status change, written only over the status it read, in one transaction with its events
+   * (the outbox) and the instance's views and term views put anew (the status view moves
    * partition; an instance stored before the views or term views gets them here). A final status takes the instance off
    * the reconciler's index in the same write.
    */
-  async setStatus(record, from, to, now, final = false) {
+  async setStatus(record, from, to, now, final, events) {
     const changed = { ...record, status: to as ProcessInstanceRecord['status'], lastUpdatedAt: now.toISOString() };
     const outcome = await transactWrite({
       instance: {
@@ -599,6 +599,7 @@ export const processInstanceStore: ProcessInstanceStore = {
       // Every view anew (at most 3 + MAX_TERMS_PER_INSTANCE items, with the instance far under a
       // transaction's 100); `q`, the substring terms of views written before term views, goes.
       ...Object.fromEntries(viewItems(changed).map((v) => [v.name, { Update: updateWhole(v.item, { remove: ['q'] }) }])),
+      ...outboxPuts(events),
     });
     if (outcome.written) return true;
     if (outcome.failed.includes('instance')) return false;

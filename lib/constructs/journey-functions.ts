@@ -7,7 +7,6 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { defaultEventBusArn } from './route-function.js';
 import { ServiceFunction, nagArn } from './service-function.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
@@ -114,7 +113,7 @@ export class JourneyFunctions extends Construct {
       },
       reservedConcurrency: props.activityConcurrency,
       policyName: 'activities',
-      roleDescription: 'Runs journey activities: records the waiting user step, runs the identity store activities (users, passcodes) and publishes the step change.',
+      roleDescription: 'Runs journey activities: records the waiting user step with its event, runs the identity store activities (users, passcodes).',
       // The union of what the activity modules declare (functions/activities/access.ts).
       statements: [
         new iam.PolicyStatement({
@@ -122,9 +121,6 @@ export class JourneyFunctions extends Construct {
           actions: access.table.map((a) => `dynamodb:${a}`),
           resources: [tableArn],
         }),
-        ...(access.events
-          ? [new iam.PolicyStatement({ sid: 'PublishInstanceEvents', actions: ['events:PutEvents'], resources: [defaultEventBusArn(stack)] })]
-          : []),
         ...(access.cloudFunctions
           ? [
               new iam.PolicyStatement({ sid: 'RunCloudFunctions', actions: ['lambda:InvokeFunction'], resources: [this.cloudFunctionRunner.function.functionArn] }),
@@ -152,7 +148,7 @@ export class JourneyFunctions extends Construct {
 
     this.executionEnd = new ServiceFunction(this, 'ExecutionEnd', {
       functionName: props.executionEndFunctionName,
-      description: 'Records a journey execution\'s end on its process instance and publishes the status change.',
+      description: 'Records a journey execution\'s end on its process instance, with the status change\'s events.',
       repoRoot: props.repoRoot,
       entry: 'functions/process-manager/on-execution-end.ts',
       memorySize: 256,
@@ -161,11 +157,12 @@ export class JourneyFunctions extends Construct {
       reservedConcurrency: props.executionEndConcurrency,
       policyName: 'onExecutionEnd',
       roleDescription:
-        'Records journey execution ends: reads and updates instances, publishes their status changes, and asks Step Functions for what an event leaves out.',
+        'Records journey execution ends: reads and updates instances (writing their status changes\' events with them), and asks Step Functions for what an event leaves out.',
       statements: [
         new iam.PolicyStatement({
           sid: 'InstanceItems',
-          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+          // PutItem: the status change's events, in its transaction (the outbox).
+          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
           resources: [tableArn],
         }),
         // An event may lack the input or output (left out when large) and never names the error.
@@ -173,11 +170,6 @@ export class JourneyFunctions extends Construct {
           sid: 'DescribeJourneyExecutions',
           actions: ['states:DescribeExecution'],
           resources: [`${props.executionArnPrefix}*`],
-        }),
-        new iam.PolicyStatement({
-          sid: 'PublishInstanceEvents',
-          actions: ['events:PutEvents'],
-          resources: [defaultEventBusArn(stack)],
         }),
       ],
       // Lambda's own handling of a failed run (the default two retries, within six hours).
@@ -226,7 +218,7 @@ export class JourneyFunctions extends Construct {
       // One run at a time: a second would scan the same due instances.
       reservedConcurrency: 1,
       policyName: 'reconcileExecutions',
-      roleDescription: 'Reconciles journey executions: scans the open-instance index, reads and updates instances, describes executions, publishes status changes.',
+      roleDescription: 'Reconciles journey executions: scans the open-instance index, reads and updates instances (with their status changes\' events), describes executions.',
       statements: [
         new iam.PolicyStatement({
           sid: 'OpenInstancesIndex',
@@ -235,18 +227,13 @@ export class JourneyFunctions extends Construct {
         }),
         new iam.PolicyStatement({
           sid: 'InstanceItems',
-          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
           resources: [tableArn],
         }),
         new iam.PolicyStatement({
           sid: 'DescribeJourneyExecutions',
           actions: ['states:DescribeExecution'],
           resources: [`${props.executionArnPrefix}*`],
-        }),
-        new iam.PolicyStatement({
-          sid: 'PublishInstanceEvents',
-          actions: ['events:PutEvents'],
-          resources: [defaultEventBusArn(stack)],
         }),
       ],
       retryAttempts: 0,

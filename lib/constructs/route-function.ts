@@ -173,19 +173,9 @@ function routeStatements(props: RouteFunctionProps, stack: Stack): iam.PolicySta
       }),
     );
   }
-  if (access.events === 'publish') {
-    statements.push(
-      new iam.PolicyStatement({ sid: 'PublishInstanceEvents', actions: ['events:PutEvents'], resources: [defaultEventBusArn(stack)] }),
-    );
-  }
   if (access.images?.length) statements.push(...imageStatements(access.images, props.images, stack));
   if (access.exports?.length) statements.push(...exportStatements(access.exports, props.exports, stack));
   if (access.cloudSecrets) statements.push(cloudSecretStatement(access.cloudSecrets, props.cloudSecretsKey));
   if (access.faces?.length) statements.push(...faceStatements(access.faces, stack, props.namePrefix));
   return statements;
-}
-
-/** The account's default event bus in this stack's region (PutEvents without EventBusName). */
-export function defaultEventBusArn(stack: Stack): string {
-  return stack.formatArn({ service: 'events', resource: 'event-bus', resourceName: 'default' });
 }

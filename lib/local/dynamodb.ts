@@ -11,6 +11,7 @@ import {
   DynamoDBClient,
   ListTablesCommand,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { TABLE_SCHEMA } from '../../functions/store/schema.js';
@@ -145,10 +146,22 @@ export function localClient(endpoint: string): DynamoDBClient {
   });
 }
 
-/** Creates the table from the same schema module the CDK stack uses, if it is not there yet. */
+/**
+ * The table's stream, as the stack has it (lib/stack.ts): keys only, so no item's data leaves the
+ * table; the outbox relay reads the event items themselves.
+ */
+const STREAM = { StreamEnabled: true, StreamViewType: 'KEYS_ONLY' } as const;
+
+/**
+ * Creates the table from the same schema module the CDK stack uses, with its stream, if it is not
+ * there yet. A table an earlier version made without a stream gets one.
+ */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<'created' | 'existed'> {
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (!Table?.StreamSpecification?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: STREAM }));
+    }
     return 'existed';
   } catch (err) {
     if (!(err instanceof ResourceNotFoundException)) throw err;
@@ -176,6 +189,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
         ],
         Projection: { ProjectionType: g.projection },
       })),
+      StreamSpecification: STREAM,
     }),
   );
   await client.send(

@@ -2,7 +2,6 @@ import { getConfig } from '../../functions/config.js';
 import { stateMachineName, type Orchestrator } from '../../functions/process-manager/orchestrator.js';
 import { onExecutionStatusChange, type ExecutionStatusChangeDetail } from '../../functions/process-manager/status.js';
 import { instances } from '../../functions/process-manager/deps.js';
-import { eventPublisher } from '../../functions/events/publisher.js';
 import { log } from '../../functions/http/log.js';
 import { asOperation } from './aws-usage.js';
 import { LocalStepFunctionsError, type ExecutionResult, type LocalStepFunctions } from './engine.js';
@@ -57,7 +56,7 @@ export function localOrchestrator(engine: LocalStepFunctions): Orchestrator & { 
           // What the EventBridge rule's execution-end function does on AWS.
           const detail = statusChangeDetail(result, stateMachineArn, name, input);
           await asOperation('onExecutionEnd', () =>
-            onExecutionStatusChange({ instances, publisher: eventPublisher, orchestrator: async () => self }, detail, new Date()),
+            onExecutionStatusChange({ instances, orchestrator: async () => self }, detail, new Date()),
           );
         } catch (err) {
           log().error('could not record an execution end', { executionArn, error: err as Error });

@@ -1,4 +1,3 @@
-import { eventPublisher } from '../../functions/events/publisher.js';
 import { log } from '../../functions/http/log.js';
 import { instances } from '../../functions/process-manager/deps.js';
 import { orchestrator } from '../../functions/process-manager/orchestrator.js';
@@ -17,7 +16,7 @@ export function startReconciler(intervalSeconds: number): { stop(): Promise<void
     intervalSeconds,
     () =>
       asOperation('reconcileExecutions', () =>
-        reconcileExecutions({ instances, publisher: eventPublisher, orchestrator }, new Date(), { maxInstances: 2000 }),
+        reconcileExecutions({ instances, orchestrator }, new Date(), { maxInstances: 2000 }),
       )
         .then((run) => run.recorded && log().info('reconciled journey executions', { ...run }))
         .catch((error: Error) => log().warn('reconcile run failed', { error })),
@@ -42,7 +41,7 @@ export async function endOrphanedJourneys(now: Date): Promise<number> {
     for (const ref of page.due) {
       const record = await instances.get(ref.tenantId, ref.processInstanceId);
       if (!record || isFinal(record.status)) continue;
-      await settle({ instances, publisher: eventPublisher }, record, 'COMPLETED_TERMINATED', now);
+      await settle({ instances }, record, 'COMPLETED_TERMINATED', now);
       ended++;
     }
   } while (cursor !== undefined);

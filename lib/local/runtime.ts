@@ -24,7 +24,10 @@ import { addCustomDataForm } from '../../functions/process-manager/custom-data-f
 import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions.js';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { localFunctions } from './functions.js';
-import { installEventPublisher } from '../../functions/events/publisher.js';
+import { installEventBus } from '../../functions/events/bus.js';
+import { relayRecords } from '../../functions/events/relay.js';
+import { relayDeps } from '../../functions/events/deps.js';
+import { startStreamPoller } from './stream-poller.js';
 import { localEventBus } from './events.js';
 import { startSweeper } from './sweeper.js';
 import { endOrphanedJourneys, startReconciler } from './reconciler.js';
@@ -206,11 +209,20 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
         sendTaskFailure: 'states:SendTaskFailure',
         describeExecution: 'states:DescribeExecution',
       });
-      recordMethods(bus, { publish: 'events:PutEvents' });
+      recordMethods(bus, { put: 'events:PutEvents' });
       recordMethods(signerFor(`file:${keyPath}`), { sign: 'kms:Sign', publicJwk: 'kms:GetPublicKey' });
     }
     installOrchestrator(orchestrator);
-    installEventPublisher(bus);
+    installEventBus(bus);
+    // The outbox relay: what the table stream's event source mapping runs on AWS, fed by a poller
+    // of DynamoDB Local's stream that keeps its place in a file across restarts.
+    const relay = startStreamPoller({
+      client: admin,
+      endpoint: dynamo.endpoint,
+      tableName: LOCAL_TABLE,
+      checkpointFile: join(localDir, 'stream-checkpoint.json'),
+      handle: (records) => asOperation('relayEvents', () => relayRecords(relayDeps, records)),
+    });
     await republishDefinitions(admin, engine);
     if (crashed) await asOperation('reconcileExecutions', () => endOrphanedJourneys(new Date()));
     const sweeper = startSweeper(admin, LOCAL_TABLE, Number(process.env.SWEEP_INTERVAL_SECONDS ?? 60));
@@ -279,6 +291,9 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
         // Journeys the shutdown aborted end as COMPLETED_TERMINATED, recorded before the table stops.
         await orchestrator.settle();
         await sweeper.stop();
+        // The events of the last changes go out before the table stops (what is left, the next start relays).
+        await Promise.race([relay.drained(), new Promise((r) => setTimeout(r, 2_000))]);
+        await relay.stop();
         await functionRunner.stop();
         await faceEngine.stop();
         admin.destroy();

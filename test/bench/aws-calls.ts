@@ -19,9 +19,8 @@ import {
   type Counts,
   type Tally,
 } from './counters.js';
-import type { InstanceStatus } from '../../functions/process-manager/instances.js';
 import { baseEvent, withJwtClaims } from './lambda-events.js';
-import type { CountingPublisher, TrackingEngine } from './orchestration.js';
+import type { CountingBus, TrackingEngine } from './orchestration.js';
 import type { ProcessManagerCalls } from './process-calls.js';
 import type { JourneyCost } from './journeys.js';
 import { median, percentile, round } from './stats.js';
@@ -55,7 +54,8 @@ export interface Harness {
   /** One call of a real handler, counted in a fresh tally (and in `also`); throws unless it answers `expect`. */
   invoke(name: string, handler: Handler, event: APIGatewayProxyEventV2, opts?: { expect?: number; also?: Tally[] }): Promise<Invocation>;
   engine: TrackingEngine;
-  publisher: CountingPublisher;
+  /** The bus the outbox relay puts events on (EventBridge on AWS). */
+  bus: CountingBus;
   /** The bench's own reads (polling an instance), kept out of every figure. */
   asBench<T>(fn: () => Promise<T>): Promise<T>;
 }
@@ -113,6 +113,8 @@ export interface AwsCallResults {
   processManager?: ProcessManagerCalls;
   journeyCost?: JourneyCost;
   shutdown?: ShutdownFigures;
+  /** The outbox relay (the table stream's consumer): events relayed, and its calls (GetItem per event, PutEvents per 10). */
+  relay?: { events: number; calls: { dynamodb: Counts; events: Counts } };
 }
 
 /**
@@ -120,7 +122,8 @@ export interface AwsCallResults {
  * make: SDK commands (a middleware on the process's DynamoDB client), HTTP requests that reach
  * the endpoint (a wrapper on its request handler), signature operations (a wrapper on the
  * signer, each one KMS Sign call on AWS), and the Step Functions and EventBridge calls (counting
- * orchestrator and event publisher around the local engine and an in-process sink).
+ * orchestrator around the local engine, and the outbox relay's bus, an in-process sink fed by
+ * the same poller of DynamoDB Local's stream as the local runtime's).
  */
 export async function measureAwsCalls(opts: {
   reps: number;
@@ -134,6 +137,8 @@ export async function measureAwsCalls(opts: {
   let local: LocalDynamo | undefined;
   let engine: TrackingEngine | undefined;
   let raw: DynamoDBClient | undefined;
+  let streamClient: DynamoDBClient | undefined;
+  let relay: import('../../lib/local/stream-poller.js').StreamPoller | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     const stopEngine = engine ? Promise.race([engine.shutdown(), new Promise((r) => setTimeout(r, 2000))]) : Promise.resolve();
     void stopEngine
@@ -181,9 +186,11 @@ export async function measureAwsCalls(opts: {
     const { tenantStore } = await import('../../functions/store/tenants.js');
     const { apiKeyStore } = await import('../../functions/store/api-keys.js');
     const { installOrchestrator } = await import('../../functions/process-manager/orchestrator.js');
-    const { installEventPublisher } = await import('../../functions/events/publisher.js');
-    const { isFinal } = await import('../../functions/process-manager/status.js');
-    const { benchEngine, countingOrchestrator, CountingPublisher } = await import('./orchestration.js');
+    const { installEventBus } = await import('../../functions/events/bus.js');
+    const { relayRecords } = await import('../../functions/events/relay.js');
+    const { relayDeps } = await import('../../functions/events/deps.js');
+    const { startStreamPoller } = await import('../../lib/local/stream-poller.js');
+    const { benchEngine, countingOrchestrator, CountingBus } = await import('./orchestration.js');
     const { measureProcessManager } = await import('./process-calls.js');
     const { measureJourneys } = await import('./journeys.js');
     const issueToken = (await import('../../functions/api-keys/issue-token.js')).handler;
@@ -218,12 +225,22 @@ export async function measureAwsCalls(opts: {
       return sign(data);
     };
 
-    // Journeys: the local engine behind the counting orchestrator (Step Functions on AWS) and a
-    // counting event sink (EventBridge on AWS), installed as the local runtime installs its own.
+    // Journeys: the local engine behind the counting orchestrator (Step Functions on AWS), and the
+    // outbox relay on the table's stream with a counting bus (EventBridge on AWS), installed as
+    // the local runtime installs its own; the relay's calls are its own tally.
     engine = benchEngine();
     installOrchestrator(countingOrchestrator(engine));
-    const publisher = new CountingPublisher();
-    installEventPublisher(publisher);
+    const bus = new CountingBus();
+    installEventBus(bus);
+    const relayTally = newTally('relay');
+    streamClient = localClient(local.endpoint);
+    relay = startStreamPoller({
+      client: streamClient,
+      endpoint: local.endpoint,
+      tableName: TABLE,
+      checkpointFile: join(tmp, 'stream-checkpoint.json'),
+      handle: (records) => within([relayTally], () => relayRecords(relayDeps, records)),
+    });
 
     const { made, bearer } = await asBench(async () => {
       const made = await createTenantWithFirstKey(
@@ -348,7 +365,7 @@ export async function measureAwsCalls(opts: {
       bearer,
       invoke,
       engine,
-      publisher,
+      bus,
       asBench,
     };
 
@@ -381,7 +398,7 @@ export async function measureAwsCalls(opts: {
     // Shut the engine down while DynamoDB Local still runs: it aborts the journeys left waiting
     // at a user step, and their ends are recorded (a read, a status write, an event) as on AWS.
     const recorded = (name: string) =>
-      publisher.published.some((e) => e.processInstanceId === name && e.type === 'ProcessInstanceStatusChanged' && isFinal(e.status as InstanceStatus));
+      bus.published.some((e) => e.subject.id === name && e.type === 'process-instance.completed');
     const waiting = [...engine.started.keys()].filter((name) => !recorded(name));
     const before = snapshot(everything);
     await asBench(() => engine!.shutdown());
@@ -390,7 +407,7 @@ export async function measureAwsCalls(opts: {
     await asBench(async () => {
       for (const name of waiting) {
         await engine!.started.get(name);
-        if (await publisher.waitFor(name, (e) => e.type === 'ProcessInstanceStatusChanged' && isFinal(e.status as InstanceStatus), 5000)) endsRecorded++;
+        if (await bus.waitFor(name, (e) => e.type === 'process-instance.completed', 5000)) endsRecorded++;
       }
     });
     const delta = since(everything, before);
@@ -406,12 +423,16 @@ export async function measureAwsCalls(opts: {
         lambda: background.lambda,
       },
     };
+    await relay!.drained();
+    results.relay = { events: bus.published.length, calls: { dynamodb: relayTally.dynamodbItems, events: relayTally.events } };
     return results as AwsCallResults;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     // A no-op when the engine was already shut down above; after a failure, it stops the journeys.
     await engine?.shutdown().catch(() => undefined);
+    await relay?.stop();
+    streamClient?.destroy();
     raw?.destroy();
     await local?.stop();
     rmSync(tmp, { recursive: true, force: true });

@@ -66,7 +66,6 @@ export async function measureJourneys(h: Harness, opts: { runs: number }): Promi
   const { activitySpec } = await import('../../statemachines/catalogue.js');
   const { completeUserStep } = await import('../../functions/journey/steps.js');
   const { orchestrator } = await import('../../functions/process-manager/orchestrator.js');
-  const { isFinal } = await import('../../functions/process-manager/status.js');
   const createInstance = (await import('../../functions/process-manager/create-process-instance.js')).handler;
 
   const out: JourneyDefinitionCost[] = [];
@@ -128,13 +127,13 @@ export async function measureJourneys(h: Harness, opts: { runs: number }): Promi
       if (!done) throw new Error(`no execution was started for instance ${id}`);
       const result = await done;
       // The journey ends when its end is recorded: the final status, published as an event.
-      const ended = await h.publisher.waitFor(id, (e) => e.type === 'ProcessInstanceStatusChanged' && isFinal(e.status as never), 10_000);
+      const ended = await h.bus.waitFor(id, (e) => e.type === 'process-instance.completed', 10_000);
       journey.open = false;
       if (!ended) throw new Error(`the end of instance ${id} (execution ${result.status}) was not recorded within 10 s`);
       transitions.push(result.transitions);
       statuses.add(result.status);
       decisions.add(String((result.output as { _decision?: string } | undefined)?._decision ?? 'none'));
-      if (ended.type === 'ProcessInstanceStatusChanged') finals.add(ended.status);
+      finals.add(String(ended.data.status));
       perJourney.push(figuresOf(journey));
     }
     const med = median(transitions);

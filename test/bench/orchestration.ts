@@ -1,13 +1,14 @@
 /**
  * The journey side of the AWS-call section: the local engine as lib/local/runtime.ts wires it
  * (activities run by `runActivity` in process), behind counting wrappers of the orchestrator and
- * the event publisher, the two seams that are Step Functions and EventBridge on AWS.
+ * the event bus, the two seams that are Step Functions and EventBridge on AWS.
  */
 import { EventEmitter } from 'node:events';
 import { LocalStepFunctions, type ExecutionResult } from '../../lib/local/engine.js';
 import { localOrchestrator } from '../../lib/local/orchestrator.js';
 import type { Orchestrator } from '../../functions/process-manager/orchestrator.js';
-import type { EventPublisher, InstanceEvent } from '../../functions/events/publisher.js';
+import type { EventBus } from '../../functions/events/bus.js';
+import type { EventEnvelope } from '../../functions/shared/events.js';
 import { localFunctions } from '../../lib/local/functions.js';
 import { asAsyncWork, count } from './counters.js';
 
@@ -66,24 +67,30 @@ export function countingOrchestrator(engine: LocalStepFunctions): Orchestrator {
   };
 }
 
-/** Counts each publication (one PutEvents on AWS) and lets the bench wait for an instance's event. */
-export class CountingPublisher implements EventPublisher {
-  readonly published: InstanceEvent[] = [];
+/**
+ * The bus the outbox relay puts events on, counting each PutEvents (one per call, up to 10
+ * events), and letting the bench wait for an instance's event.
+ */
+export class CountingBus implements EventBus {
+  readonly published: EventEnvelope[] = [];
   private readonly bus = new EventEmitter();
 
-  async publish(event: InstanceEvent): Promise<void> {
+  async put(events: readonly EventEnvelope[]): Promise<undefined> {
     count('events', 'PutEvents');
-    this.published.push(event);
-    this.bus.emit('event', event);
+    for (const event of events) {
+      this.published.push(event);
+      this.bus.emit('event', event);
+    }
+    return undefined;
   }
 
-  /** Resolves with the first event (already published or to come) for the instance that `match`es. */
-  waitFor(processInstanceId: string, match: (e: InstanceEvent) => boolean, timeoutMs: number): Promise<InstanceEvent | undefined> {
-    const test = (e: InstanceEvent) => e.processInstanceId === processInstanceId && match(e);
+  /** Resolves with the first event (already relayed or to come) about the instance that `match`es. */
+  waitFor(processInstanceId: string, match: (e: EventEnvelope) => boolean, timeoutMs: number): Promise<EventEnvelope | undefined> {
+    const test = (e: EventEnvelope) => e.subject.id === processInstanceId && match(e);
     const seen = this.published.find(test);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve) => {
-      const onEvent = (e: InstanceEvent) => {
+      const onEvent = (e: EventEnvelope) => {
         if (!test(e)) return;
         clearTimeout(timer);
         this.bus.off('event', onEvent);

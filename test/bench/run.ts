@@ -527,6 +527,13 @@ function printShutdown(aws: AwsCallResults): void {
   );
   const stray = { ...s.unattributed.dynamodb, ...s.unattributed.stepFunctions, ...s.unattributed.events, ...s.unattributed.lambda };
   if (Object.keys(stray).length) log(`note: calls no measurement claimed: ${fmtCounts(stray)}`);
+  const r = aws.relay;
+  if (r) {
+    log(
+      `Outbox relay (the table stream's consumer): ${r.events} events relayed with DynamoDB ${fmtCounts(r.calls.dynamodb)} and ` +
+        `EventBridge ${fmtCounts(r.calls.events)}: a read per event, a PutEvents per batch of up to 10.`,
+    );
+  }
 }
 
 main().then(

@@ -43,7 +43,6 @@ function expectedDataActions(route: RouteDef): string[] {
   if (route.aws.stateMachines === 'start') out.push('states:StartExecution');
   if (route.aws.stateMachines === 'sendTask') out.push('states:SendTaskSuccess');
   if (route.aws.stateMachines === 'endTask') out.push('states:SendTaskSuccess', 'states:SendTaskFailure');
-  if (route.aws.events === 'publish') out.push('events:PutEvents');
   for (const a of route.aws.images ?? []) out.push(`s3:${a}`);
   // SSE-KMS: writing an image needs a data key, reading one needs it decrypted.
   if (route.aws.images?.includes('PutObject')) out.push('kms:GenerateDataKey');

@@ -23,7 +23,6 @@ export function grantedActions(): Map<string, Set<string>> {
     if (r.aws.stateMachines === 'start') a.add('states:StartExecution');
     if (r.aws.stateMachines === 'sendTask') a.add('states:SendTaskSuccess');
     if (r.aws.stateMachines === 'endTask') a.add('states:SendTaskSuccess').add('states:SendTaskFailure');
-    if (r.aws.events === 'publish') a.add('events:PutEvents');
     for (const i of r.aws.images ?? []) a.add(`s3:${i}`);
     for (const e of r.aws.exports ?? []) a.add({ SendMessage: 'sqs:SendMessage', Seal: 'kms:Encrypt', GetObject: 's3:GetObject (exports)' }[e]);
     if (r.aws.cloudSecrets === 'seal') a.add('kms:Encrypt (secrets)');
@@ -33,7 +32,6 @@ export function grantedActions(): Map<string, Set<string>> {
   const actions = (a: ReturnType<typeof activityFunctionAccess>) =>
     new Set([
       ...a.table.map((t) => `dynamodb:${t}`),
-      ...(a.events ? ['events:PutEvents'] : []),
       ...a.images.map((i) => `s3:${i}`),
       // Running a tenant's function: the runner Lambda, and the secrets the step gives it.
       ...(a.cloudFunctions ? ['lambda:InvokeFunction', 'kms:Decrypt (secrets)'] : []),
@@ -47,24 +45,24 @@ export function grantedActions(): Map<string, Set<string>> {
     if (own.size > 0) out.set(`activities:${spec.type}`, own);
   }
   out.set('onInstanceExpired', new Set(['s3:ListBucket', 's3:DeleteObject']));
+  // The outbox relay (lib/constructs/events.ts): reads each new event item, puts it on the bus.
+  out.set('relayEvents', new Set(['dynamodb:GetItem', 'events:PutEvents']));
   // The export worker (lib/constructs/exports.ts): the job item, the archive's user data and
   // images with its sealed password, the CSV's index queries, and the file it writes.
   out.set(
     'runExport',
     new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:Query (index)', 's3:GetObject', 'kms:Decrypt', 's3:PutObject (exports)']),
   );
-  out.set('onExecutionEnd', new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'events:PutEvents', 'states:DescribeExecution']));
+  out.set('onExecutionEnd', new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'states:DescribeExecution']));
   out.set(
     'reconcileExecutions',
-    new Set(['dynamodb:Scan (index)', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'states:DescribeExecution', 'events:PutEvents']),
+    new Set(['dynamodb:Scan (index)', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'states:DescribeExecution']),
   );
   return out;
 }
 
 /** Granted actions the suite cannot reach, each with why it is granted all the same. */
 export const GRANTED_FOR_FAILURE_PATHS: Record<string, Record<string, string>> = {
-  createProcessInstance: { 'events:PutEvents': 'a journey that cannot start is marked COMPLETED_PROCESS_ERROR, which publishes its status change' },
-  createProcessInstanceFromTemplate: { 'events:PutEvents': 'as createProcessInstance' },
   // Every activity deletes the session version two before the one it writes (functions/store/sessions.ts):
   // from a journey's third version on, which the suite's journeys need not reach at every activity type.
   ...Object.fromEntries(

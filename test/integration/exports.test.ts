@@ -1,3 +1,4 @@
+import { instanceEvents } from '../../functions/events/catalogue.js';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -257,7 +258,7 @@ describe('CSV export of more than 1,000 instances', () => {
         expiringDtm: new Date(at.getTime() + 86_400_000).toISOString(), expiresAt: Math.floor(at.getTime() / 1000) + 86_400,
         parameters: { firstName: 'Ann', lastName: `Lee-${marker}` }, capabilityHash: 'h', stateMachineArn: 'arn:sm', createdBy: 'apikey:test',
       };
-      const out = await processInstanceStore.createWithToken(record as never, { tenantId: 'demo', id: tokenId } as never, at);
+      const out = await processInstanceStore.createWithToken(record as never, { tenantId: 'demo', id: tokenId } as never, at, instanceEvents.created(record, at));
       expect(out).toEqual({ outcome: 'created' });
     };
     const start = Date.now() - 60_000;

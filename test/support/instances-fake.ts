@@ -1,4 +1,4 @@
-import type { EventPublisher, InstanceEvent } from '../../functions/events/publisher.js';
+import type { EventEnvelope } from '../../functions/shared/events.js';
 import type { InstanceStatus, ProcessInstanceRecord, ProcessInstanceStore } from '../../functions/process-manager/model.js';
 
 /**
@@ -8,6 +8,8 @@ import type { InstanceStatus, ProcessInstanceRecord, ProcessInstanceStore } from
  */
 export class FakeInstances implements Pick<ProcessInstanceStore, 'get' | 'setStatus' | 'dueForReconcile' | 'deferReconcile'> {
   readonly items = new Map<string, ProcessInstanceRecord>();
+  /** The events written with the changes (the outbox), in order. */
+  readonly events: EventEnvelope[] = [];
   /** Page size of dueForReconcile. */
   pageSize = 100;
 
@@ -24,9 +26,10 @@ export class FakeInstances implements Pick<ProcessInstanceStore, 'get' | 'setSta
     return r && structuredClone(r);
   }
 
-  async setStatus(record: ProcessInstanceRecord, from: string, to: string, now: Date, final = false) {
+  async setStatus(record: ProcessInstanceRecord, from: string, to: string, now: Date, final: boolean, events: readonly EventEnvelope[]) {
     const stored = this.items.get(`${record.tenantId}/${record.id}`);
     if (!stored || stored.status !== from) return false;
+    this.events.push(...events);
     stored.status = to as InstanceStatus;
     stored.lastUpdatedAt = now.toISOString();
     if (final) {
@@ -53,13 +56,6 @@ export class FakeInstances implements Pick<ProcessInstanceStore, 'get' | 'setSta
     stored.reconcileAt = at;
     stored.reconcileChecks = checks;
     return true;
-  }
-}
-
-export class FakePublisher implements EventPublisher {
-  readonly events: InstanceEvent[] = [];
-  async publish(event: InstanceEvent): Promise<void> {
-    this.events.push(event);
   }
 }
 

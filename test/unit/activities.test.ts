@@ -57,7 +57,6 @@ describe('the activity modules', () => {
   it("give the activity function the union of the modules' AWS access and no more", () => {
     expect(activityFunctionAccess()).toEqual({
       table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
-      events: true,
       images: ['GetObject', 'PutObject'],
       cloudFunctions: true,
       faces: ['DetectFaces', 'CompareFaces', 'SearchFacesByImage'],
@@ -157,6 +156,9 @@ describe('asActivityError', () => {
     expect(asActivityError(Object.assign(new Error('late'), { name: 'TimeoutError' }))).toMatchObject({ name: 'Activity.Transient' });
     const conflict = Object.assign(new Error('cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }] });
     expect(asActivityError(conflict)).toMatchObject({ name: 'Activity.Transient' });
+    // A transaction cancelled for an item's throughput wrote nothing: a throttle.
+    const throttled = Object.assign(new Error('cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'None' }, { Code: 'ThrottlingError' }] });
+    expect(asActivityError(throttled)).toMatchObject({ name: 'Activity.Transient' });
 
     // Not transient: a failed condition is an answer, and a domain error keeps its stable name.
     const condition = new ConditionalCheckFailedException({ message: 'no', $metadata: { httpStatusCode: 400 } });
@@ -192,11 +194,16 @@ describe('runActivity on a throttled table', () => {
   });
 
   it('fails a user step whose waiting step cannot be written for throttling with Activity.Transient', async () => {
-    ddb.on(UpdateCommand).rejects(new ProvisionedThroughputExceededException({ message: 'Rate of requests exceeds the allowed throughput.', $metadata: {} }));
+    const instance = { ...keys.instance('demo', 'p1'), itemType: 'ProcessInstance', tenantId: 'demo', id: 'p1', processDefnId: 'd', processDefnName: 'n', processDefnVersion: 1, status: 'ACTIVE', expiresAt: 2e9 };
+    ddb.on(GetCommand).resolves({ Item: instance });
+    // The step, the instance's stamp and the step's event are one transaction, cancelled for throughput.
+    ddb.on(TransactWriteCommand).rejects(
+      Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'ThrottlingError' }, { Code: 'None' }, { Code: 'None' }] }),
+    );
     await expect(
       runActivity({ activityId: 'face', activityType: 'CAPTURE_FACE_IMAGE', inputs: { 'Face Key': 'face' }, state, taskToken: 't' }, new Date()),
     ).rejects.toMatchObject({ name: 'Activity.Transient' });
-    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(1);
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
   });
 });
 

@@ -7,21 +7,19 @@ import { onExecutionStatusChange, recordOutcome, type ExecutionEndDeps } from '.
 import { LocalStepFunctions } from '../../lib/local/engine.js';
 import { statusChangeDetail, MAX_EVENT_BYTES } from '../../lib/local/orchestrator.js';
 import { compileDefinition } from '../../statemachines/compile.js';
-import { FakeInstances, FakePublisher, openInstance, sessionOf } from '../support/instances-fake.js';
+import { FakeInstances, openInstance, sessionOf } from '../support/instances-fake.js';
 
 const sfn = mockClient(SFNClient);
 const now = new Date('2026-06-01T13:00:00.000Z');
 let instances: FakeInstances;
-let publisher: FakePublisher;
 let deps: ExecutionEndDeps;
 
 beforeEach(() => {
   sfn.reset();
   instances = new FakeInstances();
-  publisher = new FakePublisher();
   // The AWS orchestrator: DescribeExecution through the SDK client, mocked.
   const orchestrator = stepFunctionsOrchestrator();
-  deps = { instances, publisher: async () => publisher, orchestrator: async () => orchestrator };
+  deps = { instances, orchestrator: async () => orchestrator };
 });
 
 const record = openInstance('i1');
@@ -56,7 +54,7 @@ describe('recordOutcome (the journey\'s last state)', () => {
     // A retried invocation (the state's Retry) changes nothing.
     await recordOutcome(deps, sessionOf(record, { _decision: 'PASS' }), now);
     expect(instances.record('acme', 'i1')!.status).toBe('COMPLETED_ENDED_ERROR');
-    expect(publisher.events.map((e) => e.type === 'ProcessInstanceStatusChanged' && e.status)).toEqual(['COMPLETED_ENDED_ERROR']);
+    expect(instances.events.filter((e) => e.type === 'process-instance.status-changed').map((e) => e.data.status)).toEqual(['COMPLETED_ENDED_ERROR']);
   });
 
   it('records REVIEW, an error end event, and success without a decider', async () => {
@@ -135,7 +133,7 @@ describe('onExecutionStatusChange (the EventBridge fallback)', () => {
     instances.put({ ...record, status: 'REVIEW' });
     expect(await onExecutionStatusChange(deps, event('SUCCEEDED', { output: null }), now)).toBe('REVIEW');
     expect(sfn.commandCalls(DescribeExecutionCommand)).toHaveLength(0);
-    expect(publisher.events).toEqual([]);
+    expect(instances.events).toEqual([]);
   });
 
   it('fails (so the event is retried, then dead-lettered) rather than guess the outcome of a succeeded execution', async () => {
@@ -211,7 +209,10 @@ describe('a journey whose execution-end event is lost', () => {
       const done = await engine.startExecution(stateMachineArn, sessionOf(record, { vars: { score: 1 } }), { name: 'i1' }).done;
       expect(done.status).toBe('SUCCEEDED');
       expect(instances.record('acme', 'i1')!.status).toBe('REVIEW');
-      expect(publisher.events).toHaveLength(1);
+      expect(instances.events.map((e) => [e.type, e.data.status])).toEqual([
+      ['process-instance.status-changed', instances.record('acme', 'i1')!.status],
+      ['process-instance.completed', instances.record('acme', 'i1')!.status],
+    ]);
     } finally {
       await engine.shutdown();
     }

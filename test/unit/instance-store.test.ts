@@ -10,6 +10,8 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamo } from '../../lib/local/dynamodb.js';
 import type { ProcessInstanceRecord, ProcessTokenRecord, StepClaim, WaitingStep } from '../../functions/process-manager/model.js';
+import { instanceEvents } from '../../functions/events/catalogue.js';
+import type { EventEnvelope } from '../../functions/shared/events.js';
 
 let local: LocalDynamo;
 let client: DynamoDBClient;
@@ -35,6 +37,9 @@ afterAll(async () => {
   await local?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
+
+/** The event a waiting step is written with. */
+const stepEvent = (r: ProcessInstanceRecord, at = new Date('2026-03-01T00:01:00.000Z')) => instanceEvents.stepChanged(r, { activityId: 'form', activityType: 'dataForm' }, at);
 
 let seq = 0;
 /** A token that can be used, and an instance of it created at `at`. */
@@ -69,7 +74,7 @@ async function createInstance(overrides: Partial<ProcessInstanceRecord> = {}, at
     createdBy: 'op',
     ...overrides,
   };
-  expect(await store.createWithToken(record, token, at)).toEqual({ outcome: 'created' });
+  expect(await store.createWithToken(record, token, at, instanceEvents.created(record, at))).toEqual({ outcome: 'created' });
   return record;
 }
 
@@ -91,7 +96,7 @@ describe('the waiting step', () => {
   it('lives in its own item, not in the instance item, and readers still see it as currentStep', async () => {
     const r = await createInstance();
     const bigSession = { blob: 'x'.repeat(100_000) };
-    expect(await store.setWaitingStep(TENANT, r.id, step('t1', bigSession))).toBe(true);
+    expect(await store.setWaitingStep(r, step('t1', bigSession), stepEvent(r))).toBe(true);
     const instanceItem = await rawItem(keys.instance(TENANT, r.id));
     expect(instanceItem?.currentStep).toBeUndefined();
     expect(instanceItem?.lastUpdatedAt).toBe('2026-03-01T00:01:00.000Z');
@@ -104,7 +109,7 @@ describe('the waiting step', () => {
 
   it('counts refusals on the step, and claims, finishes or releases it only with its own task token', async () => {
     const r = await createInstance();
-    expect(await store.setWaitingStep(TENANT, r.id, step('t1'))).toBe(true);
+    expect(await store.setWaitingStep(r, step('t1'), stepEvent(r))).toBe(true);
     expect(await store.countRefusal(TENANT, r.id, 't1')).toBe(1);
     expect(await store.countRefusal(TENANT, r.id, 't1')).toBe(2);
     expect(await store.countRefusal(TENANT, r.id, 'other')).toBeUndefined();
@@ -127,7 +132,7 @@ describe('the waiting step', () => {
     expect(Object.keys(husk ?? {}).sort()).toEqual(['PK', 'SK', 'expiresAt', 'itemType']);
 
     // A released claim leaves the step waiting, unclaimed.
-    expect(await store.setWaitingStep(TENANT, r.id, step('t2'))).toBe(true);
+    expect(await store.setWaitingStep(r, step('t2'), stepEvent(r))).toBe(true);
     expect(await store.claimStep(TENANT, r.id, claim('t2'), r.expiresAt)).toBe(true);
     await store.releaseClaim(TENANT, r.id, claim('t2'));
     expect((await store.get(TENANT, r.id))?.currentStep).toMatchObject({ taskToken: 't2' });
@@ -136,7 +141,7 @@ describe('the waiting step', () => {
 
     // A step that moved on while claimed: finishing records the data, the next step stays.
     expect(await store.claimStep(TENANT, r.id, claim('t2'), r.expiresAt)).toBe(true);
-    expect(await store.setWaitingStep(TENANT, r.id, step('t3'))).toBe(true);
+    expect(await store.setWaitingStep(r, step('t3'), stepEvent(r))).toBe(true);
     expect(await store.finishStep(TENANT, r.id, claim('t2'), r.expiresAt, now)).toBe(true);
     const next = (await store.get(TENANT, r.id))?.currentStep;
     expect(next).toMatchObject({ taskToken: 't3' });
@@ -146,7 +151,57 @@ describe('the waiting step', () => {
   });
 
   it('is refused for an instance that does not exist', async () => {
-    expect(await store.setWaitingStep(TENANT, '00000000-0000-4000-8000-999999999999', step('t'))).toBe(false);
+    const gone = { ...(await createInstance()), id: '00000000-0000-4000-8000-999999999999' };
+    expect(await store.setWaitingStep(gone, step('t'), stepEvent(gone))).toBe(false);
+    // Nothing of the refused write is left: no step and no event.
+    expect(await rawItem(keys.instanceStep(TENANT, gone.id))).toBeUndefined();
+  });
+});
+
+describe('the outbox', () => {
+  /** The tenant's outbox items about one instance, in key (time) order. */
+  async function eventsOf(id: string): Promise<EventEnvelope[]> {
+    const { queryPages } = await import('../../functions/store/client.js');
+    const items = await queryPages({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.outboxPartition(TENANT) } });
+    return (items as unknown as EventEnvelope[]).filter((e) => e.subject.id === id);
+  }
+
+  it('writes each change with its event, and no event with a change that is refused', async () => {
+    const r = await createInstance();
+    const step = { activityId: 'form', activityType: 'dataForm', inputs: {}, state: {}, taskToken: 't', since: '2026-03-01T00:01:00.000Z' };
+    expect(await store.setWaitingStep(r, step, stepEvent(r))).toBe(true);
+    const at = new Date('2026-03-01T00:02:00.000Z');
+    expect(await store.setStatus(r, 'PENDING', 'ACTIVE', at, false, instanceEvents.statusChanged(r, 'PENDING', 'ACTIVE', at))).toBe(true);
+    // Written over a status that is no longer there: refused, and its events with it.
+    const late = new Date('2026-03-01T00:03:00.000Z');
+    expect(await store.setStatus(r, 'PENDING', 'REVIEW', late, true, instanceEvents.statusChanged(r, 'PENDING', 'REVIEW', late))).toBe(false);
+    const final = new Date('2026-03-01T00:04:00.000Z');
+    expect(await store.setStatus(r, 'ACTIVE', 'REVIEW', final, true, instanceEvents.statusChanged(r, 'ACTIVE', 'REVIEW', final))).toBe(true);
+
+    const events = await eventsOf(r.id);
+    expect(events.map((e) => [e.type, e.data.status ?? e.data.activityId])).toEqual([
+      ['process-instance.created', 'PENDING'],
+      ['process-instance.step-changed', 'form'],
+      ['process-instance.status-changed', 'ACTIVE'],
+      ['process-instance.status-changed', 'REVIEW'],
+      ['process-instance.completed', 'REVIEW'],
+    ]);
+    // Kept 30 days from the change, whatever the instance's own retention.
+    const item = await rawItem(keys.outboxEvent(TENANT, events[0]!.timestamp, events[0]!.id));
+    expect(item).toMatchObject({ itemType: 'OutboxEvent', expiresAt: Math.floor(now.getTime() / 1000) + 30 * 86_400 });
+  });
+
+  it('writes no instance without its event: a token that cannot be used leaves neither', async () => {
+    const r = await createInstance();
+    const again = { ...r, id: '00000000-0000-4000-8000-888888888888' };
+    const used = { tenantId: TENANT, id: r.processTokenId } as ProcessTokenRecord;
+    // The token is made inactive: the creation is refused whole, its event with it.
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { dynamo } = await import('../../functions/store/client.js');
+    const { doc, tableName } = await dynamo();
+    await doc.send(new UpdateCommand({ TableName: tableName, Key: keys.processToken(TENANT, used.id), UpdateExpression: 'SET #s = :s', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':s': 'INACTIVE' } }));
+    expect(await store.createWithToken(again, used, now, instanceEvents.created(again, now))).toEqual({ outcome: 'tokenRefused' });
+    expect(await eventsOf(again.id)).toEqual([]);
   });
 });
 
@@ -171,8 +226,8 @@ describe('the list views and the query model', () => {
       made.push(r);
     }
     // Five become REVIEW, three COMPLETED_ENDED_SUCCESS.
-    for (const i of [3, 6, 9, 12, 15]) expect(await store.setStatus(made[i]!, 'PENDING', 'REVIEW', now)).toBe(true);
-    for (const i of [4, 8, 16]) expect(await store.setStatus(made[i]!, 'PENDING', 'COMPLETED_ENDED_SUCCESS', now)).toBe(true);
+    for (const i of [3, 6, 9, 12, 15]) expect(await store.setStatus(made[i]!, 'PENDING', 'REVIEW', now, true, [])).toBe(true);
+    for (const i of [4, 8, 16]) expect(await store.setStatus(made[i]!, 'PENDING', 'COMPLETED_ENDED_SUCCESS', now, true, [])).toBe(true);
   }, 60_000);
 
   async function createInstance(overrides: Partial<ProcessInstanceRecord>, at: Date) {
@@ -198,7 +253,7 @@ describe('the list views and the query model', () => {
       createdBy: 'op',
       ...overrides,
     } as ProcessInstanceRecord;
-    expect(await store.createWithToken(record, token, at)).toEqual({ outcome: 'created' });
+    expect(await store.createWithToken(record, token, at, instanceEvents.created(record, at))).toEqual({ outcome: 'created' });
     return record;
   }
 

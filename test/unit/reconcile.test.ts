@@ -9,13 +9,13 @@ import { stepFunctionsOrchestrator } from '../../functions/process-manager/step-
 import { processInstanceStore } from '../../functions/store/process-instances.js';
 import { itemCodec } from '../../functions/store/codec.js';
 import { keys } from '../../functions/store/keys.js';
-import { FakeInstances, FakePublisher, openInstance, sessionOf } from '../support/instances-fake.js';
+import { instanceEvents } from '../../functions/events/catalogue.js';
+import { FakeInstances, openInstance, sessionOf } from '../support/instances-fake.js';
 
 const sfn = mockClient(SFNClient);
 const ddb = mockClient(DynamoDBDocumentClient);
 const now = new Date('2026-06-01T13:00:00.000Z');
 let instances: FakeInstances;
-let publisher: FakePublisher;
 let deps: ReconcileDeps;
 
 beforeAll(() => {
@@ -26,9 +26,8 @@ beforeEach(() => {
   sfn.reset();
   ddb.reset();
   instances = new FakeInstances();
-  publisher = new FakePublisher();
   const orchestrator = stepFunctionsOrchestrator();
-  deps = { instances, publisher: async () => publisher, orchestrator: async () => orchestrator };
+  deps = { instances, orchestrator: async () => orchestrator };
 });
 
 function describes(record: ProcessInstanceRecord, out: { status: string; output?: unknown; error?: string }) {
@@ -59,7 +58,10 @@ describe('reconcileInstance', () => {
     expect(await reconcileInstance(deps, { tenantId: 'acme', processInstanceId: 'i1' }, now)).toEqual({ outcome: 'recorded', status: 'COMPLETED_ENDED_ERROR' });
     expect(instances.record('acme', 'i1')).toMatchObject({ status: 'COMPLETED_ENDED_ERROR' });
     expect(instances.record('acme', 'i1')!.reconcileAt).toBeUndefined();
-    expect(publisher.events).toHaveLength(1);
+    expect(instances.events.map((e) => [e.type, e.data.status])).toEqual([
+      ['process-instance.status-changed', instances.record('acme', 'i1')!.status],
+      ['process-instance.completed', instances.record('acme', 'i1')!.status],
+    ]);
   });
 
   it('maps failures by their error: a user step timeout is COMPLETED_TERMINATED', async () => {
@@ -81,7 +83,7 @@ describe('reconcileInstance', () => {
     describes(record, { status: 'RUNNING' });
     expect(await reconcileInstance(deps, { tenantId: 'acme', processInstanceId: 'i1' }, now)).toEqual({ outcome: 'running', next: '2026-06-01T15:00:00.000Z' });
     expect(instances.record('acme', 'i1')).toMatchObject({ status: 'ACTIVE', reconcileAt: '2026-06-01T15:00:00.000Z', reconcileChecks: 3 });
-    expect(publisher.events).toEqual([]);
+    expect(instances.events).toEqual([]);
   });
 
   it('ends an instance whose execution does not exist (never started, or past its history) as COMPLETED_PROCESS_ERROR', async () => {
@@ -135,7 +137,7 @@ describe('processInstanceStore and the reconciler index', () => {
 
   it('puts a new instance on the open-instance index of its tenant, keyed by when it is due', async () => {
     ddb.on(TransactWriteCommand).resolves({});
-    await processInstanceStore.createWithToken(record, { tenantId: 'acme', id: 't1' } as never, now);
+    await processInstanceStore.createWithToken(record, { tenantId: 'acme', id: 't1' } as never, now, instanceEvents.created(record, now));
     const put = ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!.find((t) => t.Put)!.Put!.Item!;
     expect(put).toMatchObject({ GSI2PK: 'TNT#acme#OPEN', GSI2SK: '2026-06-01T12:15:00.000Z#i1', reconcileAt: '2026-06-01T12:15:00.000Z' });
     // The index keys are the table's, never the record's.
@@ -144,8 +146,8 @@ describe('processInstanceStore and the reconciler index', () => {
 
   it('takes an instance off the index with its final status, and only then', async () => {
     ddb.on(TransactWriteCommand).resolves({});
-    await processInstanceStore.setStatus(record, 'PENDING', 'ACTIVE', now);
-    await processInstanceStore.setStatus(record, 'ACTIVE', 'REVIEW', now, true);
+    await processInstanceStore.setStatus(record, 'PENDING', 'ACTIVE', now, false, []);
+    await processInstanceStore.setStatus(record, 'ACTIVE', 'REVIEW', now, true, []);
     // The instance's own update is the first of each transaction (its views follow).
     const [active, final] = ddb.commandCalls(TransactWriteCommand).map((c) => c.args[0].input.TransactItems![0]!.Update!);
     expect(active!.UpdateExpression).not.toContain('REMOVE');

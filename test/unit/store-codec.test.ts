@@ -10,6 +10,7 @@ import { apiKeyStore } from '../../functions/store/api-keys.js';
 import { newApiKey, updateApiKey } from '../../functions/api-keys/domain.js';
 import { PERMISSIONS } from '../../functions/auth/permissions.js';
 import type { ProcessInstanceRecord, ProcessTokenRecord, StepClaim } from '../../functions/process-manager/model.js';
+import { instanceEvents } from '../../functions/events/catalogue.js';
 import type { IdentityEvent, IdentityUserRecord, PasskeyRecord, PasskeySession } from '../../functions/identity-store/model.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -137,32 +138,34 @@ describe('processInstanceStore.createWithToken', () => {
     parameters: { firstName: 'Ann', note: 'n' },
   } as unknown as ProcessInstanceRecord;
   const idempotency = { key: 'k1', result: { fingerprint: 'f', status: 201, body: {} } };
+  const created = instanceEvents.created(record, now);
 
   it("tells the token's refusal and the idempotency key's by the item, not by its position", async () => {
     ddb.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None', 'None'));
-    expect(await processInstanceStore.createWithToken(record, token, now, idempotency)).toEqual({ outcome: 'tokenRefused' });
+    expect(await processInstanceStore.createWithToken(record, token, now, created, idempotency)).toEqual({ outcome: 'tokenRefused' });
     ddb.reset();
-    // Token, instance, three views, three term views (`pi`, `journey`, `ann`), then the idempotency record.
-    ddb.on(TransactWriteCommand).rejects(cancelled('None', 'None', 'None', 'None', 'None', 'None', 'None', 'None', 'ConditionalCheckFailed'));
-    expect(await processInstanceStore.createWithToken(record, token, now, idempotency)).toEqual({ outcome: 'idempotencyKeyTaken' });
+    // Token, instance, event, three views, three term views (`pi`, `journey`, `ann`), then the idempotency record.
+    ddb.on(TransactWriteCommand).rejects(cancelled('None', 'None', 'None', 'None', 'None', 'None', 'None', 'None', 'None', 'ConditionalCheckFailed'));
+    expect(await processInstanceStore.createWithToken(record, token, now, created, idempotency)).toEqual({ outcome: 'idempotencyKeyTaken' });
   });
 
-  it('writes the token use, the instance, its three list views, its term views and the idempotency record (when there is a key) in one transaction', async () => {
+  it('writes the token use, the instance, its event, its three list views, its term views and the idempotency record (when there is a key) in one transaction', async () => {
     ddb.on(TransactWriteCommand).resolves({});
-    expect(await processInstanceStore.createWithToken(record, token, now)).toEqual({ outcome: 'created' });
-    expect(await processInstanceStore.createWithToken(record, token, now, idempotency)).toEqual({ outcome: 'created' });
+    expect(await processInstanceStore.createWithToken(record, token, now, created)).toEqual({ outcome: 'created' });
+    expect(await processInstanceStore.createWithToken(record, token, now, created, idempotency)).toEqual({ outcome: 'created' });
     const [without, withKey] = ddb.commandCalls(TransactWriteCommand).map((c) => c.args[0].input.TransactItems!);
-    expect(without).toHaveLength(8);
-    expect(withKey).toHaveLength(9);
+    expect(without).toHaveLength(9);
+    expect(withKey).toHaveLength(10);
     expect(withKey![0]!.Update!.Key).toEqual(keys.processToken('acme', 'tok'));
     expect(withKey![1]!.Put!.Item).toMatchObject({ ...keys.instance('acme', 'pi'), itemType: 'ProcessInstance', id: 'pi' });
     expect(withKey![1]!.Put!.Item!.GSI1PK).toBeUndefined();
-    expect(withKey!.slice(2, 5).map((i) => i.Put!.Item!.GSI1PK)).toEqual(['TNT#acme#PIV#T', 'TNT#acme#PIV#S#PENDING', `TNT#acme#PIV#D#${Buffer.from('journey').toString('base64url')}`]);
-    expect(withKey![2]!.Put!.Item).toMatchObject({ itemType: 'ProcessInstanceView', parameters: { firstName: 'Ann' } });
+    expect(withKey![2]!.Put!.Item).toMatchObject({ itemType: 'OutboxEvent', id: created.id, type: 'process-instance.created', subject: { type: 'process-instance', id: 'pi' } });
+    expect(withKey!.slice(3, 6).map((i) => i.Put!.Item!.GSI1PK)).toEqual(['TNT#acme#PIV#T', 'TNT#acme#PIV#S#PENDING', `TNT#acme#PIV#D#${Buffer.from('journey').toString('base64url')}`]);
+    expect(withKey![3]!.Put!.Item).toMatchObject({ itemType: 'ProcessInstanceView', parameters: { firstName: 'Ann' } });
     // One term view per word (`n` is too short), each with every term for the other words of a search.
-    expect(withKey!.slice(5, 8).map((i) => i.Put!.Item!.GSI1PK)).toEqual(['pi', 'journey', 'ann'].map((t) => `TNT#acme#PIV#W#${Buffer.from(t).toString('base64url')}`));
-    expect(withKey![5]!.Put!.Item).toMatchObject({ ...keys.instanceTermView('acme', 'pi', 'pi'), w: ['pi', 'journey', 'ann'], status: 'PENDING' });
-    expect(withKey![8]!.Put!.Item).toMatchObject({ ...keys.idempotency('acme', 'k1'), itemType: 'Idempotency', fingerprint: 'f' });
+    expect(withKey!.slice(6, 9).map((i) => i.Put!.Item!.GSI1PK)).toEqual(['pi', 'journey', 'ann'].map((t) => `TNT#acme#PIV#W#${Buffer.from(t).toString('base64url')}`));
+    expect(withKey![6]!.Put!.Item).toMatchObject({ ...keys.instanceTermView('acme', 'pi', 'pi'), w: ['pi', 'journey', 'ann'], status: 'PENDING' });
+    expect(withKey![9]!.Put!.Item).toMatchObject({ ...keys.idempotency('acme', 'k1'), itemType: 'Idempotency', fingerprint: 'f' });
   });
 });
 
@@ -170,13 +173,14 @@ describe('passkeyStore.register', () => {
   const session = { tenantId: 'acme', storeName: 's', sessionId: 'sess' } as PasskeySession;
   const passkey = { tenantId: 'acme', storeName: 's', userId: 'u', id: 'p', credentialId: 'cred' } as PasskeyRecord;
   const user = { tenantId: 'acme', storeName: 's', id: 'u', externalId: 'ext' } as IdentityUserRecord;
-  const event = { tenantId: 'acme', at: '2026-01-01T00:00:00.000Z', eventId: '01HZZZZZZZZZZZZZZZZZZZZZZZ' } as IdentityEvent;
+  const event = { tenantId: 'acme', type: 'PASSKEY_REGISTERED', storeName: 's', actor: 'apikey:k', details: {}, at: '2026-01-01T00:00:00.000Z', eventId: '01HZZZZZZZZZZZZZZZZZZZZZZZ' } as IdentityEvent;
 
   it('says which condition refused the registration', async () => {
     const cases: [string[], string][] = [
-      [['ConditionalCheckFailed', 'None', 'None', 'None', 'None', 'None'], 'sessionGone'],
-      [['None', 'ConditionalCheckFailed', 'None', 'None', 'None', 'None'], 'credentialTaken'],
-      [['None', 'None', 'None', 'None', 'None', 'ConditionalCheckFailed'], 'externalIdTaken'],
+      // Session, credential, passkey, user, the event (its log entry and its outgoing event), external id.
+      [['ConditionalCheckFailed', 'None', 'None', 'None', 'None', 'None', 'None'], 'sessionGone'],
+      [['None', 'ConditionalCheckFailed', 'None', 'None', 'None', 'None', 'None'], 'credentialTaken'],
+      [['None', 'None', 'None', 'None', 'None', 'None', 'ConditionalCheckFailed'], 'externalIdTaken'],
     ];
     for (const [codes, outcome] of cases) {
       ddb.reset();
@@ -187,7 +191,10 @@ describe('passkeyStore.register', () => {
     ddb.on(TransactWriteCommand).resolves({});
     expect(await passkeyStore.register(session, passkey, user, false, event)).toEqual({ outcome: 'registered' });
     // An existing user has no external id lock to claim.
-    expect(ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems).toHaveLength(5);
+    const items = ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    expect(items).toHaveLength(6);
+    // The outgoing event goes with the change, ids only.
+    expect(items[5]!.Put!.Item).toMatchObject({ itemType: 'OutboxEvent', type: 'identity-store.passkey-registered', subject: { type: 'identity-user' } });
   });
 });
 

@@ -38,10 +38,13 @@ describe('process token TTL', () => {
 
 describe('identity event TTL', () => {
   it('keeps an event 90 days, hides it after, and never shows the TTL attribute', async () => {
-    const event = { tenantId: 'acme', at: '2026-01-01T00:00:00.000Z', eventId: 'e1', type: 'USER_ADDED' } as unknown as IdentityEvent;
-    ddb.on(PutCommand).resolves({});
+    const event = { tenantId: 'acme', at: '2026-01-01T00:00:00.000Z', eventId: 'e1', type: 'USER_ADDED', storeName: 's', actor: 'apikey:k', details: {} } as unknown as IdentityEvent;
+    ddb.on(TransactWriteCommand).resolves({});
     await identityEventStore.put(event);
-    expect(ddb.commandCalls(PutCommand)[0]!.args[0].input.Item!.expiresAt).toBe(Date.parse(event.at) / 1000 + 90 * 86_400);
+    // The log entry and the outgoing event, in one transaction: the log's kept 90 days, the outbox's 30.
+    const [log, outgoing] = ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!.map((i) => i.Put!.Item!);
+    expect(log!.expiresAt).toBe(Date.parse(event.at) / 1000 + 90 * 86_400);
+    expect(outgoing).toMatchObject({ itemType: 'OutboxEvent', type: 'identity-store.user-added', expiresAt: Date.parse(event.at) / 1000 + 30 * 86_400 });
     ddb.on(QueryCommand).resolves({ Items: [{ ...keys.identityEvent('acme', event.at, 'e1'), itemType: 'IdentityEvent', ...event, expiresAt: 1 }] });
     const page = await identityEventStore.page('acme', {}, 10, undefined);
     const input = ddb.commandCalls(QueryCommand)[0]!.args[0].input;

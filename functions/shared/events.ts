@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * An event as it leaves the service: written as an outbox item in the same DynamoDB transaction
+ * as the change it reports, relayed from the table's stream to the EventBridge bus, and sent to
+ * webhooks. It carries ids and statuses only: the end user's data stays behind the API, where
+ * the relying party reads it with its token. The types and their schemas are the catalogue,
+ * functions/events/catalogue.ts.
+ */
+export interface EventEnvelope {
+  /** `evt_` and 26 characters: unique, the receiver's key for deduplication (`webhook-id`). */
+  id: string;
+  type: string;
+  tenantId: string;
+  /** When the change was made (ISO 8601, UTC, milliseconds). */
+  timestamp: string;
+  /** What the event is about: its events are delivered in order. */
+  subject: { type: 'process-instance' | 'identity-user'; id: string };
+  data: Record<string, unknown>;
+}
+
+/** How long an event is kept for reading, replay and redelivery (as Stripe keeps events: 30 days). */
+export const EVENT_RETENTION_DAYS = 30;
+
+/**
+ * What every outbox item's sort key starts with, and no other item's: how the table stream's
+ * consumer tells events from the rest of the table's writes (functions/store/keys.ts builds the
+ * keys; functions/events/relay.ts filters on it).
+ */
+export const OUTBOX_SORT_PREFIX = 'EVT#';
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+let last = { ms: -1, random: 0n };
+
+/**
+ * `evt_` and 26 characters of Crockford's base 32: 48 bits of the time in milliseconds, then 80
+ * random bits (a ULID), so ids sort by when they were made and cannot be guessed. Monotonic in a
+ * process, as ULIDs may be: within one millisecond the random part counts up, so two events made
+ * for one change (status-changed, then completed) keep their order in the outbox's sort key.
+ */
+export function newEventId(now: Date): string {
+  const ms = now.getTime();
+  const random = ms === last.ms ? (last.random + 1n) & ((1n << 80n) - 1n) : BigInt(`0x${randomBytes(10).toString('hex')}`);
+  last = { ms, random };
+  let n = (BigInt(ms) << 80n) | random;
+  let out = '';
+  for (let i = 0; i < 26; i++) {
+    out = CROCKFORD[Number(n & 31n)]! + out;
+    n >>= 5n;
+  }
+  return `evt_${out}`;
+}
+
+/** What an identity store event says (its event log's record, functions/identity-store/model.ts). */
+export interface IdentityEventRef {
+  eventId: string;
+  tenantId: string;
+  /** The log's type, `PASSCODE_REGISTERED`: the outgoing event is `identity-store.passcode-registered`. */
+  type: string;
+  storeName: string;
+  userId?: string;
+  externalId?: string;
+  at: string;
+  actor: string;
+  details: Record<string, string>;
+}
+
+/**
+ * The outgoing event of an identity store event: the same instant, an id of its own (the log's
+ * id stays the log's, as `logEventId`). `details` names the policy, credential or relying party,
+ * or the reason of a failure; never a passcode, a verifier or a key.
+ */
+export function identityStoreEvent(e: IdentityEventRef): EventEnvelope {
+  return {
+    id: newEventId(new Date(e.at)),
+    type: `identity-store.${e.type.toLowerCase().replaceAll('_', '-')}`,
+    tenantId: e.tenantId,
+    timestamp: e.at,
+    subject: { type: 'identity-user', id: e.userId ?? e.externalId ?? e.storeName },
+    data: {
+      storeName: e.storeName,
+      ...(e.userId ? { userId: e.userId } : {}),
+      ...(e.externalId ? { externalId: e.externalId } : {}),
+      logEventId: e.eventId,
+      actor: e.actor,
+      details: e.details,
+    },
+  };
+}

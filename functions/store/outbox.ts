@@ -1,0 +1,44 @@
+import { EVENT_RETENTION_DAYS, type EventEnvelope } from '../shared/events.js';
+import { dynamo } from './client.js';
+import { itemCodec, type Item } from './codec.js';
+import { keys, type ItemKey } from './keys.js';
+
+/**
+ * The transactional outbox: an event is an item written in the same transaction as the change it
+ * reports (so there is no change without its event and no event without its change), and leaves
+ * through the table's stream (functions/events/relay.ts). Kept 30 days for reading and replay,
+ * then DynamoDB's TTL deletes it.
+ */
+const outboxEvents = itemCodec<EventEnvelope & { expiresAt: number }>('OutboxEvent');
+
+/** The outbox item of an event, for a transaction's `Put`. */
+export function outboxItem(e: EventEnvelope): Item {
+  return outboxEvents.encode(
+    { ...e, expiresAt: Math.floor(Date.parse(e.timestamp) / 1000) + EVENT_RETENTION_DAYS * 86_400 },
+    keys.outboxEvent(e.tenantId, e.timestamp, e.id),
+  );
+}
+
+/** The named `Put`s of a transaction for `events` (`event0`, `event1`, ...). */
+export function outboxPuts(events: readonly EventEnvelope[], name = 'event'): Record<string, { Put: { Item: Item } }> {
+  return Object.fromEntries(events.map((e, i) => [`${name}${i}`, { Put: { Item: outboxItem(e) } }]));
+}
+
+export interface OutboxStore {
+  /** The event under a key the table's stream named; undefined when the key is not an outbox item's or the item is gone. */
+  get(key: ItemKey): Promise<EventEnvelope | undefined>;
+}
+
+export const outboxStore: OutboxStore = {
+  async get(key) {
+    // Only an outbox key is read: a stream record names any item of the table.
+    if (!keys.parseOutboxEvent(key)) return undefined;
+    const { doc, tableName, commands } = await dynamo();
+    // Strongly consistent: the record is in the stream because the write committed.
+    const out = await doc.send(new commands.GetCommand({ TableName: tableName, Key: { PK: key.PK, SK: key.SK }, ConsistentRead: true }));
+    const record = outboxEvents.decode(out.Item);
+    if (!record) return undefined;
+    const { expiresAt: _ttl, ...event } = record;
+    return event;
+  },
+};
