@@ -17,6 +17,7 @@ import { OPEN_INSTANCES_INDEX, TABLE_SCHEMA } from '../functions/store/schema.js
 import { stateMachinePrefix } from '../functions/process-manager/orchestrator.js';
 import { Images } from './constructs/images.js';
 import { Exports } from './constructs/exports.js';
+import { Events } from './constructs/events.js';
 import { cloudSecretsKey } from './constructs/cloud-secrets.js';
 import { JourneyFunctions } from './constructs/journey-functions.js';
 import { Operations } from './constructs/operations.js';
@@ -160,6 +161,7 @@ export class ArthrStack extends Stack {
   readonly journeys: JourneyFunctions;
   readonly images: Images;
   readonly exports: Exports;
+  readonly events: Events;
   /** Seals tenants' cloud secrets at rest (lib/constructs/cloud-secrets.ts). */
   readonly cloudSecretsKey: kms.Key;
   readonly operations: Operations;
@@ -182,8 +184,10 @@ export class ArthrStack extends Stack {
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       timeToLiveAttribute: TABLE_SCHEMA.ttlAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      // For the image clean-up (TTL removals of instances, below). AWS only, so not in the shared
-      // schema. Keys only: the clean-up needs nothing else, and no item's data leaves the table.
+      // Two readers, the most a stream shard should have: the image clean-up (TTL removals of
+      // instances) and the outbox relay (new event items, which it reads from the table). Keys
+      // only: neither needs more, and no item's data leaves the table. The local runtime makes
+      // the same stream (lib/local/dynamodb.ts).
       stream: dynamodb.StreamViewType.KEYS_ONLY,
       // Tenants' records: never deleted with the stack, nor by a mistaken delete-table call.
       deletionProtection: true,
@@ -385,6 +389,14 @@ export class ArthrStack extends Stack {
       environment: { TABLE_NAME: this.table.tableName, LOG_LEVEL: environment.LOG_LEVEL!, POWERTOOLS_SERVICE_NAME: namePrefix },
     });
 
+    // --- Events out: the outbox relay from the table's stream to the stack's own bus.
+    this.events = new Events(this, 'Events', {
+      repoRoot: REPO_ROOT,
+      namePrefix,
+      table: this.table,
+      environment: { TABLE_NAME: this.table.tableName, LOG_LEVEL: environment.LOG_LEVEL!, POWERTOOLS_SERVICE_NAME: namePrefix },
+    });
+
     // Route queries read only the indexes made for them (not the reconciler's).
     const indexNames = TABLE_SCHEMA.globalSecondaryIndexes.filter((g) => g.queriedByRoutes).map((g) => g.indexName);
 
@@ -477,6 +489,7 @@ export class ArthrStack extends Stack {
         { title: 'Execution ends not recorded', queue: this.journeys.executionEndDeadLetters },
         { title: 'Image clean-ups not done', queue: this.images.cleanupDeadLetters },
         { title: 'Export jobs failed', queue: this.exports.deadLetters },
+        { title: 'Events not relayed', queue: this.events.relayDeadLetters },
       ],
       ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
     });
@@ -522,6 +535,14 @@ export class ArthrStack extends Stack {
     });
     new CfnOutput(this, 'ExportsBucketName', { description: 'Export files (archives, CSV), under tenants/{tenantId}/exports/{exportId}/, kept 7 days.', value: this.exports.bucket.bucketName });
     new CfnOutput(this, 'ExportDeadLetterQueueUrl', { description: 'Export jobs that failed every attempt (each marked FAILED).', value: this.exports.deadLetters.queueUrl });
+    new CfnOutput(this, 'EventBusName', {
+      description: 'The service\'s events (source arthr.events, detail-type the event type): put rules on it, or subscribe a webhook.',
+      value: this.events.bus.eventBusName,
+    });
+    new CfnOutput(this, 'EventRelayDeadLetterQueueUrl', {
+      description: 'Table stream records whose events could not be relayed to the bus (pointers; the events stay in the outbox 30 days).',
+      value: this.events.relayDeadLetters.queueUrl,
+    });
     new CfnOutput(this, 'Issuer', { description: 'Bearer token issuer (iss) checked by the JWT authorizer.', value: issuer });
     new CfnOutput(this, 'AlarmTopicArn', {
       description: 'Every alarm of the stack notifies this SNS topic: subscribe the on-call address (or deploy with -c alarmEmail=...).',

@@ -3,6 +3,7 @@ import * as z from '../shared/zod.js';
 import { qualify } from '../auth/permissions.js';
 import type { RouteDef } from '../http/route.js';
 import { httpErrorCodes } from '../errors.js';
+import { EVENT_SCHEMAS, EVENT_SUMMARIES, EVENT_TYPES } from '../events/catalogue.js';
 
 type Json = Record<string, unknown>;
 
@@ -105,6 +106,23 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: OpenApiOptions = 
   // lists the codes of the catalogue, functions/errors.ts, so a client can switch on them.
   const errorCode = ((components.Error as Json | undefined)?.properties as Record<string, Json> | undefined)?.code;
   if (errorCode) errorCode.enum = httpErrorCodes();
+  // The event catalogue (functions/events/catalogue.ts): what each event carries, as OpenAPI 3.1's
+  // `webhooks` describe requests the service makes.
+  const webhooks: Record<string, Json> = {};
+  for (const type of EVENT_TYPES) {
+    webhooks[type] = {
+      post: {
+        operationId: `event.${type}`,
+        summary: EVENT_SUMMARIES[type],
+        description:
+          "Put on the deployment's EventBridge bus (source `arthr.events`, detail-type the event's type, detail this " +
+          'payload) once the change is written: at least once, so deduplicate on `id`. Clients must ignore unknown fields.',
+        tags: ['Events'],
+        requestBody: { required: true, content: { 'application/json': { schema: toSchema(EVENT_SCHEMAS[type], 'output', components) } } },
+        responses: { '2XX': { description: 'Received.' } },
+      },
+    };
+  }
   return {
     openapi: '3.1.0',
     info: {
@@ -127,6 +145,7 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: OpenApiOptions = 
           },
     ],
     paths,
+    webhooks,
     components: {
       schemas: components,
       securitySchemes: {

@@ -100,7 +100,7 @@ export function acknowledgeImageObjects(role: iam.IRole, bucket: s3.IBucket): vo
  * GetQueueAttributes and GetQueueUrl, which Lambda does not need to send there; the function's
  * own policy grants sqs:SendMessage instead.
  */
-class QueueDestination implements lambda.IEventSourceDlq {
+export class QueueDestination implements lambda.IEventSourceDlq {
   constructor(private readonly queue: sqs.IQueue) {}
   bind(): lambda.DlqDestinationConfig {
     return { destination: this.queue.queueArn };

@@ -30,6 +30,11 @@ export interface StreamPollerOptions {
   handle(records: StreamRecord[]): Promise<{ failedAt?: string }>;
   /** How long to wait when the stream has nothing new (ms). */
   idleMs?: number;
+  /**
+   * Where a shard with no checkpoint is read from, as the event source mapping's starting
+   * position: its oldest record (the default), or only what is written from now on.
+   */
+  startingPosition?: 'TRIM_HORIZON' | 'LATEST';
 }
 
 export interface StreamPoller {
@@ -125,7 +130,7 @@ export function startStreamPoller(opts: StreamPollerOptions): StreamPoller {
           new GetShardIteratorCommand({
             StreamArn: arn,
             ShardId: id,
-            ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: 'TRIM_HORIZON' }),
+            ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: opts.startingPosition ?? 'TRIM_HORIZON' }),
           }),
         );
         iterator = out.ShardIterator!;

@@ -322,8 +322,12 @@ describe('ArthrStack images', () => {
         FunctionName: { Ref: cleanupId },
         StartingPosition: 'TRIM_HORIZON',
       });
-      // The other mapping is the export queue's (lib/constructs/exports.ts).
-      expect(Object.values(ofType(template, 'AWS::Lambda::EventSourceMapping')).filter((m) => JSON.stringify(m).includes(tableId))).toHaveLength(1);
+      // The stream's two readers: this clean-up and the outbox relay (test/infra/events.test.ts). The
+      // export queue's mapping reads no stream (lib/constructs/exports.ts).
+      const onStream = Object.values(ofType(template, 'AWS::Lambda::EventSourceMapping')).filter((m) => JSON.stringify(m.Properties.EventSourceArn) === JSON.stringify({ 'Fn::GetAtt': [tableId, 'StreamArn'] }));
+      expect(onStream.map((m) => m.Metadata?.['aws:cdk:path']).sort()).toEqual(['ArthrStack/Events/Outbox/Resource', 'ArthrStack/Images/InstanceExpiry/Resource']);
+      // Each is its own function's.
+      expect(onStream.filter((m) => refId(m.Properties.FunctionName) === cleanupId)).toEqual([mapping]);
     });
 
     it('invokes it only for DynamoDB TTL removals of instance main items', () => {

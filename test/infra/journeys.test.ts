@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activityFunctionAccess } from '../../functions/activities/access.js';
 import { routeList } from '../../functions/routes.js';
 import { compileDefinition } from '../../statemachines/compile.js';
 import { exampleDefinitions } from '../../statemachines/examples/index.js';
@@ -23,7 +24,6 @@ import {
 const LOG_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 /** How the stack's ARNs read for region fir (eu-west-1) with the account left to deploy time. */
 const ARN_HEAD = 'arn:aws:lambda:eu-west-1:<AWS::AccountId>:function:';
-const DEFAULT_BUS = 'arn:aws:events:eu-west-1:<AWS::AccountId>:event-bus/default';
 
 /** Every Task state of a compiled state machine, nested ones included. */
 function taskStates(asl: unknown): Record<string, any>[] {
@@ -90,10 +90,11 @@ describe('ArthrStack journeys', () => {
       const name = activities.Properties.FunctionName as string;
       expect(name).toBe('arthr-fir-activities');
       // What the publishing function compiles into every state machine...
-      // (Every function but the image clean-up and the cloud function runner, which start no journey and are not told.)
+      // (Every function but the image clean-up, the cloud function runner and the event relay, which start no journey and are not told.)
+      const notTold = ['ArthrStack/Images/Cleanup/Function/Resource', 'ArthrStack/Journeys/CloudFunctionRunner/Function/Resource', 'ArthrStack/Events/Relay/Function/Resource'];
       const arns = new Set(
         Object.values(ofType(template, 'AWS::Lambda::Function'))
-          .filter((f) => !['ArthrStack/Images/Cleanup/Function/Resource', 'ArthrStack/Journeys/CloudFunctionRunner/Function/Resource'].includes(f.Metadata?.['aws:cdk:path'] as string))
+          .filter((f) => !notTold.includes(f.Metadata?.['aws:cdk:path'] as string))
           .map((f) => joined(f.Properties.Environment.Variables.ACTIVITY_FUNCTION_ARN)),
       );
       expect([...arns]).toEqual([`${ARN_HEAD}${name}`]);
@@ -135,15 +136,19 @@ describe('ArthrStack journeys', () => {
       expect(executionEnd.Properties.Environment).toEqual(route.Properties.Environment);
     });
 
-    it('may only touch table items as ACTIVITY_TABLE_ACTIONS says, put events on the default bus, invoke the runner, unseal cloud secrets, judge and search faces, read and pre-sign instance images, and write its own logs', () => {
+    it('may only touch table items as activityFunctionAccess says (a user step\'s event goes in the outbox), invoke the runner, unseal cloud secrets, judge and search faces, read and pre-sign instance images, and write its own logs', () => {
       const statements = grantsOf(activities);
       expect(actionsOf(statements)).toEqual(
         [
+          // PutItem: among others, a user step's event, written with the step (the outbox); the
+          // relay alone puts events on the bus (events.test.ts).
           // kms:Decrypt twice: cloud secrets' key, and the images' key (through S3 only).
-          'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'events:PutEvents', 'kms:Decrypt', 'kms:Decrypt', 'kms:GenerateDataKey',
+          'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'kms:Decrypt', 'kms:Decrypt', 'kms:GenerateDataKey',
           'lambda:InvokeFunction', 'rekognition:CompareFaces', 'rekognition:DetectFaces', 'rekognition:SearchFacesByImage', 's3:GetObject', 's3:PutObject', ...LOG_ACTIONS,
         ].sort(),
       );
+      // The table actions are exactly what the activity modules and the user steps declare.
+      expect(actionsOf(statements).filter((a) => a.startsWith('dynamodb:'))).toEqual(activityFunctionAccess().table.map((a) => `dynamodb:${a}`).sort());
       const sid = (s: Statement) => (s as Statement & { Sid?: string }).Sid;
       for (const s of statements) {
         expect(s.Effect).toBe('Allow');
@@ -172,7 +177,6 @@ describe('ArthrStack journeys', () => {
         }
         expect(s.Condition).toBeUndefined();
         if (asArray(s.Action).some((a) => a.startsWith('dynamodb:'))) expect(resources).toEqual([tableArn]);
-        else if (asArray(s.Action).includes('events:PutEvents')) expect(resources.map(joined)).toEqual([DEFAULT_BUS]);
         else if (asArray(s.Action).includes('lambda:InvokeFunction')) expect(resources).toEqual([{ 'Fn::GetAtt': [runnerId, 'Arn'] }]);
         else expect(resources).toEqual([{ 'Fn::GetAtt': [refId(activities.Properties.LoggingConfig.LogGroup), 'Arn'] }]);
       }
@@ -259,10 +263,11 @@ describe('ArthrStack journeys', () => {
       ]);
     });
 
-    it('may only read and update table items, describe this stack\'s executions, put events on the default bus, dead-letter and write its own logs', () => {
+    it('may only read and update table items and put the status change\'s events in the outbox, describe this stack\'s executions, dead-letter and write its own logs', () => {
       const statements = grantsOf(executionEnd);
+      // PutItem: the status change's events, in its transaction (the relay puts them on the bus).
       expect(actionsOf(statements)).toEqual(
-        ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'events:PutEvents', 'sqs:SendMessage', 'states:DescribeExecution', ...LOG_ACTIONS].sort(),
+        ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'sqs:SendMessage', 'states:DescribeExecution', ...LOG_ACTIONS].sort(),
       );
       for (const s of statements) {
         expect(s.Effect).toBe('Allow');
@@ -270,7 +275,6 @@ describe('ArthrStack journeys', () => {
         const actions = asArray(s.Action);
         const resources = asArray(s.Resource);
         if (actions.some((a) => a.startsWith('dynamodb:'))) expect(resources).toEqual([tableArn]);
-        else if (actions.includes('events:PutEvents')) expect(resources.map(joined)).toEqual([DEFAULT_BUS]);
         else if (actions.includes('sqs:SendMessage')) expect(resources).toEqual([{ 'Fn::GetAtt': [queueId, 'Arn'] }]);
         else if (actions.includes('states:DescribeExecution')) {
           expect(resources.map(joined)).toEqual(['arn:aws:states:eu-west-1:<AWS::AccountId>:execution:arthr-fir-*']);
@@ -311,10 +315,10 @@ describe('ArthrStack journeys', () => {
       expect(reconciler.Properties.Environment).toEqual(executionEnd.Properties.Environment);
     });
 
-    it('may only scan the open-instance index, read and update instances, describe this stack\'s executions, put events and write its own logs', () => {
+    it('may only scan the open-instance index, read and update instances and put their status changes\' events in the outbox, describe this stack\'s executions and write its own logs', () => {
       const statements = grantsOf(reconciler);
       expect(actionsOf(statements)).toEqual(
-        ['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'events:PutEvents', 'states:DescribeExecution', ...LOG_ACTIONS].sort(),
+        ['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'states:DescribeExecution', ...LOG_ACTIONS].sort(),
       );
       for (const s of statements) {
         expect(s.Effect).toBe('Allow');
@@ -323,7 +327,6 @@ describe('ArthrStack journeys', () => {
         if (actions.includes('dynamodb:Scan')) expect(resources).toEqual([{ 'Fn::Join': ['', [tableArn, '/index/GSI2']] }]);
         else if (actions.some((a) => a.startsWith('dynamodb:'))) expect(resources).toEqual([tableArn]);
         else if (actions.includes('states:DescribeExecution')) expect(resources.map(joined)).toEqual(['arn:aws:states:eu-west-1:<AWS::AccountId>:execution:arthr-fir-*']);
-        else if (actions.includes('events:PutEvents')) expect(resources.map(joined)).toEqual([DEFAULT_BUS]);
         else expect(resources).toEqual([{ 'Fn::GetAtt': [refId(reconciler.Properties.LoggingConfig.LogGroup), 'Arn'] }]);
       }
     });

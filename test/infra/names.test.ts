@@ -21,7 +21,7 @@ const NAME_PROPERTIES = [
   'ManagedPolicyName',
 ] as const;
 /** Resource types whose `Name` is a physical name. */
-const NAMED_BY_NAME = ['AWS::ApiGatewayV2::Api', 'AWS::Events::Rule', 'AWS::Scheduler::Schedule', 'AWS::SNS::Topic'];
+const NAMED_BY_NAME = ['AWS::ApiGatewayV2::Api', 'AWS::Events::EventBus', 'AWS::Events::Rule', 'AWS::Scheduler::Schedule', 'AWS::SNS::Topic'];
 
 /** A reference to another resource (a permission's FunctionName, say), not a name given here. */
 const isReference = (v: unknown) => !!v && typeof v === 'object' && ('Ref' in v || 'Fn::GetAtt' in v || 'Fn::ImportValue' in v);

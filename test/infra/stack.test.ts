@@ -65,8 +65,10 @@ const isImageCleanup = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrS
 const isExportWorker = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Exports/Worker/Function/Resource';
 /** The cloud function runner (tenant code; no environment, no grants): checked in journeys.test.ts. */
 const isRunner = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Journeys/CloudFunctionRunner/Function/Resource';
+/** The outbox relay (fed by the table stream, not a route): checked in events.test.ts. */
+const isEventRelay = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Events/Relay/Function/Resource';
 /** The functions that get only what they use, not the service's configuration. */
-const ownConfig = (f: Resource) => isImageCleanup(f) || isRunner(f);
+const ownConfig = (f: Resource) => isImageCleanup(f) || isRunner(f) || isEventRelay(f);
 
 // ---------------------------------------------------------------------------------------------
 
@@ -140,7 +142,7 @@ describe('ArthrStack', () => {
         JwtConfiguration: { Issuer: { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] }, Audience: ['arthr-api'] },
       });
       // The issuer the functions put in tokens is the one the authorizer checks (the image
-      // clean-up issues nothing and is not told).
+      // clean-up, the runner and the event relay issue nothing and are not told).
       for (const f of Object.values(functions).filter((x) => !ownConfig(x))) {
         expect(f.Properties.Environment.Variables.TOKEN_ISSUER).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
       }
@@ -213,8 +215,8 @@ describe('ArthrStack', () => {
 
   describe('functions', () => {
     it('runs one function per route on nodejs22.x, arm64, 256 MB, 10 s unless the route sizes it', () => {
-      // Plus the journeys' activity, execution-end, reconciler and state machine janitor functions, the cloud function runner, the image clean-up and the export worker.
-      expect(Object.keys(functions)).toHaveLength(routeList.length + 7);
+      // Plus the journeys' activity, execution-end, reconciler and state machine janitor functions, the cloud function runner, the image clean-up, the export worker and the event relay.
+      expect(Object.keys(functions)).toHaveLength(routeList.length + 8);
       for (const route of routeList) {
         const [, f] = functionFor(route);
         expect(f.Properties, route.operationId).toMatchObject({
@@ -229,7 +231,7 @@ describe('ArthrStack', () => {
     });
 
     it('gives every function the configuration its cold start parses', () => {
-      // The image clean-up gets only what it uses (images.test.ts).
+      // The image clean-up and the event relay get only what they use (images.test.ts, events.test.ts).
       for (const f of Object.values(functions).filter((x) => !ownConfig(x) && !isExportWorker(x))) {
         const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, ...variables } = f.Properties.Environment.Variables;
         const isActivities = f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Journeys/Activities/Function/Resource';
@@ -307,10 +309,18 @@ describe('ArthrStack', () => {
       const executionEnd = bundleOf(byPath('ExecutionEnd'));
       expect(executionEnd).toMatch(/execution end without an instance in its input/);
       expect(executionEnd).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
-      expect(executionEnd).toMatch(/["']@aws-sdk\/client-eventbridge["']/);
       const cleanup = bundleOf(Object.values(functions).find(isImageCleanup)!);
       expect(cleanup).toMatch(/expired instance images deleted/);
       expect(cleanup).toMatch(/["']@aws-sdk\/client-s3["']/);
+      // The outbox relay reads the table and puts on the bus; it alone loads the EventBridge client.
+      const relay = bundleOf(Object.values(functions).find(isEventRelay)!);
+      expect(relay).toMatch(/a stream record names no outbox event/);
+      expect(relay).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
+      expect(relay).toMatch(/["']@aws-sdk\/client-eventbridge["']/);
+      // Changes write their events into the table (the outbox): no other bundle sends to EventBridge.
+      for (const f of Object.values(functions).filter((x) => !isEventRelay(x))) {
+        expect(bundleOf(f), f.Metadata!['aws:cdk:path']).not.toMatch(/["']@aws-sdk\/client-eventbridge["']/);
+      }
     });
   });
 
@@ -457,13 +467,15 @@ describe('ArthrStack', () => {
   });
 
   describe('operations', () => {
-    it('outputs the API URL, table name, signing key id, issuer, activity function, images bucket, the dead letters, the alarm topic and the dashboard', () => {
+    it('outputs the API URL, table name, signing key id, issuer, activity function, images bucket, event bus, the dead letters, the alarm topic and the dashboard', () => {
       const outputs = template.findOutputs('*');
       expect(Object.keys(outputs).sort()).toEqual([
         'ActivityFunctionName',
         'AlarmTopicArn',
         'ApiUrl',
         'DashboardName',
+        'EventBusName',
+        'EventRelayDeadLetterQueueUrl',
         'ExecutionEndDeadLetterQueueUrl',
         'ExportDeadLetterQueueUrl',
         'ExportsBucketName',
@@ -491,18 +503,18 @@ describe('ArthrStack', () => {
         // Wildcards are acknowledged one resource string at a time, and only for the run-time
         // state machines (arthr-fir-*) and their executions, the activity and execution-end
         // functions' versions (:*), image objects under tenants/ of the images bucket, and `*`
-        // only for actions that take no resource (ListStreams on the image clean-up, log
-        // delivery set-up on the state machines' role, ListStateMachines on the janitor).
+        // only for actions that take no resource (ListStreams on the image clean-up and the event
+        // relay, log delivery set-up on the state machines' role, ListStateMachines on the janitor).
         if (a.id.startsWith('AwsSolutions-IAM5[')) {
           if (a.id === 'AwsSolutions-IAM5[Resource::*]') {
-            // ListStreams for the image clean-up; log delivery set-up (and X-Ray) for the state
-            // machines; ListStateMachines for the janitor.
+            // ListStreams for the image clean-up and the event relay; log delivery set-up (and
+            // X-Ray) for the state machines; ListStateMachines for the janitor.
             // And Rekognition's image-only actions (DetectFaces, CompareFaces) where a route or the activity function judges faces.
             const judgesFaces =
               a.path.startsWith('ArthrStack/Journeys/Activities/Role/') ||
               routeList.some((r) => r.aws.faces?.some((f) => IMAGE_ONLY_FACES.has(`rekognition:${f}`)) && a.path.includes(`/${RouteFunction.idFor(r)}/`));
             if (judgesFaces) continue;
-            expect(a.path, a.resource).toMatch(/^ArthrStack\/(Images\/Cleanup\/Role|StateMachineObservability|Journeys\/StateMachineJanitor\/Role)\//);
+            expect(a.path, a.resource).toMatch(/^ArthrStack\/(Images\/Cleanup\/Role|Events\/Relay\/Role|StateMachineObservability|Journeys\/StateMachineJanitor\/Role)\//);
             continue;
           }
           // In the parent stack the bucket's own ARN; in a nested stack of routes, the parameter it comes in by.
@@ -516,7 +528,10 @@ describe('ArthrStack', () => {
         }
         // SQS3 (no DLQ of its own): only on the queues that are themselves dead-letter queues.
         if (a.id === 'AwsSolutions-SQS3') {
-          expect(['ArthrStack/Journeys/ExecutionEndDeadLetters/Resource', 'ArthrStack/Images/CleanupDeadLetters/Resource', 'ArthrStack/Exports/JobDeadLetters/Resource'], a.resource).toContain(a.path);
+          expect(
+            ['ArthrStack/Journeys/ExecutionEndDeadLetters/Resource', 'ArthrStack/Images/CleanupDeadLetters/Resource', 'ArthrStack/Exports/JobDeadLetters/Resource', 'ArthrStack/Events/RelayDeadLetters/Resource'],
+            a.resource,
+          ).toContain(a.path);
           continue;
         }
         // S1 (no access logs): only on the access-log bucket itself.

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { routeList } from '../../functions/routes.js';
 import { buildOpenApiDocument } from '../../functions/platform/openapi-document.js';
+import { EVENT_TYPES } from '../../functions/events/catalogue.js';
 import { isPermissionName } from '../../functions/auth/permissions.js';
 import { DIRECT_OPERATIONS } from '../../functions/api-keys/schemas.js';
 
@@ -83,6 +84,17 @@ describe('buildOpenApiDocument', () => {
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
     expect(refs.length).toBeGreaterThan(0);
     for (const ref of refs) expect(doc.components.schemas[ref], ref).toBeDefined();
+  });
+  it('lists every event of the catalogue under webhooks, each payload with its type, subject and ids, and no end-user data', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+    const status = doc.webhooks['process-instance.status-changed'].post.requestBody.content['application/json'].schema;
+    expect(status.properties.type).toMatchObject({ enum: ['process-instance.status-changed'] });
+    expect(status.required).toEqual(expect.arrayContaining(['id', 'type', 'tenantId', 'timestamp', 'subject', 'data']));
+    expect(Object.keys(status.properties.data.properties).sort()).toEqual(
+      ['previousStatus', 'processDefnId', 'processDefnName', 'processDefnVersion', 'processInstanceId', 'processTokenId', 'status'].sort(),
+    );
+    // Ids, names and statuses: no parameters (the end user's name, e-mail) and no session.
+    expect(JSON.stringify(doc.webhooks)).not.toMatch(/"(parameters|firstName|email|session|_faces)"/);
   });
   it('shows the API key limits of the spec', () => {
     const key = doc.components.schemas.ApiKeyCreate;
