@@ -17,9 +17,9 @@
  * Type-only imports count (tsPreCompilationDeps): a type cycle is still a cycle.
  */
 const BASE = '^functions/(shared/|observability/|errors\\.ts$|config\\.ts$|auth/permissions\\.ts$)';
-const AREAS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|activities|exports|cloud-functions|faces)/';
+const AREAS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|activities|exports|cloud-functions|faces|webhooks)/';
 /** Where an area declares its records and the storage interface it needs. */
-const AREA_MODELS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|exports|cloud-functions|faces)/(model|domain)\\.ts$';
+const AREA_MODELS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|exports|cloud-functions|faces|webhooks)/(model|domain)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -13,6 +13,9 @@ export function deploymentPrefix(region: ServiceRegion): string {
   return `arthr-${region}`;
 }
 
+/** Standard Webhooks' schedule after the first attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const DEFAULT_WEBHOOK_RETRY_SECONDS = '5,300,1800,7200,18000,36000,36000';
+
 const StoreConfigSchema = z.object({
   TABLE_NAME: z.string().check(z.minLength(1)),
   /** Set only for DynamoDB Local. */
@@ -30,6 +33,21 @@ const StoreConfigSchema = z.object({
   EXPORTS_BUCKET: z.optional(z.string().check(z.minLength(3))),
   /** The stack's EventBridge bus that events are relayed to (AWS); locally an in-process bus is installed instead. */
   EVENT_BUS_NAME: z.optional(z.string().check(z.minLength(1))),
+  /** The SQS FIFO queue webhook deliveries wait in (fauxqs's, locally). */
+  WEBHOOK_QUEUE_URL: z.optional(z.url()),
+  /** Set only locally: the SQS stand-in (fauxqs). */
+  SQS_ENDPOINT: z.optional(z.url()),
+  /**
+   * Set only locally: webhooks may be http:// to a loopback address (a developer's receiver on
+   * this machine). On AWS every webhook is https:// to a public address.
+   */
+  WEBHOOK_ALLOW_LOOPBACK: z.optional(z.enum(['true', 'false'])),
+  /**
+   * Seconds before each retry of a failed delivery, comma-separated: the Standard Webhooks
+   * schedule by default (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: eight attempts over about a
+   * day), each with up to 20% jitter. Each at most 43,200 (SQS's longest visibility).
+   */
+  WEBHOOK_RETRY_SECONDS: z._default(z.string().check(z.regex(/^\d{1,5}(,\d{1,5}){0,19}$/)), DEFAULT_WEBHOOK_RETRY_SECONDS),
   /** The SQS queue export jobs go to (AWS); locally an in-process worker is installed instead. */
   EXPORTS_QUEUE_URL: z.optional(z.url()),
   /** The key that seals an archive password until its job runs: `kms:<key id or ARN>` on AWS, `file:<path>` locally. */

@@ -41,6 +41,7 @@ export const ERRORS = {
   INVALID_BPMN_DATA: { status: 400, message: 'resources.bpmn.data must be the BPMN file as base64 (RFC 4648, padded, no line breaks) of UTF-8 XML.' },
   INVALID_BPMN: { status: 400, message: 'The BPMN cannot be deployed; details name each element and why.' },
   FACE_IMAGE_UNUSABLE: { status: 400, message: 'The image is not a JPEG or PNG with exactly one usable face.' },
+  WEBHOOK_URL_REFUSED: { status: 400, message: 'The webhook URL is not one the service sends to.' },
   STATE_MACHINE_TOO_LARGE: { status: 400, message: "The compiled state machine is over Step Functions' 1 MB definition limit." },
 
   // 401: every one carries a challenge.
@@ -73,6 +74,7 @@ export const ERRORS = {
   CLOUD_SECRET_NOT_FOUND: { status: 404, message: 'The cloud secret was not found.' },
   WATCHLIST_NOT_FOUND: { status: 404, message: 'The face watchlist was not found.' },
   WATCHLIST_MEMBER_NOT_FOUND: { status: 404, message: 'The watchlist member was not found.' },
+  WEBHOOK_NOT_FOUND: { status: 404, message: 'The webhook was not found.' },
   JOURNEY_NOT_AVAILABLE: { status: 404, message: 'This journey link is not valid or has expired.' },
   STORE_NOT_FOUND: { status: 404, message: 'The identity store was not found.' },
   USER_NOT_FOUND: { status: 404, message: 'No such user in this identity store.' },
@@ -101,6 +103,7 @@ export const ERRORS = {
   CLOUD_FUNCTION_EXISTS: { status: 409, message: 'This cloud function version already exists; add a new version instead.' },
   WATCHLIST_LIMIT: { status: 409, message: 'The tenant has as many face watchlists as it may.' },
   WATCHLIST_FULL: { status: 409, message: 'The face watchlist has as many members as it may hold.' },
+  WEBHOOK_LIMIT: { status: 409, message: 'The tenant has as many webhooks as it may.' },
   CLOUD_SECRET_EXISTS: { status: 409, message: 'A cloud secret of this name exists; rotate it instead.' },
   PROCESS_TOKEN_NAME_TAKEN: { status: 409, message: 'A process token of this name exists in this tenant.' },
   PROCESS_TOKEN_INACTIVE: { status: 409, message: 'The process token is INACTIVE.' },
@@ -155,6 +158,7 @@ export const ERROR_DOCS = {
   PASSKEY_VERIFICATION_FAILED: 'the WebAuthn registration or authentication response does not verify',
   INVALID_BPMN_DATA: 'a BPMN upload whose `resources.bpmn.data` is not strict base64 (RFC 4648, padded, no line breaks) or whose bytes are not UTF-8 text',
   INVALID_BPMN: 'a BPMN upload the service cannot run: `details` lists every problem at its element (`bpmn.<element id>`): unknown or not runnable activities (with the bean name), conditions, gateways without a default, timers on service steps, unknown error codes, unreachable elements',
+  WEBHOOK_URL_REFUSED: 'a webhook URL that is not https:// (http:// only to loopback, locally), has credentials, or names or resolves to a private, loopback, link-local, metadata or otherwise reserved address; `details` say which rule',
   FACE_IMAGE_UNUSABLE: 'a watchlist member\'s image is not a JPEG or PNG of at most 3 MiB with exactly one face the engine can make a template of; `details` say which',
   STATE_MACHINE_TOO_LARGE: "the definition compiles to a state machine over Step Functions' 1 MB definition limit",
   UNAUTHORIZED: 'neither a bearer token nor an API key was sent',
@@ -178,6 +182,7 @@ export const ERROR_DOCS = {
   CLOUD_SECRET_NOT_FOUND: 'no cloud secret of this name in this tenant',
   WATCHLIST_NOT_FOUND: 'no such face watchlist (id) in this tenant',
   WATCHLIST_MEMBER_NOT_FOUND: 'no such member (id) in the face watchlist',
+  WEBHOOK_NOT_FOUND: 'no such webhook (id) in this tenant',
   JOURNEY_NOT_AVAILABLE: 'journey pages: unknown instance, wrong capability or expired journey, one answer for all three',
   STORE_NOT_FOUND: 'no such identity store',
   USER_NOT_FOUND: 'no such user in the identity store',
@@ -202,6 +207,7 @@ export const ERROR_DOCS = {
   CLOUD_FUNCTION_EXISTS: 'this cloud function name and version exists; a version is immutable, add the next one',
   WATCHLIST_LIMIT: 'the tenant has 100 face watchlists, the most it may have; delete one first',
   WATCHLIST_FULL: 'the face watchlist has 1,000 members, the most it may hold; remove one first',
+  WEBHOOK_LIMIT: 'the tenant has 20 webhooks, the most it may have; delete one first',
   CLOUD_SECRET_EXISTS: 'a cloud secret of this name exists: rotate it (POST to its name) or delete it first',
   PROCESS_TOKEN_NAME_TAKEN: 'a process token of this name exists',
   PROCESS_TOKEN_INACTIVE: 'the token is INACTIVE, or its definition no longer exists',
@@ -383,6 +389,9 @@ export class WatchlistMemberNotFoundError extends apiError('WATCHLIST_MEMBER_NOT
 export class WatchlistFullError extends apiError('WATCHLIST_FULL') {}
 export class WatchlistLimitError extends apiError('WATCHLIST_LIMIT') {}
 export class FaceImageUnusableError extends apiError('FACE_IMAGE_UNUSABLE') {}
+export class WebhookUrlRefusedError extends apiError('WEBHOOK_URL_REFUSED') {}
+export class WebhookNotFoundError extends apiError('WEBHOOK_NOT_FOUND') {}
+export class WebhookLimitError extends apiError('WEBHOOK_LIMIT') {}
 
 export class TooManyRequestsError extends apiError('TOO_MANY_REQUESTS') {}
 

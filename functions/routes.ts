@@ -3,6 +3,7 @@ import { apiKeyRoutes } from './api-keys/routes.js';
 import { definitionRoutes } from './process-manager/definition-routes.js';
 import { customDataFormRoutes } from './process-manager/custom-data-form-routes.js';
 import { watchlistRoutes } from './faces/watchlist-routes.js';
+import { webhookRoutes } from './webhooks/routes.js';
 import { tokenRoutes } from './process-manager/token-routes.js';
 import { instanceRoutes } from './process-manager/instance-routes.js';
 import { platformRoutes } from './platform/routes.js';
@@ -24,6 +25,7 @@ export const routes = {
   ...definitionRoutes,
   ...customDataFormRoutes,
   ...watchlistRoutes,
+  ...webhookRoutes,
   ...tokenRoutes,
   ...instanceRoutes,
   ...journeyRoutes,

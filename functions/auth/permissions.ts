@@ -49,6 +49,10 @@ export const PERMISSIONS = [
   'WatchlistManager:getFaceWatchlists',
   'WatchlistManager:addFaceWatchlist',
   'WatchlistManager:updateFaceWatchlist',
+  // Webhooks: read them (and their deliveries); add one; change, rotate, test, replay or delete one.
+  'WebhookManager:getWebhooks',
+  'WebhookManager:addWebhook',
+  'WebhookManager:updateWebhook',
 ] as const;
 
 export type PermissionName = (typeof PERMISSIONS)[number];

@@ -100,6 +100,11 @@ export interface GuardOptions {
   allowedOrigins?: string[];
   /** Every address of a host name; node's resolver (getaddrinfo: DNS and /etc/hosts) when not given. */
   resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
+  /**
+   * Lets through a host all of whose addresses are loopback, over http:// too: the local runtime's
+   * webhooks to a receiver on the same machine. Never set on AWS.
+   */
+  allowLoopback?: boolean;
 }
 
 export interface OutboundOptions extends GuardOptions {
@@ -248,10 +253,9 @@ export async function checkOutboundUrl(input: string | URL, opts: GuardOptions =
   } catch {
     throw new OutboundRefused('invalid-url', text);
   }
-  const allowedByOrigin = originsOf(opts.allowedOrigins).has(url.origin);
-  if (allowedByOrigin ? url.protocol !== 'https:' && url.protocol !== 'http:' : url.protocol !== 'https:') {
-    throw new OutboundRefused('scheme', url.href);
-  }
+  let allowedByOrigin = originsOf(opts.allowedOrigins).has(url.origin);
+  const web = url.protocol === 'https:' || url.protocol === 'http:';
+  if (!web || (url.protocol === 'http:' && !allowedByOrigin && !opts.allowLoopback)) throw new OutboundRefused('scheme', url.href);
   if (url.username !== '' || url.password !== '') throw new OutboundRefused('credentials', url.href);
 
   // The WHATWG parser has already turned 2130706433, 0x7f.1 and 127.1 into 127.0.0.1.
@@ -270,6 +274,9 @@ export async function checkOutboundUrl(input: string | URL, opts: GuardOptions =
       throw new OutboundFailed('unresolvable', `${shorten(url.href)} failed: the host name does not resolve`);
     }
   }
+  if (!allowedByOrigin && opts.allowLoopback && addresses.every(({ address }) => classifyAddress(address) === 'loopback')) allowedByOrigin = true;
+  // Plain http:// only where an exact origin, or loopback where allowed, let it through.
+  if (url.protocol === 'http:' && !allowedByOrigin) throw new OutboundRefused('scheme', url.href);
   if (!allowedByOrigin) {
     for (const { address } of addresses) {
       const rule = classifyAddress(address);

@@ -29,7 +29,10 @@ export const IDENTITY_STORE_EVENT_TYPES = [
 ] as const;
 export type IdentityStoreEventType = (typeof IDENTITY_STORE_EVENT_TYPES)[number];
 
-export const EVENT_TYPES = [...PROCESS_INSTANCE_EVENT_TYPES, ...IDENTITY_STORE_EVENT_TYPES] as const;
+/** Sent to one webhook on its owner's request (`POST .../webhooks/{id}/test`), to try the endpoint. */
+export const WEBHOOK_EVENT_TYPES = ['webhook.test'] as const;
+
+export const EVENT_TYPES = [...PROCESS_INSTANCE_EVENT_TYPES, ...IDENTITY_STORE_EVENT_TYPES, ...WEBHOOK_EVENT_TYPES] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export const EVENT_ID_PATTERN = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -91,7 +94,7 @@ export const instanceEvents = {
 
 const DateTime = z.withMeta(z.string(), { format: 'date-time' });
 
-const envelope = <T extends string>(types: readonly [T, ...T[]], subject: 'process-instance' | 'identity-user', data: z.ZodMiniType) =>
+const envelope = <T extends string>(types: readonly [T, ...T[]], subject: 'process-instance' | 'identity-user' | 'webhook', data: z.ZodMiniType) =>
   z.object({
     id: z.withMeta(z.string(), { description: 'Unique; the same in every delivery of the event (`webhook-id`): deduplicate on it.' }),
     type: z.enum(types),
@@ -133,6 +136,11 @@ export const EVENT_SCHEMAS: Record<EventType, z.ZodMiniType> = {
     'process-instance',
     z.object({ ...instanceData, status: z.withMeta(z.string(), { description: 'The final status; the same instant also sends status-changed.' }) }),
   ),
+  'webhook.test': envelope(
+    ['webhook.test'],
+    'webhook',
+    z.object({ webhookId: z.withMeta(z.string(), { description: 'The webhook it was sent to (and only to it).' }), requestedBy: z.string() }),
+  ),
   ...(Object.fromEntries(
     IDENTITY_STORE_EVENT_TYPES.map((type) => [
       type,
@@ -167,4 +175,10 @@ export const EVENT_SUMMARIES: Record<EventType, string> = {
   'identity-store.passkey-registered': 'A user registered a passkey.',
   'identity-store.passkey-authenticated': 'A user authenticated with a passkey.',
   'identity-store.passkey-authentication-failed': 'A passkey authentication failed.',
+  'webhook.test': "A test event, sent to one webhook at its owner's request.",
 };
+
+/** The test event for a webhook. */
+export function webhookTestEvent(tenantId: string, webhookId: string, requestedBy: string, now: Date): EventEnvelope {
+  return { id: newEventId(now), type: 'webhook.test', tenantId, timestamp: now.toISOString(), subject: { type: 'webhook', id: webhookId }, data: { webhookId, requestedBy } };
+}

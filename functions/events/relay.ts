@@ -44,6 +44,11 @@ export function matchesFilter(pattern: FilterPattern, value: unknown): boolean {
 export interface RelayDeps {
   outbox: { get(key: { PK: string; SK: string }): Promise<EventEnvelope | undefined> };
   bus: () => Promise<EventBus>;
+  /**
+   * What else takes the events once they are on the bus, in the same order (the webhooks' fan-out).
+   * Throwing fails the chunk: it is relayed again (the bus sees it twice, deduplicated by id).
+   */
+  fanOut?: (events: EventEnvelope[]) => Promise<void>;
 }
 
 export interface RelayOutcome {
@@ -81,11 +86,17 @@ export async function relayRecords(d: RelayDeps, records: readonly StreamRecord[
       log().warn('events not relayed; retried from the first', { error: error as Error, eventId: sent[0]!.event.id });
       return sent[0]!.index;
     }
-    if (refused === undefined) {
-      relayed.push(...sent.map((c) => c.event));
-      return undefined;
+    const taken = refused === undefined ? sent : sent.slice(0, refused);
+    if (d.fanOut && taken.length) {
+      try {
+        await d.fanOut(taken.map((c) => c.event));
+      } catch (error) {
+        log().warn('events not handed to the webhooks; retried from the first', { error: error as Error, eventId: sent[0]!.event.id });
+        return sent[0]!.index;
+      }
     }
-    relayed.push(...sent.slice(0, refused).map((c) => c.event));
+    relayed.push(...taken.map((c) => c.event));
+    if (refused === undefined) return undefined;
     log().warn('the bus refused an event; retried from it', { eventId: sent[refused]!.event.id });
     return sent[refused]!.index;
   };

@@ -51,6 +51,11 @@ export interface AwsAccess {
   /** Cloud secrets: `seal` encrypts a secret's value with the secrets key (KMS Encrypt on AWS). */
   cloudSecrets?: 'seal';
   /**
+   * Webhooks: `Seal` encrypts a signing secret with the secrets key (KMS Encrypt, purpose
+   * `webhook-secret`), `SendMessage` queues deliveries on the webhook delivery queue (a replay).
+   */
+  webhooks?: readonly ('Seal' | 'SendMessage')[];
+  /**
    * The face engine's Rekognition actions (collections only under the deployment's prefix). A
    * function given DetectFaces also carries the embedded liveness model (its layer).
    */

@@ -15,7 +15,7 @@ export interface EventEnvelope {
   /** When the change was made (ISO 8601, UTC, milliseconds). */
   timestamp: string;
   /** What the event is about: its events are delivered in order. */
-  subject: { type: 'process-instance' | 'identity-user'; id: string };
+  subject: { type: 'process-instance' | 'identity-user' | 'webhook'; id: string };
   data: Record<string, unknown>;
 }
 
@@ -87,4 +87,13 @@ export function identityStoreEvent(e: IdentityEventRef): EventEnvelope {
       details: e.details,
     },
   };
+}
+
+/** When an event id was made: the ULID's first 48 bits (milliseconds); undefined for a string that is not an event id. */
+export function eventIdTime(id: string): Date | undefined {
+  const m = /^evt_([0-9A-HJKMNP-TV-Z]{10})[0-9A-HJKMNP-TV-Z]{16}$/.exec(id);
+  if (!m) return undefined;
+  let ms = 0;
+  for (const c of m[1]!) ms = ms * 32 + CROCKFORD.indexOf(c);
+  return new Date(ms);
 }

@@ -305,6 +305,23 @@ export const keys = {
     const m = /^TNT#([^#]+)#EVENTS$/.exec(key.PK);
     return m && key.SK.startsWith(keys.outboxSortPrefix) ? { tenantId: m[1]! } : undefined;
   },
+  /** A tenant's webhooks and their count share one partition: listing is one Query. */
+  webhookPartition(tenantId: string): string {
+    return `${tenantPrefix(tenantId)}WEBHOOKS`;
+  },
+  webhook(tenantId: string, id: string): ItemKey {
+    return { PK: keys.webhookPartition(tenantId), SK: `WH#${part(id)}` };
+  },
+  webhookCount(tenantId: string): ItemKey {
+    return { PK: keys.webhookPartition(tenantId), SK: 'COUNT' };
+  },
+  /** A webhook's deliveries, one partition per webhook, by the event's time. */
+  webhookDeliveryPartition(tenantId: string, webhookId: string): string {
+    return `${tenantPrefix(tenantId)}WHDLV#${part(webhookId)}`;
+  },
+  webhookDelivery(tenantId: string, webhookId: string, eventTimestamp: string, eventId: string): ItemKey {
+    return { PK: keys.webhookDeliveryPartition(tenantId, webhookId), SK: `${eventTimestamp}#${part(eventId)}` };
+  },
   /** A started event query (its filters and page size), with a TTL. */
   identityEventQuery(tenantId: string, executionId: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}IDSQUERY#${part(executionId)}`, SK: 'QUERY' };

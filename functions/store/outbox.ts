@@ -27,6 +27,18 @@ export function outboxPuts(events: readonly EventEnvelope[], name = 'event'): Re
 export interface OutboxStore {
   /** The event under a key the table's stream named; undefined when the key is not an outbox item's or the item is gone. */
   get(key: ItemKey): Promise<EventEnvelope | undefined>;
+  /** A tenant's event by its time and id; undefined when gone (kept 30 days). */
+  getEvent(tenantId: string, timestamp: string, id: string): Promise<EventEnvelope | undefined>;
+  /** An event that goes with no other change (a webhook's test event). */
+  put(event: EventEnvelope): Promise<void>;
+  /** A tenant's events made from `from` to `to` (ISO instants, both included), oldest first, at most `limit`. */
+  range(tenantId: string, from: string, to: string, limit: number): Promise<EventEnvelope[]>;
+}
+
+function withoutTtl(record: (EventEnvelope & { expiresAt: number }) | undefined): EventEnvelope | undefined {
+  if (!record) return undefined;
+  const { expiresAt: _ttl, ...event } = record;
+  return event;
 }
 
 export const outboxStore: OutboxStore = {
@@ -36,9 +48,32 @@ export const outboxStore: OutboxStore = {
     const { doc, tableName, commands } = await dynamo();
     // Strongly consistent: the record is in the stream because the write committed.
     const out = await doc.send(new commands.GetCommand({ TableName: tableName, Key: { PK: key.PK, SK: key.SK }, ConsistentRead: true }));
-    const record = outboxEvents.decode(out.Item);
-    if (!record) return undefined;
-    const { expiresAt: _ttl, ...event } = record;
-    return event;
+    return withoutTtl(outboxEvents.decode(out.Item));
+  },
+  getEvent(tenantId, timestamp, id) {
+    return outboxStore.get(keys.outboxEvent(tenantId, timestamp, id));
+  },
+  async put(event) {
+    const { doc, tableName, commands } = await dynamo();
+    await doc.send(new commands.PutCommand({ TableName: tableName, Item: outboxItem(event) }));
+  },
+  async range(tenantId, from, to, limit) {
+    const { doc, tableName, commands } = await dynamo();
+    const found: EventEnvelope[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await doc.send(
+        new commands.QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': keys.outboxPartition(tenantId), ':from': `${keys.outboxSortPrefix}${from}`, ':to': `${keys.outboxSortPrefix}${to}#~` },
+          Limit: limit - found.length,
+          ExclusiveStartKey: start,
+        }),
+      );
+      found.push(...outboxEvents.decodeAll(out.Items ?? []).flatMap((r) => withoutTtl(r) ?? []));
+      start = out.LastEvaluatedKey;
+    } while (start && found.length < limit);
+    return found;
   },
 };

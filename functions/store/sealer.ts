@@ -106,3 +106,11 @@ export const secretSealer: SecretSealer = /* @__PURE__ */ sealerFrom('EXPORTS_KE
 
 /** Seals cloud secrets with SECRETS_KEY. */
 export const cloudSecretSealer: Sealer<{ tenantId: string; name: string; version: number }> = /* @__PURE__ */ sealerFrom('SECRETS_KEY', cloudSecretContext);
+
+/** What a sealed webhook signing secret is bound to: its tenant and webhook. */
+export function webhookSecretContext(ref: { tenantId: string; webhookId: string }): Record<string, string> {
+  return { purpose: 'webhook-secret', tenantId: ref.tenantId, webhookId: ref.webhookId };
+}
+
+/** Seals webhook signing secrets with SECRETS_KEY (the cloud secrets' key, another purpose in its context). */
+export const webhookSecretSealer: Sealer<{ tenantId: string; webhookId: string }> = /* @__PURE__ */ sealerFrom('SECRETS_KEY', webhookSecretContext);

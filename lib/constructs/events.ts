@@ -52,7 +52,7 @@ export class Events extends Construct {
       functionName: ServiceFunction.physicalName(props.namePrefix, 'relayEvents'),
       description: 'Relays new outbox items from the table stream to the event bus, in order.',
       repoRoot: props.repoRoot,
-      entry: 'functions/events/on-table-stream.ts',
+      entry: 'functions/webhooks/on-table-stream.ts',
       memorySize: 256,
       // A batch of 100: 100 reads at once, then ten PutEvents one after another.
       timeout: Duration.seconds(60),

@@ -26,8 +26,13 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { localFunctions } from './functions.js';
 import { installEventBus } from '../../functions/events/bus.js';
 import { relayRecords } from '../../functions/events/relay.js';
-import { relayDeps } from '../../functions/events/deps.js';
+import { relayDeps } from '../../functions/webhooks/on-table-stream.js';
 import { startStreamPoller } from './stream-poller.js';
+import { ensureWebhookQueue, requeuePendingDeliveries, startDeliveryWorker } from './webhook-queue.js';
+import { deliveryQueue } from '../../functions/store/delivery-queue.js';
+import { webhookSecretSealer } from '../../functions/store/sealer.js';
+import { deliverDeps, handleDeliveries } from '../../functions/webhooks/on-delivery.js';
+import { log } from '../../functions/observability/logger.js';
 import { localEventBus } from './events.js';
 import { startSweeper } from './sweeper.js';
 import { endOrphanedJourneys, startReconciler } from './reconciler.js';
@@ -44,7 +49,7 @@ import { secretSealer } from '../../functions/store/sealer.js';
 import { secretSealer as cloudSecretSealer } from '../../functions/cloud-functions/deps.js';
 import { localExportQueue } from './exports.js';
 import { dynamo as storeClient } from '../../functions/store/client.js';
-import { getConfig } from '../../functions/config.js';
+import { DEFAULT_WEBHOOK_RETRY_SECONDS, getConfig } from '../../functions/config.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { identityStoreStore } from '../../functions/store/identity-store.js';
 import { DEFAULT_REQUIREMENTS, newStore } from '../../functions/identity-store/stores.js';
@@ -151,6 +156,11 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       // Cloud functions may reach the S3 stand-in's public endpoint on loopback (a pre-signed
       // upload URL), as they reach S3 on AWS; nothing else private.
       CLOUD_FUNCTION_ALLOWED_ORIGINS: new URL(localS3.publicEndpoint).origin,
+      // Webhooks: the SQS stand-in (fauxqs, the S3 stand-in's server), and receivers on this
+      // machine allowed (http:// to loopback); every other private address is refused as on AWS.
+      SQS_ENDPOINT: localS3.endpoint,
+      WEBHOOK_QUEUE_URL: await ensureWebhookQueue(localS3.endpoint, (process.env.WEBHOOK_RETRY_SECONDS ?? DEFAULT_WEBHOOK_RETRY_SECONDS).split(',').length + 1),
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
       // The tenant rate limit runs here as on AWS (one counting write per request); the default is
       // high enough that the test suite, several files at once on one tenant, never meets it.
       TENANT_RATE_LIMIT: process.env.TENANT_RATE_LIMIT ?? '1000',
@@ -191,6 +201,8 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       recordMethods(secretSealer, { seal: 'kms:Encrypt', unseal: 'kms:Decrypt' });
       recordMethods(cloudSecretSealer, { seal: 'kms:Encrypt (secrets)', unseal: 'kms:Decrypt (secrets)' });
       recordMethods(exportJobs, { enqueue: 'sqs:SendMessage' });
+      recordMethods(deliveryQueue, { send: 'sqs:SendMessage (webhooks)', delay: 'sqs:ChangeMessageVisibility (webhooks)' });
+      recordMethods(webhookSecretSealer, { seal: 'kms:Encrypt (webhook secrets)', unseal: 'kms:Decrypt (webhook secrets)' });
       recordMethods(functionRunner, { run: 'lambda:InvokeFunction' });
       // Liveness is the embedded model on AWS too: no AWS call.
       recordMethods(faceEngine, {
@@ -222,6 +234,15 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       tableName: LOCAL_TABLE,
       checkpointFile: join(localDir, 'stream-checkpoint.json'),
       handle: (records) => asOperation('relayEvents', () => relayRecords(relayDeps, records)),
+    });
+    // Webhook deliveries: what a stop or crash left queued comes back from the table, then the
+    // worker (the delivery queue's event source mapping on AWS) takes them.
+    const requeued = await requeuePendingDeliveries(admin, LOCAL_TABLE, (m) => deliveryQueue.send(m));
+    if (requeued) log().info('webhook deliveries queued again after a restart', { requeued });
+    const deliveryWorker = startDeliveryWorker({
+      endpoint: localS3.endpoint,
+      queueUrl: process.env.WEBHOOK_QUEUE_URL!,
+      handle: (records) => asOperation('deliverWebhooks', () => handleDeliveries(deliverDeps(), records)),
     });
     await republishDefinitions(admin, engine);
     if (crashed) await asOperation('reconcileExecutions', () => endOrphanedJourneys(new Date()));
@@ -294,6 +315,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
         // The events of the last changes go out before the table stops (what is left, the next start relays).
         await Promise.race([relay.drained(), new Promise((r) => setTimeout(r, 2_000))]);
         await relay.stop();
+        await deliveryWorker.stop();
         await functionRunner.stop();
         await faceEngine.stop();
         admin.destroy();

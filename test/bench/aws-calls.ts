@@ -188,7 +188,7 @@ export async function measureAwsCalls(opts: {
     const { installOrchestrator } = await import('../../functions/process-manager/orchestrator.js');
     const { installEventBus } = await import('../../functions/events/bus.js');
     const { relayRecords } = await import('../../functions/events/relay.js');
-    const { relayDeps } = await import('../../functions/events/deps.js');
+    const { relayDeps } = await import('../../functions/webhooks/on-table-stream.js');
     const { startStreamPoller } = await import('../../lib/local/stream-poller.js');
     const { benchEngine, countingOrchestrator, CountingBus } = await import('./orchestration.js');
     const { measureProcessManager } = await import('./process-calls.js');

@@ -26,6 +26,8 @@ export function grantedActions(): Map<string, Set<string>> {
     for (const i of r.aws.images ?? []) a.add(`s3:${i}`);
     for (const e of r.aws.exports ?? []) a.add({ SendMessage: 'sqs:SendMessage', Seal: 'kms:Encrypt', GetObject: 's3:GetObject (exports)' }[e]);
     if (r.aws.cloudSecrets === 'seal') a.add('kms:Encrypt (secrets)');
+    if (r.aws.webhooks?.includes('Seal')) a.add('kms:Encrypt (webhook secrets)');
+    if (r.aws.webhooks?.includes('SendMessage')) a.add('sqs:SendMessage (webhooks)');
     for (const f of r.aws.faces ?? []) a.add(`rekognition:${f}`);
     out.set(r.operationId, a);
   }
@@ -45,8 +47,15 @@ export function grantedActions(): Map<string, Set<string>> {
     if (own.size > 0) out.set(`activities:${spec.type}`, own);
   }
   out.set('onInstanceExpired', new Set(['s3:ListBucket', 's3:DeleteObject']));
-  // The outbox relay (lib/constructs/events.ts): reads each new event item, puts it on the bus.
-  out.set('relayEvents', new Set(['dynamodb:GetItem', 'events:PutEvents']));
+  // The outbox relay (lib/constructs/events.ts): reads each new event item, puts it on the bus,
+  // then reads the tenant's webhooks, starts each delivery and queues it.
+  out.set('relayEvents', new Set(['dynamodb:GetItem', 'events:PutEvents', 'dynamodb:Query', 'dynamodb:PutItem', 'sqs:SendMessage (webhooks)']));
+  // The delivery worker: the delivery, the webhook and the event; the attempt recorded (and a
+  // webhook disabled on 410); its secrets unsealed; the message hidden for its backoff.
+  out.set(
+    'deliverWebhooks',
+    new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'kms:Decrypt (webhook secrets)', 'sqs:ChangeMessageVisibility (webhooks)']),
+  );
   // The export worker (lib/constructs/exports.ts): the job item, the archive's user data and
   // images with its sealed password, the CSV's index queries, and the file it writes.
   out.set(

@@ -52,7 +52,9 @@ export default async function setup(project: TestProject) {
   const log = openSync(logFile, 'a');
   const env = { ...process.env, PORT: '0', LOCAL_DIR: localDir, LOG_LEVEL: 'INFO', SWEEP_INTERVAL_SECONDS: '2', RECONCILE_INTERVAL_SECONDS: '1', RECORD_AWS_USAGE: usageFile, VALIDATE_RESPONSES: '1',
     // Low enough for token-rate-limit.test.ts to exceed on its own tenant, above what any other file issues a second.
-    TOKEN_RATE_LIMIT: '50' };
+    TOKEN_RATE_LIMIT: '50',
+    // Webhook retries after 1 to 3 s instead of 5 s to 10 h: the same schedule's shape, in a test's time.
+    WEBHOOK_RETRY_SECONDS: '1,1,2,2,3,3,3' };
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: ROOT, env, stdio: ['ignore', log, log] });
 
   const bootstrapPath = join(localDir, 'bootstrap.json');

@@ -12,7 +12,7 @@ import {
 } from '../../functions/events/bus.js';
 import { EVENT_ID_PATTERN, EVENT_SCHEMAS, EVENT_SUMMARIES, EVENT_TYPES, IDENTITY_STORE_EVENT_TYPES, instanceEvents } from '../../functions/events/catalogue.js';
 import { matchesFilter, OUTBOX_STREAM_FILTER, relayRecords, type StreamRecord } from '../../functions/events/relay.js';
-import { handler as onTableStream } from '../../functions/events/on-table-stream.js';
+import { handler as onTableStream } from '../../functions/webhooks/on-table-stream.js';
 import { identityStoreEvent, newEventId, type EventEnvelope } from '../../functions/shared/events.js';
 import { IDENTITY_EVENT_TYPES } from '../../functions/identity-store/model.js';
 import { keys } from '../../functions/store/keys.js';

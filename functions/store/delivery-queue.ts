@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { getStoreConfig } from '../config.js';
+import { traced } from '../observability/tracer.js';
+import type { DeliveryMessage, DeliveryQueue } from '../webhooks/model.js';
+
+/** SQS takes at most 10 messages a SendMessageBatch. */
+const BATCH = 10;
+
+/** An id SQS takes (at most 128 characters of `[A-Za-z0-9!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~]`): the value, or its SHA-256 when it would not fit. */
+function sqsId(value: string): string {
+  return value.length <= 128 && /^[\x21-\x7e]+$/.test(value) ? value : createHash('sha256').update(value).digest('hex');
+}
+
+let client: Promise<SQSClient> | undefined;
+function sqs(): Promise<SQSClient> {
+  client ??= import('@aws-sdk/client-sqs').then(({ SQSClient }) => {
+    const { SQS_ENDPOINT } = getStoreConfig();
+    return traced(
+      new SQSClient(
+        SQS_ENDPOINT ? { endpoint: SQS_ENDPOINT, region: process.env.AWS_REGION ?? 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {},
+      ),
+    );
+  });
+  return client;
+}
+
+function queueUrl(): string {
+  const url = getStoreConfig().WEBHOOK_QUEUE_URL;
+  if (!url) throw new Error('WEBHOOK_QUEUE_URL is not configured for this function');
+  return url;
+}
+
+/**
+ * The delivery queue: SQS FIFO (fauxqs locally, the same calls). A message group per webhook
+ * and subject, so one subject's events reach a webhook in the order they were relayed and a
+ * failing one holds back only those after it; the deduplication id is the webhook and event, so
+ * a batch the relay sends again within five minutes is not queued twice.
+ */
+export const deliveryQueue: DeliveryQueue = {
+  async send(messages) {
+    const { SendMessageBatchCommand } = await import('@aws-sdk/client-sqs');
+    const c = await sqs();
+    for (let i = 0; i < messages.length; i += BATCH) {
+      const chunk = messages.slice(i, i + BATCH);
+      const out = await c.send(
+        new SendMessageBatchCommand({
+          QueueUrl: queueUrl(),
+          Entries: chunk.map((m: DeliveryMessage, j) => ({
+            Id: String(j),
+            MessageBody: JSON.stringify(m),
+            MessageGroupId: sqsId(`${m.webhookId}:${m.subjectId}`),
+            MessageDeduplicationId: sqsId(`${m.webhookId}:${m.eventId}${m.replay ? `:${m.replay}` : ''}`),
+          })),
+        }),
+      );
+      if (out.Failed?.length) throw new Error(`SQS refused ${out.Failed.length} deliveries: ${out.Failed[0]!.Code}`);
+    }
+  },
+  async delay(receiptHandle, seconds) {
+    const { ChangeMessageVisibilityCommand } = await import('@aws-sdk/client-sqs');
+    await (await sqs()).send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl(), ReceiptHandle: receiptHandle, VisibilityTimeout: Math.min(43_200, Math.max(0, Math.round(seconds))) }));
+  },
+};

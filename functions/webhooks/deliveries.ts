@@ -1,0 +1,16 @@
+import { apiHandler } from '../http/wrapper.js';
+import { deliveries, webhooks } from './deps.js';
+import { webhookRoutes as routes } from './routes.js';
+import { getWebhook } from './webhooks.js';
+
+export const handler = apiHandler(routes.listWebhookDeliveries, async ({ tenantId, path, query }) => {
+  await getWebhook({ webhooks }, tenantId, path.webhookId);
+  const page = await deliveries.page(tenantId, path.webhookId, query.size, query.nextToken);
+  return {
+    status: 200,
+    body: {
+      deliveries: page.deliveries.map(({ tenantId: _t, webhookId: _w, expiresAt: _e, createdAt: _c, updatedAt: _u, ...d }) => d),
+      ...(page.next ? { nextToken: page.next } : {}),
+    },
+  };
+});

@@ -1,0 +1,15 @@
+/**
+ * The webhooks' storage and ports, put together here and only here: the subscriptions and their
+ * deliveries (the table), the outbox, the delivery queue (SQS), the secrets' sealer (KMS).
+ */
+import type { DeliveryQueue, DeliveryStore, WebhookSecretSealer, WebhookStore } from './model.js';
+import { deliveryStore, webhookStore } from '../store/webhooks.js';
+import { deliveryQueue } from '../store/delivery-queue.js';
+import { outboxStore, type OutboxStore } from '../store/outbox.js';
+import { webhookSecretSealer } from '../store/sealer.js';
+
+export const webhooks: WebhookStore = webhookStore;
+export const deliveries: DeliveryStore = deliveryStore;
+export const queue: DeliveryQueue = deliveryQueue;
+export const outbox: OutboxStore = outboxStore;
+export const sealer: WebhookSecretSealer = webhookSecretSealer;

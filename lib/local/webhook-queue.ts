@@ -1,0 +1,122 @@
+import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DeliveryMessage, DeliveryRecord } from '../../functions/webhooks/model.js';
+import type { QueueRecord } from '../../functions/webhooks/on-delivery.js';
+import { log } from '../../functions/observability/logger.js';
+
+/** The queue's name, as the stack names its own (`.fifo`: SQS FIFO). */
+const QUEUE = 'arthr-webhook-deliveries.fifo';
+const DEAD_LETTERS = 'arthr-webhook-deliveries-dlq.fifo';
+
+function sqsClient(endpoint: string): SQSClient {
+  return new SQSClient({ endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+}
+
+/**
+ * The webhook delivery queue on fauxqs, made as the stack makes it (lib/constructs/events.ts):
+ * FIFO with content-based deduplication off (the sender gives each message's id), a visibility
+ * timeout above one attempt's 15 s, and a dead-letter queue for messages received more often than
+ * any delivery is attempted (a worker that keeps failing before it can record the attempt).
+ */
+export async function ensureWebhookQueue(endpoint: string, maxAttempts: number): Promise<string> {
+  const sqs = sqsClient(endpoint);
+  try {
+    const dlq = await sqs.send(new CreateQueueCommand({ QueueName: DEAD_LETTERS, Attributes: { FifoQueue: 'true' } }));
+    const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl!, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+    const out = await sqs.send(
+      new CreateQueueCommand({
+        QueueName: QUEUE,
+        Attributes: {
+          FifoQueue: 'true',
+          VisibilityTimeout: '60',
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: maxAttempts + 3 }),
+        },
+      }),
+    );
+    return out.QueueUrl!;
+  } finally {
+    sqs.destroy();
+  }
+}
+
+/**
+ * fauxqs keeps messages in memory: what a stop or a crash left queued is queued again from the
+ * table, where every delivery not yet settled is PENDING (the relay writes it before it queues
+ * it). In each webhook's order of events, so a subject's order holds.
+ */
+export async function requeuePendingDeliveries(client: DynamoDBClient, tableName: string, send: (m: DeliveryMessage[]) => Promise<void>): Promise<number> {
+  const pending: DeliveryRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await client.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: 'itemType = :t AND #s = :p',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':t': { S: 'WebhookDelivery' }, ':p': { S: 'PENDING' } },
+        ExclusiveStartKey: start as never,
+      }),
+    );
+    pending.push(...(out.Items ?? []).map((i) => unmarshall(i) as DeliveryRecord));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  pending.sort((a, b) => a.webhookId.localeCompare(b.webhookId) || a.eventTimestamp.localeCompare(b.eventTimestamp) || a.eventId.localeCompare(b.eventId));
+  // A message of its own (not deduplicated against one sent before the restart).
+  const restart = String(Date.now());
+  if (pending.length) {
+    await send(pending.map((d) => ({ tenantId: d.tenantId, webhookId: d.webhookId, eventId: d.eventId, eventTimestamp: d.eventTimestamp, subjectId: d.subjectId, replay: `restart-${restart}` })));
+  }
+  return pending.length;
+}
+
+/**
+ * What Lambda's event source mapping does on AWS for the FIFO delivery queue: receives up to 10
+ * messages (a group's in order, never two of one group at once), hands them to `handle` as SQS
+ * records, and deletes the ones it did not report failed. A reported one stays, hidden for as
+ * long as `handle` set (its backoff). `workers` loops run at once, as the mapping runs batches of
+ * different groups side by side.
+ */
+export function startDeliveryWorker(opts: {
+  endpoint: string;
+  queueUrl: string;
+  workers?: number;
+  handle(records: QueueRecord[]): Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
+}): { stop(): Promise<void> } {
+  const sqs = sqsClient(opts.endpoint);
+  let stopping = false;
+  const loop = async () => {
+    while (!stopping) {
+      try {
+        const out = await sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: opts.queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount'] }),
+        );
+        const messages = out.Messages ?? [];
+        if (!messages.length) continue;
+        const records: QueueRecord[] = messages.map((m) => ({
+          messageId: m.MessageId!,
+          receiptHandle: m.ReceiptHandle!,
+          body: m.Body!,
+          attributes: { ...(m.Attributes?.MessageGroupId ? { MessageGroupId: m.Attributes.MessageGroupId } : {}) },
+        }));
+        const { batchItemFailures } = await opts.handle(records);
+        const failed = new Set(batchItemFailures.map((f) => f.itemIdentifier));
+        const done = messages.filter((m) => !failed.has(m.MessageId!));
+        if (done.length) {
+          await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: opts.queueUrl, Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+        }
+      } catch (error) {
+        if (!stopping) log().warn('webhook delivery worker: receive failed; retrying', { error: error as Error });
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  };
+  const loops = Array.from({ length: opts.workers ?? 4 }, loop);
+  return {
+    async stop() {
+      stopping = true;
+      await Promise.all(loops);
+      sqs.destroy();
+    },
+  };
+}

@@ -1,0 +1,269 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { adminToken, call, issueToken, keyWith } from './client.js';
+import type { EventEnvelope } from '../../functions/shared/events.js';
+
+const BASE = '/api/webhook-manager/webhooks';
+let token: string;
+let other: string;
+beforeAll(async () => {
+  token = await adminToken();
+  other = await issueToken(inject('otherKey'), 'other');
+});
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  status: number;
+}
+
+/**
+ * A subscriber's endpoint on this machine: answers each request with what `answer` says (by
+ * default 204), and keeps every request it got.
+ */
+class Receiver {
+  readonly got: Received[] = [];
+  answer: (n: number, body: string) => { status: number; headers?: Record<string, string> } = () => ({ status: 204 });
+  private server!: Server;
+  url = '';
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const a = this.answer(this.got.length, body);
+        this.got.push({ headers: req.headers, body, status: a.status });
+        res.writeHead(a.status, a.headers).end();
+      });
+    });
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
+    return this;
+  }
+  stop(): Promise<void> {
+    return new Promise((r) => this.server.close(() => r()));
+  }
+  /** The accepted requests' events, each verified as a subscriber verifies it, deduplicated by `webhook-id`. */
+  accepted(secret: string): EventEnvelope[] {
+    const seen = new Map<string, EventEnvelope>();
+    for (const r of this.got.filter((g) => g.status >= 200 && g.status < 300)) {
+      const event = new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as EventEnvelope;
+      expect(event.id).toBe(r.headers['webhook-id']);
+      if (!seen.has(event.id)) seen.set(event.id, event);
+    }
+    return [...seen.values()];
+  }
+}
+
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function subscribe(body: Record<string, unknown>, as = token, tenant = 'demo') {
+  const res = await call('POST', BASE, { token: as, tenant, body });
+  expect(res.status, res.text).toBe(201);
+  return res.json as { id: string; secret: string; url: string };
+}
+
+/** A new instance of the identity-check example, opened by its end user. */
+async function openedInstance(name = 'identity-check'): Promise<string> {
+  const pt = await call('POST', '/api/process-manager/processTokens', {
+    token,
+    body: { name: `wh-${Math.random().toString(36).slice(2)}`, processDefnName: name, processDefnVersion: 1 },
+  });
+  expect(pt.status, pt.text).toBe(201);
+  const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
+  expect(created.status, created.text).toBe(201);
+  const link = new URL(created.json.redirectUrl);
+  expect((await call('GET', `${link.pathname}${link.search}`)).status).toBe(200);
+  return created.json.processInstanceId;
+}
+
+/** The events the runtime's relay put on its bus (its order: the order written), from the service log. */
+function relayed(): EventEnvelope[] {
+  return readFileSync(inject('logFile'), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"message":"event"'))
+    .map((l) => (JSON.parse(l) as { event: EventEnvelope }).event);
+}
+
+describe('webhook delivery', () => {
+  let receiver: Receiver;
+  beforeAll(async () => (receiver = await new Receiver().start()));
+  afterAll(() => receiver.stop());
+
+  it('gets a receiver that fails twice, then accepts, every event once after deduplication, signed, in order per instance', async () => {
+    // The first two requests fail (a 500, then a 503 asking to wait a second); every later one is taken.
+    receiver.answer = (n) => (n === 0 ? { status: 500 } : n === 1 ? { status: 503, headers: { 'retry-after': '1' } } : { status: 204 });
+    const hook = await subscribe({ url: receiver.url, eventTypes: ['process-instance.created', 'process-instance.status-changed', 'process-instance.step-changed'] });
+    expect(hook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const ids = [await openedInstance(), await openedInstance()];
+
+    for (const id of ids) {
+      const mine = await until(`the events of ${id}`, () => {
+        const found = receiver.accepted(hook.secret).filter((e) => e.subject.id === id);
+        return found.some((e) => e.type === 'process-instance.status-changed') && found.some((e) => e.type === 'process-instance.step-changed') ? found : undefined;
+      });
+      // The order the relay put them on the bus, which is the order they were written.
+      const order = relayed().filter((e) => e.subject.id === id && e.type !== 'process-instance.completed').map((e) => e.id);
+      expect(mine.map((e) => e.id)).toEqual(order.slice(0, mine.length));
+      expect(mine[0]!.type).toBe('process-instance.created');
+    }
+    // Two failures, and nothing lost: the failed event was among those accepted later.
+    expect(receiver.got.slice(0, 2).map((r) => r.status)).toEqual([500, 503]);
+    const failedId = receiver.got[0]!.headers['webhook-id'];
+    expect(receiver.accepted(hook.secret).map((e) => e.id)).toContain(failedId);
+    // A forged signature does not verify.
+    const one = receiver.got.find((r) => r.status === 204)!;
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(one.body, one.headers as Record<string, string>)).toThrow();
+
+    // The delivery log: each failed event's attempts, with their status and latency, the last one taken.
+    const log = await call('GET', `${BASE}/${hook.id}/deliveries?size=100`, { token });
+    expect(log.status).toBe(200);
+    for (const [i, status] of [[0, 500], [1, 503]] as const) {
+      const d = log.json.deliveries.find((x: { eventId: string }) => x.eventId === receiver.got[i]!.headers['webhook-id']);
+      expect(d.status).toBe('DELIVERED');
+      expect(d.attempts[0].status).toBe(status);
+      expect(d.attempts.at(-1).status).toBe(204);
+      for (const a of d.attempts) expect(a.latencyMs).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it('signs with both secrets for a day after a rotation, and sends a test event to that webhook only', async () => {
+    const mine = await new Receiver().start();
+    const bystander = await new Receiver().start();
+    try {
+      const hook = await subscribe({ url: mine.url, eventTypes: ['webhook.test'] });
+      await subscribe({ url: bystander.url, eventTypes: ['webhook.test'] });
+      const rotated = await call('POST', `${BASE}/${hook.id}/secret/rotate`, { token });
+      expect(rotated.status).toBe(200);
+      expect(rotated.json.secret).not.toBe(hook.secret);
+      expect(rotated.json.previousSecretExpiresDtm).toBeDefined();
+      const sent = await call('POST', `${BASE}/${hook.id}/test`, { token });
+      expect(sent.status).toBe(202);
+      const got = await until('the test event', () => mine.got[0]);
+      expect(got.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+      // Each secret alone verifies it, as a receiver mid-switch verifies it.
+      for (const secret of [hook.secret, rotated.json.secret]) {
+        expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toMatchObject({ id: sent.json.eventId, type: 'webhook.test', data: { webhookId: hook.id } });
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(bystander.got).toEqual([]);
+    } finally {
+      await mine.stop();
+      await bystander.stop();
+    }
+  });
+
+  it('disables a webhook whose endpoint answers 410 Gone, and sends it nothing more until it is enabled again', async () => {
+    const gone = await new Receiver().start();
+    try {
+      gone.answer = () => ({ status: 410 });
+      const hook = await subscribe({ url: gone.url, eventTypes: ['webhook.test'] });
+      await call('POST', `${BASE}/${hook.id}/test`, { token });
+      await until('the webhook disabled', async () => ((await call('GET', `${BASE}/${hook.id}`, { token })).json.enabled === false ? true : undefined));
+      expect((await call('GET', `${BASE}/${hook.id}`, { token })).json).toMatchObject({ enabled: false, disabledReason: 'ENDPOINT_GONE' });
+      await call('POST', `${BASE}/${hook.id}/test`, { token });
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(gone.got).toHaveLength(1);
+      gone.answer = () => ({ status: 200 });
+      expect((await call('PATCH', `${BASE}/${hook.id}`, { token, body: { enabled: true } })).json).toMatchObject({ enabled: true });
+      expect((await call('GET', `${BASE}/${hook.id}`, { token })).json.disabledReason).toBeUndefined();
+      await call('POST', `${BASE}/${hook.id}/test`, { token });
+      await until('a delivery after enabling', () => (gone.got.length === 2 ? true : undefined));
+    } finally {
+      await gone.stop();
+    }
+  });
+
+  it('replays one event, or a time range, with the same webhook-id', async () => {
+    const r = await new Receiver().start();
+    try {
+      const hook = await subscribe({ url: r.url, eventTypes: ['webhook.test'] });
+      const from = new Date().toISOString();
+      const sent = await call('POST', `${BASE}/${hook.id}/test`, { token });
+      await until('the test event', () => r.got[0]);
+      const again = await call('POST', `${BASE}/${hook.id}/replay`, { token, body: { eventId: sent.json.eventId } });
+      expect(again.json).toEqual({ queued: 1 });
+      await until('the replay', () => r.got[1]);
+      expect(r.got[1]!.headers['webhook-id']).toBe(sent.json.eventId);
+      const range = await call('POST', `${BASE}/${hook.id}/replay`, { token, body: { from, to: new Date().toISOString() } });
+      expect(range.json).toEqual({ queued: 1 });
+      await until('the range replay', () => r.got[2]);
+      expect(r.accepted(hook.secret)).toHaveLength(1);
+      expect((await call('POST', `${BASE}/${hook.id}/replay`, { token, body: { eventId: 'evt_01AAAAAAAAAAAAAAAAAAAAAAAA' } })).status).toBe(400);
+      expect((await call('POST', `${BASE}/${hook.id}/replay`, { token, body: {} })).status).toBe(400);
+    } finally {
+      await r.stop();
+    }
+  });
+});
+
+describe('webhook subscriptions', () => {
+  it('refuses a URL to a private, link-local, metadata or non-https address', async () => {
+    for (const url of ['http://10.0.0.5/hook', 'https://192.168.1.10/hook', 'https://169.254.169.254/latest/meta-data', 'https://[fd00::1]/hook', 'ftp://127.0.0.1/x', 'https://user:pw@127.0.0.1/x']) {
+      const res = await call('POST', BASE, { token, body: { url } });
+      expect(res.status, url).toBe(400);
+      expect(res.json.code, url).toBe('WEBHOOK_URL_REFUSED');
+    }
+    const made = await subscribe({ url: 'http://127.0.0.1:9/hook' });
+    const moved = await call('PATCH', `${BASE}/${made.id}`, { token, body: { url: 'http://10.1.2.3/hook' } });
+    expect(moved.json.code).toBe('WEBHOOK_URL_REFUSED');
+    expect((await call('DELETE', `${BASE}/${made.id}`, { token })).status).toBe(204);
+  });
+
+  it('never shows a secret after it is made, and checks what a change names', async () => {
+    const made = await subscribe({ url: 'http://127.0.0.1:9/a', eventTypes: ['identity-store.user-added'], processDefnNames: ['identity-check'], description: 'crm' });
+    const read = await call('GET', `${BASE}/${made.id}`, { token });
+    expect(read.json).toMatchObject({ id: made.id, url: 'http://127.0.0.1:9/a', eventTypes: ['identity-store.user-added'], processDefnNames: ['identity-check'], enabled: true });
+    const list = await call('GET', `${BASE}?size=1000`, { token });
+    expect(list.json.content.some((w: { id: string }) => w.id === made.id)).toBe(true);
+    expect(JSON.stringify([read.json, list.json])).not.toContain('whsec_');
+    expect(JSON.stringify([read.json, list.json])).not.toContain('sealed');
+    const bad = await call('PATCH', `${BASE}/${made.id}`, { token, body: { eventTypes: ['process-instance.exploded'] } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.code).toBe('VALIDATION_FAILED');
+    expect((await call('DELETE', `${BASE}/${made.id}`, { token })).status).toBe(204);
+    expect((await call('GET', `${BASE}/${made.id}`, { token })).status).toBe(404);
+    expect((await call('DELETE', `${BASE}/${made.id}`, { token })).json.code).toBe('WEBHOOK_NOT_FOUND');
+  });
+
+  it("keeps each tenant's webhooks its own, and asks for the permission of each operation", async () => {
+    const made = await subscribe({ url: 'http://127.0.0.1:9/t' });
+    for (const [method, path] of [['GET', `${BASE}/${made.id}`], ['PATCH', `${BASE}/${made.id}`], ['DELETE', `${BASE}/${made.id}`], ['POST', `${BASE}/${made.id}/test`], ['POST', `${BASE}/${made.id}/secret/rotate`], ['GET', `${BASE}/${made.id}/deliveries`]] as const) {
+      const res = await call(method, path, { token: other, tenant: 'other', body: method === 'PATCH' ? { enabled: false } : undefined });
+      expect(res.status, `${method} ${path}`).toBe(404);
+    }
+    expect((await call('GET', `${BASE}?size=1000`, { token: other, tenant: 'other' })).json.content.some((w: { id: string }) => w.id === made.id)).toBe(false);
+
+    const reader = await keyWith(['WebhookManager:getWebhooks']);
+    const readerToken = await issueToken(reader.secret);
+    expect((await call('GET', `${BASE}/${made.id}`, { token: readerToken })).status).toBe(200);
+    expect((await call('POST', BASE, { token: readerToken, body: { url: 'http://127.0.0.1:9/x' } })).status).toBe(403);
+    expect((await call('POST', `${BASE}/${made.id}/secret/rotate`, { token: readerToken })).status).toBe(403);
+    expect((await call('DELETE', `${BASE}/${made.id}`, { token: readerToken })).status).toBe(403);
+    expect((await call('DELETE', `${BASE}/${made.id}`, { token })).status).toBe(204);
+  });
+
+  it('holds at most 20 webhooks a tenant: the twentieth is made, the next refused, and a delete makes room', async () => {
+    // The other tenant's (only this test makes webhooks there): the count starts from what it has.
+    const have = (await call('GET', `${BASE}?size=1000`, { token: other, tenant: 'other' })).json.content as { id: string }[];
+    const made: string[] = [];
+    for (let i = have.length; i < 20; i++) made.push((await subscribe({ url: `http://127.0.0.1:9/${i}` }, other, 'other')).id);
+    const over = await call('POST', BASE, { token: other, tenant: 'other', body: { url: 'http://127.0.0.1:9/21' } });
+    expect(over.status).toBe(409);
+    expect(over.json.code).toBe('WEBHOOK_LIMIT');
+    const gone = made[0] ?? have[0]!.id;
+    expect((await call('DELETE', `${BASE}/${gone}`, { token: other, tenant: 'other' })).status).toBe(204);
+    await subscribe({ url: 'http://127.0.0.1:9/again' }, other, 'other');
+  });
+});
