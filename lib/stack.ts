@@ -389,19 +389,21 @@ export class ArthrStack extends Stack {
       environment: { TABLE_NAME: this.table.tableName, LOG_LEVEL: environment.LOG_LEVEL!, POWERTOOLS_SERVICE_NAME: namePrefix },
     });
 
+    // Route queries read only the indexes made for them (not the reconciler's).
+    const indexNames = TABLE_SCHEMA.globalSecondaryIndexes.filter((g) => g.queriedByRoutes).map((g) => g.indexName);
+
+    // --- Cloud secrets: sealed with their own key, opened only by the step that gives them to a function.
+    this.cloudSecretsKey = cloudSecretsKey(this);
+
     // --- Events out: the outbox relay from the table's stream to the stack's own bus.
     this.events = new Events(this, 'Events', {
       repoRoot: REPO_ROOT,
       namePrefix,
       table: this.table,
       environment: { TABLE_NAME: this.table.tableName, LOG_LEVEL: environment.LOG_LEVEL!, POWERTOOLS_SERVICE_NAME: namePrefix },
+      secretsKey: this.cloudSecretsKey,
     });
 
-    // Route queries read only the indexes made for them (not the reconciler's).
-    const indexNames = TABLE_SCHEMA.globalSecondaryIndexes.filter((g) => g.queriedByRoutes).map((g) => g.indexName);
-
-    // --- Cloud secrets: sealed with their own key, opened only by the step that gives them to a function.
-    this.cloudSecretsKey = cloudSecretsKey(this);
 
     // --- Asynchronous exports: what is too large for one Lambda response, made into S3.
     this.exports = new Exports(this, 'Exports', {
@@ -436,6 +438,7 @@ export class ArthrStack extends Stack {
         images: this.images,
         exports: this.exports,
         cloudSecretsKey: this.cloudSecretsKey,
+        webhookQueue: this.events.deliveries,
         packageLayers,
         environment,
       });
@@ -490,6 +493,7 @@ export class ArthrStack extends Stack {
         { title: 'Image clean-ups not done', queue: this.images.cleanupDeadLetters },
         { title: 'Export jobs failed', queue: this.exports.deadLetters },
         { title: 'Events not relayed', queue: this.events.relayDeadLetters },
+        { title: 'Webhook deliveries not attempted', queue: this.events.deliveryDeadLetters },
       ],
       ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
     });

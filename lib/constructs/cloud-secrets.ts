@@ -24,6 +24,19 @@ export function cloudSecretsEnvironment(key: kms.IKey): Record<string, string> {
   return { SECRETS_KEY: `kms:${key.keyArn}` };
 }
 
+/** The encryption context every sealed webhook signing secret carries (functions/store/sealer.ts `webhookSecretContext`). */
+export const WEBHOOK_SECRET_PURPOSE = 'webhook-secret';
+
+/** Encrypt (routes that make a secret) or Decrypt (the delivery worker), only for webhook secrets' context, with the same key. */
+export function webhookSecretStatement(action: 'seal' | 'unseal', key: kms.IKey): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid: action === 'seal' ? 'SealWebhookSecrets' : 'UnsealWebhookSecrets',
+    actions: [action === 'seal' ? 'kms:Encrypt' : 'kms:Decrypt'],
+    resources: [key.keyArn],
+    conditions: { StringEquals: { 'kms:EncryptionContext:purpose': WEBHOOK_SECRET_PURPOSE } },
+  });
+}
+
 /** Encrypt (routes that store a value) or Decrypt (the step that gives them to a function), only for cloud secrets' context. */
 export function cloudSecretStatement(action: 'seal' | 'unseal', key: kms.IKey): iam.PolicyStatement {
   return new iam.PolicyStatement({

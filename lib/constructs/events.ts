@@ -3,7 +3,12 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DEFAULT_WEBHOOK_RETRY_SECONDS } from '../../functions/config.js';
+import { cloudSecretsEnvironment, webhookSecretStatement } from './cloud-secrets.js';
 import { Construct } from 'constructs';
 import { OUTBOX_STREAM_FILTER } from '../../functions/events/relay.js';
 import { deadLetterQueue } from './dead-letters.js';
@@ -16,6 +21,18 @@ export interface EventsProps {
   table: ITable;
   /** What the store configuration parses (functions/config.ts), and the log level. */
   environment: Record<string, string>;
+  /** The key webhook signing secrets are sealed with (the cloud secrets' key, purpose `webhook-secret`). */
+  secretsKey: kms.IKey;
+}
+
+/** A grant on the table's items limited to partitions whose key matches one of `partitions` (IAM wildcards). */
+function itemsOf(sid: string, actions: string[], table: ITable, partitions: string[]): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid,
+    actions: actions.map((a) => `dynamodb:${a}`),
+    resources: [table.tableArn],
+    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': partitions } },
+  });
 }
 
 /**
@@ -31,6 +48,10 @@ export class Events extends Construct {
   /** Stream records the relay could not put on the bus within their age limit: their shard and sequence numbers. */
   readonly relayDeadLetters: sqs.Queue;
   readonly relayMapping: lambda.EventSourceMapping;
+  /** Webhook deliveries waiting for their attempt: FIFO, a group per webhook and subject. */
+  readonly deliveries: sqs.Queue;
+  readonly deliveryDeadLetters: sqs.Queue;
+  readonly deliveryWorker: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: EventsProps) {
     super(scope, id);
@@ -48,6 +69,41 @@ export class Events extends Construct {
         'sort key EVT#{time}#{id}), to be sent again once the cause is fixed.',
     });
 
+    // --- Webhook deliveries: the relay queues one message per webhook that wants an event; the
+    // worker makes each attempt and hides a failed one for its backoff (ChangeMessageVisibility),
+    // which holds back the rest of its group, so a subject's events arrive in order.
+    const attempts = DEFAULT_WEBHOOK_RETRY_SECONDS.split(',').length + 1;
+    this.deliveryDeadLetters = new sqs.Queue(this, 'DeliveryDeadLetters', {
+      fifo: true,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.deliveryDeadLetters.node.defaultChild!).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is itself the dead-letter queue of the webhook delivery queue.' });
+    this.deliveryDeadLetters
+      .metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM })
+      .createAlarm(this, 'DeliveryDeadLettersAlarm', {
+        alarmDescription:
+          'Webhook deliveries the worker could not even attempt (its own reads or writes failing) past every retry. The ' +
+          'deliveries stay PENDING in the table; replay them (POST /api/webhook-manager/webhooks/{id}/replay) once the cause is fixed.',
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    this.deliveries = new sqs.Queue(this, 'Deliveries', {
+      fifo: true,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // Six times the worker's timeout, as Lambda asks of a queue it polls.
+      visibilityTimeout: Duration.seconds(180),
+      // Every retry within a day and a half (the schedule spans about 28 hours).
+      retentionPeriod: Duration.days(4),
+      // The worker settles a delivery itself after its last attempt; the redrive is for a worker
+      // that cannot record an attempt at all.
+      deadLetterQueue: { queue: this.deliveryDeadLetters, maxReceiveCount: attempts + 3 },
+    });
+
     this.relay = new ServiceFunction(this, 'Relay', {
       functionName: ServiceFunction.physicalName(props.namePrefix, 'relayEvents'),
       description: 'Relays new outbox items from the table stream to the event bus, in order.',
@@ -56,19 +112,17 @@ export class Events extends Construct {
       memorySize: 256,
       // A batch of 100: 100 reads at once, then ten PutEvents one after another.
       timeout: Duration.seconds(60),
-      environment: { ...props.environment, EVENT_BUS_NAME: this.bus.eventBusName },
+      environment: { ...props.environment, EVENT_BUS_NAME: this.bus.eventBusName, WEBHOOK_QUEUE_URL: this.deliveries.queueUrl },
       policyName: 'relayEvents',
-      roleDescription: 'Relays events: reads outbox items (only those), puts them on the stack\'s bus, reads the table stream.',
+      roleDescription: 'Relays events: reads outbox items (only those) to the stack\'s bus, and to the webhooks that want them (reads the webhooks, starts each delivery, queues it); reads the table stream.',
       statements: [
-        new iam.PolicyStatement({
-          sid: 'OutboxItems',
-          actions: ['dynamodb:GetItem'],
-          resources: [props.table.tableArn],
-          // Only the outbox partitions (`TNT#{tenantId}#EVENTS`): the stream names every item of
-          // the table, and the relay has no business reading any other.
-          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TNT#*#EVENTS'] } },
-        }),
+        // Only the outbox partitions (`TNT#{tenantId}#EVENTS`): the stream names every item of the
+        // table, and the relay has no business reading any other.
+        itemsOf('OutboxItems', ['GetItem'], props.table, ['TNT#*#EVENTS']),
+        itemsOf('TenantWebhooks', ['Query'], props.table, ['TNT#*#WEBHOOKS']),
+        itemsOf('StartDeliveries', ['PutItem'], props.table, ['TNT#*#WHDLV#*']),
         new iam.PolicyStatement({ sid: 'PutEvents', actions: ['events:PutEvents'], resources: [this.bus.eventBusArn] }),
+        new iam.PolicyStatement({ sid: 'QueueDeliveries', actions: ['sqs:SendMessage'], resources: [this.deliveries.queueArn] }),
         new iam.PolicyStatement({ sid: 'FailedBatches', actions: ['sqs:SendMessage'], resources: [this.relayDeadLetters.queueArn] }),
       ],
     });
@@ -102,5 +156,40 @@ export class Events extends Construct {
       // One batch per shard at a time: order within a tenant's events is kept.
       parallelizationFactor: 1,
     });
+    // A relay that keeps failing holds its shard: told within minutes, not after the 20 hours the
+    // dead-letter queue waits.
+    this.relay.function
+      .metric('IteratorAge', { period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM })
+      .createAlarm(this, 'RelayBehindAlarm', {
+        alarmDescription:
+          'The outbox relay is more than 5 minutes behind the table stream: events (and webhooks) are late. Its log says why ' +
+          '(the bus or the delivery queue refusing, throttling); nothing is lost until the record is 20 hours old.',
+        threshold: 5 * 60 * 1000,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+
+    this.deliveryWorker = new ServiceFunction(this, 'DeliveryWorker', {
+      functionName: ServiceFunction.physicalName(props.namePrefix, 'deliverWebhooks'),
+      description: 'Makes each webhook delivery attempt: signs the event (Standard Webhooks) and POSTs it through the SSRF guard.',
+      repoRoot: props.repoRoot,
+      entry: 'functions/webhooks/on-delivery.ts',
+      memorySize: 256,
+      // One attempt (15 s at most) and its records.
+      timeout: Duration.seconds(30),
+      environment: { ...props.environment, WEBHOOK_QUEUE_URL: this.deliveries.queueUrl, ...cloudSecretsEnvironment(props.secretsKey) },
+      policyName: 'deliverWebhooks',
+      roleDescription: 'Delivers webhooks: reads the delivery, the webhook and the event, records the attempt (and disables a webhook on 410), unseals its secrets, delays a retry.',
+      statements: [
+        itemsOf('ReadDeliveries', ['GetItem'], props.table, ['TNT#*#WHDLV#*', 'TNT#*#WEBHOOKS', 'TNT#*#EVENTS']),
+        itemsOf('RecordAttempts', ['UpdateItem'], props.table, ['TNT#*#WHDLV#*']),
+        itemsOf('DisableGoneWebhooks', ['PutItem'], props.table, ['TNT#*#WEBHOOKS']),
+        webhookSecretStatement('unseal', props.secretsKey),
+        new iam.PolicyStatement({ sid: 'DelayRetries', actions: ['sqs:ChangeMessageVisibility'], resources: [this.deliveries.queueArn] }),
+      ],
+    });
+    // One message at a time: an attempt is one POST, and a failed one must hold back its group.
+    this.deliveryWorker.function.addEventSource(new SqsEventSource(this.deliveries, { batchSize: 1, reportBatchItemFailures: true }));
   }
 }

@@ -1,3 +1,4 @@
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -7,7 +8,7 @@ import { isRateLimited, type RouteDef } from '../../functions/http/route.js';
 import { RATE_PARTITION } from '../../functions/store/keys.js';
 import { acknowledgeImageObjects, imageStatements, type ImagesAccess } from './images.js';
 import { acknowledgeExportObjects, exportsEnvironment, exportStatements, type ExportsAccess } from './exports.js';
-import { cloudSecretsEnvironment, cloudSecretStatement } from './cloud-secrets.js';
+import { cloudSecretsEnvironment, cloudSecretStatement, webhookSecretStatement } from './cloud-secrets.js';
 import { acknowledgeFaceStatements, faceStatements, facesEnvironment } from './faces.js';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { ServiceFunction, nagArn } from './service-function.js';
@@ -35,8 +36,10 @@ export interface RouteFunctionProps {
   environment: Record<string, string>;
   /** The exports bucket, key and queue: granted as `route.aws.exports` says, and named in the EXPORTS_* variables. */
   exports: ExportsAccess;
-  /** The key cloud secrets are sealed with: Encrypt for the routes whose `aws.cloudSecrets` is `seal`. */
+  /** The key cloud secrets are sealed with: Encrypt for the routes whose `aws.cloudSecrets` is `seal` (and webhook secrets, `aws.webhooks` Seal). */
   cloudSecretsKey: IKey;
+  /** The webhook delivery queue: SendMessage for the routes whose `aws.webhooks` has it (a replay). */
+  webhookQueue: IQueue;
   /** The layer per package of LAYER_PACKAGES; a route gets those its `layerPackages` names. */
   packageLayers: ReadonlyMap<string, lambda.ILayerVersion>;
 }
@@ -71,7 +74,8 @@ export class RouteFunction extends ServiceFunction {
         ...(access.images?.length ? { IMAGES_BUCKET: props.images.bucket.bucketName } : {}),
         // Only the functions that start or read exports learn where they are.
         ...(access.exports?.length ? exportsEnvironment(props.exports) : {}),
-        ...(access.cloudSecrets ? cloudSecretsEnvironment(props.cloudSecretsKey) : {}),
+        ...(access.cloudSecrets || access.webhooks?.includes('Seal') ? cloudSecretsEnvironment(props.cloudSecretsKey) : {}),
+        ...(access.webhooks?.includes('SendMessage') ? { WEBHOOK_QUEUE_URL: props.webhookQueue.queueUrl } : {}),
         ...facesEnvironment(props.namePrefix, access.faces ?? []),
       },
       policyName: route.operationId,
@@ -176,6 +180,10 @@ function routeStatements(props: RouteFunctionProps, stack: Stack): iam.PolicySta
   if (access.images?.length) statements.push(...imageStatements(access.images, props.images, stack));
   if (access.exports?.length) statements.push(...exportStatements(access.exports, props.exports, stack));
   if (access.cloudSecrets) statements.push(cloudSecretStatement(access.cloudSecrets, props.cloudSecretsKey));
+  if (access.webhooks?.includes('Seal')) statements.push(webhookSecretStatement('seal', props.cloudSecretsKey));
+  if (access.webhooks?.includes('SendMessage')) {
+    statements.push(new iam.PolicyStatement({ sid: 'QueueWebhookDeliveries', actions: ['sqs:SendMessage'], resources: [props.webhookQueue.queueArn] }));
+  }
   if (access.faces?.length) statements.push(...faceStatements(access.faces, stack, props.namePrefix));
   return statements;
 }

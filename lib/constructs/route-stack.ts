@@ -62,7 +62,8 @@ export class RouteStack extends NestedStack {
   constructor(scope: Construct, props: RouteStackProps) {
     const usesImages = props.routes.some((r) => r.aws.images?.length);
     const usesExports = props.routes.some((r) => r.aws.exports?.length);
-    const usesSecrets = props.routes.some((r) => r.aws.cloudSecrets);
+    const usesSecrets = props.routes.some((r) => r.aws.cloudSecrets || r.aws.webhooks?.includes('Seal'));
+    const usesWebhookQueue = props.routes.some((r) => r.aws.webhooks?.includes('SendMessage'));
     super(scope, routeStackId(props.area), {
       description: `Arthr ${props.area} routes`,
       // The images bucket comes in under parameters of fixed names (rather than the generated
@@ -79,6 +80,7 @@ export class RouteStack extends NestedStack {
             }
           : {}),
         ...(usesSecrets ? { CloudSecretsKeyArn: props.cloudSecretsKey.keyArn } : {}),
+        ...(usesWebhookQueue ? { WebhookQueueArn: props.webhookQueue.queueArn, WebhookQueueUrl: props.webhookQueue.queueUrl } : {}),
       },
     });
     const resources = props.routes.length * RESOURCES_PER_ROUTE;
@@ -115,8 +117,14 @@ export class RouteStack extends NestedStack {
     const cloudSecretsKey = usesSecrets
       ? kms.Key.fromKeyArn(this, 'CloudSecretsKey', param('CloudSecretsKeyArn', 'The cloud secrets KMS key ARN.'))
       : props.cloudSecretsKey;
+    const webhookQueue = usesWebhookQueue
+      ? sqs.Queue.fromQueueAttributes(this, 'WebhookQueue', {
+          queueArn: param('WebhookQueueArn', 'The webhook delivery queue\'s ARN.'),
+          queueUrl: param('WebhookQueueUrl', 'The webhook delivery queue\'s URL.'),
+        })
+      : props.webhookQueue;
     for (const route of routes) {
-      const fn = new RouteFunction(this, { ...functionProps, images, exports, cloudSecretsKey, route });
+      const fn = new RouteFunction(this, { ...functionProps, images, exports, cloudSecretsKey, webhookQueue, route });
       this.functions.set(route.operationId, fn);
 
       const method = METHODS[route.method];

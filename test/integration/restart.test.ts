@@ -3,6 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { call, finalStatus, multipart, pageUntil } from './client.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -85,5 +88,56 @@ describe('npm start', () => {
     expect(await stop(second.child)).toBe(0);
     // Two starts of the whole service (DynamoDB Local's JVM each time) and a journey: minutes on
     // a loaded two-core machine.
+  }, 240_000);
+
+  it('loses no webhook delivery across a restart in the middle of its retries', async () => {
+    // The endpoint fails until the service has been restarted, then takes everything.
+    let accept = false;
+    const got: { headers: Record<string, string>; body: string; status: number }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const status = accept ? 204 : 503;
+        got.push({ headers: req.headers as Record<string, string>, body, status });
+        res.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/in`;
+    // Retries two seconds apart: the restart comes before the last.
+    process.env.WEBHOOK_RETRY_SECONDS = '2,2,2,2,2,2,2';
+    try {
+      const first = await start();
+      const issued = await call('POST', '/api/arthr/apiKeys/issue', { port: first.port, apiKey: first.apiKey, body: {} });
+      const on = { port: first.port, token: issued.json.token };
+      const hook = await call('POST', '/api/webhook-manager/webhooks', { ...on, body: { url, eventTypes: ['process-instance.created'] } });
+      expect(hook.status, hook.text).toBe(201);
+      const pt = await call('POST', '/api/process-manager/processTokens', { ...on, body: { name: 'wh-restart', processDefnName: 'identity-check', processDefnVersion: 1 } });
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, on)).json.processInstanceId);
+      for (let i = 0; i < 300 && got.length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(got.length).toBeGreaterThanOrEqual(3);
+      // Stopped in the middle of the retries: every delivery failed at least once, none delivered.
+      expect(await stop(first.child)).toBe(0);
+
+      accept = true;
+      const second = await start();
+      for (let i = 0; i < 400; i++) {
+        const delivered = new Set(got.filter((g) => g.status === 204).map((g) => g.headers['webhook-id']));
+        if (delivered.size >= 3) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const events = new Map<string, { subject: { id: string } }>();
+      for (const g of got.filter((x) => x.status === 204)) {
+        const e = new Webhook(hook.json.secret).verify(g.body, g.headers) as { id: string; subject: { id: string } };
+        events.set(e.id, e);
+      }
+      expect([...events.values()].map((e) => e.subject.id).sort()).toEqual([...ids].sort());
+      expect(await stop(second.child)).toBe(0);
+    } finally {
+      delete process.env.WEBHOOK_RETRY_SECONDS;
+      await new Promise((r) => receiver.close(r));
+    }
   }, 240_000);
 });

@@ -1,5 +1,5 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -221,6 +221,8 @@ describe('the table stream handler on AWS', () => {
   it('reads each event item strongly consistently and puts it on the bus', async () => {
     const e = instanceEvents.created(record, at);
     ddb.on(GetCommand).resolves({ Item: outboxItem(e) });
+    // The tenant has no webhooks: nothing is queued.
+    ddb.on(QueryCommand).resolves({ Items: [] });
     eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: '1' }] });
     expect(await onTableStream({ Records: [streamRecord(keyOf(e), 7)] })).toEqual({ batchItemFailures: [] });
     expect(ddb.commandCalls(GetCommand)[0]!.args[0].input).toMatchObject({ Key: keyOf(e), ConsistentRead: true });

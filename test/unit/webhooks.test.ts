@@ -1,0 +1,264 @@
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { Webhook } from 'standardwebhooks';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { checkOutboundUrl, OutboundRefused, type GuardedFetch, type OutboundResponse } from '../../functions/cloud-functions/outbound.js';
+import { instanceEvents, webhookTestEvent } from '../../functions/events/catalogue.js';
+import { eventIdTime, newEventId } from '../../functions/shared/events.js';
+import { resetConfigForTests } from '../../functions/config.js';
+import { deliver, fanOut, retryAfterSeconds, type DeliverDeps } from '../../functions/webhooks/deliver.js';
+import { handleDeliveries } from '../../functions/webhooks/on-delivery.js';
+import { wants } from '../../functions/webhooks/webhooks.js';
+import type { DeliveryAttempt, DeliveryMessage, DeliveryRecord, DeliveryStatus, WebhookRecord } from '../../functions/webhooks/model.js';
+import { deliveryQueue } from '../../functions/store/delivery-queue.js';
+
+const now = new Date('2026-05-01T12:00:00.000Z');
+const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+const OLD = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+const instance = { tenantId: 'acme', id: 'pi-1', processDefnId: 'd1', processDefnName: 'kyc', processDefnVersion: 1 };
+
+function hook(over: Partial<WebhookRecord> = {}): WebhookRecord {
+  return {
+    tenantId: 'acme',
+    id: 'w1',
+    url: 'https://hooks.example.com/in',
+    description: '',
+    eventTypes: ['*'],
+    processDefnNames: [],
+    enabled: true,
+    // "Sealed" by the fake sealer below: the plain secret.
+    secrets: [{ sealed: SECRET, createdAt: now.toISOString() }],
+    createdDtm: now.toISOString(),
+    createdBy: 'apikey:k',
+    updatedDtm: now.toISOString(),
+    ...over,
+  };
+}
+
+/** Deliveries, a webhook and events in memory, a fetch that answers as told, and what was sent. */
+function harness(opts: { webhook?: WebhookRecord | undefined; answer?: (n: number) => Partial<OutboundResponse> | Error } = {}) {
+  const event = instanceEvents.created(instance, now);
+  const sent: { url: string; headers: Record<string, string>; body: string }[] = [];
+  const log: { status: DeliveryStatus; attempt?: DeliveryAttempt; next?: string }[] = [];
+  let webhook: WebhookRecord | undefined = 'webhook' in opts ? opts.webhook : hook();
+  const delivery: DeliveryRecord = {
+    tenantId: 'acme', webhookId: 'w1', eventId: event.id, eventType: event.type, eventTimestamp: event.timestamp, subjectId: 'pi-1',
+    status: 'PENDING', attempts: [], createdAt: now.toISOString(), updatedAt: now.toISOString(), expiresAt: 0,
+  };
+  const fetch: GuardedFetch = async (url, init) => {
+    sent.push({ url, headers: init.headers!, body: String(init.body) });
+    const a = (opts.answer ?? (() => ({ status: 200 })))(sent.length - 1);
+    if (a instanceof Error) throw a;
+    return { status: 200, statusText: '', headers: {}, body: Buffer.alloc(0), url, redirected: false, ...a };
+  };
+  const d: DeliverDeps = {
+    webhooks: {
+      get: async () => webhook,
+      update: async (next) => ((webhook = next), true),
+    },
+    deliveries: {
+      get: async () => delivery,
+      record: async (_d, attempt, status, next) => {
+        delivery.attempts.push(attempt);
+        delivery.status = status;
+        log.push({ status, attempt, ...(next ? { next } : {}) });
+      },
+      settle: async (_d, status) => {
+        delivery.status = status;
+        log.push({ status });
+      },
+    },
+    outbox: { getEvent: async (_t, _ts, id) => (id === event.id ? event : undefined) },
+    sealer: { unseal: async (sealed) => sealed },
+    fetch,
+    allowLoopback: false,
+    retrySeconds: [5, 300, 1800],
+    random: () => 0.5,
+  };
+  const message: DeliveryMessage = { tenantId: 'acme', webhookId: 'w1', eventId: event.id, eventTimestamp: event.timestamp, subjectId: 'pi-1' };
+  return { d, event, sent, log, delivery, message, webhook: () => webhook };
+}
+
+beforeAll(() => {
+  process.env.TABLE_NAME = 'unit';
+  process.env.WEBHOOK_QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/arthr-fir-webhook-deliveries.fifo';
+  resetConfigForTests();
+});
+
+describe('deliver', () => {
+  it('posts the event as kept, signed as Standard Webhooks, and records the delivery', async () => {
+    const h = harness();
+    expect(await deliver(h.d, h.message, now)).toEqual({ done: true, status: 'DELIVERED' });
+    const [req] = h.sent;
+    expect(req!.headers).toMatchObject({ 'content-type': 'application/json', 'webhook-id': h.event.id, 'webhook-timestamp': String(now.getTime() / 1000) });
+    expect(JSON.parse(req!.body)).toEqual(h.event);
+    // The library's own signature of `{id}.{timestamp}.{body}` (the integration suite verifies them as a receiver does).
+    expect(req!.headers['webhook-signature']).toBe(new Webhook(SECRET).sign(h.event.id, now, req!.body));
+    expect(h.log).toEqual([{ status: 'DELIVERED', attempt: { at: now.toISOString(), status: 200, latencyMs: expect.any(Number) } }]);
+  });
+
+  it('signs with both secrets during a rotation, and drops a replaced one once it expires', async () => {
+    const during = harness({ webhook: hook({ secrets: [{ sealed: SECRET, createdAt: now.toISOString() }, { sealed: OLD, createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2026-05-02T00:00:00.000Z' }] }) });
+    await deliver(during.d, during.message, now);
+    const body = during.sent[0]!.body;
+    expect(during.sent[0]!.headers['webhook-signature']).toBe(`${new Webhook(SECRET).sign(during.event.id, now, body)} ${new Webhook(OLD).sign(during.event.id, now, body)}`);
+    const after = harness({ webhook: hook({ secrets: [{ sealed: SECRET, createdAt: now.toISOString() }, { sealed: OLD, createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2026-05-01T11:59:59.000Z' }] }) });
+    await deliver(after.d, after.message, now);
+    expect(after.sent[0]!.headers['webhook-signature']!.split(' ')).toHaveLength(1);
+  });
+
+  it('retries a failure on the schedule with jitter, waits as long as Retry-After asks, and gives up after the last attempt', async () => {
+    const h = harness({ answer: (n) => (n === 1 ? { status: 429, headers: { 'retry-after': '600' } } : { status: 500 }) });
+    expect(await deliver(h.d, h.message, now)).toEqual({ done: false, retryInSeconds: 6 }); // 5 s, +10% (half the 20% jitter)
+    expect(await deliver(h.d, h.message, now)).toEqual({ done: false, retryInSeconds: 600 }); // 300 s asked for 600
+    expect(await deliver(h.d, h.message, now)).toEqual({ done: false, retryInSeconds: 1980 });
+    expect(await deliver(h.d, h.message, now)).toEqual({ done: true, status: 'FAILED' });
+    expect(h.log.map((l) => [l.status, l.attempt?.status])).toEqual([['PENDING', 500], ['PENDING', 429], ['PENDING', 500], ['FAILED', 500]]);
+    expect(h.log[0]!.next).toBe(new Date(now.getTime() + 6000).toISOString());
+    // Settled: SQS delivering the message again sends nothing.
+    expect(await deliver(h.d, h.message, now)).toEqual({ done: true, status: 'FAILED' });
+    expect(h.sent).toHaveLength(4);
+  });
+
+  it('takes a redirect as a failure, never following it', async () => {
+    const h = harness({ answer: () => ({ status: 302, headers: { location: 'http://169.254.169.254/' } }) });
+    expect(await deliver(h.d, h.message, now)).toMatchObject({ done: false });
+    expect(h.sent).toHaveLength(1);
+  });
+
+  it('retries an address the guard refuses at delivery time (DNS moved to a private one), saying which rule', async () => {
+    const h = harness({ answer: () => new OutboundRefused('private', 'https://hooks.example.com/in') });
+    expect(await deliver(h.d, h.message, now)).toMatchObject({ done: false });
+    expect(h.log[0]!.attempt).toMatchObject({ error: 'refused: private' });
+    expect(h.log[0]!.attempt).not.toHaveProperty('status');
+  });
+
+  it('disables the webhook when its endpoint answers 410 Gone', async () => {
+    const h = harness({ answer: () => ({ status: 410 }) });
+    expect(await deliver(h.d, h.message, now)).toEqual({ done: true, status: 'FAILED' });
+    expect(h.webhook()).toMatchObject({ enabled: false, disabledReason: 'ENDPOINT_GONE' });
+  });
+
+  it('sends nothing to a webhook that is disabled, deleted, or no longer wants the event', async () => {
+    for (const webhook of [hook({ enabled: false, disabledReason: 'DISABLED' }), undefined, hook({ eventTypes: ['identity-store.user-added'] })]) {
+      const h = harness({ webhook });
+      expect(await deliver(h.d, h.message, now)).toEqual({ done: true, status: 'DISCARDED' });
+      expect(h.sent).toEqual([]);
+    }
+  });
+});
+
+describe('retryAfterSeconds', () => {
+  it('reads delta-seconds and an HTTP date, and nothing else', () => {
+    expect(retryAfterSeconds('120', now)).toBe(120);
+    expect(retryAfterSeconds('Fri, 01 May 2026 12:01:00 GMT', now)).toBe(60);
+    expect(retryAfterSeconds('soon', now)).toBeUndefined();
+    expect(retryAfterSeconds(undefined, now)).toBeUndefined();
+  });
+});
+
+describe('wants', () => {
+  it('matches types and definitions, and a test event only for its own webhook', () => {
+    const created = instanceEvents.created(instance, now);
+    expect(wants(hook(), created)).toBe(true);
+    expect(wants(hook({ eventTypes: ['process-instance.completed'] }), created)).toBe(false);
+    expect(wants(hook({ processDefnNames: ['other'] }), created)).toBe(false);
+    expect(wants(hook({ processDefnNames: ['kyc'] }), created)).toBe(true);
+    expect(wants(hook({ enabled: false }), created)).toBe(false);
+    expect(wants(hook(), webhookTestEvent('acme', 'w1', 'me', now))).toBe(true);
+    expect(wants(hook({ id: 'w2' }), webhookTestEvent('acme', 'w1', 'me', now))).toBe(false);
+  });
+});
+
+describe('fanOut', () => {
+  it("starts a delivery and queues a message for each webhook of the event's tenant that wants it, in the events' order", async () => {
+    const started: DeliveryRecord[] = [];
+    const queued: DeliveryMessage[] = [];
+    const lists: string[] = [];
+    const e1 = instanceEvents.created(instance, now);
+    const e2 = instanceEvents.stepChanged(instance, { activityId: 'form', activityType: 'DATA_FORM' }, now);
+    const other = instanceEvents.created({ ...instance, tenantId: 'globex', id: 'pi-9' }, now);
+    const n = await fanOut(
+      {
+        webhooks: { list: async (t) => (lists.push(t), t === 'acme' ? [hook(), hook({ id: 'w2', eventTypes: ['process-instance.step-changed'] })] : []) },
+        deliveries: { start: async (r) => (started.push(r), true) },
+        queue: { send: async (m) => void queued.push(...m) },
+      },
+      [e1, e2, other],
+      now,
+    );
+    expect(n).toBe(3);
+    expect(queued.map((m) => [m.webhookId, m.eventId])).toEqual([['w1', e1.id], ['w1', e2.id], ['w2', e2.id]]);
+    expect(started.every((s) => s.status === 'PENDING' && s.attempts.length === 0)).toBe(true);
+    // One read of a tenant's webhooks a batch.
+    expect(lists).toEqual(['acme', 'globex']);
+  });
+});
+
+// One mock per client class in a file.
+const sqs = mockClient(SQSClient);
+
+describe('handleDeliveries', () => {
+  beforeEach(() => sqs.reset());
+
+  it('hides a failed message for its backoff and holds back the rest of its group, not other groups', async () => {
+    sqs.on(ChangeMessageVisibilityCommand).resolves({});
+    const h = harness({ answer: () => ({ status: 503 }) });
+    const record = (id: string, group: string) => ({ messageId: id, receiptHandle: `rh-${id}`, body: JSON.stringify(h.message), attributes: { MessageGroupId: group } });
+    let calls = 0;
+    const d = { ...h.d, queue: deliveryQueue, outbox: { getEvent: async () => (calls++ === 0 ? h.event : undefined) } };
+    const out = await handleDeliveries(d, [record('a', 'w1:pi-1'), record('b', 'w1:pi-1'), record('c', 'w1:pi-2')], () => now);
+    expect(out.batchItemFailures).toEqual([{ itemIdentifier: 'a' }, { itemIdentifier: 'b' }]);
+    expect(sqs.commandCalls(ChangeMessageVisibilityCommand).map((c) => c.args[0].input)).toEqual([
+      { QueueUrl: process.env.WEBHOOK_QUEUE_URL, ReceiptHandle: 'rh-a', VisibilityTimeout: 6 },
+    ]);
+  });
+});
+
+describe('deliveryQueue on AWS', () => {
+  beforeEach(() => sqs.reset());
+
+  it('sends ten to a batch, grouped by webhook and subject, deduplicated by webhook and event (and replay)', async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    const messages = Array.from({ length: 12 }, (_, i) => ({ tenantId: 'acme', webhookId: 'w1', eventId: newEventId(now), eventTimestamp: now.toISOString(), subjectId: `pi-${i % 2}`, ...(i === 11 ? { replay: '42' } : {}) }));
+    await deliveryQueue.send(messages);
+    const batches = sqs.commandCalls(SendMessageBatchCommand).map((c) => c.args[0].input.Entries!);
+    expect(batches.map((b) => b.length)).toEqual([10, 2]);
+    expect(batches[0]![1]).toMatchObject({ MessageGroupId: 'w1:pi-1', MessageDeduplicationId: `w1:${messages[1]!.eventId}` });
+    expect(batches[1]![1]!.MessageDeduplicationId).toBe(`w1:${messages[11]!.eventId}:42`);
+    // A subject id too long for SQS becomes its hash.
+    await deliveryQueue.send([{ ...messages[0]!, subjectId: 'x'.repeat(200) }]);
+    expect(sqs.commandCalls(SendMessageBatchCommand).at(-1)!.args[0].input.Entries![0]!.MessageGroupId).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('throws when SQS refuses a message, so the relay sends the batch again', async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [{ Id: '0', Code: 'InternalError', SenderFault: false }] });
+    await expect(deliveryQueue.send([{ tenantId: 'acme', webhookId: 'w1', eventId: newEventId(now), eventTimestamp: now.toISOString(), subjectId: 's' }])).rejects.toThrow(/InternalError/);
+  });
+
+  it('caps a delay at SQS\u2019s 12 hours', async () => {
+    sqs.on(ChangeMessageVisibilityCommand).resolves({});
+    await deliveryQueue.delay('rh', 100_000);
+    expect(sqs.commandCalls(ChangeMessageVisibilityCommand)[0]!.args[0].input.VisibilityTimeout).toBe(43_200);
+  });
+});
+
+describe('the outbound guard for webhooks', () => {
+  const resolve = (address: string) => async () => [{ address, family: 4 as const }];
+  it('lets http:// through only to loopback, and only when allowed (the local runtime)', async () => {
+    await expect(checkOutboundUrl('http://127.0.0.1:8080/in', { allowLoopback: true })).resolves.toMatchObject({ allowedByOrigin: true });
+    await expect(checkOutboundUrl('http://localhost:8080/in', { allowLoopback: true, resolve: resolve('127.0.0.1') })).resolves.toBeDefined();
+    await expect(checkOutboundUrl('http://127.0.0.1:8080/in')).rejects.toMatchObject({ rule: 'scheme' });
+    await expect(checkOutboundUrl('https://127.0.0.1/in')).rejects.toMatchObject({ rule: 'loopback' });
+    await expect(checkOutboundUrl('http://10.0.0.1/in', { allowLoopback: true })).rejects.toMatchObject({ rule: 'scheme' });
+    await expect(checkOutboundUrl('https://10.0.0.1/in', { allowLoopback: true })).rejects.toMatchObject({ rule: 'private' });
+    await expect(checkOutboundUrl('https://hooks.example.com/in', { allowLoopback: true, resolve: resolve('169.254.169.254') })).rejects.toMatchObject({ rule: 'cloud-metadata' });
+  });
+});
+
+describe('eventIdTime', () => {
+  it('reads the time an event id was made', () => {
+    expect(eventIdTime(newEventId(now))).toEqual(now);
+    expect(eventIdTime('evt_nope')).toBeUndefined();
+  });
+});
