@@ -13,6 +13,7 @@ import * as getUser from './get-user.js';
 import * as passcodeAuthenticationForm from './passcode-authentication-form.js';
 import * as passkeyAuthentication from './passkey-authentication.js';
 import * as passkeyRegistration from './passkey-registration.js';
+import * as sendWebhook from './send-webhook.js';
 import * as simpleDecider from './simple-decider.js';
 import * as startPasscodeAuthentication from './start-passcode-authentication.js';
 import * as startPasscodeRegistration from './start-passcode-registration.js';
@@ -35,6 +36,7 @@ export const SPECS = [
   passcodeAuthenticationForm.spec,
   passkeyAuthentication.spec,
   passkeyRegistration.spec,
+  sendWebhook.spec,
   simpleDecider.spec,
   startPasscodeAuthentication.spec,
   startPasscodeRegistration.spec,
@@ -54,6 +56,7 @@ export const ACCESS = {
   EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.aws,
   GET_USER: getUser.aws,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.aws,
+  SEND_WEBHOOK: sendWebhook.aws,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.aws,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.aws,
   FACE_WATCHLIST_MATCH: watchlistMatch.aws,
@@ -68,6 +71,7 @@ export const RUNS = {
   EXTERNAL_SOURCE_FACE_MATCH_V1: externalSourceFaceMatchV1.run,
   EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.run,
   GET_USER: getUser.run,
+  SEND_WEBHOOK: sendWebhook.run,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.run,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.run,
   FACE_WATCHLIST_MATCH: watchlistMatch.run,
@@ -131,6 +135,7 @@ export const ALIASES = {
   [passcodeAuthenticationForm.aliases[0]]: passcodeAuthenticationForm.spec.type,
   [passkeyAuthentication.aliases[0]]: passkeyAuthentication.spec.type,
   [passkeyRegistration.aliases[0]]: passkeyRegistration.spec.type,
+  [sendWebhook.aliases[0]]: sendWebhook.spec.type,
   [simpleDecider.aliases[0]]: simpleDecider.spec.type,
   [startPasscodeAuthentication.aliases[0]]: startPasscodeAuthentication.spec.type,
   [startPasscodeRegistration.aliases[0]]: startPasscodeRegistration.spec.type,

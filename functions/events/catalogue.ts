@@ -12,6 +12,7 @@ export const PROCESS_INSTANCE_EVENT_TYPES = [
   'process-instance.status-changed',
   'process-instance.step-changed',
   'process-instance.completed',
+  'process-instance.notification',
 ] as const;
 export type ProcessInstanceEventType = (typeof PROCESS_INSTANCE_EVENT_TYPES)[number];
 
@@ -81,6 +82,12 @@ export const instanceEvents = {
   /** The journey now waits for the end user at a user step. */
   stepChanged: (record: InstanceRef, step: { activityId: string; activityType: string }, now: Date) =>
     instanceEvent('process-instance.step-changed', record, now, { activityId: step.activityId, activityType: step.activityType }),
+  /**
+   * A Send Webhook step's notification, for one webhook: the body is what the definition's author
+   * chose to send (values of its process variables), the one event that carries journey data.
+   */
+  notification: (record: InstanceRef, n: { webhookId: string; activityId: string; name: string; body: Record<string, unknown> }, now: Date) =>
+    instanceEvent('process-instance.notification', record, now, { webhookId: n.webhookId, activityId: n.activityId, name: n.name, body: n.body }),
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -131,6 +138,17 @@ export const EVENT_SCHEMAS: Record<EventType, z.ZodMiniType> = {
       activityType: z.string(),
     }),
   ),
+  'process-instance.notification': envelope(
+    ['process-instance.notification'],
+    'process-instance',
+    z.object({
+      ...instanceData,
+      webhookId: z.withMeta(z.string(), { description: 'The webhook it is sent to (and only to it).' }),
+      activityId: z.withMeta(z.string(), { description: 'The Send Webhook step that sent it.' }),
+      name: z.withMeta(z.string(), { description: "The step's Event Name." }),
+      body: z.withMeta(z.record(z.string(), z.unknown()), { description: "The step's Body, its references replaced by the journey's values." }),
+    }),
+  ),
   'process-instance.completed': envelope(
     ['process-instance.completed'],
     'process-instance',
@@ -166,6 +184,7 @@ export const EVENT_SUMMARIES: Record<EventType, string> = {
   'process-instance.status-changed': "A process instance's status changed.",
   'process-instance.step-changed': 'A journey now waits for its end user at a user step.',
   'process-instance.completed': 'A process instance reached a final status.',
+  'process-instance.notification': "A journey's Send Webhook step ran: sent to the one webhook it names, with the body it makes.",
   'identity-store.user-added': 'A user was added to an identity store.',
   'identity-store.passcode-registered': 'A user registered a passcode.',
   'identity-store.passcode-deregistered': "A user's passcode was deregistered.",

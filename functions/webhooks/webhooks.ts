@@ -166,7 +166,8 @@ function later(now: Date, previous: string): string {
 /** Whether a webhook takes an event: enabled, of a type it asked for, and of a definition it names (instance events). */
 export function wants(w: WebhookRecord, e: { type: string; data: Record<string, unknown> }): boolean {
   if (!w.enabled) return false;
-  if (e.type === TEST_EVENT_TYPE) return e.data.webhookId === w.id;
+  // Sent to one webhook by name: a test, or a journey's Send Webhook step.
+  if (e.type === TEST_EVENT_TYPE || e.type === 'process-instance.notification') return e.data.webhookId === w.id;
   if (!w.eventTypes.includes('*') && !w.eventTypes.includes(e.type)) return false;
   if (w.processDefnNames.length && e.type.startsWith('process-instance.')) return w.processDefnNames.includes(String(e.data.processDefnName));
   return true;

@@ -51,6 +51,8 @@ function expectedDataActions(route: RouteDef): string[] {
   for (const a of route.aws.exports ?? []) out.push(...({ SendMessage: ['sqs:SendMessage'], Seal: ['kms:Encrypt'], GetObject: ['s3:GetObject', 'kms:Decrypt'] } as const)[a]);
   // Cloud secrets: sealing a value is Encrypt with the secrets key.
   if (route.aws.cloudSecrets === 'seal') out.push('kms:Encrypt');
+  // Webhooks: sealing a signing secret is Encrypt with the same key (in its own context); a replay queues deliveries.
+  for (const a of route.aws.webhooks ?? []) out.push(({ Seal: 'kms:Encrypt', SendMessage: 'sqs:SendMessage' } as const)[a]);
   for (const a of route.aws.faces ?? []) out.push(`rekognition:${a}`);
   return [...new Set(out)].sort();
 }
@@ -67,8 +69,10 @@ const isExportWorker = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrS
 const isRunner = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Journeys/CloudFunctionRunner/Function/Resource';
 /** The outbox relay (fed by the table stream, not a route): checked in events.test.ts. */
 const isEventRelay = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Events/Relay/Function/Resource';
+/** The webhook delivery worker (fed by the delivery queue, not a route): checked in events.test.ts. */
+const isDeliveryWorker = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Events/DeliveryWorker/Function/Resource';
 /** The functions that get only what they use, not the service's configuration. */
-const ownConfig = (f: Resource) => isImageCleanup(f) || isRunner(f) || isEventRelay(f);
+const ownConfig = (f: Resource) => isImageCleanup(f) || isRunner(f) || isEventRelay(f) || isDeliveryWorker(f);
 
 // ---------------------------------------------------------------------------------------------
 
@@ -93,6 +97,11 @@ describe('ArthrStack', () => {
 
   const statementsOf = (roleId: string) => statementsIn(template, roleId);
   const imagesBucketId = () => resourceAt(template, 'AWS::S3::Bucket', 'ArthrStack/Images/Bucket')[0];
+  const cloudSecretsKeyArn = () => ({ 'Fn::GetAtt': [resourceAt(template, 'AWS::KMS::Key', 'ArthrStack/CloudSecretsKey')[0], 'Arn'] });
+  /** SECRETS_KEY as functions/config.ts reads it: `kms:` and the cloud secrets key's ARN. */
+  const cloudSecretsKeyVariable = () => ({ 'Fn::Join': ['', ['kms:', cloudSecretsKeyArn()]] });
+  /** The webhook delivery queue (lib/constructs/events.ts): events.test.ts checks it. */
+  const deliveriesId = () => resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Events/Deliveries')[0];
 
   beforeAll(() => {
     synth = synthesize();
@@ -142,7 +151,7 @@ describe('ArthrStack', () => {
         JwtConfiguration: { Issuer: { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] }, Audience: ['arthr-api'] },
       });
       // The issuer the functions put in tokens is the one the authorizer checks (the image
-      // clean-up, the runner and the event relay issue nothing and are not told).
+      // clean-up, the runner, the event relay and the webhook delivery worker issue nothing and are not told).
       for (const f of Object.values(functions).filter((x) => !ownConfig(x))) {
         expect(f.Properties.Environment.Variables.TOKEN_ISSUER).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
       }
@@ -215,8 +224,9 @@ describe('ArthrStack', () => {
 
   describe('functions', () => {
     it('runs one function per route on nodejs22.x, arm64, 256 MB, 10 s unless the route sizes it', () => {
-      // Plus the journeys' activity, execution-end, reconciler and state machine janitor functions, the cloud function runner, the image clean-up, the export worker and the event relay.
-      expect(Object.keys(functions)).toHaveLength(routeList.length + 8);
+      // Plus the journeys' activity, execution-end, reconciler and state machine janitor functions, the cloud function runner, the image clean-up, the export worker,
+      // the event relay and the webhook delivery worker.
+      expect(Object.keys(functions)).toHaveLength(routeList.length + 9);
       for (const route of routeList) {
         const [, f] = functionFor(route);
         expect(f.Properties, route.operationId).toMatchObject({
@@ -231,9 +241,9 @@ describe('ArthrStack', () => {
     });
 
     it('gives every function the configuration its cold start parses', () => {
-      // The image clean-up and the event relay get only what they use (images.test.ts, events.test.ts).
+      // The image clean-up, the event relay and the webhook delivery worker get only what they use (images.test.ts, events.test.ts).
       for (const f of Object.values(functions).filter((x) => !ownConfig(x) && !isExportWorker(x))) {
-        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, ...variables } = f.Properties.Environment.Variables;
+        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, WEBHOOK_QUEUE_URL, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, ...variables } = f.Properties.Environment.Variables;
         const isActivities = f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Journeys/Activities/Function/Resource';
         // The runner's name only for the activity function (journeys.test.ts checks its value).
         expect(CLOUD_FUNCTION_RUNNER === undefined, f.Metadata?.['aws:cdk:path']).toBe(!isActivities);
@@ -249,9 +259,12 @@ describe('ArthrStack', () => {
         // Where exports are only for the operations that start or read them.
         if (route?.aws.exports?.length) expect([EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY].every((v) => v !== undefined), route.operationId).toBe(true);
         else expect([EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY], f.Metadata?.['aws:cdk:path']).toEqual([undefined, undefined, undefined]);
-        // The cloud secrets key only where a value is sealed.
-        if (route?.aws.cloudSecrets || isActivities) expect(JSON.stringify(SECRETS_KEY), f.Metadata?.['aws:cdk:path']).toContain('kms:');
+        // The cloud secrets key only where a value (or a webhook's signing secret) is sealed.
+        if (route?.aws.cloudSecrets || route?.aws.webhooks?.includes('Seal') || isActivities) expect(SECRETS_KEY, f.Metadata?.['aws:cdk:path']).toEqual(cloudSecretsKeyVariable());
         else expect(SECRETS_KEY, f.Metadata?.['aws:cdk:path']).toBeUndefined();
+        // The webhook delivery queue only where deliveries are queued (a replay).
+        if (route?.aws.webhooks?.includes('SendMessage')) expect(WEBHOOK_QUEUE_URL, route.operationId).toEqual({ Ref: deliveriesId() });
+        else expect(WEBHOOK_QUEUE_URL, f.Metadata?.['aws:cdk:path']).toBeUndefined();
         expect(STATE_MACHINE_ROLE_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^StateMachineRole/), 'Arn'] });
         expect(STATE_MACHINE_LOG_GROUP_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^StateMachineLogs/), 'Arn'] });
         expect(JSON.stringify(ACTIVITY_FUNCTION_ARN)).toContain(':function:arthr-fir-activities');
@@ -312,11 +325,18 @@ describe('ArthrStack', () => {
       const cleanup = bundleOf(Object.values(functions).find(isImageCleanup)!);
       expect(cleanup).toMatch(/expired instance images deleted/);
       expect(cleanup).toMatch(/["']@aws-sdk\/client-s3["']/);
-      // The outbox relay reads the table and puts on the bus; it alone loads the EventBridge client.
+      // The outbox relay reads the table, puts on the bus and queues webhook deliveries; it alone loads the EventBridge client.
       const relay = bundleOf(Object.values(functions).find(isEventRelay)!);
       expect(relay).toMatch(/a stream record names no outbox event/);
       expect(relay).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
       expect(relay).toMatch(/["']@aws-sdk\/client-eventbridge["']/);
+      expect(relay).toMatch(/["']@aws-sdk\/client-sqs["']/);
+      // The webhook delivery worker, from its own entry: reads and records in the table, unseals with KMS, delays retries on the queue.
+      const worker = bundleOf(Object.values(functions).find(isDeliveryWorker)!);
+      expect(worker).toMatch(/webhook delivery not attempted/);
+      expect(worker).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
+      expect(worker).toMatch(/["']@aws-sdk\/client-kms["']/);
+      expect(worker).toMatch(/["']@aws-sdk\/client-sqs["']/);
       // Changes write their events into the table (the outbox): no other bundle sends to EventBridge.
       for (const f of Object.values(functions).filter((x) => !isEventRelay(x))) {
         expect(bundleOf(f), f.Metadata!['aws:cdk:path']).not.toMatch(/["']@aws-sdk\/client-eventbridge["']/);
@@ -349,17 +369,22 @@ describe('ArthrStack', () => {
   });
 
   describe('permissions', () => {
-    it('seals cloud secrets with their own rotated, retained key, Encrypt only in their context and only where a value is stored', () => {
+    it('seals cloud secrets and webhook signing secrets with their own rotated, retained key, Encrypt only in each one\'s context and only where a value or a secret is made', () => {
       const keys = Object.values(ofType(template, 'AWS::KMS::Key')).filter((k) => String(k.Properties.Description).includes('cloud secrets'));
       expect(keys).toHaveLength(1);
       expect(keys[0]).toMatchObject({ DeletionPolicy: 'Retain', Properties: { EnableKeyRotation: true } });
+      const purpose = (p: string) => ({ StringEquals: { 'kms:EncryptionContext:purpose': p } });
+      // Webhook secrets are sealed where a webhook is made and where its secret is rotated.
+      expect(routeList.filter((r) => r.aws.webhooks?.includes('Seal')).map((r) => r.operationId).sort()).toEqual(['createWebhook', 'rotateWebhookSecret']);
       for (const route of routeList) {
         const [, f] = functionFor(route);
-        const encrypt = statementsOf(refId(f.Properties.Role)!).filter((st) => asArray(st.Action).includes('kms:Encrypt') && !route.aws.exports?.includes('Seal'));
-        if (route.aws.cloudSecrets === 'seal') {
-          expect(encrypt, route.operationId).toHaveLength(1);
-          expect(encrypt[0]!.Condition, route.operationId).toEqual({ StringEquals: { 'kms:EncryptionContext:purpose': 'cloud-secret' } });
-        } else expect(encrypt, route.operationId).toEqual([]);
+        // The exports' Seal is Encrypt with the exports key (exports.test.ts); every other Encrypt is on the cloud secrets key.
+        const encrypt = statementsOf(refId(f.Properties.Role)!).filter((st) => asArray(st.Action).includes('kms:Encrypt') && !(route.aws.exports?.includes('Seal') && JSON.stringify(st.Resource) === JSON.stringify(exportsKeyArn)));
+        const expected = [
+          ...(route.aws.cloudSecrets === 'seal' ? [{ Sid: 'SealCloudSecrets', Condition: purpose('cloud-secret') }] : []),
+          ...(route.aws.webhooks?.includes('Seal') ? [{ Sid: 'SealWebhookSecrets', Condition: purpose('webhook-secret') }] : []),
+        ];
+        expect(encrypt, route.operationId).toEqual(expected.map((e) => ({ Effect: 'Allow', Action: 'kms:Encrypt', Resource: cloudSecretsKeyArn(), ...e })));
       }
     });
 
@@ -376,7 +401,7 @@ describe('ArthrStack', () => {
       }
     });
 
-    it('scopes table grants to the table and its indexes, and key grants to the signing key or (through S3) the images key', () => {
+    it('scopes table grants to the table and its indexes, key grants to the signing key, (through S3) the images key or the secrets key, and queue grants to their queue', () => {
       const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
       const indexArns = TABLE_SCHEMA.globalSecondaryIndexes.filter((g) => g.queriedByRoutes).map((g) => ({ 'Fn::Join': ['', [tableArn, `/index/${g.indexName}`]] }));
       for (const route of routeList) {
@@ -400,6 +425,21 @@ describe('ArthrStack', () => {
             // The images key, or for a route reading export files the exports key (exports.test.ts); always with a condition.
             expect([JSON.stringify([imagesKeyArn]), ...(route.aws.exports?.includes('GetObject') ? [JSON.stringify([exportsKeyArn])] : [])], route.operationId).toContain(JSON.stringify(resources));
             expect(s.Condition, route.operationId).toBeDefined();
+          }
+          if (actions.includes('kms:Encrypt')) {
+            expect(actions, route.operationId).toEqual(['kms:Encrypt']);
+            // The cloud secrets key (a cloud secret's value, a webhook's signing secret), or for a route sealing export passwords the exports key; always in a context.
+            expect([JSON.stringify([cloudSecretsKeyArn()]), ...(route.aws.exports?.includes('Seal') ? [JSON.stringify([exportsKeyArn])] : [])], route.operationId).toContain(JSON.stringify(resources));
+            expect(s.Condition, route.operationId).toBeDefined();
+          }
+          if (actions.some((a) => a.startsWith('sqs:'))) {
+            expect(actions, route.operationId).toEqual(['sqs:SendMessage']);
+            // The export job queue, or the webhook delivery queue for a replay: one statement each, on that queue alone.
+            const queues = [
+              ...(route.aws.exports?.includes('SendMessage') ? [JSON.stringify([{ 'Fn::GetAtt': [resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Exports/Jobs')[0], 'Arn'] }])] : []),
+              ...(route.aws.webhooks?.includes('SendMessage') ? [JSON.stringify([{ 'Fn::GetAtt': [deliveriesId(), 'Arn'] }])] : []),
+            ];
+            expect(queues, route.operationId).toContain(JSON.stringify(resources));
           }
         }
         const queried = statementsOf(refId(f.Properties.Role)!)

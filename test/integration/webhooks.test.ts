@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { adminToken, call, issueToken, keyWith } from './client.js';
+import { adminToken, call, finalStatus, issueToken, keyWith } from './client.js';
 import type { EventEnvelope } from '../../functions/shared/events.js';
 
 const BASE = '/api/webhook-manager/webhooks';
@@ -205,6 +205,67 @@ describe('webhook delivery', () => {
     } finally {
       await r.stop();
     }
+  });
+});
+
+describe('the Send Webhook step', () => {
+  /** A journey that notifies one webhook with a body from its variables, then passes; its error route ends it declined. */
+  async function notifyingJourney(webhookId: string): Promise<string> {
+    const name = `notify-${Math.random().toString(36).slice(2, 8)}`;
+    const res = await call('POST', '/api/process-manager/processDefinitions', {
+      token,
+      body: {
+        name,
+        version: 1,
+        retentionDays: 1,
+        startActivityId: 'notify',
+        activities: {
+          notify: {
+            type: 'SEND_WEBHOOK',
+            inputs: { 'Webhook ID': webhookId, 'Event Name': 'application-received', Body: { amount: '${amount}', channel: 'web' } },
+            errorEvents: { 'Webhook Not Found': 'noHook' },
+            next: 'decide',
+          },
+          decide: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'PASS' } },
+        },
+        ends: { noHook: { error: 'webhookMissing' } },
+      },
+    });
+    expect(res.status, res.text).toBe(201);
+    return name;
+  }
+  async function run(definition: string): Promise<{ id: string; status: string }> {
+    const pt = await call('POST', '/api/process-manager/processTokens', { token, body: { name: `n-${Math.random().toString(36).slice(2)}`, processDefnName: definition, processDefnVersion: 1, parameters: { amount: '250' } } });
+    expect(pt.status, pt.text).toBe(201);
+    const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
+    expect(created.status, created.text).toBe(201);
+    return { id: created.json.processInstanceId, status: await finalStatus(created.json.processInstanceId, token) };
+  }
+
+  it('notifies the webhook it names, and only it, with the body made from the journey', async () => {
+    const mine = await new Receiver().start();
+    const others = await new Receiver().start();
+    try {
+      const hook = await subscribe({ url: mine.url, eventTypes: ['process-instance.notification'] });
+      await subscribe({ url: others.url, eventTypes: ['*'] });
+      const { id, status } = await run(await notifyingJourney(hook.id));
+      expect(status).toBe('COMPLETED_ENDED_SUCCESS');
+      const got = await until('the notification', () => mine.accepted(hook.secret).find((e) => e.subject.id === id));
+      expect(got).toMatchObject({ type: 'process-instance.notification', data: { processInstanceId: id, webhookId: hook.id, activityId: 'notify', name: 'application-received', body: { amount: '250', channel: 'web' } } });
+      await new Promise((r) => setTimeout(r, 1000));
+      // The subscriber of every event gets the instance's events, but not another webhook's notification.
+      expect(others.got.map((g) => JSON.parse(g.body).type)).not.toContain('process-instance.notification');
+    } finally {
+      await mine.stop();
+      await others.stop();
+    }
+  });
+
+  it('takes its Webhook Not Found route for a webhook that is gone', async () => {
+    const hook = await subscribe({ url: 'http://127.0.0.1:9/gone' });
+    const definition = await notifyingJourney(hook.id);
+    expect((await call('DELETE', `${BASE}/${hook.id}`, { token })).status).toBe(204);
+    expect((await run(definition)).status).toBe('COMPLETED_ENDED_ERROR');
   });
 });
 

@@ -41,6 +41,8 @@ const SPEC_ERROR_EVENTS: Record<string, string[]> = {
   'Execute Cloud Function v2': ['Function Error', 'Function Timeout', 'Function Not Found', 'Cloud Secret Missing'],
   // Not in the spec: the service's own watchlist step (issue 14, item 5).
   'Watchlist Match': ['Watchlist Hit', 'Watchlist Not Found', 'Failed face template generation'],
+  // The service's own (not a spec activity): notifies one webhook.
+  'Send Webhook': ['Webhook Not Found'],
 };
 
 /**
@@ -248,7 +250,7 @@ describe('listErrorNames', () => {
   it('lists every ASL error name once, sorted', () => {
     const names = listErrorNames();
     expect(names).toEqual([...names].sort());
-    expect(names).toHaveLength(21);
+    expect(names).toHaveLength(22);
     expect(names).toContain('CloudFunctionTimeout');
     expect(names).toContain('DataFormRetake');
     expect(names).toContain('ExtIdNotUnique');
