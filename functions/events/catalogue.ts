@@ -157,7 +157,7 @@ export const EVENT_SCHEMAS: Record<EventType, z.ZodMiniType> = {
   'webhook.test': envelope(
     ['webhook.test'],
     'webhook',
-    z.object({ webhookId: z.withMeta(z.string(), { description: 'The webhook it was sent to (and only to it).' }), requestedBy: z.string() }),
+    z.object({ webhookId: z.withMeta(z.string(), { description: 'The webhook it was sent to (and only to it).' }) }),
   ),
   ...(Object.fromEntries(
     IDENTITY_STORE_EVENT_TYPES.map((type) => [
@@ -198,6 +198,6 @@ export const EVENT_SUMMARIES: Record<EventType, string> = {
 };
 
 /** The test event for a webhook. */
-export function webhookTestEvent(tenantId: string, webhookId: string, requestedBy: string, now: Date): EventEnvelope {
-  return { id: newEventId(now), type: 'webhook.test', tenantId, timestamp: now.toISOString(), subject: { type: 'webhook', id: webhookId }, data: { webhookId, requestedBy } };
+export function webhookTestEvent(tenantId: string, webhookId: string, now: Date): EventEnvelope {
+  return { id: newEventId(now), type: 'webhook.test', tenantId, timestamp: now.toISOString(), subject: { type: 'webhook', id: webhookId }, data: { webhookId } };
 }

@@ -82,7 +82,10 @@ export const deliveryStore: DeliveryStore = {
 
   async restart(record) {
     const { doc, tableName, commands } = await dynamo();
-    const { attempts: _a, createdAt, tenantId, webhookId, eventId, eventTimestamp, ...rest } = record;
+    const { attempts: _a, createdAt, tenantId, webhookId, eventId, eventTimestamp, ...fields } = record;
+    // The retry schedule starts again after the attempts made before (they stay in the log).
+    const before = (await deliveryStore.get(tenantId, webhookId, eventTimestamp, eventId))?.attempts.length ?? 0;
+    const rest = { ...fields, attemptsBefore: before };
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = { ':none': [], ':created': createdAt, ':type': 'WebhookDelivery' };
     const sets = Object.entries({ tenantId, webhookId, eventId, eventTimestamp, ...rest }).map(([k, v], i) => {
@@ -142,7 +145,7 @@ export const deliveryStore: DeliveryStore = {
     if (cursor) {
       const sk = Buffer.from(cursor, 'base64url').toString('utf8');
       // Only a sort key of this partition's shape: a cursor cannot point elsewhere.
-      if (!/^\d{4}-\d\d-\d\dT[\d:.]+Z#evt_[0-9A-Z]{26}$/.test(sk)) return { deliveries: [] };
+      if (!/^\d{4}-\d\d-\d\dT[\d:.]+Z#evt_[0-9A-Z]{26}$/.test(sk)) return 'invalidToken';
       start = { PK: pk, SK: sk };
     }
     const out = await doc.send(

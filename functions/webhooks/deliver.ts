@@ -17,10 +17,16 @@ import { wants } from './webhooks.js';
 
 /** How long an endpoint has to answer (Standard Webhooks suggests 15 to 30 seconds). */
 export const DELIVERY_TIMEOUT_MS = 15_000;
-/** What is read of an answer: enough for any acknowledgement. */
-const MAX_RESPONSE_BYTES = 64 * 1024;
-/** The longest a delivery waits for its next attempt: SQS's longest visibility timeout. */
-const MAX_WAIT_SECONDS = 43_200;
+/**
+ * What is read of an answer. Only its status counts, but the guard fails an answer over its bound
+ * (losing the status), so the bound is far above any acknowledgement or error page.
+ */
+const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+/**
+ * The longest a delivery waits for its next attempt: SQS's longest visibility timeout (12 hours),
+ * which counts from when the message was received, less the attempt's 15 seconds and a margin.
+ */
+const MAX_WAIT_SECONDS = 43_200 - 120;
 
 export interface DeliverDeps {
   webhooks: Pick<WebhookStore, 'get' | 'update'>;
@@ -103,7 +109,7 @@ export async function deliver(d: DeliverDeps, m: DeliveryMessage, now: Date): Pr
     await disable(d, webhook);
     return { done: true, status: 'FAILED' };
   }
-  const made = delivery.attempts.length + 1;
+  const made = delivery.attempts.length - (delivery.attemptsBefore ?? 0) + 1;
   if (made > d.retrySeconds.length) {
     await d.deliveries.record(delivery, attempt, 'FAILED', undefined);
     log().warn('webhook delivery failed for good', { webhookId: m.webhookId, eventId: m.eventId, attempts: made, status, error });
@@ -176,8 +182,8 @@ export interface ReplayDeps {
   queue: Pick<DeliveryQueue, 'send'>;
 }
 
-/** The most events one replay sends again. */
-export const MAX_REPLAY = 1000;
+/** The most events one replay reads (and sends again): within the route's time. */
+export const MAX_REPLAY = 500;
 
 /**
  * Sends events again to a webhook: one by its id, or those made in a time range (at most
@@ -202,30 +208,33 @@ export async function replay(
     events = [event];
   } else {
     if (!body.from || !body.to) throw new ValidationError('Give an eventId, or from and to.', [{ location: 'body', message: 'eventId, or from and to' }]);
-    const from = new Date(body.from).toISOString();
-    const to = new Date(body.to).toISOString();
-    if (from > to) throw new ValidationError('from is after to.', [{ location: 'body.from', message: 'must not be after to' }]);
-    events = await d.outbox.range(tenantId, from, to, MAX_REPLAY);
+    if (Date.parse(body.from) > Date.parse(body.to)) throw new ValidationError('from is after to.', [{ location: 'body.from', message: 'must not be after to' }]);
+    events = await d.outbox.range(tenantId, new Date(body.from).toISOString(), new Date(body.to).toISOString(), MAX_REPLAY);
   }
   const targets = events.filter((e) => wants(webhook, e));
   const stamp = now.toISOString();
-  for (const e of targets) {
-    await d.deliveries.restart({
-      tenantId,
-      webhookId,
-      eventId: e.id,
-      eventType: e.type,
-      eventTimestamp: e.timestamp,
-      subjectId: e.subject.id,
-      status: 'PENDING',
-      attempts: [],
-      createdAt: stamp,
-      updatedAt: stamp,
-      expiresAt: Math.floor(Date.parse(e.timestamp) / 1000) + EVENT_RETENTION_DAYS * 86_400,
-    });
-  }
-  if (targets.length) {
-    await d.queue.send(targets.map((e) => ({ tenantId, webhookId, eventId: e.id, eventTimestamp: e.timestamp, subjectId: e.subject.id, replay: String(now.getTime()) })));
+  // Ten at a time, each chunk queued right after it is made PENDING again: a replay cut short
+  // leaves no delivery PENDING without its message.
+  for (let i = 0; i < targets.length; i += 10) {
+    const chunk = targets.slice(i, i + 10);
+    await Promise.all(
+      chunk.map((e) =>
+        d.deliveries.restart({
+          tenantId,
+          webhookId,
+          eventId: e.id,
+          eventType: e.type,
+          eventTimestamp: e.timestamp,
+          subjectId: e.subject.id,
+          status: 'PENDING',
+          attempts: [],
+          createdAt: stamp,
+          updatedAt: stamp,
+          expiresAt: Math.floor(Date.parse(e.timestamp) / 1000) + EVENT_RETENTION_DAYS * 86_400,
+        }),
+      ),
+    );
+    await d.queue.send(chunk.map((e) => ({ tenantId, webhookId, eventId: e.id, eventTimestamp: e.timestamp, subjectId: e.subject.id, replay: String(now.getTime()) })));
   }
   return targets.length;
 }

@@ -52,6 +52,8 @@ export interface DeliveryRecord {
   subjectId: string;
   status: DeliveryStatus;
   attempts: DeliveryAttempt[];
+  /** How many of `attempts` came before the last replay: the retry schedule counts from there. */
+  attemptsBefore?: number;
   /** When the next attempt is due, while PENDING after a failure. */
   nextAttemptAt?: string;
   createdAt: string;
@@ -91,8 +93,8 @@ export interface DeliveryStore {
   record(delivery: DeliveryRecord, attempt: DeliveryAttempt, status: DeliveryStatus, nextAttemptAt: string | undefined): Promise<void>;
   /** Sets the status without an attempt (DISCARDED: the webhook is gone or disabled). */
   settle(delivery: DeliveryRecord, status: DeliveryStatus): Promise<void>;
-  /** A webhook's deliveries, newest first, a page at a time. */
-  page(tenantId: string, webhookId: string, size: number, cursor?: string): Promise<{ deliveries: DeliveryRecord[]; next?: string }>;
+  /** A webhook's deliveries, newest first, a page at a time; `invalidToken` for a cursor this did not hand out. */
+  page(tenantId: string, webhookId: string, size: number, cursor?: string): Promise<{ deliveries: DeliveryRecord[]; next?: string } | 'invalidToken'>;
 }
 
 /** The queue deliveries wait in: SQS FIFO, a message group per webhook and subject (so in order). */

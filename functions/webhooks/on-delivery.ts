@@ -4,6 +4,7 @@ import { log } from '../observability/logger.js';
 import type { DeliveryMessage, DeliveryQueue } from './model.js';
 import { deliver, type DeliverDeps } from './deliver.js';
 import { deliveries, outbox, queue, sealer, webhooks } from './deps.js';
+import { loopbackAllowed } from './webhooks.js';
 
 /** The part of an SQS record read here: the same in a Lambda event and (reshaped) from ReceiveMessage locally. */
 export interface QueueRecord {
@@ -22,7 +23,7 @@ export function deliverDeps(): DeliverDeps & { queue: Pick<DeliveryQueue, 'delay
     outbox,
     sealer,
     fetch: guardedFetch,
-    allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK === 'true',
+    allowLoopback: loopbackAllowed(),
     retrySeconds: config.WEBHOOK_RETRY_SECONDS.split(',').map(Number),
   };
 }

@@ -140,7 +140,14 @@ export const webhookRoutes = {
     description: 'A `webhook.test` event, delivered to this webhook only, the way every event is (signed, retried, logged).',
     tag: TAG,
     request: { path: WebhookPathSchema },
-    responses: { 202: { description: 'The event, on its way.', schema: TestEventSchema }, 400: badRequest, 401: unauthorized, 403: forbidden, 404: notFound },
+    responses: {
+      202: { description: 'The event, on its way.', schema: TestEventSchema },
+      400: badRequest,
+      401: unauthorized,
+      403: forbidden,
+      404: notFound,
+      409: error('The webhook is disabled (CONFLICT).'),
+    },
     aws: { table: ['GetItem', 'PutItem'] },
   }),
   listWebhookDeliveries: defineRoute({
@@ -165,10 +172,12 @@ export const webhookRoutes = {
     auth: 'bearer',
     permission: 'WebhookManager:updateWebhook',
     summary: 'Send events again: one, or those of a time range',
-    description: 'Each event the webhook takes now is delivered again, with the same `webhook-id` (so a receiver that has it can drop it). Events are kept 30 days.',
+    description: 'Each event the webhook takes now is delivered again, with the same `webhook-id` (so a receiver that has it can drop it), its retries counted anew. Events are kept 30 days; a range reads at most 500 of the tenant\'s events.',
     tag: TAG,
     request: { path: WebhookPathSchema, body: ReplaySchema },
     responses: { 202: { description: 'How many deliveries were queued.', schema: ReplayResultSchema }, 400: badRequest, 401: unauthorized, 403: forbidden, 404: notFound },
+    // Up to 500 deliveries restarted and queued.
+    lambda: { timeoutSeconds: 60 },
     aws: { table: ['GetItem', 'Query', 'UpdateItem'], webhooks: ['SendMessage'] },
   }),
 };

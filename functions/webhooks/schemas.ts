@@ -110,6 +110,6 @@ export const ReplaySchema = z.withMeta(
     from: optional(DateTime),
     to: optional(DateTime),
   }),
-  { id: 'WebhookReplay', description: 'One event (`eventId`), or the events made from `from` to `to` (at most 1,000, oldest first) that the webhook takes now.' },
+  { id: 'WebhookReplay', description: 'One event (`eventId`), or the events made from `from` to `to` (the first 500 of the tenant\'s, oldest first) that the webhook takes now.' },
 );
 export const ReplayResultSchema = z.withMeta(z.object({ queued: z.number() }), { id: 'WebhookReplayResult' });

@@ -40,12 +40,20 @@ export function webhookView({ tenantId: _t, secrets, ...r }: WebhookRecord) {
 }
 
 /**
+ * Whether webhooks may go to loopback: only in the local runtime. Never in Lambda, whatever the
+ * setting says: there loopback is the Lambda Runtime API.
+ */
+export function loopbackAllowed(): boolean {
+  return getStoreConfig().WEBHOOK_ALLOW_LOOPBACK === 'true' && !process.env.AWS_LAMBDA_FUNCTION_NAME;
+}
+
+/**
  * The URL as a webhook may have it: https:// to a public address (http:// to loopback, locally).
  * Checked now, and again (resolved anew) before every delivery: DNS can change.
  */
 export async function checkWebhookUrl(url: string): Promise<string> {
   try {
-    await checkOutboundUrl(url, { allowLoopback: getStoreConfig().WEBHOOK_ALLOW_LOOPBACK === 'true' });
+    await checkOutboundUrl(url, { allowLoopback: loopbackAllowed() });
   } catch (err) {
     if (err instanceof OutboundRefused) throw new WebhookUrlRefusedError(`The webhook URL is refused: ${err.message}`, [{ location: 'body.url', message: err.message }]);
     if (err instanceof OutboundFailed) throw new WebhookUrlRefusedError('The webhook URL is refused: its host name does not resolve.', [{ location: 'body.url', message: err.message }]);
@@ -54,14 +62,16 @@ export async function checkWebhookUrl(url: string): Promise<string> {
   return url;
 }
 
+/** The types a webhook takes: absent means all (`*`); an empty list or an unknown type is refused. */
 function eventTypes(types: string[] | null | undefined): string[] {
-  if (!types || types.length === 0 || types.includes('*')) return ['*'];
-  const known = new Set<string>([...EVENT_TYPES, TEST_EVENT_TYPE]);
+  if (!types) return ['*'];
+  if (types.length === 0) throw new ValidationError('eventTypes is empty: name the types, or `*` for all.', [{ location: 'body.eventTypes', message: 'must not be empty' }]);
+  const known = new Set<string>([...EVENT_TYPES, '*']);
   const unknown = types.filter((t) => !known.has(t));
   if (unknown.length) {
     throw new ValidationError('Unknown event types.', unknown.map((t) => ({ location: 'body.eventTypes', message: `no event type ${t}` })));
   }
-  return [...new Set(types)];
+  return types.includes('*') ? ['*'] : [...new Set(types)];
 }
 
 export interface WebhookInput {

@@ -226,6 +226,10 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     }
     installOrchestrator(orchestrator);
     installEventBus(bus);
+    // Webhook deliveries: what a stop or crash left queued comes back from the table first (before
+    // the relay queues anything newer of the same subjects), then the worker below takes them.
+    const requeued = await requeuePendingDeliveries(admin, LOCAL_TABLE, (m) => deliveryQueue.send(m));
+    if (requeued) log().info('webhook deliveries queued again after a restart', { requeued });
     // The outbox relay: what the table stream's event source mapping runs on AWS, fed by a poller
     // of DynamoDB Local's stream that keeps its place in a file across restarts.
     const relay = startStreamPoller({
@@ -235,10 +239,6 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       checkpointFile: join(localDir, 'stream-checkpoint.json'),
       handle: (records) => asOperation('relayEvents', () => relayRecords(relayDeps, records)),
     });
-    // Webhook deliveries: what a stop or crash left queued comes back from the table, then the
-    // worker (the delivery queue's event source mapping on AWS) takes them.
-    const requeued = await requeuePendingDeliveries(admin, LOCAL_TABLE, (m) => deliveryQueue.send(m));
-    if (requeued) log().info('webhook deliveries queued again after a restart', { requeued });
     const deliveryWorker = startDeliveryWorker({
       endpoint: localS3.endpoint,
       queueUrl: process.env.WEBHOOK_QUEUE_URL!,

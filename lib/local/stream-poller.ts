@@ -126,13 +126,17 @@ export function startStreamPoller(opts: StreamPollerOptions): StreamPoller {
       let iterator = iterators.get(id);
       if (!iterator) {
         const after = c.shards[id];
-        const out = await streams.send(
-          new GetShardIteratorCommand({
-            StreamArn: arn,
-            ShardId: id,
-            ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: opts.startingPosition ?? 'TRIM_HORIZON' }),
-          }),
-        );
+        const from = (position: object) => streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: id, ...position } as never));
+        let out;
+        try {
+          out = await from(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: opts.startingPosition ?? 'TRIM_HORIZON' });
+        } catch (error) {
+          if (!after) throw error;
+          // A checkpoint the stream no longer holds (trimmed after 24 hours, or from another
+          // stream): read what it still has, as the event source mapping does with TRIM_HORIZON.
+          log().warn('stream checkpoint not found; reading the shard from its oldest record', { shardId: id, error: error as Error });
+          out = await from({ ShardIteratorType: 'TRIM_HORIZON' });
+        }
         iterator = out.ShardIterator!;
       }
       const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));

@@ -30,7 +30,7 @@ export async function ensureWebhookQueue(endpoint: string, maxAttempts: number):
         Attributes: {
           FifoQueue: 'true',
           VisibilityTimeout: '60',
-          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: maxAttempts + 3 }),
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: maxAttempts * 2 + 5 }),
         },
       }),
     );
@@ -71,8 +71,8 @@ export async function requeuePendingDeliveries(client: DynamoDBClient, tableName
 }
 
 /**
- * What Lambda's event source mapping does on AWS for the FIFO delivery queue: receives up to 10
- * messages (a group's in order, never two of one group at once), hands them to `handle` as SQS
+ * What Lambda's event source mapping does on AWS for the FIFO delivery queue: receives a message
+ * (a group's in order, never two of one group at once), hands it to `handle` as SQS
  * records, and deletes the ones it did not report failed. A reported one stays, hidden for as
  * long as `handle` set (its backoff). `workers` loops run at once, as the mapping runs batches of
  * different groups side by side.
@@ -89,7 +89,9 @@ export function startDeliveryWorker(opts: {
     while (!stopping) {
       try {
         const out = await sqs.send(
-          new ReceiveMessageCommand({ QueueUrl: opts.queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount'] }),
+          // One at a time, as the mapping's batch size 1: a message held behind its group's failed
+          // head would otherwise be received (and counted) with every one of the head's attempts.
+          new ReceiveMessageCommand({ QueueUrl: opts.queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount'] }),
         );
         const messages = out.Messages ?? [];
         if (!messages.length) continue;

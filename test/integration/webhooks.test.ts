@@ -290,9 +290,16 @@ describe('webhook subscriptions', () => {
     expect(list.json.content.some((w: { id: string }) => w.id === made.id)).toBe(true);
     expect(JSON.stringify([read.json, list.json])).not.toContain('whsec_');
     expect(JSON.stringify([read.json, list.json])).not.toContain('sealed');
-    const bad = await call('PATCH', `${BASE}/${made.id}`, { token, body: { eventTypes: ['process-instance.exploded'] } });
-    expect(bad.status).toBe(400);
-    expect(bad.json.code).toBe('VALIDATION_FAILED');
+    for (const eventTypes of [['process-instance.exploded'], ['*', 'process-instance.exploded'], []]) {
+      const bad = await call('PATCH', `${BASE}/${made.id}`, { token, body: { eventTypes } });
+      expect(bad.status, JSON.stringify(eventTypes)).toBe(400);
+      expect(bad.json.code).toBe('VALIDATION_FAILED');
+    }
+    const forged = await call('GET', `${BASE}/${made.id}/deliveries?nextToken=${Buffer.from('TNT#other#X').toString('base64url')}`, { token });
+    expect(forged.status).toBe(400);
+    // A disabled webhook is not sent a test event: said, not answered 202 for nothing.
+    await call('PATCH', `${BASE}/${made.id}`, { token, body: { enabled: false } });
+    expect((await call('POST', `${BASE}/${made.id}/test`, { token })).status).toBe(409);
     expect((await call('DELETE', `${BASE}/${made.id}`, { token })).status).toBe(204);
     expect((await call('GET', `${BASE}/${made.id}`, { token })).status).toBe(404);
     expect((await call('DELETE', `${BASE}/${made.id}`, { token })).json.code).toBe('WEBHOOK_NOT_FOUND');

@@ -120,6 +120,13 @@ describe('deliver', () => {
     expect(h.sent).toHaveLength(4);
   });
 
+  it('counts a replayed delivery\'s retries from the replay, not from the attempts before it', async () => {
+    const h = harness({ answer: () => ({ status: 500 }) });
+    h.delivery.attempts.push(...Array.from({ length: 4 }, () => ({ at: now.toISOString(), status: 500, latencyMs: 1 })));
+    h.delivery.attemptsBefore = 4;
+    expect(await deliver(h.d, h.message, now)).toEqual({ done: false, retryInSeconds: 6 });
+  });
+
   it('takes a redirect as a failure, never following it', async () => {
     const h = harness({ answer: () => ({ status: 302, headers: { location: 'http://169.254.169.254/' } }) });
     expect(await deliver(h.d, h.message, now)).toMatchObject({ done: false });
@@ -165,8 +172,8 @@ describe('wants', () => {
     expect(wants(hook({ processDefnNames: ['other'] }), created)).toBe(false);
     expect(wants(hook({ processDefnNames: ['kyc'] }), created)).toBe(true);
     expect(wants(hook({ enabled: false }), created)).toBe(false);
-    expect(wants(hook(), webhookTestEvent('acme', 'w1', 'me', now))).toBe(true);
-    expect(wants(hook({ id: 'w2' }), webhookTestEvent('acme', 'w1', 'me', now))).toBe(false);
+    expect(wants(hook(), webhookTestEvent('acme', 'w1', now))).toBe(true);
+    expect(wants(hook({ id: 'w2' }), webhookTestEvent('acme', 'w1', now))).toBe(false);
   });
 });
 
