@@ -1,6 +1,6 @@
 import { EVENT_RETENTION_DAYS, type EventEnvelope } from '../shared/events.js';
 import { dynamo } from './client.js';
-import { itemCodec, type Item } from './codec.js';
+import { itemCodec, unexpired, type Item } from './codec.js';
 import { keys, type ItemKey } from './keys.js';
 
 /**
@@ -35,9 +35,11 @@ export interface OutboxStore {
   range(tenantId: string, from: string, to: string, limit: number): Promise<EventEnvelope[]>;
 }
 
+/** The event without the table's TTL attribute; undefined past its retention (TTL deletes late, reads treat it as gone). */
 function withoutTtl(record: (EventEnvelope & { expiresAt: number }) | undefined): EventEnvelope | undefined {
-  if (!record) return undefined;
-  const { expiresAt: _ttl, ...event } = record;
+  const live = unexpired(record, new Date());
+  if (!live) return undefined;
+  const { expiresAt: _ttl, ...event } = live;
   return event;
 }
 

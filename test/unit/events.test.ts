@@ -22,7 +22,8 @@ import { localBus, localEventBus } from '../../lib/local/events.js';
 import * as z from '../../functions/shared/zod.js';
 
 const record = { tenantId: 'demo', id: 'pi-1', processDefnId: 'def', processDefnName: 'identity-check', processDefnVersion: 1, processTokenId: 'pt-1' };
-const at = new Date('2026-01-01T00:00:00.000Z');
+// Recent: an event past its 30 days reads as gone.
+const at = new Date(Date.now() - 60_000);
 
 /** An event whose PutEvents entry is exactly `bytes` long (the definition's name carries the padding). */
 function eventOfEntrySize(bytes: number): EventEnvelope {
@@ -69,7 +70,7 @@ describe('the event catalogue', () => {
     expect(new Set(made.map((e) => e.id)).size).toBe(made.length);
     // A status that is not final makes one event, not two.
     expect(instanceEvents.statusChanged(record, 'PENDING', 'ACTIVE', at)).toHaveLength(1);
-    expect(newEventId(new Date('2026-01-01T00:00:00.001Z')) > newEventId(at)).toBe(true);
+    expect(newEventId(new Date(at.getTime() + 1)) > newEventId(at)).toBe(true);
   });
 });
 
