@@ -547,6 +547,10 @@ export class ArthrStack extends Stack {
       description: 'Table stream records whose events could not be relayed to the bus (pointers; the events stay in the outbox 30 days).',
       value: this.events.relayDeadLetters.queueUrl,
     });
+    new CfnOutput(this, 'WebhookDeliveryDeadLetterQueueUrl', {
+      description: 'Webhook deliveries the worker could not even attempt (its own reads or writes failing); the deliveries stay PENDING for a replay.',
+      value: this.events.deliveryDeadLetters.queueUrl,
+    });
     new CfnOutput(this, 'Issuer', { description: 'Bearer token issuer (iss) checked by the JWT authorizer.', value: issuer });
     new CfnOutput(this, 'AlarmTopicArn', {
       description: 'Every alarm of the stack notifies this SNS topic: subscribe the on-call address (or deploy with -c alarmEmail=...).',

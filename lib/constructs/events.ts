@@ -97,8 +97,9 @@ export class Events extends Construct {
       enforceSSL: true,
       // Six times the worker's timeout, as Lambda asks of a queue it polls.
       visibilityTimeout: Duration.seconds(180),
-      // Every retry within a day and a half (the schedule spans about 28 hours).
-      retentionPeriod: Duration.days(4),
+      // The longest SQS keeps a message: a subject's events are delivered one after another, each
+      // with its own retry schedule (about 28 hours), so a later one may wait days for its turn.
+      retentionPeriod: Duration.days(14),
       // The worker settles a delivery itself after its last attempt; the redrive is for a worker
       // that cannot record an attempt at all.
       deadLetterQueue: { queue: this.deliveryDeadLetters, maxReceiveCount: attempts + 3 },
@@ -190,6 +191,8 @@ export class Events extends Construct {
       ],
     });
     // One message at a time: an attempt is one POST, and a failed one must hold back its group.
-    this.deliveryWorker.function.addEventSource(new SqsEventSource(this.deliveries, { batchSize: 1, reportBatchItemFailures: true }));
+    // At most 20 at once: slow endpoints (up to 15 s each) cannot take the account's concurrency
+    // from the API's functions; the rest waits in the queue.
+    this.deliveryWorker.function.addEventSource(new SqsEventSource(this.deliveries, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: 20 }));
   }
 }

@@ -161,10 +161,10 @@ export class JourneyFunctions extends Construct {
       statements: [
         new iam.PolicyStatement({
           sid: 'InstanceItems',
-          // PutItem: the status change's events, in its transaction (the outbox).
-          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
           resources: [tableArn],
         }),
+        outboxPutStatement(tableArn),
         // An event may lack the input or output (left out when large) and never names the error.
         new iam.PolicyStatement({
           sid: 'DescribeJourneyExecutions',
@@ -227,9 +227,10 @@ export class JourneyFunctions extends Construct {
         }),
         new iam.PolicyStatement({
           sid: 'InstanceItems',
-          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
           resources: [tableArn],
         }),
+        outboxPutStatement(tableArn),
         new iam.PolicyStatement({
           sid: 'DescribeJourneyExecutions',
           actions: ['states:DescribeExecution'],
@@ -290,4 +291,18 @@ export class JourneyFunctions extends Construct {
       targets: [new targets.LambdaFunction(this.janitor.function, { retryAttempts: 2, maxEventAge: Duration.hours(2) })],
     });
   }
+}
+
+/**
+ * The status change's events, put in its transaction (the outbox): PutItem only in the outbox
+ * partitions (`TNT#{tenantId}#EVENTS`), so a function that records instances' ends cannot put
+ * (overwrite) any other item.
+ */
+function outboxPutStatement(tableArn: string): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid: 'OutboxEvents',
+    actions: ['dynamodb:PutItem'],
+    resources: [tableArn],
+    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TNT#*#EVENTS'] } },
+  });
 }

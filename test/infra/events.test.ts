@@ -1,7 +1,9 @@
 import { rmSync } from 'node:fs';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_WEBHOOK_RETRY_SECONDS } from '../../functions/config.js';
 import { OUTBOX_STREAM_FILTER } from '../../functions/events/relay.js';
+import { routeList } from '../../functions/routes.js';
 import { keys } from '../../functions/store/keys.js';
 import { TABLE_SCHEMA } from '../../functions/store/schema.js';
 import {
@@ -10,6 +12,7 @@ import {
   ofType,
   refId,
   resourceAt,
+  routeFunctionPath,
   statementsOf,
   synthesize,
   unacknowledgedNagFindings,
@@ -75,15 +78,47 @@ describe('ArthrStack events', () => {
   let queueId: string;
   let mappingId: string;
   let mapping: Resource;
+  let deliveriesId: string;
+  let deliveries: Resource;
+  let deliveryDeadLettersId: string;
+  let deliveryDeadLetters: Resource;
+  let workerId: string;
+  let worker: Resource;
+  let secretsKeyId: string;
 
   const busArn = () => ({ 'Fn::GetAtt': [busId, 'Arn'] });
   const queueArn = () => ({ 'Fn::GetAtt': [queueId, 'Arn'] });
+  const deliveriesArn = () => ({ 'Fn::GetAtt': [deliveriesId, 'Arn'] });
+  const secretsKeyArn = () => ({ 'Fn::GetAtt': [secretsKeyId, 'Arn'] });
+  const tableArn = () => ({ 'Fn::GetAtt': [tableId, 'Arn'] });
   const relayRoleId = () => refId(relay.Properties.Role)!;
-  /** Whether a policy action (IAM wildcards and all, case-insensitive) covers events:PutEvents. */
-  const allowsPutEvents = (action: string) => {
+  const workerRoleId = () => refId(worker.Properties.Role)!;
+  /** The role of a route's function (in its area's nested stack, flattened into the template). */
+  const routeRoleId = (operationId: string) =>
+    refId(resourceAt(template, 'AWS::Lambda::Function', routeFunctionPath(routeList.find((r) => r.operationId === operationId)!))[1].Properties.Role)!;
+  const roleIds = () => Object.keys(ofType(template, 'AWS::IAM::Role'));
+  /** Whether a policy action (IAM wildcards and all, case-insensitive) covers `wanted`. */
+  const allows = (action: string, wanted: string) => {
     const glob = action.replace(/[.+^$(){}|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-    return new RegExp(`^${glob}$`, 'i').test('events:PutEvents');
+    return new RegExp(`^${glob}$`, 'i').test(wanted);
   };
+  const allowsPutEvents = (action: string) => allows(action, 'events:PutEvents');
+  /** A grant on the table's items limited to partitions (dynamodb:LeadingKeys), as lib/constructs/events.ts writes it. */
+  const items = (sid: string, action: string, partitions: string[]) => ({
+    Sid: sid,
+    Effect: 'Allow',
+    Action: `dynamodb:${action}`,
+    Resource: tableArn(),
+    Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': partitions } },
+  });
+  /** Every Allow statement of any role whose actions cover `action` on `resource` (or on `*`), by role. */
+  const grantsOn = (action: string, resource: unknown) =>
+    roleIds().flatMap((roleId) =>
+      statementsOf(template, roleId)
+        .filter((s) => s.Effect === 'Allow' && asArray(s.Action).some((a) => allows(a, action)))
+        .filter((s) => asArray(s.Resource).some((r) => r === '*' || JSON.stringify(r) === JSON.stringify(resource)))
+        .map((s) => ({ roleId, statement: s })),
+    );
 
   beforeAll(() => {
     // Template only: the relay's bundle is checked with the others in stack.test.ts.
@@ -94,6 +129,10 @@ describe('ArthrStack events', () => {
     [relayId, relay] = resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Events/Relay/Function');
     [queueId] = resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Events/RelayDeadLetters');
     [mappingId, mapping] = resourceAt(template, 'AWS::Lambda::EventSourceMapping', 'ArthrStack/Events/Outbox');
+    [deliveriesId, deliveries] = resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Events/Deliveries');
+    [deliveryDeadLettersId, deliveryDeadLetters] = resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Events/DeliveryDeadLetters');
+    [workerId, worker] = resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Events/DeliveryWorker/Function');
+    [secretsKeyId] = resourceAt(template, 'AWS::KMS::Key', 'ArthrStack/CloudSecretsKey');
   }, 120_000);
 
   afterAll(() => {
@@ -132,34 +171,35 @@ describe('ArthrStack events', () => {
       expect(group.Properties).toEqual({ LogGroupName: '/aws/lambda/arthr-fir-relayEvents', RetentionInDays: 30 });
     });
 
-    it('is told only the table, the log level, its service name and the stack\'s bus', () => {
+    it('is told only the table, the log level, its service name, the stack\'s bus and the webhook delivery queue', () => {
       // TABLE_NAME because the store configuration requires it (functions/config.ts), and the
-      // relay reads outbox items from it; EVENT_BUS_NAME is where functions/events/bus.ts puts.
+      // relay reads outbox items from it; EVENT_BUS_NAME is where functions/events/bus.ts puts;
+      // WEBHOOK_QUEUE_URL is where it queues each delivery (functions/store/delivery-queue.ts).
       expect(relay.Properties.Environment.Variables).toEqual({
         TABLE_NAME: { Ref: tableId },
         LOG_LEVEL: 'INFO',
         POWERTOOLS_SERVICE_NAME: 'arthr-fir',
         EVENT_BUS_NAME: { Ref: busId },
+        WEBHOOK_QUEUE_URL: { Ref: deliveriesId },
       });
     });
 
-    it('may only read outbox items, put events on the stack\'s bus, send to its queue, read the table stream and write its own logs', () => {
+    it('may only read outbox items, query webhooks, start deliveries, put events on the stack\'s bus, queue deliveries, send to its dead letters, read the table stream and write its own logs', () => {
       const statements = statementsOf(template, relayRoleId());
-      expect(statements.every((s) => s.Effect === 'Allow')).toBe(true);
-      const strip = ({ Effect: _effect, Sid: _sid, ...s }: Statement & { Sid?: string }) => s;
-      expect(statements.map(strip)).toEqual([
-        { Action: LOG_ACTIONS, Resource: { 'Fn::GetAtt': [refId(relay.Properties.LoggingConfig.LogGroup), 'Arn'] } },
+      expect(statements).toEqual([
+        { Sid: 'OwnLogGroupOnly', Effect: 'Allow', Action: LOG_ACTIONS, Resource: { 'Fn::GetAtt': [refId(relay.Properties.LoggingConfig.LogGroup), 'Arn'] } },
         // Only the outbox partitions (TNT#{tenantId}#EVENTS), though the stream names every item.
-        {
-          Action: 'dynamodb:GetItem',
-          Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
-          Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TNT#*#EVENTS'] } },
-        },
-        { Action: 'events:PutEvents', Resource: busArn() },
-        { Action: 'sqs:SendMessage', Resource: queueArn() },
+        items('OutboxItems', 'GetItem', ['TNT#*#EVENTS']),
+        // The tenant's webhooks (one partition), to fan each event out to those that want it.
+        items('TenantWebhooks', 'Query', ['TNT#*#WEBHOOKS']),
+        // A delivery record per webhook and event, in the webhook's delivery partition.
+        items('StartDeliveries', 'PutItem', ['TNT#*#WHDLV#*']),
+        { Sid: 'PutEvents', Effect: 'Allow', Action: 'events:PutEvents', Resource: busArn() },
+        { Sid: 'QueueDeliveries', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: deliveriesArn() },
+        { Sid: 'FailedBatches', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: queueArn() },
         // What Table.grantStreamRead grants: ListStreams takes no resource but `*`.
-        { Action: 'dynamodb:ListStreams', Resource: '*' },
-        { Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], Resource: { 'Fn::GetAtt': [tableId, 'StreamArn'] } },
+        { Effect: 'Allow', Action: 'dynamodb:ListStreams', Resource: '*' },
+        { Effect: 'Allow', Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], Resource: { 'Fn::GetAtt': [tableId, 'StreamArn'] } },
       ]);
       expect(ofType(template, 'AWS::IAM::Role')[relayRoleId()]!.Properties.ManagedPolicyArns).toBeUndefined();
       // The mapping is created only once the role can read the stream (Lambda checks on creation):
@@ -278,8 +318,245 @@ describe('ArthrStack events', () => {
     });
   });
 
+  describe('webhook delivery queue', () => {
+    /** The worker's retry schedule: one attempt, then one per delay (functions/config.ts). */
+    const delays = DEFAULT_WEBHOOK_RETRY_SECONDS.split(',').map(Number);
+
+    it('is FIFO, encrypted by SQS, hides a message 180 s, keeps it 14 days and moves it to its dead letters after 11 receives', () => {
+      expect(deliveries.Properties).toEqual({
+        FifoQueue: true,
+        SqsManagedSseEnabled: true,
+        VisibilityTimeout: 180,
+        // SQS's longest: a subject's events wait their turn one after another, each with its schedule.
+        MessageRetentionPeriod: 14 * 86_400,
+        RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [deliveryDeadLettersId, 'Arn'] }, maxReceiveCount: 11 },
+      });
+      // The numbers hold together: Lambda asks a polled queue to hide a message six times the
+      // function's timeout; the worker makes every attempt of the schedule before the redrive
+      // would take its message (each attempt is one receive); and the whole schedule fits in the
+      // message's retention.
+      expect(deliveries.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * worker.Properties.Timeout);
+      expect(deliveries.Properties.RedrivePolicy.maxReceiveCount).toBeGreaterThan(delays.length + 1);
+      expect(delays.reduce((a, b) => a + b, 0)).toBeLessThan(deliveries.Properties.MessageRetentionPeriod);
+    });
+
+    it('refuses plain HTTP and lets nobody in through its queue policy', () => {
+      const policies = Object.values(ofType(template, 'AWS::SQS::QueuePolicy')).filter((p) => asArray(p.Properties.Queues).some((q) => refId(q) === deliveriesId));
+      expect(policies).toHaveLength(1);
+      expect(asArray<Statement>(policies[0]!.Properties.PolicyDocument.Statement)).toEqual([
+        expect.objectContaining({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      ]);
+    });
+
+    it('may be sent to only by the relay and the routes that queue deliveries (a replay)', () => {
+      const queuing = routeList.filter((r) => r.aws.webhooks?.includes('SendMessage')).map((r) => r.operationId);
+      expect(queuing).toEqual(['replayWebhookEvents']);
+      const senders = [...new Set(grantsOn('sqs:SendMessage', deliveriesArn()).map((g) => g.roleId))].sort();
+      expect(senders).toEqual([relayRoleId(), ...queuing.map(routeRoleId)].sort());
+      // (SendMessageBatch is authorised as SendMessage; a grant on `*` would count above.)
+      // The replay's grant: that queue alone, under its own sid.
+      expect(statementsOf(template, routeRoleId('replayWebhookEvents')).filter((s) => asArray(s.Action).some((a) => a.startsWith('sqs:')))).toEqual([
+        { Sid: 'QueueWebhookDeliveries', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: deliveriesArn() },
+      ]);
+    });
+
+    it('is granted to the relay, the replay route and the worker, and to no other role', () => {
+      const touching = roleIds().filter((roleId) => JSON.stringify(statementsOf(template, roleId)).includes(`"${deliveriesId}"`));
+      expect(touching.sort()).toEqual([relayRoleId(), routeRoleId('replayWebhookEvents'), workerRoleId()].sort());
+      // Only the worker takes messages off it.
+      for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']) {
+        expect([...new Set(grantsOn(action, deliveriesArn()).map((g) => g.roleId))], action).toEqual([workerRoleId()]);
+      }
+    });
+
+    it('is the one queue the worker reads, one message at a time, at most 20 at once, reporting failed messages', () => {
+      const onQueue = Object.entries(ofType(template, 'AWS::Lambda::EventSourceMapping')).filter(([, m]) => refId(m.Properties.EventSourceArn) === deliveriesId);
+      expect(onQueue).toHaveLength(1);
+      expect(onQueue[0]![1].Properties).toEqual({
+        EventSourceArn: deliveriesArn(),
+        FunctionName: { Ref: workerId },
+        BatchSize: 1,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: 20 },
+      });
+      // And the worker is fed by nothing else.
+      const feeding = Object.values(ofType(template, 'AWS::Lambda::EventSourceMapping')).filter((m) => refId(m.Properties.FunctionName) === workerId);
+      expect(feeding).toEqual([onQueue[0]![1]]);
+    });
+
+    it('is told to the relay and the replay route only, as WEBHOOK_QUEUE_URL (and to the worker, which delays retries on it)', () => {
+      const told = Object.values(ofType(template, 'AWS::Lambda::Function')).filter((f) => f.Properties.Environment?.Variables?.WEBHOOK_QUEUE_URL !== undefined);
+      expect(told.map((f) => f.Properties.FunctionName).sort()).toEqual(['arthr-fir-deliverWebhooks', 'arthr-fir-relayEvents', 'arthr-fir-replayWebhookEvents']);
+      for (const f of told) expect(f.Properties.Environment.Variables.WEBHOOK_QUEUE_URL, f.Properties.FunctionName).toEqual({ Ref: deliveriesId });
+    });
+  });
+
+  describe('webhook delivery dead letters', () => {
+    it('is a FIFO queue (as a FIFO queue\'s dead letters must be), encrypted by SQS, refusing plain HTTP, keeping messages 14 days', () => {
+      expect(deliveryDeadLetters.Properties).toEqual({ FifoQueue: true, SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 86_400 });
+      const policies = Object.values(ofType(template, 'AWS::SQS::QueuePolicy')).filter((p) => asArray(p.Properties.Queues).some((q) => refId(q) === deliveryDeadLettersId));
+      expect(policies).toHaveLength(1);
+      expect(asArray<Statement>(policies[0]!.Properties.PolicyDocument.Statement)).toEqual([
+        expect.objectContaining({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      ]);
+      // Filled by the redrive alone: no role is granted anything on it.
+      expect(roleIds().filter((roleId) => JSON.stringify(statementsOf(template, roleId)).includes(`"${deliveryDeadLettersId}"`))).toEqual([]);
+    });
+
+    it('alarms on the first message, telling the on-call how to replay the deliveries', () => {
+      const alarms = Object.entries(ofType(template, 'AWS::CloudWatch::Alarm')).filter(([, a]) =>
+        asArray<{ Value: unknown }>(a.Properties.Dimensions).some((d) => refId(d.Value) === deliveryDeadLettersId),
+      );
+      expect(alarms.map(([, a]) => a.Metadata?.['aws:cdk:path'])).toEqual(['ArthrStack/Events/DeliveryDeadLettersAlarm/Resource']);
+      const { AlarmDescription, AlarmActions: _actions, OKActions: _ok, ...alarm } = alarms[0]![1].Properties;
+      expect(alarm).toEqual({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [deliveryDeadLettersId, 'QueueName'] } }],
+        Statistic: 'Maximum',
+        Period: 300,
+        EvaluationPeriods: 1,
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 0,
+        TreatMissingData: 'notBreaching',
+      });
+      expect(AlarmDescription).toMatch(/PENDING/);
+      expect(AlarmDescription).toContain('POST /api/webhook-manager/webhooks/{id}/replay');
+      // The path it names is the replay route's.
+      expect(routeList.find((r) => r.operationId === 'replayWebhookEvents')!.path).toBe('/api/webhook-manager/webhooks/{webhookId}/replay');
+    });
+
+    it('is shown on the dashboard as webhook deliveries not attempted', () => {
+      const [, dashboard] = resourceAt(template, 'AWS::CloudWatch::Dashboard', 'ArthrStack/Operations/Dashboard');
+      const body = joined(dashboard.Properties.DashboardBody);
+      expect(body).toContain(`<${deliveryDeadLettersId}.QueueName>`);
+      expect(body).toContain('"label":"Webhook deliveries not attempted"');
+    });
+  });
+
+  describe('relay lag', () => {
+    it('alarms when the relay is more than five minutes behind the table stream', () => {
+      const [, alarm] = resourceAt(template, 'AWS::CloudWatch::Alarm', 'ArthrStack/Events/RelayBehindAlarm');
+      const { AlarmDescription, AlarmActions: _actions, OKActions: _ok, ...properties } = alarm.Properties;
+      expect(properties).toEqual({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'IteratorAge',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: relayId } }],
+        Statistic: 'Maximum',
+        Period: 300,
+        EvaluationPeriods: 1,
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 5 * 60 * 1000,
+        TreatMissingData: 'notBreaching',
+      });
+      expect(String(AlarmDescription)).toMatch(/behind the table stream/);
+      // Long before the mapping gives a record up to the dead letters.
+      expect(properties.Threshold / 1000).toBeLessThan(mapping.Properties.MaximumRecordAgeInSeconds);
+      // The relay's is the one iterator-age alarm.
+      const iteratorAge = Object.values(ofType(template, 'AWS::CloudWatch::Alarm')).filter((a) => a.Properties.MetricName === 'IteratorAge');
+      expect(iteratorAge).toEqual([alarm]);
+    });
+  });
+
+  describe('delivery worker', () => {
+    it('runs on nodejs22.x, arm64, 256 MB, 30 s, under the deployment\'s name, logging to its own log group kept for a month', () => {
+      expect(worker.Properties).toMatchObject({
+        FunctionName: 'arthr-fir-deliverWebhooks',
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: 256,
+        Timeout: 30,
+      });
+      expect(worker.Metadata?.['aws:asset:path']).toBeDefined();
+      const group = ofType(template, 'AWS::Logs::LogGroup')[refId(worker.Properties.LoggingConfig.LogGroup)!]!;
+      expect(group.Properties).toEqual({ LogGroupName: '/aws/lambda/arthr-fir-deliverWebhooks', RetentionInDays: 30 });
+    });
+
+    it('is told only the table, the log level, its service name, the delivery queue and the secrets key', () => {
+      expect(worker.Properties.Environment.Variables).toEqual({
+        TABLE_NAME: { Ref: tableId },
+        LOG_LEVEL: 'INFO',
+        POWERTOOLS_SERVICE_NAME: 'arthr-fir',
+        WEBHOOK_QUEUE_URL: { Ref: deliveriesId },
+        SECRETS_KEY: { 'Fn::Join': ['', ['kms:', secretsKeyArn()]] },
+      });
+    });
+
+    it('may only read deliveries, webhooks and events, record attempts, disable webhooks, unseal webhook secrets, consume its queue and write its own logs', () => {
+      expect(statementsOf(template, workerRoleId())).toEqual([
+        { Sid: 'OwnLogGroupOnly', Effect: 'Allow', Action: LOG_ACTIONS, Resource: { 'Fn::GetAtt': [refId(worker.Properties.LoggingConfig.LogGroup), 'Arn'] } },
+        // The delivery, its webhook and its event: only those partitions.
+        items('ReadDeliveries', 'GetItem', ['TNT#*#WHDLV#*', 'TNT#*#WEBHOOKS', 'TNT#*#EVENTS']),
+        items('RecordAttempts', 'UpdateItem', ['TNT#*#WHDLV#*']),
+        // A webhook whose endpoint answered 410 Gone is disabled.
+        items('DisableGoneWebhooks', 'PutItem', ['TNT#*#WEBHOOKS']),
+        {
+          Sid: 'UnsealWebhookSecrets',
+          Effect: 'Allow',
+          Action: 'kms:Decrypt',
+          Resource: secretsKeyArn(),
+          Condition: { StringEquals: { 'kms:EncryptionContext:purpose': 'webhook-secret' } },
+        },
+        // A failed attempt hidden for its backoff.
+        { Sid: 'DelayRetries', Effect: 'Allow', Action: 'sqs:ChangeMessageVisibility', Resource: deliveriesArn() },
+        // What the SQS event source grants (Queue.grantConsumeMessages): Lambda's poller receives and deletes.
+        {
+          Effect: 'Allow',
+          Action: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'],
+          Resource: deliveriesArn(),
+        },
+      ]);
+      expect(ofType(template, 'AWS::IAM::Role')[workerRoleId()]!.Properties.ManagedPolicyArns).toBeUndefined();
+      // The mapping is created only once the role may receive from the queue (Lambda checks on
+      // creation): it names the function, which waits for the role's policy.
+      const policies = Object.entries(ofType(template, 'AWS::IAM::Policy')).filter(([, p]) => asArray(p.Properties.Roles).some((r) => refId(r) === workerRoleId()));
+      expect(policies).toHaveLength(1);
+      expect(worker.DependsOn).toContain(policies[0]![0]);
+      // And that role serves the worker alone.
+      const users = Object.values(ofType(template, 'AWS::Lambda::Function')).filter((f) => refId(f.Properties.Role) === workerRoleId());
+      expect(users).toEqual([worker]);
+    });
+  });
+
+  describe('webhook secrets', () => {
+    const purposeOf = (s: Statement) => (s.Condition as { StringEquals?: Record<string, string> } | undefined)?.StringEquals?.['kms:EncryptionContext:purpose'];
+
+    it('are unsealed (Decrypt in their context) by the delivery worker alone', () => {
+      const decrypting = grantsOn('kms:Decrypt', secretsKeyArn());
+      // Every Decrypt with the secrets key is limited to one purpose: none opens webhook secrets by accident.
+      for (const g of decrypting) expect(purposeOf(g.statement), g.roleId).toMatch(/^(cloud-secret|webhook-secret)$/);
+      expect(decrypting.filter((g) => purposeOf(g.statement) === 'webhook-secret').map((g) => g.roleId)).toEqual([workerRoleId()]);
+      // The worker opens nothing else with it.
+      expect(decrypting.filter((g) => g.roleId === workerRoleId()).map((g) => purposeOf(g.statement))).toEqual(['webhook-secret']);
+    });
+
+    it('are sealed (Encrypt in their context) only by the routes that make one: createWebhook and rotateWebhookSecret', () => {
+      const sealing = routeList.filter((r) => r.aws.webhooks?.includes('Seal')).map((r) => r.operationId);
+      expect(sealing.sort()).toEqual(['createWebhook', 'rotateWebhookSecret']);
+      const encrypting = grantsOn('kms:Encrypt', secretsKeyArn());
+      for (const g of encrypting) expect(purposeOf(g.statement), g.roleId).toMatch(/^(cloud-secret|webhook-secret)$/);
+      expect(encrypting.filter((g) => purposeOf(g.statement) === 'webhook-secret').map((g) => g.roleId).sort()).toEqual(sealing.map(routeRoleId).sort());
+      for (const operationId of sealing) {
+        expect(statementsOf(template, routeRoleId(operationId)).filter((s) => asArray(s.Action).some((a) => a.startsWith('kms:'))), operationId).toEqual([
+          {
+            Sid: 'SealWebhookSecrets',
+            Effect: 'Allow',
+            Action: 'kms:Encrypt',
+            Resource: secretsKeyArn(),
+            Condition: { StringEquals: { 'kms:EncryptionContext:purpose': 'webhook-secret' } },
+          },
+        ]);
+      }
+      // Nobody may both seal and unseal them.
+      expect(grantsOn('kms:Decrypt', secretsKeyArn()).filter((g) => sealing.map(routeRoleId).includes(g.roleId))).toEqual([]);
+    });
+  });
+
   describe('cdk-nag', () => {
-    it('acknowledges only the runtime pin, ListStreams on `*` and the dead-letter queue having none of its own, each with a reason', () => {
+    it('acknowledges only the runtime pins, ListStreams on `*` and the dead-letter queues having none of their own, each with a reason', () => {
+      const workerMappingPath = Object.values(ofType(template, 'AWS::Lambda::EventSourceMapping')).find((m) => refId(m.Properties.FunctionName) === workerId)!.Metadata!['aws:cdk:path'];
+      expect(workerMappingPath).toMatch(/^ArthrStack\/Events\/DeliveryWorker\/Function\/SqsEventSource:[^/]+\/Resource$/);
       const acknowledged = Object.values(template.toJSON().Resources as Record<string, Resource>)
         .filter((r) => String(r.Metadata?.['aws:cdk:path'] ?? '').startsWith('ArthrStack/Events/'))
         .flatMap((r) => asArray<{ id: string; reason: string }>(r.Metadata?.cdk_nag?.rules_to_suppress).map((s) => ({ path: r.Metadata!['aws:cdk:path'] as string, ...s })));
@@ -289,12 +566,19 @@ describe('ArthrStack events', () => {
           'ArthrStack/Events/Relay/Role/Resource AwsSolutions-IAM5[Resource::*]',
           'ArthrStack/Events/Relay/Role/DefaultPolicy/Resource AwsSolutions-IAM5[Resource::*]',
           'ArthrStack/Events/RelayDeadLetters/Resource AwsSolutions-SQS3',
+          'ArthrStack/Events/DeliveryWorker/Function/Resource AwsSolutions-L1',
+          // The runtime pin is acknowledged on the function construct, and the SQS event source's
+          // mapping is made under it (addEventSource): the acknowledgement reaches it too.
+          `${workerMappingPath} AwsSolutions-L1`,
+          'ArthrStack/Events/DeliveryDeadLetters/Resource AwsSolutions-SQS3',
         ].sort(),
       );
       for (const a of acknowledged) expect(a.reason.trim().length, `${a.id} on ${a.path}`).toBeGreaterThanOrEqual(10);
       // The `*` is ListStreams' alone: every other action of the role names its resource.
       const onStar = statementsOf(template, relayRoleId()).filter((s) => asArray(s.Resource).includes('*'));
       expect(onStar.flatMap((s) => asArray(s.Action))).toEqual(['dynamodb:ListStreams']);
+      // The worker's every action names its resource.
+      expect(statementsOf(template, workerRoleId()).filter((s) => asArray(s.Resource).includes('*'))).toEqual([]);
     });
 
     it('passes the cdk-nag AwsSolutions pack with no unacknowledged finding', () => {

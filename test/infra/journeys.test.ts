@@ -37,6 +37,10 @@ function taskStates(asl: unknown): Record<string, any>[] {
   return out;
 }
 
+
+/** The condition that keeps a journey function's PutItem to the outbox partitions. */
+const OUTBOX_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TNT#*#EVENTS'] } };
+
 describe('ArthrStack journeys', () => {
   let synth: Synthesized;
   let template: Template;
@@ -90,8 +94,13 @@ describe('ArthrStack journeys', () => {
       const name = activities.Properties.FunctionName as string;
       expect(name).toBe('arthr-fir-activities');
       // What the publishing function compiles into every state machine...
-      // (Every function but the image clean-up, the cloud function runner and the event relay, which start no journey and are not told.)
-      const notTold = ['ArthrStack/Images/Cleanup/Function/Resource', 'ArthrStack/Journeys/CloudFunctionRunner/Function/Resource', 'ArthrStack/Events/Relay/Function/Resource'];
+      // (Every function but the image clean-up, the cloud function runner, the event relay and the webhook delivery worker, which start no journey and are not told.)
+      const notTold = [
+        'ArthrStack/Images/Cleanup/Function/Resource',
+        'ArthrStack/Journeys/CloudFunctionRunner/Function/Resource',
+        'ArthrStack/Events/Relay/Function/Resource',
+        'ArthrStack/Events/DeliveryWorker/Function/Resource',
+      ];
       const arns = new Set(
         Object.values(ofType(template, 'AWS::Lambda::Function'))
           .filter((f) => !notTold.includes(f.Metadata?.['aws:cdk:path'] as string))
@@ -271,9 +280,11 @@ describe('ArthrStack journeys', () => {
       );
       for (const s of statements) {
         expect(s.Effect).toBe('Allow');
-        expect(s.Condition).toBeUndefined();
         const actions = asArray(s.Action);
         const resources = asArray(s.Resource);
+        // PutItem only in the outbox partitions: it cannot overwrite an instance or anything else.
+        if (actions.includes('dynamodb:PutItem')) expect(s).toMatchObject({ Sid: 'OutboxEvents', Action: 'dynamodb:PutItem', Condition: OUTBOX_ONLY });
+        else expect(s.Condition).toBeUndefined();
         if (actions.some((a) => a.startsWith('dynamodb:'))) expect(resources).toEqual([tableArn]);
         else if (actions.includes('sqs:SendMessage')) expect(resources).toEqual([{ 'Fn::GetAtt': [queueId, 'Arn'] }]);
         else if (actions.includes('states:DescribeExecution')) {
@@ -324,6 +335,7 @@ describe('ArthrStack journeys', () => {
         expect(s.Effect).toBe('Allow');
         const actions = asArray(s.Action);
         const resources = asArray(s.Resource);
+        if (actions.includes('dynamodb:PutItem')) expect(s).toMatchObject({ Sid: 'OutboxEvents', Action: 'dynamodb:PutItem', Condition: OUTBOX_ONLY });
         if (actions.includes('dynamodb:Scan')) expect(resources).toEqual([{ 'Fn::Join': ['', [tableArn, '/index/GSI2']] }]);
         else if (actions.some((a) => a.startsWith('dynamodb:'))) expect(resources).toEqual([tableArn]);
         else if (actions.includes('states:DescribeExecution')) expect(resources.map(joined)).toEqual(['arn:aws:states:eu-west-1:<AWS::AccountId>:execution:arthr-fir-*']);

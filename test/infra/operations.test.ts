@@ -95,6 +95,33 @@ describe('ArthrStack operations', () => {
       }
       expect(body).toContain('"type":"alarm"');
     });
+
+    it('graphs every dead-letter queue of the stack by what it holds, each of them alarming on its first message', () => {
+      // The queues nothing redrives further: every dead-letter queue (the export jobs and the webhook deliveries redrive to theirs).
+      const queues = Object.entries(ofType(template, 'AWS::SQS::Queue'));
+      const deadLetters = queues.filter(([, q]) => q.Properties.RedrivePolicy === undefined);
+      const path = (id: string) => String(queues.find(([q]) => q === id)![1].Metadata?.['aws:cdk:path']).replace(/\/Resource$/, '');
+      const widget = (JSON.parse(body) as { widgets: { properties: { title?: string; metrics?: unknown[][] } }[] }).widgets.find((w) => w.properties.title === 'Dead letters')!;
+      const graphed = widget.properties.metrics!.map((m) => {
+        expect(m.slice(0, 3)).toEqual(['AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'QueueName']);
+        const id = /^<(.+)\.QueueName>$/.exec(m[3] as string)![1]!;
+        return [path(id), (m[4] as { label: string }).label];
+      });
+      expect(graphed).toEqual([
+        ['ArthrStack/Journeys/ExecutionEndDeadLetters', 'Execution ends not recorded'],
+        ['ArthrStack/Images/CleanupDeadLetters', 'Image clean-ups not done'],
+        ['ArthrStack/Exports/JobDeadLetters', 'Export jobs failed'],
+        ['ArthrStack/Events/RelayDeadLetters', 'Events not relayed'],
+        ['ArthrStack/Events/DeliveryDeadLetters', 'Webhook deliveries not attempted'],
+      ]);
+      expect(graphed.map(([p]) => p).sort()).toEqual(deadLetters.map(([id]) => path(id)).sort());
+      for (const [id] of deadLetters) {
+        const alarms = Object.values(ofType(template, 'AWS::CloudWatch::Alarm')).filter((a) => asArray<{ Value: unknown }>(a.Properties.Dimensions).some((d) => refId(d.Value) === id));
+        expect(alarms.map((a) => a.Properties), path(id)).toEqual([
+          expect.objectContaining({ MetricName: 'ApproximateNumberOfMessagesVisible', ComparisonOperator: 'GreaterThanThreshold', Threshold: 0 }),
+        ]);
+      }
+    });
   });
 
   describe('capacity', () => {

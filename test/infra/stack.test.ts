@@ -1,4 +1,5 @@
 import { RouteFunction } from '../../lib/constructs/route-function.js';
+import { routeGroups, routeStackId } from '../../lib/constructs/route-stack.js';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
@@ -167,6 +168,55 @@ describe('ArthrStack', () => {
         expect(integration.Properties, integrationId).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
         expect(refId(integration.Properties.IntegrationUri), route.operationId).toBe(functionFor(route)[0]);
       }
+    });
+
+    it('passes each area\'s nested stack, under fixed names, exactly the buckets, keys and queues its routes are granted', () => {
+      const arn = (type: string, at: string) => ({ 'Fn::GetAtt': [resourceAt(template, type, at)[0], 'Arn'] });
+      const ref = (type: string, at: string) => ({ Ref: resourceAt(template, type, at)[0] });
+      const images = {
+        ImagesBucketArn: arn('AWS::S3::Bucket', 'ArthrStack/Images/Bucket'),
+        ImagesBucketName: ref('AWS::S3::Bucket', 'ArthrStack/Images/Bucket'),
+        ImagesKeyArn: arn('AWS::KMS::Key', 'ArthrStack/Images/Key'),
+      };
+      const exports = {
+        ExportsBucketArn: arn('AWS::S3::Bucket', 'ArthrStack/Exports/Bucket'),
+        ExportsBucketName: ref('AWS::S3::Bucket', 'ArthrStack/Exports/Bucket'),
+        ExportsKeyArn: arn('AWS::KMS::Key', 'ArthrStack/Exports/Key'),
+        ExportsQueueArn: arn('AWS::SQS::Queue', 'ArthrStack/Exports/Jobs'),
+        ExportsQueueUrl: ref('AWS::SQS::Queue', 'ArthrStack/Exports/Jobs'),
+      };
+      // One key seals cloud secrets and webhook signing secrets (each in its own context).
+      const secrets = { CloudSecretsKeyArn: cloudSecretsKeyArn() };
+      const webhookQueue = { WebhookQueueArn: { 'Fn::GetAtt': [deliveriesId(), 'Arn'] }, WebhookQueueUrl: { Ref: deliveriesId() } };
+      const nested = Object.values(ofType(synth.parent, 'AWS::CloudFormation::Stack'));
+      const groups = routeGroups(routeList);
+      expect(nested).toHaveLength(groups.size);
+      expect([...groups.keys()]).toContain('webhooks');
+      const named = (params: Record<string, unknown>) => Object.fromEntries(Object.entries(params).filter(([k]) => !k.startsWith('referenceto')));
+      const passed = new Map<string, Record<string, unknown>>();
+      for (const [area, routes] of groups) {
+        const id = routeStackId(area);
+        const resource = nested.find((r) => r.Metadata?.['aws:cdk:path'] === `ArthrStack/${id}.NestedStack/${id}.NestedStackResource`);
+        expect(resource, area).toBeDefined();
+        const params = (resource!.Properties.Parameters ?? {}) as Record<string, unknown>;
+        const expected = {
+          ...(routes.some((r) => r.aws.images?.length) ? images : {}),
+          ...(routes.some((r) => r.aws.exports?.length) ? exports : {}),
+          ...(routes.some((r) => r.aws.cloudSecrets || r.aws.webhooks?.includes('Seal')) ? secrets : {}),
+          ...(routes.some((r) => r.aws.webhooks?.includes('SendMessage')) ? webhookQueue : {}),
+        };
+        expect(named(params), area).toEqual(expected);
+        passed.set(area, named(params));
+        // Declared by the nested stack under the same names...
+        const declared = (synth.stacks.get(`ArthrStack/${id}`)!.toJSON().Parameters ?? {}) as Record<string, unknown>;
+        expect(Object.keys(named(declared)).sort(), area).toEqual(Object.keys(expected).sort());
+        // ...and never passed again under a generated name (grants and acknowledgements name the fixed one).
+        const generated = JSON.stringify(Object.entries(params).filter(([k]) => k.startsWith('referenceto')));
+        for (const v of Object.values(expected)) expect(generated, area).not.toContain(JSON.stringify(v));
+      }
+      // The webhooks' routes take the secrets key (to seal signing secrets) and the delivery queue (to replay), and nothing else by name.
+      expect(passed.get('webhooks')).toEqual({ ...secrets, ...webhookQueue });
+      expect([...passed].filter(([, p]) => 'WebhookQueueArn' in p).map(([area]) => area)).toEqual(['webhooks']);
     });
 
     it('throttles the $default stage and writes JSON access logs to a log group', () => {
@@ -524,6 +574,7 @@ describe('ArthrStack', () => {
         'Issuer',
         'SigningKeyId',
         'TableName',
+        'WebhookDeliveryDeadLetterQueueUrl',
       ]);
       expect(outputs.ApiUrl!.Description).toMatch(/certificateArn/);
     });
@@ -569,7 +620,13 @@ describe('ArthrStack', () => {
         // SQS3 (no DLQ of its own): only on the queues that are themselves dead-letter queues.
         if (a.id === 'AwsSolutions-SQS3') {
           expect(
-            ['ArthrStack/Journeys/ExecutionEndDeadLetters/Resource', 'ArthrStack/Images/CleanupDeadLetters/Resource', 'ArthrStack/Exports/JobDeadLetters/Resource', 'ArthrStack/Events/RelayDeadLetters/Resource'],
+            [
+              'ArthrStack/Journeys/ExecutionEndDeadLetters/Resource',
+              'ArthrStack/Images/CleanupDeadLetters/Resource',
+              'ArthrStack/Exports/JobDeadLetters/Resource',
+              'ArthrStack/Events/RelayDeadLetters/Resource',
+              'ArthrStack/Events/DeliveryDeadLetters/Resource',
+            ],
             a.resource,
           ).toContain(a.path);
           continue;
