@@ -37,6 +37,10 @@ const StoreConfigSchema = z.object({
   WEBHOOK_QUEUE_URL: z.optional(z.url()),
   /** Set only locally: the SQS stand-in (fauxqs). */
   SQS_ENDPOINT: z.optional(z.url()),
+  /** AWS: the deployment's own account, never a webhook's SQS or EventBridge target. */
+  SERVICE_ACCOUNT_ID: z.optional(z.string().check(z.regex(/^\d{12}$/))),
+  /** AWS: the role the delivery worker assumes, tagged with the tenant, to send to a relying party's queue or bus. */
+  SUBSCRIBER_ROLE_ARN: z.optional(z.string().check(z.minLength(20))),
   /**
    * Set only locally: webhooks may be http:// to a loopback address (a developer's receiver on
    * this machine). On AWS every webhook is https:// to a public address.

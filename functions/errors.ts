@@ -41,7 +41,7 @@ export const ERRORS = {
   INVALID_BPMN_DATA: { status: 400, message: 'resources.bpmn.data must be the BPMN file as base64 (RFC 4648, padded, no line breaks) of UTF-8 XML.' },
   INVALID_BPMN: { status: 400, message: 'The BPMN cannot be deployed; details name each element and why.' },
   FACE_IMAGE_UNUSABLE: { status: 400, message: 'The image is not a JPEG or PNG with exactly one usable face.' },
-  WEBHOOK_URL_REFUSED: { status: 400, message: 'The webhook URL is not one the service sends to.' },
+  WEBHOOK_URL_REFUSED: { status: 400, message: 'The webhook URL or target is not one the service sends to.' },
   STATE_MACHINE_TOO_LARGE: { status: 400, message: "The compiled state machine is over Step Functions' 1 MB definition limit." },
 
   // 401: every one carries a challenge.
@@ -159,7 +159,7 @@ export const ERROR_DOCS = {
   INVALID_BPMN_DATA: 'a BPMN upload whose `resources.bpmn.data` is not strict base64 (RFC 4648, padded, no line breaks) or whose bytes are not UTF-8 text',
   INVALID_BPMN: 'a BPMN upload the service cannot run: `details` lists every problem at its element (`bpmn.<element id>`): unknown or not runnable activities (with the bean name), conditions, gateways without a default, timers on service steps, unknown error codes, unreachable elements',
   FACE_IMAGE_UNUSABLE: 'a watchlist member\'s image is not a JPEG or PNG of at most 3 MiB with exactly one face the engine can make a template of; `details` say which',
-  WEBHOOK_URL_REFUSED: 'a webhook URL that is not https:// (http:// only to loopback, locally), has credentials, or names or resolves to a private, loopback, link-local, metadata or otherwise reserved address; `details` say which rule',
+  WEBHOOK_URL_REFUSED: 'a webhook URL that is not https:// (http:// only to loopback, locally), has credentials, or names or resolves to a private, loopback, link-local, metadata or otherwise reserved address; or a queue or bus target that is not an ARN of its kind, is in the deployment\'s own account, or (locally) is an EventBridge bus; `details` say which rule',
   STATE_MACHINE_TOO_LARGE: "the definition compiles to a state machine over Step Functions' 1 MB definition limit",
   UNAUTHORIZED: 'neither a bearer token nor an API key was sent',
   INVALID_TOKEN: "the bearer token does not verify, has expired or names another tenant",

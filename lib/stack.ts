@@ -551,6 +551,11 @@ export class ArthrStack extends Stack {
       description: 'Webhook deliveries the worker could not even attempt (its own reads or writes failing); the deliveries stay PENDING for a replay.',
       value: this.events.deliveryDeadLetters.queueUrl,
     });
+    new CfnOutput(this, 'SubscriberDeliveryRoleArn', {
+      description:
+        "Webhooks with an SQS queue or EventBridge bus target are sent as this role, tagged arthr-tenant={tenantId}: the queue's or bus's policy allows it with aws:PrincipalTag/arthr-tenant equal to its tenant (README, Events).",
+      value: this.events.subscriberRole.roleArn,
+    });
     new CfnOutput(this, 'Issuer', { description: 'Bearer token issuer (iss) checked by the JWT authorizer.', value: issuer });
     new CfnOutput(this, 'AlarmTopicArn', {
       description: 'Every alarm of the stack notifies this SNS topic: subscribe the on-call address (or deploy with -c alarmEmail=...).',

@@ -52,9 +52,10 @@ export interface AwsAccess {
   cloudSecrets?: 'seal';
   /**
    * Webhooks: `Seal` encrypts a signing secret with the secrets key (KMS Encrypt, purpose
-   * `webhook-secret`), `SendMessage` queues deliveries on the webhook delivery queue (a replay).
+   * `webhook-secret`), `SendMessage` queues deliveries on the webhook delivery queue (a replay),
+   * `Target` checks a queue or bus target (no grant: the function is told the deployment's account).
    */
-  webhooks?: readonly ('Seal' | 'SendMessage')[];
+  webhooks?: readonly ('Seal' | 'SendMessage' | 'Target')[];
   /**
    * The face engine's Rekognition actions (collections only under the deployment's prefix). A
    * function given DetectFaces also carries the embedded liveness model (its layer).

@@ -14,6 +14,7 @@ import { ValidationError, WebhookNotFoundError } from '../errors.js';
 import { log } from '../observability/logger.js';
 import type { DeliveryAttempt, DeliveryMessage, DeliveryQueue, DeliveryRecord, DeliveryStatus, DeliveryStore, WebhookRecord, WebhookSecretSealer, WebhookStore } from './model.js';
 import { wants } from './webhooks.js';
+import type { TargetSender } from './targets.js';
 
 /** How long an endpoint has to answer (Standard Webhooks suggests 15 to 30 seconds). */
 export const DELIVERY_TIMEOUT_MS = 15_000;
@@ -36,6 +37,8 @@ export interface DeliverDeps {
   fetch: GuardedFetch;
   /** Locally: a receiver on loopback over http:// is allowed. */
   allowLoopback: boolean;
+  /** A relying party's own SQS queue or EventBridge bus. */
+  targets: TargetSender;
   /** Seconds before each retry (the first retry after the first failure). */
   retrySeconds: number[];
   /** [0, 1): the jitter's draw. */
@@ -72,30 +75,41 @@ export async function deliver(d: DeliverDeps, m: DeliveryMessage, now: Date): Pr
     return { done: true, status: 'DISCARDED' };
   }
 
-  const payload = JSON.stringify(event);
-  const headers = {
-    'content-type': 'application/json',
-    'user-agent': 'arthr-webhooks/1',
-    'webhook-id': event.id,
-    'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-    'webhook-signature': await signatures(d, webhook, event.id, payload, now),
-  };
   const started = performance.now();
   let status: number | undefined;
   let error: string | undefined;
   let retryAfter: number | undefined;
-  try {
-    const res = await d.fetch(webhook.url, { method: 'POST', headers, body: payload, redirect: 'manual' }, {
-      timeoutMs: DELIVERY_TIMEOUT_MS,
-      maxResponseBytes: MAX_RESPONSE_BYTES,
-      allowLoopback: d.allowLoopback,
-    });
-    status = res.status;
-    retryAfter = retryAfterSeconds(res.headers['retry-after'], now);
-  } catch (err) {
-    if (err instanceof OutboundRefused) error = `refused: ${err.rule}`;
-    else if (err instanceof OutboundFailed) error = err.reason === 'response-too-large' ? 'answer too large' : err.reason;
-    else throw err;
+  if (webhook.target) {
+    // The relying party's own queue or bus: authenticated by AWS, as the tenant's delivery role.
+    try {
+      await d.targets.send(webhook.target, event, { timestamp: now.toISOString(), ...(m.replay ? { replay: m.replay } : {}) });
+      status = 200;
+    } catch (err) {
+      if (!(err instanceof Error)) throw err;
+      error = `target: ${err.name}`;
+    }
+  } else {
+    const payload = JSON.stringify(event);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'arthr-webhooks/1',
+      'webhook-id': event.id,
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': await signatures(d, webhook, event.id, payload, now),
+    };
+    try {
+      const res = await d.fetch(webhook.url!, { method: 'POST', headers, body: payload, redirect: 'manual' }, {
+        timeoutMs: DELIVERY_TIMEOUT_MS,
+        maxResponseBytes: MAX_RESPONSE_BYTES,
+        allowLoopback: d.allowLoopback,
+      });
+      status = res.status;
+      retryAfter = retryAfterSeconds(res.headers['retry-after'], now);
+    } catch (err) {
+      if (err instanceof OutboundRefused) error = `refused: ${err.rule}`;
+      else if (err instanceof OutboundFailed) error = err.reason === 'response-too-large' ? 'answer too large' : err.reason;
+      else throw err;
+    }
   }
   const attempt: DeliveryAttempt = { at: now.toISOString(), ...(status !== undefined ? { status } : {}), ...(error ? { error } : {}), latencyMs: Math.round(performance.now() - started) };
 

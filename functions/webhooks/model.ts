@@ -14,7 +14,10 @@ export interface SealedSecret {
 export interface WebhookRecord {
   tenantId: string;
   id: string;
-  url: string;
+  /** Where events are POSTed; absent when they go to `target` instead. */
+  url?: string;
+  /** A relying party's own SQS queue or EventBridge bus (functions/webhooks/targets.ts), instead of a URL. */
+  target?: { type: 'sqs'; queueArn: string } | { type: 'eventbridge'; eventBusArn: string };
   description: string;
   /** Event types sent to it; `*` for all. */
   eventTypes: string[];

@@ -5,6 +5,10 @@ import type { DeliveryMessage, DeliveryQueue } from './model.js';
 import { deliver, type DeliverDeps } from './deliver.js';
 import { deliveries, outbox, queue, sealer, webhooks } from './deps.js';
 import { loopbackAllowed } from './webhooks.js';
+import { awsTargetSender } from './targets.js';
+
+/** Kept for the function's life: its per-tenant credentials are renewed, not fetched per message. */
+const targets = awsTargetSender();
 
 /** The part of an SQS record read here: the same in a Lambda event and (reshaped) from ReceiveMessage locally. */
 export interface QueueRecord {
@@ -23,6 +27,7 @@ export function deliverDeps(): DeliverDeps & { queue: Pick<DeliveryQueue, 'delay
     outbox,
     sealer,
     fetch: guardedFetch,
+    targets,
     allowLoopback: loopbackAllowed(),
     retrySeconds: config.WEBHOOK_RETRY_SECONDS.split(',').map(Number),
   };

@@ -58,7 +58,7 @@ export const webhookRoutes = {
       403: forbidden,
       409: error(`The tenant has ${MAX_WEBHOOKS} webhooks (WEBHOOK_LIMIT).`),
     },
-    aws: { table: ['UpdateItem', 'PutItem'], webhooks: ['Seal'] },
+    aws: { table: ['UpdateItem', 'PutItem'], webhooks: ['Seal', 'Target'] },
   }),
   getWebhook: defineRoute({
     operationId: 'getWebhook',
@@ -92,7 +92,7 @@ export const webhookRoutes = {
       404: notFound,
       409: error('Another request changed it first (CONCURRENT_UPDATE).'),
     },
-    aws: { table: ['GetItem', 'PutItem'] },
+    aws: { table: ['GetItem', 'PutItem'], webhooks: ['Target'] },
   }),
   deleteWebhook: defineRoute({
     operationId: 'deleteWebhook',

@@ -18,6 +18,17 @@ const Url = z.withMeta(z.string().check(z.maxLength(2048, 'must be at most 2048 
   description: 'https:// to a public address (http:// to loopback only when the service runs locally). Checked again before every delivery.',
   format: 'uri',
 });
+const Target = z.withMeta(
+  z.union([
+    z.strictObject({ type: z.literal('sqs'), queueArn: z.string().check(z.maxLength(256)) }),
+    z.strictObject({ type: z.literal('eventbridge'), eventBusArn: z.string().check(z.maxLength(512)) }),
+  ]),
+  {
+    description:
+      "Instead of a URL: the relying party's own SQS queue or EventBridge bus in its own account. Its policy must allow the " +
+      "deployment's delivery role (output SubscriberDeliveryRoleArn) with `aws:PrincipalTag/arthr-tenant` equal to the tenant id.",
+  },
+);
 const EventTypes = z.withMeta(z.array(z.string().check(z.maxLength(100))).check(z.maxLength(50)), {
   description: 'Event types (the OpenAPI document\'s `webhooks`), or `*` (the default) for all.',
 });
@@ -27,30 +38,33 @@ const DefinitionNames = z.withMeta(z.array(text(1, 255)).check(z.maxLength(50)),
 
 export const CreateWebhookSchema = z.withMeta(
   z.object({
-    url: Url,
+    url: optional(Url),
+    target: optional(Target),
     description: optional(text(0, 1000)),
     eventTypes: optional(EventTypes),
     processDefnNames: optional(DefinitionNames),
     enabled: optional(z.boolean()),
   }),
-  { id: 'WebhookCreate', description: 'Members not listed here (tenantId, ...) are accepted and ignored.' },
+  { id: 'WebhookCreate', description: 'Exactly one of `url` and `target`. Members not listed here (tenantId, ...) are accepted and ignored.' },
 );
 
 export const UpdateWebhookSchema = z.withMeta(
   z.object({
     url: optional(Url),
+    target: optional(Target),
     description: optional(text(0, 1000)),
     eventTypes: optional(EventTypes),
     processDefnNames: optional(DefinitionNames),
     enabled: optional(z.withMeta(z.boolean(), { description: 'true enables it again after a 410 Gone disabled it.' })),
   }),
-  { id: 'WebhookUpdate', description: 'Only what is given changes.' },
+  { id: 'WebhookUpdate', description: 'Only what is given changes; a `url` replaces a `target` and the other way round (not both at once).' },
 );
 
 export const WebhookSchema = z.withMeta(
   z.object({
     id: z.string(),
-    url: z.string(),
+    url: z.optional(z.string()),
+    target: z.optional(Target),
     description: z.string(),
     eventTypes: z.array(z.string()),
     processDefnNames: z.array(z.string()),

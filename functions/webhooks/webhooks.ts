@@ -10,6 +10,7 @@ import { EVENT_TYPES } from '../events/catalogue.js';
 import { getStoreConfig } from '../config.js';
 import { parseSort, sortBy, toPage } from '../shared/page.js';
 import type { WebhookRecord, WebhookSecretSealer, WebhookStore } from './model.js';
+import { targetRefusal } from './targets.js';
 
 /** The most webhooks a tenant has (Stripe allows 16 endpoints an account). */
 export const MAX_WEBHOOKS = 20;
@@ -74,12 +75,30 @@ function eventTypes(types: string[] | null | undefined): string[] {
   return types.includes('*') ? ['*'] : [...new Set(types)];
 }
 
+type Target = NonNullable<WebhookRecord['target']>;
+
 export interface WebhookInput {
-  url: string;
+  url?: string | null | undefined;
+  target?: Target | null | undefined;
   description?: string | null | undefined;
   eventTypes?: string[] | null | undefined;
   processDefnNames?: string[] | null | undefined;
   enabled?: boolean | null | undefined;
+}
+
+/** A relying party's queue or bus as it may be a target; refused with WEBHOOK_URL_REFUSED otherwise. */
+function checkTarget(target: Target): Target {
+  const why = targetRefusal(target);
+  if (why) throw new WebhookUrlRefusedError(`The webhook target is refused: ${why}.`, [{ location: 'body.target', message: why }]);
+  return target;
+}
+
+/** Where it sends: a URL, or a relying party's queue or bus; exactly one. */
+async function destination(body: Pick<WebhookInput, 'url' | 'target'>): Promise<{ url: string } | { target: Target }> {
+  if (body.url != null && body.target != null) throw new ValidationError('Give a url or a target, not both.', [{ location: 'body', message: 'url or target, not both' }]);
+  if (body.target != null) return { target: checkTarget(body.target) };
+  if (body.url != null) return { url: await checkWebhookUrl(body.url) };
+  throw new ValidationError('Give a url or a target.', [{ location: 'body.url', message: 'required (or a target)' }]);
 }
 
 /** A new webhook and its secret (the only time the secret is shown). */
@@ -90,7 +109,7 @@ export async function createWebhook(d: WebhookDeps, body: WebhookInput, at: At):
   const record: WebhookRecord = {
     tenantId: at.tenantId,
     id,
-    url: await checkWebhookUrl(body.url),
+    ...(await destination(body)),
     description: body.description ?? '',
     eventTypes: eventTypes(body.eventTypes),
     processDefnNames: [...new Set(body.processDefnNames ?? [])],
@@ -124,11 +143,11 @@ export async function listWebhooks(d: Pick<WebhookDeps, 'webhooks'>, tenantId: s
 }
 
 /** Changes what is given (absent fields stay); enabling clears why it was disabled. */
-export async function updateWebhook(d: WebhookDeps, tenantId: string, id: string, body: Partial<Omit<WebhookInput, 'url'>> & { url?: string | null | undefined }, now: Date): Promise<WebhookRecord> {
+export async function updateWebhook(d: WebhookDeps, tenantId: string, id: string, body: WebhookInput, now: Date): Promise<WebhookRecord> {
   const record = await getWebhook(d, tenantId, id);
+  const { url: _url, target: _target, ...kept } = record;
   const next: WebhookRecord = {
-    ...record,
-    ...(body.url != null ? { url: await checkWebhookUrl(body.url) } : {}),
+    ...(body.url != null || body.target != null ? { ...kept, ...(await destination(body)) } : record),
     ...(body.description != null ? { description: body.description } : {}),
     ...(body.eventTypes != null ? { eventTypes: eventTypes(body.eventTypes) } : {}),
     ...(body.processDefnNames != null ? { processDefnNames: [...new Set(body.processDefnNames)] } : {}),

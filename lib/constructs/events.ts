@@ -1,4 +1,4 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -9,6 +9,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { DEFAULT_WEBHOOK_RETRY_SECONDS } from '../../functions/config.js';
 import { cloudSecretsEnvironment, webhookSecretStatement } from './cloud-secrets.js';
+import { SUBSCRIBER_TENANT_TAG } from '../../functions/webhooks/targets.js';
 import { Construct } from 'constructs';
 import { OUTBOX_STREAM_FILTER } from '../../functions/events/relay.js';
 import { deadLetterQueue } from './dead-letters.js';
@@ -52,6 +53,11 @@ export class Events extends Construct {
   readonly deliveries: sqs.Queue;
   readonly deliveryDeadLetters: sqs.Queue;
   readonly deliveryWorker: ServiceFunction;
+  /**
+   * The role deliveries to a relying party's own queue or bus are sent as: assumed by the worker
+   * for one tenant at a time, tagged `arthr-tenant`, which the relying party's policy checks.
+   */
+  readonly subscriberRole: iam.Role;
 
   constructor(scope: Construct, id: string, props: EventsProps) {
     super(scope, id);
@@ -171,6 +177,12 @@ export class Events extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
 
+    const stack = Stack.of(this);
+    // Named, so its ARN is known before it exists (the worker's grant) and stable for the policies
+    // relying parties write (the SubscriberDeliveryRoleArn output).
+    const subscriberRoleName = `${props.namePrefix}-subscriber-delivery`;
+    const subscriberRoleArn = stack.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: subscriberRoleName });
+
     this.deliveryWorker = new ServiceFunction(this, 'DeliveryWorker', {
       functionName: ServiceFunction.physicalName(props.namePrefix, 'deliverWebhooks'),
       description: 'Makes each webhook delivery attempt: signs the event (Standard Webhooks) and POSTs it through the SSRF guard.',
@@ -179,7 +191,13 @@ export class Events extends Construct {
       memorySize: 256,
       // One attempt (15 s at most) and its records.
       timeout: Duration.seconds(30),
-      environment: { ...props.environment, WEBHOOK_QUEUE_URL: this.deliveries.queueUrl, ...cloudSecretsEnvironment(props.secretsKey) },
+      environment: {
+        ...props.environment,
+        WEBHOOK_QUEUE_URL: this.deliveries.queueUrl,
+        ...cloudSecretsEnvironment(props.secretsKey),
+        SUBSCRIBER_ROLE_ARN: subscriberRoleArn,
+        SERVICE_ACCOUNT_ID: stack.account,
+      },
       policyName: 'deliverWebhooks',
       roleDescription: 'Delivers webhooks: reads the delivery, the webhook and the event, records the attempt (and disables a webhook on 410), unseals its secrets, delays a retry.',
       statements: [
@@ -188,8 +206,50 @@ export class Events extends Construct {
         itemsOf('DisableGoneWebhooks', ['PutItem'], props.table, ['TNT#*#WEBHOOKS']),
         webhookSecretStatement('unseal', props.secretsKey),
         new iam.PolicyStatement({ sid: 'DelayRetries', actions: ['sqs:ChangeMessageVisibility'], resources: [this.deliveries.queueArn] }),
+        // The delivery role, only with exactly the tenant tag (functions/webhooks/targets.ts).
+        new iam.PolicyStatement({
+          sid: 'SendAsTenant',
+          actions: ['sts:AssumeRole', 'sts:TagSession'],
+          resources: [subscriberRoleArn],
+          conditions: { 'ForAllValues:StringEquals': { 'aws:TagKeys': [SUBSCRIBER_TENANT_TAG] }, StringLike: { [`aws:RequestTag/${SUBSCRIBER_TENANT_TAG}`]: '?*' } },
+        }),
       ],
     });
+
+    // Sends into other accounts only: never the deployment's own queues or bus (its delivery queue,
+    // its dead letters), whatever a tenant names. What a relying party's queue or bus accepts is
+    // its own policy's decision (README, "Events").
+    const notOwnAccount = { StringNotEquals: { 'aws:ResourceAccount': stack.account } };
+    this.subscriberRole = new iam.Role(this, 'SubscriberDelivery', {
+      roleName: subscriberRoleName,
+      description: "Sends webhook deliveries to relying parties' own SQS queues and EventBridge buses, assumed per tenant with the arthr-tenant session tag.",
+      assumedBy: new iam.SessionTagsPrincipal(this.deliveryWorker.role),
+      maxSessionDuration: Duration.hours(1),
+      inlinePolicies: {
+        subscriberDelivery: new iam.PolicyDocument({
+          statements: [
+            new iam.PolicyStatement({ sid: 'SubscriberQueues', actions: ['sqs:SendMessage'], resources: [`arn:${stack.partition}:sqs:*:*:*`], conditions: notOwnAccount }),
+            new iam.PolicyStatement({ sid: 'SubscriberBuses', actions: ['events:PutEvents'], resources: [`arn:${stack.partition}:events:*:*:event-bus/*`], conditions: notOwnAccount }),
+            // A queue encrypted with the relying party's own KMS key: SQS asks for a data key as the sender.
+            new iam.PolicyStatement({
+              sid: 'SubscriberQueueKeys',
+              actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+              resources: [`arn:${stack.partition}:kms:*:*:key/*`],
+              conditions: { ...notOwnAccount, StringLike: { 'kms:ViaService': 'sqs.*.amazonaws.com' } },
+            }),
+          ],
+        }),
+      },
+    });
+    for (const resource of [`arn:${stack.partition}:sqs:*:*:*`, `arn:${stack.partition}:events:*:*:event-bus/*`, `arn:${stack.partition}:kms:*:*:key/*`]) {
+      Validations.of(this.subscriberRole).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${resource}]`,
+        reason:
+          "Relying parties' queues, buses and queue keys are in their own accounts and named by each webhook at run time, so they " +
+          "cannot be listed; every grant excludes this deployment's account, and each relying party's resource policy admits the role " +
+          'only with its own tenant in the arthr-tenant session tag.',
+      });
+    }
     // One message at a time: an attempt is one POST, and a failed one must hold back its group.
     // At most 20 at once: slow endpoints (up to 15 s each) cannot take the account's concurrency
     // from the API's functions; the rest waits in the queue.

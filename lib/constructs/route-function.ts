@@ -76,6 +76,8 @@ export class RouteFunction extends ServiceFunction {
         ...(access.exports?.length ? exportsEnvironment(props.exports) : {}),
         ...(access.cloudSecrets || access.webhooks?.includes('Seal') ? cloudSecretsEnvironment(props.cloudSecretsKey) : {}),
         ...(access.webhooks?.includes('SendMessage') ? { WEBHOOK_QUEUE_URL: props.webhookQueue.queueUrl } : {}),
+        // A webhook's queue or bus target may not be in the deployment's own account.
+        ...(access.webhooks?.includes('Target') ? { SERVICE_ACCOUNT_ID: stack.account } : {}),
         ...facesEnvironment(props.namePrefix, access.faces ?? []),
       },
       policyName: route.operationId,

@@ -67,6 +67,9 @@ function streamRecord(opts: { eventName: string; key: { PK: string; SK: string }
   };
 }
 
+/** The delivery role's ARN as the worker is told it and granted it. */
+const SUBSCRIBER_ROLE = 'arn:aws:iam::<AWS::AccountId>:role/arthr-fir-subscriber-delivery';
+
 describe('ArthrStack events', () => {
   let synth: Synthesized;
   let template: Template;
@@ -221,11 +224,12 @@ describe('ArthrStack events', () => {
       }
     });
 
-    it('is the only function in the stack allowed to put events on any bus', () => {
+    it('is the only function in the stack allowed to put events on any bus (besides the delivery role, on other accounts\' buses)', () => {
       const putters = Object.keys(ofType(template, 'AWS::IAM::Role')).filter((roleId) =>
         statementsOf(template, roleId).some((s) => s.Effect === 'Allow' && asArray(s.Action).some(allowsPutEvents)),
       );
-      expect(putters).toEqual([relayRoleId()]);
+      const delivery = Object.entries(ofType(template, 'AWS::IAM::Role')).find(([, r]) => r.Properties.RoleName === 'arthr-fir-subscriber-delivery')![0];
+      expect(putters.sort()).toEqual([relayRoleId(), delivery].sort());
       // And that role serves the relay alone.
       const users = Object.values(ofType(template, 'AWS::Lambda::Function')).filter((f) => refId(f.Properties.Role) === relayRoleId());
       expect(users).toEqual([relay]);
@@ -473,14 +477,17 @@ describe('ArthrStack events', () => {
       expect(group.Properties).toEqual({ LogGroupName: '/aws/lambda/arthr-fir-deliverWebhooks', RetentionInDays: 30 });
     });
 
-    it('is told only the table, the log level, its service name, the delivery queue and the secrets key', () => {
-      expect(worker.Properties.Environment.Variables).toEqual({
+    it('is told only the table, the log level, its service name, the delivery queue, the secrets key, the delivery role and its own account', () => {
+      const { SUBSCRIBER_ROLE_ARN, SERVICE_ACCOUNT_ID, ...rest } = worker.Properties.Environment.Variables;
+      expect(rest).toEqual({
         TABLE_NAME: { Ref: tableId },
         LOG_LEVEL: 'INFO',
         POWERTOOLS_SERVICE_NAME: 'arthr-fir',
         WEBHOOK_QUEUE_URL: { Ref: deliveriesId },
         SECRETS_KEY: { 'Fn::Join': ['', ['kms:', secretsKeyArn()]] },
       });
+      expect(joined(SUBSCRIBER_ROLE_ARN)).toBe(SUBSCRIBER_ROLE);
+      expect(SERVICE_ACCOUNT_ID).toEqual({ Ref: 'AWS::AccountId' });
     });
 
     it('may only read deliveries, webhooks and events, record attempts, disable webhooks, unseal webhook secrets, consume its queue and write its own logs', () => {
@@ -500,6 +507,14 @@ describe('ArthrStack events', () => {
         },
         // A failed attempt hidden for its backoff.
         { Sid: 'DelayRetries', Effect: 'Allow', Action: 'sqs:ChangeMessageVisibility', Resource: deliveriesArn() },
+        // The delivery role for a queue or bus target: only with exactly the tenant's session tag.
+        {
+          Sid: 'SendAsTenant',
+          Effect: 'Allow',
+          Action: ['sts:AssumeRole', 'sts:TagSession'],
+          Resource: expect.anything(),
+          Condition: { 'ForAllValues:StringEquals': { 'aws:TagKeys': ['arthr-tenant'] }, StringLike: { 'aws:RequestTag/arthr-tenant': '?*' } },
+        },
         // What the SQS event source grants (Queue.grantConsumeMessages): Lambda's poller receives and deletes.
         {
           Effect: 'Allow',
@@ -516,6 +531,48 @@ describe('ArthrStack events', () => {
       // And that role serves the worker alone.
       const users = Object.values(ofType(template, 'AWS::Lambda::Function')).filter((f) => refId(f.Properties.Role) === workerRoleId());
       expect(users).toEqual([worker]);
+    });
+  });
+
+  describe('subscriber delivery role', () => {
+    const role = () => Object.entries(ofType(template, 'AWS::IAM::Role')).find(([, r]) => r.Properties.RoleName === 'arthr-fir-subscriber-delivery')!;
+
+    it('is the role the worker assumes (with session tags) for queue and bus targets, named as the output and the worker say', () => {
+      const [id, r] = role();
+      const worker = statementsOf(template, workerRoleId()).find((st) => (st as { Sid?: string }).Sid === 'SendAsTenant')!;
+      expect(joined(worker.Resource)).toBe(SUBSCRIBER_ROLE);
+      // Trusted by the worker's role alone, for AssumeRole and TagSession.
+      expect(asArray<Statement>(r.Properties.AssumeRolePolicyDocument.Statement)).toEqual([
+        { Effect: 'Allow', Action: ['sts:AssumeRole', 'sts:TagSession'], Principal: { AWS: { 'Fn::GetAtt': [workerRoleId(), 'Arn'] } } },
+      ]);
+      expect(r.Properties.MaxSessionDuration).toBe(3600);
+      expect(template.findOutputs('SubscriberDeliveryRoleArn').SubscriberDeliveryRoleArn!.Value).toEqual({ 'Fn::GetAtt': [id, 'Arn'] });
+      expect(r.Properties.ManagedPolicyArns).toBeUndefined();
+    });
+
+    it("may only send to queues and buses (and use queue keys through SQS) outside the deployment's own account", () => {
+      const [, r] = role();
+      const policies = asArray<{ PolicyName: string; PolicyDocument: { Statement: Statement[] } }>(r.Properties.Policies);
+      expect(policies.map((p) => p.PolicyName)).toEqual(['subscriberDelivery']);
+      const notOwn = { StringNotEquals: { 'aws:ResourceAccount': { Ref: 'AWS::AccountId' } } };
+      expect(policies[0]!.PolicyDocument.Statement.map((st) => ({ ...st, Resource: joined(st.Resource) }))).toEqual([
+        { Sid: 'SubscriberQueues', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: 'arn:aws:sqs:*:*:*', Condition: notOwn },
+        { Sid: 'SubscriberBuses', Effect: 'Allow', Action: 'events:PutEvents', Resource: 'arn:aws:events:*:*:event-bus/*', Condition: notOwn },
+        {
+          Sid: 'SubscriberQueueKeys',
+          Effect: 'Allow',
+          Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+          Resource: 'arn:aws:kms:*:*:key/*',
+          Condition: { ...notOwn, StringLike: { 'kms:ViaService': 'sqs.*.amazonaws.com' } },
+        },
+      ]);
+      // No other role of the stack may send to queues or buses outside it.
+      for (const [roleId] of Object.entries(ofType(template, 'AWS::IAM::Role')).filter(([rid]) => rid !== role()[0])) {
+        for (const st of statementsOf(template, roleId)) {
+          const resources = asArray(st.Resource).map((x) => (typeof x === 'string' ? x : JSON.stringify(x)));
+          expect(resources.some((x) => x.includes(':sqs:*') || x.includes('event-bus/*')), roleId).toBe(false);
+        }
+      }
     });
   });
 
@@ -571,6 +628,10 @@ describe('ArthrStack events', () => {
           // mapping is made under it (addEventSource): the acknowledgement reaches it too.
           `${workerMappingPath} AwsSolutions-L1`,
           'ArthrStack/Events/DeliveryDeadLetters/Resource AwsSolutions-SQS3',
+          // Relying parties' queues, buses and keys are in accounts known only at run time.
+          'ArthrStack/Events/SubscriberDelivery/Resource AwsSolutions-IAM5[Resource::arn:aws:sqs:*:*:*]',
+          'ArthrStack/Events/SubscriberDelivery/Resource AwsSolutions-IAM5[Resource::arn:aws:events:*:*:event-bus/*]',
+          'ArthrStack/Events/SubscriberDelivery/Resource AwsSolutions-IAM5[Resource::arn:aws:kms:*:*:key/*]',
         ].sort(),
       );
       for (const a of acknowledged) expect(a.reason.trim().length, `${a.id} on ${a.path}`).toBeGreaterThanOrEqual(10);

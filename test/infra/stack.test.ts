@@ -52,8 +52,9 @@ function expectedDataActions(route: RouteDef): string[] {
   for (const a of route.aws.exports ?? []) out.push(...({ SendMessage: ['sqs:SendMessage'], Seal: ['kms:Encrypt'], GetObject: ['s3:GetObject', 'kms:Decrypt'] } as const)[a]);
   // Cloud secrets: sealing a value is Encrypt with the secrets key.
   if (route.aws.cloudSecrets === 'seal') out.push('kms:Encrypt');
-  // Webhooks: sealing a signing secret is Encrypt with the same key (in its own context); a replay queues deliveries.
-  for (const a of route.aws.webhooks ?? []) out.push(({ Seal: 'kms:Encrypt', SendMessage: 'sqs:SendMessage' } as const)[a]);
+  // Webhooks: sealing a signing secret is Encrypt with the same key (in its own context); a replay
+  // queues deliveries; checking a queue or bus target needs no grant.
+  for (const a of route.aws.webhooks ?? []) out.push(...({ Seal: ['kms:Encrypt'], SendMessage: ['sqs:SendMessage'], Target: [] } as const)[a]);
   for (const a of route.aws.faces ?? []) out.push(`rekognition:${a}`);
   return [...new Set(out)].sort();
 }
@@ -293,7 +294,7 @@ describe('ArthrStack', () => {
     it('gives every function the configuration its cold start parses', () => {
       // The image clean-up, the event relay and the webhook delivery worker get only what they use (images.test.ts, events.test.ts).
       for (const f of Object.values(functions).filter((x) => !ownConfig(x) && !isExportWorker(x))) {
-        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, WEBHOOK_QUEUE_URL, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, ...variables } = f.Properties.Environment.Variables;
+        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, WEBHOOK_QUEUE_URL, SERVICE_ACCOUNT_ID, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, ...variables } = f.Properties.Environment.Variables;
         const isActivities = f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Journeys/Activities/Function/Resource';
         // The runner's name only for the activity function (journeys.test.ts checks its value).
         expect(CLOUD_FUNCTION_RUNNER === undefined, f.Metadata?.['aws:cdk:path']).toBe(!isActivities);
@@ -315,6 +316,9 @@ describe('ArthrStack', () => {
         // The webhook delivery queue only where deliveries are queued (a replay).
         if (route?.aws.webhooks?.includes('SendMessage')) expect(WEBHOOK_QUEUE_URL, route.operationId).toEqual({ Ref: deliveriesId() });
         else expect(WEBHOOK_QUEUE_URL, f.Metadata?.['aws:cdk:path']).toBeUndefined();
+        // The deployment's own account only where a webhook's queue or bus target is checked (never allowed in it).
+        if (route?.aws.webhooks?.includes('Target')) expect(SERVICE_ACCOUNT_ID, route.operationId).toEqual({ Ref: 'AWS::AccountId' });
+        else expect(SERVICE_ACCOUNT_ID, f.Metadata?.['aws:cdk:path']).toBeUndefined();
         expect(STATE_MACHINE_ROLE_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^StateMachineRole/), 'Arn'] });
         expect(STATE_MACHINE_LOG_GROUP_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^StateMachineLogs/), 'Arn'] });
         expect(JSON.stringify(ACTIVITY_FUNCTION_ARN)).toContain(':function:arthr-fir-activities');
@@ -387,8 +391,11 @@ describe('ArthrStack', () => {
       expect(worker).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
       expect(worker).toMatch(/["']@aws-sdk\/client-kms["']/);
       expect(worker).toMatch(/["']@aws-sdk\/client-sqs["']/);
-      // Changes write their events into the table (the outbox): no other bundle sends to EventBridge.
-      for (const f of Object.values(functions).filter((x) => !isEventRelay(x))) {
+      // It sends to a relying party's own queue or bus as the delivery role (STS).
+      expect(worker).toMatch(/["']@aws-sdk\/client-sts["']/);
+      // Changes write their events into the table (the outbox): no other bundle sends to EventBridge
+      // (the worker's is a relying party's own bus, as a webhook's target).
+      for (const f of Object.values(functions).filter((x) => !isEventRelay(x) && !isDeliveryWorker(x))) {
         expect(bundleOf(f), f.Metadata!['aws:cdk:path']).not.toMatch(/["']@aws-sdk\/client-eventbridge["']/);
       }
     });
@@ -573,6 +580,7 @@ describe('ArthrStack', () => {
         'ImagesBucketName',
         'Issuer',
         'SigningKeyId',
+        'SubscriberDeliveryRoleArn',
         'TableName',
         'WebhookDeliveryDeadLetterQueueUrl',
       ]);
@@ -606,6 +614,12 @@ describe('ArthrStack', () => {
               routeList.some((r) => r.aws.faces?.some((f) => IMAGE_ONLY_FACES.has(`rekognition:${f}`)) && a.path.includes(`/${RouteFunction.idFor(r)}/`));
             if (judgesFaces) continue;
             expect(a.path, a.resource).toMatch(/^ArthrStack\/(Images\/Cleanup\/Role|Events\/Relay\/Role|StateMachineObservability|Journeys\/StateMachineJanitor\/Role)\//);
+            continue;
+          }
+          // The delivery role's relying parties' queues, buses and queue keys, in accounts known only at
+          // run time (events.test.ts checks the role excludes the deployment's own account).
+          if (a.path.startsWith('ArthrStack/Events/SubscriberDelivery/')) {
+            expect(a.id).toMatch(/^AwsSolutions-IAM5\[Resource::arn:aws:(sqs:\*:\*:\*|events:\*:\*:event-bus\/\*|kms:\*:\*:key\/\*)\]$/);
             continue;
           }
           // In the parent stack the bucket's own ARN; in a nested stack of routes, the parameter it comes in by.

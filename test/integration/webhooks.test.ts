@@ -1,5 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
@@ -266,6 +268,56 @@ describe('the Send Webhook step', () => {
     const definition = await notifyingJourney(hook.id);
     expect((await call('DELETE', `${BASE}/${hook.id}`, { token })).status).toBe(204);
     expect((await run(definition)).status).toBe('COMPLETED_ENDED_ERROR');
+  });
+});
+
+describe('a queue as the target', () => {
+  it("sends an instance's events to the relying party's FIFO queue, in order, with the event's id", async () => {
+    // The relying party's queue, on the SQS stand-in (its own account on AWS).
+    const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { s3Endpoint: string };
+    const sqs = new SQSClient({ endpoint: runtime.s3Endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    try {
+      const made = await sqs.send(new CreateQueueCommand({ QueueName: `rp-${Math.random().toString(36).slice(2, 8)}.fifo`, Attributes: { FifoQueue: 'true' } }));
+      const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: made.QueueUrl!, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+      const hook = await subscribe({ target: { type: 'sqs', queueArn }, eventTypes: ['process-instance.created', 'process-instance.status-changed', 'process-instance.step-changed'] });
+      expect((await call('GET', `${BASE}/${hook.id}`, { token })).json).toMatchObject({ target: { type: 'sqs', queueArn } });
+      const id = await openedInstance();
+      const got: { body: EventEnvelope; id: string | undefined }[] = [];
+      for (let i = 0; i < 20 && got.filter((g) => g.body.subject.id === id).length < 3; i++) {
+        const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: made.QueueUrl!, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageAttributeNames: ['All'] }));
+        for (const m of out.Messages ?? []) {
+          got.push({ body: JSON.parse(m.Body!) as EventEnvelope, id: m.MessageAttributes?.['webhook-id']?.StringValue });
+          // Taken, as a consumer takes it: the group's next message comes only then.
+          await sqs.send(new DeleteMessageCommand({ QueueUrl: made.QueueUrl!, ReceiptHandle: m.ReceiptHandle! }));
+        }
+      }
+      const mine = got.filter((g) => g.body.subject.id === id);
+      // What the delivery log says, should the queue have missed them.
+      const log = JSON.stringify((await call('GET', `${BASE}/${hook.id}/deliveries`, { token })).json).slice(0, 2000);
+      expect(mine.length, log).toBeGreaterThanOrEqual(3);
+      expect(mine.map((g) => g.body.type)).toEqual(expect.arrayContaining(['process-instance.created', 'process-instance.step-changed', 'process-instance.status-changed']));
+      expect(mine[0]!.body.type).toBe('process-instance.created');
+      for (const g of mine) expect(g.id).toBe(g.body.id);
+      // In the order the relay put them on the bus.
+      const order = relayed().filter((e) => e.subject.id === id && e.type !== 'process-instance.completed').map((e) => e.id);
+      expect(mine.map((g) => g.body.id)).toEqual(order.slice(0, mine.length));
+    } finally {
+      sqs.destroy();
+    }
+  });
+
+  it('refuses a target that is not a queue or bus ARN, a bus in the local runtime, and a url with a target', async () => {
+    for (const [body, code] of [
+      [{ target: { type: 'sqs', queueArn: 'https://sqs.eu-west-1.amazonaws.com/111122223333/q' } }, 'WEBHOOK_URL_REFUSED'],
+      [{ target: { type: 'eventbridge', eventBusArn: 'arn:aws:events:eu-west-1:111122223333:event-bus/rp' } }, 'WEBHOOK_URL_REFUSED'],
+      [{ url: 'http://127.0.0.1:9/x', target: { type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:111122223333:q' } }, 'VALIDATION_FAILED'],
+      [{}, 'VALIDATION_FAILED'],
+      [{ target: { type: 'sns', topicArn: 'arn:aws:sns:eu-west-1:111122223333:t' } }, 'VALIDATION_FAILED'],
+    ] as const) {
+      const res = await call('POST', BASE, { token, body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.json.code, JSON.stringify(body)).toBe(code);
+    }
   });
 });
 

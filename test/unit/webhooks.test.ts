@@ -1,16 +1,19 @@
-import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkOutboundUrl, OutboundRefused, type GuardedFetch, type OutboundResponse } from '../../functions/cloud-functions/outbound.js';
 import { instanceEvents, webhookTestEvent } from '../../functions/events/catalogue.js';
-import { eventIdTime, newEventId } from '../../functions/shared/events.js';
+import { eventIdTime, newEventId, type EventEnvelope } from '../../functions/shared/events.js';
 import { resetConfigForTests } from '../../functions/config.js';
 import { deliver, fanOut, retryAfterSeconds, type DeliverDeps } from '../../functions/webhooks/deliver.js';
 import { handleDeliveries } from '../../functions/webhooks/on-delivery.js';
 import { wants } from '../../functions/webhooks/webhooks.js';
 import type { DeliveryAttempt, DeliveryMessage, DeliveryRecord, DeliveryStatus, WebhookRecord } from '../../functions/webhooks/model.js';
 import { deliveryQueue } from '../../functions/store/delivery-queue.js';
+import { awsTargetSender, queueUrlOf, targetRefusal } from '../../functions/webhooks/targets.js';
 
 const now = new Date('2026-05-01T12:00:00.000Z');
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
@@ -39,6 +42,7 @@ function hook(over: Partial<WebhookRecord> = {}): WebhookRecord {
 function harness(opts: { webhook?: WebhookRecord | undefined; answer?: (n: number) => Partial<OutboundResponse> | Error } = {}) {
   const event = instanceEvents.created(instance, now);
   const sent: { url: string; headers: Record<string, string>; body: string }[] = [];
+  const sentToTargets: { target: unknown; event: EventEnvelope }[] = [];
   const log: { status: DeliveryStatus; attempt?: DeliveryAttempt; next?: string }[] = [];
   let webhook: WebhookRecord | undefined = 'webhook' in opts ? opts.webhook : hook();
   const delivery: DeliveryRecord = {
@@ -71,12 +75,13 @@ function harness(opts: { webhook?: WebhookRecord | undefined; answer?: (n: numbe
     outbox: { getEvent: async (_t, _ts, id) => (id === event.id ? event : undefined) },
     sealer: { unseal: async (sealed) => sealed },
     fetch,
+    targets: { send: async (target, e) => void sentToTargets.push({ target, event: e }) },
     allowLoopback: false,
     retrySeconds: [5, 300, 1800],
     random: () => 0.5,
   };
   const message: DeliveryMessage = { tenantId: 'acme', webhookId: 'w1', eventId: event.id, eventTimestamp: event.timestamp, subjectId: 'pi-1' };
-  return { d, event, sent, log, delivery, message, webhook: () => webhook };
+  return { d, event, sent, sentToTargets, log, delivery, message, webhook: () => webhook };
 }
 
 beforeAll(() => {
@@ -155,6 +160,90 @@ describe('deliver', () => {
   });
 });
 
+describe('deliver to a queue or bus target', () => {
+  it('sends the event to the target instead of a URL, and retries what AWS refuses', async () => {
+    const ok = harness({ webhook: hook({ url: undefined, target: { type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:111122223333:rp.fifo' } }) });
+    expect(await deliver(ok.d, ok.message, now)).toEqual({ done: true, status: 'DELIVERED' });
+    expect(ok.sent).toEqual([]);
+    expect(ok.sentToTargets).toEqual([{ target: { type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:111122223333:rp.fifo' }, event: ok.event }]);
+    const denied = harness({ webhook: hook({ url: undefined, target: { type: 'eventbridge', eventBusArn: 'arn:aws:events:eu-west-1:111122223333:event-bus/rp' } }) });
+    denied.d.targets = { send: async () => Promise.reject(Object.assign(new Error('not allowed'), { name: 'AccessDeniedException' })) };
+    expect(await deliver(denied.d, denied.message, now)).toMatchObject({ done: false });
+    expect(denied.log[0]!.attempt).toMatchObject({ error: 'target: AccessDeniedException' });
+  });
+});
+
+describe('targetRefusal', () => {
+  it("refuses an ARN of another shape, the deployment's own account, and a bus locally", () => {
+    process.env.SERVICE_ACCOUNT_ID = '123456789012';
+    resetConfigForTests();
+    try {
+      expect(targetRefusal({ type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:111122223333:rp-events' })).toBeUndefined();
+      expect(targetRefusal({ type: 'eventbridge', eventBusArn: 'arn:aws:events:eu-west-1:111122223333:event-bus/rp' })).toBeUndefined();
+      expect(targetRefusal({ type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:123456789012:arthr-fir-deliveries.fifo' })).toMatch(/own AWS account/);
+      expect(targetRefusal({ type: 'sqs', queueArn: 'https://sqs.eu-west-1.amazonaws.com/111122223333/q' })).toMatch(/not an SQS queue ARN/);
+      expect(targetRefusal({ type: 'eventbridge', eventBusArn: 'arn:aws:sqs:eu-west-1:111122223333:q' })).toMatch(/not an EventBridge/);
+      process.env.SQS_ENDPOINT = 'http://127.0.0.1:9324';
+      resetConfigForTests();
+      expect(targetRefusal({ type: 'eventbridge', eventBusArn: 'arn:aws:events:eu-west-1:111122223333:event-bus/rp' })).toMatch(/local runtime/);
+      expect(queueUrlOf('arn:aws-cn:sqs:cn-north-1:111122223333:rp.fifo')).toBe('https://sqs.cn-north-1.amazonaws.com/111122223333/rp.fifo');
+    } finally {
+      delete process.env.SERVICE_ACCOUNT_ID;
+      delete process.env.SQS_ENDPOINT;
+      resetConfigForTests();
+    }
+  });
+});
+
+describe('awsTargetSender on AWS', () => {
+  const role = 'arn:aws:iam::123456789012:role/arthr-fir-subscriber-delivery';
+  beforeEach(() => {
+    sts.reset();
+    sqs.reset();
+    eventBridge.reset();
+    process.env.SUBSCRIBER_ROLE_ARN = role;
+    resetConfigForTests();
+    sts.on(AssumeRoleCommand).resolves({ Credentials: { AccessKeyId: 'AKIA', SecretAccessKey: 'secret', SessionToken: 'token', Expiration: new Date(Date.now() + 900_000) } });
+  });
+
+  it("sends as the delivery role assumed with the event's tenant tag, once per tenant while its credentials last", async () => {
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm' });
+    const sender = awsTargetSender();
+    const event = instanceEvents.created(instance, now);
+    await sender.send({ type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:111122223333:rp.fifo' }, event, { timestamp: now.toISOString() });
+    await sender.send({ type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:111122223333:rp.fifo' }, event, { timestamp: now.toISOString(), replay: '7' });
+    await sender.send({ type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:111122223333:rp' }, { ...event, tenantId: 'globex' }, { timestamp: now.toISOString() });
+    const assumed = sts.commandCalls(AssumeRoleCommand).map((c) => c.args[0].input);
+    expect(assumed).toEqual([
+      { RoleArn: role, RoleSessionName: 'arthr-acme', DurationSeconds: 900, Tags: [{ Key: 'arthr-tenant', Value: 'acme' }] },
+      { RoleArn: role, RoleSessionName: 'arthr-globex', DurationSeconds: 900, Tags: [{ Key: 'arthr-tenant', Value: 'globex' }] },
+    ]);
+    const sent = sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
+    expect(sent[0]).toMatchObject({
+      QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/111122223333/rp.fifo',
+      MessageBody: JSON.stringify(event),
+      MessageGroupId: 'pi-1',
+      MessageDeduplicationId: event.id,
+      MessageAttributes: { 'webhook-id': { DataType: 'String', StringValue: event.id }, 'event-type': { DataType: 'String', StringValue: 'process-instance.created' } },
+    });
+    expect(sent[1]!.MessageDeduplicationId).toBe(`${event.id}-7`);
+    // A standard queue: no group, no deduplication id.
+    expect(sent[2]).not.toHaveProperty('MessageGroupId');
+  });
+
+  it('puts the event on the relying party\u2019s bus, and throws what the bus refused', async () => {
+    eventBridge.on(PutEventsCommand).resolvesOnce({ FailedEntryCount: 0, Entries: [{ EventId: '1' }] }).resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'AccessDeniedException' }] });
+    const sender = awsTargetSender();
+    const event = instanceEvents.created(instance, now);
+    const bus = 'arn:aws:events:eu-west-1:111122223333:event-bus/rp';
+    await sender.send({ type: 'eventbridge', eventBusArn: bus }, event, { timestamp: now.toISOString() });
+    expect(eventBridge.commandCalls(PutEventsCommand)[0]!.args[0].input.Entries).toEqual([
+      { EventBusName: bus, Source: 'arthr.events', DetailType: 'process-instance.created', Detail: JSON.stringify(event), Time: new Date(event.timestamp) },
+    ]);
+    await expect(sender.send({ type: 'eventbridge', eventBusArn: bus }, event, { timestamp: now.toISOString() })).rejects.toMatchObject({ name: 'AccessDeniedException' });
+  });
+});
+
 describe('retryAfterSeconds', () => {
   it('reads delta-seconds and an HTTP date, and nothing else', () => {
     expect(retryAfterSeconds('120', now)).toBe(120);
@@ -204,6 +293,8 @@ describe('fanOut', () => {
 
 // One mock per client class in a file.
 const sqs = mockClient(SQSClient);
+const sts = mockClient(STSClient);
+const eventBridge = mockClient(EventBridgeClient);
 
 describe('handleDeliveries', () => {
   beforeEach(() => sqs.reset());
