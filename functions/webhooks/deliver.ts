@@ -210,7 +210,7 @@ export async function replay(
   webhookId: string,
   body: { eventId?: string | null | undefined; from?: string | null | undefined; to?: string | null | undefined },
   now: Date,
-): Promise<number> {
+): Promise<{ queued: number; more: boolean; last?: string }> {
   const webhook = await d.webhooks.get(tenantId, webhookId);
   if (!webhook) throw new WebhookNotFoundError('No such webhook in this tenant.');
   let events: EventEnvelope[];
@@ -250,5 +250,7 @@ export async function replay(
     );
     await d.queue.send(chunk.map((e) => ({ tenantId, webhookId, eventId: e.id, eventTimestamp: e.timestamp, subjectId: e.subject.id, replay: String(now.getTime()) })));
   }
-  return targets.length;
+  // The range held more events than one replay reads: the next replay starts after the last read.
+  const more = !body.eventId && events.length === MAX_REPLAY;
+  return { queued: targets.length, more, ...(more ? { last: events.at(-1)!.timestamp } : {}) };
 }

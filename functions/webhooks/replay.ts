@@ -5,5 +5,5 @@ import { webhookRoutes as routes } from './routes.js';
 
 export const handler = apiHandler(routes.replayWebhookEvents, async ({ tenantId, path, body, now }) => ({
   status: 202,
-  body: { queued: await replay({ webhooks, outbox, deliveries, queue }, tenantId, path.webhookId, body, now) },
+  body: await replay({ webhooks, outbox, deliveries, queue }, tenantId, path.webhookId, body, now),
 }));

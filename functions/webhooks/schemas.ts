@@ -126,4 +126,11 @@ export const ReplaySchema = z.withMeta(
   }),
   { id: 'WebhookReplay', description: 'One event (`eventId`), or the events made from `from` to `to` (the first 500 of the tenant\'s, oldest first) that the webhook takes now.' },
 );
-export const ReplayResultSchema = z.withMeta(z.object({ queued: z.number() }), { id: 'WebhookReplayResult' });
+export const ReplayResultSchema = z.withMeta(
+  z.object({
+    queued: z.withMeta(z.number(), { description: 'Deliveries queued: the events read that the webhook takes now.' }),
+    more: z.withMeta(z.boolean(), { description: 'The range holds more than the 500 events one replay reads: replay again from `last`.' }),
+    last: z.optional(z.withMeta(DateTime, { description: 'When the last event read was made (with `more`).' })),
+  }),
+  { id: 'WebhookReplayResult' },
+);

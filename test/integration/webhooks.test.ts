@@ -195,11 +195,11 @@ describe('webhook delivery', () => {
       const sent = await call('POST', `${BASE}/${hook.id}/test`, { token });
       await until('the test event', () => r.got[0]);
       const again = await call('POST', `${BASE}/${hook.id}/replay`, { token, body: { eventId: sent.json.eventId } });
-      expect(again.json).toEqual({ queued: 1 });
+      expect(again.json).toEqual({ queued: 1, more: false });
       await until('the replay', () => r.got[1]);
       expect(r.got[1]!.headers['webhook-id']).toBe(sent.json.eventId);
       const range = await call('POST', `${BASE}/${hook.id}/replay`, { token, body: { from, to: new Date().toISOString() } });
-      expect(range.json).toEqual({ queued: 1 });
+      expect(range.json).toEqual({ queued: 1, more: false });
       await until('the range replay', () => r.got[2]);
       expect(r.accepted(hook.secret)).toHaveLength(1);
       expect((await call('POST', `${BASE}/${hook.id}/replay`, { token, body: { eventId: 'evt_01AAAAAAAAAAAAAAAAAAAAAAAA' } })).status).toBe(400);

@@ -8,7 +8,7 @@ import { checkOutboundUrl, OutboundRefused, type GuardedFetch, type OutboundResp
 import { instanceEvents, webhookTestEvent } from '../../functions/events/catalogue.js';
 import { eventIdTime, newEventId, type EventEnvelope } from '../../functions/shared/events.js';
 import { resetConfigForTests } from '../../functions/config.js';
-import { deliver, fanOut, retryAfterSeconds, type DeliverDeps } from '../../functions/webhooks/deliver.js';
+import { deliver, fanOut, MAX_REPLAY, replay, retryAfterSeconds, type DeliverDeps } from '../../functions/webhooks/deliver.js';
 import { handleDeliveries } from '../../functions/webhooks/on-delivery.js';
 import { wants } from '../../functions/webhooks/webhooks.js';
 import type { DeliveryAttempt, DeliveryMessage, DeliveryRecord, DeliveryStatus, WebhookRecord } from '../../functions/webhooks/model.js';
@@ -241,6 +241,25 @@ describe('awsTargetSender on AWS', () => {
       { EventBusName: bus, Source: 'arthr.events', DetailType: 'process-instance.created', Detail: JSON.stringify(event), Time: new Date(event.timestamp) },
     ]);
     await expect(sender.send({ type: 'eventbridge', eventBusArn: bus }, event, { timestamp: now.toISOString() })).rejects.toMatchObject({ name: 'AccessDeniedException' });
+  });
+});
+
+describe('replay', () => {
+  it('says when a range holds more events than one replay reads, and where the next should start', async () => {
+    const events = Array.from({ length: MAX_REPLAY }, (_, i) => instanceEvents.created({ ...instance, id: `pi-${i}` }, new Date(now.getTime() + i)));
+    const queued: DeliveryMessage[] = [];
+    const restarted: DeliveryRecord[] = [];
+    const d = {
+      webhooks: { get: async () => hook({ processDefnNames: ['kyc'] }) },
+      outbox: { getEvent: async () => events[0], range: async () => events },
+      deliveries: { restart: async (r: DeliveryRecord) => void restarted.push(r) },
+      queue: { send: async (m: readonly DeliveryMessage[]) => void queued.push(...m) },
+    };
+    const out = await replay(d, 'acme', 'w1', { from: now.toISOString(), to: new Date(now.getTime() + 86_400_000).toISOString() }, now);
+    expect(out).toEqual({ queued: MAX_REPLAY, more: true, last: events.at(-1)!.timestamp });
+    expect(queued.map((m) => m.eventId)).toEqual(events.map((e) => e.id));
+    expect(restarted.every((r) => r.status === 'PENDING')).toBe(true);
+    expect(await replay(d, 'acme', 'w1', { eventId: events[0]!.id }, now)).toEqual({ queued: 1, more: false });
   });
 });
 
