@@ -16,6 +16,11 @@ export function deploymentPrefix(region: ServiceRegion): string {
 /** Standard Webhooks' schedule after the first attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_WEBHOOK_RETRY_SECONDS = '5,300,1800,7200,18000,36000,36000';
 
+/** The seconds before each retry, from a WEBHOOK_RETRY_SECONDS value; a delivery gets one attempt more than it has retries. */
+export function webhookRetrySeconds(schedule = DEFAULT_WEBHOOK_RETRY_SECONDS): number[] {
+  return schedule.split(',').map(Number);
+}
+
 const StoreConfigSchema = z.object({
   TABLE_NAME: z.string().check(z.minLength(1)),
   /** Set only for DynamoDB Local. */

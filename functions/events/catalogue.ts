@@ -51,9 +51,6 @@ export interface InstanceRef {
   processTokenId?: string;
 }
 
-/** The statuses after which an instance changes no more (functions/process-manager/status.ts). */
-const FINAL_STATUSES: ReadonlySet<string> = new Set(['COMPLETED_ENDED_SUCCESS', 'COMPLETED_ENDED_ERROR', 'COMPLETED_PROCESS_ERROR', 'COMPLETED_TERMINATED', 'REVIEW']);
-
 function instanceEvent(type: ProcessInstanceEventType, record: InstanceRef, now: Date, data: Record<string, unknown>): EventEnvelope {
   return {
     id: newEventId(now),
@@ -74,10 +71,10 @@ function instanceEvent(type: ProcessInstanceEventType, record: InstanceRef, now:
 
 export const instanceEvents = {
   created: (record: InstanceRef, now: Date) => instanceEvent('process-instance.created', record, now, { status: 'PENDING' }),
-  /** A status change; into a final status it is also the instance's `completed` event (two events, one write). */
-  statusChanged(record: InstanceRef, from: string, to: string, now: Date): EventEnvelope[] {
+  /** A status change; into a `final` status (the caller knows which are) it is also the instance's `completed` event (two events, one write). */
+  statusChanged(record: InstanceRef, from: string, to: string, now: Date, final: boolean): EventEnvelope[] {
     const changed = instanceEvent('process-instance.status-changed', record, now, { status: to, previousStatus: from });
-    return FINAL_STATUSES.has(to) ? [changed, instanceEvent('process-instance.completed', record, now, { status: to })] : [changed];
+    return final ? [changed, instanceEvent('process-instance.completed', record, now, { status: to })] : [changed];
   },
   /** The journey now waits for the end user at a user step. */
   stepChanged: (record: InstanceRef, step: { activityId: string; activityType: string }, now: Date) =>

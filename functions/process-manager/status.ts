@@ -33,7 +33,8 @@ export function isFinal(status: InstanceStatus): boolean {
  */
 export async function changeStatus(d: StatusDeps, record: ProcessInstanceRecord, to: InstanceStatus, now: Date): Promise<boolean> {
   if (record.status === to || isFinal(record.status)) return false;
-  return d.instances.setStatus(record, record.status, to, now, isFinal(to), instanceEvents.statusChanged(record, record.status, to, now));
+  const final = isFinal(to);
+  return d.instances.setStatus(record, record.status, to, now, final, instanceEvents.statusChanged(record, record.status, to, now, final));
 }
 
 /** The terminal statuses of an execution. */

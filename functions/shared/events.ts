@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { CROCKFORD, crockford } from './ids.js';
 
 /**
  * An event as it leaves the service: written as an outbox item in the same DynamoDB transaction
@@ -22,6 +23,11 @@ export interface EventEnvelope {
 /** How long an event is kept for reading, replay and redelivery (as Stripe keeps events: 30 days). */
 export const EVENT_RETENTION_DAYS = 30;
 
+/** When an event (and what is kept of its deliveries) expires: the TTL attribute, epoch seconds. */
+export function eventExpiresAt(e: Pick<EventEnvelope, 'timestamp'>): number {
+  return Math.floor(Date.parse(e.timestamp) / 1000) + EVENT_RETENTION_DAYS * 86_400;
+}
+
 /**
  * What every outbox item's sort key starts with, and no other item's: how the table stream's
  * consumer tells events from the rest of the table's writes (functions/store/keys.ts builds the
@@ -29,7 +35,6 @@ export const EVENT_RETENTION_DAYS = 30;
  */
 export const OUTBOX_SORT_PREFIX = 'EVT#';
 
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 let last = { ms: -1, random: 0n };
 
@@ -43,13 +48,7 @@ export function newEventId(now: Date): string {
   const ms = now.getTime();
   const random = ms === last.ms ? (last.random + 1n) & ((1n << 80n) - 1n) : BigInt(`0x${randomBytes(10).toString('hex')}`);
   last = { ms, random };
-  let n = (BigInt(ms) << 80n) | random;
-  let out = '';
-  for (let i = 0; i < 26; i++) {
-    out = CROCKFORD[Number(n & 31n)]! + out;
-    n >>= 5n;
-  }
-  return `evt_${out}`;
+  return `evt_${crockford((BigInt(ms) << 80n) | random, 26)}`;
 }
 
 /** What an identity store event says (its event log's record, functions/identity-store/model.ts). */

@@ -1,6 +1,16 @@
 import { randomBytes } from 'node:crypto';
 
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+export const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** `n` as `length` characters of Crockford's base 32, most significant first. */
+export function crockford(n: bigint, length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) {
+    out = CROCKFORD[Number(n & 31n)]! + out;
+    n >>= 5n;
+  }
+  return out;
+}
 
 /**
  * A 26-character id in Crockford's base 32 (the length the spec gives the SRP session id
@@ -8,15 +18,7 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
  * id is also a capability (a registration session), so it must not be guessable.
  */
 export function newId26(): string {
-  const bytes = randomBytes(16);
-  let n = 0n;
-  for (const b of bytes) n = (n << 8n) | BigInt(b);
-  let out = '';
-  for (let i = 0; i < 26; i++) {
-    out = CROCKFORD[Number(n & 31n)]! + out;
-    n >>= 5n;
-  }
-  return out;
+  return crockford(BigInt(`0x${randomBytes(16).toString('hex')}`), 26);
 }
 
 export const ID26_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;

@@ -1,4 +1,4 @@
-import { EVENT_RETENTION_DAYS, type EventEnvelope } from '../shared/events.js';
+import { eventExpiresAt, type EventEnvelope } from '../shared/events.js';
 import { dynamo } from './client.js';
 import { itemCodec, unexpired, type Item } from './codec.js';
 import { keys, type ItemKey } from './keys.js';
@@ -14,7 +14,7 @@ const outboxEvents = itemCodec<EventEnvelope & { expiresAt: number }>('OutboxEve
 /** The outbox item of an event, for a transaction's `Put`. */
 export function outboxItem(e: EventEnvelope): Item {
   return outboxEvents.encode(
-    { ...e, expiresAt: Math.floor(Date.parse(e.timestamp) / 1000) + EVENT_RETENTION_DAYS * 86_400 },
+    { ...e, expiresAt: eventExpiresAt(e) },
     keys.outboxEvent(e.tenantId, e.timestamp, e.id),
   );
 }

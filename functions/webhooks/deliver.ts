@@ -9,11 +9,11 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { OutboundFailed, OutboundRefused, type GuardedFetch } from '../cloud-functions/outbound.js';
-import { EVENT_RETENTION_DAYS, eventIdTime, type EventEnvelope } from '../shared/events.js';
+import { eventExpiresAt, eventIdTime, type EventEnvelope } from '../shared/events.js';
 import { ValidationError, WebhookNotFoundError } from '../errors.js';
 import { log } from '../observability/logger.js';
 import type { DeliveryAttempt, DeliveryMessage, DeliveryQueue, DeliveryRecord, DeliveryStatus, DeliveryStore, WebhookRecord, WebhookSecretSealer, WebhookStore } from './model.js';
-import { wants } from './webhooks.js';
+import { later, wants } from './webhooks.js';
 import type { TargetSender } from './targets.js';
 
 /** How long an endpoint has to answer (Standard Webhooks suggests 15 to 30 seconds). */
@@ -139,10 +139,33 @@ async function disable(d: Pick<DeliverDeps, 'webhooks'>, webhook: WebhookRecord)
   let current: WebhookRecord | undefined = webhook;
   // Over the record read; read again if its owner changed it meanwhile.
   for (let i = 0; i < 3 && current?.enabled; i++) {
-    const next: WebhookRecord = { ...current, enabled: false, disabledReason: 'ENDPOINT_GONE', updatedDtm: new Date(Math.max(Date.now(), Date.parse(current.updatedDtm) + 1)).toISOString() };
+    const next: WebhookRecord = { ...current, enabled: false, disabledReason: 'ENDPOINT_GONE', updatedDtm: later(new Date(), current.updatedDtm) };
     if (await d.webhooks.update(next, current.updatedDtm)) return;
     current = await d.webhooks.get(webhook.tenantId, webhook.id);
   }
+}
+
+/** A new delivery of an event to a webhook, waiting for its first attempt. */
+function pendingDelivery(event: EventEnvelope, webhookId: string, now: Date): DeliveryRecord {
+  const stamp = now.toISOString();
+  return {
+    tenantId: event.tenantId,
+    webhookId,
+    eventId: event.id,
+    eventType: event.type,
+    eventTimestamp: event.timestamp,
+    subjectId: event.subject.id,
+    status: 'PENDING',
+    attempts: [],
+    createdAt: stamp,
+    updatedAt: stamp,
+    expiresAt: eventExpiresAt(event),
+  };
+}
+
+/** The queue message of a delivery; `replay` makes it a new message, not a copy SQS would drop. */
+export function messageOf(d: Pick<DeliveryRecord, 'tenantId' | 'webhookId' | 'eventId' | 'eventTimestamp' | 'subjectId'>, replay?: string): DeliveryMessage {
+  return { tenantId: d.tenantId, webhookId: d.webhookId, eventId: d.eventId, eventTimestamp: d.eventTimestamp, subjectId: d.subjectId, ...(replay ? { replay } : {}) };
 }
 
 export interface FanOutDeps {
@@ -162,25 +185,9 @@ export async function fanOut(d: FanOutDeps, events: readonly EventEnvelope[], no
   for (const event of events) {
     let hooks = byTenant.get(event.tenantId);
     if (!hooks) byTenant.set(event.tenantId, (hooks = d.webhooks.list(event.tenantId)));
-    const targets = (await hooks).filter((w) => wants(w, event));
-    await Promise.all(
-      targets.map((w) =>
-        d.deliveries.start({
-          tenantId: event.tenantId,
-          webhookId: w.id,
-          eventId: event.id,
-          eventType: event.type,
-          eventTimestamp: event.timestamp,
-          subjectId: event.subject.id,
-          status: 'PENDING',
-          attempts: [],
-          createdAt: now.toISOString(),
-          updatedAt: now.toISOString(),
-          expiresAt: Math.floor(Date.parse(event.timestamp) / 1000) + EVENT_RETENTION_DAYS * 86_400,
-        }),
-      ),
-    );
-    for (const w of targets) messages.push({ tenantId: event.tenantId, webhookId: w.id, eventId: event.id, eventTimestamp: event.timestamp, subjectId: event.subject.id });
+    const started = (await hooks).filter((w) => wants(w, event)).map((w) => pendingDelivery(event, w.id, now));
+    await Promise.all(started.map((r) => d.deliveries.start(r)));
+    messages.push(...started.map((r) => messageOf(r)));
   }
   if (messages.length) await d.queue.send(messages);
   return messages.length;
@@ -225,30 +232,13 @@ export async function replay(
     if (Date.parse(body.from) > Date.parse(body.to)) throw new ValidationError('from is after to.', [{ location: 'body.from', message: 'must not be after to' }]);
     events = await d.outbox.range(tenantId, new Date(body.from).toISOString(), new Date(body.to).toISOString(), MAX_REPLAY);
   }
-  const targets = events.filter((e) => wants(webhook, e));
-  const stamp = now.toISOString();
+  const targets = events.filter((e) => wants(webhook, e)).map((e) => pendingDelivery(e, webhookId, now));
   // Ten at a time, each chunk queued right after it is made PENDING again: a replay cut short
   // leaves no delivery PENDING without its message.
   for (let i = 0; i < targets.length; i += 10) {
     const chunk = targets.slice(i, i + 10);
-    await Promise.all(
-      chunk.map((e) =>
-        d.deliveries.restart({
-          tenantId,
-          webhookId,
-          eventId: e.id,
-          eventType: e.type,
-          eventTimestamp: e.timestamp,
-          subjectId: e.subject.id,
-          status: 'PENDING',
-          attempts: [],
-          createdAt: stamp,
-          updatedAt: stamp,
-          expiresAt: Math.floor(Date.parse(e.timestamp) / 1000) + EVENT_RETENTION_DAYS * 86_400,
-        }),
-      ),
-    );
-    await d.queue.send(chunk.map((e) => ({ tenantId, webhookId, eventId: e.id, eventTimestamp: e.timestamp, subjectId: e.subject.id, replay: String(now.getTime()) })));
+    await Promise.all(chunk.map((r) => d.deliveries.restart(r)));
+    await d.queue.send(chunk.map((r) => messageOf(r, String(now.getTime()))));
   }
   // The range held more events than one replay reads: the next replay starts after the last read.
   const more = !body.eventId && events.length === MAX_REPLAY;

@@ -1,4 +1,4 @@
-import { getStoreConfig } from '../config.js';
+import { getStoreConfig, webhookRetrySeconds } from '../config.js';
 import { guardedFetch } from '../cloud-functions/outbound.js';
 import { log } from '../observability/logger.js';
 import type { DeliveryMessage, DeliveryQueue } from './model.js';
@@ -29,7 +29,7 @@ export function deliverDeps(): DeliverDeps & { queue: Pick<DeliveryQueue, 'delay
     fetch: guardedFetch,
     targets,
     allowLoopback: loopbackAllowed(),
-    retrySeconds: config.WEBHOOK_RETRY_SECONDS.split(',').map(Number),
+    retrySeconds: webhookRetrySeconds(config.WEBHOOK_RETRY_SECONDS),
   };
 }
 

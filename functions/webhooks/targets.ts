@@ -11,7 +11,7 @@
  */
 import { getStoreConfig } from '../config.js';
 import type { EventEnvelope } from '../shared/events.js';
-import { EVENT_SOURCE } from '../events/bus.js';
+import { putEventsEntry } from '../events/bus.js';
 
 /** The session tag the relying party's resource policy checks (`aws:PrincipalTag/arthr-tenant`). */
 export const SUBSCRIBER_TENANT_TAG = 'arthr-tenant';
@@ -56,14 +56,15 @@ export interface TargetSender {
  * against the SQS stand-in.
  */
 export function awsTargetSender(): TargetSender {
-  const byTenant = new Map<string, { accessKeyId: string; secretAccessKey: string; sessionToken?: string; expiration: number }>();
-  const credentials = async (tenantId: string) => {
+  type Credentials = { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  const byTenant = new Map<string, { credentials: Credentials; expiration: number }>();
+  const credentials = async (tenantId: string): Promise<Credentials> => {
     const { SUBSCRIBER_ROLE_ARN, SQS_ENDPOINT } = getStoreConfig();
     if (SQS_ENDPOINT) return { accessKeyId: 'local', secretAccessKey: 'local' };
     if (!SUBSCRIBER_ROLE_ARN) throw new Error('SUBSCRIBER_ROLE_ARN is not configured for this function');
     const kept = byTenant.get(tenantId);
     // Renewed a minute before they expire.
-    if (kept && kept.expiration - 60_000 > Date.now()) return kept;
+    if (kept && kept.expiration - 60_000 > Date.now()) return kept.credentials;
     const { STSClient, AssumeRoleCommand } = await import('@aws-sdk/client-sts');
     const sts = new STSClient({});
     try {
@@ -77,8 +78,8 @@ export function awsTargetSender(): TargetSender {
       );
       const c = out.Credentials;
       if (!c?.AccessKeyId || !c.SecretAccessKey) throw new Error('STS returned no credentials');
-      const made = { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, ...(c.SessionToken ? { sessionToken: c.SessionToken } : {}), expiration: c.Expiration?.getTime() ?? Date.now() + 900_000 };
-      byTenant.set(tenantId, made);
+      const made = { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, ...(c.SessionToken ? { sessionToken: c.SessionToken } : {}) };
+      byTenant.set(tenantId, { credentials: made, expiration: c.Expiration?.getTime() ?? Date.now() + 900_000 });
       return made;
     } finally {
       sts.destroy();
@@ -92,7 +93,7 @@ export function awsTargetSender(): TargetSender {
       if (target.type === 'sqs') {
         const { SQSClient, SendMessageCommand, GetQueueUrlCommand } = await import('@aws-sdk/client-sqs');
         const local = getStoreConfig().SQS_ENDPOINT;
-        const client = new SQSClient({ region: parsed.region, credentials: { accessKeyId: creds.accessKeyId, secretAccessKey: creds.secretAccessKey, ...('sessionToken' in creds && creds.sessionToken ? { sessionToken: creds.sessionToken } : {}) }, ...(local ? { endpoint: local } : {}) });
+        const client = new SQSClient({ region: parsed.region, credentials: creds, ...(local ? { endpoint: local } : {}) });
         try {
           const queueUrl = local
             ? (await client.send(new GetQueueUrlCommand({ QueueName: parsed.name, QueueOwnerAWSAccountId: parsed.account }))).QueueUrl!
@@ -116,10 +117,11 @@ export function awsTargetSender(): TargetSender {
         return;
       }
       const { EventBridgeClient, PutEventsCommand } = await import('@aws-sdk/client-eventbridge');
-      const client = new EventBridgeClient({ region: parsed.region, credentials: { accessKeyId: creds.accessKeyId, secretAccessKey: creds.secretAccessKey, ...('sessionToken' in creds && creds.sessionToken ? { sessionToken: creds.sessionToken } : {}) } });
+      const client = new EventBridgeClient({ region: parsed.region, credentials: creds });
       try {
         const out = await client.send(
-          new PutEventsCommand({ Entries: [{ EventBusName: target.eventBusArn, Source: EVENT_SOURCE, DetailType: event.type, Detail: body, Time: new Date(event.timestamp) }] }),
+          // The entry the service's own bus gets, on the relying party's bus.
+          new PutEventsCommand({ Entries: [{ ...putEventsEntry(event), EventBusName: target.eventBusArn }] }),
         );
         if (out.FailedEntryCount) throw Object.assign(new Error(`The bus refused the event: ${out.Entries?.[0]?.ErrorCode}`), { name: out.Entries?.[0]?.ErrorCode ?? 'PutEventsFailed' });
       } finally {

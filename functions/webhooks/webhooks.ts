@@ -187,7 +187,7 @@ export async function deleteWebhook(d: Pick<WebhookDeps, 'webhooks'>, tenantId: 
 }
 
 /** A stamp after `previous`, so the optimistic lock always sees a change (two writes in one millisecond). */
-function later(now: Date, previous: string): string {
+export function later(now: Date, previous: string): string {
   const t = Math.max(now.getTime(), Date.parse(previous) + 1);
   return new Date(t).toISOString();
 }

@@ -7,14 +7,14 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { DEFAULT_WEBHOOK_RETRY_SECONDS } from '../../functions/config.js';
+import { webhookRetrySeconds } from '../../functions/config.js';
 import { cloudSecretsEnvironment, webhookSecretStatement } from './cloud-secrets.js';
 import { SUBSCRIBER_TENANT_TAG } from '../../functions/webhooks/targets.js';
 import { Construct } from 'constructs';
 import { OUTBOX_STREAM_FILTER } from '../../functions/events/relay.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { QueueDestination } from './images.js';
-import { ServiceFunction } from './service-function.js';
+import { ServiceFunction, tableItemsIn } from './service-function.js';
 
 export interface EventsProps {
   repoRoot: string;
@@ -26,15 +26,6 @@ export interface EventsProps {
   secretsKey: kms.IKey;
 }
 
-/** A grant on the table's items limited to partitions whose key matches one of `partitions` (IAM wildcards). */
-function itemsOf(sid: string, actions: string[], table: ITable, partitions: string[]): iam.PolicyStatement {
-  return new iam.PolicyStatement({
-    sid,
-    actions: actions.map((a) => `dynamodb:${a}`),
-    resources: [table.tableArn],
-    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': partitions } },
-  });
-}
 
 /**
  * Events out: the stack's own EventBridge bus, and the outbox relay that fills it. Every change
@@ -78,7 +69,7 @@ export class Events extends Construct {
     // --- Webhook deliveries: the relay queues one message per webhook that wants an event; the
     // worker makes each attempt and hides a failed one for its backoff (ChangeMessageVisibility),
     // which holds back the rest of its group, so a subject's events arrive in order.
-    const attempts = DEFAULT_WEBHOOK_RETRY_SECONDS.split(',').length + 1;
+    const attempts = webhookRetrySeconds().length + 1;
     this.deliveryDeadLetters = new sqs.Queue(this, 'DeliveryDeadLetters', {
       fifo: true,
       encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -125,9 +116,9 @@ export class Events extends Construct {
       statements: [
         // Only the outbox partitions (`TNT#{tenantId}#EVENTS`): the stream names every item of the
         // table, and the relay has no business reading any other.
-        itemsOf('OutboxItems', ['GetItem'], props.table, ['TNT#*#EVENTS']),
-        itemsOf('TenantWebhooks', ['Query'], props.table, ['TNT#*#WEBHOOKS']),
-        itemsOf('StartDeliveries', ['PutItem'], props.table, ['TNT#*#WHDLV#*']),
+        tableItemsIn('OutboxItems', ['GetItem'], props.table.tableArn, ['TNT#*#EVENTS']),
+        tableItemsIn('TenantWebhooks', ['Query'], props.table.tableArn, ['TNT#*#WEBHOOKS']),
+        tableItemsIn('StartDeliveries', ['PutItem'], props.table.tableArn, ['TNT#*#WHDLV#*']),
         new iam.PolicyStatement({ sid: 'PutEvents', actions: ['events:PutEvents'], resources: [this.bus.eventBusArn] }),
         new iam.PolicyStatement({ sid: 'QueueDeliveries', actions: ['sqs:SendMessage'], resources: [this.deliveries.queueArn] }),
         new iam.PolicyStatement({ sid: 'FailedBatches', actions: ['sqs:SendMessage'], resources: [this.relayDeadLetters.queueArn] }),
@@ -201,9 +192,9 @@ export class Events extends Construct {
       policyName: 'deliverWebhooks',
       roleDescription: 'Delivers webhooks: reads the delivery, the webhook and the event, records the attempt (and disables a webhook on 410), unseals its secrets, delays a retry.',
       statements: [
-        itemsOf('ReadDeliveries', ['GetItem'], props.table, ['TNT#*#WHDLV#*', 'TNT#*#WEBHOOKS', 'TNT#*#EVENTS']),
-        itemsOf('RecordAttempts', ['UpdateItem'], props.table, ['TNT#*#WHDLV#*']),
-        itemsOf('DisableGoneWebhooks', ['PutItem'], props.table, ['TNT#*#WEBHOOKS']),
+        tableItemsIn('ReadDeliveries', ['GetItem'], props.table.tableArn, ['TNT#*#WHDLV#*', 'TNT#*#WEBHOOKS', 'TNT#*#EVENTS']),
+        tableItemsIn('RecordAttempts', ['UpdateItem'], props.table.tableArn, ['TNT#*#WHDLV#*']),
+        tableItemsIn('DisableGoneWebhooks', ['PutItem'], props.table.tableArn, ['TNT#*#WEBHOOKS']),
         webhookSecretStatement('unseal', props.secretsKey),
         new iam.PolicyStatement({ sid: 'DelayRetries', actions: ['sqs:ChangeMessageVisibility'], resources: [this.deliveries.queueArn] }),
         // The delivery role, only with exactly the tenant tag (functions/webhooks/targets.ts).

@@ -7,7 +7,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ServiceFunction, nagArn } from './service-function.js';
+import { ServiceFunction, nagArn, tableItemsIn } from './service-function.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
 import { cloudSecretsEnvironment, cloudSecretStatement } from './cloud-secrets.js';
@@ -164,7 +164,9 @@ export class JourneyFunctions extends Construct {
           actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
           resources: [tableArn],
         }),
-        outboxPutStatement(tableArn),
+        // The status change's events, in its transaction (the outbox): PutItem only there, so a
+        // function that records instances' ends cannot put (overwrite) any other item.
+        tableItemsIn('OutboxEvents', ['PutItem'], tableArn, ['TNT#*#EVENTS']),
         // An event may lack the input or output (left out when large) and never names the error.
         new iam.PolicyStatement({
           sid: 'DescribeJourneyExecutions',
@@ -230,7 +232,9 @@ export class JourneyFunctions extends Construct {
           actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
           resources: [tableArn],
         }),
-        outboxPutStatement(tableArn),
+        // The status change's events, in its transaction (the outbox): PutItem only there, so a
+        // function that records instances' ends cannot put (overwrite) any other item.
+        tableItemsIn('OutboxEvents', ['PutItem'], tableArn, ['TNT#*#EVENTS']),
         new iam.PolicyStatement({
           sid: 'DescribeJourneyExecutions',
           actions: ['states:DescribeExecution'],
@@ -291,18 +295,4 @@ export class JourneyFunctions extends Construct {
       targets: [new targets.LambdaFunction(this.janitor.function, { retryAttempts: 2, maxEventAge: Duration.hours(2) })],
     });
   }
-}
-
-/**
- * The status change's events, put in its transaction (the outbox): PutItem only in the outbox
- * partitions (`TNT#{tenantId}#EVENTS`), so a function that records instances' ends cannot put
- * (overwrite) any other item.
- */
-function outboxPutStatement(tableArn: string): iam.PolicyStatement {
-  return new iam.PolicyStatement({
-    sid: 'OutboxEvents',
-    actions: ['dynamodb:PutItem'],
-    resources: [tableArn],
-    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TNT#*#EVENTS'] } },
-  });
 }

@@ -176,3 +176,16 @@ export class ServiceFunction extends Construct {
     return `${prefix}-${suffix.slice(0, max - prefix.length - 2 - hash.length)}-${hash}`;
   }
 }
+
+/**
+ * A grant on the table's items limited to partitions whose key matches one of `partitions` (IAM
+ * wildcards, `dynamodb:LeadingKeys`): what a function may touch when it needs only some kinds of item.
+ */
+export function tableItemsIn(sid: string, actions: string[], tableArn: string, partitions: string[]): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid,
+    actions: actions.map((a) => `dynamodb:${a}`),
+    resources: [tableArn],
+    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': partitions } },
+  });
+}

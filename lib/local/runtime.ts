@@ -49,7 +49,7 @@ import { secretSealer } from '../../functions/store/sealer.js';
 import { secretSealer as cloudSecretSealer } from '../../functions/cloud-functions/deps.js';
 import { localExportQueue } from './exports.js';
 import { dynamo as storeClient } from '../../functions/store/client.js';
-import { DEFAULT_WEBHOOK_RETRY_SECONDS, getConfig } from '../../functions/config.js';
+import { getConfig, webhookRetrySeconds } from '../../functions/config.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { identityStoreStore } from '../../functions/store/identity-store.js';
 import { DEFAULT_REQUIREMENTS, newStore } from '../../functions/identity-store/stores.js';
@@ -159,7 +159,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       // Webhooks: the SQS stand-in (fauxqs, the S3 stand-in's server), and receivers on this
       // machine allowed (http:// to loopback); every other private address is refused as on AWS.
       SQS_ENDPOINT: localS3.endpoint,
-      WEBHOOK_QUEUE_URL: await ensureWebhookQueue(localS3.endpoint, (process.env.WEBHOOK_RETRY_SECONDS ?? DEFAULT_WEBHOOK_RETRY_SECONDS).split(',').length + 1),
+      WEBHOOK_QUEUE_URL: await ensureWebhookQueue(localS3.endpoint, webhookRetrySeconds(process.env.WEBHOOK_RETRY_SECONDS).length + 1),
       WEBHOOK_ALLOW_LOOPBACK: 'true',
       // The tenant rate limit runs here as on AWS (one counting write per request); the default is
       // high enough that the test suite, several files at once on one tenant, never meets it.

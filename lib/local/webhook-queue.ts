@@ -3,6 +3,7 @@ import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesComman
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DeliveryMessage, DeliveryRecord } from '../../functions/webhooks/model.js';
 import type { QueueRecord } from '../../functions/webhooks/on-delivery.js';
+import { messageOf } from '../../functions/webhooks/deliver.js';
 import { log } from '../../functions/observability/logger.js';
 
 /** The queue's name, as the stack names its own (`.fifo`: SQS FIFO). */
@@ -65,7 +66,7 @@ export async function requeuePendingDeliveries(client: DynamoDBClient, tableName
   // A message of its own (not deduplicated against one sent before the restart).
   const restart = String(Date.now());
   if (pending.length) {
-    await send(pending.map((d) => ({ tenantId: d.tenantId, webhookId: d.webhookId, eventId: d.eventId, eventTimestamp: d.eventTimestamp, subjectId: d.subjectId, replay: `restart-${restart}` })));
+    await send(pending.map((d) => messageOf(d, `restart-${restart}`)));
   }
   return pending.length;
 }

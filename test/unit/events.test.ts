@@ -59,7 +59,7 @@ describe('the event catalogue', () => {
   it('makes events that match their schemas, with ids that are unique and sort by time', () => {
     const made = [
       instanceEvents.created(record, at),
-      ...instanceEvents.statusChanged(record, 'ACTIVE', 'COMPLETED_ENDED_SUCCESS', at),
+      ...instanceEvents.statusChanged(record, 'ACTIVE', 'COMPLETED_ENDED_SUCCESS', at, true),
       instanceEvents.stepChanged(record, { activityId: 'form', activityType: 'DATA_FORM' }, at),
     ];
     expect(made.map((e) => e.type)).toEqual(['process-instance.created', 'process-instance.status-changed', 'process-instance.completed', 'process-instance.step-changed']);
@@ -69,7 +69,7 @@ describe('the event catalogue', () => {
     }
     expect(new Set(made.map((e) => e.id)).size).toBe(made.length);
     // A status that is not final makes one event, not two.
-    expect(instanceEvents.statusChanged(record, 'PENDING', 'ACTIVE', at)).toHaveLength(1);
+    expect(instanceEvents.statusChanged(record, 'PENDING', 'ACTIVE', at, false)).toHaveLength(1);
     expect(newEventId(new Date(at.getTime() + 1)) > newEventId(at)).toBe(true);
   });
 });

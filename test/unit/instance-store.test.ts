@@ -171,12 +171,12 @@ describe('the outbox', () => {
     const step = { activityId: 'form', activityType: 'dataForm', inputs: {}, state: {}, taskToken: 't', since: '2026-03-01T00:01:00.000Z' };
     expect(await store.setWaitingStep(r, step, stepEvent(r))).toBe(true);
     const at = new Date('2026-03-01T00:02:00.000Z');
-    expect(await store.setStatus(r, 'PENDING', 'ACTIVE', at, false, instanceEvents.statusChanged(r, 'PENDING', 'ACTIVE', at))).toBe(true);
+    expect(await store.setStatus(r, 'PENDING', 'ACTIVE', at, false, instanceEvents.statusChanged(r, 'PENDING', 'ACTIVE', at, false))).toBe(true);
     // Written over a status that is no longer there: refused, and its events with it.
     const late = new Date('2026-03-01T00:03:00.000Z');
-    expect(await store.setStatus(r, 'PENDING', 'REVIEW', late, true, instanceEvents.statusChanged(r, 'PENDING', 'REVIEW', late))).toBe(false);
+    expect(await store.setStatus(r, 'PENDING', 'REVIEW', late, true, instanceEvents.statusChanged(r, 'PENDING', 'REVIEW', late, true))).toBe(false);
     const final = new Date('2026-03-01T00:04:00.000Z');
-    expect(await store.setStatus(r, 'ACTIVE', 'REVIEW', final, true, instanceEvents.statusChanged(r, 'ACTIVE', 'REVIEW', final))).toBe(true);
+    expect(await store.setStatus(r, 'ACTIVE', 'REVIEW', final, true, instanceEvents.statusChanged(r, 'ACTIVE', 'REVIEW', final, true))).toBe(true);
 
     const events = await eventsOf(r.id);
     expect(events.map((e) => [e.type, e.data.status ?? e.data.activityId])).toEqual([
