@@ -238,6 +238,16 @@ describe('the table stream handler on AWS', () => {
     expect(await onTableStream({ Records: [streamRecord(keyOf(a), 7), streamRecord(keyOf(b), 8)] })).toEqual({ batchItemFailures: [{ itemIdentifier: '7' }] });
   });
 
+  it('reports the first record whose item a throttled read could not get, and relays the ones before it', async () => {
+    const [a, b] = [instanceEvents.created(record, at), instanceEvents.created({ ...record, id: 'pi-3' }, at)];
+    ddb.on(GetCommand, { Key: keyOf(a) }).resolves({ Item: outboxItem(a) });
+    ddb.on(GetCommand, { Key: keyOf(b) }).rejects(Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException' }));
+    ddb.on(QueryCommand).resolves({ Items: [] });
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: '1' }] });
+    expect(await onTableStream({ Records: [streamRecord(keyOf(a), 7), streamRecord(keyOf(b), 8)] })).toEqual({ batchItemFailures: [{ itemIdentifier: '8' }] });
+    expect(JSON.parse(eventBridge.commandCalls(PutEventsCommand)[0]!.args[0].input.Entries![0]!.Detail!)).toEqual(a);
+  });
+
   it('never reads an item the stream names outside the outbox', async () => {
     expect(await onTableStream({ Records: [{ eventName: 'INSERT', dynamodb: { Keys: { PK: { S: 'TNT#demo#PI#x' }, SK: { S: 'EVT#forged' } }, SequenceNumber: '1' } }] })).toEqual({
       batchItemFailures: [],

@@ -231,6 +231,26 @@ describe('awsTargetSender on AWS', () => {
     expect(sent[2]).not.toHaveProperty('MessageGroupId');
   });
 
+  it('throws when STS throttles the role assumption, so the attempt is retried, and asks again next time', async () => {
+    sts.reset();
+    sts.on(AssumeRoleCommand)
+      .rejectsOnce(Object.assign(new Error('Rate exceeded'), { name: 'Throttling', $metadata: { httpStatusCode: 400 } }))
+      .resolves({ Credentials: { AccessKeyId: 'AKIA', SecretAccessKey: 'secret', SessionToken: 'token', Expiration: new Date(Date.now() + 900_000) } });
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm' });
+    const sender = awsTargetSender();
+    const event = instanceEvents.created(instance, now);
+    const target = { type: 'sqs' as const, queueArn: 'arn:aws:sqs:eu-west-1:111122223333:rp' };
+    await expect(sender.send(target, event, { timestamp: now.toISOString() })).rejects.toMatchObject({ name: 'Throttling' });
+    expect(sqs.commandCalls(SendMessageCommand)).toEqual([]);
+    await sender.send(target, event, { timestamp: now.toISOString() });
+    expect(sts.commandCalls(AssumeRoleCommand)).toHaveLength(2);
+  });
+
+  it('throws what SQS refuses (a queue whose policy does not admit the tenant), so the attempt is retried', async () => {
+    sqs.on(SendMessageCommand).rejects(Object.assign(new Error('Access to the resource is denied.'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } }));
+    await expect(awsTargetSender().send({ type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:111122223333:rp' }, instanceEvents.created(instance, now), { timestamp: now.toISOString() })).rejects.toMatchObject({ name: 'AccessDenied' });
+  });
+
   it('puts the event on the relying party\u2019s bus, and throws what the bus refused', async () => {
     eventBridge.on(PutEventsCommand).resolvesOnce({ FailedEntryCount: 0, Entries: [{ EventId: '1' }] }).resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'AccessDeniedException' }] });
     const sender = awsTargetSender();
