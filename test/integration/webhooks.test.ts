@@ -70,9 +70,16 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
   }
 }
 
+/** Every webhook this file made, deleted at its end: left behind, each would take the events the rest of the suite makes. */
+const made: { id: string; as: () => string; tenant: string }[] = [];
+afterAll(async () => {
+  for (const m of made) await call('DELETE', `${BASE}/${m.id}`, { token: m.as(), tenant: m.tenant });
+});
+
 async function subscribe(body: Record<string, unknown>, as = token, tenant = 'demo') {
   const res = await call('POST', BASE, { token: as, tenant, body });
   expect(res.status, res.text).toBe(201);
+  made.push({ id: res.json.id, as: () => as, tenant });
   return res.json as { id: string; secret: string; url: string };
 }
 
