@@ -30,6 +30,7 @@ export const ERRORS = {
   // 400: bad input.
   VALIDATION_FAILED: { status: 400, message: 'The request is not valid.' },
   MALFORMED_JSON: { status: 400, message: 'The request body is not valid JSON.' },
+  BODY_TOO_DEEP: { status: 400, message: 'The request body nests objects and arrays more than 64 levels deep.' },
   MALFORMED_REQUEST: { status: 400, message: 'The request is not valid HTTP.' },
   INVALID_HOST: { status: 400, message: 'This host serves no tenant here.' },
   INVALID_STATUS_TRANSITION: { status: 400, message: 'This status change is not allowed.' },
@@ -148,6 +149,7 @@ export type CodeOf<S extends ErrorStatus> = { [C in ErrorCode]: (typeof ERRORS)[
 export const ERROR_DOCS = {
   VALIDATION_FAILED: 'wrong types (that cannot be read as the type), unknown enum values, over-long strings, a `tenantId` in the body naming another tenant, bad query; `details` names each problem',
   MALFORMED_JSON: 'the body does not parse as JSON',
+  BODY_TOO_DEEP: 'a JSON body (or a JSON document inside one, such as a data form) nests objects and arrays more than 64 levels deep; checked before anything else reads it',
   MALFORMED_REQUEST: 'the request is not valid HTTP (a bad request line or header; answered by the gateway)',
   INVALID_HOST: 'the host is not `{tenantId}.{region}.{domain}` of this deployment',
   INVALID_STATUS_TRANSITION: 'an archived API key is final; a definition or data form version moves only along its lifecycle (ARCHIVED is final, nothing goes back to DRAFT)',
@@ -331,6 +333,7 @@ Object.assign(families, { 401: UnauthorizedError, 403: ForbiddenError, 404: NotF
 
 export class ValidationError extends apiError('VALIDATION_FAILED') {}
 export class MalformedJsonError extends apiError('MALFORMED_JSON') {}
+export class BodyTooDeepError extends apiError('BODY_TOO_DEEP') {}
 export class MalformedRequestError extends apiError('MALFORMED_REQUEST') {}
 export class PayloadTooLargeError extends apiError('PAYLOAD_TOO_LARGE') {}
 export class UnsupportedMediaTypeError extends apiError('UNSUPPORTED_MEDIA_TYPE') {}

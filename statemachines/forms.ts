@@ -22,7 +22,7 @@
  */
 import * as z from '../functions/shared/zod.js';
 import { isExpression, referencePath } from './references.js';
-import { protoKeyPath } from '../functions/shared/own.js';
+import { readJson } from '../functions/shared/json.js';
 
 /**
  * The component types of the family's designer: an upload or an inline form using any of them
@@ -282,15 +282,11 @@ export function parseDataForm(json: unknown): { ok: true; form: DataForm } | { o
 
 /** Parses a form sent as a JSON string (the form API's `resource`). */
 export function parseCustomDataFormResource(resource: string): { ok: true; form: DataForm } | { ok: false; issues: FormIssue[] } {
-  let json: unknown;
-  try {
-    json = JSON.parse(resource);
-  } catch (err) {
-    return { ok: false, issues: [{ path: [], message: `must be a data form as a JSON string: ${(err as Error).message}` }] };
-  }
-  const proto = protoKeyPath(json);
-  if (proto !== undefined) return { ok: false, issues: [{ path: proto.split('.'), message: 'a key named __proto__ cannot be stored' }] };
-  return parseDataForm(json);
+  const read = readJson(resource);
+  if (read.ok) return parseDataForm(read.value);
+  const { problem } = read;
+  if (problem.kind === 'proto') return { ok: false, issues: [{ path: problem.path, message: problem.message }] };
+  return { ok: false, issues: [{ path: [], message: `must be a data form as a JSON string: ${problem.message}` }] };
 }
 
 function duplicateIds(json: object): FormIssue[] {

@@ -1,3 +1,4 @@
+import { readJson } from '../shared/json.js';
 import { completePasscodeRegistration } from '../identity-store/passcodes.js';
 import { ActivityError, withCheck, type ActivityAccess, type ServiceRun } from './contract.js';
 import { identityStores } from './identity.js';
@@ -51,10 +52,6 @@ export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId, 
 /** `{verifier, historyVerifiers?}` from the input's JSON; anything else gives nothing. */
 function browserResponse(value: string | undefined): { verifier?: unknown; historyVerifiers?: unknown } | undefined {
   if (!value) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(value);
-    return parsed && typeof parsed === 'object' ? (parsed as { verifier?: unknown; historyVerifiers?: unknown }) : undefined;
-  } catch {
-    return undefined;
-  }
+  const read = readJson(value);
+  return read.ok && read.value && typeof read.value === 'object' ? (read.value as { verifier?: unknown; historyVerifiers?: unknown }) : undefined;
 }

@@ -2,6 +2,7 @@
  * What the two passkey steps share: the screen (its button starts a ceremony, see
  * functions/journey/start-passkey-ceremony.ts) and the submission of the browser's response.
  */
+import { readJson } from '../shared/json.js';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { PasskeyVerificationError, completePasskeyAuthentication, completePasskeyRegistration } from '../identity-store/passkeys.js';
 import { renderPasskey } from '../journey/screens/passkey.js';
@@ -42,12 +43,8 @@ export function passkeyPage(view: ScreenContext, mode: Mode, failed = false): st
 export async function submitPasskey(view: ScreenContext & { inputs: PasskeyInputs }, mode: Mode, { body = {} }: SubmissionRequest, now: Date): Promise<StepOutcome> {
   const { record, step, inputs } = view;
   const register = mode === 'register';
-  let response: unknown;
-  try {
-    response = JSON.parse(String(body.response ?? ''));
-  } catch {
-    response = undefined;
-  }
+  const read = readJson(String(body.response ?? ''));
+  const response = read.ok ? read.value : undefined;
   const common = { tenantId: record.tenantId, storeName: inputs['Store Name'], sessionId: String(body.sessionId ?? ''), actor: `journey:${record.id}`, now };
   let done: { user: { id: string; externalId: string }; passkey: { id: string; credentialId: string } };
   try {

@@ -8,6 +8,7 @@ import {
   ApiError,
   InvalidApiKeyError,
   InvalidTokenError,
+  BodyTooDeepError,
   MalformedJsonError,
   MissingPermissionError,
   PayloadTooLargeError,
@@ -19,7 +20,7 @@ import {
   toErrorResponse,
   type ErrorDetail,
 } from '../errors.js';
-import { protoKeyPath } from '../shared/own.js';
+import { JsonInputError, MAX_JSON_DEPTH, parseJsonInput, protoKeyPath } from '../shared/json.js';
 import { lenient } from '../shared/lenient.js';
 import { isTransientError } from '../shared/aws-errors.js';
 import { isPermissionName, qualify, type PermissionName } from '../auth/permissions.js';
@@ -156,13 +157,15 @@ function readBody(route: RouteDef, event: APIGatewayProxyEventV2): unknown {
   if (type && type !== 'application/json' && !type.endsWith('+json')) {
     throw new UnsupportedMediaTypeError(`Send the body as application/json, not ${type}.`);
   }
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(raw.toString('utf8'));
+    return parseJsonInput(raw.toString('utf8'));
   } catch (err) {
-    throw new MalformedJsonError(`The request body is not valid JSON: ${(err as Error).message}`);
+    if (!(err instanceof JsonInputError)) throw err;
+    const { problem } = err;
+    if (problem.kind === 'depth') throw new BodyTooDeepError(`The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`);
+    if (problem.kind === 'proto') throw protoKeyRefusal(problem.path);
+    throw new MalformedJsonError(`The request body is not valid JSON: ${problem.message}`);
   }
-  return refuseProtoKeys(parsed);
 }
 
 /**
@@ -182,15 +185,17 @@ function readLeniently(route: RouteDef, body: unknown, tenantId: string): unknow
   return lenient(route.request.body, rest);
 }
 
-/** A body with a key named `__proto__` anywhere is refused at that key (shared/own.ts says why). */
+/** A body with a key named `__proto__` anywhere is refused at that key (shared/json.ts says why). */
 function refuseProtoKeys<T>(body: T): T {
   const at = protoKeyPath(body);
-  if (at !== undefined) {
-    throw new ValidationError('The request body has a key named __proto__, which cannot be stored; use another name.', [
-      { location: `body.${at}`, message: 'a key named __proto__ cannot be stored' },
-    ]);
-  }
+  if (at !== undefined) throw protoKeyRefusal(at);
   return body;
+}
+
+function protoKeyRefusal(path: string[]): ValidationError {
+  return new ValidationError('The request body has a key named __proto__, which cannot be stored; use another name.', [
+    { location: ['body', ...path].join('.'), message: 'a key named __proto__ cannot be stored' },
+  ]);
 }
 
 /** API Gateway sets X-Forwarded-Proto; the local gateway serves plain http. */

@@ -9,26 +9,3 @@
 export function own<T>(obj: Readonly<Record<string, T>> | undefined | null, key: string): T | undefined {
   return obj != null && Object.hasOwn(obj, key) ? obj[key] : undefined;
 }
-
-/**
- * The path of the first key named `__proto__` in a parsed JSON value, if any. JSON.parse keeps
- * such a key as data, but every later step (validation, the DynamoDB marshaller and
- * unmarshaller) would assign it, which sets an object's prototype instead of a member: the value
- * would be lost without a word. It is refused instead (the only key that is).
- */
-export function protoKeyPath(value: unknown, path: string[] = []): string | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) {
-      const found = protoKeyPath(item, [...path, String(i)]);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  for (const key of Object.keys(value)) {
-    if (key === '__proto__') return [...path, key].join('.');
-    const found = protoKeyPath((value as Record<string, unknown>)[key], [...path, key]);
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}

@@ -23,6 +23,7 @@ import { activitySpec, type InputSpec } from '../catalogue.js';
 import type { ProcessDefinitionInput } from '../definition.js';
 import type { BpmnBoundaryEvent, BpmnGraph, BpmnInputType, BpmnInputValue, BpmnProblem, BpmnSequenceFlow, BpmnTask } from './graph.js';
 import { convertInputValue, isExpression } from './inputs.js';
+import { readJson } from '../../functions/shared/json.js';
 
 export interface BpmnDefinitionMeta {
   readonly name: string;
@@ -253,11 +254,8 @@ const SCALAR_TYPE: Partial<Record<InputSpec['type'], BpmnInputType>> = { I: 'INT
 /** The input's value as the definition takes it; undefined when a data form's text is not JSON. */
 function catalogueValue(input: InputSpec | undefined, value: Exclude<BpmnInputValue, null>): InputValue | undefined {
   if (typeof value === 'string' && input?.type === 'F' && !isExpression(value)) {
-    try {
-      return JSON.parse(value) as InputValue;
-    } catch {
-      return undefined;
-    }
+    const read = readJson(value);
+    return read.ok ? (read.value as InputValue) : undefined;
   }
   const scalar = input ? SCALAR_TYPE[input.type] : undefined;
   if (typeof value === 'string' && scalar) {
@@ -270,12 +268,8 @@ function catalogueValue(input: InputSpec | undefined, value: Exclude<BpmnInputVa
 }
 
 function jsonProblem(text: string): string {
-  try {
-    JSON.parse(text);
-    return '';
-  } catch (e) {
-    return (e as Error).message.split('\n')[0]!.slice(0, 200);
-  }
+  const read = readJson(text);
+  return read.ok ? '' : read.problem.message;
 }
 
 /** Output parameters; an empty one sets the variable to null, as in Camunda. */

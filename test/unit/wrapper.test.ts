@@ -77,6 +77,31 @@ describe('apiHandler', () => {
     expect(parse(res).code).toBe(code);
   });
 
+  describe('a deeply nested body', () => {
+    // 10 KB nested 5,050 deep: what exhausted the stack of the recursive __proto__ check before
+    // any credential was looked at.
+    const deep = '{"n":'.repeat(5_050) + '1' + '}'.repeat(5_050);
+    const big = { ...route, operationId: 'deep', auth: 'apiKey' as const, permission: undefined, request: { body: z.object({ n: z.unknown() }) } };
+    const apiKeyRoute = apiHandler(big, async () => ({ status: 200, body: { n: 1, tenantId: 'x', kind: 'apiKey' } }));
+
+    it('rejects when a body nests past 64 levels, with no valid credential, before the operation runs', async () => {
+      const res = await apiKeyRoute(event({ body: deep, headers: { 'x-api-key': 'not-a-key' } }));
+      expect(res.statusCode).toBe(400);
+      expect(parse(res).code).toBe('BODY_TOO_DEEP');
+    });
+
+    it('reads one nested exactly 64 levels deep', async () => {
+      const at64 = '{"n":'.repeat(64) + '1' + '}'.repeat(64);
+      expect((await apiKeyRoute(event({ body: at64, headers: { 'x-api-key': 'k' } }))).statusCode).toBe(200);
+    });
+
+    it('never parses the body of a route that takes none', async () => {
+      const bodiless = apiHandler({ ...route, operationId: 'get', request: {}, responses: { 204: { description: 'none' } } }, async () => ({ status: 204 }));
+      expect((await bodiless(event({ body: deep }))).statusCode).toBe(204);
+      expect((await bodiless(event({ body: '{"n":' }))).statusCode).toBe(204);
+    });
+  });
+
   it.each([
     ['an unknown field', '{"n":1,"x":2}'],
     ['the number as a string', '{"n":"1"}'],
