@@ -149,7 +149,7 @@ export type CodeOf<S extends ErrorStatus> = { [C in ErrorCode]: (typeof ERRORS)[
 export const ERROR_DOCS = {
   VALIDATION_FAILED: 'wrong types (that cannot be read as the type), unknown enum values, over-long strings, a `tenantId` in the body naming another tenant, bad query; `details` names each problem',
   MALFORMED_JSON: 'the body does not parse as JSON',
-  BODY_TOO_DEEP: 'a JSON body (or a JSON document inside one, such as a data form) nests objects and arrays more than 64 levels deep; checked before anything else reads it',
+  BODY_TOO_DEEP: 'a JSON body nests objects and arrays more than 64 levels deep, counted before anything reads it (a JSON document sent as a string, such as a data form\'s `resource`, gets `VALIDATION_FAILED` past the same depth)',
   MALFORMED_REQUEST: 'the request is not valid HTTP (a bad request line or header; answered by the gateway)',
   INVALID_HOST: 'the host is not `{tenantId}.{region}.{domain}` of this deployment',
   INVALID_STATUS_TRANSITION: 'an archived API key is final; a definition or data form version moves only along its lifecycle (ARCHIVED is final, nothing goes back to DRAFT)',

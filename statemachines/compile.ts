@@ -16,7 +16,7 @@
  *   `${details.documentNumber}` puts the document number there; one on `${details.channel}` only
  *   the channel.
  * - A service activity is a `lambda:invoke` task whose payload is `{activityId, activityType,
- *   inputs, outputs?, keep, state}`; the activity Lambda reads the version `state._ref.v`, lays
+ *   inputs, outputs?, keep, state}` (inputs and outputs as JSON text); the activity Lambda reads the version `state._ref.v`, lays
  *   what the state carries over it (what Pass states and Catch routes wrote since), runs, writes
  *   version v+1, and returns `{_ref: {..., v: v+1}, ...projection}` (`OutputPath $.Payload`).
  * - A user activity is a `lambda:invoke.waitForTaskToken` task whose payload also carries the
@@ -53,6 +53,7 @@ import { isoDurationSeconds } from './bpmn/duration.js';
 import { SESSION_KEYS, variablePath } from './variables.js';
 import { TRANSIENT_ERROR } from '../functions/activities/contract.js';
 import { normaliseKeep, pathSegments } from '../functions/shared/session-state.js';
+import { own } from '../functions/shared/own.js';
 
 export { listErrorNames } from './catalogue.js';
 
@@ -97,9 +98,16 @@ export interface AslTaskState extends AslTransition {
     Payload: {
       activityId: string;
       activityType: string;
-      inputs: Record<string, unknown>;
-      /** Output parameters: process variable → JUEL expression, set when the activity completes. */
-      outputs?: Record<string, string>;
+      /**
+       * The activity's inputs as JSON text (`payloadInputs` reads it back). The designer chooses
+       * their keys (a form's language map, a map input's keys), and in Parameters a key is
+       * never only data: Step Functions reads one ending in ".$" as a path into the state, and
+       * the local engine's validator took `constructor` for a field it had seen. As text they
+       * are data whatever they are called.
+       */
+      inputs: string;
+      /** Output parameters as JSON text: process variable → JUEL expression, set when the activity completes. */
+      outputs?: string;
       /** The session paths the execution's state keeps (executionKeep): the activity returns only these, with the reference. */
       keep: string[];
       'state.$': '$';
@@ -255,10 +263,10 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
     }
     const user = spec.kind === 'user';
     const catchers: AslCatcher[] = spec.errorEvents
-      .filter((e) => activity.errorEvents?.[e.name] !== undefined)
+      .filter((e) => own(activity.errorEvents, e.name) !== undefined)
       .map((e, i) => {
-        const target = to(activity.errorEvents![e.name]!);
-        const vars = activity.errorVariables?.[e.name];
+        const target = to(own(activity.errorEvents, e.name)!);
+        const vars = own(activity.errorVariables, e.name);
         if (!vars || (vars.code === undefined && vars.message === undefined)) {
           return { ErrorEquals: [e.aslError, ...(e.alsoCatches ?? [])], ResultPath: LAST_ERROR_PATH, Next: target };
         }
@@ -286,8 +294,8 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
         Payload: {
           activityId: id,
           activityType: activity.type,
-          inputs: activity.inputs,
-          ...(activity.outputs ? { outputs: activity.outputs } : {}),
+          inputs: JSON.stringify(activity.inputs),
+          ...(activity.outputs ? { outputs: JSON.stringify(activity.outputs) } : {}),
           // Filled in below, once every state that reads or writes the state is known.
           keep: [],
           'state.$': '$',
@@ -306,7 +314,7 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
   // names those it could not inline, which then get states of their own.
   for (let i = 0; i < wanted.length; i++) {
     const id = wanted[i]!;
-    const end = ends[id];
+    const end = own(ends, id);
     if (end) {
       // Only error ends are wanted: plain ones are the record state itself (see `to`).
       states[id] = {
@@ -321,7 +329,7 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
     const fused = fuseGateway(id, gateways, [id]);
     states[id] = {
       Type: 'Choice',
-      Comment: gateways[id]!.name ?? 'Gateway',
+      Comment: own(gateways, id)!.name ?? 'Gateway',
       Choices: fused.choices.map((c) => ({ ...c.rule, Next: to(c.next) })),
       Default: to(fused.default),
     };
@@ -412,7 +420,7 @@ interface Fused {
  * the state too large; it is then named, and compiled as a state of its own.
  */
 function fuseGateway(id: string, gateways: Record<string, Gateway>, stack: string[]): Fused {
-  const gateway = gateways[id]!;
+  const gateway = own(gateways, id)!;
   const asts = gateway.branches.map((b) => parseCondition(b.when));
   let branches = gateway.branches.map((b, i) => ({ rule: toChoiceRule(asts[i]!, { path: variablePath }) as AslChoiceRule, next: b.next }));
   let fallback = gateway.default;

@@ -153,7 +153,11 @@ export const ExpressionSchema = z.string().check(z.minLength(1), z.maxLength(500
 /** A process variable an output parameter sets: an identifier. */
 export const VariableNameSchema = z
   .string()
-  .check(z.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a variable name: letters, digits, _ (not starting with a digit), at most 64'));
+  .check(
+    z.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a variable name: letters, digits, _ (not starting with a digit), at most 64'),
+    // Assigned as a key of the session's `vars`, `__proto__` would replace its prototype, not set a variable.
+    z.refine((s) => s !== '__proto__', { message: 'must not be __proto__' }),
+  );
 
 /**
  * An interrupting timer boundary event on a user step: when `duration` (ISO 8601, fixed length:

@@ -9,6 +9,7 @@
 import { evaluate, parseCondition, type Json } from './conditions/index.js';
 import { isExpression } from './references.js';
 import { processVariables } from './variables.js';
+import { setOwn } from '../functions/shared/own.js';
 
 export function applyOutputs<S extends Record<string, unknown>>(state: S, outputs: Readonly<Record<string, string>> | undefined): S {
   if (!outputs || Object.keys(outputs).length === 0) return state;
@@ -16,7 +17,7 @@ export function applyOutputs<S extends Record<string, unknown>>(state: S, output
   const vars: Record<string, Json> = { ...((state.vars as Record<string, Json> | undefined) ?? {}) };
   // Every output reads the state as the activity left it, not the outputs set before it.
   for (const [name, expression] of Object.entries(outputs)) {
-    vars[name] = isExpression(expression) ? evaluate(parseCondition(expression), scope) : expression;
+    setOwn(vars, name, isExpression(expression) ? evaluate(parseCondition(expression), scope) : expression);
   }
   return { ...state, vars };
 }

@@ -31,6 +31,7 @@ import { isExpression, literalValue, referencePath } from './references.js';
 import { ConditionError, parseCondition, print, toChoiceRule, type ChoiceRule, type Expr } from './conditions/index.js';
 import { isoDurationSeconds } from './bpmn/duration.js';
 import { SESSION_KEYS, variablePath } from './variables.js';
+import { own } from '../functions/shared/own.js';
 
 const MAX_DETAILS = 100;
 const MAX_STRING = 2000;
@@ -171,7 +172,7 @@ function checkActivity(
 
   for (const [event, vars] of Object.entries(activity.errorVariables ?? {})) {
     const location = `${at}.errorVariables.${event}`;
-    if (activity.errorEvents?.[event] === undefined) {
+    if (own(activity.errorEvents, event) === undefined) {
       problems.push({ location, message: `${who}: error variables for "${event}", which is not one of its routed error events` });
     }
     for (const name of [vars.code, vars.message]) {
@@ -366,8 +367,6 @@ function checkInput(
       if (entries.length > MAX_MAP_ENTRIES) return fail(`must have at most ${MAX_MAP_ENTRIES} entries`);
       for (const [k, v] of entries) {
         if (k.length === 0 || k.length > 100) return fail('keys must be 1 to 100 characters');
-        // Step Functions reads a Parameters key ending in ".$" as a path into the state.
-        if (k.endsWith('.$')) return fail(`key "${k}" must not end with ".$"`);
         if ([...(v as string)].length > MAX_STRING) return fail(`values must be at most ${MAX_STRING} characters`);
       }
       return value as Record<string, string>;
@@ -398,7 +397,7 @@ function checkRule(
   who: string,
   problems: ErrorDetail[],
 ): void {
-  const has = (name: string) => inputs[name] !== undefined;
+  const has = (name: string) => own(inputs, name) !== undefined;
   if (rule.kind === 'requires') {
     if (has(rule.input) && !has(rule.requires)) {
       problems.push({
@@ -457,7 +456,7 @@ function checkCondition(
     checkCondition(condition.not, `${location}.not`, who, all, problems, depth + 1);
   } else if ('errorEvent' in condition && condition.errorEvent !== true) {
     const { activity, name } = condition.errorEvent;
-    const target = all[activity];
+    const target = own(all, activity);
     const spec = target ? activitySpec(target.type) : undefined;
     if (!target) {
       problems.push({
@@ -551,13 +550,13 @@ function nodeKind(nodes: Nodes, id: string): NodeKind | undefined {
 
 function outEdges(nodes: Nodes, id: string): Edge[] {
   const out: Edge[] = [];
-  const activity = nodes.activities[id];
+  const activity = own(nodes.activities, id);
   if (activity) {
     if (activity.next !== undefined) out.push({ to: activity.next, field: 'next' });
     for (const [event, to] of Object.entries(activity.errorEvents ?? {})) out.push({ to, field: `errorEvents.${event}` });
     if (activity.timer) out.push({ to: activity.timer.next, field: 'timer.next' });
   }
-  const gateway = nodes.gateways[id];
+  const gateway = own(nodes.gateways, id);
   if (gateway) {
     gateway.branches.forEach((b, i) => out.push({ to: b.next, field: `branches.${i}.next` }));
     if (gateway.default !== undefined) out.push({ to: gateway.default, field: 'default' });
@@ -567,14 +566,14 @@ function outEdges(nodes: Nodes, id: string): Edge[] {
 
 /** Where the journey can stop: an end event, an activity without next, a decider with rules. */
 function isEnd(nodes: Nodes, id: string): boolean {
-  if (nodes.ends[id]) return true;
-  const activity = nodes.activities[id];
+  if (own(nodes.ends, id)) return true;
+  const activity = own(nodes.activities, id);
   return activity !== undefined && activity.next === undefined;
 }
 
 function describe(nodes: Nodes, id: string): string {
   const kind = nodeKind(nodes, id);
-  if (kind === 'activities') return label(id, activitySpec(nodes.activities[id]!.type));
+  if (kind === 'activities') return label(id, activitySpec(own(nodes.activities, id)!.type));
   if (kind === 'gateways') return `gateway "${id}"`;
   return `end event "${id}"`;
 }
@@ -663,7 +662,7 @@ function checkGraph(start: string, nodes: Nodes, problems: ErrorDetail[]): void 
 
   // A loop without a user step would run without end (and bill every transition); a user step
   // in the loop waits for a person, which bounds it.
-  const waits = (id: string) => nodes.activities[id] !== undefined && activitySpec(nodes.activities[id]!.type)?.kind === 'user';
+  const waits = (id: string) => activitySpec(own(nodes.activities, id)?.type ?? '')?.kind === 'user';
   const others = ids.filter((id) => !waits(id));
   for (const component of stronglyConnected(others, (id) => successors(id).filter((to) => !waits(to)))) {
     const members = new Set(component);

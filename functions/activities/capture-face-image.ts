@@ -6,6 +6,7 @@ import { renderFaceCapture } from '../journey/screens/face-capture.js';
 import { journeyUrl } from '../journey/screen-context.js';
 import type { Screens, StepView, SubmissionRequest, Submission } from './contract.js';
 import { key, stepTimeout, type ActivitySpec } from './spec.js';
+import { own } from '../shared/own.js';
 
 export const spec = {
   type: 'CAPTURE_FACE_IMAGE',
@@ -119,7 +120,7 @@ export const submission: Submission<typeof spec> = {
     return {
       complete: {
         result: {
-          _faces: { [faceKey]: { captures: [...(faces[faceKey]?.captures ?? []), capture] } },
+          _faces: { [faceKey]: { captures: [...(own(faces, faceKey)?.captures ?? []), capture] } },
           _checks: {
             [faceKey]: { result: check.result, checkType: check.checkType, displayName: check.displayName, liveness, quality: verdict.face.quality, pose: verdict.face.pose },
           },

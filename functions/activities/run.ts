@@ -35,13 +35,19 @@ export class SessionNotFoundError extends Error {
 interface Payload {
   activityId: string;
   activityType: string;
-  inputs?: Record<string, unknown>;
-  outputs?: Record<string, string>;
+  /** JSON text (statemachines/compile.ts says why); an object in state machines compiled before. */
+  inputs?: string | Record<string, unknown>;
+  outputs?: string | Record<string, string>;
   /** The session paths the execution's state keeps; absent in state machines compiled before the session moved to the table. */
   keep?: string[];
   /** `{_ref, ...projection}`, or (executions started before the session moved to the table) the whole session. */
   state: Record<string, unknown>;
   taskToken?: string;
+}
+
+/** A map the compiler wrote into the payload: JSON text, or (older state machines) the object itself. */
+function fromPayload<T>(value: string | T | undefined): T | undefined {
+  return typeof value === 'string' ? (JSON.parse(value) as T) : value;
 }
 
 /** The session the step works on, and where it came from (undefined: the state is the whole session). */
@@ -84,7 +90,8 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
   const unavailable = (NOT_RUNNABLE as Record<string, string>)[type];
   if (unavailable) throw new ActivityUnavailableError(`This deployment has no runtime for the ${spec.displayName} activity: ${unavailable}.`);
   const { session, stored } = await load(payload, now);
-  const inputs = resolveInputs(spec, payload.inputs ?? {}, session) as Record<string, unknown>;
+  const inputs = resolveInputs(spec, fromPayload(payload.inputs) ?? {}, session) as Record<string, unknown>;
+  const outputs = fromPayload(payload.outputs);
 
   const context = {
     activityId: payload.activityId,
@@ -105,7 +112,7 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
           activityId: payload.activityId,
           activityType: type,
           inputs: recorded,
-          ...(payload.outputs ? { outputs: payload.outputs } : {}),
+          ...(outputs ? { outputs } : {}),
           state: session as Parameters<typeof recordWaitingStep>[0]['state'],
           ...(stored ? { ref: { v: stored.ref.v, keep: stored.keep } } : {}),
           taskToken: String(payload.taskToken),
@@ -126,7 +133,7 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
   } catch (err) {
     throw asActivityError(err);
   }
-  const next = applyOutputs(after as Session & Record<string, unknown>, payload.outputs);
+  const next = applyOutputs(after as Session & Record<string, unknown>, outputs);
   const size = sessionBytes(next);
   if (size > SESSION_MAX_BYTES) {
     throw new OversizeSessionError(`${payload.activityId} would make the session ${size} bytes; a journey's session may be at most ${SESSION_MAX_BYTES}.`);

@@ -45,7 +45,7 @@ export function formTexts(form: DataForm, pageLang: string): FormTexts {
       if (!t) return '';
       const values = t.values as Record<string, string>;
       const regional = Object.keys(values).find((l) => l.toLowerCase().split('-')[0] === base);
-      return values[pageLang] ?? values[base] ?? (regional ? values[regional] : undefined) ?? values[lang] ?? Object.values(values)[0] ?? '';
+      return own(values, pageLang) ?? own(values, base) ?? (regional ? own(values, regional) : undefined) ?? own(values, lang) ?? Object.values(values)[0] ?? '';
     },
   };
 }
@@ -69,7 +69,7 @@ export function formValueOf(c: FormComponent, value: unknown, lang: string): str
     const values = (value as { values?: unknown }).values;
     if (!values || typeof values !== 'object') return undefined;
     const texts = values as Record<string, string>;
-    return texts[lang] ?? texts[lang.split('-')[0]!] ?? Object.values(texts)[0];
+    return own(texts, lang) ?? own(texts, lang.split('-')[0]!) ?? Object.values(texts)[0];
   }
   return String(value);
 }

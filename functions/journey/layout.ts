@@ -1,5 +1,6 @@
 import type { LocalizedText } from '../../statemachines/definition.js';
 import { messages, type Language } from './messages/index.js';
+import { own } from '../shared/own.js';
 
 /**
  * The frame of the hosted journey pages, rendered on the server as plain HTML: no outside CDN,
@@ -12,7 +13,7 @@ export function localized(text: LocalizedText | undefined, lang: string): string
   if (!text) return '';
   const values = text.values as Record<string, string>;
   const base = lang.toLowerCase().split('-')[0]!;
-  return values[lang] ?? values[base] ?? values.en ?? Object.values(values)[0] ?? '';
+  return own(values, lang) ?? own(values, base) ?? own(values, 'en') ?? Object.values(values)[0] ?? '';
 }
 
 export function escapeHtml(value: unknown): string {

@@ -9,3 +9,12 @@
 export function own<T>(obj: Readonly<Record<string, T>> | undefined | null, key: string): T | undefined {
   return obj != null && Object.hasOwn(obj, key) ? obj[key] : undefined;
 }
+
+/**
+ * Sets the object's own `key` to `value` and returns the value. Unlike `obj[key] = value`, a key
+ * named `__proto__` becomes a member, never the object's prototype.
+ */
+export function setOwn<T>(obj: Record<string, unknown>, key: string, value: T): T {
+  Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  return value;
+}

@@ -9,6 +9,8 @@
  * Pure functions only: the storage is the caller's (functions/store/sessions.ts).
  */
 
+import { own, setOwn } from './own.js';
+
 /** Names one stored version of an instance's session (`PI#{id}` / `SESSION#{v}` in the table). */
 export interface SessionRef {
   tenantId: string;
@@ -81,11 +83,15 @@ export function project(session: Record<string, unknown>, keep: readonly string[
   for (const path of keep) {
     const segments = keptSegments(path);
     let from: unknown = session;
-    for (const s of segments) from = isObject(from) ? from[s] : undefined;
+    // Own properties only: a condition may read `constructor` or `toString`, which the session does not have.
+    for (const s of segments) from = isObject(from) ? own(from, s) : undefined;
     if (from === undefined) continue;
     let to = out;
-    for (const s of segments.slice(0, -1)) to = (isObject(to[s]) ? to[s] : (to[s] = {})) as Record<string, unknown>;
-    to[segments[segments.length - 1]!] = structuredClone(from);
+    for (const s of segments.slice(0, -1)) {
+      const inner = own(to, s);
+      to = isObject(inner) ? inner : setOwn(to, s, {});
+    }
+    setOwn(to, segments[segments.length - 1]!, structuredClone(from));
   }
   return out;
 }
@@ -110,8 +116,8 @@ export function overlay(stored: Record<string, unknown>, state: Record<string, u
 function merge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
-    const prev = out[k];
-    out[k] = isObject(v) && isObject(prev) ? merge(prev, v) : v;
+    const prev = own(out, k);
+    setOwn(out, k, isObject(v) && isObject(prev) ? merge(prev, v) : v);
   }
   return out;
 }

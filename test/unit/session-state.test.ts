@@ -36,6 +36,21 @@ describe('session-state', () => {
     expect(instanceOf(state)).toEqual({ tenantId: 't', processInstanceId: 'p' });
   });
 
+  it('projects a path named like an Object.prototype member as absent when the session lacks it', () => {
+    // A condition `${constructor == null}` keeps $.vars.constructor; the session has no such variable.
+    const keep = ['$.vars.constructor', '$.toString', "$.vars['valueOf'].x"];
+    expect(project({ vars: { a: 1 } }, keep)).toEqual({});
+    expect(project({ vars: { constructor: 'set' } }, keep)).toEqual({ vars: { constructor: 'set' } });
+    expect(project({ vars: { valueOf: { x: 2 } } }, keep)).toEqual({ vars: { valueOf: { x: 2 } } });
+  });
+
+  it('overlays a state key named __proto__ as a member, never as a prototype', () => {
+    const merged = overlay({ vars: {} }, JSON.parse('{"_ref":{},"vars":{"__proto__":{"polluted":true}}}'));
+    expect(Object.getPrototypeOf(merged.vars)).toBe(Object.prototype);
+    expect((merged.vars as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(Object.hasOwn(merged.vars as object, '__proto__')).toBe(true);
+  });
+
   it('overlays what the state machine wrote since over the stored version', () => {
     const stored = { vars: { name: 'Ann', code: 'old' }, _checks: { f: { result: 'PASS' } } };
     const state = { _ref: { tenantId: 't', processInstanceId: 'p', v: 2 }, vars: { code: 'E1' }, _lastError: { Error: 'X', Cause: 'why' }, _decision: 'FAIL' };

@@ -3,6 +3,7 @@ import { IMAGE_SOURCE, WIDTH, choicesOf, type DataForm, type FormComponent } fro
 import { formTexts, isReadOnly, type FormTexts } from '../forms.js';
 import { errorSummary, escapeHtml, page } from '../layout.js';
 import { fill, messages, type Language, type Messages } from '../messages/index.js';
+import { own } from '../../shared/own.js';
 
 /** The Retake button's field (activities/data-form.ts reads it): a name no component id can have (ids have no colon). */
 export const ACTION_FIELD = 'arthr:action';
@@ -156,9 +157,9 @@ export function renderFormFields(input: {
   const ctx: FieldContext = { texts, s: messages(input.lang), lang: input.lang, formReadOnly: input.readOnly ?? false };
   const errors = input.errors ?? {};
   const html = input.form.components
-    .map((c) => (['paragraph', 'image', 'notification'].includes(c.type) ? displayHtml(c, ctx) : inputHtml(c, ctx, input.values[c.id], errors[c.id])))
+    .map((c) => (['paragraph', 'image', 'notification'].includes(c.type) ? displayHtml(c, ctx) : inputHtml(c, ctx, own(input.values, c.id), own(errors, c.id))))
     .join('\n');
-  const summary = input.form.components.filter((c) => errors[c.id]).map((c) => [targetOf(c), errors[c.id]!] as const);
+  const summary = input.form.components.filter((c) => own(errors, c.id)).map((c) => [targetOf(c), own(errors, c.id)!] as const);
   return { html, summary, texts };
 }
 

@@ -91,7 +91,7 @@ describe('compileDefinition', () => {
         Payload: {
           activityId: 'getUser',
           activityType: 'GET_USER',
-          inputs: { 'Store Name': 'customers', 'User External ID': '${externalId}', 'User Key': 'user1' },
+          inputs: JSON.stringify({ 'Store Name': 'customers', 'User External ID': '${externalId}', 'User Key': 'user1' }),
           'state.$': '$',
         },
       },

@@ -119,7 +119,7 @@ describe('a definition as a graph', () => {
     const capture = compile(journey()).States.capture as AslTaskState;
     expect(capture.TimeoutSeconds).toBe(270);
     expect(capture.Catch).toEqual([{ ErrorEquals: ['States.Timeout'], ResultPath: '$._lastError', Next: 'End_timeout' }]);
-    expect(capture.Parameters.Payload.outputs).toEqual(journey().activities && (journey().activities as Json & { capture: Json }).capture.outputs);
+    expect(JSON.parse(capture.Parameters.Payload.outputs!)).toEqual(journey().activities && (journey().activities as Json & { capture: Json }).capture.outputs);
   });
 
   it('compiles an error boundary event to a Catch by the ASL error name, through Pass states that set its error variables', () => {

@@ -188,8 +188,10 @@ describe('validateDefinition', () => {
     expectRefused(single('GET_USER', { 'Store Name': 's', 'User ID': 'u', 'User Key': 'user 1' }), at('a', 'User Key'), 'variable name');
   });
 
-  it('rejects a map key that Step Functions would read as a path', () => {
-    expectRefused(pushFlow({ push: { 'Push Notification Parameters': { 'x.$': '$.vars' } } }), at('push', 'Push Notification Parameters'), '".$"');
+  it('takes map keys as data, whatever they are named (the compiler sends inputs as JSON text)', () => {
+    const keys = { 'x.$': '$.vars', constructor: 'c', toString: 't' };
+    const def = validateDefinition(pushFlow({ push: { 'Push Notification Parameters': keys } }));
+    expect(def.activities.push!.inputs['Push Notification Parameters']).toEqual(keys);
   });
 
   it('rejects a step timeout below 60, above 28 days, or given as a reference', () => {
