@@ -356,6 +356,21 @@ export async function getApiKey(apiKeys: ApiKeyStore, tenantId: string, id: stri
   return requireFound(await apiKeys.get(tenantId, id), id);
 }
 
+/**
+ * A read of key material follows the writes' rule (`actingKey`): a blocked, archived, expired or
+ * deleted key's tokens no longer read the tenant's keys either. Reading itself costs no second read.
+ */
+export async function readApiKey(apiKeys: ApiKeyStore, id: string, actor: Actor, now: Date): Promise<ApiKeyRecord> {
+  const acting = await actingKey(apiKeys, actor, now);
+  return acting?.id === id ? acting : getApiKey(apiKeys, actor.tenantId, id);
+}
+
+/** A page of the tenant's keys, for a caller whose key is still usable (`readApiKey`). */
+export async function listApiKeys(apiKeys: ApiKeyStore, actor: Actor, query: Parameters<typeof listPage>[1], now: Date): Promise<Page<ApiKeyView>> {
+  await actingKey(apiKeys, actor, now);
+  return listPage(await apiKeys.list(actor.tenantId), query);
+}
+
 /** Reads the key, applies the update and writes it over the version read (409 when it changed meanwhile). */
 export async function updateApiKey(
   apiKeys: ApiKeyStore,

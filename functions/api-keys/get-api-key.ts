@@ -1,8 +1,9 @@
 import { apiHandler } from '../http/wrapper.js';
+import { actorOf } from './actor.js';
 import { apiKeys } from './deps.js';
-import { getApiKey, toView } from './domain.js';
+import { readApiKey, toView } from './domain.js';
 import { apiKeyRoutes as routes } from './routes.js';
 
-export const handler = apiHandler(routes.getApiKey, async ({ tenantId, path }) => {
-  return { status: 200, body: toView(await getApiKey(apiKeys, tenantId, path.apiKeyId)) };
+export const handler = apiHandler(routes.getApiKey, async ({ tenantId, auth, path, now }) => {
+  return { status: 200, body: toView(await readApiKey(apiKeys, path.apiKeyId, actorOf(tenantId, auth), now)) };
 });

@@ -14,6 +14,9 @@ import {
 } from './schemas.js';
 
 /** API keys and token issue. Part of the route table (functions/routes.ts); handlers import only their own area. */
+/** Reads of key material follow the writes' rule on the calling key. */
+const READ_RULE = 'The calling key must still be ACTIVE and unexpired (401 otherwise, even with a token it issued earlier), as for changes.';
+
 export const apiKeyRoutes = {
   issueToken: defineRoute({
     operationId: 'issueToken',
@@ -45,9 +48,10 @@ export const apiKeyRoutes = {
     permission: 'ArthrServer:listTenantApiKeys',
     summary: 'List the tenant\'s API keys, a page at a time',
     tag: 'API keys',
+    description: READ_RULE,
     request: { query: ApiKeyListQuerySchema },
     responses: { 200: { description: 'A page of API keys.', schema: ApiKeyPageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden },
-    aws: { table: ['Query'] },
+    aws: { table: ['GetItem', 'Query'] },
   }),
   createApiKey: defineRoute({
     operationId: 'createApiKey',
@@ -77,6 +81,7 @@ export const apiKeyRoutes = {
     auth: 'bearer',
     permission: 'ArthrServer:getFromTenant',
     summary: 'Read one API key',
+    description: READ_RULE,
     tag: 'API keys',
     request: { path: ApiKeyIdPathSchema },
     responses: {

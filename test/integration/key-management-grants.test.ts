@@ -81,4 +81,27 @@ describe('a blocked or deleted key', () => {
     expect(gone.status).toBe(401);
     expect(gone.json.code).toBe('INVALID_TOKEN');
   });
+
+  it('stops its tokens reading and listing the tenant\'s keys at once, as changes', async () => {
+    const reader = await keyWith(['ArthrServer:listTenantApiKeys', 'ArthrServer:getFromTenant']);
+    const other = await keyWith(['ArthrServer:getFromTenant']);
+    const token = await issueToken(reader.secret);
+    const reads = () => [
+      call('GET', '/api/arthr/apiKeys?size=5', { token }),
+      call('GET', `/api/arthr/apiKeys/${other.id}`, { token }),
+      call('GET', `/api/arthr/apiKeys/${reader.id}`, { token }),
+    ];
+    for (const r of await Promise.all(reads())) expect(r.status, r.text).toBe(200);
+    for (const [status, code] of [['BLOCKED', 'API_KEY_BLOCKED'], ['ARCHIVED', 'API_KEY_ARCHIVED']]) {
+      expect((await call('POST', `/api/arthr/apiKeys/${reader.id}`, { token: admin, body: { status } })).status).toBe(200);
+      for (const r of await Promise.all(reads())) {
+        expect(r.status, r.text).toBe(401);
+        expect(r.json.code).toBe(code);
+        expect(r.text).not.toContain(other.id);
+      }
+      if (status === 'BLOCKED') expect((await call('POST', `/api/arthr/apiKeys/${reader.id}`, { token: admin, body: { status: 'ACTIVE' } })).status).toBe(200);
+    }
+    expect((await call('DELETE', `/api/arthr/apiKeys/${reader.id}`, { token: admin })).status).toBe(204);
+    for (const r of await Promise.all(reads())) expect(r.json.code).toBe('INVALID_TOKEN');
+  });
 });
