@@ -150,6 +150,9 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       IMAGES_BUCKET: localS3.bucket,
       S3_ENDPOINT: localS3.endpoint,
       S3_PUBLIC_ENDPOINT: localS3.publicEndpoint,
+      // This start's secret, for the service's own S3 clients and presigner only. The cloud
+      // function runner's child gets none of this environment (see cloud-function-runner.ts).
+      S3_LOCAL_SECRET: localS3.credentials.secretAccessKey,
       EXPORTS_BUCKET: localS3.exportsBucket,
       EXPORTS_KEY: `file:${exportsKeyPath}`,
       SECRETS_KEY: `file:${secretsKeyPath}`,
