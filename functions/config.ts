@@ -78,6 +78,12 @@ const StoreConfigSchema = z.object({
    */
   CLOUD_FUNCTION_ALLOWED_ORIGINS: z.optional(z.string()),
   /**
+   * Endpoints (comma-separated URLs) of the local runtime's own services on this machine (DynamoDB
+   * Local, fauxqs's S3 and SQS) that a cloud function may never reach, whatever else the guard would
+   * allow; their ports are refused on every loopback address. Unset on AWS, where there are none.
+   */
+  CLOUD_FUNCTION_REFUSED_ENDPOINTS: z.optional(z.string()),
+  /**
    * What the Rekognition collections of this deployment's watchlists are named from
    * (`{prefix}.{tenantId}.{watchlistId}`), for the functions that run the face engine on AWS;
    * locally the embedded engine is installed instead.
