@@ -34,6 +34,13 @@ const StoreConfigSchema = z.object({
    * signature and expiry before serving the object); on AWS they point at S3 itself.
    */
   S3_PUBLIC_ENDPOINT: z.optional(z.url()),
+  /**
+   * Set only locally, with S3_ENDPOINT: the secret access key the service signs pre-signed URLs
+   * with, which the local S3's gateway checks them against. The local runtime makes a new one at
+   * each start and gives it to no one else (never to the cloud function runner): with a key
+   * anyone knows (the constant `local` before), anyone could sign a URL to any tenant's object.
+   */
+  S3_LOCAL_SECRET: z.optional(z.string().check(z.minLength(32))),
   /** The S3 bucket of asynchronous exports (archives, CSV files), for the functions that start, run or read them. */
   EXPORTS_BUCKET: z.optional(z.string().check(z.minLength(3))),
   /** The stack's EventBridge bus that events are relayed to (AWS); locally an in-process bus is installed instead. */
@@ -70,6 +77,12 @@ const StoreConfigSchema = z.object({
    * locally, the S3 stand-in's public endpoint on loopback (S3 is public on AWS, where this is unset).
    */
   CLOUD_FUNCTION_ALLOWED_ORIGINS: z.optional(z.string()),
+  /**
+   * Endpoints (comma-separated URLs) of the local runtime's own services on this machine (DynamoDB
+   * Local, fauxqs's S3 and SQS) that a cloud function may never reach, whatever else the guard would
+   * allow; their ports are refused on every loopback address. Unset on AWS, where there are none.
+   */
+  CLOUD_FUNCTION_REFUSED_ENDPOINTS: z.optional(z.string()),
   /**
    * What the Rekognition collections of this deployment's watchlists are named from
    * (`{prefix}.{tenantId}.{watchlistId}`), for the functions that run the face engine on AWS;

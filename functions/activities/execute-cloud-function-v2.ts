@@ -54,6 +54,7 @@ export const run: ServiceRun<typeof spec> = async ({ activityId, inputs, session
         logs: cloudFunctionLogs,
         runner,
         allowedOrigins: getStoreConfig().CLOUD_FUNCTION_ALLOWED_ORIGINS?.split(',').filter(Boolean) ?? [],
+        refusedEndpoints: getStoreConfig().CLOUD_FUNCTION_REFUSED_ENDPOINTS?.split(',').filter(Boolean) ?? [],
       },
       {
         functionName: inputs['Function Name'],

@@ -16,6 +16,8 @@ export interface RunRequest {
   limits?: Partial<RunLimits>;
   /** Exact origins (scheme://host:port) reachable though the guard would refuse them (the local S3 stand-in on loopback). Empty on AWS. */
   allowedOrigins?: string[];
+  /** The local runtime's own services (URLs), refused though an allowance would let them through. Empty on AWS. */
+  refusedEndpoints?: string[];
 }
 
 export interface RunLimits {

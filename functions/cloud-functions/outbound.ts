@@ -15,6 +15,11 @@
  * - Plain http:// is refused (a public plain-HTTP hop can be rewritten by anyone on the path);
  *   `allowedOrigins` lifts the scheme and address rules for exact origins only, which the local
  *   runtime uses for its S3 stand-in on loopback.
+ * - `refusedEndpoints` refuses the local runtime's own services on this machine (DynamoDB Local,
+ *   fauxqs) before any allowance is looked at: by port on every address of this machine, since
+ *   127.0.0.2, [::1], [::ffff:127.0.0.1] or a name that resolves to loopback reach the same
+ *   listener, so for a caller that passes them no allowance (an exact origin, `allowLoopback`)
+ *   can open them.
  * - Refusals say which rule refused, never the address a name resolved to (that would let a
  *   tenant map the service's internal DNS).
  */
@@ -30,6 +35,7 @@ export type RefusalRule =
   | 'invalid-url'
   | 'scheme'
   | 'credentials'
+  | 'internal'
   | 'cloud-metadata'
   | 'loopback'
   | 'private'
@@ -45,6 +51,7 @@ const RULE_TEXT: Record<RefusalRule, string> = {
   'invalid-url': 'it is not a valid absolute URL',
   scheme: 'only https:// URLs are allowed',
   credentials: 'URLs with a user name or password are not allowed',
+  internal: "the host is one of the local runtime's own services",
   'cloud-metadata': 'the host is a cloud metadata address',
   loopback: 'the host is a loopback address',
   private: 'the host is a private address (RFC 1918)',
@@ -105,6 +112,11 @@ export interface GuardOptions {
    * webhooks to a receiver on the same machine. Never set on AWS.
    */
   allowLoopback?: boolean;
+  /**
+   * The local runtime's own services (URLs), refused whatever `allowedOrigins` or `allowLoopback`
+   * say: their port on any address of this machine, or on the endpoint's own host. Empty on AWS.
+   */
+  refusedEndpoints?: string[];
 }
 
 export interface OutboundOptions extends GuardOptions {
@@ -228,6 +240,35 @@ async function systemResolve(hostname: string): Promise<ResolvedAddress[]> {
   return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 }
 
+/** The port a URL connects to, its scheme's default when it names none. */
+function portOf(url: URL): string {
+  return url.port || (url.protocol === 'https:' ? '443' : '80');
+}
+
+/**
+ * Whether a URL with these addresses goes to one of `endpoints`: the same port, on an address
+ * that is this machine (loopback in any form, or the unspecified address, which connects here)
+ * or on the endpoint's own host. By port rather than origin, since every loopback spelling and
+ * every name that resolves to loopback reach the same listener.
+ */
+function isRefusedEndpoint(url: URL, addresses: ResolvedAddress[], endpoints: string[] | undefined): boolean {
+  for (const entry of endpoints ?? []) {
+    let endpoint: URL;
+    try {
+      endpoint = new URL(entry);
+    } catch {
+      continue;
+    }
+    if (portOf(endpoint) !== portOf(url)) continue;
+    const host = endpoint.hostname.startsWith('[') ? endpoint.hostname.slice(1, -1) : endpoint.hostname;
+    for (const { address } of addresses) {
+      const rule = classifyAddress(address);
+      if (rule === 'loopback' || rule === 'unspecified' || address === host) return true;
+    }
+  }
+  return false;
+}
+
 function originsOf(list: string[] | undefined): Set<string> {
   const origins = new Set<string>();
   for (const entry of list ?? []) {
@@ -274,6 +315,8 @@ export async function checkOutboundUrl(input: string | URL, opts: GuardOptions =
       throw new OutboundFailed('unresolvable', `${shorten(url.href)} failed: the host name does not resolve`);
     }
   }
+  // Before any allowance: the runtime's own services stay closed whatever lets loopback through.
+  if (isRefusedEndpoint(url, addresses, opts.refusedEndpoints)) throw new OutboundRefused('internal', url.href);
   if (!allowedByOrigin && opts.allowLoopback && addresses.every(({ address }) => classifyAddress(address) === 'loopback')) allowedByOrigin = true;
   // Plain http:// only where an exact origin, or loopback where allowed, let it through.
   if (url.protocol === 'http:' && !allowedByOrigin) throw new OutboundRefused('scheme', url.href);

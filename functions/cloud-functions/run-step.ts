@@ -33,6 +33,8 @@ export interface FunctionStepDeps {
   runner: FunctionRunner;
   /** Origins the guard lets through though it would refuse them (the local S3 stand-in); none on AWS. */
   allowedOrigins: string[];
+  /** The local runtime's own services, which the guard refuses whatever it allows (DynamoDB Local, fauxqs); none on AWS. */
+  refusedEndpoints: string[];
 }
 
 const MiB = 1024 * 1024;
@@ -60,6 +62,7 @@ export async function runFunctionStep(
     // Below the journey's session limit (192 KiB), so that what fits here also fits there.
     limits: { timeoutMs: fn.timeoutSeconds * 1000, memoryBytes: fn.memoryMb * MiB, outputBytes: MAX_OUTPUT_BYTES },
     allowedOrigins: d.allowedOrigins,
+    refusedEndpoints: d.refusedEndpoints,
   });
   if (step.reportLog && at.expiresAt !== undefined) {
     await d.logs.put({

@@ -12,6 +12,7 @@ await warmUp();
 /**
  * `allowedOrigins` is dropped: it exists for the local runtime's stand-ins on loopback, and on AWS
  * nothing the guard refuses is meant to be reached, so a request naming one (a bug or a forged
- * payload) cannot open the VPC or the metadata endpoint to tenant code.
+ * payload) cannot open the VPC or the metadata endpoint to tenant code. `refusedEndpoints` stays:
+ * it can only refuse more.
  */
 export const handler = async (event: RunRequest): Promise<RunResult> => runFunction({ ...event, allowedOrigins: [] });

@@ -207,6 +207,9 @@ function assertRequestShape(req: RunRequest): void {
   if (req.allowedOrigins !== undefined && !(Array.isArray(req.allowedOrigins) && req.allowedOrigins.every((o) => typeof o === 'string'))) {
     throw new TypeError('runFunction: allowedOrigins must be a list of origins');
   }
+  if (req.refusedEndpoints !== undefined && !(Array.isArray(req.refusedEndpoints) && req.refusedEndpoints.every((o) => typeof o === 'string'))) {
+    throw new TypeError('runFunction: refusedEndpoints must be a list of URLs');
+  }
 }
 
 /** Ends a run early with a result; thrown inside the host side of a run, caught by execute(). */
@@ -547,6 +550,7 @@ class Run {
       { method: request.method, headers: request.headers, body, redirect: request.redirect },
       {
         allowedOrigins: this.req.allowedOrigins ?? [],
+        refusedEndpoints: this.req.refusedEndpoints ?? [],
         timeoutMs: Math.min(this.limits.fetchTimeoutMs, remaining),
         maxResponseBytes: this.limits.responseBytes,
         maxRequestBytes: this.limits.requestBytes,

@@ -5,7 +5,7 @@ import { traced } from '../observability/tracer.js';
 import { itemCodec, unexpired } from './codec.js';
 import { conditionally, dynamo } from './client.js';
 import { keys, objectKeys } from './keys.js';
-import { presignGet } from './presign.js';
+import { localS3ClientConfig, presignGet } from './presign.js';
 
 const jobs = /* @__PURE__ */ itemCodec<ExportRecord>('ExportJob');
 
@@ -86,13 +86,7 @@ export function exportsS3(): Promise<ExportsS3> {
     const config = getStoreConfig();
     if (!config.EXPORTS_BUCKET) throw new Error('EXPORTS_BUCKET is not configured for this function');
     const commands = await import('@aws-sdk/client-s3');
-    const client = await traced(
-      new commands.S3Client(
-        config.S3_ENDPOINT
-          ? { endpoint: config.S3_ENDPOINT, forcePathStyle: true, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, region: process.env.AWS_REGION ?? 'eu-west-1' }
-          : {},
-      ),
-    );
+    const client = await traced(new commands.S3Client(config.S3_ENDPOINT ? localS3ClientConfig(config.S3_ENDPOINT) : {}));
     return { client, bucket: config.EXPORTS_BUCKET, commands };
   })();
   made.catch(() => (made = undefined));

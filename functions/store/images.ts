@@ -2,7 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { getStoreConfig } from '../config.js';
 import type { InstanceImageStore } from '../process-manager/model.js';
 import { objectKeys } from './keys.js';
-import { presignGet, presignPut } from './presign.js';
+import { localS3ClientConfig, presignGet, presignPut } from './presign.js';
 import { traced } from '../observability/tracer.js';
 
 export interface S3 {
@@ -19,16 +19,7 @@ export function s3(): Promise<S3> {
     const config = getStoreConfig();
     if (!config.IMAGES_BUCKET) throw new Error('IMAGES_BUCKET is not configured for this function');
     const commands = await import('@aws-sdk/client-s3');
-    const client = await traced(new commands.S3Client(
-      config.S3_ENDPOINT
-        ? {
-            endpoint: config.S3_ENDPOINT,
-            forcePathStyle: true,
-            credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-            region: process.env.AWS_REGION ?? 'eu-west-1',
-          }
-        : {},
-    ));
+    const client = await traced(new commands.S3Client(config.S3_ENDPOINT ? localS3ClientConfig(config.S3_ENDPOINT) : {}));
     return { client, bucket: config.IMAGES_BUCKET, commands };
   })();
   made.catch(() => (made = undefined));

@@ -3,19 +3,37 @@ import { getStoreConfig } from '../config.js';
 
 let publicClient: Promise<S3Client> | undefined;
 
+/** The local S3's access key id: public, as an access key id is (every pre-signed URL shows it); S3_LOCAL_SECRET is what signs. */
+export const LOCAL_S3_ACCESS_KEY_ID = 'local';
+
+/**
+ * How a client of the local S3 (fauxqs at S3_ENDPOINT, its gateway at S3_PUBLIC_ENDPOINT) is
+ * made: path-style, with this start's secret (S3_LOCAL_SECRET). Missing, it fails here rather
+ * than sign URLs the gateway refuses, or fall back to a key someone else could know.
+ */
+export function localS3ClientConfig(endpoint: string) {
+  const secretAccessKey = getStoreConfig().S3_LOCAL_SECRET;
+  if (!secretAccessKey) throw new Error('S3_LOCAL_SECRET is not configured: the local S3 needs the secret of this start of the local runtime');
+  return {
+    endpoint,
+    forcePathStyle: true,
+    region: process.env.AWS_REGION ?? 'eu-west-1',
+    credentials: { accessKeyId: LOCAL_S3_ACCESS_KEY_ID, secretAccessKey },
+  };
+}
+
 /**
  * The client pre-signed URLs are made with. On AWS the function's own client: a URL is signed
  * with the function role's credentials, so it grants no more than the role may do, and no
  * longer than those credentials live. Locally a client for the local S3's gateway
- * (S3_PUBLIC_ENDPOINT), which checks the signature and the expiry before serving the object.
+ * (S3_PUBLIC_ENDPOINT) with this start's secret, which the gateway checks the signature
+ * against (and the expiry) before serving the object.
  */
 async function presignClient(own: S3Client): Promise<S3Client> {
   const endpoint = getStoreConfig().S3_PUBLIC_ENDPOINT;
   if (!endpoint) return own;
-  publicClient ??= import('@aws-sdk/client-s3').then(
-    ({ S3Client }) =>
-      new S3Client({ endpoint, forcePathStyle: true, region: process.env.AWS_REGION ?? 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
-  );
+  publicClient ??= import('@aws-sdk/client-s3').then(({ S3Client }) => new S3Client(localS3ClientConfig(endpoint)));
+  publicClient.catch(() => (publicClient = undefined));
   return publicClient;
 }
 

@@ -150,12 +150,19 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       IMAGES_BUCKET: localS3.bucket,
       S3_ENDPOINT: localS3.endpoint,
       S3_PUBLIC_ENDPOINT: localS3.publicEndpoint,
+      // This start's secret, for the service's own S3 clients and presigner only. The cloud
+      // function runner's child gets none of this environment (see cloud-function-runner.ts).
+      S3_LOCAL_SECRET: localS3.credentials.secretAccessKey,
       EXPORTS_BUCKET: localS3.exportsBucket,
       EXPORTS_KEY: `file:${exportsKeyPath}`,
       SECRETS_KEY: `file:${secretsKeyPath}`,
       // Cloud functions may reach the S3 stand-in's public endpoint on loopback (a pre-signed
       // upload URL), as they reach S3 on AWS; nothing else private.
       CLOUD_FUNCTION_ALLOWED_ORIGINS: new URL(localS3.publicEndpoint).origin,
+      // ...and never the runtime's own services, whatever else a guard would let through: fauxqs
+      // serves S3 and SQS to any credentials, DynamoDB Local every tenant's items and the stream.
+      // Only the gateway's signature check stands between tenant code and the objects.
+      CLOUD_FUNCTION_REFUSED_ENDPOINTS: [localS3.endpoint, dynamo.endpoint].join(','),
       // Webhooks: the SQS stand-in (fauxqs, the S3 stand-in's server), and receivers on this
       // machine allowed (http:// to loopback); every other private address is refused as on AWS.
       SQS_ENDPOINT: localS3.endpoint,

@@ -1,16 +1,32 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { buildApp } from 'fauxqs';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
+import { LOCAL_S3_ACCESS_KEY_ID } from '../../functions/store/presign.js';
 
 export const LOCAL_IMAGES_BUCKET = 'arthr-images';
 export const LOCAL_EXPORTS_BUCKET = 'arthr-exports';
-/** The local S3's credentials (fauxqs takes any): what pre-signed URLs are signed and checked with. */
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const LOCAL_S3_REGION = 'eu-west-1';
+
+/** The credentials pre-signed URLs are signed with and the gateway checks them against. */
+export interface LocalS3Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/**
+ * Credentials for one start of the local S3: a random secret (256 bits) that only the service
+ * holds. Why not a constant, as fauxqs would take: pre-signed URLs are the gateway's only check,
+ * and a constant is in the source, so anyone (a tenant's cloud function included) could sign a
+ * URL to any tenant's object with it. A URL signed by an earlier start is refused after a
+ * restart (AWS would honour it until it expired): the secret was never written anywhere.
+ */
+export function newLocalS3Credentials(): LocalS3Credentials {
+  return { accessKeyId: LOCAL_S3_ACCESS_KEY_ID, secretAccessKey: randomBytes(32).toString('hex') };
+}
 
 const CONTENT_TYPES: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png' };
 
@@ -24,12 +40,15 @@ export async function startLocalS3(dirs: { images: string; exports: string }): P
   endpoint: string;
   /** Where pre-signed URLs point: the gateway that checks them (see `startPresignedGateway`). */
   publicEndpoint: string;
+  /** This start's credentials, for the service's own presigner (S3_LOCAL_SECRET) and no one else. */
+  credentials: LocalS3Credentials;
   bucket: string;
   exportsBucket: string;
   stop(): Promise<void>;
 }> {
+  const credentials = newLocalS3Credentials();
   const server = await startFauxqsOnLoopback();
-  const client = localS3Client(server.address);
+  const client = localS3Client(server.address, credentials);
   for (const [bucket, dir] of [
     [LOCAL_IMAGES_BUCKET, dirs.images],
     [LOCAL_EXPORTS_BUCKET, dirs.exports],
@@ -50,10 +69,11 @@ export async function startLocalS3(dirs: { images: string; exports: string }): P
   }
   // What relying parties PUT through pre-signed URLs (face uploads) survives a restart too.
   mirrorToDisk(client, LOCAL_IMAGES_BUCKET, dirs.images);
-  const gateway = await startPresignedGateway(client);
+  const gateway = await startPresignedGateway(client, credentials);
   return {
     endpoint: server.address,
     publicEndpoint: gateway.endpoint,
+    credentials,
     bucket: LOCAL_IMAGES_BUCKET,
     exportsBucket: LOCAL_EXPORTS_BUCKET,
     stop: async () => {
@@ -75,8 +95,9 @@ async function startFauxqsOnLoopback(): Promise<{ address: string; stop(): Promi
   return { address, stop: () => app.close() };
 }
 
-export function localS3Client(endpoint: string): S3Client {
-  return new S3Client({ endpoint, forcePathStyle: true, region: LOCAL_S3_REGION, credentials: LOCAL_CREDENTIALS });
+/** A client of fauxqs itself, which takes any credentials (it is on loopback, and no tenant code may reach it). */
+export function localS3Client(endpoint: string, credentials: LocalS3Credentials): S3Client {
+  return new S3Client({ endpoint, forcePathStyle: true, region: LOCAL_S3_REGION, credentials });
 }
 
 function bytes(data: string | ArrayBuffer | ArrayBufferView): Buffer {
@@ -99,19 +120,19 @@ class Sha256 {
   }
 }
 
-const presigner = new S3RequestPresigner({ credentials: LOCAL_CREDENTIALS, region: LOCAL_S3_REGION, sha256: Sha256 });
 /** The query parameters a pre-signature adds (the rest were signed as part of the request). */
 const SIGNATURE_PARAMS = /^X-Amz-(Algorithm|Credential|Date|Expires|SignedHeaders|Signature|Content-Sha256)$/;
 /** The longest a SigV4 pre-signed URL may be valid, as S3 allows: 7 days. */
 const MAX_EXPIRES = 604_800;
 
 /**
- * Whether a pre-signed URL is good now, as S3 decides: a SigV4 query signature by the local
- * credentials over this method, host, path, query and the headers it signed (a pre-signed PUT
+ * Whether a pre-signed URL is good now, as S3 decides: a SigV4 query signature by `credentials`
+ * (this start's) over this method, host, path, query and the headers it signed (a pre-signed PUT
  * may sign its Content-Type: the request must then send that value), made no later than now,
  * and not past its X-Amz-Expires. Its bucket and key when it is; why not otherwise.
  */
 export async function checkPresigned(
+  credentials: LocalS3Credentials,
   url: URL,
   method: string,
   now: Date,
@@ -125,7 +146,7 @@ export async function checkPresigned(
     return { ok: false, reason: 'Not a pre-signed URL (query-string authentication is required).' };
   }
   if (!Number.isInteger(expires) || expires < 1 || expires > MAX_EXPIRES) return { ok: false, reason: 'X-Amz-Expires must be from 1 to 604800 seconds.' };
-  if (!(q.get('X-Amz-Credential') ?? '').startsWith(`${LOCAL_CREDENTIALS.accessKeyId}/`)) return { ok: false, reason: 'The AWS access key id does not exist in our records.' };
+  if (!(q.get('X-Amz-Credential') ?? '').startsWith(`${credentials.accessKeyId}/`)) return { ok: false, reason: 'The AWS access key id does not exist in our records.' };
   const signedAt = Date.UTC(+date.slice(0, 4), +date.slice(4, 6) - 1, +date.slice(6, 8), +date.slice(9, 11), +date.slice(11, 13), +date.slice(13, 15));
   if (signedAt > now.getTime() + 15 * 60_000) return { ok: false, reason: 'Request is not yet valid.' };
   if (now.getTime() > signedAt + expires * 1000) return { ok: false, reason: 'Request has expired.' };
@@ -138,6 +159,7 @@ export async function checkPresigned(
     if (value === undefined) return { ok: false, reason: `The request does not send the signed header ${name}.` };
     headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
+  const presigner = new S3RequestPresigner({ credentials, region: LOCAL_S3_REGION, sha256: Sha256 });
   const expected = await presigner.presign(
     { method, protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || undefined, path: url.pathname, query, headers } as never,
     { signingDate: new Date(signedAt), expiresIn: expires, signableHeaders: new Set(Object.keys(headers).filter((h) => h !== 'host')) },
@@ -162,10 +184,14 @@ export const PRESIGNED_PUT_MAX_BYTES = 20 * 1024 * 1024;
 /**
  * What S3 does with a pre-signed URL, on one machine: fauxqs serves any request unsigned, so
  * pre-signed URLs point here instead, and this gateway serves the object (GET) or stores it
- * (PUT) only when the URL's signature and expiry check out (403 AccessDenied otherwise, as S3),
- * with the response headers the URL asked for (`response-content-disposition`, `response-content-type`).
+ * (PUT) only when the URL's signature (by `credentials`, which only the service holds) and
+ * expiry check out (403 AccessDenied otherwise, as S3), with the response headers the URL asked
+ * for (`response-content-disposition`, `response-content-type`).
  */
-export async function startPresignedGateway(client: S3Client): Promise<{ endpoint: string; server: Server; close(): Promise<void> }> {
+export async function startPresignedGateway(
+  client: S3Client,
+  credentials: LocalS3Credentials,
+): Promise<{ endpoint: string; server: Server; close(): Promise<void> }> {
   const server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
@@ -173,7 +199,7 @@ export async function startPresignedGateway(client: S3Client): Promise<{ endpoin
         res.writeHead(405, { 'content-type': 'application/xml' }).end(s3Error('MethodNotAllowed', 'Only GET or PUT by a pre-signed URL here.'));
         return;
       }
-      const checked = await checkPresigned(url, req.method, new Date(), req.headers);
+      const checked = await checkPresigned(credentials, url, req.method, new Date(), req.headers);
       if (!checked.ok) {
         res.writeHead(403, { 'content-type': 'application/xml' }).end(s3Error('AccessDenied', checked.reason));
         return;

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { adminToken, call, finalStatus } from './client.js';
 
 /**
@@ -14,7 +13,7 @@ import { adminToken, call, finalStatus } from './client.js';
 const fresh = () => Math.random().toString(36).slice(2, 10);
 const FACE = readFileSync(join(resolve(import.meta.dirname, '../fixtures'), 'face-640x480.jpg'));
 let token: string;
-let runtime: { s3PublicEndpoint: string; imagesBucket: string; s3Endpoint: string };
+let runtime: { imagesBucket: string; s3Endpoint: string };
 
 beforeAll(async () => {
   token = await adminToken();
@@ -151,10 +150,7 @@ describe('Execute Cloud Function v2', () => {
     expect((await run(defSecret, { amount: '1' })).status).toBe('COMPLETED_ENDED_ERROR');
   }, 60_000);
 
-  it("PUTs an image to a pre-signed upload URL with the headers it was given, and cannot reach the service's own table", async () => {
-    const key = `tenants/demo/uploads/${fresh()}.jpg`;
-    const signer = new S3Client({ endpoint: runtime.s3PublicEndpoint, forcePathStyle: true, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    const uploadURL = await getSignedUrl(signer, new PutObjectCommand({ Bucket: runtime.imagesBucket, Key: key, ContentType: 'image/jpeg' }), { expiresIn: 300, signableHeaders: new Set(['content-type']) });
+  it("PUTs an image to the upload URL an earlier step handed it, with the headers it was given, and cannot reach the service's own table", async () => {
     const dynamo = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')).dynamodbEndpoint as string;
     const fn = `uploader-${fresh()}`;
     await deploy(
@@ -162,21 +158,31 @@ describe('Execute Cloud Function v2', () => {
       `const IMAGE = '${FACE.toString('base64')}';
        export async function handler({ variables }) {
          const bytes = Uint8Array.from(atob(IMAGE), (c) => c.charCodeAt(0));
-         const put = await fetch(variables.uploadURL, { method: 'PUT', headers: JSON.parse(variables.uploadURL_headers), body: bytes });
+         const put = await fetch(variables.uploadURL, { method: 'PUT', headers: variables.uploadURL_headers, body: bytes });
          let table = 'reached';
          try { await fetch('${dynamo}', { method: 'POST', body: '{}' }); } catch (e) { table = 'refused: ' + e.message; }
          console.log('table', table, 'upload', put.status, await put.text());
+         console.log(new URL(variables.uploadURL).pathname);
          return { approved: put.status === 200, uploadStatus: put.status, table };
        }`,
     );
-    const definition = `cf-upload-${fresh()}`;
-    expect((await call('POST', '/api/process-manager/processDefinitions', { token, body: journey(definition, fn) })).status).toBe(201);
-    const done = await run(definition, { amount: '1', uploadURL, uploadURL_headers: JSON.stringify({ 'Content-Type': 'image/jpeg' }) });
-    const lines = done.logs.content[0].lines.map((l: { message: string }) => l.message).join('\n');
-    expect(lines).toContain('table refused');
-    expect(done.status, lines).toBe('COMPLETED_ENDED_SUCCESS');
-    const stored = new S3Client({ endpoint: runtime.s3Endpoint, forcePathStyle: true, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    const object = await stored.send(new GetObjectCommand({ Bucket: runtime.imagesBucket, Key: key }));
+    // The URL is the service's own (External Source Face Upload v1), signed with this start's secret.
+    const def = journey(`cf-upload-${fresh()}`, fn);
+    const withUpload = {
+      ...def,
+      startActivityId: 'makeUpload',
+      activities: { ...def.activities, makeUpload: { type: 'EXTERNAL_SOURCE_FACE_UPLOAD_V1', inputs: { 'Image Key': 'idPhoto', 'Output Variable': 'uploadURL' }, next: 'score' } },
+    };
+    expect((await call('POST', '/api/process-manager/processDefinitions', { token, body: withUpload })).status).toBe(201);
+    const done = await run(withUpload.name, { amount: '1' });
+    const lines = done.logs.content[0].lines.map((l: { message: string }) => l.message);
+    expect(lines.join('\n')).toContain('table refused');
+    expect(done.status, lines.join('\n')).toBe('COMPLETED_ENDED_SUCCESS');
+    const [, bucket, ...key] = (lines[1] as string).split('/');
+    expect(bucket).toBe(runtime.imagesBucket);
+    expect(key.join('/')).toMatch(new RegExp(`^tenants/demo/instances/${done.id}/uploads/`));
+    const stored = new S3Client({ endpoint: runtime.s3Endpoint, forcePathStyle: true, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    const object = await stored.send(new GetObjectCommand({ Bucket: runtime.imagesBucket, Key: decodeURIComponent(key.join('/')) }));
     expect(Buffer.from(await object.Body!.transformToByteArray()).equals(FACE)).toBe(true);
     expect(object.ContentType).toBe('image/jpeg');
   }, 60_000);

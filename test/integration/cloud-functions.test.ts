@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import * as zip from '@zip.js/zip.js';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { localClient } from '../../lib/local/dynamodb.js';
-import { adminToken, call, issueToken, keyWith } from './client.js';
+import { face } from '../support/face-images.js';
+import { adminToken, call, finalStatus, issueToken, keyWith } from './client.js';
 
 const FUNCTIONS = '/api/process-manager/cloudFunctions';
 const SECRETS = '/api/process-manager/cloudSecrets';
@@ -162,4 +165,114 @@ describe('cloud function logs', () => {
     const theirs = await issueToken(inject('otherKey'), 'other');
     expect((await call('GET', `/api/process-manager/processInstances/${id}/cloudFunctionLogs`, { tenant: 'other', token: theirs })).status).toBe(404);
   });
+});
+
+describe('Execute Cloud Function v2 on the local runtime', () => {
+  it("rejects when a function reads or writes another tenant's image with a URL signed with local/local, or calls the local S3 or DynamoDB Local itself", async () => {
+    const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as {
+      s3Endpoint: string;
+      s3PublicEndpoint: string;
+      dynamodbEndpoint: string;
+      imagesBucket: string;
+    };
+    // The demo tenant's image, PUT through the upload slot the service handed out: that URL works.
+    const pt = await call('POST', '/api/process-manager/processTokens', {
+      token,
+      body: { name: `victim-${fresh()}`, processDefnName: 'identity-check', processDefnVersion: 1, processInstanceInit: { externalSources: { faceUploads: { reference: { imageFormat: 'JPEG' } } } } },
+    });
+    expect(pt.status, pt.text).toBe(201);
+    const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
+    const slot = created.json.externalSources.faceUploads.reference as { uploadUrl: string; uploadHeaders: Record<string, string> };
+    const image = face('person-b-crop-bar55.jpg');
+    expect((await fetch(slot.uploadUrl, { method: 'PUT', body: image, headers: slot.uploadHeaders })).status).toBe(200);
+    const key = decodeURIComponent(new URL(slot.uploadUrl).pathname.split('/').slice(2).join('/'));
+
+    // URLs to that image signed with the old constant credentials, here rather than in the
+    // function only because its sandbox has no HMAC: SigV4 is public, and so were the constants.
+    const forger = new S3Client({ endpoint: runtime.s3PublicEndpoint, forcePathStyle: true, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const forgedGet = await getSignedUrl(forger, new GetObjectCommand({ Bucket: runtime.imagesBucket, Key: key }), { expiresIn: 300 });
+    const forgedPut = await getSignedUrl(forger, new PutObjectCommand({ Bucket: runtime.imagesBucket, Key: key, ContentType: 'image/jpeg' }), {
+      expiresIn: 300,
+      signableHeaders: new Set(['content-type']),
+    });
+    // The runtime's own services on loopback: fauxqs (S3 and SQS) and DynamoDB Local (table and stream), by each name of this machine.
+    const s3Port = new URL(runtime.s3Endpoint).port;
+    const dbPort = new URL(runtime.dynamodbEndpoint).port;
+    const direct = [
+      `${runtime.s3Endpoint}/${runtime.imagesBucket}/${key}`,
+      `https://127.0.0.1:${s3Port}/${runtime.imagesBucket}/${key}`,
+      `https://localhost:${s3Port}/`,
+      `${runtime.dynamodbEndpoint}/`,
+      `https://127.0.0.1:${dbPort}/`,
+      `https://[::ffff:127.0.0.1]:${dbPort}/`,
+    ];
+
+    // Another tenant's function tries each.
+    const theirs = await issueToken(inject('otherKey'), 'other');
+    const fn = `probe-${fresh()}`;
+    const deployed = await call('POST', FUNCTIONS, {
+      tenant: 'other',
+      token: theirs,
+      body: {
+        name: fn,
+        status: 'DEPLOYED_ACTIVE',
+        source: `export async function handler({ variables }) {
+          const seen = {};
+          const attempt = async (label, url, init) => {
+            try {
+              const res = await fetch(url, init);
+              seen[label] = 'status ' + res.status + ' ' + (await res.text()).slice(0, 120);
+            } catch (e) {
+              seen[label] = 'refused ' + e.code;
+            }
+          };
+          await attempt('get', variables.forgedGet);
+          await attempt('put', variables.forgedPut, { method: 'PUT', headers: { 'Content-Type': 'image/jpeg' }, body: 'overwritten' });
+          for (const url of JSON.parse(variables.direct)) await attempt(url, url, url.includes(':${dbPort}/') ? { method: 'POST', body: '{}' } : undefined);
+          console.log(JSON.stringify(seen));
+          return { probed: true };
+        }`,
+      },
+    });
+    expect(deployed.status, deployed.text).toBe(201);
+    const definition = `cf-probe-${fresh()}`;
+    const published = await call('POST', '/api/process-manager/processDefinitions', {
+      tenant: 'other',
+      token: theirs,
+      body: {
+        name: definition,
+        version: 1,
+        retentionDays: 1,
+        startActivityId: 'probe',
+        activities: {
+          probe: { type: 'EXECUTE_CLOUD_FUNCTION_V2', inputs: { 'Function Name': fn, 'Process Variables': ['forgedGet', 'forgedPut', 'direct'] }, next: 'pass' },
+          pass: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'PASS' } },
+        },
+      },
+    });
+    expect(published.status, published.text).toBe(201);
+    const token2 = await call('POST', '/api/process-manager/processTokens', {
+      tenant: 'other',
+      token: theirs,
+      body: { name: `probe-${fresh()}`, processDefnName: definition, processDefnVersion: '1', parameters: { forgedGet, forgedPut, direct: JSON.stringify(direct) } },
+    });
+    expect(token2.status, token2.text).toBe(201);
+    const run = await call('POST', `/api/process-manager/processInstances/create?pt=${token2.json.id}`, { tenant: 'other', token: theirs });
+    expect(run.status, run.text).toBe(201);
+    const id = run.json.processInstanceId as string;
+    expect(await finalStatus(id, theirs, { tenant: 'other' })).toBe('COMPLETED_ENDED_SUCCESS');
+    const logs = (await call('GET', `/api/process-manager/processInstances/${id}/cloudFunctionLogs`, { tenant: 'other', token: theirs })).json;
+    const seen = JSON.parse(logs.content[0].lines[0].message) as Record<string, string>;
+
+    // The gateway answers S3's 403 to a signature it did not make, for reading and for writing.
+    expect(seen.get).toMatch(/^status 403 [\s\S]*<Code>AccessDenied<\/Code>/);
+    expect(seen.put).toMatch(/^status 403 [\s\S]*<Code>AccessDenied<\/Code>/);
+    // The guard refuses the runtime's own services whatever the scheme or name; over https the
+    // only rule that applies is that they are the runtime's own.
+    for (const url of direct) expect(seen[url], url).toMatch(url.startsWith('https:') ? /^refused internal$/ : /^refused /);
+    // The image is as its upload left it.
+    const stored = new S3Client({ endpoint: runtime.s3Endpoint, forcePathStyle: true, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    const object = await stored.send(new GetObjectCommand({ Bucket: runtime.imagesBucket, Key: key }));
+    expect(Buffer.from(await object.Body!.transformToByteArray()).equals(image)).toBe(true);
+  }, 60_000);
 });

@@ -182,6 +182,29 @@ describe('checkOutboundUrl', () => {
     expect((await refusal(checkOutboundUrl('https://127.0.0.1:4566/', { allowedOrigins }))).rule).toBe('loopback');
     expect((await refusal(checkOutboundUrl('http://localhost:4566/', { allowedOrigins }))).rule).toBe('scheme');
   });
+
+  it("rejects when the host is one of the local runtime's own endpoints, by any name of this machine, though loopback or its origin is allowed", async () => {
+    const refusedEndpoints = ['http://127.0.0.1:4566', 'http://127.0.0.1:8000'];
+    const { resolve } = fixedResolver({ localhost: ['127.0.0.1', '::1'], 'rebound.example': ['127.0.0.1'] });
+    const opts = { refusedEndpoints, allowLoopback: true, allowedOrigins: ['http://127.0.0.1:4566'], resolve };
+    for (const url of [
+      'http://127.0.0.1:4566/arthr-images/tenants/demo/x.jpg',
+      'https://127.0.0.1:8000/',
+      'http://localhost:8000/',
+      'http://[::1]:4566/',
+      'http://[::ffff:127.0.0.1]:4566/',
+      'http://127.0.0.2:8000/',
+      'http://rebound.example:8000/',
+      'http://0.0.0.0:4566/',
+    ]) {
+      const refused = await refusal(checkOutboundUrl(url, opts));
+      expect(refused.rule, url).toBe('internal');
+      expect(refused.message).toContain("the host is one of the local runtime's own services");
+    }
+    // Another port of this machine is the loopback allowance's to judge; the same port elsewhere is another machine's.
+    await expect(checkOutboundUrl('http://127.0.0.1:4567/', opts)).resolves.toMatchObject({ allowedByOrigin: true });
+    await expect(checkOutboundUrl('https://93.184.215.14:8000/', { refusedEndpoints })).resolves.toMatchObject({ allowedByOrigin: false });
+  });
 });
 
 describe('guardedFetch against servers on this machine', () => {

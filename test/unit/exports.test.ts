@@ -18,7 +18,7 @@ import { imageStore } from '../../functions/store/images.js';
 import { FileSealer, KmsSealer, cloudSecretContext } from '../../functions/store/sealer.js';
 import { isTransientError } from '../../functions/shared/aws-errors.js';
 import { GETDATA_DOCUMENT_BUDGET, inlineImages, type UserData } from '../../functions/userdata/user-data.js';
-import { checkPresigned } from '../../lib/local/s3.js';
+import { checkPresigned, newLocalS3Credentials } from '../../lib/local/s3.js';
 
 const ENV = {
   TABLE_NAME: 'unit',
@@ -176,27 +176,28 @@ describe('imageStore.getAtMost (an upload a pre-signed PUT could not cap)', () =
 });
 
 describe('checkPresigned (the local S3 gateway)', () => {
+  const credentials = newLocalS3Credentials();
   const presign = async (signingDate?: Date) => {
     const { S3Client: Client, GetObjectCommand } = await import('@aws-sdk/client-s3');
     const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
-    const client = new Client({ endpoint: 'http://127.0.0.1:4999', forcePathStyle: true, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = new Client({ endpoint: 'http://127.0.0.1:4999', forcePathStyle: true, region: 'eu-west-1', credentials });
     return new URL(await getSignedUrl(client, new GetObjectCommand({ Bucket: 'arthr-exports', Key: 'tenants/demo/x y.zip' }), { expiresIn: 300, ...(signingDate ? { signingDate } : {}) }));
   };
   it('checks the headers a pre-signed PUT signed: the same Content-Type passes, another or none does not', async () => {
     const { S3Client: Client, PutObjectCommand } = await import('@aws-sdk/client-s3');
     const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
-    const client = new Client({ endpoint: 'http://127.0.0.1:4999', forcePathStyle: true, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = new Client({ endpoint: 'http://127.0.0.1:4999', forcePathStyle: true, region: 'eu-west-1', credentials });
     const url = new URL(await getSignedUrl(client, new PutObjectCommand({ Bucket: 'arthr-images', Key: 'tenants/demo/up.jpg', ContentType: 'image/jpeg' }), { expiresIn: 300, signableHeaders: new Set(['content-type']) }));
-    expect(await checkPresigned(url, 'PUT', new Date(), { 'content-type': 'image/jpeg' })).toEqual({ ok: true, bucket: 'arthr-images', key: 'tenants/demo/up.jpg' });
-    expect(await checkPresigned(url, 'PUT', new Date(), { 'content-type': 'text/html' })).toMatchObject({ ok: false });
-    expect(await checkPresigned(url, 'PUT', new Date(), {})).toEqual({ ok: false, reason: 'The request does not send the signed header content-type.' });
-    expect(await checkPresigned(url, 'GET', new Date(), { 'content-type': 'image/jpeg' })).toMatchObject({ ok: false });
+    expect(await checkPresigned(credentials, url, 'PUT', new Date(), { 'content-type': 'image/jpeg' })).toEqual({ ok: true, bucket: 'arthr-images', key: 'tenants/demo/up.jpg' });
+    expect(await checkPresigned(credentials, url, 'PUT', new Date(), { 'content-type': 'text/html' })).toMatchObject({ ok: false });
+    expect(await checkPresigned(credentials, url, 'PUT', new Date(), {})).toEqual({ ok: false, reason: 'The request does not send the signed header content-type.' });
+    expect(await checkPresigned(credentials, url, 'GET', new Date(), { 'content-type': 'image/jpeg' })).toMatchObject({ ok: false });
   });
 
-  it('accepts a URL the SDK signed with the local credentials, until it expires', async () => {
+  it("accepts a URL the SDK signed with this start's credentials, until it expires", async () => {
     const url = await presign();
-    expect(await checkPresigned(url, 'GET', new Date())).toEqual({ ok: true, bucket: 'arthr-exports', key: 'tenants/demo/x y.zip' });
-    expect(await checkPresigned(url, 'GET', new Date(Date.now() + 301_000))).toEqual({ ok: false, reason: 'Request has expired.' });
+    expect(await checkPresigned(credentials, url, 'GET', new Date())).toEqual({ ok: true, bucket: 'arthr-exports', key: 'tenants/demo/x y.zip' });
+    expect(await checkPresigned(credentials, url, 'GET', new Date(Date.now() + 301_000))).toEqual({ ok: false, reason: 'Request has expired.' });
   });
   it('refuses a changed signature, key, expiry or method, and other credentials', async () => {
     const url = await presign();
@@ -213,11 +214,11 @@ describe('checkPresigned (the local S3 gateway)', () => {
       change((u) => u.searchParams.set('X-Amz-Credential', url.searchParams.get('X-Amz-Credential')!.replace('local/', 'AKIAOTHER/'))),
       change((u) => u.searchParams.delete('X-Amz-Signature')),
     ]) {
-      expect((await checkPresigned(forged, 'GET', new Date())).ok).toBe(false);
+      expect((await checkPresigned(credentials, forged, 'GET', new Date())).ok).toBe(false);
     }
-    expect((await checkPresigned(url, 'PUT', new Date())).ok).toBe(false);
+    expect((await checkPresigned(credentials, url, 'PUT', new Date())).ok).toBe(false);
     const old = await presign(new Date(Date.now() - 600_000));
-    expect(await checkPresigned(old, 'GET', new Date())).toEqual({ ok: false, reason: 'Request has expired.' });
+    expect(await checkPresigned(credentials, old, 'GET', new Date())).toEqual({ ok: false, reason: 'Request has expired.' });
   });
 });
 

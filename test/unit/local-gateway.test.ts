@@ -1,5 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDef } from '../../functions/http/route.js';
+import { checkPresigned, newLocalS3Credentials, startLocalS3, type LocalS3Credentials } from '../../lib/local/s3.js';
 import { GATEWAY_MAX_BODY, LAMBDA_MAX_PAYLOAD, startHttpServer } from '../../lib/local/server.js';
 import { REPO_ROOT } from '../../lib/stack.js';
 
@@ -70,5 +76,92 @@ describe('the local gateway', () => {
     // The adapter may close the connection before the client has sent everything.
     if (res instanceof Error) expect(res.message).toMatch(/fetch failed|socket|reset|closed/i);
     else expect(res.status).toBe(413);
+  });
+});
+
+/**
+ * The constant credentials every local start signed pre-signed URLs with before each start had a
+ * secret of its own: public (they were in the source), so anyone, a tenant's cloud function
+ * included, could sign a URL to any tenant's object with them.
+ */
+const OLD_CONSTANTS: LocalS3Credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+const IMAGE_KEY = 'tenants/demo/instances/i1/uploads/face.jpg';
+
+function signer(endpoint: string, credentials: LocalS3Credentials): S3Client {
+  return new S3Client({ endpoint, forcePathStyle: true, region: 'eu-west-1', credentials });
+}
+const presignedPut = (endpoint: string, bucket: string, credentials: LocalS3Credentials) =>
+  getSignedUrl(signer(endpoint, credentials), new PutObjectCommand({ Bucket: bucket, Key: IMAGE_KEY, ContentType: 'image/jpeg' }), {
+    expiresIn: 300,
+    signableHeaders: new Set(['content-type']),
+  });
+const presignedGet = (endpoint: string, bucket: string, credentials: LocalS3Credentials) =>
+  getSignedUrl(signer(endpoint, credentials), new GetObjectCommand({ Bucket: bucket, Key: IMAGE_KEY }), { expiresIn: 300 });
+const upload = (url: string, body: string) => fetch(url, { method: 'PUT', body, headers: { 'content-type': 'image/jpeg' } });
+
+describe('checkPresigned', () => {
+  let credentials: LocalS3Credentials;
+  beforeAll(() => {
+    credentials = newLocalS3Credentials();
+  });
+
+  it('rejects when the URL is signed with the old constant credentials local/local', async () => {
+    const url = new URL(await presignedGet('http://127.0.0.1:4999', 'arthr-images', OLD_CONSTANTS));
+    expect(await checkPresigned(credentials, url, 'GET', new Date())).toEqual({
+      ok: false,
+      reason: 'The request signature we calculated does not match the signature you provided.',
+    });
+  });
+
+  it("accepts a URL signed with this start's secret", async () => {
+    const url = new URL(await presignedGet('http://127.0.0.1:4999', 'arthr-images', credentials));
+    expect(await checkPresigned(credentials, url, 'GET', new Date())).toEqual({ ok: true, bucket: 'arthr-images', key: IMAGE_KEY });
+  });
+
+  it('rejects when the URL is signed with another start\u2019s secret', async () => {
+    const url = new URL(await presignedGet('http://127.0.0.1:4999', 'arthr-images', newLocalS3Credentials()));
+    expect((await checkPresigned(credentials, url, 'GET', new Date())).ok).toBe(false);
+  });
+});
+
+describe('startLocalS3', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'arthr-local-s3-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const dirs = () => ({ images: join(dir, 'images'), exports: join(dir, 'exports') });
+
+  it("rejects when a pre-signed PUT or GET is signed with local/local, and serves one signed with this start's secret", async () => {
+    const s3 = await startLocalS3(dirs());
+    try {
+      const forged = await upload(await presignedPut(s3.publicEndpoint, s3.bucket, OLD_CONSTANTS), 'forged');
+      expect(forged.status).toBe(403);
+      expect(await forged.text()).toContain('<Code>AccessDenied</Code>');
+      expect((await upload(await presignedPut(s3.publicEndpoint, s3.bucket, s3.credentials), 'genuine')).status).toBe(200);
+      expect((await fetch(await presignedGet(s3.publicEndpoint, s3.bucket, OLD_CONSTANTS))).status).toBe(403);
+      const read = await fetch(await presignedGet(s3.publicEndpoint, s3.bucket, s3.credentials));
+      expect(read.status).toBe(200);
+      expect(await read.text()).toBe('genuine');
+    } finally {
+      await s3.stop();
+    }
+  });
+
+  it('rejects when the URL was signed by the start before a restart (each start has a secret of its own)', async () => {
+    const first = await startLocalS3(dirs());
+    await first.stop();
+    const second = await startLocalS3(dirs());
+    try {
+      expect(second.credentials.secretAccessKey).not.toBe(first.credentials.secretAccessKey);
+      // The last start's secret, for this start's gateway (its port is new too): only the secret differs.
+      expect((await fetch(await presignedGet(second.publicEndpoint, second.bucket, first.credentials))).status).toBe(403);
+      // The object itself survived the restart, for a URL of this start.
+      const read = await fetch(await presignedGet(second.publicEndpoint, second.bucket, second.credentials));
+      expect(read.status).toBe(200);
+      expect(await read.text()).toBe('genuine');
+    } finally {
+      await second.stop();
+    }
   });
 });
