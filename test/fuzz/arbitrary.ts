@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type * as z4 from 'zod/v4/core';
 import { globalRegistry } from 'zod/mini';
+import { PROTOTYPE_NAMES } from './names.js';
 
 /**
  * fast-check arbitraries from the route table's zod schemas (zod/mini and classic zod share the
@@ -43,7 +44,7 @@ const defOf = (schema: z4.$ZodType) => schema._zod.def as unknown as Def;
 const checksOf = (schema: z4.$ZodType) => (defOf(schema).checks ?? []).map((c) => c._zod.def);
 
 /** Strings that have broken services before: prototype names, SQL LIKE characters, controls, long runs. */
-const NASTY = ['constructor', 'prototype', 'toString', '__proto__', '%', '_', '%a%a%a%a%b', '\\', "'", '"', '<script>', '\u0000', '\r\n=1+1', '\u202e', '😀', 'null', 'true', '0', '-1', '1e309'];
+const NASTY = [...PROTOTYPE_NAMES, '__proto__', '%', '_', '%a%a%a%a%b', '\\', "'", '"', '<script>', '\u0000', '\r\n=1+1', '\u202e', '😀', 'null', 'true', '0', '-1', '1e309'];
 
 function stringBounds(schema: z4.$ZodType): { min: number; max: number } {
   let min = 0;
@@ -189,10 +190,11 @@ function build(schema: z4.$ZodType, depth: number): fc.Arbitrary<unknown> {
       }
       return fc.array(valid(def.element!, depth + 1), { minLength: min, maxLength: Math.max(min, max) });
     }
-    case 'record':
-      return fc
-        .array(fc.tuple(valid(def.keyType!, depth + 1) as fc.Arbitrary<string>, valid(def.valueType!, depth + 1)), { maxLength: 4 })
-        .map((pairs) => Object.fromEntries(pairs));
+    case 'record': {
+      // A map's keys are the user's to choose: the names Object.prototype answers to among them.
+      const keys = fc.oneof({ weight: 3, arbitrary: valid(def.keyType!, depth + 1) as fc.Arbitrary<string> }, { weight: 1, arbitrary: fc.constantFrom(...PROTOTYPE_NAMES) });
+      return fc.array(fc.tuple(keys, valid(def.valueType!, depth + 1)), { maxLength: 4 }).map((pairs) => Object.fromEntries(pairs));
+    }
     case 'object': {
       const shape = def.shape!;
       const members = Object.fromEntries(Object.entries(shape).map(([k, s]) => [k, valid(s, depth + 1)]));
@@ -215,14 +217,21 @@ export function invalid(schema: z4.$ZodType): fc.Arbitrary<unknown> {
     {
       weight: 4,
       arbitrary: fc.tuple(valid(schema), fc.nat(), junk, fc.constantFrom('replace', 'drop', 'add', 'deep')).map(([value, pick, with_, how]) =>
-        breakAt(value, pick, with_, how),
+        breakAt(value, pick, with_, how, DEEP[pick % DEEP.length]!),
       ),
     },
   );
 }
 
-function breakAt(value: unknown, pick: number, junk: unknown, how: string): unknown {
-  if (value === null || typeof value !== 'object') return how === 'deep' ? deep(40) : junk;
+/**
+ * How deep a 'deep' break nests: within the service's limit of 64, just past it, and what the
+ * second attack run sent (a 10 KB body 5,050 deep, which exhausted the stack before any
+ * credential was checked).
+ */
+const DEEP = [40, 65, 5_050];
+
+function breakAt(value: unknown, pick: number, junk: unknown, how: string, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return how === 'deep' ? deep(depth) : junk;
   const copy: Record<string, unknown> = Array.isArray(value) ? Object.fromEntries(value.entries()) : { ...(value as object) };
   const keys = Object.keys(copy);
   if (how === 'add' || keys.length === 0) {
@@ -230,8 +239,8 @@ function breakAt(value: unknown, pick: number, junk: unknown, how: string): unkn
   } else {
     const key = keys[pick % keys.length]!;
     if (how === 'drop') delete copy[key];
-    else if (how === 'deep') copy[key] = deep(40);
-    else copy[key] = typeof copy[key] === 'object' && copy[key] !== null ? breakAt(copy[key], pick >> 2, junk, how) : junk;
+    else if (how === 'deep') copy[key] = deep(depth);
+    else copy[key] = typeof copy[key] === 'object' && copy[key] !== null ? breakAt(copy[key], pick >> 2, junk, how, depth) : junk;
   }
   return Array.isArray(value) ? Object.values(copy) : copy;
 }
