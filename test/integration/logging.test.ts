@@ -29,7 +29,7 @@ describe('the service log', () => {
     expect(log).toContain('"operationId":"issueToken"'); // the log is written at all
     const secretPart = secret.split('_').pop()!;
     for (const needle of [secret, secretPart, token, token.split('.')[2]!, admin, admin.split('.')[2]!, capability, capability.slice(1)]) {
-      expect(log.includes(needle), `log contains ${needle.slice(0, 12)}...`).toBe(false);
+      expect(log.includes(needle), `log contains ${needle.slice(0, 12)}...: ${log.split("\n").find((l) => l.includes(needle))?.slice(0, 400)}`).toBe(false);
     }
     // The only secret on the console is the demo key that `npm start` prints for the newcomer,
     // in its banner; no log record carries any secret or token at all.
