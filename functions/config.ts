@@ -47,6 +47,8 @@ const StoreConfigSchema = z.object({
   EVENT_BUS_NAME: z.optional(z.string().check(z.minLength(1))),
   /** The SQS FIFO queue webhook deliveries wait in (fauxqs's, locally). */
   WEBHOOK_QUEUE_URL: z.optional(z.url()),
+  /** The SQS FIFO queue replayed webhook deliveries wait in, with workers apart from fresh deliveries'. */
+  WEBHOOK_REPLAY_QUEUE_URL: z.optional(z.url()),
   /** Set only locally: the SQS stand-in (fauxqs). */
   SQS_ENDPOINT: z.optional(z.url()),
   /** AWS: the deployment's own account, never a webhook's SQS or EventBridge target. */

@@ -127,6 +127,7 @@ export const ERRORS = {
   // 429: the tenant's own rate limit (its share of the deployment), not the gateway's.
   TOO_MANY_REQUESTS: { status: 429, message: 'This tenant is over its request rate; retry after Retry-After seconds.', headers: { 'Retry-After': '1' } },
   PASSCODE_LOCKED: { status: 429, message: 'Too many wrong passcodes: the passcode is locked for now.' },
+  WEBHOOK_REPLAY_LIMITED: { status: 429, message: 'Too many webhook replays for now; retry after Retry-After seconds.' },
 
   // 500
   INTERNAL_ERROR: { status: 500, message: 'An internal error occurred.', expose: false },
@@ -161,7 +162,7 @@ export const ERROR_DOCS = {
   INVALID_BPMN_DATA: 'a BPMN upload whose `resources.bpmn.data` is not strict base64 (RFC 4648, padded, no line breaks) or whose bytes are not UTF-8 text',
   INVALID_BPMN: 'a BPMN upload the service cannot run: `details` lists every problem at its element (`bpmn.<element id>`): unknown or not runnable activities (with the bean name), conditions, gateways without a default, timers on service steps, unknown error codes, unreachable elements',
   FACE_IMAGE_UNUSABLE: 'a watchlist member\'s image is not a JPEG or PNG of at most 3 MiB with exactly one face the engine can make a template of; `details` say which',
-  WEBHOOK_URL_REFUSED: 'a webhook URL that is not https:// (http:// only to loopback, locally), has credentials, or names or resolves to a private, loopback, link-local, metadata or otherwise reserved address; or a queue or bus target that is not an ARN of its kind, is in the deployment\'s own account, or (locally) is an EventBridge bus; `details` say which rule',
+  WEBHOOK_URL_REFUSED: 'a webhook URL that is not https:// (http:// only to loopback, locally), has credentials, or names or resolves to a private, loopback, link-local, metadata or otherwise reserved address; or a queue or bus target that is not an ARN of its kind, is in the deployment\'s own account, is named as the service\'s own queues and buses are (`arthr-{region}-...`: its delivery queues, their dead letters, its bus), or (locally) is an EventBridge bus; `details` say which rule',
   STATE_MACHINE_TOO_LARGE: "the definition compiles to a state machine over Step Functions' 1 MB definition limit",
   UNAUTHORIZED: 'neither a bearer token nor an API key was sent',
   INVALID_TOKEN: "the bearer token does not verify, has expired or names another tenant",
@@ -224,6 +225,7 @@ export const ERROR_DOCS = {
   REQUEST_HEADERS_TOO_LARGE: 'the request line (method, path and query) and the header values come to more than 10,240 bytes, the HTTP API\'s limit (answered by the gateway; the query string is the usual cause)',
   TOO_MANY_REQUESTS: "the tenant made more requests this second than its rate limit (bearer and \"B or K\" routes; `-c tenantRateLimit`), or issued more tokens than its token issue limit (`-c tokenRateLimit`); retry after `Retry-After` seconds",
   PASSCODE_LOCKED: 'five or more wrong passcodes in a row for this user and policy, over any journeys: locked until the time the message names (1 minute, doubling per further wrong passcode, at most a day)',
+  WEBHOOK_REPLAY_LIMITED: 'with `Retry-After` (when the window ends): a webhook replay over its limits, 20 replay calls per webhook or 5,000 replayed deliveries per tenant in a clock hour; nothing of it was queued',
   INTERNAL_ERROR: 'with no detail; the cause goes to the log',
   SERVICE_UNAVAILABLE: 'with `Retry-After`: an AWS service the operation needs throttled it or did not answer in time (journey pages: Step Functions did not take a step submission); nothing is lost, and sending the same request again completes it',
   QUOTA_EXCEEDED: "with `Retry-After` (300): a quota of the deployment's AWS account is used up (Step Functions' state machines per account, when publishing a definition); operators are alerted",
@@ -395,6 +397,14 @@ export class FaceImageUnusableError extends apiError('FACE_IMAGE_UNUSABLE') {}
 export class WebhookUrlRefusedError extends apiError('WEBHOOK_URL_REFUSED') {}
 export class WebhookNotFoundError extends apiError('WEBHOOK_NOT_FOUND') {}
 export class WebhookLimitError extends apiError('WEBHOOK_LIMIT') {}
+
+/** A replay over its limits (functions/webhooks/webhooks.ts REPLAY_LIMITS): Retry-After says when its window ends. */
+export class WebhookReplayLimitedError extends apiError('WEBHOOK_REPLAY_LIMITED') {
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message);
+    this.headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
+  }
+}
 
 export class TooManyRequestsError extends apiError('TOO_MANY_REQUESTS') {}
 

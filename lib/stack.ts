@@ -438,7 +438,8 @@ export class ArthrStack extends Stack {
         images: this.images,
         exports: this.exports,
         cloudSecretsKey: this.cloudSecretsKey,
-        webhookQueue: this.events.deliveries,
+        // The replay route queues on the replay queue only (fresh deliveries are the relay's).
+        webhookQueue: this.events.replays,
         packageLayers,
         environment,
       });

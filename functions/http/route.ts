@@ -52,7 +52,7 @@ export interface AwsAccess {
   cloudSecrets?: 'seal';
   /**
    * Webhooks: `Seal` encrypts a signing secret with the secrets key (KMS Encrypt, purpose
-   * `webhook-secret`), `SendMessage` queues deliveries on the webhook delivery queue (a replay),
+   * `webhook-secret`), `SendMessage` queues deliveries on the webhook replay queue (a replay),
    * `Target` checks a queue or bus target (no grant: the function is told the deployment's account).
    */
   webhooks?: readonly ('Seal' | 'SendMessage' | 'Target')[];

@@ -25,40 +25,51 @@ function sqs(): Promise<SQSClient> {
   return client;
 }
 
-function queueUrl(): string {
-  const url = getStoreConfig().WEBHOOK_QUEUE_URL;
-  if (!url) throw new Error('WEBHOOK_QUEUE_URL is not configured for this function');
+function queueUrl(lane?: 'replay'): string {
+  const name = lane === 'replay' ? 'WEBHOOK_REPLAY_QUEUE_URL' : 'WEBHOOK_QUEUE_URL';
+  const url = getStoreConfig()[name];
+  if (!url) throw new Error(`${name} is not configured for this function`);
   return url;
 }
 
+async function sendTo(url: string, messages: readonly DeliveryMessage[]): Promise<void> {
+  const { SendMessageBatchCommand } = await import('@aws-sdk/client-sqs');
+  const c = await sqs();
+  for (let i = 0; i < messages.length; i += BATCH) {
+    const chunk = messages.slice(i, i + BATCH);
+    const out = await c.send(
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: chunk.map((m: DeliveryMessage, j) => ({
+          Id: String(j),
+          MessageBody: JSON.stringify(m),
+          MessageGroupId: sqsId(`${m.webhookId}:${m.subjectId}`),
+          MessageDeduplicationId: sqsId(`${m.webhookId}:${m.eventId}${m.replay ? `:${m.replay}` : ''}`),
+        })),
+      }),
+    );
+    if (out.Failed?.length) throw new Error(`SQS refused ${out.Failed.length} deliveries: ${out.Failed[0]!.Code}`);
+  }
+}
+
 /**
- * The delivery queue: SQS FIFO (fauxqs locally, the same calls). A message group per webhook
+ * The delivery queues: SQS FIFO (fauxqs locally, the same calls). A message group per webhook
  * and subject, so one subject's events reach a webhook in the order they were relayed and a
  * failing one holds back only those after it; the deduplication id is the webhook and event, so
- * a batch the relay sends again within five minutes is not queued twice.
+ * a batch the relay sends again within five minutes is not queued twice. Replays go to a queue
+ * of their own (WEBHOOK_REPLAY_QUEUE_URL), worked apart: a message's place in a FIFO queue is
+ * its turn, so hundreds of replayed deliveries queued ahead of a new event would hold it back
+ * (and a FIFO queue takes no per-message DelaySeconds to pace them with).
  */
 export const deliveryQueue: DeliveryQueue = {
   async send(messages) {
-    const { SendMessageBatchCommand } = await import('@aws-sdk/client-sqs');
-    const c = await sqs();
-    for (let i = 0; i < messages.length; i += BATCH) {
-      const chunk = messages.slice(i, i + BATCH);
-      const out = await c.send(
-        new SendMessageBatchCommand({
-          QueueUrl: queueUrl(),
-          Entries: chunk.map((m: DeliveryMessage, j) => ({
-            Id: String(j),
-            MessageBody: JSON.stringify(m),
-            MessageGroupId: sqsId(`${m.webhookId}:${m.subjectId}`),
-            MessageDeduplicationId: sqsId(`${m.webhookId}:${m.eventId}${m.replay ? `:${m.replay}` : ''}`),
-          })),
-        }),
-      );
-      if (out.Failed?.length) throw new Error(`SQS refused ${out.Failed.length} deliveries: ${out.Failed[0]!.Code}`);
-    }
+    await sendTo(queueUrl(), messages);
   },
-  async delay(receiptHandle, seconds) {
+  async sendReplays(messages) {
+    await sendTo(queueUrl('replay'), messages);
+  },
+  async delay(receiptHandle, seconds, lane) {
     const { ChangeMessageVisibilityCommand } = await import('@aws-sdk/client-sqs');
-    await (await sqs()).send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl(), ReceiptHandle: receiptHandle, VisibilityTimeout: Math.min(43_200, Math.max(0, Math.round(seconds))) }));
+    await (await sqs()).send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl(lane), ReceiptHandle: receiptHandle, VisibilityTimeout: Math.min(43_200, Math.max(0, Math.round(seconds))) }));
   },
 };

@@ -340,6 +340,14 @@ export const keys = {
     // `S#`: the tenant's requests; `T#`: its token issues, a budget of their own.
     return { PK: `${tenantPrefix(tenantId)}${RATE_PARTITION}`, SK: `${window === 'tokenIssue' ? 'T' : 'S'}#${epochSecond}` };
   },
+  /**
+   * A tenant's webhook replays in one window (from `windowStart`, epoch seconds): the count of
+   * its replayed deliveries and each webhook's count of replay calls, one item, in the rate
+   * windows' partition.
+   */
+  webhookReplayWindow(tenantId: string, windowStart: number): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}${RATE_PARTITION}`, SK: `R#${windowStart}` };
+  },
 };
 
 /** What a rate window counts: a tenant's requests, or its token issues. */

@@ -10,11 +10,11 @@
 import { Webhook } from 'standardwebhooks';
 import { OutboundFailed, OutboundRefused, type GuardedFetch } from '../cloud-functions/outbound.js';
 import { eventExpiresAt, eventIdTime, type EventEnvelope } from '../shared/events.js';
-import { ValidationError, WebhookNotFoundError } from '../errors.js';
+import { ValidationError, WebhookNotFoundError, WebhookReplayLimitedError } from '../errors.js';
 import { log } from '../observability/logger.js';
-import type { DeliveryAttempt, DeliveryMessage, DeliveryQueue, DeliveryRecord, DeliveryStatus, DeliveryStore, WebhookRecord, WebhookSecretSealer, WebhookStore } from './model.js';
-import { later, wants } from './webhooks.js';
-import type { TargetSender } from './targets.js';
+import type { DeliveryAttempt, DeliveryMessage, DeliveryQueue, DeliveryRecord, DeliveryStatus, DeliveryStore, ReplayBudget, WebhookRecord, WebhookSecretSealer, WebhookStore } from './model.js';
+import { later, REPLAY_LIMITS, wants } from './webhooks.js';
+import { targetRefusal, type TargetSender } from './targets.js';
 
 /** How long an endpoint has to answer (Standard Webhooks suggests 15 to 30 seconds). */
 export const DELIVERY_TIMEOUT_MS = 15_000;
@@ -79,6 +79,14 @@ export async function deliver(d: DeliverDeps, m: DeliveryMessage, now: Date): Pr
   let status: number | undefined;
   let error: string | undefined;
   let retryAfter: number | undefined;
+  const refused = webhook.target && targetRefusal(webhook.target);
+  if (refused) {
+    // A target the rules refuse now (one stored before they did: the service's own delivery
+    // queue would feed the worker its own deliveries). Its ARN cannot change, so no retry.
+    await d.deliveries.record(delivery, { at: now.toISOString(), error: `refused: ${refused}`, latencyMs: 0 }, 'FAILED', undefined);
+    log().warn('webhook target refused at delivery', { webhookId: m.webhookId, eventId: m.eventId, reason: refused });
+    return { done: true, status: 'FAILED' };
+  }
   if (webhook.target) {
     // The relying party's own queue or bus: authenticated by AWS, as the tenant's delivery role.
     try {
@@ -200,7 +208,8 @@ export interface ReplayDeps {
     range(tenantId: string, from: string, to: string, limit: number): Promise<EventEnvelope[]>;
   };
   deliveries: Pick<DeliveryStore, 'restart'>;
-  queue: Pick<DeliveryQueue, 'send'>;
+  queue: Pick<DeliveryQueue, 'sendReplays'>;
+  budget: ReplayBudget;
 }
 
 /** The most events one replay reads (and sends again): within the route's time. */
@@ -233,12 +242,23 @@ export async function replay(
     events = await d.outbox.range(tenantId, new Date(body.from).toISOString(), new Date(body.to).toISOString(), MAX_REPLAY);
   }
   const targets = events.filter((e) => wants(webhook, e)).map((e) => pendingDelivery(e, webhookId, now));
+  const budget = await d.budget.take(tenantId, webhookId, targets.length, now);
+  if (!budget.ok) {
+    const { windowSeconds, callsPerWebhook, deliveriesPerTenant } = REPLAY_LIMITS;
+    throw new WebhookReplayLimitedError(
+      budget.over === 'webhook'
+        ? `This webhook was replayed ${callsPerWebhook} times in this ${windowSeconds / 60}-minute window, the most it may be; retry after ${budget.retryAfterSeconds} seconds.`
+        : `This replay (${targets.length} deliveries) would take the tenant over its ${deliveriesPerTenant} replayed deliveries in this ${windowSeconds / 60}-minute window; retry after ${budget.retryAfterSeconds} seconds, or replay a shorter range.`,
+      budget.retryAfterSeconds,
+    );
+  }
   // Ten at a time, each chunk queued right after it is made PENDING again: a replay cut short
-  // leaves no delivery PENDING without its message.
+  // leaves no delivery PENDING without its message. On the replay queue, whose workers are apart
+  // from fresh deliveries': a replay waits behind other replays, never ahead of new events.
   for (let i = 0; i < targets.length; i += 10) {
     const chunk = targets.slice(i, i + 10);
     await Promise.all(chunk.map((r) => d.deliveries.restart(r)));
-    await d.queue.send(chunk.map((r) => messageOf(r, String(now.getTime()))));
+    await d.queue.sendReplays(chunk.map((r) => ({ ...messageOf(r, String(now.getTime())), lane: 'replay' as const })));
   }
   // The range held more events than one replay reads: the next replay starts after the last read.
   const more = !body.eventId && events.length === MAX_REPLAY;

@@ -73,6 +73,8 @@ export interface DeliveryMessage {
   subjectId: string;
   /** Set on a replay (its time): a new message, not a copy SQS's deduplication would drop. */
   replay?: string;
+  /** `replay`: it waits on the replay queue (DeliveryQueue.sendReplays), apart from fresh deliveries. */
+  lane?: 'replay';
 }
 
 export interface WebhookStore {
@@ -100,11 +102,26 @@ export interface DeliveryStore {
   page(tenantId: string, webhookId: string, size: number, cursor?: string): Promise<{ deliveries: DeliveryRecord[]; next?: string } | 'invalidToken'>;
 }
 
-/** The queue deliveries wait in: SQS FIFO, a message group per webhook and subject (so in order). */
+/**
+ * The queues deliveries wait in: SQS FIFO, a message group per webhook and subject (so in order).
+ * Two lanes, each with workers of its own: fresh deliveries (the relay's), and replays, so that
+ * one tenant's replay of hundreds of events never queues ahead of another tenant's new event.
+ */
 export interface DeliveryQueue {
+  /** Fresh deliveries, on the delivery queue. */
   send(messages: readonly DeliveryMessage[]): Promise<void>;
-  /** Hides a received message for `seconds` (the backoff before its next attempt). */
-  delay(receiptHandle: string, seconds: number): Promise<void>;
+  /** Replayed deliveries, on the replay queue (each message's `lane` is `replay`). */
+  sendReplays(messages: readonly DeliveryMessage[]): Promise<void>;
+  /** Hides a received message for `seconds` (the backoff before its next attempt), on the queue of its lane. */
+  delay(receiptHandle: string, seconds: number, lane?: 'replay'): Promise<void>;
+}
+
+/**
+ * A tenant's replay budget (counted in one conditional write): `ok` when the replay is within
+ * both limits (and is counted), else which limit it is over and when its window ends.
+ */
+export interface ReplayBudget {
+  take(tenantId: string, webhookId: string, deliveries: number, now: Date): Promise<{ ok: true } | { ok: false; over: 'webhook' | 'tenant'; retryAfterSeconds: number }>;
 }
 
 /** Seals a webhook's signing secret, bound to its tenant and webhook. */

@@ -34,10 +34,11 @@ export function deliverDeps(): DeliverDeps & { queue: Pick<DeliveryQueue, 'delay
 }
 
 /**
- * The delivery queue's consumer (SQS FIFO). Each message is one attempt; a failed one is hidden
- * for its backoff (ChangeMessageVisibility) and reported failed, and so is every later message of
- * its group in the batch, so a subject's events reach the webhook in order: none overtakes one
- * that is waiting for its retry.
+ * The delivery queues' consumer (SQS FIFO: fresh deliveries, and replays on a queue of their
+ * own). Each message is one attempt; a failed one is hidden for its backoff
+ * (ChangeMessageVisibility) and reported failed, and so is every later message of its group in
+ * the batch, so a subject's events reach the webhook in order: none overtakes one that is waiting
+ * for its retry.
  */
 export async function handleDeliveries(d: DeliverDeps & { queue: Pick<DeliveryQueue, 'delay'> }, records: readonly QueueRecord[], now = () => new Date()): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
   const failures: { itemIdentifier: string }[] = [];
@@ -49,9 +50,11 @@ export async function handleDeliveries(d: DeliverDeps & { queue: Pick<DeliveryQu
       continue;
     }
     try {
-      const out = await deliver(d, JSON.parse(r.body) as DeliveryMessage, now());
+      const message = JSON.parse(r.body) as DeliveryMessage;
+      const out = await deliver(d, message, now());
       if (out.done) continue;
-      await d.queue.delay(r.receiptHandle, out.retryInSeconds);
+      // Hidden on the queue it came from: the delivery queue, or the replay queue.
+      await d.queue.delay(r.receiptHandle, out.retryInSeconds, message.lane);
     } catch (error) {
       // Not the endpoint's answer (that is a retry above): a read or write of ours failed. The
       // message comes back after the queue's visibility timeout.

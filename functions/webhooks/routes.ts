@@ -14,7 +14,7 @@ import {
   WebhooksQuerySchema,
   WebhookWithSecretSchema,
 } from './schemas.js';
-import { MAX_WEBHOOKS, SECRET_OVERLAP_HOURS } from './webhooks.js';
+import { MAX_WEBHOOKS, REPLAY_LIMITS, SECRET_OVERLAP_HOURS } from './webhooks.js';
 
 const TAG = 'Webhooks';
 const BASE = '/api/webhook-manager/webhooks';
@@ -172,12 +172,22 @@ export const webhookRoutes = {
     auth: 'bearer',
     permission: 'WebhookManager:updateWebhook',
     summary: 'Send events again: one, or those of a time range',
-    description: 'Each event the webhook takes now is delivered again, with the same `webhook-id` (so a receiver that has it can drop it), its retries counted anew. Events are kept 30 days; a range reads at most 500 of the tenant\'s events.',
+    description:
+      'Each event the webhook takes now is delivered again, with the same `webhook-id` (so a receiver that has it can drop it), its retries counted anew. Events are kept 30 days; a range reads at most 500 of the tenant\'s events. ' +
+      `Replayed deliveries wait on a queue of their own, behind other replays, never ahead of new events. At most ${REPLAY_LIMITS.callsPerWebhook} replays a webhook and ${REPLAY_LIMITS.deliveriesPerTenant} replayed deliveries a tenant in each clock hour (429 WEBHOOK_REPLAY_LIMITED, with Retry-After).`,
     tag: TAG,
     request: { path: WebhookPathSchema, body: ReplaySchema },
-    responses: { 202: { description: 'How many deliveries were queued.', schema: ReplayResultSchema }, 400: badRequest, 401: unauthorized, 403: forbidden, 404: notFound },
+    responses: {
+      202: { description: 'How many deliveries were queued.', schema: ReplayResultSchema },
+      400: badRequest,
+      401: unauthorized,
+      403: forbidden,
+      404: notFound,
+      429: error('Over the replay limits (WEBHOOK_REPLAY_LIMITED; nothing was queued), or over the tenant\'s request rate (TOO_MANY_REQUESTS); retry after `Retry-After` seconds.'),
+    },
     // Up to 500 deliveries restarted and queued.
     lambda: { timeoutSeconds: 60 },
+    // UpdateItem: each delivery made PENDING again, and the replay counted against its limits (one conditional write).
     aws: { table: ['GetItem', 'Query', 'UpdateItem'], webhooks: ['SendMessage'] },
   }),
 };

@@ -8,8 +8,14 @@
  * with the session tag `arthr-tenant = {tenantId}`; the relying party's queue or bus policy allows
  * that role only with its own tenant in `aws:PrincipalTag/arthr-tenant`. The role may not send
  * into the deployment's own account at all (its own queues and bus).
+ *
+ * Why the service's own queues and bus are refused by name as well as by account: a delivery put
+ * on the service's own delivery queue is read back by the worker as a delivery (a loop, and an
+ * error logged for every message), and on the local runtime there is no account to tell them
+ * apart (every queue of the SQS stand-in is in one account). Every name the service gives its own
+ * resources starts with a deployment's prefix, so that prefix is refused everywhere.
  */
-import { getStoreConfig } from '../config.js';
+import { deploymentPrefix, getStoreConfig, REGIONS } from '../config.js';
 import type { EventEnvelope } from '../shared/events.js';
 import { putEventsEntry } from '../events/bus.js';
 
@@ -28,6 +34,15 @@ export function parseTarget(t: AwsTarget): { partition: string; region: string; 
   return { partition: m[1]!, region: m[2]!, account: m[3]!, name: m[4]!, fifo: t.type === 'sqs' && m[4]!.endsWith('.fifo') };
 }
 
+/**
+ * What the names of the service's own queues and buses start with: a deployment's prefix
+ * (`arthr-{region}-`, functions/config.ts), which the stack gives every name it chooses (the bus
+ * `arthr-{region}-events`) and CloudFormation puts first in those it generates (the delivery
+ * queues and their dead letters: `arthr-{region}-Events...`), as the local runtime names its
+ * queues. Every region's: the deployments of fir, gum and oak may share an account.
+ */
+export const OWN_NAME_PREFIXES: readonly string[] = REGIONS.map((r) => `${deploymentPrefix(r)}-`);
+
 /** Why a target is refused, or undefined when it may be used. */
 export function targetRefusal(t: AwsTarget): string | undefined {
   const parsed = parseTarget(t);
@@ -35,6 +50,9 @@ export function targetRefusal(t: AwsTarget): string | undefined {
   const { SERVICE_ACCOUNT_ID, SQS_ENDPOINT } = getStoreConfig();
   // The deployment's own queues and bus (its delivery queue, its dead letters) are never a target.
   if (SERVICE_ACCOUNT_ID && parsed.account === SERVICE_ACCOUNT_ID) return "the target is in the service's own AWS account";
+  // The same by name, in any account (and locally, where every queue is in one account).
+  const own = OWN_NAME_PREFIXES.find((p) => parsed.name.startsWith(p));
+  if (own) return `the target is named as the service's own queues and buses are (${own}...)`;
   // On one machine there is an SQS stand-in but no EventBridge to send to.
   if (SQS_ENDPOINT && t.type === 'eventbridge') return 'EventBridge targets need AWS: the local runtime has no event bus to send to';
   return undefined;

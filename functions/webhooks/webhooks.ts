@@ -16,6 +16,20 @@ import { targetRefusal } from './targets.js';
 export const MAX_WEBHOOKS = 20;
 /** How long a replaced secret still signs after a rotation (Stripe's longest expiry is 7 days; 24 hours is its default). */
 export const SECRET_OVERLAP_HOURS = 24;
+/**
+ * How much a tenant may replay, per fixed window (an hour, from the top of the hour), as Svix
+ * and Stripe limit their resend and recover calls apart from the rest of the API:
+ * - `callsPerWebhook` replay calls per webhook: enough to resend failed events one by one or to
+ *   page through a range (`more`, `last`), too few for a loop that replays the same range over
+ *   and over (each call of which queued up to 500 deliveries again);
+ * - `deliveriesPerTenant` replayed deliveries for all of a tenant's webhooks together: ten full
+ *   ranges an hour, so one tenant cannot keep the replay queue (shared by every tenant) busy
+ *   for long.
+ * Counted in one conditional write per call, before anything is queued: a replay over either
+ * limit queues nothing and is answered 429 WEBHOOK_REPLAY_LIMITED with Retry-After (the window's end)
+ * (functions/webhooks/deliver.ts `replay`).
+ */
+export const REPLAY_LIMITS = { windowSeconds: 3600, callsPerWebhook: 20, deliveriesPerTenant: 5000 } as const;
 /** What the test event is called: sent to the one webhook it was asked for. */
 export const TEST_EVENT_TYPE = 'webhook.test';
 

@@ -42,6 +42,8 @@ export class Events extends Construct {
   readonly relayMapping: lambda.EventSourceMapping;
   /** Webhook deliveries waiting for their attempt: FIFO, a group per webhook and subject. */
   readonly deliveries: sqs.Queue;
+  /** Replayed deliveries: the same, on a queue worked apart, so a replay never queues ahead of fresh deliveries. */
+  readonly replays: sqs.Queue;
   readonly deliveryDeadLetters: sqs.Queue;
   readonly deliveryWorker: ServiceFunction;
   /**
@@ -88,7 +90,7 @@ export class Events extends Construct {
         evaluationPeriods: 1,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
-    this.deliveries = new sqs.Queue(this, 'Deliveries', {
+    const deliveryQueueProps: sqs.QueueProps = {
       fifo: true,
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -100,7 +102,12 @@ export class Events extends Construct {
       // The worker settles a delivery itself after its last attempt; the redrive is for a worker
       // that cannot record an attempt at all.
       deadLetterQueue: { queue: this.deliveryDeadLetters, maxReceiveCount: attempts + 3 },
-    });
+    };
+    this.deliveries = new sqs.Queue(this, 'Deliveries', deliveryQueueProps);
+    // Replays on a queue of their own, with their own (smaller) share of the worker: in one FIFO
+    // queue a message's place is its turn, so a replay of hundreds of events would hold back every
+    // tenant's next event (and FIFO queues take no per-message DelaySeconds to pace them with).
+    this.replays = new sqs.Queue(this, 'Replays', deliveryQueueProps);
 
     this.relay = new ServiceFunction(this, 'Relay', {
       functionName: ServiceFunction.physicalName(props.namePrefix, 'relayEvents'),
@@ -185,6 +192,7 @@ export class Events extends Construct {
       environment: {
         ...props.environment,
         WEBHOOK_QUEUE_URL: this.deliveries.queueUrl,
+        WEBHOOK_REPLAY_QUEUE_URL: this.replays.queueUrl,
         ...cloudSecretsEnvironment(props.secretsKey),
         SUBSCRIBER_ROLE_ARN: subscriberRoleArn,
         SERVICE_ACCOUNT_ID: stack.account,
@@ -196,7 +204,7 @@ export class Events extends Construct {
         tableItemsIn('RecordAttempts', ['UpdateItem'], props.table.tableArn, ['TNT#*#WHDLV#*']),
         tableItemsIn('DisableGoneWebhooks', ['PutItem'], props.table.tableArn, ['TNT#*#WEBHOOKS']),
         webhookSecretStatement('unseal', props.secretsKey),
-        new iam.PolicyStatement({ sid: 'DelayRetries', actions: ['sqs:ChangeMessageVisibility'], resources: [this.deliveries.queueArn] }),
+        new iam.PolicyStatement({ sid: 'DelayRetries', actions: ['sqs:ChangeMessageVisibility'], resources: [this.deliveries.queueArn, this.replays.queueArn] }),
         // The delivery role, only with exactly the tenant tag (functions/webhooks/targets.ts).
         new iam.PolicyStatement({
           sid: 'SendAsTenant',
@@ -245,5 +253,9 @@ export class Events extends Construct {
     // At most 20 at once: slow endpoints (up to 15 s each) cannot take the account's concurrency
     // from the API's functions; the rest waits in the queue.
     this.deliveryWorker.function.addEventSource(new SqsEventSource(this.deliveries, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: 20 }));
+    // Replays: a mapping of their own, at most 5 at once, on top of the 20 above rather than out
+    // of them, so fresh deliveries keep all of theirs however much is replayed (the replay route
+    // limits how much each tenant may queue here: functions/webhooks/webhooks.ts REPLAY_LIMITS).
+    this.deliveryWorker.function.addEventSource(new SqsEventSource(this.replays, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: 5 }));
   }
 }

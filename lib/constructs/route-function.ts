@@ -38,7 +38,7 @@ export interface RouteFunctionProps {
   exports: ExportsAccess;
   /** The key cloud secrets are sealed with: Encrypt for the routes whose `aws.cloudSecrets` is `seal` (and webhook secrets, `aws.webhooks` Seal). */
   cloudSecretsKey: IKey;
-  /** The webhook delivery queue: SendMessage for the routes whose `aws.webhooks` has it (a replay). */
+  /** The webhook replay queue: SendMessage for the routes whose `aws.webhooks` has it (a replay). */
   webhookQueue: IQueue;
   /** The layer per package of LAYER_PACKAGES; a route gets those its `layerPackages` names. */
   packageLayers: ReadonlyMap<string, lambda.ILayerVersion>;
@@ -75,7 +75,7 @@ export class RouteFunction extends ServiceFunction {
         // Only the functions that start or read exports learn where they are.
         ...(access.exports?.length ? exportsEnvironment(props.exports) : {}),
         ...(access.cloudSecrets || access.webhooks?.includes('Seal') ? cloudSecretsEnvironment(props.cloudSecretsKey) : {}),
-        ...(access.webhooks?.includes('SendMessage') ? { WEBHOOK_QUEUE_URL: props.webhookQueue.queueUrl } : {}),
+        ...(access.webhooks?.includes('SendMessage') ? { WEBHOOK_REPLAY_QUEUE_URL: props.webhookQueue.queueUrl } : {}),
         // A webhook's queue or bus target may not be in the deployment's own account.
         ...(access.webhooks?.includes('Target') ? { SERVICE_ACCOUNT_ID: stack.account } : {}),
         ...facesEnvironment(props.namePrefix, access.faces ?? []),
@@ -184,7 +184,7 @@ function routeStatements(props: RouteFunctionProps, stack: Stack): iam.PolicySta
   if (access.cloudSecrets) statements.push(cloudSecretStatement(access.cloudSecrets, props.cloudSecretsKey));
   if (access.webhooks?.includes('Seal')) statements.push(webhookSecretStatement('seal', props.cloudSecretsKey));
   if (access.webhooks?.includes('SendMessage')) {
-    statements.push(new iam.PolicyStatement({ sid: 'QueueWebhookDeliveries', actions: ['sqs:SendMessage'], resources: [props.webhookQueue.queueArn] }));
+    statements.push(new iam.PolicyStatement({ sid: 'QueueWebhookReplays', actions: ['sqs:SendMessage'], resources: [props.webhookQueue.queueArn] }));
   }
   if (access.faces?.length) statements.push(...faceStatements(access.faces, stack, props.namePrefix));
   return statements;

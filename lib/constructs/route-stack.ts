@@ -80,7 +80,7 @@ export class RouteStack extends NestedStack {
             }
           : {}),
         ...(usesSecrets ? { CloudSecretsKeyArn: props.cloudSecretsKey.keyArn } : {}),
-        ...(usesWebhookQueue ? { WebhookQueueArn: props.webhookQueue.queueArn, WebhookQueueUrl: props.webhookQueue.queueUrl } : {}),
+        ...(usesWebhookQueue ? { WebhookReplayQueueArn: props.webhookQueue.queueArn, WebhookReplayQueueUrl: props.webhookQueue.queueUrl } : {}),
       },
     });
     const resources = props.routes.length * RESOURCES_PER_ROUTE;
@@ -118,9 +118,9 @@ export class RouteStack extends NestedStack {
       ? kms.Key.fromKeyArn(this, 'CloudSecretsKey', param('CloudSecretsKeyArn', 'The cloud secrets KMS key ARN.'))
       : props.cloudSecretsKey;
     const webhookQueue = usesWebhookQueue
-      ? sqs.Queue.fromQueueAttributes(this, 'WebhookQueue', {
-          queueArn: param('WebhookQueueArn', 'The webhook delivery queue\'s ARN.'),
-          queueUrl: param('WebhookQueueUrl', 'The webhook delivery queue\'s URL.'),
+      ? sqs.Queue.fromQueueAttributes(this, 'WebhookReplayQueue', {
+          queueArn: param('WebhookReplayQueueArn', 'The webhook replay queue\'s ARN.'),
+          queueUrl: param('WebhookReplayQueueUrl', 'The webhook replay queue\'s URL.'),
         })
       : props.webhookQueue;
     for (const route of routes) {

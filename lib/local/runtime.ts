@@ -28,7 +28,7 @@ import { installEventBus } from '../../functions/events/bus.js';
 import { relayRecords } from '../../functions/events/relay.js';
 import { relayDeps } from '../../functions/webhooks/on-table-stream.js';
 import { startStreamPoller } from './stream-poller.js';
-import { ensureWebhookQueue, requeuePendingDeliveries, startDeliveryWorker } from './webhook-queue.js';
+import { ensureWebhookQueues, requeuePendingDeliveries, startDeliveryWorker } from './webhook-queue.js';
 import { deliveryQueue } from '../../functions/store/delivery-queue.js';
 import { webhookSecretSealer } from '../../functions/store/sealer.js';
 import { deliverDeps, handleDeliveries } from '../../functions/webhooks/on-delivery.js';
@@ -49,7 +49,7 @@ import { secretSealer } from '../../functions/store/sealer.js';
 import { secretSealer as cloudSecretSealer } from '../../functions/cloud-functions/deps.js';
 import { localExportQueue } from './exports.js';
 import { dynamo as storeClient } from '../../functions/store/client.js';
-import { getConfig, webhookRetrySeconds } from '../../functions/config.js';
+import { deploymentPrefix, getConfig, webhookRetrySeconds } from '../../functions/config.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { identityStoreStore } from '../../functions/store/identity-store.js';
 import { DEFAULT_REQUIREMENTS, newStore } from '../../functions/identity-store/stores.js';
@@ -138,6 +138,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
   try {
     const port = opts.port || (await freePort());
     const issuer = `http://localhost:${port}`;
+    const webhookQueues = await ensureWebhookQueues(localS3.endpoint, webhookRetrySeconds(process.env.WEBHOOK_RETRY_SECONDS).length + 1, deploymentPrefix(LOCAL_REGION));
     // The handlers read their configuration from the environment, as in Lambda.
     Object.assign(process.env, {
       TABLE_NAME: LOCAL_TABLE,
@@ -166,7 +167,8 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       // Webhooks: the SQS stand-in (fauxqs, the S3 stand-in's server), and receivers on this
       // machine allowed (http:// to loopback); every other private address is refused as on AWS.
       SQS_ENDPOINT: localS3.endpoint,
-      WEBHOOK_QUEUE_URL: await ensureWebhookQueue(localS3.endpoint, webhookRetrySeconds(process.env.WEBHOOK_RETRY_SECONDS).length + 1),
+      WEBHOOK_QUEUE_URL: webhookQueues.deliveries,
+      WEBHOOK_REPLAY_QUEUE_URL: webhookQueues.replays,
       WEBHOOK_ALLOW_LOOPBACK: 'true',
       // The tenant rate limit runs here as on AWS (one counting write per request); the default is
       // high enough that the test suite, several files at once on one tenant, never meets it.
@@ -208,7 +210,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       recordMethods(secretSealer, { seal: 'kms:Encrypt', unseal: 'kms:Decrypt' });
       recordMethods(cloudSecretSealer, { seal: 'kms:Encrypt (secrets)', unseal: 'kms:Decrypt (secrets)' });
       recordMethods(exportJobs, { enqueue: 'sqs:SendMessage' });
-      recordMethods(deliveryQueue, { send: 'sqs:SendMessage (webhooks)', delay: 'sqs:ChangeMessageVisibility (webhooks)' });
+      recordMethods(deliveryQueue, { send: 'sqs:SendMessage (webhooks)', sendReplays: 'sqs:SendMessage (webhook replays)', delay: 'sqs:ChangeMessageVisibility (webhooks)' });
       recordMethods(webhookSecretSealer, { seal: 'kms:Encrypt (webhook secrets)', unseal: 'kms:Decrypt (webhook secrets)' });
       recordMethods(functionRunner, { run: 'lambda:InvokeFunction' });
       // Liveness is the embedded model on AWS too: no AWS call.
@@ -235,7 +237,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     installEventBus(bus);
     // Webhook deliveries: what a stop or crash left queued comes back from the table first (before
     // the relay queues anything newer of the same subjects), then the worker below takes them.
-    const requeued = await requeuePendingDeliveries(admin, LOCAL_TABLE, (m) => deliveryQueue.send(m));
+    const requeued = await requeuePendingDeliveries(admin, LOCAL_TABLE, deliveryQueue);
     if (requeued) log().info('webhook deliveries queued again after a restart', { requeued });
     // The outbox relay: what the table stream's event source mapping runs on AWS, fed by a poller
     // of DynamoDB Local's stream that keeps its place in a file across restarts.
@@ -248,7 +250,15 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     });
     const deliveryWorker = startDeliveryWorker({
       endpoint: localS3.endpoint,
-      queueUrl: process.env.WEBHOOK_QUEUE_URL!,
+      queueUrl: webhookQueues.deliveries,
+      handle: (records) => asOperation('deliverWebhooks', () => handleDeliveries(deliverDeps(), records)),
+    });
+    // Replays have loops of their own (fewer, as their mapping's concurrency is lower on AWS): a
+    // tenant's replay of hundreds of events takes these, never the fresh deliveries' loops above.
+    const replayWorker = startDeliveryWorker({
+      endpoint: localS3.endpoint,
+      queueUrl: webhookQueues.replays,
+      workers: 2,
       handle: (records) => asOperation('deliverWebhooks', () => handleDeliveries(deliverDeps(), records)),
     });
     await republishDefinitions(admin, engine);
@@ -322,7 +332,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
         // The events of the last changes go out before the table stops (what is left, the next start relays).
         await Promise.race([relay.drained(), new Promise((r) => setTimeout(r, 2_000))]);
         await relay.stop();
-        await deliveryWorker.stop();
+        await Promise.all([deliveryWorker.stop(), replayWorker.stop()]);
         await functionRunner.stop();
         await faceEngine.stop();
         admin.destroy();

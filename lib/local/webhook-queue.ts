@@ -1,41 +1,53 @@
 import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { DeliveryMessage, DeliveryRecord } from '../../functions/webhooks/model.js';
+import type { DeliveryQueue, DeliveryRecord } from '../../functions/webhooks/model.js';
 import type { QueueRecord } from '../../functions/webhooks/on-delivery.js';
 import { messageOf } from '../../functions/webhooks/deliver.js';
 import { log } from '../../functions/observability/logger.js';
 
-/** The queue's name, as the stack names its own (`.fifo`: SQS FIFO). */
-const QUEUE = 'arthr-webhook-deliveries.fifo';
-const DEAD_LETTERS = 'arthr-webhook-deliveries-dlq.fifo';
+/**
+ * The queues' names (`.fifo`: SQS FIFO), starting with the deployment's prefix (`arthr-{region}-`)
+ * as every name the stack gives its own resources does: that prefix is what tells a webhook target
+ * that is the service's own queue (functions/webhooks/targets.ts), here as on AWS.
+ */
+const names = (prefix: string) => ({
+  deliveries: `${prefix}-webhook-deliveries.fifo`,
+  replays: `${prefix}-webhook-replays.fifo`,
+  deadLetters: `${prefix}-webhook-deliveries-dlq.fifo`,
+});
 
 function sqsClient(endpoint: string): SQSClient {
   return new SQSClient({ endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 }
 
 /**
- * The webhook delivery queue on fauxqs, made as the stack makes it (lib/constructs/events.ts):
- * FIFO with content-based deduplication off (the sender gives each message's id), a visibility
- * timeout above one attempt's 15 s, and a dead-letter queue for messages received more often than
- * any delivery is attempted (a worker that keeps failing before it can record the attempt).
+ * The webhook delivery queues on fauxqs, made as the stack makes them (lib/constructs/events.ts):
+ * fresh deliveries and replays each on a queue of their own, FIFO with content-based
+ * deduplication off (the sender gives each message's id), a visibility timeout above one
+ * attempt's 15 s, and one dead-letter queue for messages received more often than any delivery is
+ * attempted (a worker that keeps failing before it can record the attempt).
  */
-export async function ensureWebhookQueue(endpoint: string, maxAttempts: number): Promise<string> {
+export async function ensureWebhookQueues(endpoint: string, maxAttempts: number, prefix: string): Promise<{ deliveries: string; replays: string }> {
   const sqs = sqsClient(endpoint);
+  const named = names(prefix);
   try {
-    const dlq = await sqs.send(new CreateQueueCommand({ QueueName: DEAD_LETTERS, Attributes: { FifoQueue: 'true' } }));
+    const dlq = await sqs.send(new CreateQueueCommand({ QueueName: named.deadLetters, Attributes: { FifoQueue: 'true' } }));
     const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl!, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
-    const out = await sqs.send(
-      new CreateQueueCommand({
-        QueueName: QUEUE,
-        Attributes: {
-          FifoQueue: 'true',
-          VisibilityTimeout: '60',
-          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: maxAttempts * 2 + 5 }),
-        },
-      }),
-    );
-    return out.QueueUrl!;
+    const make = async (QueueName: string) =>
+      (
+        await sqs.send(
+          new CreateQueueCommand({
+            QueueName,
+            Attributes: {
+              FifoQueue: 'true',
+              VisibilityTimeout: '60',
+              RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: maxAttempts * 2 + 5 }),
+            },
+          }),
+        )
+      ).QueueUrl!;
+    return { deliveries: await make(named.deliveries), replays: await make(named.replays) };
   } finally {
     sqs.destroy();
   }
@@ -46,7 +58,7 @@ export async function ensureWebhookQueue(endpoint: string, maxAttempts: number):
  * table, where every delivery not yet settled is PENDING (the relay writes it before it queues
  * it). In each webhook's order of events, so a subject's order holds.
  */
-export async function requeuePendingDeliveries(client: DynamoDBClient, tableName: string, send: (m: DeliveryMessage[]) => Promise<void>): Promise<number> {
+export async function requeuePendingDeliveries(client: DynamoDBClient, tableName: string, queue: Pick<DeliveryQueue, 'send' | 'sendReplays'>): Promise<number> {
   const pending: DeliveryRecord[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -65,18 +77,21 @@ export async function requeuePendingDeliveries(client: DynamoDBClient, tableName
   pending.sort((a, b) => a.webhookId.localeCompare(b.webhookId) || a.eventTimestamp.localeCompare(b.eventTimestamp) || a.eventId.localeCompare(b.eventId));
   // A message of its own (not deduplicated against one sent before the restart).
   const restart = String(Date.now());
-  if (pending.length) {
-    await send(pending.map((d) => messageOf(d, `restart-${restart}`)));
-  }
+  // A delivery a replay restarted (it has `attemptsBefore`) goes back on the replay lane.
+  const replayed = pending.filter((d) => d.attemptsBefore !== undefined);
+  const fresh = pending.filter((d) => d.attemptsBefore === undefined);
+  if (fresh.length) await queue.send(fresh.map((d) => messageOf(d, `restart-${restart}`)));
+  if (replayed.length) await queue.sendReplays(replayed.map((d) => ({ ...messageOf(d, `restart-${restart}`), lane: 'replay' as const })));
   return pending.length;
 }
 
 /**
- * What Lambda's event source mapping does on AWS for the FIFO delivery queue: receives a message
+ * What Lambda's event source mapping does on AWS for a FIFO delivery queue: receives a message
  * (a group's in order, never two of one group at once), hands it to `handle` as SQS
  * records, and deletes the ones it did not report failed. A reported one stays, hidden for as
  * long as `handle` set (its backoff). `workers` loops run at once, as the mapping runs batches of
- * different groups side by side.
+ * different groups side by side (at most its maximum concurrency). One worker per queue: the
+ * replay queue's loops are apart from the delivery queue's, as its mapping is on AWS.
  */
 export function startDeliveryWorker(opts: {
   endpoint: string;

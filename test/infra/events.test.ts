@@ -83,6 +83,8 @@ describe('ArthrStack events', () => {
   let mapping: Resource;
   let deliveriesId: string;
   let deliveries: Resource;
+  let replaysId: string;
+  let replays: Resource;
   let deliveryDeadLettersId: string;
   let deliveryDeadLetters: Resource;
   let workerId: string;
@@ -92,6 +94,7 @@ describe('ArthrStack events', () => {
   const busArn = () => ({ 'Fn::GetAtt': [busId, 'Arn'] });
   const queueArn = () => ({ 'Fn::GetAtt': [queueId, 'Arn'] });
   const deliveriesArn = () => ({ 'Fn::GetAtt': [deliveriesId, 'Arn'] });
+  const replaysArn = () => ({ 'Fn::GetAtt': [replaysId, 'Arn'] });
   const secretsKeyArn = () => ({ 'Fn::GetAtt': [secretsKeyId, 'Arn'] });
   const tableArn = () => ({ 'Fn::GetAtt': [tableId, 'Arn'] });
   const relayRoleId = () => refId(relay.Properties.Role)!;
@@ -133,6 +136,7 @@ describe('ArthrStack events', () => {
     [queueId] = resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Events/RelayDeadLetters');
     [mappingId, mapping] = resourceAt(template, 'AWS::Lambda::EventSourceMapping', 'ArthrStack/Events/Outbox');
     [deliveriesId, deliveries] = resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Events/Deliveries');
+    [replaysId, replays] = resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Events/Replays');
     [deliveryDeadLettersId, deliveryDeadLetters] = resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Events/DeliveryDeadLetters');
     [workerId, worker] = resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Events/DeliveryWorker/Function');
     [secretsKeyId] = resourceAt(template, 'AWS::KMS::Key', 'ArthrStack/CloudSecretsKey');
@@ -352,28 +356,22 @@ describe('ArthrStack events', () => {
       ]);
     });
 
-    it('may be sent to only by the relay and the routes that queue deliveries (a replay)', () => {
-      const queuing = routeList.filter((r) => r.aws.webhooks?.includes('SendMessage')).map((r) => r.operationId);
-      expect(queuing).toEqual(['replayWebhookEvents']);
+    it('may be sent to only by the relay (replays have a queue of their own)', () => {
       const senders = [...new Set(grantsOn('sqs:SendMessage', deliveriesArn()).map((g) => g.roleId))].sort();
-      expect(senders).toEqual([relayRoleId(), ...queuing.map(routeRoleId)].sort());
       // (SendMessageBatch is authorised as SendMessage; a grant on `*` would count above.)
-      // The replay's grant: that queue alone, under its own sid.
-      expect(statementsOf(template, routeRoleId('replayWebhookEvents')).filter((s) => asArray(s.Action).some((a) => a.startsWith('sqs:')))).toEqual([
-        { Sid: 'QueueWebhookDeliveries', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: deliveriesArn() },
-      ]);
+      expect(senders).toEqual([relayRoleId()]);
     });
 
-    it('is granted to the relay, the replay route and the worker, and to no other role', () => {
+    it('is granted to the relay and the worker, and to no other role', () => {
       const touching = roleIds().filter((roleId) => JSON.stringify(statementsOf(template, roleId)).includes(`"${deliveriesId}"`));
-      expect(touching.sort()).toEqual([relayRoleId(), routeRoleId('replayWebhookEvents'), workerRoleId()].sort());
+      expect(touching.sort()).toEqual([relayRoleId(), workerRoleId()].sort());
       // Only the worker takes messages off it.
       for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']) {
         expect([...new Set(grantsOn(action, deliveriesArn()).map((g) => g.roleId))], action).toEqual([workerRoleId()]);
       }
     });
 
-    it('is the one queue the worker reads, one message at a time, at most 20 at once, reporting failed messages', () => {
+    it('is read by the worker one message at a time, at most 20 at once, reporting failed messages; the worker reads only it and the replay queue', () => {
       const onQueue = Object.entries(ofType(template, 'AWS::Lambda::EventSourceMapping')).filter(([, m]) => refId(m.Properties.EventSourceArn) === deliveriesId);
       expect(onQueue).toHaveLength(1);
       expect(onQueue[0]![1].Properties).toEqual({
@@ -383,15 +381,56 @@ describe('ArthrStack events', () => {
         FunctionResponseTypes: ['ReportBatchItemFailures'],
         ScalingConfig: { MaximumConcurrency: 20 },
       });
-      // And the worker is fed by nothing else.
+      // And the worker is fed by nothing else but the replays.
       const feeding = Object.values(ofType(template, 'AWS::Lambda::EventSourceMapping')).filter((m) => refId(m.Properties.FunctionName) === workerId);
-      expect(feeding).toEqual([onQueue[0]![1]]);
+      expect(feeding.map((m) => refId(m.Properties.EventSourceArn)).sort()).toEqual([deliveriesId, replaysId].sort());
     });
 
-    it('is told to the relay and the replay route only, as WEBHOOK_QUEUE_URL (and to the worker, which delays retries on it)', () => {
+    it('is told to the relay only, as WEBHOOK_QUEUE_URL (and to the worker, which delays retries on it)', () => {
       const told = Object.values(ofType(template, 'AWS::Lambda::Function')).filter((f) => f.Properties.Environment?.Variables?.WEBHOOK_QUEUE_URL !== undefined);
-      expect(told.map((f) => f.Properties.FunctionName).sort()).toEqual(['arthr-fir-deliverWebhooks', 'arthr-fir-relayEvents', 'arthr-fir-replayWebhookEvents']);
+      expect(told.map((f) => f.Properties.FunctionName).sort()).toEqual(['arthr-fir-deliverWebhooks', 'arthr-fir-relayEvents']);
       for (const f of told) expect(f.Properties.Environment.Variables.WEBHOOK_QUEUE_URL, f.Properties.FunctionName).toEqual({ Ref: deliveriesId });
+    });
+  });
+
+  describe('webhook replay queue', () => {
+    it('is made as the delivery queue is (FIFO, encrypted, 180 s, 14 days), sharing its dead letters', () => {
+      expect(replays.Properties).toEqual(deliveries.Properties);
+      const policies = Object.values(ofType(template, 'AWS::SQS::QueuePolicy')).filter((p) => asArray(p.Properties.Queues).some((q) => refId(q) === replaysId));
+      expect(policies).toHaveLength(1);
+      expect(asArray<Statement>(policies[0]!.Properties.PolicyDocument.Statement)).toEqual([
+        expect.objectContaining({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      ]);
+    });
+
+    it('may be sent to only by the routes that replay, under their own sid, and is taken off only by the worker', () => {
+      const queuing = routeList.filter((r) => r.aws.webhooks?.includes('SendMessage')).map((r) => r.operationId);
+      expect(queuing).toEqual(['replayWebhookEvents']);
+      expect([...new Set(grantsOn('sqs:SendMessage', replaysArn()).map((g) => g.roleId))].sort()).toEqual(queuing.map(routeRoleId).sort());
+      // The replay's grant: that queue alone, and not the delivery queue.
+      expect(statementsOf(template, routeRoleId('replayWebhookEvents')).filter((s) => asArray(s.Action).some((a) => a.startsWith('sqs:')))).toEqual([
+        { Sid: 'QueueWebhookReplays', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: replaysArn() },
+      ]);
+      const touching = roleIds().filter((roleId) => JSON.stringify(statementsOf(template, roleId)).includes(`"${replaysId}"`));
+      expect(touching.sort()).toEqual([routeRoleId('replayWebhookEvents'), workerRoleId()].sort());
+      for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']) {
+        expect([...new Set(grantsOn(action, replaysArn()).map((g) => g.roleId))], action).toEqual([workerRoleId()]);
+      }
+    });
+
+    it('is read by the worker through a mapping of its own, one message at a time, at most 5 at once, on top of the delivery queue\'s 20', () => {
+      const onQueue = Object.values(ofType(template, 'AWS::Lambda::EventSourceMapping')).filter((m) => refId(m.Properties.EventSourceArn) === replaysId);
+      expect(onQueue.map((m) => m.Properties)).toEqual([
+        { EventSourceArn: replaysArn(), FunctionName: { Ref: workerId }, BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'], ScalingConfig: { MaximumConcurrency: 5 } },
+      ]);
+      // No reserved concurrency on the worker: the two mappings' maxima are what bound it, each apart.
+      expect(worker.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    });
+
+    it('is told to the replay route (WEBHOOK_REPLAY_QUEUE_URL) and the worker only', () => {
+      const told = Object.values(ofType(template, 'AWS::Lambda::Function')).filter((f) => f.Properties.Environment?.Variables?.WEBHOOK_REPLAY_QUEUE_URL !== undefined);
+      expect(told.map((f) => f.Properties.FunctionName).sort()).toEqual(['arthr-fir-deliverWebhooks', 'arthr-fir-replayWebhookEvents']);
+      for (const f of told) expect(f.Properties.Environment.Variables.WEBHOOK_REPLAY_QUEUE_URL, f.Properties.FunctionName).toEqual({ Ref: replaysId });
     });
   });
 
@@ -477,20 +516,21 @@ describe('ArthrStack events', () => {
       expect(group.Properties).toEqual({ LogGroupName: '/aws/lambda/arthr-fir-deliverWebhooks', RetentionInDays: 30 });
     });
 
-    it('is told only the table, the log level, its service name, the delivery queue, the secrets key, the delivery role and its own account', () => {
+    it('is told only the table, the log level, its service name, the delivery and replay queues, the secrets key, the delivery role and its own account', () => {
       const { SUBSCRIBER_ROLE_ARN, SERVICE_ACCOUNT_ID, ...rest } = worker.Properties.Environment.Variables;
       expect(rest).toEqual({
         TABLE_NAME: { Ref: tableId },
         LOG_LEVEL: 'INFO',
         POWERTOOLS_SERVICE_NAME: 'arthr-fir',
         WEBHOOK_QUEUE_URL: { Ref: deliveriesId },
+        WEBHOOK_REPLAY_QUEUE_URL: { Ref: replaysId },
         SECRETS_KEY: { 'Fn::Join': ['', ['kms:', secretsKeyArn()]] },
       });
       expect(joined(SUBSCRIBER_ROLE_ARN)).toBe(SUBSCRIBER_ROLE);
       expect(SERVICE_ACCOUNT_ID).toEqual({ Ref: 'AWS::AccountId' });
     });
 
-    it('may only read deliveries, webhooks and events, record attempts, disable webhooks, unseal webhook secrets, consume its queue and write its own logs', () => {
+    it('may only read deliveries, webhooks and events, record attempts, disable webhooks, unseal webhook secrets, consume its two queues and write its own logs', () => {
       expect(statementsOf(template, workerRoleId())).toEqual([
         { Sid: 'OwnLogGroupOnly', Effect: 'Allow', Action: LOG_ACTIONS, Resource: { 'Fn::GetAtt': [refId(worker.Properties.LoggingConfig.LogGroup), 'Arn'] } },
         // The delivery, its webhook and its event: only those partitions.
@@ -505,8 +545,8 @@ describe('ArthrStack events', () => {
           Resource: secretsKeyArn(),
           Condition: { StringEquals: { 'kms:EncryptionContext:purpose': 'webhook-secret' } },
         },
-        // A failed attempt hidden for its backoff.
-        { Sid: 'DelayRetries', Effect: 'Allow', Action: 'sqs:ChangeMessageVisibility', Resource: deliveriesArn() },
+        // A failed attempt hidden for its backoff, on the queue it came from.
+        { Sid: 'DelayRetries', Effect: 'Allow', Action: 'sqs:ChangeMessageVisibility', Resource: [deliveriesArn(), replaysArn()] },
         // The delivery role for a queue or bus target: only with exactly the tenant's session tag.
         {
           Sid: 'SendAsTenant',
@@ -519,7 +559,7 @@ describe('ArthrStack events', () => {
         {
           Effect: 'Allow',
           Action: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'],
-          Resource: deliveriesArn(),
+          Resource: [deliveriesArn(), replaysArn()],
         },
       ]);
       expect(ofType(template, 'AWS::IAM::Role')[workerRoleId()]!.Properties.ManagedPolicyArns).toBeUndefined();
@@ -612,8 +652,9 @@ describe('ArthrStack events', () => {
 
   describe('cdk-nag', () => {
     it('acknowledges only the runtime pins, ListStreams on `*` and the dead-letter queues having none of their own, each with a reason', () => {
-      const workerMappingPath = Object.values(ofType(template, 'AWS::Lambda::EventSourceMapping')).find((m) => refId(m.Properties.FunctionName) === workerId)!.Metadata!['aws:cdk:path'];
-      expect(workerMappingPath).toMatch(/^ArthrStack\/Events\/DeliveryWorker\/Function\/SqsEventSource:[^/]+\/Resource$/);
+      const workerMappingPaths = Object.values(ofType(template, 'AWS::Lambda::EventSourceMapping')).filter((m) => refId(m.Properties.FunctionName) === workerId).map((m) => m.Metadata!['aws:cdk:path'] as string);
+      expect(workerMappingPaths).toHaveLength(2);
+      for (const path of workerMappingPaths) expect(path).toMatch(/^ArthrStack\/Events\/DeliveryWorker\/Function\/SqsEventSource:[^/]+\/Resource$/);
       const acknowledged = Object.values(template.toJSON().Resources as Record<string, Resource>)
         .filter((r) => String(r.Metadata?.['aws:cdk:path'] ?? '').startsWith('ArthrStack/Events/'))
         .flatMap((r) => asArray<{ id: string; reason: string }>(r.Metadata?.cdk_nag?.rules_to_suppress).map((s) => ({ path: r.Metadata!['aws:cdk:path'] as string, ...s })));
@@ -625,8 +666,8 @@ describe('ArthrStack events', () => {
           'ArthrStack/Events/RelayDeadLetters/Resource AwsSolutions-SQS3',
           'ArthrStack/Events/DeliveryWorker/Function/Resource AwsSolutions-L1',
           // The runtime pin is acknowledged on the function construct, and the SQS event source's
-          // mapping is made under it (addEventSource): the acknowledgement reaches it too.
-          `${workerMappingPath} AwsSolutions-L1`,
+          // mappings (deliveries, replays) are made under it (addEventSource): the acknowledgement reaches them too.
+          ...workerMappingPaths.map((path) => `${path} AwsSolutions-L1`),
           'ArthrStack/Events/DeliveryDeadLetters/Resource AwsSolutions-SQS3',
           // Relying parties' queues, buses and keys are in accounts known only at run time.
           'ArthrStack/Events/SubscriberDelivery/Resource AwsSolutions-IAM5[Resource::arn:aws:sqs:*:*:*]',

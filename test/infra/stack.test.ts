@@ -102,8 +102,8 @@ describe('ArthrStack', () => {
   const cloudSecretsKeyArn = () => ({ 'Fn::GetAtt': [resourceAt(template, 'AWS::KMS::Key', 'ArthrStack/CloudSecretsKey')[0], 'Arn'] });
   /** SECRETS_KEY as functions/config.ts reads it: `kms:` and the cloud secrets key's ARN. */
   const cloudSecretsKeyVariable = () => ({ 'Fn::Join': ['', ['kms:', cloudSecretsKeyArn()]] });
-  /** The webhook delivery queue (lib/constructs/events.ts): events.test.ts checks it. */
-  const deliveriesId = () => resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Events/Deliveries')[0];
+  /** The webhook replay queue (lib/constructs/events.ts): events.test.ts checks it. */
+  const replaysId = () => resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Events/Replays')[0];
 
   beforeAll(() => {
     synth = synthesize();
@@ -188,7 +188,7 @@ describe('ArthrStack', () => {
       };
       // One key seals cloud secrets and webhook signing secrets (each in its own context).
       const secrets = { CloudSecretsKeyArn: cloudSecretsKeyArn() };
-      const webhookQueue = { WebhookQueueArn: { 'Fn::GetAtt': [deliveriesId(), 'Arn'] }, WebhookQueueUrl: { Ref: deliveriesId() } };
+      const webhookQueue = { WebhookReplayQueueArn: { 'Fn::GetAtt': [replaysId(), 'Arn'] }, WebhookReplayQueueUrl: { Ref: replaysId() } };
       const nested = Object.values(ofType(synth.parent, 'AWS::CloudFormation::Stack'));
       const groups = routeGroups(routeList);
       expect(nested).toHaveLength(groups.size);
@@ -215,9 +215,9 @@ describe('ArthrStack', () => {
         const generated = JSON.stringify(Object.entries(params).filter(([k]) => k.startsWith('referenceto')));
         for (const v of Object.values(expected)) expect(generated, area).not.toContain(JSON.stringify(v));
       }
-      // The webhooks' routes take the secrets key (to seal signing secrets) and the delivery queue (to replay), and nothing else by name.
+      // The webhooks' routes take the secrets key (to seal signing secrets) and the replay queue (to replay), and nothing else by name.
       expect(passed.get('webhooks')).toEqual({ ...secrets, ...webhookQueue });
-      expect([...passed].filter(([, p]) => 'WebhookQueueArn' in p).map(([area]) => area)).toEqual(['webhooks']);
+      expect([...passed].filter(([, p]) => 'WebhookReplayQueueArn' in p).map(([area]) => area)).toEqual(['webhooks']);
     });
 
     it('throttles the $default stage and writes JSON access logs to a log group', () => {
@@ -294,7 +294,7 @@ describe('ArthrStack', () => {
     it('gives every function the configuration its cold start parses', () => {
       // The image clean-up, the event relay and the webhook delivery worker get only what they use (images.test.ts, events.test.ts).
       for (const f of Object.values(functions).filter((x) => !ownConfig(x) && !isExportWorker(x))) {
-        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, WEBHOOK_QUEUE_URL, SERVICE_ACCOUNT_ID, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, ...variables } = f.Properties.Environment.Variables;
+        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, WEBHOOK_REPLAY_QUEUE_URL, SERVICE_ACCOUNT_ID, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, ...variables } = f.Properties.Environment.Variables;
         const isActivities = f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Journeys/Activities/Function/Resource';
         // The runner's name only for the activity function (journeys.test.ts checks its value).
         expect(CLOUD_FUNCTION_RUNNER === undefined, f.Metadata?.['aws:cdk:path']).toBe(!isActivities);
@@ -313,9 +313,9 @@ describe('ArthrStack', () => {
         // The cloud secrets key only where a value (or a webhook's signing secret) is sealed.
         if (route?.aws.cloudSecrets || route?.aws.webhooks?.includes('Seal') || isActivities) expect(SECRETS_KEY, f.Metadata?.['aws:cdk:path']).toEqual(cloudSecretsKeyVariable());
         else expect(SECRETS_KEY, f.Metadata?.['aws:cdk:path']).toBeUndefined();
-        // The webhook delivery queue only where deliveries are queued (a replay).
-        if (route?.aws.webhooks?.includes('SendMessage')) expect(WEBHOOK_QUEUE_URL, route.operationId).toEqual({ Ref: deliveriesId() });
-        else expect(WEBHOOK_QUEUE_URL, f.Metadata?.['aws:cdk:path']).toBeUndefined();
+        // The webhook replay queue only where deliveries are replayed; no route queues on the delivery queue (the relay does).
+        if (route?.aws.webhooks?.includes('SendMessage')) expect(WEBHOOK_REPLAY_QUEUE_URL, route.operationId).toEqual({ Ref: replaysId() });
+        else expect(WEBHOOK_REPLAY_QUEUE_URL, f.Metadata?.['aws:cdk:path']).toBeUndefined();
         // The deployment's own account only where a webhook's queue or bus target is checked (never allowed in it).
         if (route?.aws.webhooks?.includes('Target')) expect(SERVICE_ACCOUNT_ID, route.operationId).toEqual({ Ref: 'AWS::AccountId' });
         else expect(SERVICE_ACCOUNT_ID, f.Metadata?.['aws:cdk:path']).toBeUndefined();
@@ -491,10 +491,10 @@ describe('ArthrStack', () => {
           }
           if (actions.some((a) => a.startsWith('sqs:'))) {
             expect(actions, route.operationId).toEqual(['sqs:SendMessage']);
-            // The export job queue, or the webhook delivery queue for a replay: one statement each, on that queue alone.
+            // The export job queue, or the webhook replay queue for a replay: one statement each, on that queue alone.
             const queues = [
               ...(route.aws.exports?.includes('SendMessage') ? [JSON.stringify([{ 'Fn::GetAtt': [resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Exports/Jobs')[0], 'Arn'] }])] : []),
-              ...(route.aws.webhooks?.includes('SendMessage') ? [JSON.stringify([{ 'Fn::GetAtt': [deliveriesId(), 'Arn'] }])] : []),
+              ...(route.aws.webhooks?.includes('SendMessage') ? [JSON.stringify([{ 'Fn::GetAtt': [replaysId(), 'Arn'] }])] : []),
             ];
             expect(queues, route.operationId).toContain(JSON.stringify(resources));
           }

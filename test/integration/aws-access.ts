@@ -27,7 +27,8 @@ export function grantedActions(): Map<string, Set<string>> {
     for (const e of r.aws.exports ?? []) a.add({ SendMessage: 'sqs:SendMessage', Seal: 'kms:Encrypt', GetObject: 's3:GetObject (exports)' }[e]);
     if (r.aws.cloudSecrets === 'seal') a.add('kms:Encrypt (secrets)');
     if (r.aws.webhooks?.includes('Seal')) a.add('kms:Encrypt (webhook secrets)');
-    if (r.aws.webhooks?.includes('SendMessage')) a.add('sqs:SendMessage (webhooks)');
+    // On the replay queue (lib/stack.ts passes it to the route stacks), not the delivery queue.
+    if (r.aws.webhooks?.includes('SendMessage')) a.add('sqs:SendMessage (webhook replays)');
     for (const f of r.aws.faces ?? []) a.add(`rekognition:${f}`);
     out.set(r.operationId, a);
   }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ListQueuesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
@@ -29,6 +29,8 @@ interface Received {
 class Receiver {
   readonly got: Received[] = [];
   answer: (n: number, body: string) => { status: number; headers?: Record<string, string> } = () => ({ status: 204 });
+  /** How long it takes to answer (a slow endpoint). */
+  delayMs = 0;
   private server!: Server;
   url = '';
   async start(): Promise<this> {
@@ -38,7 +40,7 @@ class Receiver {
       req.on('end', () => {
         const a = this.answer(this.got.length, body);
         this.got.push({ headers: req.headers, body, status: a.status });
-        res.writeHead(a.status, a.headers).end();
+        setTimeout(() => res.writeHead(a.status, a.headers).end(), this.delayMs);
       });
     });
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
@@ -68,6 +70,12 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Waits past the top of the hour when it is near: replay limits count in clock-hour windows, and a test of their edge must not straddle two. */
+async function clearOfHourEdge(seconds = 30): Promise<void> {
+  const left = 3600 - (Math.floor(Date.now() / 1000) % 3600);
+  if (left < seconds) await new Promise((r) => setTimeout(r, (left + 1) * 1000));
 }
 
 /** Every webhook this file made, deleted at its end: left behind, each would take the events the rest of the suite makes. */
@@ -217,6 +225,76 @@ describe('webhook delivery', () => {
   });
 });
 
+describe('replayWebhookEvents', () => {
+  it('rejects when a webhook was replayed 20 times this hour: the twentieth is queued, the next is 429 with Retry-After, and another webhook still replays', async () => {
+    const r = await new Receiver().start();
+    try {
+      const hook = await subscribe({ url: r.url, eventTypes: ['webhook.test'] });
+      const spare = await subscribe({ url: r.url, eventTypes: ['webhook.test'] });
+      const sent = await call('POST', `${BASE}/${hook.id}/test`, { token });
+      const spareSent = await call('POST', `${BASE}/${spare.id}/test`, { token });
+      await until('the test events', () => (r.got.length >= 2 ? true : undefined));
+      await clearOfHourEdge();
+      for (let i = 1; i <= 20; i++) {
+        const ok = await call('POST', `${BASE}/${hook.id}/replay`, { token, body: { eventId: sent.json.eventId } });
+        expect(ok.status, `replay ${i}: ${ok.text}`).toBe(202);
+        expect(ok.json).toEqual({ queued: 1, more: false });
+      }
+      const over = await call('POST', `${BASE}/${hook.id}/replay`, { token, body: { eventId: sent.json.eventId } });
+      expect(over.status, over.text).toBe(429);
+      expect(over.json.code).toBe('WEBHOOK_REPLAY_LIMITED');
+      // Until the window (the clock hour) ends.
+      const retryAfter = Number(over.headers['retry-after']);
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(Math.abs(retryAfter - (3600 - (Math.floor(Date.now() / 1000) % 3600)))).toBeLessThanOrEqual(2);
+      // Another webhook of the tenant has its own count.
+      expect((await call('POST', `${BASE}/${spare.id}/replay`, { token, body: { eventId: spareSent.json.eventId } })).status).toBe(202);
+    } finally {
+      await r.stop();
+    }
+  });
+
+  it("does not hold another tenant's new delivery behind a large replay", async () => {
+    // Tenant "other" replays 100 deliveries (5 webhooks, so 5 message groups: more than the
+    // worker's loops) to an endpoint that takes half a second each, about 25 seconds of work.
+    const slow = await new Receiver().start();
+    const b = await new Receiver().start();
+    const hooks: string[] = [];
+    try {
+      for (let i = 0; i < 5; i++) hooks.push((await subscribe({ url: slow.url, eventTypes: ['webhook.test'] }, other, 'other')).id);
+      const from = new Date(Date.now() - 1000).toISOString();
+      await Promise.all(hooks.map(async (id) => {
+        for (let n = 0; n < 20; n++) expect((await call('POST', `${BASE}/${id}/test`, { token: other, tenant: 'other' })).status).toBe(202);
+      }));
+      await until('the first deliveries', () => (slow.got.length >= 100 ? true : undefined), 60_000);
+      const to = new Date(Date.now() + 1000).toISOString();
+      const bHook = await subscribe({ url: b.url, eventTypes: ['webhook.test'] });
+
+      slow.delayMs = 500;
+      for (const id of hooks) {
+        const replayed = await call('POST', `${BASE}/${id}/replay`, { token: other, tenant: 'other', body: { from, to } });
+        expect(replayed.status, replayed.text).toBe(202);
+        expect(replayed.json.queued).toBe(20);
+      }
+      // Tenant demo's new event, while the replay is queued.
+      const started = Date.now();
+      expect((await call('POST', `${BASE}/${bHook.id}/test`, { token })).status).toBe(202);
+      await until("demo's delivery", () => b.got[0], 40_000);
+      const delay = Date.now() - started;
+      const replayedMeanwhile = slow.got.length - 100;
+      // The replay was still under way (so it could have been in the way)...
+      expect(replayedMeanwhile).toBeLessThan(100);
+      // ...and demo's delivery did not wait for it: without lanes it waited about 12 s here.
+      expect(delay, `delivered after ${delay} ms, ${replayedMeanwhile} replayed deliveries meanwhile`).toBeLessThan(5_000);
+    } finally {
+      // Their replayed deliveries still queued are discarded (the webhooks are gone), not sent.
+      for (const id of hooks) await call('DELETE', `${BASE}/${id}`, { token: other, tenant: 'other' });
+      await slow.stop();
+      await b.stop();
+    }
+  });
+});
+
 describe('the Send Webhook step', () => {
   /** A journey that notifies one webhook with a body from its variables, then passes; its error route ends it declined. */
   async function notifyingJourney(webhookId: string): Promise<string> {
@@ -308,6 +386,35 @@ describe('a queue as the target', () => {
       // In the order the relay put them on the bus.
       const order = relayed().filter((e) => e.subject.id === id && e.type !== 'process-instance.completed').map((e) => e.id);
       expect(mine.map((g) => g.body.id)).toEqual(order.slice(0, mine.length));
+    } finally {
+      sqs.destroy();
+    }
+  });
+
+  it("rejects when the target is the service's own delivery queue or its dead letters, on create and on change", async () => {
+    const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { s3Endpoint: string };
+    const sqs = new SQSClient({ endpoint: runtime.s3Endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    try {
+      // The runtime's own queues: every name it gives them starts with arthr-.
+      const own = (await sqs.send(new ListQueuesCommand({ QueueNamePrefix: 'arthr-' }))).QueueUrls ?? [];
+      const arns = await Promise.all(own.map(async (QueueUrl) => (await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!));
+      expect(arns.some((a) => a.endsWith('webhook-deliveries.fifo')), arns.join()).toBe(true);
+      expect(arns.some((a) => a.endsWith('webhook-deliveries-dlq.fifo')), arns.join()).toBe(true);
+      for (const queueArn of arns) {
+        const res = await call('POST', BASE, { token, body: { target: { type: 'sqs', queueArn } } });
+        if (res.status === 201) made.push({ id: res.json.id, as: () => token, tenant: 'demo' });
+        expect(res.status, queueArn).toBe(400);
+        expect(res.json.code, queueArn).toBe('WEBHOOK_URL_REFUSED');
+        expect(res.json.details, queueArn).toEqual([{ location: 'body.target', message: expect.stringMatching(/service's own/) }]);
+      }
+      // A relying party's queue may not be changed into one of them either.
+      const made2 = await sqs.send(new CreateQueueCommand({ QueueName: `rp-${Math.random().toString(36).slice(2, 8)}`, Attributes: {} }));
+      const rpArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: made2.QueueUrl!, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+      const hook = await subscribe({ target: { type: 'sqs', queueArn: rpArn } });
+      const moved = await call('PATCH', `${BASE}/${hook.id}`, { token, body: { target: { type: 'sqs', queueArn: arns.find((a) => a.endsWith('webhook-deliveries.fifo'))! } } });
+      expect(moved.status).toBe(400);
+      expect(moved.json.code).toBe('WEBHOOK_URL_REFUSED');
+      expect((await call('GET', `${BASE}/${hook.id}`, { token })).json.target).toEqual({ type: 'sqs', queueArn: rpArn });
     } finally {
       sqs.destroy();
     }

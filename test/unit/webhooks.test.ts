@@ -2,6 +2,9 @@ import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SendMessageCom
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkOutboundUrl, OutboundRefused, type GuardedFetch, type OutboundResponse } from '../../functions/cloud-functions/outbound.js';
@@ -11,7 +14,9 @@ import { resetConfigForTests } from '../../functions/config.js';
 import { deliver, fanOut, MAX_REPLAY, replay, retryAfterSeconds, type DeliverDeps } from '../../functions/webhooks/deliver.js';
 import { handleDeliveries } from '../../functions/webhooks/on-delivery.js';
 import { wants } from '../../functions/webhooks/webhooks.js';
-import type { DeliveryAttempt, DeliveryMessage, DeliveryRecord, DeliveryStatus, WebhookRecord } from '../../functions/webhooks/model.js';
+import type { DeliveryAttempt, DeliveryMessage, DeliveryRecord, DeliveryStatus, ReplayBudget, WebhookRecord } from '../../functions/webhooks/model.js';
+import { replayBudget } from '../../functions/store/rate-limits.js';
+import { toErrorResponse, WebhookReplayLimitedError } from '../../functions/errors.js';
 import { deliveryQueue } from '../../functions/store/delivery-queue.js';
 import { awsTargetSender, queueUrlOf, targetRefusal } from '../../functions/webhooks/targets.js';
 
@@ -87,6 +92,7 @@ function harness(opts: { webhook?: WebhookRecord | undefined; answer?: (n: numbe
 beforeAll(() => {
   process.env.TABLE_NAME = 'unit';
   process.env.WEBHOOK_QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/arthr-fir-webhook-deliveries.fifo';
+  process.env.WEBHOOK_REPLAY_QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/arthr-fir-webhook-replays.fifo';
   resetConfigForTests();
 });
 
@@ -173,7 +179,43 @@ describe('deliver to a queue or bus target', () => {
   });
 });
 
+describe('deliver to a target the rules refuse', () => {
+  it("rejects when a stored webhook's target is the service's own delivery queue: nothing sent, FAILED without retries", async () => {
+    const own = harness({ webhook: hook({ url: undefined, target: { type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:000000000000:arthr-fir-webhook-deliveries.fifo' } }) });
+    expect(await deliver(own.d, own.message, now)).toEqual({ done: true, status: 'FAILED' });
+    expect(own.sentToTargets).toEqual([]);
+    expect(own.log[0]!.attempt!.error).toMatch(/^refused: .*service's own/);
+  });
+});
+
 describe('targetRefusal', () => {
+  it("rejects when the target is in the service's own account or named with a deployment's prefix, on AWS", () => {
+    process.env.SERVICE_ACCOUNT_ID = '123456789012';
+    resetConfigForTests();
+    try {
+      // The deployment's own account, whatever the name.
+      expect(targetRefusal({ type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:123456789012:rp-events' })).toMatch(/own AWS account/);
+      expect(targetRefusal({ type: 'eventbridge', eventBusArn: 'arn:aws:events:eu-west-1:123456789012:event-bus/default' })).toMatch(/own AWS account/);
+      // The service's own names in any account: its delivery queue (CloudFormation names it after
+      // the stack), its dead letters, its bus, and a sibling region's deployment.
+      for (const target of [
+        { type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:111122223333:arthr-fir-EventsDeliveriesA1B2C3-Q1w2E3r4.fifo' },
+        { type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:111122223333:arthr-fir-EventsDeliveryDeadLetters9F8E-Z9y8X7.fifo' },
+        { type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:111122223333:arthr-oak-webhook-replays.fifo' },
+        { type: 'eventbridge', eventBusArn: 'arn:aws:events:eu-west-1:111122223333:event-bus/arthr-gum-events' },
+      ] as const) {
+        expect(targetRefusal(target), JSON.stringify(target)).toMatch(/named as the service's own queues and buses are \(arthr-(fir|gum|oak)-\.\.\.\)/);
+      }
+      // A relying party's own queue that merely mentions the service is its to name.
+      expect(targetRefusal({ type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:111122223333:arthr-events' })).toBeUndefined();
+      expect(targetRefusal({ type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:111122223333:rp-arthr-fir-copy' })).toBeUndefined();
+    } finally {
+      delete process.env.SERVICE_ACCOUNT_ID;
+      resetConfigForTests();
+    }
+  });
+
+
   it("refuses an ARN of another shape, the deployment's own account, and a bus locally", () => {
     process.env.SERVICE_ACCOUNT_ID = '123456789012';
     resetConfigForTests();
@@ -273,13 +315,108 @@ describe('replay', () => {
       webhooks: { get: async () => hook({ processDefnNames: ['kyc'] }) },
       outbox: { getEvent: async () => events[0], range: async () => events },
       deliveries: { restart: async (r: DeliveryRecord) => void restarted.push(r) },
-      queue: { send: async (m: readonly DeliveryMessage[]) => void queued.push(...m) },
+      queue: { sendReplays: async (m: readonly DeliveryMessage[]) => void queued.push(...m) },
+      budget: { take: async () => ({ ok: true as const }) },
     };
     const out = await replay(d, 'acme', 'w1', { from: now.toISOString(), to: new Date(now.getTime() + 86_400_000).toISOString() }, now);
     expect(out).toEqual({ queued: MAX_REPLAY, more: true, last: events.at(-1)!.timestamp });
     expect(queued.map((m) => m.eventId)).toEqual(events.map((e) => e.id));
+    // On the replay lane, apart from fresh deliveries.
+    expect(queued.every((m) => m.lane === 'replay')).toBe(true);
     expect(restarted.every((r) => r.status === 'PENDING')).toBe(true);
     expect(await replay(d, 'acme', 'w1', { eventId: events[0]!.id }, now)).toEqual({ queued: 1, more: false });
+  });
+
+  it('rejects when the replay is over its limits: 429 WEBHOOK_REPLAY_LIMITED with Retry-After, and nothing restarted or queued', async () => {
+    const events = Array.from({ length: 3 }, (_, i) => instanceEvents.created({ ...instance, id: `pi-${i}` }, new Date(now.getTime() + i)));
+    const queued: DeliveryMessage[] = [];
+    const restarted: DeliveryRecord[] = [];
+    const asked: [string, string, number][] = [];
+    let answer: Awaited<ReturnType<ReplayBudget['take']>> = { ok: false, over: 'tenant', retryAfterSeconds: 1200 };
+    const d = {
+      webhooks: { get: async () => hook() },
+      outbox: { getEvent: async () => events[0], range: async () => events },
+      deliveries: { restart: async (r: DeliveryRecord) => void restarted.push(r) },
+      queue: { sendReplays: async (m: readonly DeliveryMessage[]) => void queued.push(...m) },
+      budget: { take: async (t: string, w: string, n: number) => (asked.push([t, w, n]), answer) },
+    };
+    const range = { from: now.toISOString(), to: new Date(now.getTime() + 60_000).toISOString() };
+    const err = await replay(d, 'acme', 'w1', range, now).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WebhookReplayLimitedError);
+    expect(toErrorResponse(err)).toMatchObject({ statusCode: 429, body: { code: 'WEBHOOK_REPLAY_LIMITED', message: expect.stringMatching(/5000 replayed deliveries/) }, headers: { 'Retry-After': '1200' } });
+    // Counted with the deliveries it would queue (those the webhook takes), before any is queued.
+    expect(asked).toEqual([['acme', 'w1', 3]]);
+    expect([queued, restarted]).toEqual([[], []]);
+    answer = { ok: false, over: 'webhook', retryAfterSeconds: 59 };
+    expect(toErrorResponse(await replay(d, 'acme', 'w1', { eventId: events[0]!.id }, now).catch((e: unknown) => e))).toMatchObject({
+      statusCode: 429,
+      body: { message: expect.stringMatching(/replayed 20 times/) },
+      headers: { 'Retry-After': '59' },
+    });
+  });
+});
+
+describe('replayBudget', () => {
+  /** DynamoDB's conditional write on one window item, in memory: ADD both counts only while the condition holds. */
+  function fakeWindows() {
+    const items = new Map<string, Record<string, number>>();
+    ddb.on(UpdateCommand).callsFake((input: UpdateCommandInput) => {
+      const key = `${input.Key!.PK}|${input.Key!.SK}`;
+      const item = items.get(key) ?? {};
+      const calls = input.ExpressionAttributeNames!['#calls']!;
+      const v = input.ExpressionAttributeValues as Record<string, number>;
+      const within = (item[calls] === undefined || item[calls] < v[':maxCalls']!) && (item.deliveries === undefined || item.deliveries <= v[':room']!);
+      if (!within) throw Object.assign(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }), { Item: marshall(item) });
+      items.set(key, { ...item, [calls]: (item[calls] ?? 0) + 1, deliveries: (item.deliveries ?? 0) + v[':n']! });
+      return {};
+    });
+    return items;
+  }
+  const limits = { windowSeconds: 3600, callsPerWebhook: 3, deliveriesPerTenant: 100 };
+  const at = new Date('2026-05-01T12:40:00.000Z');
+  beforeEach(() => ddb.reset());
+
+  it('counts a replay in one conditional UpdateItem on the tenant’s window of the hour, in the rate partition', async () => {
+    fakeWindows();
+    expect(await replayBudget(limits).take('acme', 'w1', 7, at)).toEqual({ ok: true });
+    const calls = ddb.commandCalls(UpdateCommand);
+    expect(calls).toHaveLength(1);
+    const hour = Date.parse('2026-05-01T12:00:00.000Z') / 1000;
+    expect(calls[0]!.args[0].input).toMatchObject({
+      Key: { PK: 'TNT#acme#RATE', SK: `R#${hour}` },
+      ConditionExpression: expect.stringContaining('#calls < :maxCalls'),
+      ExpressionAttributeValues: { ':n': 7, ':room': 93, ':maxCalls': 3, ':ttl': hour + 3600 + 120 },
+    });
+  });
+
+  it('rejects when a webhook has had its replay calls this window: the last allowed passes, the next is refused, another webhook still may', async () => {
+    fakeWindows();
+    const budget = replayBudget(limits);
+    for (let i = 0; i < 3; i++) expect(await budget.take('acme', 'w1', 1, at)).toEqual({ ok: true });
+    // Twenty minutes to the next window.
+    expect(await budget.take('acme', 'w1', 1, at)).toEqual({ ok: false, over: 'webhook', retryAfterSeconds: 1200 });
+    expect(await budget.take('acme', 'w2', 1, at)).toEqual({ ok: true });
+    // The next hour is a new window.
+    expect(await budget.take('acme', 'w1', 1, new Date('2026-05-01T13:00:00.000Z'))).toEqual({ ok: true });
+  });
+
+  it("rejects when a replay would take the tenant over its replayed deliveries this window: exactly the limit passes, one more is refused, other tenants are apart", async () => {
+    fakeWindows();
+    const budget = replayBudget(limits);
+    expect(await budget.take('acme', 'w1', 60, at)).toEqual({ ok: true });
+    expect(await budget.take('acme', 'w2', 41, at)).toEqual({ ok: false, over: 'tenant', retryAfterSeconds: 1200 });
+    expect(await budget.take('acme', 'w2', 40, at)).toEqual({ ok: true });
+    expect(await budget.take('acme', 'w3', 1, at)).toEqual({ ok: false, over: 'tenant', retryAfterSeconds: 1200 });
+    expect(await budget.take('other', 'w9', 100, at)).toEqual({ ok: true });
+    // More than a whole window's budget is refused without a write.
+    const writes = ddb.commandCalls(UpdateCommand).length;
+    expect(await budget.take('other', 'w9', 101, at)).toMatchObject({ ok: false, over: 'tenant' });
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(writes);
+  });
+
+  it('passes a failure other than the condition on', async () => {
+    ddb.on(UpdateCommand).rejects(Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' }));
+    await expect(replayBudget(limits).take('acme', 'w1', 1, at)).rejects.toThrow('slow down');
   });
 });
 
@@ -332,6 +469,7 @@ describe('fanOut', () => {
 
 // One mock per client class in a file.
 const sqs = mockClient(SQSClient);
+const ddb = mockClient(DynamoDBDocumentClient);
 const sts = mockClient(STSClient);
 const eventBridge = mockClient(EventBridgeClient);
 
@@ -350,6 +488,15 @@ describe('handleDeliveries', () => {
       { QueueUrl: process.env.WEBHOOK_QUEUE_URL, ReceiptHandle: 'rh-a', VisibilityTimeout: 6 },
     ]);
   });
+
+  it('hides a failed replayed delivery on the replay queue, the one it came from', async () => {
+    sqs.on(ChangeMessageVisibilityCommand).resolves({});
+    const h = harness({ answer: () => ({ status: 503 }) });
+    const body = JSON.stringify({ ...h.message, replay: '1', lane: 'replay' });
+    const out = await handleDeliveries({ ...h.d, queue: deliveryQueue }, [{ messageId: 'r', receiptHandle: 'rh-r', body, attributes: { MessageGroupId: 'w1:pi-1' } }], () => now);
+    expect(out.batchItemFailures).toEqual([{ itemIdentifier: 'r' }]);
+    expect(sqs.commandCalls(ChangeMessageVisibilityCommand)[0]!.args[0].input.QueueUrl).toBe(process.env.WEBHOOK_REPLAY_QUEUE_URL);
+  });
 });
 
 describe('deliveryQueue on AWS', () => {
@@ -366,6 +513,14 @@ describe('deliveryQueue on AWS', () => {
     // A subject id too long for SQS becomes its hash.
     await deliveryQueue.send([{ ...messages[0]!, subjectId: 'x'.repeat(200) }]);
     expect(sqs.commandCalls(SendMessageBatchCommand).at(-1)!.args[0].input.Entries![0]!.MessageGroupId).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('queues replays on the replay queue and fresh deliveries on the delivery queue', async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    const m = { tenantId: 'acme', webhookId: 'w1', eventId: newEventId(now), eventTimestamp: now.toISOString(), subjectId: 's' };
+    await deliveryQueue.send([m]);
+    await deliveryQueue.sendReplays([{ ...m, replay: '42', lane: 'replay' }]);
+    expect(sqs.commandCalls(SendMessageBatchCommand).map((c) => c.args[0].input.QueueUrl)).toEqual([process.env.WEBHOOK_QUEUE_URL, process.env.WEBHOOK_REPLAY_QUEUE_URL]);
   });
 
   it('throws when SQS refuses a message, so the relay sends the batch again', async () => {
