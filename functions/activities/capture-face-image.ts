@@ -1,5 +1,6 @@
 import { faceCaptureObjectKey, faces as faceEngine, images } from '../journey/deps.js';
 import { judgeQuality, THRESHOLDS, type FaceProblem } from '../faces/quality.js';
+import { imageRefusal } from '../faces/model.js';
 import { faceCaptureCheck, faceImageRecord, inspectFaceImage, latestCapture, type ImageProblem } from '../journey/face-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
 import { renderFaceCapture } from '../journey/screens/face-capture.js';
@@ -89,9 +90,19 @@ export const submission: Submission<typeof spec> = {
     // Judged by the face in it: what is wrong with it goes back to the end user to fix, and the
     // step waits; a usable face is then judged live or not, which the check records.
     const thresholds = THRESHOLDS[faceEngine.name];
-    const verdict = judgeQuality(await faceEngine.detect({ bytes }), thresholds);
-    if (verdict.problems.length > 0 || !verdict.face) return { page: capturePage(view, verdict.problems[0]) };
-    const liveness = (await faceEngine.liveness({ bytes })).score;
+    let verdict: ReturnType<typeof judgeQuality>;
+    let liveness: number;
+    try {
+      verdict = judgeQuality(await faceEngine.detect({ bytes }), thresholds);
+      if (verdict.problems.length > 0 || !verdict.face) return { page: capturePage(view, verdict.problems[0]) };
+      liveness = (await faceEngine.liveness({ bytes })).score;
+    } catch (err) {
+      // An image the engine refuses (Rekognition on AWS, or a decode that failed or ran out of
+      // time) is the end user's to replace, as one refused above.
+      const refused = imageRefusal(err);
+      if (!refused) throw err;
+      return { page: capturePage(view, refused) };
+    }
 
     const { record, step } = view;
     const faceKey = view.inputs['Face Key'];

@@ -124,17 +124,8 @@ export interface WatchlistStore {
   removeMember(tenantId: string, watchlistId: string, memberId: string): Promise<boolean>;
 }
 
-/**
- * How an engine refuses an image (Rekognition's exception names, which the local engine uses
- * too): too large, not a JPEG or PNG, or a parameter it cannot take (no face, too small). A
- * caller turns it into its own refusal, never a 500.
- */
-export function imageRefusal(err: unknown): 'tooLarge' | 'unreadable' | undefined {
-  const name = (err as { name?: unknown } | undefined)?.name;
-  if (name === 'ImageTooLargeException') return 'tooLarge';
-  if (name === 'InvalidImageFormatException' || name === 'InvalidParameterException') return 'unreadable';
-  return undefined;
-}
+/** An engine's refusal of an image (both engines throw it, so it sits in shared/, below the store layer). */
+export { FaceImageRefusedError, imageRefusal, type ImageRefusal } from '../shared/face-engine-image.js';
 
 /** The watchlist's collection is not there (deleted meanwhile). */
 export function isMissingCollection(err: unknown): boolean {

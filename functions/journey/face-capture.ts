@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 import jpeg from 'jpeg-js';
-import { imageFormatOf, readImageHeader } from '../shared/image-header.js';
+import { checkImage, jpegDecodeLimits } from '../shared/image-check.js';
 import { PNG as PngDecoder } from 'pngjs';
 import { MAX_FACE_IMAGE_BYTES, MAX_FACE_IMAGE_PIXELS, MIN_FACE_IMAGE_SIDE } from './face-limits.js';
 import type { CheckRecord, ImageRecord } from '../process-manager/model.js';
@@ -22,23 +22,20 @@ export interface InspectedImage {
 
 /**
  * What an uploaded image is, judged by its bytes alone (its name and the type the browser
- * claimed are ignored): a JPEG or PNG whose header parses, within the size limits.
+ * claimed are ignored): a whole JPEG or PNG (functions/shared/image-check.ts: its structure walked
+ * to its end, nothing decoded) within the size limits.
  */
 export function inspectFaceImage(given: Uint8Array, maxBytes = MAX_FACE_IMAGE_BYTES, decode = true): InspectedImage | { problem: ImageProblem } {
   if (given.length === 0) return { problem: 'missing' };
-  if (given.length > maxBytes) return { problem: 'tooLarge' };
-  const kind = imageFormatOf(given);
-  if (!kind) return { problem: 'notAnImage' };
-  const header = readImageHeader(given);
-  if (!header) return { problem: 'unreadable' };
-  const { width, height } = header;
+  const checked = checkImage(given, { maxBytes, maxPixels: MAX_FACE_IMAGE_PIXELS });
+  if ('problem' in checked) return checked;
+  const { format: kind, width, height } = checked.header;
   if (Math.min(width, height) < MIN_FACE_IMAGE_SIDE) return { problem: 'tooSmall' };
-  if (width * height > MAX_FACE_IMAGE_PIXELS) return { problem: 'tooLarge' };
   // The header alone proves nothing: a 97-byte PNG header may claim 100000 x 100000 pixels with
   // no pixel data behind it. The whole image must decode, to the size its header claims.
   // Without `decode` (an image only the face engine reads: Rekognition on AWS, which refuses what
-  // does not decode), the header is judged alone, and the function needs no memory for the pixels.
-  if (decode && !decodesFully(kind, given, header.stored)) return { problem: 'unreadable' };
+  // does not decode), the structure is judged alone, and the function needs no memory for the pixels.
+  if (decode && !decodesFully(kind, given, checked.header.stored)) return { problem: 'unreadable' };
   return kind === 'JPEG'
     ? { format: 'JPEG', contentType: 'image/jpeg', extension: 'jpg', width, height }
     : { format: 'PNG', contentType: 'image/png', extension: 'png', width, height };
@@ -49,7 +46,7 @@ function decodesFully(kind: 'JPEG' | 'PNG', bytes: Uint8Array, size: { width: nu
   try {
     const decoded =
       kind === 'JPEG'
-        ? jpeg.decode(bytes, { useTArray: true, tolerantDecoding: false, maxResolutionInMP: MAX_FACE_IMAGE_PIXELS / 1e6, maxMemoryUsageInMB: 256 })
+        ? jpeg.decode(bytes, { useTArray: true, tolerantDecoding: false, ...jpegDecodeLimits(MAX_FACE_IMAGE_PIXELS) })
         : PngDecoder.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     if (kind === 'PNG' && !pngHasAllRows(bytes)) return false;
     return decoded.width === size.width && decoded.height === size.height && decoded.data.length >= size.width * size.height * 4;

@@ -7,9 +7,5 @@
 export const MAX_FACE_IMAGE_BYTES = 3 * 1024 * 1024;
 /** Below this on its shorter side an image cannot show a face well enough to check: refused. */
 export const MIN_FACE_IMAGE_SIDE = 240;
-/**
- * The largest image decoded, in pixels (a phone's 48 MP photo is larger, but the page scales a
- * chosen file down before it sends it): a header may claim any size, and decoding what it claims
- * is the memory a decompression bomb asks for. 40 MP decoded to RGBA is 160 MB.
- */
-export const MAX_FACE_IMAGE_PIXELS = 40_000_000;
+/** The largest image decoded, in pixels by its header (one cap for the pages and both engines). */
+export { MAX_FACE_IMAGE_PIXELS } from '../shared/face-engine-image.js';

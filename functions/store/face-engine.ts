@@ -5,11 +5,15 @@
  * collections named `{FACE_COLLECTION_PREFIX}.{tenantId}.{watchlistId}`, so a function's grant
  * on its deployment's prefix reaches no other deployment's faces.
  *
+ * Every image is judged before it is sent (functions/faces/engine-image.ts), and Rekognition's own
+ * refusals of an image (InvalidImageFormatException, ImageTooLargeException) come back as the
+ * port's FaceImageRefusedError, as the embedded engine's do.
+ *
  * Locally, lib/local/face-engine.ts is installed in its place.
  */
 import type { RekognitionClient } from '@aws-sdk/client-rekognition';
 import { getStoreConfig } from '../config.js';
-import { readImageHeader } from '../shared/image-header.js';
+import { engineImage, FaceImageRefusedError } from '../shared/face-engine-image.js';
 import { traced } from '../observability/tracer.js';
 import { analyseImage, livenessScore } from './embedded-face-model.js';
 import type { Comparison, Detection, FaceEngine, FaceImage, WatchlistHit, WatchlistRef } from '../faces/model.js';
@@ -18,11 +22,20 @@ type Rekognition = { client: RekognitionClient; commands: typeof import('@aws-sd
 
 const nameOf = (err: unknown) => (typeof err === 'object' && err !== null ? (err as { name?: unknown }).name : undefined);
 
-/** The image's displayed size from its header (Rekognition's boxes are fractions of it, after EXIF orientation). */
-function displayedSize(bytes: Uint8Array): { width: number; height: number } {
-  const header = readImageHeader(bytes);
-  if (!header) throw new Error('the face image is neither a JPEG nor a PNG with a readable header');
-  return { width: header.width, height: header.height };
+/**
+ * Rekognition's refusal of the image as the port's. `InvalidParameterException` is the image's
+ * fault only where the call has no other parameter a client chose (DetectFaces, IndexFaces: an
+ * image Rekognition cannot use, such as one under 80 pixels); CompareFaces and SearchFacesByImage
+ * raise it for no face, which they answer as such.
+ */
+function refusal(err: unknown, invalidParameterIsImage = false): unknown {
+  const name = nameOf(err);
+  const message = err instanceof Error ? err.message : String(name);
+  if (name === 'ImageTooLargeException') return new FaceImageRefusedError('tooLarge', message);
+  if (name === 'InvalidImageFormatException' || (invalidParameterIsImage && name === 'InvalidParameterException')) {
+    return new FaceImageRefusedError('unreadable', message);
+  }
+  return err;
 }
 
 /** Waits for `call`, taking the named Rekognition error as done (creating what exists, deleting what is gone). */
@@ -53,8 +66,12 @@ export class RekognitionFaceEngine implements FaceEngine {
   }
 
   async detect(image: FaceImage): Promise<Detection> {
+    // Rekognition's boxes are fractions of the image as displayed (after its EXIF orientation).
+    const { width, height } = engineImage(image.bytes);
     const { client, commands } = await this.rekognition();
-    const out = await client.send(new commands.DetectFacesCommand({ Image: { Bytes: image.bytes }, Attributes: ['DEFAULT'] }));
+    const out = await client
+      .send(new commands.DetectFacesCommand({ Image: { Bytes: image.bytes }, Attributes: ['DEFAULT'] }))
+      .catch((err: unknown) => Promise.reject(refusal(err, true)));
     const faces = (out.FaceDetails ?? []).map((f) => ({
       box: { left: f.BoundingBox?.Left ?? 0, top: f.BoundingBox?.Top ?? 0, width: f.BoundingBox?.Width ?? 0, height: f.BoundingBox?.Height ?? 0 },
       confidence: Math.round((f.Confidence ?? 0) * 10) / 1000,
@@ -62,7 +79,7 @@ export class RekognitionFaceEngine implements FaceEngine {
       quality: { brightness: f.Quality?.Brightness ?? 0, sharpness: f.Quality?.Sharpness ?? 0 },
     }));
     faces.sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height);
-    return { ...displayedSize(image.bytes), faces };
+    return { width, height, faces };
   }
 
   async liveness(image: FaceImage) {
@@ -71,6 +88,8 @@ export class RekognitionFaceEngine implements FaceEngine {
   }
 
   async compare(source: FaceImage, target: FaceImage): Promise<Comparison> {
+    engineImage(source.bytes);
+    engineImage(target.bytes);
     const { client, commands } = await this.rekognition();
     try {
       const out = await client.send(
@@ -86,7 +105,7 @@ export class RekognitionFaceEngine implements FaceEngine {
     } catch (err) {
       // Rekognition refuses a source image in which it finds no face.
       if (nameOf(err) === 'InvalidParameterException') return { noFace: 'source' };
-      throw err;
+      throw refusal(err);
     }
   }
 
@@ -101,6 +120,7 @@ export class RekognitionFaceEngine implements FaceEngine {
   }
 
   async addMember(ref: WatchlistRef, memberId: string, image: FaceImage) {
+    engineImage(image.bytes);
     const { client, commands } = await this.rekognition();
     const out = await client.send(
       new commands.IndexFacesCommand({
@@ -111,7 +131,7 @@ export class RekognitionFaceEngine implements FaceEngine {
         QualityFilter: 'AUTO',
         DetectionAttributes: [],
       }),
-    );
+    ).catch((err: unknown) => Promise.reject(refusal(err, true)));
     const faceId = out.FaceRecords?.[0]?.Face?.FaceId;
     return faceId ? { faceId } : undefined;
   }
@@ -122,6 +142,7 @@ export class RekognitionFaceEngine implements FaceEngine {
   }
 
   async search(ref: WatchlistRef, image: FaceImage, threshold: number, maxHits: number): Promise<WatchlistHit[] | { noFace: true }> {
+    engineImage(image.bytes);
     const { client, commands } = await this.rekognition();
     try {
       const out = await client.send(
@@ -140,7 +161,7 @@ export class RekognitionFaceEngine implements FaceEngine {
     } catch (err) {
       // No face in the searched image.
       if (nameOf(err) === 'InvalidParameterException') return { noFace: true };
-      throw err;
+      throw refusal(err);
     }
   }
 }

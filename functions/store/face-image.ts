@@ -1,6 +1,6 @@
 import jpeg from 'jpeg-js';
 import { PNG as PngDecoder } from 'pngjs';
-import { readImageHeader } from '../shared/image-header.js';
+import { ENGINE_JPEG_LIMITS, engineImage, undecodable } from '../shared/face-engine-image.js';
 
 /** An image's pixels as the face model reads them: RGB, one byte a channel, row by row. */
 export interface RgbImage {
@@ -13,16 +13,23 @@ export interface RgbImage {
 export const MODEL_MAX_SIDE = 1024;
 
 /**
- * The pixels of a JPEG or PNG (already checked by inspectFaceImage), turned upright by its EXIF
- * orientation and scaled down (by averaging) to at most `maxSide` on its longer side.
+ * The pixels of a JPEG or PNG, turned upright by its EXIF orientation and scaled down (by
+ * averaging) to at most `maxSide` on its longer side. The image is judged whole and within the
+ * engine's bounds before a byte is decoded; what is refused there, or fails to decode after, is
+ * a FaceImageRefusedError.
  */
 export function decodeRgb(bytes: Uint8Array, maxSide = MODEL_MAX_SIDE): RgbImage {
-  const header = readImageHeader(bytes);
-  const isJpeg = header?.format === 'JPEG';
-  const rgba = isJpeg
-    ? jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: 40, maxMemoryUsageInMB: 256 })
-    : PngDecoder.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  const upright = orient({ width: rgba.width, height: rgba.height, data: rgba.data as Uint8Array }, header?.orientation ?? 1);
+  const header = engineImage(bytes);
+  let rgba: { width: number; height: number; data: Uint8Array };
+  try {
+    rgba =
+      header.format === 'JPEG'
+        ? jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, ...ENGINE_JPEG_LIMITS })
+        : PngDecoder.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  } catch (err) {
+    throw undecodable(err);
+  }
+  const upright = orient({ width: rgba.width, height: rgba.height, data: rgba.data as Uint8Array }, header.orientation);
   return downscale(upright, maxSide);
 }
 

@@ -3,13 +3,15 @@
  * (an inference takes 50-800 ms of CPU). It answers one message at a time.
  */
 import { parentPort } from 'node:worker_threads';
+import { imageRefusal, type ImageRefusal } from '../../functions/faces/model.js';
 import { analyseImage, descriptorSimilarity } from '../../functions/store/embedded-face-model.js';
 
 export type FaceWorkerRequest =
   | { id: number; op: 'analyse'; bytes: Uint8Array }
   | { id: number; op: 'similarities'; probe: number[]; others: number[][] };
 
-export type FaceWorkerReply = { id: number; result: unknown } | { id: number; error: string };
+/** A failure says whether it was the image's refusal: an error's class does not cross the thread. */
+export type FaceWorkerReply = { id: number; result: unknown } | { id: number; error: string; refused?: ImageRefusal };
 
 parentPort?.on('message', (message: FaceWorkerRequest) => {
   void (async () => {
@@ -20,7 +22,12 @@ parentPort?.on('message', (message: FaceWorkerRequest) => {
           : await Promise.all(message.others.map((other) => descriptorSimilarity(message.probe, other)));
       parentPort?.postMessage({ id: message.id, result } satisfies FaceWorkerReply);
     } catch (err) {
-      parentPort?.postMessage({ id: message.id, error: err instanceof Error ? err.message : String(err) } satisfies FaceWorkerReply);
+      const refused = imageRefusal(err);
+      parentPort?.postMessage({
+        id: message.id,
+        error: err instanceof Error ? err.message : String(err),
+        ...(refused ? { refused } : {}),
+      } satisfies FaceWorkerReply);
     }
   })();
 });

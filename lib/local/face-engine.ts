@@ -3,23 +3,29 @@
  * (functions/faces/embedded-model.ts) in a worker thread, with watchlists kept as descriptors in
  * memory and in a file under `.local/`, so they outlive a restart as Rekognition collections do.
  *
- * It fails where Rekognition would: an image over 5 MB of bytes (ImageTooLargeException), one
- * that is neither JPEG nor PNG (InvalidImageFormatException), a collection or member id outside
- * Rekognition's pattern (InvalidParameterException), a watchlist that does not exist
- * (ResourceNotFoundException).
+ * It fails where Rekognition would: an image over 5 MB of bytes, one that is neither JPEG nor
+ * PNG, or that does not decode (a FaceImageRefusedError, as the Rekognition engine turns
+ * Rekognition's refusals), a collection or member id outside Rekognition's pattern
+ * (InvalidParameterException), a watchlist that does not exist (ResourceNotFoundException).
+ * The worker gets one call at a time and FACE_WORKER_TIMEOUT_MS for it: one that does not end is
+ * stopped with its worker, and the next call starts a new one.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ModelAnalysis } from '../../functions/store/embedded-face-model.js';
-import { imageFormatOf } from '../../functions/shared/image-header.js';
+import { engineImage } from '../../functions/shared/face-engine-image.js';
 import { livenessScore } from '../../functions/store/embedded-face-model.js';
-import type { Comparison, Detection, FaceEngine, FaceImage, WatchlistHit, WatchlistRef } from '../../functions/faces/model.js';
+import { FaceImageRefusedError, type Comparison, type Detection, type FaceEngine, type FaceImage, type WatchlistHit, type WatchlistRef } from '../../functions/faces/model.js';
 import type { FaceWorkerReply, FaceWorkerRequest } from './face-engine-worker.js';
 
-/** Rekognition's limit on an image passed as bytes. */
-export const REKOGNITION_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/**
+ * The longest the worker may take over one call: an analysis is 0.2-1.5 s here (a 16 MP photo's
+ * decode about 4 s more, the first call's model load about 1 s), and a watchlist route has 29 s.
+ * Longer is a decode or inference that is not going to end.
+ */
+export const FACE_WORKER_TIMEOUT_MS = 20_000;
 const ID_PATTERN = /^[a-zA-Z0-9_.\-:]{1,255}$/;
 
 /** An error named as Rekognition's (the SDK's errors carry the exception's name). */
@@ -44,10 +50,14 @@ export interface LocalFaceEngine extends FaceEngine {
   stop(): Promise<void>;
 }
 
-export function startLocalFaceEngine(options: { collectionsFile?: string } = {}): LocalFaceEngine {
+export function startLocalFaceEngine(options: { collectionsFile?: string; analyseTimeoutMs?: number } = {}): LocalFaceEngine {
+  const timeoutMs = options.analyseTimeoutMs ?? FACE_WORKER_TIMEOUT_MS;
   let worker: Worker | undefined;
   let nextId = 1;
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  const pending = new Map<number, { worker: Worker; resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  // One call in the worker at a time (its model runs one inference at a time anyway): a call that
+  // times out is then the one that stalled it, and none queued behind it is failed with it.
+  let line: Promise<unknown> = Promise.resolve();
   const collections = load(options.collectionsFile);
 
   function ensureWorker(): Worker {
@@ -58,7 +68,7 @@ export function startLocalFaceEngine(options: { collectionsFile?: string } = {})
       const call = pending.get(reply.id);
       if (!call) return;
       pending.delete(reply.id);
-      if ('error' in reply) call.reject(new Error(reply.error));
+      if ('error' in reply) call.reject(reply.refused ? new FaceImageRefusedError(reply.refused, reply.error) : new Error(reply.error));
       else call.resolve(reply.result);
     });
     started.on('error', (err) => fail(started, err.message));
@@ -69,17 +79,41 @@ export function startLocalFaceEngine(options: { collectionsFile?: string } = {})
 
   function fail(dead: Worker, message: string) {
     if (worker === dead) worker = undefined;
+    // Only the dead worker's calls: one stopped for a timeout exits after its successor took the next call.
     for (const [id, call] of pending) {
+      if (call.worker !== dead) continue;
       pending.delete(id);
       call.reject(new Error(message));
     }
   }
 
   function ask<T>(request: DistributiveOmit<FaceWorkerRequest, 'id'>): Promise<T> {
+    const call = line.then(() => send<T>(request));
+    line = call.catch(() => undefined);
+    return call;
+  }
+
+  function send<T>(request: DistributiveOmit<FaceWorkerRequest, 'id'>): Promise<T> {
     const target = ensureWorker();
     const id = nextId++;
     return new Promise<T>((resolve, reject) => {
-      pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      const timer = setTimeout(() => {
+        // A synchronous decode cannot be interrupted inside the thread: the thread is stopped.
+        pending.delete(id);
+        if (worker === target) worker = undefined;
+        void target.terminate();
+        reject(
+          request.op === 'analyse'
+            ? new FaceImageRefusedError('unreadable', `The face engine did not finish with the image within ${timeoutMs} ms.`)
+            : new Error(`the face engine's worker did not answer within ${timeoutMs} ms`),
+        );
+      }, timeoutMs);
+      const settle = () => clearTimeout(timer);
+      pending.set(id, {
+        worker: target,
+        resolve: (v) => (settle(), resolve(v as T)),
+        reject: (e) => (settle(), reject(e)),
+      });
       target.ref();
       target.postMessage({ ...request, id });
     }).finally(() => {
@@ -91,7 +125,8 @@ export function startLocalFaceEngine(options: { collectionsFile?: string } = {})
   // asks detect, then liveness, of the same bytes (two Rekognition-and-model calls on AWS).
   const analysed = new WeakMap<Uint8Array, Promise<ModelAnalysis>>();
   function analyse(image: FaceImage): Promise<ModelAnalysis> {
-    checkImage(image);
+    // Judged here before it is posted (a copy to the thread); the worker's decode judges it again.
+    engineImage(image.bytes);
     let analysis = analysed.get(image.bytes);
     if (!analysis) {
       analysis = ask<ModelAnalysis>({ op: 'analyse', bytes: image.bytes });
@@ -185,13 +220,6 @@ function collectionKey(ref: WatchlistRef): string {
   const key = `${ref.tenantId}.${ref.watchlistId}`;
   if (!ID_PATTERN.test(key)) throw new LocalRekognitionError('InvalidParameterException', 'CollectionId does not match the pattern');
   return key;
-}
-
-function checkImage(image: FaceImage) {
-  if (image.bytes.length > REKOGNITION_MAX_IMAGE_BYTES) {
-    throw new LocalRekognitionError('ImageTooLargeException', 'Image size is too large.');
-  }
-  if (!imageFormatOf(image.bytes)) throw new LocalRekognitionError('InvalidImageFormatException', 'Request has invalid image format');
 }
 
 function load(file: string | undefined): Map<string, Map<string, Member>> {

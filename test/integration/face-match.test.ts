@@ -9,6 +9,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminToken, call, finalStatus, latestSession, multipart, pageUntil, selfieMatchInstance } from './client.js';
 import { face, portrait, toJpeg, toPng } from '../support/face-images.js';
+import { pngWithCorruptData, pngWithEmptyChunks, truncatedJpeg } from '../support/broken-images.js';
 
 let token: string;
 const fresh = () => Math.random().toString(36).slice(2, 10);
@@ -101,6 +102,10 @@ describe('External Source Face Match v1', () => {
     ['two faces', face('two-faces-bar55.jpg'), 'manyFaces'],
     ['not an image', Buffer.from('%PDF-1.7 not a photo at all'.padEnd(4000, ' ')), 'notAnImage'],
     ['nothing', undefined, 'notUploaded'],
+    // Images the engine cannot decode: the routed failure, not COMPLETED_PROCESS_ERROR.
+    ['a JPEG cut short', truncatedJpeg(), 'unreadable'],
+    ['a PNG with 100,000 empty chunks', pngWithEmptyChunks(100_000), 'unreadable'],
+    ['a PNG whose image data does not decode', pngWithCorruptData(), 'unreadable'],
   ] as const)('ends on "Failed face template generation" when the upload has %s', async (_label, reference, reason) => {
     const j = await withReference(reference);
     await capture(j, LIVE_B);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { adminToken, call, finalStatus, issueToken, keyWith, multipart, pageUntil, setNumberAttribute } from './client.js';
 import { face, portrait, toJpeg } from '../support/face-images.js';
+import { jpegClaiming, pngWithCorruptData, pngWithEmptyChunks, truncatedJpeg, truncatedPng } from '../support/broken-images.js';
 
 const BASE = '/api/watchlist-manager/facewatchlists';
 let token: string;
@@ -80,6 +81,27 @@ describe('face watchlists', () => {
     expect((await call('POST', `${BASE}/${id}/watchlist-members`, { token, body: { image: PERSON_B.toString('base64') } })).status).toBe(400);
     expect((await addMember(id, 'x'.repeat(201), PERSON_B)).status).toBe(400);
     expect((await call('GET', `${BASE}/${id}`, { token })).json.memberCount).toBe(0);
+  });
+
+  it('refuse an image the face engine cannot decode with 400 FACE_IMAGE_UNUSABLE, never a 500', async () => {
+    const id = await newWatchlist();
+    for (const [label, image] of [
+      ['a JPEG cut short', truncatedJpeg()],
+      ['a PNG cut short', truncatedPng()],
+      ['a JPEG claiming 39.7 MP', jpegClaiming(7720, 5140)],
+      ['a PNG with 100,000 empty chunks', pngWithEmptyChunks(100_000)],
+      ['a PNG whose image data does not decode', pngWithCorruptData()],
+    ] as const) {
+      const started = Date.now();
+      const res = await addMember(id, 'x', image);
+      expect(res.status, `${label}: ${res.text}`).toBe(400);
+      expect(res.json.code, label).toBe('FACE_IMAGE_UNUSABLE');
+      expect(res.json.details[0].location, label).toBe('body.image');
+      expect(Date.now() - started, label).toBeLessThan(10_000);
+    }
+    expect((await call('GET', `${BASE}/${id}`, { token })).json.memberCount).toBe(0);
+    // The engine is still there for the next member.
+    expect((await addMember(id, 'Anne H.', PERSON_B)).status).toBe(201);
   });
 
   it('take an image of exactly 3 MiB and a label of 200 characters, and refuse one byte or one character more', async () => {

@@ -10,6 +10,7 @@ import { imageStore } from '../../functions/store/images.js';
 import { expiredInstance, handler as expiredHandler } from '../../functions/userdata/on-instance-expired.js';
 import { SCREENS, screenOf } from '../../functions/journey/pages.js';
 import type { ProcessInstanceRecord } from '../../functions/process-manager/instances.js';
+import { jpegClaiming, pngWithEmptyChunks, truncatedJpeg, truncatedPng } from '../support/broken-images.js';
 
 const FACE = readFileSync(resolve(import.meta.dirname, '../fixtures/face-640x480.jpg'));
 const PNG = readFileSync(resolve(import.meta.dirname, '../fixtures/face-320x240.png'));
@@ -61,6 +62,17 @@ describe('inspectFaceImage', () => {
     expect(inspectFaceImage(FACE.subarray(0, Math.floor(FACE.length / 2)))).toEqual({ problem: 'unreadable' });
     expect(inspectFaceImage(PNG.subarray(0, PNG.length - 40))).toEqual({ problem: 'unreadable' });
     expect(inspectFaceImage(PNG)).toMatchObject({ format: 'PNG', width: 320, height: 240 });
+  });
+
+  it('rejects when an image only the face engine decodes is cut short, claims about 40 MP or has 100,000 chunks', () => {
+    // Without `decode` (the watchlist routes, External Source Face Match v1) nothing here decodes
+    // the pixels: the structure is judged alone, and must still refuse these before the engine.
+    const headerOnly = (bytes: Buffer) => inspectFaceImage(bytes, 5 * 1024 * 1024, false);
+    expect(headerOnly(truncatedJpeg())).toEqual({ problem: 'unreadable' });
+    expect(headerOnly(truncatedPng())).toEqual({ problem: 'unreadable' });
+    expect(headerOnly(jpegClaiming(7720, 5140))).toEqual({ problem: 'tooLarge' });
+    expect(headerOnly(pngWithEmptyChunks(100_000))).toEqual({ problem: 'unreadable' });
+    expect(headerOnly(FACE)).toMatchObject({ format: 'JPEG', width: 640, height: 480 });
   });
 
   it('holds the size limit at its edge', () => {

@@ -14,6 +14,7 @@ import {
 import { RekognitionFaceEngine } from '../../functions/store/face-engine.js';
 import { imageRefusal, isMissingCollection } from '../../functions/faces/model.js';
 import { face } from '../support/face-images.js';
+import { truncatedJpeg } from '../support/broken-images.js';
 import { isTransientError } from '../../functions/shared/aws-errors.js';
 
 const rekognition = mockClient(RekognitionClient);
@@ -98,6 +99,25 @@ describe('RekognitionFaceEngine', () => {
     const gone = await engine.search(ref, image, 0.9, 5).catch((e: unknown) => e);
     expect(isMissingCollection(gone)).toBe(true);
     expect(imageRefusal(gone)).toBeUndefined();
+  });
+
+  it('rejects when Rekognition refuses the image, with the refusal the embedded engine gives, whichever call refused', async () => {
+    const engine = new RekognitionFaceEngine('arthr-fir');
+    rekognition.on(DetectFacesCommand).rejects(named('InvalidImageFormatException'));
+    rekognition.on(IndexFacesCommand).rejects(named('ImageTooLargeException'));
+    rekognition.on(CompareFacesCommand).rejects(named('InvalidImageFormatException'));
+    rekognition.on(SearchFacesByImageCommand).rejects(named('ImageTooLargeException'));
+    await expect(engine.detect(image)).rejects.toMatchObject({ name: 'FaceImageRefusedError', reason: 'unreadable' });
+    await expect(engine.addMember(ref, 'm-1', image)).rejects.toMatchObject({ name: 'FaceImageRefusedError', reason: 'tooLarge' });
+    await expect(engine.compare(image, image)).rejects.toMatchObject({ name: 'FaceImageRefusedError', reason: 'unreadable' });
+    await expect(engine.search(ref, image, 0.9, 5)).rejects.toMatchObject({ name: 'FaceImageRefusedError', reason: 'tooLarge' });
+  });
+
+  it('rejects when the image is cut short, before asking Rekognition', async () => {
+    const engine = new RekognitionFaceEngine('arthr-fir');
+    rekognition.on(DetectFacesCommand).resolves({ FaceDetails: [] });
+    await expect(engine.detect({ bytes: truncatedJpeg() })).rejects.toMatchObject({ name: 'FaceImageRefusedError', reason: 'unreadable' });
+    expect(rekognition.commandCalls(DetectFacesCommand)).toHaveLength(0);
   });
 
   it('refuses collection calls without its prefix configured', async () => {

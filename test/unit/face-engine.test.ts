@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { judgeQuality, THRESHOLDS } from '../../functions/faces/quality.js';
 import { startLocalFaceEngine } from '../../lib/local/face-engine.js';
 import { blurred, face, lit, placed, toJpeg } from '../support/face-images.js';
+import { jpegClaiming, pngWithCorruptData, pngWithEmptyChunks, truncatedJpeg, truncatedPng } from '../support/broken-images.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faces-'));
 const engine = startLocalFaceEngine({ collectionsFile: join(dir, 'collections.json') });
@@ -135,7 +136,34 @@ describe('watchlists', () => {
 describe("Rekognition's limits, locally", () => {
   it('refuses an image over 5 MB and one that is neither JPEG nor PNG', async () => {
     const big = Buffer.concat([face('person-a-1.jpg'), Buffer.alloc(5 * 1024 * 1024)]);
-    await expect(engine.detect({ bytes: big })).rejects.toMatchObject({ name: 'ImageTooLargeException' });
-    await expect(engine.detect({ bytes: Buffer.from('GIF89a....') })).rejects.toMatchObject({ name: 'InvalidImageFormatException' });
+    await expect(engine.detect({ bytes: big })).rejects.toMatchObject({ name: 'FaceImageRefusedError', reason: 'tooLarge' });
+    await expect(engine.detect({ bytes: Buffer.from('GIF89a....') })).rejects.toMatchObject({ name: 'FaceImageRefusedError', reason: 'unreadable' });
+  });
+});
+
+describe('detect', () => {
+  it('rejects when the image does not decode, with the one refusal routes and steps map (never a plain error)', async () => {
+    for (const [label, bytes, reason] of [
+      ['a JPEG cut short', truncatedJpeg(), 'unreadable'],
+      ['a PNG cut short', truncatedPng(), 'unreadable'],
+      ['a JPEG claiming 39.7 MP', jpegClaiming(7720, 5140), 'tooLarge'],
+      ['a PNG with 100,000 empty chunks', pngWithEmptyChunks(100_000), 'unreadable'],
+      // Whole chunk by chunk, so only the decoder finds out: the worker's failure is the same refusal.
+      ['a PNG with corrupt image data', pngWithCorruptData(), 'unreadable'],
+    ] as const) {
+      await expect(engine.detect({ bytes }), label).rejects.toMatchObject({ name: 'FaceImageRefusedError', reason });
+    }
+    // The worker is still there for the next image.
+    expect((await detect(face('person-a-1.jpg'))).faces).toHaveLength(1);
+  });
+
+  it('rejects when the worker takes longer than its bound, and answers the next call', async () => {
+    const slow = startLocalFaceEngine({ analyseTimeoutMs: 1 });
+    try {
+      await expect(slow.detect({ bytes: face('person-a-1.jpg') })).rejects.toMatchObject({ name: 'FaceImageRefusedError', reason: 'unreadable' });
+      await expect(slow.detect({ bytes: face('eileen-collins.jpg') })).rejects.toMatchObject({ name: 'FaceImageRefusedError', reason: 'unreadable' });
+    } finally {
+      await slow.stop();
+    }
   });
 });

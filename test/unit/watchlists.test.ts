@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { addMember, createWatchlist, deleteWatchlist, removeMember, type WatchlistDeps } from '../../functions/faces/watchlists.js';
-import type { WatchlistMemberRecord, WatchlistRecord, WatchlistStore } from '../../functions/faces/model.js';
+import { FaceImageRefusedError, type WatchlistMemberRecord, type WatchlistRecord, type WatchlistStore } from '../../functions/faces/model.js';
 import { face } from '../support/face-images.js';
 
 const IMAGE = face('eileen-collins.jpg').toString('base64');
 const at = { principal: 'key:1', now: new Date('2026-11-24T00:00:00Z') };
 
-/** An engine error as Rekognition names it (the local engine uses the same names). */
+/** An engine error as Rekognition names it (the engines turn those refusing an image into a FaceImageRefusedError). */
 const named = (name: string) => Object.assign(new Error(name), { name });
 
 function fakes(engineOverrides: Partial<WatchlistDeps['engine']> = {}, storeOverrides: Partial<WatchlistStore> = {}) {
@@ -38,13 +38,12 @@ function fakes(engineOverrides: Partial<WatchlistDeps['engine']> = {}, storeOver
 
 describe('watchlists against the face engine', () => {
   it("answers the engine's refusals of an image as 400 FACE_IMAGE_UNUSABLE, and a collection gone meanwhile as 404", async () => {
-    for (const [name, code] of [
-      ['InvalidImageFormatException', 'FACE_IMAGE_UNUSABLE'],
-      ['ImageTooLargeException', 'FACE_IMAGE_UNUSABLE'],
-      ['InvalidParameterException', 'FACE_IMAGE_UNUSABLE'],
-      ['ResourceNotFoundException', 'WATCHLIST_NOT_FOUND'],
+    for (const [error, code] of [
+      [new FaceImageRefusedError('unreadable', 'InvalidImageFormatException'), 'FACE_IMAGE_UNUSABLE'],
+      [new FaceImageRefusedError('tooLarge', 'ImageTooLargeException'), 'FACE_IMAGE_UNUSABLE'],
+      [named('ResourceNotFoundException'), 'WATCHLIST_NOT_FOUND'],
     ] as const) {
-      const { deps } = fakes({ addMember: async () => { throw named(name); } });
+      const { deps } = fakes({ addMember: async () => { throw error; } });
       const wl = await createWatchlist(deps, { name: 'w' }, { tenantId: 'demo', ...at });
       await expect(addMember(deps, 'demo', wl.id, { label: 'x', image: IMAGE }, at)).rejects.toMatchObject({ code });
     }
