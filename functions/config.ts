@@ -81,10 +81,11 @@ const StoreConfigSchema = z.object({
   CLOUD_FUNCTION_ALLOWED_ORIGINS: z.optional(z.string()),
   /**
    * Endpoints (comma-separated URLs) of the local runtime's own services on this machine (DynamoDB
-   * Local, fauxqs's S3 and SQS) that a cloud function may never reach, whatever else the guard would
-   * allow; their ports are refused on every loopback address. Unset on AWS, where there are none.
+   * Local, fauxqs's S3 and SQS) that tenant code and webhooks may never reach, whatever else the
+   * guard would allow; their ports are refused on every loopback address. Unset on AWS, where
+   * there are none.
    */
-  CLOUD_FUNCTION_REFUSED_ENDPOINTS: z.optional(z.string()),
+  LOCAL_SERVICE_ENDPOINTS: z.optional(z.string()),
   /**
    * What the Rekognition collections of this deployment's watchlists are named from
    * (`{prefix}.{tenantId}.{watchlistId}`), for the functions that run the face engine on AWS;
@@ -147,6 +148,11 @@ function parse<T extends z.ZodMiniType>(schema: T, env: NodeJS.ProcessEnv): z.ou
 export function getStoreConfig(env: NodeJS.ProcessEnv = process.env): StoreConfig {
   cachedStore ??= parse(StoreConfigSchema, env);
   return cachedStore;
+}
+
+/** The local runtime's own services that tenant code and webhooks may not reach (LOCAL_SERVICE_ENDPOINTS); none on AWS. */
+export function localServiceEndpoints(): string[] {
+  return getStoreConfig().LOCAL_SERVICE_ENDPOINTS?.split(',').filter(Boolean) ?? [];
 }
 
 /** Parsed once per process (cold start); a bad environment fails fast with every problem named. */

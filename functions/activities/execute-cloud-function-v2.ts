@@ -1,7 +1,7 @@
 import { processVariables } from '../../statemachines/variables.js';
 import { cloudFunctionLogs, cloudFunctions, cloudSecrets, runner, secretSealer } from '../cloud-functions/deps.js';
 import { runFunctionStep } from '../cloud-functions/run-step.js';
-import { getStoreConfig } from '../config.js';
+import { getStoreConfig, localServiceEndpoints } from '../config.js';
 import { countCloudFunctionRun } from '../observability/metrics.js';
 import { ActivityError, TransientActivityError, type ActivityAccess, type ServiceRun } from './contract.js';
 import { s, type ActivitySpec } from './spec.js';
@@ -54,7 +54,7 @@ export const run: ServiceRun<typeof spec> = async ({ activityId, inputs, session
         logs: cloudFunctionLogs,
         runner,
         allowedOrigins: getStoreConfig().CLOUD_FUNCTION_ALLOWED_ORIGINS?.split(',').filter(Boolean) ?? [],
-        refusedEndpoints: getStoreConfig().CLOUD_FUNCTION_REFUSED_ENDPOINTS?.split(',').filter(Boolean) ?? [],
+        refusedEndpoints: localServiceEndpoints(),
       },
       {
         functionName: inputs['Function Name'],

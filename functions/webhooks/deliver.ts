@@ -8,7 +8,7 @@
  * last attempt the delivery is FAILED. Every attempt is logged on the delivery.
  */
 import { Webhook } from 'standardwebhooks';
-import { OutboundFailed, OutboundRefused, type GuardedFetch } from '../cloud-functions/outbound.js';
+import { OutboundFailed, OutboundRefused, type GuardedFetch, type GuardOptions } from '../cloud-functions/outbound.js';
 import { eventExpiresAt, eventIdTime, type EventEnvelope } from '../shared/events.js';
 import { ValidationError, WebhookNotFoundError, WebhookReplayLimitedError } from '../errors.js';
 import { log } from '../observability/logger.js';
@@ -35,8 +35,8 @@ export interface DeliverDeps {
   outbox: { getEvent(tenantId: string, timestamp: string, id: string): Promise<EventEnvelope | undefined> };
   sealer: Pick<WebhookSecretSealer, 'unseal'>;
   fetch: GuardedFetch;
-  /** Locally: a receiver on loopback over http:// is allowed. */
-  allowLoopback: boolean;
+  /** What the URL guard allows besides public https:// (locally: a receiver on loopback over http://). */
+  guard: Pick<GuardOptions, 'allowLoopback' | 'refusedEndpoints'>;
   /** A relying party's own SQS queue or EventBridge bus. */
   targets: TargetSender;
   /** Seconds before each retry (the first retry after the first failure). */
@@ -109,7 +109,7 @@ export async function deliver(d: DeliverDeps, m: DeliveryMessage, now: Date): Pr
       const res = await d.fetch(webhook.url!, { method: 'POST', headers, body: payload, redirect: 'manual' }, {
         timeoutMs: DELIVERY_TIMEOUT_MS,
         maxResponseBytes: MAX_RESPONSE_BYTES,
-        allowLoopback: d.allowLoopback,
+        ...d.guard,
       });
       status = res.status;
       retryAfter = retryAfterSeconds(res.headers['retry-after'], now);

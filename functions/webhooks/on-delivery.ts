@@ -4,7 +4,7 @@ import { log } from '../observability/logger.js';
 import type { DeliveryMessage, DeliveryQueue } from './model.js';
 import { deliver, type DeliverDeps } from './deliver.js';
 import { deliveries, outbox, queue, sealer, webhooks } from './deps.js';
-import { loopbackAllowed } from './webhooks.js';
+import { webhookGuard } from './webhooks.js';
 import { awsTargetSender } from './targets.js';
 
 /** Kept for the function's life: its per-tenant credentials are renewed, not fetched per message. */
@@ -28,7 +28,7 @@ export function deliverDeps(): DeliverDeps & { queue: Pick<DeliveryQueue, 'delay
     sealer,
     fetch: guardedFetch,
     targets,
-    allowLoopback: loopbackAllowed(),
+    guard: webhookGuard(),
     retrySeconds: webhookRetrySeconds(config.WEBHOOK_RETRY_SECONDS),
   };
 }

@@ -5,9 +5,9 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ConcurrentUpdateError, ValidationError, WebhookLimitError, WebhookNotFoundError, WebhookUrlRefusedError } from '../errors.js';
-import { checkOutboundUrl, OutboundFailed, OutboundRefused } from '../cloud-functions/outbound.js';
+import { checkOutboundUrl, OutboundFailed, OutboundRefused, type GuardOptions } from '../cloud-functions/outbound.js';
 import { EVENT_TYPES } from '../events/catalogue.js';
-import { getStoreConfig } from '../config.js';
+import { getStoreConfig, localServiceEndpoints } from '../config.js';
 import { parseSort, sortBy, toPage } from '../shared/page.js';
 import type { WebhookRecord, WebhookSecretSealer, WebhookStore } from './model.js';
 import { targetRefusal } from './targets.js';
@@ -58,8 +58,12 @@ export function webhookView({ tenantId: _t, secrets, ...r }: WebhookRecord) {
  * Whether webhooks may go to loopback: only in the local runtime. Never in Lambda, whatever the
  * setting says: there loopback is the Lambda Runtime API.
  */
-export function loopbackAllowed(): boolean {
-  return getStoreConfig().WEBHOOK_ALLOW_LOOPBACK === 'true' && !process.env.AWS_LAMBDA_FUNCTION_NAME;
+export function webhookGuard(): GuardOptions {
+  return {
+    allowLoopback: getStoreConfig().WEBHOOK_ALLOW_LOOPBACK === 'true' && !process.env.AWS_LAMBDA_FUNCTION_NAME,
+    // Loopback is a receiver on this machine, never the local runtime's own DynamoDB Local or fauxqs.
+    refusedEndpoints: localServiceEndpoints(),
+  };
 }
 
 /**
@@ -68,7 +72,7 @@ export function loopbackAllowed(): boolean {
  */
 export async function checkWebhookUrl(url: string): Promise<string> {
   try {
-    await checkOutboundUrl(url, { allowLoopback: loopbackAllowed() });
+    await checkOutboundUrl(url, webhookGuard());
   } catch (err) {
     if (err instanceof OutboundRefused) throw new WebhookUrlRefusedError(`The webhook URL is refused: ${err.message}`, [{ location: 'body.url', message: err.message }]);
     if (err instanceof OutboundFailed) throw new WebhookUrlRefusedError('The webhook URL is refused: its host name does not resolve.', [{ location: 'body.url', message: err.message }]);

@@ -163,7 +163,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       // ...and never the runtime's own services, whatever else a guard would let through: fauxqs
       // serves S3 and SQS to any credentials, DynamoDB Local every tenant's items and the stream.
       // Only the gateway's signature check stands between tenant code and the objects.
-      CLOUD_FUNCTION_REFUSED_ENDPOINTS: [localS3.endpoint, dynamo.endpoint].join(','),
+      LOCAL_SERVICE_ENDPOINTS: [localS3.endpoint, dynamo.endpoint].join(','),
       // Webhooks: the SQS stand-in (fauxqs, the S3 stand-in's server), and receivers on this
       // machine allowed (http:// to loopback); every other private address is refused as on AWS.
       SQS_ENDPOINT: localS3.endpoint,

@@ -448,6 +448,19 @@ describe('webhook subscriptions', () => {
     expect((await call('DELETE', `${BASE}/${made.id}`, { token })).status).toBe(204);
   });
 
+  it("refuses the local runtime's own services on loopback, where other receivers on this machine are allowed", async () => {
+    const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { s3Endpoint: string; dynamodbEndpoint: string };
+    for (const endpoint of [runtime.s3Endpoint, runtime.dynamodbEndpoint]) {
+      const port = new URL(endpoint).port;
+      for (const url of [`http://127.0.0.1:${port}/`, `http://localhost:${port}/hook`, `http://[::1]:${port}/`]) {
+        const res = await call('POST', BASE, { token, body: { url } });
+        expect(res.status, url).toBe(400);
+        expect(res.json.code, url).toBe('WEBHOOK_URL_REFUSED');
+        expect(res.text, url).toContain("local runtime's own services");
+      }
+    }
+  });
+
   it('never shows a secret after it is made, and checks what a change names', async () => {
     const made = await subscribe({ url: 'http://127.0.0.1:9/a', eventTypes: ['identity-store.user-added'], processDefnNames: ['identity-check'], description: 'crm' });
     const read = await call('GET', `${BASE}/${made.id}`, { token });

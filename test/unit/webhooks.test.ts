@@ -81,7 +81,7 @@ function harness(opts: { webhook?: WebhookRecord | undefined; answer?: (n: numbe
     sealer: { unseal: async (sealed) => sealed },
     fetch,
     targets: { send: async (target, e) => void sentToTargets.push({ target, event: e }) },
-    allowLoopback: false,
+    guard: { allowLoopback: false },
     retrySeconds: [5, 300, 1800],
     random: () => 0.5,
   };
