@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { identityCheck } from '../../statemachines/examples/index.js';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { GetItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -30,6 +30,15 @@ export interface CallOptions {
 }
 
 /**
+ * Connections kept alive between calls, and dropped by this side after 2 s idle. The runtime
+ * closes an idle connection after 5 s (`keepAliveTimeout`), and Node's own agent would keep one
+ * exactly as long: a call that picks such a connection just as the server closes it fails with
+ * "socket hang up", more often the more loaded the machine. A client that gives up first never
+ * reuses a connection the server is closing.
+ */
+const agent = new Agent({ keepAlive: true, timeout: 2_000 });
+
+/**
  * Plain HTTP to the local runtime on loopback, with the tenant in the Host header
  * (`demo.fir.localhost:PORT`), as a relying party's backend would call it.
  */
@@ -48,7 +57,7 @@ export function call(method: string, path: string, opts: CallOptions = {}): Prom
   }
   if (payload) headers['content-length'] = String(payload.length);
   return new Promise((ok, fail) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => {
