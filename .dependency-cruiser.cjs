@@ -1,5 +1,5 @@
 /**
- * The layers of the service and what may import what (README, "How it is built"). `npm test`
+ * The layers of the service and what may import what (docs/architecture.md, "Layers"). `npm test`
  * runs this first (`npm run lint:deps`): a cycle or an upward import fails the build.
  *
  * Bottom to top:

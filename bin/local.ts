@@ -3,6 +3,7 @@
  * free one), LOCAL_DIR the data folder (default .local). Ctrl-C stops it cleanly.
  */
 import { startLocalRuntime } from '../lib/local/runtime.js';
+import { BPMN_EXAMPLES, EXAMPLES } from '../statemachines/examples/index.js';
 
 const port = Number(process.env.PORT ?? 8080);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -10,15 +11,16 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
-const runtime = await startLocalRuntime({ localDir: process.env.LOCAL_DIR ?? '.local', port });
+const dir = process.env.LOCAL_DIR ?? '.local';
+const runtime = await startLocalRuntime({ localDir: dir, port });
 const { baseUrl, bootstrap } = runtime;
 const lines = [
   '',
   `Service running at ${baseUrl}   (tenant demo, region fir)`,
   `OpenAPI document:  http://localhost:${runtime.port}/openapi.json`,
-  `Example journeys:  identity-check v1, passcode-registration v1, selfie-match v1 (process definitions of the demo tenant${runtime.published.length ? '; published now' : ''})`,
+  // The one list of examples (statemachines/examples/index.ts); the runtime publishes them all.
+  `Example journeys:  ${[...Object.entries(EXAMPLES).map(([name, json]) => `${name} v${(json as { version: number }).version}`), ...BPMN_EXAMPLES.map(({ name }) => `${name} v1 (BPMN)`)].join(', ')} (process definitions of the demo tenant${runtime.published.length ? '; published now' : ''})`,
 ];
-const dir = process.env.LOCAL_DIR ?? '.local';
 if (bootstrap && runtime.createdDemo) {
   // The secret is shown once, when it is made (as the API shows a key's secret once); later
   // starts point to where it is kept, so it does not land in every terminal log and scrollback.
@@ -36,9 +38,9 @@ if (bootstrap && runtime.createdDemo) {
     `  curl -s -X POST ${baseUrl}/api/arthr/apiKeys/issue -H "X-API-Key: $(node -p "require('./${dir}/bootstrap.json').apiKey")" -H 'content-type: application/json' -d '{}'`,
   );
 } else {
-  lines.push('The demo tenant exists but .local/bootstrap.json is gone: make a new key with `npm run operator -- create-key --tenant demo --local`.');
+  lines.push(`The demo tenant exists but ${dir}/bootstrap.json is gone: make a new key with \`npm run operator -- create-key --tenant demo --local\`.`);
 }
-lines.push('', 'Ctrl-C stops the service; its data stays in .local/.', '');
+lines.push('', `Ctrl-C stops the service; its data stays in ${dir}/.`, '');
 process.stdout.write(lines.join('\n'));
 
 let stopping = false;

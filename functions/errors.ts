@@ -1,7 +1,7 @@
 /**
  * The one error catalogue. Every wire error code is an entry of ERRORS (status, default message,
  * headers, whether it is exposed) and of ERROR_DOCS (its line in the docs); the error classes are
- * derived from it (`apiError`), and the README's error table and the OpenAPI `Error.code` enum
+ * derived from it (`apiError`), and the error table of docs/errors.md and the OpenAPI `Error.code` enum
  * are generated from it. A code outside the table does not type-check, and neither does a code
  * without its docs line.
  *
@@ -144,7 +144,7 @@ export type ErrorCode = keyof typeof ERRORS;
 export type CodeOf<S extends ErrorStatus> = { [C in ErrorCode]: (typeof ERRORS)[C]['status'] extends S ? C : never }[ErrorCode];
 
 /**
- * Each code's line in the README's error table: when a client gets it. Kept apart from ERRORS
+ * Each code's line in the error table of docs/errors.md: when a client gets it. Kept apart from ERRORS
  * because no handler needs it (and so no bundle carries it).
  */
 export const ERROR_DOCS = {

@@ -1,12 +1,15 @@
 import { ERRORS, ERROR_DOCS, OPERATOR_ONLY_CODES, type ErrorCode } from '../functions/errors.js';
 
-/** Where the generated table sits in README.md ("## Errors"). */
+/** The page that holds the generated table, from the repository's root. */
+export const ERROR_DOCS_FILE = 'docs/errors.md';
+
+/** Where the generated table sits in docs/errors.md ("The codes"). */
 export const ERRORS_START = '<!-- errors:start: generated from functions/errors.ts by `npm run docs:errors`; do not edit -->';
 export const ERRORS_END = '<!-- errors:end -->';
 
 const operatorOnly = (code: ErrorCode) => (OPERATOR_ONLY_CODES as readonly string[]).includes(code);
 
-/** The README's error table: one row per HTTP code, by status, in catalogue order within a status. */
+/** The error table of docs/errors.md: one row per HTTP code, by status, in catalogue order within a status. */
 export function errorTableMarkdown(): string {
   const codes = (Object.keys(ERRORS) as ErrorCode[]).map((code, i) => ({ code, i }));
   // A stable sort by status keeps the catalogue's order inside each status.
@@ -22,10 +25,10 @@ export function errorTableMarkdown(): string {
   ].join('\n');
 }
 
-/** The README with its error table replaced by the generated one; throws if the markers are missing. */
-export function withErrorTable(readme: string): string {
-  const start = readme.indexOf(ERRORS_START);
-  const end = readme.indexOf(ERRORS_END);
-  if (start < 0 || end < start) throw new Error(`README.md has no ${ERRORS_START} ... ${ERRORS_END} block`);
-  return `${readme.slice(0, start + ERRORS_START.length)}\n${errorTableMarkdown()}\n${readme.slice(end)}`;
+/** The page with its error table replaced by the generated one; throws if the markers are missing. */
+export function withErrorTable(page: string): string {
+  const start = page.indexOf(ERRORS_START);
+  const end = page.indexOf(ERRORS_END);
+  if (start < 0 || end < start) throw new Error(`${ERROR_DOCS_FILE} has no ${ERRORS_START} ... ${ERRORS_END} block`);
+  return `${page.slice(0, start + ERRORS_START.length)}\n${errorTableMarkdown()}\n${page.slice(end)}`;
 }

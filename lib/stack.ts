@@ -554,7 +554,7 @@ export class ArthrStack extends Stack {
     });
     new CfnOutput(this, 'SubscriberDeliveryRoleArn', {
       description:
-        "Webhooks with an SQS queue or EventBridge bus target are sent as this role, tagged arthr-tenant={tenantId}: the queue's or bus's policy allows it with aws:PrincipalTag/arthr-tenant equal to its tenant (README, Events).",
+        "Webhooks with an SQS queue or EventBridge bus target are sent as this role, tagged arthr-tenant={tenantId}: the queue's or bus's policy allows it with aws:PrincipalTag/arthr-tenant equal to its tenant (docs/events-and-webhooks.md, A queue or bus as the target).",
       value: this.events.subscriberRole.roleArn,
     });
     new CfnOutput(this, 'Issuer', { description: 'Bearer token issuer (iss) checked by the JWT authorizer.', value: issuer });

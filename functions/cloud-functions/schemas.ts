@@ -50,7 +50,7 @@ export const CreateCloudFunctionSchema = z.withMeta(
     version: z.withMeta(optional(int(1, 1_000_000)), { description: 'An integer, also as a string ("2"); absent: the next version of the name.' }),
     status: z.withMeta(optional(z.enum(['DRAFT', 'DEPLOYED_ACTIVE', 'DEPLOYED_INACTIVE'])), { description: 'Default DRAFT. A step without a version runs the latest DEPLOYED_ACTIVE one.' }),
     source: z.withMeta(optional(z.string().check(z.maxLength(MAX_CODE_BYTES))), {
-      description: 'One ES module whose exported `handler` runs (see the README for the contract). Either this or `zip`.',
+      description: 'One ES module whose exported `handler` runs (see docs/cloud-functions.md for the contract). Either this or `zip`.',
     }),
     zip: z.withMeta(optional(z.string().check(z.maxLength(Math.ceil(MAX_ZIP_BYTES / 3) * 4))), {
       description: `A zip of ES modules (.js, .mjs, .json), base64; at most ${MAX_ZIP_BYTES} bytes zipped, ${MAX_CODE_BYTES} unpacked, 100 files.`,

@@ -1,6 +1,6 @@
 /**
  * The outbox relay: what leaves the table's stream as events. On AWS an event source mapping
- * hands this the stream's records (functions/events/on-table-stream.ts), filtered by
+ * hands this the stream's records (functions/webhooks/on-table-stream.ts), filtered by
  * OUTBOX_STREAM_FILTER; on one machine a poller of DynamoDB Local's stream does the same with
  * the same filter (lib/local/stream-poller.ts). Records are taken in stream order, and a failure
  * stops there: the caller resumes from that record, so an event is relayed at least once, and

@@ -1,7 +1,7 @@
 /**
  * How a face image is judged, whichever engine looked at it: what makes a capture usable (one
  * face, large, frontal, sharp and lit enough), how live it must score, and how alike two faces
- * must be to match. The thresholds are per engine, side by side (README "Faces"), since the two
+ * must be to match. The thresholds are per engine, side by side (docs/faces.md, "Thresholds"), since the two
  * engines score on scales of their own; each was chosen on the fixtures in test/fixtures/faces.
  */
 import type { Detection, DetectedFace } from './model.js';

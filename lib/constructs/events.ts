@@ -217,7 +217,7 @@ export class Events extends Construct {
 
     // Sends into other accounts only: never the deployment's own queues or bus (its delivery queue,
     // its dead letters), whatever a tenant names. What a relying party's queue or bus accepts is
-    // its own policy's decision (README, "Events").
+    // its own policy's decision (docs/events-and-webhooks.md).
     const notOwnAccount = { StringNotEquals: { 'aws:ResourceAccount': stack.account } };
     this.subscriberRole = new iam.Role(this, 'SubscriberDelivery', {
       roleName: subscriberRoleName,

@@ -25,7 +25,7 @@ import { StepNotWaitingError } from '../../functions/journey/steps.js';
 import { ProcessTokenUnusableError } from '../../functions/process-manager/instances.js';
 import { buildOpenApiDocument } from '../../functions/platform/openapi-document.js';
 import { routeList } from '../../functions/routes.js';
-import { withErrorTable } from '../../lib/error-docs.js';
+import { ERROR_DOCS_FILE, withErrorTable } from '../../lib/error-docs.js';
 
 const codes = Object.keys(ERRORS) as ErrorCode[];
 const FAMILIES = { 401: UnauthorizedError, 403: ForbiddenError, 404: NotFoundError, 409: ConflictError } as const;
@@ -72,10 +72,10 @@ describe('the error catalogue', () => {
 });
 
 describe('the generated docs', () => {
-  it('README.md has the error table of the catalogue (npm run docs:errors rewrites it)', () => {
-    const readme = readFileSync(join(resolve(import.meta.dirname, '../..'), 'README.md'), 'utf8');
-    expect(withErrorTable(readme), 'README.md error table is stale: run npm run docs:errors').toBe(readme);
-    for (const code of codes) expect(readme, code).toContain(`\`${code}\``);
+  it('docs/errors.md has the error table of the catalogue (npm run docs:errors rewrites it)', () => {
+    const page = readFileSync(join(resolve(import.meta.dirname, '../..'), ERROR_DOCS_FILE), 'utf8');
+    expect(withErrorTable(page), `${ERROR_DOCS_FILE} error table is stale: run npm run docs:errors`).toBe(page);
+    for (const code of codes) expect(page, code).toContain(`\`${code}\``);
   });
 
   it('the OpenAPI Error schema lists exactly the HTTP codes of the catalogue', () => {
