@@ -69,11 +69,12 @@ describe('startCloudFunctionRunner', () => {
 
     const started = performance.now();
     const results = await Promise.all(
-      [1, 2, 3, 4, 5].map((id) => runner!.run(fn(SLEEP, { input: { variables: { ms: 400, id }, secrets: {} } }))),
+      [1, 2, 3, 4, 5].map((id) => runner!.run(fn(SLEEP, { input: { variables: { ms: 2000, id }, secrets: {} } }))),
     );
     expect(results.map((r) => (r.ok ? r.output.id : r.error))).toEqual([1, 2, 3, 4, 5]);
-    // At once: five waits of 400 ms take about 400 ms, not 2 s.
-    expect(performance.now() - started).toBeLessThan(1500);
+    // At once: five waits of 2 s take about 2 s; one after another they would take 10 s. The
+    // margin is wide enough for a loaded machine (a tighter bound failed under load).
+    expect(performance.now() - started).toBeLessThan(6000);
 
     const children = runnerChildren(process.pid);
     expect(children).toHaveLength(1);
@@ -119,9 +120,9 @@ describe('startCloudFunctionRunner', () => {
       }),
     );
     const bystander = runner.run(fn(SLEEP, { input: { variables: { ms: 10000, id: 'b' }, secrets: {} } }));
-    const started = performance.now();
+    // Killed, not finished: a sort that ran to its end would answer ok. No bound on the wall
+    // clock, which a loaded machine stretches; the message says the deadline killed it.
     expect(await stuck).toMatchObject({ ok: false, error: { name: 'FunctionTimeout', message: expect.stringContaining('did not stop') } });
-    expect(performance.now() - started).toBeLessThan(3000);
     await expect(bystander).rejects.toBeInstanceOf(CloudFunctionRunnerError);
     expect(await until(() => !alive(child!.pid), 2000)).toBe(true);
     expect(await runner.run(fn(`export function handler() { return { fresh: true } }`))).toMatchObject({ ok: true });
