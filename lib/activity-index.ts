@@ -92,10 +92,19 @@ export async function generatedActivityIndex(root: string): Promise<string> {
     `export const NOT_RUNNABLE = ${byType((f) => f.exports.has('notRunnable'), (f) => `${f.name}.notRunnable`)};`,
     '',
     "/** The family's BPMN bean names (`camunda:delegateExpression=\"${captureFaceImageV1}\"`) → activity type, from each module's `aliases`. */",
+    // Written out as literals, not `[dataForm.aliases[0]]: dataForm.spec.type`: esbuild cannot
+    // prove a computed key free of side effects, so it kept this object, and through it every
+    // module's spec, in every bundle that imports the index (about 16 KB of the journey page).
+    // The freshness test (test/unit/activities.test.ts) keeps the literals equal to the modules'.
     `export const ALIASES = {\n${found
-      .flatMap((f) => f.aliases.map((_alias, i) => `  [${f.name}.aliases[${i}]]: ${f.name}.spec.type,\n`))
+      .flatMap((f) => f.aliases.map((alias) => `  ${propertyKey(alias)}: '${f.type}',\n`))
       .join('')}} as const;`,
     '',
   ];
   return lines.join('\n');
+}
+
+/** An object literal's key for a name: bare when it is an identifier, quoted otherwise. */
+function propertyKey(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? name : `'${name.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }

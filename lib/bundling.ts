@@ -10,9 +10,12 @@
  * (lib/constructs/package-layer.ts) and load them at first use. @simplewebauthn/server with its
  * attestation parsers (X.509, ASN.1) is about 380 KB minified, more than a handler's budget by
  * itself. quickjs-emscripten (the cloud function runner's sandbox) reads its WebAssembly file
- * from its package at run time, which a bundle would not carry.
+ * from its package at run time, which a bundle would not carry. awesome-phonenumber
+ * (libphonenumber with every region's metadata, 338 KB minified) is needed only by the routes
+ * that judge a data form's phone field (functions/journey/phone-numbers.ts); bundled, it put the
+ * journey page and both form submission routes far over their budget.
  */
-export const LAYER_PACKAGES = ['@simplewebauthn/server', 're2-wasm', 'quickjs-emscripten', '@vladmandic/human'] as const;
+export const LAYER_PACKAGES = ['@simplewebauthn/server', 're2-wasm', 'quickjs-emscripten', '@vladmandic/human', 'awesome-phonenumber'] as const;
 export type LayerPackage = (typeof LAYER_PACKAGES)[number];
 
 /**

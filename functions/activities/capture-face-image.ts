@@ -1,7 +1,8 @@
 import { faceCaptureObjectKey, faces as faceEngine, images } from '../journey/deps.js';
 import { judgeQuality, THRESHOLDS, type FaceProblem } from '../faces/quality.js';
 import { imageRefusal } from '../faces/model.js';
-import { faceCaptureCheck, faceImageRecord, inspectFaceImage, latestCapture, type ImageProblem } from '../journey/face-capture.js';
+import { faceCaptureCheck, faceImageRecord, inspectFaceImage, type ImageProblem } from '../journey/face-capture.js';
+import { latestCapture } from '../journey/live-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
 import { renderFaceCapture } from '../journey/screens/face-capture.js';
 import { journeyUrl } from '../journey/screen-context.js';

@@ -4,7 +4,7 @@
  * instance's prefix.
  */
 import { faceCaptureKey, images } from '../faces/deps.js';
-import { latestCapture, type LiveCapture } from '../journey/face-capture.js';
+import { latestCapture, type LiveCapture } from '../journey/live-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
 import type { Session } from './contract.js';
 

@@ -121,7 +121,7 @@ export interface RouteDef<
    * (lib/bundling.ts LAYER_PACKAGES); the bundle benchmark checks the list against what the
    * bundle imports.
    */
-  layerPackages?: readonly ('@simplewebauthn/server' | 're2-wasm' | '@vladmandic/human')[];
+  layerPackages?: readonly ('@simplewebauthn/server' | 're2-wasm' | '@vladmandic/human' | 'awesome-phonenumber')[];
   /**
    * The function's size where 256 MB and 10 s do not do (a model loaded in the function): its
    * memory (which on Lambda also buys CPU) and timeout (at most 29 s, under the HTTP API's 30 s).

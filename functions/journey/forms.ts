@@ -4,7 +4,6 @@
  * (statemachines/forms.ts). The browser checks nothing the server relies on: pages are
  * `novalidate`, and this module judges every post.
  */
-import { parsePhoneNumber } from 'awesome-phonenumber';
 import {
   DISPLAY_COMPONENT_TYPES,
   formLanguages,
@@ -17,6 +16,7 @@ import {
 import { fill, messages, pickLanguage, type Messages } from './messages/index.js';
 import { tenantPatternMatcher, type WholeMatch } from '../shared/tenant-regex.js';
 import { own } from '../shared/own.js';
+import { phoneNumberParser, type ParsePhoneNumber } from './phone-numbers.js';
 
 export type FormValue = string | number | boolean;
 
@@ -80,8 +80,16 @@ type Problem = { own: 'missingMessage' | 'invalidMessage' | 'invalidLengthMessag
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
 const NUMBER = /^-?\d{1,15}([.,]\d{1,15})?$/;
 
+const isPhone = (c: FormComponent) => c.type === 'phone' || c.type === 'phoneNumber';
+
+/** What judges values: the tenant's patterns on RE2, and libphonenumber when the form has a phone field. */
+interface Checkers {
+  matches: WholeMatch;
+  parsePhone?: ParsePhoneNumber;
+}
+
 /** One component's value from what was posted: the value to keep, or what is wrong with it. */
-function checkComponent(c: FormComponent, raw: string | undefined, today: Date, matches: WholeMatch): { value?: FormValue; problem?: Problem } {
+function checkComponent(c: FormComponent, raw: string | undefined, today: Date, { matches, parsePhone }: Checkers): { value?: FormValue; problem?: Problem } {
   const v = c.validate ?? {};
   const missing = { problem: { own: 'missingMessage', fallback: 'form_missing' } } as const;
   if (c.type === 'checkbox') {
@@ -121,10 +129,11 @@ function checkComponent(c: FormComponent, raw: string | undefined, today: Date, 
       return EMAIL.test(text) ? { value: text } : invalid('form_email');
     case 'phone':
     case 'phoneNumber': {
-      // libphonenumber's rules (awesome-phonenumber): a national number is read in the form's
-      // default country; kept in E.164 (+441234567890), one spelling whatever was typed.
+      // libphonenumber's rules (phone-numbers.ts): a national number is read in the form's
+      // default country; kept in E.164 (+441234567890), one spelling whatever was typed. Loaded
+      // by validateFormSubmission whenever the form has a phone field.
       const region = c.defaultCountry?.toUpperCase();
-      const parsed = parsePhoneNumber(text, region ? { regionCode: region } : {});
+      const parsed = parsePhone!(text, region ? { regionCode: region } : {});
       return parsed.valid ? { value: parsed.number.e164 } : invalid(region ? 'form_phone' : 'form_phoneIntl');
     }
     default: {
@@ -151,7 +160,11 @@ export async function validateFormSubmission(
   options: { defaults?: Record<string, string>; readOnly?: boolean } = {},
 ): Promise<FormOutcome> {
   // The tenant's patterns run on RE2, linear in the end user's input (shared/tenant-regex.ts).
-  const matches = await tenantPatternMatcher();
+  const checkers: Checkers = {
+    matches: await tenantPatternMatcher(),
+    // Only a form with a phone field loads libphonenumber (a layer package: see phone-numbers.ts).
+    ...(form.components.some(isPhone) ? { parsePhone: await phoneNumberParser() } : {}),
+  };
   const texts = formTexts(form, lang);
   const s = messages(pickLanguage(lang));
   const errors: Record<string, string> = {};
@@ -162,13 +175,13 @@ export async function validateFormSubmission(
     if (isReadOnly(c, options.readOnly ?? false)) {
       const shown = own(options.defaults, c.id);
       if (shown === undefined) continue;
-      const { value } = checkComponent({ ...c, validate: null }, shown, today, matches);
+      const { value } = checkComponent({ ...c, validate: null }, shown, today, checkers);
       values[c.id] = value ?? shown;
       continue;
     }
     const raw = own(submitted, c.id);
     if (raw !== undefined) typed[c.id] = raw.slice(0, 10_000);
-    const { value, problem } = checkComponent(c, raw, today, matches);
+    const { value, problem } = checkComponent(c, raw, today, checkers);
     if (problem) {
       const own = c.validate?.[problem.own] ?? (problem.own === 'invalidLengthMessage' ? c.validate?.invalidMessage : undefined);
       errors[c.id] = own ? texts.text(own) : fill(s[problem.fallback], problem.n);

@@ -38,7 +38,7 @@ export const journeyRoutes = {
   }),
   submitJourneyStep: defineRoute({
     operationId: 'submitJourneyStep',
-    layerPackages: ['re2-wasm'],
+    layerPackages: ['re2-wasm', 'awesome-phonenumber'],
     method: 'POST',
     path: '/journey/{processInstanceId}/steps/{activityId}',
     handler: 'functions/journey/submit-journey-step.ts',
@@ -90,7 +90,7 @@ export const journeyRoutes = {
   }),
   submitPasscodeStep: defineRoute({
     operationId: 'submitPasscodeStep',
-    layerPackages: ['re2-wasm'],
+    layerPackages: ['re2-wasm', 'awesome-phonenumber'],
     method: 'POST',
     path: '/journey/{processInstanceId}/steps/{activityId}/passcode',
     handler: 'functions/journey/submit-passcode-step.ts',

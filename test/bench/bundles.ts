@@ -1,8 +1,8 @@
-import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import type { RouteDef } from '../../functions/http/route.js';
-import { lambdaBuildOptions, TRACER_PACKAGE } from '../../lib/bundling.js';
+import { LAYER_PACKAGES, lambdaBuildOptions, TRACER_PACKAGE } from '../../lib/bundling.js';
 
 export const BUNDLE_LIMIT_BYTES = 250 * 1024;
 
@@ -20,7 +20,18 @@ export interface BundleResult {
   externals: string[];
   /** External packages loaded by a dynamic `import()` at first use, not with the module. */
   deferredExternals: string[];
+  /**
+   * Layer packages the bundle finds by `require.resolve` at run time rather than importing (the
+   * embedded face model loads its files from its package folder): no import for esbuild to see,
+   * but the function needs the layer all the same.
+   */
+  resolvedLayerPackages?: string[];
   error?: string;
+}
+
+function resolvedLayerPackages(outfile: string): string[] {
+  const code = readFileSync(outfile, 'utf8');
+  return LAYER_PACKAGES.filter((p) => code.includes(`.resolve(${JSON.stringify(p)})`));
 }
 
 /** `node_modules/zod/v4/core/x.js` → `zod`; our own sources → their top folder. */
@@ -98,6 +109,7 @@ export async function bundleRoutes(root: string, routes: readonly RouteDef[]): P
         owners: ownerBytes(res.metafile, outfile),
         externals: staticExternals(res.metafile, outfile),
         deferredExternals: dynamicExternals(res.metafile, outfile),
+        resolvedLayerPackages: resolvedLayerPackages(outfile),
       });
     } catch (err) {
       results.push({ operationId: route.operationId, handler: route.handler, largest: [], externals: [], deferredExternals: [], error: (err as Error).message });

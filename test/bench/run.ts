@@ -18,7 +18,19 @@
  *     issue's figure) in DynamoDB Local: items read, Query calls and ms per query (informational)
  *
  * Prints a table per figure with OK/OVER against its target and writes the same figures to
- * `.bench/results.json`. Exits 0 whatever the figures are; non-zero only if the bench crashed.
+ * `.bench/results.json`, then the list of budgets broken. Exits 1 when any budget is broken
+ * (a bundle over its budget, test/bench/bundle-budgets.ts; a layer package mismatch; an import
+ * over its time budget; a network call at import; AWS calls per operation over their target; an
+ * ASL over 1 MB; a journey whose engine count differs from the compile-time one; the face model
+ * without its memory headroom) or the bench failed; 0 only when every budget holds.
+ *
+ * Counts (bytes, calls, states) are exact and judged as they are. Import time is timed on a
+ * shared, loaded machine, so it is judged so as not to flake: on the CPU time (user + system) the
+ * process has used when the import is done, which waiting for a core does not add to (wall-clock
+ * is printed beside it), as the median of interleaved runs minus the median of `node -e 0`
+ * measured in the same rounds; a handler over the budget is measured again
+ * (IMPORT_CONFIRM_RUNS, a fresh baseline) and broken only when that median too is over the
+ * budget by more than IMPORT_MARGIN (10%).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -31,6 +43,7 @@ import { fmtCounts } from './counters.js';
 import { FREE_TRANSITIONS_PER_MONTH, USD_PER_1000_TRANSITIONS, type JourneyCost } from './journeys.js';
 import type { CallFigures } from './process-calls.js';
 import { BUNDLE_LIMIT_BYTES, OBSERVABILITY_PACKAGES, bundleProbe, bundleRoutes, type BundleResult } from './bundles.js';
+import { brokenBundleBudgets, bundleReport, checkLayerPackages, judgeBundles, type JudgedBundle, type LayerCheck } from './bundle-budgets.js';
 import { LAYER_PACKAGES } from '../../lib/bundling.js';
 import { measurePatterns, type PatternFigure } from './patterns.js';
 import { measureFaces, type FaceFigures } from './faces.js';
@@ -50,6 +63,10 @@ const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const OUT_DIR = join(ROOT, '.bench');
 const IMPORT_LIMIT_MS = 40;
 const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 11);
+/** Runs of the second measurement of a handler whose first median was over IMPORT_LIMIT_MS. */
+const IMPORT_CONFIRM_RUNS = Number(process.env.BENCH_IMPORT_CONFIRM_RUNS ?? 21);
+/** How far over the limit a confirmed import must be to break the budget: wall-clock noise on a loaded machine. */
+const IMPORT_MARGIN = 0.1;
 const COUNT_REPS = 20;
 const JOURNEY_RUNS = 5;
 const LATENCY_RUNS = 50;
@@ -62,13 +79,18 @@ const log = (text: string) => process.stdout.write(`${text}\n`);
 interface Results {
   layers?: {
     packages: { package: string; packages: number; bytesOnDisk: number }[];
-    routes: { operationId: string; imported: string[]; declared: string[]; verdict: string }[];
+    routes: LayerCheck[];
   };
   startedAt: string;
   machine: { node: string; platform: string; cpus: number; cpuModel: string; loadAverageAtStart: number[] };
   targets: Record<string, unknown>;
-  bundles?: (BundleResult & { kb?: number; verdict: string })[];
-  importTime?: Omit<ImportTimings, 'handlers'> & { handlers: (ImportTimings['handlers'][number] & { verdict: string })[] };
+  bundles?: JudgedBundle[];
+  importTime?: Omit<ImportTimings, 'handlers'> & {
+    handlers: (ImportTimings['handlers'][number] & { verdict: string; confirmation?: { samplesMs: number[]; cpuSamplesMs: number[]; cpuOverBaselineMs: number } })[];
+    confirmationBaselineMs?: number;
+  };
+  /** Every budget broken, one line each: what makes the bench exit 1. */
+  broken?: string[];
   /** What @middy/core and Powertools cost: each package alone, and their share of each bundle. */
   observability?: { packages: { package: string; kb: number; importOverBaselineMs?: number; where: string }[]; perBundleKb: Record<string, number> };
   network?: { probeSelfCheck: ReturnType<typeof probeSelfCheck>; handlers: (NetworkCheck & { verdict: string })[] };
@@ -113,7 +135,9 @@ async function main(): Promise<number> {
     },
     targets: {
       bundleBytesMax: BUNDLE_LIMIT_BYTES,
+      bundleBytesMaxOwn: 'test/bench/bundle-budgets.ts ROUTE_BUNDLE_BUDGETS',
       importOverBaselineMsMax: IMPORT_LIMIT_MS,
+      importBrokenWhenConfirmedOverMs: round(IMPORT_LIMIT_MS * (1 + IMPORT_MARGIN)),
       networkCallsAtImport: 0,
       issueTokenDynamoDbCallsMax: 1,
       getApiKeyDynamoDbCalls: 1,
@@ -128,31 +152,14 @@ async function main(): Promise<number> {
   try {
     // 1. Bundle sizes --------------------------------------------------------------------------
     const bundles = await bundleRoutes(ROOT, routeList);
-    results.bundles = bundles.map((b) => ({ ...b, ...(b.bytes !== undefined ? { kb: kb(b.bytes) } : {}), verdict: verdict(b.bytes, BUNDLE_LIMIT_BYTES) }));
-    log(section(`1. Bundle size (esbuild, LAMBDA_BUNDLING; target ≤ ${BUNDLE_LIMIT_BYTES / 1024} KB)`));
-    log(
-      table([
-        ['operation', 'handler', 'KB', 'bytes', 'result', 'largest parts (KB)'],
-        ...results.bundles.map((b) => [
-          b.operationId,
-          b.handler,
-          b.kb ?? '-',
-          b.bytes ?? '-',
-          b.error ? `ERROR ${b.error.split('\n')[0]}` : b.verdict,
-          b.largest.map((l) => `${l.name} ${kb(l.bytes)}`).join(', '),
-        ]),
-      ]),
-    );
+    results.bundles = judgeBundles(bundles);
+    log(section(`1. Bundle size (esbuild, LAMBDA_BUNDLING; target ≤ ${BUNDLE_LIMIT_BYTES / 1024} KB, or the route's own budget)`));
+    log(bundleReport(results.bundles));
     const built = bundles.filter((b): b is BundleResult & { file: string } => !!b.file);
     const bundleDir = join(OUT_DIR, 'bundles');
 
     // Layer packages: what each bundle leaves to a layer must be what its route asks the stack for.
-    const layerRows = routeList.map((route) => {
-      const bundle = bundles.find((b) => b.operationId === route.operationId)!;
-      const imported = [...bundle.externals, ...bundle.deferredExternals].filter((e) => (LAYER_PACKAGES as readonly string[]).includes(e)).sort();
-      const declared = [...(route.layerPackages ?? [])].sort();
-      return { operationId: route.operationId, imported, declared, verdict: imported.join() === declared.join() ? 'OK' : 'MISMATCH' };
-    });
+    const layerRows = checkLayerPackages(routeList, bundles);
     results.layers = {
       packages: LAYER_PACKAGES.map((p) => {
         const closure = dependencyClosure(ROOT, [p]);
@@ -176,23 +183,38 @@ async function main(): Promise<number> {
 
     // 2. Import time -------------------------------------------------------------------------------
     const timings = measureImportTimes(built, IMPORT_RUNS, bundleDir);
+    // Over the budget once may be the machine: measured again, alone, before it counts.
+    const suspects = built.filter((b) => timings.handlers.some((h) => h.operationId === b.operationId && !h.error && h.cpuOverBaselineMs > IMPORT_LIMIT_MS));
+    const confirmation = suspects.length ? measureImportTimes(suspects, IMPORT_CONFIRM_RUNS, bundleDir) : undefined;
     results.importTime = {
       ...timings,
-      handlers: timings.handlers.map((h) => ({ ...h, verdict: h.error ? 'ERROR' : verdict(h.overBaselineMs, IMPORT_LIMIT_MS) })),
+      ...(confirmation ? { confirmationBaselineMs: round(confirmation.baseline.medianMs) } : {}),
+      handlers: timings.handlers.map((h) => {
+        const again = confirmation?.handlers.find((c) => c.operationId === h.operationId);
+        const judged = h.error ? 'ERROR' : importVerdict(h.cpuOverBaselineMs, again);
+        return { ...h, verdict: judged, ...(again ? { confirmation: { samplesMs: again.samplesMs, cpuSamplesMs: again.cpuSamplesMs, cpuOverBaselineMs: again.cpuOverBaselineMs } } : {}) };
+      }),
     };
-    log(section(`2. Import time in a fresh node, over \`node -e 0\` (median of ${IMPORT_RUNS}; target ≤ ${IMPORT_LIMIT_MS} ms)`));
+    log(
+      section(
+        `2. Import time in a fresh node, over \`node -e 0\` (median of ${IMPORT_RUNS}; target ≤ ${IMPORT_LIMIT_MS} ms of CPU; ` +
+          `over it, measured again ${IMPORT_CONFIRM_RUNS} times and broken above ${round(IMPORT_LIMIT_MS * (1 + IMPORT_MARGIN))} ms)`,
+      ),
+    );
     const spread = (s: number[]) => (s.length ? `${round(Math.min(...s))}–${round(Math.max(...s))}` : '-');
     const load = loadavg()[0] ?? 0;
     log(
       table([
-        ['operation', 'median ms', 'over baseline ms', 'range ms', 'result', 'of which its @aws-sdk imports alone, over baseline ms', 'deferred to first use: @aws-sdk dynamic imports alone, ms'],
-        ['(baseline: node -e 0)', round(timings.baseline.medianMs), 0, spread(timings.baseline.samplesMs), '', '', ''],
-        ['(empty ES module, same way)', round(timings.emptyEsm.medianMs), round(timings.emptyEsm.overBaselineMs), spread(timings.emptyEsm.samplesMs), 'info', '', ''],
+        ['operation', 'median ms', 'over baseline ms', 'range ms', 'CPU ms over baseline (judged)', 'measured again, CPU ms over baseline', 'result', 'of which its @aws-sdk imports alone, over baseline ms', 'deferred to first use: @aws-sdk dynamic imports alone, ms'],
+        ['(baseline: node -e 0)', round(timings.baseline.medianMs), 0, spread(timings.baseline.samplesMs), `(${round(timings.baseline.cpuMedianMs)} CPU ms)`, '', '', '', ''],
+        ['(empty ES module, same way)', round(timings.emptyEsm.medianMs), round(timings.emptyEsm.overBaselineMs), spread(timings.emptyEsm.samplesMs), '', '', 'info', '', ''],
         ...results.importTime.handlers.map((h) => [
           h.operationId,
           h.error ? '-' : round(h.medianMs),
           h.error ? '-' : round(h.overBaselineMs),
           spread(h.samplesMs),
+          h.error ? '-' : round(h.cpuOverBaselineMs),
+          h.confirmation ? round(h.confirmation.cpuOverBaselineMs) : '',
           h.error ? `ERROR ${h.error}` : h.verdict,
           h.externalsOnly ? `${round(h.externalsOnly.overBaselineMs)} (${h.externalsOnly.packages.join(', ')})` : 'none imported',
           h.deferredOnly ? `${round(h.deferredOnly.overBaselineMs)} (${h.deferredOnly.packages.map((p) => p.replace('@aws-sdk/', '')).join(', ')})` : '-',
@@ -350,30 +372,61 @@ async function main(): Promise<number> {
     results.durationMs = Math.round(performance.now() - t0);
     writeResults(results);
     process.stderr.write(`\nBENCH FAILED: ${(err as Error).stack ?? String(err)}\n`);
+    // What was measured before the failure is still judged: a broken budget is not hidden by it.
+    results.broken = brokenBudgets(results);
+    writeResults(results);
+    log(section('Budgets broken (of the sections that ran)'));
+    log(results.broken.length ? results.broken.map((b) => `- ${b}`).join('\n') : 'none so far');
     return 1;
   }
 
   results.durationMs = Math.round(performance.now() - t0);
+  results.broken = brokenBudgets(results);
   writeResults(results);
-  const over = [
-    ...(results.bundles ?? []).filter((b) => b.verdict !== 'OK').map((b) => `bundle ${b.operationId} ${b.verdict}`),
-    ...(results.layers?.routes ?? []).filter((r) => r.verdict !== 'OK').map((r) => `layer packages of ${r.operationId}: bundle imports ${r.imported.join() || 'none'}, route declares ${r.declared.join() || 'none'}`),
-    ...(results.importTime?.handlers ?? []).filter((h) => h.verdict !== 'OK').map((h) => `import ${h.operationId} ${h.verdict}`),
-    ...(results.network?.handlers ?? []).filter((n) => n.verdict !== 'OK').map((n) => `network ${n.operationId} ${n.verdict}`),
-    ...(results.awsCalls?.operations ?? []).filter((o) => o.verdict !== 'OK').map((o) => `AWS calls ${o.operation} ${o.verdict}`),
+  log(section('Summary'));
+  log(`results: ${join(OUT_DIR, 'results.json')} (${round(results.durationMs / 1000)} s)`);
+  log(section('Budgets broken'));
+  log(results.broken.length ? results.broken.map((b) => `- ${b}`).join('\n') : 'none: every budget holds');
+  return results.broken.length ? 1 : 0;
+}
+
+/**
+ * An import over the budget in the first pass breaks it only when the second pass (more runs,
+ * its own baseline) is over too, by more than the margin: a busy moment on a shared machine
+ * does not fail the bench, a handler that got slower does.
+ */
+function importVerdict(firstCpuOverBaselineMs: number, again: ImportTimings['handlers'][number] | undefined): string {
+  if (firstCpuOverBaselineMs <= IMPORT_LIMIT_MS) return 'OK';
+  if (!again || again.error) return 'ERROR';
+  if (again.cpuOverBaselineMs <= IMPORT_LIMIT_MS) return 'OK (measured again)';
+  return again.cpuOverBaselineMs <= IMPORT_LIMIT_MS * (1 + IMPORT_MARGIN) ? 'OK (within the noise margin)' : 'OVER';
+}
+
+/** Every budget the figures break, one line each. */
+function brokenBudgets(results: Results): string[] {
+  return [
+    ...brokenBundleBudgets(routeList, results.bundles ?? [], results.layers?.routes ?? []),
+    ...(results.importTime?.handlers ?? [])
+      .filter((h) => !h.verdict.startsWith('OK'))
+      .map((h) =>
+        h.error
+          ? `import of ${h.operationId}: ${h.error}`
+          : `import of ${h.operationId}: ${round(h.cpuOverBaselineMs)} ms of CPU, then ${h.confirmation ? round(h.confirmation.cpuOverBaselineMs) : '-'} ms measured again, over \`node -e 0\` (budget ${IMPORT_LIMIT_MS} ms)`,
+      ),
+    ...(results.network && !results.network.probeSelfCheck.ok ? ['network probe: its self-check failed, so its counts cannot be trusted'] : []),
+    ...(results.network?.handlers ?? []).filter((n) => n.verdict !== 'OK').map((n) => `network at import of ${n.operationId}: ${n.count ?? '-'} call(s) ${n.error ?? ''}`.trim()),
+    ...(results.awsCalls?.operations ?? []).filter((o) => o.verdict !== 'OK').map((o) => `AWS calls of ${o.operation}: ${o.perCall.dynamodbTotal} DynamoDB per call, target ${o.target.dynamodbPerCallMax}`),
     ...(results.awsCalls?.processManager?.operations ?? [])
       .filter((o) => o.verdict !== 'OK')
-      .map((o) => `AWS calls ${o.operation} (${o.auth}) ${o.verdict}: ${o.problems.join(', ')}`),
-    ...(results.asl ?? []).filter((a) => a.verdict !== 'OK').map((a) => `ASL of ${a.definition}: ${kb(a.aslBytes)} KB`),
-    ...(results.faces?.memory && 'verdict' in results.faces.memory && results.faces.memory.verdict !== 'OK' ? [`face model memory ${results.faces.memory.peakRssMb} MB`] : []),
+      .map((o) => `AWS calls of ${o.operation} (${o.auth}) ${o.verdict}: ${o.problems.join(', ')}`),
+    ...(results.asl ?? []).filter((a) => a.verdict !== 'OK').map((a) => `ASL of ${a.definition}: ${kb(a.aslBytes)} KB, over ${kb(ASL_LIMIT_BYTES)} KB`),
+    ...(results.faces?.memory && 'verdict' in results.faces.memory && results.faces.memory.verdict !== 'OK'
+      ? [`face model memory: peak ${results.faces.memory.peakRssMb} MB, configured ${results.faces.memory.configuredMb} MB (needs ×1.25 headroom)`]
+      : []),
     ...(results.journeyCost?.definitions ?? [])
       .filter((d) => d.verdict === 'DIFFERS')
       .map((d) => `journey ${d.definition}: engine counted ${d.transitions?.each.join('/')} transitions, compile time says ${d.happyPathTransitions}`),
   ];
-  log(section('Summary'));
-  log(over.length ? `${over.length} figure(s) not within target: ${over.join('; ')}` : 'every figure within its target');
-  log(`results: ${join(OUT_DIR, 'results.json')} (${round(results.durationMs / 1000)} s)`);
-  return 0;
 }
 
 /** The HTTP chain's and Powertools' price: each package alone (bundled and timed like a handler), and its bytes in each bundle. */

@@ -1,5 +1,5 @@
-import { getCountryCodeForRegionCode } from 'awesome-phonenumber';
 import { IMAGE_SOURCE, WIDTH, choicesOf, type DataForm, type FormComponent } from '../../../statemachines/forms.js';
+import { callingCodeOf } from '../calling-codes.js';
 import { formTexts, isReadOnly, type FormTexts } from '../forms.js';
 import { errorSummary, escapeHtml, page } from '../layout.js';
 import { fill, messages, type Language, type Messages } from '../messages/index.js';
@@ -28,7 +28,7 @@ function countryName(region: string, lang: Language): string {
 
 function phoneHint(c: FormComponent, ctx: FieldContext): string {
   const region = c.defaultCountry?.toUpperCase();
-  const code = region ? getCountryCodeForRegionCode(region) : 0;
+  const code = region ? callingCodeOf(region) : 0;
   if (!region || !code) return ctx.s.formPhoneHintIntl;
   return ctx.s.formPhoneHint.replace('{country}', countryName(region, ctx.lang)).replace('{code}', String(code));
 }
