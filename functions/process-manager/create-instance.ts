@@ -66,7 +66,7 @@ export interface InstanceCreated {
   externalSources?: { faceUploads: Record<string, FaceUploadTicket> };
 }
 
-export async function createInstance(d: CreateInstanceDeps, input: CreateInstanceInput): Promise<{ status: 201; body: InstanceCreated }> {
+export async function createInstance(d: CreateInstanceDeps, input: CreateInstanceInput): Promise<InstanceCreated> {
   const { tenantId, now } = input;
   const fingerprint = JSON.stringify([input.processTokenId, input.extraParameters ?? {}]);
   if (input.idempotencyKey) {
@@ -74,7 +74,7 @@ export async function createInstance(d: CreateInstanceDeps, input: CreateInstanc
     if (earlier) {
       if (earlier.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
       // Only a creation's answer is ever recorded under a key.
-      return { status: earlier.status as 201, body: earlier.body as unknown as InstanceCreated };
+      return earlier.body as unknown as InstanceCreated;
     }
   }
 
@@ -144,5 +144,5 @@ export async function createInstance(d: CreateInstanceDeps, input: CreateInstanc
     throw err;
   }
   await countInstanceCreated(tenantId);
-  return { status: 201, body };
+  return body;
 }

@@ -6,7 +6,7 @@ import { instanceRoutes as routes } from './instance-routes.js';
 
 /** A templated token supplies the journey; the request body supplies this instance's parameters. */
 export const handler = apiHandler(routes.createProcessInstanceFromTemplate, async ({ tenantId, auth, body, now, origin, headers }) => {
-  const out = await createInstance({ definitions, tokens, instances, orchestrator, uploads, faceUploadKey }, {
+  const created = await createInstance({ definitions, tokens, instances, orchestrator, uploads, faceUploadKey }, {
     tenantId,
     principal: principalOf(auth),
     origin,
@@ -15,5 +15,5 @@ export const handler = apiHandler(routes.createProcessInstanceFromTemplate, asyn
     ...(body.parameters ? { extraParameters: body.parameters } : {}),
     idempotencyKey: idempotencyKeyOf(headers),
   });
-  return { status: out.status, body: out.body };
+  return { status: 201, body: created };
 });

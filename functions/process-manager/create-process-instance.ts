@@ -5,7 +5,7 @@ import { orchestrator } from './orchestrator.js';
 import { instanceRoutes as routes } from './instance-routes.js';
 
 export const handler = apiHandler(routes.createProcessInstance, async ({ tenantId, auth, query, now, origin, headers }) => {
-  const out = await createInstance({ definitions, tokens, instances, orchestrator, uploads, faceUploadKey }, {
+  const created = await createInstance({ definitions, tokens, instances, orchestrator, uploads, faceUploadKey }, {
     tenantId,
     principal: principalOf(auth),
     origin,
@@ -13,5 +13,5 @@ export const handler = apiHandler(routes.createProcessInstance, async ({ tenantI
     processTokenId: query.pt,
     idempotencyKey: idempotencyKeyOf(headers),
   });
-  return { status: out.status, body: out.body };
+  return { status: 201, body: created };
 });
