@@ -88,9 +88,9 @@ import {
   type QuickJSRuntime,
 } from 'quickjs-emscripten';
 import { resolveLimits, type LogLine, type RunErrorName, type RunLimits, type RunRequest, type RunResult } from './contract.js';
-import { guardedFetch, OutboundFailed, OutboundRefused, type GuardedFetch } from './outbound.js';
+import { guardedFetch, OutboundFailed, OutboundRefused, type GuardedFetch } from '../shared/outbound.js';
 
-export type { GuardedFetch } from './outbound.js';
+export type { GuardedFetch } from '../shared/outbound.js';
 
 /** Error messages handed back are cut to this many bytes of UTF-8. */
 const ERROR_MESSAGE_BYTES = 2048;

@@ -8,7 +8,7 @@
  * last attempt the delivery is FAILED. Every attempt is logged on the delivery.
  */
 import { Webhook } from 'standardwebhooks';
-import { OutboundFailed, OutboundRefused, type GuardedFetch, type GuardOptions } from '../cloud-functions/outbound.js';
+import { OutboundFailed, OutboundRefused, type GuardedFetch, type GuardOptions } from '../shared/outbound.js';
 import { eventExpiresAt, eventIdTime, type EventEnvelope } from '../shared/events.js';
 import { ValidationError, WebhookNotFoundError, WebhookReplayLimitedError } from '../errors.js';
 import { log } from '../observability/logger.js';

@@ -1,5 +1,5 @@
 import { getStoreConfig, webhookRetrySeconds } from '../config.js';
-import { guardedFetch } from '../cloud-functions/outbound.js';
+import { guardedFetch } from '../shared/outbound.js';
 import { log } from '../observability/logger.js';
 import type { DeliveryMessage, DeliveryQueue } from './model.js';
 import { deliver, type DeliverDeps } from './deliver.js';

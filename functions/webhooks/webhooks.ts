@@ -5,7 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ConcurrentUpdateError, ValidationError, WebhookLimitError, WebhookNotFoundError, WebhookUrlRefusedError } from '../errors.js';
-import { checkOutboundUrl, OutboundFailed, OutboundRefused, type GuardOptions } from '../cloud-functions/outbound.js';
+import { checkOutboundUrl, OutboundFailed, OutboundRefused, type GuardOptions } from '../shared/outbound.js';
 import { EVENT_TYPES } from '../events/catalogue.js';
 import { getStoreConfig, localServiceEndpoints } from '../config.js';
 import { parseSort, sortBy, toPage } from '../shared/page.js';

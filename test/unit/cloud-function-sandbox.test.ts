@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selfSignedCert } from '../support/self-signed.js';
 import type { RunLimits, RunRequest, RunResult } from '../../functions/cloud-functions/contract.js';
-import { guardedFetch } from '../../functions/cloud-functions/outbound.js';
+import { guardedFetch } from '../../functions/shared/outbound.js';
 import { runFunction, type GuardedFetch } from '../../functions/cloud-functions/sandbox.js';
 
 function request(source: string, extra: Partial<RunRequest> & { limits?: Partial<RunLimits> } = {}): RunRequest {

@@ -7,7 +7,7 @@ import { DynamoDBDocumentClient, UpdateCommand, type UpdateCommandInput } from '
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { checkOutboundUrl, OutboundRefused, type GuardedFetch, type OutboundResponse } from '../../functions/cloud-functions/outbound.js';
+import { checkOutboundUrl, OutboundRefused, type GuardedFetch, type OutboundResponse } from '../../functions/shared/outbound.js';
 import { instanceEvents, webhookTestEvent } from '../../functions/events/catalogue.js';
 import { eventIdTime, newEventId, type EventEnvelope } from '../../functions/shared/events.js';
 import { resetConfigForTests } from '../../functions/config.js';

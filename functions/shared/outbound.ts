@@ -1,5 +1,5 @@
 /**
- * Outbound HTTP for code the service does not trust (tenant cloud functions now, webhooks later):
+ * Outbound HTTP for code the service does not trust, shared by tenant cloud functions and webhooks:
  * HTTPS only, to public addresses only, every redirect hop checked again, with a time and a size
  * bound. It knows nothing of the sandbox, so anything that sends a request on a tenant's behalf
  * can reuse it.

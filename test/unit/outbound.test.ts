@@ -12,7 +12,7 @@ import {
   OutboundFailed,
   OutboundRefused,
   type ResolvedAddress,
-} from '../../functions/cloud-functions/outbound.js';
+} from '../../functions/shared/outbound.js';
 
 describe('classifyAddress', () => {
   it.each([
