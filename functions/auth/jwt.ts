@@ -1,4 +1,6 @@
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import type { JSONWebKeySet, JWTPayload } from 'jose';
+import { verifyJwtSync } from 'aws-jwt-verify/jwt-verifier';
+import type { Jwks } from 'aws-jwt-verify/jwk';
 import type { TokenSigner } from './signer.js';
 import { InvalidTokenError } from '../errors.js';
 
@@ -32,7 +34,7 @@ function b64u(data: string | Uint8Array): string {
 
 /**
  * Compact JWS assembled here because the KMS signer exposes only a sign operation (no key
- * material for a JOSE library to hold); verification always goes through `jose`.
+ * material for a JOSE library to hold); verification always goes through aws-jwt-verify.
  */
 export async function signAccessToken(signer: TokenSigner, claims: AccessTokenClaims): Promise<string> {
   const header = { alg: TOKEN_ALG, typ: TOKEN_TYPE, kid: await signer.keyId() };
@@ -45,30 +47,32 @@ export interface VerifyOptions {
   jwks: JSONWebKeySet;
   issuer: string;
   audience: string;
-  /** Seconds since the epoch; defaults to the clock. */
-  now?: number;
 }
 
+/** The claims every route relies on, with their types: a token without them is refused. */
+const REQUIRED_CLAIMS = { exp: 'number', iat: 'number', sub: 'string', tid: 'string', scope: 'string', jti: 'string' } as const;
+
 /**
- * Strict verification, as the API Gateway JWT authorizer does it and a little stricter: only
- * RS256 (so `none` and HMAC-with-the-public-key confusion fail), the exact issuer and audience,
- * `typ: at+jwt`, and the claims every route relies on.
+ * Strict verification, as the API Gateway JWT authorizer does it and a little stricter, with
+ * aws-jwt-verify (AWS's verifier, made for Lambda; zero dependencies): only RS256 (so `none`, HMAC-with-the-public-key confusion and other key types
+ * fail), a key of the given JWKS by `kid` (never fetched: an unknown kid is refused, not looked
+ * up), the exact issuer and audience, `typ: at+jwt`, expiry and not-before with 5 s of grace,
+ * and the claims every route relies on.
  */
 export async function verifyAccessToken(token: string, opts: VerifyOptions): Promise<AccessTokenClaims> {
-  const keys = createLocalJWKSet(opts.jwks);
-  const { payload } = await jwtVerify(token, keys, {
-    algorithms: [TOKEN_ALG],
+  const payload = verifyJwtSync(token, opts.jwks as unknown as Jwks, {
     issuer: opts.issuer,
     audience: opts.audience,
-    typ: TOKEN_TYPE,
-    requiredClaims: ['exp', 'iat', 'sub', 'tid', 'scope', 'jti'],
-    clockTolerance: 5,
-    ...(opts.now !== undefined ? { currentDate: new Date(opts.now * 1000) } : {}),
+    graceSeconds: 5,
+    customJwtCheck: ({ header, payload: claims }) => {
+      if (header.alg !== TOKEN_ALG) throw new Error(`the token is signed with ${String(header.alg)}, not ${TOKEN_ALG}`);
+      if (header.typ !== TOKEN_TYPE) throw new Error(`the token's type is ${String(header.typ)}, not ${TOKEN_TYPE}`);
+      for (const [claim, type] of Object.entries(REQUIRED_CLAIMS)) {
+        if (typeof (claims as Record<string, unknown>)[claim] !== type) throw new Error(`the token has no ${type} claim ${claim}`);
+      }
+    },
   });
-  if (typeof payload.tid !== 'string' || typeof payload.scope !== 'string') {
-    throw new Error('token claims have the wrong types');
-  }
-  return payload as AccessTokenClaims;
+  return payload as unknown as AccessTokenClaims;
 }
 
 export function buildAccessTokenClaims(input: {

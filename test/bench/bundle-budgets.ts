@@ -46,12 +46,6 @@ export const ROUTE_BUNDLE_BUDGETS: Readonly<Record<string, { kb: number; why: st
     kb: 265,
     why: 'writes the AES-encrypted zip of the user data (zip.js\'s writer-only build, 100 KB): its job',
   },
-  submitPasscodeStep: {
-    kb: 260,
-    why:
-      'checks an SRP passcode (tssrp6a, the identity store\'s passcode records) and the data form the passcode screen embeds, ' +
-      'on the same submission path as submitJourneyStep (217 KB)',
-  },
 };
 
 /**

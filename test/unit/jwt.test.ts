@@ -3,13 +3,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildAccessTokenClaims, signAccessToken, verifyAccessToken } from '../../functions/auth/jwt.js';
 import { FileSigner } from '../../functions/auth/signer.js';
 
 const issuer = 'https://issuer.example';
 const audience = 'arthr-api';
 let signer: FileSigner;
+let privateKey: import('node:crypto').KeyObject;
 let jwks: { keys: import('jose').JWK[] };
 
 function claims(overrides: Record<string, unknown> = {}) {
@@ -24,7 +25,7 @@ function claims(overrides: Record<string, unknown> = {}) {
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'jwt-'));
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  ({ privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 }));
   writeFileSync(join(dir, 'k.pem'), privateKey.export({ format: 'pem', type: 'pkcs8' }));
   signer = new FileSigner(join(dir, 'k.pem'));
   jwks = { keys: [await signer.publicJwk()] };
@@ -35,6 +36,11 @@ describe('buildAccessTokenClaims', () => {
     expect(claims().scope).toBe('ArthrServer:getFromTenant');
     expect(claims().tid).toBe('acme');
   });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
 });
 
 describe('verifyAccessToken', () => {
@@ -58,7 +64,20 @@ describe('verifyAccessToken', () => {
       await expect(verifyAccessToken(await signAccessToken(signer, claims(bad) as never), { jwks, issuer, audience })).rejects.toThrow();
     }
     const token = await signAccessToken(signer, claims());
-    await expect(verifyAccessToken(token, { jwks, issuer, audience, now: Math.floor(Date.now() / 1000) + 3600 })).rejects.toThrow();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 3600_000);
+    await expect(verifyAccessToken(token, { jwks, issuer, audience })).rejects.toThrow();
+  });
+
+  it('rejects when the type is not at+jwt, or the key is not one of the JWKS (never fetched)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'jwt-'));
+    writeFileSync(join(dir, 'other.pem'), generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }));
+    const other = new FileSigner(join(dir, 'other.pem'));
+    const fetched = vi.spyOn(globalThis, 'fetch');
+    await expect(verifyAccessToken(await signAccessToken(other, claims()), { jwks, issuer, audience })).rejects.toThrow(/not found in the JWKS/);
+    expect(fetched).not.toHaveBeenCalled();
+    const retyped = await new SignJWT(claims()).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: jwks.keys[0]!.kid }).sign(privateKey);
+    await expect(verifyAccessToken(retyped, { jwks, issuer, audience })).rejects.toThrow(/type is JWT/);
   });
 
   it('rejects when a required claim is missing', async () => {
