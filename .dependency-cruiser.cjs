@@ -118,11 +118,26 @@ module.exports = {
       to: { path: '^(bin|test)/' },
     },
     {
-      name: 'statemachines-import-only-base-and-activities',
+      name: 'statemachines-import-only-base-and-activity-specs',
       severity: 'error',
-      comment: 'The definition format, catalogue and compiler sit below the areas: functions/shared, errors and activities only.',
+      comment:
+        'The definition format, catalogue and compiler sit below the areas: functions/shared, errors, and the activity specs (data), never a run function, screen, store or AWS client.',
       from: { path: '^statemachines/' },
-      to: { path: '^functions/', pathNot: ['^functions/shared/', '^functions/errors\\.ts$', '^functions/activities/'] },
+      to: { path: '^functions/', pathNot: ['^functions/shared/', '^functions/errors\\.ts$', '^functions/activities/spec\\.ts$', '^functions/activities/specs/'] },
+    },
+    {
+      name: 'compiler-reaches-no-store-journey-or-area',
+      severity: 'error',
+      comment: 'Nor does anything the compiler imports, however indirectly: its module graph holds no store/, journey/ or area module.',
+      from: { path: '^statemachines/' },
+      to: { path: ['^functions/store/', AREAS], pathNot: ['^functions/activities/spec\\.ts$', '^functions/activities/specs/'], reachable: true },
+    },
+    {
+      name: 'activity-specs-are-data',
+      severity: 'error',
+      comment: 'An activity spec imports only the spec helpers and the definition format: what reads the catalogue must not reach what runs.',
+      from: { path: '^functions/activities/specs/' },
+      to: { path: '^(functions|statemachines)/', pathNot: ['^functions/activities/spec\\.ts$', '^functions/activities/specs/', '^statemachines/(definition|forms)\\.ts$', BASE] },
     },
     {
       name: 'no-orphans',

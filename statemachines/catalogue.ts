@@ -11,7 +11,7 @@
  * 60. A default such as `${_pollingUrl}` is a reference to session data and stays a string (see
  * references.ts).
  */
-import { SPECS } from '../functions/activities/index.generated.js';
+import { SPECS } from '../functions/activities/specs/index.generated.js';
 import type { ActivitySpec } from '../functions/activities/spec.js';
 
 export type {

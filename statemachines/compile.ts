@@ -51,7 +51,7 @@ import { exhaustive, validateDefinition } from './validate.js';
 import { parseCondition, toChoiceRule } from './conditions/index.js';
 import { isoDurationSeconds } from './bpmn/duration.js';
 import { SESSION_KEYS, variablePath } from './variables.js';
-import { TRANSIENT_ERROR } from '../functions/activities/contract.js';
+import { TRANSIENT_ERROR } from '../functions/activities/spec.js';
 import { normaliseKeep, pathSegments } from '../functions/shared/session-state.js';
 import { own } from '../functions/shared/own.js';
 

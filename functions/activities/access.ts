@@ -1,6 +1,7 @@
 import type { FaceAction, TableAction } from '../http/route.js';
 import type { ActivityAccess } from './contract.js';
-import { ACCESS, NOT_RUNNABLE, SPECS } from './index.generated.js';
+import { ACCESS } from './index.generated.js';
+import { NOT_RUNNABLE, SPECS } from './specs/index.generated.js';
 
 /** What the activity function (or one activity type in it) is granted. */
 export interface ActivityGrants {

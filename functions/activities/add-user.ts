@@ -3,23 +3,8 @@ import { ExternalIdNotUniqueError, addUser, userView } from '../identity-store/u
 import { ActivityError, withVar, type ActivityAccess, type ServiceRun } from './contract.js';
 import { identityStores } from './identity.js';
 import { isTransientError } from '../shared/aws-errors.js';
-import { s, storeName, userKey, type ActivitySpec } from './spec.js';
-
-export const spec = {
-  type: 'ADD_USER',
-  displayName: 'Add User',
-  kind: 'service',
-  description: 'Adds a user with an external ID to an identity store and keeps it under User Key.',
-  inputs: [s('External ID', true, undefined, "The user's external ID; unique in the store."), storeName, userKey],
-  rules: [],
-  outputs: [{ name: 'User', variable: 'vars.{User Key}' }],
-  errorEvents: [
-    { name: 'Failed to add the user', aslError: 'AddUserFailed', code: 'failedToAddUser' },
-    { name: 'ExtId Not Unique', aslError: 'ExtIdNotUnique', code: 'extIdNotUnique', description: 'A user with this external ID exists.' },
-  ],
-} as const satisfies ActivitySpec;
-
-export const aliases = ['addUserV1'] as const;
+import { s, storeName } from './spec.js';
+import { spec } from './specs/add-user.js';
 
 /** The store read, then the user, its external id lock and the event in one transaction. */
 export const aws = { table: ['GetItem', 'PutItem'] } as const satisfies ActivityAccess;

@@ -2,27 +2,9 @@ import { readJson } from '../shared/json.js';
 import { completePasscodeRegistration } from '../identity-store/passcodes.js';
 import { ActivityError, withCheck, type ActivityAccess, type ServiceRun } from './contract.js';
 import { identityStores } from './identity.js';
-import { key, s, type ActivitySpec } from './spec.js';
+import { key, s } from './spec.js';
 import { own } from '../shared/own.js';
-
-export const spec = {
-  type: 'COMPLETE_PASSCODE_REGISTRATION',
-  displayName: 'Complete Passcode Registration',
-  kind: 'service',
-  description: 'Completes the passcode registration with the verifier the form collected.',
-  inputs: [s('Passcode Registration Browser Response', false), key('Passcode Registration Key', 'passcodeReg1')],
-  rules: [],
-  outputs: [
-    {
-      name: 'Passcode registration check',
-      variable: '_checks.{Passcode Registration Key}',
-      description: '{result: "PASS"} once the passcode is registered.',
-    },
-  ],
-  errorEvents: [],
-} as const satisfies ActivitySpec;
-
-export const aliases = ['completePasscodeRegistrationV1'] as const;
+import { spec } from './specs/complete-passcode-registration.js';
 
 /** Reads the session and the user; writes the passcode, the user and the event, deletes the session. */
 export const aws = { table: ['GetItem', 'PutItem', 'DeleteItem'] } as const satisfies ActivityAccess;

@@ -9,7 +9,9 @@ import { isTransientError } from '../shared/aws-errors.js';
 import type { AwsAccess } from '../http/route.js';
 import type { CheckRecord, ImageRecord } from '../process-manager/model.js';
 import type { ScreenContext } from '../journey/screen-context.js';
-import type { ActivitySpec, InputsOf } from './spec.js';
+import { TRANSIENT_ERROR, type ActivitySpec, type InputsOf } from './spec.js';
+
+export { TRANSIENT_ERROR };
 
 /** The execution's state: the instance's session data (see statemachines/compile.ts). */
 export type Session = Record<string, unknown> & {
@@ -39,14 +41,6 @@ export class ActivityError extends Error {
   }
 }
 
-/**
- * The ASL error name of a failure that may pass if the step runs again a little later: a throttle
- * or a timeout of an AWS call (after the SDK's own retries), a service's 5xx, a dropped
- * connection. Every Task state retries it with backoff and jitter (statemachines/compile.ts);
- * only when those retries are used up does it fail the step, which an error boundary event can
- * then route like any other error.
- */
-export const TRANSIENT_ERROR = 'Activity.Transient';
 
 /** A transient failure (see TRANSIENT_ERROR); modules may throw it themselves for their own calls. */
 export class TransientActivityError extends ActivityError {

@@ -1,20 +1,8 @@
 import { deregisterPasscode } from '../identity-store/passcodes.js';
 import { withVar, type ActivityAccess, type ServiceRun } from './contract.js';
 import { identityStores, userOf } from './identity.js';
-import { oneUserLookup, s, storeName, userExternalId, userId, userKey, type ActivitySpec } from './spec.js';
-
-export const spec = {
-  type: 'DEREGISTER_PASSCODE',
-  displayName: 'Deregister Passcode',
-  kind: 'service',
-  description: "Removes a user's passcode registration under a passcode policy.",
-  inputs: [s('Passcode Policy', true, 'passcodeAuth1'), storeName, userExternalId, userId, userKey],
-  rules: [oneUserLookup],
-  outputs: [],
-  errorEvents: [],
-} as const satisfies ActivitySpec;
-
-export const aliases = ['deregisterPasscodeV1'] as const;
+import { storeName } from './spec.js';
+import { spec } from './specs/deregister-passcode.js';
 
 /** Reads the store, the user and the passcode; retires the passcode and writes the user and the event (puts, in one transaction). */
 export const aws = { table: ['GetItem', 'PutItem'] } as const satisfies ActivityAccess;

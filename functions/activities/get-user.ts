@@ -1,20 +1,7 @@
 import { findUser, userView } from '../identity-store/users.js';
 import { withVar, type ActivityAccess, type ServiceRun } from './contract.js';
 import { identityStores, userOf } from './identity.js';
-import { storeName, userExternalId, userId, userKey, type ActivitySpec } from './spec.js';
-
-export const spec = {
-  type: 'GET_USER',
-  displayName: 'Get User',
-  kind: 'service',
-  description: 'Looks a user up by User ID or User External ID and keeps it under User Key.',
-  inputs: [storeName, userExternalId, userId, userKey],
-  rules: [{ kind: 'groups', groups: [['User ID'], ['User External ID']], min: 1, max: 1 }],
-  outputs: [{ name: 'User', variable: 'vars.{User Key}' }],
-  errorEvents: [],
-} as const satisfies ActivitySpec;
-
-export const aliases = ['getUserV1'] as const;
+import { spec } from './specs/get-user.js';
 
 export const aws = { table: ['GetItem'] } as const satisfies ActivityAccess;
 

@@ -108,6 +108,15 @@ export type InputsOf<S extends ActivitySpec> = {
 // Builders for the inputs many activities share
 
 /** Every user step has this input: the compiled task's `TimeoutSeconds`. */
+/**
+ * The ASL error name of a failure that may pass if the step runs again a little later: a throttle
+ * or a timeout of an AWS call (after the SDK's own retries), a service's 5xx, a dropped
+ * connection. Every Task state retries it with backoff and jitter (statemachines/compile.ts);
+ * only when those retries are used up does it fail the step, which an error boundary event can
+ * then route like any other error.
+ */
+export const TRANSIENT_ERROR = 'Activity.Transient';
+
 export const STEP_TIMEOUT_INPUT = 'Step Timeout (Seconds)';
 export const STEP_TIMEOUT_DEFAULT = 1800;
 /** 28 days: the longest a push notification lives, and far inside the instance's retention. */

@@ -5,7 +5,7 @@
  * catalogue and graph rules, an activity this deployment cannot run).
  */
 import { apiError, PayloadTooLargeError, type ErrorDetail } from '../errors.js';
-import { NOT_RUNNABLE } from '../activities/index.generated.js';
+import { NOT_RUNNABLE } from '../activities/specs/index.generated.js';
 import type { BpmnGraph, BpmnProblem } from '../../statemachines/bpmn/graph.js';
 import type { ProcessDefinitionInput } from '../../statemachines/definition.js';
 import { MAX_BPMN_BYTES } from './definition-schemas.js';

@@ -3,7 +3,7 @@
  * each activity module lists the bean names it answers to (`aliases`), gathered in the generated
  * activity index.
  */
-import { ALIASES } from '../../functions/activities/index.generated.js';
+import { ALIASES } from '../../functions/activities/specs/index.generated.js';
 import type { ActivityType } from '../catalogue.js';
 
 export type BeanName = keyof typeof ALIASES;

@@ -7,7 +7,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lambdaBuildOptions } from '../../lib/bundling.js';
 import { REPO_ROOT } from '../../lib/stack.js';
-import { SPECS } from '../../functions/activities/index.generated.js';
+import { SPECS } from '../../functions/activities/specs/index.generated.js';
 
 const event = {
   version: '2.0',

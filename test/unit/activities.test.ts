@@ -2,16 +2,16 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { CATALOGUE, activitySpec } from '../../statemachines/catalogue.js';
-import { GENERATED_ACTIVITY_INDEX, generatedActivityIndex } from '../../lib/activity-index.js';
+import { GENERATED_ACTIVITY_INDEX, GENERATED_SPEC_INDEX, generatedActivityIndex, generatedSpecIndex } from '../../lib/activity-index.js';
 import {
   FACE_STEPS,
   FORM_STEPS,
-  NOT_RUNNABLE,
   PASSCODE_STEPS,
   PASSKEY_STEPS,
   RUNS,
   SCREENS,
 } from '../../functions/activities/index.generated.js';
+import { NOT_RUNNABLE } from '../../functions/activities/specs/index.generated.js';
 import { resolveInputs } from '../../functions/activities/inputs.js';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
 import { runActivity } from '../../functions/activities/run.js';
@@ -23,8 +23,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { keys } from '../../functions/store/keys.js';
 import { SESSION_MAX_BYTES, sessionBytes } from '../../functions/shared/session-limit.js';
 import type { InputsOf } from '../../functions/activities/spec.js';
-import type { spec as getUserSpec } from '../../functions/activities/get-user.js';
-import type { spec as pushSpec } from '../../functions/activities/svc-push-notification.js';
+import type { spec as getUserSpec } from '../../functions/activities/specs/get-user.js';
+import type { spec as pushSpec } from '../../functions/activities/specs/svc-push-notification.js';
 
 const has = (map: object, type: string) => Object.prototype.hasOwnProperty.call(map, type);
 const submissions = { ...FORM_STEPS, ...FACE_STEPS, ...PASSCODE_STEPS, ...PASSKEY_STEPS };
@@ -51,6 +51,7 @@ describe('the activity modules', () => {
 
   it('are indexed as they are now (npm run build:activities)', async () => {
     const root = resolve(import.meta.dirname, '../..');
+    expect(readFileSync(join(root, GENERATED_SPEC_INDEX), 'utf8')).toBe(await generatedSpecIndex(root));
     expect(readFileSync(join(root, GENERATED_ACTIVITY_INDEX), 'utf8')).toBe(await generatedActivityIndex(root));
   }, 30_000);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALIASES } from '../../../functions/activities/index.generated.js';
+import { ALIASES } from '../../../functions/activities/specs/index.generated.js';
 import { CATALOGUE } from '../../../statemachines/catalogue.js';
 import { beanNameOf, resolveActivity } from '../../../statemachines/bpmn/activities.js';
 import { isoDurationSeconds } from '../../../statemachines/bpmn/duration.js';

@@ -1,4 +1,4 @@
-import { key, s, storeName, userExternalId, userId, type ActivitySpec } from './spec.js';
+import { key, s, storeName, userExternalId, userId, type ActivitySpec } from '../spec.js';
 
 export const spec = {
   type: 'SVC_PUSH_NOTIFICATION',

@@ -1,4 +1,4 @@
-import { s, stepTimeout, type ActivitySpec } from './spec.js';
+import { s, stepTimeout, type ActivitySpec } from '../spec.js';
 
 export const spec = {
   type: 'WAIT_ON_PUSH_NOTIFICATION',

@@ -1,4 +1,4 @@
-import type { ActivitySpec } from './spec.js';
+import type { ActivitySpec } from '../spec.js';
 
 /**
  * The decider never runs in the activity function: the compiler turns its rules into one

@@ -1,4 +1,4 @@
-import { s, type ActivitySpec } from './spec.js';
+import { s, type ActivitySpec } from '../spec.js';
 
 export const spec = {
   type: 'ARCHIVE_PROCESS_INSTANCE',

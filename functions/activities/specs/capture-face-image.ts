@@ -1,0 +1,29 @@
+import { key, stepTimeout, type ActivitySpec } from '../spec.js';
+
+export const spec = {
+  type: 'CAPTURE_FACE_IMAGE',
+  displayName: 'Capture Face Image',
+  kind: 'user',
+  description:
+    "Captures the end user's live face image and judges it by its face: exactly one face, large, frontal, sharp and lit enough, or the page says what to fix and the step waits; then a passive liveness score, which the check records (PASS, REVIEW or FAIL) for the decider.",
+  inputs: [
+    key('Face Key', 'face1', 'Where the capture and its check are kept.'),
+    {
+      name: 'Image Format',
+      type: 'S',
+      required: false,
+      default: 'JPEG',
+      enum: ['JPEG', 'PNG'],
+      description: "The format the page's camera takes the photo in (a chosen file may be either).",
+    },
+    stepTimeout,
+  ],
+  rules: [],
+  outputs: [
+    { name: 'Face captures', variable: '_faces.{Face Key}.captures' },
+    { name: 'Face capture check', variable: '_checks.{Face Key}', description: '{result: "PASS" | "FAIL" | "REVIEW", ...}' },
+  ],
+  errorEvents: [],
+} as const satisfies ActivitySpec;
+
+export const aliases = ['captureFaceImageV1'] as const;

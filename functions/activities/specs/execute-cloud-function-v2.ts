@@ -1,0 +1,30 @@
+import { s, type ActivitySpec } from '../spec.js';
+
+export const spec = {
+  type: 'EXECUTE_CLOUD_FUNCTION_V2',
+  displayName: 'Execute Cloud Function v2',
+  kind: 'service',
+  description:
+    "Runs a version of the tenant's cloud function in the sandbox with the process variables and cloud secrets the step lists; " +
+    'the variables it returns are set on the journey (for example for a gateway to read).',
+  inputs: [
+    s('Function Name', true),
+    { name: 'Function Version', type: 'I', required: false, min: 1, description: 'Empty: the latest DEPLOYED_ACTIVE version.' },
+    { name: 'Process Variables', type: 'L', required: false, description: 'The variables the function may read (`variables` in its handler).' },
+    { name: 'Cloud Secrets', type: 'L', required: false, description: 'The secrets the function may read (`secrets` in its handler), by name.' },
+    { name: 'Metrics', type: 'B', required: false, default: false, description: 'Also count the run as a CloudFunctionRuns metric, by outcome.' },
+    { name: 'Report Log', type: 'B', required: false, default: true, description: "Keep the run's console output with the instance." },
+    s('Rule Execution Name', false, undefined, 'A label kept with the run.'),
+  ],
+  rules: [],
+  // Each member of the object the function returns becomes a process variable of that name.
+  outputs: [],
+  errorEvents: [
+    { name: 'Function Error', aslError: 'CloudFunctionError', code: 'cloudFunctionError', description: 'The function threw, returned something other than an object, or ran out of memory.' },
+    { name: 'Function Timeout', aslError: 'CloudFunctionTimeout', code: 'cloudFunctionTimeout', description: 'The function ran past its timeout.' },
+    { name: 'Function Not Found', aslError: 'CloudFunctionNotFound', code: 'cloudFunctionNotFound', description: 'No runnable version of the function.' },
+    { name: 'Cloud Secret Missing', aslError: 'CloudSecretMissing', code: 'cloudSecretMissing', description: 'A secret the step lists does not exist.' },
+  ],
+} as const satisfies ActivitySpec;
+
+export const aliases = ['syncCloudFunctionExecutorV2'] as const;
