@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.js';
 import { ExternalIdNotUniqueError, addUser, userView } from '../identity-store/users.js';
-import { ActivityError, withVar, type ActivityAccess, type ServiceRun } from './contract.js';
+import { ActivityError, withVar, type ActivityAccess, type ServiceRun , activityError } from './contract.js';
 import { identityStores } from './identity.js';
 import { isTransientError } from '../shared/aws-errors.js';
 import { s, storeName } from './spec.js';
@@ -11,7 +11,7 @@ export const aws = { table: ['GetItem', 'PutItem'] } as const satisfies Activity
 
 export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId, actor, now }) => {
   const externalId = inputs['External ID'];
-  if (!externalId) throw new ActivityError('AddUserFailed', 'The External ID is empty.');
+  if (!externalId) throw activityError(spec, 'AddUserFailed', 'The External ID is empty.');
   try {
     const user = await addUser(identityStores, { tenantId, storeName: inputs['Store Name'], externalId, actor, now });
     return withVar(session, inputs['User Key'], userView(user));
@@ -22,12 +22,12 @@ export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId, 
       const existing = await identityStores.users.get(tenantId, inputs['Store Name'], { externalId });
       if (existing?.createdBy === actor) return withVar(session, inputs['User Key'], userView(existing));
       // The message goes to the execution's history (`_lastError.Cause`): it names no value the journey was given.
-      throw new ActivityError('ExtIdNotUnique', 'Another user of this store has the External ID this step was given.');
+      throw activityError(spec, 'ExtIdNotUnique', 'Another user of this store has the External ID this step was given.');
     }
     // A throttle or a timeout: Activity.Transient (run.ts), which the step's Task retries.
     if (isTransientError(err)) throw err;
     // The spec's other error event: any reason the user could not be added.
     // By the error's code only: a domain message may quote what the journey gave.
-    throw new ActivityError('AddUserFailed', err instanceof ApiError ? `The user could not be added (${err.code}).` : 'The user could not be added.');
+    throw activityError(spec, 'AddUserFailed', err instanceof ApiError ? `The user could not be added (${err.code}).` : 'The user could not be added.');
   }
 };

@@ -1,6 +1,6 @@
 import { readJson } from '../shared/json.js';
 import { completePasscodeRegistration } from '../identity-store/passcodes.js';
-import { ActivityError, withCheck, type ActivityAccess, type ServiceRun } from './contract.js';
+import { ActivityError, withCheck, type ActivityAccess, type ServiceRun , activityError } from './contract.js';
 import { identityStores } from './identity.js';
 import { key, s } from './spec.js';
 import { own } from '../shared/own.js';
@@ -14,7 +14,7 @@ export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId, 
   const registration = own(session.vars, key) as { storeName?: string; algorithmInfo?: { parameters?: { i?: string } } } | undefined;
   const sessionId = registration?.algorithmInfo?.parameters?.i;
   if (!registration?.storeName || !sessionId) {
-    throw new ActivityError('PasscodeRegistrationNotFound', `No passcode registration is kept under ${key}: run Start Passcode Registration first.`);
+    throw activityError(spec, 'PasscodeRegistrationNotFound', `No passcode registration is kept under ${key}: run Start Passcode Registration first.`);
   }
   // The verifier: what the passcode form kept on the registration session, or (a custom
   // client) the Passcode Registration Browser Response input, `{verifier, historyVerifiers?}`.

@@ -9,7 +9,7 @@ import { isTransientError } from '../shared/aws-errors.js';
 import type { AwsAccess } from '../http/route.js';
 import type { CheckRecord, ImageRecord } from '../process-manager/model.js';
 import type { ScreenContext } from '../journey/screen-context.js';
-import { TRANSIENT_ERROR, type ActivitySpec, type InputsOf } from './spec.js';
+import { TRANSIENT_ERROR, type ActivitySpec, type ErrorNameOf, type InputsOf } from './spec.js';
 
 export { TRANSIENT_ERROR };
 
@@ -41,6 +41,15 @@ export class ActivityError extends Error {
   }
 }
 
+
+/**
+ * A module's failure, by a name its spec declares (an error event's `aslError`, one of its
+ * `failures`, or a STEP_FAILURE): raising an undeclared name is a type error, so every error a
+ * module can raise is one a definition can see in the catalogue.
+ */
+export function activityError<S extends ActivitySpec>(_spec: S, name: ErrorNameOf<S>, message: string): ActivityError {
+  return new ActivityError(name, message);
+}
 
 /** A transient failure (see TRANSIENT_ERROR); modules may throw it themselves for their own calls. */
 export class TransientActivityError extends ActivityError {

@@ -6,7 +6,7 @@ import { journeyUrl } from '../journey/screen-context.js';
 import { countRefusedSubmission, StepNotWaitingError } from '../journey/steps.js';
 import { findFormVersion } from '../process-manager/form-references.js';
 import { customDataForms } from '../process-manager/deps.js';
-import { ActivityError, type ActivityAccess, type Screens, type StepBegin, type StepView, type Submission } from './contract.js';
+import { ActivityError, type ActivityAccess, type Screens, type StepBegin, type StepView, type Submission , activityError } from './contract.js';
 import { key, s } from './spec.js';
 import { own } from '../shared/own.js';
 import { spec } from './specs/data-form.js';
@@ -26,17 +26,17 @@ export async function stepForm(tenantId: string, inputs: { readonly Form?: DataF
   if (inputs.Form) return inputs.Form;
   const name = inputs['Data form name'];
   const version = inputs['Data form version'];
-  if (name === undefined || version === undefined) throw new ActivityError('MissingInput', 'Data form name and Data form version are needed when there is no inline Form.');
+  if (name === undefined || version === undefined) throw activityError(spec, 'MissingInput', 'Data form name and Data form version are needed when there is no inline Form.');
   const found = await findFormVersion(customDataForms, tenantId, name, version);
   switch (found.outcome) {
     case 'found':
       return found.form;
     case 'missing':
-      throw new ActivityError('DataFormNotFound', `Data form "${name}" version ${version} does not exist.`);
+      throw activityError(spec, 'DataFormNotFound', `Data form "${name}" version ${version} does not exist.`);
     case 'archived':
-      throw new ActivityError('DataFormArchived', `Data form "${name}" version ${version} is ARCHIVED.`);
+      throw activityError(spec, 'DataFormArchived', `Data form "${name}" version ${version} is ARCHIVED.`);
     case 'unreadable':
-      throw new ActivityError('DataFormUnreadable', `Data form "${name}" version ${version} cannot be read: ${found.problems.slice(0, 3).join('; ')}.`);
+      throw activityError(spec, 'DataFormUnreadable', `Data form "${name}" version ${version} cannot be read: ${found.problems.slice(0, 3).join('; ')}.`);
   }
 }
 

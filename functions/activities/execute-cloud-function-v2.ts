@@ -3,7 +3,7 @@ import { cloudFunctionLogs, cloudFunctions, cloudSecrets, runner, secretSealer }
 import { runFunctionStep } from '../cloud-functions/run-step.js';
 import { getStoreConfig, localServiceEndpoints } from '../config.js';
 import { countCloudFunctionRun } from '../observability/metrics.js';
-import { ActivityError, TransientActivityError, type ActivityAccess, type ServiceRun } from './contract.js';
+import { ActivityError, TransientActivityError, type ActivityAccess, type ServiceRun , activityError } from './contract.js';
 import { s } from './spec.js';
 import { spec } from './specs/execute-cloud-function-v2.js';
 
@@ -46,6 +46,6 @@ export const run: ServiceRun<typeof spec> = async ({ activityId, inputs, session
     throw err;
   }
   if (inputs.Metrics === true) await countCloudFunctionRun(tenantId, outcome.ok ? 'SUCCEEDED' : 'FAILED');
-  if (!outcome.ok) throw new ActivityError(ERRORS[outcome.reason], outcome.message);
+  if (!outcome.ok) throw activityError(spec, ERRORS[outcome.reason], outcome.message);
   return { ...session, vars: { ...(session.vars ?? {}), ...outcome.variables } };
 };

@@ -5,7 +5,7 @@ import { THRESHOLDS } from '../faces/quality.js';
 import { faceImageRecord, inspectFaceImage } from '../journey/face-capture.js';
 import { MAX_FACE_UPLOAD_BYTES, type FaceUploadSlot } from '../process-manager/face-uploads.js';
 import type { CheckRecord, CheckResult, ImageRecord } from '../process-manager/model.js';
-import { ActivityError, withCheck, type ActivityAccess, type ServiceContext, type ServiceRun } from './contract.js';
+import { ActivityError, withCheck, type ActivityAccess, type ServiceContext, type ServiceRun , activityError } from './contract.js';
 import { liveFace } from './live-face.js';
 import { key } from './spec.js';
 import { spec } from './specs/external-source-face-match-v1.js';
@@ -83,8 +83,8 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   await keep(ctx, check, reference.record, { similarity, threshold, liveCaptureId: live.captureId, ...(failures === undefined ? {} : { failedAttempts: failures }) });
   if (failures !== undefined) {
     // The Cause names no value the end user gave: only counts.
-    if (failures > max) throw new ActivityError('FaceMatchCountExceeded', `${failures} failed face matches, more than Max Attempts (${max}).`);
-    throw new ActivityError('FaceMatchFailed', `The faces did not match (failed attempts: ${failures}; Max Attempts: ${max}).`);
+    if (failures > max) throw activityError(spec, 'FaceMatchCountExceeded', `${failures} failed face matches, more than Max Attempts (${max}).`);
+    throw activityError(spec, 'FaceMatchFailed', `The faces did not match (failed attempts: ${failures}; Max Attempts: ${max}).`);
   }
   return withCheck(session, CHECK_KEY, { result: 'PASS', checkType: check.checkType, displayName: check.displayName, similarity, threshold, engine: faces.name });
 };
@@ -158,5 +158,5 @@ function keep(ctx: Ctx, check: CheckRecord, upload: ImageRecord | undefined, val
 async function templateFailure(ctx: Ctx, problem: TemplateProblem, upload?: ImageRecord): Promise<never> {
   const check = matchCheck(ctx, 'FAIL', { description: PROBLEM_TEXT[problem], moreinfo: { reason: problem } });
   await keep(ctx, check, upload, { reason: problem });
-  throw new ActivityError('FaceTemplateGenerationFailed', PROBLEM_TEXT[problem]);
+  throw activityError(spec, 'FaceTemplateGenerationFailed', PROBLEM_TEXT[problem]);
 }

@@ -6,6 +6,6 @@ import { spec } from './specs/get-user.js';
 export const aws = { table: ['GetItem'] } as const satisfies ActivityAccess;
 
 export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId }) => {
-  const { user } = await findUser(identityStores, tenantId, inputs['Store Name'], userOf(inputs, session));
+  const { user } = await findUser(identityStores, tenantId, inputs['Store Name'], userOf(spec, inputs, session));
   return withVar(session, inputs['User Key'], userView(user));
 };

@@ -1,6 +1,6 @@
 import { instanceEvents } from '../events/catalogue.js';
 import { outbox, webhooks } from '../webhooks/deps.js';
-import { ActivityError, type ActivityAccess, type ServiceRun } from './contract.js';
+import { ActivityError, type ActivityAccess, type ServiceRun , activityError } from './contract.js';
 import { spec, MAX_WEBHOOK_BODY_BYTES, MAX_EVENT_NAME } from './specs/send-webhook.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -12,13 +12,13 @@ export const run: ServiceRun<typeof spec> = async ({ activityId, inputs, session
   const webhookId = inputs['Webhook ID'];
   // Not a webhook id at all (a reference that resolved to something else): no such webhook.
   const webhook = UUID.test(webhookId) ? await webhooks.get(tenantId, webhookId) : undefined;
-  if (!webhook || !webhook.enabled) throw new ActivityError('WebhookNotFound', `Send Webhook: the tenant has no enabled webhook ${webhookId}.`);
+  if (!webhook || !webhook.enabled) throw activityError(spec, 'WebhookNotFound', `Send Webhook: the tenant has no enabled webhook ${webhookId}.`);
   const body = (inputs.Body ?? {}) as Record<string, unknown>;
   if ([...inputs['Event Name']].length > MAX_EVENT_NAME) {
-    throw new ActivityError('InvalidInput', `Send Webhook: input "Event Name" is over ${MAX_EVENT_NAME} characters.`);
+    throw activityError(spec, 'InvalidInput', `Send Webhook: input "Event Name" is over ${MAX_EVENT_NAME} characters.`);
   }
   if (Buffer.byteLength(JSON.stringify(body), 'utf8') > MAX_WEBHOOK_BODY_BYTES) {
-    throw new ActivityError('InvalidInput', `Send Webhook: input "Body" is over ${MAX_WEBHOOK_BODY_BYTES} bytes as JSON.`);
+    throw activityError(spec, 'InvalidInput', `Send Webhook: input "Body" is over ${MAX_WEBHOOK_BODY_BYTES} bytes as JSON.`);
   }
   const i = session.instance;
   await outbox.put(

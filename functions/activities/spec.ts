@@ -76,7 +76,25 @@ export interface ActivitySpec {
   readonly rules: readonly InputRule[];
   readonly outputs: readonly OutputSpec[];
   readonly errorEvents: readonly ErrorEventSpec[];
+  /**
+   * Failures of this activity that no error event routes (a data form the step names is gone):
+   * the step fails under the name and the instance ends COMPLETED_PROCESS_ERROR. Besides these
+   * and its error events' `aslError`s, an activity raises only the STEP_FAILURES every step may.
+   */
+  readonly failures?: readonly string[];
 }
+
+/** Failures any step may raise, found before its own code runs (run.ts, inputs.ts); no event routes them. */
+export const STEP_FAILURES = ['InvalidInput', 'MissingInput', 'UnresolvedReference'] as const;
+
+/**
+ * The names an activity may raise: its error events' ASL names, its own `failures`, and the
+ * STEP_FAILURES. A name outside them does not type-check (contract.ts `activityError`).
+ */
+export type ErrorNameOf<S extends ActivitySpec> =
+  | S['errorEvents'][number]['aslError']
+  | (S extends { readonly failures: readonly (infer F extends string)[] } ? F : never)
+  | (typeof STEP_FAILURES)[number];
 
 // ---------------------------------------------------------------------------------------------
 // Typed inputs

@@ -11,7 +11,7 @@ export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId, 
   const started = await startPasscodeLogin(identityStores, {
     tenantId,
     storeName: inputs['Store Name'],
-    user: userOf(inputs, session),
+    user: userOf(spec, inputs, session),
     policyName: inputs['Passcode Policy'],
     now,
   });

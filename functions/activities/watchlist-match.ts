@@ -3,7 +3,7 @@ import { keepStepData } from './service-user-data.js';
 import { imageRefusal, isMissingCollection, type WatchlistHit } from '../faces/model.js';
 import { THRESHOLDS } from '../faces/quality.js';
 import type { CheckRecord, CheckResult } from '../process-manager/model.js';
-import { ActivityError, withCheck, type ActivityAccess, type ServiceContext, type ServiceRun } from './contract.js';
+import { ActivityError, withCheck, type ActivityAccess, type ServiceContext, type ServiceRun , activityError } from './contract.js';
 import { liveFace } from './live-face.js';
 import { s } from './spec.js';
 import { spec } from './specs/watchlist-match.js';
@@ -28,20 +28,20 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   const { inputs, session, tenantId } = ctx;
   const watchlistId = inputs['Watchlist ID'];
   const watchlist = /^[0-9a-f-]{36}$/i.test(watchlistId) ? await watchlists.get(tenantId, watchlistId) : undefined;
-  if (!watchlist) throw new ActivityError('WatchlistNotFound', 'The watchlist named by Watchlist ID does not exist in this tenant.');
+  if (!watchlist) throw activityError(spec, 'WatchlistNotFound', 'The watchlist named by Watchlist ID does not exist in this tenant.');
   const live = await liveFace(session, tenantId, inputs['Face Key']);
-  if (!live) throw new ActivityError('FaceTemplateGenerationFailed', 'The Face Key has no capture to search with.');
+  if (!live) throw activityError(spec, 'FaceTemplateGenerationFailed', 'The Face Key has no capture to search with.');
   const threshold = inputs['Match Threshold'] !== undefined ? inputs['Match Threshold'] / 100 : THRESHOLDS[faces.name].watchlist;
   let found: WatchlistHit[] | { noFace: true };
   try {
     found = await faces.search({ tenantId, watchlistId }, { bytes: live.bytes }, threshold, inputs['Max Hits'] ?? 5);
   } catch (err) {
     // Deleted between the read and the search; or an image the engine cannot read.
-    if (isMissingCollection(err)) throw new ActivityError('WatchlistNotFound', 'The watchlist named by Watchlist ID does not exist in this tenant.');
-    if (imageRefusal(err)) throw new ActivityError('FaceTemplateGenerationFailed', 'The face engine could not read the live capture.');
+    if (isMissingCollection(err)) throw activityError(spec, 'WatchlistNotFound', 'The watchlist named by Watchlist ID does not exist in this tenant.');
+    if (imageRefusal(err)) throw activityError(spec, 'FaceTemplateGenerationFailed', 'The face engine could not read the live capture.');
     throw err;
   }
-  if ('noFace' in found) throw new ActivityError('FaceTemplateGenerationFailed', 'No face was found in the live capture.');
+  if ('noFace' in found) throw activityError(spec, 'FaceTemplateGenerationFailed', 'No face was found in the live capture.');
   // Labels as the table has them now (a member removed since the search is left out).
   const hits = (
     await Promise.all(
@@ -55,7 +55,7 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   const check = watchlistCheck(ctx, result, { watchlistId, watchlistName: watchlist.name, threshold, hits, captureId: live.capture.captureId });
   await keepStepData(ctx, { activityType: spec.type, dataKey: inputs['Check Key'], values: { watchlistId, captureId: live.capture.captureId, threshold, hits }, check });
   if (hits.length > 0 && inputs['Raise Error On Hit'] === true) {
-    throw new ActivityError('WatchlistHit', `${hits.length} member(s) of the watchlist matched the live face.`);
+    throw activityError(spec, 'WatchlistHit', `${hits.length} member(s) of the watchlist matched the live face.`);
   }
   return withCheck(session, inputs['Check Key'], { result, checkType: check.checkType, displayName: check.displayName, watchlistId, threshold, hits });
 };

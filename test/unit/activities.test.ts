@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { CATALOGUE, activitySpec } from '../../statemachines/catalogue.js';
@@ -47,6 +47,13 @@ describe('the activity modules', () => {
       expect(has(RUNS, type) || has(SCREENS, type), type).toBe(false);
       expect(why.length, type).toBeGreaterThan(10);
     }
+  });
+
+  it('raise their errors only by names their spec declares (activityError, typed from the spec)', () => {
+    const root = resolve(import.meta.dirname, '../..');
+    const modules = readdirSync(join(root, 'functions/activities/specs')).filter((f) => !f.endsWith('.generated.ts'));
+    const untyped = modules.filter((f) => existsSync(join(root, 'functions/activities', f)) && readFileSync(join(root, 'functions/activities', f), 'utf8').includes('new ActivityError('));
+    expect(untyped).toEqual([]);
   });
 
   it('are indexed as they are now (npm run build:activities)', async () => {

@@ -15,6 +15,7 @@ export const spec = {
     },
   ],
   errorEvents: [],
+  failures: ['PasscodeRegistrationNotFound'],
 } as const satisfies ActivitySpec;
 
 export const aliases = ['completePasscodeRegistrationV1'] as const;

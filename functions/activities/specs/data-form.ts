@@ -50,6 +50,7 @@ export const spec = {
     },
     { name: 'Retake', aslError: 'DataFormRetake', code: 'retake', description: 'The end user pressed Retake (Show Retake Button).' },
   ],
+  failures: ['DataFormNotFound', 'DataFormArchived', 'DataFormUnreadable'],
 } as const satisfies ActivitySpec;
 
 export const aliases = ['customDataFormV1'] as const;

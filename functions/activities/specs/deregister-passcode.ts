@@ -9,6 +9,7 @@ export const spec = {
   rules: [oneUserLookup],
   outputs: [],
   errorEvents: [],
+  failures: ['UserNotGiven'],
 } as const satisfies ActivitySpec;
 
 export const aliases = ['deregisterPasscodeV1'] as const;

@@ -9,6 +9,7 @@ export const spec = {
   rules: [{ kind: 'groups', groups: [['User ID'], ['User External ID']], min: 1, max: 1 }],
   outputs: [{ name: 'User', variable: 'vars.{User Key}' }],
   errorEvents: [],
+  failures: ['UserNotGiven'],
 } as const satisfies ActivitySpec;
 
 export const aliases = ['getUserV1'] as const;

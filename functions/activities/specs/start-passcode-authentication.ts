@@ -19,6 +19,7 @@ export const spec = {
   rules: [oneUserLookup],
   outputs: [{ name: 'Passcode authentication', variable: 'vars.{Passcode Registration Key}', description: 'The session id, store, policy and user.' }],
   errorEvents: [],
+  failures: ['UserNotGiven'],
 } as const satisfies ActivitySpec;
 
 export const aliases = ['startPasscodeAuthenticationV1'] as const;

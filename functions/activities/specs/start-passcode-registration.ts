@@ -23,6 +23,7 @@ export const spec = {
     },
   ],
   errorEvents: [],
+  failures: ['UserNotGiven'],
 } as const satisfies ActivitySpec;
 
 export const aliases = ['startPasscodeRegistrationV1'] as const;
