@@ -277,7 +277,14 @@ export async function startHttpServer(opts: LocalServerOptions): Promise<{ serve
     }
   });
   server.on('clientError', answerClientError);
-  server.keepAliveTimeout = 5000;
+  // An idle kept-alive connection is closed after 65 s, far longer than clients keep one idle
+  // before reusing it (Node's agent: the server's hint less 1 s; the test client: 2 s). The server
+  // times idle connections by its own event loop: after a long synchronous stretch (decoding a
+  // photo on a loaded machine) an expired timer fires before the request waiting on that very
+  // connection is read, and the client gets "socket hang up". With 5 s (Node's default) that
+  // happened under load; Node wants the header timeout above it.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(opts.port, opts.host, () => ok());

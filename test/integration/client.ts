@@ -30,11 +30,9 @@ export interface CallOptions {
 }
 
 /**
- * Connections kept alive between calls, and dropped by this side after 2 s idle. The runtime
- * closes an idle connection after 5 s (`keepAliveTimeout`), and Node's own agent would keep one
- * exactly as long: a call that picks such a connection just as the server closes it fails with
- * "socket hang up", more often the more loaded the machine. A client that gives up first never
- * reuses a connection the server is closing.
+ * Connections kept alive between calls, and dropped by this side after 2 s idle, long before the
+ * runtime drops an idle one (lib/local/server.ts says why that matters): a call never goes out on
+ * a connection the server is closing.
  */
 const agent = new Agent({ keepAlive: true, timeout: 2_000 });
 

@@ -153,8 +153,8 @@ describe('the Capture Face Image step', () => {
   });
 
   it('refuses a photo without exactly one usable face, saying what to fix in the end user language, and the step waits', async () => {
-    // The photos first: blurring one is seconds of CPU that, between two requests, would leave the
-    // client's kept-alive socket idle past the server's 5 s keep-alive, to be reused as it closes.
+    // The photos first: blurring one is seconds of CPU, better spent before the journey's requests
+    // than between them.
     const cases: [string, Buffer, string, string][] = [
       ['a landscape', face('no-face-landscape.jpg'), 'No face could be found', 'Im Foto wurde kein Gesicht gefunden'],
       ['a cat', face('no-face-cat.png'), 'No face could be found', 'Im Foto wurde kein Gesicht gefunden'],
