@@ -30,6 +30,12 @@ describe('the route table', () => {
     }
   });
 
+  it('names each handler file after its operation (kebab-case of the operationId)', () => {
+    const kebab = (id: string) => id.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+    const misnamed = routeList.filter((r) => r.handler.split('/').pop() !== `${kebab(r.operationId)}.ts`).map((r) => `${r.operationId}: ${r.handler}`);
+    expect(misnamed).toEqual([]);
+  });
+
   it('declares every path parameter in its path schema', () => {
     for (const r of routeList) {
       const params = [...r.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
