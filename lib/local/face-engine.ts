@@ -1,6 +1,6 @@
 /**
  * The local runtime's face engine, in place of Amazon Rekognition: the embedded model
- * (functions/faces/embedded-model.ts) in a worker thread, with watchlists kept as descriptors in
+ * (functions/store/embedded-face-model.ts) in a worker thread, with watchlists kept as descriptors in
  * memory and in a file under `.local/`, so they outlive a restart as Rekognition collections do.
  *
  * It fails where Rekognition would: an image over 5 MB of bytes, one that is neither JPEG nor
