@@ -151,6 +151,16 @@ describe('runActivity', () => {
       runActivity({ activityId: 'a', activityType: 'GET_USER', inputs: { 'Store Name': '${storeName}', 'User ID': 'U1', 'User Key': 'user1' }, state }, new Date()),
     ).rejects.toMatchObject({ name: 'UnresolvedReference' });
   });
+
+  it('reads inputs as the compiler writes them now (JSON text) as well as state machines compiled before (an object)', async () => {
+    const inputs = { 'Store Name': '${storeName}', 'User ID': 'U1', 'User Key': 'user1' };
+    for (const form of [inputs, JSON.stringify(inputs)]) {
+      await expect(runActivity({ activityId: 'a', activityType: 'GET_USER', inputs: form, state }, new Date())).rejects.toMatchObject({
+        name: 'UnresolvedReference',
+        message: expect.stringContaining('Store Name'),
+      });
+    }
+  });
 });
 
 describe('asActivityError', () => {
