@@ -1,6 +1,5 @@
 import type { ProcessInstanceRecord } from '../process-manager/instances.js';
 import { isFinal } from '../process-manager/status.js';
-import { SCREENS as STEP_SCREENS } from '../activities/index.generated.js';
 import type { ScreenRender, Screens } from '../activities/contract.js';
 import type { ActivitySpec, InputsOf } from '../activities/spec.js';
 import type { Language } from './messages/index.js';
@@ -10,34 +9,43 @@ import { renderTrouble } from './screens/trouble.js';
 import { renderUnsupported } from './screens/unsupported.js';
 import { renderWaiting } from './screens/waiting.js';
 import { screenOf as screenAt, type ScreenContext, type WaitingStep } from './screen-context.js';
+import { own } from '../shared/own.js';
 
-const byType = STEP_SCREENS as Readonly<Record<string, Screens<ActivitySpec>>>;
+/** What a journey page is rendered with: a renderer per UI component, and where a step's page is. */
+export interface JourneyScreens {
+  /** A renderer per UI component, from the activities' `screens`. */
+  readonly byComponent: Readonly<Record<string, (ctx: ScreenContext) => string | Promise<string>>>;
+  /** Where a step's page is: its component (its activity's own by default) and screen. */
+  screenOf(record: ProcessInstanceRecord, step: WaitingStep, capability: string, lang: Language): ScreenContext;
+}
 
 /**
  * The screens framework. A user step names its UI component (`Starting Component ID`; the
  * activity's own when it has no such input) and the screens it goes through (`UI Component
  * ID`, `List of Screens`); each activity module registers a renderer per component it shows
  * (its `screens`). A component with none renders the "cannot be completed here" page rather
- * than a broken one.
+ * than a broken one. The entry point hands the activities' screens in (show-journey.ts): the
+ * framework does not import the activities it shows.
  */
-export const SCREENS: Readonly<Record<string, (ctx: ScreenContext) => string | Promise<string>>> = Object.fromEntries(
-  Object.values(byType).flatMap((s) =>
-    Object.entries(s.render).map(([component, render]) => [component, (ctx: ScreenContext) => (render as ScreenRender<ActivitySpec>)({ ...ctx, inputs: ctx.step.inputs as InputsOf<ActivitySpec> })]),
-  ),
-);
-
-/** Where a step's page is: its component (its activity's own by default) and screen. */
-export function screenOf(record: ProcessInstanceRecord, step: WaitingStep, capability: string, lang: Language): ScreenContext {
-  return screenAt(record, step, capability, lang, byType[step.activityType]?.component ?? step.activityType);
+export function journeyScreens(stepScreens: Readonly<Record<string, Screens<ActivitySpec>>>): JourneyScreens {
+  const byComponent = Object.fromEntries(
+    Object.values(stepScreens).flatMap((s) =>
+      Object.entries(s.render).map(([component, render]) => [component, (ctx: ScreenContext) => (render as ScreenRender<ActivitySpec>)({ ...ctx, inputs: ctx.step.inputs as InputsOf<ActivitySpec> })]),
+    ),
+  );
+  return {
+    byComponent,
+    screenOf: (record, step, capability, lang) => screenAt(record, step, capability, lang, own(stepScreens, step.activityType)?.component ?? step.activityType),
+  };
 }
 
 /** The page for where the journey is: its waiting step, its end, or a moment in between. */
-export async function journeyPage(record: ProcessInstanceRecord, capability: string, lang: Language): Promise<string> {
+export async function journeyPage(screens: JourneyScreens, record: ProcessInstanceRecord, capability: string, lang: Language): Promise<string> {
   // A journey that has ended shows its end, even if a step it waited at (one that timed out) is still recorded.
   const step = isFinal(record.status) ? undefined : record.currentStep;
   if (step) {
-    const screen = screenOf(record, step, capability, lang);
-    const render = SCREENS[screen.component];
+    const screen = screens.screenOf(record, step, capability, lang);
+    const render = own(screens.byComponent, screen.component);
     return render ? render(screen) : renderUnsupported(lang);
   }
   switch (record.status) {

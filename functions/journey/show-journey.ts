@@ -2,14 +2,18 @@ import { pageHandler } from './page-handler.js';
 import { changeStatus } from '../process-manager/status.js';
 import { instances } from '../process-manager/deps.js';
 import { openJourney } from './access.js';
-import { journeyPage } from './pages.js';
+import { journeyPage, journeyScreens } from './pages.js';
+import { SCREENS } from '../activities/index.generated.js';
 import { pickLanguage } from './messages/index.js';
 import { journeyRoutes as routes } from './journey-routes.js';
+
+/** The activities' screens, registered here where the page's entry point is assembled. */
+const screens = journeyScreens(SCREENS);
 
 export const handler = pageHandler(routes.showJourney, async ({ tenantId, path, query, now }) => {
   const lang = pickLanguage(query.lang);
   const record = await openJourney(tenantId, path.processInstanceId, query.c, now);
   // The first visit: the end user has the journey in hand.
   if (record.status === 'PENDING' && (await changeStatus({ instances }, record, 'ACTIVE', now))) record.status = 'ACTIVE';
-  return { status: 200, raw: { contentType: 'text/html; charset=utf-8', body: await journeyPage(record, query.c, lang) } };
+  return { status: 200, raw: { contentType: 'text/html; charset=utf-8', body: await journeyPage(screens, record, query.c, lang) } };
 });
