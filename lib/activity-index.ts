@@ -86,9 +86,14 @@ const byType = (found: Found[], predicate: (f: Found) => boolean, value: (f: Fou
     .map((f) => `  ${f.type}: ${value(f)},\n`)
     .join('')}} as const`;
 
-/** `specs/index.generated.ts`: the catalogue's specs, the bean names, what cannot run. */
-export async function generatedSpecIndex(root: string): Promise<string> {
+/** Both indexes, from one reading of the specs and modules: path in the repository → text. */
+export async function generatedIndexes(root: string): Promise<Record<string, string>> {
   const found = await findActivities(root);
+  return { [GENERATED_SPEC_INDEX]: specIndex(found), [GENERATED_ACTIVITY_INDEX]: activityIndex(found) };
+}
+
+/** `specs/index.generated.ts`: the catalogue's specs, the bean names, what cannot run. */
+function specIndex(found: Found[]): string {
   return [
     ...HEADER('the activity specs in this folder'),
     ...found.map((f) => `import * as ${f.name} from './${f.file.replace(/\.ts$/, '.js')}';`),
@@ -111,8 +116,8 @@ export async function generatedSpecIndex(root: string): Promise<string> {
 }
 
 /** `index.generated.ts`: the run modules' parts, for the entry points that run activities. */
-export async function generatedActivityIndex(root: string): Promise<string> {
-  const found = (await findActivities(root)).filter((f) => f.exports.size > 0);
+function activityIndex(all: Found[]): string {
+  const found = all.filter((f) => f.exports.size > 0);
   return [
     ...HEADER('the activity modules in this folder (each with its spec in specs/)'),
     ...found.map((f) => `import * as ${f.name} from './${f.file.replace(/\.ts$/, '.js')}';`),

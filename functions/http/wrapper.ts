@@ -20,7 +20,7 @@ import {
   toErrorResponse,
   type ErrorDetail,
 } from '../errors.js';
-import { JsonInputError, MAX_JSON_DEPTH, parseJsonInput, protoKeyPath } from '../shared/json.js';
+import { MAX_JSON_DEPTH, protoKeyPath, readJson } from '../shared/json.js';
 import { lenient } from '../shared/lenient.js';
 import { isTransientError } from '../shared/aws-errors.js';
 import { isPermissionName, qualify, type PermissionName } from '../auth/permissions.js';
@@ -157,15 +157,12 @@ function readBody(route: RouteDef, event: APIGatewayProxyEventV2): unknown {
   if (type && type !== 'application/json' && !type.endsWith('+json')) {
     throw new UnsupportedMediaTypeError(`Send the body as application/json, not ${type}.`);
   }
-  try {
-    return parseJsonInput(raw.toString('utf8'));
-  } catch (err) {
-    if (!(err instanceof JsonInputError)) throw err;
-    const { problem } = err;
-    if (problem.kind === 'depth') throw new BodyTooDeepError(`The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`);
-    if (problem.kind === 'proto') throw protoKeyRefusal(problem.path);
-    throw new MalformedJsonError(`The request body is not valid JSON: ${problem.message}`);
-  }
+  const read = readJson(raw.toString('utf8'));
+  if (read.ok) return read.value;
+  const { problem } = read;
+  if (problem.kind === 'depth') throw new BodyTooDeepError(`The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`);
+  if (problem.kind === 'proto') throw protoKeyRefusal(problem.path);
+  throw new MalformedJsonError(`The request body is not valid JSON: ${problem.message}`);
 }
 
 /**

@@ -21,13 +21,6 @@ export type JsonProblem =
   | { kind: 'depth'; message: string }
   | { kind: 'proto'; message: string; path: string[] };
 
-export class JsonInputError extends Error {
-  constructor(readonly problem: JsonProblem) {
-    super(problem.message);
-    this.name = 'JsonInputError';
-  }
-}
-
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACE = 0x7d;
@@ -72,13 +65,6 @@ export function readJson(text: string, maxDepth = MAX_JSON_DEPTH): { ok: true; v
   const path = protoKeyPath(value);
   if (path !== undefined) return { ok: false, problem: { kind: 'proto', message: 'a key named __proto__ cannot be stored', path } };
   return { ok: true, value };
-}
-
-/** `readJson`, throwing JsonInputError with the problem. */
-export function parseJsonInput(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
-  const read = readJson(text, maxDepth);
-  if (!read.ok) throw new JsonInputError(read.problem);
-  return read.value;
 }
 
 /**
