@@ -113,10 +113,12 @@ describe('startCloudFunctionRunner', () => {
     await runner.run(fn(`export function handler() { return {} }`));
     const [child] = runnerChildren(process.pid);
     // Sorting without a comparator is native code that never polls QuickJS's interrupt handler:
-    // a million numbers take about 2 s here, begun well before the 800 ms limit.
+    // a million numbers take about 2 s here, three sorts about 6 s. Building the array (JS, which
+    // is interrupted) takes about 0.2 s here, but several times that on a loaded machine, where
+    // an 800 ms limit once fell inside it: 1.5 s sits between the two with room on either side.
     const stuck = runner.run(
-      fn(`export function handler() { const a = Array.from({ length: 1000000 }, (_, i) => (i * 7919) % 1000003); a.sort(); return { sorted: a.length } }`, {
-        limits: { timeoutMs: 800, memoryBytes: 128 * 1024 * 1024 },
+      fn(`export function handler() { const a = Array.from({ length: 1000000 }, (_, i) => (i * 7919) % 1000003); a.sort(); a.reverse(); a.sort(); a.reverse(); a.sort(); return { sorted: a.length } }`, {
+        limits: { timeoutMs: 1500, memoryBytes: 128 * 1024 * 1024 },
       }),
     );
     const bystander = runner.run(fn(SLEEP, { input: { variables: { ms: 10000, id: 'b' }, secrets: {} } }));
