@@ -15,13 +15,15 @@ interface Found {
   file: string;
   name: string;
   type: string;
-  /** The spec module's exports (spec, aliases, notRunnable). */
+  /** The spec module's exports (spec, notRunnable). */
   specExports: Set<string>;
   /** The run module's exports (aws, run, begin, screens, submission), when there is one. */
   exports: Set<string>;
   part?: keyof typeof PARTS;
-  /** The family's bean names for it in BPMN (the spec module's `aliases`). */
+  /** The family's bean names for it in BPMN (its spec's `family.beans`). */
   aliases: readonly string[];
+  /** A user step's end listener bean (its spec's `family.endBean`). */
+  endBean?: string;
 }
 
 const camel = (file: string) => file.replace(/\.ts$/, '').replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
@@ -53,12 +55,14 @@ async function findActivities(root: string): Promise<Found[]> {
     .sort();
   for (const file of specFiles) {
     const specMod = (await import(pathToFileURL(join(root, SPECS_DIR, file)).href)) as Record<string, unknown>;
-    const spec = specMod.spec as { type?: unknown } | undefined;
+    const spec = specMod.spec as { type?: unknown; family?: { beans?: unknown; endBean?: unknown } } | undefined;
     if (!spec || typeof spec.type !== 'string') throw new Error(`${SPECS_DIR}/${file} exports no spec`);
     const runFile = join(root, ACTIVITIES_DIR, file);
     const mod = existsSync(runFile) ? ((await import(pathToFileURL(runFile).href)) as Record<string, unknown>) : {};
     const part = (mod.submission as { part?: keyof typeof PARTS } | undefined)?.part;
-    const aliases = Array.isArray(specMod.aliases) ? (specMod.aliases as unknown[]).map(String) : [];
+    const aliases = Array.isArray(spec.family?.beans) ? (spec.family.beans as unknown[]).map(String) : [];
+    if (aliases.length === 0) throw new Error(`${SPECS_DIR}/${file}: its spec names no bean (family.beans)`);
+    const endBean = typeof spec.family?.endBean === 'string' ? spec.family.endBean : undefined;
     found.push({
       file,
       name: camel(file),
@@ -66,15 +70,16 @@ async function findActivities(root: string): Promise<Found[]> {
       specExports: new Set(Object.keys(specMod)),
       exports: new Set(Object.keys(mod)),
       aliases,
+      ...(endBean !== undefined ? { endBean } : {}),
       ...(part ? { part } : {}),
     });
   }
   // A bean name resolves to one activity: two specs claiming it is a mistake to stop here.
   const claimed = new Map<string, string>();
   for (const f of found)
-    for (const alias of f.aliases) {
+    for (const alias of [...f.aliases, ...(f.endBean !== undefined ? [f.endBean] : [])]) {
       const other = claimed.get(alias);
-      if (other !== undefined) throw new Error(`bean name ${alias} is an alias of both ${other} and ${f.type}`);
+      if (other !== undefined) throw new Error(`bean name ${alias} is claimed by both ${other} and ${f.type}`);
       claimed.set(alias, f.type);
     }
   return found;
@@ -104,12 +109,18 @@ function specIndex(found: Found[]): string {
     '/** Activities this deployment has no runtime for, and why: a definition naming one is refused at publish. */',
     `export const NOT_RUNNABLE = ${byType(found, (f) => f.specExports.has('notRunnable'), (f) => `${f.name}.notRunnable`)};`,
     '',
-    "/** The family's BPMN bean names (`camunda:delegateExpression=\"${captureFaceImageV1}\"`) → activity type, from each spec's `aliases`. */",
+    "/** The family's BPMN bean names (`camunda:delegateExpression=\"${captureFaceImageV1}\"`) → activity type, from each spec's `family.beans`. */",
     // Written out as literals, not `[dataForm.aliases[0]]: dataForm.spec.type`: esbuild cannot
     // prove a computed key free of side effects, so it kept this object, and through it every
     // spec, in every bundle that imports the index.
     `export const ALIASES = {\n${found
       .flatMap((f) => f.aliases.map((alias) => `  ${propertyKey(alias)}: '${f.type}',\n`))
+      .join('')}} as const;`,
+    '',
+    "/** A user step's end execution listener bean (`customDataFormWriterV1`) → its activity type, from each spec's `family.endBean`. */",
+    `export const END_BEANS = {\n${found
+      .filter((f) => f.endBean !== undefined)
+      .map((f) => `  ${propertyKey(f.endBean as string)}: '${f.type}',\n`)
       .join('')}} as const;`,
     '',
   ].join('\n');

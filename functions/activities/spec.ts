@@ -32,6 +32,49 @@ export interface InputSpec {
   /** False when the value must be known when the definition is compiled (no `${...}`). */
   readonly references?: false;
   readonly description?: string;
+  /** How the family's designer writes this input, where that differs from the above or is known. */
+  readonly family?: FamilyInput;
+}
+
+/** The family's input parameter types (`camunda:inputParameter type`). */
+export const FAMILY_INPUT_TYPES = ['STRING', 'INTEGER', 'BOOLEAN', 'ENUM', 'LIST_STRING', 'MAP_STRING'] as const;
+export type FamilyInputType = (typeof FAMILY_INPUT_TYPES)[number];
+
+/**
+ * An input as the family's designer writes it: `<camunda:inputParameter name="dataFormName"
+ * labelName="Data form name" type="STRING">`. The importer matches a parameter by `name` first
+ * (stable across the designer's versions), then by its label (this spec's `name`, or `label`).
+ */
+export interface FamilyInput {
+  /** The parameter's stable `name` attribute. */
+  readonly name?: string;
+  /** The designer's `labelName`, where it differs from this spec's input name (`Readonly` for `Read Only`). */
+  readonly label?: string;
+  /** The designer's `type`, where it differs from the one this spec's type maps to (a version given as STRING). */
+  readonly type?: FamilyInputType;
+}
+
+/**
+ * What an activity is called in the family's designer and BPMN: what the importer resolves and
+ * the exporter writes. Facts come from the family's real exports; a name not known from one is
+ * left out rather than guessed.
+ */
+export interface FamilyNames {
+  /** The palette's name for it, where it differs from `displayName` (`Custom Data Form`). */
+  readonly displayName?: string;
+  /** The palette code: the prefix of the element's and its inputs' `skyId` (`CDF01`, `CDF01-i-cdfn`). */
+  readonly palette?: string;
+  /**
+   * The Spring bean names it answers to: a service task's `camunda:delegateExpression`, or a user
+   * step's start execution listener. The first is the one the exporter writes.
+   */
+  readonly beans: readonly [string, ...string[]];
+  /**
+   * A user step's end execution listener (`customDataFormWriterV1`): written after the start
+   * listener by the exporter; the importer accepts it on this activity's steps and refuses it on
+   * any other activity's.
+   */
+  readonly endBean?: string;
 }
 
 /**
@@ -82,6 +125,8 @@ export interface ActivitySpec {
    * and its error events' `aslError`s, an activity raises only the STEP_FAILURES every step may.
    */
   readonly failures?: readonly string[];
+  /** Its names in the family's designer and BPMN. */
+  readonly family: FamilyNames;
 }
 
 /** Failures any step may raise, found before its own code runs (run.ts, inputs.ts); no event routes them. */

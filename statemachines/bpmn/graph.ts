@@ -12,8 +12,8 @@
 import type { ActivityKind, ActivityType } from '../catalogue.js';
 
 /** The designer's input types (`camunda:inputParameter type="..."`). */
-export const BPMN_INPUT_TYPES = ['STRING', 'INTEGER', 'BOOLEAN', 'ENUM', 'LIST_STRING', 'MAP_STRING'] as const;
-export type BpmnInputType = (typeof BPMN_INPUT_TYPES)[number];
+export { FAMILY_INPUT_TYPES as BPMN_INPUT_TYPES, type FamilyInputType as BpmnInputType } from '../../functions/activities/spec.js';
+import type { FamilyInputType as BpmnInputType } from '../../functions/activities/spec.js';
 
 /**
  * A typed input value. `${...}` expressions stay strings (resolved at run time), whatever the
@@ -23,7 +23,7 @@ export type BpmnInputType = (typeof BPMN_INPUT_TYPES)[number];
 export type BpmnInputValue = string | number | boolean | readonly string[] | Readonly<Record<string, string>> | null;
 
 export interface BpmnInput {
-  /** The designer's label (`labelName`), which is the catalogue's input name; `name` when there is no label. */
+  /** The designer's label (`labelName`); `name` when there is no label. */
   readonly label: string;
   /** The parameter's `name` attribute (the family's variable name for it), when given. */
   readonly variable?: string;
@@ -58,7 +58,9 @@ export interface BpmnTask extends BpmnElement {
   readonly kind: 'serviceTask' | 'userStep';
   /** The bean name inside `${...}`; missing only when a problem says so. */
   readonly beanName?: string;
-  /** The activity the bean name resolves to (the modules' `aliases`); missing only when a problem says so. */
+  /** A user step's end execution listener bean (`customDataFormWriterV1`), when it has one. */
+  readonly endBeanName?: string;
+  /** The activity the bean name resolves to (the specs' `family.beans`); missing only when a problem says so. */
   readonly activityType?: ActivityType;
   /** The catalogue's kind of that activity: the compiler goes by this, not by how the BPMN wrote the task. */
   readonly activityKind?: ActivityKind;
@@ -125,7 +127,7 @@ export type BpmnProblemCode =
   | 'UNSUPPORTED_ELEMENT'
   /** A task that names no activity (no `${bean}` delegate expression or start listener). */
   | 'MISSING_ACTIVITY'
-  /** A bean name that is no activity's alias. */
+  /** A bean name that is no activity's alias, or a user step's end listener that belongs to another activity. */
   | 'UNKNOWN_ACTIVITY'
   /** An error boundary event without an `errorRef`, or naming no `bpmn:error`. */
   | 'MISSING_ERROR_REF'

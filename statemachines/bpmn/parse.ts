@@ -8,7 +8,7 @@
  */
 import type { FromXmlResult } from 'bpmn-moddle';
 import { activitySpec } from '../catalogue.js';
-import { beanNameOf, resolveActivity } from './activities.js';
+import { beanNameOf, resolveActivity, resolveEndBean } from './activities.js';
 import { isoDurationSeconds } from './duration.js';
 import type {
   BpmnBoundaryEvent,
@@ -201,17 +201,42 @@ function readTask(el: MFlowElement, problem: Report): BpmnTask {
   const activityType = beanName === undefined ? undefined : resolveActivity(beanName);
   if (beanName !== undefined && activityType === undefined) problem(el, 'UNKNOWN_ACTIVITY', `${beanName} names no activity this service runs`, { beanName });
   const activityKind = activityType === undefined ? undefined : activitySpec(activityType)?.kind;
+  const endBeanName = external ? readEndListener(el, extensions, activityType, problem) : undefined;
 
   const io = extensions.find((x): x is MExtension => x.$type === 'camunda:InputOutput');
   return {
     ...named(el),
     kind: external ? 'userStep' : 'serviceTask',
     ...(beanName !== undefined ? { beanName } : {}),
+    ...(endBeanName !== undefined ? { endBeanName } : {}),
     ...(activityType !== undefined ? { activityType } : {}),
     ...(activityKind !== undefined ? { activityKind } : {}),
     inputs: readInputs(el, io?.inputParameters ?? [], problem),
     outputs: readOutputs(el, io?.outputParameters ?? [], problem),
   };
+}
+
+/**
+ * A user step's end execution listener. The family pairs some start beans with one
+ * (`customDataFormV1` + `customDataFormWriterV1`): this service does what the pair does in the
+ * start bean's activity, so the listener is accepted. One that belongs to another activity is a
+ * mistake in the file and is refused; one no spec names is accepted as it stands (its bean is
+ * recorded), because what it writes is the step's own result, which the activity already keeps.
+ */
+function readEndListener(el: MFlowElement, extensions: readonly MExtension[], activityType: string | undefined, problem: Report): string | undefined {
+  const ends = extensions.filter((x) => x.$type === 'camunda:ExecutionListener' && x.event === 'end' && x.delegateExpression);
+  if (ends.length > 1) problem(el, 'MISSING_ACTIVITY', 'two end listeners on a user step: it has at most one');
+  const expression = ends[0]?.delegateExpression;
+  if (expression === undefined) return undefined;
+  const bean = beanNameOf(expression);
+  if (bean === undefined) {
+    problem(el, 'MISSING_ACTIVITY', `the end listener ${JSON.stringify(expression)} does not name a bean (\${beanName})`);
+    return undefined;
+  }
+  const owner = resolveEndBean(bean) ?? resolveActivity(bean);
+  if (owner !== undefined && activityType !== undefined && owner !== activityType)
+    problem(el, 'UNKNOWN_ACTIVITY', `the end listener ${bean} belongs to ${owner}, not to this step's ${activityType}`, { beanName: bean });
+  return bean;
 }
 
 function readInputs(task: MElement, parameters: readonly MParameter[], problem: Report): Record<string, BpmnInput> {

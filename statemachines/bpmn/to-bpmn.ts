@@ -2,8 +2,10 @@
  * `definitionToBpmn(def)`: a validated process definition as BPMN 2.0 XML in the family's Camunda 7
  * dialect, the one `parseBpmn` reads, for a definition published as JSON (the `bpmnFile` read) and
  * for the designer: service steps as `camunda:delegateExpression="${bean}"` service tasks, user
- * steps as external tasks whose start listener names the bean (bean names: each module's
- * `aliases[0]`), inputs as `camunda:inputParameter` with `labelName` and `type`, output parameters,
+ * steps as external tasks whose start listener names the bean, and whose end listener names the
+ * spec's end bean if it has one (bean names: each spec's `family`), inputs as
+ * `camunda:inputParameter` with `labelName` and `type` (the family's own name, label and type
+ * where the spec knows them), output parameters,
  * exclusive gateways with `tFormalExpression` conditions and a default flow, error and timer
  * boundary events, `bpmn:error` elements by error code, end events, and a diagram (a grid by
  * distance from the start) so Camunda Modeler opens it.
@@ -29,7 +31,7 @@ import { Writer } from 'moddle-xml';
 import { activitySpec, aslErrorName, type ActivitySpec, type InputSpec } from '../catalogue.js';
 import type { Activity, Condition, InputValue, Outcome, ProcessDefinition } from '../definition.js';
 import { SESSION_KEYS } from '../variables.js';
-import { beanNameFor } from './activities.js';
+import { beanNameFor, endBeanFor } from './activities.js';
 import type { BpmnInputType } from './graph.js';
 import { bpmnModdle } from './moddle.js';
 
@@ -213,11 +215,13 @@ export function definitionToBpmn(def: ProcessDefinition): string {
 
   function task(id: string, activity: Activity, spec: ActivitySpec): ModdleElement {
     const bean = beanNameFor(activity.type);
-    if (bean === undefined) throw new Error(`activity type ${activity.type} has no bean name (aliases)`);
+    if (bean === undefined) throw new Error(`activity type ${activity.type} has no bean name (family.beans)`);
     const io = inputOutput(activity, spec);
     const user = spec.kind === 'user';
+    const endBean = user ? endBeanFor(activity.type) : undefined;
     const values = [
       ...(user ? [create('camunda:ExecutionListener', { event: 'start', delegateExpression: `\${${bean}}` })] : []),
+      ...(endBean !== undefined ? [create('camunda:ExecutionListener', { event: 'end', delegateExpression: `\${${endBean}}` })] : []),
       ...(io ? [io] : []),
     ];
     return create('bpmn:ServiceTask', {
@@ -229,12 +233,15 @@ export function definitionToBpmn(def: ProcessDefinition): string {
   }
 
   function inputOutput(activity: Activity, spec: ActivitySpec): ModdleElement | undefined {
-    const names = new Set<string>();
+    // A name made from a label never takes a family name of another input, which the importer would match first.
+    const names = new Set<string>(spec.inputs.flatMap((i) => (i.family?.name !== undefined ? [i.family.name] : [])));
     const inputParameters = Object.entries(activity.inputs).map(([label, value]) => {
       const input = spec.inputs.find((i) => i.name === label);
-      const type: BpmnInputType = input ? (input.type === 'S' && input.enum ? 'ENUM' : INPUT_TYPE[input.type]) : 'STRING';
-      const parameter = create('camunda:InputParameter', { name: variableName(label, names), ...parameterValue(value, input?.type) });
-      parameter.$attrs.labelName = label;
+      const type: BpmnInputType = input?.family?.type ?? (input ? (input.type === 'S' && input.enum ? 'ENUM' : INPUT_TYPE[input.type]) : 'STRING');
+      // The family's own parameter name and label where the spec knows them, so its designer reads the file as its own.
+      const name = input?.family?.name ?? variableName(label, names);
+      const parameter = create('camunda:InputParameter', { name, ...parameterValue(value, input?.type) });
+      parameter.$attrs.labelName = input?.family?.label ?? label;
       parameter.$attrs.type = type;
       return parameter;
     });

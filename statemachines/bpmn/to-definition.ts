@@ -19,9 +19,9 @@
  *   `errorVariables`; a timer boundary event is the activity's `timer`.
  * - End events are `ends`; an error end event keeps its error code.
  */
-import { activitySpec, type InputSpec } from '../catalogue.js';
+import { activitySpec, type ActivitySpec, type InputSpec } from '../catalogue.js';
 import type { ProcessDefinitionInput } from '../definition.js';
-import type { BpmnBoundaryEvent, BpmnGraph, BpmnInputType, BpmnInputValue, BpmnProblem, BpmnSequenceFlow, BpmnTask } from './graph.js';
+import type { BpmnBoundaryEvent, BpmnGraph, BpmnInput, BpmnInputType, BpmnInputValue, BpmnProblem, BpmnSequenceFlow, BpmnTask } from './graph.js';
 import { convertInputValue, isExpression } from './inputs.js';
 import { readJson } from '../../functions/shared/json.js';
 
@@ -231,9 +231,7 @@ function inputsOf(task: BpmnTask, bad: (message: string, input: string) => void)
   const inputs: Record<string, InputValue> = {};
   for (const input of Object.values(task.inputs)) {
     if (input.value === null) continue;
-    // A label differing from the catalogue's name only in case or spacing ("Read only") is that input.
-    const loose = (name: string) => name.toLowerCase().replace(/\s+/g, ' ').trim();
-    const wanted = spec?.inputs.find((i) => i.name === input.label) ?? spec?.inputs.find((i) => loose(i.name) === loose(input.label));
+    const wanted = spec === undefined ? undefined : specInput(spec, input);
     const name = wanted?.name ?? input.label;
     const value = catalogueValue(wanted, input.value);
     if (value === undefined) {
@@ -247,6 +245,21 @@ function inputsOf(task: BpmnTask, bad: (message: string, input: string) => void)
     inputs[name] = value;
   }
   return Object.keys(inputs).length > 0 ? { inputs } : {};
+}
+
+/**
+ * The spec's input a parameter gives: by the family's stable `name` first (the designer's labels
+ * change between its versions; `maxAttempts` stays), then by label, the spec's own or the
+ * family's (`Readonly`), then by a label differing only in case or spacing (`Read only`).
+ */
+function specInput(spec: ActivitySpec, input: BpmnInput): InputSpec | undefined {
+  const loose = (name: string) => name.toLowerCase().replace(/\s+/g, ' ').trim();
+  const labels = (i: InputSpec) => [i.name, ...(i.family?.label !== undefined ? [i.family.label] : [])];
+  return (
+    (input.variable !== undefined ? spec.inputs.find((i) => i.family?.name === input.variable) : undefined) ??
+    spec.inputs.find((i) => labels(i).includes(input.label)) ??
+    spec.inputs.find((i) => labels(i).some((l) => loose(l) === loose(input.label)))
+  );
 }
 
 const SCALAR_TYPE: Partial<Record<InputSpec['type'], BpmnInputType>> = { I: 'INTEGER', B: 'BOOLEAN' };

@@ -12,6 +12,5 @@ export const spec = {
     { name: 'Failed to add the user', aslError: 'AddUserFailed', code: 'failedToAddUser' },
     { name: 'ExtId Not Unique', aslError: 'ExtIdNotUnique', code: 'extIdNotUnique', description: 'A user with this external ID exists.' },
   ],
+  family: { beans: ['addUserV1'] },
 } as const satisfies ActivitySpec;
-
-export const aliases = ['addUserV1'] as const;

@@ -15,9 +15,9 @@ export const spec = {
   rules: [],
   outputs: [],
   errorEvents: [{ name: 'Configuration Exception', aslError: 'ArchiveConfigurationException', code: 'configurationException' }],
+  family: { beans: ['archiveProcessInstanceV1'] },
 } as const satisfies ActivitySpec;
 
-export const aliases = ['archiveProcessInstanceV1'] as const;
 
 /** Archive policies and the archive store do not exist yet. */
 export const notRunnable = 'archive policies are not built yet';

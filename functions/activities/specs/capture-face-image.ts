@@ -24,6 +24,5 @@ export const spec = {
     { name: 'Face capture check', variable: '_checks.{Face Key}', description: '{result: "PASS" | "FAIL" | "REVIEW", ...}' },
   ],
   errorEvents: [],
+  family: { beans: ['captureFaceImageV1'] },
 } as const satisfies ActivitySpec;
-
-export const aliases = ['captureFaceImageV1'] as const;

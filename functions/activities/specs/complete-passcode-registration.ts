@@ -16,6 +16,5 @@ export const spec = {
   ],
   errorEvents: [],
   failures: ['PasscodeRegistrationNotFound'],
+  family: { beans: ['completePasscodeRegistrationV1'] },
 } as const satisfies ActivitySpec;
-
-export const aliases = ['completePasscodeRegistrationV1'] as const;

@@ -10,6 +10,5 @@ export const spec = {
   outputs: [],
   errorEvents: [],
   failures: ['UserNotGiven'],
+  family: { beans: ['deregisterPasscodeV1'] },
 } as const satisfies ActivitySpec;
-
-export const aliases = ['deregisterPasscodeV1'] as const;

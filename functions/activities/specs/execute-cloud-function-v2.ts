@@ -8,10 +8,10 @@ export const spec = {
     "Runs a version of the tenant's cloud function in the sandbox with the process variables and cloud secrets the step lists; " +
     'the variables it returns are set on the journey (for example for a gateway to read).',
   inputs: [
-    s('Function Name', true),
-    { name: 'Function Version', type: 'I', required: false, min: 1, description: 'Empty: the latest DEPLOYED_ACTIVE version.' },
-    { name: 'Process Variables', type: 'L', required: false, description: 'The variables the function may read (`variables` in its handler).' },
-    { name: 'Cloud Secrets', type: 'L', required: false, description: 'The secrets the function may read (`secrets` in its handler), by name.' },
+    { ...s('Function Name', true), family: { name: 'functionName' } },
+    { name: 'Function Version', type: 'I', required: false, min: 1, description: 'Empty: the latest DEPLOYED_ACTIVE version.', family: { name: 'functionVersion' } },
+    { name: 'Process Variables', type: 'L', required: false, description: 'The variables the function may read (`variables` in its handler).', family: { name: 'processVariables' } },
+    { name: 'Cloud Secrets', type: 'L', required: false, description: 'The secrets the function may read (`secrets` in its handler), by name.', family: { name: 'cloudSecrets' } },
     { name: 'Metrics', type: 'B', required: false, default: false, description: 'Also count the run as a CloudFunctionRuns metric, by outcome.' },
     { name: 'Report Log', type: 'B', required: false, default: true, description: "Keep the run's console output with the instance." },
     s('Rule Execution Name', false, undefined, 'A label kept with the run.'),
@@ -25,6 +25,5 @@ export const spec = {
     { name: 'Function Not Found', aslError: 'CloudFunctionNotFound', code: 'cloudFunctionNotFound', description: 'No runnable version of the function.' },
     { name: 'Cloud Secret Missing', aslError: 'CloudSecretMissing', code: 'cloudSecretMissing', description: 'A secret the step lists does not exist.' },
   ],
+  family: { palette: 'ECF02', beans: ['syncCloudFunctionExecutorV2'] },
 } as const satisfies ActivitySpec;
-
-export const aliases = ['syncCloudFunctionExecutorV2'] as const;

@@ -35,6 +35,5 @@ export const spec = {
       description: 'Nothing was uploaded, or the upload is not a JPEG or PNG of at most 5 MiB with exactly one face, or the step has no live capture to compare.',
     },
   ],
+  family: { beans: ['externalSourceFaceMatchV1'] },
 } as const satisfies ActivitySpec;
-
-export const aliases = ['externalSourceFaceMatchV1'] as const;

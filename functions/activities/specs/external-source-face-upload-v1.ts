@@ -17,6 +17,5 @@ export const spec = {
     { name: 'Upload headers', variable: 'vars.{Output Variable}_headers' },
   ],
   errorEvents: [],
+  family: { beans: ['externalSourceFaceUploadV1'] },
 } as const satisfies ActivitySpec;
-
-export const aliases = ['externalSourceFaceUploadV1'] as const;

@@ -10,6 +10,5 @@ export const spec = {
   outputs: [{ name: 'User', variable: 'vars.{User Key}' }],
   errorEvents: [],
   failures: ['UserNotGiven'],
+  family: { beans: ['getUserV1'] },
 } as const satisfies ActivitySpec;
-
-export const aliases = ['getUserV1'] as const;

@@ -52,7 +52,7 @@ export const NOT_RUNNABLE = {
   WAIT_ON_PUSH_NOTIFICATION: waitOnPushNotification.notRunnable,
 } as const;
 
-/** The family's BPMN bean names (`camunda:delegateExpression="${captureFaceImageV1}"`) → activity type, from each spec's `aliases`. */
+/** The family's BPMN bean names (`camunda:delegateExpression="${captureFaceImageV1}"`) → activity type, from each spec's `family.beans`. */
 export const ALIASES = {
   addUserV1: 'ADD_USER',
   archiveProcessInstanceV1: 'ARCHIVE_PROCESS_INSTANCE',
@@ -74,4 +74,9 @@ export const ALIASES = {
   svcPushNotificationV1: 'SVC_PUSH_NOTIFICATION',
   waitOnPushNotificationV1: 'WAIT_ON_PUSH_NOTIFICATION',
   faceWatchlistMatchV1: 'FACE_WATCHLIST_MATCH',
+} as const;
+
+/** A user step's end execution listener bean (`customDataFormWriterV1`) → its activity type, from each spec's `family.endBean`. */
+export const END_BEANS = {
+  customDataFormWriterV1: 'DATA_FORM',
 } as const;

@@ -18,6 +18,5 @@ export const spec = {
   rules: [],
   outputs: [{ name: 'Form data', variable: 'vars.{Form data Key}' }],
   errorEvents: [],
+  family: { beans: ['passcodeAuthenticationFormV1'] },
 } as const satisfies ActivitySpec;
-
-export const aliases = ['passcodeAuthenticationFormV1'] as const;

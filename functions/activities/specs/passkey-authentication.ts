@@ -20,6 +20,5 @@ export const spec = {
   rules: [oneUserLookup],
   outputs: [{ name: 'Passkey authentication check', variable: '_checks.{Passkey Key}', description: '{result: "PASS"} once a passkey of the user is proved.' }],
   errorEvents: [],
+  family: { beans: ['passkeyAuthenticationV1'] },
 } as const satisfies ActivitySpec;
-
-export const aliases = ['passkeyAuthenticationV1'] as const;

@@ -23,6 +23,5 @@ export const spec = {
     { name: 'Passkey registration check', variable: '_checks.{Passkey Key}', description: '{result: "PASS"} once registered.' },
   ],
   errorEvents: [],
+  family: { beans: ['passkeyRegistrationV1'] },
 } as const satisfies ActivitySpec;
-
-export const aliases = ['passkeyRegistrationV1'] as const;

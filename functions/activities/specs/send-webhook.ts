@@ -24,6 +24,5 @@ export const spec = {
   errorEvents: [
     { name: 'Webhook Not Found', aslError: 'WebhookNotFound', code: 'webhookNotFound', description: 'The tenant has no webhook of this id, or it is disabled.' },
   ],
+  family: { beans: ['sendWebhookV1'] },
 } as const satisfies ActivitySpec;
-
-export const aliases = ['sendWebhookV1'] as const;

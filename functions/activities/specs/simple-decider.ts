@@ -23,6 +23,5 @@ export const spec = {
   rules: [],
   outputs: [{ name: 'Decision', variable: '_decision' }],
   errorEvents: [],
+  family: { beans: ['activityOutcomeDeciderV1'] },
 } as const satisfies ActivitySpec;
-
-export const aliases = ['activityOutcomeDeciderV1'] as const;

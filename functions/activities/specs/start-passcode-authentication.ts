@@ -20,6 +20,5 @@ export const spec = {
   outputs: [{ name: 'Passcode authentication', variable: 'vars.{Passcode Registration Key}', description: 'The session id, store, policy and user.' }],
   errorEvents: [],
   failures: ['UserNotGiven'],
+  family: { beans: ['startPasscodeAuthenticationV1'] },
 } as const satisfies ActivitySpec;
-
-export const aliases = ['startPasscodeAuthenticationV1'] as const;

@@ -24,6 +24,5 @@ export const spec = {
   ],
   errorEvents: [],
   failures: ['UserNotGiven'],
+  family: { beans: ['startPasscodeRegistrationV1'] },
 } as const satisfies ActivitySpec;
-
-export const aliases = ['startPasscodeRegistrationV1'] as const;

@@ -73,9 +73,9 @@ export const spec = {
     },
     { name: 'Other Error', aslError: 'PushNotificationOtherError', code: 'otherError' },
   ],
+  family: { beans: ['svcPushNotificationV1'] },
 } as const satisfies ActivitySpec;
 
-export const aliases = ['svcPushNotificationV1'] as const;
 
 /** Appkey devices and push delivery (APNs, FCM) are not built yet. */
 export const notRunnable = 'push notifications have no delivery yet (no Appkey devices, APNs or FCM)';

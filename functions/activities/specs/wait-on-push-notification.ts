@@ -35,9 +35,9 @@ export const spec = {
     },
     { name: 'Other Error', aslError: 'PushWaitOtherError', code: 'otherError' },
   ],
+  family: { beans: ['waitOnPushNotificationV1'] },
 } as const satisfies ActivitySpec;
 
-export const aliases = ['waitOnPushNotificationV1'] as const;
 
 /** Its wait screen polls a push notification's child process, which cannot be started yet. */
 export const notRunnable = 'push notifications have no delivery yet, so there is no child process to wait on';

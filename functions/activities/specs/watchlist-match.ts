@@ -32,6 +32,5 @@ export const spec = {
       description: 'The step has no live capture, or the engine found no face in it.',
     },
   ],
+  family: { beans: ['faceWatchlistMatchV1'] },
 } as const satisfies ActivitySpec;
-
-export const aliases = ['faceWatchlistMatchV1'] as const;

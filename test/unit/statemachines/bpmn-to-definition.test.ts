@@ -186,6 +186,49 @@ describe('bpmnToDefinition', () => {
     expect(twice.problems).toEqual([expect.objectContaining({ code: 'INVALID_INPUT', message: expect.stringContaining('given twice') })]);
   });
 
+  it('matches an input by the family\'s stable name first, then by the family\'s label, as its designer writes them', async () => {
+    const form = (params: string, listeners = '<camunda:executionListener delegateExpression="\${customDataFormV1}" event="start" />') =>
+      definitions(`${flow('f0', 'start', 'form')}
+        <bpmn:serviceTask id="form" camunda:type="external"><bpmn:extensionElements>
+          ${listeners}
+          <camunda:inputOutput>${params}</camunda:inputOutput>
+        </bpmn:extensionElements></bpmn:serviceTask>${flow('f1', 'form', 'done')}${end('done')}`);
+    // As a real export writes them: labels the spec does not use, names it knows.
+    const def = await definitionOf(
+      form(`<camunda:inputParameter name="dataFormName" labelName="Name of the form" type="STRING">signup</camunda:inputParameter>
+            <camunda:inputParameter name="dataFormVersion" labelName="Data form version" type="STRING">2</camunda:inputParameter>
+            <camunda:inputParameter name="maxAttempts" labelName="Attempts" type="STRING">\${3}</camunda:inputParameter>
+            <camunda:inputParameter name="readOnlyForm" labelName="Readonly" type="BOOLEAN">\${true}</camunda:inputParameter>
+            <camunda:inputParameter name="hideButtons" labelName="Hide buttons" type="BOOLEAN">false</camunda:inputParameter>`),
+    );
+    expect(def.activities.form?.inputs).toEqual({ 'Data form name': 'signup', 'Data form version': 2, 'Max Attempts': 3, 'Read Only': true, 'Hide Buttons': false });
+    // The stable name wins over a label naming another input.
+    const named = await definitionOf(form(`<camunda:inputParameter name="dataFormName" labelName="Form data Key" type="STRING">signup</camunda:inputParameter>`));
+    expect(named.activities.form?.inputs).toEqual({ 'Data form name': 'signup' });
+    // Two parameters that name one input, one by name and one by label, are that input twice.
+    const twice = await problemsOf(
+      form(`<camunda:inputParameter name="dataFormName" labelName="x" type="STRING">a</camunda:inputParameter>
+            <camunda:inputParameter name="other" labelName="Data form name" type="STRING">b</camunda:inputParameter>`),
+    );
+    expect(twice).toEqual([expect.stringMatching(/^INVALID_INPUT form: input Data form name: given twice/)]);
+  });
+
+  it('accepts a user step\'s end listener that is its own or no spec\'s, and refuses one of another activity', async () => {
+    const step = (endBean: string) =>
+      definitions(`${flow('f0', 'start', 'form')}
+        <bpmn:serviceTask id="form" camunda:type="external"><bpmn:extensionElements>
+          <camunda:executionListener delegateExpression="\${customDataFormV1}" event="start" />
+          <camunda:executionListener delegateExpression="\${${endBean}}" event="end" />
+          <camunda:inputOutput><camunda:inputParameter name="dataFormName" labelName="Data form name" type="STRING">signup</camunda:inputParameter></camunda:inputOutput>
+        </bpmn:extensionElements></bpmn:serviceTask>${flow('f1', 'form', 'done')}${end('done')}`);
+    expect((await definitionOf(step('customDataFormWriterV1'))).activities.form?.type).toBe('DATA_FORM');
+    expect((await parseBpmn(step('customDataFormWriterV1'))).tasks[0]?.endBeanName).toBe('customDataFormWriterV1');
+    expect((await definitionOf(step('someAuditWriterV1'))).activities.form?.type).toBe('DATA_FORM');
+    expect(await problemsOf(step('captureFaceImageV1'))).toEqual([
+      'UNKNOWN_ACTIVITY form: the end listener captureFaceImageV1 belongs to CAPTURE_FACE_IMAGE, not to this step\'s DATA_FORM',
+    ]);
+  });
+
   it('refuses a data form input whose text is not JSON, naming the task and the input', async () => {
     const problems = (
       await convert(

@@ -213,6 +213,22 @@ describe('CATALOGUE', () => {
     }
   });
 
+  it('names each activity as the family\'s designer does, so that every parameter of a real export finds one input', () => {
+    for (const a of CATALOGUE) {
+      expect(a.family.beans.length, a.type).toBeGreaterThan(0);
+      const names = a.inputs.flatMap((i) => (i.family?.name !== undefined ? [i.family.name] : []));
+      expect(new Set(names).size, `${a.type}: family names are unique`).toBe(names.length);
+      // A label matches one input: the family's label of one is never another's name or label (nor its own, but for case or spacing, which match anyway).
+      const labels = a.inputs.flatMap((i) => [i.name, ...(i.family?.label !== undefined ? [i.family.label] : [])].map((l) => l.toLowerCase().replace(/\s+/g, ' ')));
+      expect(new Set(labels).size, `${a.type}: labels are unique`).toBe(labels.length);
+      if (a.family.endBean !== undefined) expect(a.kind, `${a.type}: only a user step has an end listener`).toBe('user');
+      if (a.family.palette !== undefined) expect(a.family.palette).toMatch(/^[A-Z]{2,4}\d{2}$/);
+    }
+    // Known from the family's real exports.
+    expect(activitySpec('DATA_FORM')?.family).toEqual({ displayName: 'Custom Data Form', palette: 'CDF01', beans: ['customDataFormV1'], endBean: 'customDataFormWriterV1' });
+    expect(activitySpec('EXECUTE_CLOUD_FUNCTION_V2')?.inputs.map((i) => i.family?.name)).toEqual(['functionName', 'functionVersion', 'processVariables', 'cloudSecrets', undefined, undefined, undefined]);
+  });
+
   it('is plain JSON and matches its snapshot', async () => {
     const json = JSON.stringify(CATALOGUE, null, 2);
     expect(JSON.parse(json)).toEqual(CATALOGUE);
