@@ -140,6 +140,16 @@ module.exports = {
       to: { path: '^(functions|statemachines)/', pathNot: ['^functions/activities/spec\\.ts$', '^functions/activities/specs/', '^statemachines/(definition|forms)\\.ts$', BASE] },
     },
     {
+      name: 'activities-get-stores-from-their-context',
+      severity: 'error',
+      comment:
+        'An activity module takes its stores and engines from its context (ServiceContext.deps, ' +
+        'StepView.deps), never from a wiring file: the entry points that run activities give them ' +
+        '(functions/activities/lambda.ts through deps.ts; the journey routes\' handlers).',
+      from: { path: '^functions/activities/', pathNot: '^functions/activities/(deps|lambda|run)\\.ts$' },
+      to: { path: '^functions/.*/deps\\.ts$' },
+    },
+    {
       name: 'no-orphans',
       severity: 'error',
       comment: 'A module nothing imports and that imports nothing is dead, unless it is an entry point.',

@@ -1,7 +1,6 @@
 import { ApiError } from '../errors.js';
 import { ExternalIdNotUniqueError, addUser, userView } from '../identity-store/users.js';
 import { ActivityError, withVar, type ActivityAccess, type ServiceRun , activityError } from './contract.js';
-import { identityStores } from './identity.js';
 import { isTransientError } from '../shared/aws-errors.js';
 import { s, storeName } from './spec.js';
 import { spec } from './specs/add-user.js';
@@ -9,7 +8,7 @@ import { spec } from './specs/add-user.js';
 /** The store read, then the user, its external id lock and the event in one transaction. */
 export const aws = { table: ['GetItem', 'PutItem'] } as const satisfies ActivityAccess;
 
-export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId, actor, now }) => {
+export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId, actor, now, deps: { identityStores } }) => {
   const externalId = inputs['External ID'];
   if (!externalId) throw activityError(spec, 'AddUserFailed', 'The External ID is empty.');
   try {

@@ -1,4 +1,3 @@
-import { faceCaptureObjectKey, faces as faceEngine, images } from '../journey/deps.js';
 import { judgeQuality, THRESHOLDS, type FaceProblem } from '../faces/quality.js';
 import { imageRefusal } from '../faces/model.js';
 import { faceCaptureCheck, faceImageRecord, inspectFaceImage, type ImageProblem } from '../journey/face-capture.js';
@@ -54,9 +53,10 @@ async function uploadedImage(upload: SubmissionRequest['upload']): Promise<Uint8
  * its check) in the session under `_faces.{Face Key}` and `_checks.{Face Key}`. A refused image
  * gets the page again, saying why.
  */
-export const submission: Submission<typeof spec> = {
+export const submission: Submission<typeof spec, 'faces' | 'images' | 'faceCaptureKey'> = {
   part: 'face',
   async submit(view, { upload }, now) {
+    const { faces: faceEngine, images, faceCaptureKey } = view.deps;
     const bytes = await uploadedImage(upload);
     if (typeof bytes === 'string') return { page: capturePage(view, bytes) };
     const image = inspectFaceImage(bytes);
@@ -84,7 +84,7 @@ export const submission: Submission<typeof spec> = {
       faceKey,
       image,
       bytes,
-      objectKey: (captureId) => faceCaptureObjectKey(record.tenantId, record.id, faceKey, captureId, image.extension),
+      objectKey: (captureId) => faceCaptureKey(record.tenantId, record.id, faceKey, captureId, image.extension),
       now,
     });
     // The bytes first: user data never names an image that is not there. An image whose step was

@@ -1,7 +1,6 @@
 import { readJson } from '../shared/json.js';
 import { completePasscodeRegistration } from '../identity-store/passcodes.js';
 import { ActivityError, withCheck, type ActivityAccess, type ServiceRun , activityError } from './contract.js';
-import { identityStores } from './identity.js';
 import { key, s } from './spec.js';
 import { own } from '../shared/own.js';
 import { spec } from './specs/complete-passcode-registration.js';
@@ -9,7 +8,7 @@ import { spec } from './specs/complete-passcode-registration.js';
 /** Reads the session and the user; writes the passcode, the user and the event, deletes the session. */
 export const aws = { table: ['GetItem', 'PutItem', 'DeleteItem'] } as const satisfies ActivityAccess;
 
-export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId, actor, now }) => {
+export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId, actor, now, deps: { identityStores } }) => {
   const key = inputs['Passcode Registration Key'];
   const registration = own(session.vars, key) as { storeName?: string; algorithmInfo?: { parameters?: { i?: string } } } | undefined;
   const sessionId = registration?.algorithmInfo?.parameters?.i;

@@ -7,7 +7,13 @@
 import { ApiError } from '../errors.js';
 import { isTransientError } from '../shared/aws-errors.js';
 import type { AwsAccess } from '../http/route.js';
-import type { CheckRecord, ImageRecord } from '../process-manager/model.js';
+import type { CheckRecord, CustomDataFormStore, ImageRecord, InstanceImageStore, ProcessInstanceStore } from '../process-manager/model.js';
+import type { FaceUploadKey } from '../process-manager/face-uploads.js';
+import type { IdentityEventStore, IdentityStores, PasskeyStore } from '../identity-store/model.js';
+import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore, FunctionRunner } from '../cloud-functions/model.js';
+import type { FaceEngine, WatchlistStore } from '../faces/model.js';
+import type { WebhookStore } from '../webhooks/model.js';
+import type { EventEnvelope } from '../shared/events.js';
 import type { ScreenContext } from '../journey/screen-context.js';
 import { TRANSIENT_ERROR, type ActivitySpec, type ErrorNameOf, type InputsOf } from './spec.js';
 
@@ -75,6 +81,30 @@ export function asActivityError(err: unknown): unknown {
   return new ActivityError(name, err.message);
 }
 
+/**
+ * The stores and engines a run or begin function works with. It takes them from its context,
+ * never from a module: the entry point that runs activities puts them together
+ * (functions/activities/deps.ts for the activity function), and a test can give its own.
+ */
+export interface ActivityDeps {
+  readonly identityStores: IdentityStores;
+  readonly customDataForms: Pick<CustomDataFormStore, 'get' | 'getVersion'>;
+  readonly cloudFunctions: CloudFunctionStore;
+  readonly cloudSecrets: CloudSecretStore;
+  readonly cloudFunctionLogs: CloudFunctionLogStore;
+  readonly secretSealer: CloudSecretSealer;
+  readonly functionRunner: FunctionRunner;
+  readonly faces: Pick<FaceEngine, 'name' | 'detect' | 'compare' | 'search'>;
+  readonly watchlists: WatchlistStore;
+  readonly images: Pick<InstanceImageStore, 'getAtMost' | 'uploadUrl'>;
+  readonly instances: Pick<ProcessInstanceStore, 'putUserData' | 'countFailedAttempt'>;
+  /** Where a face capture's image is kept, and where an external face upload goes. */
+  readonly faceCaptureKey: (tenantId: string, id: string, faceKey: string, captureId: string, extension: 'jpg' | 'png') => string;
+  readonly faceUploadKey: FaceUploadKey;
+  readonly webhooks: Pick<WebhookStore, 'get'>;
+  readonly outbox: { put(event: EventEnvelope): Promise<void> };
+}
+
 /** What a service activity's run function is given. */
 export interface ServiceContext<S extends ActivitySpec> {
   activityId: string;
@@ -86,6 +116,8 @@ export interface ServiceContext<S extends ActivitySpec> {
   now: Date;
   /** When the instance's data expires (epoch seconds), for items the step writes beside it. */
   expiresAt?: number;
+  /** Its stores and engines. */
+  deps: ActivityDeps;
 }
 
 /** A service activity: returns the whole new session state. Domain errors fail the step under their stable name. */
@@ -118,18 +150,31 @@ export type ActivityAccess = Pick<AwsAccess, 'table' | 'images' | 'faces'> & {
   cloudFunctions?: true;
 };
 
-/** A user step's screen, as the journey pages render it. */
-export type StepView<S extends ActivitySpec> = ScreenContext & { inputs: InputsOf<S> };
+/**
+ * The stores and engines a user step's screens and submission may work with. A module names the
+ * ones it uses (`Screens<typeof spec, 'identityStores'>`) and finds them in its view; each
+ * journey route's entry point gives the ones its steps name (a route giving fewer does not
+ * type-check), so a route's bundle holds only the stores its steps use.
+ */
+export interface StepDeps {
+  readonly identityStores: IdentityStores & { readonly events: IdentityEventStore; readonly passkeys: PasskeyStore };
+  readonly faces: Pick<FaceEngine, 'name' | 'detect' | 'liveness'>;
+  readonly images: Pick<InstanceImageStore, 'put'>;
+  readonly faceCaptureKey: ActivityDeps['faceCaptureKey'];
+}
 
-export type ScreenRender<S extends ActivitySpec> = (view: StepView<S>) => string | Promise<string>;
+/** A user step's screen, as the journey pages render it, with the stores its module names. */
+export type StepView<S extends ActivitySpec, D extends keyof StepDeps = never> = ScreenContext & { inputs: InputsOf<S>; deps: Pick<StepDeps, D> };
+
+export type ScreenRender<S extends ActivitySpec, D extends keyof StepDeps = never> = (view: StepView<S, D>) => string | Promise<string>;
 
 /**
  * A user step's screens: the UI component it shows when the step has no `Starting Component ID`
  * input, and a renderer per component it can show.
  */
-export interface Screens<S extends ActivitySpec> {
+export interface Screens<S extends ActivitySpec, D extends keyof StepDeps = never> {
   component: string;
-  render: Readonly<Record<string, ScreenRender<S>>>;
+  render: Readonly<Record<string, ScreenRender<S, D>>>;
 }
 
 /** Which of the journey pages' submission routes a user step's page posts to. */
@@ -164,7 +209,8 @@ export interface StepFailure {
  */
 export type StepOutcome = { complete: StepCompletion } | { page: string } | { fail: StepFailure };
 
-export interface Submission<S extends ActivitySpec> {
+export interface Submission<S extends ActivitySpec, D extends keyof StepDeps = never> {
   part: SubmissionPart;
-  submit(view: StepView<S>, request: SubmissionRequest, now: Date): Promise<StepOutcome>;
+  // A property, not a method: its parameter is then checked strictly, so a route that gives fewer stores than a step names does not type-check.
+  submit: (view: StepView<S, D>, request: SubmissionRequest, now: Date) => Promise<StepOutcome>;
 }

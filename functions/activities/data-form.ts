@@ -5,8 +5,7 @@ import { ACTION_FIELD, renderDataForm } from '../journey/screens/data-form.js';
 import { journeyUrl } from '../journey/screen-context.js';
 import { countRefusedSubmission, StepNotWaitingError } from '../journey/steps.js';
 import { findFormVersion } from '../process-manager/form-references.js';
-import { customDataForms } from '../process-manager/deps.js';
-import { ActivityError, type ActivityAccess, type Screens, type StepBegin, type StepView, type Submission , activityError } from './contract.js';
+import { ActivityError, type ActivityAccess, type ActivityDeps, type Screens, type StepBegin, type StepView, type Submission , activityError } from './contract.js';
 import { key, s } from './spec.js';
 import { own } from '../shared/own.js';
 import { spec } from './specs/data-form.js';
@@ -22,7 +21,10 @@ const RETAKE = spec.errorEvents[1].aslError;
  * names (any status but ARCHIVED; see process-manager/form-references.ts). The step records it
  * with its inputs, so its page and its submission judge against that very form.
  */
-export async function stepForm(tenantId: string, inputs: { readonly Form?: DataForm | undefined; readonly 'Data form name'?: string | undefined; readonly 'Data form version'?: number | undefined }): Promise<DataForm> {
+export async function stepForm(
+  { customDataForms }: Pick<ActivityDeps, 'customDataForms'>,
+  tenantId: string,
+  inputs: { readonly Form?: DataForm | undefined; readonly 'Data form name'?: string | undefined; readonly 'Data form version'?: number | undefined }): Promise<DataForm> {
   if (inputs.Form) return inputs.Form;
   const name = inputs['Data form name'];
   const version = inputs['Data form version'];
@@ -40,7 +42,7 @@ export async function stepForm(tenantId: string, inputs: { readonly Form?: DataF
   }
 }
 
-export const begin: StepBegin<typeof spec> = async ({ inputs, tenantId }) => ({ ...inputs, Form: await stepForm(tenantId, inputs) });
+export const begin: StepBegin<typeof spec> = async ({ inputs, tenantId, deps }) => ({ ...inputs, Form: await stepForm(deps, tenantId, inputs) });
 
 /** The form the step recorded when it began. */
 export function recordedForm(view: { step: { inputs: Record<string, unknown> } }): DataForm {

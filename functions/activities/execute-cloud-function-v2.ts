@@ -1,5 +1,4 @@
 import { processVariables } from '../../statemachines/variables.js';
-import { cloudFunctionLogs, cloudFunctions, cloudSecrets, runner, secretSealer } from '../cloud-functions/deps.js';
 import { runFunctionStep } from '../cloud-functions/run-step.js';
 import { getStoreConfig, localServiceEndpoints } from '../config.js';
 import { countCloudFunctionRun } from '../observability/metrics.js';
@@ -12,7 +11,7 @@ export const aws = { table: ['GetItem', 'Query', 'PutItem'], cloudFunctions: tru
 
 const ERRORS = { NotFound: 'CloudFunctionNotFound', SecretMissing: 'CloudSecretMissing', Timeout: 'CloudFunctionTimeout', Error: 'CloudFunctionError' } as const;
 
-export const run: ServiceRun<typeof spec> = async ({ activityId, inputs, session, tenantId, now, expiresAt }) => {
+export const run: ServiceRun<typeof spec> = async ({ activityId, inputs, session, tenantId, now, expiresAt, deps }) => {
   const scope = processVariables(session) as Record<string, unknown>;
   const names = (inputs['Process Variables'] ?? []).filter((n): n is string => typeof n === 'string' && n !== '');
   const variables = Object.fromEntries(names.filter((n) => Object.hasOwn(scope, n)).map((n) => [n, scope[n]]));
@@ -20,11 +19,11 @@ export const run: ServiceRun<typeof spec> = async ({ activityId, inputs, session
   try {
     outcome = await runFunctionStep(
       {
-        functions: cloudFunctions,
-        secrets: cloudSecrets,
-        sealer: secretSealer,
-        logs: cloudFunctionLogs,
-        runner,
+        functions: deps.cloudFunctions,
+        secrets: deps.cloudSecrets,
+        sealer: deps.secretSealer,
+        logs: deps.cloudFunctionLogs,
+        runner: deps.functionRunner,
         allowedOrigins: getStoreConfig().CLOUD_FUNCTION_ALLOWED_ORIGINS?.split(',').filter(Boolean) ?? [],
         refusedEndpoints: localServiceEndpoints(),
       },

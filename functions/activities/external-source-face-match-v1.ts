@@ -1,4 +1,3 @@
-import { faceUploadKey, faces, images, instances } from '../faces/deps.js';
 import { keepStepData } from './service-user-data.js';
 import { imageRefusal, type Comparison, type DetectedFace } from '../faces/model.js';
 import { THRESHOLDS } from '../faces/quality.js';
@@ -51,12 +50,13 @@ const PROBLEM_TEXT: Record<TemplateProblem, string> = {
  * embedded engine's live only in memory for the comparison.
  */
 export const run: ServiceRun<typeof spec> = async (ctx) => {
-  const { inputs, session, tenantId } = ctx;
+  const { inputs, session, tenantId, deps } = ctx;
+  const { faces } = deps;
   const threshold = THRESHOLDS[faces.name].match;
 
   const reference = await readUpload(ctx);
   if ('problem' in reference) return templateFailure(ctx, reference.problem);
-  const found = await liveFace(session, tenantId, inputs['Live Face Key']);
+  const found = await liveFace(deps, session, tenantId, inputs['Live Face Key']);
   if (!found) return templateFailure(ctx, 'noLiveCapture', reference.record);
   const live = found.capture;
 
@@ -90,7 +90,7 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
 };
 
 /** The upload of the image key, read at most 5 MiB, checked by its bytes and with exactly one face. */
-async function readUpload({ inputs, session, tenantId, now }: Ctx): Promise<{ bytes: Buffer; record: ImageRecord } | { problem: TemplateProblem }> {
+async function readUpload({ inputs, session, tenantId, now, deps: { faceUploadKey, faces, images } }: Ctx): Promise<{ bytes: Buffer; record: ImageRecord } | { problem: TemplateProblem }> {
   const imageKey = inputs['External Image Key'];
   const uploads = (session._externalSources as { faceUploads?: Record<string, Partial<FaceUploadSlot>> } | undefined)?.faceUploads;
   const slot = uploads && Object.hasOwn(uploads, imageKey) ? uploads[imageKey] : undefined;
@@ -124,12 +124,12 @@ async function readUpload({ inputs, session, tenantId, now }: Ctx): Promise<{ by
  * from before sessions were kept in the table) nothing can be kept beside it: the count fails
  * closed, as if the attempts were used up.
  */
-async function countFailure({ tenantId, session, activityId, expiresAt }: Ctx, attemptId: string, max: number): Promise<number> {
+async function countFailure({ tenantId, session, activityId, expiresAt, deps }: Ctx, attemptId: string, max: number): Promise<number> {
   if (expiresAt === undefined) return max + 1;
-  return instances.countFailedAttempt(tenantId, session.instance.processInstanceId, activityId, attemptId, expiresAt);
+  return deps.instances.countFailedAttempt(tenantId, session.instance.processInstanceId, activityId, attemptId, expiresAt);
 }
 
-function matchCheck({ activityId, now, inputs }: Ctx, result: CheckResult, detail: { description: string; moreinfo: Record<string, unknown> }): CheckRecord {
+function matchCheck({ activityId, now, inputs, deps: { faces } }: Ctx, result: CheckResult, detail: { description: string; moreinfo: Record<string, unknown> }): CheckRecord {
   return {
     checkId: CHECK_KEY,
     activityId,

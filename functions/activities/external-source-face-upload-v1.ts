@@ -1,4 +1,3 @@
-import { faceUploadKey, images } from '../faces/deps.js';
 import { faceUploadSlot, faceUploadTicket, type ImageFormat } from '../process-manager/face-uploads.js';
 import type { ActivityAccess, ServiceRun, Session } from './contract.js';
 import { key } from './spec.js';
@@ -13,7 +12,7 @@ export const aws = { images: ['PutObject'] } as const satisfies ActivityAccess;
  * one of the key in `_externalSources`, so External Source Face Match v1 reads what this URL
  * uploads. The URL and its headers go to the process variables, for a cloud function to PUT to.
  */
-export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId }) => {
+export const run: ServiceRun<typeof spec> = async ({ inputs, session, tenantId, deps: { faceUploadKey, images } }) => {
   const imageKey = inputs['Image Key'];
   const format: ImageFormat = inputs['Image Format'] === 'PNG' ? 'PNG' : 'JPEG';
   const processInstanceId = session.instance.processInstanceId;

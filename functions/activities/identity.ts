@@ -6,7 +6,6 @@ import { userRefFrom, type UserRef } from '../identity-store/users.js';
 import { activityError, type Session } from './contract.js';
 import type { ActivitySpec, ErrorNameOf } from './spec.js';
 
-export { identityStores } from '../identity-store/deps.js';
 
 /**
  * The user a step means: the user kept under User Key, else User ID, else User External ID

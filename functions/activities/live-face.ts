@@ -3,13 +3,17 @@
  * the given Face Key (its record in `_faces.{Face Key}.captures`), read back from S3 under the
  * instance's prefix.
  */
-import { faceCaptureKey, images } from '../faces/deps.js';
 import { latestCapture, type LiveCapture } from '../journey/live-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
-import type { Session } from './contract.js';
+import type { ActivityDeps, Session } from './contract.js';
 
 /** The newest capture and its bytes, or undefined when the step has none (or its image is gone). */
-export async function liveFace(session: Session, tenantId: string, faceKey: string): Promise<{ capture: LiveCapture; bytes: Buffer } | undefined> {
+export async function liveFace(
+  { faceCaptureKey, images }: Pick<ActivityDeps, 'faceCaptureKey' | 'images'>,
+  session: Session,
+  tenantId: string,
+  faceKey: string,
+): Promise<{ capture: LiveCapture; bytes: Buffer } | undefined> {
   const capture = latestCapture(session, faceKey);
   if (!capture) return undefined;
   const id = session.instance.processInstanceId;

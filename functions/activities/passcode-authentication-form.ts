@@ -11,7 +11,6 @@ import { renderFormFields } from '../journey/screens/data-form.js';
 import type { ScreenFrame } from '../journey/screens/frame.js';
 import type { ActivityAccess, Screens, StepBegin, StepCompletion, StepView, Submission } from './contract.js';
 import { formDefaults, recordedForm, stepForm } from './data-form.js';
-import { identityStores } from './identity.js';
 import { key, s } from './spec.js';
 import { own } from '../shared/own.js';
 import { spec } from './specs/passcode-authentication-form.js';
@@ -19,9 +18,9 @@ import { spec } from './specs/passcode-authentication-form.js';
 /** Reads the data form it names when the step starts. */
 export const aws = { table: ['GetItem'] } as const satisfies ActivityAccess;
 
-export const begin: StepBegin<typeof spec> = async ({ inputs, tenantId }) => ({ ...inputs, Form: await stepForm(tenantId, inputs) });
+export const begin: StepBegin<typeof spec> = async ({ inputs, tenantId, deps }) => ({ ...inputs, Form: await stepForm(deps, tenantId, inputs) });
 
-type View = StepView<typeof spec>;
+type View = StepView<typeof spec, 'identityStores'>;
 
 /** The step's data form around the passcode entry; after a refused submission, with its messages and what was typed. */
 function frameOf(view: View, refused?: Extract<FormOutcome, { ok: false }>): ScreenFrame {
@@ -72,7 +71,7 @@ function loginOf(view: View): { sessionId: string; storeName: string } {
 /** The login as it is now (its B changes after a wrong passcode). */
 async function currentLogin(view: View): Promise<PasscodeLoginSession> {
   const ref = loginOf(view);
-  const session = await identityStores.passcodes.getLogin(view.record.tenantId, ref.storeName, ref.sessionId, new Date());
+  const session = await view.deps.identityStores.passcodes.getLogin(view.record.tenantId, ref.storeName, ref.sessionId, new Date());
   if (!session) throw new StepNotWaitingError('This passcode authentication has ended or expired.');
   return session;
 }
@@ -87,7 +86,7 @@ function authenticationPage(view: View, session: PasscodeLoginSession, wrong = f
   });
 }
 
-export const screens: Screens<typeof spec> = {
+export const screens: Screens<typeof spec, 'identityStores'> = {
   component: 'passcode-registration',
   render: {
     'passcode-registration': (view) => registrationPage(view),
@@ -103,7 +102,7 @@ export const screens: Screens<typeof spec> = {
  * Registration. Authentication: the SRP proof is checked; proved or out of attempts, the step
  * ends with its check (PASS or FAIL); otherwise the screen comes back with a fresh challenge.
  */
-export const submission: Submission<typeof spec> = {
+export const submission: Submission<typeof spec, 'identityStores'> = {
   part: 'passcode',
   async submit(view, { body = {} }, now) {
     const { record, step, inputs } = view;
@@ -122,7 +121,7 @@ export const submission: Submission<typeof spec> = {
       const registration = registrationOf(view);
       if (!fields.ok) return { page: registrationPage(view, undefined, fields) };
       try {
-        await stagePasscodeRegistration(identityStores, {
+        await stagePasscodeRegistration(view.deps.identityStores, {
           tenantId: record.tenantId,
           storeName: registration.storeName,
           sessionId: registration.algorithmInfo.parameters.i,
@@ -143,7 +142,7 @@ export const submission: Submission<typeof spec> = {
     if (view.component === 'passcode-authentication') {
       const login = loginOf(view);
       if (!fields.ok) return { page: authenticationPage(view, await currentLogin(view), false, fields) };
-      const outcome = await finishPasscodeLogin(identityStores, {
+      const outcome = await finishPasscodeLogin(view.deps.identityStores, {
         tenantId: record.tenantId,
         storeName: login.storeName,
         sessionId: login.sessionId,

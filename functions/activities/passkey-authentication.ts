@@ -7,4 +7,4 @@ export const screens: Screens<typeof spec> = {
   render: { 'passkey-authentication': (view) => passkeyPage(view, 'authenticate') },
 };
 
-export const submission: Submission<typeof spec> = { part: 'passkey', submit: (view, request, now) => submitPasskey(view, 'authenticate', request, now) };
+export const submission: Submission<typeof spec, 'identityStores'> = { part: 'passkey', submit: (view, request, now) => submitPasskey(view, 'authenticate', request, now) };

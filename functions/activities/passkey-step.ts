@@ -8,8 +8,7 @@ import { PasskeyVerificationError, completePasskeyAuthentication, completePasske
 import { renderPasskey } from '../journey/screens/passkey.js';
 import { journeyUrl, type ScreenContext } from '../journey/screen-context.js';
 import type { CheckRecord } from '../process-manager/model.js';
-import type { StepOutcome, SubmissionRequest } from './contract.js';
-import { identityStores } from './identity.js';
+import type { StepDeps, StepOutcome, SubmissionRequest } from './contract.js';
 
 type Mode = 'register' | 'authenticate';
 
@@ -40,7 +39,7 @@ export function passkeyPage(view: ScreenContext, mode: Mode, failed = false): st
  * for the relying party) and the step ends with its check. A response that cannot be verified
  * gets the screen again (its button starts a new ceremony).
  */
-export async function submitPasskey(view: ScreenContext & { inputs: PasskeyInputs }, mode: Mode, { body = {} }: SubmissionRequest, now: Date): Promise<StepOutcome> {
+export async function submitPasskey(view: ScreenContext & { inputs: PasskeyInputs; deps: Pick<StepDeps, 'identityStores'> }, mode: Mode, { body = {} }: SubmissionRequest, now: Date): Promise<StepOutcome> {
   const { record, step, inputs } = view;
   const register = mode === 'register';
   const read = readJson(String(body.response ?? ''));
@@ -50,8 +49,8 @@ export async function submitPasskey(view: ScreenContext & { inputs: PasskeyInput
   try {
     if (!response || typeof response !== 'object' || !/^[0-9A-Z]{26}$/.test(common.sessionId)) throw new PasskeyVerificationError('No passkey response was sent.');
     done = register
-      ? await completePasskeyRegistration(identityStores, { ...common, response: response as RegistrationResponseJSON })
-      : await completePasskeyAuthentication(identityStores, { ...common, response: response as AuthenticationResponseJSON });
+      ? await completePasskeyRegistration(view.deps.identityStores, { ...common, response: response as RegistrationResponseJSON })
+      : await completePasskeyAuthentication(view.deps.identityStores, { ...common, response: response as AuthenticationResponseJSON });
   } catch (err) {
     if (err instanceof PasskeyVerificationError || (err as { code?: string }).code === 'PASSKEY_SESSION_NOT_FOUND') return { page: passkeyPage(view, mode, true) };
     throw err;

@@ -2,8 +2,8 @@ import { activitySpec } from '../../statemachines/catalogue.js';
 import { applyOutputs } from '../../statemachines/outputs.js';
 import { recordWaitingStep } from '../journey/steps.js';
 import { countActivityError } from '../observability/metrics.js';
-import { asActivityError, type Session } from './contract.js';
-import { BEGINS, RUNS } from './index.generated.js';
+import { asActivityError, type ActivityDeps, type Session } from './contract.js';
+import { own } from '../shared/own.js';
 import { NOT_RUNNABLE } from './specs/index.generated.js';
 import { resolveInputs } from './inputs.js';
 import { SESSION_MAX_BYTES, sessionBytes } from '../shared/session-limit.js';
@@ -58,6 +58,19 @@ interface Loaded {
 }
 
 /**
+ * What the entry point that runs activities gives the activity function: the run functions of
+ * service steps and the begin functions of user steps, by activity type (the generated
+ * index's RUNS and BEGINS, in functions/activities/lambda.ts), and the stores and engines they
+ * get through their context.
+ */
+export interface ActivityRegistry {
+  /** Any module's `ServiceRun<typeof spec>`: its context's type is its own spec's, so the list takes each as it is. */
+  readonly runs: Readonly<Partial<Record<string, (ctx: never) => Promise<Session>>>>;
+  readonly begins: Readonly<Partial<Record<string, (ctx: never) => Promise<Record<string, unknown>>>>>;
+  readonly deps: ActivityDeps;
+}
+
+/**
  * The activity function: every Task state of every journey invokes it (Lambda on AWS, in
  * process locally), and it runs the activity's module. The inputs are resolved once, here
  * (references, defaults, required inputs, types; see inputs.ts), before any module sees them.
@@ -72,10 +85,14 @@ interface Loaded {
  * route. An activity whose module is marked not runnable fails the step with ActivityUnavailable,
  * which ends the instance as COMPLETED_PROCESS_ERROR.
  */
-export async function runActivity(raw: Record<string, unknown>, now: Date): Promise<unknown> {
+export function activityFunction(registry: ActivityRegistry): (raw: Record<string, unknown>, now: Date) => Promise<unknown> {
+  return (raw, now) => runActivity(registry, raw, now);
+}
+
+async function runActivity(registry: ActivityRegistry, raw: Record<string, unknown>, now: Date): Promise<unknown> {
   const payload = raw as unknown as Payload;
   try {
-    return await runModule(payload, now);
+    return await runModule(registry, payload, now);
   } catch (err) {
     // What operators watch: failed steps by activity type (the step's error routes it or ends the journey).
     const tenantId = isRefState(payload.state) ? payload.state._ref.tenantId : (payload.state as Session | undefined)?.instance?.tenantId;
@@ -84,7 +101,7 @@ export async function runActivity(raw: Record<string, unknown>, now: Date): Prom
   }
 }
 
-async function runModule(payload: Payload, now: Date): Promise<unknown> {
+async function runModule(registry: ActivityRegistry, payload: Payload, now: Date): Promise<unknown> {
   const type = String(payload.activityType);
   const spec = activitySpec(type);
   if (!spec) throw new ActivityUnavailableError(`There is no ${type} activity.`);
@@ -102,10 +119,11 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
     actor: `journey:${session.instance.processInstanceId}`,
     now,
     ...(stored ? { expiresAt: stored.expiresAt } : {}),
+    deps: registry.deps,
   };
   if (spec.kind === 'user') {
     // A step that prepares what its page shows (a data form read by name and version) does it here, once.
-    const begin = (BEGINS as Record<string, ((ctx: never) => Promise<Record<string, unknown>>) | undefined>)[type];
+    const begin = own(registry.begins, type);
     try {
       const recorded = begin ? await begin(context as never) : inputs;
       await recordWaitingStep(
@@ -126,7 +144,7 @@ async function runModule(payload: Payload, now: Date): Promise<unknown> {
     }
     return {};
   }
-  const run = (RUNS as Record<string, ((ctx: never) => Promise<Session>) | undefined>)[type];
+  const run = own(registry.runs, type);
   if (!run) throw new ActivityUnavailableError(`This deployment has no runtime for the ${spec.displayName} activity.`);
   let after: Session;
   try {

@@ -1,5 +1,4 @@
 import { instanceEvents } from '../events/catalogue.js';
-import { outbox, webhooks } from '../webhooks/deps.js';
 import { ActivityError, type ActivityAccess, type ServiceRun , activityError } from './contract.js';
 import { spec, MAX_WEBHOOK_BODY_BYTES, MAX_EVENT_NAME } from './specs/send-webhook.js';
 
@@ -8,7 +7,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The webhook read; the event written to the outbox (the relay sends it on). */
 export const aws = { table: ['GetItem', 'PutItem'] } as const satisfies ActivityAccess;
 
-export const run: ServiceRun<typeof spec> = async ({ activityId, inputs, session, tenantId, now }) => {
+export const run: ServiceRun<typeof spec> = async ({ activityId, inputs, session, tenantId, now, deps: { outbox, webhooks } }) => {
   const webhookId = inputs['Webhook ID'];
   // Not a webhook id at all (a reference that resolved to something else): no such webhook.
   const webhook = UUID.test(webhookId) ? await webhooks.get(tenantId, webhookId) : undefined;

@@ -2,18 +2,17 @@
  * What a service step keeps beside the instance, as a user step's submission does: its values,
  * its check and its images, in user data (and so in the archive), expiring with the instance.
  */
-import { instances } from '../faces/deps.js';
 import type { StepUserData } from '../process-manager/model.js';
 import type { ServiceContext } from './contract.js';
 import type { ActivitySpec } from './spec.js';
 
 export async function keepStepData(
-  ctx: Pick<ServiceContext<ActivitySpec>, 'tenantId' | 'session' | 'activityId' | 'now' | 'expiresAt'>,
+  ctx: Pick<ServiceContext<ActivitySpec>, 'tenantId' | 'session' | 'activityId' | 'now' | 'expiresAt' | 'deps'>,
   data: Pick<StepUserData, 'activityType' | 'dataKey' | 'values' | 'check' | 'images'>,
 ): Promise<void> {
   // Without the instance's expiry (an execution from before sessions were kept in the table) nothing is kept beside it.
   if (ctx.expiresAt === undefined) return;
-  await instances.putUserData(
+  await ctx.deps.instances.putUserData(
     ctx.tenantId,
     ctx.session.instance.processInstanceId,
     { activityId: ctx.activityId, submittedAt: ctx.now.toISOString(), ...data },

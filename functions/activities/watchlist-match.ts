@@ -1,4 +1,3 @@
-import { faces, watchlists } from '../faces/deps.js';
 import { keepStepData } from './service-user-data.js';
 import { imageRefusal, isMissingCollection, type WatchlistHit } from '../faces/model.js';
 import { THRESHOLDS } from '../faces/quality.js';
@@ -25,11 +24,12 @@ type Ctx = ServiceContext<typeof spec>;
  * the tenant, and so is its item.
  */
 export const run: ServiceRun<typeof spec> = async (ctx) => {
-  const { inputs, session, tenantId } = ctx;
+  const { inputs, session, tenantId, deps } = ctx;
+  const { faces, watchlists } = deps;
   const watchlistId = inputs['Watchlist ID'];
   const watchlist = /^[0-9a-f-]{36}$/i.test(watchlistId) ? await watchlists.get(tenantId, watchlistId) : undefined;
   if (!watchlist) throw activityError(spec, 'WatchlistNotFound', 'The watchlist named by Watchlist ID does not exist in this tenant.');
-  const live = await liveFace(session, tenantId, inputs['Face Key']);
+  const live = await liveFace(deps, session, tenantId, inputs['Face Key']);
   if (!live) throw activityError(spec, 'FaceTemplateGenerationFailed', 'The Face Key has no capture to search with.');
   const threshold = inputs['Match Threshold'] !== undefined ? inputs['Match Threshold'] / 100 : THRESHOLDS[faces.name].watchlist;
   let found: WatchlistHit[] | { noFace: true };
@@ -61,7 +61,7 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
 };
 
 function watchlistCheck(
-  { activityId, inputs, now }: Ctx,
+  { activityId, inputs, now, deps: { faces } }: Ctx,
   result: CheckResult,
   d: { watchlistId: string; watchlistName: string; threshold: number; hits: { memberId: string; label: string; similarity: number }[]; captureId: string },
 ): CheckRecord {

@@ -1,6 +1,6 @@
 import type { ProcessInstanceRecord } from '../process-manager/instances.js';
 import { isFinal } from '../process-manager/status.js';
-import type { ScreenRender, Screens } from '../activities/contract.js';
+import type { ScreenRender, Screens, StepDeps } from '../activities/contract.js';
 import type { ActivitySpec, InputsOf } from '../activities/spec.js';
 import type { Language } from './messages/index.js';
 import { renderDone } from './screens/done.js';
@@ -24,13 +24,13 @@ export interface JourneyScreens {
  * activity's own when it has no such input) and the screens it goes through (`UI Component
  * ID`, `List of Screens`); each activity module registers a renderer per component it shows
  * (its `screens`). A component with none renders the "cannot be completed here" page rather
- * than a broken one. The entry point hands the activities' screens in (show-journey.ts): the
- * framework does not import the activities it shows.
+ * than a broken one. The entry point hands the activities' screens in (show-journey.ts), with the
+ * stores they name: the framework does not import the activities it shows, nor their stores.
  */
-export function journeyScreens(stepScreens: Readonly<Record<string, Screens<ActivitySpec>>>): JourneyScreens {
+export function journeyScreens<D extends keyof StepDeps>(stepScreens: Readonly<Record<string, Screens<ActivitySpec, D>>>, deps: Pick<StepDeps, D>): JourneyScreens {
   const byComponent = Object.fromEntries(
     Object.values(stepScreens).flatMap((s) =>
-      Object.entries(s.render).map(([component, render]) => [component, (ctx: ScreenContext) => (render as ScreenRender<ActivitySpec>)({ ...ctx, inputs: ctx.step.inputs as InputsOf<ActivitySpec> })]),
+      Object.entries(s.render).map(([component, render]) => [component, (ctx: ScreenContext) => (render as ScreenRender<ActivitySpec, D>)({ ...ctx, inputs: ctx.step.inputs as InputsOf<ActivitySpec>, deps })]),
     ),
   );
   return {

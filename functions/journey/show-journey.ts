@@ -5,10 +5,11 @@ import { openJourney } from './access.js';
 import { journeyPage, journeyScreens } from './pages.js';
 import { SCREENS } from '../activities/index.generated.js';
 import { pickLanguage } from './messages/index.js';
+import { identityStores } from '../identity-store/deps.js';
 import { journeyRoutes as routes } from './journey-routes.js';
 
-/** The activities' screens, registered here where the page's entry point is assembled. */
-const screens = journeyScreens(SCREENS);
+/** The activities' screens and the stores they name, registered here where the page's entry point is assembled. */
+const screens = journeyScreens(SCREENS, { identityStores });
 
 export const handler = pageHandler(routes.showJourney, async ({ tenantId, path, query, now }) => {
   const lang = pickLanguage(query.lang);

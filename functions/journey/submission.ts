@@ -1,5 +1,5 @@
 import type * as z4 from 'zod/v4/core';
-import type { StepView, Submission } from '../activities/contract.js';
+import type { StepDeps, StepView, Submission } from '../activities/contract.js';
 import type { ActivitySpec, InputsOf } from '../activities/spec.js';
 import type { RouteDef } from '../http/route.js';
 import { orchestrator } from '../process-manager/orchestrator.js';
@@ -10,10 +10,10 @@ import { journeyUrl, screenOf } from './screen-context.js';
 import { completeUserStep, failUserStep, finishLeftOverClaim, handOverClaimed, StepNotWaitingError, submissionDigest } from './steps.js';
 
 /** A user step's module as a submission route takes it (from the generated activity index). */
-export interface SubmittableStep {
+export interface SubmittableStep<D extends keyof StepDeps = never> {
   spec: ActivitySpec;
   screens: { component: string };
-  submission: Submission<ActivitySpec>;
+  submission: Submission<ActivitySpec, D>;
 }
 
 type StepPath = z4.$ZodType<{ processInstanceId: string; activityId: string }>;
@@ -33,7 +33,11 @@ type StepQuery = z4.$ZodType<{ c: string; lang?: string | undefined }>;
  * throttled or cut short), any submission of the step hands over that one, without the module
  * judging (or storing) anything again.
  */
-export function stepSubmissionHandler<B extends z4.$ZodType | undefined>(route: RouteDef<StepPath, StepQuery, B>, steps: Readonly<Record<string, SubmittableStep>>) {
+export function stepSubmissionHandler<B extends z4.$ZodType | undefined, D extends keyof StepDeps = never>(
+  route: RouteDef<StepPath, StepQuery, B>,
+  steps: Readonly<Record<string, SubmittableStep<D>>>,
+  deps: Pick<StepDeps, D>,
+) {
   return pageHandler(route, async ({ tenantId, path, query, body, upload, now }) => {
     const lang = pickLanguage(query.lang);
     const record = await openJourney(tenantId, path.processInstanceId, query.c, now);
@@ -52,10 +56,11 @@ export function stepSubmissionHandler<B extends z4.$ZodType | undefined>(route: 
       return onward;
     }
     const module = steps[step.activityType]!;
-    const view: StepView<ActivitySpec> = {
+    const view: StepView<ActivitySpec, D> = {
       ...screenOf(record, step, query.c, lang, module.screens.component),
       // Resolved by the activity function when the step began (references, defaults, types).
       inputs: step.inputs as InputsOf<ActivitySpec>,
+      deps,
     };
     const outcome = await module.submission.submit(view, request, now);
     if ('page' in outcome) return { status: 400, raw: { contentType: 'text/html; charset=utf-8', body: outcome.page } };

@@ -3,4 +3,4 @@ import { stepSubmissionHandler } from './submission.js';
 import { journeyRoutes as routes } from './journey-routes.js';
 
 /** A data form step's page posted (functions/activities/data-form.ts judges it). */
-export const handler = stepSubmissionHandler(routes.submitJourneyStep, FORM_STEPS);
+export const handler = stepSubmissionHandler(routes.submitJourneyStep, FORM_STEPS, {});

@@ -1,4 +1,4 @@
-import { runActivity } from '../../functions/activities/run.js';
+import { runActivity } from '../../functions/activities/lambda.js';
 import { getConfig } from '../../functions/config.js';
 import { handler as executionEnd } from '../../functions/process-manager/on-execution-end.js';
 import { asOperation } from './aws-usage.js';

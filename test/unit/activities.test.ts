@@ -14,7 +14,13 @@ import {
 import { NOT_RUNNABLE } from '../../functions/activities/specs/index.generated.js';
 import { resolveInputs } from '../../functions/activities/inputs.js';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
-import { runActivity } from '../../functions/activities/run.js';
+import { runActivity } from '../../functions/activities/lambda.js';
+import { activityFunction } from '../../functions/activities/run.js';
+import { activityDeps } from '../../functions/activities/deps.js';
+import { stepSubmissionHandler } from '../../functions/journey/submission.js';
+import { journeyScreens } from '../../functions/journey/pages.js';
+import { journeyRoutes } from '../../functions/journey/journey-routes.js';
+import type { ActivityDeps } from '../../functions/activities/contract.js';
 import { asActivityError, TRANSIENT_ERROR, TransientActivityError } from '../../functions/activities/contract.js';
 import { IdentityStoreNotFoundError } from '../../functions/identity-store/stores.js';
 import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
@@ -62,6 +68,39 @@ describe('the activity modules', () => {
     expect(readFileSync(join(root, GENERATED_SPEC_INDEX), 'utf8')).toBe(indexes[GENERATED_SPEC_INDEX]);
     expect(readFileSync(join(root, GENERATED_ACTIVITY_INDEX), 'utf8')).toBe(indexes[GENERATED_ACTIVITY_INDEX]);
   }, 30_000);
+
+  it('take their stores from the context the entry point gives, not from a module', async () => {
+    // The activity function assembled with a test's own identity store: GET_USER finds the user there.
+    const found = { id: 'U1', externalId: 'E1', storeName: 'people', status: 'ACTIVE', passcodes: {}, createdDtm: '2026-01-01T00:00:00Z', lastUpdatedDtm: '2026-01-01T00:00:00Z' };
+    const identityStores = {
+      ...activityDeps.identityStores,
+      stores: { ...activityDeps.identityStores.stores, get: vi.fn(async () => ({ name: 'people' })) },
+      users: { ...activityDeps.identityStores.users, get: vi.fn(async () => found) },
+    } as unknown as ActivityDeps['identityStores'];
+    const run = activityFunction({ runs: RUNS, begins: {}, deps: { ...activityDeps, identityStores } });
+    const state = { instance: { tenantId: 'demo', processInstanceId: 'p' }, parameters: {}, vars: {} };
+    const after = (await run({ activityId: 'a', activityType: 'GET_USER', inputs: { 'Store Name': 'people', 'User ID': 'U1', 'User Key': 'user1' }, state }, new Date())) as {
+      vars: Record<string, unknown>;
+    };
+    expect(identityStores.users.get).toHaveBeenCalledWith('demo', 'people', { userId: 'U1' });
+    expect(after.vars.user1).toMatchObject({ id: 'U1', externalId: 'E1' });
+    // A run function the entry point did not register does not run.
+    const unregistered = activityFunction({ runs: {}, begins: {}, deps: activityDeps });
+    await expect(unregistered({ activityId: 'a', activityType: 'GET_USER', inputs: { 'Store Name': 'people', 'User ID': 'U1', 'User Key': 'user1' }, state }, new Date())).rejects.toMatchObject({
+      name: 'ActivityUnavailable',
+    });
+  });
+
+  it('need the stores their screens and submissions name from the route that shows them (checked by the type checker)', () => {
+    // Each line below fails `npm run typecheck` if the route could give fewer stores than its steps use.
+    // @ts-expect-error The passcode form's screens and submission use the identity store.
+    const passcode = () => stepSubmissionHandler(journeyRoutes.submitPasscodeStep, PASSCODE_STEPS, {});
+    // @ts-expect-error The face capture's submission uses the face engine, the image store and its keys.
+    const face = () => stepSubmissionHandler(journeyRoutes.submitFaceCapture, FACE_STEPS, { faces: activityDeps.faces });
+    // @ts-expect-error The journey page shows the passcode form, whose screen reads the identity store.
+    const page = () => journeyScreens(SCREENS, {});
+    expect([passcode, face, page].every((f) => typeof f === 'function')).toBe(true);
+  });
 
   it("give the activity function the union of the modules' AWS access and no more", () => {
     expect(activityFunctionAccess()).toEqual({

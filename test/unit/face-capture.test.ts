@@ -9,12 +9,13 @@ import { keys, objectKeys } from '../../functions/store/keys.js';
 import { imageStore } from '../../functions/store/images.js';
 import { expiredInstance, handler as expiredHandler } from '../../functions/userdata/on-instance-expired.js';
 import { journeyScreens } from '../../functions/journey/pages.js';
+import { identityStores } from '../../functions/identity-store/deps.js';
 import { SCREENS as STEP_SCREENS } from '../../functions/activities/index.generated.js';
 
 import type { ProcessInstanceRecord } from '../../functions/process-manager/instances.js';
 import { jpegClaiming, pngWithEmptyChunks, truncatedJpeg, truncatedPng } from '../support/broken-images.js';
 
-const { byComponent: SCREENS, screenOf } = journeyScreens(STEP_SCREENS);
+const { byComponent: SCREENS, screenOf } = journeyScreens(STEP_SCREENS, { identityStores });
 
 const FACE = readFileSync(resolve(import.meta.dirname, '../fixtures/face-640x480.jpg'));
 const PNG = readFileSync(resolve(import.meta.dirname, '../fixtures/face-320x240.png'));

@@ -2,7 +2,7 @@ import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, Transact
 import { SFNClient, SendTaskSuccessCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runActivity } from '../../functions/activities/run.js';
+import { runActivity } from '../../functions/activities/lambda.js';
 import { completeUserStep } from '../../functions/journey/steps.js';
 import { stepFunctionsOrchestrator } from '../../functions/process-manager/step-functions.js';
 import type { ProcessInstanceRecord } from '../../functions/process-manager/model.js';

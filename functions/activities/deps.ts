@@ -1,0 +1,29 @@
+/**
+ * The stores and engines of the activity function: what its entry point (lambda.ts) gives every
+ * run and begin function through its context. Activity modules never import a store; this file
+ * is the one place the activity function's storage is put together.
+ */
+import { cloudFunctionLogs, cloudFunctions, cloudSecrets, runner, secretSealer } from '../cloud-functions/deps.js';
+import { faceCaptureKey, faceUploadKey, faces, images, instances, watchlists } from '../faces/deps.js';
+import { identityStores } from '../identity-store/deps.js';
+import { customDataForms } from '../process-manager/deps.js';
+import { outbox, webhooks } from '../webhooks/deps.js';
+import type { ActivityDeps } from './contract.js';
+
+export const activityDeps: ActivityDeps = {
+  identityStores,
+  customDataForms,
+  cloudFunctions,
+  cloudSecrets,
+  cloudFunctionLogs,
+  secretSealer,
+  functionRunner: runner,
+  faces,
+  watchlists,
+  images,
+  instances,
+  faceCaptureKey,
+  faceUploadKey,
+  webhooks,
+  outbox,
+};
