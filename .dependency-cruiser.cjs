@@ -150,6 +150,24 @@ module.exports = {
       to: { path: '^functions/.*/deps\\.ts$' },
     },
     {
+      name: 'sandbox-guest-imports-only-guest',
+      severity: 'error',
+      comment:
+        'functions/cloud-functions/guest/ runs inside the QuickJS sandbox, bundled into one script ' +
+        '(prelude.generated.ts, `npm run build:guest`): it imports only its own modules, no host module, package or Node built-in.',
+      from: { path: '^functions/cloud-functions/guest/' },
+      to: { pathNot: '^functions/cloud-functions/guest/' },
+    },
+    {
+      name: 'sandbox-guest-runs-only-in-the-sandbox',
+      severity: 'error',
+      comment:
+        'The host takes the guest code only as the bundled script (prelude.generated.ts) and its contract as types: ' +
+        'importing a guest module would run the prelude in Node.',
+      from: { pathNot: '^functions/cloud-functions/guest/' },
+      to: { path: '^functions/cloud-functions/guest/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'no-orphans',
       severity: 'error',
       comment: 'A module nothing imports and that imports nothing is dead, unless it is an entry point.',

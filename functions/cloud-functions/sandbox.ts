@@ -68,6 +68,11 @@
  *   the VM parses; output comes out as a JSON string the host parses; host functions take and
  *   return primitives and ArrayBuffers. The host functions are handed to a prelude that closes
  *   over them, and are never put on the global object.
+ * - **The prelude is TypeScript of its own** (guest/, checked against the language's built-ins
+ *   alone by tsconfig.guest.json), bundled by `npm run build:guest` into one script,
+ *   prelude.generated.ts, which is evaluated as a string: whatever runs the host (tsx, vitest,
+ *   the runner Lambda's bundle), the VM gets that script and nothing of the host's code.
+ *   guest/contract.ts holds the types both sides share.
  * - **Time is enforced three ways**: QuickJS's interrupt handler stops running code at the
  *   deadline (catch blocks cannot swallow it), the host stops waiting at the deadline, and the
  *   host stops running queued jobs at the deadline. A native built-in that does not poll the
@@ -88,6 +93,8 @@ import {
   type QuickJSRuntime,
 } from 'quickjs-emscripten';
 import { resolveLimits, type LogLine, type RunErrorName, type RunLimits, type RunRequest, type RunResult } from './contract.js';
+import type { EntryPoints, FetchRequest, FetchResponseMeta, HostFunctions, PreludeConfig, UrlPart } from './guest/contract.js';
+import { PRELUDE } from './prelude.generated.js';
 import { guardedFetch, OutboundFailed, OutboundRefused, type GuardedFetch } from '../shared/outbound.js';
 
 export type { GuardedFetch } from '../shared/outbound.js';
@@ -222,13 +229,8 @@ class RunFailure extends Error {
   }
 }
 
-/** What the prelude hands back to the host: the functions the host calls, never put on globalThis. */
-interface Internals {
-  pickHandler: QuickJSHandle;
-  invoke: QuickJSHandle;
-  serializeOutput: QuickJSHandle;
-  describeError: QuickJSHandle;
-}
+/** What the prelude hands back to the host (guest/contract.ts): the functions the host calls, never put on globalThis. */
+type Internals = Record<keyof EntryPoints, QuickJSHandle>;
 
 type Settled = { ok: true; value: QuickJSHandle } | { ok: false; error: QuickJSHandle };
 
@@ -360,18 +362,23 @@ class Run {
     return output as Record<string, unknown>;
   }
 
-  /** Installs the globals the function sees and returns the host's private entry points. */
+  /**
+   * Installs the globals the function sees and returns the host's private entry points. The
+   * prelude (guest/, bundled into prelude.generated.ts by `npm run build:guest`) is a script that
+   * evaluates to a function, called once with the host functions and the config.
+   */
   private installPrelude(): Internals {
     const vm = this.vm;
     const prelude = vm.evalCode(PRELUDE, 'arthr:prelude', { type: 'global', strict: true });
     if (prelude.error) throw new Error(`the sandbox prelude does not evaluate: ${JSON.stringify(vm.dump(prelude.error))}`);
     const host = vm.newObject();
-    vm.setProp(host, 'log', vm.newFunction('log', (level, message, cut) => this.hostLog(level, message, cut)));
-    vm.setProp(host, 'fetch', vm.newFunction('fetch', (request, body) => this.hostFetch(request, body)));
-    vm.setProp(host, 'sleep', vm.newFunction('sleep', (ms) => this.hostSleep(ms)));
-    vm.setProp(host, 'url', vm.newFunction('url', (input, base, key, value) => this.hostUrl(input, base, key, value)));
+    const hostFunction = (name: keyof HostFunctions, fn: Parameters<QuickJSContext['newFunction']>[1]) => vm.setProp(host, name, vm.newFunction(name, fn));
+    hostFunction('log', (level, message, cut) => this.hostLog(level, message, cut));
+    hostFunction('fetch', (request, body) => this.hostFetch(request, body));
+    hostFunction('sleep', (ms) => this.hostSleep(ms));
+    hostFunction('url', (input, base, key, value) => this.hostUrl(input, base, key, value));
     const config = vm.newObject();
-    vm.setProp(config, 'logCap', vm.newNumber(this.limits.logBytes));
+    vm.setProp(config, 'logCap' satisfies keyof PreludeConfig, vm.newNumber(this.limits.logBytes));
     const made = vm.callFunction(prelude.value, vm.undefined, host, config);
     if (made.error) throw new Error(`the sandbox prelude fails: ${JSON.stringify(vm.dump(made.error))}`);
     const get = (name: keyof Internals) => vm.getProp(made.value, name);
@@ -533,7 +540,7 @@ class Run {
       return refuse('OutboundFailed', `fetch: this function may make at most ${this.limits.fetches} requests a run`, 'too-many-fetches');
     }
     this.fetchCount++;
-    let request: { url: string; method: string; headers: Record<string, string>; redirect: 'follow' | 'manual' };
+    let request: FetchRequest;
     let body: string | Uint8Array | undefined;
     try {
       request = JSON.parse(vm.getString(requestHandle)) as typeof request;
@@ -565,7 +572,7 @@ class Run {
         headers: response.headers,
         url: response.url,
         redirected: response.redirected,
-      });
+      } satisfies FetchResponseMeta);
       vm.newString(meta).consume((m) => vm.setProp(result, 'meta', m));
       vm.newArrayBuffer(response.body.buffer.slice(response.body.byteOffset, response.body.byteOffset + response.body.byteLength)).consume((b) =>
         vm.setProp(result, 'body', b),
@@ -720,7 +727,7 @@ function isStackOverflow(err: unknown): boolean {
  */
 const UNRESOLVED = '\u0001';
 
-const URL_PARTS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const;
+const URL_PARTS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const satisfies readonly UrlPart[];
 const URL_SETTERS = new Set<string>(['href', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash']);
 
 /** What the normalizer marked as resolving to nothing: the name asked for and the module that asked. */
@@ -759,447 +766,3 @@ function capUtf8(text: string, bytes: number): string {
   // A cut inside a multi-byte sequence decodes to U+FFFD at the end: drop it.
   return buffer.toString('utf8').replace(/\uFFFD+$/, '');
 }
-
-/**
- * The code that runs inside the VM before the function's: it captures the built-ins it relies on
- * (so the function replacing JSON.stringify later changes nothing here), installs the globals the
- * function sees, and returns the host's entry points. `host` holds the host functions; nothing
- * here stores it where the function's code can reach it.
- */
-const PRELUDE = String.raw`(function (host, config) {
-  'use strict';
-  const stringify = JSON.stringify;
-  const parse = JSON.parse;
-  const ObjectKeys = Object.keys;
-  const defineProperty = Object.defineProperty;
-  const isView = ArrayBuffer.isView;
-  const fromCharCode = String.fromCharCode;
-  const LOG_CAP = config.logCap;
-  const hostLog = host.log, hostFetch = host.fetch, hostSleep = host.sleep, hostUrl = host.url;
-
-  function install(name, value) {
-    defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
-  }
-  function namedError(name, message) {
-    const error = new Error(message);
-    error.name = name;
-    return error;
-  }
-
-  // ---- console
-  function describe(value) {
-    switch (typeof value) {
-      case 'string': return value;
-      case 'undefined': return 'undefined';
-      case 'function': return '[Function ' + (value.name || 'anonymous') + ']';
-      case 'bigint': return String(value) + 'n';
-      case 'symbol': case 'number': case 'boolean': return String(value);
-    }
-    if (value === null) return 'null';
-    try {
-      if (value instanceof Error) return String(value.name) + ': ' + String(value.message) + (value.stack ? '\n' + String(value.stack).replace(/\n$/, '') : '');
-      const json = stringify(value);
-      return json === undefined ? String(value) : json;
-    } catch (e) {
-      try { return String(value); } catch (e2) { return '[object]'; }
-    }
-  }
-  // A line is cut here to the whole log budget (in UTF-16 units, at most as many bytes), so a
-  // huge line is never copied out whole; the host cuts it to the bytes left.
-  function logger(level) {
-    return function (...args) {
-      let out = '';
-      for (let i = 0; i < args.length && out.length <= LOG_CAP; i++) out += (i ? ' ' : '') + describe(args[i]);
-      hostLog(level, out.length > LOG_CAP ? out.slice(0, LOG_CAP) : out, out.length > LOG_CAP);
-    };
-  }
-  install('console', {
-    log: logger('info'), info: logger('info'), warn: logger('warn'), error: logger('error'),
-    debug: logger('debug'), trace: logger('debug'),
-  });
-
-  // ---- base64 (forgiving-base64 of the HTML standard)
-  const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  const B64_INDEX = {};
-  for (let i = 0; i < 64; i++) B64_INDEX[B64[i]] = i;
-  install('btoa', function btoa(data) {
-    const s = String(data);
-    const out = [];
-    for (let i = 0; i < s.length; i += 3) {
-      const a = s.charCodeAt(i), b = i + 1 < s.length ? s.charCodeAt(i + 1) : 0, c = i + 2 < s.length ? s.charCodeAt(i + 2) : 0;
-      if (a > 255 || b > 255 || c > 255) throw namedError('InvalidCharacterError', 'btoa: the string has characters outside Latin-1');
-      const n = (a << 16) | (b << 8) | c;
-      out.push(B64[(n >> 18) & 63] + B64[(n >> 12) & 63] + (i + 1 < s.length ? B64[(n >> 6) & 63] : '=') + (i + 2 < s.length ? B64[n & 63] : '='));
-    }
-    return out.join('');
-  });
-  install('atob', function atob(data) {
-    let s = String(data).replace(/[\t\n\f\r ]/g, '');
-    if (s.length % 4 === 0) s = s.replace(/==?$/, '');
-    if (s.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(s)) throw namedError('InvalidCharacterError', 'atob: the string is not correctly encoded');
-    const out = [];
-    let buffer = 0, bits = 0;
-    for (let i = 0; i < s.length; i++) {
-      buffer = ((buffer << 6) | B64_INDEX[s[i]]) & 0xffffff;
-      bits += 6;
-      if (bits >= 8) { bits -= 8; out.push(fromCharCode((buffer >> bits) & 255)); }
-    }
-    return out.join('');
-  });
-
-  // ---- UTF-8 (the Encoding standard's encoder and decoder)
-  function bytesOf(input, what) {
-    if (input instanceof ArrayBuffer) return new Uint8Array(input);
-    if (isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-    throw new TypeError(what + ': expected an ArrayBuffer or a typed array');
-  }
-  function encodeUtf8(input) {
-    const s = String(input);
-    const out = new Uint8Array(s.length * 3);
-    let o = 0;
-    for (let i = 0; i < s.length; i++) {
-      let c = s.charCodeAt(i);
-      if (c >= 0xd800 && c <= 0xdfff) {
-        const d = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
-        if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) { c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00); i++; }
-        else c = 0xfffd;
-      }
-      if (c < 0x80) out[o++] = c;
-      else if (c < 0x800) { out[o++] = 0xc0 | (c >> 6); out[o++] = 0x80 | (c & 63); }
-      else if (c < 0x10000) { out[o++] = 0xe0 | (c >> 12); out[o++] = 0x80 | ((c >> 6) & 63); out[o++] = 0x80 | (c & 63); }
-      else { out[o++] = 0xf0 | (c >> 18); out[o++] = 0x80 | ((c >> 12) & 63); out[o++] = 0x80 | ((c >> 6) & 63); out[o++] = 0x80 | (c & 63); }
-    }
-    return out.slice(0, o);
-  }
-  function decodeUtf8(bytes, fatal) {
-    const parts = [];
-    let units = [];
-    const emit = (cp) => {
-      if (cp > 0xffff) { cp -= 0x10000; units.push(0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff)); }
-      else units.push(cp);
-      if (units.length >= 8192) { parts.push(fromCharCode.apply(null, units)); units = []; }
-    };
-    const bad = () => {
-      if (fatal) throw new TypeError('TextDecoder: the data is not valid UTF-8');
-      emit(0xfffd);
-    };
-    let cp = 0, needed = 0, seen = 0, lower = 0x80, upper = 0xbf;
-    for (let i = 0; i < bytes.length; i++) {
-      const b = bytes[i];
-      if (needed === 0) {
-        if (b <= 0x7f) emit(b);
-        else if (b >= 0xc2 && b <= 0xdf) { needed = 1; cp = b & 0x1f; }
-        else if (b >= 0xe0 && b <= 0xef) { if (b === 0xe0) lower = 0xa0; if (b === 0xed) upper = 0x9f; needed = 2; cp = b & 0xf; }
-        else if (b >= 0xf0 && b <= 0xf4) { if (b === 0xf0) lower = 0x90; if (b === 0xf4) upper = 0x8f; needed = 3; cp = b & 7; }
-        else bad();
-        continue;
-      }
-      if (b < lower || b > upper) {
-        cp = needed = seen = 0; lower = 0x80; upper = 0xbf;
-        bad();
-        i--;
-        continue;
-      }
-      lower = 0x80; upper = 0xbf;
-      cp = (cp << 6) | (b & 0x3f);
-      if (++seen === needed) { emit(cp); cp = needed = seen = 0; }
-    }
-    if (needed) bad();
-    parts.push(fromCharCode.apply(null, units));
-    return parts.join('');
-  }
-  class TextEncoder {
-    get encoding() { return 'utf-8'; }
-    encode(input = '') { return encodeUtf8(input); }
-  }
-  class TextDecoder {
-    #fatal; #ignoreBOM;
-    constructor(label = 'utf-8', options = {}) {
-      const name = String(label).trim().toLowerCase();
-      if (name !== 'utf-8' && name !== 'utf8' && name !== 'unicode-1-1-utf-8') throw new RangeError('TextDecoder: only utf-8 is supported');
-      this.#fatal = Boolean(options && options.fatal);
-      this.#ignoreBOM = Boolean(options && options.ignoreBOM);
-    }
-    get encoding() { return 'utf-8'; }
-    get fatal() { return this.#fatal; }
-    get ignoreBOM() { return this.#ignoreBOM; }
-    decode(input) {
-      if (input === undefined) return '';
-      const text = decodeUtf8(bytesOf(input, 'TextDecoder.decode'), this.#fatal);
-      return !this.#ignoreBOM && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-    }
-  }
-  install('TextEncoder', TextEncoder);
-  install('TextDecoder', TextDecoder);
-
-  // ---- URLSearchParams (application/x-www-form-urlencoded of the URL standard)
-  function toUSV(value) {
-    return String(value).replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
-  }
-  function formEncode(s) {
-    return encodeURIComponent(toUSV(s)).replace(/%20/g, '+').replace(/[!'()~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
-  }
-  function percentDecode(s) {
-    const bytes = [];
-    for (let i = 0; i < s.length; i++) {
-      const ch = s[i];
-      if (ch === '%' && /^[0-9A-Fa-f]{2}$/.test(s.slice(i + 1, i + 3))) { bytes.push(parseInt(s.slice(i + 1, i + 3), 16)); i += 2; }
-      else for (const b of encodeUtf8(ch === '+' ? ' ' : ch)) bytes.push(b);
-    }
-    return decodeUtf8(bytes, false);
-  }
-  const paramsState = new WeakMap();
-  function paramsOf(params) {
-    const state = paramsState.get(params);
-    if (!state) throw new TypeError('not a URLSearchParams');
-    return state;
-  }
-  function parseQuery(query) {
-    const list = [];
-    for (const piece of query.split('&')) {
-      if (piece === '') continue;
-      const eq = piece.indexOf('=');
-      list.push(eq < 0 ? [percentDecode(piece), ''] : [percentDecode(piece.slice(0, eq)), percentDecode(piece.slice(eq + 1))]);
-    }
-    return list;
-  }
-  function changed(params) {
-    const state = paramsOf(params);
-    if (state.onChange) state.onChange(params.toString());
-  }
-  class URLSearchParams {
-    constructor(init) {
-      const list = [];
-      paramsState.set(this, { list, onChange: null });
-      if (init === undefined || init === null) return;
-      if (typeof init === 'object' || typeof init === 'function') {
-        if (typeof init[Symbol.iterator] === 'function') {
-          for (const pair of init) {
-            const p = [...pair];
-            if (p.length !== 2) throw new TypeError('URLSearchParams: each pair must be [name, value]');
-            list.push([toUSV(p[0]), toUSV(p[1])]);
-          }
-        } else {
-          for (const key of ObjectKeys(init)) list.push([toUSV(key), toUSV(init[key])]);
-        }
-        return;
-      }
-      const query = String(init);
-      list.push(...parseQuery(query.startsWith('?') ? query.slice(1) : query));
-    }
-    get size() { return paramsOf(this).list.length; }
-    append(name, value) { paramsOf(this).list.push([toUSV(name), toUSV(value)]); changed(this); }
-    delete(name, value) {
-      const state = paramsOf(this), n = toUSV(name), v = value === undefined ? undefined : toUSV(value);
-      state.list = state.list.filter(([k, x]) => !(k === n && (v === undefined || x === v)));
-      changed(this);
-    }
-    get(name) { const n = toUSV(name); const hit = paramsOf(this).list.find(([k]) => k === n); return hit ? hit[1] : null; }
-    getAll(name) { const n = toUSV(name); return paramsOf(this).list.filter(([k]) => k === n).map(([, v]) => v); }
-    has(name, value) { const n = toUSV(name), v = value === undefined ? undefined : toUSV(value); return paramsOf(this).list.some(([k, x]) => k === n && (v === undefined || x === v)); }
-    set(name, value) {
-      const state = paramsOf(this), n = toUSV(name), v = toUSV(value);
-      const at = state.list.findIndex(([k]) => k === n);
-      if (at < 0) state.list.push([n, v]);
-      else state.list = state.list.filter(([k], i) => k !== n || i === at).map((pair, i) => (pair[0] === n ? [n, v] : pair));
-      changed(this);
-    }
-    sort() {
-      const state = paramsOf(this);
-      state.list = state.list.map((pair, i) => [pair, i]).sort((a, b) => (a[0][0] < b[0][0] ? -1 : a[0][0] > b[0][0] ? 1 : a[1] - b[1])).map(([pair]) => pair);
-      changed(this);
-    }
-    forEach(callback, thisArg) { for (const [k, v] of paramsOf(this).list.slice()) callback.call(thisArg, v, k, this); }
-    *entries() { for (const [k, v] of paramsOf(this).list.slice()) yield [k, v]; }
-    *keys() { for (const [k] of paramsOf(this).list.slice()) yield k; }
-    *values() { for (const [, v] of paramsOf(this).list.slice()) yield v; }
-    [Symbol.iterator]() { return this.entries(); }
-    toString() { return paramsOf(this).list.map(([k, v]) => formEncode(k) + '=' + formEncode(v)).join('&'); }
-  }
-  install('URLSearchParams', URLSearchParams);
-
-  // ---- URL (parsed by the host's WHATWG parser: strings in, a JSON string of the parts out)
-  const urlState = new WeakMap();
-  function parseUrl(input, base, key, value) {
-    const json = hostUrl(input, base, key, value);
-    if (json === undefined) return undefined;
-    return parse(json);
-  }
-  function urlOf(url) {
-    const state = urlState.get(url);
-    if (!state) throw new TypeError('not a URL');
-    return state;
-  }
-  class URL {
-    constructor(url, base) {
-      const parts = parseUrl(String(url), base === undefined ? undefined : String(base));
-      if (!parts) throw new TypeError('Invalid URL: ' + String(url).slice(0, 200));
-      urlState.set(this, { parts, params: null });
-    }
-    static canParse(url, base) { return parseUrl(String(url), base === undefined ? undefined : String(base)) !== undefined; }
-    get searchParams() {
-      const state = urlOf(this);
-      if (!state.params) {
-        state.params = new URLSearchParams(state.parts.search);
-        paramsOf(state.params).onChange = (query) => {
-          const parts = parseUrl(state.parts.href, undefined, 'search', query);
-          if (parts) state.parts = parts;
-        };
-      }
-      return state.params;
-    }
-    toString() { return urlOf(this).parts.href; }
-    toJSON() { return urlOf(this).parts.href; }
-  }
-  for (const part of ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash']) {
-    defineProperty(URL.prototype, part, {
-      configurable: true,
-      enumerable: true,
-      get() { return urlOf(this).parts[part]; },
-      set: part === 'origin' ? undefined : function (value) {
-        const state = urlOf(this);
-        const parts = parseUrl(state.parts.href, undefined, part, String(value));
-        if (!parts) { if (part === 'href') throw new TypeError('Invalid URL'); return; }
-        state.parts = parts;
-        if (state.params && (part === 'href' || part === 'search')) paramsOf(state.params).list = parseQuery(parts.search.slice(1));
-      },
-    });
-  }
-  install('URL', URL);
-
-  // ---- timers
-  const timers = new Set();
-  let nextTimer = 1;
-  install('setTimeout', function setTimeout(callback, ms, ...args) {
-    if (typeof callback !== 'function') throw new TypeError('setTimeout: the callback must be a function');
-    const id = nextTimer++;
-    timers.add(id);
-    hostSleep(Number(ms) || 0).then(() => {
-      if (!timers.delete(id)) return;
-      try { callback(...args); } catch (e) { console.error('Uncaught error in a setTimeout callback:', e); }
-    });
-    return id;
-  });
-  install('clearTimeout', function clearTimeout(id) { timers.delete(id); });
-  install('queueMicrotask', function queueMicrotask(callback) {
-    if (typeof callback !== 'function') throw new TypeError('queueMicrotask: the callback must be a function');
-    Promise.resolve().then(() => callback());
-  });
-
-  // ---- fetch
-  function headersOf(init) {
-    const out = {};
-    if (init === undefined || init === null) return out;
-    const pairs = typeof init[Symbol.iterator] === 'function' ? [...init].map((p) => [...p]) : ObjectKeys(init).map((k) => [k, init[k]]);
-    for (const pair of pairs) {
-      if (pair.length !== 2) throw new TypeError('fetch: each header must be [name, value]');
-      const name = String(pair[0]).toLowerCase();
-      out[name] = name in out ? out[name] + ', ' + String(pair[1]) : String(pair[1]);
-    }
-    return out;
-  }
-  function bodyOf(body, headers) {
-    if (body === undefined || body === null) return undefined;
-    if (typeof body === 'string') return body;
-    if (body instanceof ArrayBuffer) return body.slice(0);
-    if (isView(body)) return body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength);
-    if (body instanceof URLSearchParams) {
-      if (!('content-type' in headers)) headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
-      return body.toString();
-    }
-    throw new TypeError('fetch: the body must be a string, a typed array, an ArrayBuffer or URLSearchParams');
-  }
-  const responseBody = new WeakMap();
-  function takeBody(response) {
-    const state = responseBody.get(response);
-    if (state.used) throw new TypeError('the response body was already read');
-    state.used = true;
-    return state.bytes;
-  }
-  class Response {
-    constructor(meta, bytes) {
-      this.status = meta.status;
-      this.statusText = meta.statusText;
-      this.ok = meta.status >= 200 && meta.status < 300;
-      this.url = meta.url;
-      this.redirected = meta.redirected;
-      const headers = meta.headers;
-      defineProperty(headers, 'get', { value: (name) => { const v = headers[String(name).toLowerCase()]; return typeof v === 'string' ? v : null; } });
-      defineProperty(headers, 'has', { value: (name) => typeof headers[String(name).toLowerCase()] === 'string' });
-      this.headers = headers;
-      responseBody.set(this, { bytes, used: false });
-    }
-    get bodyUsed() { return responseBody.get(this).used; }
-    async arrayBuffer() { return takeBody(this); }
-    async bytes() { return new Uint8Array(takeBody(this)); }
-    async text() { return decodeUtf8(new Uint8Array(takeBody(this)), false); }
-    async json() { return parse(await this.text()); }
-  }
-  install('fetch', async function fetch(input, init = {}) {
-    const url = input instanceof URL ? input.href : String(input);
-    const options = init === null || typeof init !== 'object' ? {} : init;
-    const headers = headersOf(options.headers);
-    const body = bodyOf(options.body, headers);
-    const request = stringify({
-      url,
-      method: options.method === undefined ? 'GET' : String(options.method),
-      headers,
-      redirect: options.redirect === 'manual' ? 'manual' : 'follow',
-    });
-    const raw = await hostFetch(request, body);
-    return new Response(parse(raw.meta), raw.body);
-  });
-
-  // ---- the host's entry points
-  function pickHandler(namespace) {
-    if (typeof namespace.handler === 'function') return namespace.handler;
-    if (typeof namespace.default === 'function') return namespace.default;
-    return undefined;
-  }
-  async function invoke(handler, inputJson) {
-    return handler(parse(inputJson));
-  }
-  function where(key) {
-    return key === '' ? 'the returned value' : 'the value at ' + stringify(String(key));
-  }
-  function serializeOutput(value, maxBytes) {
-    if (value === undefined) return '{}';
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      throw namedError('FunctionOutputInvalid', 'the handler must return an object of variables (or nothing), not ' + (value === null ? 'null' : Array.isArray(value) ? 'an array' : 'a ' + typeof value));
-    }
-    const json = stringify(value, function (key, v) {
-      if (typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint') {
-        throw namedError('FunctionOutputInvalid', where(key) + ' is a ' + typeof v + ', which JSON cannot carry');
-      }
-      if (typeof v === 'number' && !isFinite(v)) throw namedError('FunctionOutputInvalid', where(key) + ' is ' + String(v) + ', which JSON cannot carry');
-      return v;
-    });
-    if (json === undefined) throw namedError('FunctionOutputInvalid', 'the returned value is not JSON');
-    // UTF-8 takes at least one byte per UTF-16 unit: the cheap test first, the exact count after it.
-    let bytes = json.length;
-    for (let i = 0; bytes <= maxBytes && i < json.length; i++) {
-      const c = json.charCodeAt(i);
-      if (c < 0x80) continue;
-      const next = json.charCodeAt(i + 1);
-      if (c >= 0xd800 && c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) { bytes += 2; i++; }
-      else bytes += c < 0x800 ? 1 : 2;
-    }
-    if (bytes > maxBytes) throw namedError('FunctionOutputInvalid', 'the variables are over the limit of ' + maxBytes + ' bytes of JSON');
-    return json;
-  }
-  function describeError(error) {
-    let name = 'Error', message = '';
-    try {
-      if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
-        if (error.name !== undefined) name = String(error.name);
-        message = error.message !== undefined ? String(error.message) : String(error);
-      } else {
-        message = String(error);
-      }
-    } catch (e) {
-      message = '(the thrown value could not be read)';
-    }
-    return stringify({ name: name.slice(0, 200), message: message.slice(0, 4096) });
-  }
-  return { pickHandler, invoke, serializeOutput, describeError };
-})`;
