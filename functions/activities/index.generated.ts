@@ -3,6 +3,7 @@
 import * as addUser from './add-user.js';
 import * as captureFaceImage from './capture-face-image.js';
 import * as completePasscodeRegistration from './complete-passcode-registration.js';
+import * as counterV1 from './counter-v1.js';
 import * as dataForm from './data-form.js';
 import * as deregisterPasscode from './deregister-passcode.js';
 import * as executeCloudFunctionV2 from './execute-cloud-function-v2.js';
@@ -43,6 +44,7 @@ export const ACCESS = {
 export const RUNS = {
   ADD_USER: addUser.run,
   COMPLETE_PASSCODE_REGISTRATION: completePasscodeRegistration.run,
+  COUNTER_V1: counterV1.run,
   DEREGISTER_PASSCODE: deregisterPasscode.run,
   EXECUTE_CLOUD_FUNCTION_V2: executeCloudFunctionV2.run,
   EXTERNAL_SOURCE_FACE_MATCH_V1: externalSourceFaceMatchV1.run,

@@ -4,6 +4,7 @@ import * as addUser from './add-user.js';
 import * as archiveProcessInstance from './archive-process-instance.js';
 import * as captureFaceImage from './capture-face-image.js';
 import * as completePasscodeRegistration from './complete-passcode-registration.js';
+import * as counterV1 from './counter-v1.js';
 import * as dataForm from './data-form.js';
 import * as deregisterPasscode from './deregister-passcode.js';
 import * as executeCloudFunctionV2 from './execute-cloud-function-v2.js';
@@ -27,6 +28,7 @@ export const SPECS = [
   archiveProcessInstance.spec,
   captureFaceImage.spec,
   completePasscodeRegistration.spec,
+  counterV1.spec,
   dataForm.spec,
   deregisterPasscode.spec,
   executeCloudFunctionV2.spec,
@@ -58,6 +60,7 @@ export const ALIASES = {
   archiveProcessInstanceV1: 'ARCHIVE_PROCESS_INSTANCE',
   captureFaceImageV1: 'CAPTURE_FACE_IMAGE',
   completePasscodeRegistrationV1: 'COMPLETE_PASSCODE_REGISTRATION',
+  counterV1: 'COUNTER_V1',
   customDataFormV1: 'DATA_FORM',
   deregisterPasscodeV1: 'DEREGISTER_PASSCODE',
   syncCloudFunctionExecutorV2: 'EXECUTE_CLOUD_FUNCTION_V2',
