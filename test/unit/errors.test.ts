@@ -22,7 +22,7 @@ import {
 } from '../../functions/errors.js';
 import { IdentityStoreNotFoundError } from '../../functions/identity-store/stores.js';
 import { StepNotWaitingError } from '../../functions/journey/steps.js';
-import { ProcessTokenUnusableError } from '../../functions/process-manager/instances.js';
+import { ProcessTokenUnusableError } from '../../functions/process-manager/instances/instances.js';
 import { buildOpenApiDocument } from '../../functions/platform/openapi-document.js';
 import { routeList } from '../../functions/routes.js';
 import { ERROR_DOCS_FILE, withErrorTable } from '../../lib/error-docs.js';

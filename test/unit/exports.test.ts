@@ -8,7 +8,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfigForTests } from '../../functions/config.js';
-import { ProcessInstanceNotFoundError } from '../../functions/process-manager/instances.js';
+import { ProcessInstanceNotFoundError } from '../../functions/process-manager/instances/instances.js';
 import { exportView, findExport, runExport, startExport } from '../../functions/exports/exports.js';
 import type { ExportRecord, ExportStore } from '../../functions/exports/model.js';
 import { handler as workerHandler } from '../../functions/exports/run-export.js';

@@ -11,7 +11,7 @@ import { expiredInstance, handler as expiredHandler } from '../../functions/user
 import { journeyScreens } from '../../functions/journey/pages.js';
 import { SCREENS as STEP_SCREENS } from '../../functions/activities/index.generated.js';
 
-import type { ProcessInstanceRecord } from '../../functions/process-manager/instances.js';
+import type { ProcessInstanceRecord } from '../../functions/process-manager/instances/instances.js';
 import { jpegClaiming, pngWithEmptyChunks, truncatedJpeg, truncatedPng } from '../support/broken-images.js';
 
 const { byComponent: SCREENS, screenOf } = journeyScreens(STEP_SCREENS);

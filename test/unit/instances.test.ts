@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { finalStatus } from '../../functions/process-manager/status.js';
-import { tokenRefusal, newInstance, hashCapability, isExpired } from '../../functions/process-manager/instances.js';
+import { finalStatus } from '../../functions/process-manager/instances/status.js';
+import { tokenRefusal, newInstance, hashCapability, isExpired } from '../../functions/process-manager/instances/instances.js';
 import { mergeSession } from '../../functions/journey/steps.js';
-import { instancesCsv } from '../../functions/process-manager/instance-search.js';
-import type { ProcessTokenRecord } from '../../functions/process-manager/tokens.js';
-import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions.js';
+import { instancesCsv } from '../../functions/process-manager/instances/instance-search.js';
+import type { ProcessTokenRecord } from '../../functions/process-manager/tokens/tokens.js';
+import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions/definitions.js';
 import { buildOpenApiDocument } from '../../functions/platform/openapi-document.js';
 import { routeList } from '../../functions/routes.js';
 
