@@ -52,7 +52,7 @@ import { dynamo as storeClient } from '../../functions/store/client.js';
 import { deploymentPrefix, getConfig, webhookRetrySeconds } from '../../functions/config.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { identityStoreStore } from '../../functions/store/identity-store.js';
-import { DEFAULT_REQUIREMENTS, newStore } from '../../functions/identity-store/stores.js';
+import { DEFAULT_REQUIREMENTS, newStore } from '../../functions/identity-store/stores/stores.js';
 
 export const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 export const LOCAL_TABLE = 'arthr';

@@ -16,7 +16,7 @@ import { resolveInputs } from '../../functions/activities/inputs.js';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
 import { runActivity } from '../../functions/activities/run.js';
 import { asActivityError, TRANSIENT_ERROR, TransientActivityError } from '../../functions/activities/contract.js';
-import { IdentityStoreNotFoundError } from '../../functions/identity-store/stores.js';
+import { IdentityStoreNotFoundError } from '../../functions/identity-store/stores/stores.js';
 import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';

@@ -20,7 +20,7 @@ import {
   toErrorResponse,
   type ErrorCode,
 } from '../../functions/errors.js';
-import { IdentityStoreNotFoundError } from '../../functions/identity-store/stores.js';
+import { IdentityStoreNotFoundError } from '../../functions/identity-store/stores/stores.js';
 import { StepNotWaitingError } from '../../functions/journey/steps.js';
 import { ProcessTokenUnusableError } from '../../functions/process-manager/instances/instances.js';
 import { buildOpenApiDocument } from '../../functions/platform/openapi-document.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_QUERY_TTL_SECONDS, eventQueryPage, newEvent, newEventQuery } from '../../functions/identity-store/events.js';
-import { createStore, newStore } from '../../functions/identity-store/stores.js';
-import { addUser } from '../../functions/identity-store/users.js';
+import { EVENT_QUERY_TTL_SECONDS, eventQueryPage, newEvent, newEventQuery } from '../../functions/identity-store/events/events.js';
+import { createStore, newStore } from '../../functions/identity-store/stores/stores.js';
+import { addUser } from '../../functions/identity-store/users/users.js';
 import { FakeIdentityStorage } from '../support/identity-store-fake.js';
 
 const t0 = new Date('2026-03-01T10:00:00.000Z');

@@ -7,10 +7,10 @@ import {
   listUserAuthentications,
   startPasskeyAuthentication,
   startPasskeyRegistration,
-} from '../../functions/identity-store/passkeys.js';
+} from '../../functions/identity-store/passkeys/passkeys.js';
 import { PasskeyConfigSchema } from '../../functions/identity-store/schemas.js';
-import { changeStore, createStore, newStore, withPasskeyConfig } from '../../functions/identity-store/stores.js';
-import { addUser } from '../../functions/identity-store/users.js';
+import { changeStore, createStore, newStore, withPasskeyConfig } from '../../functions/identity-store/stores/stores.js';
+import { addUser } from '../../functions/identity-store/users/users.js';
 import type { PasskeyRpConfig } from '../../functions/identity-store/model.js';
 import { FakeIdentityStorage } from '../support/identity-store-fake.js';
 import { SoftAuthenticator } from '../support/soft-authenticator.js';

@@ -10,7 +10,7 @@ import {
   withPasskeyConfig,
   type PasscodePolicy,
   type PasscodeRequirements,
-} from '../../functions/identity-store/stores.js';
+} from '../../functions/identity-store/stores/stores.js';
 import type { PasskeyRpConfig } from '../../functions/identity-store/model.js';
 import { FakeIdentityStorage } from '../support/identity-store-fake.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createStore, newStore } from '../../functions/identity-store/stores.js';
-import { addUser, findUser, userRefFrom, userView } from '../../functions/identity-store/users.js';
+import { createStore, newStore } from '../../functions/identity-store/stores/stores.js';
+import { addUser, findUser, userRefFrom, userView } from '../../functions/identity-store/users/users.js';
 import { ID26_PATTERN } from '../../functions/shared/ids.js';
 import { FakeIdentityStorage } from '../support/identity-store-fake.js';
 
