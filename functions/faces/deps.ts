@@ -7,8 +7,8 @@
 import type { FaceEngine, WatchlistStore } from './model.js';
 import type { FaceUploadKey } from '../process-manager/instances/face-uploads.js';
 import type { InstanceImageStore, ProcessInstanceStore } from '../process-manager/model.js';
-import { faceEngine } from '../store/face-engine.js';
-import { imageStore } from '../store/images.js';
+import { faceEngine } from '../adapters/face-engine.js';
+import { imageStore } from '../adapters/images.js';
 import { objectKeys } from '../store/keys.js';
 import { processInstanceStore } from '../store/process-instances.js';
 import { watchlistStore } from '../store/watchlists.js';

@@ -63,7 +63,7 @@ export interface AwsAccess {
   faces?: readonly FaceAction[];
 }
 
-/** Amazon Rekognition actions the face engine makes (functions/store/face-engine.ts). */
+/** Amazon Rekognition actions the face engine makes (functions/adapters/face-engine.ts). */
 export type FaceAction =
   | 'DetectFaces'
   | 'CompareFaces'

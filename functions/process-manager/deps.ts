@@ -12,7 +12,7 @@ import { customDataFormStore } from '../store/custom-data-forms.js';
 import { definitionStore } from '../store/process-definitions.js';
 import { processInstanceStore } from '../store/process-instances.js';
 import { processTokenStore } from '../store/process-tokens.js';
-import { imageStore } from '../store/images.js';
+import { imageStore } from '../adapters/images.js';
 import { objectKeys } from '../store/keys.js';
 import type { CustomDataFormStore, DefinitionStore, InstanceImageStore, ProcessInstanceStore, ProcessTokenStore } from './model.js';
 import type { FaceUploadKey } from './instances/face-uploads.js';

@@ -13,9 +13,9 @@ import { exportView, findExport, runExport, startExport } from '../../functions/
 import type { ExportRecord, ExportStore } from '../../functions/exports/model.js';
 import { handler as workerHandler } from '../../functions/exports/run-export.js';
 import { exportObjects } from '../../functions/store/exports.js';
-import { sqsExportQueue } from '../../functions/store/export-queue.js';
-import { imageStore } from '../../functions/store/images.js';
-import { FileSealer, KmsSealer, cloudSecretContext } from '../../functions/store/sealer.js';
+import { sqsExportQueue } from '../../functions/adapters/export-queue.js';
+import { imageStore } from '../../functions/adapters/images.js';
+import { FileSealer, KmsSealer, cloudSecretContext } from '../../functions/adapters/sealer.js';
 import { isTransientError } from '../../functions/shared/aws-errors.js';
 import { GETDATA_DOCUMENT_BUDGET, inlineImages, type UserData } from '../../functions/userdata/user-data.js';
 import { checkPresigned, newLocalS3Credentials } from '../../lib/local/s3.js';

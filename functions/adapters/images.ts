@@ -1,7 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { getStoreConfig } from '../config.js';
 import type { InstanceImageStore } from '../process-manager/model.js';
-import { objectKeys } from './keys.js';
+import { objectKeys } from '../store/keys.js';
 import { localS3ClientConfig, presignGet, presignPut } from './presign.js';
 import { traced } from '../observability/tracer.js';
 
@@ -13,7 +13,7 @@ export interface S3 {
 
 let made: Promise<S3> | undefined;
 
-/** The process's S3 client, loaded at first use like the DynamoDB one (see client.ts). */
+/** The process's S3 client, loaded at first use like the DynamoDB one (see store/client.ts). */
 export function s3(): Promise<S3> {
   made ??= (async () => {
     const config = getStoreConfig();
