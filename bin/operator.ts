@@ -100,13 +100,13 @@ try {
           region: values.region!,
           keyName: values['key-name'] ?? 'first key',
           now,
-          principal: 'operator',
+          actor: 'operator',
         }).then((r) => ({ tenantId: r.tenant.tenantId, region: r.tenant.region, apiKeyId: r.apiKey.id, apiKey: r.secret }))
       : await createOperatorKey(stores, {
           tenantId: values.tenant!,
           keyName: values['key-name'] ?? 'operator key',
           now,
-          principal: 'operator',
+          actor: 'operator',
         }).then((r) => ({ tenantId: values.tenant!, apiKeyId: r.apiKey.id, apiKey: r.secret }));
   process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 } catch (err) {

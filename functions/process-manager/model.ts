@@ -164,7 +164,7 @@ export interface VersionedStore<R extends S & { tenantId: string }, S extends Ve
   /** Every version of a name, in version order. */
   listVersions(tenantId: string, name: string): Promise<S[]>;
   /** Sets the status of a version whose stored status is still `from` (`changed` otherwise). */
-  setStatus(record: R, from: DeploymentStatus, to: DeploymentStatus, by: { principal: string; now: Date }): Promise<VersionedStatusOutcome>;
+  setStatus(record: R, from: DeploymentStatus, to: DeploymentStatus, by: { actor: string; now: Date }): Promise<VersionedStatusOutcome>;
 }
 
 /** What a versions page lists of a form version: everything but its resource. */

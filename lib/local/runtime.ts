@@ -274,7 +274,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     if (!(await tenantStore.get(DEMO_TENANT))) {
       const made = await createTenantWithFirstKey(
         { tenants: tenantStore, apiKeys: apiKeyStore },
-        { tenantId: DEMO_TENANT, region: LOCAL_REGION, keyName: 'demo', now: new Date(), principal: 'operator' },
+        { tenantId: DEMO_TENANT, region: LOCAL_REGION, keyName: 'demo', now: new Date(), actor: 'operator' },
       );
       bootstrap = { baseUrl, tenantId: DEMO_TENANT, region: LOCAL_REGION, apiKey: made.secret };
       createdDemo = true;
@@ -384,7 +384,7 @@ async function ensureExampleStore(tenantId: string): Promise<void> {
     name: 'customers',
     description: 'The store of the passcode-registration example.',
     passcodePolicies: { passcodeAuth1: { requirements: DEFAULT_REQUIREMENTS } },
-    principal: 'operator',
+    actor: 'operator',
     now: new Date(),
   });
   await identityStoreStore.create(store);
@@ -394,7 +394,7 @@ async function ensureExampleStore(tenantId: string): Promise<void> {
 async function ensureExampleForms(tenantId: string): Promise<void> {
   for (const form of EXAMPLE_FORMS) {
     if (await customDataForms.getVersion(tenantId, form.name, form.version)) continue;
-    await addCustomDataForm(customDataForms, { ...form, status: 'DEPLOYED_ACTIVE', creationOption: 'example' }, { tenantId, principal: 'operator', now: new Date() });
+    await addCustomDataForm(customDataForms, { ...form, status: 'DEPLOYED_ACTIVE', creationOption: 'example' }, { tenantId, actor: 'operator', now: new Date() });
   }
 }
 
@@ -404,20 +404,20 @@ async function publishExamples(tenantId: string): Promise<string[]> {
   for (const json of Object.values(EXAMPLES)) {
     const { name, version } = json as { name: string; version: number };
     if (await definitionStore.getByNameVersion(tenantId, name, version)) continue;
-    await publishDefinition({ definitions, orchestrator: installedOrchestrator, forms: customDataForms }, structuredClone(json), { tenantId, principal: 'operator', now: new Date() });
+    await publishDefinition({ definitions, orchestrator: installedOrchestrator, forms: customDataForms }, structuredClone(json), { tenantId, actor: 'operator', now: new Date() });
     published.push(`${name} v${version}`);
   }
   // The BPMN examples as the family's tools deploy them: uploaded (DRAFT), then activated.
   for (const example of BPMN_EXAMPLES) {
     if (await definitionStore.versionRef(tenantId, example.name, 1)) continue;
-    const ctx = { tenantId, principal: 'operator', now: new Date() };
+    const ctx = { tenantId, actor: 'operator', now: new Date() };
     const data = readFileSync(example.file).toString('base64');
     const { record } = await publishBpmnUpload(
       { definitions, orchestrator: installedOrchestrator, forms: customDataForms },
       { name: example.name, description: example.description, resources: { bpmn: { data, type: 'BPMN' } } } as BpmnUpload,
       ctx,
     );
-    await setDefinitionStatus(definitions, { tenantId, definitionId: record.id, status: 'DEPLOYED_ACTIVE', principal: 'operator', now: new Date() });
+    await setDefinitionStatus(definitions, { tenantId, definitionId: record.id, status: 'DEPLOYED_ACTIVE', actor: 'operator', now: new Date() });
     published.push(`${record.name} v${record.version} (BPMN)`);
   }
   return published;

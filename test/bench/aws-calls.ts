@@ -245,7 +245,7 @@ export async function measureAwsCalls(opts: {
     const { made, bearer } = await asBench(async () => {
       const made = await createTenantWithFirstKey(
         { tenants: tenantStore, apiKeys: apiKeyStore },
-        { tenantId: TENANT, region: REGION, keyName: 'bench', now: new Date(), principal: 'operator' },
+        { tenantId: TENANT, region: REGION, keyName: 'bench', now: new Date(), actor: 'operator' },
       );
       // What a token issue for the bench key would hand out (and the JWT authorizer would accept).
       const claims = buildAccessTokenClaims({

@@ -223,7 +223,7 @@ export async function setUpDefinition(
   let publish: Tally | undefined;
   if (!(await h.asBench(() => definitionStore.getByNameVersion(h.tenantId, json.name, json.version)))) {
     publish = newTally('publishDefinition');
-    await within([publish], () => publishDefinition({ definitions, orchestrator, forms: customDataForms }, structuredClone(json), { tenantId: h.tenantId, principal: 'operator', now: new Date() }));
+    await within([publish], () => publishDefinition({ definitions, orchestrator, forms: customDataForms }, structuredClone(json), { tenantId: h.tenantId, actor: 'operator', now: new Date() }));
     publish.open = false;
   }
   const token = await h.invoke(

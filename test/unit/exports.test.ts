@@ -258,7 +258,7 @@ describe('export jobs', () => {
     const queued: unknown[] = [];
     const record = await startExport(
       { jobs, queue: { enqueue: async (r) => void queued.push(r) }, sealer: seal },
-      { tenantId: 'demo', principal: 'apikey:k', kind: 'USER_DATA_ARCHIVE', fileName: 'u.zip', contentType: 'application/zip', processDefnId: 'd', processInstanceId: 'i', password: 'Correct-Horse-9' },
+      { tenantId: 'demo', actor: 'apikey:k', kind: 'USER_DATA_ARCHIVE', fileName: 'u.zip', contentType: 'application/zip', processDefnId: 'd', processInstanceId: 'i', password: 'Correct-Horse-9' },
       now,
     );
     return { jobs, record, queued };
@@ -266,7 +266,8 @@ describe('export jobs', () => {
 
   it('stores a PENDING job with a 7-day TTL and the password sealed, and queues its id only', async () => {
     const { jobs, record, queued } = await start();
-    expect(record).toMatchObject({ status: 'PENDING', expiresAt: now.getTime() / 1000 + 7 * 86_400, sealedPassword: 'sealed(15)' });
+    // The stored attribute is still `principal` (jobs already in the table have it).
+    expect(record).toMatchObject({ status: 'PENDING', principal: 'apikey:k', expiresAt: now.getTime() / 1000 + 7 * 86_400, sealedPassword: 'sealed(15)' });
     expect(JSON.stringify([...jobs.items.values()])).not.toContain('Correct-Horse');
     expect(queued).toEqual([{ tenantId: 'demo', exportId: record.exportId }]);
     expect(await exportView({}, record, now)).toEqual(expect.not.objectContaining({ url: expect.anything() }));

@@ -11,7 +11,7 @@ const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
 async function setup() {
   const fake = new FakeIdentityStorage();
   for (const [tenantId, name] of [['acme', 'customers'], ['acme', 'staff'], ['globex', 'customers']] as const) {
-    await createStore(fake.stores, newStore({ tenantId, name, principal: 'apikey:admin', now: t0 }));
+    await createStore(fake.stores, newStore({ tenantId, name, actor: 'apikey:admin', now: t0 }));
   }
   for (const [i, ext] of ['c1', 'c2', 'c3'].entries()) await addUser(fake.all, { tenantId: 'acme', storeName: 'customers', externalId: ext, actor: 'apikey:k1', now: at(60 * i) });
   await addUser(fake.all, { tenantId: 'acme', storeName: 'staff', externalId: 's1', actor: 'apikey:k1', now: at(30) });

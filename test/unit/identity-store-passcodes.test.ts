@@ -27,7 +27,7 @@ async function setup(requirements: Partial<PasscodeRequirements> = {}) {
     newStore({
       tenantId: 'acme',
       name: 'customers',
-      principal: 'apikey:admin',
+      actor: 'apikey:admin',
       now: t0,
       passcodePolicies: {
         login: { requirements: { ...DEFAULT_REQUIREMENTS, ...requirements } },

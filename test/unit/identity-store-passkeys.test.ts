@@ -37,7 +37,7 @@ async function setup() {
   const fake = new FakeIdentityStorage();
   const users: Record<string, Awaited<ReturnType<typeof addUser>>> = {};
   for (const tenantId of ['acme', 'globex']) {
-    await createStore(fake.stores, newStore({ tenantId, name: 'customers', principal: 'apikey:admin', now: t0 }));
+    await createStore(fake.stores, newStore({ tenantId, name: 'customers', actor: 'apikey:admin', now: t0 }));
     await changeStore(fake.stores, tenantId, 'customers', (c) => withPasskeyConfig(c, bank, 'apikey:admin', t0));
     users[tenantId] = await addUser(fake.all, { tenantId, storeName: 'customers', externalId: 'cust-42', actor, now: t0 });
   }

@@ -8,7 +8,7 @@ const now = new Date('2026-03-01T10:00:00.000Z');
 
 async function withStores(...at: [tenantId: string, storeName: string][]) {
   const fake = new FakeIdentityStorage();
-  for (const [tenantId, name] of at) await createStore(fake.stores, newStore({ tenantId, name, principal: 'apikey:admin', now }));
+  for (const [tenantId, name] of at) await createStore(fake.stores, newStore({ tenantId, name, actor: 'apikey:admin', now }));
   return fake;
 }
 

@@ -43,7 +43,7 @@ describe('tokenRefusal', () => {
 
 describe('newInstance', () => {
   it('keeps only a hash of a 256-bit capability and expires after the retention', () => {
-    const { record, capability } = newInstance(token, definition, { tenantId: 'acme', principal: 'p', now });
+    const { record, capability } = newInstance(token, definition, { tenantId: 'acme', actor: 'p', now });
     expect(Buffer.from(capability, 'base64url')).toHaveLength(32);
     expect(record.capabilityHash).toBe(hashCapability(capability));
     expect(JSON.stringify(record)).not.toContain(capability);
@@ -62,13 +62,13 @@ describe('mergeSession', () => {
 
 describe('instancesCsv', () => {
   it('quotes as CSV does and neutralises cells a spreadsheet would run', () => {
-    const { record } = newInstance({ ...token, parameters: { firstName: '=1+1', lastName: 'O"Neil, Jr', email: '@x', phoneNumber: '-1' } }, definition, { tenantId: 'acme', principal: 'p', now });
+    const { record } = newInstance({ ...token, parameters: { firstName: '=1+1', lastName: 'O"Neil, Jr', email: '@x', phoneNumber: '-1' } }, definition, { tenantId: 'acme', actor: 'p', now });
     const [, row] = instancesCsv([record]).split('\r\n');
     expect(row).toContain(`'=1+1,"O""Neil, Jr",'@x,'-1`);
   });
 
   it('neutralises a formula after a line break inside a value, and keeps the break inside its quoted cell', () => {
-    const { record } = newInstance({ ...token, parameters: { firstName: 'Ann\n=1+1', lastName: 'x\r\n+SUM(A1)', email: 'a\r@b' } }, definition, { tenantId: 'acme', principal: 'p', now });
+    const { record } = newInstance({ ...token, parameters: { firstName: 'Ann\n=1+1', lastName: 'x\r\n+SUM(A1)', email: 'a\r@b' } }, definition, { tenantId: 'acme', actor: 'p', now });
     const csv = instancesCsv([record]);
     expect(csv).toContain(`"Ann\n'=1+1"`);
     expect(csv).toContain(`"x\r\n'+SUM(A1)"`);

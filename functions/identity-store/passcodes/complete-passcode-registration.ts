@@ -1,4 +1,4 @@
-import { apiHandler, principalOf } from '../../http/wrapper.js';
+import { apiHandler, actorOf } from '../../http/wrapper.js';
 import { identityStores } from '../deps.js';
 import { completePasscodeRegistration } from './passcodes.js';
 import { identityStoreRoutes as routes } from '../routes.js';
@@ -11,7 +11,7 @@ export const handler = apiHandler(routes.completePasscodeRegistration, async ({ 
     sessionId: path.sessionId,
     verifier: body.srpRegistrationData.verifier,
     historyVerifiers: body.srpRegistrationData.historyVerifiers,
-    actor: principalOf(auth),
+    actor: actorOf(auth),
     now,
   }),
 }));

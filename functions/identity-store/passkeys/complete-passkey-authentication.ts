@@ -1,4 +1,4 @@
-import { apiHandler, principalOf } from '../../http/wrapper.js';
+import { apiHandler, actorOf } from '../../http/wrapper.js';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { identityStores } from '../deps.js';
 import { completePasskeyAuthentication } from './passkeys.js';
@@ -11,7 +11,7 @@ export const handler = apiHandler(routes.completePasskeyAuthentication, async ({
     storeName: path.storeName,
     sessionId: body.sessionId,
     response: body.response as unknown as AuthenticationResponseJSON,
-    actor: principalOf(auth),
+    actor: actorOf(auth),
     now,
   }),
 }));

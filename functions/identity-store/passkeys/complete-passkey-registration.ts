@@ -1,4 +1,4 @@
-import { apiHandler, principalOf } from '../../http/wrapper.js';
+import { apiHandler, actorOf } from '../../http/wrapper.js';
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import { identityStores } from '../deps.js';
 import { completePasskeyRegistration } from './passkeys.js';
@@ -11,7 +11,7 @@ export const handler = apiHandler(routes.completePasskeyRegistration, async ({ t
     storeName: path.storeName,
     sessionId: path.sessionId,
     response: body.response as unknown as RegistrationResponseJSON,
-    actor: principalOf(auth),
+    actor: actorOf(auth),
     now,
   }),
 }));

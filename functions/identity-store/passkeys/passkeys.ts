@@ -69,7 +69,7 @@ export async function startPasskeyRegistration(
   } else {
     const externalId = input.newUserExternalId!;
     if (await s.users.get(input.tenantId, input.storeName, { externalId })) throw new ExternalIdNotUniqueError(externalId);
-    userId = newUser({ tenantId: input.tenantId, storeName: input.storeName, externalId, principal: '', now: input.now }).id;
+    userId = newUser({ tenantId: input.tenantId, storeName: input.storeName, externalId, actor: '', now: input.now }).id;
     username = externalId;
   }
   const { generateRegistrationOptions } = await import('@simplewebauthn/server');
@@ -150,7 +150,7 @@ export async function completePasskeyRegistration(
   const at = input.now.toISOString();
   const user: IdentityUserRecord = existing
     ? { ...existing, lastUpdatedDtm: at }
-    : { ...newUser({ tenantId: input.tenantId, storeName: input.storeName, externalId: session.newUserExternalId!, principal: input.actor, now: input.now }), id: session.userId };
+    : { ...newUser({ tenantId: input.tenantId, storeName: input.storeName, externalId: session.newUserExternalId!, actor: input.actor, now: input.now }), id: session.userId };
   const passkey: PasskeyRecord = {
     tenantId: input.tenantId,
     storeName: input.storeName,

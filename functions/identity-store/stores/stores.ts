@@ -81,7 +81,7 @@ export function newStore(input: {
   description?: string | undefined;
   type?: StoreType | undefined;
   passcodePolicies?: Record<string, PasscodePolicy> | undefined;
-  principal: string;
+  actor: string;
   now: Date;
 }): IdentityStoreRecord {
   const policies = input.passcodePolicies ?? {};
@@ -95,9 +95,9 @@ export function newStore(input: {
     passcodePolicies: policies,
     passkeyConfig: {},
     createdDtm: at,
-    createdBy: input.principal,
+    createdBy: input.actor,
     lastUpdatedDtm: at,
-    lastUpdatedBy: input.principal,
+    lastUpdatedBy: input.actor,
     version: 1,
   };
 }
@@ -106,7 +106,7 @@ export function newStore(input: {
 export function updatedStore(
   current: IdentityStoreRecord,
   change: { description?: string | undefined; passcodePolicies?: Record<string, PasscodePolicy> | undefined },
-  principal: string,
+  actor: string,
   now: Date,
 ): IdentityStoreRecord {
   if (change.passcodePolicies) for (const [name, policy] of Object.entries(change.passcodePolicies)) checkPasscodePolicy(name, policy);
@@ -115,18 +115,18 @@ export function updatedStore(
     ...(change.description !== undefined ? { description: change.description } : {}),
     ...(change.passcodePolicies ? { passcodePolicies: change.passcodePolicies } : {}),
     lastUpdatedDtm: now.toISOString(),
-    lastUpdatedBy: principal,
+    lastUpdatedBy: actor,
     version: current.version + 1,
   };
 }
 
 /** Sets (adds or replaces) the passkey configuration of one relying party. */
-export function withPasskeyConfig(current: IdentityStoreRecord, config: PasskeyRpConfig, principal: string, now: Date): IdentityStoreRecord {
+export function withPasskeyConfig(current: IdentityStoreRecord, config: PasskeyRpConfig, actor: string, now: Date): IdentityStoreRecord {
   return {
     ...current,
     passkeyConfig: { ...(current.passkeyConfig ?? {}), [config.rpId]: config },
     lastUpdatedDtm: now.toISOString(),
-    lastUpdatedBy: principal,
+    lastUpdatedBy: actor,
     version: current.version + 1,
   };
 }

@@ -15,7 +15,7 @@ export class ExternalIdNotUniqueError extends apiError('EXTERNAL_ID_NOT_UNIQUE')
   }
 }
 
-export function newUser(input: { tenantId: string; storeName: string; externalId: string; principal: string; now: Date }): IdentityUserRecord {
+export function newUser(input: { tenantId: string; storeName: string; externalId: string; actor: string; now: Date }): IdentityUserRecord {
   const at = input.now.toISOString();
   return {
     tenantId: input.tenantId,
@@ -25,7 +25,7 @@ export function newUser(input: { tenantId: string; storeName: string; externalId
     status: 'ACTIVE',
     passcodes: {},
     createdDtm: at,
-    createdBy: input.principal,
+    createdBy: input.actor,
     lastUpdatedDtm: at,
   };
 }
@@ -53,7 +53,7 @@ export async function addUser(
   input: { tenantId: string; storeName: string; externalId: string; actor: string; now: Date },
 ) {
   if (!(await s.stores.get(input.tenantId, input.storeName))) throw new IdentityStoreNotFoundError(input.storeName);
-  const user = newUser({ ...input, principal: input.actor });
+  const user = newUser(input);
   const event = newEvent({
     tenantId: input.tenantId,
     type: 'USER_ADDED',

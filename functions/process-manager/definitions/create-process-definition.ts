@@ -1,4 +1,4 @@
-import { apiHandler, principalOf } from '../../http/wrapper.js';
+import { apiHandler, actorOf } from '../../http/wrapper.js';
 import { definitionView } from './definitions.js';
 import { customDataForms, definitions } from '../deps.js';
 import { orchestrator } from '../executions/orchestrator.js';
@@ -7,7 +7,7 @@ import { isBpmnUpload } from './definition-schemas.js';
 import { definitionRoutes as routes } from './definition-routes.js';
 
 export const handler = apiHandler(routes.createProcessDefinition, async ({ tenantId, auth, body, now }) => {
-  const ctx = { tenantId, principal: principalOf(auth), now };
+  const ctx = { tenantId, actor: actorOf(auth), now };
   const d = { definitions, orchestrator, forms: customDataForms };
   const { record, definition } = isBpmnUpload(body) ? await publishBpmnUpload(d, body, ctx) : await publishDefinition(d, body, ctx);
   return {

@@ -45,7 +45,7 @@ export const NO_UPLOAD_FIELDS: UploadFields = { serverType: null, processDefinit
 export function newDefinitionRecord(
   definition: ProcessDefinition,
   published: { format: DefinitionFormat; fields: UploadFields },
-  ctx: { tenantId: string; principal: string; now: Date },
+  ctx: { tenantId: string; actor: string; now: Date },
 ): Omit<ProcessDefinitionRecord, 'stateMachineArn'> {
   return {
     tenantId: ctx.tenantId,
@@ -61,7 +61,7 @@ export function newDefinitionRecord(
     format: published.format,
     ...published.fields,
     createdDtm: ctx.now.toISOString(),
-    createdBy: ctx.principal,
+    createdBy: ctx.actor,
   };
 }
 
@@ -75,12 +75,12 @@ export const DEFINITION_TRANSITIONS = DEPLOYMENT_TRANSITIONS;
 
 export async function setDefinitionStatus(
   definitions: Pick<DefinitionStore, 'get' | 'setStatus'>,
-  input: { tenantId: string; definitionId: string; status: DefinitionStatus; principal: string; now: Date },
+  input: { tenantId: string; definitionId: string; status: DefinitionStatus; actor: string; now: Date },
 ): Promise<ProcessDefinitionRecord> {
   const record = await getDefinition(definitions, input.tenantId, input.definitionId);
   if (checkTransition('process definition', statusOf(record), input.status) === 'same') return record;
-  if (!(await definitions.setStatus(record, record.status, input.status, { now: input.now, by: input.principal }))) throw new ConcurrentUpdateError();
-  return { ...record, status: input.status, statusUpdatedDtm: input.now.toISOString(), statusUpdatedBy: input.principal };
+  if (!(await definitions.setStatus(record, record.status, input.status, { now: input.now, by: input.actor }))) throw new ConcurrentUpdateError();
+  return { ...record, status: input.status, statusUpdatedDtm: input.now.toISOString(), statusUpdatedBy: input.actor };
 }
 
 export function definitionView(r: ProcessDefinitionRecord, content: ProcessDefinitionContent) {
@@ -156,7 +156,7 @@ export async function getDefinition(definitions: Pick<DefinitionStore, 'get'>, t
 /** Puts tags on a definition version; a tag held by another version of any definition moves here. */
 export async function addDefinitionTags(
   definitions: Pick<DefinitionStore, 'get' | 'putTag'>,
-  input: { tenantId: string; definitionId: string; tags: string[]; principal: string; now: Date },
+  input: { tenantId: string; definitionId: string; tags: string[]; actor: string; now: Date },
 ): Promise<DefinitionTagRecord[]> {
   const definition = await getDefinition(definitions, input.tenantId, input.definitionId);
   const tags: DefinitionTagRecord[] = [...new Set(input.tags)].map((name) => ({
@@ -166,7 +166,7 @@ export async function addDefinitionTags(
     processDefinitionName: definition.name,
     processDefinitionVersion: definition.version,
     createdDtm: input.now.toISOString(),
-    createdBy: input.principal,
+    createdBy: input.actor,
   }));
   for (const tag of tags) await definitions.putTag(tag);
   return tags;

@@ -42,7 +42,7 @@ type Deps = {
   /** Where the data forms a definition names by name and version are checked to exist. */
   forms: Pick<CustomDataFormStore, 'get' | 'getVersion'>;
 };
-type Ctx = { tenantId: string; principal: string; now: Date };
+type Ctx = { tenantId: string; actor: string; now: Date };
 
 /**
  * Publishes one version of a definition in the service's JSON format: checked against the

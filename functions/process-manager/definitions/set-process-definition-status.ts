@@ -1,4 +1,4 @@
-import { apiHandler, principalOf } from '../../http/wrapper.js';
+import { apiHandler, actorOf } from '../../http/wrapper.js';
 import { definitions } from '../deps.js';
 import { definitionSummary, setDefinitionStatus } from './definitions.js';
 import { definitionRoutes as routes } from './definition-routes.js';
@@ -8,7 +8,7 @@ export const handler = apiHandler(routes.setProcessDefinitionStatus, async ({ te
     tenantId,
     definitionId: path.processDefinitionId,
     status: path.status,
-    principal: principalOf(auth),
+    actor: actorOf(auth),
     now,
   });
   return { status: 200, body: definitionSummary(record) };

@@ -57,7 +57,7 @@ export interface NewCustomDataForm extends NewVersion {
 export async function addCustomDataForm(
   forms: Pick<CustomDataFormStore, 'create' | 'latestVersion'>,
   input: NewCustomDataForm,
-  ctx: { tenantId: string; principal: string; now: Date },
+  ctx: { tenantId: string; actor: string; now: Date },
 ): Promise<CustomDataFormRecord> {
   await checkFormPatterns(input.resource);
   return addVersion(FORMS, forms, input, { creationOption: input.creationOption ?? null, resource: input.resource }, ctx);
@@ -69,7 +69,7 @@ export function getCustomDataForm(forms: Pick<CustomDataFormStore, 'get'>, tenan
 
 export function setCustomDataFormStatus(
   forms: Pick<CustomDataFormStore, 'get' | 'setStatus'>,
-  input: { tenantId: string; id: string; status: CustomDataFormStatus; principal: string; now: Date },
+  input: { tenantId: string; id: string; status: CustomDataFormStatus; actor: string; now: Date },
 ): Promise<CustomDataFormRecord> {
   return setVersionedStatus(FORMS, forms, input);
 }

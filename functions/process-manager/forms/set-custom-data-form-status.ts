@@ -1,4 +1,4 @@
-import { apiHandler, principalOf } from '../../http/wrapper.js';
+import { apiHandler, actorOf } from '../../http/wrapper.js';
 import { customDataFormView, setCustomDataFormStatus } from './custom-data-forms.js';
 import { customDataForms } from '../deps.js';
 import { customDataFormRoutes as routes } from './custom-data-form-routes.js';
@@ -8,7 +8,7 @@ export const handler = apiHandler(routes.setCustomDataFormStatus, async ({ tenan
     tenantId,
     id: path.customDataForm,
     status: path.status,
-    principal: principalOf(auth),
+    actor: actorOf(auth),
     now,
   });
   return { status: 200, body: customDataFormView(record) };

@@ -21,7 +21,7 @@ import { countInstanceCreated } from '../../observability/metrics.js';
 
 export interface CreateInstanceInput {
   tenantId: string;
-  principal: string;
+  actor: string;
   origin: string;
   now: Date;
   processTokenId: string;
@@ -96,7 +96,7 @@ export async function createInstance(d: CreateInstanceDeps, input: CreateInstanc
 
   const { record, capability } = newInstance(token, definition, {
     tenantId,
-    principal: input.principal,
+    actor: input.actor,
     now,
     ...(input.extraParameters ? { extraParameters: input.extraParameters } : {}),
   });

@@ -1,4 +1,4 @@
-import { apiHandler, principalOf } from '../../http/wrapper.js';
+import { apiHandler, actorOf } from '../../http/wrapper.js';
 import { createInstance, idempotencyKeyOf } from './create-instance.js';
 import { definitions, faceUploadKey, instances, tokens, uploads } from '../deps.js';
 import { orchestrator } from '../executions/orchestrator.js';
@@ -7,7 +7,7 @@ import { instanceRoutes as routes } from './instance-routes.js';
 export const handler = apiHandler(routes.createProcessInstance, async ({ tenantId, auth, query, now, origin, headers }) => {
   const created = await createInstance({ definitions, tokens, instances, orchestrator, uploads, faceUploadKey }, {
     tenantId,
-    principal: principalOf(auth),
+    actor: actorOf(auth),
     origin,
     now,
     processTokenId: query.pt,

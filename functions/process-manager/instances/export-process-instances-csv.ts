@@ -1,4 +1,4 @@
-import { apiHandler, principalOf } from '../../http/wrapper.js';
+import { apiHandler, actorOf } from '../../http/wrapper.js';
 import { instances } from '../deps.js';
 import { jobs, queue, sealer } from '../../exports/deps.js';
 import { exportView, startExport } from '../../exports/exports.js';
@@ -22,7 +22,7 @@ export const handler = apiHandler(routes.exportProcessInstancesCsv, async ({ ten
   // More than one answer should carry: the worker writes the whole file to S3.
   const job = await startExport(
     { jobs, queue, sealer },
-    { tenantId, principal: principalOf(auth), kind: 'INSTANCES_CSV', fileName: CSV_FILE_NAME, contentType: 'text/csv; charset=utf-8', query: { filters, sort: sort ?? [] } },
+    { tenantId, actor: actorOf(auth), kind: 'INSTANCES_CSV', fileName: CSV_FILE_NAME, contentType: 'text/csv; charset=utf-8', query: { filters, sort: sort ?? [] } },
     now,
   );
   const headers: Record<string, string> = { location: routes.getProcessInstancesCsvExport.path.replace('{exportId}', job.exportId) };

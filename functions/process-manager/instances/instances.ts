@@ -49,7 +49,7 @@ export function tokenRefusal(token: ProcessTokenRecord, now: Date): ProcessToken
 export function newInstance(
   token: ProcessTokenRecord,
   definition: ProcessDefinitionRecord,
-  ctx: { tenantId: string; principal: string; now: Date; extraParameters?: Record<string, string> },
+  ctx: { tenantId: string; actor: string; now: Date; extraParameters?: Record<string, string> },
 ): { record: ProcessInstanceRecord; capability: string } {
   const capability = randomBytes(32).toString('base64url');
   const created = ctx.now;
@@ -72,7 +72,7 @@ export function newInstance(
       parameters: { ...token.parameters, ...ctx.extraParameters },
       capabilityHash: hashCapability(capability),
       stateMachineArn: definition.stateMachineArn,
-      createdBy: ctx.principal,
+      createdBy: ctx.actor,
       // On the reconciler's index until its status is final.
       reconcileAt: firstReconcileAt(created),
     },

@@ -1,10 +1,10 @@
-import { apiHandler, principalOf } from '../../http/wrapper.js';
+import { apiHandler, actorOf } from '../../http/wrapper.js';
 import { definitions, tokens } from '../deps.js';
 import { DEPRECATION_WARNING, createProcessToken, tokenView } from './tokens.js';
 import { tokenRoutes as routes } from './token-routes.js';
 
 export const handler = apiHandler(routes.createProcessToken, async ({ tenantId, auth, body, now, origin }) => {
-  const record = await createProcessToken({ definitions, tokens }, body, { tenantId, principal: principalOf(auth), now, tenantOrigin: origin });
+  const record = await createProcessToken({ definitions, tokens }, body, { tenantId, actor: actorOf(auth), now, tenantOrigin: origin });
   const deprecated = body.maxProcessDuration !== undefined;
   return {
     status: 201,

@@ -21,7 +21,7 @@ export class ProcessTokenNotFoundError extends apiError('PROCESS_TOKEN_NOT_FOUND
 
 export interface TokenContext {
   tenantId: string;
-  principal: string;
+  actor: string;
   now: Date;
   /** `https://{tenant}.{region}.{domain}`: the service's own UI lives here. */
   tenantOrigin: string;
@@ -113,7 +113,7 @@ export function newProcessToken(input: ProcessTokenCreateInput, ctx: TokenContex
     processInstanceInit: input.processInstanceInit ?? null,
     maxProcessDuration: input.maxProcessDuration ?? null,
     createdDtm: ctx.now.toISOString(),
-    createdBy: ctx.principal,
+    createdBy: ctx.actor,
   };
 }
 
