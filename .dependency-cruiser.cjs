@@ -5,10 +5,14 @@
  * Bottom to top:
  *   base          functions/shared/, observability/ (logs, metrics, traces), errors.ts, config.ts,
  *                 auth/permissions.ts: import only base
- *   store         functions/store/: base, and the areas' model types (type-only), nothing else
+ *   store         functions/store/ (the DynamoDB table) and functions/adapters/ (S3, SQS, KMS,
+ *                 Lambda, Rekognition, the embedded face model): base, each other, and the
+ *                 areas' model types (type-only), nothing else
  *   ports         functions/events/, functions/auth/ (tokens, signing, direct API keys), functions/http/
  *   areas         api-keys, tenants, process-manager, identity-store, userdata, journey, activities:
- *                 reach store/ only through their deps.ts
+ *                 reach store/ and adapters/ only through their deps.ts, which sits at the
+ *                 area's root (an area's resource folders, process-manager/instances/ and the
+ *                 like, hold no deps.ts, model.ts or domain.ts of their own)
  *   top           functions/routes.ts, functions/platform/ (the route table and what is built from it)
  *   statemachines the definition format and compiler: base and functions/activities only
  *   lib/, bin/    the CDK app, the local runtime, CLIs: may import functions/; nothing in
@@ -17,8 +21,10 @@
  * Type-only imports count (tsPreCompilationDeps): a type cycle is still a cycle.
  */
 const BASE = '^functions/(shared/|observability/|errors\\.ts$|config\\.ts$|auth/permissions\\.ts$)';
+/** The storage layer: the table's stores, and the adapters to the other services that keep or compute things. */
+const STORAGE = '^functions/(store|adapters)/';
 const AREAS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|activities|exports|cloud-functions|faces|webhooks)/';
-/** Where an area declares its records and the storage interface it needs. */
+/** Where an area declares its records and the storage interface it needs: at the area's root, never in a resource folder. */
 const AREA_MODELS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|exports|cloud-functions|faces|webhooks)/(model|domain)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -42,51 +48,52 @@ module.exports = {
       name: 'store-imports-only-base-keys-and-models',
       severity: 'error',
       comment:
-        'store/ implements the storage interfaces the areas declare: it may import base, its own ' +
-        'modules and the areas\' model files, never domain logic, handlers, http or errors (a store ' +
-        'returns outcomes; the domain throws the API errors).',
-      from: { path: '^functions/store/' },
+        'store/ and adapters/ implement the storage interfaces and ports the areas declare: they may ' +
+        'import base, each other\'s modules and the areas\' model files, never domain logic, handlers, ' +
+        'http or errors (a store returns outcomes; the domain throws the API errors).',
+      from: { path: STORAGE },
       to: {
         path: '^(functions|statemachines|lib|bin|test)/',
-        pathNot: [BASE, '^functions/store/', AREA_MODELS],
+        pathNot: [BASE, STORAGE, AREA_MODELS],
       },
     },
     {
       name: 'store-imports-errors-never',
       severity: 'error',
-      comment: 'A store returns outcomes (a union or a boolean); the domain throws the API errors.',
-      from: { path: '^functions/store/' },
+      comment: 'A store or adapter returns outcomes (a union or a boolean); the domain throws the API errors.',
+      from: { path: STORAGE },
       to: { path: '^functions/errors\\.ts$' },
     },
     {
       name: 'store-imports-models-as-types-only',
       severity: 'error',
-      comment: 'store/ takes only the types of an area\'s model: no code of an area ends up in the store layer.',
-      from: { path: '^functions/store/' },
+      comment: 'store/ and adapters/ take only the types of an area\'s model: no code of an area ends up in the storage layer.',
+      from: { path: STORAGE },
       to: { path: AREA_MODELS, dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'only-deps-wire-stores',
       severity: 'error',
       comment:
-        'One wiring style: an area\'s deps.ts puts its storage together; handlers and domain code ' +
-        'take stores from it (or as parameters), never from store/ directly.',
-      from: { path: '^functions/', pathNot: ['^functions/store/', '^functions/[^/]+/deps\\.ts$'] },
-      to: { path: '^functions/store/' },
+        'One wiring style: an area\'s deps.ts (at the area\'s root) puts its storage together; handlers ' +
+        'and domain code, in whatever folder of the area, take stores and adapters from it (or as ' +
+        'parameters), never from store/ or adapters/ directly.',
+      from: { path: '^functions/', pathNot: [STORAGE, '^functions/[^/]+/deps\\.ts$'] },
+      to: { path: STORAGE },
     },
     {
       name: 'models-are-leaves',
       severity: 'error',
-      comment: 'A model file holds types and constants: it imports no store, wiring, handler or http code.',
-      from: { path: '^functions/[^/]+/model\\.ts$' },
-      to: { path: ['^functions/(store|http)/', '^functions/[^/]+/deps\\.ts$', '^(lib|bin|test)/'] },
+      comment: 'A model file holds types and constants: it imports no store, adapter, wiring, handler or http code.',
+      from: { path: '^functions/.+/model\\.ts$' },
+      to: { path: ['^functions/(store|adapters|http)/', '^functions/[^/]+/deps\\.ts$', '^(lib|bin|test)/'] },
     },
     {
       name: 'http-is-http-only',
       severity: 'error',
       comment: 'The HTTP layer (wrapper, routes, responses) knows no area: areas plug into it, not the reverse.',
       from: { path: '^functions/http/' },
-      to: { path: [AREAS, '^functions/(store|platform)/', '^functions/routes\\.ts$'] },
+      to: { path: [AREAS, STORAGE, '^functions/platform/', '^functions/routes\\.ts$'] },
     },
     {
       name: 'ports-know-no-area',
@@ -130,7 +137,7 @@ module.exports = {
       severity: 'error',
       comment: 'Nor does anything the compiler imports, however indirectly: its module graph holds no store/, journey/ or area module.',
       from: { path: '^statemachines/' },
-      to: { path: ['^functions/store/', AREAS], pathNot: ['^functions/activities/spec\\.ts$', '^functions/activities/specs/'], reachable: true },
+      to: { path: [STORAGE, AREAS], pathNot: ['^functions/activities/spec\\.ts$', '^functions/activities/specs/'], reachable: true },
     },
     {
       name: 'activity-specs-are-data',

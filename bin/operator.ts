@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { ApiError } from '../functions/errors.js';
 import { createOperatorKey, createTenantWithFirstKey } from '../functions/tenants/domain.js';
 import { tenantDeps } from '../functions/tenants/deps.js';
-import { backfillViews } from '../functions/process-manager/backfill-views.js';
+import { backfillViews } from '../functions/process-manager/instances/backfill-views.js';
 import { instances } from '../functions/process-manager/deps.js';
 import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamo } from '../lib/local/dynamodb.js';
 import { LOCAL_TABLE, type RuntimeInfo } from '../lib/local/runtime.js';
@@ -100,13 +100,13 @@ try {
           region: values.region!,
           keyName: values['key-name'] ?? 'first key',
           now,
-          principal: 'operator',
+          actor: 'operator',
         }).then((r) => ({ tenantId: r.tenant.tenantId, region: r.tenant.region, apiKeyId: r.apiKey.id, apiKey: r.secret }))
       : await createOperatorKey(stores, {
           tenantId: values.tenant!,
           keyName: values['key-name'] ?? 'operator key',
           now,
-          principal: 'operator',
+          actor: 'operator',
         }).then((r) => ({ tenantId: values.tenant!, apiKeyId: r.apiKey.id, apiKey: r.secret }));
   process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 } catch (err) {

@@ -1,11 +1,11 @@
 import type { RouteDef } from './http/route.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
-import { definitionRoutes } from './process-manager/definition-routes.js';
-import { customDataFormRoutes } from './process-manager/custom-data-form-routes.js';
+import { definitionRoutes } from './process-manager/definitions/definition-routes.js';
+import { customDataFormRoutes } from './process-manager/forms/custom-data-form-routes.js';
 import { watchlistRoutes } from './faces/watchlist-routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
-import { tokenRoutes } from './process-manager/token-routes.js';
-import { instanceRoutes } from './process-manager/instance-routes.js';
+import { tokenRoutes } from './process-manager/tokens/token-routes.js';
+import { instanceRoutes } from './process-manager/instances/instance-routes.js';
 import { platformRoutes } from './platform/routes.js';
 import { journeyRoutes } from './journey/journey-routes.js';
 import { userDataRoutes } from './userdata/routes.js';

@@ -14,7 +14,7 @@ import { deploymentPrefix, REGIONS, type ServiceRegion } from '../functions/conf
 import type { RouteDef } from '../functions/http/route.js';
 import { routeList } from '../functions/routes.js';
 import { OPEN_INSTANCES_INDEX, TABLE_SCHEMA } from '../functions/store/schema.js';
-import { stateMachinePrefix } from '../functions/process-manager/orchestrator.js';
+import { stateMachinePrefix } from '../functions/process-manager/executions/orchestrator.js';
 import { Images } from './constructs/images.js';
 import { Exports } from './constructs/exports.js';
 import { Events } from './constructs/events.js';
@@ -302,7 +302,7 @@ export class ArthrStack extends Stack {
         reason: 'The `:*` suffix covers the versions and aliases of that one function, nothing else.',
       });
     }
-    // Their errors (never their data: functions/process-manager/step-functions.ts) go to one log
+    // Their errors (never their data: functions/process-manager/executions/step-functions.ts) go to one log
     // group. State machines are made at run time, outside CloudFormation, and outlive the stack,
     // so the group is kept with them.
     this.stateMachineLogs = new logs.LogGroup(this, 'StateMachineLogs', {
@@ -349,7 +349,7 @@ export class ArthrStack extends Stack {
         'Log delivery setup (logs:*LogDelivery*, PutResourcePolicy, DescribeResourcePolicies, DescribeLogGroups) and X-Ray ' +
         'segment writes support no resource-level permission; Step Functions uses them only to deliver its own logs and traces.',
     });
-    // Every state machine this stack publishes is named `arthr-{label}-{hash}` (orchestrator.ts).
+    // Every state machine this stack publishes is named `arthr-{label}-{hash}` (functions/process-manager/executions/state-machine-names.ts).
     const machinePrefix = stateMachinePrefix(label);
     const stateMachineArnPattern = this.formatArn({
       service: 'states',

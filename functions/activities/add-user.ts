@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import { ExternalIdNotUniqueError, addUser, userView } from '../identity-store/users.js';
+import { ExternalIdNotUniqueError, addUser, userView } from '../identity-store/users/users.js';
 import { ActivityError, withVar, type ActivityAccess, type ServiceRun , activityError } from './contract.js';
 import { isTransientError } from '../shared/aws-errors.js';
 import { s, storeName } from './spec.js';

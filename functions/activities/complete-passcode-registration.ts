@@ -1,5 +1,5 @@
 import { readJson } from '../shared/json.js';
-import { completePasscodeRegistration } from '../identity-store/passcodes.js';
+import { completePasscodeRegistration } from '../identity-store/passcodes/passcodes.js';
 import { ActivityError, withCheck, type ActivityAccess, type ServiceRun , activityError } from './contract.js';
 import { key, s } from './spec.js';
 import { own } from '../shared/own.js';

@@ -8,7 +8,7 @@ import { ApiError } from '../errors.js';
 import { isTransientError } from '../shared/aws-errors.js';
 import type { AwsAccess } from '../http/route.js';
 import type { CheckRecord, CustomDataFormStore, ImageRecord, InstanceImageStore, ProcessInstanceStore } from '../process-manager/model.js';
-import type { FaceUploadKey } from '../process-manager/face-uploads.js';
+import type { FaceUploadKey } from '../process-manager/instances/face-uploads.js';
 import type { IdentityEventStore, IdentityStores, PasskeyStore } from '../identity-store/model.js';
 import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore, FunctionRunner } from '../cloud-functions/model.js';
 import type { FaceEngine, WatchlistStore } from '../faces/model.js';

@@ -4,7 +4,7 @@ import { formValueOf, validateFormSubmission, type FormOutcome } from '../journe
 import { ACTION_FIELD, renderDataForm } from '../journey/screens/data-form.js';
 import { journeyUrl } from '../journey/screen-context.js';
 import { countRefusedSubmission, StepNotWaitingError } from '../journey/steps.js';
-import { findFormVersion } from '../process-manager/form-references.js';
+import { findFormVersion } from '../process-manager/forms/form-references.js';
 import { ActivityError, type ActivityAccess, type ActivityDeps, type Screens, type StepBegin, type StepView, type Submission , activityError } from './contract.js';
 import { key, s } from './spec.js';
 import { own } from '../shared/own.js';
@@ -18,7 +18,7 @@ const RETAKE = spec.errorEvents[1].aslError;
 
 /**
  * The form a step shows, read once when it starts: the inline one, or the stored version it
- * names (any status but ARCHIVED; see process-manager/form-references.ts). The step records it
+ * names (any status but ARCHIVED; see process-manager/forms/form-references.ts). The step records it
  * with its inputs, so its page and its submission judge against that very form.
  */
 export async function stepForm(

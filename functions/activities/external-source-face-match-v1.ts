@@ -2,7 +2,7 @@ import { keepStepData } from './service-user-data.js';
 import { imageRefusal, type Comparison, type DetectedFace } from '../faces/model.js';
 import { THRESHOLDS } from '../faces/quality.js';
 import { faceImageRecord, inspectFaceImage } from '../journey/face-capture.js';
-import { MAX_FACE_UPLOAD_BYTES, type FaceUploadSlot } from '../process-manager/face-uploads.js';
+import { MAX_FACE_UPLOAD_BYTES, type FaceUploadSlot } from '../process-manager/instances/face-uploads.js';
 import type { CheckRecord, CheckResult, ImageRecord } from '../process-manager/model.js';
 import { ActivityError, withCheck, type ActivityAccess, type ServiceContext, type ServiceRun , activityError } from './contract.js';
 import { liveFace } from './live-face.js';

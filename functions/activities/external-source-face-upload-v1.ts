@@ -1,4 +1,4 @@
-import { faceUploadSlot, faceUploadTicket, type ImageFormat } from '../process-manager/face-uploads.js';
+import { faceUploadSlot, faceUploadTicket, type ImageFormat } from '../process-manager/instances/face-uploads.js';
 import type { ActivityAccess, ServiceRun, Session } from './contract.js';
 import { key } from './spec.js';
 import { spec } from './specs/external-source-face-upload-v1.js';
@@ -8,7 +8,7 @@ export const aws = { images: ['PutObject'] } as const satisfies ActivityAccess;
 
 /**
  * A new upload slot for the image key, as instance creation makes for a token's
- * `externalSources.faceUploads` (process-manager/face-uploads.ts): the slot replaces any earlier
+ * `externalSources.faceUploads` (process-manager/instances/face-uploads.ts): the slot replaces any earlier
  * one of the key in `_externalSources`, so External Source Face Match v1 reads what this URL
  * uploads. The URL and its headers go to the process variables, for a cloud function to PUT to.
  */

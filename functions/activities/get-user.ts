@@ -1,4 +1,4 @@
-import { findUser, userView } from '../identity-store/users.js';
+import { findUser, userView } from '../identity-store/users/users.js';
 import { withVar, type ActivityAccess, type ServiceRun } from './contract.js';
 import { userOf } from './identity.js';
 import { spec } from './specs/get-user.js';

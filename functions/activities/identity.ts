@@ -2,7 +2,7 @@
  * What the identity store's activities share: the store's storage as the domain functions take
  * it, the user a step means, and the actor its events name.
  */
-import { userRefFrom, type UserRef } from '../identity-store/users.js';
+import { userRefFrom, type UserRef } from '../identity-store/users/users.js';
 import { activityError, type Session } from './contract.js';
 import type { ActivitySpec, ErrorNameOf } from './spec.js';
 

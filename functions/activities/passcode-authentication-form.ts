@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.js';
-import { PasscodeReusedError, finishPasscodeLogin, loginChallenge, stagePasscodeRegistration, type PasscodeLoginSession } from '../identity-store/passcodes.js';
-import type { PasscodeRequirements } from '../identity-store/passcode-rules.js';
+import { PasscodeReusedError, finishPasscodeLogin, loginChallenge, stagePasscodeRegistration, type PasscodeLoginSession } from '../identity-store/passcodes/passcodes.js';
+import type { PasscodeRequirements } from '../identity-store/passcodes/passcode-rules.js';
 import { renderPasscodeAuthentication } from '../journey/screens/passcode-authentication.js';
 import { renderPasscodeRegistration } from '../journey/screens/passcode-registration.js';
 import { journeyUrl } from '../journey/screen-context.js';

@@ -4,7 +4,7 @@
  */
 import { readJson } from '../shared/json.js';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { PasskeyVerificationError, completePasskeyAuthentication, completePasskeyRegistration } from '../identity-store/passkeys.js';
+import { PasskeyVerificationError, completePasskeyAuthentication, completePasskeyRegistration } from '../identity-store/passkeys/passkeys.js';
 import { renderPasskey } from '../journey/screens/passkey.js';
 import { journeyUrl, type ScreenContext } from '../journey/screen-context.js';
 import type { CheckRecord } from '../process-manager/model.js';

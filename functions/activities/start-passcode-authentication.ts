@@ -1,4 +1,4 @@
-import { startPasscodeLogin } from '../identity-store/passcodes.js';
+import { startPasscodeLogin } from '../identity-store/passcodes/passcodes.js';
 import { withVar, type ActivityAccess, type ServiceRun } from './contract.js';
 import { userOf } from './identity.js';
 import { storeName } from './spec.js';

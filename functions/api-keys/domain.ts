@@ -77,8 +77,8 @@ export interface ApiKeyStore {
 /** Who is acting: the key behind the bearer token, with the permission names it carries. */
 export interface Actor {
   tenantId: string;
-  /** `apikey:{id}` for a token, `operator` for the operator CLI. */
-  principal: string;
+  /** How records and events name the actor: `apikey:{id}` for a token, `operator` for the operator CLI. */
+  id: string;
   /** The key behind the token; none for the operator CLI. */
   apiKeyId?: string;
   permissions: ReadonlySet<PermissionName>;
@@ -200,8 +200,8 @@ export function newApiKey(
       lastIssuedAtDtm: null,
       createdDtm: stamp,
       lastUpdatedDtm: stamp,
-      createdBy: actor.principal,
-      lastUpdatedBy: actor.principal,
+      createdBy: actor.id,
+      lastUpdatedBy: actor.id,
       secretHash: hashSecret(secret),
       version: 1,
     },
@@ -231,7 +231,7 @@ export function applyUpdate(current: ApiKeyRecord, input: ApiKeyUpdateInput, act
     permittedOperations: input.permittedOperations ? [...new Set(input.permittedOperations)] : current.permittedOperations,
     expiringDtm,
     lastUpdatedDtm: now.toISOString(),
-    lastUpdatedBy: actor.principal,
+    lastUpdatedBy: actor.id,
     version: current.version + 1,
   };
 }

@@ -14,7 +14,7 @@ export async function authenticateDirectKey(
   operation: string,
   permission: PermissionName,
   now: Date,
-): Promise<{ kind: 'directKey'; apiKeyId: string; principal: string; permissions: ReadonlySet<PermissionName> }> {
+): Promise<{ kind: 'directKey'; apiKeyId: string; actor: string; permissions: ReadonlySet<PermissionName> }> {
   const parsed = parseSecret(secret);
   if (!parsed || !(DIRECT_OPERATIONS as readonly string[]).includes(operation)) throw new InvalidApiKeyError();
   const op = operation as DirectOperation;
@@ -27,5 +27,5 @@ export async function authenticateDirectKey(
     if (parts && parts.tenantId === tenantId && isPermissionName(parts.name)) permissions.add(parts.name);
   }
   if (!permissions.has(permission)) throw new MissingPermissionError(qualify(tenantId, permission));
-  return { kind: 'directKey', apiKeyId: record.id, principal: `apikey:${record.id}`, permissions };
+  return { kind: 'directKey', apiKeyId: record.id, actor: `apikey:${record.id}`, permissions };
 }

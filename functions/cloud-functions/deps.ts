@@ -5,8 +5,8 @@
 import { cloudFunctionStore } from '../store/cloud-functions.js';
 import { cloudSecretStore } from '../store/cloud-secrets.js';
 import { cloudFunctionLogStore } from '../store/cloud-function-logs.js';
-import { cloudSecretSealer } from '../store/sealer.js';
-import { functionRunner } from '../store/function-runner.js';
+import { cloudSecretSealer } from '../adapters/sealer.js';
+import { functionRunner } from '../adapters/function-runner.js';
 import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore, FunctionRunner } from './model.js';
 
 export const cloudFunctions: CloudFunctionStore = cloudFunctionStore;

@@ -141,7 +141,7 @@ async function unzip(base64: string, refuse: (details: ErrorDetail[]) => Error):
 export async function addCloudFunction(
   store: Pick<CloudFunctionStore, 'create' | 'latestVersion'>,
   input: NewCloudFunction,
-  ctx: { tenantId: string; principal: string; now: Date },
+  ctx: { tenantId: string; actor: string; now: Date },
 ): Promise<CloudFunctionRecord> {
   const { format, modules, entryPoint } = await modulesOf(input);
   const sha256 = createHash('sha256').update(JSON.stringify(modules)).digest('hex');
@@ -168,7 +168,7 @@ export function getCloudFunction(store: Pick<CloudFunctionStore, 'get'>, tenantI
 
 export function setCloudFunctionStatus(
   store: Pick<CloudFunctionStore, 'get' | 'setStatus'>,
-  input: { tenantId: string; id: string; status: DeploymentStatus; principal: string; now: Date },
+  input: { tenantId: string; id: string; status: DeploymentStatus; actor: string; now: Date },
 ): Promise<CloudFunctionRecord> {
   return setVersionedStatus(FUNCTIONS, store, input);
 }

@@ -1,6 +1,6 @@
 import { apiHandler } from '../http/wrapper.js';
 import { instances } from '../process-manager/deps.js';
-import { getLiveInstance } from '../process-manager/instances.js';
+import { getLiveInstance } from '../process-manager/instances/instances.js';
 import { cloudFunctionLogs } from './deps.js';
 import { cloudFunctionRoutes as routes } from './routes.js';
 

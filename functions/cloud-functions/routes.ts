@@ -16,7 +16,7 @@ import {
   PagedQuerySchema,
   RotateCloudSecretSchema,
 } from './schemas.js';
-import { InstanceIdPathSchema } from '../process-manager/instance-schemas.js';
+import { InstanceIdPathSchema } from '../process-manager/instances/instance-schemas.js';
 
 const FUNCTIONS = '/api/process-manager/cloudFunctions';
 const SECRETS = '/api/process-manager/cloudSecrets';

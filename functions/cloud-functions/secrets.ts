@@ -43,7 +43,7 @@ interface Deps {
 export async function createCloudSecret(
   d: Deps,
   input: { name: string; description?: string | null | undefined; value: string },
-  ctx: { tenantId: string; principal: string; now: Date },
+  ctx: { tenantId: string; actor: string; now: Date },
 ): Promise<CloudSecretRecord> {
   const at = ctx.now.toISOString();
   const ref = { tenantId: ctx.tenantId, name: input.name, version: 1 };
@@ -54,9 +54,9 @@ export async function createCloudSecret(
     version: 1,
     sealed: await d.sealer.seal(input.value, ref),
     createdDtm: at,
-    createdBy: ctx.principal,
+    createdBy: ctx.actor,
     lastUpdatedDtm: at,
-    lastUpdatedBy: ctx.principal,
+    lastUpdatedBy: ctx.actor,
   };
   const out = await d.secrets.create(record);
   if (out.outcome === 'exists') throw new CloudSecretExistsError(input.name);
@@ -67,7 +67,7 @@ export async function createCloudSecret(
 export async function rotateCloudSecret(
   d: Deps,
   input: { name: string; description?: string | null | undefined; value: string },
-  ctx: { tenantId: string; principal: string; now: Date },
+  ctx: { tenantId: string; actor: string; now: Date },
 ): Promise<CloudSecretRecord> {
   const current = await d.secrets.get(ctx.tenantId, input.name);
   if (!current) throw new CloudSecretNotFoundError(input.name);
@@ -78,7 +78,7 @@ export async function rotateCloudSecret(
     version,
     sealed: await d.sealer.seal(input.value, { tenantId: ctx.tenantId, name: input.name, version }),
     lastUpdatedDtm: ctx.now.toISOString(),
-    lastUpdatedBy: ctx.principal,
+    lastUpdatedBy: ctx.actor,
   };
   const out = await d.secrets.replace(record, current.version);
   if (out.outcome === 'gone') throw new CloudSecretNotFoundError(input.name);

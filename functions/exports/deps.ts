@@ -3,8 +3,8 @@
  * exports bucket, the queue jobs go to and the sealer of archive passwords.
  */
 import { exportObjects, exportStore } from '../store/exports.js';
-import { exportQueue } from '../store/export-queue.js';
-import { secretSealer } from '../store/sealer.js';
+import { exportQueue } from '../adapters/export-queue.js';
+import { secretSealer } from '../adapters/sealer.js';
 import type { ExportObjects, ExportQueue, ExportStore, SecretSealer } from './model.js';
 
 export const jobs: ExportStore = exportStore;

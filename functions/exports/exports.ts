@@ -21,7 +21,8 @@ export class ExportNotFoundError extends apiError('EXPORT_NOT_FOUND') {
 
 export interface StartExport {
   tenantId: string;
-  principal: string;
+  /** Who asks (`apikey:{id}`); kept as the job's `principal`. */
+  actor: string;
   kind: ExportKind;
   fileName: string;
   contentType: string;
@@ -35,10 +36,12 @@ export interface StartExport {
 /** Records a job (PENDING) and queues it; the caller answers 202 with its view. */
 export async function startExport(d: { jobs: ExportStore; queue: ExportQueue; sealer: SecretSealer }, input: StartExport, now: Date): Promise<ExportRecord> {
   const ref: ExportRef = { tenantId: input.tenantId, exportId: randomUUID() };
-  const { password, ...rest } = input;
+  const { password, actor, ...rest } = input;
   const record: ExportRecord = {
     ...rest,
     ...ref,
+    // The stored attribute keeps its name: jobs already in the table have it.
+    principal: actor,
     status: 'PENDING',
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),

@@ -3,7 +3,7 @@ import { ValidationError } from '../errors.js';
 import { images, instances as userDataInstances } from '../userdata/deps.js';
 import { loadUserData, userDataArchive } from '../userdata/user-data.js';
 import { instances } from '../process-manager/deps.js';
-import { exportRows, instancesCsv } from '../process-manager/instance-search.js';
+import { exportRows, instancesCsv } from '../process-manager/instances/instance-search.js';
 import { CSV_EXPORT_MAX_ROWS } from '../process-manager/model.js';
 import { jobs, objects, sealer } from './deps.js';
 import { runExport, type ExportBuilder } from './exports.js';

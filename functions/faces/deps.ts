@@ -5,10 +5,10 @@
  * (Rekognition on AWS, the embedded model locally).
  */
 import type { FaceEngine, WatchlistStore } from './model.js';
-import type { FaceUploadKey } from '../process-manager/face-uploads.js';
+import type { FaceUploadKey } from '../process-manager/instances/face-uploads.js';
 import type { InstanceImageStore, ProcessInstanceStore } from '../process-manager/model.js';
-import { faceEngine } from '../store/face-engine.js';
-import { imageStore } from '../store/images.js';
+import { faceEngine } from '../adapters/face-engine.js';
+import { imageStore } from '../adapters/images.js';
 import { objectKeys } from '../store/keys.js';
 import { processInstanceStore } from '../store/process-instances.js';
 import { watchlistStore } from '../store/watchlists.js';

@@ -1,6 +1,6 @@
 /**
  * The face engine port: what the service asks of a face engine, whichever runs it. On AWS it is
- * Amazon Rekognition (functions/store/face-engine.ts) with the embedded anti-spoofing model for
+ * Amazon Rekognition (functions/adapters/face-engine.ts) with the embedded anti-spoofing model for
  * liveness; locally the embedded model does all of it (lib/local/face-engine.ts). Both answer in
  * Rekognition's terms: boxes as fractions of the image, angles in degrees, quality and
  * similarity on fixed scales, so one set of rules (quality.ts) judges either.

@@ -39,7 +39,7 @@ export function memberView({ tenantId: _t, faceId: _f, ...m }: WatchlistMemberRe
 export async function createWatchlist(
   d: WatchlistDeps,
   body: { name: string; description?: string | null | undefined },
-  at: { tenantId: string; principal: string; now: Date },
+  at: { tenantId: string; actor: string; now: Date },
 ): Promise<WatchlistRecord> {
   const record: WatchlistRecord = {
     tenantId: at.tenantId,
@@ -48,7 +48,7 @@ export async function createWatchlist(
     description: body.description ?? '',
     memberCount: 0,
     createdDtm: at.now.toISOString(),
-    createdBy: at.principal,
+    createdBy: at.actor,
   };
   // The collection first: a watchlist that is listed can always be searched. A tenant at its
   // limit is found by the write, which counts the watchlist in the same transaction.
@@ -118,7 +118,7 @@ export async function addMember(
   tenantId: string,
   watchlistId: string,
   body: { label: string; image: string },
-  at: { principal: string; now: Date },
+  at: { actor: string; now: Date },
 ): Promise<WatchlistMemberRecord> {
   await getWatchlist(d, tenantId, watchlistId);
   // A full watchlist is found by the member's write, which counts it in the same transaction.
@@ -142,7 +142,7 @@ export async function addMember(
     faceId: indexed.faceId,
     image: { format: image.format, width: image.width, height: image.height, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') },
     createdDtm: at.now.toISOString(),
-    createdBy: at.principal,
+    createdBy: at.actor,
   };
   let outcome: Awaited<ReturnType<WatchlistStore['addMember']>> | undefined;
   try {

@@ -63,7 +63,7 @@ export interface AwsAccess {
   faces?: readonly FaceAction[];
 }
 
-/** Amazon Rekognition actions the face engine makes (functions/store/face-engine.ts). */
+/** Amazon Rekognition actions the face engine makes (functions/adapters/face-engine.ts). */
 export type FaceAction =
   | 'DetectFaces'
   | 'CompareFaces'
@@ -156,7 +156,7 @@ function wrapperResponses(route: RouteDef): Responses {
   if (isRateLimited(route) && !route.responses[429]) out[429] = answer('The tenant is over its request rate; retry after `Retry-After` seconds.');
   // An AWS service the operation calls may throttle it or time out (the wrapper answers 503
   // SERVICE_UNAVAILABLE); publishing also meets the account's quota of state machines
-  // (functions/process-manager/step-functions.ts).
+  // (functions/process-manager/executions/step-functions.ts).
   const usesAws = Object.values(route.aws).some((a) => (Array.isArray(a) ? a.length > 0 : a !== undefined && a !== false));
   if (usesAws && !route.responses[503]) {
     out[503] = answer(

@@ -37,8 +37,8 @@ type Out<T> = T extends z4.$ZodType ? z4.output<T> : undefined;
 export type AuthContext =
   | { kind: 'none' }
   | { kind: 'apiKey'; secret: string }
-  /** A verified caller: by bearer token, or by an API key used directly on a "B or K" route. */
-  | { kind: 'bearer' | 'directKey'; apiKeyId: string; principal: string; permissions: ReadonlySet<PermissionName> };
+  /** A verified caller (the actor, `apikey:{apiKeyId}`): by bearer token, or by an API key used directly on a "B or K" route. */
+  | { kind: 'bearer' | 'directKey'; apiKeyId: string; actor: string; permissions: ReadonlySet<PermissionName> };
 
 /** Request headers as API Gateway hands them over (names in lower case). */
 export type RawHeaders = Record<string, string | undefined>;
@@ -201,9 +201,9 @@ function originOf(event: APIGatewayProxyEventV2): string {
   return `${proto}://${event.headers.host ?? event.requestContext?.domainName ?? 'localhost'}`;
 }
 
-/** Who acted, for createdBy fields: `apikey:{id}` for verified callers. */
-export function principalOf(auth: AuthContext): string {
-  return auth.kind === 'bearer' || auth.kind === 'directKey' ? auth.principal : 'anonymous';
+/** Who acted, as createdBy fields and events (`actor`) name it: `apikey:{id}` for verified callers. */
+export function actorOf(auth: AuthContext): string {
+  return auth.kind === 'bearer' || auth.kind === 'directKey' ? auth.actor : 'anonymous';
 }
 
 /** The API key header, under any of the names the spec lists (API Gateway lowercases them). */
@@ -232,7 +232,7 @@ function claimsAuth(route: RouteDef, claims: Record<string, unknown> | undefined
   if (route.permission && !permissions.has(route.permission)) {
     throw new MissingPermissionError(qualify(tenantId, route.permission));
   }
-  return { kind: 'bearer', apiKeyId: claims.sub, principal: `apikey:${claims.sub}`, permissions };
+  return { kind: 'bearer', apiKeyId: claims.sub, actor: `apikey:${claims.sub}`, permissions };
 }
 
 /**

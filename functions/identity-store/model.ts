@@ -3,7 +3,7 @@
  * events) and the storage it needs, which `store/identity-store.ts` implements over DynamoDB.
  * Types and plain constants only: `store/` imports this file and must get no domain logic with it.
  */
-import type { PasscodeRequirements } from './passcode-rules.js';
+import type { PasscodeRequirements } from './passcodes/passcode-rules.js';
 
 // ---------------------------------------------------------------------------------------------
 // Stores and their policies
@@ -237,7 +237,7 @@ export interface PasscodeRecord {
   policyName: string;
   current?: { verifier: string; salt: string; registeredDtm: string };
   history: { verifier: string; salt: string }[];
-  /** Wrong passcodes in a row, over every journey and session, and the lockout they earned (passcodes.ts). */
+  /** Wrong passcodes in a row, over every journey and session, and the lockout they earned (passcodes/passcodes.ts). */
   guard?: PasscodeGuard;
 }
 

@@ -2,8 +2,8 @@ import * as z from '../shared/zod.js';
 import { DateTime, optionalQueryInt, queryInt, text } from '../shared/schemas.js';
 import { pageSchema } from '../shared/page.js';
 import { ID26_PATTERN } from '../shared/ids.js';
-import { MAX_PASSCODE_HISTORY } from './stores.js';
-import { DEFAULT_EVENT_PAGE_SIZE, IDENTITY_EVENT_TYPES, MAX_EVENT_PAGE_SIZE } from './events.js';
+import { MAX_PASSCODE_HISTORY } from './stores/stores.js';
+import { DEFAULT_EVENT_PAGE_SIZE, IDENTITY_EVENT_TYPES, MAX_EVENT_PAGE_SIZE } from './events/events.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export const StoreName = z.withMeta(z.string().check(z.regex(NAME, 'must be 1 to 64 letters, digits, _ . - (starting with a letter or digit)')), {

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { apiError } from '../errors.js';
-import { hashCapability, type ProcessInstanceRecord } from '../process-manager/instances.js';
-import { isFinal } from '../process-manager/status.js';
+import { hashCapability, type ProcessInstanceRecord } from '../process-manager/instances/instances.js';
+import { isFinal } from '../process-manager/instances/status.js';
 import { instances } from './deps.js';
 import { StepNotWaitingError } from './steps.js';
 

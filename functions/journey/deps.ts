@@ -6,8 +6,8 @@
 import type { PasscodeStore } from '../identity-store/model.js';
 import type { InstanceImageStore, ProcessInstanceStore, SessionStore } from '../process-manager/model.js';
 import { passcodeStore } from '../store/identity-store.js';
-import { imageStore } from '../store/images.js';
-import { faceEngine } from '../store/face-engine.js';
+import { imageStore } from '../adapters/images.js';
+import { faceEngine } from '../adapters/face-engine.js';
 import type { FaceEngine } from '../faces/model.js';
 import { objectKeys } from '../store/keys.js';
 import { processInstanceStore } from '../store/process-instances.js';

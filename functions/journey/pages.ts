@@ -1,5 +1,5 @@
-import type { ProcessInstanceRecord } from '../process-manager/instances.js';
-import { isFinal } from '../process-manager/status.js';
+import type { ProcessInstanceRecord } from '../process-manager/instances/instances.js';
+import { isFinal } from '../process-manager/instances/status.js';
 import type { ScreenRender, Screens, StepDeps } from '../activities/contract.js';
 import type { ActivitySpec, InputsOf } from '../activities/spec.js';
 import type { Language } from './messages/index.js';

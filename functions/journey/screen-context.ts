@@ -1,4 +1,4 @@
-import type { ProcessInstanceRecord } from '../process-manager/instances.js';
+import type { ProcessInstanceRecord } from '../process-manager/instances/instances.js';
 import type { Language } from './messages/index.js';
 
 /** The journey page, or where a step's page posts (`/steps/{activityId}`, plus `/face` for an image). */

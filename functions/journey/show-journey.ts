@@ -1,5 +1,5 @@
 import { pageHandler } from './page-handler.js';
-import { changeStatus } from '../process-manager/status.js';
+import { changeStatus } from '../process-manager/instances/status.js';
 import { instances } from '../process-manager/deps.js';
 import { openJourney } from './access.js';
 import { journeyPage, journeyScreens } from './pages.js';

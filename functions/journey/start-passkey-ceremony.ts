@@ -1,7 +1,7 @@
 import { apiHandler } from '../http/wrapper.js';
 import { identityStores } from '../identity-store/deps.js';
-import { startPasskeyAuthentication, startPasskeyRegistration } from '../identity-store/passkeys.js';
-import { userRefFrom } from '../identity-store/users.js';
+import { startPasskeyAuthentication, startPasskeyRegistration } from '../identity-store/passkeys/passkeys.js';
+import { userRefFrom } from '../identity-store/users/users.js';
 import { openWaitingStep } from './access.js';
 import { StepNotWaitingError } from './steps.js';
 import { journeyRoutes as routes } from './journey-routes.js';

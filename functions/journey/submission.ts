@@ -2,7 +2,7 @@ import type * as z4 from 'zod/v4/core';
 import type { StepDeps, StepView, Submission } from '../activities/contract.js';
 import type { ActivitySpec, InputsOf } from '../activities/spec.js';
 import type { RouteDef } from '../http/route.js';
-import { orchestrator } from '../process-manager/orchestrator.js';
+import { orchestrator } from '../process-manager/executions/orchestrator.js';
 import { openJourney, waitingStepOf } from './access.js';
 import { pageHandler } from './page-handler.js';
 import { pickLanguage } from './messages/index.js';

@@ -70,7 +70,7 @@ export const countInstanceCreated = (tenantId: string) => count('InstancesCreate
 export const countJourneyCompleted = (tenantId: string, status: string) => count('JourneysCompleted', { status }, tenantId);
 /** The activity function counts every step that fails (functions/activities/run.ts). */
 export const countActivityError = (tenantId: string, activityType: string) => count('ActivityErrors', { activityType }, tenantId);
-/** The reconciler counts each execution end it had to record (functions/process-manager/reconcile.ts). */
+/** The reconciler counts each execution end it had to record (functions/process-manager/executions/reconcile.ts). */
 export const countExecutionEndReconciled = (tenantId: string, status: string) => count('ExecutionEndsReconciled', { status }, tenantId);
 /** A cloud function step with `Metrics` on counts its run (functions/activities/execute-cloud-function-v2.ts). */
 export const countCloudFunctionRun = (tenantId: string, outcome: 'SUCCEEDED' | 'FAILED') => count('CloudFunctionRuns', { outcome }, tenantId);

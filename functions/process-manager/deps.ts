@@ -4,7 +4,7 @@
  * functions. One binding per store, so a handler's bundle carries only the stores it uses.
  *
  * The orchestrator port is wired where it is made, at first use: `orchestrator()` in
- * ./orchestrator.ts (Step Functions, or the local engine once installed). It is not re-exported
+ * ./executions/orchestrator.ts (Step Functions, or the local engine once installed). It is not re-exported
  * here: its dynamic import of the Step Functions module would then be bundled into every handler
  * of the area. Events need no port here: the stores write them with each change (the outbox).
  */
@@ -12,10 +12,10 @@ import { customDataFormStore } from '../store/custom-data-forms.js';
 import { definitionStore } from '../store/process-definitions.js';
 import { processInstanceStore } from '../store/process-instances.js';
 import { processTokenStore } from '../store/process-tokens.js';
-import { imageStore } from '../store/images.js';
+import { imageStore } from '../adapters/images.js';
 import { objectKeys } from '../store/keys.js';
 import type { CustomDataFormStore, DefinitionStore, InstanceImageStore, ProcessInstanceStore, ProcessTokenStore } from './model.js';
-import type { FaceUploadKey } from './face-uploads.js';
+import type { FaceUploadKey } from './instances/face-uploads.js';
 
 export const definitions: DefinitionStore = definitionStore;
 export const tokens: ProcessTokenStore = processTokenStore;

@@ -5,7 +5,7 @@
  * constants only: `store/` imports this file, and must get no domain logic with it.
  */
 import type { ProcessDefinition } from '../../statemachines/definition.js';
-import type { PROCESS_TOKEN_STATUSES, PROCESS_TOKEN_TYPES } from './token-schemas.js';
+import type { PROCESS_TOKEN_STATUSES, PROCESS_TOKEN_TYPES } from './tokens/token-schemas.js';
 import type { EventEnvelope } from '../shared/events.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -164,7 +164,7 @@ export interface VersionedStore<R extends S & { tenantId: string }, S extends Ve
   /** Every version of a name, in version order. */
   listVersions(tenantId: string, name: string): Promise<S[]>;
   /** Sets the status of a version whose stored status is still `from` (`changed` otherwise). */
-  setStatus(record: R, from: DeploymentStatus, to: DeploymentStatus, by: { principal: string; now: Date }): Promise<VersionedStatusOutcome>;
+  setStatus(record: R, from: DeploymentStatus, to: DeploymentStatus, by: { actor: string; now: Date }): Promise<VersionedStatusOutcome>;
 }
 
 /** What a versions page lists of a form version: everything but its resource. */
@@ -259,7 +259,7 @@ export interface ProcessInstanceRecord {
   currentStep?: WaitingStep;
   /**
    * While the instance has no final status: when the reconciler next asks Step Functions about
-   * its execution (reconcile.ts). Gone once the status is final, which takes the instance off
+   * its execution (executions/reconcile.ts). Gone once the status is final, which takes the instance off
    * the reconciler's index.
    */
   reconcileAt?: string;
@@ -552,7 +552,7 @@ export interface InstanceImageStore {
 export interface Orchestrator {
   /**
    * Creates (or finds, if identical) the state machine of one definition version: named by a
-   * hash of what it is (orchestrator.ts `stateMachineName`), so the tenant's versions that compile
+   * hash of what it is (executions/orchestrator.ts `stateMachineName`), so the tenant's versions that compile
    * to the same ASL share one.
    */
   publishStateMachine(input: { tenantId: string; definitionId: string; name: string; version: number; asl: object }): Promise<string>;

@@ -41,7 +41,7 @@ export async function addVersion<R extends S & { tenantId: string }, S extends V
   store: Pick<VersionedStore<R, S>, 'create' | 'latestVersion'>,
   input: NewVersion,
   content: Omit<R, keyof VersionedSummary | 'tenantId'>,
-  ctx: { tenantId: string; principal: string; now: Date },
+  ctx: { tenantId: string; actor: string; now: Date },
 ): Promise<R> {
   for (let attempt = 0; ; attempt++) {
     const version = input.version ?? ((await store.latestVersion(ctx.tenantId, input.name)) ?? 0) + 1;
@@ -55,9 +55,9 @@ export async function addVersion<R extends S & { tenantId: string }, S extends V
       description: input.description ?? '',
       status: input.status ?? 'DRAFT',
       createdDtm: at,
-      createdBy: ctx.principal,
+      createdBy: ctx.actor,
       lastUpdatedDtm: at,
-      lastUpdatedBy: ctx.principal,
+      lastUpdatedBy: ctx.actor,
     } as R;
     if (await store.create(record)) return record;
     if (input.version != null || attempt + 1 >= NEXT_VERSION_ATTEMPTS) throw kind.exists(input.name, version);
@@ -78,14 +78,14 @@ export async function getVersioned<R extends S & { tenantId: string }, S extends
 export async function setVersionedStatus<R extends S & { tenantId: string }, S extends VersionedSummary>(
   kind: VersionedKindOf<R, S, unknown>,
   store: Pick<VersionedStore<R, S>, 'get' | 'setStatus'>,
-  input: { tenantId: string; id: string; status: DeploymentStatus; principal: string; now: Date },
+  input: { tenantId: string; id: string; status: DeploymentStatus; actor: string; now: Date },
 ): Promise<R> {
   const record = await getVersioned(kind, store, input.tenantId, input.id);
   if (checkTransition(kind.noun, record.status, input.status) === 'same') return record;
-  const updated = await store.setStatus(record, record.status, input.status, { principal: input.principal, now: input.now });
+  const updated = await store.setStatus(record, record.status, input.status, { actor: input.actor, now: input.now });
   if (updated.outcome === 'gone') throw kind.notFound(input.id);
   if (updated.outcome === 'changed') throw new ConcurrentUpdateError();
-  return { ...record, status: input.status, lastUpdatedDtm: input.now.toISOString(), lastUpdatedBy: input.principal };
+  return { ...record, status: input.status, lastUpdatedDtm: input.now.toISOString(), lastUpdatedBy: input.actor };
 }
 
 /** A page of one name's versions; unsorted pages come in version order. */

@@ -5,7 +5,7 @@ import { traced } from '../observability/tracer.js';
 import { itemCodec, unexpired } from './codec.js';
 import { conditionally, dynamo } from './client.js';
 import { keys, objectKeys } from './keys.js';
-import { localS3ClientConfig, presignGet } from './presign.js';
+import { localS3ClientConfig, presignGet } from '../adapters/presign.js';
 
 const jobs = /* @__PURE__ */ itemCodec<ExportRecord>('ExportJob');
 

@@ -69,7 +69,7 @@ export function versionedStore<R extends S & { tenantId: string }, S extends Ver
         UpdateExpression: 'SET #status = :to, lastUpdatedDtm = :now, lastUpdatedBy = :by',
         ConditionExpression: '#status = :from',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':to': to, ':from': from, ':now': by.now.toISOString(), ':by': by.principal },
+        ExpressionAttributeValues: { ':to': to, ':from': from, ':now': by.now.toISOString(), ':by': by.actor },
       };
       const outcome = await transactWrite({
         record: { Update: { Key: k.item(record.tenantId, record.id), ...update } },

@@ -34,14 +34,14 @@ export function validateTenant(tenantId: string, region: string): ServiceRegion 
  */
 export async function createTenantWithFirstKey(
   stores: { tenants: TenantStore; apiKeys: ApiKeyStore },
-  input: { tenantId: string; region: string; keyName: string; now: Date; principal: string },
+  input: { tenantId: string; region: string; keyName: string; now: Date; actor: string },
 ): Promise<{ tenant: TenantRecord; apiKey: ApiKeyRecord; secret: string }> {
   const region = validateTenant(input.tenantId, input.region);
   const tenant: TenantRecord = {
     tenantId: input.tenantId,
     region,
     createdDtm: input.now.toISOString(),
-    createdBy: input.principal,
+    createdBy: input.actor,
   };
   if (!(await stores.tenants.create(tenant))) {
     throw new TenantExistsError(`Tenant ${input.tenantId} already exists.`);
@@ -57,7 +57,7 @@ export class TenantNotFoundError extends apiError('TENANT_NOT_FOUND') {}
  */
 export async function createOperatorKey(
   stores: { tenants: TenantStore; apiKeys: ApiKeyStore },
-  input: { tenantId: string; keyName: string; now: Date; principal: string; description?: string },
+  input: { tenantId: string; keyName: string; now: Date; actor: string; description?: string },
 ): Promise<{ apiKey: ApiKeyRecord; secret: string }> {
   if (!(await stores.tenants.get(input.tenantId))) throw new TenantNotFoundError(`Tenant ${input.tenantId} does not exist.`);
   const { record, secret } = await createApiKey(
@@ -67,7 +67,7 @@ export async function createOperatorKey(
       description: input.description ?? 'Made by the operator.',
       permissions: allPermissions(input.tenantId),
     },
-    { tenantId: input.tenantId, principal: input.principal, permissions: new Set(PERMISSIONS) },
+    { tenantId: input.tenantId, id: input.actor, permissions: new Set(PERMISSIONS) },
     input.now,
   );
   return { apiKey: record, secret };

@@ -1,4 +1,4 @@
-import { apiHandler, principalOf } from '../http/wrapper.js';
+import { apiHandler, actorOf } from '../http/wrapper.js';
 import { images, instances } from './deps.js';
 import { jobs, queue, sealer } from '../exports/deps.js';
 import { exportView, startExport } from '../exports/exports.js';
@@ -23,7 +23,7 @@ export const handler = apiHandler(routes.createUserDataArchive, async ({ tenantI
     { jobs, queue, sealer },
     {
       tenantId,
-      principal: principalOf(auth),
+      actor: actorOf(auth),
       kind: 'USER_DATA_ARCHIVE',
       fileName,
       contentType: 'application/zip',

@@ -4,7 +4,7 @@
  * so a handler's bundle carries only what it uses (the checks read no images).
  */
 import type { InstanceImageStore } from '../process-manager/model.js';
-import { imageStore } from '../store/images.js';
+import { imageStore } from '../adapters/images.js';
 import { keys } from '../store/keys.js';
 import { processInstanceStore } from '../store/process-instances.js';
 import type { UserDataStorage } from './user-data.js';

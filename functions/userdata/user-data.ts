@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors.js';
 import { DOWNLOAD_URL_SECONDS } from '../exports/model.js';
-import { ProcessInstanceNotFoundError } from '../process-manager/instances.js';
+import { ProcessInstanceNotFoundError } from '../process-manager/instances/instances.js';
 import type { CheckRecord, ImageRecord, InstanceImageStore, ProcessInstanceStore } from '../process-manager/model.js';
 
 /** The storage user data is read from (the process manager's instances and their images); `deps.ts` puts it together. */

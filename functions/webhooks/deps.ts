@@ -7,9 +7,9 @@ import type { DeliveryQueue, DeliveryStore, ReplayBudget, WebhookSecretSealer, W
 import { REPLAY_LIMITS } from './webhooks.js';
 import { replayBudget } from '../store/rate-limits.js';
 import { deliveryStore, webhookStore } from '../store/webhooks.js';
-import { deliveryQueue } from '../store/delivery-queue.js';
+import { deliveryQueue } from '../adapters/delivery-queue.js';
 import { outboxStore, type OutboxStore } from '../store/outbox.js';
-import { webhookSecretSealer } from '../store/sealer.js';
+import { webhookSecretSealer } from '../adapters/sealer.js';
 
 export const webhooks: WebhookStore = webhookStore;
 export const deliveries: DeliveryStore = deliveryStore;

@@ -40,7 +40,7 @@ export interface WebhookDeps {
 
 interface At {
   tenantId: string;
-  principal: string;
+  actor: string;
   now: Date;
 }
 
@@ -135,7 +135,7 @@ export async function createWebhook(d: WebhookDeps, body: WebhookInput, at: At):
     ...(body.enabled === false ? { disabledReason: 'DISABLED' as const } : {}),
     secrets: [{ sealed: await d.sealer.seal(secret, { tenantId: at.tenantId, webhookId: id }), createdAt: stamp }],
     createdDtm: stamp,
-    createdBy: at.principal,
+    createdBy: at.actor,
     updatedDtm: stamp,
   };
   if ((await d.webhooks.create(record, MAX_WEBHOOKS)) === 'full') {

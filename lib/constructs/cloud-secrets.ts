@@ -3,7 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 
-/** The encryption context every sealed cloud secret carries (functions/store/sealer.ts `cloudSecretContext`). */
+/** The encryption context every sealed cloud secret carries (functions/adapters/sealer.ts `cloudSecretContext`). */
 export const CLOUD_SECRET_PURPOSE = 'cloud-secret';
 
 /**
@@ -24,7 +24,7 @@ export function cloudSecretsEnvironment(key: kms.IKey): Record<string, string> {
   return { SECRETS_KEY: `kms:${key.keyArn}` };
 }
 
-/** The encryption context every sealed webhook signing secret carries (functions/store/sealer.ts `webhookSecretContext`). */
+/** The encryption context every sealed webhook signing secret carries (functions/adapters/sealer.ts `webhookSecretContext`). */
 export const WEBHOOK_SECRET_PURPOSE = 'webhook-secret';
 
 /** Encrypt (routes that make a secret) or Decrypt (the delivery worker), only for webhook secrets' context, with the same key. */

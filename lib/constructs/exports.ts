@@ -15,7 +15,7 @@ import { ServiceFunction, nagArn } from './service-function.js';
 
 /** The worker's timeout: an archive of a few large images, or a CSV of up to 100,000 rows. */
 export const EXPORT_WORKER_TIMEOUT = Duration.minutes(5);
-/** The encryption context every sealed password carries (functions/store/sealer.ts `encryptionContext`). */
+/** The encryption context every sealed password carries (functions/adapters/sealer.ts `encryptionContext`). */
 export const SEAL_PURPOSE = 'export-password';
 
 /** What a function needs to be granted export actions. */

@@ -150,7 +150,7 @@ export class JourneyFunctions extends Construct {
       functionName: props.executionEndFunctionName,
       description: 'Records a journey execution\'s end on its process instance, with the status change\'s events.',
       repoRoot: props.repoRoot,
-      entry: 'functions/process-manager/on-execution-end.ts',
+      entry: 'functions/process-manager/executions/on-execution-end.ts',
       memorySize: 256,
       timeout: Duration.seconds(30),
       environment: props.environment,
@@ -206,14 +206,14 @@ export class JourneyFunctions extends Construct {
     // --- The reconciler: the net under the two paths above (a record that failed past its
     // retries, an event EventBridge did not deliver). Every five minutes it scans the sparse
     // index of open instances (keys only) for those due, and asks Step Functions about each
-    // one's execution (functions/process-manager/reconcile.ts). A run stops before its
+    // one's execution (functions/process-manager/executions/reconcile.ts). A run stops before its
     // timeout; what it did not reach stays due for the next. A failed run is not retried: the
     // next one, five minutes later, does the same work.
     this.reconciler = new ServiceFunction(this, 'Reconciler', {
       functionName: ServiceFunction.physicalName(props.namePrefix, 'reconcileExecutions'),
       description: 'Records the final status of journeys whose execution ended unrecorded (lost event, failed record), every five minutes.',
       repoRoot: props.repoRoot,
-      entry: 'functions/process-manager/reconcile-executions.ts',
+      entry: 'functions/process-manager/executions/reconcile-executions.ts',
       memorySize: 256,
       timeout: Duration.minutes(4),
       environment: props.environment,
@@ -255,13 +255,13 @@ export class JourneyFunctions extends Construct {
     });
 
     // --- State machines no live version needs: they are made at run time, outside
-    // CloudFormation, so nothing else would ever delete them (functions/process-manager/state-machine-janitor.ts).
+    // CloudFormation, so nothing else would ever delete them (functions/process-manager/executions/state-machine-janitor.ts).
     const stateMachines = `${props.stateMachineArnPrefix}*`;
     this.janitor = new ServiceFunction(this, 'StateMachineJanitor', {
       functionName: ServiceFunction.physicalName(props.namePrefix, 'sweepStateMachines'),
       description: 'Deletes the journey state machines that no live definition version needs and that run nothing (daily).',
       repoRoot: props.repoRoot,
-      entry: 'functions/process-manager/sweep-state-machines.ts',
+      entry: 'functions/process-manager/executions/sweep-state-machines.ts',
       memorySize: 256,
       // Up to 10,000 state machines (the quota), a few calls each, under Step Functions' API rates.
       timeout: Duration.minutes(15),

@@ -4,7 +4,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { imageRefusal, type ImageRefusal } from '../../functions/faces/model.js';
-import { analyseImage, descriptorSimilarity } from '../../functions/store/embedded-face-model.js';
+import { analyseImage, descriptorSimilarity } from '../../functions/adapters/embedded-face-model.js';
 
 export type FaceWorkerRequest =
   | { id: number; op: 'analyse'; bytes: Uint8Array }

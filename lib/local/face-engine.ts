@@ -1,6 +1,6 @@
 /**
  * The local runtime's face engine, in place of Amazon Rekognition: the embedded model
- * (functions/store/embedded-face-model.ts) in a worker thread, with watchlists kept as descriptors in
+ * (functions/adapters/embedded-face-model.ts) in a worker thread, with watchlists kept as descriptors in
  * memory and in a file under `.local/`, so they outlive a restart as Rekognition collections do.
  *
  * It fails where Rekognition would: an image over 5 MB of bytes, one that is neither JPEG nor
@@ -14,9 +14,9 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { ModelAnalysis } from '../../functions/store/embedded-face-model.js';
+import type { ModelAnalysis } from '../../functions/adapters/embedded-face-model.js';
 import { engineImage } from '../../functions/shared/face-engine-image.js';
-import { livenessScore } from '../../functions/store/embedded-face-model.js';
+import { livenessScore } from '../../functions/adapters/embedded-face-model.js';
 import { FaceImageRefusedError, type Comparison, type Detection, type FaceEngine, type FaceImage, type WatchlistHit, type WatchlistRef } from '../../functions/faces/model.js';
 import type { FaceWorkerReply, FaceWorkerRequest } from './face-engine-worker.js';
 
@@ -215,7 +215,7 @@ export function startLocalFaceEngine(options: { collectionsFile?: string; analys
   };
 }
 
-/** The collection's id as the Rekognition engine names it (functions/store/face-engine.ts). */
+/** The collection's id as the Rekognition engine names it (functions/adapters/face-engine.ts). */
 function collectionKey(ref: WatchlistRef): string {
   const key = `${ref.tenantId}.${ref.watchlistId}`;
   if (!ID_PATTERN.test(key)) throw new LocalRekognitionError('InvalidParameterException', 'CollectionId does not match the pattern');

@@ -1,6 +1,6 @@
 import { runActivity } from '../../functions/activities/lambda.js';
 import { getConfig } from '../../functions/config.js';
-import { handler as executionEnd } from '../../functions/process-manager/on-execution-end.js';
+import { handler as executionEnd } from '../../functions/process-manager/executions/on-execution-end.js';
 import { asOperation } from './aws-usage.js';
 import type { ActivityInvoker } from './engine.js';
 

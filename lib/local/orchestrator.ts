@@ -1,6 +1,6 @@
 import { getConfig } from '../../functions/config.js';
-import { stateMachineName, type Orchestrator } from '../../functions/process-manager/orchestrator.js';
-import { onExecutionStatusChange, type ExecutionStatusChangeDetail } from '../../functions/process-manager/status.js';
+import { stateMachineName, type Orchestrator } from '../../functions/process-manager/executions/orchestrator.js';
+import { onExecutionStatusChange, type ExecutionStatusChangeDetail } from '../../functions/process-manager/instances/status.js';
 import { instances } from '../../functions/process-manager/deps.js';
 import { log } from '../../functions/http/log.js';
 import { asOperation } from './aws-usage.js';

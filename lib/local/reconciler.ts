@@ -1,8 +1,8 @@
 import { log } from '../../functions/http/log.js';
 import { instances } from '../../functions/process-manager/deps.js';
-import { orchestrator } from '../../functions/process-manager/orchestrator.js';
-import { reconcileExecutions } from '../../functions/process-manager/reconcile.js';
-import { isFinal, settle } from '../../functions/process-manager/status.js';
+import { orchestrator } from '../../functions/process-manager/executions/orchestrator.js';
+import { reconcileExecutions } from '../../functions/process-manager/executions/reconcile.js';
+import { isFinal, settle } from '../../functions/process-manager/instances/status.js';
 import { asOperation } from './aws-usage.js';
 import { repeatAfterEach } from './repeat.js';
 

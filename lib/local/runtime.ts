@@ -11,17 +11,17 @@ import { ensureTable, freePort, localClient, startDynamoDbLocal } from './dynamo
 import { startHttpServer } from './server.js';
 import { LocalStepFunctions } from './engine.js';
 import { localOrchestrator } from './orchestrator.js';
-import { installOrchestrator, orchestrator as installedOrchestrator, stateMachineNameOf } from '../../functions/process-manager/orchestrator.js';
-import { publishBpmnUpload, publishDefinition } from '../../functions/process-manager/publish.js';
-import { setDefinitionStatus } from '../../functions/process-manager/definitions.js';
-import type { BpmnUpload } from '../../functions/process-manager/definition-schemas.js';
+import { installOrchestrator, orchestrator as installedOrchestrator, stateMachineNameOf } from '../../functions/process-manager/executions/orchestrator.js';
+import { publishBpmnUpload, publishDefinition } from '../../functions/process-manager/definitions/publish.js';
+import { setDefinitionStatus } from '../../functions/process-manager/definitions/definitions.js';
+import type { BpmnUpload } from '../../functions/process-manager/definitions/definition-schemas.js';
 import { definitions } from '../../functions/process-manager/deps.js';
 import { definitionStore } from '../../functions/store/process-definitions.js';
 import { compileDefinition } from '../../statemachines/compile.js';
 import { BPMN_EXAMPLES, EXAMPLES, EXAMPLE_FORMS } from '../../statemachines/examples/index.js';
 import { customDataForms } from '../../functions/process-manager/deps.js';
-import { addCustomDataForm } from '../../functions/process-manager/custom-data-forms.js';
-import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions.js';
+import { addCustomDataForm } from '../../functions/process-manager/forms/custom-data-forms.js';
+import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions/definitions.js';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { localFunctions } from './functions.js';
 import { installEventBus } from '../../functions/events/bus.js';
@@ -29,8 +29,8 @@ import { relayRecords } from '../../functions/events/relay.js';
 import { relayDeps } from '../../functions/webhooks/on-table-stream.js';
 import { startStreamPoller } from './stream-poller.js';
 import { ensureWebhookQueues, requeuePendingDeliveries, startDeliveryWorker } from './webhook-queue.js';
-import { deliveryQueue } from '../../functions/store/delivery-queue.js';
-import { webhookSecretSealer } from '../../functions/store/sealer.js';
+import { deliveryQueue } from '../../functions/adapters/delivery-queue.js';
+import { webhookSecretSealer } from '../../functions/adapters/sealer.js';
 import { deliverDeps, handleDeliveries } from '../../functions/webhooks/on-delivery.js';
 import { log } from '../../functions/observability/logger.js';
 import { localEventBus } from './events.js';
@@ -38,21 +38,21 @@ import { startSweeper } from './sweeper.js';
 import { endOrphanedJourneys, startReconciler } from './reconciler.js';
 import { asOperation, recordDynamoCalls, recordMethods, recordS3Calls, writeUsage } from './aws-usage.js';
 import { mirrorToDisk, startLocalS3 } from './s3.js';
-import { imageStore, s3 } from '../../functions/store/images.js';
+import { imageStore, s3 } from '../../functions/adapters/images.js';
 import { exportObjects, exportsS3 } from '../../functions/store/exports.js';
-import { installExportQueue } from '../../functions/store/export-queue.js';
-import { installFunctionRunner } from '../../functions/store/function-runner.js';
+import { installExportQueue } from '../../functions/adapters/export-queue.js';
+import { installFunctionRunner } from '../../functions/adapters/function-runner.js';
 import { startCloudFunctionRunner } from './cloud-function-runner.js';
-import { installFaceEngine } from '../../functions/store/face-engine.js';
+import { installFaceEngine } from '../../functions/adapters/face-engine.js';
 import { startLocalFaceEngine } from './face-engine.js';
-import { secretSealer } from '../../functions/store/sealer.js';
+import { secretSealer } from '../../functions/adapters/sealer.js';
 import { secretSealer as cloudSecretSealer } from '../../functions/cloud-functions/deps.js';
 import { localExportQueue } from './exports.js';
 import { dynamo as storeClient } from '../../functions/store/client.js';
 import { deploymentPrefix, getConfig, webhookRetrySeconds } from '../../functions/config.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { identityStoreStore } from '../../functions/store/identity-store.js';
-import { DEFAULT_REQUIREMENTS, newStore } from '../../functions/identity-store/stores.js';
+import { DEFAULT_REQUIREMENTS, newStore } from '../../functions/identity-store/stores/stores.js';
 
 export const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 export const LOCAL_TABLE = 'arthr';
@@ -274,7 +274,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     if (!(await tenantStore.get(DEMO_TENANT))) {
       const made = await createTenantWithFirstKey(
         { tenants: tenantStore, apiKeys: apiKeyStore },
-        { tenantId: DEMO_TENANT, region: LOCAL_REGION, keyName: 'demo', now: new Date(), principal: 'operator' },
+        { tenantId: DEMO_TENANT, region: LOCAL_REGION, keyName: 'demo', now: new Date(), actor: 'operator' },
       );
       bootstrap = { baseUrl, tenantId: DEMO_TENANT, region: LOCAL_REGION, apiKey: made.secret };
       createdDemo = true;
@@ -384,7 +384,7 @@ async function ensureExampleStore(tenantId: string): Promise<void> {
     name: 'customers',
     description: 'The store of the passcode-registration example.',
     passcodePolicies: { passcodeAuth1: { requirements: DEFAULT_REQUIREMENTS } },
-    principal: 'operator',
+    actor: 'operator',
     now: new Date(),
   });
   await identityStoreStore.create(store);
@@ -394,7 +394,7 @@ async function ensureExampleStore(tenantId: string): Promise<void> {
 async function ensureExampleForms(tenantId: string): Promise<void> {
   for (const form of EXAMPLE_FORMS) {
     if (await customDataForms.getVersion(tenantId, form.name, form.version)) continue;
-    await addCustomDataForm(customDataForms, { ...form, status: 'DEPLOYED_ACTIVE', creationOption: 'example' }, { tenantId, principal: 'operator', now: new Date() });
+    await addCustomDataForm(customDataForms, { ...form, status: 'DEPLOYED_ACTIVE', creationOption: 'example' }, { tenantId, actor: 'operator', now: new Date() });
   }
 }
 
@@ -404,20 +404,20 @@ async function publishExamples(tenantId: string): Promise<string[]> {
   for (const json of Object.values(EXAMPLES)) {
     const { name, version } = json as { name: string; version: number };
     if (await definitionStore.getByNameVersion(tenantId, name, version)) continue;
-    await publishDefinition({ definitions, orchestrator: installedOrchestrator, forms: customDataForms }, structuredClone(json), { tenantId, principal: 'operator', now: new Date() });
+    await publishDefinition({ definitions, orchestrator: installedOrchestrator, forms: customDataForms }, structuredClone(json), { tenantId, actor: 'operator', now: new Date() });
     published.push(`${name} v${version}`);
   }
   // The BPMN examples as the family's tools deploy them: uploaded (DRAFT), then activated.
   for (const example of BPMN_EXAMPLES) {
     if (await definitionStore.versionRef(tenantId, example.name, 1)) continue;
-    const ctx = { tenantId, principal: 'operator', now: new Date() };
+    const ctx = { tenantId, actor: 'operator', now: new Date() };
     const data = readFileSync(example.file).toString('base64');
     const { record } = await publishBpmnUpload(
       { definitions, orchestrator: installedOrchestrator, forms: customDataForms },
       { name: example.name, description: example.description, resources: { bpmn: { data, type: 'BPMN' } } } as BpmnUpload,
       ctx,
     );
-    await setDefinitionStatus(definitions, { tenantId, definitionId: record.id, status: 'DEPLOYED_ACTIVE', principal: 'operator', now: new Date() });
+    await setDefinitionStatus(definitions, { tenantId, definitionId: record.id, status: 'DEPLOYED_ACTIVE', actor: 'operator', now: new Date() });
     published.push(`${record.name} v${record.version} (BPMN)`);
   }
   return published;

@@ -5,7 +5,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { buildApp } from 'fauxqs';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
-import { LOCAL_S3_ACCESS_KEY_ID } from '../../functions/store/presign.js';
+import { LOCAL_S3_ACCESS_KEY_ID } from '../../functions/adapters/presign.js';
 
 export const LOCAL_IMAGES_BUCKET = 'arthr-images';
 export const LOCAL_EXPORTS_BUCKET = 'arthr-exports';

@@ -2,7 +2,7 @@ import { BatchWriteItemCommand, ScanCommand, type DynamoDBClient } from '@aws-sd
 import { TABLE_SCHEMA } from '../../functions/store/schema.js';
 import { log } from '../../functions/http/log.js';
 import { keys, type ItemKey } from '../../functions/store/keys.js';
-import { imageStore } from '../../functions/store/images.js';
+import { imageStore } from '../../functions/adapters/images.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { asOperation } from './aws-usage.js';
 import { repeatAfterEach } from './repeat.js';

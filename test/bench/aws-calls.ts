@@ -185,7 +185,7 @@ export async function measureAwsCalls(opts: {
     const { createTenantWithFirstKey } = await import('../../functions/tenants/domain.js');
     const { tenantStore } = await import('../../functions/store/tenants.js');
     const { apiKeyStore } = await import('../../functions/store/api-keys.js');
-    const { installOrchestrator } = await import('../../functions/process-manager/orchestrator.js');
+    const { installOrchestrator } = await import('../../functions/process-manager/executions/orchestrator.js');
     const { installEventBus } = await import('../../functions/events/bus.js');
     const { relayRecords } = await import('../../functions/events/relay.js');
     const { relayDeps } = await import('../../functions/webhooks/on-table-stream.js');
@@ -245,7 +245,7 @@ export async function measureAwsCalls(opts: {
     const { made, bearer } = await asBench(async () => {
       const made = await createTenantWithFirstKey(
         { tenants: tenantStore, apiKeys: apiKeyStore },
-        { tenantId: TENANT, region: REGION, keyName: 'bench', now: new Date(), principal: 'operator' },
+        { tenantId: TENANT, region: REGION, keyName: 'bench', now: new Date(), actor: 'operator' },
       );
       // What a token issue for the bench key would hand out (and the JWT authorizer would accept).
       const claims = buildAccessTokenClaims({

@@ -73,7 +73,7 @@ export async function measureFaces(rounds = 4, configuredMb = 1024): Promise<Fac
 /** The embedded model as the capture route's Lambda runs it, in a fresh process: its peak RSS. */
 function lambdaMemory(configuredMb: number): FaceFigures['memory'] {
   const script = `
-    import { analyseImage } from './functions/store/embedded-face-model.ts';
+    import { analyseImage } from './functions/adapters/embedded-face-model.ts';
     import { readFileSync } from 'node:fs';
     let peak = process.memoryUsage().rss;
     const files = ['eileen-collins.jpg', 'person-a-1.jpg', 'person-a-2.jpg', 'person-b-sunglasses.jpg', 'recapture-phone-person-a.jpg'];

@@ -65,8 +65,8 @@ export async function measureJourneys(h: Harness, opts: { runs: number }): Promi
   const { happyPathTransitions } = await import('../../statemachines/compile.js');
   const { activitySpec } = await import('../../statemachines/catalogue.js');
   const { completeUserStep } = await import('../../functions/journey/steps.js');
-  const { orchestrator } = await import('../../functions/process-manager/orchestrator.js');
-  const createInstance = (await import('../../functions/process-manager/create-process-instance.js')).handler;
+  const { orchestrator } = await import('../../functions/process-manager/executions/orchestrator.js');
+  const createInstance = (await import('../../functions/process-manager/instances/create-process-instance.js')).handler;
 
   const out: JourneyDefinitionCost[] = [];
   for (const def of exampleDefinitions()) {

@@ -78,7 +78,7 @@ export async function measureLists(n = 100_000, log: (s: string) => void = () =>
     const { dynamo } = await import('../../functions/store/client.js');
     const { keys } = await import('../../functions/store/keys.js');
     const { processInstanceStore: store } = await import('../../functions/store/process-instances.js');
-    const { searchInstances } = await import('../../functions/process-manager/instance-search.js');
+    const { searchInstances } = await import('../../functions/process-manager/instances/instance-search.js');
     const { instanceItemsForBench } = await import('../../functions/store/process-instances.js');
     const { doc, tableName, commands } = await dynamo();
 

@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { LocalStepFunctions, type ExecutionResult } from '../../lib/local/engine.js';
 import { localOrchestrator } from '../../lib/local/orchestrator.js';
-import type { Orchestrator } from '../../functions/process-manager/orchestrator.js';
+import type { Orchestrator } from '../../functions/process-manager/executions/orchestrator.js';
 import type { EventBus } from '../../functions/events/bus.js';
 import type { EventEnvelope } from '../../functions/shared/events.js';
 import { localFunctions } from '../../lib/local/functions.js';

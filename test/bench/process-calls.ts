@@ -211,19 +211,19 @@ export async function setUpDefinition(
   h: Harness,
   name: string,
 ): Promise<{ processTokenId: string; publish: Tally | undefined; token: Invocation }> {
-  const { publishDefinition } = await import('../../functions/process-manager/publish.js');
+  const { publishDefinition } = await import('../../functions/process-manager/definitions/publish.js');
   const { definitions, customDataForms } = await import('../../functions/process-manager/deps.js');
-  const { orchestrator } = await import('../../functions/process-manager/orchestrator.js');
+  const { orchestrator } = await import('../../functions/process-manager/executions/orchestrator.js');
   const { definitionStore } = await import('../../functions/store/process-definitions.js');
   const { EXAMPLES } = await import('../../statemachines/examples/index.js');
-  const createProcessToken = (await import('../../functions/process-manager/create-process-token.js')).handler;
+  const createProcessToken = (await import('../../functions/process-manager/tokens/create-process-token.js')).handler;
   const json = EXAMPLES[name] as { name: string; version: number } | undefined;
   if (!json) throw new Error(`no example definition ${name}`);
 
   let publish: Tally | undefined;
   if (!(await h.asBench(() => definitionStore.getByNameVersion(h.tenantId, json.name, json.version)))) {
     publish = newTally('publishDefinition');
-    await within([publish], () => publishDefinition({ definitions, orchestrator, forms: customDataForms }, structuredClone(json), { tenantId: h.tenantId, principal: 'operator', now: new Date() }));
+    await within([publish], () => publishDefinition({ definitions, orchestrator, forms: customDataForms }, structuredClone(json), { tenantId: h.tenantId, actor: 'operator', now: new Date() }));
     publish.open = false;
   }
   const token = await h.invoke(
@@ -243,8 +243,8 @@ export async function setUpDefinition(
 }
 
 export async function measureProcessManager(h: Harness, opts: { reps: number }): Promise<ProcessManagerCalls> {
-  const createInstance = (await import('../../functions/process-manager/create-process-instance.js')).handler;
-  const getInstance = (await import('../../functions/process-manager/get-process-instance.js')).handler;
+  const createInstance = (await import('../../functions/process-manager/instances/create-process-instance.js')).handler;
+  const getInstance = (await import('../../functions/process-manager/instances/get-process-instance.js')).handler;
   const { processTokenId, publish, token } = await setUpDefinition(h, IDENTITY_CHECK);
   if (!publish) throw new Error(`${IDENTITY_CHECK} was already published in the bench tenant`);
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { decodeRgb } from '../../functions/store/face-image.js';
+import { decodeRgb } from '../../functions/adapters/face-image.js';
 
 /** Debian's Chromium (apt-get install chromium), or CHROMIUM_PATH. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -57,7 +57,7 @@ describe('Lambda bundles', () => {
   }, 60_000);
 
   it('keep the activity specs but not their run functions or screens in a definition route', async () => {
-    const file = await bundle('functions/process-manager/create-process-definition.ts', 'create-definition');
+    const file = await bundle('functions/process-manager/definitions/create-process-definition.ts', 'create-definition');
     const code = await import('node:fs').then((fs) => fs.readFileSync(file, 'utf8'));
     for (const spec of SPECS) expect(code, spec.type).toContain(spec.type);
     // Strings only the run functions and the screens hold are not in it.

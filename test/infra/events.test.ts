@@ -181,7 +181,7 @@ describe('ArthrStack events', () => {
     it('is told only the table, the log level, its service name, the stack\'s bus and the webhook delivery queue', () => {
       // TABLE_NAME because the store configuration requires it (functions/config.ts), and the
       // relay reads outbox items from it; EVENT_BUS_NAME is where functions/events/bus.ts puts;
-      // WEBHOOK_QUEUE_URL is where it queues each delivery (functions/store/delivery-queue.ts).
+      // WEBHOOK_QUEUE_URL is where it queues each delivery (functions/adapters/delivery-queue.ts).
       expect(relay.Properties.Environment.Variables).toEqual({
         TABLE_NAME: { Ref: tableId },
         LOG_LEVEL: 'INFO',

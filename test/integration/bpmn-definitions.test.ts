@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminToken, call, exampleNamed, finalStatus, pageUntil } from './client.js';
-import { MAX_BPMN_BYTES, MAX_UPLOAD_BODY_BYTES } from '../../functions/process-manager/definition-schemas.js';
+import { MAX_BPMN_BYTES, MAX_UPLOAD_BODY_BYTES } from '../../functions/process-manager/definitions/definition-schemas.js';
 import { EXAMPLE_FORMS } from '../../statemachines/examples/index.js';
 
 const BASE = '/api/process-manager/processDefinitions';

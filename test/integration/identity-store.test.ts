@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { SRP_GROUP, clientRegistration } from '../../functions/identity-store/srp.js';
+import { SRP_GROUP, clientRegistration } from '../../functions/identity-store/passcodes/srp.js';
 import { adminToken, call, expireItem, issueToken, keyWith } from './client.js';
 
 let token: string;

@@ -5,14 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime.js';
 import { localBus } from '../../lib/local/events.js';
 import { completeUserStep } from '../../functions/journey/steps.js';
-import { orchestrator } from '../../functions/process-manager/orchestrator.js';
+import { orchestrator } from '../../functions/process-manager/executions/orchestrator.js';
 import { processInstanceStore } from '../../functions/store/process-instances.js';
 import type { EventEnvelope } from '../../functions/shared/events.js';
 import { call } from './client.js';
 import { SESSION_MAX_BYTES, sessionBytes } from '../../functions/shared/session-limit.js';
 import { mockClient } from 'aws-sdk-client-mock';
 import { SFNClient, SFNServiceException, SendTaskSuccessCommand } from '@aws-sdk/client-sfn';
-import { stepFunctionsOrchestrator } from '../../functions/process-manager/step-functions.js';
+import { stepFunctionsOrchestrator } from '../../functions/process-manager/executions/step-functions.js';
 
 /**
  * The local runtime in this test's own process, so that user steps can be completed through

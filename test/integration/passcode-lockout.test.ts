@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { clientLogin, clientRegistration } from '../../functions/identity-store/srp-client.js';
+import { clientLogin, clientRegistration } from '../../functions/identity-store/passcodes/srp-client.js';
 import { adminToken, call, finalStatus, pageUntil } from './client.js';
 import { passcodeJourney } from './journeys.js';
 

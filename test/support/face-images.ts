@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
-import { decodeRgb, type RgbImage } from '../../functions/store/face-image.js';
+import { decodeRgb, type RgbImage } from '../../functions/adapters/face-image.js';
 
 export const FACES_DIR = resolve(import.meta.dirname, '../fixtures/faces');
 

@@ -22,7 +22,7 @@ import { journeyScreens } from '../../functions/journey/pages.js';
 import { journeyRoutes } from '../../functions/journey/journey-routes.js';
 import type { ActivityDeps } from '../../functions/activities/contract.js';
 import { asActivityError, TRANSIENT_ERROR, TransientActivityError } from '../../functions/activities/contract.js';
-import { IdentityStoreNotFoundError } from '../../functions/identity-store/stores.js';
+import { IdentityStoreNotFoundError } from '../../functions/identity-store/stores/stores.js';
 import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';

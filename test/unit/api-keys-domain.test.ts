@@ -13,7 +13,7 @@ import {
 } from '../../functions/api-keys/domain.js';
 
 const now = new Date('2026-01-01T00:00:00.000Z');
-const admin: Actor = { tenantId: 'acme', principal: 'apikey:admin', permissions: new Set(PERMISSIONS) };
+const admin: Actor = { tenantId: 'acme', id: 'apikey:admin', permissions: new Set(PERMISSIONS) };
 
 describe('generateSecret / parseSecret', () => {
   it('round-trips the key id and rejects anything else', () => {

@@ -6,8 +6,8 @@ import {
   notRunnableActivities,
   notRunnableTasks,
   problemDetail,
-} from '../../functions/process-manager/bpmn-upload.js';
-import { MAX_BPMN_BYTES } from '../../functions/process-manager/definition-schemas.js';
+} from '../../functions/process-manager/definitions/bpmn-upload.js';
+import { MAX_BPMN_BYTES } from '../../functions/process-manager/definitions/definition-schemas.js';
 import type { BpmnGraph } from '../../statemachines/bpmn/graph.js';
 import type { ProcessDefinitionInput } from '../../statemachines/definition.js';
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   CUSTOM_DATA_FORM_COMPONENT_TYPES,
   parseCustomDataFormResource,
-} from '../../functions/process-manager/custom-data-form-schema.js';
-import { CUSTOM_DATA_FORM_TRANSITIONS } from '../../functions/process-manager/custom-data-forms.js';
+} from '../../functions/process-manager/forms/custom-data-form-schema.js';
+import { CUSTOM_DATA_FORM_TRANSITIONS } from '../../functions/process-manager/forms/custom-data-forms.js';
 import { CUSTOM_DATA_FORM_STATUSES } from '../../functions/process-manager/model.js';
 
 const form = (components: unknown[], extra: Record<string, unknown> = {}) =>

@@ -20,9 +20,9 @@ import {
   toErrorResponse,
   type ErrorCode,
 } from '../../functions/errors.js';
-import { IdentityStoreNotFoundError } from '../../functions/identity-store/stores.js';
+import { IdentityStoreNotFoundError } from '../../functions/identity-store/stores/stores.js';
 import { StepNotWaitingError } from '../../functions/journey/steps.js';
-import { ProcessTokenUnusableError } from '../../functions/process-manager/instances.js';
+import { ProcessTokenUnusableError } from '../../functions/process-manager/instances/instances.js';
 import { buildOpenApiDocument } from '../../functions/platform/openapi-document.js';
 import { routeList } from '../../functions/routes.js';
 import { ERROR_DOCS_FILE, withErrorTable } from '../../lib/error-docs.js';

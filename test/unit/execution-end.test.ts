@@ -2,8 +2,8 @@ import { DescribeExecutionCommand, ExecutionDoesNotExist, SFNClient } from '@aws
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { executionArnOf } from '../../functions/process-manager/model.js';
-import { stepFunctionsOrchestrator } from '../../functions/process-manager/step-functions.js';
-import { onExecutionStatusChange, recordOutcome, type ExecutionEndDeps } from '../../functions/process-manager/status.js';
+import { stepFunctionsOrchestrator } from '../../functions/process-manager/executions/step-functions.js';
+import { onExecutionStatusChange, recordOutcome, type ExecutionEndDeps } from '../../functions/process-manager/instances/status.js';
 import { LocalStepFunctions } from '../../lib/local/engine.js';
 import { statusChangeDetail, MAX_EVENT_BYTES } from '../../lib/local/orchestrator.js';
 import { compileDefinition } from '../../statemachines/compile.js';

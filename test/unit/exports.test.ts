@@ -8,14 +8,14 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfigForTests } from '../../functions/config.js';
-import { ProcessInstanceNotFoundError } from '../../functions/process-manager/instances.js';
+import { ProcessInstanceNotFoundError } from '../../functions/process-manager/instances/instances.js';
 import { exportView, findExport, runExport, startExport } from '../../functions/exports/exports.js';
 import type { ExportRecord, ExportStore } from '../../functions/exports/model.js';
 import { handler as workerHandler } from '../../functions/exports/run-export.js';
 import { exportObjects } from '../../functions/store/exports.js';
-import { sqsExportQueue } from '../../functions/store/export-queue.js';
-import { imageStore } from '../../functions/store/images.js';
-import { FileSealer, KmsSealer, cloudSecretContext } from '../../functions/store/sealer.js';
+import { sqsExportQueue } from '../../functions/adapters/export-queue.js';
+import { imageStore } from '../../functions/adapters/images.js';
+import { FileSealer, KmsSealer, cloudSecretContext } from '../../functions/adapters/sealer.js';
 import { isTransientError } from '../../functions/shared/aws-errors.js';
 import { GETDATA_DOCUMENT_BUDGET, inlineImages, type UserData } from '../../functions/userdata/user-data.js';
 import { checkPresigned, newLocalS3Credentials } from '../../lib/local/s3.js';
@@ -258,7 +258,7 @@ describe('export jobs', () => {
     const queued: unknown[] = [];
     const record = await startExport(
       { jobs, queue: { enqueue: async (r) => void queued.push(r) }, sealer: seal },
-      { tenantId: 'demo', principal: 'apikey:k', kind: 'USER_DATA_ARCHIVE', fileName: 'u.zip', contentType: 'application/zip', processDefnId: 'd', processInstanceId: 'i', password: 'Correct-Horse-9' },
+      { tenantId: 'demo', actor: 'apikey:k', kind: 'USER_DATA_ARCHIVE', fileName: 'u.zip', contentType: 'application/zip', processDefnId: 'd', processInstanceId: 'i', password: 'Correct-Horse-9' },
       now,
     );
     return { jobs, record, queued };
@@ -266,7 +266,8 @@ describe('export jobs', () => {
 
   it('stores a PENDING job with a 7-day TTL and the password sealed, and queues its id only', async () => {
     const { jobs, record, queued } = await start();
-    expect(record).toMatchObject({ status: 'PENDING', expiresAt: now.getTime() / 1000 + 7 * 86_400, sealedPassword: 'sealed(15)' });
+    // The stored attribute is still `principal` (jobs already in the table have it).
+    expect(record).toMatchObject({ status: 'PENDING', principal: 'apikey:k', expiresAt: now.getTime() / 1000 + 7 * 86_400, sealedPassword: 'sealed(15)' });
     expect(JSON.stringify([...jobs.items.values()])).not.toContain('Correct-Horse');
     expect(queued).toEqual([{ tenantId: 'demo', exportId: record.exportId }]);
     expect(await exportView({}, record, now)).toEqual(expect.not.objectContaining({ url: expect.anything() }));

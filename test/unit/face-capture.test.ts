@@ -6,13 +6,13 @@ import { faceCaptureCheck, faceImageRecord, inspectFaceImage } from '../../funct
 import { MAX_FACE_IMAGE_BYTES } from '../../functions/journey/face-limits.js';
 import { THRESHOLDS } from '../../functions/faces/quality.js';
 import { keys, objectKeys } from '../../functions/store/keys.js';
-import { imageStore } from '../../functions/store/images.js';
+import { imageStore } from '../../functions/adapters/images.js';
 import { expiredInstance, handler as expiredHandler } from '../../functions/userdata/on-instance-expired.js';
 import { journeyScreens } from '../../functions/journey/pages.js';
 import { identityStores } from '../../functions/identity-store/deps.js';
 import { SCREENS as STEP_SCREENS } from '../../functions/activities/index.generated.js';
 
-import type { ProcessInstanceRecord } from '../../functions/process-manager/instances.js';
+import type { ProcessInstanceRecord } from '../../functions/process-manager/instances/instances.js';
 import { jpegClaiming, pngWithEmptyChunks, truncatedJpeg, truncatedPng } from '../support/broken-images.js';
 
 const { byComponent: SCREENS, screenOf } = journeyScreens(STEP_SCREENS, { identityStores });

@@ -11,7 +11,7 @@ import {
   RekognitionClient,
   SearchFacesByImageCommand,
 } from '@aws-sdk/client-rekognition';
-import { RekognitionFaceEngine } from '../../functions/store/face-engine.js';
+import { RekognitionFaceEngine } from '../../functions/adapters/face-engine.js';
 import { imageRefusal, isMissingCollection } from '../../functions/faces/model.js';
 import { face } from '../support/face-images.js';
 import { truncatedJpeg } from '../support/broken-images.js';

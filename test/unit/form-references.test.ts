@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findFormVersion, missingFormReferences } from '../../functions/process-manager/form-references.js';
+import { findFormVersion, missingFormReferences } from '../../functions/process-manager/forms/form-references.js';
 import type { CustomDataFormRecord, CustomDataFormStatus, CustomDataFormStore } from '../../functions/process-manager/model.js';
 
 const resource = JSON.stringify({ title: { values: { en: 'T' } }, components: [{ type: 'text', id: 'a' }] });

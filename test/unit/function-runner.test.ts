@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { LambdaFunctionRunner, RunnerInvokeError } from '../../functions/store/function-runner.js';
+import { LambdaFunctionRunner, RunnerInvokeError } from '../../functions/adapters/function-runner.js';
 import type { RunRequest } from '../../functions/cloud-functions/model.js';
 
 const lambda = mockClient(LambdaClient);

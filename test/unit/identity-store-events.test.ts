@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_QUERY_TTL_SECONDS, eventQueryPage, newEvent, newEventQuery } from '../../functions/identity-store/events.js';
-import { createStore, newStore } from '../../functions/identity-store/stores.js';
-import { addUser } from '../../functions/identity-store/users.js';
+import { EVENT_QUERY_TTL_SECONDS, eventQueryPage, newEvent, newEventQuery } from '../../functions/identity-store/events/events.js';
+import { createStore, newStore } from '../../functions/identity-store/stores/stores.js';
+import { addUser } from '../../functions/identity-store/users/users.js';
 import { FakeIdentityStorage } from '../support/identity-store-fake.js';
 
 const t0 = new Date('2026-03-01T10:00:00.000Z');
@@ -11,7 +11,7 @@ const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
 async function setup() {
   const fake = new FakeIdentityStorage();
   for (const [tenantId, name] of [['acme', 'customers'], ['acme', 'staff'], ['globex', 'customers']] as const) {
-    await createStore(fake.stores, newStore({ tenantId, name, principal: 'apikey:admin', now: t0 }));
+    await createStore(fake.stores, newStore({ tenantId, name, actor: 'apikey:admin', now: t0 }));
   }
   for (const [i, ext] of ['c1', 'c2', 'c3'].entries()) await addUser(fake.all, { tenantId: 'acme', storeName: 'customers', externalId: ext, actor: 'apikey:k1', now: at(60 * i) });
   await addUser(fake.all, { tenantId: 'acme', storeName: 'staff', externalId: 's1', actor: 'apikey:k1', now: at(30) });

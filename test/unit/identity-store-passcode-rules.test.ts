@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { passcodeRules, type PasscodeRequirements } from '../../functions/identity-store/passcode-rules.js';
-import { DEFAULT_REQUIREMENTS } from '../../functions/identity-store/stores.js';
+import { passcodeRules, type PasscodeRequirements } from '../../functions/identity-store/passcodes/passcode-rules.js';
+import { DEFAULT_REQUIREMENTS } from '../../functions/identity-store/stores/stores.js';
 
 const policy = (r: Partial<PasscodeRequirements>): PasscodeRequirements => ({ ...DEFAULT_REQUIREMENTS, ...r });
 /** Whether each rule of the policy is met, by rule id. */

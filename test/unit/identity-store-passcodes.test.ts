@@ -8,10 +8,10 @@ import {
   stagePasscodeRegistration,
   startPasscodeLogin,
   startPasscodeRegistration,
-} from '../../functions/identity-store/passcodes.js';
-import { DEFAULT_REQUIREMENTS, createStore, newStore, type PasscodeRequirements } from '../../functions/identity-store/stores.js';
-import { addUser } from '../../functions/identity-store/users.js';
-import { SRP_ALGORITHM, clientLogin, clientRegistration } from '../../functions/identity-store/srp.js';
+} from '../../functions/identity-store/passcodes/passcodes.js';
+import { DEFAULT_REQUIREMENTS, createStore, newStore, type PasscodeRequirements } from '../../functions/identity-store/stores/stores.js';
+import { addUser } from '../../functions/identity-store/users/users.js';
+import { SRP_ALGORITHM, clientLogin, clientRegistration } from '../../functions/identity-store/passcodes/srp.js';
 import { ID26_PATTERN } from '../../functions/shared/ids.js';
 import { FakeIdentityStorage } from '../support/identity-store-fake.js';
 
@@ -27,7 +27,7 @@ async function setup(requirements: Partial<PasscodeRequirements> = {}) {
     newStore({
       tenantId: 'acme',
       name: 'customers',
-      principal: 'apikey:admin',
+      actor: 'apikey:admin',
       now: t0,
       passcodePolicies: {
         login: { requirements: { ...DEFAULT_REQUIREMENTS, ...requirements } },

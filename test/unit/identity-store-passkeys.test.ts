@@ -7,10 +7,10 @@ import {
   listUserAuthentications,
   startPasskeyAuthentication,
   startPasskeyRegistration,
-} from '../../functions/identity-store/passkeys.js';
+} from '../../functions/identity-store/passkeys/passkeys.js';
 import { PasskeyConfigSchema } from '../../functions/identity-store/schemas.js';
-import { changeStore, createStore, newStore, withPasskeyConfig } from '../../functions/identity-store/stores.js';
-import { addUser } from '../../functions/identity-store/users.js';
+import { changeStore, createStore, newStore, withPasskeyConfig } from '../../functions/identity-store/stores/stores.js';
+import { addUser } from '../../functions/identity-store/users/users.js';
 import type { PasskeyRpConfig } from '../../functions/identity-store/model.js';
 import { FakeIdentityStorage } from '../support/identity-store-fake.js';
 import { SoftAuthenticator } from '../support/soft-authenticator.js';
@@ -37,7 +37,7 @@ async function setup() {
   const fake = new FakeIdentityStorage();
   const users: Record<string, Awaited<ReturnType<typeof addUser>>> = {};
   for (const tenantId of ['acme', 'globex']) {
-    await createStore(fake.stores, newStore({ tenantId, name: 'customers', principal: 'apikey:admin', now: t0 }));
+    await createStore(fake.stores, newStore({ tenantId, name: 'customers', actor: 'apikey:admin', now: t0 }));
     await changeStore(fake.stores, tenantId, 'customers', (c) => withPasskeyConfig(c, bank, 'apikey:admin', t0));
     users[tenantId] = await addUser(fake.all, { tenantId, storeName: 'customers', externalId: 'cust-42', actor, now: t0 });
   }

@@ -10,7 +10,7 @@ import {
   withPasskeyConfig,
   type PasscodePolicy,
   type PasscodeRequirements,
-} from '../../functions/identity-store/stores.js';
+} from '../../functions/identity-store/stores/stores.js';
 import type { PasskeyRpConfig } from '../../functions/identity-store/model.js';
 import { FakeIdentityStorage } from '../support/identity-store-fake.js';
 
@@ -18,7 +18,7 @@ const now = new Date('2026-03-01T10:00:00.000Z');
 const later = new Date('2026-03-01T11:00:00.000Z');
 const policy = (r: Partial<PasscodeRequirements>): PasscodePolicy => ({ requirements: { ...DEFAULT_REQUIREMENTS, ...r } });
 const store = (tenantId: string, name: string, extra: Partial<Parameters<typeof newStore>[0]> = {}) =>
-  newStore({ tenantId, name, principal: 'apikey:admin', now, ...extra });
+  newStore({ tenantId, name, actor: 'apikey:admin', now, ...extra });
 const rp = (rpId: string, rpName = rpId): PasskeyRpConfig => ({
   rpId,
   rpName,
@@ -28,7 +28,7 @@ const rp = (rpId: string, rpName = rpId): PasskeyRpConfig => ({
 });
 
 describe('newStore', () => {
-  it('makes a STANDARD store with no policies, version 1, made and last changed by its principal', () => {
+  it('makes a STANDARD store with no policies, version 1, made and last changed by its actor', () => {
     expect(store('acme', 'customers')).toEqual({
       tenantId: 'acme',
       name: 'customers',

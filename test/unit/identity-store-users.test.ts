@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createStore, newStore } from '../../functions/identity-store/stores.js';
-import { addUser, findUser, userRefFrom, userView } from '../../functions/identity-store/users.js';
+import { createStore, newStore } from '../../functions/identity-store/stores/stores.js';
+import { addUser, findUser, userRefFrom, userView } from '../../functions/identity-store/users/users.js';
 import { ID26_PATTERN } from '../../functions/shared/ids.js';
 import { FakeIdentityStorage } from '../support/identity-store-fake.js';
 
@@ -8,7 +8,7 @@ const now = new Date('2026-03-01T10:00:00.000Z');
 
 async function withStores(...at: [tenantId: string, storeName: string][]) {
   const fake = new FakeIdentityStorage();
-  for (const [tenantId, name] of at) await createStore(fake.stores, newStore({ tenantId, name, principal: 'apikey:admin', now }));
+  for (const [tenantId, name] of at) await createStore(fake.stores, newStore({ tenantId, name, actor: 'apikey:admin', now }));
   return fake;
 }
 

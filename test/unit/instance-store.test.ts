@@ -208,10 +208,10 @@ describe('the outbox', () => {
 describe('the list views and the query model', () => {
   const tenant = 'lists';
   const made: ProcessInstanceRecord[] = [];
-  let search: typeof import('../../functions/process-manager/instance-search.js');
+  let search: typeof import('../../functions/process-manager/instances/instance-search.js');
 
   beforeAll(async () => {
-    search = await import('../../functions/process-manager/instance-search.js');
+    search = await import('../../functions/process-manager/instances/instance-search.js');
     for (let i = 0; i < 25; i++) {
       const at = new Date(now.getTime() + i * 60_000);
       const r = await createInstance(
@@ -418,8 +418,8 @@ describe('backfillViews (operator backfill-views)', () => {
   it('writes the views and term views of instances stored before them, drops stale term views, and leaves others alone', async () => {
     const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
     const { dynamo } = await import('../../functions/store/client.js');
-    const { backfillViews } = await import('../../functions/process-manager/backfill-views.js');
-    const search = await import('../../functions/process-manager/instance-search.js');
+    const { backfillViews } = await import('../../functions/process-manager/instances/backfill-views.js');
+    const search = await import('../../functions/process-manager/instances/instance-search.js');
     const { doc, tableName } = await dynamo();
     const put = (Item: Record<string, unknown>) => doc.send(new PutCommand({ TableName: tableName, Item }));
     // As stored before term views: the instance item and a T view with substring terms `q`, and a term view of another derivation.

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { finalStatus } from '../../functions/process-manager/status.js';
-import { tokenRefusal, newInstance, hashCapability, isExpired } from '../../functions/process-manager/instances.js';
+import { finalStatus } from '../../functions/process-manager/instances/status.js';
+import { tokenRefusal, newInstance, hashCapability, isExpired } from '../../functions/process-manager/instances/instances.js';
 import { mergeSession } from '../../functions/journey/steps.js';
-import { instancesCsv } from '../../functions/process-manager/instance-search.js';
-import type { ProcessTokenRecord } from '../../functions/process-manager/tokens.js';
-import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions.js';
+import { instancesCsv } from '../../functions/process-manager/instances/instance-search.js';
+import type { ProcessTokenRecord } from '../../functions/process-manager/tokens/tokens.js';
+import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions/definitions.js';
 import { buildOpenApiDocument } from '../../functions/platform/openapi-document.js';
 import { routeList } from '../../functions/routes.js';
 
@@ -43,7 +43,7 @@ describe('tokenRefusal', () => {
 
 describe('newInstance', () => {
   it('keeps only a hash of a 256-bit capability and expires after the retention', () => {
-    const { record, capability } = newInstance(token, definition, { tenantId: 'acme', principal: 'p', now });
+    const { record, capability } = newInstance(token, definition, { tenantId: 'acme', actor: 'p', now });
     expect(Buffer.from(capability, 'base64url')).toHaveLength(32);
     expect(record.capabilityHash).toBe(hashCapability(capability));
     expect(JSON.stringify(record)).not.toContain(capability);
@@ -62,13 +62,13 @@ describe('mergeSession', () => {
 
 describe('instancesCsv', () => {
   it('quotes as CSV does and neutralises cells a spreadsheet would run', () => {
-    const { record } = newInstance({ ...token, parameters: { firstName: '=1+1', lastName: 'O"Neil, Jr', email: '@x', phoneNumber: '-1' } }, definition, { tenantId: 'acme', principal: 'p', now });
+    const { record } = newInstance({ ...token, parameters: { firstName: '=1+1', lastName: 'O"Neil, Jr', email: '@x', phoneNumber: '-1' } }, definition, { tenantId: 'acme', actor: 'p', now });
     const [, row] = instancesCsv([record]).split('\r\n');
     expect(row).toContain(`'=1+1,"O""Neil, Jr",'@x,'-1`);
   });
 
   it('neutralises a formula after a line break inside a value, and keeps the break inside its quoted cell', () => {
-    const { record } = newInstance({ ...token, parameters: { firstName: 'Ann\n=1+1', lastName: 'x\r\n+SUM(A1)', email: 'a\r@b' } }, definition, { tenantId: 'acme', principal: 'p', now });
+    const { record } = newInstance({ ...token, parameters: { firstName: 'Ann\n=1+1', lastName: 'x\r\n+SUM(A1)', email: 'a\r@b' } }, definition, { tenantId: 'acme', actor: 'p', now });
     const csv = instancesCsv([record]);
     expect(csv).toContain(`"Ann\n'=1+1"`);
     expect(csv).toContain(`"x\r\n'+SUM(A1)"`);

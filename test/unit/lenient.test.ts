@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import * as z from '../../functions/shared/zod.js';
 import { lenient } from '../../functions/shared/lenient.js';
-import { ProcessTokenCreateSchema } from '../../functions/process-manager/token-schemas.js';
+import { ProcessTokenCreateSchema } from '../../functions/process-manager/tokens/token-schemas.js';
 import { ApiKeyCreateSchema } from '../../functions/api-keys/schemas.js';
 
 const read = (schema: z.ZodMiniType, value: unknown) => z.safeParse(schema, lenient(schema, value));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lockSeconds, PASSCODE_LOCKOUT } from '../../functions/identity-store/passcodes.js';
+import { lockSeconds, PASSCODE_LOCKOUT } from '../../functions/identity-store/passcodes/passcodes.js';
 
 describe('lockSeconds', () => {
   it('locks from the fifth wrong passcode in a row, doubling, at most a day', () => {

@@ -3,9 +3,9 @@ import { DynamoDBDocumentClient, ScanCommand, TransactWriteCommand, UpdateComman
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { executionArnOf, type ProcessInstanceRecord } from '../../functions/process-manager/model.js';
-import { reconcileExecutions, reconcileInstance, type ReconcileDeps } from '../../functions/process-manager/reconcile.js';
-import { firstReconcileAt, nextReconcileAt } from '../../functions/process-manager/reconcile-schedule.js';
-import { stepFunctionsOrchestrator } from '../../functions/process-manager/step-functions.js';
+import { reconcileExecutions, reconcileInstance, type ReconcileDeps } from '../../functions/process-manager/executions/reconcile.js';
+import { firstReconcileAt, nextReconcileAt } from '../../functions/process-manager/executions/reconcile-schedule.js';
+import { stepFunctionsOrchestrator } from '../../functions/process-manager/executions/step-functions.js';
 import { processInstanceStore } from '../../functions/store/process-instances.js';
 import { itemCodec } from '../../functions/store/codec.js';
 import { keys } from '../../functions/store/keys.js';

@@ -13,7 +13,7 @@ import { renderTrouble } from '../../functions/journey/screens/trouble.js';
 import { renderUnsupported } from '../../functions/journey/screens/unsupported.js';
 import { renderWaiting } from '../../functions/journey/screens/waiting.js';
 import { journeyErrorPage } from '../../functions/journey/error-page.js';
-import type { PasscodeRequirements } from '../../functions/identity-store/passcode-rules.js';
+import type { PasscodeRequirements } from '../../functions/identity-store/passcodes/passcode-rules.js';
 import type { DataForm } from '../../statemachines/definition.js';
 
 const form = {

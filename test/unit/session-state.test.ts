@@ -4,11 +4,11 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runActivity } from '../../functions/activities/lambda.js';
 import { completeUserStep } from '../../functions/journey/steps.js';
-import { stepFunctionsOrchestrator } from '../../functions/process-manager/step-functions.js';
+import { stepFunctionsOrchestrator } from '../../functions/process-manager/executions/step-functions.js';
 import type { ProcessInstanceRecord } from '../../functions/process-manager/model.js';
 import { keys } from '../../functions/store/keys.js';
 import { normaliseKeep, overlay, pathSegments, project, stateFor } from '../../functions/shared/session-state.js';
-import { instanceOf } from '../../functions/process-manager/status.js';
+import { instanceOf } from '../../functions/process-manager/instances/status.js';
 
 describe('session-state', () => {
   it('reads the JSONPaths the compiler writes, and refuses others', () => {

@@ -18,7 +18,7 @@ import {
   startLogin,
   toBytes,
   verifierToBase64,
-} from '../../functions/identity-store/srp.js';
+} from '../../functions/identity-store/passcodes/srp.js';
 
 /** Hex as the RFCs print it (groups of 8 digits, line breaks). */
 const hex = (text: string) => BigInt(`0x${text.replace(/\s+/g, '')}`);

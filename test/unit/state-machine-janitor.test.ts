@@ -10,9 +10,9 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { resetConfigForTests } from '../../functions/config.js';
 import type { DefinitionStatus, ProcessDefinitionRecord } from '../../functions/process-manager/model.js';
-import { sweepStateMachines, type StateMachineEntry, type StateMachineInventory } from '../../functions/process-manager/state-machine-janitor.js';
-import { stepFunctionsInventory } from '../../functions/process-manager/step-functions-inventory.js';
-import { handler } from '../../functions/process-manager/sweep-state-machines.js';
+import { sweepStateMachines, type StateMachineEntry, type StateMachineInventory } from '../../functions/process-manager/executions/state-machine-janitor.js';
+import { stepFunctionsInventory } from '../../functions/process-manager/executions/step-functions-inventory.js';
+import { handler } from '../../functions/process-manager/executions/sweep-state-machines.js';
 import { definitionStore } from '../../functions/store/process-definitions.js';
 
 const NOW = new Date('2026-06-01T00:00:00Z');

@@ -3,8 +3,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { resetConfigForTests } from '../../functions/config.js';
 import { toErrorResponse } from '../../functions/errors.js';
-import { stateMachineName, stateMachineNameOf, stateMachinePrefix } from '../../functions/process-manager/orchestrator.js';
-import { stateMachineSettings, stepFunctionsOrchestrator } from '../../functions/process-manager/step-functions.js';
+import { stateMachineName, stateMachineNameOf, stateMachinePrefix } from '../../functions/process-manager/executions/orchestrator.js';
+import { stateMachineSettings, stepFunctionsOrchestrator } from '../../functions/process-manager/executions/step-functions.js';
 import { compileDefinition } from '../../statemachines/compile.js';
 import { exampleDefinitions } from '../../statemachines/examples/index.js';
 

@@ -3,7 +3,7 @@ import { SFNClient, SFNServiceException, SendTaskFailureCommand, SendTaskSuccess
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { completeUserStep, failUserStep, submissionDigest } from '../../functions/journey/steps.js';
-import { stepFunctionsOrchestrator } from '../../functions/process-manager/step-functions.js';
+import { stepFunctionsOrchestrator } from '../../functions/process-manager/executions/step-functions.js';
 import { keys } from '../../functions/store/keys.js';
 import type { ProcessInstanceRecord } from '../../functions/process-manager/model.js';
 

@@ -200,7 +200,7 @@ describe('passkeyStore.register', () => {
 
 describe('stores return outcomes; the domain throws', () => {
   it('answers a lost optimistic lock with false, which the API key domain turns into CONCURRENT_UPDATE', async () => {
-    const actor = { tenantId: 'acme', principal: 'op', permissions: new Set(PERMISSIONS) };
+    const actor = { tenantId: 'acme', id: 'op', permissions: new Set(PERMISSIONS) };
     const { record } = newApiKey({ name: 'k' }, actor, new Date());
     ddb.on(PutCommand).rejects(Object.assign(new Error('condition'), { name: 'ConditionalCheckFailedException' }));
     expect(await apiKeyStore.replace({ ...record, version: 2 })).toBe(false);

@@ -27,7 +27,7 @@ describe('keys', () => {
 
 describe('apiKeyStore', () => {
   it("reads a tenant's key only under that tenant's partition", async () => {
-    const record = newApiKey({ name: 'k' }, { tenantId: 'acme', principal: 'op', permissions: new Set(PERMISSIONS) }, new Date()).record;
+    const record = newApiKey({ name: 'k' }, { tenantId: 'acme', id: 'op', permissions: new Set(PERMISSIONS) }, new Date()).record;
     ddb.on(GetCommand).resolves({});
     ddb.on(GetCommand, { Key: keys.apiKey('acme', record.id) }).resolves({ Item: { ...keys.apiKey('acme', record.id), itemType: 'ApiKey', ...record } });
     expect(await apiKeyStore.get('acme', record.id)).toMatchObject({ id: record.id, tenantId: 'acme' });
@@ -36,7 +36,7 @@ describe('apiKeyStore', () => {
   });
 
   it("writes, updates and deletes only under the caller's tenant", async () => {
-    const record = newApiKey({ name: 'k' }, { tenantId: 'acme', principal: 'op', permissions: new Set(PERMISSIONS) }, new Date()).record;
+    const record = newApiKey({ name: 'k' }, { tenantId: 'acme', id: 'op', permissions: new Set(PERMISSIONS) }, new Date()).record;
     ddb.on(PutCommand).resolves({});
     ddb.on(DeleteCommand).resolves({});
     ddb.on(UpdateCommand).resolves({ Attributes: { ...record, itemType: 'ApiKey' } });

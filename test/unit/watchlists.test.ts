@@ -4,7 +4,7 @@ import { FaceImageRefusedError, type WatchlistMemberRecord, type WatchlistRecord
 import { face } from '../support/face-images.js';
 
 const IMAGE = face('eileen-collins.jpg').toString('base64');
-const at = { principal: 'key:1', now: new Date('2026-11-24T00:00:00Z') };
+const at = { actor: 'key:1', now: new Date('2026-11-24T00:00:00Z') };
 
 /** An engine error as Rekognition names it (the engines turn those refusing an image into a FaceImageRefusedError). */
 const named = (name: string) => Object.assign(new Error(name), { name });

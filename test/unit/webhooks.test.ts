@@ -17,7 +17,7 @@ import { wants } from '../../functions/webhooks/webhooks.js';
 import type { DeliveryAttempt, DeliveryMessage, DeliveryRecord, DeliveryStatus, ReplayBudget, WebhookRecord } from '../../functions/webhooks/model.js';
 import { replayBudget } from '../../functions/store/rate-limits.js';
 import { toErrorResponse, WebhookReplayLimitedError } from '../../functions/errors.js';
-import { deliveryQueue } from '../../functions/store/delivery-queue.js';
+import { deliveryQueue } from '../../functions/adapters/delivery-queue.js';
 import { awsTargetSender, queueUrlOf, targetRefusal } from '../../functions/webhooks/targets.js';
 
 const now = new Date('2026-05-01T12:00:00.000Z');

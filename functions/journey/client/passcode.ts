@@ -5,8 +5,8 @@
  * authentication sends only A and M1 of the SRP handshake. The policy's rules are checked as
  * the end user types, by the same module the service documents them with.
  */
-import { clientLogin, clientRegistration } from '../../identity-store/srp-client.js';
-import { passcodeRules, type PasscodeRequirements } from '../../identity-store/passcode-rules.js';
+import { clientLogin, clientRegistration } from '../../identity-store/passcodes/srp-client.js';
+import { passcodeRules, type PasscodeRequirements } from '../../identity-store/passcodes/passcode-rules.js';
 
 interface SrpParameters {
   identity: string;

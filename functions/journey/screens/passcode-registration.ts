@@ -1,4 +1,4 @@
-import { passcodeRules, type PasscodeRequirements } from '../../identity-store/passcode-rules.js';
+import { passcodeRules, type PasscodeRequirements } from '../../identity-store/passcodes/passcode-rules.js';
 import { errorSummary, escapeHtml, page } from '../layout.js';
 import { framedHeading, type ScreenFrame } from './frame.js';
 import { fill, messages, type Language, type Messages } from '../messages/index.js';

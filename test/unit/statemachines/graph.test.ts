@@ -13,7 +13,7 @@ import {
 } from '../../../statemachines/compile.js';
 import { validateDefinition } from '../../../statemachines/validate.js';
 import { applyOutputs } from '../../../statemachines/outputs.js';
-import { finalStatus, outcomeStatus, type ExecutionEnd } from '../../../functions/process-manager/status.js';
+import { finalStatus, outcomeStatus, type ExecutionEnd } from '../../../functions/process-manager/instances/status.js';
 import { ARN, END_ARN, expectRefused } from './fixtures.js';
 import { FORM, largeDefinition } from '../../support/large-definition.js';
 

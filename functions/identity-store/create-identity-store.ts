@@ -1,9 +1,0 @@
-import { apiHandler, principalOf } from '../http/wrapper.js';
-import { stores } from './deps.js';
-import { createStore, newStore, storeView } from './stores.js';
-import { identityStoreRoutes as routes } from './routes.js';
-
-export const handler = apiHandler(routes.createIdentityStore, async ({ tenantId, auth, body, now }) => {
-  const record = await createStore(stores, newStore({ tenantId, ...body, principal: principalOf(auth), now }));
-  return { status: 201, body: storeView(record) };
-});

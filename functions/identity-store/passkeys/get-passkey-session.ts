@@ -1,0 +1,9 @@
+import { apiHandler } from '../../http/wrapper.js';
+import { identityStores } from '../deps.js';
+import { getPendingSession } from './passkeys.js';
+import { identityStoreRoutes as routes } from '../routes.js';
+
+export const handler = apiHandler(routes.getPasskeySession, async ({ tenantId, path, now }) => ({
+  status: 200,
+  body: await getPendingSession(identityStores, tenantId, path.storeName, { userId: path.userId }, now),
+}));

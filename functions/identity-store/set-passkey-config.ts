@@ -1,9 +1,0 @@
-import { apiHandler, principalOf } from '../http/wrapper.js';
-import { stores } from './deps.js';
-import { changeStore, storeView, withPasskeyConfig } from './stores.js';
-import { identityStoreRoutes as routes } from './routes.js';
-
-export const handler = apiHandler(routes.setPasskeyConfig, async ({ tenantId, auth, path, body, now }) => {
-  const next = await changeStore(stores, tenantId, path.storeName, (current) => withPasskeyConfig(current, body, principalOf(auth), now));
-  return { status: 201, body: storeView(next) };
-});

@@ -1,0 +1,15 @@
+import { apiHandler, actorOf } from '../../http/wrapper.js';
+import { definitions } from '../deps.js';
+import { definitionSummary, setDefinitionStatus } from './definitions.js';
+import { definitionRoutes as routes } from './definition-routes.js';
+
+export const handler = apiHandler(routes.setProcessDefinitionStatus, async ({ tenantId, path, auth, now }) => {
+  const record = await setDefinitionStatus(definitions, {
+    tenantId,
+    definitionId: path.processDefinitionId,
+    status: path.status,
+    actor: actorOf(auth),
+    now,
+  });
+  return { status: 200, body: definitionSummary(record) };
+});

@@ -1,0 +1,44 @@
+/** How the state machines of a deployment are named (by what they are); read by the stack and both orchestrators. */
+import { createHash } from 'node:crypto';
+import { deploymentPrefix, type ServiceRegion } from '../../config.js';
+
+/**
+ * The start of every state machine name of a region's deployment (`arthr-fir-`): what the
+ * stack's IAM grants and its execution-end rule match, so deployments of several regions in one
+ * account never touch each other's journeys.
+ */
+export function stateMachinePrefix(region: ServiceRegion): string {
+  return `${deploymentPrefix(region)}-`;
+}
+
+/**
+ * What, besides the ASL, makes a state machine what it is: CreateStateMachine answers with the
+ * existing one only when name, type, definition, logging and tracing all match (tags and role
+ * may differ), so all of them go into the name's hash.
+ */
+export interface StateMachineSettings {
+  loggingConfiguration?: object;
+  tracingConfiguration?: object;
+}
+
+/**
+ * A state machine's name: the region's prefix and 128 bits of SHA-256 over the tenant, the
+ * definition as sent (the ASL's JSON text) and its settings. Versions of a tenant that compile to
+ * the same ASL share one state machine (a republished version, a version that only changed its
+ * description); Step Functions' quota of state machines per account (10,000 by default) is spent
+ * on different journeys only. The tenant is in the hash, so a state machine belongs to one tenant
+ * (it is tagged with it): whether it is still needed is then a question about that tenant's
+ * records alone, as every key of the table is scoped to one tenant.
+ */
+export function stateMachineName(region: ServiceRegion, tenantId: string, definition: string, settings: StateMachineSettings = {}): string {
+  const hash = createHash('sha256')
+    .update(JSON.stringify([tenantId, 'STANDARD', definition, settings.loggingConfiguration ?? null, settings.tracingConfiguration ?? null]))
+    .digest('hex')
+    .slice(0, 32);
+  return `${stateMachinePrefix(region)}${hash}`;
+}
+
+/** The name at the end of a state machine ARN (`arn:aws:states:...:stateMachine:<name>`). */
+export function stateMachineNameOf(arn: string): string {
+  return arn.slice(arn.lastIndexOf(':') + 1);
+}

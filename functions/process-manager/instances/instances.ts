@@ -1,0 +1,144 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { apiError, ConflictError } from '../../errors.js';
+import type { FaceUploadSlot } from './face-uploads.js';
+import type { InstanceView, ProcessDefinitionRecord, ProcessInstanceRecord, ProcessInstanceStore, ProcessTokenRecord } from '../model.js';
+import { firstReconcileAt } from '../executions/reconcile-schedule.js';
+
+export { INSTANCE_STATUSES, type InstanceStatus, type ProcessInstanceRecord } from '../model.js';
+
+import { CONTACT_PARAMETERS } from '../model.js';
+
+export { CONTACT_PARAMETERS };
+
+export class ProcessTokenUnusableError extends ConflictError {
+  constructor(
+    override readonly code: 'PROCESS_TOKEN_INACTIVE' | 'PROCESS_TOKEN_EXHAUSTED' | 'PROCESS_TOKEN_NOT_YET_VALID' | 'PROCESS_TOKEN_EXPIRED',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class ProcessInstanceNotFoundError extends apiError('PROCESS_INSTANCE_NOT_FOUND') {
+  constructor(id: string) {
+    super(`Process instance ${id} was not found.`);
+  }
+}
+
+export class IdempotencyKeyReusedError extends apiError('IDEMPOTENCY_KEY_REUSED') {}
+
+/** Why a token cannot create an instance now, or undefined when it can. */
+export function tokenRefusal(token: ProcessTokenRecord, now: Date): ProcessTokenUnusableError | undefined {
+  if (token.status !== 'ACTIVE') return new ProcessTokenUnusableError('PROCESS_TOKEN_INACTIVE', 'The process token is INACTIVE.');
+  if (token.validFromDtm && new Date(token.validFromDtm) > now) {
+    return new ProcessTokenUnusableError('PROCESS_TOKEN_NOT_YET_VALID', `The process token is valid from ${token.validFromDtm}.`);
+  }
+  if (token.validToDtm && new Date(token.validToDtm) <= now) {
+    return new ProcessTokenUnusableError('PROCESS_TOKEN_EXPIRED', `The process token was valid until ${token.validToDtm}.`);
+  }
+  if (token.maxCount !== null && token.counter >= token.maxCount) {
+    return new ProcessTokenUnusableError('PROCESS_TOKEN_EXHAUSTED', `The process token has been used its ${token.maxCount} time(s).`);
+  }
+  return undefined;
+}
+
+/**
+ * A new instance and the end user's capability: 256 random bits, stored only as a hash, bound
+ * to this instance and expiring with it.
+ */
+export function newInstance(
+  token: ProcessTokenRecord,
+  definition: ProcessDefinitionRecord,
+  ctx: { tenantId: string; actor: string; now: Date; extraParameters?: Record<string, string> },
+): { record: ProcessInstanceRecord; capability: string } {
+  const capability = randomBytes(32).toString('base64url');
+  const created = ctx.now;
+  const expiring = new Date(created.getTime() + definition.retentionDays * 86_400_000);
+  return {
+    capability,
+    record: {
+      tenantId: ctx.tenantId,
+      id: randomUUID(),
+      processDefnId: definition.id,
+      processDefnName: definition.name,
+      processDefnVersion: definition.version,
+      processTokenId: token.id,
+      status: 'PENDING',
+      createdAt: created.toISOString(),
+      lastUpdatedAt: created.toISOString(),
+      retentionDays: definition.retentionDays,
+      expiringDtm: expiring.toISOString(),
+      expiresAt: Math.floor(expiring.getTime() / 1000),
+      parameters: { ...token.parameters, ...ctx.extraParameters },
+      capabilityHash: hashCapability(capability),
+      stateMachineArn: definition.stateMachineArn,
+      createdBy: ctx.actor,
+      // On the reconciler's index until its status is final.
+      reconcileAt: firstReconcileAt(created),
+    },
+  };
+}
+
+export function hashCapability(capability: string): string {
+  return createHash('sha256').update(capability, 'utf8').digest('hex');
+}
+
+/** Expired instances are gone for every reader, before DynamoDB's TTL sweep catches up. */
+export function isExpired(record: { expiresAt: number }, now: Date): boolean {
+  return record.expiresAt * 1000 <= now.getTime();
+}
+
+export function redirectUrl(origin: string, record: ProcessInstanceRecord, capability: string): string {
+  return `${origin}/journey/${record.id}?c=${capability}`;
+}
+
+/** The execution's input: the session data the compiled state machine works on. */
+export function initialSession(record: ProcessInstanceRecord, externalSources?: { faceUploads: Record<string, FaceUploadSlot> }) {
+  return {
+    // Where the face images uploaded from outside go (face-uploads.ts), for the face match step.
+    ...(externalSources ? { _externalSources: externalSources } : {}),
+    instance: {
+      tenantId: record.tenantId,
+      processInstanceId: record.id,
+      processDefnId: record.processDefnId,
+      processDefnName: record.processDefnName,
+      processDefnVersion: record.processDefnVersion,
+    },
+    parameters: record.parameters,
+    // The process variables start as the token's parameters (statemachines/variables.ts).
+    vars: { ...record.parameters },
+    _checks: {},
+    _faces: {},
+  };
+}
+
+export function instanceView(r: InstanceView) {
+  const contact: Record<string, string> = {};
+  for (const k of CONTACT_PARAMETERS) if (r.parameters[k] !== undefined) contact[k] = r.parameters[k]!;
+  return {
+    id: r.id,
+    tenantId: r.tenantId,
+    processDefnId: r.processDefnId,
+    processDefnName: r.processDefnName,
+    processDefnVersion: r.processDefnVersion,
+    processTokenId: r.processTokenId,
+    status: r.status,
+    createdAt: r.createdAt,
+    lastUpdatedAt: r.lastUpdatedAt,
+    ...contact,
+    retentionDays: r.retentionDays,
+    expiringDtm: r.expiringDtm,
+  };
+}
+
+export function instanceWithParametersView(r: ProcessInstanceRecord) {
+  const { expiringDtm: _e, ...view } = instanceView(r);
+  return { ...view, processTokenParameters: r.parameters };
+}
+
+/** An instance within its retention (404 otherwise, and for another tenant's). */
+export async function getLiveInstance(instances: Pick<ProcessInstanceStore, 'getLive'>, tenantId: string, id: string, now: Date): Promise<ProcessInstanceRecord> {
+  const record = await instances.getLive(tenantId, id, now);
+  if (!record) throw new ProcessInstanceNotFoundError(id);
+  return record;
+}

@@ -1,0 +1,9 @@
+import { apiHandler } from '../../http/wrapper.js';
+import { tokens } from '../deps.js';
+import { tokenPage } from './tokens.js';
+import { tokenRoutes as routes } from './token-routes.js';
+
+export const handler = apiHandler(routes.listProcessTokens, async ({ tenantId, query, origin }) => ({
+  status: 200,
+  body: tokenPage(await tokens.list(tenantId), query, origin),
+}));
