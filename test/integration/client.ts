@@ -141,6 +141,22 @@ export async function finalStatus(id: string, token: string, opts: CallOptions =
   }
 }
 
+/**
+ * A journey of a published definition (version 1), as a relying party starts one: a process
+ * token with `parameters`, an instance of it; then its final status.
+ */
+export async function runJourney(token: string, definition: string, parameters: Record<string, string>): Promise<{ id: string; status: string }> {
+  const pt = await call('POST', '/api/process-manager/processTokens', {
+    token,
+    body: { name: `${definition}-${Math.random().toString(36).slice(2, 10)}`, processDefnName: definition, processDefnVersion: '1', parameters },
+  });
+  if (pt.status !== 201) throw new Error(`process token: ${pt.status} ${pt.text}`);
+  const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
+  if (created.status !== 201) throw new Error(`instance: ${created.status} ${created.text}`);
+  const id = created.json.processInstanceId as string;
+  return { id, status: await finalStatus(id, token) };
+}
+
 /** Runs `use` with a client of the local table (the runtime's DynamoDB Local) and the table's name. */
 async function withLocalTable<T>(use: (db: ReturnType<typeof localClient>, tableName: string) => Promise<T>): Promise<T> {
   const runtime = JSON.parse(readFileSync(join(inject('localDir'), 'runtime.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { adminToken, call, finalStatus } from './client.js';
+import { adminToken, call, runJourney } from './client.js';
 
 /**
  * Execute Cloud Function v2 in journeys: the tenant's function runs in the sandbox (the local
@@ -49,12 +49,7 @@ function journey(name: string, fn: string, inputs: Record<string, unknown> = {})
 }
 
 async function run(definition: string, parameters: Record<string, string>) {
-  const pt = await call('POST', '/api/process-manager/processTokens', { token, body: { name: `cf-${fresh()}`, processDefnName: definition, processDefnVersion: '1', parameters } });
-  expect(pt.status, pt.text).toBe(201);
-  const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
-  expect(created.status, created.text).toBe(201);
-  const id = created.json.processInstanceId as string;
-  const status = await finalStatus(id, token);
+  const { id, status } = await runJourney(token, definition, parameters);
   const logs = (await call('GET', `/api/process-manager/processInstances/${id}/cloudFunctionLogs`, { token })).json;
   return { id, status, logs };
 }

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, call, finalStatus, latestSession } from './client.js';
+import { adminToken, call, latestSession, runJourney } from './client.js';
 
 /** Counter v1 in a journey, over HTTP: it counts passes for a gateway to read. */
 const fresh = () => Math.random().toString(36).slice(2, 10);
@@ -24,14 +24,7 @@ const journey = (name: string) => ({
   gateways: { route: { name: 'Twice?', branches: [{ when: '${visits == 2}', next: 'pass' }], default: 'review' } },
 });
 
-async function run(definition: string, parameters: Record<string, string>) {
-  const pt = await call('POST', '/api/process-manager/processTokens', { token, body: { name: `count-${fresh()}`, processDefnName: definition, processDefnVersion: '1', parameters } });
-  expect(pt.status, pt.text).toBe(201);
-  const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
-  expect(created.status, created.text).toBe(201);
-  const id = created.json.processInstanceId as string;
-  return { id, status: await finalStatus(id, token) };
-}
+const run = (definition: string, parameters: Record<string, string>) => runJourney(token, definition, parameters);
 
 describe('Counter v1', () => {
   it('counts each pass for a gateway to read, and counts on from a token parameter of its name', async () => {
