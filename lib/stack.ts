@@ -22,6 +22,7 @@ import { cloudSecretsKey } from './constructs/cloud-secrets.js';
 import { JourneyFunctions } from './constructs/journey-functions.js';
 import { Operations } from './constructs/operations.js';
 import { PackageLayer } from './constructs/package-layer.js';
+import { reservedConcurrencyFromContext, type ReservedConcurrency } from './concurrency.js';
 import { LAYER_COMPANIONS, LAYER_PACKAGES, TRACER_PACKAGE } from './bundling.js';
 import type { RouteFunction } from './constructs/route-function.js';
 import { RouteStack, routeGroups } from './constructs/route-stack.js';
@@ -54,10 +55,11 @@ export interface ArthrSettings {
   certificateArn?: string;
   /** X-Ray tracing of every function and its AWS calls (context `tracing=true`); off by default, as traces are billed. */
   tracing?: boolean;
-  /** Concurrency reserved for the activity function (context `activityConcurrency`). */
-  activityConcurrency: number;
-  /** Concurrency reserved for the execution-end function (context `executionEndConcurrency`). */
-  executionEndConcurrency: number;
+  /**
+   * Concurrency reserved per function: none unless the context asks (`reservedConcurrency=true`,
+   * `activityConcurrency`, `executionEndConcurrency`; lib/concurrency.ts).
+   */
+  reservedConcurrency: ReservedConcurrency;
   /** Where alarm notifications are mailed (context `alarmEmail`); without it, subscribe to the AlarmTopicArn output. */
   alarmEmail?: string;
 }
@@ -112,10 +114,8 @@ export function settingsFromContext(node: Node): ArthrSettings {
     },
     tenantRateLimit: int(node, 'tenantRateLimit', 100, 1, 10_000),
     tokenRateLimit: int(node, 'tokenRateLimit', 10, 1, 1_000),
-    // Lambda keeps 100 of the account's concurrency unreserved: with these defaults the account
-    // needs a concurrency quota of at least 211 (new accounts may start lower; ask for more).
-    activityConcurrency: int(node, 'activityConcurrency', 100, 1, 5_000),
-    executionEndConcurrency: int(node, 'executionEndConcurrency', 10, 1, 1_000),
+    // None by default: every reservation raises the Lambda quota the account needs to deploy at all.
+    reservedConcurrency: reservedConcurrencyFromContext((key) => node.tryGetContext(key)),
   };
   // A tenant that may use the stage's whole rate can starve every other: its share stays below half.
   if (settings.tenantRateLimit * 2 > settings.throttle.rateLimit) {
@@ -457,8 +457,7 @@ export class ArthrStack extends Stack {
       table: this.table,
       activityFunctionName,
       executionEndFunctionName,
-      activityConcurrency: settings.activityConcurrency,
-      executionEndConcurrency: settings.executionEndConcurrency,
+      reservedConcurrency: settings.reservedConcurrency,
       cloudSecretsKey: this.cloudSecretsKey,
       packageLayers,
       images: this.images,
@@ -484,7 +483,8 @@ export class ArthrStack extends Stack {
       apiId: this.api.apiId,
       stage: stage.stageName,
       activities: this.journeys.activities,
-      activityConcurrency: settings.activityConcurrency,
+      activityConcurrency: settings.reservedConcurrency.activities,
+      executionEndConcurrency: settings.reservedConcurrency.executionEnd,
       executionEnd: this.journeys.executionEnd,
       janitor: this.journeys.janitor,
       table: this.table,

@@ -8,6 +8,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ServiceFunction, nagArn, tableItemsIn } from './service-function.js';
+import type { ReservedConcurrency } from '../concurrency.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
 import { cloudSecretsEnvironment, cloudSecretStatement } from './cloud-secrets.js';
@@ -34,10 +35,8 @@ export interface JourneyFunctionsProps {
   /** The table's index of open instances, which the reconciler scans. */
   openInstancesIndexName: string;
   environment: Record<string, string>;
-  /** Concurrency reserved for the activity function (every Task state of every journey). */
-  activityConcurrency: number;
-  /** Concurrency reserved for the execution-end function. */
-  executionEndConcurrency: number;
+  /** Concurrency reserved for each function that has a reservation (none by default: lib/concurrency.ts). */
+  reservedConcurrency: ReservedConcurrency;
   /** The key cloud secrets are sealed with: the activity function unseals those a step gives its function. */
   cloudSecretsKey: kms.IKey;
   /** The layer per package of LAYER_PACKAGES (the runner loads quickjs-emscripten from its own). */
@@ -111,7 +110,9 @@ export class JourneyFunctions extends Construct {
         ...facesEnvironment(props.namePrefix, access.faces),
         ...(access.images.length ? { IMAGES_BUCKET: props.images.bucket.bucketName } : {}),
       },
-      reservedConcurrency: props.activityConcurrency,
+      // Unreserved by default, it shares the account's concurrency with the API: Task states retry
+      // a throttled invoke (statemachines/compile.ts LAMBDA_RETRY), and ActivityThrottles alarms.
+      reservedConcurrency: props.reservedConcurrency.activities,
       policyName: 'activities',
       roleDescription: 'Runs journey activities: records the waiting user step with its event, runs the identity store activities (users, passcodes).',
       // The union of what the activity modules declare (functions/activities/access.ts).
@@ -154,7 +155,7 @@ export class JourneyFunctions extends Construct {
       memorySize: 256,
       timeout: Duration.seconds(30),
       environment: props.environment,
-      reservedConcurrency: props.executionEndConcurrency,
+      reservedConcurrency: props.reservedConcurrency.executionEnd,
       policyName: 'onExecutionEnd',
       roleDescription:
         'Records journey execution ends: reads and updates instances (writing their status changes\' events with them), and asks Step Functions for what an event leaves out.',
@@ -217,8 +218,11 @@ export class JourneyFunctions extends Construct {
       memorySize: 256,
       timeout: Duration.minutes(4),
       environment: props.environment,
-      // One run at a time: a second would scan the same due instances.
-      reservedConcurrency: 1,
+      // One run at a time without a reservation: the schedule's 5 minutes outlast the 4-minute
+      // timeout, and neither EventBridge nor Lambda retries a run. Only a duplicate delivery
+      // (EventBridge is at-least-once) could overlap two; each instance's status change is one
+      // conditional write, so the second run records nothing twice, it only reads again.
+      reservedConcurrency: props.reservedConcurrency.reconciler,
       policyName: 'reconcileExecutions',
       roleDescription: 'Reconciles journey executions: scans the open-instance index, reads and updates instances (with their status changes\' events), describes executions.',
       statements: [
@@ -266,8 +270,10 @@ export class JourneyFunctions extends Construct {
       // Up to 10,000 state machines (the quota), a few calls each, under Step Functions' API rates.
       timeout: Duration.minutes(15),
       environment: props.environment,
-      // One run at a time.
-      reservedConcurrency: 1,
+      // One run at a time without a reservation: daily, with a 15-minute timeout; a retry (Lambda's
+      // after an error, EventBridge's after a failed invoke) starts once no run is left. A duplicate
+      // delivery could overlap two, which then judge alike and delete the same state machines.
+      reservedConcurrency: props.reservedConcurrency.janitor,
       policyName: 'sweepStateMachines',
       roleDescription: 'Deletes unused journey state machines: lists them, reads their tenant tag and running executions, reads definition versions.',
       statements: [

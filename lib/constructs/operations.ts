@@ -24,7 +24,10 @@ export interface OperationsProps {
   /** The HTTP API stage whose metrics are watched (`$default`). */
   stage: string;
   activities: ServiceFunction;
-  activityConcurrency: number;
+  /** The activity function's reserved concurrency, when the deployment reserves any (lib/concurrency.ts). */
+  activityConcurrency?: number;
+  /** The execution-end function's reserved concurrency, when the deployment reserves any. */
+  executionEndConcurrency?: number;
   executionEnd: ServiceFunction;
   janitor: ServiceFunction;
   table: ITable;
@@ -120,7 +123,10 @@ export class Operations extends Construct {
       threshold: 1,
     });
     alarm('ActivityThrottles', props.activities.function.metricThrottles({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }), {
-      description: `The activity function hit its reserved concurrency (${props.activityConcurrency}): journeys' steps are retried and slowed. Raise -c activityConcurrency.`,
+      description:
+        props.activityConcurrency !== undefined
+          ? `The activity function hit its reserved concurrency (${props.activityConcurrency}): journeys' steps are retried and slowed. Raise -c activityConcurrency.`
+          : "The activity function was throttled: the account's Lambda concurrency (shared with the API's functions) was used up, so journeys' steps are retried and slowed. Ask for a higher quota, or reserve with -c activityConcurrency.",
       threshold: 1,
     });
     alarm('ExecutionEndErrors', props.executionEnd.function.metricErrors({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }), {
@@ -128,7 +134,10 @@ export class Operations extends Construct {
       threshold: 1,
     });
     alarm('ExecutionEndThrottles', props.executionEnd.function.metricThrottles({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }), {
-      description: 'The execution-end function hit its reserved concurrency: journeys\' ends are recorded late. Raise -c executionEndConcurrency.',
+      description:
+        props.executionEndConcurrency !== undefined
+          ? `The execution-end function hit its reserved concurrency (${props.executionEndConcurrency}): journeys' ends are recorded late. Raise -c executionEndConcurrency.`
+          : "The execution-end function was throttled: the account's Lambda concurrency was used up, so journeys' ends are recorded late. Ask for a higher quota, or reserve with -c executionEndConcurrency.",
       threshold: 1,
     });
     alarm('JanitorErrors', props.janitor.function.metricErrors({ period: Duration.hours(1), statistic: cloudwatch.Stats.SUM }), {

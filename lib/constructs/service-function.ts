@@ -58,7 +58,8 @@ export interface ServiceFunctionProps {
   /**
    * Concurrency set aside for this function alone, which is also its ceiling: what a function
    * must always be able to run (journeys' steps, their ends) is not starved by the API's
-   * functions, and cannot starve them in turn.
+   * functions, and cannot starve them in turn. Only when the deployment's context asks for it
+   * (lib/concurrency.ts): each reservation raises the Lambda quota an account needs to deploy.
    */
   reservedConcurrency?: number;
 }

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reservedFunctionNames } from '../../lib/concurrency.js';
 import { asArray, joined, ofType, refId, resourceAt, statementsOf, synthesize, unacknowledgedNagFindings, type Resource, type Synthesized } from './support.js';
 
 describe('ArthrStack operations', () => {
@@ -125,21 +126,55 @@ describe('ArthrStack operations', () => {
   });
 
   describe('capacity', () => {
-    it('reserves concurrency for the activity and execution-end functions (cdk.json), one run for the janitor', () => {
-      expect(fn('Activities')[1].Properties.ReservedConcurrentExecutions).toBe(100);
-      expect(fn('ExecutionEnd')[1].Properties.ReservedConcurrentExecutions).toBe(10);
-      expect(fn('StateMachineJanitor')[1].Properties.ReservedConcurrentExecutions).toBe(1);
-    });
-
-    it('takes other reservations from context', () => {
-      const other = synthesize({ activityConcurrency: '250', executionEndConcurrency: '20' }, { bundle: false });
+    // By function name, as the preflight (lib/preflight.ts) looks the reservations up.
+    const names = reservedFunctionNames('arthr-fir');
+    const reservations = (t: Template) =>
+      Object.fromEntries(
+        Object.values(ofType(t, 'AWS::Lambda::Function'))
+          .filter((f) => f.Properties.ReservedConcurrentExecutions !== undefined)
+          .map((f) => [f.Properties.FunctionName, f.Properties.ReservedConcurrentExecutions]),
+      );
+    const withContext = (context: Record<string, unknown>) => {
+      const other = synthesize(context, { bundle: false });
       try {
-        const f = (p: string) => resourceAt(other.template, 'AWS::Lambda::Function', `ArthrStack/Journeys/${p}/Function`)[1];
-        expect(f('Activities').Properties.ReservedConcurrentExecutions).toBe(250);
-        expect(f('ExecutionEnd').Properties.ReservedConcurrentExecutions).toBe(20);
+        return { reserved: reservations(other.template), alarms: Object.values(ofType(other.template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties) };
       } finally {
         rmSync(other.outdir, { recursive: true, force: true });
       }
+    };
+
+    it('reserves no concurrency by default, so that an account with a small Lambda quota can deploy', () => {
+      const functions = Object.values(ofType(template, 'AWS::Lambda::Function'));
+      expect(functions.length).toBeGreaterThan(10);
+      expect(reservations(template)).toEqual({});
+      const throttles = Object.values(ofType(template, 'AWS::CloudWatch::Alarm')).find((a) => a.Properties.AlarmName === 'arthr-fir-ActivityThrottles')!;
+      expect(throttles.Properties.AlarmDescription).toContain("the account's Lambda concurrency");
+    });
+
+    it('keeps the reconciler and the janitor to one run at a time with their schedules: each run ends before the next is due', () => {
+      const rule = (id: string) => resourceAt(template, 'AWS::Events::Rule', `ArthrStack/Journeys/${id}`)[1].Properties;
+      const seconds = (rate: string) => {
+        const [, n, unit] = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(rate)!;
+        return Number(n) * { minute: 60, minutes: 60, hour: 3600, hours: 3600, day: 86_400, days: 86_400 }[unit as 'minute'];
+      };
+      for (const [fnId, ruleId] of [['Reconciler', 'ReconcileSchedule'], ['StateMachineJanitor', 'StateMachineJanitorSchedule']]) {
+        expect(fn(fnId!)[1].Properties.Timeout, fnId).toBeLessThan(seconds(rule(ruleId!).ScheduleExpression));
+      }
+      // The reconciler is not retried at all (a retry could start while the next scheduled run goes).
+      const [reconcilerId] = fn('Reconciler');
+      const invokeConfig = Object.values(ofType(template, 'AWS::Lambda::EventInvokeConfig')).find((c) => refId(c.Properties.FunctionName) === reconcilerId);
+      expect(invokeConfig?.Properties.MaximumRetryAttempts).toBe(0);
+      expect(rule('ReconcileSchedule').Targets[0].RetryPolicy).toEqual({ MaximumRetryAttempts: 0 });
+    });
+
+    it('reserves for the journeys\u2019 functions, the reconciler and the janitor with -c reservedConcurrency=true', () => {
+      const { reserved, alarms } = withContext({ reservedConcurrency: 'true' });
+      expect(reserved).toEqual({ [names.activities]: 100, [names.executionEnd]: 10, [names.reconciler]: 1, [names.janitor]: 1 });
+      expect(alarms.find((a) => a.AlarmName === 'arthr-fir-ActivityThrottles')!.AlarmDescription).toContain('reserved concurrency (100)');
+    }, 120_000);
+
+    it('reserves for one function given its own value, and nothing for the others', () => {
+      expect(withContext({ activityConcurrency: '250', executionEndConcurrency: '20' }).reserved).toEqual({ [names.activities]: 250, [names.executionEnd]: 20 });
     }, 120_000);
   });
 
