@@ -1,32 +1,50 @@
 import type { ReplayBudget } from '../webhooks/model.js';
-import { conditionally, dynamo, isConditionFailure } from './client.js';
+import { dynamo, isConditionFailure } from './client.js';
 import { keys, type RateWindow } from './keys.js';
 
 /** How long a window's item is kept after its second (DynamoDB's TTL deletes it later still). */
 const WINDOW_TTL_SECONDS = 120;
 
+/** How many times a lease asks again for what is left when the window had less than it asked. */
+const LEASE_TRIES = 3;
+
 /**
- * Per-tenant request counting: one item per tenant and second, and one atomic conditional write
- * per request that adds one only while the count is under the limit. Nothing is read first, so
- * concurrent requests of a tenant can never together pass more than `limit` in one second, and
- * the cost is one write per request.
+ * Per-tenant request budgets: one item per tenant and second, and one atomic conditional write
+ * per lease, which adds `want` to the second's count only while the count stays within the
+ * limit. Nothing is read first, so leases made at once by every container of the deployment can
+ * never together take more than `limit` in one second. A lease that does not fit is told (by the
+ * failed write itself, which returns the item as it was) how much is left and asks for that: so
+ * the last requests of a second are granted one by one, exactly.
  */
 export const rateLimitStore = {
-  /** True when the request is within `limit` for `tenantId` in the second of `now` (and is counted). */
-  async take(tenantId: string, now: Date, limit: number, window: RateWindow = 'requests'): Promise<boolean> {
+  /** How many of `want` requests `tenantId` may make in the second of `now` (all of them, fewer, or 0), counted as made. */
+  async lease(tenantId: string, now: Date, limit: number, want: number, window: RateWindow = 'requests'): Promise<number> {
     const { doc, tableName, commands } = await dynamo();
     const second = Math.floor(now.getTime() / 1000);
-    return conditionally(() =>
-      doc.send(
-        new commands.UpdateCommand({
-          TableName: tableName,
-          Key: keys.rateWindow(tenantId, second, window),
-          UpdateExpression: 'ADD requests :one SET itemType = :type, expiresAt = :ttl',
-          ConditionExpression: 'attribute_not_exists(requests) OR requests < :limit',
-          ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':type': 'RateWindow', ':ttl': second + WINDOW_TTL_SECONDS },
-        }),
-      ),
-    );
+    let asked = Math.max(1, Math.min(want, limit));
+    for (let attempt = 0; attempt < LEASE_TRIES; attempt++) {
+      try {
+        await doc.send(
+          new commands.UpdateCommand({
+            TableName: tableName,
+            Key: keys.rateWindow(tenantId, second, window),
+            UpdateExpression: 'ADD requests :n SET itemType = :type, expiresAt = :ttl',
+            ConditionExpression: 'attribute_not_exists(requests) OR requests <= :room',
+            ExpressionAttributeValues: { ':n': asked, ':room': limit - asked, ':type': 'RateWindow', ':ttl': second + WINDOW_TTL_SECONDS },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return asked;
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+        // The item as it was, in DynamoDB's own form (the document client does not convert it).
+        const taken = Number((err.Item as { requests?: { N?: string } } | undefined)?.requests?.N ?? limit);
+        const left = limit - taken;
+        if (!(left > 0)) return 0;
+        asked = Math.min(asked, left);
+      }
+    }
+    return 0;
   },
 };
 

@@ -8,7 +8,8 @@ import { resetConfigForTests } from '../../functions/config.js';
 import { defineRoute, type AuthKind } from '../../functions/http/route.js';
 import { apiHandler } from '../../functions/http/wrapper.js';
 import { rateLimitStore } from '../../functions/store/rate-limits.js';
-import { withinTokenIssueRate } from '../../functions/auth/rate-limit.js';
+import { leasedRateCounter, withinTokenIssueRate } from '../../functions/auth/rate-limit.js';
+import { tenantRates } from '../../functions/auth/deps.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const saved = { ...process.env };
@@ -24,42 +25,133 @@ afterAll(() => {
   process.env = saved;
   resetConfigForTests();
 });
-beforeEach(() => ddb.reset());
+beforeEach(() => {
+  ddb.reset();
+  // Each test starts with a container that has leased nothing.
+  tenantRates.clear();
+});
 
-const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+const conditionFailed = (Item?: Record<string, unknown>) => Object.assign(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }), Item ? { Item } : {});
 
-/** DynamoDB's conditional counter for one window, in memory: ADD only while under the limit. */
+/** DynamoDB's conditional counter for one window, in memory: ADD :n only while the count stays within the limit. */
 function fakeTable() {
   const counts = new Map<string, number>();
   ddb.on(UpdateCommand).callsFake((input: { Key: { PK: string; SK: string }; ExpressionAttributeValues: Record<string, number> }) => {
     const key = `${input.Key.PK}|${input.Key.SK}`;
     const n = counts.get(key);
-    if (n !== undefined && !(n < input.ExpressionAttributeValues[':limit']!)) throw conditionFailed();
-    counts.set(key, (n ?? 0) + 1);
+    if (n !== undefined && !(n <= input.ExpressionAttributeValues[':room']!)) throw conditionFailed({ requests: { N: String(n) } });
+    counts.set(key, (n ?? 0) + input.ExpressionAttributeValues[':n']!);
     return {};
   });
   return counts;
 }
 
-describe('rateLimitStore.take', () => {
-  it('counts the request in the tenant\u2019s window of this second, only while under the limit, with a TTL', async () => {
+describe('rateLimitStore.lease', () => {
+  it('takes what it asks of the tenant\u2019s window of this second, only while the count stays within the limit, with a TTL', async () => {
     ddb.on(UpdateCommand).resolves({});
     const now = new Date('2026-01-01T00:00:07.900Z');
-    expect(await rateLimitStore.take('acme', now, 5)).toBe(true);
+    expect(await rateLimitStore.lease('acme', now, 5, 2)).toBe(2);
     const input = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
     const second = Math.floor(now.getTime() / 1000);
     expect(input).toMatchObject({
       Key: { PK: 'TNT#acme#RATE', SK: `S#${second}` },
-      UpdateExpression: 'ADD requests :one SET itemType = :type, expiresAt = :ttl',
-      ConditionExpression: 'attribute_not_exists(requests) OR requests < :limit',
-      ExpressionAttributeValues: { ':one': 1, ':limit': 5, ':type': 'RateWindow', ':ttl': second + 120 },
+      UpdateExpression: 'ADD requests :n SET itemType = :type, expiresAt = :ttl',
+      ConditionExpression: 'attribute_not_exists(requests) OR requests <= :room',
+      ExpressionAttributeValues: { ':n': 2, ':room': 3, ':type': 'RateWindow', ':ttl': second + 120 },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
   });
 
-  it('says no when the window is full (the condition fails), and passes other failures on', async () => {
-    ddb.on(UpdateCommand).rejectsOnce(conditionFailed()).rejectsOnce(Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' }));
-    expect(await rateLimitStore.take('acme', new Date(), 5)).toBe(false);
-    await expect(rateLimitStore.take('acme', new Date(), 5)).rejects.toThrow('slow down');
+  it('asks again for what is left when the window has less than it asked, and says 0 when it is spent', async () => {
+    const counts = fakeTable();
+    const now = new Date('2026-01-01T00:00:07.900Z');
+    expect(await rateLimitStore.lease('acme', now, 10, 8)).toBe(8);
+    // 2 left: a lease of 5 gets 2, in a second write told by the first how much was taken.
+    expect(await rateLimitStore.lease('acme', now, 10, 5)).toBe(2);
+    expect(ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input.ExpressionAttributeValues?.[':n'])).toEqual([8, 5, 2]);
+    expect(await rateLimitStore.lease('acme', now, 10, 1)).toBe(0);
+    expect([...counts.values()]).toEqual([10]);
+    // Never more than the limit, whatever is asked.
+    expect(await rateLimitStore.lease('other', now, 3, 50)).toBe(3);
+  });
+
+  it('passes failures other than a spent window on', async () => {
+    ddb.on(UpdateCommand).rejectsOnce(Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' }));
+    await expect(rateLimitStore.lease('acme', new Date(), 5, 1)).rejects.toThrow('slow down');
+  });
+});
+
+/** Containers sharing one table: an exact in-memory window store, counting its writes. */
+function sharedStore() {
+  const counts = new Map<string, number>();
+  const store = {
+    writes: 0,
+    async lease(tenantId: string, now: Date, limit: number, want: number, window = 'requests') {
+      store.writes++;
+      await Promise.resolve();
+      const key = `${tenantId}|${window}|${Math.floor(now.getTime() / 1000)}`;
+      const taken = counts.get(key) ?? 0;
+      const granted = Math.max(0, Math.min(want, limit - taken));
+      counts.set(key, taken + granted);
+      return granted;
+    },
+  };
+  return store;
+}
+
+describe('leasedRateCounter', () => {
+  const at = (second: number, ms = 0) => new Date(Date.UTC(2026, 0, 1, 0, 0, second, ms));
+
+  it('never lets more than the limit through in a second, whatever the number of containers, and nearly all of it', async () => {
+    const store = sharedStore();
+    const containers = Array.from({ length: 20 }, () => leasedRateCounter(store));
+    // A warm-up second, so the containers lease by what they saw.
+    await Promise.all(containers.flatMap((c) => Array.from({ length: 40 }, () => c.take('acme', at(1), 1000))));
+    const answers = await Promise.all(containers.flatMap((c) => Array.from({ length: 100 }, () => c.take('acme', at(2), 1000))));
+    const passed = answers.filter(Boolean).length;
+    expect(passed).toBeLessThanOrEqual(1000);
+    // At most one lease of each container (a tenth of the limit) is lost.
+    expect(passed).toBeGreaterThanOrEqual(1000 - 20 * 100);
+    expect(passed).toBeGreaterThan(0);
+  });
+
+  it('costs a write per lease, not per request: one container at a steady rate writes a few times a second', async () => {
+    const store = sharedStore();
+    const counter = leasedRateCounter(store);
+    for (let second = 1; second <= 3; second++) for (let i = 0; i < 1000; i++) expect(await counter.take('acme', at(second, i), 10_000)).toBe(true);
+    // First second: leases of 1, 2, 4, ... up to a tenth of the limit; then a quarter of what it saw.
+    expect(store.writes).toBeLessThan(40);
+    const before = store.writes;
+    for (let i = 0; i < 1000; i++) await counter.take('acme', at(4, i), 10_000);
+    expect(store.writes - before).toBeLessThanOrEqual(4);
+  });
+
+  it('refuses the rest of a spent second without writing again, and starts afresh the next second', async () => {
+    const store = sharedStore();
+    const counter = leasedRateCounter(store);
+    const answers = [];
+    for (let i = 0; i < 10; i++) answers.push(await counter.take('acme', at(5, i), 3));
+    expect(answers).toEqual([true, true, true, false, false, false, false, false, false, false]);
+    const writes = store.writes;
+    for (let i = 0; i < 100; i++) expect(await counter.take('acme', at(5, 500), 3)).toBe(false);
+    expect(store.writes).toBe(writes);
+    expect(await counter.take('acme', at(6), 3)).toBe(true);
+    // Another tenant, and the token issue window, have budgets of their own.
+    expect(await counter.take('other', at(5, 900), 3)).toBe(true);
+    expect(await counter.take('acme', at(5, 900), 3, 'tokenIssue')).toBe(true);
+  });
+
+  it('remembers at most so many tenants, forgetting the least recently used', async () => {
+    const store = sharedStore();
+    const counter = leasedRateCounter(store, { maxBuckets: 2 });
+    await counter.take('a', at(1), 1);
+    await counter.take('b', at(1), 1);
+    expect(await counter.take('a', at(1), 1)).toBe(false);
+    await counter.take('c', at(1), 1);
+    // b was forgotten (a was used after it): its spent second is asked again, and the table still refuses.
+    const writes = store.writes;
+    expect(await counter.take('b', at(1), 1)).toBe(false);
+    expect(store.writes).toBe(writes + 1);
   });
 });
 
@@ -154,7 +246,7 @@ describe('withinTokenIssueRate', () => {
   it('is stored in the tenant’s rate partition apart from its requests (`T#` windows)', async () => {
     ddb.on(UpdateCommand).resolves({});
     const now = new Date('2026-01-01T00:00:07.900Z');
-    expect(await rateLimitStore.take('acme', now, 5, 'tokenIssue')).toBe(true);
+    expect(await rateLimitStore.lease('acme', now, 5, 1, 'tokenIssue')).toBe(1);
     expect(ddb.commandCalls(UpdateCommand)[0]!.args[0].input.Key).toEqual({ PK: 'TNT#acme#RATE', SK: `T#${Math.floor(now.getTime() / 1000)}` });
   });
 });
