@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ArnFormat, CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { ApiMapping, DomainName, HttpApi, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -308,7 +308,10 @@ export class ArthrStack extends Stack {
     this.stateMachineLogs = new logs.LogGroup(this, 'StateMachineLogs', {
       // Under /aws/vendedlogs/, where CloudWatch Logs keeps one resource policy for every
       // state machine's log delivery instead of one per state machine (whose size is limited).
-      logGroupName: `/aws/vendedlogs/states/${namePrefix}`,
+      // Kept, so named after this deployment of the stack (its stack id's UUID): a fixed name
+      // would make the next deployment of the label in this account and region fail on the
+      // group the last one left. Who needs it gets its ARN (STATE_MACHINE_LOG_GROUP_ARN).
+      logGroupName: `/aws/vendedlogs/states/${namePrefix}-${Fn.select(2, Fn.split('/', this.stackId))}`,
       retention: logs.RetentionDays.THREE_MONTHS,
       removalPolicy: RemovalPolicy.RETAIN,
     });

@@ -35,7 +35,13 @@
  *   record (after its retries), the execution still succeeds, with that output, through
  *   `Outcome not recorded`, and the execution-end event or the reconciler records it.
  * - Every Task retries Lambda's transient failures and the activity's `Activity.Transient`
- *   (throttles, timeouts) with exponential backoff and full jitter; nothing else is retried.
+ *   (throttles, timeouts) with exponential backoff and full jitter; nothing else is retried
+ *   (LAMBDA_RETRY, TRANSIENT_RETRY: the budgets are written there and in docs/journeys.md).
+ * - Every Task has a `TimeoutSeconds`: a user step its Step Timeout or timer; a service step
+ *   SERVICE_TASK_TIMEOUT_SECONDS, just above the activity function's own timeout, and a service
+ *   step that still runs past it fails the execution as `Activity.Timeout` (a process error,
+ *   as the function's own timeout is), not as `States.Timeout`, which means an end user's step
+ *   timed out. The execution itself times out with the instance's retention (executionTimeout).
  */
 import {
   OUTCOMES,
@@ -114,7 +120,8 @@ export interface AslTaskState extends AslTransition {
       'taskToken.$'?: '$$.Task.Token';
     };
   };
-  TimeoutSeconds?: number;
+  /** A user step's Step Timeout or timer; a service step's SERVICE_TASK_TIMEOUT_SECONDS. */
+  TimeoutSeconds: number;
   OutputPath?: '$.Payload';
   Retry: AslRetrier[];
   Catch?: AslCatcher[];
@@ -153,29 +160,53 @@ export interface AslRecordOutcomeState {
   Resource: 'arn:aws:states:::lambda:invoke';
   Parameters: { FunctionName: string; Payload: { 'session.$': '$' } };
   ResultPath: null;
+  TimeoutSeconds: number;
   Retry: AslRetrier[];
   Catch: AslCatcher[];
   End: true;
 }
 
-export type AslState = AslTaskState | AslRecordOutcomeState | AslChoiceState | AslPassState | AslSucceedState;
+/** Where a service step that ran past its TimeoutSeconds ends the execution (SERVICE_TIMEOUT_STATE). */
+export interface AslFailState {
+  Type: 'Fail';
+  Comment: string;
+  Error: string;
+  Cause: string;
+}
+
+export type AslState = AslTaskState | AslRecordOutcomeState | AslChoiceState | AslPassState | AslSucceedState | AslFailState;
 
 export interface AslStateMachine {
   Comment: string;
   StartAt: string;
+  /** The execution's own timeout (executionTimeout): it ends TIMED_OUT, and the instance COMPLETED_TERMINATED. */
+  TimeoutSeconds: number;
   States: Record<string, AslState>;
 }
 
 /**
- * Lambda's own transient failures (the service, not the function): a throttled or failed invoke,
- * retried with exponential backoff and full jitter, as the Step Functions best practices ask.
+ * Lambda's own transient failures (the service, not the function): a throttled invoke (the
+ * activity function's reserved concurrency used up, or a burst of cold starts beyond Lambda's
+ * scaling rate), a failed or timed-out invoke call. The function did not run, or not to an
+ * answer, so trying again is safe. Up to eight more attempts, waits from 2 s doubling to at most
+ * 60 s (2, 4, 8, 16, 32, 60, 60, 60), each drawn at random below that (full jitter), so the
+ * executions a burst throttled do not come back together: at most 242 s of waiting in all
+ * (121 s on average), where the former budget (3 attempts, 1 s doubling to 8 s: 7 s at most)
+ * failed journeys during a burst of cold starts. Four minutes covers the burst draining and
+ * Lambda scaling out; longer, a journey's end user is better told the step failed.
  */
 export const LAMBDA_RETRY: AslRetrier = {
-  ErrorEquals: ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'],
-  IntervalSeconds: 1,
-  MaxAttempts: 3,
+  ErrorEquals: [
+    'Lambda.ServiceException',
+    'Lambda.AWSLambdaException',
+    'Lambda.SdkClientException',
+    'Lambda.TooManyRequestsException',
+    'Lambda.ClientExecutionTimeoutException',
+  ],
+  IntervalSeconds: 2,
+  MaxAttempts: 8,
   BackoffRate: 2,
-  MaxDelaySeconds: 8,
+  MaxDelaySeconds: 60,
   JitterStrategy: 'FULL',
 };
 
@@ -183,8 +214,10 @@ export const LAMBDA_RETRY: AslRetrier = {
  * An activity's transient failure (`Activity.Transient`, functions/activities/contract.ts: a
  * throttle or timeout of an AWS call after the SDK's own retries): up to four more attempts,
  * waits growing from 1 s by 2x to at most 10 s, each drawn at random below that (full jitter), so
- * a throttled table is not hit again by every waiting execution at once. About 15 s at most in
- * all; the activity's other errors are never retried (an error boundary event routes them).
+ * a throttled table is not hit again by every waiting execution at once. 15 s of waiting at most
+ * in all; the activity's other errors are never retried (an error boundary event routes them).
+ * Shorter than LAMBDA_RETRY on purpose: the AWS call has already been retried by the SDK inside
+ * the function, and each attempt here runs the activity again (and is a billed transition).
  */
 export const TRANSIENT_RETRY: AslRetrier = {
   ErrorEquals: [TRANSIENT_ERROR],
@@ -196,6 +229,46 @@ export const TRANSIENT_RETRY: AslRetrier = {
 };
 
 export const LAST_ERROR_PATH = '$._lastError';
+
+/**
+ * The activity function's timeout (lib/constructs/journey-functions.ts; test/infra/journeys.test.ts
+ * checks they agree): 90 s, since a cloud function step waits for its run there (a function runs
+ * at most 60 s, functions/cloud-functions/functions.ts TIMEOUT_SECONDS, in a runner of 75 s).
+ */
+export const ACTIVITY_FUNCTION_TIMEOUT_SECONDS = 90;
+/** The execution-end function's timeout (lib/constructs/journey-functions.ts, checked the same way). */
+export const EXECUTION_END_FUNCTION_TIMEOUT_SECONDS = 30;
+/**
+ * What a Task waits for a Lambda invoke beyond the function's own timeout: a cold start's init
+ * (up to 10 s, not counted in the function's timeout) and the invoke's own round trip. So the
+ * function's own timeout always comes first, and a state's timeout means the invoke hung.
+ */
+export const TASK_TIMEOUT_MARGIN_SECONDS = 20;
+/** Every service step's TimeoutSeconds: 110 s. All of them run in the activity function, cloud function steps included. */
+export const SERVICE_TASK_TIMEOUT_SECONDS = ACTIVITY_FUNCTION_TIMEOUT_SECONDS + TASK_TIMEOUT_MARGIN_SECONDS;
+/** The record state's TimeoutSeconds: 50 s. */
+export const RECORD_OUTCOME_TIMEOUT_SECONDS = EXECUTION_END_FUNCTION_TIMEOUT_SECONDS + TASK_TIMEOUT_MARGIN_SECONDS;
+
+/** Where a service step that ran past its TimeoutSeconds ends the execution (no activity id has a space). */
+export const SERVICE_TIMEOUT_STATE = 'Service step timed out';
+/** The execution's error then: a process error (COMPLETED_PROCESS_ERROR), as the function's own timeout is. */
+export const SERVICE_TIMEOUT_ERROR = 'Activity.Timeout';
+
+/** Step Functions' longest Standard execution: one year. */
+export const MAX_EXECUTION_SECONDS = 365 * 86_400;
+
+/**
+ * An execution's TimeoutSeconds: the instance's retention (the definition's `retentionDays`),
+ * at most a year. How long a journey may take cannot be summed (loops, routes back to a user
+ * step), and past its retention its instance is gone (reads answer 404, the journey's link
+ * expires with it): an execution still waiting then would wait for no one, up to a year. A
+ * timed-out execution ends TIMED_OUT and its instance COMPLETED_TERMINATED, as a stopped one.
+ * A user step's timeout is at most STEP_TIMEOUT_MAX (28 days): with a shorter retention, the
+ * execution's timeout comes first.
+ */
+export function executionTimeout(definition: Pick<ProcessDefinition, 'retentionDays'>): number {
+  return Math.min(definition.retentionDays * 86_400, MAX_EXECUTION_SECONDS);
+}
 
 /** The state every end goes through (no activity id has a space). */
 export const RECORD_OUTCOME_STATE = 'Record outcome';
@@ -238,6 +311,7 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
     return id;
   };
   const transition = (next: string | undefined): AslTransition => ({ Next: next === undefined ? RECORD_OUTCOME_STATE : to(next) });
+  let serviceSteps = false;
 
   for (const [id, activity] of Object.entries(def.activities)) {
     const spec = activitySpec(activity.type)!;
@@ -284,6 +358,9 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
         return { ErrorEquals: [e.aslError, ...(e.alsoCatches ?? [])], ResultPath: LAST_ERROR_PATH, Next: first };
       });
     if (activity.timer) catchers.push({ ErrorEquals: ['States.Timeout'], ResultPath: LAST_ERROR_PATH, Next: to(activity.timer.next) });
+    // Last, and no designer's route: a service step's error events never catch States.Timeout.
+    if (!user) catchers.push({ ErrorEquals: ['States.Timeout'], ResultPath: null, Next: SERVICE_TIMEOUT_STATE });
+    serviceSteps ||= !user;
     const timeout = activity.timer ? timerSeconds(activity.timer.duration) : activity.inputs[STEP_TIMEOUT_INPUT];
     states[id] = {
       Type: 'Task',
@@ -302,7 +379,8 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
           ...(user ? { 'taskToken.$': '$$.Task.Token' as const } : {}),
         },
       },
-      ...(user ? { TimeoutSeconds: typeof timeout === 'number' ? timeout : STEP_TIMEOUT_DEFAULT } : { OutputPath: '$.Payload' as const }),
+      TimeoutSeconds: user ? (typeof timeout === 'number' ? timeout : STEP_TIMEOUT_DEFAULT) : SERVICE_TASK_TIMEOUT_SECONDS,
+      ...(user ? {} : { OutputPath: '$.Payload' as const }),
       Retry: [LAMBDA_RETRY, TRANSIENT_RETRY].map((r) => ({ ...r, ErrorEquals: [...r.ErrorEquals] })),
       ...(catchers.length > 0 ? { Catch: catchers } : {}),
       ...transition(activity.next),
@@ -349,6 +427,7 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
     Resource: 'arn:aws:states:::lambda:invoke',
     Parameters: { FunctionName: opts.executionEndFunctionArn, Payload: { 'session.$': '$' } },
     ResultPath: null,
+    TimeoutSeconds: RECORD_OUTCOME_TIMEOUT_SECONDS,
     Retry: [{ ...RECORD_OUTCOME_RETRY, ErrorEquals: [...RECORD_OUTCOME_RETRY.ErrorEquals] }],
     Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: null, Next: OUTCOME_NOT_RECORDED_STATE }],
     End: true,
@@ -357,6 +436,14 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
     Type: 'Succeed',
     Comment: 'The outcome could not be recorded: the execution-end event or the reconciler records it from this output',
   };
+  if (serviceSteps) {
+    states[SERVICE_TIMEOUT_STATE] = {
+      Type: 'Fail',
+      Comment: 'A service step ran past its TimeoutSeconds: a process error, not an end user\'s timeout',
+      Error: SERVICE_TIMEOUT_ERROR,
+      Cause: `The activity function did not answer within ${SERVICE_TASK_TIMEOUT_SECONDS} seconds`,
+    };
+  }
 
   const keep = executionKeep(states);
   for (const state of Object.values(states)) {
@@ -367,6 +454,7 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
   return {
     Comment: `${opts.stateMachineName ? `${opts.stateMachineName}: ` : ''}${title}. Compiled from the process definition; do not edit.`,
     StartAt: def.startActivityId,
+    TimeoutSeconds: executionTimeout(def),
     States: states,
   };
 }
@@ -521,8 +609,11 @@ function aslSuccessors(state: AslState): string[] {
   const out: string[] = [];
   if ('Next' in state && state.Next) out.push(state.Next);
   if (state.Type === 'Choice') out.push(...state.Choices.map((c) => c.Next!), state.Default);
-  // The record state's Catch is no route of the journey (it is taken only when recording fails).
-  if (state.Type === 'Task' && 'activityId' in state.Parameters.Payload) out.push(...(state.Catch ?? []).map((c) => c.Next));
+  // The record state's Catch is no route of the journey (it is taken only when recording fails),
+  // nor is a service step's timeout (taken only when an invoke hangs).
+  if (state.Type === 'Task' && 'activityId' in state.Parameters.Payload) {
+    out.push(...(state.Catch ?? []).map((c) => c.Next).filter((next) => next !== SERVICE_TIMEOUT_STATE));
+  }
   return [...new Set(out)];
 }
 

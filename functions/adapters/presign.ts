@@ -23,16 +23,47 @@ export function localS3ClientConfig(endpoint: string) {
 }
 
 /**
- * The client pre-signed URLs are made with. On AWS the function's own client: a URL is signed
- * with the function role's credentials, so it grants no more than the role may do, and no
- * longer than those credentials live. Locally a client for the local S3's gateway
- * (S3_PUBLIC_ENDPOINT) with this start's secret, which the gateway checks the signature
- * against (and the expiry) before serving the object.
+ * Pre-signing computes no checksum. Since 3.729 the SDK's S3 client defaults to
+ * `requestChecksumCalculation: 'WHEN_SUPPORTED'`: a PutObject pre-signed without its body then
+ * carries `x-amz-sdk-checksum-algorithm=CRC32&x-amz-checksum-crc32=AAAAAA==`, the CRC32 of an
+ * empty body, and S3 refuses every real upload to that URL (the local S3 does not check). GET
+ * URLs would carry `x-amz-checksum-mode=ENABLED` from `responseChecksumValidation`, which the
+ * browser that follows the URL never validates. What binds an upload is its key, its signed
+ * Content-Type and its expiry.
+ */
+const NO_CHECKSUMS = { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } as const;
+
+const presigners = new WeakMap<S3Client, Promise<S3Client>>();
+
+/**
+ * The client pre-signed URLs are made with. On AWS one made from the function's own client
+ * (its region and credentials): a URL is signed with the function role's credentials, so it
+ * grants no more than the role may do, and no longer than those credentials live. Locally a
+ * client for the local S3's gateway (S3_PUBLIC_ENDPOINT) with this start's secret, which the
+ * gateway checks the signature against (and the expiry) before serving the object. Neither
+ * computes checksums (NO_CHECKSUMS); the own client, which uploads bodies it has, keeps them.
  */
 async function presignClient(own: S3Client): Promise<S3Client> {
   const endpoint = getStoreConfig().S3_PUBLIC_ENDPOINT;
-  if (!endpoint) return own;
-  publicClient ??= import('@aws-sdk/client-s3').then(({ S3Client }) => new S3Client(localS3ClientConfig(endpoint)));
+  if (!endpoint) {
+    let made = presigners.get(own);
+    if (!made) {
+      made = import('@aws-sdk/client-s3').then(
+        ({ S3Client }) =>
+          new S3Client({
+            region: own.config.region,
+            credentials: own.config.credentials,
+            forcePathStyle: own.config.forcePathStyle,
+            ...(own.config.isCustomEndpoint && own.config.endpoint ? { endpoint: own.config.endpoint } : {}),
+            ...NO_CHECKSUMS,
+          }),
+      );
+      presigners.set(own, made);
+      made.catch(() => presigners.delete(own));
+    }
+    return made;
+  }
+  publicClient ??= import('@aws-sdk/client-s3').then(({ S3Client }) => new S3Client({ ...localS3ClientConfig(endpoint), ...NO_CHECKSUMS }));
   publicClient.catch(() => (publicClient = undefined));
   return publicClient;
 }

@@ -177,8 +177,10 @@ export class Events extends Construct {
 
     const stack = Stack.of(this);
     // Named, so its ARN is known before it exists (the worker's grant) and stable for the policies
-    // relying parties write (the SubscriberDeliveryRoleArn output).
-    const subscriberRoleName = `${props.namePrefix}-subscriber-delivery`;
+    // relying parties write (the SubscriberDeliveryRoleArn output). A role's name is unique in the
+    // whole account, not per region like the deployment's other names: with the AWS region in it,
+    // a second deployment of the same label in another region does not take (or fail on) it.
+    const subscriberRoleName = `${props.namePrefix}-${stack.region}-subscriber-delivery`;
     const subscriberRoleArn = stack.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: subscriberRoleName });
 
     this.deliveryWorker = new ServiceFunction(this, 'DeliveryWorker', {

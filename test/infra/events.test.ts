@@ -68,7 +68,7 @@ function streamRecord(opts: { eventName: string; key: { PK: string; SK: string }
 }
 
 /** The delivery role's ARN as the worker is told it and granted it. */
-const SUBSCRIBER_ROLE = 'arn:aws:iam::<AWS::AccountId>:role/arthr-fir-subscriber-delivery';
+const SUBSCRIBER_ROLE = 'arn:aws:iam::<AWS::AccountId>:role/arthr-fir-eu-west-1-subscriber-delivery';
 
 describe('ArthrStack events', () => {
   let synth: Synthesized;
@@ -232,7 +232,7 @@ describe('ArthrStack events', () => {
       const putters = Object.keys(ofType(template, 'AWS::IAM::Role')).filter((roleId) =>
         statementsOf(template, roleId).some((s) => s.Effect === 'Allow' && asArray(s.Action).some(allowsPutEvents)),
       );
-      const delivery = Object.entries(ofType(template, 'AWS::IAM::Role')).find(([, r]) => r.Properties.RoleName === 'arthr-fir-subscriber-delivery')![0];
+      const delivery = Object.entries(ofType(template, 'AWS::IAM::Role')).find(([, r]) => r.Properties.RoleName === 'arthr-fir-eu-west-1-subscriber-delivery')![0];
       expect(putters.sort()).toEqual([relayRoleId(), delivery].sort());
       // And that role serves the relay alone.
       const users = Object.values(ofType(template, 'AWS::Lambda::Function')).filter((f) => refId(f.Properties.Role) === relayRoleId());
@@ -575,7 +575,7 @@ describe('ArthrStack events', () => {
   });
 
   describe('subscriber delivery role', () => {
-    const role = () => Object.entries(ofType(template, 'AWS::IAM::Role')).find(([, r]) => r.Properties.RoleName === 'arthr-fir-subscriber-delivery')!;
+    const role = () => Object.entries(ofType(template, 'AWS::IAM::Role')).find(([, r]) => r.Properties.RoleName === 'arthr-fir-eu-west-1-subscriber-delivery')!;
 
     it('is the role the worker assumes (with session tags) for queue and bus targets, named as the output and the worker say', () => {
       const [id, r] = role();

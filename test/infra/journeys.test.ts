@@ -3,7 +3,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
 import { routeList } from '../../functions/routes.js';
-import { compileDefinition } from '../../statemachines/compile.js';
+import { ACTIVITY_FUNCTION_TIMEOUT_SECONDS, compileDefinition, EXECUTION_END_FUNCTION_TIMEOUT_SECONDS } from '../../statemachines/compile.js';
 import { exampleDefinitions } from '../../statemachines/examples/index.js';
 import {
   asArray,
@@ -131,6 +131,23 @@ describe('ArthrStack journeys', () => {
       });
       const group = ofType(template, 'AWS::Logs::LogGroup')[refId(activities.Properties.LoggingConfig.LogGroup)!]!;
       expect(group.Properties).toEqual({ LogGroupName: '/aws/lambda/arthr-fir-activities', RetentionInDays: 30 });
+    });
+
+    it("is waited for by every compiled Task state a little longer than its timeout, the execution-end function too", () => {
+      // The compiler's figures are the functions' timeouts as deployed, so a state times out
+      // only after its function has (a user step waits for its end user instead).
+      expect(activities.Properties.Timeout).toBe(ACTIVITY_FUNCTION_TIMEOUT_SECONDS);
+      expect(executionEnd.Properties.Timeout).toBe(EXECUTION_END_FUNCTION_TIMEOUT_SECONDS);
+      const timeoutOf = new Map([
+        ['arn:activities', activities.Properties.Timeout as number],
+        ['arn:end', executionEnd.Properties.Timeout as number],
+      ]);
+      for (const definition of exampleDefinitions()) {
+        for (const task of taskStates(compileDefinition(definition, { activityFunctionArn: 'arn:activities', executionEndFunctionArn: 'arn:end' }))) {
+          if (String(task.Resource).endsWith('.waitForTaskToken')) continue;
+          expect(task.TimeoutSeconds, definition.name).toBeGreaterThan(timeoutOf.get(task.Parameters.FunctionName as string)!);
+        }
+      }
     });
 
     it('gets the configuration the route functions get, and where the runner and the secrets key are', () => {

@@ -37,6 +37,15 @@ function physicalNames(resources: Record<string, Resource>): { where: string; na
   return out;
 }
 
+/**
+ * Names unique in the whole account (IAM's), or in the partition (S3's buckets), not per AWS
+ * region like the others: two deployments of one label in two regions of an account must differ.
+ */
+const ACCOUNT_WIDE = ['RoleName', 'ManagedPolicyName', 'InstanceProfileName', 'BucketName'];
+
+/** The deletion policies that leave a resource behind when its stack is deleted. */
+const KEPT = ['Retain', 'RetainExceptOnCreate'];
+
 /** What a name must start with to belong to `label`'s deployment. */
 const owned = (name: string, label: string) =>
   [`arthr-${label}`, `/aws/lambda/arthr-${label}-`, `alias/arthr-${label}-`, `/aws/vendedlogs/states/arthr-${label}`].some((p) => name.startsWith(p));
@@ -75,6 +84,18 @@ describe('three regions\u2019 deployments in one account and AWS region', () => 
     }
   });
 
+  it('name what they keep after deletion after the stack\u2019s own instance (its id), so the next deployment of the label does not meet it', () => {
+    for (const [label, s] of synths) {
+      const resources = s.template.toJSON().Resources as Record<string, Resource>;
+      const kept = physicalNames(resources).filter(({ where }) => KEPT.includes(resources[where.split(' ')[0]!]!.DeletionPolicy ?? ''));
+      // The state machines' log group, kept with them (they outlive the stack).
+      expect(kept.map((k) => k.where.split(' ')[1]), label).toContain('AWS::Logs::LogGroup.LogGroupName');
+      // The same template deployed again (after a delete, or as another stack) resolves a name with
+      // the stack id to another; a fixed one it would find still taken.
+      for (const { where, name } of kept) expect(name, `${label}: ${where}`).toContain('<AWS::StackId>');
+    }
+  });
+
   it('grant on, and listen to, only their own region\u2019s state machines', () => {
     for (const [label, s] of synths) {
       const template = s.template;
@@ -90,6 +111,35 @@ describe('three regions\u2019 deployments in one account and AWS region', () => 
         const prefix = rule.Properties.EventPattern?.detail?.stateMachineArn?.[0]?.prefix;
         if (prefix) expect(joined(prefix), label).toMatch(new RegExp(`:stateMachine:arthr-${label}-$`));
       }
+    }
+  });
+});
+
+describe('two deployments of one label in two AWS regions of one account', () => {
+  const deployments: Synthesized[] = [];
+  beforeAll(() => {
+    for (const awsRegion of ['eu-west-1', 'eu-central-1']) deployments.push(synthesize({ region: 'fir', regions: { fir: awsRegion, gum: 'us-east-1', oak: 'ap-southeast-2' } }, { bundle: false }));
+  }, 240_000);
+  afterAll(() => {
+    for (const s of deployments) rmSync(s.outdir, { recursive: true, force: true });
+  });
+
+  it('share no name that is unique in the whole account (IAM roles and policies, buckets)', () => {
+    const [first, second] = deployments.map((s) =>
+      physicalNames(s.template.toJSON().Resources).filter(({ where }) => ACCOUNT_WIDE.includes(where.split('.').at(-1)!)),
+    );
+    expect(first!.map((n) => n.where), 'the delivery role at least').not.toEqual([]);
+    const taken = new Set(first!.map((n) => n.name.toLowerCase()));
+    // IAM names are case-insensitive.
+    for (const { where, name } of second!) expect(taken.has(name.toLowerCase()), `${where} = ${name}`).toBe(false);
+  });
+
+  it('hand the delivery worker the ARN of their own delivery role', () => {
+    for (const s of deployments) {
+      const roles = ofType(s.template, 'AWS::IAM::Role');
+      const delivery = Object.values(roles).find((r) => String(r.Properties.RoleName ?? '').endsWith('-subscriber-delivery'))!;
+      const worker = Object.values(ofType(s.template, 'AWS::Lambda::Function')).find((f) => f.Properties.Environment?.Variables?.SUBSCRIBER_ROLE_ARN)!;
+      expect(joined(worker.Properties.Environment.Variables.SUBSCRIBER_ROLE_ARN)).toBe(`arn:aws:iam::<AWS::AccountId>:role/${joined(delivery.Properties.RoleName)}`);
     }
   });
 });

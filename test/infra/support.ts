@@ -108,7 +108,7 @@ export function unacknowledgedNagFindings(app: App): string[] {
     .violations.flatMap((v) => v.violatingResources.map((r) => `${v.severity} ${v.ruleName} at ${r.constructPath}: ${v.description}`));
 }
 
-export type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any>; DependsOn?: string[] };
+export type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any>; DependsOn?: string[]; DeletionPolicy?: string };
 export type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Principal?: unknown; Condition?: unknown };
 
 export const ofType = (template: Template, type: string) => template.findResources(type) as Record<string, Resource>;
@@ -155,6 +155,10 @@ export function joined(value: unknown): string {
   if (Array.isArray(getAtt)) return `<${getAtt.join('.')}>`;
   const join = v['Fn::Join'] as [string, unknown[]] | undefined;
   if (join) return join[1].map(joined).join(join[0]);
+  // One piece of a string cut at a delimiter (the UUID of `AWS::StackId`, say), as `<source/delimiter/index>`.
+  const select = v['Fn::Select'] as [number | string, { 'Fn::Split'?: [string, unknown] }] | undefined;
+  const split = select?.[1]?.['Fn::Split'];
+  if (select && split) return `<${joined(split[1])}${split[0]}${select[0]}>`;
   throw new Error(`not a joinable string: ${JSON.stringify(value)}`);
 }
 

@@ -1,16 +1,22 @@
 import aslValidator from 'asl-validator';
 import { describe, expect, it } from 'vitest';
 import {
+  ACTIVITY_FUNCTION_TIMEOUT_SECONDS,
   compileDefinition,
+  EXECUTION_END_FUNCTION_TIMEOUT_SECONDS,
   happyPathTransitions,
+  LAMBDA_RETRY,
   listErrorNames,
   OUTCOME_NOT_RECORDED_STATE,
   RECORD_OUTCOME_STATE,
+  SERVICE_TIMEOUT_STATE,
   type AslChoiceState,
   type AslStateMachine,
   type AslTaskState,
 } from '../../../statemachines/compile.js';
 import { validateDefinition } from '../../../statemachines/validate.js';
+import { activitySpec, STEP_TIMEOUT_MAX } from '../../../statemachines/catalogue.js';
+import { finalStatus } from '../../../functions/process-manager/instances/status.js';
 import { EXAMPLES, exampleDefinitions } from '../../../statemachines/examples/index.js';
 import { ARN, END_ARN, pushFlow } from './fixtures.js';
 
@@ -46,14 +52,17 @@ describe('compileDefinition', () => {
     });
   }
 
-  it('emits one state per activity, named by its id, plus only the decision states in use and the record state', () => {
+  it('emits one state per activity, named by its id, plus only the decision states in use, the record state and the service timeout end', () => {
     for (const def of exampleDefinitions()) {
       const asl = compileDefinition(def, { activityFunctionArn: ARN, executionEndFunctionArn: END_ARN });
       const activityIds = Object.keys(def.activities);
       const extra = Object.keys(asl.States).filter((s) => !activityIds.includes(s));
       expect(Object.keys(asl.States).slice(0, activityIds.length)).toEqual(activityIds);
       const used = new Set(Object.values(def.activities).flatMap((a) => [...(a.rules ?? []).map((r) => r.outcome), ...(a.default ? [a.default] : [])]));
-      expect(extra.sort()).toEqual([...[...used].map((o) => `Decision ${o}`), OUTCOME_NOT_RECORDED_STATE, RECORD_OUTCOME_STATE].sort());
+      const service = Object.values(def.activities).some((a) => activitySpec(a.type)!.kind === 'service');
+      expect(extra.sort()).toEqual(
+        [...[...used].map((o) => `Decision ${o}`), OUTCOME_NOT_RECORDED_STATE, RECORD_OUTCOME_STATE, ...(service ? [SERVICE_TIMEOUT_STATE] : [])].sort(),
+      );
       expect(asl.StartAt).toBe(def.startActivityId);
     }
   });
@@ -96,22 +105,83 @@ describe('compileDefinition', () => {
         },
       },
     });
-    expect(getUser.TimeoutSeconds).toBeUndefined();
+    // Just above the activity function's own timeout (90 s, cloud function steps included).
+    expect(getUser.TimeoutSeconds).toBe(110);
     expect(getUser.Parameters.Payload['taskToken.$']).toBeUndefined();
     expect(getUser.Retry).toEqual([
       {
-        ErrorEquals: ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'],
-        IntervalSeconds: 1,
-        MaxAttempts: 3,
+        ErrorEquals: [
+          'Lambda.ServiceException',
+          'Lambda.AWSLambdaException',
+          'Lambda.SdkClientException',
+          'Lambda.TooManyRequestsException',
+          'Lambda.ClientExecutionTimeoutException',
+        ],
+        IntervalSeconds: 2,
+        MaxAttempts: 8,
         BackoffRate: 2,
-        MaxDelaySeconds: 8,
+        MaxDelaySeconds: 60,
         JitterStrategy: 'FULL',
       },
       { ErrorEquals: ['Activity.Transient'], IntervalSeconds: 1, MaxAttempts: 4, BackoffRate: 2, MaxDelaySeconds: 10, JitterStrategy: 'FULL' },
     ]);
     // User steps too: a throttled write of the waiting step is retried the same way.
     expect((asl.States.passcodeForm as AslTaskState).Retry).toEqual(getUser.Retry);
-    expect(getUser.Catch).toBeUndefined();
+    // No route of the designer's: only a service step's own timeout, to a process error.
+    expect(getUser.Catch).toEqual([{ ErrorEquals: ['States.Timeout'], ResultPath: null, Next: SERVICE_TIMEOUT_STATE }]);
+  });
+
+  it('retries a throttled activity function for minutes, not seconds: the budget outlasts a burst of cold starts', () => {
+    // The longest wait before each retry (full jitter draws each below it): 2, 4, ... capped at 60.
+    const waits = Array.from({ length: LAMBDA_RETRY.MaxAttempts }, (_, i) =>
+      Math.min(LAMBDA_RETRY.IntervalSeconds * LAMBDA_RETRY.BackoffRate ** i, LAMBDA_RETRY.MaxDelaySeconds),
+    );
+    expect(waits).toEqual([2, 4, 8, 16, 32, 60, 60, 60]);
+    // The figure docs/journeys.md gives; the former retrier waited at most 1 + 2 + 4 = 7 s.
+    expect(waits.reduce((a, b) => a + b, 0)).toBe(242);
+    expect(LAMBDA_RETRY.JitterStrategy).toBe('FULL');
+  });
+
+  it('gives every Lambda task a TimeoutSeconds: a user step its Step Timeout, the others just above their function\'s timeout', () => {
+    for (const [name, json] of Object.entries(EXAMPLES)) {
+      const asl = compile(structuredClone(json));
+      for (const [id, state] of Object.entries(asl.States)) {
+        if (state.Type !== 'Task') continue;
+        expect(state.TimeoutSeconds, `${name}: ${id}`).toEqual(expect.any(Number));
+        if (state.Resource === 'arn:aws:states:::lambda:invoke.waitForTaskToken') continue;
+        const fn = state.Parameters.FunctionName === END_ARN ? EXECUTION_END_FUNCTION_TIMEOUT_SECONDS : ACTIVITY_FUNCTION_TIMEOUT_SECONDS;
+        expect(state.TimeoutSeconds, `${name}: ${id}`).toBeGreaterThan(fn);
+        expect(state.TimeoutSeconds, `${name}: ${id}`).toBeLessThanOrEqual(fn + 30);
+      }
+    }
+    expect((compile(structuredClone(EXAMPLES['identity-check'])).States[RECORD_OUTCOME_STATE] as AslTaskState).TimeoutSeconds).toBe(50);
+  });
+
+  it('ends a service step that ran past its TimeoutSeconds as a process error, not as an end user\'s timeout', () => {
+    const asl = compile(pushFlowWithRoutes());
+    expectValidAsl(asl);
+    expect(asl.States[SERVICE_TIMEOUT_STATE]).toEqual({ Type: 'Fail', Comment: expect.any(String), Error: 'Activity.Timeout', Cause: expect.any(String) });
+    expect(finalStatus({ status: 'FAILED', error: 'Activity.Timeout' })).toBe('COMPLETED_PROCESS_ERROR');
+    // A user step's timeout is still the end user's: its own route, or the instance is terminated.
+    expect((asl.States.wait as AslTaskState).Catch!.some((c) => c.Next === SERVICE_TIMEOUT_STATE)).toBe(false);
+    expect(finalStatus({ status: 'FAILED', error: 'States.Timeout' })).toBe('COMPLETED_TERMINATED');
+    // Not a route of the journey: the paths counted are those of the definition.
+    expect(happyPathTransitions(validateDefinition(pushFlowWithRoutes()))).toBe(5);
+    // A journey of user steps only has no such state.
+    const users = compile({ name: 'one', version: 1, startActivityId: 'a', activities: { a: { type: 'CAPTURE_FACE_IMAGE' } } });
+    expect(users.States).not.toHaveProperty(SERVICE_TIMEOUT_STATE);
+  });
+
+  it("times the execution out with the instance's retention, at most Step Functions' year", () => {
+    const one = (retentionDays?: number) =>
+      compile({ name: 'one', version: 1, ...(retentionDays ? { retentionDays } : {}), startActivityId: 'a', activities: { a: { type: 'CAPTURE_FACE_IMAGE' } } });
+    expect(one().TimeoutSeconds).toBe(90 * 86_400);
+    expect(one(1).TimeoutSeconds).toBe(86_400);
+    expect(one(3650).TimeoutSeconds).toBe(365 * 86_400);
+    // The default retention outlasts the longest user step.
+    expect(one().TimeoutSeconds).toBeGreaterThan(STEP_TIMEOUT_MAX);
+    // A timed-out execution ends its instance as a stopped one does.
+    expect(finalStatus({ status: 'TIMED_OUT' })).toBe('COMPLETED_TERMINATED');
   });
 
   it('routes error events with Catch on their ASL error names, into $._lastError', () => {
@@ -120,6 +190,7 @@ describe('compileDefinition', () => {
     expect((asl.States.push as AslTaskState).Catch).toEqual([
       { ErrorEquals: ['NoDestinationsAvailable'], ResultPath: '$._lastError', Next: 'decide' },
       { ErrorEquals: ['PushNotificationOtherError'], ResultPath: '$._lastError', Next: 'decide' },
+      { ErrorEquals: ['States.Timeout'], ResultPath: null, Next: SERVICE_TIMEOUT_STATE },
     ]);
     expect((asl.States.wait as AslTaskState).Catch).toEqual([
       { ErrorEquals: ['PushProcessFailed'], ResultPath: '$._lastError', Next: 'decide' },
@@ -129,7 +200,8 @@ describe('compileDefinition', () => {
     for (const [name, state] of Object.entries(asl.States)) {
       // The record state catches everything: no error event routes there.
       if (name === RECORD_OUTCOME_STATE) continue;
-      for (const c of (state as AslTaskState).Catch ?? []) expect(names.has(c.ErrorEquals[0]!)).toBe(true);
+      // Nor is a service step's timeout a designer's route.
+      for (const c of (state as AslTaskState).Catch ?? []) if (c.Next !== SERVICE_TIMEOUT_STATE) expect(names.has(c.ErrorEquals[0]!)).toBe(true);
     }
   });
 
@@ -169,7 +241,7 @@ describe('compileDefinition', () => {
     expectValidAsl(asl);
     expect(asl.States.a).toMatchObject({ Next: RECORD_OUTCOME_STATE });
     expect(asl.States.a).not.toHaveProperty('End');
-    expect(Object.keys(asl.States)).toEqual(['a', RECORD_OUTCOME_STATE, OUTCOME_NOT_RECORDED_STATE]);
+    expect(Object.keys(asl.States)).toEqual(['a', RECORD_OUTCOME_STATE, OUTCOME_NOT_RECORDED_STATE, SERVICE_TIMEOUT_STATE]);
   });
 
   it('records the outcome in the last state, through the execution-end function, leaving the output the session', () => {
@@ -180,13 +252,14 @@ describe('compileDefinition', () => {
       Resource: 'arn:aws:states:::lambda:invoke',
       Parameters: { FunctionName: END_ARN, Payload: { 'session.$': '$' } },
       ResultPath: null,
+      TimeoutSeconds: 50,
       Retry: [{ ErrorEquals: ['States.ALL'], IntervalSeconds: 2, MaxAttempts: 6, BackoffRate: 2, MaxDelaySeconds: 60, JitterStrategy: 'FULL' }],
       Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: null, Next: OUTCOME_NOT_RECORDED_STATE }],
       End: true,
     });
     expect(asl.States[OUTCOME_NOT_RECORDED_STATE]).toMatchObject({ Type: 'Succeed' });
     // Every state that used to end the execution now goes on to record its outcome: only the
-    // record state and the route taken when recording fails end it.
+    // record state and the route taken when recording fails end it (and, failing, a service step's timeout).
     const ending = Object.entries(asl.States).filter(([, st]) => st.Type === 'Succeed' || ('End' in st && st.End));
     expect(ending.map(([name]) => name).sort()).toEqual([OUTCOME_NOT_RECORDED_STATE, RECORD_OUTCOME_STATE].sort());
     for (const outcome of ['PASS', 'FAIL', 'REVIEW']) expect(asl.States[`Decision ${outcome}`]).toMatchObject({ Next: RECORD_OUTCOME_STATE });

@@ -7,6 +7,7 @@ import {
   happyPathTransitions,
   OUTCOME_NOT_RECORDED_STATE,
   RECORD_OUTCOME_STATE,
+  SERVICE_TIMEOUT_STATE,
   type AslChoiceState,
   type AslStateMachine,
   type AslTaskState,
@@ -97,7 +98,7 @@ describe('a definition as a graph', () => {
     expect(Object.keys(asl.States).sort()).toEqual(
       [
         'details', 'capture', 'addUser', 'addUser.error0.code', 'addUser.error0.message', 'approve', 'review', 'Gateway_doc', 'Gateway_confirm',
-        'End_timeout', 'End_duplicate', RECORD_OUTCOME_STATE, OUTCOME_NOT_RECORDED_STATE,
+        'End_timeout', 'End_duplicate', RECORD_OUTCOME_STATE, OUTCOME_NOT_RECORDED_STATE, SERVICE_TIMEOUT_STATE,
       ].sort(),
     );
     // Gateway_mobile is only reached from Gateway_doc's branch, so it is fused into it.
@@ -125,13 +126,15 @@ describe('a definition as a graph', () => {
   it('compiles an error boundary event to a Catch by the ASL error name, through Pass states that set its error variables', () => {
     const asl = compile(journey());
     const add = asl.States.addUser as AslTaskState;
-    expect(add.Catch).toEqual([{ ErrorEquals: ['ExtIdNotUnique'], ResultPath: '$._lastError', Next: 'addUser.error0.code' }]);
+    // The designer's route first; the service step's timeout (no route of the journey) last.
+    const timedOut = { ErrorEquals: ['States.Timeout'], ResultPath: null, Next: SERVICE_TIMEOUT_STATE };
+    expect(add.Catch).toEqual([{ ErrorEquals: ['ExtIdNotUnique'], ResultPath: '$._lastError', Next: 'addUser.error0.code' }, timedOut]);
     expect(asl.States['addUser.error0.code']).toEqual({ Type: 'Pass', Result: 'extIdNotUnique', ResultPath: '$.vars.addUserErrorCode', Next: 'addUser.error0.message' });
     expect(asl.States['addUser.error0.message']).toEqual({ Type: 'Pass', InputPath: '$._lastError.Cause', ResultPath: '$.vars.addUserErrorMessage', Next: 'End_duplicate' });
     const plain = edit(journey(), (d) => {
       delete d.activities.addUser!.errorVariables;
     });
-    expect((compile(plain).States.addUser as AslTaskState).Catch).toEqual([{ ErrorEquals: ['ExtIdNotUnique'], ResultPath: '$._lastError', Next: 'End_duplicate' }]);
+    expect((compile(plain).States.addUser as AslTaskState).Catch).toEqual([{ ErrorEquals: ['ExtIdNotUnique'], ResultPath: '$._lastError', Next: 'End_duplicate' }, timedOut]);
   });
 
   it('takes the later of two complementary conditions as the default, with no rule of its own', () => {
