@@ -462,6 +462,11 @@ export interface ProcessInstanceStore {
   rewriteViews(record: ProcessInstanceRecord): Promise<boolean>;
   /** The instance unless it is past its retention: expired instances are gone for every reader. */
   getLive(tenantId: string, id: string, now: Date): Promise<ProcessInstanceRecord | undefined>;
+  /**
+   * As getLive, without the step the journey waits at (`currentStep` is absent): one GetItem,
+   * for readers that never show the step (the API's instance reads).
+   */
+  getLiveRecord(tenantId: string, id: string, now: Date): Promise<Omit<ProcessInstanceRecord, 'currentStep'> | undefined>;
   /** The instance whatever its retention (the execution's end is recorded even late). */
   get(tenantId: string, id: string): Promise<ProcessInstanceRecord | undefined>;
   /** The answer kept for an Idempotency-Key, unless it has expired. */

@@ -355,6 +355,17 @@ export const processInstanceStore: ProcessInstanceStore = {
     return unexpired(await processInstanceStore.get(tenantId, id), now);
   },
 
+  /** The instance item alone, one consistent GetItem (a status read right after creation sees it). */
+  async getLiveRecord(tenantId, id, now) {
+    const { doc, tableName, commands } = await dynamo();
+    const out = await doc.send(new commands.GetCommand({ TableName: tableName, Key: keys.instance(tenantId, id), ConsistentRead: true }));
+    const record = unexpired(instances.decode(out.Item), now);
+    if (!record) return undefined;
+    // Instances stored before the step moved to its own item carry it inline: not part of this read.
+    const { currentStep: _step, ...rest } = record;
+    return rest;
+  },
+
   /**
    * The instance and the step it waits at (its own item, `PISTEP`), two consistent GetItems;
    * readers see the step as `currentStep`, as before it moved.

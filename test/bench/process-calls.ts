@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { Harness, Invocation } from './aws-calls.js';
+import type { Handler, Harness, Invocation } from './aws-calls.js';
 import { READ_COMMANDS, WRITE_COMMANDS, meanCounts, newTally, opName, sum, within, type Counts, type Tally } from './counters.js';
 import { baseEvent, withJwtClaims } from './lambda-events.js';
 import { round } from './stats.js';
@@ -54,6 +54,25 @@ export interface ProcessManagerCalls {
   operations: ProcessOperationCalls[];
   /** Work each created instance set off after the response: its journey reaching the first user step. */
   afterCreation: { instances: number; perInstance: CallFigures; firstStep: string };
+  /** Status reads with the tenant rate limit on, as on AWS: what the limit adds to a read, and the pace beside DynamoDB Local's own. */
+  rateLimitedStatusReads: RateLimitedReads;
+}
+
+/** The most DynamoDB calls a rate-limited status read may cost on average: its GetItem, and a lease write now and then. */
+export const RATE_LIMITED_READ_TARGET = 1.1;
+
+export interface RateLimitedReads {
+  limitPerSecond: number;
+  reads: number;
+  dynamodbPerRead: number;
+  leaseWritesPerRead: number;
+  /** Reads a second through the handler, and bare GetItems of the same item a second, in the same run. */
+  readsPerSecond: number;
+  getItemsPerSecond: number;
+  /** readsPerSecond / getItemsPerSecond: how near the handler comes to the storage's own ceiling. */
+  ratioToGetItemCeiling: number;
+  target: string;
+  verdict: 'OK' | 'OVER';
 }
 
 export function figuresOf(t: Tally): CallFigures {
@@ -274,6 +293,8 @@ export async function measureProcessManager(h: Harness, opts: { reps: number }):
     reads.push(await h.invoke('getProcessInstance', getInstance, statusReadEvent(h, ids[i % ids.length]!)));
   }
 
+  const rateLimitedStatusReads = await measureRateLimitedReads(h, getInstance, ids[0]!, opts.reps * 20);
+
   const creationTargetText = 'TransactWriteItems 1 + StartExecution 1, no other write';
   return {
     setup: {
@@ -291,5 +312,54 @@ export async function measureProcessManager(h: Harness, opts: { reps: number }):
       perInstance: meanFigures(created.map((c) => figuresOf(c.tally.after!))),
       firstStep,
     },
+    rateLimitedStatusReads,
   };
+}
+
+/**
+ * Status reads of one instance, one after another, with TENANT_RATE_LIMIT set (the tenant's
+ * budget leased per container, functions/auth/rate-limit.ts), then as many bare GetItems of the
+ * instance's item: DynamoDB calls per read, and the reads' pace beside the GetItems'.
+ */
+async function measureRateLimitedReads(h: Harness, getInstance: Handler, processInstanceId: string, reads: number): Promise<RateLimitedReads> {
+  const limitPerSecond = 1000;
+  const { resetConfigForTests } = await import('../../functions/config.js');
+  const { dynamo } = await import('../../functions/store/client.js');
+  const { keys } = await import('../../functions/store/keys.js');
+  const saved = process.env.TENANT_RATE_LIMIT;
+  process.env.TENANT_RATE_LIMIT = String(limitPerSecond);
+  resetConfigForTests();
+  try {
+    const calls: Invocation[] = [];
+    const started = performance.now();
+    for (let i = 0; i < reads; i++) calls.push(await h.invoke('getProcessInstance', getInstance, statusReadEvent(h, processInstanceId)));
+    const readsMs = performance.now() - started;
+    const each = calls.map((c) => figuresOf(c.tally));
+    const dynamodbPerRead = round(each.reduce((a, f) => a + f.dynamodbTotal, 0) / reads, 3);
+    const leaseWritesPerRead = round(each.reduce((a, f) => a + f.writes, 0) / reads, 3);
+    const { doc, tableName, commands } = await dynamo();
+    const key = keys.instance(h.tenantId, processInstanceId);
+    const getStarted = performance.now();
+    await h.asBench(async () => {
+      for (let i = 0; i < reads; i++) await doc.send(new commands.GetCommand({ TableName: tableName, Key: key }));
+    });
+    const getMs = performance.now() - getStarted;
+    const readsPerSecond = round((reads / readsMs) * 1000, 0);
+    const getItemsPerSecond = round((reads / getMs) * 1000, 0);
+    return {
+      limitPerSecond,
+      reads,
+      dynamodbPerRead,
+      leaseWritesPerRead,
+      readsPerSecond,
+      getItemsPerSecond,
+      ratioToGetItemCeiling: round(readsPerSecond / getItemsPerSecond, 2),
+      target: `at most ${RATE_LIMITED_READ_TARGET} DynamoDB calls a read on average`,
+      verdict: dynamodbPerRead <= RATE_LIMITED_READ_TARGET ? 'OK' : 'OVER',
+    };
+  } finally {
+    if (saved === undefined) delete process.env.TENANT_RATE_LIMIT;
+    else process.env.TENANT_RATE_LIMIT = saved;
+    resetConfigForTests();
+  }
 }

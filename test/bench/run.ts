@@ -416,6 +416,9 @@ function brokenBudgets(results: Results): string[] {
     ...(results.network && !results.network.probeSelfCheck.ok ? ['network probe: its self-check failed, so its counts cannot be trusted'] : []),
     ...(results.network?.handlers ?? []).filter((n) => n.verdict !== 'OK').map((n) => `network at import of ${n.operationId}: ${n.count ?? '-'} call(s) ${n.error ?? ''}`.trim()),
     ...(results.awsCalls?.operations ?? []).filter((o) => o.verdict !== 'OK').map((o) => `AWS calls of ${o.operation}: ${o.perCall.dynamodbTotal} DynamoDB per call, target ${o.target.dynamodbPerCallMax}`),
+    ...(results.awsCalls?.processManager?.rateLimitedStatusReads?.verdict === 'OVER'
+      ? [`Rate-limited status reads: ${results.awsCalls.processManager.rateLimitedStatusReads.dynamodbPerRead} DynamoDB calls a read, target ${results.awsCalls.processManager.rateLimitedStatusReads.target}`]
+      : []),
     ...(results.awsCalls?.processManager?.operations ?? [])
       .filter((o) => o.verdict !== 'OK')
       .map((o) => `AWS calls of ${o.operation} (${o.auth}) ${o.verdict}: ${o.problems.join(', ')}`),
@@ -469,6 +472,14 @@ function usd(value: number): string {
 function printProcessManager(aws: AwsCallResults): void {
   const pm = aws.processManager;
   if (!pm) return;
+  const r = pm.rateLimitedStatusReads;
+  log('');
+  log(
+    `Status reads with the tenant rate limit on (${r.limitPerSecond}/s, leased per container): ${r.reads} reads, ` +
+      `${r.dynamodbPerRead} DynamoDB calls a read (${r.leaseWritesPerRead} of them lease writes; before the leases: 2, a GetItem and an UpdateItem), ` +
+      `${r.readsPerSecond} reads/s beside ${r.getItemsPerSecond} bare GetItems/s of DynamoDB Local in the same run: ` +
+      `${r.ratioToGetItemCeiling} of the GetItem ceiling (0.16-0.18 before). Target ${r.target}: ${r.verdict}.`,
+  );
   const own = (f: CallFigures) => round(f.dynamodbTotal - f.authReads, 2);
   log('');
   log(

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamo } from '../../lib/local/dynamodb.js';
 import type { ProcessInstanceRecord, ProcessTokenRecord, StepClaim, WaitingStep } from '../../functions/process-manager/model.js';
 import { instanceEvents } from '../../functions/events/catalogue.js';
@@ -105,6 +105,26 @@ describe('the waiting step', () => {
     expect(JSON.stringify(instanceItem).length).toBeLessThan(2000);
     const read = await store.get(TENANT, r.id);
     expect(read?.currentStep).toMatchObject({ activityId: 'form', taskToken: 't1', state: bigSession });
+  });
+
+  it('is left out of getLiveRecord, the one-read view of the API\'s instance reads, which is gone past retention too', async () => {
+    const r = await createInstance();
+    expect(await store.setWaitingStep(r, step('t2'), stepEvent(r))).toBe(true);
+    const { dynamo } = await import('../../functions/store/client.js');
+    const { doc } = await dynamo();
+    const sent: string[] = [];
+    const send = doc.send.bind(doc);
+    const spy = vi.spyOn(doc, 'send').mockImplementation(((command: { constructor: { name: string } }) => (sent.push(command.constructor.name), send(command as never))) as never);
+    try {
+      const read = await store.getLiveRecord(TENANT, r.id, now);
+      expect(read).toMatchObject({ id: r.id, processDefnName: 'identity-check' });
+      expect(read).not.toHaveProperty('currentStep');
+      expect(sent).toEqual(['GetCommand']);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await store.getLiveRecord(TENANT, r.id, new Date((r.expiresAt + 1) * 1000))).toBeUndefined();
+    expect(await store.getLiveRecord('other', r.id, now)).toBeUndefined();
   });
 
   it('counts refusals on the step, and claims, finishes or releases it only with its own task token', async () => {

@@ -136,9 +136,14 @@ export function instanceWithParametersView(r: ProcessInstanceRecord) {
   return { ...view, processTokenParameters: r.parameters };
 }
 
-/** An instance within its retention (404 otherwise, and for another tenant's). */
-export async function getLiveInstance(instances: Pick<ProcessInstanceStore, 'getLive'>, tenantId: string, id: string, now: Date): Promise<ProcessInstanceRecord> {
-  const record = await instances.getLive(tenantId, id, now);
+/** An instance within its retention (404 otherwise, and for another tenant's), without the step it waits at: one read. */
+export async function getLiveInstance(
+  instances: Pick<ProcessInstanceStore, 'getLiveRecord'>,
+  tenantId: string,
+  id: string,
+  now: Date,
+): Promise<Omit<ProcessInstanceRecord, 'currentStep'>> {
+  const record = await instances.getLiveRecord(tenantId, id, now);
   if (!record) throw new ProcessInstanceNotFoundError(id);
   return record;
 }
