@@ -92,6 +92,11 @@ export class Events extends Construct {
       });
     const deliveryQueueProps: sqs.QueueProps = {
       fifo: true,
+      // High-throughput FIFO: the throughput limit is per message group (a webhook's subject),
+      // not per queue, and deduplication is kept per group, so one busy tenant's deliveries do not
+      // take every tenant's share of the queue's 300 messages a second.
+      fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+      deduplicationScope: sqs.DeduplicationScope.MESSAGE_GROUP,
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       // Six times the worker's timeout, as Lambda asks of a queue it polls.

@@ -330,9 +330,11 @@ describe('ArthrStack events', () => {
     /** The worker's retry schedule: one attempt, then one per delay (functions/config.ts). */
     const delays = DEFAULT_WEBHOOK_RETRY_SECONDS.split(',').map(Number);
 
-    it('is FIFO, encrypted by SQS, hides a message 180 s, keeps it 14 days and moves it to its dead letters after 11 receives', () => {
+    it('is FIFO in high-throughput mode, encrypted by SQS, hides a message 180 s, keeps it 14 days and moves it to its dead letters after 11 receives', () => {
       expect(deliveries.Properties).toEqual({
         FifoQueue: true,
+        FifoThroughputLimit: 'perMessageGroupId',
+        DeduplicationScope: 'messageGroup',
         SqsManagedSseEnabled: true,
         VisibilityTimeout: 180,
         // SQS's longest: a subject's events wait their turn one after another, each with its schedule.
