@@ -19,6 +19,7 @@ import { Images } from './constructs/images.js';
 import { Exports } from './constructs/exports.js';
 import { Events } from './constructs/events.js';
 import { cloudSecretsKey } from './constructs/cloud-secrets.js';
+import { nameKeyUsers, serviceKey } from './constructs/key-policies.js';
 import { JourneyFunctions } from './constructs/journey-functions.js';
 import { Operations } from './constructs/operations.js';
 import { PackageLayer } from './constructs/package-layer.js';
@@ -204,7 +205,9 @@ export class ArthrStack extends Stack {
 
     // --- Token signing key: the private half never leaves KMS; handlers get signatures only.
     // RSA because the API Gateway JWT authorizer verifies RS256 only.
-    this.signingKey = new kms.Key(this, 'SigningKey', {
+    // Its policy lets the token issue route sign (RS256 digests only) and the routes that check
+    // tokens read the public key, and nobody else use it (lib/constructs/key-policies.ts).
+    this.signingKey = serviceKey(this, 'SigningKey', {
       keySpec: kms.KeySpec.RSA_2048,
       keyUsage: kms.KeyUsage.SIGN_VERIFY,
       description: `Signs Arthr bearer tokens (RS256) in region ${label}`,
@@ -573,6 +576,9 @@ export class ArthrStack extends Stack {
       }).layer;
       for (const fn of this.node.findAll().filter((c): c is ServiceFunction => c instanceof ServiceFunction)) fn.enableTracing(tracerLayer);
     }
+
+    // Once every function is made: each key's policy names the roles that use it, for what.
+    nameKeyUsers(this, [this.signingKey, this.images.key, this.exports.key, this.cloudSecretsKey]);
 
     // Last, so that every alarm made above (the dead-letter queues' too) notifies the topic.
     this.operations.notifyAll(this);
