@@ -154,6 +154,8 @@ export interface ArthrStackProps extends StackProps {
  */
 export class ArthrStack extends Stack {
   readonly table: dynamodb.Table;
+  /** Encrypts the table, its indexes, stream and backups (sessions, verifiers, task tokens...). */
+  readonly tableKey: kms.Key;
   readonly signingKey: kms.Key;
   readonly api: HttpApi;
   readonly functions: ReadonlyMap<string, RouteFunction>;
@@ -178,7 +180,30 @@ export class ArthrStack extends Stack {
     super(scope, id, { ...props, stackName: props.stackName ?? namePrefix });
     this.namePrefix = namePrefix;
 
-    // --- Storage: the single table, shaped by the same schema the local runtime uses.
+    // --- Storage: the single table, shaped by the same schema the local runtime uses, under a key
+    // of its own (not DynamoDB's AWS-owned key): its use is in CloudTrail, it can be disabled or
+    // scheduled for deletion to make the table, its stream and its backups unreadable, and only
+    // this account's principals may use it, only through DynamoDB (whose grants on the table decide
+    // who reads what) or to read the stream. DynamoDB Local knows no keys (lib/local/dynamodb.ts).
+    this.tableKey = serviceKey(this, 'TableKey', {
+      description: `Encrypts the Arthr table, its stream and backups (${namePrefix})`,
+      alias: `alias/${namePrefix}-table`,
+      enableKeyRotation: true,
+      // The retained table (and its point-in-time backups) cannot be read without it.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.tableKey.addToResourcePolicy(
+      new iam.PolicyStatement({
+        // What the aws/dynamodb key allows: any principal of the account, through DynamoDB in this
+        // region only, on behalf of a caller DynamoDB authorised (the functions' table grants, the
+        // deployment creating the table, the operator CLI, a restore). Never directly.
+        sid: 'TableThroughDynamoDB',
+        principals: [new iam.AnyPrincipal()],
+        actions: ['kms:Encrypt', 'kms:Decrypt', 'kms:ReEncrypt*', 'kms:GenerateDataKey*', 'kms:DescribeKey', 'kms:CreateGrant'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'kms:CallerAccount': this.account, 'kms:ViaService': `dynamodb.${this.region}.amazonaws.com` } },
+      }),
+    );
     this.table = new dynamodb.Table(this, 'Table', {
       partitionKey: { name: TABLE_SCHEMA.partitionKey, type: dynamodb.AttributeType.STRING },
       sortKey: { name: TABLE_SCHEMA.sortKey, type: dynamodb.AttributeType.STRING },
@@ -190,6 +215,8 @@ export class ArthrStack extends Stack {
       // only: neither needs more, and no item's data leaves the table. The local runtime makes
       // the same stream (lib/local/dynamodb.ts).
       stream: dynamodb.StreamViewType.KEYS_ONLY,
+      encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
+      encryptionKey: this.tableKey,
       // Tenants' records: never deleted with the stack, nor by a mistaken delete-table call.
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
@@ -578,7 +605,7 @@ export class ArthrStack extends Stack {
     }
 
     // Once every function is made: each key's policy names the roles that use it, for what.
-    nameKeyUsers(this, [this.signingKey, this.images.key, this.exports.key, this.cloudSecretsKey]);
+    nameKeyUsers(this, [this.signingKey, this.tableKey, this.images.key, this.exports.key, this.cloudSecretsKey]);
 
     // Last, so that every alarm made above (the dead-letter queues' too) notifies the topic.
     this.operations.notifyAll(this);

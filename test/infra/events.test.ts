@@ -204,8 +204,10 @@ describe('ArthrStack events', () => {
         { Sid: 'PutEvents', Effect: 'Allow', Action: 'events:PutEvents', Resource: busArn() },
         { Sid: 'QueueDeliveries', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: deliveriesArn() },
         { Sid: 'FailedBatches', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: queueArn() },
-        // What Table.grantStreamRead grants: ListStreams takes no resource but `*`.
+        // What Table.grantStreamRead grants: ListStreams takes no resource but `*`, and the table's
+        // key (whose policy names this role too: isolation.test.ts).
         { Effect: 'Allow', Action: 'dynamodb:ListStreams', Resource: '*' },
+        { Effect: 'Allow', Action: ['kms:Decrypt', 'kms:DescribeKey'], Resource: { 'Fn::GetAtt': [resourceAt(template, 'AWS::KMS::Key', 'ArthrStack/TableKey')[0], 'Arn'] } },
         { Effect: 'Allow', Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], Resource: { 'Fn::GetAtt': [tableId, 'StreamArn'] } },
       ]);
       expect(ofType(template, 'AWS::IAM::Role')[relayRoleId()]!.Properties.ManagedPolicyArns).toBeUndefined();
