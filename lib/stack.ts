@@ -312,8 +312,21 @@ export class ArthrStack extends Stack {
     const activityFunctionArn = functionArn(activityFunctionName);
     const executionEndFunctionName = ServiceFunction.physicalName(namePrefix, 'execution-end');
     const executionEndFunctionArn = functionArn(executionEndFunctionName);
+    // Every state machine this stack publishes is named `arthr-{label}-{hash}` (functions/process-manager/executions/state-machine-names.ts).
+    const machinePrefix = stateMachinePrefix(label);
+    const stateMachineArnPattern = this.formatArn({
+      service: 'states',
+      resource: 'stateMachine',
+      resourceName: `${machinePrefix}*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
     const stateMachineRole = new iam.Role(this, 'StateMachineRole', {
-      assumedBy: new iam.ServicePrincipal('states.amazonaws.com'),
+      // Step Functions may take this role only for this deployment's own state machines, in this
+      // account (confused deputy): Step Functions passes both keys when it assumes the role.
+      assumedBy: new iam.ServicePrincipal('states.amazonaws.com').withConditions({
+        StringEquals: { 'aws:SourceAccount': this.account },
+        ArnLike: { 'aws:SourceArn': stateMachineArnPattern },
+      }),
       description: 'Runs journey state machines: invokes the activity function and the execution-end function only.',
       inlinePolicies: {
         invokeActivities: new iam.PolicyDocument({
@@ -379,15 +392,6 @@ export class ArthrStack extends Stack {
         'Log delivery setup (logs:*LogDelivery*, PutResourcePolicy, DescribeResourcePolicies, DescribeLogGroups) and X-Ray ' +
         'segment writes support no resource-level permission; Step Functions uses them only to deliver its own logs and traces.',
     });
-    // Every state machine this stack publishes is named `arthr-{label}-{hash}` (functions/process-manager/executions/state-machine-names.ts).
-    const machinePrefix = stateMachinePrefix(label);
-    const stateMachineArnPattern = this.formatArn({
-      service: 'states',
-      resource: 'stateMachine',
-      resourceName: `${machinePrefix}*`,
-      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-    });
-
     const environment: Record<string, string> = {
       TABLE_NAME: this.table.tableName,
       SERVICE_REGION: label,

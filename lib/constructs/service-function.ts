@@ -104,7 +104,13 @@ export class ServiceFunction extends Construct {
     // to every log group in the account) and nothing shared between functions.
     this.policy = new iam.PolicyDocument({ statements });
     this.role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      // Lambda of this account only (confused deputy). aws:SourceAccount alone: Lambda passes it
+      // when it assumes an execution role (AWS's own Lambda trust policy samples carry it), while
+      // aws:SourceArn is not documented for execution roles, and a condition Lambda does not meet
+      // would stop every function.
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com').withConditions({
+        StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+      }),
       // Its own path, so that a key policy can name this role (aws:PrincipalArn) before it exists
       // and without a reference to it, which would make a cycle (lib/constructs/key-policies.ts).
       path: ServiceFunction.rolePath(functionName),
