@@ -19,6 +19,7 @@ import { Images } from './constructs/images.js';
 import { Exports } from './constructs/exports.js';
 import { Events } from './constructs/events.js';
 import { cloudSecretsKey } from './constructs/cloud-secrets.js';
+import { nameKeyUsers, serviceKey } from './constructs/key-policies.js';
 import { JourneyFunctions } from './constructs/journey-functions.js';
 import { Operations } from './constructs/operations.js';
 import { PackageLayer } from './constructs/package-layer.js';
@@ -153,6 +154,8 @@ export interface ArthrStackProps extends StackProps {
  */
 export class ArthrStack extends Stack {
   readonly table: dynamodb.Table;
+  /** Encrypts the table, its indexes, stream and backups (sessions, verifiers, task tokens...). */
+  readonly tableKey: kms.Key;
   readonly signingKey: kms.Key;
   readonly api: HttpApi;
   readonly functions: ReadonlyMap<string, RouteFunction>;
@@ -177,7 +180,30 @@ export class ArthrStack extends Stack {
     super(scope, id, { ...props, stackName: props.stackName ?? namePrefix });
     this.namePrefix = namePrefix;
 
-    // --- Storage: the single table, shaped by the same schema the local runtime uses.
+    // --- Storage: the single table, shaped by the same schema the local runtime uses, under a key
+    // of its own (not DynamoDB's AWS-owned key): its use is in CloudTrail, it can be disabled or
+    // scheduled for deletion to make the table, its stream and its backups unreadable, and only
+    // this account's principals may use it, only through DynamoDB (whose grants on the table decide
+    // who reads what) or to read the stream. DynamoDB Local knows no keys (lib/local/dynamodb.ts).
+    this.tableKey = serviceKey(this, 'TableKey', {
+      description: `Encrypts the Arthr table, its stream and backups (${namePrefix})`,
+      alias: `alias/${namePrefix}-table`,
+      enableKeyRotation: true,
+      // The retained table (and its point-in-time backups) cannot be read without it.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.tableKey.addToResourcePolicy(
+      new iam.PolicyStatement({
+        // What the aws/dynamodb key allows: any principal of the account, through DynamoDB in this
+        // region only, on behalf of a caller DynamoDB authorised (the functions' table grants, the
+        // deployment creating the table, the operator CLI, a restore). Never directly.
+        sid: 'TableThroughDynamoDB',
+        principals: [new iam.AnyPrincipal()],
+        actions: ['kms:Encrypt', 'kms:Decrypt', 'kms:ReEncrypt*', 'kms:GenerateDataKey*', 'kms:DescribeKey', 'kms:CreateGrant'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'kms:CallerAccount': this.account, 'kms:ViaService': `dynamodb.${this.region}.amazonaws.com` } },
+      }),
+    );
     this.table = new dynamodb.Table(this, 'Table', {
       partitionKey: { name: TABLE_SCHEMA.partitionKey, type: dynamodb.AttributeType.STRING },
       sortKey: { name: TABLE_SCHEMA.sortKey, type: dynamodb.AttributeType.STRING },
@@ -189,6 +215,8 @@ export class ArthrStack extends Stack {
       // only: neither needs more, and no item's data leaves the table. The local runtime makes
       // the same stream (lib/local/dynamodb.ts).
       stream: dynamodb.StreamViewType.KEYS_ONLY,
+      encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
+      encryptionKey: this.tableKey,
       // Tenants' records: never deleted with the stack, nor by a mistaken delete-table call.
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
@@ -204,7 +232,9 @@ export class ArthrStack extends Stack {
 
     // --- Token signing key: the private half never leaves KMS; handlers get signatures only.
     // RSA because the API Gateway JWT authorizer verifies RS256 only.
-    this.signingKey = new kms.Key(this, 'SigningKey', {
+    // Its policy lets the token issue route sign (RS256 digests only) and the routes that check
+    // tokens read the public key, and nobody else use it (lib/constructs/key-policies.ts).
+    this.signingKey = serviceKey(this, 'SigningKey', {
       keySpec: kms.KeySpec.RSA_2048,
       keyUsage: kms.KeyUsage.SIGN_VERIFY,
       description: `Signs Arthr bearer tokens (RS256) in region ${label}`,
@@ -282,8 +312,21 @@ export class ArthrStack extends Stack {
     const activityFunctionArn = functionArn(activityFunctionName);
     const executionEndFunctionName = ServiceFunction.physicalName(namePrefix, 'execution-end');
     const executionEndFunctionArn = functionArn(executionEndFunctionName);
+    // Every state machine this stack publishes is named `arthr-{label}-{hash}` (functions/process-manager/executions/state-machine-names.ts).
+    const machinePrefix = stateMachinePrefix(label);
+    const stateMachineArnPattern = this.formatArn({
+      service: 'states',
+      resource: 'stateMachine',
+      resourceName: `${machinePrefix}*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
     const stateMachineRole = new iam.Role(this, 'StateMachineRole', {
-      assumedBy: new iam.ServicePrincipal('states.amazonaws.com'),
+      // Step Functions may take this role only for this deployment's own state machines, in this
+      // account (confused deputy): Step Functions passes both keys when it assumes the role.
+      assumedBy: new iam.ServicePrincipal('states.amazonaws.com').withConditions({
+        StringEquals: { 'aws:SourceAccount': this.account },
+        ArnLike: { 'aws:SourceArn': stateMachineArnPattern },
+      }),
       description: 'Runs journey state machines: invokes the activity function and the execution-end function only.',
       inlinePolicies: {
         invokeActivities: new iam.PolicyDocument({
@@ -352,15 +395,6 @@ export class ArthrStack extends Stack {
         'Log delivery setup (logs:*LogDelivery*, PutResourcePolicy, DescribeResourcePolicies, DescribeLogGroups) and X-Ray ' +
         'segment writes support no resource-level permission; Step Functions uses them only to deliver its own logs and traces.',
     });
-    // Every state machine this stack publishes is named `arthr-{label}-{hash}` (functions/process-manager/executions/state-machine-names.ts).
-    const machinePrefix = stateMachinePrefix(label);
-    const stateMachineArnPattern = this.formatArn({
-      service: 'states',
-      resource: 'stateMachine',
-      resourceName: `${machinePrefix}*`,
-      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-    });
-
     const environment: Record<string, string> = {
       TABLE_NAME: this.table.tableName,
       SERVICE_REGION: label,
@@ -576,6 +610,9 @@ export class ArthrStack extends Stack {
       }).layer;
       for (const fn of this.node.findAll().filter((c): c is ServiceFunction => c instanceof ServiceFunction)) fn.enableTracing(tracerLayer);
     }
+
+    // Once every function is made: each key's policy names the roles that use it, for what.
+    nameKeyUsers(this, [this.signingKey, this.tableKey, this.images.key, this.exports.key, this.cloudSecretsKey]);
 
     // Last, so that every alarm made above (the dead-letter queues' too) notifies the topic.
     this.operations.notifyAll(this);

@@ -2,6 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
+import { serviceKey } from './key-policies.js';
 
 /** The encryption context every sealed cloud secret carries (functions/adapters/sealer.ts `cloudSecretContext`). */
 export const CLOUD_SECRET_PURPOSE = 'cloud-secret';
@@ -9,10 +10,11 @@ export const CLOUD_SECRET_PURPOSE = 'cloud-secret';
 /**
  * The key cloud secrets are sealed with at rest: each value is KMS-encrypted (Encrypt, at most
  * 4 KiB) bound to its tenant, name and version, and stored in the table only as ciphertext.
- * Rotated yearly; kept when the stack goes (the secrets it opens may be in a restored table).
+ * Rotated yearly; kept when the stack goes (the secrets it opens may be in a restored table). Its
+ * policy names the roles that seal or unseal, each for its purpose only (lib/constructs/key-policies.ts).
  */
 export function cloudSecretsKey(scope: Construct): kms.Key {
-  return new kms.Key(scope, 'CloudSecretsKey', {
+  return serviceKey(scope, 'CloudSecretsKey', {
     description: 'Seals tenants\' cloud secrets (their values in the table are ciphertext under this key).',
     enableKeyRotation: true,
     removalPolicy: RemovalPolicy.RETAIN,

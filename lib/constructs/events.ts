@@ -28,6 +28,19 @@ export interface EventsProps {
 
 
 /**
+ * What a session of the subscriber delivery role must carry: the tenant tag (SUBSCRIBER_TENANT_TAG,
+ * not empty) and no other tag key, none of them transitive, and the session name the worker gives
+ * (`arthr-{tenantId}`, functions/webhooks/targets.ts). On both sts:AssumeRole and sts:TagSession.
+ */
+export function subscriberSessionConditions(): Record<string, Record<string, unknown>> {
+  return {
+    'ForAllValues:StringEquals': { 'aws:TagKeys': [SUBSCRIBER_TENANT_TAG] },
+    StringLike: { [`aws:RequestTag/${SUBSCRIBER_TENANT_TAG}`]: '?*', 'sts:RoleSessionName': 'arthr-?*' },
+    Null: { 'sts:TransitiveTagKeys': 'true' },
+  };
+}
+
+/**
  * Events out: the stack's own EventBridge bus, and the outbox relay that fills it. Every change
  * is written with its event item in one transaction (functions/store/outbox.ts); the table's
  * stream (keys only) feeds the relay, filtered to new event items, which reads each item and puts
@@ -229,7 +242,10 @@ export class Events extends Construct {
     this.subscriberRole = new iam.Role(this, 'SubscriberDelivery', {
       roleName: subscriberRoleName,
       description: "Sends webhook deliveries to relying parties' own SQS queues and EventBridge buses, assumed per tenant with the arthr-tenant session tag.",
-      assumedBy: new iam.SessionTagsPrincipal(this.deliveryWorker.role),
+      // The worker's role alone, and only with the one tag relying parties' policies check: a
+      // session tagged with anything else (another key, a transitive tag that would outlive a
+      // role chain) or with no tenant is refused here, whatever the worker's own policy says.
+      assumedBy: new iam.SessionTagsPrincipal(this.deliveryWorker.role).withConditions(subscriberSessionConditions()),
       maxSessionDuration: Duration.hours(1),
       inlinePolicies: {
         subscriberDelivery: new iam.PolicyDocument({

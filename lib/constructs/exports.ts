@@ -11,6 +11,7 @@ import { EXPORT_RETENTION_DAYS } from '../../functions/exports/model.js';
 import { MAX_RECEIVES } from '../../functions/exports/run-export.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { IMAGE_KEY_PREFIX, imageStatements, acknowledgeImageObjects, type ImagesAccess } from './images.js';
+import { serviceKey } from './key-policies.js';
 import { ServiceFunction, nagArn } from './service-function.js';
 
 /** The worker's timeout: an archive of a few large images, or a CSV of up to 100,000 rows. */
@@ -117,7 +118,7 @@ export class Exports extends Construct implements ExportsAccess {
     // encrypts the files (SSE-KMS, with the object in the encryption context, as for images)
     // and seals archive passwords until their job runs (KMS Encrypt, bound to the tenant and
     // export by the encryption context). Grants separate the two uses by their conditions.
-    this.key = new kms.Key(this, 'Key', {
+    this.key = serviceKey(this, 'Key', {
       description: `Encrypts Arthr exports and seals archive passwords (${props.namePrefix})`,
       alias: `alias/${props.namePrefix}-exports`,
       enableKeyRotation: true,

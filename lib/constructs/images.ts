@@ -8,6 +8,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ImageAction } from '../../functions/http/route.js';
 import { deadLetterQueue } from './dead-letters.js';
+import { serviceKey } from './key-policies.js';
 import { ServiceFunction, nagArn } from './service-function.js';
 
 /**
@@ -147,7 +148,8 @@ export class Images extends Construct implements ImagesAccess {
     // No S3 Bucket Key, on purpose: with one, KMS would see the bucket, not the object, in the
     // encryption context (losing both the per-object audit and the tenants/ condition), to save
     // KMS requests that cost $0.03 per 10,000 at a handful of images per journey.
-    this.key = new kms.Key(this, 'Key', {
+    // Its policy names the roles that may use it, each only through S3 (lib/constructs/key-policies.ts).
+    this.key = serviceKey(this, 'Key', {
       description: `Encrypts Arthr face images in S3 (${props.namePrefix})`,
       alias: `alias/${props.namePrefix}-images`,
       enableKeyRotation: true,

@@ -1,14 +1,14 @@
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
+import { serviceKey } from './key-policies.js';
 import type { ServiceFunction } from './service-function.js';
 
 /** The final statuses a journey can end in (the JourneysCompleted metric's `status` dimension). */
@@ -54,13 +54,28 @@ export class Operations extends Construct {
     const fiveMinutes = Duration.minutes(5);
 
     // --- Notifications. Encrypted with a key of its own: CloudWatch cannot publish to a topic
-    // under the AWS-managed SNS key, so the key lets CloudWatch (and only it, besides the account) use it.
-    const key = new kms.Key(this, 'TopicKey', {
+    // under the AWS-managed SNS key, so the key lets CloudWatch use it (the account only
+    // administers it), for the alarms of this account and region only (confused deputy).
+    const stack = Stack.of(this);
+    const key = serviceKey(this, 'TopicKey', {
       description: `Encrypts the alarm notifications of ${namePrefix}`,
       alias: `alias/${namePrefix}-alarms`,
       enableKeyRotation: true,
     });
-    key.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    key.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudWatchAlarmsPublish',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          // Every alarm of the account and region: some are named by CloudFormation, and a pattern
+          // that missed one would drop its notifications silently.
+          ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }) },
+        },
+      }),
+    );
     this.topic = new sns.Topic(this, 'Topic', {
       topicName: `${namePrefix}-alarms`,
       displayName: `Arthr ${namePrefix} alarms`,

@@ -140,7 +140,13 @@ function routeStatements(props: RouteFunctionProps, stack: Stack): iam.PolicySta
   }
   if (access.signingKey) {
     statements.push(
-      new iam.PolicyStatement({ sid: 'SigningKey', actions: [...KEY_ACTIONS[access.signingKey]], resources: [props.signingKey.keyArn] }),
+      new iam.PolicyStatement({
+        sid: 'SigningKey',
+        actions: [...KEY_ACTIONS[access.signingKey]],
+        resources: [props.signingKey.keyArn],
+        // A token's signature only (functions/auth/signer.ts): RS256 over a digest made beforehand.
+        ...(access.signingKey === 'sign' ? { conditions: { StringEquals: { 'kms:SigningAlgorithm': 'RSASSA_PKCS1_V1_5_SHA_256', 'kms:MessageType': 'DIGEST' } } } : {}),
+      }),
     );
   }
   if (access.stateMachines === 'publish') {

@@ -1,5 +1,4 @@
 import { CfnParameter, NestedStack, Validations } from 'aws-cdk-lib';
-import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { HttpMethod, HttpNoneAuthorizer, HttpRoute, HttpRouteKey, PayloadFormatVersion, type IHttpApi, type IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -8,6 +7,7 @@ import type { RouteDef } from '../../functions/http/route.js';
 import type { ImagesAccess } from './images.js';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { ExportsAccess } from './exports.js';
+import { importKey } from './key-policies.js';
 import { RouteFunction, type RouteFunctionProps } from './route-function.js';
 
 const METHODS: Record<string, HttpMethod> = {
@@ -97,7 +97,7 @@ export class RouteStack extends NestedStack {
             bucketArn: new CfnParameter(this, 'ImagesBucketArn', { description: 'The images bucket\'s ARN.' }).valueAsString,
             bucketName: new CfnParameter(this, 'ImagesBucketName', { description: 'The images bucket\'s name.' }).valueAsString,
           }),
-          key: kms.Key.fromKeyArn(this, 'ImagesKey', new CfnParameter(this, 'ImagesKeyArn', { description: 'The images bucket\'s KMS key ARN.' }).valueAsString),
+          key: importKey(this, 'ImagesKey', new CfnParameter(this, 'ImagesKeyArn', { description: 'The images bucket\'s KMS key ARN.' }).valueAsString, props.images.key),
         }
       : props.images;
     const param = (name: string, description: string) => new CfnParameter(this, name, { description }).valueAsString;
@@ -107,7 +107,7 @@ export class RouteStack extends NestedStack {
             bucketArn: param('ExportsBucketArn', 'The exports bucket\'s ARN.'),
             bucketName: param('ExportsBucketName', 'The exports bucket\'s name.'),
           }),
-          key: kms.Key.fromKeyArn(this, 'ExportsKey', param('ExportsKeyArn', 'The exports KMS key ARN.')),
+          key: importKey(this, 'ExportsKey', param('ExportsKeyArn', 'The exports KMS key ARN.'), props.exports.key),
           queue: sqs.Queue.fromQueueAttributes(this, 'ExportsQueue', {
             queueArn: param('ExportsQueueArn', 'The export job queue\'s ARN.'),
             queueUrl: param('ExportsQueueUrl', 'The export job queue\'s URL.'),
@@ -115,7 +115,7 @@ export class RouteStack extends NestedStack {
         }
       : props.exports;
     const cloudSecretsKey = usesSecrets
-      ? kms.Key.fromKeyArn(this, 'CloudSecretsKey', param('CloudSecretsKeyArn', 'The cloud secrets KMS key ARN.'))
+      ? importKey(this, 'CloudSecretsKey', param('CloudSecretsKeyArn', 'The cloud secrets KMS key ARN.'), props.cloudSecretsKey)
       : props.cloudSecretsKey;
     const webhookQueue = usesWebhookQueue
       ? sqs.Queue.fromQueueAttributes(this, 'WebhookReplayQueue', {

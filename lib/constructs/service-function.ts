@@ -72,8 +72,12 @@ export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
-  /** The role's one inline policy: later statements (tracing) go here, not into a resource of their own. */
-  private readonly policy: iam.PolicyDocument;
+  /**
+   * The role's one inline policy: later statements (tracing) go here, not into a resource of their
+   * own. Read by the key policies (lib/constructs/key-policies.ts), which name this role for the KMS
+   * actions it holds.
+   */
+  readonly policy: iam.PolicyDocument;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
@@ -101,7 +105,16 @@ export class ServiceFunction extends Construct {
     // to every log group in the account) and nothing shared between functions.
     this.policy = new iam.PolicyDocument({ statements });
     this.role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      // Lambda of this account only (confused deputy). aws:SourceAccount alone: Lambda passes it
+      // when it assumes an execution role (AWS's own Lambda trust policy samples carry it), while
+      // aws:SourceArn is not documented for execution roles, and a condition Lambda does not meet
+      // would stop every function.
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com').withConditions({
+        StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+      }),
+      // Its own path, so that a key policy can name this role (aws:PrincipalArn) before it exists
+      // and without a reference to it, which would make a cycle (lib/constructs/key-policies.ts).
+      path: ServiceFunction.rolePath(functionName),
       description: props.roleDescription,
       inlinePolicies: { [props.policyName]: this.policy },
     });
@@ -163,6 +176,14 @@ export class ServiceFunction extends Construct {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permission; they only send this function\'s own traces.',
     });
+  }
+
+  /**
+   * The path of a function's role, `/{functionName}/`: its ARN is `...:role/{functionName}/{generated
+   * name}`, known at synth time up to the generated name, and unique to the function.
+   */
+  static rolePath(functionName: string): string {
+    return `/${functionName}/`;
   }
 
   /**

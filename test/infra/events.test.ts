@@ -6,6 +6,7 @@ import { OUTBOX_STREAM_FILTER } from '../../functions/events/relay.js';
 import { routeList } from '../../functions/routes.js';
 import { keys } from '../../functions/store/keys.js';
 import { TABLE_SCHEMA } from '../../functions/store/schema.js';
+import { subscriberSessionConditions } from '../../lib/constructs/events.js';
 import {
   asArray,
   joined,
@@ -204,8 +205,10 @@ describe('ArthrStack events', () => {
         { Sid: 'PutEvents', Effect: 'Allow', Action: 'events:PutEvents', Resource: busArn() },
         { Sid: 'QueueDeliveries', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: deliveriesArn() },
         { Sid: 'FailedBatches', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: queueArn() },
-        // What Table.grantStreamRead grants: ListStreams takes no resource but `*`.
+        // What Table.grantStreamRead grants: ListStreams takes no resource but `*`, and the table's
+        // key (whose policy names this role too: isolation.test.ts).
         { Effect: 'Allow', Action: 'dynamodb:ListStreams', Resource: '*' },
+        { Effect: 'Allow', Action: ['kms:Decrypt', 'kms:DescribeKey'], Resource: { 'Fn::GetAtt': [resourceAt(template, 'AWS::KMS::Key', 'ArthrStack/TableKey')[0], 'Arn'] } },
         { Effect: 'Allow', Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], Resource: { 'Fn::GetAtt': [tableId, 'StreamArn'] } },
       ]);
       expect(ofType(template, 'AWS::IAM::Role')[relayRoleId()]!.Properties.ManagedPolicyArns).toBeUndefined();
@@ -583,9 +586,10 @@ describe('ArthrStack events', () => {
       const [id, r] = role();
       const worker = statementsOf(template, workerRoleId()).find((st) => (st as { Sid?: string }).Sid === 'SendAsTenant')!;
       expect(joined(worker.Resource)).toBe(SUBSCRIBER_ROLE);
-      // Trusted by the worker's role alone, for AssumeRole and TagSession.
+      // Trusted by the worker's role alone, for AssumeRole and TagSession, with the tenant's tag
+      // and no other (isolation.test.ts reads the conditions).
       expect(asArray<Statement>(r.Properties.AssumeRolePolicyDocument.Statement)).toEqual([
-        { Effect: 'Allow', Action: ['sts:AssumeRole', 'sts:TagSession'], Principal: { AWS: { 'Fn::GetAtt': [workerRoleId(), 'Arn'] } } },
+        { Effect: 'Allow', Action: ['sts:AssumeRole', 'sts:TagSession'], Principal: { AWS: { 'Fn::GetAtt': [workerRoleId(), 'Arn'] } }, Condition: subscriberSessionConditions() },
       ]);
       expect(r.Properties.MaxSessionDuration).toBe(3600);
       expect(template.findOutputs('SubscriberDeliveryRoleArn').SubscriberDeliveryRoleArn!.Value).toEqual({ 'Fn::GetAtt': [id, 'Arn'] });

@@ -387,8 +387,10 @@ describe('ArthrStack images', () => {
         { Action: 's3:DeleteObject', Resource: imageObjects() },
         { Action: 's3:ListBucket', Resource: bucketArn(), Condition: { StringLike: { 's3:prefix': 'tenants/*' } } },
         { Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } },
-        // What Table.grantStreamRead grants: ListStreams takes no resource but `*`.
+        // What Table.grantStreamRead grants: ListStreams takes no resource but `*`, and the table's
+        // key (whose policy names this role too: isolation.test.ts).
         { Action: 'dynamodb:ListStreams', Resource: '*' },
+        { Action: ['kms:Decrypt', 'kms:DescribeKey'], Resource: { 'Fn::GetAtt': [resourceAt(template, 'AWS::KMS::Key', 'ArthrStack/TableKey')[0], 'Arn'] } },
         { Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], Resource: { 'Fn::GetAtt': [tableId, 'StreamArn'] } },
       ]);
       expect(ofType(template, 'AWS::IAM::Role')[refId(cleanup.Properties.Role)!]!.Properties.ManagedPolicyArns).toBeUndefined();

@@ -66,8 +66,11 @@ describe('ArthrStack operations', () => {
       // CloudWatch publishes to it, so it may use the key (it could not use the AWS-managed SNS key).
       const key = ofType(template, 'AWS::KMS::Key')[keyId]!;
       expect(key.Properties.EnableKeyRotation).toBe(true);
-      const cloudwatch = asArray<{ Principal?: { Service?: string }; Action: string[] }>(key.Properties.KeyPolicy.Statement).find((s) => s.Principal?.Service === 'cloudwatch.amazonaws.com');
+      const cloudwatch = asArray<{ Principal?: { Service?: string }; Action: string[]; Condition?: unknown }>(key.Properties.KeyPolicy.Statement).find((s) => s.Principal?.Service === 'cloudwatch.amazonaws.com');
       expect(cloudwatch?.Action).toEqual(['kms:Decrypt', 'kms:GenerateDataKey*']);
+      // For this account's alarms only (confused deputy); the account itself only administers the key.
+      expect(cloudwatch?.Condition).toMatchObject({ StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } });
+      expect(joined((cloudwatch?.Condition as { ArnLike: Record<string, unknown> }).ArnLike['aws:SourceArn'])).toBe('arn:aws:cloudwatch:eu-west-1:<AWS::AccountId>:alarm:*');
       const policy = Object.values(ofType(template, 'AWS::SNS::TopicPolicy')).find((p) => asArray(p.Properties.Topics).some((t) => refId(t) === topicId))!;
       expect(JSON.stringify(policy.Properties.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
     });

@@ -264,8 +264,8 @@ describe('ArthrStack', () => {
 
     it('signs tokens with an RSA 2048 KMS key reachable through an alias', () => {
       // The others are the images bucket's (images.test.ts), the alarm topic's (operations.test.ts), the exports'
-      // (exports.test.ts) and the cloud secrets' (below).
-      template.resourceCountIs('AWS::KMS::Key', 5);
+      // (exports.test.ts), the cloud secrets' (below) and the table's (isolation.test.ts, with every key's policy).
+      template.resourceCountIs('AWS::KMS::Key', 6);
       expect(ofType(template, 'AWS::KMS::Key')[keyId]!.Properties).toMatchObject({ KeySpec: 'RSA_2048', KeyUsage: 'SIGN_VERIFY' });
       template.hasResourceProperties('AWS::KMS::Alias', {
         AliasName: 'alias/arthr-fir-token-signing',
