@@ -250,7 +250,7 @@ describe('ArthrStack isolation: keys and trust', () => {
     });
 
     it("let the delivery worker take the subscriber role only with the tenant's tag and no other", () => {
-      const [, role] = roles().find(([, r]) => r.Properties.RoleName === 'arthr-fir-subscriber-delivery')!;
+      const [, role] = roles().find(([, r]) => r.Properties.RoleName === 'arthr-fir-eu-west-1-subscriber-delivery')!;
       const [workerFn] = Object.values(ofType(template, 'AWS::Lambda::Function')).filter((f) => f.Properties.FunctionName === 'arthr-fir-deliverWebhooks');
       expect(trust(role)).toEqual([
         {
