@@ -42,6 +42,14 @@ export const ROUTE_BUNDLE_BUDGETS: Readonly<Record<string, { kb: number; why: st
     kb: 265,
     why: 'writes a definition back as BPMN (bpmn-moddle with the Camunda descriptor): its job',
   },
+  submitPasscodeStep: {
+    kb: 256,
+    why:
+      'judges a passcode screen: SRP (tssrp6a, 14 KB) and the data form it shows with its field checks (statemachines/forms.ts, ' +
+      'jsep conditions, 20 KB). It crossed 250 KB by 0.6 KB when the tenant rate limit\'s leases came into every bundle. The way ' +
+      'down: the instance store is one object (12.8 KB here), so a journey route carries its list views and search though it ' +
+      'never lists; splitting it frees about 8 KB',
+  },
   createUserDataArchive: {
     kb: 265,
     why: 'writes the AES-encrypted zip of the user data (zip.js\'s writer-only build, 100 KB): its job',
