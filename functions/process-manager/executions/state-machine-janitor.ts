@@ -45,7 +45,7 @@ export async function sweepStateMachines(
   const liveOf = (tenantId: string) => {
     let found = liveArns.get(tenantId);
     if (!found) {
-      found = d.definitions.list(tenantId).then((versions) => new Set(versions.filter((v) => v.status !== 'ARCHIVED').map((v) => v.stateMachineArn)));
+      found = d.definitions.list(tenantId).then((versions) => new Set(versions.filter((v) => v.status !== 'ARCHIVED').flatMap((v) => v.stateMachineArn ?? [])));
       liveArns.set(tenantId, found);
     }
     return found;
