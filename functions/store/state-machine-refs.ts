@@ -60,12 +60,18 @@ export function unuseItem(name: string, now: Date): TransactItem {
 
 const CHECKPOINT_FIELDS = ['pageToken', 'lastArn', 'passStartedAt', 'passCompletedAt'] as const;
 
+async function getRef(name: string): Promise<StateMachineRef | undefined> {
+  const { doc, tableName, commands } = await dynamo();
+  const out = await doc.send(new commands.GetCommand({ TableName: tableName, Key: serviceKeys.stateMachineRef(name), ConsistentRead: true }));
+  return refs.decode(out.Item);
+}
+
+/** What an activation reads (a route's bundle carries only this, not the janitor's writes). */
+export const stateMachineRefReader: Pick<StateMachineRefStore, 'get'> = { get: getRef };
+
+/** Everything the janitor does with the service's items. */
 export const stateMachineRefStore: StateMachineRefStore = {
-  async get(name) {
-    const { doc, tableName, commands } = await dynamo();
-    const out = await doc.send(new commands.GetCommand({ TableName: tableName, Key: serviceKeys.stateMachineRef(name), ConsistentRead: true }));
-    return refs.decode(out.Item);
-  },
+  get: getRef,
 
   async claim(name, at) {
     const { doc, tableName, commands } = await dynamo();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getConfig } from '../../config.js';
 import { log } from '../../http/log.js';
-import { definitions, stateMachines } from '../deps.js';
+import { definitions, stateMachineJanitorStore } from '../deps.js';
 import { STATE_MACHINE_CLAIM_STALE_MS } from '../model.js';
 import { stateMachinePrefix } from './state-machine-names.js';
 import { stepFunctionsInventory } from './step-functions-inventory.js';
@@ -40,7 +40,7 @@ export async function handler(
   };
   try {
     const run = await sweepStateMachines(
-      { inventory: stepFunctionsInventory(), definitions, stateMachines },
+      { inventory: stepFunctionsInventory(), definitions, stateMachines: stateMachineJanitorStore },
       {
         prefix: stateMachinePrefix(getConfig().SERVICE_REGION),
         now: new Date(),
