@@ -227,8 +227,8 @@ export const ERROR_DOCS = {
   PASSCODE_LOCKED: 'five or more wrong passcodes in a row for this user and policy, over any journeys: locked until the time the message names (1 minute, doubling per further wrong passcode, at most a day)',
   WEBHOOK_REPLAY_LIMITED: 'with `Retry-After` (when the window ends): a webhook replay over its limits, 20 replay calls per webhook or 5,000 replayed deliveries per tenant in a clock hour; nothing of it was queued',
   INTERNAL_ERROR: 'with no detail; the cause goes to the log',
-  SERVICE_UNAVAILABLE: 'with `Retry-After`: an AWS service the operation needs throttled it or did not answer in time (journey pages: Step Functions did not take a step submission); nothing is lost, and sending the same request again completes it',
-  QUOTA_EXCEEDED: "with `Retry-After` (300): a quota of the deployment's AWS account is used up (Step Functions' state machines per account, when publishing a definition); operators are alerted",
+  SERVICE_UNAVAILABLE: 'with `Retry-After`: an AWS service the operation needs throttled it or did not answer in time (journey pages: Step Functions did not take a step submission; activating a definition: its state machine was being deleted as unused); nothing is lost, and sending the same request again completes it',
+  QUOTA_EXCEEDED: "with `Retry-After` (300): a quota of the deployment's AWS account is used up (Step Functions' state machines per account, when a definition version becomes DEPLOYED_ACTIVE: published in the JSON format, or activated); operators are alerted",
 } satisfies Record<ErrorCode, string>;
 
 /** Codes only the operator CLI reports (tenants have no HTTP routes): not in the OpenAPI enum. */

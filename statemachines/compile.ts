@@ -42,6 +42,10 @@
  *   step that still runs past it fails the execution as `Activity.Timeout` (a process error,
  *   as the function's own timeout is), not as `States.Timeout`, which means an end user's step
  *   timed out. The execution itself times out with the instance's retention (executionTimeout).
+ * - The ASL holds only what runs: nothing of the tenant, the definition's name or its version (the
+ *   Comment is the same for all, STATE_MACHINE_COMMENT). Those are in the execution's input
+ *   (`_ref.tenantId`, and the session's `instance`), so versions and tenants whose definitions
+ *   compile alike share one state machine (functions/process-manager/executions/state-machine-names.ts).
  */
 import {
   OUTCOMES,
@@ -68,8 +72,6 @@ export interface CompileOptions {
   activityFunctionArn: string;
   /** The Lambda that records an execution's end on its instance: the last state invokes it. */
   executionEndFunctionArn: string;
-  /** Shown in the state machine's Comment. */
-  stateMachineName?: string;
 }
 
 export interface AslRetrier {
@@ -270,6 +272,9 @@ export function executionTimeout(definition: Pick<ProcessDefinition, 'retentionD
   return Math.min(definition.retentionDays * 86_400, MAX_EXECUTION_SECONDS);
 }
 
+/** Every compiled state machine's Comment: the same for all, whatever tenant, name or version it runs. */
+export const STATE_MACHINE_COMMENT = 'A journey compiled from a process definition; do not edit.';
+
 /** The state every end goes through (no activity id has a space). */
 export const RECORD_OUTCOME_STATE = 'Record outcome';
 /** Where the execution ends when the outcome could not be recorded. */
@@ -450,9 +455,12 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
     if (state.Type === 'Task' && 'activityId' in state.Parameters.Payload) state.Parameters.Payload.keep = keep;
   }
 
-  const title = `${def.name} v${def.version}`;
   return {
-    Comment: `${opts.stateMachineName ? `${opts.stateMachineName}: ` : ''}${title}. Compiled from the process definition; do not edit.`,
+    // Generic: nothing of the tenant, the definition's name or its version is written into the
+    // ASL, so every version of every tenant that compiles alike runs on one state machine (named
+    // by the hash of the ASL). Which instance, tenant and definition version an execution runs is
+    // in its input: `_ref` (tenant and instance) and the session's `instance`.
+    Comment: STATE_MACHINE_COMMENT,
     StartAt: def.startActivityId,
     TimeoutSeconds: executionTimeout(def),
     States: states,

@@ -12,15 +12,20 @@ import { customDataFormStore } from '../store/custom-data-forms.js';
 import { definitionStore } from '../store/process-definitions.js';
 import { processInstanceStore } from '../store/process-instances.js';
 import { processTokenStore } from '../store/process-tokens.js';
+import { stateMachineRefReader, stateMachineRefStore } from '../store/state-machine-refs.js';
 import { imageStore } from '../adapters/images.js';
 import { objectKeys } from '../store/keys.js';
-import type { CustomDataFormStore, DefinitionStore, InstanceImageStore, ProcessInstanceStore, ProcessTokenStore } from './model.js';
+import type { CustomDataFormStore, DefinitionStore, InstanceImageStore, ProcessInstanceStore, ProcessTokenStore, StateMachineRefStore } from './model.js';
 import type { FaceUploadKey } from './instances/face-uploads.js';
 
 export const definitions: DefinitionStore = definitionStore;
 export const tokens: ProcessTokenStore = processTokenStore;
 export const instances: ProcessInstanceStore = processInstanceStore;
 export const customDataForms: CustomDataFormStore = customDataFormStore;
+/** The state machines' reference items (shared by all tenants), as an activation reads them. */
+export const stateMachines: Pick<StateMachineRefStore, 'get'> = stateMachineRefReader;
+/** The reference items and the checkpoint, as the state machine janitor claims and keeps them. */
+export const stateMachineJanitorStore: StateMachineRefStore = stateMachineRefStore;
 /** Pre-signed uploads of face images from outside a journey, and where they go. */
 export const uploads: Pick<InstanceImageStore, 'uploadUrl'> = imageStore;
 export const faceUploadKey: FaceUploadKey = objectKeys.faceUpload;

@@ -53,7 +53,18 @@ export interface ProcessDefinitionRecord {
   version: number;
   description: string;
   retentionDays: number;
-  stateMachineArn: string;
+  /**
+   * The state machine its journeys start on, set when the version becomes DEPLOYED_ACTIVE (made
+   * then, or found: every version of every tenant that compiles alike shares one). Absent on a
+   * DRAFT that was never active.
+   */
+  stateMachineArn?: string;
+  /**
+   * The name of that state machine, whose reference item counts this version among its users
+   * while it is DEPLOYED_ACTIVE (StateMachineRef). Absent on versions activated before state
+   * machines were counted: the janitor judges theirs by their tenant tag.
+   */
+  stateMachineName?: string;
   /**
    * The session paths its compiled state machine keeps in the execution's state (the compiler's
    * `keep`): an instance starts with its session in the table and this projection of it. Absent on
@@ -97,12 +108,66 @@ export interface DefinitionTagRecord {
   createdBy: string;
 }
 
+/**
+ * One state machine as the table knows it: its reference item, shared by all tenants (it holds a
+ * name and counts, nothing of any tenant). Every version that becomes DEPLOYED_ACTIVE on it raises
+ * `users`, in the transaction that changes the version's status; leaving DEPLOYED_ACTIVE lowers
+ * it. The janitor deletes a state machine only after claiming this item while `users` is 0.
+ */
+export interface StateMachineRef {
+  name: string;
+  /** DEPLOYED_ACTIVE versions that start their journeys on it, of every tenant together. */
+  users: number;
+  /** When `users` last changed (ISO 8601). */
+  changedAt?: string;
+  /**
+   * Raised by each claim of the janitor: a version's change written with the generation read
+   * before its CreateStateMachine fails when the janitor claimed the state machine in between.
+   */
+  generation: number;
+  /** Set while the janitor deletes it (ISO 8601, when it claimed it); a claim past CLAIM_STALE_MS is a run that died. */
+  deletingSince?: string;
+}
+
+/**
+ * A janitor's claim older than this is a run that died (the janitor's function times out after 15
+ * minutes, lib/constructs/journey-functions.ts): an activation takes the state machine back, and
+ * another run may claim it again.
+ */
+export const STATE_MACHINE_CLAIM_STALE_MS = 20 * 60_000;
+
+/**
+ * What a version records of the state machine it becomes DEPLOYED_ACTIVE on, written with its
+ * status change (or its creation, for a version active at once) together with the raise of the
+ * state machine's `users`.
+ */
+export interface StateMachineUse {
+  name: string;
+  arn: string;
+  /** The compiler's `keep` for this ASL (ProcessDefinitionRecord.sessionKeep). */
+  sessionKeep: string[];
+  /** The reference item's generation read before creating the state machine (0: there was none). */
+  generation: number;
+  /** A janitor's claim set before this instant (ISO 8601) is a run that died: the write takes the state machine back. */
+  staleClaimBefore: string;
+}
+
+/** How a version's write with its state machine's use went. */
+export type DefinitionWriteOutcome =
+  | { outcome: 'written' }
+  /** create: the tenant has this name + version already; setStatus: the status changed meanwhile. */
+  | { outcome: 'conflict' }
+  /** The janitor claimed the state machine since its generation was read: read it and create it again. */
+  | { outcome: 'stateMachineClaimed' };
+
 export interface DefinitionStore {
   /**
    * Writes a version with its documents in one transaction, so a half-written version is never
-   * visible. False when the tenant already has this name + version (a published version is immutable).
+   * visible; with `use` (a version active at once) the version records its state machine and the
+   * state machine counts it, in the same transaction. `conflict` when the tenant already has this
+   * name + version (a published version is immutable).
    */
-  create(record: ProcessDefinitionRecord, content: ProcessDefinitionContent): Promise<boolean>;
+  create(record: ProcessDefinitionRecord, content: ProcessDefinitionContent, use?: StateMachineUse): Promise<DefinitionWriteOutcome>;
   get(tenantId: string, id: string): Promise<ProcessDefinitionRecord | undefined>;
   /** The documents of a version read with `get` (its definition, and the uploaded BPMN if any). */
   getContent(record: ProcessDefinitionRecord): Promise<ProcessDefinitionContent>;
@@ -117,15 +182,59 @@ export interface DefinitionStore {
   allocateVersion(tenantId: string, name: string): Promise<number>;
   /**
    * Moves a version to `to`, written only over the status read (`from`; undefined for a version
-   * published before the lifecycle), on the version and its lock item together. False when the
-   * status changed meanwhile.
+   * published before the lifecycle), on the version and its lock item together, and on the
+   * reference items of the state machines it stops or starts using: to DEPLOYED_ACTIVE it takes
+   * `use` (required then), recorded on the version and counted on the state machine; from
+   * DEPLOYED_ACTIVE the state machine it recorded (`stateMachineName`) counts it no more.
+   * `conflict` when the status changed meanwhile.
    */
-  setStatus(record: ProcessDefinitionRecord, from: DefinitionStatus | undefined, to: DefinitionStatus, at: { now: Date; by: string }): Promise<boolean>;
+  setStatus(
+    record: ProcessDefinitionRecord,
+    from: DefinitionStatus | undefined,
+    to: DefinitionStatus,
+    at: { now: Date; by: string },
+    use?: StateMachineUse,
+  ): Promise<DefinitionWriteOutcome>;
   list(tenantId: string): Promise<ProcessDefinitionRecord[]>;
   getTag(tenantId: string, tag: string): Promise<DefinitionTagRecord | undefined>;
   /** Writes the tag onto its definition, moving it off any other one. */
   putTag(record: DefinitionTagRecord): Promise<void>;
   listTags(tenantId: string): Promise<DefinitionTagRecord[]>;
+}
+
+/** Where the janitor's pass over the account's state machines is (one item, shared by its runs). */
+export interface JanitorCheckpoint {
+  /** The ListStateMachines token of the page being swept; absent: the first page. */
+  pageToken?: string;
+  /** The last state machine of that page already judged. */
+  lastArn?: string;
+  /** When the pass under way began (ISO 8601); absent when none is under way. */
+  passStartedAt?: string;
+  /** When the last complete pass ended (ISO 8601). */
+  passCompletedAt?: string;
+}
+
+/** The state machines' reference items, and the janitor's checkpoint (items of no tenant). */
+export interface StateMachineRefStore {
+  get(name: string): Promise<StateMachineRef | undefined>;
+  /**
+   * The janitor's claim before it deletes a state machine: written only while no version uses it
+   * (`users` 0 or no item), none has since `unusedBefore` and no other run holds a claim younger
+   * than `staleClaimBefore`; it raises the generation, so an activation racing with it writes
+   * nothing and tries again. False when the condition failed.
+   */
+  claim(name: string, at: { now: Date; unusedBefore: Date; staleClaimBefore: Date }): Promise<boolean>;
+  /** Ends a claim (the state machine is deleted, or runs executions after all), if it is still `claimedAt`'s. */
+  release(name: string, claimedAt: Date): Promise<void>;
+  /**
+   * Takes the janitor's lease until `until` and reads the checkpoint; undefined when another run
+   * holds an unexpired lease (a duplicate delivery of the schedule: that run does nothing).
+   */
+  acquireJanitor(runId: string, now: Date, until: Date): Promise<JanitorCheckpoint | undefined>;
+  /** Saves the checkpoint while `runId` holds the lease; false when it lost it. */
+  saveJanitor(runId: string, checkpoint: JanitorCheckpoint): Promise<boolean>;
+  /** Gives the lease up. */
+  releaseJanitor(runId: string): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -556,11 +665,17 @@ export interface InstanceImageStore {
  */
 export interface Orchestrator {
   /**
-   * Creates (or finds, if identical) the state machine of one definition version: named by a
-   * hash of what it is (executions/orchestrator.ts `stateMachineName`), so the tenant's versions that compile
-   * to the same ASL share one.
+   * The name of the state machine an ASL runs on: a hash of what runs, the ASL and this
+   * deployment's settings for it (executions/state-machine-names.ts), the same for every tenant
+   * and every version that compiles alike. Nothing of a tenant goes into it.
    */
-  publishStateMachine(input: { tenantId: string; definitionId: string; name: string; version: number; asl: object }): Promise<string>;
+  stateMachineName(asl: object): string;
+  /**
+   * Creates the state machine of an ASL under that name, or finds it if it exists (Step Functions
+   * answers an identical CreateStateMachine with the existing one): its ARN. Made when a version
+   * becomes DEPLOYED_ACTIVE (definitions/activation.ts), shared by every version that uses it.
+   */
+  publishStateMachine(input: { asl: object }): Promise<string>;
   /** Starts a journey; the execution is named after the instance, so a retry cannot start two. */
   startExecution(input: { stateMachineArn: string; name: string; input: object }): Promise<{ executionArn: string }>;
   /** Resumes a journey waiting at a user step with the step's output. */

@@ -2,9 +2,12 @@ import { TENANT_ID_PATTERN } from '../auth/permissions.js';
 import { OUTBOX_SORT_PREFIX } from '../shared/events.js';
 
 /**
- * The only place that builds table keys. Every key, GSI keys included, starts with
- * `TNT#{tenantId}#`, so a repository function that is handed one tenant cannot reach another's
- * items, whatever ids it is given.
+ * The only place that builds table keys. Every key of a tenant's data, GSI keys included, starts
+ * with `TNT#{tenantId}#`, so a repository function that is handed one tenant cannot reach
+ * another's items, whatever ids it is given. The one exception is the service's own bookkeeping,
+ * which belongs to no tenant and holds no tenant's data: keys starting with `SVC#` (`serviceKeys`),
+ * read and written only by the stores of the state machines' reference items, never with an id a
+ * request gives.
  */
 export type InstanceViewKind = 'T' | 'S' | 'D';
 export type InstanceViewPartition = { kind: 'T' } | { kind: 'S'; status: string } | { kind: 'D'; name: string } | { kind: 'W'; term: string };
@@ -349,6 +352,30 @@ export const keys = {
     return { PK: `${tenantPrefix(tenantId)}${RATE_PARTITION}`, SK: `R#${windowStart}` };
   },
 };
+
+/**
+ * The service's own items, which belong to no tenant: the only keys that do not start with
+ * `TNT#{tenantId}#`. A state machine is shared by every tenant whose definitions compile alike,
+ * so what counts its users cannot live in one tenant's partitions.
+ */
+export const serviceKeys = {
+  /**
+   * A state machine's reference item: how many DEPLOYED_ACTIVE versions, of all tenants, use it
+   * (functions/store/state-machine-refs.ts). One partition per state machine, so activations of
+   * different journeys never contend.
+   */
+  stateMachineRef(name: string): ItemKey {
+    if (!/^[A-Za-z0-9_-]{1,80}$/.test(name)) throw new Error('invalid state machine name for a key');
+    return { PK: `${SERVICE_PREFIX}SM#${name}`, SK: 'SM' };
+  },
+  /** The state machine janitor's checkpoint and lease: one item. */
+  janitorCheckpoint(): ItemKey {
+    return { PK: `${SERVICE_PREFIX}JANITOR`, SK: 'CHECKPOINT' };
+  },
+};
+
+/** The start of every service key (an IAM condition on the leading key names it). */
+export const SERVICE_PREFIX = 'SVC#';
 
 /** What a rate window counts: a tenant's requests, or its token issues. */
 export type RateWindow = 'requests' | 'tokenIssue';

@@ -11,6 +11,7 @@ import type {
 import { itemCodec } from './codec.js';
 import { conditionally, dynamo, queryAll, transactWrite, type TransactItem } from './client.js';
 import { keys } from './keys.js';
+import { unuseItem, useItem } from './state-machine-refs.js';
 
 const definitions = /* @__PURE__ */ itemCodec<ProcessDefinitionRecord>('ProcessDefinition');
 const nameVersionLocks = /* @__PURE__ */ itemCodec<Partial<DefinitionVersionRef> & { processDefinitionId: string }>('DefinitionNameVersion');
@@ -54,7 +55,7 @@ function unpack(name: string, ref: StoredBlobRef, parts: readonly Uint8Array[]):
 }
 
 export const definitionStore: DefinitionStore = {
-  async create(record, content) {
+  async create(record, content, use) {
     const documents: Partial<Record<DocumentName, Buffer>> = {
       definition: Buffer.from(JSON.stringify(content.definition), 'utf8'),
       ...(content.bpmn ? { bpmn: content.bpmn } : {}),
@@ -74,6 +75,7 @@ export const definitionStore: DefinitionStore = {
     }
     if (Object.keys(items).length > MAX_CHUNKS) throw new Error(`a process definition's documents need ${Object.keys(items).length} chunks; at most ${MAX_CHUNKS} fit one transaction`);
     const { definition: _inline, ...stored } = record;
+    if (use && (stored.stateMachineArn !== use.arn || stored.stateMachineName !== use.name)) throw new Error('a version created active must record the state machine it uses');
     // name + version is unique and immutable: the lock item makes a second publication fail.
     const out = await transactWrite({
       version: {
@@ -92,8 +94,11 @@ export const definitionStore: DefinitionStore = {
         },
       },
       ...items,
-    });
-    return out.written;
+      // A version active at once: its state machine counts it (state-machine-refs.ts).
+      machine: use ? useItem(use, new Date(record.createdDtm)) : undefined,
+    }, { retryConflicts: use ? 3 : 0 });
+    if (out.written) return { outcome: 'written' };
+    return out.failed.includes('version') || out.failed.includes('lock') ? { outcome: 'conflict' } : { outcome: 'stateMachineClaimed' };
   },
 
   async getContent(record) {
@@ -170,34 +175,48 @@ export const definitionStore: DefinitionStore = {
     }
   },
 
-  async setStatus(record, from, to, at) {
-    // Both items only over the status read, so two racing changes cannot both win.
+  async setStatus(record, from, to, at, use) {
+    // Both items only over the status read, so two racing changes cannot both win, and the
+    // state machines' counts move with them (state-machine-refs.ts).
     const condition =
       from === undefined
         ? { ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#status)', ExpressionAttributeNames: { '#status': 'status' } }
         : { ConditionExpression: '#status = :from', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':from': from } };
     const values = (extra: Record<string, unknown>) => ({ ...(condition.ExpressionAttributeValues ?? {}), ...extra });
-    const out = await transactWrite({
-      definition: {
-        Update: {
-          Key: keys.definition(record.tenantId, record.id),
-          UpdateExpression: 'SET #status = :to, statusUpdatedDtm = :at, statusUpdatedBy = :by',
-          ConditionExpression: condition.ConditionExpression,
-          ExpressionAttributeNames: condition.ExpressionAttributeNames,
-          ExpressionAttributeValues: values({ ':to': to, ':at': at.now.toISOString(), ':by': at.by }),
+    const activating = to === 'DEPLOYED_ACTIVE' && from !== 'DEPLOYED_ACTIVE';
+    if (activating && !use) throw new Error('a version becomes DEPLOYED_ACTIVE only with the state machine it uses');
+    // Counted only while active, and only if it recorded its state machine when it became so.
+    const leaving = (from ?? 'DEPLOYED_ACTIVE') === 'DEPLOYED_ACTIVE' && to !== 'DEPLOYED_ACTIVE' ? record.stateMachineName : undefined;
+    const machine = activating && use
+      ? { set: ', stateMachineArn = :arn, stateMachineName = :smName, sessionKeep = :keep', values: { ':arn': use.arn, ':smName': use.name, ':keep': use.sessionKeep } }
+      : { set: '', values: {} };
+    const out = await transactWrite(
+      {
+        definition: {
+          Update: {
+            Key: keys.definition(record.tenantId, record.id),
+            UpdateExpression: `SET #status = :to, statusUpdatedDtm = :at, statusUpdatedBy = :by${machine.set}`,
+            ConditionExpression: condition.ConditionExpression,
+            ExpressionAttributeNames: condition.ExpressionAttributeNames,
+            ExpressionAttributeValues: values({ ':to': to, ':at': at.now.toISOString(), ':by': at.by, ...machine.values }),
+          },
         },
-      },
-      lock: {
-        Update: {
-          Key: keys.definitionNameVersion(record.tenantId, record.name, record.version),
-          UpdateExpression: 'SET #status = :to',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':to': to },
+        lock: {
+          Update: {
+            Key: keys.definitionNameVersion(record.tenantId, record.name, record.version),
+            UpdateExpression: 'SET #status = :to',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':to': to },
+          },
         },
+        use: activating && use ? useItem(use, at.now) : undefined,
+        unuse: leaving ? unuseItem(leaving, at.now) : undefined,
       },
-    });
-    return out.written;
+      { retryConflicts: activating || leaving ? 3 : 0 },
+    );
+    if (out.written) return { outcome: 'written' };
+    return out.failed.includes('use') && !out.failed.includes('definition') ? { outcome: 'stateMachineClaimed' } : { outcome: 'conflict' };
   },
 
   async list(tenantId) {

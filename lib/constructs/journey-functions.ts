@@ -11,6 +11,7 @@ import { ServiceFunction, nagArn, tableItemsIn } from './service-function.js';
 import type { ReservedConcurrency } from '../concurrency.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
+import { SERVICE_PREFIX } from '../../functions/store/keys.js';
 import { cloudSecretsEnvironment, cloudSecretStatement } from './cloud-secrets.js';
 import { acknowledgeFaceStatements, faceStatements, facesEnvironment } from './faces.js';
 import { acknowledgeImageObjects, imageStatements, type ImagesAccess } from './images.js';
@@ -50,8 +51,8 @@ export interface JourneyFunctionsProps {
  * invokes; the function that records an execution's end on its instance, invoked by each
  * journey's last state with its outcome and fed by an EventBridge rule on this stack's state
  * machines for the executions that end otherwise (failures, timeouts, stops); the reconciler
- * that catches what both missed; and the daily janitor that deletes the state machines no live
- * version needs.
+ * that catches what both missed; and the janitor that deletes the state machines no active
+ * version uses (a pass a day, checkpointed across its hourly runs).
  */
 export class JourneyFunctions extends Construct {
   readonly activities: ServiceFunction;
@@ -258,24 +259,25 @@ export class JourneyFunctions extends Construct {
       targets: [new targets.LambdaFunction(this.reconciler.function, { retryAttempts: 0 })],
     });
 
-    // --- State machines no live version needs: they are made at run time, outside
+    // --- State machines no active version uses: they are made at run time, outside
     // CloudFormation, so nothing else would ever delete them (functions/process-manager/executions/state-machine-janitor.ts).
     const stateMachines = `${props.stateMachineArnPrefix}*`;
     this.janitor = new ServiceFunction(this, 'StateMachineJanitor', {
       functionName: ServiceFunction.physicalName(props.namePrefix, 'sweepStateMachines'),
-      description: 'Deletes the journey state machines that no live definition version needs and that run nothing (daily).',
+      description: 'Deletes the journey state machines that no active definition version uses and that run nothing (a pass a day, checkpointed).',
       repoRoot: props.repoRoot,
       entry: 'functions/process-manager/executions/sweep-state-machines.ts',
       memorySize: 256,
-      // Up to 10,000 state machines (the quota), a few calls each, under Step Functions' API rates.
+      // A run judges state machines until 3 minutes before this, saves its place and ends; the
+      // next hourly run goes on from there (SAFETY_MS in sweep-state-machines.ts).
       timeout: Duration.minutes(15),
       environment: props.environment,
-      // One run at a time without a reservation: daily, with a 15-minute timeout; a retry (Lambda's
-      // after an error, EventBridge's after a failed invoke) starts once no run is left. A duplicate
-      // delivery could overlap two, which then judge alike and delete the same state machines.
+      // One run at a time without a reservation: hourly, with a 15-minute timeout, and a lease in
+      // the table that a duplicate delivery (or a retry while a run is still going) finds held.
       reservedConcurrency: props.reservedConcurrency.janitor,
       policyName: 'sweepStateMachines',
-      roleDescription: 'Deletes unused journey state machines: lists them, reads their tenant tag and running executions, reads definition versions.',
+      roleDescription:
+        'Deletes unused journey state machines: lists them, reads their reference items and its checkpoint, reads the tenant tag and definition versions of those made before they were shared, lists running executions.',
       statements: [
         new iam.PolicyStatement({ sid: 'ListStateMachines', actions: ['states:ListStateMachines'], resources: ['*'] }),
         new iam.PolicyStatement({
@@ -283,8 +285,10 @@ export class JourneyFunctions extends Construct {
           actions: ['states:ListTagsForResource', 'states:ListExecutions', 'states:DeleteStateMachine'],
           resources: [stateMachines],
         }),
-        // The tenant's definition versions (one Query of its definitions partition).
-        new iam.PolicyStatement({ sid: 'DefinitionVersions', actions: ['dynamodb:Query'], resources: [tableArn] }),
+        // The state machines' reference items (claims) and the janitor's checkpoint: the service's own items only.
+        tableItemsIn('StateMachineRefs', ['GetItem', 'UpdateItem'], tableArn, [`${SERVICE_PREFIX}*`]),
+        // A tenant's definition versions, for state machines made before they were shared (tagged with their tenant).
+        tableItemsIn('DefinitionVersions', ['Query'], tableArn, ['TNT#*#PDEFS']),
       ],
     });
     Validations.of(this.janitor.role).acknowledge({
@@ -293,11 +297,13 @@ export class JourneyFunctions extends Construct {
     });
     Validations.of(this.janitor.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagArn(stateMachines, stack)}]`,
-      reason: 'State machines are made at run time, one per distinct compiled definition of a tenant, so they are known only by this deployment\'s name prefix.',
+      reason: 'State machines are made at run time, one per distinct compiled definition (shared by every tenant), so they are known only by this deployment\'s name prefix.',
     });
     this.janitorSchedule = new events.Rule(this, 'StateMachineJanitorSchedule', {
-      description: 'Runs the state machine janitor once a day.',
-      schedule: events.Schedule.rate(Duration.days(1)),
+      // Hourly: a run starts a pass once a day, and the runs in between finish a pass that did not
+      // fit one run, while its ListStateMachines page token (valid a day) is fresh.
+      description: 'Runs the state machine janitor every hour: a pass a day, continued from its checkpoint.',
+      schedule: events.Schedule.rate(Duration.hours(1)),
       targets: [new targets.LambdaFunction(this.janitor.function, { retryAttempts: 2, maxEventAge: Duration.hours(2) })],
     });
   }

@@ -156,7 +156,7 @@ export class Operations extends Construct {
       threshold: 1,
     });
     alarm('JanitorErrors', props.janitor.function.metricErrors({ period: Duration.hours(1), statistic: cloudwatch.Stats.SUM }), {
-      description: 'The daily state machine janitor failed: unused state machines accumulate towards the account\'s quota (publishing then answers 503).',
+      description: 'The state machine janitor failed (or could not judge some state machines): unused state machines accumulate towards the account\'s quota (activating a definition then answers 503).',
       threshold: 1,
     });
     const tableThrottles = new cloudwatch.MathExpression({

@@ -151,9 +151,11 @@ function routeStatements(props: RouteFunctionProps, stack: Stack): iam.PolicySta
   }
   if (access.stateMachines === 'publish') {
     statements.push(
+      // Untagged: a state machine is shared by every tenant whose definitions compile alike, so
+      // no tag names a tenant (and no IAM condition on a state machine's tags could hold one).
       new iam.PolicyStatement({
         sid: 'PublishStateMachines',
-        actions: ['states:CreateStateMachine', 'states:TagResource'],
+        actions: ['states:CreateStateMachine'],
         resources: [props.stateMachineArnPattern],
       }),
       new iam.PolicyStatement({

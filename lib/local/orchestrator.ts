@@ -45,9 +45,13 @@ export function localOrchestrator(engine: LocalStepFunctions): Orchestrator & { 
     async settle() {
       while (recording.size) await Promise.all([...recording]);
     },
-    async publishStateMachine({ tenantId, asl }) {
-      // Named as on AWS (by a hash of the tenant and the ASL), so versions that compile alike share one here too.
-      return engine.createStateMachine(stateMachineName(getConfig().SERVICE_REGION, tenantId, JSON.stringify(asl)), asl).stateMachineArn;
+    stateMachineName(asl) {
+      // Named as on AWS (by a hash of the ASL; no logging or tracing settings here), so every
+      // version of every tenant that compiles alike shares one here too.
+      return stateMachineName(getConfig().SERVICE_REGION, JSON.stringify(asl));
+    },
+    async publishStateMachine({ asl }) {
+      return engine.createStateMachine(self.stateMachineName(asl), asl).stateMachineArn;
     },
     async startExecution({ stateMachineArn, name, input }) {
       const { executionArn, done } = engine.startExecution(stateMachineArn, input as never, { name });

@@ -15,7 +15,7 @@ import { installOrchestrator, orchestrator as installedOrchestrator, stateMachin
 import { publishBpmnUpload, publishDefinition } from '../../functions/process-manager/definitions/publish.js';
 import { setDefinitionStatus } from '../../functions/process-manager/definitions/definitions.js';
 import type { BpmnUpload } from '../../functions/process-manager/definitions/definition-schemas.js';
-import { definitions } from '../../functions/process-manager/deps.js';
+import { definitions, stateMachines } from '../../functions/process-manager/deps.js';
 import { definitionStore } from '../../functions/store/process-definitions.js';
 import { compileDefinition } from '../../statemachines/compile.js';
 import { BPMN_EXAMPLES, EXAMPLES, EXAMPLE_FORMS } from '../../statemachines/examples/index.js';
@@ -364,6 +364,8 @@ async function republishDefinitions(client: ReturnType<typeof localClient>, engi
     );
     for (const item of out.Items ?? []) {
       const record = unmarshall(item) as ProcessDefinitionRecord;
+      // A DRAFT never activated has no state machine yet: its activation makes it.
+      if (!record.stateMachineArn) continue;
       const { definition } = await definitionStore.getContent(record);
       const asl = compileDefinition(definition, { activityFunctionArn: ACTIVITY_FUNCTION_ARN, executionEndFunctionArn: EXECUTION_END_FUNCTION_ARN });
       // Under the name it was published with (which versions that compiled alike share).
@@ -404,7 +406,7 @@ async function publishExamples(tenantId: string): Promise<string[]> {
   for (const json of Object.values(EXAMPLES)) {
     const { name, version } = json as { name: string; version: number };
     if (await definitionStore.getByNameVersion(tenantId, name, version)) continue;
-    await publishDefinition({ definitions, orchestrator: installedOrchestrator, forms: customDataForms }, structuredClone(json), { tenantId, actor: 'operator', now: new Date() });
+    await publishDefinition({ definitions, stateMachines, orchestrator: installedOrchestrator, forms: customDataForms }, structuredClone(json), { tenantId, actor: 'operator', now: new Date() });
     published.push(`${name} v${version}`);
   }
   // The BPMN examples as the family's tools deploy them: uploaded (DRAFT), then activated.
@@ -413,11 +415,14 @@ async function publishExamples(tenantId: string): Promise<string[]> {
     const ctx = { tenantId, actor: 'operator', now: new Date() };
     const data = readFileSync(example.file).toString('base64');
     const { record } = await publishBpmnUpload(
-      { definitions, orchestrator: installedOrchestrator, forms: customDataForms },
+      { definitions, stateMachines, orchestrator: installedOrchestrator, forms: customDataForms },
       { name: example.name, description: example.description, resources: { bpmn: { data, type: 'BPMN' } } } as BpmnUpload,
       ctx,
     );
-    await setDefinitionStatus(definitions, { tenantId, definitionId: record.id, status: 'DEPLOYED_ACTIVE', actor: 'operator', now: new Date() });
+    await setDefinitionStatus(
+      { definitions, stateMachines, orchestrator: installedOrchestrator },
+      { tenantId, definitionId: record.id, status: 'DEPLOYED_ACTIVE', actor: 'operator', now: new Date() },
+    );
     published.push(`${record.name} v${record.version} (BPMN)`);
   }
   return published;

@@ -44,6 +44,9 @@ export function benchEngine(): TrackingEngine {
 export function countingOrchestrator(engine: LocalStepFunctions): Orchestrator {
   const inner = localOrchestrator(engine);
   return {
+    stateMachineName(asl) {
+      return inner.stateMachineName(asl);
+    },
     publishStateMachine(input) {
       count('stepFunctions', 'CreateStateMachine');
       return inner.publishStateMachine(input);

@@ -14,6 +14,9 @@
  *     path of each example and of a generated definition of the family's size (130 tasks, 160 gateways)
  *  7b. worst-case user patterns; 7c. the face engine: ms per detect, liveness and compare locally,
  *     and the peak memory of the embedded model as the capture route's Lambda runs it (informational)
+ *  7d. state machines a deployment needs for 10,000 tenants, each with the three examples active and
+ *     ten retired versions: distinct names as activations name them, beside one per tenant-version
+ *     (the former naming); broken if tenants do not share (more in use than the examples)
  *  8. instance lists and search over BENCH_LISTS_N instances (10,000 by default; 100,000 for the
  *     issue's figure) in DynamoDB Local: items read, Query calls and ms per query (informational)
  *
@@ -58,6 +61,7 @@ import {
 import { round, section, table, verdict } from './stats.js';
 import { ASL_LIMIT_BYTES, measureAsl, type AslFigures } from './asl.js';
 import { printLists, type ListFigures } from './lists.js';
+import { measureStateMachineCount, printStateMachineCount, type StateMachineCountFigures } from './state-machine-count.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const OUT_DIR = join(ROOT, '.bench');
@@ -97,6 +101,7 @@ interface Results {
   awsCalls?: Omit<AwsCallResults, 'journeyCost'>;
   journeyCost?: JourneyCost;
   asl?: AslFigures[];
+  stateMachines?: StateMachineCountFigures;
   lists?: ListFigures;
   patterns?: PatternFigure[];
   faces?: FaceFigures;
@@ -297,6 +302,12 @@ async function main(): Promise<number> {
     );
     writeResults(results);
 
+    // 7d. State machines for many tenants (pure: names only) -----------------------------------------
+    log(section('7d. State machines for 10,000 tenants (3 active definitions and 10 retired versions each)'));
+    results.stateMachines = measureStateMachineCount();
+    printStateMachineCount(results.stateMachines, log);
+    writeResults(results);
+
     // 4 + 5. AWS calls and latency on DynamoDB Local ----------------------------------------------
     log(section('4. AWS calls per operation (real handlers, in process, DynamoDB Local)'));
     log('starting DynamoDB Local ...');
@@ -423,6 +434,9 @@ function brokenBudgets(results: Results): string[] {
       .filter((o) => o.verdict !== 'OK')
       .map((o) => `AWS calls of ${o.operation} (${o.auth}) ${o.verdict}: ${o.problems.join(', ')}`),
     ...(results.asl ?? []).filter((a) => a.verdict !== 'OK').map((a) => `ASL of ${a.definition}: ${kb(a.aslBytes)} KB, over ${kb(ASL_LIMIT_BYTES)} KB`),
+    ...(results.stateMachines && results.stateMachines.sharedMachinesInUse > results.stateMachines.activePerTenant
+      ? [`state machines: ${results.stateMachines.sharedMachinesInUse} in use for ${results.stateMachines.tenants} tenants with the same ${results.stateMachines.activePerTenant} active definitions (tenants do not share)`]
+      : []),
     ...(results.faces?.memory && 'verdict' in results.faces.memory && results.faces.memory.verdict !== 'OK'
       ? [`face model memory: peak ${results.faces.memory.peakRssMb} MB, configured ${results.faces.memory.configuredMb} MB (needs ×1.25 headroom)`]
       : []),

@@ -182,25 +182,41 @@ describe('ArthrStack operations', () => {
   });
 
   describe('the state machine janitor', () => {
-    it('runs once a day', () => {
+    it('runs every hour (a pass a day, continued from its checkpoint while its page token is fresh)', () => {
       const [janitorId] = fn('StateMachineJanitor');
       const [, rule] = resourceAt(template, 'AWS::Events::Rule', 'ArthrStack/Journeys/StateMachineJanitorSchedule');
-      expect(rule.Properties.ScheduleExpression).toBe('rate(1 day)');
+      expect(rule.Properties.ScheduleExpression).toBe('rate(1 hour)');
       expect(rule.Properties.Targets.map((t: Resource['Properties']) => refId(t.Arn))).toEqual([janitorId]);
     });
 
-    it('may list state machines, and only read tags, list executions and delete this deployment\u2019s, and query the table', () => {
+    it('may list state machines, and only read tags, list executions and delete this deployment\u2019s, use the service\u2019s items and query definitions', () => {
       const [, janitor] = fn('StateMachineJanitor');
       expect(janitor.Properties.FunctionName).toBe('arthr-fir-sweepStateMachines');
       const statements = statementsOf(template, refId(janitor.Properties.Role)!);
       const grant = (action: string) => statements.filter((s) => asArray(s.Action).includes(action)).flatMap((s) => asArray(s.Resource).map(joined));
+      const leading = (action: string) => statements.filter((s) => asArray(s.Action).includes(action)).map((s) => (s.Condition as Record<string, Record<string, unknown>> | undefined)?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys']);
       expect(grant('states:ListStateMachines')).toEqual(['*']);
       for (const a of ['states:ListTagsForResource', 'states:ListExecutions', 'states:DeleteStateMachine']) {
         expect(grant(a), a).toEqual(['arn:aws:states:eu-west-1:<AWS::AccountId>:stateMachine:arthr-fir-*']);
       }
-      expect(grant('dynamodb:Query')).toEqual([`<${Object.keys(ofType(template, 'AWS::DynamoDB::Table'))[0]}.Arn>`]);
+      const table = `<${Object.keys(ofType(template, 'AWS::DynamoDB::Table'))[0]}.Arn>`;
+      for (const a of ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:UpdateItem']) expect(grant(a), a).toEqual([table]);
+      // The reference items and the checkpoint are the service's (SVC#); versions are read in definition partitions only.
+      expect(leading('dynamodb:GetItem')).toEqual([['SVC#*']]);
+      expect(leading('dynamodb:UpdateItem')).toEqual([['SVC#*']]);
+      expect(leading('dynamodb:Query')).toEqual([['TNT#*#PDEFS']]);
       expect(statements.flatMap((s) => asArray(s.Action)).sort()).toEqual(
-        ['dynamodb:Query', 'logs:CreateLogStream', 'logs:PutLogEvents', 'states:DeleteStateMachine', 'states:ListExecutions', 'states:ListStateMachines', 'states:ListTagsForResource'].sort(),
+        [
+          'dynamodb:GetItem',
+          'dynamodb:Query',
+          'dynamodb:UpdateItem',
+          'logs:CreateLogStream',
+          'logs:PutLogEvents',
+          'states:DeleteStateMachine',
+          'states:ListExecutions',
+          'states:ListStateMachines',
+          'states:ListTagsForResource',
+        ].sort(),
       );
     });
   });

@@ -41,7 +41,7 @@ function expectedDataActions(route: RouteDef): string[] {
   if (route.aws.queryIndexes) out.push('dynamodb:Query');
   if (route.aws.signingKey === 'sign') out.push('kms:Sign');
   if (route.aws.signingKey === 'publicKey') out.push('kms:GetPublicKey');
-  if (route.aws.stateMachines === 'publish') out.push('states:CreateStateMachine', 'states:TagResource', 'iam:PassRole');
+  if (route.aws.stateMachines === 'publish') out.push('states:CreateStateMachine', 'iam:PassRole');
   if (route.aws.stateMachines === 'start') out.push('states:StartExecution');
   if (route.aws.stateMachines === 'sendTask') out.push('states:SendTaskSuccess');
   if (route.aws.stateMachines === 'endTask') out.push('states:SendTaskSuccess', 'states:SendTaskFailure');

@@ -30,7 +30,6 @@ const record: ProcessDefinitionRecord = {
   version: 3,
   description: '',
   retentionDays: 90,
-  stateMachineArn: 'arn:aws:states:eu-west-1:000000000000:stateMachine:arthr-x',
   status: 'DRAFT',
   format: 'BPMN',
   createdDtm: '2025-01-01T00:00:00.000Z',
@@ -45,7 +44,7 @@ function itemBytes(item: Record<string, unknown>): number {
 /** Writes `bpmn` through the store and returns the items of the one transaction it sent. */
 async function written(bpmn: Buffer): Promise<Record<string, unknown>[]> {
   ddb.on(TransactWriteCommand).resolves({});
-  expect(await definitionStore.create(record, { definition, bpmn })).toBe(true);
+  expect(await definitionStore.create(record, { definition, bpmn })).toEqual({ outcome: 'written' });
   const calls = ddb.commandCalls(TransactWriteCommand);
   expect(calls).toHaveLength(1);
   return calls[0]!.args[0].input.TransactItems!.map((t) => t.Put!.Item as Record<string, unknown>);

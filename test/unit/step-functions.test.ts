@@ -25,22 +25,36 @@ const env = {
 
 const saved = { ...process.env };
 const sfn = mockClient(SFNClient);
-const asl = compileDefinition(exampleDefinitions()[0]!, { activityFunctionArn: ACTIVITIES, executionEndFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:arthr-fir-execution-end' });
-const publish = (tenantId: string, definition: object = asl) =>
-  stepFunctionsOrchestrator().publishStateMachine({ tenantId, definitionId: '01JDEF', name: 'identity-check', version: 1, asl: definition });
+const END = 'arn:aws:lambda:eu-west-1:123456789012:function:arthr-fir-execution-end';
+const asl = compileDefinition(exampleDefinitions()[0]!, { activityFunctionArn: ACTIVITIES, executionEndFunctionArn: END });
+const publish = (definition: object = asl) => stepFunctionsOrchestrator().publishStateMachine({ asl: definition });
 
 describe('stateMachineName', () => {
-  it('is the region\u2019s prefix and a hash of the tenant, the ASL and its settings, within Step Functions\u2019 80 characters', () => {
-    const name = stateMachineName('fir', 'demo', JSON.stringify(asl));
+  it('is the region\u2019s prefix and a hash of the ASL and its settings, within Step Functions\u2019 80 characters', () => {
+    const name = stateMachineName('fir', JSON.stringify(asl));
     expect(name).toMatch(/^arthr-fir-[0-9a-f]{32}$/);
     expect(name.length).toBeLessThanOrEqual(80);
     expect(name.startsWith(stateMachinePrefix('fir'))).toBe(true);
     // The same in, the same out; anything different, another state machine.
-    expect(stateMachineName('fir', 'demo', JSON.stringify(asl))).toBe(name);
-    expect(stateMachineName('gum', 'demo', JSON.stringify(asl))).toMatch(/^arthr-gum-/);
-    expect(stateMachineName('fir', 'acme', JSON.stringify(asl))).not.toBe(name);
-    expect(stateMachineName('fir', 'demo', JSON.stringify({ ...asl, Comment: 'x' }))).not.toBe(name);
-    expect(stateMachineName('fir', 'demo', JSON.stringify(asl), { tracingConfiguration: { enabled: true } })).not.toBe(name);
+    expect(stateMachineName('fir', JSON.stringify(asl))).toBe(name);
+    expect(stateMachineName('gum', JSON.stringify(asl))).toMatch(/^arthr-gum-/);
+    expect(stateMachineName('fir', JSON.stringify({ ...asl, Comment: 'x' }))).not.toBe(name);
+    expect(stateMachineName('fir', JSON.stringify(asl), { tracingConfiguration: { enabled: true } })).not.toBe(name);
+  });
+
+  it('is the same for every tenant and every version whose definition compiles alike', () => {
+    const [identity] = exampleDefinitions();
+    const compile = (def: typeof identity) => JSON.stringify(compileDefinition(def!, { activityFunctionArn: ACTIVITIES, executionEndFunctionArn: END }));
+    const names = [identity, { ...identity!, version: 2 }, { ...identity!, name: 'acme-onboarding', version: 31 }].map((def) => stateMachineName('fir', compile(def)));
+    expect(new Set(names).size).toBe(1);
+    process.env = { ...saved, ...env };
+    resetConfigForTests();
+    // The orchestrator names it the same way, whoever activates it.
+    expect(stepFunctionsOrchestrator().stateMachineName(compileDefinition(identity!, { activityFunctionArn: ACTIVITIES, executionEndFunctionArn: END }))).toBe(
+      stateMachineName('fir', compile(identity), stateMachineSettings({ STATE_MACHINE_LOG_GROUP_ARN: LOG_GROUP, STATE_MACHINE_TRACING: 'false' })),
+    );
+    process.env = saved;
+    resetConfigForTests();
   });
 
   it('reads back from an ARN', () => {
@@ -59,29 +73,26 @@ describe('stepFunctionsOrchestrator().publishStateMachine', () => {
     resetConfigForTests();
   });
 
-  it('creates a Standard workflow named by the hash, logging errors without execution data, traced as configured, tagged with its tenant', async () => {
+  it('creates an untagged Standard workflow named by the hash, logging errors without execution data, traced as configured', async () => {
     sfn.on(CreateStateMachineCommand).callsFake((input: { name: string }) => ({ stateMachineArn: `arn:aws:states:eu-west-1:111122223333:stateMachine:${input.name}` }));
-    const arn = await publish('demo');
+    const arn = await publish();
     const input = sfn.commandCalls(CreateStateMachineCommand)[0]!.args[0].input;
     const settings = stateMachineSettings({ STATE_MACHINE_LOG_GROUP_ARN: LOG_GROUP, STATE_MACHINE_TRACING: 'false' });
+    // No tenant tag: the state machine is shared by every tenant whose definitions compile alike.
     expect(input).toEqual({
-      name: stateMachineName('fir', 'demo', JSON.stringify(asl), settings),
+      name: stateMachineName('fir', JSON.stringify(asl), settings),
       type: 'STANDARD',
       roleArn: ROLE,
       definition: JSON.stringify(asl),
       loggingConfiguration: { level: 'ERROR', includeExecutionData: false, destinations: [{ cloudWatchLogsLogGroup: { logGroupArn: LOG_GROUP } }] },
       tracingConfiguration: { enabled: false },
-      tags: [
-        { key: 'arthr:tenant', value: 'demo' },
-        { key: 'arthr:definition', value: 'identity-check' },
-      ],
     });
     expect(arn).toBe(`arn:aws:states:eu-west-1:111122223333:stateMachine:${input.name}`);
   });
 
-  it('asks for the same state machine for versions that compile alike, and another for another tenant', async () => {
+  it('asks for the same state machine for the same ASL, and another for another', async () => {
     sfn.on(CreateStateMachineCommand).callsFake((input: { name: string }) => ({ stateMachineArn: `arn:aws:states:eu-west-1:1:stateMachine:${input.name}` }));
-    const [a, b, c] = [await publish('demo'), await publish('demo'), await publish('acme')];
+    const [a, b, c] = [await publish(), await publish(), await publish({ ...asl, TimeoutSeconds: 60 })];
     expect(a).toBe(b);
     expect(c).not.toBe(a);
   });
@@ -89,22 +100,30 @@ describe('stepFunctionsOrchestrator().publishStateMachine', () => {
   it('traces the state machines when the deployment traces', async () => {
     process.env.STATE_MACHINE_TRACING = 'true';
     sfn.on(CreateStateMachineCommand).resolves({ stateMachineArn: 'arn:aws:states:eu-west-1:1:stateMachine:x' });
-    await publish('demo');
+    await publish();
     expect(sfn.commandCalls(CreateStateMachineCommand)[0]!.args[0].input.tracingConfiguration).toEqual({ enabled: true });
   });
 
   it('answers 503 with Retry-After when the account\u2019s quota of state machines is used up', async () => {
     sfn.on(CreateStateMachineCommand).rejects(new StateMachineLimitExceeded({ message: 'State machine limit exceeded', $metadata: {} }));
-    const err = await publish('demo').catch((e: unknown) => e);
+    const err = await publish().catch((e: unknown) => e);
     const answer = toErrorResponse(err);
     expect(answer.statusCode).toBe(503);
     expect(answer.body.code).toBe('QUOTA_EXCEEDED');
     expect(answer.headers['Retry-After']).toMatch(/^\d+$/);
   });
 
+  it('answers 503 with Retry-After while the janitor\u2019s deletion of the same state machine is still under way', async () => {
+    sfn.on(CreateStateMachineCommand).rejects(Object.assign(new Error('deleting'), { name: 'StateMachineDeleting' }));
+    const answer = toErrorResponse(await publish().catch((e: unknown) => e));
+    expect(answer.statusCode).toBe(503);
+    expect(answer.body.code).toBe('SERVICE_UNAVAILABLE');
+    expect(answer.headers['Retry-After']).toMatch(/^\d+$/);
+  });
+
   it('lets any other failure through as it is (a 500 for the caller)', async () => {
     sfn.on(CreateStateMachineCommand).rejects(Object.assign(new Error('denied'), { name: 'AccessDeniedException' }));
-    const err = await publish('demo').catch((e: unknown) => e);
+    const err = await publish().catch((e: unknown) => e);
     expect(toErrorResponse(err).statusCode).toBe(500);
   });
 });

@@ -1,6 +1,6 @@
 import { apiHandler, actorOf } from '../../http/wrapper.js';
 import { definitionView } from './definitions.js';
-import { customDataForms, definitions } from '../deps.js';
+import { customDataForms, definitions, stateMachines } from '../deps.js';
 import { orchestrator } from '../executions/orchestrator.js';
 import { publishBpmnUpload, publishDefinition } from './publish.js';
 import { isBpmnUpload } from './definition-schemas.js';
@@ -8,7 +8,7 @@ import { definitionRoutes as routes } from './definition-routes.js';
 
 export const handler = apiHandler(routes.createProcessDefinition, async ({ tenantId, auth, body, now }) => {
   const ctx = { tenantId, actor: actorOf(auth), now };
-  const d = { definitions, orchestrator, forms: customDataForms };
+  const d = { definitions, stateMachines, orchestrator, forms: customDataForms };
   const { record, definition } = isBpmnUpload(body) ? await publishBpmnUpload(d, body, ctx) : await publishDefinition(d, body, ctx);
   return {
     status: 201,

@@ -35,7 +35,8 @@ export const definitionRoutes = {
       `file as base64 (at most ${MAX_BPMN_BYTES} bytes decoded); the server assigns the name's next version and creates it ` +
       'DRAFT (activate it with `.../status/DEPLOYED_ACTIVE`). A file the service cannot run is refused whole (400 ' +
       'INVALID_BPMN, one detail per problem at `bpmn.<element id>`). Either is compiled to Amazon States Language (at most ' +
-      '1 MB, 400 STATE_MACHINE_TOO_LARGE) and given its own state machine. A published name + version is immutable (409 if it exists).',
+      '1 MB, 400 STATE_MACHINE_TOO_LARGE); a version that is active gets the state machine of its compiled form, shared ' +
+      'with every version that compiles alike (an upload gets it when activated). A published name + version is immutable (409 if it exists).',
     tag: 'Process definitions',
     request: { body: CreateDefinitionBodySchema, maxBodyBytes: MAX_UPLOAD_BODY_BYTES },
     responses: {
@@ -144,7 +145,9 @@ export const definitionRoutes = {
     description:
       'Only a DEPLOYED_ACTIVE version takes new process tokens and starts journeys; journeys already running go on. ' +
       'DRAFT → DEPLOYED_ACTIVE or ARCHIVED; DEPLOYED_ACTIVE ↔ DEPLOYED_INACTIVE; either → ARCHIVED, which is final. ' +
-      'Setting the status a version has changes nothing (200). The same permission publishes and activates.',
+      'Setting the status a version has changes nothing (200). The same permission publishes and activates. ' +
+      'Becoming DEPLOYED_ACTIVE gives the version its state machine (made, or shared with every version that compiles alike): ' +
+      '503 when the account\'s quota of state machines is used up, or while an unused one is being deleted (retry after `Retry-After`).',
     tag: 'Process definitions',
     request: { path: DefinitionStatusPathSchema },
     responses: {
@@ -155,7 +158,9 @@ export const definitionRoutes = {
       404: error('No such definition in this tenant.'),
       409: error('The status was changed by another request meanwhile.'),
     },
-    aws: { table: ['GetItem', 'UpdateItem'] },
+    // Query: the definition's stored chunks, compiled on activation; UpdateItem: the version, its
+    // lock and its state machine's reference item, in one transaction.
+    aws: { table: ['GetItem', 'Query', 'UpdateItem'], stateMachines: 'publish' },
   }),
   addDefinitionTags: defineRoute({
     operationId: 'addDefinitionTags',

@@ -3,10 +3,12 @@ import { apiError, ConcurrentUpdateError, ValidationError } from '../../errors.j
 import { DEPLOYMENT_TRANSITIONS, checkTransition } from '../lifecycle.js';
 import { likePattern, parseSort, sortBy, toPage } from '../../shared/page.js';
 import type { ProcessDefinition } from '../../../statemachines/definition.js';
+import { compileForDeployment, withStateMachine, type StateMachineDeps } from './state-machines.js';
 import type {
   DefinitionFormat,
   DefinitionStatus,
   DefinitionStore,
+  DefinitionWriteOutcome,
   DefinitionTagRecord,
   ProcessDefinitionContent,
   ProcessDefinitionRecord,
@@ -46,7 +48,7 @@ export function newDefinitionRecord(
   definition: ProcessDefinition,
   published: { format: DefinitionFormat; fields: UploadFields },
   ctx: { tenantId: string; actor: string; now: Date },
-): Omit<ProcessDefinitionRecord, 'stateMachineArn'> {
+): ProcessDefinitionRecord {
   return {
     tenantId: ctx.tenantId,
     id: randomUUID(),
@@ -73,14 +75,34 @@ export function statusOf(r: Pick<ProcessDefinitionRecord, 'status'>): Definition
 /** A definition version's lifecycle (lifecycle.ts). */
 export const DEFINITION_TRANSITIONS = DEPLOYMENT_TRANSITIONS;
 
+/**
+ * Moves a version through its lifecycle. Becoming DEPLOYED_ACTIVE is when a version gets its
+ * state machine: its definition is compiled as this deployment compiles now, the state machine of
+ * that ASL is made (or found: it is shared by every version of every tenant that compiles alike)
+ * and the version records it, counted among its users in the same transaction. Leaving
+ * DEPLOYED_ACTIVE uncounts it; the janitor deletes a state machine no active version uses (and
+ * that runs nothing), and a later activation makes it again.
+ */
 export async function setDefinitionStatus(
-  definitions: Pick<DefinitionStore, 'get' | 'setStatus'>,
+  d: StateMachineDeps & { definitions: Pick<DefinitionStore, 'get' | 'getContent' | 'setStatus'> },
   input: { tenantId: string; definitionId: string; status: DefinitionStatus; actor: string; now: Date },
 ): Promise<ProcessDefinitionRecord> {
-  const record = await getDefinition(definitions, input.tenantId, input.definitionId);
+  const record = await getDefinition(d.definitions, input.tenantId, input.definitionId);
   if (checkTransition('process definition', statusOf(record), input.status) === 'same') return record;
-  if (!(await definitions.setStatus(record, record.status, input.status, { now: input.now, by: input.actor }))) throw new ConcurrentUpdateError();
-  return { ...record, status: input.status, statusUpdatedDtm: input.now.toISOString(), statusUpdatedBy: input.actor };
+  const at = { now: input.now, by: input.actor };
+  let updated: ProcessDefinitionRecord = { ...record, status: input.status, statusUpdatedDtm: input.now.toISOString(), statusUpdatedBy: input.actor };
+  let outcome: DefinitionWriteOutcome['outcome'];
+  if (input.status === 'DEPLOYED_ACTIVE') {
+    const asl = compileForDeployment((await d.definitions.getContent(record)).definition);
+    ({ outcome } = await withStateMachine(d, asl, input.now, (use) => {
+      updated = { ...updated, stateMachineArn: use.arn, stateMachineName: use.name, sessionKeep: use.sessionKeep };
+      return d.definitions.setStatus(record, record.status, input.status, at, use);
+    }));
+  } else {
+    ({ outcome } = await d.definitions.setStatus(record, record.status, input.status, at));
+  }
+  if (outcome !== 'written') throw new ConcurrentUpdateError();
+  return updated;
 }
 
 export function definitionView(r: ProcessDefinitionRecord, content: ProcessDefinitionContent) {

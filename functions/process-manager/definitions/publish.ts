@@ -1,34 +1,20 @@
 import { unrunnableDefinitionPatterns } from '../forms/form-patterns.js';
-import { getConfig } from '../../config.js';
-import { apiError, ValidationError, type ErrorDetail } from '../../errors.js';
+import { ValidationError, type ErrorDetail } from '../../errors.js';
 import { validateDefinition } from '../../../statemachines/validate.js';
-import { compileDefinition, executionKeep, type AslStateMachine } from '../../../statemachines/compile.js';
 import { parseBpmn } from '../../../statemachines/bpmn/parse.js';
 import { bpmnToDefinition } from '../../../statemachines/bpmn/to-definition.js';
 import type { ProcessDefinition } from '../../../statemachines/definition.js';
 import { DefinitionExistsError, newDefinitionRecord, NO_UPLOAD_FIELDS, type UploadFields, type ProcessDefinitionRecord } from './definitions.js';
 import { bpmnText, decodeBpmnData, InvalidBpmnError, locateOnBpmn, notRunnableActivities, notRunnableTasks, problemDetail } from './bpmn-upload.js';
 import type { BpmnUpload } from './definition-schemas.js';
-import type { CustomDataFormStore, DefinitionFormat, DefinitionStore, Orchestrator } from '../model.js';
+import type { CustomDataFormStore, DefinitionFormat, DefinitionStore } from '../model.js';
+import { compileForDeployment, withStateMachine, type StateMachineDeps } from './state-machines.js';
 import { missingFormReferences } from '../forms/form-references.js';
 
-/**
- * Step Functions refuses a state machine definition over 1 MB (CreateStateMachine's
- * `definition`, at most 1,048,576 characters); counted here in UTF-8 bytes, which is never less.
- */
-export const MAX_ASL_BYTES = 1024 * 1024;
+export { MAX_ASL_BYTES, StateMachineTooLargeError } from './state-machines.js';
 
-/** The highest version a definition can have: compiling with it sizes the ASL of any version. */
-const LONGEST_VERSION = 1_000_000;
-
-export class StateMachineTooLargeError extends apiError('STATE_MACHINE_TOO_LARGE') {
-  constructor(bytes: number) {
-    super(
-      `The definition compiles to a state machine of ${bytes} bytes; Step Functions takes at most ${MAX_ASL_BYTES}. ` +
-        'Split the journey, or shorten long input values and names.',
-    );
-  }
-}
+/** The version a BPMN upload is checked with before it takes its own: nothing it compiles to depends on it. */
+const UNNUMBERED = 1;
 
 /** What was published: the stored version and its definition (defaults applied). */
 export interface Published {
@@ -36,9 +22,8 @@ export interface Published {
   definition: ProcessDefinition;
 }
 
-type Deps = {
+type Deps = StateMachineDeps & {
   definitions: DefinitionStore;
-  orchestrator: () => Promise<Orchestrator>;
   /** Where the data forms a definition names by name and version are checked to exist. */
   forms: Pick<CustomDataFormStore, 'get' | 'getVersion'>;
 };
@@ -46,9 +31,9 @@ type Ctx = { tenantId: string; actor: string; now: Date };
 
 /**
  * Publishes one version of a definition in the service's JSON format: checked against the
- * activity catalogue (a 400 names the activity and the input), compiled to ASL, given its own
- * state machine, then stored, active at once. The API and the local runtime's bootstrap both
- * publish through here.
+ * activity catalogue (a 400 names the activity and the input), compiled to ASL, then stored,
+ * active at once, on the state machine of its ASL (made, or shared with every version of every
+ * tenant that compiles alike). The API and the local runtime's bootstrap both publish through here.
  */
 export async function publishDefinition(d: Deps, input: unknown, ctx: Ctx): Promise<Published> {
   const notRunnable = notRunnableActivities(input);
@@ -86,7 +71,7 @@ export async function publishBpmnUpload(d: Deps, upload: BpmnUpload, ctx: Ctx): 
   const graph = await parseBpmn(bpmnText(bytes));
   // Every problem at once, whichever stage finds it: the conversion reports the parse's problems
   // with its own, and a graph that converts is validated too.
-  const meta = { name: upload.name, version: LONGEST_VERSION, ...(upload.description ? { description: upload.description } : {}) };
+  const meta = { name: upload.name, version: UNNUMBERED, ...(upload.description ? { description: upload.description } : {}) };
   const converted = graph.process ? bpmnToDefinition(graph, meta) : { problems: [...graph.problems] };
   const problems = [...('problems' in converted ? converted.problems.map(problemDetail) : []), ...notRunnableTasks(graph)];
   let definition: ProcessDefinition | undefined;
@@ -105,8 +90,9 @@ export async function publishBpmnUpload(d: Deps, upload: BpmnUpload, ctx: Ctx): 
     problems.push(...patterns.map((x) => locateOnBpmn(x, converted.definition, graph)));
   }
   if (problems.length > 0 || !definition) throw new InvalidBpmnError(problems);
-  // Sized with the longest version number before one is taken: a definition refused for its size uses none.
-  compileChecked(definition);
+  // Sized before a version is taken, so a definition refused for its size uses none (the ASL
+  // does not depend on the version: statemachines/compile.ts).
+  compileForDeployment(definition);
 
   const version = await d.definitions.allocateVersion(ctx.tenantId, upload.name);
   const fields: UploadFields = {
@@ -118,14 +104,12 @@ export async function publishBpmnUpload(d: Deps, upload: BpmnUpload, ctx: Ctx): 
   return deploy(d, { ...definition, version }, { format: 'BPMN', fields }, bytes, ctx);
 }
 
-function compileChecked(definition: ProcessDefinition): AslStateMachine {
-  const { ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN } = getConfig();
-  const asl = compileDefinition(definition, { activityFunctionArn: ACTIVITY_FUNCTION_ARN, executionEndFunctionArn: EXECUTION_END_FUNCTION_ARN });
-  const bytes = Buffer.byteLength(JSON.stringify(asl), 'utf8');
-  if (bytes > MAX_ASL_BYTES) throw new StateMachineTooLargeError(bytes);
-  return asl;
-}
-
+/**
+ * Stores a version. One active at once (the JSON format) is stored with its state machine, made
+ * first (withStateMachine: a quota refusal stores nothing); a DRAFT (a BPMN upload) has none until
+ * it becomes DEPLOYED_ACTIVE (setDefinitionStatus), so drafts take no state machine of the
+ * account's quota.
+ */
 async function deploy(
   d: Deps,
   definition: ProcessDefinition,
@@ -133,20 +117,19 @@ async function deploy(
   bpmn: Buffer | undefined,
   ctx: Ctx,
 ): Promise<Published> {
-  const draft = newDefinitionRecord(definition, published, ctx);
-  const asl = compileChecked(definition);
-  const stateMachineArn = await (await d.orchestrator()).publishStateMachine({
-    tenantId: ctx.tenantId,
-    definitionId: draft.id,
-    name: draft.name,
-    version: draft.version,
-    asl,
-  });
-  // What an instance's execution starts with besides the reference to its stored session.
-  const record = { ...draft, stateMachineArn, sessionKeep: executionKeep(asl.States) };
+  const draft: ProcessDefinitionRecord = newDefinitionRecord(definition, published, ctx);
+  const asl = compileForDeployment(definition);
+  const content = { definition, ...(bpmn ? { bpmn } : {}) };
+  let record = draft;
+  const { outcome } =
+    draft.status === 'DEPLOYED_ACTIVE'
+      ? await withStateMachine(d, asl, ctx.now, (use) => {
+          // What an instance's execution starts on, and with besides the reference to its stored session.
+          record = { ...draft, stateMachineArn: use.arn, stateMachineName: use.name, sessionKeep: use.sessionKeep };
+          return d.definitions.create(record, content, use);
+        })
+      : await d.definitions.create(draft, content);
   // A concurrent publication of the same version can still win the race: the lock item decides.
-  if (!(await d.definitions.create(record, { definition, ...(bpmn ? { bpmn } : {}) }))) {
-    throw new DefinitionExistsError(definition.name, definition.version);
-  }
+  if (outcome === 'conflict') throw new DefinitionExistsError(definition.name, definition.version);
   return { record, definition };
 }

@@ -22,17 +22,17 @@ export interface StateMachineSettings {
 }
 
 /**
- * A state machine's name: the region's prefix and 128 bits of SHA-256 over the tenant, the
- * definition as sent (the ASL's JSON text) and its settings. Versions of a tenant that compile to
- * the same ASL share one state machine (a republished version, a version that only changed its
- * description); Step Functions' quota of state machines per account (10,000 by default) is spent
- * on different journeys only. The tenant is in the hash, so a state machine belongs to one tenant
- * (it is tagged with it): whether it is still needed is then a question about that tenant's
- * records alone, as every key of the table is scoped to one tenant.
+ * A state machine's name: the region's prefix and 128 bits of SHA-256 over what runs: the
+ * definition as sent (the ASL's JSON text, which carries nothing of a tenant, a definition's name
+ * or its version: statemachines/compile.ts) and its settings. So every version of every tenant
+ * that compiles to the same ASL runs on one state machine, and Step Functions' quota of state
+ * machines per account (10,000 by default) is spent on distinct journeys only. A state machine
+ * therefore belongs to no tenant: each execution's input names its tenant (`_ref.tenantId`), and
+ * which versions use a state machine is counted on its reference item (functions/store/state-machine-refs.ts).
  */
-export function stateMachineName(region: ServiceRegion, tenantId: string, definition: string, settings: StateMachineSettings = {}): string {
+export function stateMachineName(region: ServiceRegion, definition: string, settings: StateMachineSettings = {}): string {
   const hash = createHash('sha256')
-    .update(JSON.stringify([tenantId, 'STANDARD', definition, settings.loggingConfiguration ?? null, settings.tracingConfiguration ?? null]))
+    .update(JSON.stringify(['STANDARD', definition, settings.loggingConfiguration ?? null, settings.tracingConfiguration ?? null]))
     .digest('hex')
     .slice(0, 32);
   return `${stateMachinePrefix(region)}${hash}`;

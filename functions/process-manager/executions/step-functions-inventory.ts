@@ -2,23 +2,20 @@ import type { SFNClient } from '@aws-sdk/client-sfn';
 import { traced } from '../../observability/tracer.js';
 import type { StateMachineInventory } from './state-machine-janitor.js';
 
-/** The janitor's view of Step Functions: list, read the tenant tag, look for running executions, delete. */
+/** The janitor's view of Step Functions: list a page, read a legacy tenant tag, look for running executions, delete. */
 export function stepFunctionsInventory(): StateMachineInventory {
   let client: Promise<{ sfn: SFNClient; sdk: typeof import('@aws-sdk/client-sfn') }> | undefined;
   const sfn = () =>
     (client ??= import('@aws-sdk/client-sfn').then(async (sdk) => ({ sfn: await traced(new sdk.SFNClient({})), sdk })));
   return {
-    async *list(prefix) {
+    async page(prefix, token) {
       const { sfn: c, sdk } = await sfn();
-      let nextToken: string | undefined;
-      do {
-        // ListStateMachines takes no name filter: every page is read, this deployment's kept.
-        const out = await c.send(new sdk.ListStateMachinesCommand({ maxResults: 1000, ...(nextToken ? { nextToken } : {}) }));
-        for (const m of out.stateMachines ?? []) {
-          if (m.name?.startsWith(prefix) && m.stateMachineArn && m.creationDate) yield { arn: m.stateMachineArn, name: m.name, createdAt: m.creationDate };
-        }
-        nextToken = out.nextToken;
-      } while (nextToken);
+      // ListStateMachines takes no name filter: every page is read, this deployment's kept.
+      const out = await c.send(new sdk.ListStateMachinesCommand({ maxResults: 1000, ...(token ? { nextToken: token } : {}) }));
+      const machines = (out.stateMachines ?? []).flatMap((m) =>
+        m.name?.startsWith(prefix) && m.stateMachineArn && m.creationDate ? [{ arn: m.stateMachineArn, name: m.name, createdAt: m.creationDate }] : [],
+      );
+      return { machines, ...(out.nextToken ? { next: out.nextToken } : {}) };
     },
     async tenantOf(arn) {
       const { sfn: c, sdk } = await sfn();
@@ -32,7 +29,12 @@ export function stepFunctionsInventory(): StateMachineInventory {
     },
     async delete(arn) {
       const { sfn: c, sdk } = await sfn();
-      await c.send(new sdk.DeleteStateMachineCommand({ stateMachineArn: arn }));
+      try {
+        await c.send(new sdk.DeleteStateMachineCommand({ stateMachineArn: arn }));
+      } catch (err) {
+        // A duplicate run, or an operator, deleted it first.
+        if ((err as Error).name !== 'StateMachineDoesNotExist') throw err;
+      }
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import { getConfig, type Config } from '../../config.js';
-import { QuotaExceededError } from '../../errors.js';
+import { QuotaExceededError, ServiceUnavailableError } from '../../errors.js';
 import { traced } from '../../observability/tracer.js';
 import type { ExecutionStatus, Orchestrator } from '../model.js';
 import { stateMachineName, type StateMachineSettings } from './state-machine-names.js';
@@ -27,14 +27,18 @@ export function stateMachineSettings(config: Pick<Config, 'STATE_MACHINE_LOG_GRO
   };
 }
 
-/** Step Functions Standard workflows: one state machine per distinct compiled definition of a tenant. */
+/** Step Functions Standard workflows: one state machine per distinct compiled definition, shared by every tenant. */
 export function stepFunctionsOrchestrator(): Orchestrator {
   let client: Promise<{ sfn: SFNClient; sdk: typeof import('@aws-sdk/client-sfn') }> | undefined;
   const sfn = () =>
     (client ??= import('@aws-sdk/client-sfn').then(async (sdk) => ({ sfn: await traced(new sdk.SFNClient({})), sdk })));
 
   return {
-    async publishStateMachine({ tenantId, name, asl }) {
+    stateMachineName(asl) {
+      const config = getConfig();
+      return stateMachineName(config.SERVICE_REGION, JSON.stringify(asl), stateMachineSettings(config));
+    },
+    async publishStateMachine({ asl }) {
       const config = getConfig();
       const roleArn = config.STATE_MACHINE_ROLE_ARN;
       if (!roleArn) throw new Error('STATE_MACHINE_ROLE_ARN is not configured');
@@ -43,21 +47,17 @@ export function stepFunctionsOrchestrator(): Orchestrator {
       const settings = stateMachineSettings(config);
       try {
         // Named by what it is: creating an identical state machine again answers with the
-        // existing one, so a retried publication, or another version compiling to the same ASL,
-        // shares it (tags of a later call are ignored, so they name only the tenant and the
-        // definition, which all sharers have in common).
+        // existing one, so a retried activation, or any version of any tenant compiling to the
+        // same ASL, shares it. Not tagged: it belongs to no tenant and to no one definition (tags
+        // of a later call would be ignored anyway); its reference item counts its users.
         const out = await c.send(
           new sdk.CreateStateMachineCommand({
-            name: stateMachineName(config.SERVICE_REGION, tenantId, definition, settings),
+            name: stateMachineName(config.SERVICE_REGION, definition, settings),
             type: 'STANDARD',
             roleArn,
             definition,
             ...(settings.loggingConfiguration ? { loggingConfiguration: settings.loggingConfiguration as never } : {}),
             ...(settings.tracingConfiguration ? { tracingConfiguration: settings.tracingConfiguration as never } : {}),
-            tags: [
-              { key: 'arthr:tenant', value: tenantId },
-              { key: 'arthr:definition', value: name.slice(0, 256) },
-            ],
           }),
         );
         return out.stateMachineArn!;
@@ -67,10 +67,15 @@ export function stepFunctionsOrchestrator(): Orchestrator {
         // the quota is raised. The alarm on this stack's 5xx tells the operators.
         if ((err as Error).name === 'StateMachineLimitExceeded') {
           throw new QuotaExceededError(
-            'The deployment has reached its quota of state machines, so the definition cannot be published now. Retry later.',
+            'The deployment has reached its quota of state machines, so the definition cannot be activated now. Retry later.',
             undefined,
             { cause: err },
           );
+        }
+        // The janitor deleted it (no active version used it) and Step Functions is still removing
+        // it: a moment later the same call makes it anew.
+        if ((err as Error).name === 'StateMachineDeleting') {
+          throw new ServiceUnavailableError('The state machine of this journey is being deleted; send the same request again in a moment.', undefined, { cause: err });
         }
         throw err;
       }

@@ -51,6 +51,9 @@ export function newInstance(
   definition: ProcessDefinitionRecord,
   ctx: { tenantId: string; actor: string; now: Date; extraParameters?: Record<string, string> },
 ): { record: ProcessInstanceRecord; capability: string } {
+  // Every version that is or was DEPLOYED_ACTIVE records its state machine; only an active one starts journeys.
+  if (!definition.stateMachineArn) throw new Error(`process definition ${definition.id} has no state machine: it was never active`);
+  const stateMachineArn = definition.stateMachineArn;
   const capability = randomBytes(32).toString('base64url');
   const created = ctx.now;
   const expiring = new Date(created.getTime() + definition.retentionDays * 86_400_000);
@@ -71,7 +74,7 @@ export function newInstance(
       expiresAt: Math.floor(expiring.getTime() / 1000),
       parameters: { ...token.parameters, ...ctx.extraParameters },
       capabilityHash: hashCapability(capability),
-      stateMachineArn: definition.stateMachineArn,
+      stateMachineArn,
       createdBy: ctx.actor,
       // On the reconciler's index until its status is final.
       reconcileAt: firstReconcileAt(created),

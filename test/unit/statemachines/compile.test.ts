@@ -10,6 +10,7 @@ import {
   OUTCOME_NOT_RECORDED_STATE,
   RECORD_OUTCOME_STATE,
   SERVICE_TIMEOUT_STATE,
+  STATE_MACHINE_COMMENT,
   type AslChoiceState,
   type AslStateMachine,
   type AslTaskState,
@@ -277,9 +278,15 @@ describe('compileDefinition', () => {
     expect(compile(def)).toEqual(asl);
   });
 
-  it('names the state machine in its Comment', () => {
-    const asl = compileDefinition(exampleDefinitions()[0]!, { activityFunctionArn: ARN, executionEndFunctionArn: END_ARN, stateMachineName: 'demo-identity-check-v1' });
-    expect(asl.Comment).toMatch(/^demo-identity-check-v1: identity-check v1\./);
+  it('writes nothing of the definition\u2019s name or version into the ASL: versions that compile alike give the same ASL', () => {
+    const def = exampleDefinitions()[0]!;
+    const asl = compileDefinition(def, { activityFunctionArn: ARN, executionEndFunctionArn: END_ARN });
+    expect(asl.Comment).toBe(STATE_MACHINE_COMMENT);
+    const text = JSON.stringify(asl);
+    for (const other of [{ ...def, version: 7 }, { ...def, name: 'renamed-journey', version: 12, description: 'another description' }]) {
+      expect(JSON.stringify(compileDefinition(other, { activityFunctionArn: ARN, executionEndFunctionArn: END_ARN }))).toBe(text);
+    }
+    expect(text).not.toContain(`${def.name} v${def.version}`);
   });
 
   it('rejects a definition that is not valid', () => {
