@@ -7,6 +7,7 @@
 import type { ProcessDefinition } from '../../statemachines/definition.js';
 import type { PROCESS_TOKEN_STATUSES, PROCESS_TOKEN_TYPES } from './tokens/token-schemas.js';
 import type { EventEnvelope } from '../shared/events.js';
+import type { KeyedSource } from '../shared/keyed-list.js';
 
 // ---------------------------------------------------------------------------------------------
 // Definitions
@@ -97,6 +98,12 @@ export interface DefinitionTagRecord {
   createdBy: string;
 }
 
+/** A name + version as the definitions list reads it: its name + version item alone. */
+export interface DefinitionVersionListRef extends DefinitionVersionRef {
+  name: string;
+  version: number;
+}
+
 export interface DefinitionStore {
   /**
    * Writes a version with its documents in one transaction, so a half-written version is never
@@ -122,6 +129,19 @@ export interface DefinitionStore {
    */
   setStatus(record: ProcessDefinitionRecord, from: DefinitionStatus | undefined, to: DefinitionStatus, at: { now: Date; by: string }): Promise<boolean>;
   list(tenantId: string): Promise<ProcessDefinitionRecord[]>;
+  /**
+   * One name's versions as a paged list in version order: a page reads its name + version items
+   * (`Limit`) and then the page's definitions (one BatchGetItem); a walk (`projection`) and the
+   * count read only the small name + version items.
+   */
+  versionsOf(tenantId: string, name: string): KeyedSource<ProcessDefinitionRecord>;
+  /**
+   * Every name + version of the tenant, from the small name + version items alone (no
+   * definition is read), at most `cap`; `more` when there are more.
+   */
+  versionRefs(tenantId: string, cap: number): Promise<{ refs: DefinitionVersionListRef[]; more: boolean }>;
+  /** The definitions of these ids, in this order (an id with none is left out): BatchGetItem. */
+  getMany(tenantId: string, ids: readonly string[]): Promise<ProcessDefinitionRecord[]>;
   getTag(tenantId: string, tag: string): Promise<DefinitionTagRecord | undefined>;
   /** Writes the tag onto its definition, moving it off any other one. */
   putTag(record: DefinitionTagRecord): Promise<void>;

@@ -67,6 +67,14 @@ export const keys = {
   definitionNameVersion(tenantId: string, name: string, version: number): ItemKey {
     return { PK: keys.definitionPartition(tenantId), SK: `PDEFNV#${encoded(name)}#${String(version).padStart(9, '0')}` };
   },
+  /** Every name + version item of the tenant: by name (in the key's encoding of it), then version. */
+  definitionNameVersionSortPrefix: 'PDEFNV#',
+  /** The name and version a name + version item's sort key holds; undefined for any other sort key. */
+  parseDefinitionNameVersion(sk: string): { name: string; version: number } | undefined {
+    const m = /^PDEFNV#([A-Za-z0-9_-]+)#(\d{9})$/.exec(sk);
+    const name = m ? decoded(m[1]!) : undefined;
+    return name === undefined ? undefined : { name, version: Number(m![2]) };
+  },
   /** Every version of a name: its name + version items sort by version (zero-padded). */
   definitionNameVersionsPrefix(name: string): string {
     return `PDEFNV#${encoded(name)}#`;
@@ -391,4 +399,10 @@ function safeSegment(value: string): string {
 /** Free text (names, tags) inside a key: encoded so it can hold no separator. */
 function encoded(value: string): string {
   return Buffer.from(value, 'utf8').toString('base64url');
+}
+
+/** What `encoded` encoded; undefined for anything it cannot have made. */
+function decoded(part: string): string | undefined {
+  const value = Buffer.from(part, 'base64url').toString('utf8');
+  return encoded(value) === part ? value : undefined;
 }

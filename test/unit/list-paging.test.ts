@@ -1,0 +1,182 @@
+/**
+ * The paged lists against Amazon's DynamoDB Local (the table made from the same schema module the
+ * stack uses): each page reads at most its own items (and one more), a cursor continues exactly
+ * where its page ended whatever is added meanwhile, and a cursor of another tenant, list or query,
+ * or one changed by hand, is refused with 400 INVALID_CURSOR.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamo } from '../../lib/local/dynamodb.js';
+import type { ProcessDefinitionRecord } from '../../functions/process-manager/model.js';
+import type { ApiError } from '../../functions/errors.js';
+
+let local: LocalDynamo;
+let client: DynamoDBClient;
+let dir: string;
+
+/** What DynamoDB was asked since the last `reset`: Query calls, the items they read, the keys BatchGetItem read. */
+const reads = { queries: 0, scanned: 0, batchKeys: 0, counts: 0 };
+const reset = () => Object.assign(reads, { queries: 0, scanned: 0, batchKeys: 0, counts: 0 });
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'list-paging-'));
+  local = await startDynamoDbLocal(dir);
+  process.env.DYNAMODB_ENDPOINT = local.endpoint;
+  process.env.TABLE_NAME = 'lists-unit';
+  client = localClient(local.endpoint);
+  await ensureTable(client, 'lists-unit');
+  const { dynamo } = await import('../../functions/store/client.js');
+  const { doc } = await dynamo();
+  doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { Select?: string; RequestItems?: Record<string, { Keys: unknown[] }> };
+      const out = await next(args);
+      if (context.commandName === 'QueryCommand') {
+        if (input.Select === 'COUNT') reads.counts++;
+        else {
+          reads.queries++;
+          reads.scanned += (out.output as { ScannedCount?: number }).ScannedCount ?? 0;
+        }
+      }
+      if (context.commandName === 'BatchGetItemCommand' || context.commandName === 'BatchGetCommand') reads.batchKeys += Object.values(input.RequestItems ?? {}).reduce((n, r) => n + r.Keys.length, 0);
+      return out;
+    },
+    { step: 'initialize', name: 'listReadCounter' },
+  );
+}, 90_000);
+
+afterAll(async () => {
+  client?.destroy();
+  await local?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+beforeEach(reset);
+
+/** The 400 a cursor gets, as the wrapper would answer it. */
+async function refusal(p: Promise<unknown>): Promise<{ code: string; status: number; location?: string }> {
+  try {
+    await p;
+  } catch (err) {
+    const e = err as ApiError;
+    return { code: e.code, status: e.statusCode, location: e.details?.[0]?.location };
+  }
+  throw new Error('expected a refusal');
+}
+
+/** A cursor with one character of its payload changed (still base64url). */
+function tampered(cursor: string): string {
+  const [v, payload, check] = cursor.split('.') as [string, string, string];
+  const body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown[];
+  body[0] = `${String(body[0]).slice(0, -1)}${String(body[0]).endsWith('0') ? '1' : '0'}`;
+  return `${v}.${Buffer.from(JSON.stringify(body)).toString('base64url')}.${check}`;
+}
+
+describe('process definitions', () => {
+  let store: typeof import('../../functions/store/process-definitions.js').definitionStore;
+  let domain: typeof import('../../functions/process-manager/definitions/definitions.js');
+  let n = 0;
+
+  async function publish(tenantId: string, name: string, version: number) {
+    const id = `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+    const record: ProcessDefinitionRecord = {
+      tenantId,
+      id,
+      name,
+      version,
+      description: '',
+      retentionDays: 90,
+      stateMachineArn: 'arn:aws:states:eu-west-1:000000000000:stateMachine:x',
+      status: 'DEPLOYED_ACTIVE',
+      format: 'JSON',
+      createdDtm: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+      createdBy: 'test',
+    };
+    const definition = { name, version, description: '', retentionDays: 90, startActivityId: 'd', activities: { d: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'PASS' } } } };
+    expect(await store.create(record, { definition } as never)).toBe(true);
+  }
+
+  beforeAll(async () => {
+    ({ definitionStore: store } = await import('../../functions/store/process-definitions.js'));
+    domain = await import('../../functions/process-manager/definitions/definitions.js');
+    for (let v = 1; v <= 12; v++) await publish('acme', 'alpha', v);
+    for (const name of ['delta', 'Bravo', 'charlie']) for (let v = 1; v <= 2; v++) await publish('acme', name, v);
+    await publish('other', 'alpha', 1);
+  }, 60_000);
+
+  it("pages one name's versions by cursor, each page one Query of size + 1 and the page's definitions", async () => {
+    const q = { page: 0, size: 5, sort: [] as string[] };
+    const first = await domain.versionPage(store, 'acme', 'alpha', q);
+    expect(first.content.map((d) => d.version)).toEqual([1, 2, 3, 4, 5]);
+    expect(first).toMatchObject({ totalElements: 12, totalPages: 3, last: false, totalElementsCapped: false });
+    expect(reads).toMatchObject({ queries: 1, scanned: 6, counts: 1 });
+    expect(reads.batchKeys).toBeLessThanOrEqual(6);
+
+    // A version published between pages comes once, at its place; none is skipped.
+    await publish('acme', 'alpha', 13);
+    reset();
+    const second = await domain.versionPage(store, 'acme', 'alpha', { ...q, page: 1, cursor: first.nextCursor! });
+    expect(second.content.map((d) => d.version)).toEqual([6, 7, 8, 9, 10]);
+    // The count travels in the cursor: a later page counts nothing.
+    expect(reads).toMatchObject({ queries: 1, scanned: 6, counts: 0 });
+    const third = await domain.versionPage(store, 'acme', 'alpha', { ...q, page: 2, cursor: second.nextCursor! });
+    expect(third.content.map((d) => d.version)).toEqual([11, 12, 13]);
+    expect(third).toMatchObject({ last: true, nextCursor: null });
+  });
+
+  it('gives the latest version first with sort=version,desc and size=1, reading two name + version items', async () => {
+    const latest = await domain.versionPage(store, 'acme', 'alpha', { page: 0, size: 1, sort: ['version,desc'] });
+    expect(latest.content.map((d) => d.version)).toEqual([13]);
+    expect(reads).toMatchObject({ queries: 1, scanned: 2 });
+  });
+
+  it('reaches a page by number by walking keys only, then reads the page', async () => {
+    const page = await domain.versionPage(store, 'acme', 'alpha', { page: 2, size: 4, sort: [] });
+    expect(page.content.map((d) => d.version)).toEqual([9, 10, 11, 12]);
+    expect(reads.batchKeys).toBeLessThanOrEqual(5);
+  });
+
+  it("refuses a cursor of another tenant, another name, another sort, or one changed by hand", async () => {
+    const q = { page: 0, size: 2, sort: [] as string[] };
+    const cursor = (await domain.versionPage(store, 'acme', 'alpha', q)).nextCursor!;
+    const bad = { code: 'INVALID_CURSOR', status: 400, location: 'query.cursor' };
+    expect(await refusal(domain.versionPage(store, 'other', 'alpha', { ...q, cursor }))).toEqual(bad);
+    expect(await refusal(domain.versionPage(store, 'acme', 'delta', { ...q, cursor }))).toEqual(bad);
+    expect(await refusal(domain.versionPage(store, 'acme', 'alpha', { ...q, sort: ['version,desc'], cursor }))).toEqual(bad);
+    expect(await refusal(domain.versionPage(store, 'acme', 'alpha', { ...q, cursor: tampered(cursor) }))).toEqual(bad);
+    expect(await refusal(domain.versionPage(store, 'acme', 'alpha', { ...q, cursor: 'c1.WyJQREVGTlYjIl0.xxxxxxxxxxxxxxxxxxxxxx' }))).toEqual(bad);
+    expect(await refusal(domain.versionPage(store, 'acme', 'alpha', { ...q, cursor: 'not a cursor' }))).toEqual(bad);
+  });
+
+  it('lists definitions by name then version, reading only the page\u2019s definitions, and continues by cursor under inserts', async () => {
+    const q = { name: '%', page: 0, size: 4, sort: [] as string[] };
+    const first = await domain.definitionPage(store, 'acme', q);
+    expect(first.content.map((d) => `${d.name}:${d.version}`)).toEqual(['alpha:1', 'alpha:2', 'alpha:3', 'alpha:4']);
+    expect(first.totalElements).toBe(19);
+    expect(reads.batchKeys).toBe(4);
+    await publish('acme', 'aardvark', 1); // sorts before the cursor: not shown, nothing shown twice
+    await publish('acme', 'alpha', 14); // after it: shown at its place
+    const seen = [...first.content];
+    for (let cursor = first.nextCursor, page = 1; cursor; page++) {
+      reset();
+      const next = await domain.definitionPage(store, 'acme', { ...q, page, cursor });
+      expect(reads.batchKeys).toBeLessThanOrEqual(4);
+      seen.push(...next.content);
+      cursor = next.nextCursor;
+    }
+    const names = seen.map((d) => `${d.name}:${d.version}`);
+    expect(new Set(names).size).toBe(names.length);
+    expect(names).toEqual([...Array.from({ length: 14 }, (_, i) => `alpha:${i + 1}`), 'Bravo:1', 'Bravo:2', 'charlie:1', 'charlie:2', 'delta:1', 'delta:2']);
+  });
+
+  it('filters by a LIKE pattern and refuses a cursor sent with another pattern', async () => {
+    const page = await domain.definitionPage(store, 'acme', { name: '%LT_', page: 0, size: 1, sort: ['name,desc'] });
+    expect(page.content.map((d) => `${d.name}:${d.version}`)).toEqual(['delta:1']);
+    expect(page.totalElements).toBe(2);
+    const bad = await refusal(domain.definitionPage(store, 'acme', { name: '%', page: 1, size: 1, sort: ['name,desc'], cursor: page.nextCursor! }));
+    expect(bad.code).toBe('INVALID_CURSOR');
+  });
+});
