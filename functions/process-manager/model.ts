@@ -235,7 +235,23 @@ export interface ProcessTokenStore {
   /** False when the name is taken in the tenant (names are unique, enforced by a lock item). */
   create(record: ProcessTokenRecord): Promise<boolean>;
   get(tenantId: string, id: string): Promise<ProcessTokenRecord | undefined>;
+  /** Every live token (the whole partition): only for a tenant whose tokens have no list views yet (`viewed`). */
   list(tenantId: string): Promise<ProcessTokenRecord[]>;
+  /** Whether every token of the tenant has its list view (a tenant made since views exist, or backfilled). */
+  viewed(tenantId: string): Promise<boolean>;
+  /**
+   * The live tokens by creation time, a page at a time: a page reads its list views (`Limit`)
+   * and then its tokens (BatchGetItem); walks, filters by name and counts read the small views alone.
+   */
+  byCreation(tenantId: string, now: Date): KeyedSource<ProcessTokenRecord>;
+  /** Writes every token's list view, then marks the list viewed (`operator backfill-lists`). Idempotent. */
+  backfillViews(tenantId: string): Promise<ListBackfill>;
+}
+
+/** What a list's backfill did: the items it read, the views it wrote. */
+export interface ListBackfill {
+  items: number;
+  views: number;
 }
 
 // ---------------------------------------------------------------------------------------------

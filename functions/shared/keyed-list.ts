@@ -45,6 +45,12 @@ export interface KeyedSource<R> {
    * reverse; `done` when nothing follows. With `projection`, records carry only those attributes.
    */
   read(o: { after?: string | undefined; limit: number; descending: boolean; projection?: readonly string[] | undefined }): Promise<{ rows: Row<R>[]; done: boolean }>;
+  /**
+   * For a list that reads small views and then its items: the full records of rows read with a
+   * projection (those whose item is gone are left out). A filtered page then reads views only and
+   * loads just its matches.
+   */
+  load?(rows: Row<R>[]): Promise<Row<R>[]>;
   /** Whether `at` is a position of this list (a cursor's, checked before anything is read). */
   isPosition(at: string): boolean;
   /** How many items: `kept` when a counter written with every create and delete says it (exact); else counted up to `cap`. */
@@ -135,7 +141,7 @@ export async function keyedPage<R, V>(source: KeyedSource<R>, o: KeyedPageOption
   while (rows.length <= size) {
     const limit = filter ? Math.min(WALK_CHUNK, Math.max(2 * (size + 1 - rows.length), 100), budget - read) : size + 1 - rows.length;
     if (limit <= 0) break;
-    const chunk = await source.read({ after: examined, limit, descending });
+    const chunk = await source.read({ after: examined, limit, descending, projection: filter && source.load ? filter.attributes : undefined });
     read += chunk.rows.length;
     let stopped = false;
     for (const [i, row] of chunk.rows.entries()) {
@@ -152,11 +158,12 @@ export async function keyedPage<R, V>(source: KeyedSource<R>, o: KeyedPageOption
       break;
     }
   }
-  const content = rows.slice(0, size);
+  const kept = rows.slice(0, size);
+  const content = filter && source.load ? await source.load(kept) : kept;
   const more = rows.length > size || !done;
   // The next page starts after the last item returned; after a short page (the read budget),
   // after the last item examined, so nothing between is skipped.
-  const resumeAt = rows.length > size ? content.at(-1)?.at : examined;
+  const resumeAt = rows.length > size ? kept.at(-1)?.at : examined;
 
   if (!known) {
     if (!state && o.page === 0 && !more) known = { count: content.length, capped: false };
@@ -201,22 +208,32 @@ export async function sortedPage<R, V, K extends string>(
   if (o.cursor) {
     throw new InvalidCursorError(undefined, [{ location: `${where}.cursor`, message: 'this sort pages by number only (its pages have no nextCursor)' }]);
   }
-  const all: R[] = [];
+  const tooMany = (n: number, what: string) =>
+    new ValidationError('Too many to sort.', [{ location: `${where}.sort`, message: `more than ${n} ${what} in memory: ${o.instead}` }]);
+  const all: Row<R>[] = [];
+  // A filter on a list of views: the views are walked (at most LIST_COUNT_CAP) and only the matches loaded.
+  const viewsFirst = !!(o.filter && source.load);
+  const cap = viewsFirst ? LIST_COUNT_CAP : LIST_SORT_CAP;
   let after: string | undefined;
   for (;;) {
-    const chunk = await source.read({ after, limit: Math.min(WALK_CHUNK, LIST_SORT_CAP + 1 - all.length), descending: false });
+    const chunk = await source.read({ after, limit: Math.min(WALK_CHUNK, cap + 1 - all.length), descending: false, projection: viewsFirst ? o.filter!.attributes : undefined });
     for (const row of chunk.rows) {
       after = row.at;
-      all.push(row.record);
+      all.push(row);
     }
     if (chunk.done) break;
-    if (all.length > LIST_SORT_CAP) {
-      throw new ValidationError('Too many to sort.', [
-        { location: `${where}.sort`, message: `more than ${LIST_SORT_CAP} items to sort in memory: ${o.instead}` },
-      ]);
-    }
+    if (all.length > cap) throw tooMany(cap, viewsFirst ? 'items to filter' : 'items to sort');
   }
-  const ordered = sortBy(o.filter ? all.filter((r) => o.filter!.test(r)) : all, o.orders, o.value);
+  let matching = o.filter ? all.filter((r) => o.filter!.test(r.record)) : all;
+  if (viewsFirst) {
+    if (matching.length > LIST_SORT_CAP) throw tooMany(LIST_SORT_CAP, 'matches to sort');
+    matching = await source.load!(matching);
+  }
+  const ordered = sortBy(
+    matching.map((r) => r.record),
+    o.orders,
+    o.value,
+  );
   const start = o.page * o.size;
   const content = ordered.slice(start, start + o.size);
   return cursorPage(await o.view(content), {

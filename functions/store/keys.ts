@@ -56,6 +56,23 @@ export const keys = {
     return { PK: keys.processTokenPartition(tenantId), SK: `PTNAME#${encoded(name)}` };
   },
   processTokenSortPrefix: 'PTOKEN#',
+  /**
+   * A process token's list view: a small item (its id, name and TTL) sorted by creation time, so
+   * the list pages, filters by name and counts without reading tokens (docs/lists.md).
+   */
+  processTokenView(tenantId: string, createdDtm: string, id: string): ItemKey {
+    return { PK: keys.processTokenPartition(tenantId), SK: `${keys.processTokenViewPrefix}${part(createdDtm)}#${part(id)}` };
+  },
+  processTokenViewPrefix: 'PTOKENC#',
+
+  /**
+   * A list's own item in its partition (`LIST`): whether every item of the list has its list
+   * view (tenants created since views exist, or after `operator backfill-lists`), and the count
+   * a list keeps with its writes.
+   */
+  listMeta(partition: string): ItemKey {
+    return { PK: partition, SK: 'LIST' };
+  },
 
   /** Definitions, their name + version locks and their tags share one partition per tenant. */
   definitionPartition(tenantId: string): string {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamo } from '../../lib/local/dynamodb.js';
-import type { ProcessDefinitionRecord } from '../../functions/process-manager/model.js';
+import type { ProcessDefinitionRecord, ProcessTokenRecord } from '../../functions/process-manager/model.js';
 import type { ApiError } from '../../functions/errors.js';
 
 let local: LocalDynamo;
@@ -178,5 +178,113 @@ describe('process definitions', () => {
     expect(page.totalElements).toBe(2);
     const bad = await refusal(domain.definitionPage(store, 'acme', { name: '%', page: 1, size: 1, sort: ['name,desc'], cursor: page.nextCursor! }));
     expect(bad.code).toBe('INVALID_CURSOR');
+  });
+});
+
+describe('process tokens', () => {
+  let store: typeof import('../../functions/store/process-tokens.js').processTokenStore;
+  let tenants: typeof import('../../functions/store/tenants.js').tenantStore;
+  let tokenPage: typeof import('../../functions/process-manager/tokens/tokens.js').tokenPage;
+  const now = new Date('2026-06-01T00:00:00Z');
+  let n = 0;
+  const origin = 'https://acme.fir.example';
+
+  const token = (tenantId: string, name: string): ProcessTokenRecord => ({
+    tenantId,
+    id: `00000000-0000-4000-9000-${String(++n).padStart(12, '0')}`,
+    name,
+    description: '',
+    status: 'ACTIVE',
+    type: 'UNLIMITED',
+    maxCount: null,
+    counter: 0,
+    validFromDtm: null,
+    validToDtm: null,
+    processDefnName: 'alpha',
+    processDefnVersion: '1',
+    processDefnTag: null,
+    processDefnId: null,
+    uiUrl: `${origin}/journey`,
+    parameters: {},
+    processInstanceInit: null,
+    maxProcessDuration: null,
+    createdDtm: new Date(Date.UTC(2026, 4, 1, 0, 0, n)).toISOString(),
+    createdBy: 'test',
+  });
+  const page = (tenantId: string, q: Partial<{ name: string; page: number; size: number; sort: string[]; cursor: string }> = {}) =>
+    tokenPage(store, tenantId, { name: '%', page: 0, size: 5, sort: [], ...q }, origin, now);
+
+  beforeAll(async () => {
+    ({ processTokenStore: store } = await import('../../functions/store/process-tokens.js'));
+    ({ tenantStore: tenants } = await import('../../functions/store/tenants.js'));
+    ({ tokenPage } = await import('../../functions/process-manager/tokens/tokens.js'));
+    for (const t of ['acme', 'other']) await tenants.create({ tenantId: t, region: 'fir', createdDtm: now.toISOString(), createdBy: 'test' });
+    for (let i = 1; i <= 12; i++) expect(await store.create(token('acme', `t${String(i).padStart(2, '0')}${i % 3 === 0 ? '-vip' : ''}`))).toBe(true);
+    await store.create(token('other', 'theirs'));
+  }, 60_000);
+
+  it('pages oldest first by cursor: a page reads size + 1 list views and their tokens, later pages count nothing', async () => {
+    const first = await page('acme');
+    expect(first.content.map((t) => t.name)).toEqual(['t01', 't02', 't03-vip', 't04', 't05']);
+    expect(first).toMatchObject({ totalElements: 12, totalPages: 3, totalElementsCapped: false, last: false });
+    expect(reads).toMatchObject({ queries: 1, scanned: 6, batchKeys: 6, counts: 1 });
+
+    expect(await store.create(token('acme', 't13'))).toBe(true);
+    reset();
+    const second = await page('acme', { page: 1, cursor: first.nextCursor! });
+    expect(second.content.map((t) => t.name)).toEqual(['t06-vip', 't07', 't08', 't09-vip', 't10']);
+    expect(reads).toMatchObject({ queries: 1, scanned: 6, batchKeys: 6, counts: 0 });
+    const third = await page('acme', { page: 2, cursor: second.nextCursor! });
+    expect(third.content.map((t) => t.name)).toEqual(['t11', 't12-vip', 't13']);
+    expect(third).toMatchObject({ last: true, nextCursor: null });
+  });
+
+  it('pages newest first, and by number with a keys-only walk', async () => {
+    const newest = await page('acme', { sort: ['createdDtm,desc'], size: 2 });
+    expect(newest.content.map((t) => t.name)).toEqual(['t13', 't12-vip']);
+    reset();
+    const third = await page('acme', { page: 2, size: 4 });
+    expect(third.content.map((t) => t.name)).toEqual(['t09-vip', 't10', 't11', 't12-vip']);
+    expect(reads.batchKeys).toBe(5);
+  });
+
+  it('filters by name on the list views, loading only the matching tokens', async () => {
+    const vip = await page('acme', { name: '%-VIP', size: 2 });
+    expect(vip.content.map((t) => t.name)).toEqual(['t03-vip', 't06-vip']);
+    expect(vip.totalElements).toBe(4);
+    expect(reads.batchKeys).toBe(2);
+    const rest = await page('acme', { name: '%-VIP', size: 2, page: 1, cursor: vip.nextCursor! });
+    expect(rest.content.map((t) => t.name)).toEqual(['t09-vip', 't12-vip']);
+  });
+
+  it('sorts by name in memory, by number only', async () => {
+    const byName = await page('acme', { sort: ['name,desc'], size: 3 });
+    expect(byName.content.map((t) => t.name)).toEqual(['t13', 't12-vip', 't11']);
+    expect(byName.nextCursor).toBeNull();
+  });
+
+  it('refuses a cursor of another tenant, another filter, or one changed by hand', async () => {
+    const cursor = (await page('acme', { size: 2 })).nextCursor!;
+    const bad = { code: 'INVALID_CURSOR', status: 400, location: 'query.cursor' };
+    expect(await refusal(page('other', { size: 2, cursor }))).toEqual(bad);
+    expect(await refusal(page('acme', { size: 2, name: 't%', cursor }))).toEqual(bad);
+    expect(await refusal(page('acme', { size: 2, cursor: tampered(cursor) }))).toEqual(bad);
+  });
+
+  it('reads a tenant made before list views whole, as before, until backfill-lists gives it views', async () => {
+    const { dynamo } = await import('../../functions/store/client.js');
+    const { keys } = await import('../../functions/store/keys.js');
+    const { doc, tableName, commands } = await dynamo();
+    for (let i = 1; i <= 3; i++) {
+      const t = token('legacy', `old${i}`);
+      await doc.send(new commands.PutCommand({ TableName: tableName, Item: { ...keys.processToken('legacy', t.id), itemType: 'ProcessToken', ...t } }));
+    }
+    const before = await page('legacy', { size: 2 });
+    expect(before.content.map((t) => t.name)).toEqual(['old1', 'old2']);
+    expect(before).toMatchObject({ totalElements: 3, nextCursor: null });
+    expect(await store.backfillViews('legacy')).toEqual({ items: 3, views: 3 });
+    const after = await page('legacy', { size: 2 });
+    expect(after.content.map((t) => t.name)).toEqual(['old1', 'old2']);
+    expect((await page('legacy', { size: 2, page: 1, cursor: after.nextCursor! })).content.map((t) => t.name)).toEqual(['old3']);
   });
 });
