@@ -10,8 +10,8 @@
  *
  * backfill-views writes the list views and search term views of instances stored before they
  * existed (a Scan of the table; idempotent, so it can be rerun) and prints what it did.
- * backfill-lists writes the list views of process tokens stored before they existed and marks
- * the list viewed, for one tenant or all; idempotent too.
+ * backfill-lists writes the list views of process tokens and API keys stored before they existed
+ * (and the keys' count) and marks those lists viewed, for one tenant or all; idempotent too.
  *
  * --local uses the running `npm start` (or starts DynamoDB Local on .local/ itself); --table uses
  * the deployed stack's table with the AWS default credentials. Prints JSON; the secret is shown
@@ -93,10 +93,17 @@ try {
   const now = new Date();
   const out =
     command === 'backfill-lists'
-      ? await backfillLists(stores.tenants, [{ name: 'processTokens', backfill: (t) => tokens.backfillViews(t) }], {
-          tenantId: values.tenant,
-          onTenant: (t, done) => process.stderr.write(`${t}: ${JSON.stringify(done)}\n`),
-        })
+      ? await backfillLists(
+          stores.tenants,
+          [
+            { name: 'processTokens', backfill: (t) => tokens.backfillViews(t) },
+            { name: 'apiKeys', backfill: (t) => stores.apiKeys.backfillViews(t) },
+          ],
+          {
+            tenantId: values.tenant,
+            onTenant: (t, done) => process.stderr.write(`${t}: ${JSON.stringify(done)}\n`),
+          },
+        )
       : command === 'backfill-views'
       ? await backfillViews(instances, {
           tenantId: values.tenant,

@@ -147,8 +147,10 @@ export function cursorPage<T>(
 ): CursorPage<T> {
   const p = toPage<T>([], o.page, o.size, o.sorted);
   // Never fewer than the pages up to this one (and one more while more follow): items added
-  // since the count, or a count that stopped at its cap, must not make this page look past the end.
-  const totalElements = o.capped ? o.total : Math.max(o.total, o.page * o.size + content.length + (o.more ? 1 : 0));
+  // since the count, or a count that stopped at its cap, must not make this page look past the
+  // end. An empty page (asked past the end) says only what was counted.
+  const floor = content.length ? o.page * o.size + content.length + (o.more ? 1 : 0) : 0;
+  const totalElements = o.capped ? o.total : Math.max(o.total, floor);
   const totalPages = Math.max(Math.ceil(totalElements / o.size), o.more ? o.page + 2 : content.length ? o.page + 1 : 0);
   return {
     ...p,

@@ -44,6 +44,14 @@ export const keys = {
     return { PK: keys.apiKeyPartition(tenantId), SK: `APIKEY#${part(apiKeyId)}` };
   },
   apiKeySortPrefix: 'APIKEY#',
+  /**
+   * An API key's list view: a small item (its id and name) sorted by creation time, so the list
+   * pages, filters by name and counts without reading keys (docs/lists.md).
+   */
+  apiKeyView(tenantId: string, createdDtm: string, id: string): ItemKey {
+    return { PK: keys.apiKeyPartition(tenantId), SK: `${keys.apiKeyViewPrefix}${part(createdDtm)}#${part(id)}` };
+  },
+  apiKeyViewPrefix: 'APIKEYC#',
 
   /** Process tokens and their unique-name locks share one partition per tenant. */
   processTokenPartition(tenantId: string): string {
