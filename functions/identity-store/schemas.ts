@@ -1,6 +1,6 @@
 import * as z from '../shared/zod.js';
 import { DateTime, optionalQueryInt, queryInt, text } from '../shared/schemas.js';
-import { pageSchema } from '../shared/page.js';
+import { cursorPageSchema, cursorParam, pageSchema } from '../shared/page.js';
 import { ID26_PATTERN } from '../shared/ids.js';
 import { MAX_PASSCODE_HISTORY } from './stores/stores.js';
 import { DEFAULT_EVENT_PAGE_SIZE, IDENTITY_EVENT_TYPES, MAX_EVENT_PAGE_SIZE } from './events/events.js';
@@ -295,5 +295,5 @@ export const AuthenticationSchema = z.withMeta(
   z.object({ id: z.string(), at: DateTime, method: z.enum(['PASSKEY', 'PASSCODE']), policyName: z.string(), rpId: z.optional(z.string()), passkeyId: z.optional(z.string()) }),
   { id: 'UserAuthentication' },
 );
-export const AuthenticationPageSchema = pageSchema(AuthenticationSchema, 'UserAuthenticationPage');
-export const AuthenticationListQuery = StoreListQuery;
+export const AuthenticationPageSchema = cursorPageSchema(AuthenticationSchema, 'UserAuthenticationPage');
+export const AuthenticationListQuery = z.object({ ...StoreListQuery.shape, cursor: cursorParam() });

@@ -245,8 +245,23 @@ export class FakeIdentityStorage {
         this.events.push(copy(event));
         return true;
       },
-      listAuthentications: async (tenantId, storeName, userId) =>
-        this.authenticationItems.filter((r) => r.tenantId === tenantId && r.storeName === storeName && r.userId === userId).map(copy),
+      authenticationsOf: (tenantId, storeName, userId) => {
+        // The table's order: by the sort key `AUTHN#{at}#{id}`.
+        const rows = () =>
+          this.authenticationItems
+            .filter((r) => r.tenantId === tenantId && r.storeName === storeName && r.userId === userId)
+            .map((r) => ({ record: copy(r), at: `AUTHN#${r.at}#${r.id}` }))
+            .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+        return {
+          read: async (o) => {
+            const ordered = o.descending ? rows().reverse() : rows();
+            const from = o.after === undefined ? 0 : ordered.filter((r) => (o.descending ? r.at >= o.after! : r.at <= o.after!)).length;
+            return { rows: ordered.slice(from, from + o.limit), done: from + o.limit >= ordered.length };
+          },
+          isPosition: (at) => at.startsWith('AUTHN#'),
+          count: async (cap) => ({ count: Math.min(rows().length, cap), capped: rows().length > cap }),
+        };
+      },
     };
     return store;
   }

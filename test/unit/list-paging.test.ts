@@ -369,3 +369,57 @@ describe('API keys', () => {
     expect(await store.backfillViews('keys-legacy')).toEqual({ items: 0, views: 0 });
   });
 });
+
+describe("a user's authentications", () => {
+  let passkeys: typeof import('../../functions/store/identity-store.js').passkeyStore;
+  let listUserAuthentications: typeof import('../../functions/identity-store/passkeys/passkeys.js').listUserAuthentications;
+  let s: Parameters<typeof listUserAuthentications>[0];
+  let n = 0;
+
+  async function authenticate(tenantId: string, userId: string) {
+    const { dynamo } = await import('../../functions/store/client.js');
+    const { keys } = await import('../../functions/store/keys.js');
+    const { doc, tableName, commands } = await dynamo();
+    const at = new Date(Date.UTC(2026, 4, 1, 0, 0, ++n)).toISOString();
+    const id = `01J0000000000000000000${String(n).padStart(4, '0')}`;
+    const record = { tenantId, storeName: 'customers', userId, at, id, method: 'PASSCODE', policyName: 'default' };
+    await doc.send(new commands.PutCommand({ TableName: tableName, Item: { ...keys.userAuthentication(tenantId, 'customers', userId, at, id), itemType: 'UserAuthentication', ...record } }));
+    return record;
+  }
+
+  beforeAll(async () => {
+    ({ passkeyStore: passkeys } = await import('../../functions/store/identity-store.js'));
+    ({ listUserAuthentications } = await import('../../functions/identity-store/passkeys/passkeys.js'));
+    // The store and user reads of the list (findUser), not what is measured here.
+    s = {
+      stores: { get: async (tenantId: string) => ({ tenantId, name: 'customers' }) },
+      users: { get: async (_t: string, _s: string, ref: { userId?: string }) => ({ id: ref.userId ?? 'u-ext' }) },
+      passkeys,
+    } as never;
+    for (let i = 0; i < 9; i++) await authenticate('acme', 'u1');
+    await authenticate('acme', 'u2');
+  }, 60_000);
+
+  it('pages newest first, one Query of size + 1 a page; the count is carried by the cursor', async () => {
+    const first = await listUserAuthentications(s, 'acme', 'customers', { userId: 'u1' }, { page: 0, size: 4 });
+    expect(first.content.map((a) => a.id.slice(-2))).toEqual(['09', '08', '07', '06']);
+    expect(first).toMatchObject({ totalElements: 9, totalPages: 3, totalElementsCapped: false });
+    expect(reads).toMatchObject({ queries: 1, scanned: 5, counts: 1 });
+    // A newer one meanwhile is not shown on later pages (they go back in time), nor anything twice.
+    await authenticate('acme', 'u1');
+    reset();
+    const second = await listUserAuthentications(s, 'acme', 'customers', { userId: 'u1' }, { page: 1, size: 4, cursor: first.nextCursor! });
+    expect(second.content.map((a) => a.id.slice(-2))).toEqual(['05', '04', '03', '02']);
+    expect(reads).toMatchObject({ queries: 1, scanned: 5, counts: 0 });
+    const third = await listUserAuthentications(s, 'acme', 'customers', { userId: 'u1' }, { page: 2, size: 4, cursor: second.nextCursor! });
+    expect(third.content.map((a) => a.id.slice(-2))).toEqual(['01']);
+    expect(third).toMatchObject({ last: true, nextCursor: null });
+  });
+
+  it("refuses a cursor of another user, store or tenant, or one changed by hand", async () => {
+    const cursor = (await listUserAuthentications(s, 'acme', 'customers', { userId: 'u1' }, { page: 0, size: 2 })).nextCursor!;
+    for (const [tenantId, userId, c] of [['acme', 'u2', cursor], ['other', 'u1', cursor], ['acme', 'u1', tampered(cursor)]] as const) {
+      expect((await refusal(listUserAuthentications(s, tenantId, 'customers', { userId }, { page: 0, size: 2, cursor: c }))).code).toBe('INVALID_CURSOR');
+    }
+  });
+});
