@@ -36,7 +36,8 @@ export interface IdentityStoreStore {
   /** False when the name is taken. */
   create(record: IdentityStoreRecord): Promise<boolean>;
   get(tenantId: string, name: string): Promise<IdentityStoreRecord | undefined>;
-  list(tenantId: string): Promise<IdentityStoreRecord[]>;
+  /** The tenant's stores by name (their sort keys, `STORE#{name}`), as a paged list: a page is one Query. */
+  byName(tenantId: string): KeyedSource<IdentityStoreRecord>;
   /** False when the stored version is no longer `expectedVersion`. */
   replace(record: IdentityStoreRecord, expectedVersion: number): Promise<boolean>;
 }

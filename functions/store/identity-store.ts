@@ -36,6 +36,8 @@ const passkeySessions = /* @__PURE__ */ itemCodec<PasskeySession>('PasskeySessio
 const pendingRegistrations = /* @__PURE__ */ itemCodec<PasskeySession>('PasskeyPending');
 const passkeys = /* @__PURE__ */ itemCodec<PasskeyRecord>('Passkey');
 const credentialLocks = /* @__PURE__ */ itemCodec<{ userId: string; passkeyId: string }>('PasskeyCredential');
+/** Where the stores list may resume: after a store's item (`STORE#{name}`, names as the API takes them). */
+const STORE_POSITION = /^STORE#[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 /** Where a user's authentications list may resume: after one of its items (`AUTHN#{at}#{id}`). */
 const AUTHENTICATION_POSITION = /^AUTHN#\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z#[0-9A-HJKMNP-TV-Z]{26}$/;
 
@@ -102,8 +104,20 @@ const passkeyItem = (p: PasskeyRecord) => passkeys.encode(p, keys.passkey(p.tena
 export const identityStoreStore: IdentityStoreStore = {
   create: (record) => putStore(record, { ConditionExpression: 'attribute_not_exists(PK)' }),
   get: (tenantId, name) => getRecord(identityStores, keys.identityStore(tenantId, name)),
-  async list(tenantId) {
-    return identityStores.decodeAll(await queryAll(keys.identityStorePartition(tenantId), keys.identityStoreSortPrefix));
+  byName(tenantId) {
+    const range: KeyRange = { pk: keys.identityStorePartition(tenantId), prefix: keys.identityStoreSortPrefix };
+    return {
+      async read(o) {
+        const read = await readRange(range, o);
+        const rows = read.items.flatMap((item, i) => {
+          const record = identityStores.decode(item);
+          return record ? [{ record, at: read.positions[i]! }] : [];
+        });
+        return { rows, done: read.done };
+      },
+      isPosition: (at) => STORE_POSITION.test(at),
+      count: (cap) => countRange(range, cap),
+    };
   },
   replace: (record, expectedVersion) => putStore(record, { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': expectedVersion } }),
 };

@@ -423,3 +423,42 @@ describe("a user's authentications", () => {
     }
   });
 });
+
+describe('identity stores', () => {
+  let storesPage: typeof import('../../functions/identity-store/stores/stores.js').storesPage;
+  let stores: typeof import('../../functions/store/identity-store.js').identityStoreStore;
+  const make = (tenantId: string, name: string) =>
+    stores.create({
+      tenantId,
+      name,
+      description: '',
+      type: 'STANDARD' as never,
+      passcodePolicies: {},
+      passkeyConfig: {},
+      createdDtm: '2026-01-01T00:00:00.000Z',
+      createdBy: 'test',
+      lastUpdatedDtm: '2026-01-01T00:00:00.000Z',
+      lastUpdatedBy: 'test',
+      version: 1,
+    });
+
+  beforeAll(async () => {
+    ({ identityStoreStore: stores } = await import('../../functions/store/identity-store.js'));
+    ({ storesPage } = await import('../../functions/identity-store/stores/stores.js'));
+    for (const name of ['b-store', 'd-store', 'a-store', 'e-store']) await make('acme', name);
+    await make('other', 'c-store');
+  });
+
+  it('pages by name, one Query of size + 1 a page, and continues by cursor under inserts', async () => {
+    const first = await storesPage(stores, 'acme', { page: 0, size: 2 });
+    expect(first.content.map((s) => s.name)).toEqual(['a-store', 'b-store']);
+    expect(first.totalElements).toBe(4);
+    expect(reads).toMatchObject({ queries: 1, scanned: 3 });
+    await make('acme', 'c-store');
+    await make('acme', 'aa-store'); // before the cursor: not shown twice
+    const second = await storesPage(stores, 'acme', { page: 1, size: 2, cursor: first.nextCursor! });
+    expect(second.content.map((s) => s.name)).toEqual(['c-store', 'd-store']);
+    expect((await storesPage(stores, 'acme', { page: 2, size: 2, cursor: second.nextCursor! })).content.map((s) => s.name)).toEqual(['e-store']);
+    expect((await refusal(storesPage(stores, 'other', { page: 1, size: 2, cursor: first.nextCursor! }))).code).toBe('INVALID_CURSOR');
+  });
+});
