@@ -1,6 +1,6 @@
 import * as z from '../shared/zod.js';
 import { DateTime, queryInt, queryList, text } from '../shared/schemas.js';
-import { pageSchema } from '../shared/page.js';
+import { cursorPageSchema, cursorParam, pageSchema } from '../shared/page.js';
 import { DEPLOYMENT_STATUSES } from '../process-manager/model.js';
 import { CLOUD_FUNCTION_FORMATS } from './model.js';
 import { MAX_CODE_BYTES, MAX_ZIP_BYTES, MEMORY_MB, TIMEOUT_SECONDS } from './functions.js';
@@ -31,6 +31,16 @@ export const PagedQuerySchema = z.object({
   page: queryInt({ min: 0, max: 1_000_000, default: 0 }),
   size: queryInt({ min: 1, max: 1000, default: 10 }),
   sort: queryList(z.string().check(z.maxLength(100))),
+});
+
+/** A name's versions: by version (either way) a page reads only itself, and continues by cursor. */
+export const CloudFunctionVersionsQuerySchema = z.extend(PagedQuerySchema, {
+  sort: z.withMeta(queryList(z.string().check(z.maxLength(100))), {
+    description:
+      'property[,asc|desc]; default version,asc. By version (either way) a page reads only itself; other properties sort at most ' +
+      '2,000 versions in memory and page by number only.',
+  }),
+  cursor: cursorParam(),
 });
 
 export const CloudSecretsQuerySchema = z.extend(PagedQuerySchema, {
@@ -87,7 +97,7 @@ export const CloudFunctionSchema = z.withMeta(
   z.object({ ...summary, modules: z.withMeta(z.record(z.string(), z.string()), { description: 'The code: module path → source.' }) }),
   { id: 'CloudFunction' },
 );
-export const CloudFunctionPageSchema = pageSchema(CloudFunctionSummarySchema, 'CloudFunctionPage');
+export const CloudFunctionPageSchema = cursorPageSchema(CloudFunctionSummarySchema, 'CloudFunctionPage');
 
 const SecretValue = z.withMeta(
   z.string().check(

@@ -182,7 +182,8 @@ export interface VersionedStore<R extends S & { tenantId: string }, S extends Ve
   /** The highest version of a name, or undefined when the name has none. */
   latestVersion(tenantId: string, name: string): Promise<number | undefined>;
   /** Every version of a name, in version order. */
-  listVersions(tenantId: string, name: string): Promise<S[]>;
+  /** One name's versions in version order, as a paged list of their summary items (a page is one Query). */
+  versionsOf(tenantId: string, name: string): KeyedSource<S>;
   /** Sets the status of a version whose stored status is still `from` (`changed` otherwise). */
   setStatus(record: R, from: DeploymentStatus, to: DeploymentStatus, by: { actor: string; now: Date }): Promise<VersionedStatusOutcome>;
 }

@@ -462,3 +462,55 @@ describe('identity stores', () => {
     expect((await refusal(storesPage(stores, 'other', { page: 1, size: 2, cursor: first.nextCursor! }))).code).toBe('INVALID_CURSOR');
   });
 });
+
+describe('versions of a data form (and of a cloud function: the same store)', () => {
+  let forms: typeof import('../../functions/store/custom-data-forms.js').customDataFormStore;
+  let customDataFormVersionsPage: typeof import('../../functions/process-manager/forms/custom-data-forms.js').customDataFormVersionsPage;
+  let n = 0;
+  const add = (tenantId: string, name: string, version: number, status = 'DEPLOYED_ACTIVE') =>
+    forms.create({
+      tenantId,
+      id: `00000000-0000-4000-a000-${String(++n).padStart(12, '0')}`,
+      name,
+      version,
+      description: '',
+      status,
+      createdDtm: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+      createdBy: 'test',
+      lastUpdatedDtm: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+      lastUpdatedBy: 'test',
+      resource: '{}',
+    } as never);
+
+  beforeAll(async () => {
+    ({ customDataFormStore: forms } = await import('../../functions/store/custom-data-forms.js'));
+    ({ customDataFormVersionsPage } = await import('../../functions/process-manager/forms/custom-data-forms.js'));
+    for (let v = 1; v <= 7; v++) await add('acme', 'kyc', v, v % 3 ? 'DEPLOYED_ACTIVE' : 'ARCHIVED');
+    await add('acme', 'kyc-other', 1);
+  });
+
+  it('pages in version order, one Query of size + 1 a page, latest first with version,desc', async () => {
+    const q = { page: 0, size: 3, sort: [] as string[] };
+    const first = await customDataFormVersionsPage(forms, 'acme', 'kyc', q);
+    expect(first.content.map((f) => f.version)).toEqual([1, 2, 3]);
+    expect(first.totalElements).toBe(7);
+    expect(reads).toMatchObject({ queries: 1, scanned: 4, counts: 1 });
+    await add('acme', 'kyc', 8);
+    reset();
+    const second = await customDataFormVersionsPage(forms, 'acme', 'kyc', { ...q, page: 1, cursor: first.nextCursor! });
+    expect(second.content.map((f) => f.version)).toEqual([4, 5, 6]);
+    expect(reads).toMatchObject({ queries: 1, scanned: 4, counts: 0 });
+    expect((await customDataFormVersionsPage(forms, 'acme', 'kyc', { ...q, page: 2, cursor: second.nextCursor! })).content.map((f) => f.version)).toEqual([7, 8]);
+    const latest = await customDataFormVersionsPage(forms, 'acme', 'kyc', { page: 0, size: 1, sort: ['version,desc'] });
+    expect(latest.content.map((f) => f.version)).toEqual([8]);
+  });
+
+  it('sorts by status in memory, and refuses a cursor of another name or tenant', async () => {
+    const byStatus = await customDataFormVersionsPage(forms, 'acme', 'kyc', { page: 0, size: 3, sort: ['status,asc'] });
+    expect(byStatus.content.map((f) => f.version)).toEqual([3, 6, 1]);
+    expect(byStatus.nextCursor).toBeNull();
+    const cursor = (await customDataFormVersionsPage(forms, 'acme', 'kyc', { page: 0, size: 2, sort: [] })).nextCursor!;
+    expect((await refusal(customDataFormVersionsPage(forms, 'acme', 'kyc-other', { page: 1, size: 2, sort: [], cursor }))).code).toBe('INVALID_CURSOR');
+    expect((await refusal(customDataFormVersionsPage(forms, 'other', 'kyc', { page: 1, size: 2, sort: [], cursor }))).code).toBe('INVALID_CURSOR');
+  });
+});
