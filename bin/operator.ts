@@ -10,8 +10,9 @@
  *
  * backfill-views writes the list views and search term views of instances stored before they
  * existed (a Scan of the table; idempotent, so it can be rerun) and prints what it did.
- * backfill-lists writes the list views of process tokens and API keys stored before they existed
- * (and the keys' count) and marks those lists viewed, for one tenant or all; idempotent too.
+ * backfill-lists writes the list views of process tokens, API keys and cloud secrets stored before
+ * they existed (and the keys' count) and marks those lists viewed, for one tenant or all;
+ * idempotent too.
  *
  * --local uses the running `npm start` (or starts DynamoDB Local on .local/ itself); --table uses
  * the deployed stack's table with the AWS default credentials. Prints JSON; the secret is shown
@@ -25,6 +26,7 @@ import { backfillLists, createOperatorKey, createTenantWithFirstKey } from '../f
 import { tenantDeps } from '../functions/tenants/deps.js';
 import { backfillViews } from '../functions/process-manager/instances/backfill-views.js';
 import { instances, tokens } from '../functions/process-manager/deps.js';
+import { cloudSecrets } from '../functions/cloud-functions/deps.js';
 import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamo } from '../lib/local/dynamodb.js';
 import { LOCAL_TABLE, type RuntimeInfo } from '../lib/local/runtime.js';
 
@@ -98,6 +100,7 @@ try {
           [
             { name: 'processTokens', backfill: (t) => tokens.backfillViews(t) },
             { name: 'apiKeys', backfill: (t) => stores.apiKeys.backfillViews(t) },
+            { name: 'cloudSecrets', backfill: (t) => cloudSecrets.backfillViews(t) },
           ],
           {
             tenantId: values.tenant,

@@ -1,6 +1,6 @@
 import * as z from '../shared/zod.js';
 import { DateTime, queryInt, queryList, text } from '../shared/schemas.js';
-import { cursorPageSchema, cursorParam, pageSchema } from '../shared/page.js';
+import { cursorPageSchema, cursorParam } from '../shared/page.js';
 import { DEPLOYMENT_STATUSES } from '../process-manager/model.js';
 import { CLOUD_FUNCTION_FORMATS } from './model.js';
 import { MAX_CODE_BYTES, MAX_ZIP_BYTES, MEMORY_MB, TIMEOUT_SECONDS } from './functions.js';
@@ -44,7 +44,13 @@ export const CloudFunctionVersionsQuerySchema = z.extend(PagedQuerySchema, {
 });
 
 export const CloudSecretsQuerySchema = z.extend(PagedQuerySchema, {
-  name: z.withMeta(z.optional(z.string().check(z.maxLength(128))), { description: 'Only names that begin with this.' }),
+  name: z.withMeta(z.optional(z.string().check(z.maxLength(128))), { description: 'Only names that begin with this (case-sensitive).' }),
+  sort: z.withMeta(queryList(z.string().check(z.maxLength(100))), {
+    description:
+      'property[,asc|desc]; default name,asc (byte order: A-Z before a-z). By name (either way) a page reads only itself; other ' +
+      'properties sort at most 2,000 matching secrets in memory and page by number only.',
+  }),
+  cursor: cursorParam(),
 });
 
 const optional = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));
@@ -126,7 +132,7 @@ export const CloudSecretSchema = z.withMeta(
   }),
   { id: 'CloudSecret', description: 'A secret without its value: no read returns a value.' },
 );
-export const CloudSecretPageSchema = pageSchema(CloudSecretSchema, 'CloudSecretPage');
+export const CloudSecretPageSchema = cursorPageSchema(CloudSecretSchema, 'CloudSecretPage');
 
 const LogLine = z.object({ level: z.enum(['debug', 'info', 'warn', 'error']), message: z.string(), at: DateTime });
 export const CloudFunctionLogsSchema = z.withMeta(

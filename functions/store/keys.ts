@@ -172,6 +172,14 @@ export const keys = {
   cloudSecret(tenantId: string, name: string): ItemKey {
     return { PK: keys.cloudSecretPartition(tenantId), SK: `SECRET#${encoded(name)}` };
   },
+  /**
+   * A cloud secret's list view: its summary (never its value) under its name as the API takes it
+   * (letters, digits, `_ . -`), so the list pages by name and a name prefix is a key range.
+   */
+  cloudSecretView(tenantId: string, name: string): ItemKey {
+    return { PK: keys.cloudSecretPartition(tenantId), SK: `${keys.cloudSecretViewPrefix}${part(name)}` };
+  },
+  cloudSecretViewPrefix: 'SECRETN#',
   /** What the end user gave at one step, in the instance's partition. */
   instanceUserData(tenantId: string, id: string, activityId: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `USERDATA#${part(activityId)}` };

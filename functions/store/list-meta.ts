@@ -20,6 +20,7 @@ export const listMetas = /* @__PURE__ */ itemCodec<ListMeta>('ListMeta');
 const VIEWED_LISTS: { partition: (tenantId: string) => string; counted: boolean }[] = [
   { partition: keys.processTokenPartition, counted: false },
   { partition: keys.apiKeyPartition, counted: true },
+  { partition: keys.cloudSecretPartition, counted: false },
 ];
 
 /** A list's item (consistent read); an absent one is a list with no views yet. */

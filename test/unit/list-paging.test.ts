@@ -514,3 +514,63 @@ describe('versions of a data form (and of a cloud function: the same store)', ()
     expect((await refusal(customDataFormVersionsPage(forms, 'other', 'kyc', { page: 1, size: 2, sort: [], cursor }))).code).toBe('INVALID_CURSOR');
   });
 });
+
+describe('cloud secrets', () => {
+  let secrets: typeof import('../../functions/store/cloud-secrets.js').cloudSecretStore;
+  let cloudSecretsPage: typeof import('../../functions/cloud-functions/secrets.js').cloudSecretsPage;
+  const record = (tenantId: string, name: string, version = 1) => ({
+    tenantId,
+    name,
+    description: '',
+    version,
+    sealed: 'sealed',
+    createdDtm: '2026-01-01T00:00:00.000Z',
+    createdBy: 'test',
+    lastUpdatedDtm: '2026-01-01T00:00:00.000Z',
+    lastUpdatedBy: 'test',
+  });
+  const page = (tenantId: string, q: Partial<{ name: string; page: number; size: number; sort: string[]; cursor: string }> = {}) =>
+    cloudSecretsPage({ secrets }, tenantId, { page: 0, size: 2, sort: [], ...q });
+
+  beforeAll(async () => {
+    ({ cloudSecretStore: secrets } = await import('../../functions/store/cloud-secrets.js'));
+    ({ cloudSecretsPage } = await import('../../functions/cloud-functions/secrets.js'));
+    const { tenantStore } = await import('../../functions/store/tenants.js');
+    await tenantStore.create({ tenantId: 'sec', region: 'fir', createdDtm: '2026-01-01T00:00:00.000Z', createdBy: 'test' });
+    for (const name of ['db.password', 'api-key', 'db.user', 'smtp', 'db.host']) await secrets.create(record('sec', name));
+  });
+
+  it('pages by name, a name prefix being a key range: a page reads only matching views', async () => {
+    const first = await page('sec', { name: 'db.' });
+    expect(first.content.map((s) => s.name)).toEqual(['db.host', 'db.password']);
+    expect(first.totalElements).toBe(3);
+    expect(reads).toMatchObject({ queries: 1, scanned: 3, counts: 1 });
+    await secrets.delete('sec', 'db.password');
+    await secrets.create(record('sec', 'db.port'));
+    const second = await page('sec', { name: 'db.', page: 1, cursor: first.nextCursor! });
+    expect(second.content.map((s) => s.name)).toEqual(['db.port', 'db.user']);
+    expect(second.last).toBe(true);
+    expect((await refusal(page('sec', { name: 'db', page: 1, cursor: first.nextCursor! }))).code).toBe('INVALID_CURSOR');
+  });
+
+  it('shows a rotation in the list (the view moves with the secret), and sorts by version in memory', async () => {
+    expect((await secrets.replace(record('sec', 'smtp', 2), 1)).outcome).toBe('written');
+    const byVersion = await page('sec', { sort: ['version,desc'], size: 1 });
+    expect(byVersion.content.map((s) => [s.name, s.version])).toEqual([['smtp', 2]]);
+    expect(byVersion.nextCursor).toBeNull();
+  });
+
+  it('backfills the views of a tenant made before them', async () => {
+    const { dynamo } = await import('../../functions/store/client.js');
+    const { keys } = await import('../../functions/store/keys.js');
+    const { doc, tableName, commands } = await dynamo();
+    for (const name of ['b', 'a']) {
+      await doc.send(new commands.PutCommand({ TableName: tableName, Item: { ...keys.cloudSecret('sec-old', name), itemType: 'CloudSecret', ...record('sec-old', name) } }));
+    }
+    expect((await page('sec-old')).nextCursor).toBeNull();
+    expect(await secrets.backfillViews('sec-old')).toEqual({ items: 2, views: 2 });
+    const after = await page('sec-old', { size: 1 });
+    expect(after.content.map((s) => s.name)).toEqual(['a']);
+    expect((await page('sec-old', { size: 1, page: 1, cursor: after.nextCursor! })).content.map((s) => s.name)).toEqual(['b']);
+  });
+});
