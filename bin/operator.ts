@@ -6,9 +6,13 @@
  *   npm run operator -- create-tenant --tenant acme --region fir --table <TableName output> [--aws-region eu-west-1]
  *   npm run operator -- create-key --tenant acme [--key-name ...] (--local | --table ...)
  *   npm run operator -- backfill-views [--tenant acme] (--local | --table ...)
+ *   npm run operator -- backfill-lists [--tenant acme] (--local | --table ...)
  *
  * backfill-views writes the list views and search term views of instances stored before they
  * existed (a Scan of the table; idempotent, so it can be rerun) and prints what it did.
+ * backfill-lists writes the list views of process tokens, API keys and cloud secrets stored before
+ * they existed (and the keys' count) and marks those lists viewed, for one tenant or all;
+ * idempotent too.
  *
  * --local uses the running `npm start` (or starts DynamoDB Local on .local/ itself); --table uses
  * the deployed stack's table with the AWS default credentials. Prints JSON; the secret is shown
@@ -18,17 +22,19 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ApiError } from '../functions/errors.js';
-import { createOperatorKey, createTenantWithFirstKey } from '../functions/tenants/domain.js';
+import { backfillLists, createOperatorKey, createTenantWithFirstKey } from '../functions/tenants/domain.js';
 import { tenantDeps } from '../functions/tenants/deps.js';
 import { backfillViews } from '../functions/process-manager/instances/backfill-views.js';
-import { instances } from '../functions/process-manager/deps.js';
+import { instances, tokens } from '../functions/process-manager/deps.js';
+import { cloudSecrets } from '../functions/cloud-functions/deps.js';
 import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamo } from '../lib/local/dynamodb.js';
 import { LOCAL_TABLE, type RuntimeInfo } from '../lib/local/runtime.js';
 
 const USAGE = `usage:
   operator create-tenant --tenant <id> [--region fir|gum|oak] [--key-name <name>] (--local [--local-dir .local] | --table <name> [--aws-region <region>])
   operator create-key    --tenant <id> [--key-name <name>] (--local [--local-dir .local] | --table <name> [--aws-region <region>])
-  operator backfill-views [--tenant <id>] (--local [--local-dir .local] | --table <name> [--aws-region <region>])`;
+  operator backfill-views [--tenant <id>] (--local [--local-dir .local] | --table <name> [--aws-region <region>])
+  operator backfill-lists [--tenant <id>] (--local [--local-dir .local] | --table <name> [--aws-region <region>])`;
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`${message}\n`);
@@ -59,8 +65,8 @@ const { values, positionals } = parseArgs({
 });
 
 const command = positionals[0];
-if (values.help || !command || !['create-tenant', 'create-key', 'backfill-views'].includes(command)) fail(USAGE, values.help ? 0 : 2);
-if (!values.tenant && command !== 'backfill-views') fail(`--tenant is required\n${USAGE}`);
+if (values.help || !command || !['create-tenant', 'create-key', 'backfill-views', 'backfill-lists'].includes(command)) fail(USAGE, values.help ? 0 : 2);
+if (!values.tenant && !command.startsWith('backfill-')) fail(`--tenant is required\n${USAGE}`);
 if (values.local === Boolean(values.table)) fail(`give exactly one of --local or --table\n${USAGE}`);
 
 let ownDynamo: LocalDynamo | undefined;
@@ -88,7 +94,20 @@ try {
   const stores = tenantDeps;
   const now = new Date();
   const out =
-    command === 'backfill-views'
+    command === 'backfill-lists'
+      ? await backfillLists(
+          stores.tenants,
+          [
+            { name: 'processTokens', backfill: (t) => tokens.backfillViews(t) },
+            { name: 'apiKeys', backfill: (t) => stores.apiKeys.backfillViews(t) },
+            { name: 'cloudSecrets', backfill: (t) => cloudSecrets.backfillViews(t) },
+          ],
+          {
+            tenantId: values.tenant,
+            onTenant: (t, done) => process.stderr.write(`${t}: ${JSON.stringify(done)}\n`),
+          },
+        )
+      : command === 'backfill-views'
       ? await backfillViews(instances, {
           tenantId: values.tenant,
           now,

@@ -46,7 +46,7 @@ export function activityAccess(type: string): ActivityGrants {
 
 function union(all: ActivityAccess[]): ActivityGrants {
   const table = new Set<TableAction>(all.flatMap((a) => a.table ?? []));
-  const order: TableAction[] = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'];
+  const order: TableAction[] = ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'];
   return {
     table: order.filter((a) => table.has(a)),
     images: [...new Set(all.flatMap((a) => a.images ?? []))],

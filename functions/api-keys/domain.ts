@@ -7,6 +7,7 @@ import {
   ApiKeyOperationNotPermittedError,
   ConcurrentUpdateError,
   InvalidApiKeyError,
+  InvalidCursorError,
   InvalidTokenError,
   InvalidTransitionError,
   PermissionEscalationError,
@@ -14,7 +15,8 @@ import {
   type ErrorDetail,
 } from '../errors.js';
 import { parsePermission, type PermissionName } from '../auth/permissions.js';
-import { likePattern, parseSort, sortBy, toPage, type Page } from '../shared/page.js';
+import { keyedPage, sortedPage, type KeyedSource } from '../shared/keyed-list.js';
+import { likePattern, parseSort, sortBy, toPage, type CursorPage, type Page, type SortOrder } from '../shared/page.js';
 import type {
   ApiKeyCreateInput,
   ApiKeyUpdateInput,
@@ -60,7 +62,19 @@ export interface ApiKeyStore {
   /** Writes `record` only if the stored version is still `record.version - 1`; false otherwise. */
   replace(record: ApiKeyRecord): Promise<boolean>;
   /** False when there was nothing to delete, or (with `version`) the stored version is another. */
-  delete(tenantId: string, id: string, version?: number): Promise<boolean>;
+  delete(record: Pick<ApiKeyRecord, 'tenantId' | 'id' | 'createdDtm'>, version?: number): Promise<boolean>;
+  /**
+   * The list's own item: undefined for a tenant whose keys have no list views yet (made before
+   * views, not backfilled), else the count of keys, kept with every create and delete (exact).
+   */
+  listMeta(tenantId: string): Promise<{ total: number } | undefined>;
+  /**
+   * The keys by creation time, a page at a time: a page reads its list views (`Limit`) and then
+   * its keys (BatchGetItem); walks and name filters read the small views alone.
+   */
+  byCreation(tenantId: string): KeyedSource<ApiKeyRecord>;
+  /** Writes every key's list view, counts the keys, then marks the list viewed (`operator backfill-lists`). Idempotent. */
+  backfillViews(tenantId: string): Promise<{ items: number; views: number }>;
   /**
    * One conditional write: stamps `lastIssuedAtDtm` only when the hash matches and the key is
    * ACTIVE and unexpired. On refusal returns what is stored (if anything) so the caller can say why.
@@ -365,10 +379,55 @@ export async function readApiKey(apiKeys: ApiKeyStore, id: string, actor: Actor,
   return acting?.id === id ? acting : getApiKey(apiKeys, actor.tenantId, id);
 }
 
-/** A page of the tenant's keys, for a caller whose key is still usable (`readApiKey`). */
-export async function listApiKeys(apiKeys: ApiKeyStore, actor: Actor, query: Parameters<typeof listPage>[1], now: Date): Promise<Page<ApiKeyView>> {
+/**
+ * A page of the tenant's keys, for a caller whose key is still usable (`readApiKey`); see
+ * docs/lists.md. By creation time (the default, or `sort=createdDtm[,desc]`) a page reads its own
+ * list views and keys, by cursor or by number, and `totalElements` is the count the list keeps
+ * (exact; with a `name` pattern, the matches counted on the views). Other sorts sort the
+ * (matching) keys in memory, at most LIST_SORT_CAP. A tenant whose keys have no views yet is
+ * read whole, as before.
+ */
+export async function listApiKeys(
+  apiKeys: ApiKeyStore,
+  actor: Actor,
+  query: Parameters<typeof listPage>[1] & { cursor?: string | undefined },
+  now: Date,
+): Promise<CursorPage<ApiKeyView>> {
   await actingKey(apiKeys, actor, now);
-  return listPage(await apiKeys.list(actor.tenantId), query);
+  const { orders, errors } = parseSort(query.sort, SORTABLE_FIELDS);
+  if (errors.length) throw new ValidationError('Invalid sort.', errors.map((message) => ({ location: 'query.sort', message })));
+  const meta = await apiKeys.listMeta(actor.tenantId);
+  if (!meta) {
+    if (query.cursor) throw new InvalidCursorError(undefined, [{ location: 'query.cursor', message: "this tenant's keys page by number until `operator backfill-lists` has run" }]);
+    return { ...listPage(await apiKeys.list(actor.tenantId), query), nextCursor: null, totalElementsCapped: false };
+  }
+  // The count was read with the list's item: no second read for it.
+  const source: KeyedSource<ApiKeyRecord> = { ...apiKeys.byCreation(actor.tenantId), count: async () => ({ count: meta.total, capped: false, kept: true }) };
+  const pattern = likePattern(query.name);
+  const filter = query.name === '%' ? undefined : { test: (r: Partial<ApiKeyRecord>) => pattern.test(r.name ?? ''), attributes: ['name'] };
+  const view = (records: ApiKeyRecord[]) => records.map(toView);
+  if (orders.length === 0 || (orders.length === 1 && orders[0]!.property === 'createdDtm')) {
+    return keyedPage(source, {
+      binding: { tenantId: actor.tenantId, list: 'apiKeys', query: [query.name, orders] },
+      page: query.page,
+      size: query.size,
+      cursor: query.cursor,
+      descending: orders[0]?.direction === 'desc',
+      sorted: orders.length > 0,
+      filter,
+      view,
+    });
+  }
+  return sortedPage(source, {
+    page: query.page,
+    size: query.size,
+    cursor: query.cursor,
+    orders: [...orders, { property: 'createdDtm', direction: 'asc' }, { property: 'id', direction: 'asc' }] as SortOrder<(typeof SORTABLE_FIELDS)[number]>[],
+    filter,
+    value: (r, k) => r[k],
+    view,
+    instead: 'sort by createdDtm (either way), whose pages read only themselves, or narrow the name pattern',
+  });
 }
 
 /** Reads the key, applies the update and writes it over the version read (409 when it changed meanwhile). */
@@ -391,7 +450,7 @@ export async function deleteApiKey(apiKeys: ApiKeyStore, tenantId: string, id: s
   await actingKey(apiKeys, actor, now);
   const current = await getApiKey(apiKeys, tenantId, id);
   checkMayChange(current, actor);
-  if (!(await apiKeys.delete(tenantId, id, current.version))) {
+  if (!(await apiKeys.delete(current, current.version))) {
     if (await apiKeys.get(tenantId, id)) throw new ConcurrentUpdateError();
     throw new ApiKeyNotFoundError(id);
   }

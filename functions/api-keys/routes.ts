@@ -51,7 +51,7 @@ export const apiKeyRoutes = {
     description: READ_RULE,
     request: { query: ApiKeyListQuerySchema },
     responses: { 200: { description: 'A page of API keys.', schema: ApiKeyPageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden },
-    aws: { table: ['GetItem', 'Query'] },
+    aws: { table: ['GetItem', 'Query', 'BatchGetItem'] },
   }),
   createApiKey: defineRoute({
     operationId: 'createApiKey',
@@ -71,7 +71,7 @@ export const apiKeyRoutes = {
       401: unauthorized,
       403: forbidden,
     },
-    aws: { table: ['GetItem', 'PutItem'] },
+    aws: { table: ['GetItem', 'PutItem', 'UpdateItem'] },
   }),
   getApiKey: defineRoute({
     operationId: 'getApiKey',
@@ -137,6 +137,6 @@ export const apiKeyRoutes = {
       404: error('No such key in this tenant.'),
       409: error('The key changed since it was read (CONCURRENT_UPDATE); read it and try again.'),
     },
-    aws: { table: ['GetItem', 'DeleteItem'] },
+    aws: { table: ['GetItem', 'DeleteItem', 'UpdateItem'] },
   }),
 } satisfies Record<string, RouteDef>;

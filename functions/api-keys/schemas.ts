@@ -1,6 +1,6 @@
 import * as z from '../shared/zod.js';
 import { DateTime, queryInt, queryList, text } from '../shared/schemas.js';
-import { pageSchema } from '../shared/page.js';
+import { cursorPageSchema, cursorParam } from '../shared/page.js';
 
 export const API_KEY_TYPES = ['PERMANENT', 'SESSION'] as const;
 export const API_KEY_STATUSES = ['ACTIVE', 'BLOCKED', 'ARCHIVED'] as const;
@@ -109,7 +109,7 @@ export const ApiKeyCreatedSchema = z.withMeta(
   { id: 'ApiKeyCreated' },
 );
 
-export const ApiKeyPageSchema = pageSchema(ApiKeySchema, 'ApiKeyPage');
+export const ApiKeyPageSchema = cursorPageSchema(ApiKeySchema, 'ApiKeyPage');
 
 export const ApiKeyListQuerySchema = z.object({
   name: z.withMeta(
@@ -122,8 +122,11 @@ export const ApiKeyListQuerySchema = z.object({
   page: queryInt({ min: 0, max: 1_000_000, default: 0 }),
   size: queryInt({ min: 1, max: PAGE_SIZE_MAX, default: 10 }),
   sort: z.withMeta(queryList(z.string().check(z.maxLength(100))), {
-    description: `property[,asc|desc]; repeat for more orders. Properties: ${SORTABLE_FIELDS.join(', ')}.`,
+    description:
+      `property[,asc|desc]; repeat for more orders; default createdDtm,asc. Properties: ${SORTABLE_FIELDS.join(', ')}. By createdDtm ` +
+      '(either way) a page reads only itself; the others sort at most 2,000 matching keys in memory and page by number only.',
   }),
+  cursor: cursorParam(),
 });
 
 export const ApiKeyIdPathSchema = z.strictObject({ apiKeyId: z.string().check(z.uuid('must be an API key id (a UUID)')) });

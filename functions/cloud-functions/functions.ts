@@ -173,8 +173,13 @@ export function setCloudFunctionStatus(
   return setVersionedStatus(FUNCTIONS, store, input);
 }
 
-export function cloudFunctionVersionsPage(versions: CloudFunctionSummary[], query: { page: number; size: number; sort: string[] }) {
-  return versionsPage(FUNCTIONS, versions, query);
+export function cloudFunctionVersionsPage(
+  store: Pick<CloudFunctionStore, 'versionsOf'>,
+  tenantId: string,
+  name: string,
+  query: { page: number; size: number; sort: string[]; cursor?: string | undefined },
+) {
+  return versionsPage(FUNCTIONS, store, tenantId, name, query);
 }
 
 /**
@@ -183,7 +188,7 @@ export function cloudFunctionVersionsPage(versions: CloudFunctionSummary[], quer
  * none to run.
  */
 export async function functionToRun(
-  store: Pick<CloudFunctionStore, 'get' | 'getVersion' | 'listVersions'>,
+  store: Pick<CloudFunctionStore, 'get' | 'getVersion' | 'versionsOf'>,
   tenantId: string,
   name: string,
   version: number | undefined,
@@ -193,8 +198,15 @@ export async function functionToRun(
     summary = await store.getVersion(tenantId, name, version);
     if (summary?.status === 'ARCHIVED') return undefined;
   } else {
-    const versions = await store.listVersions(tenantId, name);
-    summary = versions.filter((v) => v.status === 'DEPLOYED_ACTIVE').sort((a, b) => b.version - a.version)[0];
+    // Newest first, a page at a time, up to the first active one (usually the first read).
+    const versions = store.versionsOf(tenantId, name);
+    let after: string | undefined;
+    for (let done = false; !summary && !done; ) {
+      const page = await versions.read({ after, limit: 25, descending: true });
+      summary = page.rows.find((r) => r.record.status === 'DEPLOYED_ACTIVE')?.record;
+      after = page.rows.at(-1)?.at;
+      done = page.done || after === undefined;
+    }
   }
   return summary ? store.get(tenantId, summary.id) : undefined;
 }

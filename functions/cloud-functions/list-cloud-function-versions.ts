@@ -5,5 +5,5 @@ import { cloudFunctionRoutes as routes } from './routes.js';
 
 export const handler = apiHandler(routes.listCloudFunctionVersions, async ({ tenantId, path, query }) => ({
   status: 200,
-  body: cloudFunctionVersionsPage(await cloudFunctions.listVersions(tenantId, path.cloudFunction), query),
+  body: await cloudFunctionVersionsPage(cloudFunctions, tenantId, path.cloudFunction, query),
 }));

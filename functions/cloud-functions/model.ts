@@ -4,6 +4,7 @@
  * those functions may be given, write-only.
  */
 import type { VersionedStore, VersionedSummary } from '../process-manager/model.js';
+import type { KeyedSource } from '../shared/keyed-list.js';
 
 /** How the function was uploaded: one JavaScript module, or a zip of modules. */
 export const CLOUD_FUNCTION_FORMATS = ['JAVASCRIPT', 'ZIP'] as const;
@@ -61,7 +62,14 @@ export interface CloudSecretStore {
   replace(record: CloudSecretRecord, fromVersion: number): Promise<CloudSecretWrite>;
   /** False when there was no such secret. */
   delete(tenantId: string, name: string): Promise<boolean>;
+  /** Every secret's summary (the whole partition): only for a tenant whose secrets have no list views yet (`viewed`). */
   list(tenantId: string): Promise<CloudSecretSummary[]>;
+  /** Whether every secret of the tenant has its list view (a tenant made since views exist, or backfilled). */
+  viewed(tenantId: string): Promise<boolean>;
+  /** The summaries of the secrets whose name begins with `namePrefix`, by name, as a paged list of their views (a page is one Query). */
+  byName(tenantId: string, namePrefix?: string): KeyedSource<CloudSecretSummary>;
+  /** Writes every secret's list view, then marks the list viewed (`operator backfill-lists`). Idempotent. */
+  backfillViews(tenantId: string): Promise<{ items: number; views: number }>;
 }
 
 /** What a secret is sealed for: its tenant, name and version (the KMS encryption context). */

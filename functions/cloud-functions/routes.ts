@@ -13,7 +13,7 @@ import {
   CloudSecretsQuerySchema,
   CreateCloudFunctionSchema,
   CreateCloudSecretSchema,
-  PagedQuerySchema,
+  CloudFunctionVersionsQuerySchema,
   RotateCloudSecretSchema,
 } from './schemas.js';
 import { InstanceIdPathSchema } from '../process-manager/instances/instance-schemas.js';
@@ -62,7 +62,7 @@ export const cloudFunctionRoutes = {
     summary: "A function name's versions, a page at a time",
     description: "The path variable is the function's name here. `sort` as for data forms; the latest: `?page=0&size=1&sort=version,desc`.",
     tag: 'Cloud functions',
-    request: { path: CloudFunctionNamePathSchema, query: PagedQuerySchema },
+    request: { path: CloudFunctionNamePathSchema, query: CloudFunctionVersionsQuerySchema },
     responses: { 200: { description: 'A page of versions, without their code.', schema: CloudFunctionPageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden },
     aws: { table: ['Query'] },
   }),
@@ -109,11 +109,13 @@ export const cloudFunctionRoutes = {
     auth: 'bearer',
     permission: 'ProcessManager:getCloudSecrets',
     summary: "The tenant's cloud secrets, a page at a time (never their values)",
-    description: '`sort` by name, version, createdDtm or lastUpdatedDtm; unsorted pages come in name order. `name` keeps the names that begin with it.',
+    description:
+      '`sort` by name, version, createdDtm or lastUpdatedDtm; unsorted pages come in name order, in which a page reads only itself and ' +
+      '`nextCursor` continues after it (docs/lists.md). `name` keeps the names that begin with it.',
     tag: 'Cloud secrets',
     request: { query: CloudSecretsQuerySchema },
     responses: { 200: { description: 'A page of secrets, without values.', schema: CloudSecretPageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden },
-    aws: { table: ['Query'] },
+    aws: { table: ['GetItem', 'Query'] },
   }),
   createCloudSecret: defineRoute({
     operationId: 'createCloudSecret',

@@ -26,7 +26,7 @@ export type FunctionStepOutcome =
   | { ok: false; reason: 'NotFound' | 'SecretMissing' | 'Timeout' | 'Error'; message: string };
 
 export interface FunctionStepDeps {
-  functions: Pick<CloudFunctionStore, 'get' | 'getVersion' | 'listVersions'>;
+  functions: Pick<CloudFunctionStore, 'get' | 'getVersion' | 'versionsOf'>;
   secrets: CloudSecretStore;
   sealer: CloudSecretSealer;
   logs: Pick<CloudFunctionLogStore, 'put'>;

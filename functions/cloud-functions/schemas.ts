@@ -1,6 +1,6 @@
 import * as z from '../shared/zod.js';
 import { DateTime, queryInt, queryList, text } from '../shared/schemas.js';
-import { pageSchema } from '../shared/page.js';
+import { cursorPageSchema, cursorParam } from '../shared/page.js';
 import { DEPLOYMENT_STATUSES } from '../process-manager/model.js';
 import { CLOUD_FUNCTION_FORMATS } from './model.js';
 import { MAX_CODE_BYTES, MAX_ZIP_BYTES, MEMORY_MB, TIMEOUT_SECONDS } from './functions.js';
@@ -33,8 +33,24 @@ export const PagedQuerySchema = z.object({
   sort: queryList(z.string().check(z.maxLength(100))),
 });
 
+/** A name's versions: by version (either way) a page reads only itself, and continues by cursor. */
+export const CloudFunctionVersionsQuerySchema = z.extend(PagedQuerySchema, {
+  sort: z.withMeta(queryList(z.string().check(z.maxLength(100))), {
+    description:
+      'property[,asc|desc]; default version,asc. By version (either way) a page reads only itself; other properties sort at most ' +
+      '2,000 versions in memory and page by number only.',
+  }),
+  cursor: cursorParam(),
+});
+
 export const CloudSecretsQuerySchema = z.extend(PagedQuerySchema, {
-  name: z.withMeta(z.optional(z.string().check(z.maxLength(128))), { description: 'Only names that begin with this.' }),
+  name: z.withMeta(z.optional(z.string().check(z.maxLength(128))), { description: 'Only names that begin with this (case-sensitive).' }),
+  sort: z.withMeta(queryList(z.string().check(z.maxLength(100))), {
+    description:
+      'property[,asc|desc]; default name,asc (byte order: A-Z before a-z). By name (either way) a page reads only itself; other ' +
+      'properties sort at most 2,000 matching secrets in memory and page by number only.',
+  }),
+  cursor: cursorParam(),
 });
 
 const optional = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));
@@ -87,7 +103,7 @@ export const CloudFunctionSchema = z.withMeta(
   z.object({ ...summary, modules: z.withMeta(z.record(z.string(), z.string()), { description: 'The code: module path → source.' }) }),
   { id: 'CloudFunction' },
 );
-export const CloudFunctionPageSchema = pageSchema(CloudFunctionSummarySchema, 'CloudFunctionPage');
+export const CloudFunctionPageSchema = cursorPageSchema(CloudFunctionSummarySchema, 'CloudFunctionPage');
 
 const SecretValue = z.withMeta(
   z.string().check(
@@ -116,7 +132,7 @@ export const CloudSecretSchema = z.withMeta(
   }),
   { id: 'CloudSecret', description: 'A secret without its value: no read returns a value.' },
 );
-export const CloudSecretPageSchema = pageSchema(CloudSecretSchema, 'CloudSecretPage');
+export const CloudSecretPageSchema = cursorPageSchema(CloudSecretSchema, 'CloudSecretPage');
 
 const LogLine = z.object({ level: z.enum(['debug', 'info', 'warn', 'error']), message: z.string(), at: DateTime });
 export const CloudFunctionLogsSchema = z.withMeta(

@@ -1,5 +1,6 @@
-import { apiError, ConcurrentUpdateError, ValidationError } from '../errors.js';
-import { parseSort, sortBy, toPage } from '../shared/page.js';
+import { apiError, ConcurrentUpdateError, InvalidCursorError, ValidationError } from '../errors.js';
+import { keyedPage, sortedPage } from '../shared/keyed-list.js';
+import { cursorPage, parseSort, sortBy, toPage, type CursorPage, type SortOrder } from '../shared/page.js';
 import type { CloudSecretRecord, CloudSecretSealer, CloudSecretStore, CloudSecretSummary } from './model.js';
 
 export class CloudSecretExistsError extends apiError('CLOUD_SECRET_EXISTS') {
@@ -96,17 +97,51 @@ export async function getCloudSecret(d: Pick<Deps, 'secrets'>, tenantId: string,
   return record;
 }
 
-/** The tenant's secrets, a page at a time; `name` filters by prefix. Unsorted pages come in name order. */
+/**
+ * The tenant's secrets, a page at a time (docs/lists.md); `name` filters by prefix. Unsorted
+ * pages come in name order (the byte order of names: `A`-`Z` before `a`-`z`), in which a page is
+ * one Query of the secrets' list views, by `cursor` or by number, and a prefix is a key range.
+ * Other sorts sort the (matching) secrets in memory, at most LIST_SORT_CAP. A tenant whose secrets
+ * have no views yet is read whole, as before.
+ */
 export async function cloudSecretsPage(
   d: Pick<Deps, 'secrets'>,
   tenantId: string,
-  query: { page: number; size: number; sort: string[]; name?: string | undefined },
-) {
+  query: { page: number; size: number; sort: string[]; name?: string | undefined; cursor?: string | undefined },
+): Promise<CursorPage<ReturnType<typeof cloudSecretView>>> {
   const { orders, errors } = parseSort(query.sort, CLOUD_SECRET_SORTABLE);
   if (errors.length) throw new ValidationError('Invalid sort.', errors.map((message) => ({ location: 'query.sort', message })));
-  const all = (await d.secrets.list(tenantId)).filter((s) => !query.name || s.name.startsWith(query.name));
-  const ordered = sortBy(all, [...orders, { property: 'name', direction: 'asc' }], (r, k) => r[k]);
-  return toPage(ordered.map(cloudSecretView), query.page, query.size, orders.length > 0);
+  const view = (records: CloudSecretSummary[]) => records.map(cloudSecretView);
+  if (!(await d.secrets.viewed(tenantId))) {
+    if (query.cursor) throw new InvalidCursorError(undefined, [{ location: 'query.cursor', message: "this tenant's secrets page by number until `operator backfill-lists` has run" }]);
+    const all = (await d.secrets.list(tenantId)).filter((s) => !query.name || s.name.startsWith(query.name));
+    const ordered = sortBy(all, [...orders, { property: 'name', direction: 'asc' }], (r, k) => r[k]);
+    return { ...toPage(view(ordered), query.page, query.size, orders.length > 0), nextCursor: null, totalElementsCapped: false };
+  }
+  // Names hold only letters, digits and `_ . -`: a prefix with anything else matches none.
+  const prefix = query.name ?? '';
+  if (!/^[A-Za-z0-9_.-]*$/.test(prefix)) return cursorPage([], { page: query.page, size: query.size, sorted: orders.length > 0, total: 0, capped: false, more: false, nextCursor: null });
+  const source = d.secrets.byName(tenantId, prefix);
+  if (orders.length === 0 || (orders.length === 1 && orders[0]!.property === 'name')) {
+    return keyedPage(source, {
+      binding: { tenantId, list: 'cloudSecrets', query: [prefix, orders] },
+      page: query.page,
+      size: query.size,
+      cursor: query.cursor,
+      descending: orders[0]?.direction === 'desc',
+      sorted: orders.length > 0,
+      view,
+    });
+  }
+  return sortedPage(source, {
+    page: query.page,
+    size: query.size,
+    cursor: query.cursor,
+    orders: [...orders, { property: 'name', direction: 'asc' }] as SortOrder<(typeof CLOUD_SECRET_SORTABLE)[number]>[],
+    value: (r, k) => r[k],
+    view,
+    instead: 'sort by name (either way), whose pages read only themselves, or give a longer name prefix',
+  });
 }
 
 /**

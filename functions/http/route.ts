@@ -25,8 +25,11 @@ export interface ResponseDef {
   contentType?: string;
 }
 
-/** DynamoDB item actions; a transaction needs the action of each item it writes. */
-export type TableAction = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem';
+/**
+ * DynamoDB item actions; a transaction needs the action of each item it writes. BatchGetItem:
+ * the items of a list's page, by the keys its small index items name (functions/store/ranges.ts).
+ */
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem';
 
 /** AWS resources a route's function may touch; the CDK stack grants exactly these. */
 export interface AwsAccess {

@@ -4,6 +4,7 @@
  * Types and plain constants only: `store/` imports this file and must get no domain logic with it.
  */
 import type { PasscodeRequirements } from './passcodes/passcode-rules.js';
+import type { KeyedSource } from '../shared/keyed-list.js';
 
 // ---------------------------------------------------------------------------------------------
 // Stores and their policies
@@ -35,7 +36,8 @@ export interface IdentityStoreStore {
   /** False when the name is taken. */
   create(record: IdentityStoreRecord): Promise<boolean>;
   get(tenantId: string, name: string): Promise<IdentityStoreRecord | undefined>;
-  list(tenantId: string): Promise<IdentityStoreRecord[]>;
+  /** The tenant's stores by name (their sort keys, `STORE#{name}`), as a paged list: a page is one Query. */
+  byName(tenantId: string): KeyedSource<IdentityStoreRecord>;
   /** False when the stored version is no longer `expectedVersion`. */
   replace(record: IdentityStoreRecord, expectedVersion: number): Promise<boolean>;
 }
@@ -181,7 +183,11 @@ export interface PasskeyStore {
   ): Promise<{ outcome: 'registered' } | { outcome: 'sessionGone' } | { outcome: 'credentialTaken' } | { outcome: 'externalIdTaken' }>;
   /** In one transaction: the session consumed, the counter moved only from the value read, the authentication and event recorded. */
   authenticated(session: PasskeySession, passkey: PasskeyRecord, previousCounter: number, record: AuthenticationRecord, event: IdentityEvent): Promise<boolean>;
-  listAuthentications(tenantId: string, storeName: string, userId: string): Promise<AuthenticationRecord[]>;
+  /**
+   * A user's authentications, newest first, as a paged list: a page is one Query of its own
+   * items in the user's partition (their sort key is `AUTHN#{at}#{id}`), never the whole partition.
+   */
+  authenticationsOf(tenantId: string, storeName: string, userId: string): KeyedSource<AuthenticationRecord>;
 }
 
 export interface PasskeyStores {

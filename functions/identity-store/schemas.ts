@@ -1,6 +1,6 @@
 import * as z from '../shared/zod.js';
 import { DateTime, optionalQueryInt, queryInt, text } from '../shared/schemas.js';
-import { pageSchema } from '../shared/page.js';
+import { cursorPageSchema, cursorParam } from '../shared/page.js';
 import { ID26_PATTERN } from '../shared/ids.js';
 import { MAX_PASSCODE_HISTORY } from './stores/stores.js';
 import { DEFAULT_EVENT_PAGE_SIZE, IDENTITY_EVENT_TYPES, MAX_EVENT_PAGE_SIZE } from './events/events.js';
@@ -99,8 +99,12 @@ export const StoreUpdateSchema = z.withMeta(
 );
 
 export const StorePath = z.strictObject({ storeName: StoreName });
-export const StoreListQuery = z.object({ page: queryInt({ min: 0, max: 1_000_000, default: 0 }), size: queryInt({ min: 1, max: 1000, default: 10 }) });
-export const StorePageSchema = pageSchema(StoreSchema, 'IdentityStorePage');
+export const StoreListQuery = z.object({
+  page: queryInt({ min: 0, max: 1_000_000, default: 0 }),
+  size: queryInt({ min: 1, max: 1000, default: 10 }),
+  cursor: cursorParam(),
+});
+export const StorePageSchema = cursorPageSchema(StoreSchema, 'IdentityStorePage');
 
 export const UserSchema = z.withMeta(
   z.object({
@@ -295,5 +299,5 @@ export const AuthenticationSchema = z.withMeta(
   z.object({ id: z.string(), at: DateTime, method: z.enum(['PASSKEY', 'PASSCODE']), policyName: z.string(), rpId: z.optional(z.string()), passkeyId: z.optional(z.string()) }),
   { id: 'UserAuthentication' },
 );
-export const AuthenticationPageSchema = pageSchema(AuthenticationSchema, 'UserAuthenticationPage');
+export const AuthenticationPageSchema = cursorPageSchema(AuthenticationSchema, 'UserAuthenticationPage');
 export const AuthenticationListQuery = StoreListQuery;

@@ -7,6 +7,7 @@
 import type { ProcessDefinition } from '../../statemachines/definition.js';
 import type { PROCESS_TOKEN_STATUSES, PROCESS_TOKEN_TYPES } from './tokens/token-schemas.js';
 import type { EventEnvelope } from '../shared/events.js';
+import type { KeyedSource } from '../shared/keyed-list.js';
 
 // ---------------------------------------------------------------------------------------------
 // Definitions
@@ -160,6 +161,12 @@ export type DefinitionWriteOutcome =
   /** The janitor claimed the state machine since its generation was read: read it and create it again. */
   | { outcome: 'stateMachineClaimed' };
 
+/** A name + version as the definitions list reads it: its name + version item alone. */
+export interface DefinitionVersionListRef extends DefinitionVersionRef {
+  name: string;
+  version: number;
+}
+
 export interface DefinitionStore {
   /**
    * Writes a version with its documents in one transaction, so a half-written version is never
@@ -196,6 +203,19 @@ export interface DefinitionStore {
     use?: StateMachineUse,
   ): Promise<DefinitionWriteOutcome>;
   list(tenantId: string): Promise<ProcessDefinitionRecord[]>;
+  /**
+   * One name's versions as a paged list in version order: a page reads its name + version items
+   * (`Limit`) and then the page's definitions (one BatchGetItem); a walk (`projection`) and the
+   * count read only the small name + version items.
+   */
+  versionsOf(tenantId: string, name: string): KeyedSource<ProcessDefinitionRecord>;
+  /**
+   * Every name + version of the tenant, from the small name + version items alone (no
+   * definition is read), at most `cap`; `more` when there are more.
+   */
+  versionRefs(tenantId: string, cap: number): Promise<{ refs: DefinitionVersionListRef[]; more: boolean }>;
+  /** The definitions of these ids, in this order (an id with none is left out): BatchGetItem. */
+  getMany(tenantId: string, ids: readonly string[]): Promise<ProcessDefinitionRecord[]>;
   getTag(tenantId: string, tag: string): Promise<DefinitionTagRecord | undefined>;
   /** Writes the tag onto its definition, moving it off any other one. */
   putTag(record: DefinitionTagRecord): Promise<void>;
@@ -271,7 +291,8 @@ export interface VersionedStore<R extends S & { tenantId: string }, S extends Ve
   /** The highest version of a name, or undefined when the name has none. */
   latestVersion(tenantId: string, name: string): Promise<number | undefined>;
   /** Every version of a name, in version order. */
-  listVersions(tenantId: string, name: string): Promise<S[]>;
+  /** One name's versions in version order, as a paged list of their summary items (a page is one Query). */
+  versionsOf(tenantId: string, name: string): KeyedSource<S>;
   /** Sets the status of a version whose stored status is still `from` (`changed` otherwise). */
   setStatus(record: R, from: DeploymentStatus, to: DeploymentStatus, by: { actor: string; now: Date }): Promise<VersionedStatusOutcome>;
 }
@@ -324,7 +345,23 @@ export interface ProcessTokenStore {
   /** False when the name is taken in the tenant (names are unique, enforced by a lock item). */
   create(record: ProcessTokenRecord): Promise<boolean>;
   get(tenantId: string, id: string): Promise<ProcessTokenRecord | undefined>;
+  /** Every live token (the whole partition): only for a tenant whose tokens have no list views yet (`viewed`). */
   list(tenantId: string): Promise<ProcessTokenRecord[]>;
+  /** Whether every token of the tenant has its list view (a tenant made since views exist, or backfilled). */
+  viewed(tenantId: string): Promise<boolean>;
+  /**
+   * The live tokens by creation time, a page at a time: a page reads its list views (`Limit`)
+   * and then its tokens (BatchGetItem); walks, filters by name and counts read the small views alone.
+   */
+  byCreation(tenantId: string, now: Date): KeyedSource<ProcessTokenRecord>;
+  /** Writes every token's list view, then marks the list viewed (`operator backfill-lists`). Idempotent. */
+  backfillViews(tenantId: string): Promise<ListBackfill>;
+}
+
+/** What a list's backfill did: the items it read, the views it wrote. */
+export interface ListBackfill {
+  items: number;
+  views: number;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ConcurrentUpdateError, ValidationError, type ApiError } from '../errors.js';
 import { checkTransition } from './lifecycle.js';
-import { parseSort, sortBy, toPage } from '../shared/page.js';
+import { keyedPage, sortedPage } from '../shared/keyed-list.js';
+import { parseSort, type CursorPage, type SortOrder } from '../shared/page.js';
 import type { DeploymentStatus, VersionedStore, VersionedSummary } from './model.js';
 
 /**
@@ -88,14 +89,40 @@ export async function setVersionedStatus<R extends S & { tenantId: string }, S e
   return { ...record, status: input.status, lastUpdatedDtm: input.now.toISOString(), lastUpdatedBy: input.actor };
 }
 
-/** A page of one name's versions; unsorted pages come in version order. */
-export function versionsPage<R extends S & { tenantId: string }, S extends VersionedSummary, V>(
+/**
+ * A page of one name's versions (docs/lists.md): in version order (the default, or
+ * `sort=version[,desc]`) one Query of the page's own summary items, by `cursor` or by number;
+ * other sorts sort the name's versions in memory (at most LIST_SORT_CAP), by number only.
+ */
+export async function versionsPage<R extends S & { tenantId: string }, S extends VersionedSummary, V>(
   kind: VersionedKindOf<R, S, V>,
-  versions: S[],
-  query: { page: number; size: number; sort: string[] },
-) {
+  store: Pick<VersionedStore<R, S>, 'versionsOf'>,
+  tenantId: string,
+  name: string,
+  query: { page: number; size: number; sort: string[]; cursor?: string | undefined },
+): Promise<CursorPage<V>> {
   const { orders, errors } = parseSort(query.sort, kind.sortable);
   if (errors.length) throw new ValidationError('Invalid sort.', errors.map((message) => ({ location: 'query.sort', message })));
-  const ordered = sortBy(versions, [...orders, { property: 'version', direction: 'asc' }], (r, key) => r[key as keyof S]);
-  return toPage(ordered.map((r) => kind.summary(r)), query.page, query.size, orders.length > 0);
+  const source = store.versionsOf(tenantId, name);
+  const view = (records: S[]) => records.map((r) => kind.summary(r));
+  if (orders.length === 0 || (orders.length === 1 && orders[0]!.property === 'version')) {
+    return keyedPage(source, {
+      binding: { tenantId, list: `${kind.noun} versions`, scope: [name], query: orders },
+      page: query.page,
+      size: query.size,
+      cursor: query.cursor,
+      descending: orders[0]?.direction === 'desc',
+      sorted: orders.length > 0,
+      view,
+    });
+  }
+  return sortedPage(source, {
+    page: query.page,
+    size: query.size,
+    cursor: query.cursor,
+    orders: [...orders, { property: 'version', direction: 'asc' }] as SortOrder<keyof S & string>[],
+    value: (r, key) => r[key],
+    view,
+    instead: 'sort by version alone (either way), whose pages read only themselves',
+  });
 }

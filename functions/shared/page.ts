@@ -1,3 +1,4 @@
+import { MAX_CURSOR_LENGTH } from './cursor.js';
 import * as z from './zod.js';
 
 /** Spring-style page, as the service family returns it for every paged list. */
@@ -53,13 +54,18 @@ export function parseSort<K extends string>(
 }
 
 export function sortBy<T, K extends string>(items: T[], orders: SortOrder<K>[], value: (item: T, key: K) => unknown): T[] {
-  return [...items].sort((a, b) => {
+  return [...items].sort(comparator(orders, value));
+}
+
+/** The order `sortBy` sorts in, as a comparator (negative: `a` comes first). */
+export function comparator<T, K extends string>(orders: SortOrder<K>[], value: (item: T, key: K) => unknown): (a: T, b: T) => number {
+  return (a, b) => {
     for (const { property, direction } of orders) {
       const c = compare(value(a, property), value(b, property));
       if (c !== 0) return direction === 'asc' ? c : -c;
     }
     return 0;
-  });
+  };
 }
 
 function compare(a: unknown, b: unknown): number {
@@ -119,6 +125,70 @@ export function pageSchema<T extends z.ZodMiniType>(item: T, id: string) {
     }),
     { id },
   );
+}
+
+/** What a list that pages by cursor adds to the Spring page (docs/lists.md). */
+export interface CursorPageFields {
+  /** Send back as `cursor` for the next page; null on the last page (and for sorts paged in memory). */
+  nextCursor: string | null;
+  /** True when `totalElements` is a lower bound: the count stopped at its cap. */
+  totalElementsCapped: boolean;
+}
+
+export type CursorPage<T> = Page<T> & CursorPageFields;
+
+/**
+ * A page read by cursor or by number, described in Spring's terms: `total` is what the list
+ * counted (or kept), `more` whether anything follows this page.
+ */
+export function cursorPage<T>(
+  content: T[],
+  o: { page: number; size: number; sorted: boolean; total: number; capped: boolean; more: boolean; nextCursor: string | null },
+): CursorPage<T> {
+  const p = toPage<T>([], o.page, o.size, o.sorted);
+  // Never fewer than the pages up to this one (and one more while more follow): items added
+  // since the count, or a count that stopped at its cap, must not make this page look past the
+  // end. An empty page (asked past the end) says only what was counted.
+  const floor = content.length ? o.page * o.size + content.length + (o.more ? 1 : 0) : 0;
+  const totalElements = o.capped ? o.total : Math.max(o.total, floor);
+  const totalPages = Math.max(Math.ceil(totalElements / o.size), o.more ? o.page + 2 : content.length ? o.page + 1 : 0);
+  return {
+    ...p,
+    content,
+    totalElements,
+    totalPages,
+    last: !o.more,
+    numberOfElements: content.length,
+    empty: content.length === 0,
+    nextCursor: o.nextCursor,
+    totalElementsCapped: o.capped,
+  };
+}
+
+/** The Spring page with `nextCursor` and `totalElementsCapped`, as every list that pages by cursor answers. */
+export function cursorPageSchema<T extends z.ZodMiniType>(item: T, id: string) {
+  const base = pageSchema(item, `${id}Base`);
+  return z.withMeta(
+    z.object({
+      ...base.shape,
+      nextCursor: z.withMeta(z.nullable(z.string()), {
+        description: 'Send as `cursor` (with the same filters and sort) for the next page, which then costs one page whatever its depth; null on the last page.',
+      }),
+      totalElementsCapped: z.withMeta(z.boolean(), {
+        description: 'True when totalElements is a lower bound: the list counts at most 10,000 (docs/lists.md).',
+      }),
+    }),
+    { id },
+  );
+}
+
+/** The `cursor` query parameter of a list that pages by cursor. */
+export function cursorParam() {
+  return z.withMeta(z.optional(z.string().check(z.maxLength(MAX_CURSOR_LENGTH))), {
+    description:
+      "The previous page's nextCursor: the next page, read from where that page ended (no item twice, none skipped, " +
+      'whatever was added meanwhile), at the cost of one page. Send the same filters and sort with it; `page` then only numbers the answer.',
+  });
 }
 
 /** One piece of a LIKE pattern between `%`s: a character to match (lower case), or `_` (any one). */

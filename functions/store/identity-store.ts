@@ -19,6 +19,7 @@ import type {
 import { itemCodec, unexpired, type Item, type ItemCodec } from './codec.js';
 import { conditionally, dynamo, queryAll, transactWrite } from './client.js';
 import { keys, type ItemKey } from './keys.js';
+import { countRange, readRange, type KeyRange } from './ranges.js';
 import { outboxPuts } from './outbox.js';
 import { identityStoreEvent } from '../shared/events.js';
 
@@ -35,6 +36,10 @@ const passkeySessions = /* @__PURE__ */ itemCodec<PasskeySession>('PasskeySessio
 const pendingRegistrations = /* @__PURE__ */ itemCodec<PasskeySession>('PasskeyPending');
 const passkeys = /* @__PURE__ */ itemCodec<PasskeyRecord>('Passkey');
 const credentialLocks = /* @__PURE__ */ itemCodec<{ userId: string; passkeyId: string }>('PasskeyCredential');
+/** Where the stores list may resume: after a store's item (`STORE#{name}`, names as the API takes them). */
+const STORE_POSITION = /^STORE#[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+/** Where a user's authentications list may resume: after one of its items (`AUTHN#{at}#{id}`). */
+const AUTHENTICATION_POSITION = /^AUTHN#\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z#[0-9A-HJKMNP-TV-Z]{26}$/;
 
 async function getItem(key: ItemKey): Promise<Item | undefined> {
   const { doc, tableName, commands } = await dynamo();
@@ -99,8 +104,20 @@ const passkeyItem = (p: PasskeyRecord) => passkeys.encode(p, keys.passkey(p.tena
 export const identityStoreStore: IdentityStoreStore = {
   create: (record) => putStore(record, { ConditionExpression: 'attribute_not_exists(PK)' }),
   get: (tenantId, name) => getRecord(identityStores, keys.identityStore(tenantId, name)),
-  async list(tenantId) {
-    return identityStores.decodeAll(await queryAll(keys.identityStorePartition(tenantId), keys.identityStoreSortPrefix));
+  byName(tenantId) {
+    const range: KeyRange = { pk: keys.identityStorePartition(tenantId), prefix: keys.identityStoreSortPrefix };
+    return {
+      async read(o) {
+        const read = await readRange(range, o);
+        const rows = read.items.flatMap((item, i) => {
+          const record = identityStores.decode(item);
+          return record ? [{ record, at: read.positions[i]! }] : [];
+        });
+        return { rows, done: read.done };
+      },
+      isPosition: (at) => STORE_POSITION.test(at),
+      count: (cap) => countRange(range, cap),
+    };
   },
   replace: (record, expectedVersion) => putStore(record, { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': expectedVersion } }),
 };
@@ -346,7 +363,19 @@ export const passkeyStore: PasskeyStore = {
     });
     return outcome.written;
   },
-  async listAuthentications(tenantId, storeName, userId) {
-    return authentications.decodeAll(await queryAll(keys.identityUserPartition(tenantId, storeName, userId), keys.userAuthenticationSortPrefix));
+  authenticationsOf(tenantId, storeName, userId) {
+    const range: KeyRange = { pk: keys.identityUserPartition(tenantId, storeName, userId), prefix: keys.userAuthenticationSortPrefix };
+    return {
+      async read(o) {
+        const read = await readRange(range, o);
+        const rows = read.items.flatMap((item, i) => {
+          const record = authentications.decode(item);
+          return record ? [{ record, at: read.positions[i]! }] : [];
+        });
+        return { rows, done: read.done };
+      },
+      isPosition: (at) => AUTHENTICATION_POSITION.test(at),
+      count: (cap) => countRange(range, cap),
+    };
   },
 };

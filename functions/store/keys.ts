@@ -47,6 +47,14 @@ export const keys = {
     return { PK: keys.apiKeyPartition(tenantId), SK: `APIKEY#${part(apiKeyId)}` };
   },
   apiKeySortPrefix: 'APIKEY#',
+  /**
+   * An API key's list view: a small item (its id and name) sorted by creation time, so the list
+   * pages, filters by name and counts without reading keys (docs/lists.md).
+   */
+  apiKeyView(tenantId: string, createdDtm: string, id: string): ItemKey {
+    return { PK: keys.apiKeyPartition(tenantId), SK: `${keys.apiKeyViewPrefix}${part(createdDtm)}#${part(id)}` };
+  },
+  apiKeyViewPrefix: 'APIKEYC#',
 
   /** Process tokens and their unique-name locks share one partition per tenant. */
   processTokenPartition(tenantId: string): string {
@@ -59,6 +67,23 @@ export const keys = {
     return { PK: keys.processTokenPartition(tenantId), SK: `PTNAME#${encoded(name)}` };
   },
   processTokenSortPrefix: 'PTOKEN#',
+  /**
+   * A process token's list view: a small item (its id, name and TTL) sorted by creation time, so
+   * the list pages, filters by name and counts without reading tokens (docs/lists.md).
+   */
+  processTokenView(tenantId: string, createdDtm: string, id: string): ItemKey {
+    return { PK: keys.processTokenPartition(tenantId), SK: `${keys.processTokenViewPrefix}${part(createdDtm)}#${part(id)}` };
+  },
+  processTokenViewPrefix: 'PTOKENC#',
+
+  /**
+   * A list's own item in its partition (`LIST`): whether every item of the list has its list
+   * view (tenants created since views exist, or after `operator backfill-lists`), and the count
+   * a list keeps with its writes.
+   */
+  listMeta(partition: string): ItemKey {
+    return { PK: partition, SK: 'LIST' };
+  },
 
   /** Definitions, their name + version locks and their tags share one partition per tenant. */
   definitionPartition(tenantId: string): string {
@@ -69,6 +94,14 @@ export const keys = {
   },
   definitionNameVersion(tenantId: string, name: string, version: number): ItemKey {
     return { PK: keys.definitionPartition(tenantId), SK: `PDEFNV#${encoded(name)}#${String(version).padStart(9, '0')}` };
+  },
+  /** Every name + version item of the tenant: by name (in the key's encoding of it), then version. */
+  definitionNameVersionSortPrefix: 'PDEFNV#',
+  /** The name and version a name + version item's sort key holds; undefined for any other sort key. */
+  parseDefinitionNameVersion(sk: string): { name: string; version: number } | undefined {
+    const m = /^PDEFNV#([A-Za-z0-9_-]+)#(\d{9})$/.exec(sk);
+    const name = m ? decoded(m[1]!) : undefined;
+    return name === undefined ? undefined : { name, version: Number(m![2]) };
   },
   /** Every version of a name: its name + version items sort by version (zero-padded). */
   definitionNameVersionsPrefix(name: string): string {
@@ -142,6 +175,14 @@ export const keys = {
   cloudSecret(tenantId: string, name: string): ItemKey {
     return { PK: keys.cloudSecretPartition(tenantId), SK: `SECRET#${encoded(name)}` };
   },
+  /**
+   * A cloud secret's list view: its summary (never its value) under its name as the API takes it
+   * (letters, digits, `_ . -`), so the list pages by name and a name prefix is a key range.
+   */
+  cloudSecretView(tenantId: string, name: string): ItemKey {
+    return { PK: keys.cloudSecretPartition(tenantId), SK: `${keys.cloudSecretViewPrefix}${part(name)}` };
+  },
+  cloudSecretViewPrefix: 'SECRETN#',
   /** What the end user gave at one step, in the instance's partition. */
   instanceUserData(tenantId: string, id: string, activityId: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `USERDATA#${part(activityId)}` };
@@ -418,4 +459,10 @@ function safeSegment(value: string): string {
 /** Free text (names, tags) inside a key: encoded so it can hold no separator. */
 function encoded(value: string): string {
   return Buffer.from(value, 'utf8').toString('base64url');
+}
+
+/** What `encoded` encoded; undefined for anything it cannot have made. */
+function decoded(part: string): string | undefined {
+  const value = Buffer.from(part, 'base64url').toString('utf8');
+  return encoded(value) === part ? value : undefined;
 }

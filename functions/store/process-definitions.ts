@@ -3,6 +3,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type {
   DefinitionStore,
   DefinitionTagRecord,
+  DefinitionVersionListRef,
   DefinitionVersionRef,
   ProcessDefinitionContent,
   ProcessDefinitionRecord,
@@ -12,6 +13,7 @@ import { itemCodec } from './codec.js';
 import { conditionally, dynamo, queryAll, transactWrite, type TransactItem } from './client.js';
 import { keys } from './keys.js';
 import { unuseItem, useItem } from './state-machine-refs.js';
+import { countRange, getMany, readRange, type KeyRange } from './ranges.js';
 
 const definitions = /* @__PURE__ */ itemCodec<ProcessDefinitionRecord>('ProcessDefinition');
 const nameVersionLocks = /* @__PURE__ */ itemCodec<Partial<DefinitionVersionRef> & { processDefinitionId: string }>('DefinitionNameVersion');
@@ -221,6 +223,40 @@ export const definitionStore: DefinitionStore = {
 
   async list(tenantId) {
     return definitions.decodeAll(await queryAll(keys.definitionPartition(tenantId), keys.definitionSortPrefix));
+  },
+
+  versionsOf(tenantId, name) {
+    const range: KeyRange = { pk: keys.definitionPartition(tenantId), prefix: keys.definitionNameVersionsPrefix(name) };
+    return {
+      async read(o) {
+        const read = await readRange(range, o);
+        if (o.projection) return { rows: read.positions.map((at) => ({ record: {} as ProcessDefinitionRecord, at })), done: read.done };
+        const ids = read.items.map((item) => nameVersionLocks.decode(item)?.processDefinitionId ?? '');
+        const found = new Map((await definitionStore.getMany(tenantId, ids.filter(Boolean))).map((r) => [r.id, r]));
+        // A name + version item always has its definition (one transaction wrote both).
+        return { rows: read.positions.flatMap((at, i) => (found.has(ids[i]!) ? [{ record: found.get(ids[i]!)!, at }] : [])), done: read.done };
+      },
+      isPosition: (at) => at.startsWith(range.prefix) && keys.parseDefinitionNameVersion(at)?.name === name,
+      count: (cap) => countRange(range, cap),
+    };
+  },
+
+  async versionRefs(tenantId, cap) {
+    const read = await readRange(
+      { pk: keys.definitionPartition(tenantId), prefix: keys.definitionNameVersionSortPrefix },
+      { limit: cap + 1, projection: ['processDefinitionId', 'status'] },
+    );
+    const refs = read.items.flatMap((item, i): DefinitionVersionListRef[] => {
+      const lock = nameVersionLocks.decode(item);
+      const at = read.positions[i]!;
+      const nv = keys.parseDefinitionNameVersion(at);
+      return lock && nv ? [{ ...nv, processDefinitionId: lock.processDefinitionId, status: lock.status ?? 'DEPLOYED_ACTIVE' }] : [];
+    });
+    return { refs: refs.slice(0, cap), more: refs.length > cap };
+  },
+
+  async getMany(tenantId, ids) {
+    return definitions.decodeAll(await getMany(ids.map((id) => keys.definition(tenantId, id))));
   },
 
   async getTag(tenantId, tag) {

@@ -1,7 +1,8 @@
 import type { VersionedStore, VersionedSummary } from '../process-manager/model.js';
 import { itemCodec } from './codec.js';
-import { dynamo, queryAll, transactWrite } from './client.js';
+import { dynamo, transactWrite } from './client.js';
 import { keys, type VersionedKind } from './keys.js';
+import { countRange, readRange, type KeyRange } from './ranges.js';
 
 /**
  * The store of one kind of artifact kept by name and version (keys.versioned): the version's
@@ -59,8 +60,20 @@ export function versionedStore<R extends S & { tenantId: string }, S extends Ver
       return summaries.decodeAll(out.Items ?? [])[0]?.version;
     },
 
-    async listVersions(tenantId, name) {
-      return summaries.decodeAll(await queryAll(k.partition(tenantId), k.versionsPrefix(name)));
+    versionsOf(tenantId, name) {
+      const range: KeyRange = { pk: k.partition(tenantId), prefix: k.versionsPrefix(name) };
+      return {
+        async read(o) {
+          const read = await readRange(range, o);
+          const rows = read.items.flatMap((item, i) => {
+            const summary = summaries.decode(item);
+            return summary ? [{ record: summary, at: read.positions[i]! }] : [];
+          });
+          return { rows, done: read.done };
+        },
+        isPosition: (at) => at.startsWith(range.prefix) && /^\d{9}$/.test(at.slice(range.prefix.length)),
+        count: (cap) => countRange(range, cap),
+      };
     },
 
     async setStatus(record, from, to, by) {

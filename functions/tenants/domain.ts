@@ -11,9 +11,42 @@ export interface TenantRecord {
 }
 
 export interface TenantStore {
-  /** False when the tenant already exists. */
+  /** False when the tenant already exists (it is made with its lists' own items: see store/list-meta.ts). */
   create(record: TenantRecord): Promise<boolean>;
   get(tenantId: string): Promise<TenantRecord | undefined>;
+  /** Every tenant's id (a Scan of the table: for the operator's backfills only). */
+  ids(): Promise<string[]>;
+}
+
+/** A list whose items get list views (`operator backfill-lists`): the backfill of one tenant's list. */
+export interface ViewedList {
+  name: string;
+  backfill(tenantId: string): Promise<{ items: number; views: number }>;
+}
+
+/**
+ * The operator's `backfill-lists`: every item of each list gets its list view, and the list is
+ * marked viewed (it then pages by its views), for one tenant or all. Tenants made since views
+ * exist have them from the start; those made before list as they did until this has run.
+ * Idempotent.
+ */
+export async function backfillLists(
+  tenants: Pick<TenantStore, 'ids'>,
+  lists: readonly ViewedList[],
+  o: { tenantId?: string | undefined; onTenant?: (tenantId: string, done: Record<string, { items: number; views: number }>) => void },
+): Promise<{ tenants: number; lists: Record<string, { items: number; views: number }> }> {
+  const ids = o.tenantId ? [o.tenantId] : await tenants.ids();
+  const totals: Record<string, { items: number; views: number }> = Object.fromEntries(lists.map((l) => [l.name, { items: 0, views: 0 }]));
+  for (const tenantId of ids) {
+    const done: Record<string, { items: number; views: number }> = {};
+    for (const list of lists) {
+      done[list.name] = await list.backfill(tenantId);
+      totals[list.name]!.items += done[list.name]!.items;
+      totals[list.name]!.views += done[list.name]!.views;
+    }
+    o.onTenant?.(tenantId, done);
+  }
+  return { tenants: ids.length, lists: totals };
 }
 
 export class TenantExistsError extends apiError('TENANT_EXISTS') {}

@@ -183,8 +183,12 @@ describe('GET /api/arthr/apiKeys', () => {
     const res = await call('GET', BASE, { token });
     expect(res.status).toBe(200);
     const page = res.json;
+    // The spec's fields, and the two the cursor paging adds (docs/lists.md).
     expect(Object.keys(page).sort()).toEqual(
-      ['content', 'totalElements', 'totalPages', 'first', 'last', 'number', 'size', 'numberOfElements', 'empty', 'sort', 'pageable'].sort(),
+      [
+        ...['content', 'totalElements', 'totalPages', 'first', 'last', 'number', 'size', 'numberOfElements', 'empty', 'sort', 'pageable'],
+        ...['nextCursor', 'totalElementsCapped'],
+      ].sort(),
     );
     expect(page).toMatchObject({ number: 0, size: 10, first: true, sort: { sorted: false, unsorted: true, empty: true } });
     expect(page.pageable).toEqual({ sort: page.sort, unpaged: false, paged: true, pageSize: 10, pageNumber: 0, offset: 0 });
@@ -241,5 +245,25 @@ describe('GET /api/arthr/apiKeys', () => {
     const all = (await call('GET', `${BASE}?size=1000`, { token })).json;
     expect(all.content.map((k: { id: string }) => k.id)).not.toContain(theirs.id);
     expect(inject('demoKey')).toBeTruthy();
+  });
+
+  it('walks every key once by nextCursor, newest first, and refuses a cursor of another tenant or changed by hand', async () => {
+    const seen: string[] = [];
+    let first: { totalElements: number; nextCursor: string } | undefined;
+    for (let cursor: string | null = '', page = 0; cursor !== null; page++) {
+      const res = await call('GET', `${BASE}?size=7&sort=createdDtm,desc&page=${page}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token });
+      expect(res.status).toBe(200);
+      first ??= res.json;
+      seen.push(...res.json.content.map((k: { id: string }) => k.id));
+      cursor = res.json.nextCursor;
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.length).toBeGreaterThanOrEqual(first!.totalElements);
+    const theirs = await issueToken(inject('otherKey'), 'other');
+    const elsewhere = await call('GET', `${BASE}?size=7&sort=createdDtm,desc&cursor=${encodeURIComponent(first!.nextCursor)}`, { tenant: 'other', token: theirs });
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.json).toMatchObject({ code: 'INVALID_CURSOR', details: [{ location: 'query.cursor' }] });
+    const forged = await call('GET', `${BASE}?size=7&sort=createdDtm,desc&cursor=c1.${Buffer.from('["APIKEYC#"]').toString('base64url')}.x`, { token });
+    expect(forged.json.code).toBe('INVALID_CURSOR');
   });
 });

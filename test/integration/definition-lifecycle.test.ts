@@ -103,4 +103,28 @@ describe('GET /api/process-manager/processDefinitions/{name}/versions', () => {
     const badSort = await call('GET', `${BASE}/${encodeURIComponent(name)}/versions?sort=colour,desc`, { token });
     expect(badSort.status).toBe(400);
   });
+
+  it('pages by nextCursor newest first, a version published meanwhile not shown twice, and refuses a cursor of another tenant or query', async () => {
+    const name = fresh();
+    for (let v = 1; v <= 3; v++) await publish(name, v);
+    const url = (q: string) => `${BASE}/${encodeURIComponent(name)}/versions?size=2&sort=version,desc${q}`;
+    const first = await call('GET', url(''), { token });
+    expect(first.json).toMatchObject({ totalElements: 3, totalPages: 2, last: false, totalElementsCapped: false });
+    expect(first.json.content.map((v: { version: number }) => v.version)).toEqual([3, 2]);
+    await publish(name, 4);
+    const second = await call('GET', url(`&page=1&cursor=${encodeURIComponent(first.json.nextCursor)}`), { token });
+    expect(second.status).toBe(200);
+    expect(second.json).toMatchObject({ number: 1, last: true, nextCursor: null });
+    expect(second.json.content.map((v: { version: number }) => v.version)).toEqual([1]);
+
+    const cursor = encodeURIComponent(first.json.nextCursor);
+    const theirs = await issueToken(inject('otherKey'), 'other');
+    const elsewhere = await call('GET', url(`&cursor=${cursor}`), { tenant: 'other', token: theirs });
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.json).toMatchObject({ code: 'INVALID_CURSOR', details: [{ location: 'query.cursor' }] });
+    const otherSort = await call('GET', `${BASE}/${encodeURIComponent(name)}/versions?size=2&cursor=${cursor}`, { token });
+    expect(otherSort.json.code).toBe('INVALID_CURSOR');
+    const forged = await call('GET', url(`&cursor=${encodeURIComponent(first.json.nextCursor.replace(/\.[^.]+$/, '.AAAAAAAAAAAAAAAAAAAAAA'))}`), { token });
+    expect(forged.json.code).toBe('INVALID_CURSOR');
+  });
 });

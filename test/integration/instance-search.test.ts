@@ -66,7 +66,9 @@ describe('GET /api/process-manager/processInstances/search', () => {
     const next = await call('GET', `${q}&page=1&cursor=${first.json.nextCursor}`, { token });
     expect(next.json).toMatchObject({ number: 1, last: true, nextCursor: null });
     expect(next.json.content.map((i: { id: string }) => i.id)).toEqual(ids.slice(2));
-    expect((await call('GET', `${INSTANCES}/search?size=2&cursor=${first.json.nextCursor}`, { token })).status).toBe(400);
+    const refused = await call('GET', `${INSTANCES}/search?size=2&cursor=${first.json.nextCursor}`, { token });
+    expect(refused.status).toBe(400);
+    expect(refused.json.code).toBe('INVALID_CURSOR');
   });
 
   it('filters by creation range, definition and status', async () => {

@@ -200,6 +200,16 @@ describe('passkey authentication', () => {
     expect(list.json.content).toHaveLength(2);
     expect(list.json.content[0]).toMatchObject({ method: 'PASSKEY', rpId: RP, passkeyId: passkey.id });
     expect((await call('GET', `${base}/stores/${store}/users/${user.externalId}/authentications/ext`, { token })).json.totalElements).toBe(2);
+    // By cursor, one a page, newest first; the cursor is bound to this user (the /ext route names the same one).
+    const one = (await call('GET', `${base}/stores/${store}/users/${user.id}/authentications?size=1`, { token })).json;
+    expect(one.content[0].id).toBe(list.json.content[0].id);
+    const cursor = encodeURIComponent(one.nextCursor);
+    const next = await call('GET', `${base}/stores/${store}/users/${user.externalId}/authentications/ext?size=1&page=1&cursor=${cursor}`, { token });
+    expect(next.json).toMatchObject({ number: 1, last: true, nextCursor: null, totalElements: 2 });
+    expect(next.json.content[0].id).toBe(list.json.content[1].id);
+    const bad = await call('GET', `${base}/stores/${store}/users/${user.id}/authentications?size=1&cursor=${cursor}x`, { token });
+    expect(bad.status).toBe(400);
+    expect(bad.json.code).toBe('INVALID_CURSOR');
 
     const q = await call('POST', `${base}/events/queries/start`, { token, body: { storeName: store, userId: user.id } });
     const types = (await call('GET', `${base}/events/queries/${q.json.executionId}/result`, { token })).json.events.map((e: { type: string }) => e.type);

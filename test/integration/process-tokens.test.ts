@@ -142,6 +142,23 @@ describe('GET /api/process-manager/processTokens', () => {
     expect(other.json.totalElements).toBe(0);
   });
 
+  it('pages newest first by nextCursor with a name pattern, and refuses the cursor elsewhere', async () => {
+    const prefix = fresh();
+    for (const n of ['a', 'b', 'c']) await call('POST', BASE, { token, body: { ...base(), name: `${prefix}-${n}` } });
+    const q = `name=${prefix}-%25&size=2&sort=createdDtm,desc`;
+    const first = (await call('GET', `${BASE}?${q}`, { token })).json;
+    expect(first).toMatchObject({ totalElements: 3, last: false, totalElementsCapped: false });
+    expect(first.content.map((t: { name: string }) => t.name)).toEqual([`${prefix}-c`, `${prefix}-b`]);
+    await call('POST', BASE, { token, body: { ...base(), name: `${prefix}-d` } });
+    const cursor = encodeURIComponent(first.nextCursor);
+    const second = await call('GET', `${BASE}?${q}&page=1&cursor=${cursor}`, { token });
+    expect(second.json.content.map((t: { name: string }) => t.name)).toEqual([`${prefix}-a`]);
+    expect(second.json).toMatchObject({ last: true, nextCursor: null, number: 1 });
+    const elsewhere = await call('GET', `${BASE}?${q}&cursor=${cursor}`, { tenant: 'other', token: await issueToken(inject('otherKey'), 'other') });
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.json.code).toBe('INVALID_CURSOR');
+  });
+
   it('accepts X-API-Key directly as well as a bearer token', async () => {
     const res = await call('GET', `${BASE}?size=1`, { apiKey: inject('demoKey') });
     expect(res.status).toBe(200);

@@ -17,6 +17,7 @@ import type {
   PasskeySession,
   PasskeyStore,
 } from '../../functions/identity-store/model.js';
+import { memorySource } from './keyed-source.js';
 
 /**
  * The identity store's storage (model.ts) in memory, with the conditions store/identity-store.ts
@@ -85,11 +86,11 @@ export class FakeIdentityStorage {
         return true;
       },
       get: async (tenantId, name) => copyOf(this.storeItems.get(key(tenantId, name))),
-      list: async (tenantId) =>
-        [...this.storeItems.values()]
-          .filter((r) => r.tenantId === tenantId)
-          .sort((a, b) => a.name.localeCompare(b.name))
-          .map(copy),
+      byName: (tenantId) =>
+        memorySource(
+          () => [...this.storeItems.values()].filter((r) => r.tenantId === tenantId).map((r) => ({ record: copy(r), at: `STORE#${r.name}` })),
+          'STORE#',
+        ),
       replace: async (record, expectedVersion) => {
         const k = key(record.tenantId, record.name);
         if (this.storeItems.get(k)?.version !== expectedVersion) return false;
@@ -245,8 +246,14 @@ export class FakeIdentityStorage {
         this.events.push(copy(event));
         return true;
       },
-      listAuthentications: async (tenantId, storeName, userId) =>
-        this.authenticationItems.filter((r) => r.tenantId === tenantId && r.storeName === storeName && r.userId === userId).map(copy),
+      authenticationsOf: (tenantId, storeName, userId) =>
+        memorySource(
+          () =>
+            this.authenticationItems
+              .filter((r) => r.tenantId === tenantId && r.storeName === storeName && r.userId === userId)
+              .map((r) => ({ record: copy(r), at: `AUTHN#${r.at}#${r.id}` })),
+          'AUTHN#',
+        ),
     };
     return store;
   }

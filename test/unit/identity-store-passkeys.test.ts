@@ -225,7 +225,7 @@ describe('completePasskeyAuthentication', () => {
     const done = await completePasskeyAuthentication(env.s, { tenantId: 'acme', storeName: 'customers', sessionId: started.sessionId, response, actor, now: at(5) });
     expect(done).toMatchObject({ verified: true, user: { id: env.user.id }, passkey: { id: passkey.id, counter: 1, lastUsedDtm: at(5).toISOString() } });
     expect(env.fake.eventsOf('PASSKEY_AUTHENTICATED')).toEqual([expect.objectContaining({ userId: env.user.id, details: { rpId, passkeyId: passkey.id, policyName: 'default' } })]);
-    expect(await listUserAuthentications(env.s, 'acme', 'customers', { userId: env.user.id })).toEqual([
+    expect((await listUserAuthentications(env.s, 'acme', 'customers', { userId: env.user.id }, { page: 0, size: 10 })).content).toEqual([
       expect.objectContaining({ method: 'PASSKEY', rpId, passkeyId: passkey.id, policyName: 'default', at: at(5).toISOString() }),
     ]);
   });

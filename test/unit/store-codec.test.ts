@@ -1,4 +1,4 @@
-import { DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { itemCodec, unexpired } from '../../functions/store/codec.js';
@@ -202,7 +202,9 @@ describe('stores return outcomes; the domain throws', () => {
   it('answers a lost optimistic lock with false, which the API key domain turns into CONCURRENT_UPDATE', async () => {
     const actor = { tenantId: 'acme', id: 'op', permissions: new Set(PERMISSIONS) };
     const { record } = newApiKey({ name: 'k' }, actor, new Date());
-    ddb.on(PutCommand).rejects(Object.assign(new Error('condition'), { name: 'ConditionalCheckFailedException' }));
+    ddb.on(TransactWriteCommand).rejects(
+      Object.assign(new Error('cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }] }),
+    );
     expect(await apiKeyStore.replace({ ...record, version: 2 })).toBe(false);
     const keys = { ...apiKeyStore, get: async () => record };
     await expect(updateApiKey(keys, 'acme', record.id, { name: 'renamed' }, actor, new Date())).rejects.toMatchObject({ code: 'CONCURRENT_UPDATE' });

@@ -1,4 +1,4 @@
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/store/keys.js';
@@ -37,26 +37,26 @@ describe('apiKeyStore', () => {
 
   it("writes, updates and deletes only under the caller's tenant", async () => {
     const record = newApiKey({ name: 'k' }, { tenantId: 'acme', id: 'op', permissions: new Set(PERMISSIONS) }, new Date()).record;
-    ddb.on(PutCommand).resolves({});
-    ddb.on(DeleteCommand).resolves({});
+    ddb.on(TransactWriteCommand).resolves({});
     ddb.on(UpdateCommand).resolves({ Attributes: { ...record, itemType: 'ApiKey' } });
     ddb.on(QueryCommand).resolves({ Items: [] });
     await apiKeyStore.create(record);
     await apiKeyStore.replace({ ...record, version: 2 });
-    await apiKeyStore.delete('acme', record.id);
+    await apiKeyStore.delete(record);
     await apiKeyStore.recordIssue('acme', record.id, record.secretHash, new Date().toISOString(), 'issueToken');
     await apiKeyStore.list('acme');
+    const written = ddb.commandCalls(TransactWriteCommand).flatMap((c) => c.args[0].input.TransactItems!);
     const partitions = [
-      ...ddb.commandCalls(PutCommand).map((c) => c.args[0].input.Item!.PK),
-      ...ddb.commandCalls(DeleteCommand).map((c) => c.args[0].input.Key!.PK),
+      ...written.map((t) => (t.Put?.Item ?? t.Delete?.Key ?? t.Update?.Key)!.PK),
       ...ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input.Key!.PK),
       ...ddb.commandCalls(QueryCommand).map((c) => c.args[0].input.ExpressionAttributeValues![':pk']),
     ];
-    expect(partitions).toHaveLength(5);
+    // create: key, view, count; replace: key, view; delete: key, view, count; then the issue and the list.
+    expect(partitions).toHaveLength(10);
     for (const pk of partitions) expect(pk).toBe('TNT#acme#APIKEYS');
     // Creation never overwrites, and replacement writes only over the version it read.
-    expect(ddb.commandCalls(PutCommand)[0]!.args[0].input.ConditionExpression).toBe('attribute_not_exists(PK)');
-    expect(ddb.commandCalls(PutCommand)[1]!.args[0].input.ExpressionAttributeValues).toEqual({ ':expected': 1 });
+    expect(written[0]!.Put!.ConditionExpression).toBe('attribute_not_exists(PK)');
+    expect(written[3]!.Put!.ExpressionAttributeValues).toEqual({ ':expected': 1 });
   });
 
   it('checks the hash, status, expiry and operation in the one write of a token issue', async () => {

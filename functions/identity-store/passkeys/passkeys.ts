@@ -6,6 +6,7 @@ import { IdentityStoreNotFoundError, PolicyNotFoundError } from '../stores/store
 import { ExternalIdNotUniqueError, findUser, newUser, userView } from '../users/users.js';
 import type { AuthenticationRecord, IdentityStoreRecord, IdentityUserRecord, PasskeyRecord, PasskeyRpConfig, PasskeySession, PasskeyStores, UserRef } from '../model.js';
 import { own } from '../../shared/own.js';
+import { keyedPage } from '../../shared/keyed-list.js';
 
 export type { AuthenticationRecord, PasskeyAuthenticationPolicy, PasskeyRecord, PasskeyRegistrationPolicy, PasskeyRpConfig, PasskeySession, PasskeyStore, PasskeyStores } from '../model.js';
 
@@ -361,10 +362,27 @@ export async function getPendingSession(s: PasskeyStores, tenantId: string, stor
   };
 }
 
-export async function listUserAuthentications(s: PasskeyStores, tenantId: string, storeName: string, ref: UserRef) {
+/**
+ * A page of the user's authentications, newest first (docs/lists.md): one Query of the page's
+ * own items, by `cursor` or by number; `totalElements` counted by the first page (at most
+ * 10,000) and carried in its cursor, which is bound to this user.
+ */
+export async function listUserAuthentications(
+  s: PasskeyStores,
+  tenantId: string,
+  storeName: string,
+  ref: UserRef,
+  query: { page: number; size: number; cursor?: string | undefined },
+) {
   const { user } = await findUser(s, tenantId, storeName, ref);
-  const records = await s.passkeys.listAuthentications(tenantId, storeName, user.id);
-  return records
-    .sort((a, b) => b.at.localeCompare(a.at))
-    .map((r) => ({ id: r.id, at: r.at, method: r.method, policyName: r.policyName, ...(r.rpId ? { rpId: r.rpId } : {}), ...(r.passkeyId ? { passkeyId: r.passkeyId } : {}) }));
+  return keyedPage(s.passkeys.authenticationsOf(tenantId, storeName, user.id), {
+    binding: { tenantId, list: 'userAuthentications', scope: [storeName, user.id] },
+    page: query.page,
+    size: query.size,
+    cursor: query.cursor,
+    descending: true,
+    sorted: true,
+    view: (records) =>
+      records.map((r) => ({ id: r.id, at: r.at, method: r.method, policyName: r.policyName, ...(r.rpId ? { rpId: r.rpId } : {}), ...(r.passkeyId ? { passkeyId: r.passkeyId } : {}) })),
+  });
 }

@@ -1,6 +1,7 @@
 import { apiError, ConcurrentUpdateError, ValidationError } from '../../errors.js';
 import type { PasscodeRequirements } from '../passcodes/passcode-rules.js';
 import type { IdentityStoreRecord, IdentityStoreStore, PasscodePolicy, PasskeyRpConfig, StoreType } from '../model.js';
+import { keyedPage } from '../../shared/keyed-list.js';
 
 // The model's types, for callers that import them with the functions that use them.
 export type { IdentityStoreRecord, IdentityStoreStore, PasscodePolicy, StoreType } from '../model.js';
@@ -156,4 +157,20 @@ export async function getStore(stores: IdentityStoreStore, tenantId: string, nam
   const record = await stores.get(tenantId, name);
   if (!record) throw new IdentityStoreNotFoundError(name);
   return record;
+}
+
+/**
+ * A page of the tenant's stores by name (docs/lists.md): one Query of the page's own items, by
+ * `cursor` or by number; `totalElements` counted by the first page and carried in its cursor.
+ */
+export async function storesPage(stores: Pick<IdentityStoreStore, 'byName'>, tenantId: string, query: { page: number; size: number; cursor?: string | undefined }) {
+  return keyedPage(stores.byName(tenantId), {
+    binding: { tenantId, list: 'identityStores' },
+    page: query.page,
+    size: query.size,
+    cursor: query.cursor,
+    descending: false,
+    sorted: true,
+    view: (records) => records.map(storeView),
+  });
 }

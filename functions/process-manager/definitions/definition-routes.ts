@@ -59,9 +59,12 @@ export const definitionRoutes = {
     permission: 'ProcessManager:getProcessDefinitions',
     summary: 'List published definitions (name and version), a page at a time',
     tag: 'Process definitions',
+    description:
+      'By name, then version, unless sorted otherwise. Reads the small name + version items of every version (to order names) and only ' +
+      "the page's definitions; `nextCursor` continues after the page's last version (docs/lists.md).",
     request: { query: DefinitionListQuerySchema },
     responses: { 200: { description: 'A page of definitions.', schema: DefinitionPageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden },
-    aws: { table: ['Query'] },
+    aws: { table: ['Query', 'BatchGetItem'] },
   }),
   listDefinitionTags: defineRoute({
     operationId: 'listDefinitionTags',
@@ -128,11 +131,12 @@ export const definitionRoutes = {
     summary: "One definition's versions, by its name, a page at a time",
     description:
       'The path segment is the definition\'s name. `sort=version,desc` with `size=1` gives the latest version ' +
-      '(`content[0].processDefinitionId`, `content[0].version`), as the family\'s deployment tools read it.',
+      '(`content[0].processDefinitionId`, `content[0].version`), as the family\'s deployment tools read it. In version order a page ' +
+      'reads only its own versions, and `nextCursor` continues after it (docs/lists.md).',
     tag: 'Process definitions',
     request: { path: DefinitionVersionsPathSchema, query: DefinitionVersionsQuerySchema },
     responses: { 200: { description: 'A page of versions (empty for an unknown name).', schema: DefinitionPageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden },
-    aws: { table: ['Query'] },
+    aws: { table: ['Query', 'BatchGetItem'] },
   }),
   setProcessDefinitionStatus: defineRoute({
     operationId: 'setProcessDefinitionStatus',

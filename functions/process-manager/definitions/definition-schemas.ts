@@ -1,6 +1,6 @@
 import * as z from '../../shared/zod.js';
 import { DateTime, queryInt, queryList, text } from '../../shared/schemas.js';
-import { pageSchema } from '../../shared/page.js';
+import { cursorPageSchema, cursorParam } from '../../shared/page.js';
 import { DefinitionNameSchema, ProcessDefinitionSchema } from '../../../statemachines/definition.js';
 import { DEFINITION_STATUSES } from '../model.js';
 
@@ -14,7 +14,10 @@ export const DefinitionListQuerySchema = z.object({
   }),
   page: queryInt({ min: 0, max: 1_000_000, default: 0 }),
   size: queryInt({ min: 1, max: 1000, default: 10 }),
-  sort: queryList(z.string().check(z.maxLength(100))),
+  sort: z.withMeta(queryList(z.string().check(z.maxLength(100))), {
+    description: 'property[,asc|desc]; default name,asc then version,asc. Properties: name, version, createdDtm (createdDtm sorts at most 2,000 matching versions and pages by number only).',
+  }),
+  cursor: cursorParam(),
 });
 
 /**
@@ -30,7 +33,12 @@ export const DefinitionVersionsPathSchema = z.strictObject({
 export const DefinitionVersionsQuerySchema = z.object({
   page: queryInt({ min: 0, max: 1_000_000, default: 0 }),
   size: queryInt({ min: 1, max: 1000, default: 10 }),
-  sort: queryList(z.string().check(z.maxLength(100))),
+  sort: z.withMeta(queryList(z.string().check(z.maxLength(100))), {
+    description:
+      'property[,asc|desc]; default version,asc. Properties: version, createdDtm, status. By version (either way) a page reads only itself; ' +
+      'the others sort at most 2,000 versions in memory and page by number only.',
+  }),
+  cursor: cursorParam(),
 });
 
 export const DefinitionStatusPathSchema = z.strictObject({
@@ -144,7 +152,7 @@ export const DefinitionSummarySchema = z.withMeta(
 
 export const DefinitionSchema = z.withMeta(z.extend(ProcessDefinitionSchema, published), { id: 'ProcessDefinition' });
 
-export const DefinitionPageSchema = pageSchema(DefinitionSummarySchema, 'ProcessDefinitionPage');
+export const DefinitionPageSchema = cursorPageSchema(DefinitionSummarySchema, 'ProcessDefinitionPage');
 
 export const TAG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 

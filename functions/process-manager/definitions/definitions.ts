@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { apiError, ConcurrentUpdateError, ValidationError } from '../../errors.js';
+import { apiError, ConcurrentUpdateError, InvalidCursorError, ValidationError } from '../../errors.js';
 import { DEPLOYMENT_TRANSITIONS, checkTransition } from '../lifecycle.js';
-import { likePattern, parseSort, sortBy, toPage } from '../../shared/page.js';
+import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
+import { keyedPage, LIST_SORT_CAP, sortedPage } from '../../shared/keyed-list.js';
+import { comparator, cursorPage, likePattern, parseSort, sortBy, type CursorPage, type SortOrder } from '../../shared/page.js';
 import type { ProcessDefinition } from '../../../statemachines/definition.js';
 import { compileForDeployment, withStateMachine, type StateMachineDeps } from './state-machines.js';
 import type {
@@ -132,30 +134,121 @@ export function definitionSummary(r: ProcessDefinitionRecord) {
 
 export const DEFINITION_SORTABLE = ['name', 'version', 'createdDtm'] as const;
 
-export function definitionPage(records: ProcessDefinitionRecord[], query: { name: string; page: number; size: number; sort: string[] }) {
+/**
+ * The definitions list reads every name + version item of the tenant (small: a name, a version,
+ * an id and a status; about 10,000 a Query) to order names alphabetically, which no key of the
+ * table holds, and then only the page's definitions. Past this many versions it refuses.
+ */
+export const DEFINITION_VERSIONS_LISTED = 50_000;
+
+function invalidSort(errors: string[]): ValidationError {
+  return new ValidationError('Invalid sort.', errors.map((message) => ({ location: 'query.sort', message })));
+}
+
+/**
+ * A page of the tenant's definition versions, by name then version unless sorted otherwise
+ * (docs/lists.md). Exact `totalElements`; a cursor continues after the last (name, version) of its
+ * page in the page's order. A sort by createdDtm reads the matching definitions themselves (at
+ * most LIST_SORT_CAP) and pages by number only.
+ */
+export async function definitionPage(
+  definitions: Pick<DefinitionStore, 'versionRefs' | 'getMany'>,
+  tenantId: string,
+  query: { name: string; page: number; size: number; sort: string[]; cursor?: string | undefined },
+): Promise<CursorPage<ReturnType<typeof definitionSummary>>> {
   const { orders, errors } = parseSort(query.sort, DEFINITION_SORTABLE);
-  if (errors.length) throw new ValidationError('Invalid sort.', errors.map((message) => ({ location: 'query.sort', message })));
+  if (errors.length) throw invalidSort(errors);
+  const { refs, more } = await definitions.versionRefs(tenantId, DEFINITION_VERSIONS_LISTED);
+  if (more) {
+    throw new ValidationError('Too many definition versions to list.', [
+      { location: 'query', message: `the tenant has more than ${DEFINITION_VERSIONS_LISTED} definition versions: list one name's versions (.../processDefinitions/{name}/versions), which pages by cursor` },
+    ]);
+  }
   const pattern = likePattern(query.name);
-  const ordered = sortBy(
-    records.filter((r) => pattern.test(r.name)),
-    [...orders, { property: 'name', direction: 'asc' }, { property: 'version', direction: 'asc' }],
-    (r, k) => r[k],
-  );
-  return toPage(ordered.map(definitionSummary), query.page, query.size, orders.length > 0);
+  const matching = refs.filter((r) => pattern.test(r.name));
+  const { page, size } = query;
+  const byName = [...orders, { property: 'name', direction: 'asc' }, { property: 'version', direction: 'asc' }] as SortOrder<(typeof DEFINITION_SORTABLE)[number]>[];
+
+  if (orders.some((o) => o.property === 'createdDtm')) {
+    if (query.cursor) throw new InvalidCursorError(undefined, [{ location: 'query.cursor', message: 'a sort by createdDtm pages by number only (its pages have no nextCursor)' }]);
+    if (matching.length > LIST_SORT_CAP) {
+      throw new ValidationError('Too many to sort.', [
+        { location: 'query.sort', message: `more than ${LIST_SORT_CAP} versions match: sort by name and version, or narrow the name pattern` },
+      ]);
+    }
+    const records = sortBy(await definitions.getMany(tenantId, matching.map((r) => r.processDefinitionId)), byName, (r, k) => r[k]);
+    const content = records.slice(page * size, page * size + size).map(definitionSummary);
+    return cursorPage(content, { page, size, sorted: true, total: records.length, capped: false, more: records.length > page * size + size, nextCursor: null });
+  }
+
+  const order = comparator<{ name: string; version: number }, (typeof DEFINITION_SORTABLE)[number]>(byName, (r, k) => (k === 'createdDtm' ? undefined : r[k]));
+  const ordered = [...matching].sort(order);
+  const binding = { tenantId, list: 'processDefinitions', query: [query.name, orders] };
+  let start = page * size;
+  if (query.cursor) {
+    const position = positionOf(decodeCursor(binding, query.cursor, (at) => positionOf(at) !== undefined).after)!;
+    // The first version after the cursor's in this order: versions published meanwhile before it are not shown twice.
+    start = ordered.findIndex((r) => order(r, position) > 0);
+    if (start < 0) start = ordered.length;
+  }
+  const slice = ordered.slice(start, start + size);
+  const found = new Map((await definitions.getMany(tenantId, slice.map((r) => r.processDefinitionId))).map((r) => [r.id, r]));
+  const content = slice.flatMap((r) => (found.has(r.processDefinitionId) ? [definitionSummary(found.get(r.processDefinitionId)!)] : []));
+  const hasMore = ordered.length > start + size;
+  return cursorPage(content, {
+    page,
+    size,
+    sorted: orders.length > 0,
+    total: matching.length,
+    capped: false,
+    more: hasMore,
+    nextCursor: hasMore && slice.length ? encodeCursor(binding, { after: `${slice.at(-1)!.version}#${slice.at(-1)!.name}` }) : null,
+  });
+}
+
+/** The name and version a definitions list cursor points after (`{version}#{name}`). */
+function positionOf(at: string): { name: string; version: number } | undefined {
+  const m = /^(\d{1,9})#([\s\S]{1,255})$/.exec(at);
+  return m ? { version: Number(m[1]), name: m[2]! } : undefined;
 }
 
 export const VERSION_SORTABLE = ['version', 'createdDtm', 'status'] as const;
 
-/** One name's versions, a page at a time (`sort=version,desc` gives the latest first). */
-export function versionPage(records: ProcessDefinitionRecord[], name: string, query: { page: number; size: number; sort: string[] }) {
+/**
+ * One name's versions, a page at a time (`sort=version,desc` gives the latest first): in version
+ * order (either way) a page reads its own versions (keyed-list.ts); by status or createdDtm, the
+ * name's versions sorted in memory (at most LIST_SORT_CAP).
+ */
+export async function versionPage(
+  definitions: Pick<DefinitionStore, 'versionsOf'>,
+  tenantId: string,
+  name: string,
+  query: { page: number; size: number; sort: string[]; cursor?: string | undefined },
+): Promise<CursorPage<ReturnType<typeof definitionSummary>>> {
   const { orders, errors } = parseSort(query.sort, VERSION_SORTABLE);
-  if (errors.length) throw new ValidationError('Invalid sort.', errors.map((message) => ({ location: 'query.sort', message })));
-  const ordered = sortBy(
-    records.filter((r) => r.name === name).map((r) => ({ ...r, status: statusOf(r) })),
-    [...orders, { property: 'version', direction: 'asc' }],
-    (r, k) => r[k],
-  );
-  return toPage(ordered.map(definitionSummary), query.page, query.size, orders.length > 0);
+  if (errors.length) throw invalidSort(errors);
+  const source = definitions.versionsOf(tenantId, name);
+  const view = (records: ProcessDefinitionRecord[]) => records.map(definitionSummary);
+  if (orders.length === 0 || (orders.length === 1 && orders[0]!.property === 'version')) {
+    return keyedPage(source, {
+      binding: { tenantId, list: 'processDefinitionVersions', scope: [name], query: orders },
+      page: query.page,
+      size: query.size,
+      cursor: query.cursor,
+      descending: orders[0]?.direction === 'desc',
+      sorted: orders.length > 0,
+      view,
+    });
+  }
+  return sortedPage(source, {
+    page: query.page,
+    size: query.size,
+    cursor: query.cursor,
+    orders: [...orders, { property: 'version', direction: 'asc' }],
+    value: (r, k) => (k === 'status' ? statusOf(r) : r[k]),
+    view,
+    instead: 'sort by version alone (either way), whose pages read only themselves',
+  });
 }
 
 export function tagView(t: DefinitionTagRecord) {

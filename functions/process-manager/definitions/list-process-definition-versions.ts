@@ -5,5 +5,5 @@ import { definitionRoutes as routes } from './definition-routes.js';
 
 export const handler = apiHandler(routes.listProcessDefinitionVersions, async ({ tenantId, path, query }) => ({
   status: 200,
-  body: versionPage(await definitions.list(tenantId), path.processDefinitionId, query),
+  body: await versionPage(definitions, tenantId, path.processDefinitionId, query),
 }));

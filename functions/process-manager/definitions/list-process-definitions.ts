@@ -5,5 +5,5 @@ import { definitionRoutes as routes } from './definition-routes.js';
 
 export const handler = apiHandler(routes.listProcessDefinitions, async ({ tenantId, query }) => ({
   status: 200,
-  body: definitionPage(await definitions.list(tenantId), query),
+  body: await definitionPage(definitions, tenantId, query),
 }));

@@ -1,6 +1,6 @@
 import * as z from '../../shared/zod.js';
 import { DateTime, queryInt, queryList, text } from '../../shared/schemas.js';
-import { pageSchema } from '../../shared/page.js';
+import { cursorPageSchema, cursorParam } from '../../shared/page.js';
 import { CUSTOM_DATA_FORM_STATUSES } from '../model.js';
 import { lenientInt, parseCustomDataFormResource } from './custom-data-form-schema.js';
 
@@ -38,7 +38,12 @@ export const CustomDataFormNamePathSchema = z.strictObject({
 export const CustomDataFormVersionsQuerySchema = z.object({
   page: queryInt({ min: 0, max: 1_000_000, default: 0 }),
   size: queryInt({ min: 1, max: 1000, default: 10 }),
-  sort: queryList(z.string().check(z.maxLength(100))),
+  sort: z.withMeta(queryList(z.string().check(z.maxLength(100))), {
+    description:
+      'property[,asc|desc]; default version,asc. By version (either way) a page reads only itself; other properties sort at most ' +
+      '2,000 versions in memory and page by number only.',
+  }),
+  cursor: cursorParam(),
 });
 
 function optional<T extends z.ZodMiniType>(schema: T) {
@@ -88,4 +93,4 @@ export const CustomDataFormSchema = z.withMeta(
   { id: 'CustomDataForm' },
 );
 
-export const CustomDataFormPageSchema = pageSchema(CustomDataFormSummarySchema, 'CustomDataFormPage');
+export const CustomDataFormPageSchema = cursorPageSchema(CustomDataFormSummarySchema, 'CustomDataFormPage');

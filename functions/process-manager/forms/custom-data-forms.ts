@@ -78,7 +78,12 @@ export function customDataFormView(r: CustomDataFormRecord) {
   return { ...customDataFormSummary(r), resource: r.resource };
 }
 
-/** A page of one name's versions; unsorted pages come in version order. */
-export function customDataFormVersionsPage(versions: CustomDataFormSummary[], query: { page: number; size: number; sort: string[] }) {
-  return versionsPage(FORMS, versions, query);
+/** A page of one name's versions; unsorted pages come in version order (see versionsPage). */
+export function customDataFormVersionsPage(
+  store: Pick<CustomDataFormStore, 'versionsOf'>,
+  tenantId: string,
+  name: string,
+  query: { page: number; size: number; sort: string[]; cursor?: string | undefined },
+) {
+  return versionsPage(FORMS, store, tenantId, name, query);
 }

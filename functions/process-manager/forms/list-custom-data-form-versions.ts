@@ -5,5 +5,5 @@ import { customDataFormRoutes as routes } from './custom-data-form-routes.js';
 
 export const handler = apiHandler(routes.listCustomDataFormVersions, async ({ tenantId, path, query }) => ({
   status: 200,
-  body: customDataFormVersionsPage(await customDataForms.listVersions(tenantId, path.customDataForm), query),
+  body: await customDataFormVersionsPage(customDataForms, tenantId, path.customDataForm, query),
 }));

@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import { ValidationError } from '../../errors.js';
+import { InvalidCursorError, ValidationError } from '../../errors.js';
 import { createHash } from 'node:crypto';
 import { parseSort, sortBy, toPage, type Page } from '../../shared/page.js';
 import { searchWords } from '../../shared/search-terms.js';
@@ -134,7 +134,7 @@ function encodeCursor(c: Cursor): string {
 }
 
 function decodeCursor(value: string, expected: string, where: string): Cursor {
-  const refuse = (message: string) => new ValidationError('Invalid cursor.', [{ location: where, message }]);
+  const refuse = (message: string) => new InvalidCursorError('Invalid cursor.', [{ location: where, message }]);
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
@@ -191,7 +191,7 @@ export async function searchInstances(
 
   if (!byCreation) {
     if (query.cursor) {
-      throw new ValidationError('Invalid cursor.', [{ location: `${where}.cursor`, message: 'a cursor pages only in creation order (sort=createdAt)' }]);
+      throw new InvalidCursorError('Invalid cursor.', [{ location: `${where}.cursor`, message: 'a cursor pages only in creation order (sort=createdAt)' }]);
     }
     const { views, more } = await readMerged(store, tenantId, queries, INSTANCE_COUNT_CAP);
     if (more) {

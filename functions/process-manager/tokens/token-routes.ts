@@ -41,11 +41,13 @@ export const tokenRoutes = {
     auth: 'bearerOrApiKey',
     permission: 'ProcessManager:getProcessTokens',
     summary: "List the tenant's process tokens, a page at a time",
-    description: 'Bearer token or X-API-Key.',
+    description:
+      'Bearer token or X-API-Key. Oldest first unless sorted otherwise; by creation time a page reads only its own tokens, and ' +
+      '`nextCursor` continues after it (docs/lists.md).',
     tag: 'Process tokens',
     request: { query: ProcessTokenListQuerySchema, headers: ApiKeyHeaders },
     responses: { 200: { description: 'A page of tokens.', schema: ProcessTokenPageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden },
-    aws: { table: ['GetItem', 'Query'], signingKey: 'publicKey' },
+    aws: { table: ['GetItem', 'Query', 'BatchGetItem'], signingKey: 'publicKey' },
   }),
   getProcessToken: defineRoute({
     operationId: 'getProcessToken',

@@ -1,6 +1,6 @@
 import * as z from '../../shared/zod.js';
 import { DateTime, queryInt, queryList, text } from '../../shared/schemas.js';
-import { pageSchema } from '../../shared/page.js';
+import { cursorPageSchema, cursorParam } from '../../shared/page.js';
 
 export const PROCESS_TOKEN_TYPES = ['UNLIMITED', 'MULTI_USE_COUNT_LIMITED', 'MULTI_USE_TIME_LIMITED'] as const;
 export const PROCESS_TOKEN_STATUSES = ['ACTIVE', 'INACTIVE'] as const;
@@ -132,7 +132,7 @@ export const ProcessTokenSchema = z.withMeta(
   { id: 'ProcessToken' },
 );
 
-export const ProcessTokenPageSchema = pageSchema(ProcessTokenSchema, 'ProcessTokenPage');
+export const ProcessTokenPageSchema = cursorPageSchema(ProcessTokenSchema, 'ProcessTokenPage');
 
 export const PROCESS_TOKEN_SORTABLE = ['name', 'createdDtm', 'status', 'type', 'counter'] as const;
 
@@ -142,7 +142,12 @@ export const ProcessTokenListQuerySchema = z.object({
   }),
   page: queryInt({ min: 0, max: 1_000_000, default: 0 }),
   size: queryInt({ min: 1, max: 1000, default: 10 }),
-  sort: queryList(z.string().check(z.maxLength(100))),
+  sort: z.withMeta(queryList(z.string().check(z.maxLength(100))), {
+    description:
+      `property[,asc|desc]; default createdDtm,asc. Properties: ${PROCESS_TOKEN_SORTABLE.join(', ')}. By createdDtm (either way) a page reads ` +
+      'only itself; the others sort at most 2,000 matching tokens in memory and page by number only.',
+  }),
+  cursor: cursorParam(),
 });
 
 export const ProcessTokenIdPathSchema = z.strictObject({

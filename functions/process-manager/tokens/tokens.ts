@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { apiError, ValidationError, type ErrorDetail } from '../../errors.js';
-import { likePattern, parseSort, sortBy, toPage, type Page } from '../../shared/page.js';
+import { apiError, InvalidCursorError, ValidationError, type ErrorDetail } from '../../errors.js';
+import { keyedPage, sortedPage } from '../../shared/keyed-list.js';
+import { likePattern, parseSort, sortBy, toPage, type CursorPage, type SortOrder } from '../../shared/page.js';
 import { PROCESS_TOKEN_SORTABLE, type ProcessTokenCreateInput } from './token-schemas.js';
 import type { DefinitionStore, ProcessTokenRecord, ProcessTokenStore } from '../model.js';
 import { DefinitionNotActiveError } from '../definitions/definitions.js';
@@ -141,20 +142,54 @@ export function tokenView(r: ProcessTokenRecord, tenantOrigin: string) {
   };
 }
 
-export function tokenPage(
-  records: ProcessTokenRecord[],
-  query: { name: string; page: number; size: number; sort: string[] },
+/**
+ * A page of the tenant's live tokens (docs/lists.md). By creation time (the default, or
+ * `sort=createdDtm[,desc]`) a page reads its own list views and tokens, by cursor or by number;
+ * a `name` pattern is matched on the views. Other sorts sort the (matching) tokens in memory, at
+ * most LIST_SORT_CAP. A tenant whose tokens have no views yet (made before views, not yet
+ * backfilled) is read whole, as before.
+ */
+export async function tokenPage(
+  tokens: Pick<ProcessTokenStore, 'viewed' | 'list' | 'byCreation'>,
+  tenantId: string,
+  query: { name: string; page: number; size: number; sort: string[]; cursor?: string | undefined },
   tenantOrigin: string,
-): Page<ReturnType<typeof tokenView>> {
+  now: Date,
+): Promise<CursorPage<ReturnType<typeof tokenView>>> {
   const { orders, errors } = parseSort(query.sort, PROCESS_TOKEN_SORTABLE);
   if (errors.length) throw new ValidationError('Invalid sort.', errors.map((message) => ({ location: 'query.sort', message })));
   const pattern = likePattern(query.name);
-  const ordered = sortBy(
-    records.filter((r) => pattern.test(r.name)),
-    [...orders, { property: 'createdDtm', direction: 'asc' }],
-    (r, k) => r[k],
-  );
-  return toPage(ordered.map((r) => tokenView(r, tenantOrigin)), query.page, query.size, orders.length > 0);
+  const view = (records: ProcessTokenRecord[]) => records.map((r) => tokenView(r, tenantOrigin));
+  const tieBreak = [...orders, { property: 'createdDtm', direction: 'asc' }] as SortOrder<(typeof PROCESS_TOKEN_SORTABLE)[number]>[];
+  if (!(await tokens.viewed(tenantId))) {
+    if (query.cursor) throw new InvalidCursorError(undefined, [{ location: 'query.cursor', message: 'this tenant\'s tokens page by number until `operator backfill-lists` has run' }]);
+    const ordered = sortBy((await tokens.list(tenantId)).filter((r) => pattern.test(r.name)), tieBreak, (r, k) => r[k]);
+    return { ...toPage(view(ordered), query.page, query.size, orders.length > 0), nextCursor: null, totalElementsCapped: false };
+  }
+  const source = tokens.byCreation(tenantId, now);
+  const filter = query.name === '%' ? undefined : { test: (r: Partial<ProcessTokenRecord>) => pattern.test(r.name ?? ''), attributes: ['name'] };
+  if (orders.length === 0 || (orders.length === 1 && orders[0]!.property === 'createdDtm')) {
+    return keyedPage(source, {
+      binding: { tenantId, list: 'processTokens', query: [query.name, orders] },
+      page: query.page,
+      size: query.size,
+      cursor: query.cursor,
+      descending: orders[0]?.direction === 'desc',
+      sorted: orders.length > 0,
+      filter,
+      view,
+    });
+  }
+  return sortedPage(source, {
+    page: query.page,
+    size: query.size,
+    cursor: query.cursor,
+    orders: tieBreak,
+    filter,
+    value: (r, k) => r[k],
+    view,
+    instead: 'sort by createdDtm (either way), whose pages read only themselves, or narrow the name pattern',
+  });
 }
 
 export const DEPRECATION_WARNING = 'maxProcessDuration is deprecated since 2025-08-18, is ignored, and will be removed.';
