@@ -27,28 +27,32 @@ export const ROUTE_BUNDLE_BUDGETS: Readonly<Record<string, { kb: number; why: st
       'use the runtime\'s DecompressionStream instead (as createUserDataArchive uses the writer build): the way down, not yet judged safe',
   },
   createProcessDefinition: {
-    kb: 340,
-    why: 'imports BPMN (bpmn-moddle with the Camunda descriptor) and validates and compiles the definition to ASL (statemachines/): its job',
+    kb: 350,
+    why:
+      'imports BPMN (bpmn-moddle with the Camunda descriptor) and validates and compiles the definition to ASL (statemachines/): its job. ' +
+      'Raised from 340 KB when the stores gained cursor paging (store/ranges.ts, list views): a store is one object, so every route ' +
+      'that writes definitions carries their list code too; splitting the stores\' list halves out is the way down',
   },
   submitFaceCapture: {
     kb: 280,
     why: 'decodes the captured JPEG or PNG (jpeg-js and pngjs, about 50 KB) to check the face in it: its job',
   },
   openapi: {
-    kb: 275,
+    kb: 280,
     why: 'builds the OpenAPI document from every route\'s zod schemas: the whole route table is its job (it grows with the API)',
   },
   getProcessDefinitionBpmn: {
-    kb: 265,
+    kb: 275,
     why: 'writes a definition back as BPMN (bpmn-moddle with the Camunda descriptor): its job',
   },
   submitPasscodeStep: {
-    kb: 256,
+    kb: 262,
     why:
       'judges a passcode screen: SRP (tssrp6a, 14 KB) and the data form it shows with its field checks (statemachines/forms.ts, ' +
-      'jsep conditions, 20 KB). It crossed 250 KB by 0.6 KB when the tenant rate limit\'s leases came into every bundle. The way ' +
-      'down: the instance store is one object (12.8 KB here), so a journey route carries its list views and search though it ' +
-      'never lists; splitting it frees about 8 KB',
+      'jsep conditions, 20 KB). It crossed 250 KB when the tenant rate limit\'s leases came into every bundle (0.6 KB), and grew 7 KB ' +
+      'more with the API key store\'s list views and cursor paging, which the wrapper\'s API key check brings into every route. The way ' +
+      'down: stores are single objects (the instance store is 12.8 KB here), so a journey route carries list views and search it ' +
+      'never uses; splitting their list halves out frees about 15 KB',
   },
   createUserDataArchive: {
     kb: 265,
