@@ -96,7 +96,7 @@ describe('process definitions', () => {
       createdBy: 'test',
     };
     const definition = { name, version, description: '', retentionDays: 90, startActivityId: 'd', activities: { d: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'PASS' } } } };
-    expect(await store.create(record, { definition } as never)).toBe(true);
+    expect(await store.create(record, { definition } as never)).toEqual({ outcome: 'written' });
   }
 
   beforeAll(async () => {
