@@ -15,7 +15,7 @@ import {
   type ErrorDetail,
 } from '../errors.js';
 import { parsePermission, type PermissionName } from '../auth/permissions.js';
-import { keyedPage, sortedPage, type KeyedSource } from '../shared/keyed-list.js';
+import { orderedPage, type KeyedSource } from '../shared/keyed-list.js';
 import { likePattern, parseSort, sortBy, toPage, type CursorPage, type Page, type SortOrder } from '../shared/page.js';
 import type {
   ApiKeyCreateInput,
@@ -406,23 +406,12 @@ export async function listApiKeys(
   const pattern = likePattern(query.name);
   const filter = query.name === '%' ? undefined : { test: (r: Partial<ApiKeyRecord>) => pattern.test(r.name ?? ''), attributes: ['name'] };
   const view = (records: ApiKeyRecord[]) => records.map(toView);
-  if (orders.length === 0 || (orders.length === 1 && orders[0]!.property === 'createdDtm')) {
-    return keyedPage(source, {
-      binding: { tenantId: actor.tenantId, list: 'apiKeys', query: [query.name, orders] },
-      page: query.page,
-      size: query.size,
-      cursor: query.cursor,
-      descending: orders[0]?.direction === 'desc',
-      sorted: orders.length > 0,
-      filter,
-      view,
-    });
-  }
-  return sortedPage(source, {
-    page: query.page,
-    size: query.size,
-    cursor: query.cursor,
-    orders: [...orders, { property: 'createdDtm', direction: 'asc' }, { property: 'id', direction: 'asc' }] as SortOrder<(typeof SORTABLE_FIELDS)[number]>[],
+  return orderedPage(source, {
+    key: 'createdDtm',
+    binding: { tenantId: actor.tenantId, list: 'apiKeys', query: [query.name, orders] },
+    query,
+    orders,
+    tieBreak: [{ property: 'createdDtm', direction: 'asc' }, { property: 'id', direction: 'asc' }] as SortOrder<(typeof SORTABLE_FIELDS)[number]>[],
     filter,
     value: (r, k) => r[k],
     view,

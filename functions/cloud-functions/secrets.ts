@@ -1,5 +1,5 @@
 import { apiError, ConcurrentUpdateError, InvalidCursorError, ValidationError } from '../errors.js';
-import { keyedPage, sortedPage } from '../shared/keyed-list.js';
+import { orderedPage } from '../shared/keyed-list.js';
 import { cursorPage, parseSort, sortBy, toPage, type CursorPage, type SortOrder } from '../shared/page.js';
 import type { CloudSecretRecord, CloudSecretSealer, CloudSecretStore, CloudSecretSummary } from './model.js';
 
@@ -122,22 +122,12 @@ export async function cloudSecretsPage(
   const prefix = query.name ?? '';
   if (!/^[A-Za-z0-9_.-]*$/.test(prefix)) return cursorPage([], { page: query.page, size: query.size, sorted: orders.length > 0, total: 0, capped: false, more: false, nextCursor: null });
   const source = d.secrets.byName(tenantId, prefix);
-  if (orders.length === 0 || (orders.length === 1 && orders[0]!.property === 'name')) {
-    return keyedPage(source, {
-      binding: { tenantId, list: 'cloudSecrets', query: [prefix, orders] },
-      page: query.page,
-      size: query.size,
-      cursor: query.cursor,
-      descending: orders[0]?.direction === 'desc',
-      sorted: orders.length > 0,
-      view,
-    });
-  }
-  return sortedPage(source, {
-    page: query.page,
-    size: query.size,
-    cursor: query.cursor,
-    orders: [...orders, { property: 'name', direction: 'asc' }] as SortOrder<(typeof CLOUD_SECRET_SORTABLE)[number]>[],
+  return orderedPage(source, {
+    key: 'name',
+    binding: { tenantId, list: 'cloudSecrets', query: [prefix, orders] },
+    query,
+    orders,
+    tieBreak: [{ property: 'name', direction: 'asc' }] as SortOrder<(typeof CLOUD_SECRET_SORTABLE)[number]>[],
     value: (r, k) => r[k],
     view,
     instead: 'sort by name (either way), whose pages read only themselves, or give a longer name prefix',

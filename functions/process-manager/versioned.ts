@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConcurrentUpdateError, ValidationError, type ApiError } from '../errors.js';
 import { checkTransition } from './lifecycle.js';
-import { keyedPage, sortedPage } from '../shared/keyed-list.js';
+import { orderedPage } from '../shared/keyed-list.js';
 import { parseSort, type CursorPage, type SortOrder } from '../shared/page.js';
 import type { DeploymentStatus, VersionedStore, VersionedSummary } from './model.js';
 
@@ -105,22 +105,12 @@ export async function versionsPage<R extends S & { tenantId: string }, S extends
   if (errors.length) throw new ValidationError('Invalid sort.', errors.map((message) => ({ location: 'query.sort', message })));
   const source = store.versionsOf(tenantId, name);
   const view = (records: S[]) => records.map((r) => kind.summary(r));
-  if (orders.length === 0 || (orders.length === 1 && orders[0]!.property === 'version')) {
-    return keyedPage(source, {
-      binding: { tenantId, list: `${kind.noun} versions`, scope: [name], query: orders },
-      page: query.page,
-      size: query.size,
-      cursor: query.cursor,
-      descending: orders[0]?.direction === 'desc',
-      sorted: orders.length > 0,
-      view,
-    });
-  }
-  return sortedPage(source, {
-    page: query.page,
-    size: query.size,
-    cursor: query.cursor,
-    orders: [...orders, { property: 'version', direction: 'asc' }] as SortOrder<keyof S & string>[],
+  return orderedPage(source, {
+    key: 'version',
+    binding: { tenantId, list: `${kind.noun} versions`, scope: [name], query: orders },
+    query,
+    orders,
+    tieBreak: [{ property: 'version', direction: 'asc' }] as SortOrder<keyof S & string>[],
     value: (r, key) => r[key],
     view,
     instead: 'sort by version alone (either way), whose pages read only themselves',

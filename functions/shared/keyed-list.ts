@@ -246,3 +246,38 @@ export async function sortedPage<R, V, K extends string>(
     nextCursor: null,
   });
 }
+
+/**
+ * A list's page as its sort asks: in the key order (`key`, either way; cursor paging, each page
+ * reading only itself) when the sort names nothing else, else sorted in memory by the orders and
+ * then `tieBreak` (page by number only, bounded by LIST_SORT_CAP).
+ */
+export function orderedPage<R, V, K extends string>(
+  source: KeyedSource<R>,
+  o: {
+    key: K;
+    binding: CursorBinding;
+    query: { page: number; size: number; cursor?: string | undefined };
+    orders: SortOrder<K>[];
+    tieBreak: SortOrder<K>[];
+    filter?: ListFilter<R> | undefined;
+    value: (record: R, key: K) => unknown;
+    view: (records: R[]) => V[] | Promise<V[]>;
+    instead: string;
+  },
+): Promise<CursorPage<V>> {
+  const { orders, query } = o;
+  if (orders.length === 0 || (orders.length === 1 && orders[0]!.property === o.key)) {
+    return keyedPage(source, {
+      binding: o.binding,
+      page: query.page,
+      size: query.size,
+      cursor: query.cursor,
+      descending: orders[0]?.direction === 'desc',
+      sorted: orders.length > 0,
+      filter: o.filter,
+      view: o.view,
+    });
+  }
+  return sortedPage(source, { page: query.page, size: query.size, cursor: query.cursor, orders: [...orders, ...o.tieBreak], filter: o.filter, value: o.value, view: o.view, instead: o.instead });
+}

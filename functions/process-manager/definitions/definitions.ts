@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { apiError, ConcurrentUpdateError, InvalidCursorError, ValidationError } from '../../errors.js';
 import { DEPLOYMENT_TRANSITIONS, checkTransition } from '../lifecycle.js';
 import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
-import { keyedPage, LIST_SORT_CAP, sortedPage } from '../../shared/keyed-list.js';
+import { LIST_SORT_CAP, orderedPage } from '../../shared/keyed-list.js';
 import { comparator, cursorPage, likePattern, parseSort, sortBy, type CursorPage, type SortOrder } from '../../shared/page.js';
 import type { ProcessDefinition } from '../../../statemachines/definition.js';
 import { compileForDeployment, withStateMachine, type StateMachineDeps } from './state-machines.js';
@@ -229,22 +229,12 @@ export async function versionPage(
   if (errors.length) throw invalidSort(errors);
   const source = definitions.versionsOf(tenantId, name);
   const view = (records: ProcessDefinitionRecord[]) => records.map(definitionSummary);
-  if (orders.length === 0 || (orders.length === 1 && orders[0]!.property === 'version')) {
-    return keyedPage(source, {
-      binding: { tenantId, list: 'processDefinitionVersions', scope: [name], query: orders },
-      page: query.page,
-      size: query.size,
-      cursor: query.cursor,
-      descending: orders[0]?.direction === 'desc',
-      sorted: orders.length > 0,
-      view,
-    });
-  }
-  return sortedPage(source, {
-    page: query.page,
-    size: query.size,
-    cursor: query.cursor,
-    orders: [...orders, { property: 'version', direction: 'asc' }],
+  return orderedPage(source, {
+    key: 'version',
+    binding: { tenantId, list: 'processDefinitionVersions', scope: [name], query: orders },
+    query,
+    orders,
+    tieBreak: [{ property: 'version', direction: 'asc' }],
     value: (r, k) => (k === 'status' ? statusOf(r) : r[k]),
     view,
     instead: 'sort by version alone (either way), whose pages read only themselves',

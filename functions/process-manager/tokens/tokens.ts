@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { apiError, InvalidCursorError, ValidationError, type ErrorDetail } from '../../errors.js';
-import { keyedPage, sortedPage } from '../../shared/keyed-list.js';
+import { orderedPage } from '../../shared/keyed-list.js';
 import { likePattern, parseSort, sortBy, toPage, type CursorPage, type SortOrder } from '../../shared/page.js';
 import { PROCESS_TOKEN_SORTABLE, type ProcessTokenCreateInput } from './token-schemas.js';
 import type { DefinitionStore, ProcessTokenRecord, ProcessTokenStore } from '../model.js';
@@ -160,31 +160,20 @@ export async function tokenPage(
   if (errors.length) throw new ValidationError('Invalid sort.', errors.map((message) => ({ location: 'query.sort', message })));
   const pattern = likePattern(query.name);
   const view = (records: ProcessTokenRecord[]) => records.map((r) => tokenView(r, tenantOrigin));
-  const tieBreak = [...orders, { property: 'createdDtm', direction: 'asc' }] as SortOrder<(typeof PROCESS_TOKEN_SORTABLE)[number]>[];
+  const tieBreak = [{ property: 'createdDtm', direction: 'asc' }] as SortOrder<(typeof PROCESS_TOKEN_SORTABLE)[number]>[];
   if (!(await tokens.viewed(tenantId))) {
     if (query.cursor) throw new InvalidCursorError(undefined, [{ location: 'query.cursor', message: 'this tenant\'s tokens page by number until `operator backfill-lists` has run' }]);
-    const ordered = sortBy((await tokens.list(tenantId)).filter((r) => pattern.test(r.name)), tieBreak, (r, k) => r[k]);
+    const ordered = sortBy((await tokens.list(tenantId)).filter((r) => pattern.test(r.name)), [...orders, ...tieBreak], (r, k) => r[k]);
     return { ...toPage(view(ordered), query.page, query.size, orders.length > 0), nextCursor: null, totalElementsCapped: false };
   }
   const source = tokens.byCreation(tenantId, now);
   const filter = query.name === '%' ? undefined : { test: (r: Partial<ProcessTokenRecord>) => pattern.test(r.name ?? ''), attributes: ['name'] };
-  if (orders.length === 0 || (orders.length === 1 && orders[0]!.property === 'createdDtm')) {
-    return keyedPage(source, {
-      binding: { tenantId, list: 'processTokens', query: [query.name, orders] },
-      page: query.page,
-      size: query.size,
-      cursor: query.cursor,
-      descending: orders[0]?.direction === 'desc',
-      sorted: orders.length > 0,
-      filter,
-      view,
-    });
-  }
-  return sortedPage(source, {
-    page: query.page,
-    size: query.size,
-    cursor: query.cursor,
-    orders: tieBreak,
+  return orderedPage(source, {
+    key: 'createdDtm',
+    binding: { tenantId, list: 'processTokens', query: [query.name, orders] },
+    query,
+    orders,
+    tieBreak,
     filter,
     value: (r, k) => r[k],
     view,
