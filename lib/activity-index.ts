@@ -21,7 +21,7 @@ interface Found {
   exports: Set<string>;
   part?: keyof typeof PARTS;
   /** The family's bean names for it in BPMN (its spec's `family.beans`). */
-  aliases: readonly string[];
+  beans: readonly string[];
   /** A user step's end listener bean (its spec's `family.endBean`). */
   endBean?: string;
 }
@@ -60,8 +60,8 @@ async function findActivities(root: string): Promise<Found[]> {
     const runFile = join(root, ACTIVITIES_DIR, file);
     const mod = existsSync(runFile) ? ((await import(pathToFileURL(runFile).href)) as Record<string, unknown>) : {};
     const part = (mod.submission as { part?: keyof typeof PARTS } | undefined)?.part;
-    const aliases = Array.isArray(spec.family?.beans) ? (spec.family.beans as unknown[]).map(String) : [];
-    if (aliases.length === 0) throw new Error(`${SPECS_DIR}/${file}: its spec names no bean (family.beans)`);
+    const beans = Array.isArray(spec.family?.beans) ? (spec.family.beans as unknown[]).map(String) : [];
+    if (beans.length === 0) throw new Error(`${SPECS_DIR}/${file}: its spec names no bean (family.beans)`);
     const endBean = typeof spec.family?.endBean === 'string' ? spec.family.endBean : undefined;
     found.push({
       file,
@@ -69,7 +69,7 @@ async function findActivities(root: string): Promise<Found[]> {
       type: spec.type,
       specExports: new Set(Object.keys(specMod)),
       exports: new Set(Object.keys(mod)),
-      aliases,
+      beans,
       ...(endBean !== undefined ? { endBean } : {}),
       ...(part ? { part } : {}),
     });
@@ -77,7 +77,7 @@ async function findActivities(root: string): Promise<Found[]> {
   // A bean name resolves to one activity: two specs claiming it is a mistake to stop here.
   const claimed = new Map<string, string>();
   for (const f of found)
-    for (const alias of [...f.aliases, ...(f.endBean !== undefined ? [f.endBean] : [])]) {
+    for (const alias of [...f.beans, ...(f.endBean !== undefined ? [f.endBean] : [])]) {
       const other = claimed.get(alias);
       if (other !== undefined) throw new Error(`bean name ${alias} is claimed by both ${other} and ${f.type}`);
       claimed.set(alias, f.type);
@@ -110,11 +110,11 @@ function specIndex(found: Found[]): string {
     `export const NOT_RUNNABLE = ${byType(found, (f) => f.specExports.has('notRunnable'), (f) => `${f.name}.notRunnable`)};`,
     '',
     "/** The family's BPMN bean names (`camunda:delegateExpression=\"${captureFaceImageV1}\"`) → activity type, from each spec's `family.beans`. */",
-    // Written out as literals, not `[dataForm.aliases[0]]: dataForm.spec.type`: esbuild cannot
+    // Written out as literals, not `[dataForm.beans[0]]: dataForm.spec.type`: esbuild cannot
     // prove a computed key free of side effects, so it kept this object, and through it every
     // spec, in every bundle that imports the index.
     `export const ALIASES = {\n${found
-      .flatMap((f) => f.aliases.map((alias) => `  ${propertyKey(alias)}: '${f.type}',\n`))
+      .flatMap((f) => f.beans.map((alias) => `  ${propertyKey(alias)}: '${f.type}',\n`))
       .join('')}} as const;`,
     '',
     "/** A user step's end execution listener bean (`customDataFormWriterV1`) → its activity type, from each spec's `family.endBean`. */",

@@ -2,7 +2,7 @@ import type { CloudSecretRecord, CloudSecretStore, CloudSecretSummary } from '..
 import { itemCodec } from './codec.js';
 import { conditionally, dynamo, queryAll, transactWrite } from './client.js';
 import { keys } from './keys.js';
-import { markIndexed, readListMeta } from './list-meta.js';
+import { isIndexed, markIndexed } from './list-meta.js';
 import { countRange, readRange, type KeyRange } from './ranges.js';
 
 const secrets = /* @__PURE__ */ itemCodec<CloudSecretRecord>('CloudSecret');
@@ -65,7 +65,7 @@ export const cloudSecretStore: CloudSecretStore = {
   },
 
   async viewed(tenantId) {
-    return (await readListMeta(keys.listMeta(keys.cloudSecretPartition(tenantId)))).indexed === true;
+    return isIndexed(keys.listMeta(keys.cloudSecretPartition(tenantId)));
   },
 
   byName(tenantId, namePrefix = '') {

@@ -30,6 +30,22 @@ export async function readListMeta(key: ItemKey): Promise<ListMeta> {
   return listMetas.decode(out.Item) ?? {};
 }
 
+/**
+ * Lists this container has seen indexed. A list is indexed once, by its backfill or from its
+ * tenant's creation, and never goes back: so each container reads the flag until it is true,
+ * and no list request pays that read again.
+ */
+const seenIndexed = new Set<string>();
+
+/** Whether a list pages by its views (`indexed`): one consistent read, until this container has seen it true. */
+export async function isIndexed(key: ItemKey): Promise<boolean> {
+  const id = `${key.PK}|${key.SK}`;
+  if (seenIndexed.has(id)) return true;
+  const indexed = (await readListMeta(key)).indexed === true;
+  if (indexed) seenIndexed.add(id);
+  return indexed;
+}
+
 /** The list items a new tenant starts with: every list indexed (there is nothing to backfill) and counted from zero. */
 export function newTenantListItems(tenantId: string): Record<string, unknown>[] {
   return VIEWED_LISTS.map((l) => listMetas.encode({ indexed: true, ...(l.counted ? { total: 0 } : {}) }, keys.listMeta(l.partition(tenantId))));

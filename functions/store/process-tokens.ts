@@ -3,7 +3,7 @@ import type { Row } from '../shared/keyed-list.js';
 import { itemCodec } from './codec.js';
 import { dynamo, queryAll, transactWrite } from './client.js';
 import { keys } from './keys.js';
-import { markIndexed, readListMeta } from './list-meta.js';
+import { isIndexed, markIndexed } from './list-meta.js';
 import { countRange, getMany, readRange, type KeyRange } from './ranges.js';
 
 const tokens = /* @__PURE__ */ itemCodec<ProcessTokenRecord & { expiresAt?: number }>('ProcessToken');
@@ -67,7 +67,7 @@ export const processTokenStore: ProcessTokenStore = {
   },
 
   async viewed(tenantId) {
-    return (await readListMeta(keys.listMeta(keys.processTokenPartition(tenantId)))).indexed === true;
+    return isIndexed(keys.listMeta(keys.processTokenPartition(tenantId)));
   },
 
   byCreation(tenantId, now) {
