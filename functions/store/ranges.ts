@@ -108,9 +108,14 @@ export async function countRange(range: KeyRange, cap: number): Promise<{ count:
   return { count: Math.min(count, cap), capped: count > cap };
 }
 
+/** How many BatchGetItem calls one chunk of keys gets while DynamoDB leaves keys unprocessed (throttled). */
+export const BATCH_GET_ATTEMPTS = 8;
+
 /**
  * The items at `keys` (consistent reads), in the order of `keys`; a key with no item is left
- * out. BatchGetItem, 100 keys a call, unprocessed keys asked again.
+ * out. BatchGetItem, 100 keys a call, unprocessed keys asked again with jittered backoff, at most
+ * BATCH_GET_ATTEMPTS calls; keys still unprocessed then fail the read as a throttle (a 503 the
+ * caller retries), never a page with items silently missing.
  */
 export async function getMany(keys: readonly { PK: string; SK: string }[]): Promise<Item[]> {
   if (keys.length === 0) return [];
@@ -120,6 +125,13 @@ export async function getMany(keys: readonly { PK: string; SK: string }[]): Prom
   for (let i = 0; i < keys.length; i += 100) {
     let pending: Record<string, unknown>[] = keys.slice(i, i + 100).map((k) => ({ PK: k.PK, SK: k.SK }));
     for (let attempt = 0; pending.length; attempt++) {
+      if (attempt === BATCH_GET_ATTEMPTS) {
+        // What the SDK's own retry strategy would call a throttle (functions/shared/aws-errors.ts).
+        throw Object.assign(new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${BATCH_GET_ATTEMPTS} calls.`), {
+          name: 'UnprocessedKeysError',
+          $retryable: { throttling: true },
+        });
+      }
       if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt) * Math.random()));
       const out = await doc.send(new commands.BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
       for (const item of out.Responses?.[tableName] ?? []) found.set(id(item), item);
