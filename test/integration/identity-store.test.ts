@@ -286,6 +286,9 @@ describe('the identity store event log', () => {
   it('records each registration and deregistration, and pages through them with filters', async () => {
     const store = await newStore();
     const from = new Date().toISOString();
+    // Bounds are inclusive to the millisecond: the events come a clear millisecond after `from`,
+    // or a fast localhost call can stamp the first one in the same millisecond (seen once).
+    await new Promise((r) => setTimeout(r, 3));
     const ann = await newUser(store);
     const bob = await newUser(store);
     expect((await register(store, ann.id, 'First-pass1')).status).toBe(200);
