@@ -15,8 +15,10 @@
  *   whatever the instance's retention) only where a designer routes on it: a gateway on
  *   `${details.documentNumber}` puts the document number there; one on `${details.channel}` only
  *   the channel.
- * - A service activity is a `lambda:invoke` task whose payload is `{activityId, activityType,
- *   inputs, outputs?, keep, state}` (inputs and outputs as JSON text); the activity Lambda reads the version `state._ref.v`, lays
+ * - A service activity is a `lambda:invoke` task whose payload is `{contract, activityId,
+ *   activityType, inputs, outputs?, keep, state}` (inputs and outputs as JSON text; `contract` the
+ *   activity contract this compiler speaks, ACTIVITY_CONTRACT, a constant of the ASL: the
+ *   activity function serves it and the one before, see docs/journeys.md); the activity Lambda reads the version `state._ref.v`, lays
  *   what the state carries over it (what Pass states and Catch routes wrote since), runs, writes
  *   version v+1, and returns `{_ref: {..., v: v+1}, ...projection}` (`OutputPath $.Payload`).
  * - A user activity is a `lambda:invoke.waitForTaskToken` task whose payload also carries the
@@ -64,6 +66,7 @@ import { SESSION_KEYS, variablePath } from './variables.js';
 import { TRANSIENT_ERROR } from '../functions/activities/spec.js';
 import { normaliseKeep, pathSegments } from '../functions/shared/session-state.js';
 import { own } from '../functions/shared/own.js';
+import { ACTIVITY_CONTRACT, CONTRACT_ERRORS } from '../functions/shared/activity-contract.js';
 
 export { listErrorNames } from './catalogue.js';
 
@@ -104,6 +107,8 @@ export interface AslTaskState extends AslTransition {
   Parameters: {
     FunctionName: string;
     Payload: {
+      /** The activity contract this state machine speaks, for its whole life (functions/shared/activity-contract.ts). */
+      contract: number;
       activityId: string;
       activityType: string;
       /**
@@ -189,8 +194,9 @@ export interface AslStateMachine {
 /**
  * Lambda's own transient failures (the service, not the function): a throttled invoke (the
  * activity function's reserved concurrency used up, or a burst of cold starts beyond Lambda's
- * scaling rate), a failed or timed-out invoke call. The function did not run, or not to an
- * answer, so trying again is safe. Up to eight more attempts, waits from 2 s doubling to at most
+ * scaling rate), a failed or timed-out invoke call; and the activity function refusing a payload
+ * of a newer contract than it knows (Activity.ContractTooNew, before it does anything). The
+ * function did not run, or not to an answer, or did nothing, so trying again is safe. Up to eight more attempts, waits from 2 s doubling to at most
  * 60 s (2, 4, 8, 16, 32, 60, 60, 60), each drawn at random below that (full jitter), so the
  * executions a burst throttled do not come back together: at most 242 s of waiting in all
  * (121 s on average), where the former budget (3 attempts, 1 s doubling to 8 s: 7 s at most)
@@ -204,6 +210,9 @@ export const LAMBDA_RETRY: AslRetrier = {
     'Lambda.SdkClientException',
     'Lambda.TooManyRequestsException',
     'Lambda.ClientExecutionTimeoutException',
+    // The state machine is newer than the activity function it calls: only while a deploy is
+    // under way (functions/shared/activity-contract.ts), which these minutes outlast.
+    CONTRACT_ERRORS.TOO_NEW,
   ],
   IntervalSeconds: 2,
   MaxAttempts: 8,
@@ -374,6 +383,7 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
       Parameters: {
         FunctionName: opts.activityFunctionArn,
         Payload: {
+          contract: ACTIVITY_CONTRACT,
           activityId: id,
           activityType: activity.type,
           inputs: JSON.stringify(activity.inputs),

@@ -11,7 +11,8 @@ export const runActivity = activityFunction({ runs: RUNS, begins: BEGINS, deps: 
 
 /**
  * The activity function's Lambda entry: Step Functions invokes it for every Task state with the
- * payload the compiler wrote ({activityId, activityType, inputs, state, taskToken?}). An error it
+ * payload the compiler wrote ({contract, activityId, activityType, inputs, outputs?, keep, state,
+ * taskToken?}; functions/activities/payload.ts reads it by its contract). An error it
  * throws fails the state under the error's name, which is what the definitions' Catch routes match.
  */
 export async function handler(payload: Record<string, unknown>): Promise<unknown> {

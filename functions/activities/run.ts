@@ -9,6 +9,8 @@ import { resolveInputs } from './inputs.js';
 import { SESSION_MAX_BYTES, sessionBytes } from '../shared/session-limit.js';
 import { isRefState, overlay, stateFor, type SessionRef } from '../shared/session-state.js';
 import { sessions } from '../journey/deps.js';
+import { CONTRACT_ERRORS, SERVED_CONTRACTS, type ContractWindow } from '../shared/activity-contract.js';
+import { ContractError, readPayload, type Payload } from './payload.js';
 
 /** An activity the state machine called that this deployment cannot run: the step fails under this name. */
 export class ActivityUnavailableError extends Error {
@@ -32,25 +34,6 @@ export class SessionNotFoundError extends Error {
   override readonly name = 'SessionNotFound';
 }
 
-/** What the compiled state machine hands the activity function (see statemachines/compile.ts). */
-interface Payload {
-  activityId: string;
-  activityType: string;
-  /** JSON text (statemachines/compile.ts says why); an object in state machines compiled before. */
-  inputs?: string | Record<string, unknown>;
-  outputs?: string | Record<string, string>;
-  /** The session paths the execution's state keeps; absent in state machines compiled before the session moved to the table. */
-  keep?: string[];
-  /** `{_ref, ...projection}`, or (executions started before the session moved to the table) the whole session. */
-  state: Record<string, unknown>;
-  taskToken?: string;
-}
-
-/** A map the compiler wrote into the payload: JSON text, or (older state machines) the object itself. */
-function fromPayload<T>(value: string | T | undefined): T | undefined {
-  return typeof value === 'string' ? (JSON.parse(value) as T) : value;
-}
-
 /** The session the step works on, and where it came from (undefined: the state is the whole session). */
 interface Loaded {
   session: Session;
@@ -68,6 +51,8 @@ export interface ActivityRegistry {
   readonly runs: Readonly<Partial<Record<string, (ctx: never) => Promise<Session>>>>;
   readonly begins: Readonly<Partial<Record<string, (ctx: never) => Promise<Record<string, unknown>>>>>;
   readonly deps: ActivityDeps;
+  /** The activity contracts it serves (functions/shared/activity-contract.ts): this build's unless a test says otherwise. */
+  readonly contracts?: ContractWindow;
 }
 
 /**
@@ -90,26 +75,27 @@ export function activityFunction(registry: ActivityRegistry): (raw: Record<strin
 }
 
 async function runActivity(registry: ActivityRegistry, raw: Record<string, unknown>, now: Date): Promise<unknown> {
-  const payload = raw as unknown as Payload;
   try {
-    return await runModule(registry, payload, now);
+    // Read by the contract its state machine speaks: one this build does not serve fails the step, named.
+    return await runModule(registry, readPayload(raw, registry.contracts ?? SERVED_CONTRACTS), now);
   } catch (err) {
     // What operators watch: failed steps by activity type (the step's error routes it or ends the journey).
-    const tenantId = isRefState(payload.state) ? payload.state._ref.tenantId : (payload.state as Session | undefined)?.instance?.tenantId;
-    await countActivityError(String(tenantId ?? ''), String(payload.activityType));
+    const state = raw?.state as Record<string, unknown> | null | undefined;
+    const tenantId = isRefState(state) ? state._ref.tenantId : (state?.instance as Session['instance'] | undefined)?.tenantId;
+    await countActivityError(String(tenantId ?? ''), String(raw?.activityType));
     throw err;
   }
 }
 
 async function runModule(registry: ActivityRegistry, payload: Payload, now: Date): Promise<unknown> {
-  const type = String(payload.activityType);
+  const type = payload.activityType;
   const spec = activitySpec(type);
   if (!spec) throw new ActivityUnavailableError(`There is no ${type} activity.`);
   const unavailable = (NOT_RUNNABLE as Record<string, string>)[type];
   if (unavailable) throw new ActivityUnavailableError(`This deployment has no runtime for the ${spec.displayName} activity: ${unavailable}.`);
   const { session, stored } = await load(payload, now);
-  const inputs = resolveInputs(spec, fromPayload(payload.inputs) ?? {}, session) as Record<string, unknown>;
-  const outputs = fromPayload(payload.outputs);
+  const inputs = resolveInputs(spec, payload.inputs, session) as Record<string, unknown>;
+  const outputs = payload.outputs;
 
   const context = {
     activityId: payload.activityId,
@@ -122,6 +108,8 @@ async function runModule(registry: ActivityRegistry, payload: Payload, now: Date
     deps: registry.deps,
   };
   if (spec.kind === 'user') {
+    // A waitForTaskToken Task always sends one; without it the journey could never be resumed.
+    if (!payload.taskToken) throw new ContractError(CONTRACT_ERRORS.BAD_PAYLOAD, `The activity payload is not what its contract says: the user step ${payload.activityId} has no task token.`);
     // A step that prepares what its page shows (a data form read by name and version) does it here, once.
     const begin = own(registry.begins, type);
     try {
@@ -134,7 +122,7 @@ async function runModule(registry: ActivityRegistry, payload: Payload, now: Date
           ...(outputs ? { outputs } : {}),
           state: session as Parameters<typeof recordWaitingStep>[0]['state'],
           ...(stored ? { ref: { v: stored.ref.v, keep: stored.keep } } : {}),
-          taskToken: String(payload.taskToken),
+          taskToken: payload.taskToken,
         },
         now,
       );
@@ -157,6 +145,8 @@ async function runModule(registry: ActivityRegistry, payload: Payload, now: Date
   if (size > SESSION_MAX_BYTES) {
     throw new OversizeSessionError(`${payload.activityId} would make the session ${size} bytes; a journey's session may be at most ${SESSION_MAX_BYTES}.`);
   }
+  // Contracts 1 and 2 read the same answer (the state their Task's OutputPath takes): a contract
+  // that changes it answers by `payload.contract`.
   if (!stored) return next;
   // The next version, then only the reference and the projection go back to Step Functions.
   const ref = { ...stored.ref, v: stored.ref.v + 1 };

@@ -20,6 +20,7 @@ import { activitySpec, STEP_TIMEOUT_MAX } from '../../../statemachines/catalogue
 import { finalStatus } from '../../../functions/process-manager/instances/status.js';
 import { EXAMPLES, exampleDefinitions } from '../../../statemachines/examples/index.js';
 import { ARN, END_ARN, pushFlow } from './fixtures.js';
+import { ACTIVITY_CONTRACT } from '../../../functions/shared/activity-contract.js';
 
 function expectValidAsl(asl: AslStateMachine): void {
   // The validator writes QueryLanguage into the states it reads; give it a copy.
@@ -99,6 +100,7 @@ describe('compileDefinition', () => {
       Parameters: {
         FunctionName: ARN,
         Payload: {
+          contract: 2,
           activityId: 'getUser',
           activityType: 'GET_USER',
           inputs: JSON.stringify({ 'Store Name': 'customers', 'User External ID': '${externalId}', 'User Key': 'user1' }),
@@ -117,6 +119,7 @@ describe('compileDefinition', () => {
           'Lambda.SdkClientException',
           'Lambda.TooManyRequestsException',
           'Lambda.ClientExecutionTimeoutException',
+          'Activity.ContractTooNew',
         ],
         IntervalSeconds: 2,
         MaxAttempts: 8,
@@ -130,6 +133,19 @@ describe('compileDefinition', () => {
     expect((asl.States.passcodeForm as AslTaskState).Retry).toEqual(getUser.Retry);
     // No route of the designer's: only a service step's own timeout, to a process error.
     expect(getUser.Catch).toEqual([{ ErrorEquals: ['States.Timeout'], ResultPath: null, Next: SERVICE_TIMEOUT_STATE }]);
+  });
+
+  it('writes the activity contract it speaks into every activity Task, the same for every tenant and version', () => {
+    for (const [name, json] of Object.entries(EXAMPLES)) {
+      const asl = compile(structuredClone(json));
+      const tasks = Object.values(asl.States).filter((s): s is AslTaskState => s.Type === 'Task' && 'activityId' in s.Parameters.Payload);
+      expect(tasks.length, name).toBeGreaterThan(0);
+      for (const task of tasks) expect(task.Parameters.Payload.contract, `${name} ${task.Parameters.Payload.activityId}`).toBe(ACTIVITY_CONTRACT);
+      // A constant, not a path into the execution's input: no version of an execution's data can make a Task fail to build its payload.
+      expect(JSON.stringify(asl)).not.toContain('contract.$');
+      const other = compile({ ...(structuredClone(json) as object), name: 'another-name', version: 7 });
+      expect(other).toEqual(asl);
+    }
   });
 
   it('retries a throttled activity function for minutes, not seconds: the budget outlasts a burst of cold starts', () => {
