@@ -2,8 +2,13 @@
  * How every Lambda entry is bundled, shared by the CDK stack (NodejsFunction) and the bundle
  * benchmark so that what is measured is what is deployed.
  *
- * The AWS SDK v3 stays external: the nodejs22.x runtime provides it, and bundling it would put
- * every handler far over the 250 KB budget (about 600 KB more for DynamoDB alone).
+ * The AWS SDK v3 is bundled (`@aws-sdk/*` and `@smithy/*`, SDK_PACKAGES), not left to the copy
+ * the nodejs22.x runtime carries: the version package.json pins is the one the tests run, and
+ * only a bundled copy makes it the one that deploys (the runtime's copy changes with the runtime,
+ * which Lambda updates on its own). Its clients stay loaded at first use: esbuild turns each
+ * `import()` of a bundled module into a wrapper that runs the module on its first call. The cost
+ * in bytes and import time is measured by `npm run bench` (test/bench/sdk-bundling.ts) and
+ * written down in docs/aws.md ("Which AWS SDK deploys").
  *
  * `LAYER_PACKAGES` stay external too: the functions that use them (routes naming them in
  * `layerPackages`) get them from a Lambda layer built from the repository's node_modules
@@ -34,6 +39,9 @@ export const LAYER_COMPANIONS: Partial<Record<LayerPackage, readonly string[]>> 
  */
 export const TRACER_PACKAGE = '@aws-lambda-powertools/tracer';
 
+/** The AWS SDK v3 and the Smithy runtime it is built on: bundled, never external (see above). */
+export const SDK_PACKAGES = ['@aws-sdk/*', '@smithy/*'] as const;
+
 export const LAMBDA_BUNDLING = {
   format: 'esm' as const,
   platform: 'node' as const,
@@ -41,7 +49,7 @@ export const LAMBDA_BUNDLING = {
   minify: true,
   sourcemap: false,
   mainFields: ['module', 'main'],
-  external: ['@aws-sdk/*', ...LAYER_PACKAGES, '@tensorflow/*', TRACER_PACKAGE],
+  external: [...LAYER_PACKAGES, '@tensorflow/*', TRACER_PACKAGE],
   /** ESM bundles still meet CommonJS dependencies that call require(). */
   banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
 };

@@ -70,6 +70,8 @@ export interface ServiceFunctionProps {
  */
 export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
+  /** The entry file, relative to the repository root (what the bundle tests build). */
+  readonly entry: string;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
   /**
@@ -82,6 +84,7 @@ export class ServiceFunction extends Construct {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     const { functionName } = props;
+    this.entry = props.entry;
 
     this.logGroup = new logs.LogGroup(this, 'Logs', {
       logGroupName: `/aws/lambda/${functionName}`,

@@ -3,6 +3,13 @@
  * routes listed in ROUTE_BUNDLE_BUDGETS, whose job needs more and which hold a budget of their
  * own. Both `npm run bench` and the fast `npm run bench:bundles` (CI) judge with this module, and
  * a size is exact: any route over its budget fails them.
+ *
+ * Since the AWS SDK is bundled (lib/bundling.ts), a bundle is two parts judged apart: the route's
+ * own code and dependencies (the bundle built with the SDK left out, as every function was
+ * deployed before), held to the budgets above; and the SDK it carries (the deployed size minus
+ * that), held to SDK_BUNDLE_BUDGET. The SDK's share is set by which clients a route uses, not by
+ * how its code grows, and about 485 KB for DynamoDB with KMS alone, so it cannot live inside a
+ * 250 KB budget; judged apart, growth of the service's own code still fails at the same figures.
  */
 import type { RouteDef } from '../../functions/http/route.js';
 import { LAYER_PACKAGES } from '../../lib/bundling.js';
@@ -80,19 +87,54 @@ export const BUNDLES_BEFORE = {
   } as Readonly<Record<string, number>>,
 };
 
+/**
+ * The AWS SDK's bytes in a route's bundle (KB of 1,024 bytes): the largest share of 2026-11-27
+ * rounded up to the next 5 KB, so that a route which starts using one more client than the most
+ * any route uses today fails, and the choice of bundling it is made again with its figure.
+ */
+export const SDK_BUNDLE_BUDGET = {
+  kb: 840,
+  why:
+    'the tested SDK version deploys only when bundled (docs/aws.md, "Which AWS SDK deploys"); its share depends on the clients a ' +
+    'route uses: 484.5 to 485.3 KB in 78 of the 100 routes, which load DynamoDB and KMS (@smithy/core 134 KB, client-dynamodb 96 KB, ' +
+    'client-kms 67 KB, the credential providers and their nested clients), up to 839.9 KB for submitFaceCapture (S3 and Rekognition too)',
+};
+
 /** A route's budget in bytes: its own, or BUNDLE_LIMIT_BYTES. */
 export function bundleBudgetBytes(operationId: string): number {
   const own = Object.hasOwn(ROUTE_BUNDLE_BUDGETS, operationId) ? ROUTE_BUNDLE_BUDGETS[operationId] : undefined;
   return own ? own.kb * KB : BUNDLE_LIMIT_BYTES;
 }
 
-export type JudgedBundle = BundleResult & { kb?: number; budgetKb: number; verdict: 'OK' | 'OVER' | 'ERROR' };
+/**
+ * `kb` the deployed size; `ownKb` without the AWS SDK, judged against `budgetKb`; `sdkKb` what the
+ * bundled SDK adds, judged against SDK_BUNDLE_BUDGET.
+ */
+export type JudgedBundle = BundleResult & {
+  kb?: number;
+  ownKb?: number;
+  sdkKb?: number;
+  budgetKb: number;
+  verdict: 'OK' | 'OVER' | 'ERROR';
+  sdkVerdict: 'OK' | 'OVER' | 'ERROR';
+};
 
 export function judgeBundles(bundles: readonly BundleResult[]): JudgedBundle[] {
   return bundles.map((b) => {
     const budget = bundleBudgetBytes(b.operationId);
-    const verdict = b.error || b.bytes === undefined ? 'ERROR' : b.bytes <= budget ? 'OK' : 'OVER';
-    return { ...b, ...(b.bytes !== undefined ? { kb: kb(b.bytes) } : {}), budgetKb: budget / KB, verdict };
+    const measured = !b.error && b.bytes !== undefined && b.ownBytes !== undefined;
+    const sdkBytes = measured ? b.bytes! - b.ownBytes! : undefined;
+    const verdict = !measured ? 'ERROR' : b.ownBytes! <= budget ? 'OK' : 'OVER';
+    const sdkVerdict = sdkBytes === undefined ? 'ERROR' : sdkBytes <= SDK_BUNDLE_BUDGET.kb * KB ? 'OK' : 'OVER';
+    return {
+      ...b,
+      ...(b.bytes !== undefined ? { kb: kb(b.bytes) } : {}),
+      ...(b.ownBytes !== undefined ? { ownKb: kb(b.ownBytes) } : {}),
+      ...(sdkBytes !== undefined ? { sdkKb: kb(sdkBytes) } : {}),
+      budgetKb: budget / KB,
+      verdict,
+      sdkVerdict,
+    };
   });
 }
 
@@ -128,14 +170,17 @@ export function brokenBundleBudgets(routes: readonly RouteDef[], judged: readonl
   const broken: string[] = [];
   for (const b of judged) {
     if (b.verdict === 'ERROR') broken.push(`bundle of ${b.operationId}: did not build (${(b.error ?? 'no size').split('\n')[0]})`);
-    else if (b.verdict === 'OVER') broken.push(`bundle of ${b.operationId}: ${b.kb} KB, over its budget of ${b.budgetKb} KB`);
+    else if (b.verdict === 'OVER') broken.push(`bundle of ${b.operationId}: ${b.ownKb} KB without the AWS SDK, over its budget of ${b.budgetKb} KB`);
+    if (b.verdict !== 'ERROR' && b.sdkVerdict === 'OVER') {
+      broken.push(`bundle of ${b.operationId}: the AWS SDK adds ${b.sdkKb} KB, over SDK_BUNDLE_BUDGET's ${SDK_BUNDLE_BUDGET.kb} KB`);
+    }
   }
   const operationIds = new Set(routes.map((r) => r.operationId));
   for (const [operationId, own] of Object.entries(ROUTE_BUNDLE_BUDGETS)) {
     const b = judged.find((j) => j.operationId === operationId);
     if (!operationIds.has(operationId)) broken.push(`ROUTE_BUNDLE_BUDGETS names ${operationId}, which is no route: remove it`);
-    else if (b?.bytes !== undefined && b.bytes <= BUNDLE_LIMIT_BYTES) {
-      broken.push(`ROUTE_BUNDLE_BUDGETS keeps ${own.kb} KB for ${operationId}, now ${b.kb} KB, within ${BUNDLE_LIMIT_BYTES / KB} KB: remove its entry`);
+    else if (b?.ownBytes !== undefined && b.ownBytes <= BUNDLE_LIMIT_BYTES) {
+      broken.push(`ROUTE_BUNDLE_BUDGETS keeps ${own.kb} KB for ${operationId}, now ${b.ownKb} KB, within ${BUNDLE_LIMIT_BYTES / KB} KB: remove its entry`);
     }
   }
   for (const l of layers) {
@@ -146,32 +191,39 @@ export function brokenBundleBudgets(routes: readonly RouteDef[], judged: readonl
 
 /** The bundle table (with the size before beside each), the before/after line and the routes with budgets of their own. */
 export function bundleReport(judged: readonly JudgedBundle[]): string {
-  const overDefault = judged.filter((b) => (b.bytes ?? 0) > BUNDLE_LIMIT_BYTES);
-  const largest = [...judged].sort((a, b) => (b.bytes ?? 0) - (a.bytes ?? 0))[0];
+  const overDefault = judged.filter((b) => (b.ownBytes ?? 0) > BUNDLE_LIMIT_BYTES);
+  const largest = [...judged].sort((a, b) => (b.ownBytes ?? 0) - (a.ownBytes ?? 0))[0];
+  const largestDeployed = [...judged].sort((a, b) => (b.bytes ?? 0) - (a.bytes ?? 0))[0];
+  const sdk = judged.filter((b) => b.sdkKb !== undefined).map((b) => b.sdkKb!).sort((a, b) => a - b);
   const page = judged.find((b) => b.operationId === 'showJourney');
   const before = Object.entries(BUNDLES_BEFORE.kb);
   return [
     table([
-      ['operation', 'handler', 'KB', 'bytes', 'budget KB', `KB at ${BUNDLES_BEFORE.commit}`, 'result', 'largest parts (KB)'],
+      ['operation', 'handler', 'KB without SDK (judged)', 'bytes without SDK', 'budget KB', `KB at ${BUNDLES_BEFORE.commit}`, 'result', 'SDK KB', 'SDK result', 'KB deployed', 'largest parts (KB)'],
       ...judged.map((b) => [
         b.operationId,
         b.handler,
-        b.kb ?? '-',
-        b.bytes ?? '-',
+        b.ownKb ?? '-',
+        b.ownBytes ?? '-',
         b.budgetKb,
         Object.hasOwn(BUNDLES_BEFORE.kb, b.operationId) ? BUNDLES_BEFORE.kb[b.operationId]! : '',
         b.error ? `ERROR ${b.error.split('\n')[0]}` : b.verdict,
+        b.sdkKb ?? '-',
+        b.error ? '-' : b.sdkVerdict,
+        b.kb ?? '-',
         b.largest.map((l) => `${l.name} ${kb(l.bytes)}`).join(', '),
       ]),
     ]),
     '',
     `Before (commit ${BUNDLES_BEFORE.commit}): ${before.length} of ${judged.length} routes over ${BUNDLE_LIMIT_BYTES / KB} KB, the journey page ` +
       `(showJourney) ${BUNDLES_BEFORE.kb.showJourney} KB. Now: ${overDefault.length} over ${BUNDLE_LIMIT_BYTES / KB} KB, each within a budget of its own; ` +
-      `showJourney ${page?.kb ?? '-'} KB; the largest ${largest?.operationId} ${largest?.kb ?? '-'} KB.`,
+      `showJourney ${page?.ownKb ?? '-'} KB; the largest ${largest?.operationId} ${largest?.ownKb ?? '-'} KB (all without the AWS SDK).`,
+    `The AWS SDK bundled adds ${sdk[0] ?? '-'} to ${sdk.at(-1) ?? '-'} KB a route (median ${sdk.length ? sdk[Math.floor(sdk.length / 2)] : '-'} KB; ` +
+      `SDK_BUNDLE_BUDGET ${SDK_BUNDLE_BUDGET.kb} KB); deployed, the largest is ${largestDeployed?.operationId} ${largestDeployed?.kb ?? '-'} KB.`,
     `Budgets of their own (test/bench/bundle-budgets.ts, ROUTE_BUNDLE_BUDGETS):`,
     ...Object.entries(ROUTE_BUNDLE_BUDGETS).map(([op, own]) => {
       const b = judged.find((j) => j.operationId === op);
-      return `  ${op}: ${own.kb} KB (now ${b?.kb ?? '-'} KB): ${own.why}`;
+      return `  ${op}: ${own.kb} KB (now ${b?.ownKb ?? '-'} KB without the SDK): ${own.why}`;
     }),
   ].join('\n');
 }

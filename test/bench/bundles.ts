@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import type { RouteDef } from '../../functions/http/route.js';
-import { LAYER_PACKAGES, lambdaBuildOptions, TRACER_PACKAGE } from '../../lib/bundling.js';
+import { LAMBDA_BUNDLING, LAYER_PACKAGES, lambdaBuildOptions, SDK_PACKAGES, TRACER_PACKAGE } from '../../lib/bundling.js';
 
 export const BUNDLE_LIMIT_BYTES = 250 * 1024;
 
@@ -12,11 +12,17 @@ export interface BundleResult {
   /** Absolute path of the `.mjs` bundle, when the build succeeded. */
   file?: string;
   bytes?: number;
+  /**
+   * Bytes of the same bundle with the AWS SDK (`@aws-sdk/*`, `@smithy/*`) left out, as deployed
+   * before it was bundled: the service's own code and its other dependencies, which the route's
+   * budget judges. `bytes - ownBytes` is what the bundled SDK adds.
+   */
+  ownBytes?: number;
   /** The largest contributors to the bundle (packages, or `functions/` for our own code). */
   largest: { name: string; bytes: number }[];
   /** Bytes of each package in the bundle (for the observability and middleware figures). */
   owners?: Record<string, number>;
-  /** Packages left out of the bundle (`@aws-sdk/*`) that it imports at load time. */
+  /** Packages left out of the bundle (none but the layer packages) that it imports at load time. */
   externals: string[];
   /** External packages loaded by a dynamic `import()` at first use, not with the module. */
   deferredExternals: string[];
@@ -86,10 +92,14 @@ function largestOwners(meta: Metafile, outfile: string): { name: string; bytes: 
     .slice(0, 4);
 }
 
+/** The deployed externals plus the AWS SDK: the same bundle without the SDK, to price what it adds. */
+const WITHOUT_SDK = [...new Set([...LAMBDA_BUNDLING.external, ...SDK_PACKAGES])];
+
 /**
  * Bundles every route's entry exactly as deployed (`LAMBDA_BUNDLING`) into
- * `<root>/.bench/bundles/<operationId>.mjs`; inside the repository so that the external
- * `@aws-sdk/*` imports resolve from its node_modules, as the Lambda runtime provides them.
+ * `<root>/.bench/bundles/<operationId>.mjs`; inside the repository so that the external imports
+ * (layer packages) resolve from its node_modules, as the layers provide them. Each is built a
+ * second time with the AWS SDK left out (not written), for `ownBytes`.
  */
 export async function bundleRoutes(root: string, routes: readonly RouteDef[]): Promise<BundleResult[]> {
   const dir = join(root, '.bench', 'bundles');
@@ -100,11 +110,13 @@ export async function bundleRoutes(root: string, routes: readonly RouteDef[]): P
     const outfile = join(dir, `${route.operationId}.mjs`);
     try {
       const res = await build({ ...lambdaBuildOptions(root, outfile), entryPoints: [resolve(root, route.handler)] });
+      const own = await build({ ...lambdaBuildOptions(root, outfile), external: WITHOUT_SDK, write: false, entryPoints: [resolve(root, route.handler)] });
       results.push({
         operationId: route.operationId,
         handler: route.handler,
         file: outfile,
         bytes: statSync(outfile).size,
+        ownBytes: own.outputFiles[0]!.contents.byteLength,
         largest: largestOwners(res.metafile, outfile),
         owners: ownerBytes(res.metafile, outfile),
         externals: staticExternals(res.metafile, outfile),
@@ -123,15 +135,15 @@ export const OBSERVABILITY_PACKAGES = ['@middy/core', '@aws-lambda-powertools/lo
 
 /**
  * One package alone, bundled as a handler would be (everything it exports kept), to price it:
- * its bytes, and (timed like the handlers) its import. The AWS SDK stays external as deployed;
- * nothing else does, so a package a handler leaves to a layer is priced whole here.
+ * its bytes, and (timed like the handlers) its import. Nothing stays external, so a package a
+ * handler leaves to a layer is priced whole here (and the AWS SDK, bundled as deployed).
  */
 export async function bundleProbe(root: string, name: string, pkg: string): Promise<BundleResult & { file: string; bytes: number }> {
   const outfile = join(root, '.bench', 'bundles', `probe-${name}.mjs`);
   mkdirSync(join(root, '.bench', 'bundles'), { recursive: true });
   const res = await build({
     ...lambdaBuildOptions(root, outfile),
-    external: ['@aws-sdk/*'],
+    external: [],
     stdin: { contents: `export * as probe from '${pkg}';`, resolveDir: root, sourcefile: `probe-${name}.mjs`, loader: 'js' },
   });
   return {

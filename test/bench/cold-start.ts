@@ -68,7 +68,7 @@ export interface ImportTiming {
   /** CPU time of the process when the import is done, per run, and its median over the baseline's (what the budget judges). */
   cpuSamplesMs: number[];
   cpuOverBaselineMs: number;
-  /** The bundle's external packages (`@aws-sdk/*`) imported alone, the same way: their share of the figure. */
+  /** The bundle's external packages (layer packages) imported alone, the same way: their share of the figure. */
   externalsOnly?: { packages: string[]; medianMs: number; overBaselineMs: number };
   /** The packages the bundle loads at first use (dynamic imports), imported alone: paid by the first request, not the import. */
   deferredOnly?: { packages: string[]; medianMs: number; overBaselineMs: number };

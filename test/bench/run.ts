@@ -3,6 +3,9 @@
  *
  *  1. bundle size of every route's Lambda (esbuild with LAMBDA_BUNDLING)    ≤ 250 KB each
  *  2. cold import time of every bundle in a fresh node, over `node -e 0`    ≤ 40 ms each
+ *  2b. the AWS SDK bundled against the runtime's copy: bytes, and import time with and without
+ *     loading the clients a first request needs, for a status read, token issue and the activity
+ *     function (informational; test/bench/sdk-bundling.ts)
  *  3. network calls made while importing a bundle                          = 0 each
  *  4. AWS calls per operation, counted on DynamoDB Local                   token issue ≤ 1, key read 1,
  *     (DynamoDB; Step Functions and EventBridge through counting             instance creation = 1 TransactWriteItems
@@ -61,6 +64,7 @@ import {
 import { round, section, table, verdict } from './stats.js';
 import { ASL_LIMIT_BYTES, measureAsl, type AslFigures } from './asl.js';
 import { printLists, type ListFigures } from './lists.js';
+import { measureSdkBundling, printSdkBundling, type SdkBundlingFigures } from './sdk-bundling.js';
 import { measureStateMachineCount, printStateMachineCount, type StateMachineCountFigures } from './state-machine-count.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
@@ -71,6 +75,8 @@ const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 11);
 const IMPORT_CONFIRM_RUNS = Number(process.env.BENCH_IMPORT_CONFIRM_RUNS ?? 21);
 /** How far over the limit a confirmed import must be to break the budget: wall-clock noise on a loaded machine. */
 const IMPORT_MARGIN = 0.1;
+/** Runs of each variant in section 2b (the AWS SDK bundled or external). */
+const SDK_RUNS = Number(process.env.BENCH_SDK_RUNS ?? 11);
 const COUNT_REPS = 20;
 const JOURNEY_RUNS = 5;
 const LATENCY_RUNS = 50;
@@ -105,6 +111,7 @@ interface Results {
   lists?: ListFigures;
   patterns?: PatternFigure[];
   faces?: FaceFigures;
+  sdkBundling?: SdkBundlingFigures;
   errors: string[];
   durationMs?: number;
 }
@@ -210,7 +217,7 @@ async function main(): Promise<number> {
     const load = loadavg()[0] ?? 0;
     log(
       table([
-        ['operation', 'median ms', 'over baseline ms', 'range ms', 'CPU ms over baseline (judged)', 'measured again, CPU ms over baseline', 'result', 'of which its @aws-sdk imports alone, over baseline ms', 'deferred to first use: @aws-sdk dynamic imports alone, ms'],
+        ['operation', 'median ms', 'over baseline ms', 'range ms', 'CPU ms over baseline (judged)', 'measured again, CPU ms over baseline', 'result', 'of which its external imports alone, over baseline ms', 'deferred to first use: external dynamic imports alone, ms'],
         ['(baseline: node -e 0)', round(timings.baseline.medianMs), 0, spread(timings.baseline.samplesMs), `(${round(timings.baseline.cpuMedianMs)} CPU ms)`, '', '', '', ''],
         ['(empty ES module, same way)', round(timings.emptyEsm.medianMs), round(timings.emptyEsm.overBaselineMs), spread(timings.emptyEsm.samplesMs), '', '', 'info', '', ''],
         ...results.importTime.handlers.map((h) => [
@@ -227,10 +234,16 @@ async function main(): Promise<number> {
       ]),
     );
     log(
-      'The AWS SDK clients (DynamoDB, KMS, S3, Step Functions) load at the first request that needs them (dynamic import), so a cold start that ' +
-        'reaches the table pays the last column once, after the import.',
+      'The AWS SDK is bundled (lib/bundling.ts): its code is in each file, so the import parses it, but its clients (DynamoDB, KMS, S3, Step ' +
+        'Functions) still run at the first request that needs them (esbuild wraps each bundled import() to run on first call). Section 2b prices it.',
     );
     printObservability(results, await observabilityCost(built, bundleDir));
+
+    // 2b. The AWS SDK bundled, against the runtime's (informational) ------------------------------
+    log(section(`2b. AWS SDK bundled or left to the runtime: bytes and import time of a few functions (median of ${SDK_RUNS}; informational)`));
+    results.sdkBundling = await measureSdkBundling(ROOT, SDK_RUNS);
+    printSdkBundling(results.sdkBundling, log);
+    writeResults(results);
     if (load > cpus().length) {
       log(`note: load average ${round(load, 2)} on ${cpus().length} CPU(s) — other work is running; wall-clock figures are inflated and noisy.`);
     }
