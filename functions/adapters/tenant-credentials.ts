@@ -6,6 +6,7 @@ export interface AwsCredentialIdentity {
   expiration?: Date;
 }
 
+import { TENANT_ID_PATTERN } from '../auth/permissions.js';
 import { TENANT_SESSION_TAG } from '../shared/tenant-scope.js';
 
 /** Credentials are renewed this long before they expire (the SDK's own margin, so a call never signs with a dying session). */
@@ -58,6 +59,8 @@ export function tenantCredentials(options: TenantCredentialsOptions): TenantCred
   }
 
   return (tenantId: string) => {
+    // The tag is what the grants compare partitions with: only an id that can be a tenant's.
+    if (!TENANT_ID_PATTERN.test(tenantId)) return Promise.reject(new Error('not a tenant id: no session is made for it'));
     const now = Date.now();
     const hit = kept.get(tenantId);
     if (hit && hit.renewAt > now) {
