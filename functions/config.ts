@@ -53,6 +53,12 @@ const StoreConfigSchema = z.object({
   SQS_ENDPOINT: z.optional(z.url()),
   /** AWS: the deployment's own account, never a webhook's SQS or EventBridge target. */
   SERVICE_ACCOUNT_ID: z.optional(z.string().check(z.regex(/^\d{12}$/))),
+  /**
+   * AWS: the role this function acts through for one tenant (functions/adapters/tenant-credentials.ts),
+   * assumed with the tenant's session tag; its grants on the table name only that tenant's
+   * partitions. Unset locally (DynamoDB Local has no IAM) and for functions that act for no tenant.
+   */
+  TENANT_ROLE_ARN: z.optional(z.string().check(z.regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+/))),
   /** AWS: the role the delivery worker assumes, tagged with the tenant, to send to a relying party's queue or bus. */
   SUBSCRIBER_ROLE_ARN: z.optional(z.string().check(z.minLength(20))),
   /**

@@ -30,6 +30,7 @@ import { authenticateDirectKey } from '../auth/direct-key.js';
 import { log, withLogScope, type LogScope } from '../observability/logger.js';
 import { tenantRates } from '../auth/deps.js';
 import { tenantFromHost } from './tenant.js';
+import { enterTenant, inTenantScope } from '../shared/tenant-scope.js';
 import { DEFAULT_MAX_BODY_BYTES, isRateLimited, type Responses, type ResultOf, type RouteDef } from './route.js';
 
 type Out<T> = T extends z4.$ZodType ? z4.output<T> : undefined;
@@ -416,6 +417,8 @@ function tenant(route: RouteDef): MiddlewareObj {
       const flow = flowOf(request);
       if (route.auth === 'public') return;
       flow.tenantId = tenantFromHost(flow.event.requestContext?.domainName ?? flow.event.headers.host, getConfig());
+      // From here on, storage calls AWS as this tenant (functions/store/client.ts).
+      enterTenant(flow.tenantId);
     }),
   };
 }
@@ -578,7 +581,8 @@ export function apiHandler<
     .use(auth(def))
     .use(rateLimit(def))
     .use(requestValidation(def));
+  // Each request in a tenant scope of its own, named by resolveTenant.
   const handler = (event: APIGatewayProxyEventV2, context?: Context) =>
-    chain(event, context ?? ({} as Context)) as Promise<APIGatewayProxyStructuredResultV2>;
+    inTenantScope(() => chain(event, context ?? ({} as Context)) as Promise<APIGatewayProxyStructuredResultV2>);
   return Object.assign(handler, { route: def });
 }

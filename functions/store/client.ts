@@ -2,6 +2,8 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { getStoreConfig } from '../config.js';
 import { traced } from '../observability/tracer.js';
+import { scopedTenant } from '../shared/tenant-scope.js';
+import { tenantCredentials, type AwsCredentialIdentity, type TenantCredentials } from '../adapters/tenant-credentials.js';
 
 export interface Dynamo {
   raw: DynamoDBClient;
@@ -12,38 +14,77 @@ export interface Dynamo {
 }
 
 let made: Promise<Dynamo> | undefined;
+/** Per tenant, when the function acts through a tenant role (TENANT_ROLE_ARN); most recently used last. */
+const byTenant = new Map<string, Promise<Dynamo>>();
+let credentialsFor: TenantCredentials | undefined;
+
+/** Tenants whose clients a container keeps (each holds its own connections); the least recently used is closed past it. */
+export const KEPT_TENANT_CLIENTS = 64;
 
 /**
- * The process's DynamoDB client. The SDK is loaded on first use, not at import: loading it
- * costs about 160 ms, which would otherwise be paid by every handler import, including those of
- * requests that are refused before any read (bad input, bad token).
+ * The DynamoDB client to call with. A function given a tenant role (TENANT_ROLE_ARN, on AWS)
+ * calls as that role assumed for the tenant the current work acts for
+ * (functions/shared/tenant-scope.ts), whose grants name only that tenant's partitions: a handler
+ * that built another tenant's key would be refused by IAM, not only by its own code. Such a
+ * function has no table grant of its own, so work with no tenant named is refused here, before
+ * any call. Without a tenant role (locally, and the functions that act for the service itself),
+ * the process's one client.
+ *
+ * The SDK is loaded on first use, not at import: loading it costs about 160 ms, which would
+ * otherwise be paid by every handler import, including those of requests that are refused before
+ * any read (bad input, bad token).
  */
 export function dynamo(): Promise<Dynamo> {
-  made ??= (async () => {
-    const config = getStoreConfig();
-    const [{ DynamoDBClient }, commands] = await Promise.all([
-      import('@aws-sdk/client-dynamodb'),
-      import('@aws-sdk/lib-dynamodb'),
-    ]);
-    // On X-Ray when tracing is on (the document client sends through this one).
-    const raw = await traced(new DynamoDBClient(
-      config.DYNAMODB_ENDPOINT
-        ? {
-            endpoint: config.DYNAMODB_ENDPOINT,
-            // DynamoDB Local accepts any credentials; these keep the SDK from searching for some.
-            credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-            region: process.env.AWS_REGION ?? 'eu-west-1',
-          }
+  const { TENANT_ROLE_ARN } = getStoreConfig();
+  if (!TENANT_ROLE_ARN) {
+    made ??= makeDynamo();
+    made.catch(() => (made = undefined));
+    return made;
+  }
+  const tenantId = scopedTenant();
+  if (!tenantId) return Promise.reject(new Error('this function acts only for a tenant, and none is named for this work'));
+  let client = byTenant.get(tenantId);
+  if (client) {
+    byTenant.delete(tenantId);
+  } else {
+    credentialsFor ??= tenantCredentials({ roleArn: TENANT_ROLE_ARN });
+    const credentials = credentialsFor;
+    client = makeDynamo(() => credentials(tenantId));
+    client.catch(() => byTenant.get(tenantId) === client && byTenant.delete(tenantId));
+  }
+  byTenant.set(tenantId, client);
+  while (byTenant.size > KEPT_TENANT_CLIENTS) {
+    const [oldest, dropped] = byTenant.entries().next().value!;
+    byTenant.delete(oldest);
+    void dropped.then((d) => d.raw.destroy(), () => undefined);
+  }
+  return client;
+}
+
+async function makeDynamo(credentials?: () => Promise<AwsCredentialIdentity>): Promise<Dynamo> {
+  const config = getStoreConfig();
+  const [{ DynamoDBClient }, commands] = await Promise.all([
+    import('@aws-sdk/client-dynamodb'),
+    import('@aws-sdk/lib-dynamodb'),
+  ]);
+  // On X-Ray when tracing is on (the document client sends through this one).
+  const raw = await traced(new DynamoDBClient(
+    config.DYNAMODB_ENDPOINT
+      ? {
+          endpoint: config.DYNAMODB_ENDPOINT,
+          // DynamoDB Local accepts any credentials; these keep the SDK from searching for some.
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+          region: process.env.AWS_REGION ?? 'eu-west-1',
+        }
+      : credentials
+        ? { credentials }
         : {},
-    ));
-    // convertClassInstanceToMap: a map with a user's key named `constructor` (a parameter, a
-    // policy name) is still a plain map; without it the marshaller takes it for a class instance
-    // and throws.
-    const doc = commands.DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } });
-    return { raw, doc, tableName: config.TABLE_NAME, commands };
-  })();
-  made.catch(() => (made = undefined));
-  return made;
+  ));
+  // convertClassInstanceToMap: a map with a user's key named `constructor` (a parameter, a
+  // policy name) is still a plain map; without it the marshaller takes it for a class instance
+  // and throws.
+  const doc = commands.DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } });
+  return { raw, doc, tableName: config.TABLE_NAME, commands };
 }
 
 /** A failed condition, told by name so no SDK class has to be loaded to recognise it. */

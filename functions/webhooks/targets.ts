@@ -17,10 +17,11 @@
  */
 import { deploymentPrefix, getStoreConfig, REGIONS } from '../config.js';
 import type { EventEnvelope } from '../shared/events.js';
+import { TENANT_SESSION_TAG } from '../shared/tenant-scope.js';
 import { putEventsEntry } from '../events/bus.js';
 
 /** The session tag the relying party's resource policy checks (`aws:PrincipalTag/arthr-tenant`). */
-export const SUBSCRIBER_TENANT_TAG = 'arthr-tenant';
+export const SUBSCRIBER_TENANT_TAG = TENANT_SESSION_TAG;
 
 export type AwsTarget = { type: 'sqs'; queueArn: string } | { type: 'eventbridge'; eventBusArn: string };
 

@@ -10,6 +10,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { webhookRetrySeconds } from '../../functions/config.js';
 import { cloudSecretsEnvironment, webhookSecretStatement } from './cloud-secrets.js';
 import { SUBSCRIBER_TENANT_TAG } from '../../functions/webhooks/targets.js';
+import { trustForTenantSessions } from './tenant-role.js';
 import { Construct } from 'constructs';
 import { OUTBOX_STREAM_FILTER } from '../../functions/events/relay.js';
 import { deadLetterQueue } from './dead-letters.js';
@@ -26,19 +27,6 @@ export interface EventsProps {
   secretsKey: kms.IKey;
 }
 
-
-/**
- * What a session of the subscriber delivery role must carry: the tenant tag (SUBSCRIBER_TENANT_TAG,
- * not empty) and no other tag key, none of them transitive, and the session name the worker gives
- * (`arthr-{tenantId}`, functions/webhooks/targets.ts). On both sts:AssumeRole and sts:TagSession.
- */
-export function subscriberSessionConditions(): Record<string, Record<string, unknown>> {
-  return {
-    'ForAllValues:StringEquals': { 'aws:TagKeys': [SUBSCRIBER_TENANT_TAG] },
-    StringLike: { [`aws:RequestTag/${SUBSCRIBER_TENANT_TAG}`]: '?*', 'sts:RoleSessionName': 'arthr-?*' },
-    Null: { 'sts:TransitiveTagKeys': 'true' },
-  };
-}
 
 /**
  * Events out: the stack's own EventBridge bus, and the outbox relay that fills it. Every change
@@ -239,13 +227,14 @@ export class Events extends Construct {
     // its dead letters), whatever a tenant names. What a relying party's queue or bus accepts is
     // its own policy's decision (docs/events-and-webhooks.md).
     const notOwnAccount = { StringNotEquals: { 'aws:ResourceAccount': stack.account } };
+    const subscriberTrust = trustForTenantSessions(this.deliveryWorker.role);
     this.subscriberRole = new iam.Role(this, 'SubscriberDelivery', {
       roleName: subscriberRoleName,
       description: "Sends webhook deliveries to relying parties' own SQS queues and EventBridge buses, assumed per tenant with the arthr-tenant session tag.",
       // The worker's role alone, and only with the one tag relying parties' policies check: a
       // session tagged with anything else (another key, a transitive tag that would outlive a
       // role chain) or with no tenant is refused here, whatever the worker's own policy says.
-      assumedBy: new iam.SessionTagsPrincipal(this.deliveryWorker.role).withConditions(subscriberSessionConditions()),
+      assumedBy: subscriberTrust.assumedBy,
       maxSessionDuration: Duration.hours(1),
       inlinePolicies: {
         subscriberDelivery: new iam.PolicyDocument({
@@ -263,6 +252,7 @@ export class Events extends Construct {
         }),
       },
     });
+    this.subscriberRole.assumeRolePolicy!.addStatements(subscriberTrust.tagSession);
     for (const resource of [`arn:${stack.partition}:sqs:*:*:*`, `arn:${stack.partition}:events:*:*:event-bus/*`, `arn:${stack.partition}:kms:*:*:key/*`]) {
       Validations.of(this.subscriberRole).acknowledge({
         id: `AwsSolutions-IAM5[Resource::${resource}]`,

@@ -5,7 +5,15 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { isRateLimited, type RouteDef } from '../../functions/http/route.js';
-import { RATE_PARTITION } from '../../functions/store/keys.js';
+import { SERVICE_PREFIX } from '../../functions/store/keys.js';
+import {
+  acknowledgeTenantRoleArn,
+  assumeTenantRoleStatement,
+  TENANT_PARTITIONS,
+  TENANT_RATE_PARTITIONS,
+  TenantRole,
+  tenantTableStatement,
+} from './tenant-role.js';
 import { acknowledgeImageObjects, imageStatements, type ImagesAccess } from './images.js';
 import { acknowledgeExportObjects, exportsEnvironment, exportStatements, type ExportsAccess } from './exports.js';
 import { cloudSecretsEnvironment, cloudSecretStatement, webhookSecretStatement } from './cloud-secrets.js';
@@ -13,8 +21,6 @@ import { acknowledgeFaceStatements, faceStatements, facesEnvironment } from './f
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { ServiceFunction, nagArn } from './service-function.js';
 
-/** Only Query reads an index. */
-const INDEX_READ_ACTIONS = ['dynamodb:Query'];
 const KEY_ACTIONS = { sign: ['kms:Sign'], publicKey: ['kms:GetPublicKey'] } as const;
 
 export interface RouteFunctionProps {
@@ -51,6 +57,9 @@ const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
  * the operation may touch (`route.aws`).
  */
 export class RouteFunction extends ServiceFunction {
+  /** The role it acts through for one tenant, when it touches the table (lib/constructs/tenant-role.ts). */
+  readonly tenantRole?: iam.Role;
+
   /** Construct id for a route's function: stable as long as the operationId is. */
   static idFor(route: RouteDef): string {
     return pascal(route.operationId);
@@ -60,9 +69,10 @@ export class RouteFunction extends ServiceFunction {
     const { route } = props;
     const stack = Stack.of(scope);
     const access = route.aws;
+    // Named after the deployment and the operation so the console, metrics and logs say which one.
+    const functionName = ServiceFunction.physicalName(props.namePrefix, route.operationId);
     super(scope, RouteFunction.idFor(route), {
-      // Named after the deployment and the operation so the console, metrics and logs say which one.
-      functionName: ServiceFunction.physicalName(props.namePrefix, route.operationId),
+      functionName,
       description: `${route.method} ${route.path}: ${route.summary}`,
       repoRoot: props.repoRoot,
       entry: route.handler,
@@ -82,7 +92,7 @@ export class RouteFunction extends ServiceFunction {
       },
       policyName: route.operationId,
       roleDescription: `Runs ${route.operationId} (${route.method} ${route.path})`,
-      statements: routeStatements(props, stack),
+      statements: routeStatements(props, stack, functionName),
       layers: (route.layerPackages ?? []).map((p) => {
         const layer = props.packageLayers.get(p);
         if (!layer) throw new Error(`${route.operationId} needs a layer for ${p}`);
@@ -90,6 +100,16 @@ export class RouteFunction extends ServiceFunction {
       }),
     });
 
+    if (touchesTable(route)) {
+      this.tenantRole = new TenantRole(this, 'Tenant', {
+        functionName,
+        functionRole: this.role,
+        description: `Runs ${route.operationId} for one tenant: assumed with the arthr-tenant session tag`,
+        statements: tenantTableStatements(props),
+      }).role;
+      this.function.addEnvironment('TENANT_ROLE_ARN', this.tenantRole.roleArn);
+      acknowledgeTenantRoleArn(this.role, nagArn(TenantRole.arnPattern(this, functionName), stack));
+    }
     if (access.stateMachines) {
       // cdk-nag 3 acknowledges each wildcard finding by its exact resource string.
       Validations.of(this.role).acknowledge({
@@ -105,39 +125,47 @@ export class RouteFunction extends ServiceFunction {
   }
 }
 
-/** The statements `route.aws` calls for (the log group statement is ServiceFunction's). */
-function routeStatements(props: RouteFunctionProps, stack: Stack): iam.PolicyStatement[] {
+/** Whether the route's function touches the table (so acts through a tenant role). */
+function touchesTable(route: RouteDef): boolean {
+  return Boolean(route.aws.table?.length || route.aws.queryIndexes || isRateLimited(route));
+}
+
+/**
+ * The tenant role's statements: the route's table actions, each on the partitions of the
+ * session's tenant only (`dynamodb:LeadingKeys` `TNT#${aws:PrincipalTag/arthr-tenant}#*`; an index's
+ * partition keys start the same way). The route table names each DynamoDB action an operation
+ * makes (transactions included: IAM checks each item's PutItem, UpdateItem, ...), so nothing
+ * unused is granted; not grantReadData / grantReadWriteData, which also grant Scan, DescribeTable
+ * and stream actions.
+ */
+function tenantTableStatements(props: RouteFunctionProps): iam.PolicyStatement[] {
   const statements: iam.PolicyStatement[] = [];
   const access = props.route.aws;
-  // The route table names each DynamoDB action an operation makes (transactions included: IAM
-  // checks each item's PutItem, UpdateItem, ...), so nothing unused is granted; not
-  // grantReadData / grantReadWriteData, which also grant Scan, DescribeTable and stream actions.
   if (access.table?.length) {
-    statements.push(
-      new iam.PolicyStatement({ sid: 'TableItems', actions: access.table.map((a) => `dynamodb:${a}`), resources: [props.table.tableArn] }),
-    );
+    // A publication also counts its state machine's users: the service's reference items
+    // (`SVC#SM#{name}`, no tenant's data), in the same transaction as the version.
+    const partitions = [...TENANT_PARTITIONS, ...(access.stateMachines === 'publish' ? [`${SERVICE_PREFIX}SM#*`] : [])];
+    statements.push(tenantTableStatement('TableItems', access.table, [props.table.tableArn], partitions));
   }
   if (isRateLimited(props.route)) {
-    // The tenant's rate limit (functions/http/wrapper.ts): one counting write per request, on the
-    // rate windows' partitions only (`TNT#{tenantId}#RATE`), whatever else the route may write.
-    statements.push(
-      new iam.PolicyStatement({
-        sid: 'TenantRateLimit',
-        actions: ['dynamodb:UpdateItem'],
-        resources: [props.table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`TNT#*#${RATE_PARTITION}`] } },
-      }),
-    );
+    // The tenant's rate limit (functions/auth/rate-limit.ts): a lease of the tenant's budget, on
+    // its rate windows' partition only, whatever else the route may write.
+    statements.push(tenantTableStatement('TenantRateLimit', ['UpdateItem'], [props.table.tableArn], TENANT_RATE_PARTITIONS));
   }
   if (access.queryIndexes && props.indexNames.length > 0) {
     statements.push(
-      new iam.PolicyStatement({
-        sid: 'TableIndexes',
-        actions: INDEX_READ_ACTIONS,
-        resources: props.indexNames.map((name) => `${props.table.tableArn}/index/${name}`),
-      }),
+      tenantTableStatement('TableIndexes', ['Query'], props.indexNames.map((name) => `${props.table.tableArn}/index/${name}`), TENANT_PARTITIONS),
     );
   }
+  return statements;
+}
+
+/** The statements `route.aws` calls for (the log group statement is ServiceFunction's). */
+function routeStatements(props: RouteFunctionProps, stack: Stack, functionName: string): iam.PolicyStatement[] {
+  const statements: iam.PolicyStatement[] = [];
+  const access = props.route.aws;
+  // Tenant data only through the tenant role (TenantRole): no table grant of its own.
+  if (touchesTable(props.route)) statements.push(assumeTenantRoleStatement(stack, functionName));
   if (access.signingKey) {
     statements.push(
       new iam.PolicyStatement({

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { writeFileSync } from 'node:fs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { scopedTenant } from '../../functions/shared/tenant-scope.js';
 
 /**
  * Records which AWS actions each operation makes when the service runs locally, in IAM's terms
@@ -11,6 +12,11 @@ import type { S3Client } from '@aws-sdk/client-s3';
  */
 const current = new AsyncLocalStorage<string>();
 const used = new Map<string, Set<string>>();
+/** `{operation} {partition key}` of each call made for a tenant on a partition not that tenant's. */
+const outsideTenant = new Set<string>();
+
+/** The usage record's entry for calls outside the tenant a request acts for (IAM refuses them on AWS). */
+export const OUTSIDE_TENANT = '(outside its tenant)';
 
 export function asOperation<T>(operation: string, fn: () => T): T {
   return current.run(operation, fn);
@@ -35,6 +41,13 @@ export function recordDynamoCalls(client: DynamoDBClient): void {
     (next, context) => async (args) => {
       const command = String(context.commandName ?? '').replace(/Command$/, '');
       const input = args.input as { TransactItems?: Record<string, unknown>[]; IndexName?: string };
+      // On AWS a route acts through its tenant role, whose grants name the tenant's partitions only.
+      const tenant = scopedTenant();
+      if (tenant) {
+        for (const pk of partitionKeys(command, args.input as Record<string, unknown>)) {
+          if (!pk.startsWith(`TNT#${tenant}#`)) outsideTenant.add(`${current.getStore() ?? '(none)'} ${pk}`);
+        }
+      }
       if (command === 'TransactWriteItems') {
         for (const item of input.TransactItems ?? []) for (const k of Object.keys(item)) recordAction(TRANSACT_ITEM_ACTIONS[k] ?? `dynamodb:${k}`);
       } else if (command === 'Query' && input.IndexName) {
@@ -48,6 +61,53 @@ export function recordDynamoCalls(client: DynamoDBClient): void {
     },
     { step: 'initialize', name: 'awsUsageRecorder' },
   );
+}
+
+/** A key attribute's value, marshalled (`{ S: ... }`) or not. */
+function text(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const s = (value as { S?: unknown } | undefined)?.S;
+  return typeof s === 'string' ? s : '(not a string)';
+}
+
+/**
+ * The partition keys a DynamoDB request names, as IAM's `dynamodb:LeadingKeys` sees them: the
+ * table's PK, or a queried index's partition key. A Scan names none (`(scan)`), which a grant
+ * conditioned on leading keys refuses.
+ */
+export function partitionKeys(command: string, input: Record<string, unknown>): string[] {
+  const pkOf = (item: unknown) => text((item as Record<string, unknown> | undefined)?.PK);
+  switch (command) {
+    case 'GetItem':
+    case 'DeleteItem':
+    case 'UpdateItem':
+      return [pkOf(input.Key)];
+    case 'PutItem':
+      return [pkOf(input.Item)];
+    case 'Query': {
+      const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+      const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
+      const out: string[] = [];
+      for (const m of String(input.KeyConditionExpression ?? '').matchAll(/(#?[A-Za-z0-9_]+)\s*=\s*(:[A-Za-z0-9_]+)/g)) {
+        const attr = names[m[1]!] ?? m[1]!;
+        if (/^(PK|GSI\d+PK)$/.test(attr)) out.push(text(values[m[2]!]));
+      }
+      return out.length ? out : ['(no partition key)'];
+    }
+    case 'BatchGetItem':
+      return Object.values((input.RequestItems ?? {}) as Record<string, { Keys?: unknown[] }>).flatMap((r) => (r.Keys ?? []).map(pkOf));
+    case 'BatchWriteItem':
+      return Object.values((input.RequestItems ?? {}) as Record<string, { PutRequest?: { Item: unknown }; DeleteRequest?: { Key: unknown } }[]>).flatMap((rs) =>
+        rs.map((r) => pkOf(r.PutRequest?.Item ?? r.DeleteRequest?.Key)),
+      );
+    case 'TransactWriteItems':
+    case 'TransactGetItems':
+      return ((input.TransactItems ?? []) as Record<string, { Key?: unknown; Item?: unknown }>[]).flatMap((item) =>
+        Object.values(item).map((body) => pkOf(body.Key ?? body.Item)),
+      );
+    default:
+      return ['(scan)'];
+  }
 }
 
 /**
@@ -81,5 +141,6 @@ export function recordMethods<T extends object>(target: T, actions: Partial<Reco
 export function writeUsage(path: string): void {
   const out: Record<string, string[]> = {};
   for (const [op, set] of [...used.entries()].sort()) out[op] = [...set].sort();
+  if (outsideTenant.size) out[OUTSIDE_TENANT] = [...outsideTenant].sort();
   writeFileSync(path, `${JSON.stringify(out, null, 2)}\n`);
 }

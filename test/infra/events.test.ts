@@ -6,7 +6,7 @@ import { OUTBOX_STREAM_FILTER } from '../../functions/events/relay.js';
 import { routeList } from '../../functions/routes.js';
 import { keys } from '../../functions/store/keys.js';
 import { TABLE_SCHEMA } from '../../functions/store/schema.js';
-import { subscriberSessionConditions } from '../../lib/constructs/events.js';
+import { tenantAssumeConditions, tenantTagConditions } from '../../lib/constructs/tenant-role.js';
 import {
   asArray,
   joined,
@@ -589,7 +589,8 @@ describe('ArthrStack events', () => {
       // Trusted by the worker's role alone, for AssumeRole and TagSession, with the tenant's tag
       // and no other (isolation.test.ts reads the conditions).
       expect(asArray<Statement>(r.Properties.AssumeRolePolicyDocument.Statement)).toEqual([
-        { Effect: 'Allow', Action: ['sts:AssumeRole', 'sts:TagSession'], Principal: { AWS: { 'Fn::GetAtt': [workerRoleId(), 'Arn'] } }, Condition: subscriberSessionConditions() },
+        { Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { AWS: { 'Fn::GetAtt': [workerRoleId(), 'Arn'] } }, Condition: tenantAssumeConditions() },
+        { Effect: 'Allow', Action: 'sts:TagSession', Principal: { AWS: { 'Fn::GetAtt': [workerRoleId(), 'Arn'] } }, Condition: tenantTagConditions() },
       ]);
       expect(r.Properties.MaxSessionDuration).toBe(3600);
       expect(template.findOutputs('SubscriberDeliveryRoleArn').SubscriberDeliveryRoleArn!.Value).toEqual({ 'Fn::GetAtt': [id, 'Arn'] });

@@ -252,17 +252,17 @@ describe('ArthrStack isolation: keys and trust', () => {
     it("let the delivery worker take the subscriber role only with the tenant's tag and no other", () => {
       const [, role] = roles().find(([, r]) => r.Properties.RoleName === 'arthr-fir-eu-west-1-subscriber-delivery')!;
       const [workerFn] = Object.values(ofType(template, 'AWS::Lambda::Function')).filter((f) => f.Properties.FunctionName === 'arthr-fir-deliverWebhooks');
+      const worker = { AWS: { 'Fn::GetAtt': [refId(workerFn!.Properties.Role), 'Arn'] } };
+      const tags = {
+        'ForAllValues:StringEquals': { 'aws:TagKeys': [SUBSCRIBER_TENANT_TAG] },
+        StringLike: { [`aws:RequestTag/${SUBSCRIBER_TENANT_TAG}`]: '?*' },
+        Null: { 'sts:TransitiveTagKeys': 'true' },
+      };
+      // The session name on AssumeRole only: TagSession's request has none, and a condition on a
+      // key a request lacks would refuse every tagged session.
       expect(trust(role)).toEqual([
-        {
-          Effect: 'Allow',
-          Action: ['sts:AssumeRole', 'sts:TagSession'],
-          Principal: { AWS: { 'Fn::GetAtt': [refId(workerFn!.Properties.Role), 'Arn'] } },
-          Condition: {
-            'ForAllValues:StringEquals': { 'aws:TagKeys': [SUBSCRIBER_TENANT_TAG] },
-            StringLike: { [`aws:RequestTag/${SUBSCRIBER_TENANT_TAG}`]: '?*', 'sts:RoleSessionName': 'arthr-?*' },
-            Null: { 'sts:TransitiveTagKeys': 'true' },
-          },
-        },
+        { Effect: 'Allow', Action: 'sts:AssumeRole', Principal: worker, Condition: { ...tags, StringLike: { ...tags.StringLike, 'sts:RoleSessionName': 'arthr-?*' } } },
+        { Effect: 'Allow', Action: 'sts:TagSession', Principal: worker, Condition: tags },
       ]);
       // The worker's own grant asks for no more than the trust allows.
       const asWorker = statementsOf(template, refId(workerFn!.Properties.Role)!).find((st) => asArray(st.Action).includes('sts:TagSession'))!;

@@ -1,0 +1,86 @@
+/** What an SDK client's `credentials` provider returns (the SDK's AwsCredentialIdentity). */
+export interface AwsCredentialIdentity {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+  expiration?: Date;
+}
+
+import { TENANT_ID_PATTERN } from '../auth/permissions.js';
+import { TENANT_SESSION_TAG } from '../shared/tenant-scope.js';
+
+/** Credentials are renewed this long before they expire (the SDK's own margin, so a call never signs with a dying session). */
+const RENEW_BEFORE_MS = 5 * 60_000;
+/** Tenants whose sessions a container keeps; the least recently used one is dropped past it. */
+export const KEPT_TENANT_SESSIONS = 256;
+
+export interface TenantCredentialsOptions {
+  /** The role to assume; its trust takes this function's role with the tenant tag alone. */
+  roleArn: string;
+  /** 900 to 3,600: a role assumed from a Lambda's own role session is chained, and STS caps chained sessions at an hour. */
+  durationSeconds?: number;
+  /** The STS client (tests hand in one that aws-sdk-client-mock intercepts). */
+  sts?: () => Promise<import('@aws-sdk/client-sts').STSClient>;
+}
+
+export type TenantCredentials = (tenantId: string) => Promise<AwsCredentialIdentity>;
+
+/**
+ * Credentials for one tenant at a time: STS AssumeRole on `roleArn` with the session tag
+ * `arthr-tenant` set to the tenant and the session named after it (CloudTrail then names the
+ * tenant of every call), kept per tenant until five minutes before they expire. Concurrent asks
+ * for one tenant share one AssumeRole; a failed one is not kept, so the next ask tries again.
+ */
+export function tenantCredentials(options: TenantCredentialsOptions): TenantCredentials {
+  const kept = new Map<string, { credentials: Promise<AwsCredentialIdentity>; renewAt: number }>();
+  let client: Promise<import('@aws-sdk/client-sts').STSClient> | undefined;
+  const sts = () =>
+    (client ??= options.sts?.() ?? import('@aws-sdk/client-sts').then(({ STSClient }) => new STSClient({})));
+  const duration = options.durationSeconds ?? 3600;
+
+  async function assume(tenantId: string): Promise<AwsCredentialIdentity> {
+    const { AssumeRoleCommand } = await import('@aws-sdk/client-sts');
+    const out = await (await sts()).send(
+      new AssumeRoleCommand({
+        RoleArn: options.roleArn,
+        RoleSessionName: `arthr-${tenantId}`.slice(0, 64),
+        DurationSeconds: duration,
+        Tags: [{ Key: TENANT_SESSION_TAG, Value: tenantId }],
+      }),
+    );
+    const c = out.Credentials;
+    if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken) throw new Error('STS returned no credentials');
+    return {
+      accessKeyId: c.AccessKeyId,
+      secretAccessKey: c.SecretAccessKey,
+      sessionToken: c.SessionToken,
+      expiration: c.Expiration ?? new Date(Date.now() + duration * 1000),
+    };
+  }
+
+  return (tenantId: string) => {
+    // The tag is what the grants compare partitions with: only an id that can be a tenant's.
+    if (!TENANT_ID_PATTERN.test(tenantId)) return Promise.reject(new Error('not a tenant id: no session is made for it'));
+    const now = Date.now();
+    const hit = kept.get(tenantId);
+    if (hit && hit.renewAt > now) {
+      // Most recently used last: the map's first entry is the one to drop.
+      kept.delete(tenantId);
+      kept.set(tenantId, hit);
+      return hit.credentials;
+    }
+    const entry = { credentials: assume(tenantId), renewAt: now + duration * 1000 - RENEW_BEFORE_MS };
+    kept.delete(tenantId);
+    kept.set(tenantId, entry);
+    while (kept.size > KEPT_TENANT_SESSIONS) kept.delete(kept.keys().next().value!);
+    entry.credentials.then(
+      (c) => {
+        if (c.expiration) entry.renewAt = Math.min(entry.renewAt, c.expiration.getTime() - RENEW_BEFORE_MS);
+      },
+      () => {
+        if (kept.get(tenantId) === entry) kept.delete(tenantId);
+      },
+    );
+    return entry.credentials;
+  };
+}

@@ -1,0 +1,183 @@
+import { rmSync } from 'node:fs';
+import { runSimulation, type Simulation } from '@cloud-copilot/iam-simulate';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isRateLimited, type RouteDef } from '../../functions/http/route.js';
+import { routeList } from '../../functions/routes.js';
+import { TENANT_SESSION_TAG } from '../../functions/shared/tenant-scope.js';
+import { TABLE_SCHEMA } from '../../functions/store/schema.js';
+import { asArray, ofType, resourceAt, routeFunctionPath, synthesize, type Resource, type Synthesized } from './support.js';
+
+// Tenants apart in IAM, proven by evaluation: the synthesized policies of every route function
+// that touches the table, run through an IAM policy simulator (@cloud-copilot/iam-simulate) with
+// the requests its code makes, as tenant "alpha", against tenant "beta"'s partitions. The
+// template's references are made concrete first (an account, a region, each role's ARN).
+
+const ACCOUNT = '111122223333';
+const REGION = 'eu-west-1';
+type Decision = 'Allowed' | 'ImplicitlyDenied' | 'ExplicitlyDenied';
+
+const touchesTable = (r: RouteDef) => Boolean(r.aws.table?.length || r.aws.queryIndexes || isRateLimited(r));
+
+describe('tenants apart in IAM, by evaluation of the synthesized policies', () => {
+  let synth: Synthesized;
+  let template: Template;
+  let roles: Record<string, Resource>;
+  let tableArn: string;
+
+  /** The template's value as it will be once deployed, for the simulator. */
+  function concrete(value: unknown): unknown {
+    if (Array.isArray(value)) return value.map(concrete);
+    if (!value || typeof value !== 'object') return value;
+    const v = value as Record<string, unknown>;
+    if (typeof v.Ref === 'string') {
+      const pseudo: Record<string, string> = { 'AWS::AccountId': ACCOUNT, 'AWS::Partition': 'aws', 'AWS::Region': REGION, 'AWS::URLSuffix': 'amazonaws.com' };
+      return pseudo[v.Ref] ?? `ref-${v.Ref}`;
+    }
+    const getAtt = v['Fn::GetAtt'] as [string, string] | undefined;
+    if (getAtt) return arnOf(getAtt[0]);
+    const join = v['Fn::Join'] as [string, unknown[]] | undefined;
+    if (join) return (concrete(join[1]) as string[]).join(join[0]);
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, concrete(x)]));
+  }
+  function arnOf(logicalId: string): string {
+    const role = roles[logicalId];
+    if (role) return `arn:aws:iam::${ACCOUNT}:role${role.Properties.Path ?? '/'}${logicalId}`;
+    if (logicalId === tableId()) return `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${logicalId}`;
+    return `arn:aws:unknown:${REGION}:${ACCOUNT}:${logicalId}`;
+  }
+  const tableId = () => Object.keys(ofType(template, 'AWS::DynamoDB::Table'))[0]!;
+  const inlinePolicies = (id: string) =>
+    asArray(roles[id]!.Properties.Policies).map((p: { PolicyName: string; PolicyDocument: unknown }) => ({ name: p.PolicyName, policy: concrete(p.PolicyDocument) }));
+  const trustOf = (id: string) => concrete(roles[id]!.Properties.AssumeRolePolicyDocument);
+  /** The function's own role and its tenant role (logical ids). */
+  function rolesOf(route: RouteDef): { fn: string; tenant: string } {
+    const base = routeFunctionPath(route).replace(/\/Function$/, '');
+    return { fn: resourceAt(template, 'AWS::IAM::Role', `${base}/Role`)[0], tenant: resourceAt(template, 'AWS::IAM::Role', `${base}/Tenant/Role`)[0] };
+  }
+
+  // Routes with the same grants make the same requests: each distinct one is evaluated once (the
+  // principal's ARN matters only to a resource policy).
+  const decided = new Map<string, Promise<Decision>>();
+  function decide(simulation: Omit<Simulation, 'serviceControlPolicies' | 'resourceControlPolicies'>): Promise<Decision> {
+    const key = JSON.stringify(simulation.resourcePolicy ? simulation : { ...simulation, request: { ...simulation.request, principal: '' } });
+    let hit = decided.get(key);
+    if (!hit) decided.set(key, (hit = evaluate(simulation)));
+    return hit;
+  }
+  async function evaluate(simulation: Omit<Simulation, 'serviceControlPolicies' | 'resourceControlPolicies'>): Promise<Decision> {
+    const out = await runSimulation({ serviceControlPolicies: [], resourceControlPolicies: [], ...simulation }, {});
+    if (out.resultType === 'error') throw new Error(`simulation refused: ${JSON.stringify(out.errors)}`);
+    return out.overallResult as Decision;
+  }
+  /** A table (or index) request of the tenant role's session for `tenant`, on partitions `keys`. */
+  const asTenant = (route: RouteDef, tenant: string | undefined, action: string, keys: string[] | undefined, resource = tableArn) =>
+    decide({
+      request: {
+        principal: arnOf(rolesOf(route).tenant),
+        action: `dynamodb:${action}`,
+        resource: { resource, accountId: ACCOUNT },
+        contextVariables: { ...(tenant ? { [`aws:PrincipalTag/${TENANT_SESSION_TAG}`]: tenant } : {}), ...(keys ? { 'dynamodb:LeadingKeys': keys } : {}) },
+      },
+      identityPolicies: inlinePolicies(rolesOf(route).tenant),
+    });
+  /** `caller` (a role's logical id, with its own policies or `extra` ones) assuming `route`'s tenant role with `tags`. */
+  const assume = (route: RouteDef, caller: string, tags: Record<string, string>, sessionName: string, identity = inlinePolicies(caller)) =>
+    Promise.all(
+      ['sts:AssumeRole', 'sts:TagSession'].map((action) =>
+        decide({
+          request: {
+            principal: arnOf(caller),
+            action,
+            resource: { resource: arnOf(rolesOf(route).tenant), accountId: ACCOUNT },
+            contextVariables: {
+              ...Object.fromEntries(Object.entries(tags).map(([k, v]) => [`aws:RequestTag/${k}`, v])),
+              'aws:TagKeys': Object.keys(tags),
+              'sts:RoleSessionName': sessionName,
+            },
+          },
+          identityPolicies: identity,
+          resourcePolicy: trustOf(rolesOf(route).tenant),
+        }),
+      ),
+    ).then((d) => (d.every((x) => x === 'Allowed') ? 'Allowed' : d.find((x) => x !== 'Allowed')!));
+
+  beforeAll(() => {
+    synth = synthesize({}, { bundle: false });
+    template = synth.template;
+    roles = ofType(template, 'AWS::IAM::Role');
+    tableArn = arnOf(tableId());
+  }, 180_000);
+  afterAll(() => {
+    if (synth) rmSync(synth.outdir, { recursive: true, force: true });
+  });
+
+  const tableRoutes = routeList.filter(touchesTable);
+
+  it('covers the routes that touch the table, and no function role of theirs holds a DynamoDB grant of its own', () => {
+    expect(tableRoutes.length).toBeGreaterThan(80);
+    for (const route of tableRoutes) {
+      const { fn } = rolesOf(route);
+      const actions = inlinePolicies(fn).flatMap((p) => asArray((p.policy as { Statement: { Action: string | string[] }[] }).Statement)).flatMap((s) => asArray(s.Action));
+      expect(actions.filter((a) => a.startsWith('dynamodb:')), route.operationId).toEqual([]);
+    }
+  });
+
+  it("lets each function's role act for one tenant at a time, and nothing else act through its tenant role", async () => {
+    const other = rolesOf(routeList.find((r) => r.operationId === 'getProcessInstance')!).fn;
+    const anything = [{ name: 'admin', policy: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'sts:*', Resource: '*' }] } }];
+    for (const route of tableRoutes) {
+      const { fn } = rolesOf(route);
+      const id = route.operationId;
+      expect(await assume(route, fn, { [TENANT_SESSION_TAG]: 'alpha' }, 'arthr-alpha'), id).toBe('Allowed');
+      expect(await assume(route, fn, {}, 'arthr-alpha'), `${id}: untagged`).not.toBe('Allowed');
+      expect(await assume(route, fn, { [TENANT_SESSION_TAG]: '' }, 'arthr-'), `${id}: empty tag`).not.toBe('Allowed');
+      expect(await assume(route, fn, { [TENANT_SESSION_TAG]: 'alpha', team: 'x' }, 'arthr-alpha'), `${id}: another tag key`).not.toBe('Allowed');
+      expect(await assume(route, fn, { [TENANT_SESSION_TAG]: 'alpha' }, 'alpha'), `${id}: session name`).not.toBe('Allowed');
+      // Another function's role, even one allowed every STS action on every role: the trust names only this function's.
+      if (fn !== other) expect(await assume(route, other, { [TENANT_SESSION_TAG]: 'alpha' }, 'arthr-alpha', anything), `${id}: another role`).not.toBe('Allowed');
+    }
+  });
+
+  it("gives a tenant's session its route's table actions on its own partitions, and none on another tenant's", async () => {
+    for (const route of tableRoutes) {
+      const id = route.operationId;
+      for (const action of route.aws.table ?? []) {
+        expect(await asTenant(route, 'alpha', action, ['TNT#alpha#INST#1']), `${id} ${action}`).toBe('Allowed');
+        expect(await asTenant(route, 'alpha', action, ['TNT#beta#INST#1']), `${id} ${action} on beta`).toBe('ImplicitlyDenied');
+        // A batch or a transaction's items: every key must be the tenant's.
+        expect(await asTenant(route, 'alpha', action, ['TNT#alpha#INST#1', 'TNT#beta#INST#1']), `${id} ${action} mixed`).toBe('ImplicitlyDenied');
+        // A tenant whose id begins another's: the separator after the id keeps them apart.
+        expect(await asTenant(route, 'alpha', action, ['TNT#alphabet#INST#1']), `${id} ${action} on alphabet`).toBe('ImplicitlyDenied');
+        expect(await asTenant(route, undefined, action, ['TNT#alpha#INST#1']), `${id} ${action} untagged`).toBe('ImplicitlyDenied');
+        expect(await asTenant(route, 'alpha', action, undefined), `${id} ${action} with no key`).toBe('ImplicitlyDenied');
+        // The service's own items: only a publication counts a state machine's users.
+        const service = await asTenant(route, 'alpha', action, ['SVC#SM#abc']);
+        expect(service, `${id} ${action} on a service key`).toBe(route.aws.stateMachines === 'publish' ? 'Allowed' : 'ImplicitlyDenied');
+        expect(await asTenant(route, 'alpha', action, ['SVC#JANITOR']), `${id} ${action} on the janitor`).toBe('ImplicitlyDenied');
+      }
+      for (const action of ['Scan', 'DescribeTable', 'DeleteTable', 'BatchWriteItem', 'PartiQLSelect'].filter((a) => !(route.aws.table ?? []).includes(a as never))) {
+        expect(await asTenant(route, 'alpha', action, ['TNT#alpha#INST#1']), `${id} ${action}`).toBe('ImplicitlyDenied');
+      }
+    }
+  });
+
+  it("lets the rate limit lease only the tenant's own rate windows, and index queries only the tenant's index partitions", async () => {
+    const index = (name: string) => `${tableArn}/index/${name}`;
+    for (const route of tableRoutes) {
+      const id = route.operationId;
+      if (isRateLimited(route)) {
+        expect(await asTenant(route, 'alpha', 'UpdateItem', ['TNT#alpha#RATE']), id).toBe('Allowed');
+        expect(await asTenant(route, 'alpha', 'UpdateItem', ['TNT#beta#RATE']), `${id} beta's rate`).toBe('ImplicitlyDenied');
+      }
+      if (!(route.aws.table ?? []).includes('UpdateItem')) {
+        expect(await asTenant(route, 'alpha', 'UpdateItem', ['TNT#alpha#INST#1']), `${id} updates only its rate`).toBe('ImplicitlyDenied');
+      }
+      for (const gsi of TABLE_SCHEMA.globalSecondaryIndexes) {
+        const queried = Boolean(route.aws.queryIndexes) && gsi.queriedByRoutes;
+        expect(await asTenant(route, 'alpha', 'Query', ['TNT#alpha#INST'], index(gsi.indexName)), `${id} ${gsi.indexName}`).toBe(queried ? 'Allowed' : 'ImplicitlyDenied');
+        expect(await asTenant(route, 'alpha', 'Query', ['TNT#beta#INST'], index(gsi.indexName)), `${id} ${gsi.indexName} beta`).toBe('ImplicitlyDenied');
+      }
+    }
+  });
+});
