@@ -182,7 +182,8 @@ describe('the outbox', () => {
   /** The tenant's outbox items about one instance, in key (time) order. */
   async function eventsOf(id: string): Promise<EventEnvelope[]> {
     const { queryPages } = await import('../../functions/store/client.js');
-    const items = await queryPages({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.outboxPartition(TENANT) } });
+    // A subject's events are all in its shard, in the order written.
+    const items = await queryPages({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.outboxPartition(TENANT, keys.outboxShard(id)) } });
     return (items as unknown as EventEnvelope[]).filter((e) => e.subject.id === id);
   }
 
@@ -207,7 +208,7 @@ describe('the outbox', () => {
       ['process-instance.completed', 'REVIEW'],
     ]);
     // Kept 30 days from the change, whatever the instance's own retention.
-    const item = await rawItem(keys.outboxEvent(TENANT, events[0]!.timestamp, events[0]!.id));
+    const item = await rawItem(keys.outboxEvent(TENANT, events[0]!.timestamp, events[0]!.id, r.id));
     expect(item).toMatchObject({ itemType: 'OutboxEvent', expiresAt: Math.floor(now.getTime() / 1000) + 30 * 86_400 });
   });
 
