@@ -1,6 +1,6 @@
 import { TENANT_ID_PATTERN } from '../auth/permissions.js';
 import { OUTBOX_SORT_PREFIX } from '../shared/events.js';
-import { OUTBOX_SHARDS, shardLabel, shardOf } from './shards.js';
+import { INSTANCE_VIEW_SHARDS, OPEN_INDEX_SHARDS, OUTBOX_SHARDS, shardLabel, shardOf } from './shards.js';
 
 /**
  * The only place that builds table keys. Every key of a tenant's data, GSI keys included, starts
@@ -162,7 +162,9 @@ export const keys = {
    * about its execution (`reconcileAt`, ISO 8601), so what is due sorts first.
    */
   instanceOpen(tenantId: string, reconcileAt: string, id: string): { GSI2PK: string; GSI2SK: string } {
-    return { GSI2PK: `${tenantPrefix(tenantId)}OPEN`, GSI2SK: `${part(reconcileAt)}#${part(id)}` };
+    // OPEN_INDEX_SHARDS partitions per tenant, by instance (`OPEN#{nn}`; instances put on it
+    // before shards keep `OPEN`): the reconciler Scans the index, so no reader names a partition.
+    return { GSI2PK: `${tenantPrefix(tenantId)}OPEN#${shardLabel(shardOf(id, OPEN_INDEX_SHARDS))}`, GSI2SK: `${part(reconcileAt)}#${part(id)}` };
   },
   /** A cloud function run's log, in the instance's partition (by step, then start time). */
   cloudFunctionLog(tenantId: string, id: string, activityId: string, at: string): ItemKey {
@@ -214,11 +216,26 @@ export const keys = {
   instanceViewItem(tenantId: string, id: string, view: InstanceViewPartition): ItemKey {
     return view.kind === 'W' ? keys.instanceTermView(tenantId, id, view.term) : keys.instanceView(tenantId, id, view.kind);
   },
-  instanceViewIndexPartition(tenantId: string, view: InstanceViewPartition): string {
-    if (view.kind === 'T') return `${tenantPrefix(tenantId)}PIV#T`;
-    if (view.kind === 'S') return `${tenantPrefix(tenantId)}PIV#S#${part(view.status)}`;
-    if (view.kind === 'W') return `${tenantPrefix(tenantId)}PIV#W#${encoded(view.term)}`;
-    return `${tenantPrefix(tenantId)}PIV#D#${encoded(view.name)}`;
+  /**
+   * A view's GSI1 partition: one of INSTANCE_VIEW_SHARDS per list (`PIV#T#{nn}`, ...), the shard
+   * the instance's (so all views of an instance are in the same shard of each list); without a
+   * shard, the list's one partition from before shards, which lists read too until
+   * `operator backfill-views` (or each instance's next status change) has moved its views.
+   */
+  instanceViewIndexPartition(tenantId: string, view: InstanceViewPartition, shard?: number): string {
+    const suffix = shard === undefined ? '' : `#${shardLabel(shard)}`;
+    if (view.kind === 'T') return `${tenantPrefix(tenantId)}PIV#T${suffix}`;
+    if (view.kind === 'S') return `${tenantPrefix(tenantId)}PIV#S#${part(view.status)}${suffix}`;
+    if (view.kind === 'W') return `${tenantPrefix(tenantId)}PIV#W#${encoded(view.term)}${suffix}`;
+    return `${tenantPrefix(tenantId)}PIV#D#${encoded(view.name)}${suffix}`;
+  },
+  /** The shard of an instance's views. */
+  instanceViewShard(id: string): number {
+    return shardOf(id, INSTANCE_VIEW_SHARDS);
+  },
+  /** Every GSI1 partition of one list: its shards, then its partition from before shards. */
+  instanceViewIndexPartitions(tenantId: string, view: InstanceViewPartition): string[] {
+    return [...Array.from({ length: INSTANCE_VIEW_SHARDS }, (_, s) => keys.instanceViewIndexPartition(tenantId, view, s)), keys.instanceViewIndexPartition(tenantId, view)];
   },
   instanceViewIndexSort(createdAt: string, id: string): string {
     return `${createdAt}#${part(id)}`;
