@@ -164,7 +164,11 @@ export const keys = {
   instanceOpen(tenantId: string, reconcileAt: string, id: string): { GSI2PK: string; GSI2SK: string } {
     // OPEN_INDEX_SHARDS partitions per tenant, by instance (`OPEN#{nn}`; instances put on it
     // before shards keep `OPEN`): the reconciler Scans the index, so no reader names a partition.
-    return { GSI2PK: `${tenantPrefix(tenantId)}OPEN#${shardLabel(shardOf(id, OPEN_INDEX_SHARDS))}`, GSI2SK: `${part(reconcileAt)}#${part(id)}` };
+    return { GSI2PK: keys.instanceOpenPartition(tenantId, shardOf(id, OPEN_INDEX_SHARDS)), GSI2SK: `${part(reconcileAt)}#${part(id)}` };
+  },
+  /** A GSI2 partition of open instances: a shard, or (none given) the one from before shards. */
+  instanceOpenPartition(tenantId: string, shard?: number): string {
+    return `${tenantPrefix(tenantId)}OPEN${shard === undefined ? '' : `#${shardLabel(shard)}`}`;
   },
   /** A cloud function run's log, in the instance's partition (by step, then start time). */
   cloudFunctionLog(tenantId: string, id: string, activityId: string, at: string): ItemKey {
