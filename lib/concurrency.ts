@@ -6,8 +6,8 @@
  * than the quota allows rolls back whole).
  *
  * - `reservedConcurrency=true` reserves for the four functions that had reservations: the activity
- *   function 100, the execution-end function 10, the reconciler 1 and the janitor 1 (112 in all:
- *   an account quota of at least 212).
+ *   function 100, the execution-end function 100 (sized for 500 journey ends a second: below),
+ *   the reconciler 1 and the janitor 1 (202 in all: an account quota of at least 302).
  * - `activityConcurrency=N`, `executionEndConcurrency=N` reserve N for that one function (with or
  *   without `reservedConcurrency=true`, where they replace its default).
  * - `reservedConcurrency=false` with one of those is refused, as a contradiction.
@@ -19,8 +19,39 @@
 /** Lambda keeps this much of an account's concurrency unreserved; a reservation into it is refused. */
 export const LAMBDA_MINIMUM_UNRESERVED = 100;
 
-/** What `reservedConcurrency=true` reserves for each function not given its own value. */
-export const RESERVED_DEFAULTS = { activities: 100, executionEnd: 10, reconciler: 1, janitor: 1 } as const;
+/** The journey ends a second the execution-end function is sized for: one tenant's 500 journeys a second (docs/aws.md, Capacity model). */
+export const TARGET_JOURNEY_ENDS_PER_SECOND = 500;
+
+/**
+ * Function time one journey end takes, in seconds of one execution environment: the `Record
+ * outcome` invocation (the instance and its step read, one transaction of the status, its views
+ * and events) and the status-change event's (the instance read, found already final). About a
+ * sixth of a second: what the 60 ends a second the old reservation of 10 managed works out at.
+ * An environment runs one invocation at a time, so concurrency N ends N / this a second.
+ */
+export const EXECUTION_END_SECONDS_PER_END = 1 / 6;
+
+/** Journey ends a second `concurrency` execution environments of the execution-end function record. */
+export function executionEndsPerSecond(concurrency: number): number {
+  return concurrency / EXECUTION_END_SECONDS_PER_END;
+}
+
+/** The execution-end concurrency for `endsPerSecond`, with a fifth more for bursts, rounded up to ten. */
+export function executionEndConcurrencyFor(endsPerSecond: number): number {
+  return Math.ceil((endsPerSecond * EXECUTION_END_SECONDS_PER_END * 1.2) / 10) * 10;
+}
+
+/**
+ * What `reservedConcurrency=true` reserves for each function not given its own value. A
+ * reservation is also the function's ceiling: the execution-end function's is sized for
+ * TARGET_JOURNEY_ENDS_PER_SECOND (100: 600 ends a second), where 10 held it to 60.
+ */
+export const RESERVED_DEFAULTS = {
+  activities: 100,
+  executionEnd: executionEndConcurrencyFor(TARGET_JOURNEY_ENDS_PER_SECOND),
+  reconciler: 1,
+  janitor: 1,
+} as const;
 
 export type ReservedFunction = keyof typeof RESERVED_DEFAULTS;
 

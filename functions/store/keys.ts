@@ -1,5 +1,6 @@
 import { TENANT_ID_PATTERN } from '../auth/permissions.js';
 import { OUTBOX_SORT_PREFIX } from '../shared/events.js';
+import { INSTANCE_VIEW_SHARDS, OPEN_INDEX_SHARDS, OUTBOX_SHARDS, shardLabel, shardOf } from './shards.js';
 
 /**
  * The only place that builds table keys. Every key of a tenant's data, GSI keys included, starts
@@ -161,7 +162,13 @@ export const keys = {
    * about its execution (`reconcileAt`, ISO 8601), so what is due sorts first.
    */
   instanceOpen(tenantId: string, reconcileAt: string, id: string): { GSI2PK: string; GSI2SK: string } {
-    return { GSI2PK: `${tenantPrefix(tenantId)}OPEN`, GSI2SK: `${part(reconcileAt)}#${part(id)}` };
+    // OPEN_INDEX_SHARDS partitions per tenant, by instance (`OPEN#{nn}`; instances put on it
+    // before shards keep `OPEN`): the reconciler Scans the index, so no reader names a partition.
+    return { GSI2PK: keys.instanceOpenPartition(tenantId, shardOf(id, OPEN_INDEX_SHARDS)), GSI2SK: `${part(reconcileAt)}#${part(id)}` };
+  },
+  /** A GSI2 partition of open instances: a shard, or (none given) the one from before shards. */
+  instanceOpenPartition(tenantId: string, shard?: number): string {
+    return `${tenantPrefix(tenantId)}OPEN${shard === undefined ? '' : `#${shardLabel(shard)}`}`;
   },
   /** A cloud function run's log, in the instance's partition (by step, then start time). */
   cloudFunctionLog(tenantId: string, id: string, activityId: string, at: string): ItemKey {
@@ -213,11 +220,26 @@ export const keys = {
   instanceViewItem(tenantId: string, id: string, view: InstanceViewPartition): ItemKey {
     return view.kind === 'W' ? keys.instanceTermView(tenantId, id, view.term) : keys.instanceView(tenantId, id, view.kind);
   },
-  instanceViewIndexPartition(tenantId: string, view: InstanceViewPartition): string {
-    if (view.kind === 'T') return `${tenantPrefix(tenantId)}PIV#T`;
-    if (view.kind === 'S') return `${tenantPrefix(tenantId)}PIV#S#${part(view.status)}`;
-    if (view.kind === 'W') return `${tenantPrefix(tenantId)}PIV#W#${encoded(view.term)}`;
-    return `${tenantPrefix(tenantId)}PIV#D#${encoded(view.name)}`;
+  /**
+   * A view's GSI1 partition: one of INSTANCE_VIEW_SHARDS per list (`PIV#T#{nn}`, ...), the shard
+   * the instance's (so all views of an instance are in the same shard of each list); without a
+   * shard, the list's one partition from before shards, which lists read too until
+   * `operator backfill-views` (or each instance's next status change) has moved its views.
+   */
+  instanceViewIndexPartition(tenantId: string, view: InstanceViewPartition, shard?: number): string {
+    const suffix = shard === undefined ? '' : `#${shardLabel(shard)}`;
+    if (view.kind === 'T') return `${tenantPrefix(tenantId)}PIV#T${suffix}`;
+    if (view.kind === 'S') return `${tenantPrefix(tenantId)}PIV#S#${part(view.status)}${suffix}`;
+    if (view.kind === 'W') return `${tenantPrefix(tenantId)}PIV#W#${encoded(view.term)}${suffix}`;
+    return `${tenantPrefix(tenantId)}PIV#D#${encoded(view.name)}${suffix}`;
+  },
+  /** The shard of an instance's views. */
+  instanceViewShard(id: string): number {
+    return shardOf(id, INSTANCE_VIEW_SHARDS);
+  },
+  /** Every GSI1 partition of one list: its shards, then its partition from before shards. */
+  instanceViewIndexPartitions(tenantId: string, view: InstanceViewPartition): string[] {
+    return [...Array.from({ length: INSTANCE_VIEW_SHARDS }, (_, s) => keys.instanceViewIndexPartition(tenantId, view, s)), keys.instanceViewIndexPartition(tenantId, view)];
   },
   instanceViewIndexSort(createdAt: string, id: string): string {
     return `${createdAt}#${part(id)}`;
@@ -333,20 +355,46 @@ export const keys = {
     return { PK: keys.identityEventPartition(tenantId), SK: `${at}#${part(eventId)}` };
   },
   /**
-   * The outbox: every event the service sends out, one partition per tenant, sorted by time.
-   * The table stream's consumer takes the items whose sort key starts with `EVT#` (no other
-   * item's does), so the prefix is part of the contract with lib/constructs/events.ts.
+   * The outbox: every event the service sends out, sorted by time in OUTBOX_SHARDS partitions
+   * per tenant, `TNT#{tenantId}#S{nn}#EVENTS`, the shard a hash of the event's subject (so a
+   * subject's events stay in one partition, and one stream shard, in the order written). The
+   * shard goes before `EVENTS` so that every outbox partition still ends in `#EVENTS`, which the
+   * IAM grants on outbox items match (`TNT#*#EVENTS`), old partition and new alike. The table
+   * stream's consumer takes the items whose sort key starts with `EVT#` (no other item's does),
+   * so the prefix is part of the contract with lib/constructs/events.ts.
    */
-  outboxPartition(tenantId: string): string {
+  outboxPartition(tenantId: string, shard: number): string {
+    return `${tenantPrefix(tenantId)}S${shardLabel(shard)}#EVENTS`;
+  },
+  /** Every outbox partition of a tenant: the shards, then the one partition from before shards. */
+  outboxPartitions(tenantId: string): string[] {
+    return [...Array.from({ length: OUTBOX_SHARDS }, (_, s) => keys.outboxPartition(tenantId, s)), keys.legacyOutboxPartition(tenantId)];
+  },
+  /**
+   * The outbox's one partition per tenant from before shards: written no more, read until its
+   * last events expire (30 days after the deploy that brought shards).
+   */
+  legacyOutboxPartition(tenantId: string): string {
     return `${tenantPrefix(tenantId)}EVENTS`;
   },
-  outboxEvent(tenantId: string, timestamp: string, eventId: string): ItemKey {
-    return { PK: keys.outboxPartition(tenantId), SK: `${keys.outboxSortPrefix}${timestamp}#${part(eventId)}` };
+  /** The shard of a subject's events. */
+  outboxShard(subjectId: string): number {
+    return shardOf(subjectId, OUTBOX_SHARDS);
+  },
+  outboxEvent(tenantId: string, timestamp: string, eventId: string, subjectId: string): ItemKey {
+    return { PK: keys.outboxPartition(tenantId, keys.outboxShard(subjectId)), SK: keys.outboxSort(timestamp, eventId) };
+  },
+  /** An event's key in the partition from before shards. */
+  legacyOutboxEvent(tenantId: string, timestamp: string, eventId: string): ItemKey {
+    return { PK: keys.legacyOutboxPartition(tenantId), SK: keys.outboxSort(timestamp, eventId) };
+  },
+  outboxSort(timestamp: string, eventId: string): string {
+    return `${keys.outboxSortPrefix}${timestamp}#${part(eventId)}`;
   },
   outboxSortPrefix: OUTBOX_SORT_PREFIX,
-  /** The tenant of an outbox item's key (as the table's stream names it); undefined for any other key. */
+  /** The tenant of an outbox item's key (as the table's stream names it), sharded or not; undefined for any other key. */
   parseOutboxEvent(key: ItemKey): { tenantId: string } | undefined {
-    const m = /^TNT#([^#]+)#EVENTS$/.exec(key.PK);
+    const m = /^TNT#([^#]+)#(?:S\d{2}#)?EVENTS$/.exec(key.PK);
     return m && key.SK.startsWith(keys.outboxSortPrefix) ? { tenantId: m[1]! } : undefined;
   },
   /** A tenant's webhooks and their count share one partition: listing is one Query. */

@@ -16,6 +16,7 @@ import { distinctWords, MAX_TERMS_PER_INSTANCE } from '../shared/search-terms.js
 import { OPEN_INSTANCES_INDEX } from './schema.js';
 import { sessionItem } from './sessions.js';
 import { outboxItem, outboxPuts } from './outbox.js';
+import { orderedMerge, type OrderedSource } from './shards.js';
 
 const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
@@ -72,6 +73,8 @@ function viewOf(record: ProcessInstanceRecord): InstanceView {
 export function viewItems(record: ProcessInstanceRecord): { name: string; item: Record<string, unknown> }[] {
   const view = viewOf(record);
   const sk = keys.instanceViewIndexSort(record.createdAt, record.id);
+  // Each list is spread over shards by instance (hot lists: every instance writes T three times).
+  const shard = keys.instanceViewShard(record.id);
   const partitions = {
     T: { kind: 'T' as const },
     S: { kind: 'S' as const, status: record.status },
@@ -83,7 +86,7 @@ export function viewItems(record: ProcessInstanceRecord): { name: string; item: 
       name: `view${kind}`,
       item: views.encode(view, {
         ...keys.instanceView(record.tenantId, record.id, kind),
-        GSI1PK: keys.instanceViewIndexPartition(record.tenantId, partitions[kind]),
+        GSI1PK: keys.instanceViewIndexPartition(record.tenantId, partitions[kind], shard),
         GSI1SK: sk,
       }),
     })),
@@ -93,7 +96,7 @@ export function viewItems(record: ProcessInstanceRecord): { name: string; item: 
         { ...view, w: terms },
         {
           ...keys.instanceTermView(record.tenantId, record.id, term),
-          GSI1PK: keys.instanceViewIndexPartition(record.tenantId, { kind: 'W', term }),
+          GSI1PK: keys.instanceViewIndexPartition(record.tenantId, { kind: 'W', term }, shard),
           GSI1SK: sk,
         },
       ),
@@ -106,15 +109,22 @@ export function instanceItemsForBench(record: ProcessInstanceRecord): Record<str
   return [instances.encode(record, keys.instance(record.tenantId, record.id)), ...viewItems(record).map((v) => v.item)];
 }
 
-/** The Query input of a view query (key condition on the range, the rest as filters). */
-function viewQueryInput(tenantId: string, q: InstanceViewQuery) {
-  const values: Record<string, unknown> = {
-    ':pk': keys.instanceViewIndexPartition(tenantId, q.partition),
-    ':from': q.from ? new Date(q.from).toISOString() : '0',
-    // Sort keys are `{createdAt}#{id}`: '~' sorts after every character they contain.
-    ':to': q.to ? `${new Date(q.to).toISOString()}~` : '~',
-    ':now': Math.floor(q.now.getTime() / 1000),
-  };
+/**
+ * The Query input of a view query in one of its list's partitions (key condition on the range,
+ * the rest as filters). A cursor (`after`) narrows the range to end (or, ascending, start) at its
+ * item, inclusive: the same bound holds in every shard of the list, and the cursor's own item
+ * (in one of them) is dropped by the reader (`isCursorItem`).
+ */
+function viewQueryInput(q: InstanceViewQuery, pk: string) {
+  let from = q.from ? new Date(q.from).toISOString() : '0';
+  // Sort keys are `{createdAt}#{id}`: '~' sorts after every character they contain.
+  let to = q.to ? `${new Date(q.to).toISOString()}~` : '~';
+  if (q.after) {
+    const at = keys.instanceViewIndexSort(q.after.createdAt, q.after.id);
+    if (q.direction === 'asc') from = at > from ? at : from;
+    else to = at < to ? at : to;
+  }
+  const values: Record<string, unknown> = { ':pk': pk, ':from': from, ':to': to, ':now': Math.floor(q.now.getTime() / 1000) };
   const names: Record<string, string> = {};
   // Expired instances are gone for every reader (TTL deletes them late).
   const filters = ['expiresAt > :now'];
@@ -142,10 +152,45 @@ function viewQueryInput(tenantId: string, q: InstanceViewQuery) {
     ExpressionAttributeValues: values,
     ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
     ScanIndexForward: q.direction === 'asc',
-    ExclusiveStartKey: q.after && {
-      ...keys.instanceViewItem(tenantId, q.after.id, q.partition),
-      GSI1PK: values[':pk'],
-      GSI1SK: keys.instanceViewIndexSort(q.after.createdAt, q.after.id),
+  };
+}
+
+/** Whether a view is the item a cursor starts after (the inclusive bound reads it again). */
+function isCursorItem(q: InstanceViewQuery, view: { createdAt: string; id: string }): boolean {
+  return q.after !== undefined && view.id === q.after.id && view.createdAt === q.after.createdAt;
+}
+
+/**
+ * One partition of a list, read in the query's order: first what a page asks (and one more, to
+ * tell whether more match, and one for the cursor's own item), then, when the filters drop
+ * items, slices of at least 100 slim views.
+ */
+function viewSource(q: InstanceViewQuery, pk: string, limit: number): OrderedSource<InstanceView> {
+  const input = viewQueryInput(q, pk);
+  let start: Record<string, unknown> | undefined;
+  let calls = 0;
+  let kept = 0;
+  return {
+    async next() {
+      const { doc, tableName, commands } = await dynamo();
+      const want = limit + 1 + (q.after ? 1 : 0);
+      const out = await doc.send(
+        new commands.QueryCommand({
+          ...input,
+          TableName: tableName,
+          ExclusiveStartKey: start,
+          Limit: calls++ === 0 ? want : Math.min(1000, Math.max(2 * (want - kept), 100)),
+        }),
+      );
+      start = out.LastEvaluatedKey;
+      const items: InstanceView[] = [];
+      for (const v of views.decodeAll(out.Items ?? [])) {
+        // `q` is the substring terms views held before term views (until a backfill rewrites them).
+        const { w: _w, q: _q, ...view } = v as InstanceView & { w?: string[]; q?: string };
+        if (!isCursorItem(q, view)) items.push(view);
+      }
+      kept += items.length;
+      return { items, done: !start };
     },
   };
 }
@@ -252,55 +297,52 @@ export const processInstanceStore: ProcessInstanceStore = {
     throw outcome.error;
   },
 
+  /**
+   * A page of a list: every partition of the list (its shards and its partition from before
+   * shards) read in the query's order and merged by creation time, then id.
+   */
   async queryViews(tenantId, query, limit) {
-    const { doc, tableName, commands } = await dynamo();
-    const input = viewQueryInput(tenantId, query);
-    const found: InstanceView[] = [];
-    let start: Record<string, unknown> | undefined = input.ExclusiveStartKey;
-    let calls = 0;
-    do {
-      const out = await doc.send(
-        new commands.QueryCommand({
-          ...input,
-          TableName: tableName,
-          ExclusiveStartKey: start,
-          // First what is asked (and one more, to tell whether more match): a page when the filters
-          // keep every item; when they drop some, the rest in slices of at least 100 slim views.
-          Limit: calls++ === 0 ? limit + 1 : Math.min(1000, Math.max(2 * (limit + 1 - found.length), 100)),
-        }),
-      );
-      for (const v of views.decodeAll(out.Items ?? [])) {
-        // `q` is the substring terms views held before term views (until a backfill rewrites them).
-        const { w: _w, q: _q, ...view } = v as InstanceView & { w?: string[]; q?: string };
-        found.push(view);
-      }
-      start = out.LastEvaluatedKey;
-    } while (start && found.length <= limit);
-    return { views: found.slice(0, limit), more: found.length > limit || start !== undefined };
+    const merged = orderedMerge(
+      keys.instanceViewIndexPartitions(tenantId, query.partition).map((pk) => viewSource(query, pk, limit)),
+      (v) => keys.instanceViewIndexSort(v.createdAt, v.id),
+      query.direction !== 'asc',
+    );
+    const page = await merged.take(limit);
+    return { views: page.items, more: page.more };
   },
 
+  /** The matches of every partition of the list, one after another, within one cap and one read budget. */
   async countViews(tenantId, query, cap, readBudget) {
     const { doc, tableName, commands } = await dynamo();
-    const input = viewQueryInput(tenantId, query);
     let count = 0;
     let read = 0;
-    let start: Record<string, unknown> | undefined = input.ExclusiveStartKey;
-    do {
-      // Limit bounds what a call reads (before the filter): never past the budget, nor past the cap when nothing is filtered out.
-      const out = await doc.send(
-        new commands.QueryCommand({
-          ...input,
-          TableName: tableName,
-          ExclusiveStartKey: start,
-          Select: 'COUNT',
-          Limit: Math.max(1, Math.min(cap - count, readBudget - read)),
-        }),
-      );
-      count += out.Count ?? 0;
-      read += out.ScannedCount ?? 0;
-      start = out.LastEvaluatedKey;
-    } while (start && count < cap && read < readBudget);
-    return { count: Math.min(count, cap), exhausted: start !== undefined && count < cap };
+    let exhausted = false;
+    for (const pk of keys.instanceViewIndexPartitions(tenantId, query.partition)) {
+      if (count >= cap) break;
+      if (read >= readBudget) {
+        exhausted = true;
+        break;
+      }
+      const input = viewQueryInput(query, pk);
+      let start: Record<string, unknown> | undefined;
+      do {
+        // Limit bounds what a call reads (before the filter): never past the budget, nor past the cap when nothing is filtered out.
+        const out = await doc.send(
+          new commands.QueryCommand({
+            ...input,
+            TableName: tableName,
+            ExclusiveStartKey: start,
+            Select: 'COUNT',
+            Limit: Math.max(1, Math.min(cap - count, readBudget - read)),
+          }),
+        );
+        count += out.Count ?? 0;
+        read += out.ScannedCount ?? 0;
+        start = out.LastEvaluatedKey;
+      } while (start && count < cap && read < readBudget);
+      if (start !== undefined && count < cap) exhausted = true;
+    }
+    return { count: Math.min(count, cap), exhausted: exhausted && count < cap };
   },
 
   async scanInstances(tenantId, cursor) {

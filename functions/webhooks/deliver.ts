@@ -32,7 +32,8 @@ const MAX_WAIT_SECONDS = 43_200 - 120;
 export interface DeliverDeps {
   webhooks: Pick<WebhookStore, 'get' | 'update'>;
   deliveries: Pick<DeliveryStore, 'get' | 'record' | 'settle'>;
-  outbox: { getEvent(tenantId: string, timestamp: string, id: string): Promise<EventEnvelope | undefined> };
+  /** The event by its time and id; `subjectId` names its outbox shard (functions/store/outbox.ts). */
+  outbox: { getEvent(tenantId: string, timestamp: string, id: string, subjectId?: string): Promise<EventEnvelope | undefined> };
   sealer: Pick<WebhookSecretSealer, 'unseal'>;
   fetch: GuardedFetch;
   /** What the URL guard allows besides public https:// (locally: a receiver on loopback over http://). */
@@ -68,7 +69,7 @@ export async function deliver(d: DeliverDeps, m: DeliveryMessage, now: Date): Pr
   // Gone (past its 30 days) or already settled: SQS delivers at least once.
   if (!delivery || delivery.status !== 'PENDING') return { done: true, status: delivery?.status ?? 'DISCARDED' };
   const webhook = await d.webhooks.get(m.tenantId, m.webhookId);
-  const event = await d.outbox.getEvent(m.tenantId, m.eventTimestamp, m.eventId);
+  const event = await d.outbox.getEvent(m.tenantId, m.eventTimestamp, m.eventId, m.subjectId);
   // Deleted or disabled meanwhile, or it no longer asks for this event: not sent.
   if (!webhook || !event || !wants(webhook, event)) {
     await d.deliveries.settle(delivery, 'DISCARDED');

@@ -15,6 +15,11 @@ export const relayDeps: RelayDeps = {
  * (OUTBOX_STREAM_FILTER) hands over a batch in stream order; its events go to the bus and the
  * webhooks' queue. The first record not relayed is reported back, so Lambda retries from it and
  * nothing after it is checkpointed (for a stream, Lambda resumes from the lowest sequence number reported).
+ *
+ * A tenant's outbox is spread over shards by subject (functions/store/outbox.ts), which land in
+ * several of the table's partitions and so several stream shards: a busy tenant's events are
+ * relayed by several batches at once, each subject's still in order (its events share a
+ * partition key, so one stream shard, one batch at a time).
  */
 export async function handler(event: { Records: StreamRecord[] }): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
   const out = await relayRecords(relayDeps, event.Records);

@@ -164,7 +164,9 @@ export class Events extends Construct {
       reportBatchItemFailures: true,
       maxRecordAge: Duration.hours(20),
       onFailure: new QueueDestination(this.relayDeadLetters),
-      // One batch per shard at a time: order within a tenant's events is kept.
+      // One batch per stream shard at a time: for DynamoDB streams Lambda keeps order only per
+      // item with more, and a subject's events are several items of one partition key (one
+      // stream shard). A busy tenant is relayed in parallel by its outbox shards instead.
       parallelizationFactor: 1,
     });
     // A relay that keeps failing holds its shard: told within minutes, not after the 20 hours the

@@ -62,8 +62,9 @@ export const ROUTE_BUNDLE_BUDGETS: Readonly<Record<string, { kb: number; why: st
       'never uses; splitting their list halves out frees about 15 KB',
   },
   createUserDataArchive: {
-    kb: 265,
-    why: 'writes the AES-encrypted zip of the user data (zip.js\'s writer-only build, 100 KB): its job',
+    kb: 267,
+    why: 'writes the AES-encrypted zip of the user data (zip.js\'s writer-only build, 100 KB): its job. Raised from 265 KB when the ' +
+      'instance store\'s list reads came to merge their shards (store/shards.ts, about 1 KB): it carries the whole instance store',
   },
 };
 

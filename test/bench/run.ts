@@ -22,6 +22,8 @@
  *     (the former naming); broken if tenants do not share (more in use than the examples)
  *  8. instance lists and search over BENCH_LISTS_N instances (10,000 by default; 100,000 for the
  *     issue's figure) in DynamoDB Local: items read, Query calls and ms per query (informational)
+ *  9. key distribution at 500 journeys a second for one tenant: the write and read units each
+ *     partition takes, from the stores' own keys and items, before shards and after (informational)
  *
  * Prints a table per figure with OK/OVER against its target and writes the same figures to
  * `.bench/results.json`, then the list of budgets broken. Exits 1 when any budget is broken
@@ -66,6 +68,7 @@ import { ASL_LIMIT_BYTES, measureAsl, type AslFigures } from './asl.js';
 import { printLists, type ListFigures } from './lists.js';
 import { measureSdkBundling, printSdkBundling, type SdkBundlingFigures } from './sdk-bundling.js';
 import { measureStateMachineCount, printStateMachineCount, type StateMachineCountFigures } from './state-machine-count.js';
+import { measureKeyLoad, printKeyLoad, type KeyLoadFigures } from './key-load.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const OUT_DIR = join(ROOT, '.bench');
@@ -108,6 +111,8 @@ interface Results {
   journeyCost?: JourneyCost;
   asl?: AslFigures[];
   stateMachines?: StateMachineCountFigures;
+  /** Section 9: each key kind's write and read units at 500 journeys a second, before and after shards. */
+  keyLoad?: KeyLoadFigures;
   lists?: ListFigures;
   patterns?: PatternFigure[];
   faces?: FaceFigures;
@@ -319,6 +324,12 @@ async function main(): Promise<number> {
     log(section('7d. State machines for 10,000 tenants (3 active definitions and 10 retired versions each)'));
     results.stateMachines = measureStateMachineCount();
     printStateMachineCount(results.stateMachines, log);
+    writeResults(results);
+
+    // 9. Key distribution at 500 journeys a second (pure: keys and item sizes) ---------------------
+    log(section('9. Key distribution: one tenant at 500 journeys/s, WRU/s of the hottest partition of each kind (limit 1,000)'));
+    results.keyLoad = await measureKeyLoad();
+    printKeyLoad(results.keyLoad, log);
     writeResults(results);
 
     // 4 + 5. AWS calls and latency on DynamoDB Local ----------------------------------------------

@@ -268,10 +268,12 @@ describe('ArthrStack events', () => {
 
     it('lets through exactly the records that are new outbox items', () => {
       const pattern = JSON.parse((mapping.Properties.FilterCriteria.Filters as { Pattern: string }[])[0]!.Pattern) as Record<string, unknown>;
-      const event = keys.outboxEvent('acme', '2026-01-01T00:00:00.000Z', 'evt_01JGJZ7V9D4Q3N2M1K0H8G6F5E');
+      const event = keys.outboxEvent('acme', '2026-01-01T00:00:00.000Z', 'evt_01JGJZ7V9D4Q3N2M1K0H8G6F5E', '0b6f4d2e-8d0a-4c53-9a53-2f0d1c8e7a41');
+      const legacyEvent = keys.legacyOutboxEvent('acme', '2026-01-01T00:00:00.000Z', 'evt_01JGJZ7V9D4Q3N2M1K0H8G6F5E');
       const instance = keys.instance('acme', '0b6f4d2e-8d0a-4c53-9a53-2f0d1c8e7a41');
       const cases = [
         { name: 'an event is written to the outbox', record: streamRecord({ eventName: 'INSERT', key: event }), relayed: true },
+        { name: 'an event is written to the outbox\'s partition from before shards', record: streamRecord({ eventName: 'INSERT', key: legacyEvent }), relayed: true },
         { name: 'TTL removes an event after 30 days', record: streamRecord({ eventName: 'REMOVE', key: event, ttl: true }), relayed: false },
         { name: 'an outbox item is modified', record: streamRecord({ eventName: 'MODIFY', key: event }), relayed: false },
         { name: 'an instance is created', record: streamRecord({ eventName: 'INSERT', key: instance }), relayed: false },

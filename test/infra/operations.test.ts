@@ -172,7 +172,7 @@ describe('ArthrStack operations', () => {
 
     it('reserves for the journeys\u2019 functions, the reconciler and the janitor with -c reservedConcurrency=true', () => {
       const { reserved, alarms } = withContext({ reservedConcurrency: 'true' });
-      expect(reserved).toEqual({ [names.activities]: 100, [names.executionEnd]: 10, [names.reconciler]: 1, [names.janitor]: 1 });
+      expect(reserved).toEqual({ [names.activities]: 100, [names.executionEnd]: 100, [names.reconciler]: 1, [names.janitor]: 1 });
       expect(alarms.find((a) => a.AlarmName === 'arthr-fir-ActivityThrottles')!.AlarmDescription).toContain('reserved concurrency (100)');
     }, 120_000);
 

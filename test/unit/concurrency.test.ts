@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reservedConcurrencyFromContext, totalReserved } from '../../lib/concurrency.js';
+import { executionEndConcurrencyFor, executionEndsPerSecond, RESERVED_DEFAULTS, reservedConcurrencyFromContext, TARGET_JOURNEY_ENDS_PER_SECOND, totalReserved } from '../../lib/concurrency.js';
 
 const from = (context: Record<string, unknown>) => reservedConcurrencyFromContext((key) => context[key]);
 
@@ -9,12 +9,18 @@ describe('reservedConcurrencyFromContext', () => {
     expect(from({ reservedConcurrency: 'false' })).toEqual({});
   });
 
-  it('reserves 112 in all with reservedConcurrency=true (as -c hands it, or from cdk.json)', () => {
+  it('reserves 202 in all with reservedConcurrency=true (as -c hands it, or from cdk.json)', () => {
     for (const flag of ['true', true]) {
       const r = from({ reservedConcurrency: flag });
-      expect(r).toEqual({ activities: 100, executionEnd: 10, reconciler: 1, janitor: 1 });
-      expect(totalReserved(r)).toBe(112);
+      expect(r).toEqual({ activities: 100, executionEnd: 100, reconciler: 1, janitor: 1 });
+      expect(totalReserved(r)).toBe(202);
     }
+  });
+
+  it('sizes the execution-end reservation for 500 journey ends a second, where 10 recorded 60', () => {
+    expect(executionEndsPerSecond(10)).toBe(60);
+    expect(executionEndsPerSecond(RESERVED_DEFAULTS.executionEnd)).toBeGreaterThanOrEqual(TARGET_JOURNEY_ENDS_PER_SECOND * 1.2);
+    expect(executionEndConcurrencyFor(60)).toBe(20);
   });
 
   it('reserves for one function given its own value, replacing its default under reservedConcurrency=true', () => {

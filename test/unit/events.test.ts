@@ -36,7 +36,7 @@ function eventOfEntrySize(bytes: number): EventEnvelope {
 function streamRecord(key: { PK: string; SK: string }, seq: number, eventName = 'INSERT'): StreamRecord {
   return { eventName, dynamodb: { Keys: { PK: { S: key.PK }, SK: { S: key.SK } }, SequenceNumber: String(seq) } };
 }
-const keyOf = (e: EventEnvelope) => keys.outboxEvent(e.tenantId, e.timestamp, e.id);
+const keyOf = (e: EventEnvelope) => keys.outboxEvent(e.tenantId, e.timestamp, e.id, e.subject.id);
 
 beforeAll(() => {
   process.env.TABLE_NAME = 'unit';

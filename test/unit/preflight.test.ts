@@ -98,28 +98,28 @@ describe('checkLambdaConcurrency', () => {
     expect(r.action).toContain('--quota-code L-B99A9384 --desired-value 1000 --region eu-west-1');
   });
 
-  it('fails when the reservations would leave less than the 100 Lambda keeps unreserved, and says the quota that would do (212)', async () => {
+  it('fails when the reservations would leave less than the 100 Lambda keeps unreserved, and says the quota that would do (302)', async () => {
     healthyAccount(50);
     const r = await checkLambdaConcurrency(clients.lambda, reserving);
     expect(r.verdict).toBe('FAIL');
     expect(r.figure).toBe(
-      'quota 50, 50 unreserved; the stack would reserve 112 (activities 100, executionEnd 10, reconciler 1, janitor 1), leaving -62 unreserved where Lambda keeps 100',
+      'quota 50, 50 unreserved; the stack would reserve 202 (activities 100, executionEnd 100, reconciler 1, janitor 1), leaving -152 unreserved where Lambda keeps 100',
     );
-    expect(r.action).toContain('at least 212');
+    expect(r.action).toContain('at least 302');
     expect(r.action).toContain('drop -c reservedConcurrency');
   });
 
   it('passes a redeploy whose own reservations already hold the concurrency it reserves', async () => {
     healthyAccount();
-    lambda.on(GetAccountSettingsCommand).resolves({ AccountLimit: { ConcurrentExecutions: 212, UnreservedConcurrentExecutions: 100 } });
+    lambda.on(GetAccountSettingsCommand).resolves({ AccountLimit: { ConcurrentExecutions: 302, UnreservedConcurrentExecutions: 100 } });
     lambda.on(GetFunctionConcurrencyCommand, { FunctionName: 'arthr-fir-activities' }).resolves({ ReservedConcurrentExecutions: 100 });
-    lambda.on(GetFunctionConcurrencyCommand, { FunctionName: 'arthr-fir-execution-end' }).resolves({ ReservedConcurrentExecutions: 10 });
+    lambda.on(GetFunctionConcurrencyCommand, { FunctionName: 'arthr-fir-execution-end' }).resolves({ ReservedConcurrentExecutions: 100 });
     lambda.on(GetFunctionConcurrencyCommand, { FunctionName: 'arthr-fir-reconcileExecutions' }).resolves({ ReservedConcurrentExecutions: 1 });
     lambda.on(GetFunctionConcurrencyCommand, { FunctionName: 'arthr-fir-sweepStateMachines' }).resolves({ ReservedConcurrentExecutions: 1 });
     const r = await checkLambdaConcurrency(clients.lambda, reserving);
-    // 212 is below the usual 1,000, so a WARN, but no FAIL: the deploy replaces its own 112.
+    // 302 is below the usual 1,000, so a WARN, but no FAIL: the deploy replaces its own 202.
     expect(r.verdict).toBe('WARN');
-    expect(r.figure).toContain('(112 reserved by this stack now)');
+    expect(r.figure).toContain('(202 reserved by this stack now)');
   });
 
   it('warns that it could not read when GetAccountSettings is denied', async () => {

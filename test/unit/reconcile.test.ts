@@ -9,6 +9,7 @@ import { stepFunctionsOrchestrator } from '../../functions/process-manager/execu
 import { processInstanceStore } from '../../functions/store/process-instances.js';
 import { itemCodec } from '../../functions/store/codec.js';
 import { keys } from '../../functions/store/keys.js';
+import { OPEN_INDEX_SHARDS, shardOf } from '../../functions/store/shards.js';
 import { instanceEvents } from '../../functions/events/catalogue.js';
 import { FakeInstances, openInstance, sessionOf } from '../support/instances-fake.js';
 
@@ -139,7 +140,7 @@ describe('processInstanceStore and the reconciler index', () => {
     ddb.on(TransactWriteCommand).resolves({});
     await processInstanceStore.createWithToken(record, { tenantId: 'acme', id: 't1' } as never, now, instanceEvents.created(record, now));
     const put = ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!.find((t) => t.Put)!.Put!.Item!;
-    expect(put).toMatchObject({ GSI2PK: 'TNT#acme#OPEN', GSI2SK: '2026-06-01T12:15:00.000Z#i1', reconcileAt: '2026-06-01T12:15:00.000Z' });
+    expect(put).toMatchObject({ GSI2PK: `TNT#acme#OPEN#${String(shardOf('i1', OPEN_INDEX_SHARDS)).padStart(2, '0')}`, GSI2SK: '2026-06-01T12:15:00.000Z#i1', reconcileAt: '2026-06-01T12:15:00.000Z' });
     // The index keys are the table's, never the record's.
     expect(itemCodec<ProcessInstanceRecord>('ProcessInstance').decode(put)).not.toHaveProperty('GSI2PK');
   });

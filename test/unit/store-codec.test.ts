@@ -160,10 +160,12 @@ describe('processInstanceStore.createWithToken', () => {
     expect(withKey![1]!.Put!.Item).toMatchObject({ ...keys.instance('acme', 'pi'), itemType: 'ProcessInstance', id: 'pi' });
     expect(withKey![1]!.Put!.Item!.GSI1PK).toBeUndefined();
     expect(withKey![2]!.Put!.Item).toMatchObject({ itemType: 'OutboxEvent', id: created.id, type: 'process-instance.created', subject: { type: 'process-instance', id: 'pi' } });
-    expect(withKey!.slice(3, 6).map((i) => i.Put!.Item!.GSI1PK)).toEqual(['TNT#acme#PIV#T', 'TNT#acme#PIV#S#PENDING', `TNT#acme#PIV#D#${Buffer.from('journey').toString('base64url')}`]);
+    // Each list's shard of the instance (all its views in the same one).
+    const shard = String(keys.instanceViewShard('pi')).padStart(2, '0');
+    expect(withKey!.slice(3, 6).map((i) => i.Put!.Item!.GSI1PK)).toEqual([`TNT#acme#PIV#T#${shard}`, `TNT#acme#PIV#S#PENDING#${shard}`, `TNT#acme#PIV#D#${Buffer.from('journey').toString('base64url')}#${shard}`]);
     expect(withKey![3]!.Put!.Item).toMatchObject({ itemType: 'ProcessInstanceView', parameters: { firstName: 'Ann' } });
     // One term view per word (`n` is too short), each with every term for the other words of a search.
-    expect(withKey!.slice(6, 9).map((i) => i.Put!.Item!.GSI1PK)).toEqual(['pi', 'journey', 'ann'].map((t) => `TNT#acme#PIV#W#${Buffer.from(t).toString('base64url')}`));
+    expect(withKey!.slice(6, 9).map((i) => i.Put!.Item!.GSI1PK)).toEqual(['pi', 'journey', 'ann'].map((t) => `TNT#acme#PIV#W#${Buffer.from(t).toString('base64url')}#${shard}`));
     expect(withKey![6]!.Put!.Item).toMatchObject({ ...keys.instanceTermView('acme', 'pi', 'pi'), w: ['pi', 'journey', 'ann'], status: 'PENDING' });
     expect(withKey![9]!.Put!.Item).toMatchObject({ ...keys.idempotency('acme', 'k1'), itemType: 'Idempotency', fingerprint: 'f' });
   });
