@@ -4,6 +4,7 @@ import { recordWaitingStep } from '../journey/steps.js';
 import { countActivityError } from '../observability/metrics.js';
 import { asActivityError, type ActivityDeps, type Session } from './contract.js';
 import { own } from '../shared/own.js';
+import { inTenantScope } from '../shared/tenant-scope.js';
 import { NOT_RUNNABLE } from './specs/index.generated.js';
 import { resolveInputs } from './inputs.js';
 import { SESSION_MAX_BYTES, sessionBytes } from '../shared/session-limit.js';
@@ -74,15 +75,30 @@ export function activityFunction(registry: ActivityRegistry): (raw: Record<strin
   return (raw, now) => runActivity(registry, raw, now);
 }
 
-async function runActivity(registry: ActivityRegistry, raw: Record<string, unknown>, now: Date): Promise<unknown> {
+/** The tenant of the step's journey, from the state the state machine hands over (a reference, or the whole session). */
+function tenantOf(raw: Record<string, unknown>): string | undefined {
+  const state = raw?.state as Record<string, unknown> | null | undefined;
+  const tenantId = isRefState(state) ? state._ref.tenantId : (state?.instance as Session['instance'] | undefined)?.tenantId;
+  return typeof tenantId === 'string' && tenantId ? tenantId : undefined;
+}
+
+/**
+ * Each step acts for its journey's tenant (functions/shared/tenant-scope.ts): on AWS its storage
+ * calls go through the activity function's tenant role for that tenant, so a module that built
+ * another tenant's key is refused by IAM. A payload with no tenant names none, and any storage
+ * call it makes is refused.
+ */
+function runActivity(registry: ActivityRegistry, raw: Record<string, unknown>, now: Date): Promise<unknown> {
+  return inTenantScope(() => runScoped(registry, raw, now), tenantOf(raw));
+}
+
+async function runScoped(registry: ActivityRegistry, raw: Record<string, unknown>, now: Date): Promise<unknown> {
   try {
     // Read by the contract its state machine speaks: one this build does not serve fails the step, named.
     return await runModule(registry, readPayload(raw, registry.contracts ?? SERVED_CONTRACTS), now);
   } catch (err) {
     // What operators watch: failed steps by activity type (the step's error routes it or ends the journey).
-    const state = raw?.state as Record<string, unknown> | null | undefined;
-    const tenantId = isRefState(state) ? state._ref.tenantId : (state?.instance as Session['instance'] | undefined)?.tenantId;
-    await countActivityError(String(tenantId ?? ''), String(raw?.activityType));
+    await countActivityError(tenantOf(raw) ?? '', String(raw?.activityType));
     throw err;
   }
 }
