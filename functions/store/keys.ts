@@ -384,7 +384,7 @@ export const keys = {
   },
   /**
    * A webhook's held subjects: one item per delivery waiting in a subject's line (the holder in
-   * retry, and those parked behind it), sorted by subject, then event. The subject id is
+   * retry, and those parked behind it), sorted by subject, then when each joined. The subject id is
    * URI-encoded, so no id can put a `#` into the key.
    */
   webhookHoldPartition(tenantId: string, webhookId: string): string {
@@ -393,8 +393,8 @@ export const keys = {
   webhookHoldSubjectPrefix(subjectId: string): string {
     return `${encodeURIComponent(subjectId)}#`;
   },
-  webhookHold(tenantId: string, webhookId: string, subjectId: string, eventTimestamp: string, eventId: string): ItemKey {
-    return { PK: keys.webhookHoldPartition(tenantId, webhookId), SK: `${keys.webhookHoldSubjectPrefix(subjectId)}${part(eventTimestamp)}#${part(eventId)}` };
+  webhookHold(tenantId: string, webhookId: string, subjectId: string, at: string, eventTimestamp: string, eventId: string): ItemKey {
+    return { PK: keys.webhookHoldPartition(tenantId, webhookId), SK: `${keys.webhookHoldSubjectPrefix(subjectId)}${part(at)}#${part(eventTimestamp)}#${part(eventId)}` };
   },
   /** A webhook's endpoint health (failures in a row), beside the webhook: not under `WH#`, so not listed as a webhook. */
   webhookHealth(tenantId: string, webhookId: string): ItemKey {

@@ -261,33 +261,37 @@ export const deliveryStore: DeliveryStore = {
   },
 };
 
-const holdCodec = itemCodec<{ tenantId: string; webhookId: string; subjectId: string; eventTimestamp: string; eventId: string; parked: boolean; expiresAt: number }>('WebhookHold');
+const holdCodec = itemCodec<{ tenantId: string; webhookId: string; subjectId: string; at: string; eventTimestamp: string; eventId: string; parked: boolean; expiresAt: number }>('WebhookHold');
+
+async function lineEnd(tenantId: string, webhookId: string, subjectId: string, forward: boolean) {
+  const { doc, tableName, commands } = await dynamo();
+  const out = await doc.send(
+    new commands.QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :subject)',
+      ExpressionAttributeValues: { ':pk': keys.webhookHoldPartition(tenantId, webhookId), ':subject': keys.webhookHoldSubjectPrefix(subjectId) },
+      ConsistentRead: true,
+      ScanIndexForward: forward,
+      Limit: 1,
+    }),
+  );
+  const hold = holdCodec.decode(out.Items?.[0]);
+  return hold && { at: hold.at, eventTimestamp: hold.eventTimestamp, eventId: hold.eventId, parked: hold.parked };
+}
 
 export const deliveryHolds: DeliveryHolds = {
-  async first(tenantId, webhookId, subjectId) {
-    const { doc, tableName, commands } = await dynamo();
-    const out = await doc.send(
-      new commands.QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :subject)',
-        ExpressionAttributeValues: { ':pk': keys.webhookHoldPartition(tenantId, webhookId), ':subject': keys.webhookHoldSubjectPrefix(subjectId) },
-        ConsistentRead: true,
-        Limit: 1,
-      }),
-    );
-    const hold = holdCodec.decode(out.Items?.[0]);
-    return hold && { eventTimestamp: hold.eventTimestamp, eventId: hold.eventId, parked: hold.parked };
-  },
+  first: (tenantId, webhookId, subjectId) => lineEnd(tenantId, webhookId, subjectId, true),
+  last: (tenantId, webhookId, subjectId) => lineEnd(tenantId, webhookId, subjectId, false),
 
-  async put(d, parked) {
+  async put(d, at, parked) {
     const { doc, tableName, commands } = await dynamo();
     await doc.send(
       new commands.PutCommand({
         TableName: tableName,
         Item: holdCodec.encode(
           // Gone with the delivery's log at the latest (TTL), should nothing take it out before.
-          { tenantId: d.tenantId, webhookId: d.webhookId, subjectId: d.subjectId, eventTimestamp: d.eventTimestamp, eventId: d.eventId, parked, expiresAt: d.expiresAt },
-          keys.webhookHold(d.tenantId, d.webhookId, d.subjectId, d.eventTimestamp, d.eventId),
+          { tenantId: d.tenantId, webhookId: d.webhookId, subjectId: d.subjectId, at, eventTimestamp: d.eventTimestamp, eventId: d.eventId, parked, expiresAt: d.expiresAt },
+          keys.webhookHold(d.tenantId, d.webhookId, d.subjectId, at, d.eventTimestamp, d.eventId),
         ),
       }),
     );
@@ -295,7 +299,7 @@ export const deliveryHolds: DeliveryHolds = {
 
   async remove(d) {
     const { doc, tableName, commands } = await dynamo();
-    await doc.send(new commands.DeleteCommand({ TableName: tableName, Key: keys.webhookHold(d.tenantId, d.webhookId, d.subjectId, d.eventTimestamp, d.eventId) }));
+    await doc.send(new commands.DeleteCommand({ TableName: tableName, Key: keys.webhookHold(d.tenantId, d.webhookId, d.subjectId, d.at, d.eventTimestamp, d.eventId) }));
   },
 
   async unpark(d) {
@@ -304,7 +308,7 @@ export const deliveryHolds: DeliveryHolds = {
       doc.send(
         new commands.UpdateCommand({
           TableName: tableName,
-          Key: keys.webhookHold(d.tenantId, d.webhookId, d.subjectId, d.eventTimestamp, d.eventId),
+          Key: keys.webhookHold(d.tenantId, d.webhookId, d.subjectId, d.at, d.eventTimestamp, d.eventId),
           UpdateExpression: 'SET parked = :no',
           ConditionExpression: 'parked = :yes',
           ExpressionAttributeValues: { ':no': false, ':yes': true },

@@ -12,7 +12,7 @@ import { OutboundFailed, OutboundRefused, type GuardedFetch, type GuardOptions }
 import { eventExpiresAt, eventIdTime, type EventEnvelope } from '../shared/events.js';
 import { ValidationError, WebhookNotFoundError, WebhookReplayLimitedError } from '../errors.js';
 import { log } from '../observability/logger.js';
-import type { DeliveryAttempt, DeliveryHolds, DeliveryMessage, DeliveryQueue, DeliveryRecord, DeliveryStatus, DeliveryStore, ReplayBudget, WebhookHealthStore, WebhookRecord, WebhookSecretSealer, WebhookStore } from './model.js';
+import type { DeliveryAttempt, DeliveryHolds, LinePlace, DeliveryMessage, DeliveryQueue, DeliveryRecord, DeliveryStatus, DeliveryStore, ReplayBudget, WebhookHealthStore, WebhookRecord, WebhookSecretSealer, WebhookStore } from './model.js';
 import { later, REPLAY_LIMITS, wants } from './webhooks.js';
 import { webhookSweepMarginSeconds } from '../config.js';
 import { targetRefusal, type TargetSender } from './targets.js';
@@ -97,15 +97,21 @@ export function retryMessage(d: DeliveryRecord, attempts: number, dueAt?: string
   return { ...messageOf(d), lane: 'retry', attempt: attempts, ...(dueAt ? { dueAt } : {}) };
 }
 
+/** A place in a subject's line after `last` (the line's order is arrival: never before the last one). */
+function placeAfter(last: LinePlace | undefined, now: Date): string {
+  return new Date(Math.max(now.getTime(), last ? Date.parse(last.at) + 1 : 0)).toISOString();
+}
+
 /**
- * Parks a delivery behind the one holding its subject. The holder may have left between the look
- * and the parking: if this one is now first in line, it takes its turn (true).
+ * Parks a delivery at the end of its subject's line. The holder may have left between the look
+ * and the parking: if this one is now first in line, it takes its turn (its place, else undefined).
  */
-async function parkBehind(d: DeliverDeps, delivery: DeliveryRecord, now: Date): Promise<boolean> {
-  await d.holds.put(delivery, true);
+async function parkBehind(d: DeliverDeps, delivery: DeliveryRecord, now: Date): Promise<LinePlace | undefined> {
+  const at = placeAfter(await d.holds.last(delivery.tenantId, delivery.webhookId, delivery.subjectId), now);
+  await d.holds.put(delivery, at, true);
   await d.deliveries.park(delivery, now.toISOString(), plus(now, d.sweepMarginSeconds));
   const first = await d.holds.first(delivery.tenantId, delivery.webhookId, delivery.subjectId);
-  return !!first && same(first, delivery) && (await d.holds.unpark(delivery));
+  return first && same(first, delivery) && (await d.holds.unpark({ ...delivery, at })) ? { ...first, parked: false } : undefined;
 }
 
 /**
@@ -113,8 +119,8 @@ async function parkBehind(d: DeliverDeps, delivery: DeliveryRecord, now: Date): 
  * the holder and is queued for its attempt, on the retry lane. A next one settled meanwhile (a
  * replay delivered it) leaves the line too, and the one after it is looked at.
  */
-export async function release(d: Pick<DeliverDeps, 'holds' | 'deliveries' | 'queue'>, delivery: DeliveryRecord): Promise<void> {
-  let leaving: { eventTimestamp: string; eventId: string } = delivery;
+export async function release(d: Pick<DeliverDeps, 'holds' | 'deliveries' | 'queue'>, delivery: DeliveryRecord, place: LinePlace): Promise<void> {
+  let leaving: LinePlace = place;
   for (let i = 0; i < 100; i++) {
     await d.holds.remove({ ...delivery, ...leaving });
     const next = await d.holds.first(delivery.tenantId, delivery.webhookId, delivery.subjectId);
@@ -148,10 +154,13 @@ export async function deliver(d: DeliverDeps, m: DeliveryMessage, now: Date): Pr
   if (m.attempt !== undefined && m.attempt !== delivery.attempts.length) return { done: false, skipped: 'moved-on' };
 
   // Behind whatever holds its subject, unless it is the holder (its own retry, or released from parking).
-  const first = await d.holds.first(delivery.tenantId, delivery.webhookId, delivery.subjectId);
-  if (first && !same(first, delivery) && !(await parkBehind(d, delivery, now))) return { done: false, parked: true };
+  let place = await d.holds.first(delivery.tenantId, delivery.webhookId, delivery.subjectId);
+  if (place && !same(place, delivery)) {
+    place = await parkBehind(d, delivery, now);
+    if (!place) return { done: false, parked: true };
+  }
   // In its subject's line (holding it): it lets the next one go when it settles.
-  const held = !!first;
+  const held = place;
   // A retry before its time (the retry queue delays at most 15 minutes): sent on with the rest of the wait.
   if (delivery.nextAttemptAt && Date.parse(delivery.nextAttemptAt) - now.getTime() > 1000) {
     const wait = Math.ceil((Date.parse(delivery.nextAttemptAt) - now.getTime()) / 1000);
@@ -165,7 +174,7 @@ export async function deliver(d: DeliverDeps, m: DeliveryMessage, now: Date): Pr
   // Deleted or disabled meanwhile, or it no longer asks for this event: not sent.
   if (!webhook || !event || !wants(webhook, event)) {
     await d.deliveries.settle(delivery, 'DISCARDED');
-    if (held) await release(d, delivery);
+    if (held) await release(d, delivery, held);
     return { done: true, status: 'DISCARDED' };
   }
 
@@ -178,7 +187,7 @@ export async function deliver(d: DeliverDeps, m: DeliveryMessage, now: Date): Pr
     // A target the rules refuse now (one stored before they did: the service's own delivery
     // queue would feed the worker its own deliveries). Its ARN cannot change, so no retry.
     await d.deliveries.record(delivery, { at: now.toISOString(), error: `refused: ${refused}`, latencyMs: 0 }, 'FAILED', undefined);
-    if (held) await release(d, delivery);
+    if (held) await release(d, delivery, held);
     log().warn('webhook target refused at delivery', { webhookId: m.webhookId, eventId: m.eventId, reason: refused });
     return { done: true, status: 'FAILED' };
   }
@@ -227,21 +236,21 @@ export async function deliver(d: DeliverDeps, m: DeliveryMessage, now: Date): Pr
   if (status !== undefined && status >= 200 && status < 300) {
     await d.deliveries.record(delivery, attempt, 'DELIVERED', undefined);
     if (health?.failures) await d.health.succeeded(m.tenantId, m.webhookId);
-    if (held) await release(d, delivery);
+    if (held) await release(d, delivery, held);
     return { done: true, status: 'DELIVERED' };
   }
   if (status === 410) {
     // Gone: the endpoint asks to be sent nothing more (Standard Webhooks). Its owner enables it again.
     await d.deliveries.record(delivery, attempt, 'FAILED', undefined);
     await disable(d, webhook);
-    if (held) await release(d, delivery);
+    if (held) await release(d, delivery, held);
     return { done: true, status: 'FAILED' };
   }
   if (!failing) await d.health.failed(m.tenantId, m.webhookId, FAILING_AFTER, plus(now, PROBE_SECONDS));
   const made = delivery.attempts.length - (delivery.attemptsBefore ?? 0) + 1;
   if (made > d.retrySeconds.length) {
     await d.deliveries.record(delivery, attempt, 'FAILED', undefined);
-    if (held) await release(d, delivery);
+    if (held) await release(d, delivery, held);
     log().warn('webhook delivery failed for good', { webhookId: m.webhookId, eventId: m.eventId, attempts: made, status, error });
     return { done: true, status: 'FAILED' };
   }
@@ -250,7 +259,8 @@ export async function deliver(d: DeliverDeps, m: DeliveryMessage, now: Date): Pr
   const next = plus(now, wait);
   // Its subject is held first: a later event of it that arrives meanwhile parks behind it.
   const attemptsNow = delivery.attempts.length + 1;
-  await d.holds.put(delivery, false);
+  // (Already its holder when it was in line: its place stays.)
+  if (!held) await d.holds.put(delivery, placeAfter(await d.holds.last(delivery.tenantId, delivery.webhookId, delivery.subjectId), now), false);
   await d.deliveries.record(delivery, attempt, 'PENDING', next, plus(now, wait + d.sweepMarginSeconds));
   await d.queue.retry(retryMessage(delivery, attemptsNow, next), Math.min(MAX_DELAY_SECONDS, wait));
   return { done: false, retryInSeconds: wait };

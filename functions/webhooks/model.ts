@@ -114,20 +114,31 @@ export interface WebhookStore {
 export type DeliveryKey = Pick<DeliveryRecord, 'tenantId' | 'webhookId' | 'eventTimestamp' | 'eventId'>;
 
 /**
- * A webhook's held subjects (functions/webhooks/order.ts): a delivery that failed and waits for
+ * A webhook's held subjects (functions/webhooks/deliver.ts): a delivery that failed and waits for
  * its retry holds its subject, and the later deliveries of that subject wait parked behind it, in
- * the order of their events, off the queues. One item per waiting delivery, sorted by subject and
- * event, so the first of a subject is one Query.
+ * the order they arrived (the relay's order, which an event's own timestamp need not follow), off
+ * the queues. One item per waiting delivery, sorted by subject, then when it joined the line
+ * (`at`), so the first and the last of a subject are one Query each.
  */
+export interface LinePlace {
+  /** When it joined its subject's line (ISO 8601, ms): the line's order. */
+  at: string;
+  eventTimestamp: string;
+  eventId: string;
+  parked: boolean;
+}
+
 export interface DeliveryHolds {
   /** The first waiting delivery of a subject (the holder, or a parked one whose holder has left), if any. */
-  first(tenantId: string, webhookId: string, subjectId: string): Promise<{ eventTimestamp: string; eventId: string; parked: boolean } | undefined>;
-  /** Adds (or keeps) the delivery in its subject's line: holding it, or parked. */
-  put(d: DeliveryRecord, parked: boolean): Promise<void>;
+  first(tenantId: string, webhookId: string, subjectId: string): Promise<LinePlace | undefined>;
+  /** The last one in a subject's line, if any. */
+  last(tenantId: string, webhookId: string, subjectId: string): Promise<LinePlace | undefined>;
+  /** Adds the delivery to its subject's line at `at`: holding it, or parked. */
+  put(d: DeliveryRecord, at: string, parked: boolean): Promise<void>;
   /** Takes the delivery out of its subject's line. */
-  remove(d: DeliveryKey & { subjectId: string }): Promise<void>;
+  remove(d: DeliveryKey & { subjectId: string; at: string }): Promise<void>;
   /** Makes a parked delivery the holder, in one conditional write: false when it was not parked (someone else released it). */
-  unpark(d: DeliveryKey & { subjectId: string }): Promise<boolean>;
+  unpark(d: DeliveryKey & { subjectId: string; at: string }): Promise<boolean>;
 }
 
 /**

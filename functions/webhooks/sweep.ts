@@ -72,7 +72,7 @@ async function sweepOne(d: SweepDeps, key: DeliveryKey, now: Date): Promise<'req
     if (first && (first.eventTimestamp !== delivery.eventTimestamp || first.eventId !== delivery.eventId)) return 'parked';
     // First in line, yet parked: its holder settled without letting it go (or let it go and its
     // message was lost). Now it holds the line; a copy of a message it still has makes no second attempt.
-    if (first?.parked) await d.holds.unpark(delivery);
+    if (first?.parked) await d.holds.unpark({ ...delivery, at: first.at });
   }
   await d.queue.retry(retryMessage(delivery, delivery.attempts.length), 0);
   return 'requeued';

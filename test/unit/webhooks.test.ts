@@ -82,7 +82,7 @@ function harness(opts: { webhook?: WebhookRecord | undefined; answer?: (n: numbe
       claim: async () => true,
       park: async () => undefined,
     },
-    holds: { first: async () => undefined, put: async () => undefined, remove: async () => undefined, unpark: async () => false },
+    holds: { first: async () => undefined, last: async () => undefined, put: async () => undefined, remove: async () => undefined, unpark: async () => false },
     health: { get: async () => undefined, failed: async () => 1, succeeded: async () => undefined, takeProbe: async () => true },
     queue: { retry: async (message, delay) => void retried.push({ message, delay }) },
     sweepMarginSeconds: 1200,
@@ -513,7 +513,7 @@ describe('handleDeliveries', () => {
         ...again.d,
         queue: deliveryQueue,
         // The other subject's endpoint answers; this one's fails (and its retry cannot be queued).
-        fetch: async (url, init) => (String(init.body).includes(other.event.id) ? other.d.fetch(url, init, {}) : again.d.fetch(url, init, {})),
+        fetch: async (url, init, o) => (String(init.body).includes(other.event.id) ? other.d.fetch(url, init, o) : again.d.fetch(url, init, o)),
         deliveries: { ...again.d.deliveries, get: async (_t, _w, _ts, id) => (id === other.delivery.eventId ? other.delivery : again.delivery) }, outbox: { getEvent: async (_t, _ts, id) => (id === other.event.id ? other.event : again.event) } },
       [record('b', 'w1:pi-1', JSON.stringify(again.message)), record('c', 'w1:pi-1', JSON.stringify(again.message)), record('e', 'w1:pi-2', JSON.stringify(other.message))],
       () => now,
