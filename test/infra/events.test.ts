@@ -553,7 +553,7 @@ describe('ArthrStack events', () => {
       expect(group.Properties).toEqual({ LogGroupName: '/aws/lambda/arthr-fir-deliverWebhooks', RetentionInDays: 30 });
     });
 
-    it('is told only the table, the log level, its service name, the delivery and replay queues, the secrets key, the delivery role and its own account', () => {
+    it('is told only the table, the log level, its service name, the delivery, replay and retry queues, the secrets key, the delivery role and its own account', () => {
       const { SUBSCRIBER_ROLE_ARN, SERVICE_ACCOUNT_ID, ...rest } = worker.Properties.Environment.Variables;
       expect(rest).toEqual({
         TABLE_NAME: { Ref: tableId },
@@ -561,13 +561,14 @@ describe('ArthrStack events', () => {
         POWERTOOLS_SERVICE_NAME: 'arthr-fir',
         WEBHOOK_QUEUE_URL: { Ref: deliveriesId },
         WEBHOOK_REPLAY_QUEUE_URL: { Ref: replaysId },
+        WEBHOOK_RETRY_QUEUE_URL: { Ref: retriesId },
         SECRETS_KEY: { 'Fn::Join': ['', ['kms:', secretsKeyArn()]] },
       });
       expect(joined(SUBSCRIBER_ROLE_ARN)).toBe(SUBSCRIBER_ROLE);
       expect(SERVICE_ACCOUNT_ID).toEqual({ Ref: 'AWS::AccountId' });
     });
 
-    it('may only read deliveries, webhooks and events, record attempts, disable webhooks, unseal webhook secrets, consume its two queues and write its own logs', () => {
+    it('may only read deliveries, webhooks and events, record attempts, keep health and subject lines, unseal webhook secrets, queue retries, consume its three queues and write its own logs', () => {
       expect(statementsOf(template, workerRoleId())).toEqual([
         { Sid: 'OwnLogGroupOnly', Effect: 'Allow', Action: LOG_ACTIONS, Resource: { 'Fn::GetAtt': [refId(worker.Properties.LoggingConfig.LogGroup), 'Arn'] } },
         // The delivery, its webhook and its event: only those partitions.
@@ -576,7 +577,7 @@ describe('ArthrStack events', () => {
         // A webhook whose endpoint answered 410 Gone is disabled; its endpoint's health item counts failures.
         { ...items('WebhookHealth', 'PutItem', ['TNT#*#WEBHOOKS']), Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
         // A subject's line: the delivery holding it for a retry, and those parked behind it.
-        { ...items('SubjectOrder', 'Query', ['TNT#*#WHHOLD#*']), Action: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] },
+        { ...items('SubjectOrder', 'Query', ['TNT#*#WHHOLD#*']), Action: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'] },
         {
           Sid: 'UnsealWebhookSecrets',
           Effect: 'Allow',
@@ -693,7 +694,7 @@ describe('ArthrStack events', () => {
   describe('cdk-nag', () => {
     it('acknowledges only the runtime pins, ListStreams on `*` and the dead-letter queues having none of their own, each with a reason', () => {
       const workerMappingPaths = Object.values(ofType(template, 'AWS::Lambda::EventSourceMapping')).filter((m) => refId(m.Properties.FunctionName) === workerId).map((m) => m.Metadata!['aws:cdk:path'] as string);
-      expect(workerMappingPaths).toHaveLength(2);
+      expect(workerMappingPaths).toHaveLength(3);
       for (const path of workerMappingPaths) expect(path).toMatch(/^ArthrStack\/Events\/DeliveryWorker\/Function\/SqsEventSource:[^/]+\/Resource$/);
       const acknowledged = Object.values(template.toJSON().Resources as Record<string, Resource>)
         .filter((r) => String(r.Metadata?.['aws:cdk:path'] ?? '').startsWith('ArthrStack/Events/'))
@@ -706,9 +707,13 @@ describe('ArthrStack events', () => {
           'ArthrStack/Events/RelayDeadLetters/Resource AwsSolutions-SQS3',
           'ArthrStack/Events/DeliveryWorker/Function/Resource AwsSolutions-L1',
           // The runtime pin is acknowledged on the function construct, and the SQS event source's
-          // mappings (deliveries, replays) are made under it (addEventSource): the acknowledgement reaches them too.
+          // mappings (deliveries, replays, retries) are made under it (addEventSource): the acknowledgement reaches them too.
           ...workerMappingPaths.map((path) => `${path} AwsSolutions-L1`),
           'ArthrStack/Events/DeliveryDeadLetters/Resource AwsSolutions-SQS3',
+          'ArthrStack/Events/RetryDeadLetters/Resource AwsSolutions-SQS3',
+          'ArthrStack/Events/DeliverySweeper/Function/Resource AwsSolutions-L1',
+          // Its asynchronous invocation config (no retry: the next scheduled run does the same), under the function too.
+          'ArthrStack/Events/DeliverySweeper/Function/EventInvokeConfig/Resource AwsSolutions-L1',
           // Relying parties' queues, buses and keys are in accounts known only at run time.
           'ArthrStack/Events/SubscriberDelivery/Resource AwsSolutions-IAM5[Resource::arn:aws:sqs:*:*:*]',
           'ArthrStack/Events/SubscriberDelivery/Resource AwsSolutions-IAM5[Resource::arn:aws:events:*:*:event-bus/*]',
