@@ -16,6 +16,11 @@ export function deploymentPrefix(region: ServiceRegion): string {
 /** Standard Webhooks' schedule after the first attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_WEBHOOK_RETRY_SECONDS = '5,300,1800,7200,18000,36000,36000';
 
+/** WEBHOOK_SWEEP_MARGIN_SECONDS, parsed with the store configuration. */
+export function webhookSweepMarginSeconds(): number {
+  return Number(getStoreConfig().WEBHOOK_SWEEP_MARGIN_SECONDS);
+}
+
 /** The seconds before each retry, from a WEBHOOK_RETRY_SECONDS value; a delivery gets one attempt more than it has retries. */
 export function webhookRetrySeconds(schedule = DEFAULT_WEBHOOK_RETRY_SECONDS): number[] {
   return schedule.split(',').map(Number);
@@ -49,6 +54,14 @@ const StoreConfigSchema = z.object({
   WEBHOOK_QUEUE_URL: z.optional(z.url()),
   /** The SQS FIFO queue replayed webhook deliveries wait in, with workers apart from fresh deliveries'. */
   WEBHOOK_REPLAY_QUEUE_URL: z.optional(z.url()),
+  /** The standard SQS queue every later attempt of a delivery waits in (with DelaySeconds), apart from the FIFO queues. */
+  WEBHOOK_RETRY_QUEUE_URL: z.optional(z.url()),
+  /**
+   * How long past its due time (created, next attempt, parked) a PENDING delivery may stay before
+   * the sweeper takes it for one whose message was lost and queues it again. Above the retry
+   * queue's longest hop (15 minutes) and any FIFO backlog worth waiting for.
+   */
+  WEBHOOK_SWEEP_MARGIN_SECONDS: z._default(z.string().check(z.regex(/^\d{1,6}$/)), '1200'),
   /** Set only locally: the SQS stand-in (fauxqs). */
   SQS_ENDPOINT: z.optional(z.url()),
   /** AWS: the deployment's own account, never a webhook's SQS or EventBridge target. */
@@ -69,7 +82,7 @@ const StoreConfigSchema = z.object({
   /**
    * Seconds before each retry of a failed delivery, comma-separated: the Standard Webhooks
    * schedule by default (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: eight attempts over about a
-   * day), each with up to 20% jitter. Each at most 43,200 (SQS's longest visibility).
+   * day), each with up to 20% jitter. Each at most 43,200 (12 hours).
    */
   WEBHOOK_RETRY_SECONDS: z._default(z.string().check(z.regex(/^\d{1,5}(,\d{1,5}){0,19}$/)), DEFAULT_WEBHOOK_RETRY_SECONDS),
   /** The SQS queue export jobs go to (AWS); locally an in-process worker is installed instead. */

@@ -532,6 +532,7 @@ export class ArthrStack extends Stack {
         { title: 'Export jobs failed', queue: this.exports.deadLetters },
         { title: 'Events not relayed', queue: this.events.relayDeadLetters },
         { title: 'Webhook deliveries not attempted', queue: this.events.deliveryDeadLetters },
+        { title: 'Webhook retries not attempted', queue: this.events.retryDeadLetters },
       ],
       ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
     });

@@ -25,8 +25,8 @@ function sqs(): Promise<SQSClient> {
   return client;
 }
 
-function queueUrl(lane?: 'replay'): string {
-  const name = lane === 'replay' ? 'WEBHOOK_REPLAY_QUEUE_URL' : 'WEBHOOK_QUEUE_URL';
+function queueUrl(lane?: 'replay' | 'retry'): string {
+  const name = lane === 'replay' ? 'WEBHOOK_REPLAY_QUEUE_URL' : lane === 'retry' ? 'WEBHOOK_RETRY_QUEUE_URL' : 'WEBHOOK_QUEUE_URL';
   const url = getStoreConfig()[name];
   if (!url) throw new Error(`${name} is not configured for this function`);
   return url;
@@ -59,7 +59,12 @@ async function sendTo(url: string, messages: readonly DeliveryMessage[]): Promis
  * a batch the relay sends again within five minutes is not queued twice. Replays go to a queue
  * of their own (WEBHOOK_REPLAY_QUEUE_URL), worked apart: a message's place in a FIFO queue is
  * its turn, so hundreds of replayed deliveries queued ahead of a new event would hold it back
- * (and a FIFO queue takes no per-message DelaySeconds to pace them with).
+ * (and a FIFO queue takes no per-message DelaySeconds to pace them with). Every later attempt
+ * (a retry, a delivery released from parking, one the sweeper found lost) goes to a standard
+ * queue with DelaySeconds (WEBHOOK_RETRY_QUEUE_URL): a delivery waiting for its retry then holds
+ * no FIFO message group and no in-flight message, so however many deliveries one dead endpoint
+ * has waiting, the FIFO queues' window (the first 120,000 messages, where SQS looks for a group
+ * it may hand out) stays free for every other tenant's.
  */
 export const deliveryQueue: DeliveryQueue = {
   async send(messages) {
@@ -68,8 +73,11 @@ export const deliveryQueue: DeliveryQueue = {
   async sendReplays(messages) {
     await sendTo(queueUrl('replay'), messages);
   },
-  async delay(receiptHandle, seconds, lane) {
-    const { ChangeMessageVisibilityCommand } = await import('@aws-sdk/client-sqs');
-    await (await sqs()).send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl(lane), ReceiptHandle: receiptHandle, VisibilityTimeout: Math.min(43_200, Math.max(0, Math.round(seconds))) }));
+  async retry(message, delaySeconds) {
+    const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
+    // A standard queue: no group, no deduplication id (the message's `attempt` keeps copies from attempting twice).
+    await (await sqs()).send(
+      new SendMessageCommand({ QueueUrl: queueUrl('retry'), MessageBody: JSON.stringify({ ...message, lane: 'retry' }), DelaySeconds: Math.min(900, Math.max(0, Math.round(delaySeconds))) }),
+    );
   },
 };

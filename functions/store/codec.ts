@@ -2,9 +2,10 @@ import type { ItemKey } from './keys.js';
 
 /**
  * An item's keys: the table's, the creation-time index's where the item is listed by it, and
- * the open-instance index's while an instance has no final status.
+ * the open-instance index's while an instance has no final status, the due index's while a
+ * webhook delivery is PENDING.
  */
-export type ItemKeys = ItemKey & { GSI1PK?: string; GSI1SK?: string; GSI2PK?: string; GSI2SK?: string };
+export type ItemKeys = ItemKey & { GSI1PK?: string; GSI1SK?: string; GSI2PK?: string; GSI2SK?: string; GSI3PK?: string; GSI3SK?: string };
 
 export type Item = Record<string, unknown>;
 
@@ -27,7 +28,7 @@ export function itemCodec<R extends object>(itemType: string): ItemCodec<R> {
     if (item?.itemType !== itemType) return undefined;
     // The table's attributes go; the rest is the record. The only widening in the store layer:
     // what this codec encoded, it decodes.
-    const { PK: _pk, SK: _sk, GSI1PK: _gpk, GSI1SK: _gsk, GSI2PK: _opk, GSI2SK: _osk, itemType: _type, ...record } = item;
+    const { PK: _pk, SK: _sk, GSI1PK: _gpk, GSI1SK: _gsk, GSI2PK: _opk, GSI2SK: _osk, GSI3PK: _dpk, GSI3SK: _dsk, itemType: _type, ...record } = item;
     return record as R;
   };
   return {

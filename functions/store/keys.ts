@@ -414,6 +414,40 @@ export const keys = {
   webhookDelivery(tenantId: string, webhookId: string, eventTimestamp: string, eventId: string): ItemKey {
     return { PK: keys.webhookDeliveryPartition(tenantId, webhookId), SK: `${eventTimestamp}#${part(eventId)}` };
   },
+  /**
+   * The due index (GSI3, sparse): a PENDING delivery, by when the sweeper may take it for one
+   * whose message was lost (`sweepAt`). One partition per tenant; the sort key starts with the
+   * time, so what is due sorts first.
+   */
+  webhookDeliveryDue(tenantId: string, sweepAt: string, webhookId: string, eventTimestamp: string, eventId: string): { GSI3PK: string; GSI3SK: string } {
+    return { GSI3PK: `${tenantPrefix(tenantId)}WHDUE`, GSI3SK: `${part(sweepAt)}#${part(webhookId)}#${part(eventTimestamp)}#${part(eventId)}` };
+  },
+  /** The delivery a due-index entry names (from its GSI3SK and table key), or undefined for another item. */
+  parseWebhookDeliveryDue(item: { PK: string; SK: string; GSI3SK?: string }): { tenantId: string; webhookId: string; eventTimestamp: string; eventId: string; sweepAt: string } | undefined {
+    const pk = /^TNT#([^#]+)#WHDLV#([^#]+)$/.exec(item.PK);
+    const sk = /^([^#]+)#([^#]+)$/.exec(item.SK);
+    const due = item.GSI3SK?.split('#');
+    if (!pk || !sk || !due || due.length !== 4) return undefined;
+    return { tenantId: pk[1]!, webhookId: pk[2]!, eventTimestamp: sk[1]!, eventId: sk[2]!, sweepAt: due[0]! };
+  },
+  /**
+   * A webhook's held subjects: one item per delivery waiting in a subject's line (the holder in
+   * retry, and those parked behind it), sorted by subject, then when each joined. The subject id is
+   * URI-encoded, so no id can put a `#` into the key.
+   */
+  webhookHoldPartition(tenantId: string, webhookId: string): string {
+    return `${tenantPrefix(tenantId)}WHHOLD#${part(webhookId)}`;
+  },
+  webhookHoldSubjectPrefix(subjectId: string): string {
+    return `${encodeURIComponent(subjectId)}#`;
+  },
+  webhookHold(tenantId: string, webhookId: string, subjectId: string, at: string, eventTimestamp: string, eventId: string): ItemKey {
+    return { PK: keys.webhookHoldPartition(tenantId, webhookId), SK: `${keys.webhookHoldSubjectPrefix(subjectId)}${part(at)}#${part(eventTimestamp)}#${part(eventId)}` };
+  },
+  /** A webhook's endpoint health (failures in a row), beside the webhook: not under `WH#`, so not listed as a webhook. */
+  webhookHealth(tenantId: string, webhookId: string): ItemKey {
+    return { PK: keys.webhookPartition(tenantId), SK: `HEALTH#${part(webhookId)}` };
+  },
   /** A started event query (its filters and page size), with a TTL. */
   identityEventQuery(tenantId: string, executionId: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}IDSQUERY#${part(executionId)}`, SK: 'QUERY' };

@@ -16,6 +16,12 @@ export const TABLE_SCHEMA = {
      * reconciler's scan reads only open instances, and only their keys.
      */
     { indexName: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'KEYS_ONLY', queriedByRoutes: false },
+    /**
+     * Webhook deliveries not yet settled, by when the sweeper may take one whose queue message
+     * was lost (`sweepAt`). Sparse: a delivery leaves it when it is delivered, failed or
+     * discarded, so the sweeper's scan reads only PENDING deliveries' keys, never the table.
+     */
+    { indexName: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'KEYS_ONLY', queriedByRoutes: false },
   ],
 } as const;
 
@@ -23,3 +29,6 @@ export type TableSchema = typeof TABLE_SCHEMA;
 
 /** The reconciler's index of open instances (see TABLE_SCHEMA). */
 export const OPEN_INSTANCES_INDEX = 'GSI2';
+
+/** The webhook sweeper's index of PENDING deliveries (see TABLE_SCHEMA). */
+export const DUE_DELIVERIES_INDEX = 'GSI3';

@@ -1,7 +1,13 @@
-import type { DeliveryRecord, DeliveryStore, WebhookRecord, WebhookStore } from '../webhooks/model.js';
+import type { DeliveryHolds, DeliveryRecord, DeliveryStore, WebhookHealthStore, WebhookRecord, WebhookStore } from '../webhooks/model.js';
 import { conditionally, dynamo, queryAll, transactWrite } from './client.js';
 import { itemCodec } from './codec.js';
 import { keys } from './keys.js';
+import { DUE_DELIVERIES_INDEX } from './schema.js';
+
+/** A PENDING delivery's entry in the due index, from its `sweepAt`. */
+function dueKeys(d: Pick<DeliveryRecord, 'tenantId' | 'webhookId' | 'eventTimestamp' | 'eventId'>, sweepAt: string) {
+  return keys.webhookDeliveryDue(d.tenantId, sweepAt, d.webhookId, d.eventTimestamp, d.eventId);
+}
 
 const webhooks = itemCodec<WebhookRecord>('Webhook');
 const deliveries = itemCodec<DeliveryRecord>('WebhookDelivery');
@@ -73,7 +79,10 @@ export const deliveryStore: DeliveryStore = {
       doc.send(
         new commands.PutCommand({
           TableName: tableName,
-          Item: deliveries.encode(record, keys.webhookDelivery(record.tenantId, record.webhookId, record.eventTimestamp, record.eventId)),
+          Item: deliveries.encode(record, {
+            ...keys.webhookDelivery(record.tenantId, record.webhookId, record.eventTimestamp, record.eventId),
+            ...(record.sweepAt ? dueKeys(record, record.sweepAt) : {}),
+          }),
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       ),
@@ -82,10 +91,10 @@ export const deliveryStore: DeliveryStore = {
 
   async restart(record) {
     const { doc, tableName, commands } = await dynamo();
-    const { attempts: _a, createdAt, tenantId, webhookId, eventId, eventTimestamp, ...fields } = record;
+    const { attempts: _a, createdAt, tenantId, webhookId, eventId, eventTimestamp, sweepAt, parkedAt: _p, leaseUntil: _l, ...fields } = record;
     // The retry schedule starts again after the attempts made before (they stay in the log).
     const before = (await deliveryStore.get(tenantId, webhookId, eventTimestamp, eventId))?.attempts.length ?? 0;
-    const rest = { ...fields, attemptsBefore: before };
+    const rest = { ...fields, attemptsBefore: before, ...(sweepAt ? { sweepAt, ...dueKeys(record, sweepAt) } : {}) };
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = { ':none': [], ':created': createdAt, ':type': 'WebhookDelivery' };
     const sets = Object.entries({ tenantId, webhookId, eventId, eventTimestamp, ...rest }).map(([k, v], i) => {
@@ -97,11 +106,13 @@ export const deliveryStore: DeliveryStore = {
       new commands.UpdateCommand({
         TableName: tableName,
         Key: keys.webhookDelivery(tenantId, webhookId, eventTimestamp, eventId),
-        UpdateExpression: `SET ${sets.join(', ')}, attempts = if_not_exists(attempts, :none), createdAt = if_not_exists(createdAt, :created), itemType = :type REMOVE nextAttemptAt`,
+        // A claim or parking of before the replay is over: the replay's message makes the next attempt.
+        UpdateExpression: `SET ${sets.join(', ')}, attempts = if_not_exists(attempts, :none), createdAt = if_not_exists(createdAt, :created), itemType = :type REMOVE nextAttemptAt, leaseUntil, parkedAt`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
     );
+    return before;
   },
 
   async get(tenantId, webhookId, eventTimestamp, eventId) {
@@ -112,15 +123,28 @@ export const deliveryStore: DeliveryStore = {
     return deliveries.decode(out.Item);
   },
 
-  async record(delivery, attempt, status, nextAttemptAt) {
+  async record(delivery, attempt, status, nextAttemptAt, sweepAt) {
     const { doc, tableName, commands } = await dynamo();
+    const pending = status === 'PENDING' && sweepAt !== undefined;
+    const sets = ['attempts = list_append(if_not_exists(attempts, :none), :attempt)', '#status = :status', 'updatedAt = :at'];
+    const removes = ['leaseUntil', 'parkedAt'];
+    const values: Record<string, unknown> = { ':none': [], ':attempt': [attempt], ':status': status, ':at': attempt.at };
+    if (nextAttemptAt) {
+      sets.push('nextAttemptAt = :next');
+      values[':next'] = nextAttemptAt;
+    } else removes.push('nextAttemptAt');
+    if (pending) {
+      const due = dueKeys(delivery, sweepAt);
+      sets.push('sweepAt = :sweep', 'GSI3PK = :dpk', 'GSI3SK = :dsk');
+      Object.assign(values, { ':sweep': sweepAt, ':dpk': due.GSI3PK, ':dsk': due.GSI3SK });
+    } else removes.push('sweepAt', 'GSI3PK', 'GSI3SK');
     await doc.send(
       new commands.UpdateCommand({
         TableName: tableName,
         Key: keys.webhookDelivery(delivery.tenantId, delivery.webhookId, delivery.eventTimestamp, delivery.eventId),
-        UpdateExpression: `SET attempts = list_append(if_not_exists(attempts, :none), :attempt), #status = :status, updatedAt = :at${nextAttemptAt ? ', nextAttemptAt = :next' : ''}${nextAttemptAt ? '' : ' REMOVE nextAttemptAt'}`,
+        UpdateExpression: `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`,
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':none': [], ':attempt': [attempt], ':status': status, ':at': attempt.at, ...(nextAttemptAt ? { ':next': nextAttemptAt } : {}) },
+        ExpressionAttributeValues: values,
       }),
     );
   },
@@ -131,11 +155,82 @@ export const deliveryStore: DeliveryStore = {
       new commands.UpdateCommand({
         TableName: tableName,
         Key: keys.webhookDelivery(delivery.tenantId, delivery.webhookId, delivery.eventTimestamp, delivery.eventId),
-        UpdateExpression: 'SET #status = :status, updatedAt = :at REMOVE nextAttemptAt',
+        // Settled: off the due index, no claim, not parked.
+        UpdateExpression: 'SET #status = :status, updatedAt = :at REMOVE nextAttemptAt, sweepAt, GSI3PK, GSI3SK, leaseUntil, parkedAt',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':status': status, ':at': new Date().toISOString() },
       }),
     );
+  },
+
+  async claim(delivery, attempts, leaseUntil, now) {
+    const { doc, tableName, commands } = await dynamo();
+    return conditionally(() =>
+      doc.send(
+        new commands.UpdateCommand({
+          TableName: tableName,
+          Key: keys.webhookDelivery(delivery.tenantId, delivery.webhookId, delivery.eventTimestamp, delivery.eventId),
+          UpdateExpression: 'SET leaseUntil = :lease',
+          ConditionExpression: `#status = :pending AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)${attempts === undefined ? '' : ' AND size(attempts) = :n'}`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':lease': leaseUntil, ':pending': 'PENDING', ':now': now.toISOString(), ...(attempts === undefined ? {} : { ':n': attempts }) },
+        }),
+      ),
+    );
+  },
+
+  async park(delivery, parkedAt, sweepAt) {
+    const { doc, tableName, commands } = await dynamo();
+    const due = dueKeys(delivery, sweepAt);
+    await conditionally(() =>
+      doc.send(
+        new commands.UpdateCommand({
+          TableName: tableName,
+          Key: keys.webhookDelivery(delivery.tenantId, delivery.webhookId, delivery.eventTimestamp, delivery.eventId),
+          UpdateExpression: `SET sweepAt = :sweep, GSI3PK = :dpk, GSI3SK = :dsk${parkedAt ? ', parkedAt = :parked' : ' REMOVE parkedAt'}`,
+          // Only while PENDING: a delivery settled meanwhile stays off the due index.
+          ConditionExpression: '#status = :pending',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':sweep': sweepAt, ':dpk': due.GSI3PK, ':dsk': due.GSI3SK, ':pending': 'PENDING', ...(parkedAt ? { ':parked': parkedAt } : {}) },
+        }),
+      ),
+    );
+  },
+
+  async reschedule(delivery, seenSweepAt, sweepAt) {
+    const { doc, tableName, commands } = await dynamo();
+    const due = dueKeys(delivery, sweepAt);
+    return conditionally(() =>
+      doc.send(
+        new commands.UpdateCommand({
+          TableName: tableName,
+          Key: keys.webhookDelivery(delivery.tenantId, delivery.webhookId, delivery.eventTimestamp, delivery.eventId),
+          UpdateExpression: 'SET sweepAt = :sweep, GSI3PK = :dpk, GSI3SK = :dsk',
+          ConditionExpression: '#status = :pending AND sweepAt = :seen',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':sweep': sweepAt, ':dpk': due.GSI3PK, ':dsk': due.GSI3SK, ':pending': 'PENDING', ':seen': seenSweepAt },
+        }),
+      ),
+    );
+  },
+
+  async dueForSweep(before, cursor) {
+    const { doc, tableName, commands } = await dynamo();
+    const out = await doc.send(
+      new commands.ScanCommand({
+        TableName: tableName,
+        IndexName: DUE_DELIVERIES_INDEX,
+        // The sort key starts with `sweepAt`: '#' sorts below every character after it.
+        FilterExpression: 'GSI3SK < :before',
+        ExpressionAttributeValues: { ':before': `${before.toISOString()}#` },
+        ...(cursor !== undefined ? { ExclusiveStartKey: JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown> } : {}),
+      }),
+    );
+    const due = (out.Items ?? []).flatMap((item) => {
+      const parsed = keys.parseWebhookDeliveryDue({ PK: String(item.PK), SK: String(item.SK), GSI3SK: String(item.GSI3SK) });
+      return parsed ? [{ tenantId: parsed.tenantId, webhookId: parsed.webhookId, eventTimestamp: parsed.eventTimestamp, eventId: parsed.eventId }] : [];
+    });
+    return { due, ...(out.LastEvaluatedKey ? { next: Buffer.from(JSON.stringify(out.LastEvaluatedKey), 'utf8').toString('base64url') } : {}) };
   },
 
   async page(tenantId, webhookId, size, cursor) {
@@ -163,5 +258,132 @@ export const deliveryStore: DeliveryStore = {
       deliveries: deliveries.decodeAll(out.Items ?? []),
       ...(typeof last === 'string' ? { next: Buffer.from(last, 'utf8').toString('base64url') } : {}),
     };
+  },
+};
+
+const holdCodec = itemCodec<{ tenantId: string; webhookId: string; subjectId: string; at: string; eventTimestamp: string; eventId: string; parked: boolean; expiresAt: number }>('WebhookHold');
+
+async function lineEnd(tenantId: string, webhookId: string, subjectId: string, forward: boolean) {
+  const { doc, tableName, commands } = await dynamo();
+  const out = await doc.send(
+    new commands.QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :subject)',
+      ExpressionAttributeValues: { ':pk': keys.webhookHoldPartition(tenantId, webhookId), ':subject': keys.webhookHoldSubjectPrefix(subjectId) },
+      ConsistentRead: true,
+      ScanIndexForward: forward,
+      Limit: 1,
+    }),
+  );
+  const hold = holdCodec.decode(out.Items?.[0]);
+  return hold && { at: hold.at, eventTimestamp: hold.eventTimestamp, eventId: hold.eventId, parked: hold.parked };
+}
+
+export const deliveryHolds: DeliveryHolds = {
+  first: (tenantId, webhookId, subjectId) => lineEnd(tenantId, webhookId, subjectId, true),
+  last: (tenantId, webhookId, subjectId) => lineEnd(tenantId, webhookId, subjectId, false),
+
+  async put(d, at, parked) {
+    const { doc, tableName, commands } = await dynamo();
+    await doc.send(
+      new commands.PutCommand({
+        TableName: tableName,
+        Item: holdCodec.encode(
+          // Gone with the delivery's log at the latest (TTL), should nothing take it out before.
+          { tenantId: d.tenantId, webhookId: d.webhookId, subjectId: d.subjectId, at, eventTimestamp: d.eventTimestamp, eventId: d.eventId, parked, expiresAt: d.expiresAt },
+          keys.webhookHold(d.tenantId, d.webhookId, d.subjectId, at, d.eventTimestamp, d.eventId),
+        ),
+      }),
+    );
+  },
+
+  async remove(d) {
+    const { doc, tableName, commands } = await dynamo();
+    await doc.send(new commands.DeleteCommand({ TableName: tableName, Key: keys.webhookHold(d.tenantId, d.webhookId, d.subjectId, d.at, d.eventTimestamp, d.eventId) }));
+  },
+
+  async unpark(d) {
+    const { doc, tableName, commands } = await dynamo();
+    return conditionally(() =>
+      doc.send(
+        new commands.UpdateCommand({
+          TableName: tableName,
+          Key: keys.webhookHold(d.tenantId, d.webhookId, d.subjectId, d.at, d.eventTimestamp, d.eventId),
+          UpdateExpression: 'SET parked = :no',
+          ConditionExpression: 'parked = :yes',
+          ExpressionAttributeValues: { ':no': false, ':yes': true },
+        }),
+      ),
+    );
+  },
+};
+
+export const webhookHealthStore: WebhookHealthStore = {
+  async get(tenantId, webhookId) {
+    const { doc, tableName, commands } = await dynamo();
+    const out = await doc.send(new commands.GetCommand({ TableName: tableName, Key: keys.webhookHealth(tenantId, webhookId), ConsistentRead: true }));
+    const item = out.Item;
+    if (item?.itemType !== 'WebhookHealth') return undefined;
+    return { failures: Number(item.failures ?? 0), ...(typeof item.probeAt === 'string' ? { probeAt: item.probeAt } : {}) };
+  },
+
+  async failed(tenantId, webhookId, threshold, probeAt) {
+    const { doc, tableName, commands } = await dynamo();
+    const out = await doc.send(
+      new commands.UpdateCommand({
+        TableName: tableName,
+        Key: keys.webhookHealth(tenantId, webhookId),
+        UpdateExpression: 'ADD failures :one SET itemType = :type',
+        ExpressionAttributeValues: { ':one': 1, ':type': 'WebhookHealth' },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    const failures = Number(out.Attributes?.failures ?? 1);
+    if (failures >= threshold) {
+      // The failure that makes it failing sets when it is next tried; later ones leave that alone.
+      await conditionally(() =>
+        doc.send(
+          new commands.UpdateCommand({
+            TableName: tableName,
+            Key: keys.webhookHealth(tenantId, webhookId),
+            UpdateExpression: 'SET probeAt = :probe',
+            ConditionExpression: 'attribute_not_exists(probeAt)',
+            ExpressionAttributeValues: { ':probe': probeAt },
+          }),
+        ),
+      );
+    }
+    return failures;
+  },
+
+  async succeeded(tenantId, webhookId) {
+    const { doc, tableName, commands } = await dynamo();
+    // Only when there is something to clear: a healthy endpoint's deliveries cost no write here.
+    await conditionally(() =>
+      doc.send(
+        new commands.UpdateCommand({
+          TableName: tableName,
+          Key: keys.webhookHealth(tenantId, webhookId),
+          UpdateExpression: 'SET failures = :zero REMOVE probeAt',
+          ConditionExpression: 'failures > :zero',
+          ExpressionAttributeValues: { ':zero': 0 },
+        }),
+      ),
+    );
+  },
+
+  async takeProbe(tenantId, webhookId, seenProbeAt, probeAt) {
+    const { doc, tableName, commands } = await dynamo();
+    return conditionally(() =>
+      doc.send(
+        new commands.UpdateCommand({
+          TableName: tableName,
+          Key: keys.webhookHealth(tenantId, webhookId),
+          UpdateExpression: 'SET probeAt = :next',
+          ConditionExpression: 'probeAt = :seen',
+          ExpressionAttributeValues: { ':next': probeAt, ':seen': seenProbeAt },
+        }),
+      ),
+    );
   },
 };

@@ -12,8 +12,9 @@ import { OutboundFailed, OutboundRefused, type GuardedFetch, type GuardOptions }
 import { eventExpiresAt, eventIdTime, type EventEnvelope } from '../shared/events.js';
 import { ValidationError, WebhookNotFoundError, WebhookReplayLimitedError } from '../errors.js';
 import { log } from '../observability/logger.js';
-import type { DeliveryAttempt, DeliveryMessage, DeliveryQueue, DeliveryRecord, DeliveryStatus, DeliveryStore, ReplayBudget, WebhookRecord, WebhookSecretSealer, WebhookStore } from './model.js';
+import type { DeliveryAttempt, DeliveryHolds, LinePlace, DeliveryMessage, DeliveryQueue, DeliveryRecord, DeliveryStatus, DeliveryStore, ReplayBudget, WebhookHealthStore, WebhookRecord, WebhookSecretSealer, WebhookStore } from './model.js';
 import { later, REPLAY_LIMITS, wants } from './webhooks.js';
+import { webhookSweepMarginSeconds } from '../config.js';
 import { targetRefusal, type TargetSender } from './targets.js';
 
 /** How long an endpoint has to answer (Standard Webhooks suggests 15 to 30 seconds). */
@@ -23,15 +24,32 @@ export const DELIVERY_TIMEOUT_MS = 15_000;
  * (losing the status), so the bound is far above any acknowledgement or error page.
  */
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
-/**
- * The longest a delivery waits for its next attempt: SQS's longest visibility timeout (12 hours),
- * which counts from when the message was received, less the attempt's 15 seconds and a margin.
- */
+/** The longest a delivery waits for its next attempt (12 hours: `Retry-After` may ask for no more). */
 const MAX_WAIT_SECONDS = 43_200 - 120;
+
+/**
+ * Failures in a row after which a webhook counts as failing: its deliveries' attempts are then
+ * recorded without contacting the endpoint (`not attempted: endpoint failing`), on their usual
+ * schedule, and one real attempt a PROBE_SECONDS (the probe) finds out when it answers again. So a
+ * dead or hanging endpoint costs the shared workers at most one attempt's 15 seconds a minute,
+ * instead of 15 seconds for every one of its deliveries.
+ */
+export const FAILING_AFTER = 5;
+export const PROBE_SECONDS = 60;
+/** How long a claim keeps other workers off a delivery: above one attempt (15 s) and its writes. */
+const LEASE_SECONDS = 60;
+/** The longest DelaySeconds SQS takes: a longer wait is sent on again when it comes back early. */
+export const MAX_DELAY_SECONDS = 900;
 
 export interface DeliverDeps {
   webhooks: Pick<WebhookStore, 'get' | 'update'>;
-  deliveries: Pick<DeliveryStore, 'get' | 'record' | 'settle'>;
+  deliveries: Pick<DeliveryStore, 'get' | 'record' | 'settle' | 'claim' | 'park'>;
+  /** The subjects held by a delivery waiting for its retry, and those parked behind it (order.ts's line). */
+  holds: DeliveryHolds;
+  /** Failures in a row per webhook: a failing one is not contacted but by its probe. */
+  health: WebhookHealthStore;
+  /** Where every later attempt waits: the standard retry queue, with a delay. */
+  queue: Pick<DeliveryQueue, 'retry'>;
   /** The event by its time and id; `subjectId` names its outbox shard (functions/store/outbox.ts). */
   outbox: { getEvent(tenantId: string, timestamp: string, id: string, subjectId?: string): Promise<EventEnvelope | undefined> };
   sealer: Pick<WebhookSecretSealer, 'unseal'>;
@@ -42,11 +60,20 @@ export interface DeliverDeps {
   targets: TargetSender;
   /** Seconds before each retry (the first retry after the first failure). */
   retrySeconds: number[];
+  /** How long past its due time a PENDING delivery waits before the sweeper queues it again. */
+  sweepMarginSeconds: number;
   /** [0, 1): the jitter's draw. */
   random?: () => number;
 }
 
-export type DeliveryOutcome = { done: true; status: DeliveryStatus } | { done: false; retryInSeconds: number };
+export type DeliveryOutcome =
+  | { done: true; status: DeliveryStatus }
+  /** Its next attempt is queued on the retry lane, in `retryInSeconds`. */
+  | { done: false; retryInSeconds: number }
+  /** It waits, off the queues, behind an earlier delivery of its subject that waits for its retry. */
+  | { done: false; parked: true }
+  /** Not this message's turn: the delivery moved on since it was sent (a copy, a late original, a second sweep), or another worker holds it. */
+  | { done: false; skipped: 'moved-on' | 'claimed' };
 
 /** The signatures of a payload by each secret still in force, space-separated (Standard Webhooks). */
 export async function signatures(d: Pick<DeliverDeps, 'sealer'>, w: WebhookRecord, eventId: string, payload: string, now: Date): Promise<string> {
@@ -63,16 +90,92 @@ export function retryAfterSeconds(value: string | undefined, now: Date): number 
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now.getTime()) / 1000));
 }
 
-/** One attempt at a queued delivery. Safe to repeat: a delivery no longer PENDING is left as it is. */
+const plus = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000).toISOString();
+const same = (a: { eventTimestamp: string; eventId: string }, b: { eventTimestamp: string; eventId: string }) => a.eventTimestamp === b.eventTimestamp && a.eventId === b.eventId;
+
+/** The message of a delivery's next attempt on the retry lane: it may make attempt `attempts + 1`, when `dueAt` has come. */
+export function retryMessage(d: DeliveryRecord, attempts: number, dueAt?: string): DeliveryMessage {
+  return { ...messageOf(d), lane: 'retry', attempt: attempts, ...(dueAt ? { dueAt } : {}) };
+}
+
+/** A place in a subject's line after `last` (the line's order is arrival: never before the last one). */
+function placeAfter(last: LinePlace | undefined, now: Date): string {
+  return new Date(Math.max(now.getTime(), last ? Date.parse(last.at) + 1 : 0)).toISOString();
+}
+
+/**
+ * Parks a delivery at the end of its subject's line. The holder may have left between the look
+ * and the parking: if this one is now first in line, it takes its turn (its place, else undefined).
+ */
+async function parkBehind(d: DeliverDeps, delivery: DeliveryRecord, now: Date): Promise<LinePlace | undefined> {
+  const at = placeAfter(await d.holds.last(delivery.tenantId, delivery.webhookId, delivery.subjectId), now);
+  await d.holds.put(delivery, at, true);
+  await d.deliveries.park(delivery, now.toISOString(), plus(now, d.sweepMarginSeconds));
+  const first = await d.holds.first(delivery.tenantId, delivery.webhookId, delivery.subjectId);
+  return first && same(first, delivery) && (await d.holds.unpark({ ...delivery, at })) ? { ...first, parked: false } : undefined;
+}
+
+/**
+ * A settled delivery leaves its subject's line; the next one parked behind it (if any) becomes
+ * the holder and is queued for its attempt, on the retry lane. A next one settled meanwhile (a
+ * replay delivered it) leaves the line too, and the one after it is looked at.
+ */
+export async function release(d: Pick<DeliverDeps, 'holds' | 'deliveries' | 'queue'>, delivery: DeliveryRecord, place: LinePlace): Promise<void> {
+  let leaving: LinePlace = place;
+  for (let i = 0; i < 100; i++) {
+    await d.holds.remove({ ...delivery, ...leaving });
+    const next = await d.holds.first(delivery.tenantId, delivery.webhookId, delivery.subjectId);
+    // Nobody waits, or the first is a holder already (it has its own message).
+    if (!next || !next.parked) return;
+    if (!(await d.holds.unpark({ ...delivery, ...next }))) return;
+    const record = await d.deliveries.get(delivery.tenantId, delivery.webhookId, next.eventTimestamp, next.eventId);
+    if (record?.status === 'PENDING') {
+      await d.queue.retry(retryMessage(record, record.attempts.length), 0);
+      return;
+    }
+    leaving = next;
+  }
+}
+
+/**
+ * One turn of a queued delivery. Safe to repeat: a delivery no longer PENDING is left as it is,
+ * and a message may make only the attempt it was sent for (its `attempt`), claimed in one
+ * conditional write, so copies (a late original, a sweep's) never make it twice.
+ *
+ * Order per subject without holding a queue: a failed attempt's delivery holds its subject (an
+ * item in the table) and waits for its retry on the standard retry queue; a later event of that
+ * subject, arriving from the FIFO queue, parks behind it (no message), and is queued when the
+ * holder settles. So a failing endpoint holds no FIFO message group, no in-flight slot and no
+ * place in the FIFO queue's 120,000-message window that every tenant's deliveries share.
+ */
 export async function deliver(d: DeliverDeps, m: DeliveryMessage, now: Date): Promise<DeliveryOutcome> {
   const delivery = await d.deliveries.get(m.tenantId, m.webhookId, m.eventTimestamp, m.eventId);
   // Gone (past its 30 days) or already settled: SQS delivers at least once.
   if (!delivery || delivery.status !== 'PENDING') return { done: true, status: delivery?.status ?? 'DISCARDED' };
+  if (m.attempt !== undefined && m.attempt !== delivery.attempts.length) return { done: false, skipped: 'moved-on' };
+
+  // Behind whatever holds its subject, unless it is the holder (its own retry, or released from parking).
+  let place = await d.holds.first(delivery.tenantId, delivery.webhookId, delivery.subjectId);
+  if (place && !same(place, delivery)) {
+    place = await parkBehind(d, delivery, now);
+    if (!place) return { done: false, parked: true };
+  }
+  // In its subject's line (holding it): it lets the next one go when it settles.
+  const held = place;
+  // A retry before its time (the retry queue delays at most 15 minutes): sent on with the rest of the wait.
+  if (delivery.nextAttemptAt && Date.parse(delivery.nextAttemptAt) - now.getTime() > 1000) {
+    const wait = Math.ceil((Date.parse(delivery.nextAttemptAt) - now.getTime()) / 1000);
+    await d.queue.retry(retryMessage(delivery, delivery.attempts.length, delivery.nextAttemptAt), Math.min(MAX_DELAY_SECONDS, wait));
+    return { done: false, retryInSeconds: wait };
+  }
+  if (!(await d.deliveries.claim(delivery, m.attempt, plus(now, LEASE_SECONDS), now))) return { done: false, skipped: 'claimed' };
+
   const webhook = await d.webhooks.get(m.tenantId, m.webhookId);
   const event = await d.outbox.getEvent(m.tenantId, m.eventTimestamp, m.eventId, m.subjectId);
   // Deleted or disabled meanwhile, or it no longer asks for this event: not sent.
   if (!webhook || !event || !wants(webhook, event)) {
     await d.deliveries.settle(delivery, 'DISCARDED');
+    if (held) await release(d, delivery, held);
     return { done: true, status: 'DISCARDED' };
   }
 
@@ -85,10 +188,19 @@ export async function deliver(d: DeliverDeps, m: DeliveryMessage, now: Date): Pr
     // A target the rules refuse now (one stored before they did: the service's own delivery
     // queue would feed the worker its own deliveries). Its ARN cannot change, so no retry.
     await d.deliveries.record(delivery, { at: now.toISOString(), error: `refused: ${refused}`, latencyMs: 0 }, 'FAILED', undefined);
+    if (held) await release(d, delivery, held);
     log().warn('webhook target refused at delivery', { webhookId: m.webhookId, eventId: m.eventId, reason: refused });
     return { done: true, status: 'FAILED' };
   }
-  if (webhook.target) {
+  const health = await d.health.get(m.tenantId, m.webhookId);
+  // A failing endpoint is tried once a probe interval (whoever takes the probe), not by every delivery.
+  const failing =
+    !!health?.probeAt &&
+    health.failures >= FAILING_AFTER &&
+    (Date.parse(health.probeAt) > now.getTime() || !(await d.health.takeProbe(m.tenantId, m.webhookId, health.probeAt, plus(now, PROBE_SECONDS))));
+  if (failing) {
+    error = 'not attempted: endpoint failing';
+  } else if (webhook.target) {
     // The relying party's own queue or bus: authenticated by AWS, as the tenant's delivery role.
     try {
       await d.targets.send(webhook.target, event, { timestamp: now.toISOString(), ...(m.replay ? { replay: m.replay } : {}) });
@@ -120,27 +232,38 @@ export async function deliver(d: DeliverDeps, m: DeliveryMessage, now: Date): Pr
       else throw err;
     }
   }
-  const attempt: DeliveryAttempt = { at: now.toISOString(), ...(status !== undefined ? { status } : {}), ...(error ? { error } : {}), latencyMs: Math.round(performance.now() - started) };
+  const attempt: DeliveryAttempt = { at: now.toISOString(), ...(status !== undefined ? { status } : {}), ...(error ? { error } : {}), latencyMs: failing ? 0 : Math.round(performance.now() - started) };
 
   if (status !== undefined && status >= 200 && status < 300) {
     await d.deliveries.record(delivery, attempt, 'DELIVERED', undefined);
+    if (health?.failures) await d.health.succeeded(m.tenantId, m.webhookId);
+    if (held) await release(d, delivery, held);
     return { done: true, status: 'DELIVERED' };
   }
   if (status === 410) {
     // Gone: the endpoint asks to be sent nothing more (Standard Webhooks). Its owner enables it again.
     await d.deliveries.record(delivery, attempt, 'FAILED', undefined);
     await disable(d, webhook);
+    if (held) await release(d, delivery, held);
     return { done: true, status: 'FAILED' };
   }
+  if (!failing) await d.health.failed(m.tenantId, m.webhookId, FAILING_AFTER, plus(now, PROBE_SECONDS));
   const made = delivery.attempts.length - (delivery.attemptsBefore ?? 0) + 1;
   if (made > d.retrySeconds.length) {
     await d.deliveries.record(delivery, attempt, 'FAILED', undefined);
+    if (held) await release(d, delivery, held);
     log().warn('webhook delivery failed for good', { webhookId: m.webhookId, eventId: m.eventId, attempts: made, status, error });
     return { done: true, status: 'FAILED' };
   }
   const base = d.retrySeconds[made - 1]!;
   const wait = Math.min(MAX_WAIT_SECONDS, Math.max(Math.round(base * (1 + 0.2 * (d.random ?? Math.random)())), retryAfter ?? 0));
-  await d.deliveries.record(delivery, attempt, 'PENDING', new Date(now.getTime() + wait * 1000).toISOString());
+  const next = plus(now, wait);
+  // Its subject is held first: a later event of it that arrives meanwhile parks behind it.
+  const attemptsNow = delivery.attempts.length + 1;
+  // (Already its holder when it was in line: its place stays.)
+  if (!held) await d.holds.put(delivery, placeAfter(await d.holds.last(delivery.tenantId, delivery.webhookId, delivery.subjectId), now), false);
+  await d.deliveries.record(delivery, attempt, 'PENDING', next, plus(now, wait + d.sweepMarginSeconds));
+  await d.queue.retry(retryMessage(delivery, attemptsNow, next), Math.min(MAX_DELAY_SECONDS, wait));
   return { done: false, retryInSeconds: wait };
 }
 
@@ -155,7 +278,7 @@ async function disable(d: Pick<DeliverDeps, 'webhooks'>, webhook: WebhookRecord)
 }
 
 /** A new delivery of an event to a webhook, waiting for its first attempt. */
-function pendingDelivery(event: EventEnvelope, webhookId: string, now: Date): DeliveryRecord {
+function pendingDelivery(event: EventEnvelope, webhookId: string, now: Date, sweepMarginSeconds: number): DeliveryRecord {
   const stamp = now.toISOString();
   return {
     tenantId: event.tenantId,
@@ -169,18 +292,33 @@ function pendingDelivery(event: EventEnvelope, webhookId: string, now: Date): De
     createdAt: stamp,
     updatedAt: stamp,
     expiresAt: eventExpiresAt(event),
+    // Its first attempt is due now: the sweeper queues it again if it is still waiting after the margin.
+    sweepAt: plus(now, sweepMarginSeconds),
   };
 }
 
-/** The queue message of a delivery; `replay` makes it a new message, not a copy SQS would drop. */
-export function messageOf(d: Pick<DeliveryRecord, 'tenantId' | 'webhookId' | 'eventId' | 'eventTimestamp' | 'subjectId'>, replay?: string): DeliveryMessage {
-  return { tenantId: d.tenantId, webhookId: d.webhookId, eventId: d.eventId, eventTimestamp: d.eventTimestamp, subjectId: d.subjectId, ...(replay ? { replay } : {}) };
+/**
+ * The queue message of a delivery; `replay` makes it a new message, not a copy SQS would drop;
+ * `attempt` the attempts it had when sent (the message may make the next one only).
+ */
+export function messageOf(d: Pick<DeliveryRecord, 'tenantId' | 'webhookId' | 'eventId' | 'eventTimestamp' | 'subjectId'>, replay?: string, attempt?: number): DeliveryMessage {
+  return {
+    tenantId: d.tenantId,
+    webhookId: d.webhookId,
+    eventId: d.eventId,
+    eventTimestamp: d.eventTimestamp,
+    subjectId: d.subjectId,
+    ...(replay ? { replay } : {}),
+    ...(attempt !== undefined ? { attempt } : {}),
+  };
 }
 
 export interface FanOutDeps {
   webhooks: Pick<WebhookStore, 'list'>;
   deliveries: { start(record: DeliveryRecord): Promise<boolean> };
   queue: Pick<DeliveryQueue, 'send'>;
+  /** The sweeper's margin (WEBHOOK_SWEEP_MARGIN_SECONDS when not given). */
+  sweepMarginSeconds?: number;
 }
 
 /**
@@ -194,9 +332,11 @@ export async function fanOut(d: FanOutDeps, events: readonly EventEnvelope[], no
   for (const event of events) {
     let hooks = byTenant.get(event.tenantId);
     if (!hooks) byTenant.set(event.tenantId, (hooks = d.webhooks.list(event.tenantId)));
-    const started = (await hooks).filter((w) => wants(w, event)).map((w) => pendingDelivery(event, w.id, now));
+    const margin = d.sweepMarginSeconds ?? webhookSweepMarginSeconds();
+    const started = (await hooks).filter((w) => wants(w, event)).map((w) => pendingDelivery(event, w.id, now, margin));
     await Promise.all(started.map((r) => d.deliveries.start(r)));
-    messages.push(...started.map((r) => messageOf(r)));
+    // Its first attempt: none made yet.
+    messages.push(...started.map((r) => messageOf(r, undefined, 0)));
   }
   if (messages.length) await d.queue.send(messages);
   return messages.length;
@@ -211,6 +351,7 @@ export interface ReplayDeps {
   deliveries: Pick<DeliveryStore, 'restart'>;
   queue: Pick<DeliveryQueue, 'sendReplays'>;
   budget: ReplayBudget;
+  sweepMarginSeconds?: number;
 }
 
 /** The most events one replay reads (and sends again): within the route's time. */
@@ -242,7 +383,7 @@ export async function replay(
     if (Date.parse(body.from) > Date.parse(body.to)) throw new ValidationError('from is after to.', [{ location: 'body.from', message: 'must not be after to' }]);
     events = await d.outbox.range(tenantId, new Date(body.from).toISOString(), new Date(body.to).toISOString(), MAX_REPLAY);
   }
-  const targets = events.filter((e) => wants(webhook, e)).map((e) => pendingDelivery(e, webhookId, now));
+  const targets = events.filter((e) => wants(webhook, e)).map((e) => pendingDelivery(e, webhookId, now, d.sweepMarginSeconds ?? webhookSweepMarginSeconds()));
   const budget = await d.budget.take(tenantId, webhookId, targets.length, now);
   if (!budget.ok) {
     const { windowSeconds, callsPerWebhook, deliveriesPerTenant } = REPLAY_LIMITS;
@@ -258,8 +399,8 @@ export async function replay(
   // from fresh deliveries': a replay waits behind other replays, never ahead of new events.
   for (let i = 0; i < targets.length; i += 10) {
     const chunk = targets.slice(i, i + 10);
-    await Promise.all(chunk.map((r) => d.deliveries.restart(r)));
-    await d.queue.sendReplays(chunk.map((r) => ({ ...messageOf(r, String(now.getTime())), lane: 'replay' as const })));
+    const before = await Promise.all(chunk.map((r) => d.deliveries.restart(r)));
+    await d.queue.sendReplays(chunk.map((r, j) => ({ ...messageOf(r, String(now.getTime()), before[j]), lane: 'replay' as const })));
   }
   // The range held more events than one replay reads: the next replay starts after the last read.
   const more = !body.eventId && events.length === MAX_REPLAY;

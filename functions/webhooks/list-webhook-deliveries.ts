@@ -11,7 +11,8 @@ export const handler = apiHandler(routes.listWebhookDeliveries, async ({ tenantI
   return {
     status: 200,
     body: {
-      deliveries: page.deliveries.map(({ tenantId: _t, webhookId: _w, expiresAt: _e, createdAt: _c, updatedAt: _u, attemptsBefore: _b, ...d }) => d),
+      // The queues' bookkeeping (the sweeper's time, a claim, parking) is not part of the log.
+      deliveries: page.deliveries.map(({ tenantId: _t, webhookId: _w, expiresAt: _e, createdAt: _c, updatedAt: _u, attemptsBefore: _b, sweepAt: _s, leaseUntil: _l, parkedAt: _p, ...d }) => d),
       ...(page.next ? { nextToken: page.next } : {}),
     },
   };

@@ -59,6 +59,16 @@ export interface DeliveryRecord {
   attemptsBefore?: number;
   /** When the next attempt is due, while PENDING after a failure. */
   nextAttemptAt?: string;
+  /**
+   * While PENDING: when the sweeper (functions/webhooks/sweep-deliveries.ts) may take the delivery
+   * for one whose message was lost: its due time (created, next attempt, parked) plus a margin.
+   * The store keeps it as the due index's keys (GSI3), removed when the delivery settles.
+   */
+  sweepAt?: string;
+  /** Set while it waits behind an earlier delivery of its subject (held for its retry): see DeliveryHolds. */
+  parkedAt?: string;
+  /** Until when a worker holds it for an attempt (DeliveryStore.claim): no other attempt meanwhile. */
+  leaseUntil?: string;
   createdAt: string;
   updatedAt: string;
   expiresAt: number;
@@ -73,8 +83,20 @@ export interface DeliveryMessage {
   subjectId: string;
   /** Set on a replay (its time): a new message, not a copy SQS's deduplication would drop. */
   replay?: string;
-  /** `replay`: it waits on the replay queue (DeliveryQueue.sendReplays), apart from fresh deliveries. */
-  lane?: 'replay';
+  /**
+   * `replay`: it waits on the replay queue (DeliveryQueue.sendReplays), apart from fresh deliveries.
+   * `retry`: a delivery already in its subject's order (held, or released from parking), on the
+   * standard retry queue with a delay (DeliveryQueue.retry), never on a FIFO queue.
+   */
+  lane?: 'replay' | 'retry';
+  /**
+   * How many attempts the delivery had when this message was sent: the message may make the next
+   * one only while that is still so (a copy, a late original or a second sweep finds it changed).
+   * Absent on messages queued before it was kept: then not checked.
+   */
+  attempt?: number;
+  /** On the retry lane: when its attempt is due (a message received earlier is sent on again with the rest of the delay). */
+  dueAt?: string;
 }
 
 export interface WebhookStore {
@@ -88,32 +110,101 @@ export interface WebhookStore {
   delete(tenantId: string, id: string): Promise<boolean>;
 }
 
+/** Which delivery: its tenant, webhook and event. */
+export type DeliveryKey = Pick<DeliveryRecord, 'tenantId' | 'webhookId' | 'eventTimestamp' | 'eventId'>;
+
+/**
+ * A webhook's held subjects (functions/webhooks/deliver.ts): a delivery that failed and waits for
+ * its retry holds its subject, and the later deliveries of that subject wait parked behind it, in
+ * the order they arrived (the relay's order, which an event's own timestamp need not follow), off
+ * the queues. One item per waiting delivery, sorted by subject, then when it joined the line
+ * (`at`), so the first and the last of a subject are one Query each.
+ */
+export interface LinePlace {
+  /** When it joined its subject's line (ISO 8601, ms): the line's order. */
+  at: string;
+  eventTimestamp: string;
+  eventId: string;
+  parked: boolean;
+}
+
+export interface DeliveryHolds {
+  /** The first waiting delivery of a subject (the holder, or a parked one whose holder has left), if any. */
+  first(tenantId: string, webhookId: string, subjectId: string): Promise<LinePlace | undefined>;
+  /** The last one in a subject's line, if any. */
+  last(tenantId: string, webhookId: string, subjectId: string): Promise<LinePlace | undefined>;
+  /** Adds the delivery to its subject's line at `at`: holding it, or parked. */
+  put(d: DeliveryRecord, at: string, parked: boolean): Promise<void>;
+  /** Takes the delivery out of its subject's line. */
+  remove(d: DeliveryKey & { subjectId: string; at: string }): Promise<void>;
+  /** Makes a parked delivery the holder, in one conditional write: false when it was not parked (someone else released it). */
+  unpark(d: DeliveryKey & { subjectId: string; at: string }): Promise<boolean>;
+}
+
+/**
+ * A webhook's endpoint health (functions/webhooks/health.ts): failures in a row, and while it
+ * counts as failing, when it may next be tried (a probe).
+ */
+export interface WebhookHealthStore {
+  get(tenantId: string, webhookId: string): Promise<{ failures: number; probeAt?: string } | undefined>;
+  /** One more failure in a row; `probeAt` when that makes it failing. Answers the count. */
+  failed(tenantId: string, webhookId: string, threshold: number, probeAt: string): Promise<number>;
+  /** A success: no failures, not failing. */
+  succeeded(tenantId: string, webhookId: string): Promise<void>;
+  /** Takes the probe due at `seenProbeAt` (one conditional write), moving the next to `probeAt`: false when another took it. */
+  takeProbe(tenantId: string, webhookId: string, seenProbeAt: string, probeAt: string): Promise<boolean>;
+}
+
 export interface DeliveryStore {
   /** A new delivery (PENDING); false when it exists (the relay ran the batch again). */
   start(record: DeliveryRecord): Promise<boolean>;
-  /** A delivery made PENDING again (a replay), its earlier attempts kept; made when there was none. */
-  restart(record: DeliveryRecord): Promise<void>;
+  /** A delivery made PENDING again (a replay), its earlier attempts kept; made when there was none. Answers how many attempts it had. */
+  restart(record: DeliveryRecord): Promise<number>;
   get(tenantId: string, webhookId: string, eventTimestamp: string, eventId: string): Promise<DeliveryRecord | undefined>;
-  /** Records an attempt and the delivery's new status. */
-  record(delivery: DeliveryRecord, attempt: DeliveryAttempt, status: DeliveryStatus, nextAttemptAt: string | undefined): Promise<void>;
+  /**
+   * Records an attempt and the delivery's new status (and ends its claim); `sweepAt` while it
+   * stays PENDING (its next attempt's time and the sweeper's margin).
+   */
+  record(delivery: DeliveryRecord, attempt: DeliveryAttempt, status: DeliveryStatus, nextAttemptAt: string | undefined, sweepAt?: string): Promise<void>;
   /** Sets the status without an attempt (DISCARDED: the webhook is gone or disabled). */
   settle(delivery: DeliveryRecord, status: DeliveryStatus): Promise<void>;
+  /**
+   * Claims the delivery for one attempt, in one conditional write: only while it is PENDING,
+   * still has `attempts` attempts (undefined: not checked) and no other claim is in force.
+   * False when another message, worker or sweep got there first.
+   */
+  claim(delivery: DeliveryRecord, attempts: number | undefined, leaseUntil: string, now: Date): Promise<boolean>;
+  /** Marks it parked behind an earlier delivery of its subject (or no longer: `parkedAt` undefined), and when the sweeper may look again. */
+  park(delivery: DeliveryRecord, parkedAt: string | undefined, sweepAt: string): Promise<void>;
+  /**
+   * The sweeper's claim on a delivery it found due: moves its `sweepAt` on, only if it is still
+   * PENDING with the `sweepAt` the sweeper read. False when another sweep or a worker changed it.
+   */
+  reschedule(delivery: DeliveryRecord, seenSweepAt: string, sweepAt: string): Promise<boolean>;
+  /** Deliveries whose `sweepAt` is before `before`, from the due index, a page at a time. */
+  dueForSweep(before: Date, cursor?: string): Promise<{ due: DeliveryKey[]; next?: string }>;
   /** A webhook's deliveries, newest first, a page at a time; `invalidToken` for a cursor this did not hand out. */
   page(tenantId: string, webhookId: string, size: number, cursor?: string): Promise<{ deliveries: DeliveryRecord[]; next?: string } | 'invalidToken'>;
 }
 
 /**
- * The queues deliveries wait in: SQS FIFO, a message group per webhook and subject (so in order).
- * Two lanes, each with workers of its own: fresh deliveries (the relay's), and replays, so that
- * one tenant's replay of hundreds of events never queues ahead of another tenant's new event.
+ * The queues deliveries wait in: SQS FIFO, a message group per webhook and subject (so in order),
+ * for their first attempt. Two FIFO lanes, each with workers of its own: fresh deliveries (the
+ * relay's), and replays, so that one tenant's replay of hundreds of events never queues ahead of
+ * another tenant's new event. A third, standard queue for every later attempt (retries, and
+ * deliveries released from parking), with workers of its own too.
  */
 export interface DeliveryQueue {
   /** Fresh deliveries, on the delivery queue. */
   send(messages: readonly DeliveryMessage[]): Promise<void>;
   /** Replayed deliveries, on the replay queue (each message's `lane` is `replay`). */
   sendReplays(messages: readonly DeliveryMessage[]): Promise<void>;
-  /** Hides a received message for `seconds` (the backoff before its next attempt), on the queue of its lane. */
-  delay(receiptHandle: string, seconds: number, lane?: 'replay'): Promise<void>;
+  /**
+   * A delivery's next attempt, on the standard retry queue with DelaySeconds (at most SQS's 15
+   * minutes: a longer wait is sent on again when it arrives early). Never on a FIFO queue, so a
+   * waiting delivery holds no message group, no place in a FIFO queue's window, and no batch.
+   */
+  retry(message: DeliveryMessage, delaySeconds: number): Promise<void>;
 }
 
 /**

@@ -1,9 +1,9 @@
-import { getStoreConfig, webhookRetrySeconds } from '../config.js';
+import { getStoreConfig, webhookRetrySeconds, webhookSweepMarginSeconds } from '../config.js';
 import { guardedFetch } from '../shared/outbound.js';
 import { log } from '../observability/logger.js';
-import type { DeliveryMessage, DeliveryQueue } from './model.js';
+import type { DeliveryMessage } from './model.js';
 import { deliver, type DeliverDeps } from './deliver.js';
-import { deliveries, outbox, queue, sealer, webhooks } from './deps.js';
+import { deliveries, health, holds, outbox, queue, sealer, webhooks } from './deps.js';
 import { webhookGuard } from './webhooks.js';
 import { awsTargetSender } from './targets.js';
 
@@ -18,50 +18,49 @@ export interface QueueRecord {
   attributes: { MessageGroupId?: string };
 }
 
-export function deliverDeps(): DeliverDeps & { queue: Pick<DeliveryQueue, 'delay'> } {
+export function deliverDeps(): DeliverDeps {
   const config = getStoreConfig();
   return {
     queue,
     webhooks,
     deliveries,
+    holds,
+    health,
     outbox,
     sealer,
     fetch: guardedFetch,
     targets,
     guard: webhookGuard(),
     retrySeconds: webhookRetrySeconds(config.WEBHOOK_RETRY_SECONDS),
+    sweepMarginSeconds: webhookSweepMarginSeconds(),
   };
 }
 
 /**
- * The delivery queues' consumer (SQS FIFO: fresh deliveries, and replays on a queue of their
- * own). Each message is one attempt; a failed one is hidden for its backoff
- * (ChangeMessageVisibility) and reported failed, and so is every later message of its group in
- * the batch, so a subject's events reach the webhook in order: none overtakes one that is waiting
- * for its retry.
+ * The delivery queues' consumer: the FIFO queues (fresh deliveries, replays) and the standard
+ * retry queue. Each message is one turn of a delivery (deliver.ts): an attempt, a parking behind
+ * its subject, or a retry queued on. Whatever the endpoint answers, the message is done with
+ * (deleted): a retry is a new message on the retry queue, never this one hidden, so a failing
+ * endpoint holds no FIFO group and no batch. Only a failure of ours (a read or write, SQS
+ * refusing the retry) reports the message failed, so it comes back after the visibility timeout;
+ * from a FIFO queue so does every later message of its group in the batch, so none overtakes it.
  */
-export async function handleDeliveries(d: DeliverDeps & { queue: Pick<DeliveryQueue, 'delay'> }, records: readonly QueueRecord[], now = () => new Date()): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
+export async function handleDeliveries(d: DeliverDeps, records: readonly QueueRecord[], now = () => new Date()): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
   const failures: { itemIdentifier: string }[] = [];
   const held = new Set<string>();
   for (const r of records) {
-    const group = r.attributes.MessageGroupId ?? r.messageId;
-    if (held.has(group)) {
+    const group = r.attributes.MessageGroupId;
+    if (group !== undefined && held.has(group)) {
       failures.push({ itemIdentifier: r.messageId });
       continue;
     }
     try {
-      const message = JSON.parse(r.body) as DeliveryMessage;
-      const out = await deliver(d, message, now());
-      if (out.done) continue;
-      // Hidden on the queue it came from: the delivery queue, or the replay queue.
-      await d.queue.delay(r.receiptHandle, out.retryInSeconds, message.lane);
+      await deliver(d, JSON.parse(r.body) as DeliveryMessage, now());
     } catch (error) {
-      // Not the endpoint's answer (that is a retry above): a read or write of ours failed. The
-      // message comes back after the queue's visibility timeout.
       log().error('webhook delivery not attempted', { error: error as Error, messageId: r.messageId });
+      failures.push({ itemIdentifier: r.messageId });
+      if (group !== undefined) held.add(group);
     }
-    failures.push({ itemIdentifier: r.messageId });
-    held.add(group);
   }
   return { batchItemFailures: failures };
 }

@@ -1,6 +1,7 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -16,6 +17,7 @@ import { OUTBOX_STREAM_FILTER } from '../../functions/events/relay.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { QueueDestination } from './images.js';
 import { ServiceFunction, tableItemsIn } from './service-function.js';
+import { DUE_DELIVERIES_INDEX } from '../../functions/store/schema.js';
 
 export interface EventsProps {
   repoRoot: string;
@@ -46,7 +48,16 @@ export class Events extends Construct {
   /** Replayed deliveries: the same, on a queue worked apart, so a replay never queues ahead of fresh deliveries. */
   readonly replays: sqs.Queue;
   readonly deliveryDeadLetters: sqs.Queue;
+  /**
+   * Every later attempt of a delivery (a retry, one released from parking, one the sweeper found
+   * lost): a standard queue, each message with its DelaySeconds, worked apart from the FIFO queues.
+   */
+  readonly retries: sqs.Queue;
+  readonly retryDeadLetters: sqs.Queue;
   readonly deliveryWorker: ServiceFunction;
+  /** Queues again the PENDING deliveries whose message was lost, on a schedule. */
+  readonly sweeper: ServiceFunction;
+  readonly sweepSchedule: events.Rule;
   /**
    * The role deliveries to a relying party's own queue or bus are sent as: assumed by the worker
    * for one tenant at a time, tagged `arthr-tenant`, which the relying party's policy checks.
@@ -69,9 +80,10 @@ export class Events extends Construct {
         'sort key EVT#{time}#{id}), to be sent again once the cause is fixed.',
     });
 
-    // --- Webhook deliveries: the relay queues one message per webhook that wants an event; the
-    // worker makes each attempt and hides a failed one for its backoff (ChangeMessageVisibility),
-    // which holds back the rest of its group, so a subject's events arrive in order.
+    // --- Webhook deliveries: the relay queues one message per webhook that wants an event on a
+    // FIFO queue (a group per webhook and subject); the worker makes its first attempt, and a
+    // failed one waits for its retry on the standard retry queue (DelaySeconds), holding its
+    // subject in the table, not its FIFO group (functions/webhooks/deliver.ts).
     const attempts = webhookRetrySeconds().length + 1;
     this.deliveryDeadLetters = new sqs.Queue(this, 'DeliveryDeadLetters', {
       fifo: true,
@@ -102,8 +114,8 @@ export class Events extends Construct {
       enforceSSL: true,
       // Six times the worker's timeout, as Lambda asks of a queue it polls.
       visibilityTimeout: Duration.seconds(180),
-      // The longest SQS keeps a message: a subject's events are delivered one after another, each
-      // with its own retry schedule (about 28 hours), so a later one may wait days for its turn.
+      // The longest SQS keeps a message (a first attempt is normally made within seconds; the
+      // sweeper queues again what waited past its margin).
       retentionPeriod: Duration.days(14),
       // The worker settles a delivery itself after its last attempt; the redrive is for a worker
       // that cannot record an attempt at all.
@@ -114,6 +126,22 @@ export class Events extends Construct {
     // queue a message's place is its turn, so a replay of hundreds of events would hold back every
     // tenant's next event (and FIFO queues take no per-message DelaySeconds to pace them with).
     this.replays = new sqs.Queue(this, 'Replays', deliveryQueueProps);
+    this.retryDeadLetters = deadLetterQueue(this, 'RetryDeadLetters', {
+      whyNoDeadLetterQueue: 'This queue is itself the dead-letter queue of the webhook retry queue.',
+      alarmDescription:
+        'Webhook retries the worker could not even attempt (its own reads or writes failing) five times. The deliveries stay ' +
+        'PENDING in the table, and the webhook sweeper queues them again (every five minutes, once 20 minutes overdue).',
+    });
+    // Standard, not FIFO: a waiting delivery must hold no message group and no place in a FIFO
+    // queue's window, and only a standard queue takes a per-message DelaySeconds (up to 15
+    // minutes; a longer wait is sent on again when it comes back). Order is kept in the table.
+    this.retries = new sqs.Queue(this, 'Retries', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(180),
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.retryDeadLetters, maxReceiveCount: 5 },
+    });
 
     this.relay = new ServiceFunction(this, 'Relay', {
       functionName: ServiceFunction.physicalName(props.namePrefix, 'relayEvents'),
@@ -203,18 +231,24 @@ export class Events extends Construct {
         ...props.environment,
         WEBHOOK_QUEUE_URL: this.deliveries.queueUrl,
         WEBHOOK_REPLAY_QUEUE_URL: this.replays.queueUrl,
+        WEBHOOK_RETRY_QUEUE_URL: this.retries.queueUrl,
         ...cloudSecretsEnvironment(props.secretsKey),
         SUBSCRIBER_ROLE_ARN: subscriberRoleArn,
         SERVICE_ACCOUNT_ID: stack.account,
       },
       policyName: 'deliverWebhooks',
-      roleDescription: 'Delivers webhooks: reads the delivery, the webhook and the event, records the attempt (and disables a webhook on 410), unseals its secrets, delays a retry.',
+      roleDescription:
+        'Delivers webhooks: reads the delivery, the webhook and the event, claims and records the attempt (and disables a webhook on 410), ' +
+        "keeps the endpoint's health and its subjects' order, unseals its secrets, queues a retry.",
       statements: [
         tableItemsIn('ReadDeliveries', ['GetItem'], props.table.tableArn, ['TNT#*#WHDLV#*', 'TNT#*#WEBHOOKS', 'TNT#*#EVENTS']),
         tableItemsIn('RecordAttempts', ['UpdateItem'], props.table.tableArn, ['TNT#*#WHDLV#*']),
-        tableItemsIn('DisableGoneWebhooks', ['PutItem'], props.table.tableArn, ['TNT#*#WEBHOOKS']),
+        // PutItem: a webhook disabled on 410 Gone; UpdateItem: its endpoint's health item (HEALTH#{id}).
+        tableItemsIn('WebhookHealth', ['PutItem', 'UpdateItem'], props.table.tableArn, ['TNT#*#WEBHOOKS']),
+        // A subject's line: the delivery holding it for its retry and those parked behind it.
+        tableItemsIn('SubjectOrder', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], props.table.tableArn, ['TNT#*#WHHOLD#*']),
         webhookSecretStatement('unseal', props.secretsKey),
-        new iam.PolicyStatement({ sid: 'DelayRetries', actions: ['sqs:ChangeMessageVisibility'], resources: [this.deliveries.queueArn, this.replays.queueArn] }),
+        new iam.PolicyStatement({ sid: 'QueueRetries', actions: ['sqs:SendMessage'], resources: [this.retries.queueArn] }),
         // The delivery role, only with exactly the tenant tag (functions/webhooks/targets.ts).
         new iam.PolicyStatement({
           sid: 'SendAsTenant',
@@ -272,5 +306,38 @@ export class Events extends Construct {
     // of them, so fresh deliveries keep all of theirs however much is replayed (the replay route
     // limits how much each tenant may queue here: functions/webhooks/webhooks.ts REPLAY_LIMITS).
     this.deliveryWorker.function.addEventSource(new SqsEventSource(this.replays, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: 5 }));
+    // Later attempts: a mapping of their own, at most 10 at once beside the above. A failing
+    // endpoint's retries are made here (and, once it counts as failing, only its probe reaches it),
+    // never in the fresh deliveries' 20.
+    this.deliveryWorker.function.addEventSource(new SqsEventSource(this.retries, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: 10 }));
+
+    // --- The sweeper: the net under the queues. Every five minutes it scans the due index (GSI3:
+    // PENDING deliveries only, keys only, by when each may be taken for lost) and queues again
+    // those past due and margin (functions/webhooks/sweep.ts). A run stops before its timeout;
+    // what it did not reach is still due for the next. Not retried: the next run does the same.
+    const tableArn = props.table.tableArn;
+    this.sweeper = new ServiceFunction(this, 'DeliverySweeper', {
+      functionName: ServiceFunction.physicalName(props.namePrefix, 'sweepWebhookDeliveries'),
+      description: 'Queues again the webhook deliveries still PENDING past their due time (a lost queue message), every five minutes.',
+      repoRoot: props.repoRoot,
+      entry: 'functions/webhooks/sweep-deliveries.ts',
+      memorySize: 256,
+      timeout: Duration.minutes(4),
+      environment: { ...props.environment, WEBHOOK_RETRY_QUEUE_URL: this.retries.queueUrl },
+      policyName: 'sweepWebhookDeliveries',
+      roleDescription: 'Sweeps webhook deliveries: scans the due index, reads and reschedules deliveries, releases parked ones, queues them on the retry queue.',
+      statements: [
+        new iam.PolicyStatement({ sid: 'DueIndex', actions: ['dynamodb:Scan'], resources: [`${tableArn}/index/${DUE_DELIVERIES_INDEX}`] }),
+        tableItemsIn('Deliveries', ['GetItem', 'UpdateItem'], tableArn, ['TNT#*#WHDLV#*']),
+        tableItemsIn('SubjectOrder', ['Query', 'UpdateItem'], tableArn, ['TNT#*#WHHOLD#*']),
+        new iam.PolicyStatement({ sid: 'QueueRetries', actions: ['sqs:SendMessage'], resources: [this.retries.queueArn] }),
+      ],
+      retryAttempts: 0,
+    });
+    this.sweepSchedule = new events.Rule(this, 'DeliverySweepSchedule', {
+      description: 'Every five minutes: the webhook sweeper queues again the deliveries whose queue message was lost.',
+      schedule: events.Schedule.rate(Duration.minutes(5)),
+      targets: [new eventTargets.LambdaFunction(this.sweeper.function, { retryAttempts: 0 })],
+    });
   }
 }

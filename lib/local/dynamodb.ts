@@ -162,6 +162,31 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     if (!Table?.StreamSpecification?.StreamEnabled) {
       await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: STREAM }));
     }
+    // An index the schema gained since the table was made (the webhook due index), as a deploy adds it on AWS.
+    const have = new Set((Table?.GlobalSecondaryIndexes ?? []).map((g) => g.IndexName));
+    for (const g of TABLE_SCHEMA.globalSecondaryIndexes.filter((x) => !have.has(x.indexName))) {
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: [
+            { AttributeName: g.partitionKey, AttributeType: 'S' },
+            { AttributeName: g.sortKey, AttributeType: 'S' },
+          ],
+          GlobalSecondaryIndexUpdates: [
+            {
+              Create: {
+                IndexName: g.indexName,
+                KeySchema: [
+                  { AttributeName: g.partitionKey, KeyType: 'HASH' },
+                  { AttributeName: g.sortKey, KeyType: 'RANGE' },
+                ],
+                Projection: { ProjectionType: g.projection },
+              },
+            },
+          ],
+        }),
+      );
+    }
     return 'existed';
   } catch (err) {
     if (!(err instanceof ResourceNotFoundException)) throw err;

@@ -35,6 +35,7 @@ import { deliverDeps, handleDeliveries } from '../../functions/webhooks/on-deliv
 import { log } from '../../functions/observability/logger.js';
 import { localEventBus } from './events.js';
 import { startSweeper } from './sweeper.js';
+import { startDeliverySweeper } from './webhook-sweeper.js';
 import { endOrphanedJourneys, startReconciler } from './reconciler.js';
 import { asOperation, recordDynamoCalls, recordMethods, recordS3Calls, writeUsage } from './aws-usage.js';
 import { mirrorToDisk, startLocalS3 } from './s3.js';
@@ -169,6 +170,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       SQS_ENDPOINT: localS3.endpoint,
       WEBHOOK_QUEUE_URL: webhookQueues.deliveries,
       WEBHOOK_REPLAY_QUEUE_URL: webhookQueues.replays,
+      WEBHOOK_RETRY_QUEUE_URL: webhookQueues.retries,
       WEBHOOK_ALLOW_LOOPBACK: 'true',
       // The tenant rate limit runs here as on AWS (one counting write per request); the default is
       // high enough that the test suite, several files at once on one tenant, never meets it.
@@ -210,7 +212,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       recordMethods(secretSealer, { seal: 'kms:Encrypt', unseal: 'kms:Decrypt' });
       recordMethods(cloudSecretSealer, { seal: 'kms:Encrypt (secrets)', unseal: 'kms:Decrypt (secrets)' });
       recordMethods(exportJobs, { enqueue: 'sqs:SendMessage' });
-      recordMethods(deliveryQueue, { send: 'sqs:SendMessage (webhooks)', sendReplays: 'sqs:SendMessage (webhook replays)', delay: 'sqs:ChangeMessageVisibility (webhooks)' });
+      recordMethods(deliveryQueue, { send: 'sqs:SendMessage (webhooks)', sendReplays: 'sqs:SendMessage (webhook replays)', retry: 'sqs:SendMessage (webhook retries)' });
       recordMethods(webhookSecretSealer, { seal: 'kms:Encrypt (webhook secrets)', unseal: 'kms:Decrypt (webhook secrets)' });
       recordMethods(functionRunner, { run: 'lambda:InvokeFunction' });
       // Liveness is the embedded model on AWS too: no AWS call.
@@ -261,6 +263,17 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       workers: 2,
       handle: (records) => asOperation('deliverWebhooks', () => handleDeliveries(deliverDeps(), records)),
     });
+    // Every later attempt (retries, deliveries released from parking, the sweeper's), on loops of
+    // their own as the retry queue's mapping on AWS: a failing endpoint's retries never take the
+    // loops of fresh deliveries.
+    const retryWorker = startDeliveryWorker({
+      endpoint: localS3.endpoint,
+      queueUrl: webhookQueues.retries,
+      workers: 2,
+      handle: (records) => asOperation('deliverWebhooks', () => handleDeliveries(deliverDeps(), records)),
+    });
+    // What the sweeper's schedule does on AWS (every five minutes): PENDING deliveries whose message was lost, queued again.
+    const deliverySweeper = startDeliverySweeper(Number(process.env.WEBHOOK_SWEEP_INTERVAL_SECONDS ?? 60));
     await republishDefinitions(admin, engine);
     if (crashed) await asOperation('reconcileExecutions', () => endOrphanedJourneys(new Date()));
     const sweeper = startSweeper(admin, LOCAL_TABLE, Number(process.env.SWEEP_INTERVAL_SECONDS ?? 60));
@@ -332,7 +345,8 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
         // The events of the last changes go out before the table stops (what is left, the next start relays).
         await Promise.race([relay.drained(), new Promise((r) => setTimeout(r, 2_000))]);
         await relay.stop();
-        await Promise.all([deliveryWorker.stop(), replayWorker.stop()]);
+        await deliverySweeper.stop();
+        await Promise.all([deliveryWorker.stop(), replayWorker.stop(), retryWorker.stop()]);
         await functionRunner.stop();
         await faceEngine.stop();
         admin.destroy();

@@ -15,6 +15,8 @@ const names = (prefix: string) => ({
   deliveries: `${prefix}-webhook-deliveries.fifo`,
   replays: `${prefix}-webhook-replays.fifo`,
   deadLetters: `${prefix}-webhook-deliveries-dlq.fifo`,
+  retries: `${prefix}-webhook-retries`,
+  retryDeadLetters: `${prefix}-webhook-retries-dlq`,
 });
 
 function sqsClient(endpoint: string): SQSClient {
@@ -23,12 +25,13 @@ function sqsClient(endpoint: string): SQSClient {
 
 /**
  * The webhook delivery queues on fauxqs, made as the stack makes them (lib/constructs/events.ts):
+ * a standard queue for every later attempt (with its dead letters), and
  * fresh deliveries and replays each on a queue of their own, FIFO with content-based
  * deduplication off (the sender gives each message's id), a visibility timeout above one
  * attempt's 15 s, and one dead-letter queue for messages received more often than any delivery is
  * attempted (a worker that keeps failing before it can record the attempt).
  */
-export async function ensureWebhookQueues(endpoint: string, maxAttempts: number, prefix: string): Promise<{ deliveries: string; replays: string }> {
+export async function ensureWebhookQueues(endpoint: string, maxAttempts: number, prefix: string): Promise<{ deliveries: string; replays: string; retries: string }> {
   const sqs = sqsClient(endpoint);
   const named = names(prefix);
   try {
@@ -47,7 +50,18 @@ export async function ensureWebhookQueues(endpoint: string, maxAttempts: number,
           }),
         )
       ).QueueUrl!;
-    return { deliveries: await make(named.deliveries), replays: await make(named.replays) };
+    // Every later attempt: a standard queue (DelaySeconds per message), with a dead-letter queue of its own.
+    const retryDlq = await sqs.send(new CreateQueueCommand({ QueueName: named.retryDeadLetters }));
+    const retryDlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: retryDlq.QueueUrl!, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+    const retries = (
+      await sqs.send(
+        new CreateQueueCommand({
+          QueueName: named.retries,
+          Attributes: { VisibilityTimeout: '60', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: retryDlqArn, maxReceiveCount: 5 }) },
+        }),
+      )
+    ).QueueUrl!;
+    return { deliveries: await make(named.deliveries), replays: await make(named.replays), retries };
   } finally {
     sqs.destroy();
   }
@@ -80,8 +94,10 @@ export async function requeuePendingDeliveries(client: DynamoDBClient, tableName
   // A delivery a replay restarted (it has `attemptsBefore`) goes back on the replay lane.
   const replayed = pending.filter((d) => d.attemptsBefore !== undefined);
   const fresh = pending.filter((d) => d.attemptsBefore === undefined);
-  if (fresh.length) await queue.send(fresh.map((d) => messageOf(d, `restart-${restart}`)));
-  if (replayed.length) await queue.sendReplays(replayed.map((d) => ({ ...messageOf(d, `restart-${restart}`), lane: 'replay' as const })));
+  // Each may make the attempt it is at: one waiting for its retry is sent on to the retry queue
+  // with the rest of its wait, one parked parks again (functions/webhooks/deliver.ts).
+  if (fresh.length) await queue.send(fresh.map((d) => messageOf(d, `restart-${restart}`, d.attempts.length)));
+  if (replayed.length) await queue.sendReplays(replayed.map((d) => ({ ...messageOf(d, `restart-${restart}`, d.attempts.length), lane: 'replay' as const })));
   return pending.length;
 }
 

@@ -86,6 +86,8 @@ describe('ArthrStack events', () => {
   let deliveries: Resource;
   let replaysId: string;
   let replays: Resource;
+  let retriesId: string;
+  let retries: Resource;
   let deliveryDeadLettersId: string;
   let deliveryDeadLetters: Resource;
   let workerId: string;
@@ -96,6 +98,7 @@ describe('ArthrStack events', () => {
   const queueArn = () => ({ 'Fn::GetAtt': [queueId, 'Arn'] });
   const deliveriesArn = () => ({ 'Fn::GetAtt': [deliveriesId, 'Arn'] });
   const replaysArn = () => ({ 'Fn::GetAtt': [replaysId, 'Arn'] });
+  const retriesArn = () => ({ 'Fn::GetAtt': [retriesId, 'Arn'] });
   const secretsKeyArn = () => ({ 'Fn::GetAtt': [secretsKeyId, 'Arn'] });
   const tableArn = () => ({ 'Fn::GetAtt': [tableId, 'Arn'] });
   const relayRoleId = () => refId(relay.Properties.Role)!;
@@ -138,6 +141,7 @@ describe('ArthrStack events', () => {
     [mappingId, mapping] = resourceAt(template, 'AWS::Lambda::EventSourceMapping', 'ArthrStack/Events/Outbox');
     [deliveriesId, deliveries] = resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Events/Deliveries');
     [replaysId, replays] = resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Events/Replays');
+    [retriesId, retries] = resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Events/Retries');
     [deliveryDeadLettersId, deliveryDeadLetters] = resourceAt(template, 'AWS::SQS::Queue', 'ArthrStack/Events/DeliveryDeadLetters');
     [workerId, worker] = resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Events/DeliveryWorker/Function');
     [secretsKeyId] = resourceAt(template, 'AWS::KMS::Key', 'ArthrStack/CloudSecretsKey');
@@ -388,15 +392,43 @@ describe('ArthrStack events', () => {
         FunctionResponseTypes: ['ReportBatchItemFailures'],
         ScalingConfig: { MaximumConcurrency: 20 },
       });
-      // And the worker is fed by nothing else but the replays.
+      // And the worker is fed by nothing else but the replays and the retries.
       const feeding = Object.values(ofType(template, 'AWS::Lambda::EventSourceMapping')).filter((m) => refId(m.Properties.FunctionName) === workerId);
-      expect(feeding.map((m) => refId(m.Properties.EventSourceArn)).sort()).toEqual([deliveriesId, replaysId].sort());
+      expect(feeding.map((m) => refId(m.Properties.EventSourceArn)).sort()).toEqual([deliveriesId, replaysId, retriesId].sort());
     });
 
-    it('is told to the relay only, as WEBHOOK_QUEUE_URL (and to the worker, which delays retries on it)', () => {
+    it('is told to the relay only, as WEBHOOK_QUEUE_URL (and to the worker, which reads the same configuration)', () => {
       const told = Object.values(ofType(template, 'AWS::Lambda::Function')).filter((f) => f.Properties.Environment?.Variables?.WEBHOOK_QUEUE_URL !== undefined);
       expect(told.map((f) => f.Properties.FunctionName).sort()).toEqual(['arthr-fir-deliverWebhooks', 'arthr-fir-relayEvents']);
       for (const f of told) expect(f.Properties.Environment.Variables.WEBHOOK_QUEUE_URL, f.Properties.FunctionName).toEqual({ Ref: deliveriesId });
+    });
+  });
+
+  describe('webhook retry queue and sweeper', () => {
+    it('is a standard queue (per-message DelaySeconds), encrypted, with dead letters of its own, read by the worker at most 10 at once', () => {
+      expect(retries.Properties.FifoQueue).toBeUndefined();
+      expect(retries.Properties).toMatchObject({ SqsManagedSseEnabled: true, VisibilityTimeout: 180, RedrivePolicy: { maxReceiveCount: 5 } });
+      const onQueue = Object.values(ofType(template, 'AWS::Lambda::EventSourceMapping')).filter((m) => refId(m.Properties.EventSourceArn) === retriesId);
+      expect(onQueue.map((m) => m.Properties)).toEqual([
+        { EventSourceArn: retriesArn(), FunctionName: { Ref: workerId }, BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'], ScalingConfig: { MaximumConcurrency: 10 } },
+      ]);
+      // Sent to by the worker (retries, released deliveries) and the sweeper only.
+      const sweeperRole = refId(resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Events/DeliverySweeper/Function')[1].Properties.Role)!;
+      expect([...new Set(grantsOn('sqs:SendMessage', retriesArn()).map((g) => g.roleId))].sort()).toEqual([workerRoleId(), sweeperRole].sort());
+    });
+
+    it('sweeps every five minutes with only what it needs: the due index, delivery items, subjects\' lines, the retry queue', () => {
+      const [sweeperId, sweeper] = resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Events/DeliverySweeper/Function');
+      expect(sweeper.Properties.FunctionName).toBe('arthr-fir-sweepWebhookDeliveries');
+      const own = statementsOf(template, refId(sweeper.Properties.Role)!).filter((s) => ['DueIndex', 'Deliveries', 'SubjectOrder', 'QueueRetries'].includes(String((s as { Sid?: string }).Sid)));
+      expect(own).toEqual([
+        { Sid: 'DueIndex', Effect: 'Allow', Action: 'dynamodb:Scan', Resource: { 'Fn::Join': ['', [tableArn(), '/index/GSI3']] } },
+        { ...items('Deliveries', 'GetItem', ['TNT#*#WHDLV#*']), Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+        { ...items('SubjectOrder', 'Query', ['TNT#*#WHHOLD#*']), Action: ['dynamodb:Query', 'dynamodb:UpdateItem'] },
+        { Sid: 'QueueRetries', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: retriesArn() },
+      ]);
+      const rules = Object.values(ofType(template, 'AWS::Events::Rule')).filter((r) => asArray(r.Properties.Targets).some((t: { Arn: unknown }) => JSON.stringify(t.Arn).includes(sweeperId)));
+      expect(rules.map((r) => r.Properties.ScheduleExpression)).toEqual(['rate(5 minutes)']);
     });
   });
 
@@ -523,7 +555,7 @@ describe('ArthrStack events', () => {
       expect(group.Properties).toEqual({ LogGroupName: '/aws/lambda/arthr-fir-deliverWebhooks', RetentionInDays: 30 });
     });
 
-    it('is told only the table, the log level, its service name, the delivery and replay queues, the secrets key, the delivery role and its own account', () => {
+    it('is told only the table, the log level, its service name, the delivery, replay and retry queues, the secrets key, the delivery role and its own account', () => {
       const { SUBSCRIBER_ROLE_ARN, SERVICE_ACCOUNT_ID, ...rest } = worker.Properties.Environment.Variables;
       expect(rest).toEqual({
         TABLE_NAME: { Ref: tableId },
@@ -531,20 +563,23 @@ describe('ArthrStack events', () => {
         POWERTOOLS_SERVICE_NAME: 'arthr-fir',
         WEBHOOK_QUEUE_URL: { Ref: deliveriesId },
         WEBHOOK_REPLAY_QUEUE_URL: { Ref: replaysId },
+        WEBHOOK_RETRY_QUEUE_URL: { Ref: retriesId },
         SECRETS_KEY: { 'Fn::Join': ['', ['kms:', secretsKeyArn()]] },
       });
       expect(joined(SUBSCRIBER_ROLE_ARN)).toBe(SUBSCRIBER_ROLE);
       expect(SERVICE_ACCOUNT_ID).toEqual({ Ref: 'AWS::AccountId' });
     });
 
-    it('may only read deliveries, webhooks and events, record attempts, disable webhooks, unseal webhook secrets, consume its two queues and write its own logs', () => {
+    it('may only read deliveries, webhooks and events, record attempts, keep health and subject lines, unseal webhook secrets, queue retries, consume its three queues and write its own logs', () => {
       expect(statementsOf(template, workerRoleId())).toEqual([
         { Sid: 'OwnLogGroupOnly', Effect: 'Allow', Action: LOG_ACTIONS, Resource: { 'Fn::GetAtt': [refId(worker.Properties.LoggingConfig.LogGroup), 'Arn'] } },
         // The delivery, its webhook and its event: only those partitions.
         items('ReadDeliveries', 'GetItem', ['TNT#*#WHDLV#*', 'TNT#*#WEBHOOKS', 'TNT#*#EVENTS']),
         items('RecordAttempts', 'UpdateItem', ['TNT#*#WHDLV#*']),
-        // A webhook whose endpoint answered 410 Gone is disabled.
-        items('DisableGoneWebhooks', 'PutItem', ['TNT#*#WEBHOOKS']),
+        // A webhook whose endpoint answered 410 Gone is disabled; its endpoint's health item counts failures.
+        { ...items('WebhookHealth', 'PutItem', ['TNT#*#WEBHOOKS']), Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+        // A subject's line: the delivery holding it for a retry, and those parked behind it.
+        { ...items('SubjectOrder', 'Query', ['TNT#*#WHHOLD#*']), Action: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'] },
         {
           Sid: 'UnsealWebhookSecrets',
           Effect: 'Allow',
@@ -552,8 +587,8 @@ describe('ArthrStack events', () => {
           Resource: secretsKeyArn(),
           Condition: { StringEquals: { 'kms:EncryptionContext:purpose': 'webhook-secret' } },
         },
-        // A failed attempt hidden for its backoff, on the queue it came from.
-        { Sid: 'DelayRetries', Effect: 'Allow', Action: 'sqs:ChangeMessageVisibility', Resource: [deliveriesArn(), replaysArn()] },
+        // A failed attempt's retry: a new message on the retry queue, never a FIFO message hidden.
+        { Sid: 'QueueRetries', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: retriesArn() },
         // The delivery role for a queue or bus target: only with exactly the tenant's session tag.
         {
           Sid: 'SendAsTenant',
@@ -566,7 +601,7 @@ describe('ArthrStack events', () => {
         {
           Effect: 'Allow',
           Action: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'],
-          Resource: [deliveriesArn(), replaysArn()],
+          Resource: [deliveriesArn(), replaysArn(), retriesArn()],
         },
       ]);
       expect(ofType(template, 'AWS::IAM::Role')[workerRoleId()]!.Properties.ManagedPolicyArns).toBeUndefined();
@@ -662,7 +697,7 @@ describe('ArthrStack events', () => {
   describe('cdk-nag', () => {
     it('acknowledges only the runtime pins, ListStreams on `*` and the dead-letter queues having none of their own, each with a reason', () => {
       const workerMappingPaths = Object.values(ofType(template, 'AWS::Lambda::EventSourceMapping')).filter((m) => refId(m.Properties.FunctionName) === workerId).map((m) => m.Metadata!['aws:cdk:path'] as string);
-      expect(workerMappingPaths).toHaveLength(2);
+      expect(workerMappingPaths).toHaveLength(3);
       for (const path of workerMappingPaths) expect(path).toMatch(/^ArthrStack\/Events\/DeliveryWorker\/Function\/SqsEventSource:[^/]+\/Resource$/);
       const acknowledged = Object.values(template.toJSON().Resources as Record<string, Resource>)
         .filter((r) => String(r.Metadata?.['aws:cdk:path'] ?? '').startsWith('ArthrStack/Events/'))
@@ -675,9 +710,13 @@ describe('ArthrStack events', () => {
           'ArthrStack/Events/RelayDeadLetters/Resource AwsSolutions-SQS3',
           'ArthrStack/Events/DeliveryWorker/Function/Resource AwsSolutions-L1',
           // The runtime pin is acknowledged on the function construct, and the SQS event source's
-          // mappings (deliveries, replays) are made under it (addEventSource): the acknowledgement reaches them too.
+          // mappings (deliveries, replays, retries) are made under it (addEventSource): the acknowledgement reaches them too.
           ...workerMappingPaths.map((path) => `${path} AwsSolutions-L1`),
           'ArthrStack/Events/DeliveryDeadLetters/Resource AwsSolutions-SQS3',
+          'ArthrStack/Events/RetryDeadLetters/Resource AwsSolutions-SQS3',
+          'ArthrStack/Events/DeliverySweeper/Function/Resource AwsSolutions-L1',
+          // Its asynchronous invocation config (no retry: the next scheduled run does the same), under the function too.
+          'ArthrStack/Events/DeliverySweeper/Function/EventInvokeConfig/Resource AwsSolutions-L1',
           // Relying parties' queues, buses and keys are in accounts known only at run time.
           'ArthrStack/Events/SubscriberDelivery/Resource AwsSolutions-IAM5[Resource::arn:aws:sqs:*:*:*]',
           'ArthrStack/Events/SubscriberDelivery/Resource AwsSolutions-IAM5[Resource::arn:aws:events:*:*:event-bus/*]',

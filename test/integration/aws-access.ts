@@ -53,12 +53,16 @@ export function grantedActions(): Map<string, Set<string>> {
   // The outbox relay (lib/constructs/events.ts): reads each new event item, puts it on the bus,
   // then reads the tenant's webhooks, starts each delivery and queues it.
   out.set('relayEvents', new Set(['dynamodb:GetItem', 'events:PutEvents', 'dynamodb:Query', 'dynamodb:PutItem', 'sqs:SendMessage (webhooks)']));
-  // The delivery worker: the delivery, the webhook and the event; the attempt recorded (and a
-  // webhook disabled on 410); its secrets unsealed; the message hidden for its backoff.
+  // The delivery worker: the delivery, the webhook and the event; the attempt claimed and recorded
+  // (and a webhook disabled on 410, its endpoint's health kept); its subject's line (Query, Put,
+  // Update, Delete); its secrets unsealed; a retry queued on the retry queue.
   out.set(
     'deliverWebhooks',
-    new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'kms:Decrypt (webhook secrets)', 'sqs:ChangeMessageVisibility (webhooks)']),
+    new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:DeleteItem', 'kms:Decrypt (webhook secrets)', 'sqs:SendMessage (webhook retries)']),
   );
+  // The webhook sweeper: the due index scanned, each due delivery read and rescheduled, a parked
+  // one's line read (and the delivery released), and it queued again on the retry queue.
+  out.set('sweepWebhookDeliveries', new Set(['dynamodb:Scan (index)', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'sqs:SendMessage (webhook retries)']));
   // The export worker (lib/constructs/exports.ts): the job item, the archive's user data and
   // images with its sealed password, the CSV's index queries, and the file it writes.
   out.set(

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { identityCheck } from '../../statemachines/examples/index.js';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
-import { GetItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { localClient } from '../../lib/local/dynamodb.js';
 import { expect, inject } from 'vitest';
 
@@ -181,6 +181,11 @@ export function setNumberAttribute(PK: string, SK: string, name: string, value: 
       }),
     ),
   );
+}
+
+/** Writes an item into the local table as it is (a state the service's own writes reach only through a failure, such as a lost queue message). */
+export function putLocalItem(item: Record<string, unknown>): Promise<unknown> {
+  return withLocalTable((db, TableName) => db.send(new PutItemCommand({ TableName, Item: marshall(item, { removeUndefinedValues: true }) })));
 }
 
 /** Moves an item's TTL attribute into the past in the local table, as time passing would. */

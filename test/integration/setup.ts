@@ -54,7 +54,9 @@ export default async function setup(project: TestProject) {
     // Low enough for token-rate-limit.test.ts to exceed on its own tenant, above what any other file issues a second.
     TOKEN_RATE_LIMIT: '50',
     // Webhook retries after 1 to 3 s instead of 5 s to 10 h: the same schedule's shape, in a test's time.
-    WEBHOOK_RETRY_SECONDS: '1,1,2,2,3,3,3' };
+    WEBHOOK_RETRY_SECONDS: '1,1,2,2,3,3,3',
+    // The webhook sweeper every second, taking what is 15 s overdue (20 minutes on AWS).
+    WEBHOOK_SWEEP_INTERVAL_SECONDS: '1', WEBHOOK_SWEEP_MARGIN_SECONDS: '15' };
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: ROOT, env, stdio: ['ignore', log, log] });
 
   const bootstrapPath = join(localDir, 'bootstrap.json');

@@ -5,7 +5,7 @@ import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, Li
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { adminToken, call, finalStatus, issueToken, keyWith } from './client.js';
+import { adminToken, call, finalStatus, issueToken, keyWith, putLocalItem } from './client.js';
 import type { EventEnvelope } from '../../functions/shared/events.js';
 
 const BASE = '/api/webhook-manager/webhooks';
@@ -221,6 +221,69 @@ describe('webhook delivery', () => {
       expect((await call('POST', `${BASE}/${hook.id}/replay`, { token, body: {} })).status).toBe(400);
     } finally {
       await r.stop();
+    }
+  });
+});
+
+describe('webhook delivery, fair between tenants', () => {
+  it("delivers another tenant's event within seconds while one tenant's endpoint fails every attempt, and stops calling that endpoint but for its probe", async () => {
+    const dead = await new Receiver().start();
+    const live = await new Receiver().start();
+    dead.answer = () => ({ status: 500 });
+    try {
+      const deadHook = await subscribe({ url: dead.url, eventTypes: ['process-instance.created', 'process-instance.status-changed', 'process-instance.step-changed'] });
+      const liveHook = await subscribe({ url: live.url, eventTypes: ['webhook.test'] }, other, 'other');
+      // Demo's instances: three events each, to an endpoint that fails them all, retried every 1 to 3 s.
+      for (let i = 0; i < 6; i++) await openedInstance();
+      await until('the dead endpoint failing', () => (dead.got.length >= 5 ? true : undefined));
+      const started = Date.now();
+      expect((await call('POST', `${BASE}/${liveHook.id}/test`, { token: other, tenant: 'other' })).status).toBe(202);
+      await until("the other tenant's delivery", () => live.got[0], 20_000);
+      const delay = Date.now() - started;
+      expect(delay, `delivered after ${delay} ms`).toBeLessThan(5_000);
+      // Past five failures in a row the endpoint is probed once a minute, not retried by every delivery.
+      const calls = dead.got.length;
+      await new Promise((r) => setTimeout(r, 6_000));
+      expect(dead.got.length - calls).toBeLessThanOrEqual(1);
+      const log = await call('GET', `${BASE}/${deadHook.id}/deliveries?size=100`, { token });
+      const notAttempted = log.json.deliveries.flatMap((d: { attempts: { error?: string }[] }) => d.attempts).filter((a: { error?: string }) => a.error === 'not attempted: endpoint failing');
+      expect(notAttempted.length).toBeGreaterThan(0);
+      // Every delivery still PENDING waits on the retry queue or parked in the table: none holds a FIFO message.
+      expect(log.json.deliveries.every((d: { status: string }) => d.status === 'PENDING' || d.status === 'FAILED')).toBe(true);
+    } finally {
+      await dead.stop();
+      await live.stop();
+    }
+  });
+});
+
+describe('the webhook sweeper', () => {
+  it('delivers a PENDING delivery whose queue message was lost, once, and never sends again one that was delivered', async () => {
+    const receiver = await new Receiver().start();
+    try {
+      // An event of the tenant made before the webhook (so the relay gave it no delivery).
+      const pi = await openedInstance();
+      const event = await until('the event relayed', () => relayed().find((e) => e.subject.id === pi && e.type === 'process-instance.created'));
+      const hook = await subscribe({ url: receiver.url, eventTypes: ['process-instance.created'] });
+      const past = new Date(Date.now() - 60_000).toISOString();
+      const key = (eventId: string, ts: string) => ({ PK: `TNT#demo#WHDLV#${hook.id}`, SK: `${ts}#${eventId}`, GSI3PK: 'TNT#demo#WHDUE', GSI3SK: `${past}#${hook.id}#${ts}#${eventId}` });
+      const base = { itemType: 'WebhookDelivery', tenantId: 'demo', webhookId: hook.id, eventType: event.type, subjectId: pi, attempts: [], createdAt: past, updatedAt: past, expiresAt: Math.floor(Date.now() / 1000) + 3600, sweepAt: past };
+      // The delivery the relay wrote, whose message SQS never got (or the dead-letter queue took).
+      await putLocalItem({ ...key(event.id, event.timestamp), ...base, eventId: event.id, eventTimestamp: event.timestamp, status: 'PENDING' });
+      // One already delivered, still on the due index (the index lags the table): the sweeper reads it and sends nothing.
+      const other = relayed().find((e) => e.tenantId === 'demo' && e.type === 'process-instance.created' && e.id !== event.id)!;
+      await putLocalItem({ ...key(other.id, other.timestamp), ...base, eventId: other.id, eventTimestamp: other.timestamp, status: 'DELIVERED' });
+
+      await until('the lost delivery', () => receiver.got[0], 20_000);
+      // Several sweeps later: each sent once.
+      await new Promise((r) => setTimeout(r, 4_000));
+      expect(receiver.got.map((g) => g.headers['webhook-id'])).toEqual([event.id]);
+      expect(receiver.accepted(hook.secret).map((e) => e.id)).toEqual([event.id]);
+      const log = await call('GET', `${BASE}/${hook.id}/deliveries?size=10`, { token });
+      expect(log.json.deliveries.find((d: { eventId: string }) => d.eventId === event.id)).toMatchObject({ status: 'DELIVERED' });
+      expect(log.json.deliveries.find((d: { eventId: string }) => d.eventId === other.id)).toMatchObject({ status: 'DELIVERED', attempts: [] });
+    } finally {
+      await receiver.stop();
     }
   });
 });

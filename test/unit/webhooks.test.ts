@@ -1,4 +1,4 @@
-import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -60,6 +60,7 @@ function harness(opts: { webhook?: WebhookRecord | undefined; answer?: (n: numbe
     if (a instanceof Error) throw a;
     return { status: 200, statusText: '', headers: {}, body: Buffer.alloc(0), url, redirected: false, ...a };
   };
+  const retried: { message: DeliveryMessage; delay: number }[] = [];
   const d: DeliverDeps = {
     webhooks: {
       get: async () => webhook,
@@ -70,13 +71,21 @@ function harness(opts: { webhook?: WebhookRecord | undefined; answer?: (n: numbe
       record: async (_d, attempt, status, next) => {
         delivery.attempts.push(attempt);
         delivery.status = status;
+        if (next) delivery.nextAttemptAt = next;
+        else delete delivery.nextAttemptAt;
         log.push({ status, attempt, ...(next ? { next } : {}) });
       },
       settle: async (_d, status) => {
         delivery.status = status;
         log.push({ status });
       },
+      claim: async () => true,
+      park: async () => undefined,
     },
+    holds: { first: async () => undefined, last: async () => undefined, put: async () => undefined, remove: async () => undefined, unpark: async () => false },
+    health: { get: async () => undefined, failed: async () => 1, succeeded: async () => undefined, takeProbe: async () => true },
+    queue: { retry: async (message, delay) => void retried.push({ message, delay }) },
+    sweepMarginSeconds: 1200,
     outbox: { getEvent: async (_t, _ts, id) => (id === event.id ? event : undefined) },
     sealer: { unseal: async (sealed) => sealed },
     fetch,
@@ -86,13 +95,14 @@ function harness(opts: { webhook?: WebhookRecord | undefined; answer?: (n: numbe
     random: () => 0.5,
   };
   const message: DeliveryMessage = { tenantId: 'acme', webhookId: 'w1', eventId: event.id, eventTimestamp: event.timestamp, subjectId: 'pi-1' };
-  return { d, event, sent, sentToTargets, log, delivery, message, webhook: () => webhook };
+  return { d, event, sent, sentToTargets, log, delivery, message, retried, webhook: () => webhook };
 }
 
 beforeAll(() => {
   process.env.TABLE_NAME = 'unit';
   process.env.WEBHOOK_QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/arthr-fir-webhook-deliveries.fifo';
   process.env.WEBHOOK_REPLAY_QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/arthr-fir-webhook-replays.fifo';
+  process.env.WEBHOOK_RETRY_QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/arthr-fir-webhook-retries';
   resetConfigForTests();
 });
 
@@ -120,14 +130,20 @@ describe('deliver', () => {
 
   it('retries a failure on the schedule with jitter, waits as long as Retry-After asks, and gives up after the last attempt', async () => {
     const h = harness({ answer: (n) => (n === 1 ? { status: 429, headers: { 'retry-after': '600' } } : { status: 500 }) });
-    expect(await deliver(h.d, h.message, now)).toEqual({ done: false, retryInSeconds: 6 }); // 5 s, +10% (half the 20% jitter)
-    expect(await deliver(h.d, h.message, now)).toEqual({ done: false, retryInSeconds: 600 }); // 300 s asked for 600
-    expect(await deliver(h.d, h.message, now)).toEqual({ done: false, retryInSeconds: 1980 });
-    expect(await deliver(h.d, h.message, now)).toEqual({ done: true, status: 'FAILED' });
+    // Each retry is due at its time: the clock moves on to it.
+    let t = now;
+    const at = (seconds: number) => (t = new Date(t.getTime() + seconds * 1000));
+    expect(await deliver(h.d, h.message, t)).toEqual({ done: false, retryInSeconds: 6 }); // 5 s, +10% (half the 20% jitter)
+    expect(await deliver(h.d, h.retried.at(-1)!.message, at(6))).toEqual({ done: false, retryInSeconds: 600 }); // 300 s asked for 600
+    expect(await deliver(h.d, h.retried.at(-1)!.message, at(600))).toEqual({ done: false, retryInSeconds: 1980 });
+    expect(await deliver(h.d, h.retried.at(-1)!.message, at(900))).toEqual({ done: false, retryInSeconds: 1080 }); // early: sent on
+    expect(await deliver(h.d, h.retried.at(-1)!.message, at(1080))).toEqual({ done: true, status: 'FAILED' });
     expect(h.log.map((l) => [l.status, l.attempt?.status])).toEqual([['PENDING', 500], ['PENDING', 429], ['PENDING', 500], ['FAILED', 500]]);
     expect(h.log[0]!.next).toBe(new Date(now.getTime() + 6000).toISOString());
+    // Each retry is a new message on the retry lane, for the attempt it may make, delayed at most SQS's 15 minutes.
+    expect(h.retried.map((r) => [r.message.lane, r.message.attempt, r.delay])).toEqual([['retry', 1, 6], ['retry', 2, 600], ['retry', 3, 900], ['retry', 3, 900]]);
     // Settled: SQS delivering the message again sends nothing.
-    expect(await deliver(h.d, h.message, now)).toEqual({ done: true, status: 'FAILED' });
+    expect(await deliver(h.d, h.message, t)).toEqual({ done: true, status: 'FAILED' });
     expect(h.sent).toHaveLength(4);
   });
 
@@ -314,7 +330,7 @@ describe('replay', () => {
     const d = {
       webhooks: { get: async () => hook({ processDefnNames: ['kyc'] }) },
       outbox: { getEvent: async () => events[0], range: async () => events },
-      deliveries: { restart: async (r: DeliveryRecord) => void restarted.push(r) },
+      deliveries: { restart: async (r: DeliveryRecord) => (restarted.push(r), 2) },
       queue: { sendReplays: async (m: readonly DeliveryMessage[]) => void queued.push(...m) },
       budget: { take: async () => ({ ok: true as const }) },
     };
@@ -323,6 +339,8 @@ describe('replay', () => {
     expect(queued.map((m) => m.eventId)).toEqual(events.map((e) => e.id));
     // On the replay lane, apart from fresh deliveries.
     expect(queued.every((m) => m.lane === 'replay')).toBe(true);
+    // Each may make the attempt after those its delivery had.
+    expect(queued.every((m) => m.attempt === 2)).toBe(true);
     expect(restarted.every((r) => r.status === 'PENDING')).toBe(true);
     expect(await replay(d, 'acme', 'w1', { eventId: events[0]!.id }, now)).toEqual({ queued: 1, more: false });
   });
@@ -336,7 +354,7 @@ describe('replay', () => {
     const d = {
       webhooks: { get: async () => hook() },
       outbox: { getEvent: async () => events[0], range: async () => events },
-      deliveries: { restart: async (r: DeliveryRecord) => void restarted.push(r) },
+      deliveries: { restart: async (r: DeliveryRecord) => (restarted.push(r), 0) },
       queue: { sendReplays: async (m: readonly DeliveryMessage[]) => void queued.push(...m) },
       budget: { take: async (t: string, w: string, n: number) => (asked.push([t, w, n]), answer) },
     };
@@ -476,26 +494,32 @@ const eventBridge = mockClient(EventBridgeClient);
 describe('handleDeliveries', () => {
   beforeEach(() => sqs.reset());
 
-  it('hides a failed message for its backoff and holds back the rest of its group, not other groups', async () => {
-    sqs.on(ChangeMessageVisibilityCommand).resolves({});
+  it('deletes a failed message (its retry is a new one on the retry queue), and holds back a group only when our own write fails', async () => {
+    sqs.on(SendMessageCommand).resolves({});
     const h = harness({ answer: () => ({ status: 503 }) });
-    const record = (id: string, group: string) => ({ messageId: id, receiptHandle: `rh-${id}`, body: JSON.stringify(h.message), attributes: { MessageGroupId: group } });
-    let calls = 0;
-    const d = { ...h.d, queue: deliveryQueue, outbox: { getEvent: async () => (calls++ === 0 ? h.event : undefined) } };
-    const out = await handleDeliveries(d, [record('a', 'w1:pi-1'), record('b', 'w1:pi-1'), record('c', 'w1:pi-2')], () => now);
-    expect(out.batchItemFailures).toEqual([{ itemIdentifier: 'a' }, { itemIdentifier: 'b' }]);
-    expect(sqs.commandCalls(ChangeMessageVisibilityCommand).map((c) => c.args[0].input)).toEqual([
-      { QueueUrl: process.env.WEBHOOK_QUEUE_URL, ReceiptHandle: 'rh-a', VisibilityTimeout: 6 },
+    const record = (id: string, group: string, body = JSON.stringify(h.message)) => ({ messageId: id, receiptHandle: `rh-${id}`, body, attributes: { MessageGroupId: group } });
+    const d = { ...h.d, queue: deliveryQueue };
+    // The endpoint failing is no failure of the message: it is done with, its retry on the retry queue.
+    expect((await handleDeliveries(d, [record('a', 'w1:pi-1')], () => now)).batchItemFailures).toEqual([]);
+    expect(sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input)).toEqual([
+      { QueueUrl: process.env.WEBHOOK_RETRY_QUEUE_URL, MessageBody: JSON.stringify({ ...h.message, lane: 'retry', attempt: 1, dueAt: new Date(now.getTime() + 6000).toISOString() }), DelaySeconds: 6 },
     ]);
-  });
-
-  it('hides a failed replayed delivery on the replay queue, the one it came from', async () => {
-    sqs.on(ChangeMessageVisibilityCommand).resolves({});
-    const h = harness({ answer: () => ({ status: 503 }) });
-    const body = JSON.stringify({ ...h.message, replay: '1', lane: 'replay' });
-    const out = await handleDeliveries({ ...h.d, queue: deliveryQueue }, [{ messageId: 'r', receiptHandle: 'rh-r', body, attributes: { MessageGroupId: 'w1:pi-1' } }], () => now);
-    expect(out.batchItemFailures).toEqual([{ itemIdentifier: 'r' }]);
-    expect(sqs.commandCalls(ChangeMessageVisibilityCommand)[0]!.args[0].input.QueueUrl).toBe(process.env.WEBHOOK_REPLAY_QUEUE_URL);
+    // SQS throttling the retry's send: the message comes back (and the rest of its group in the batch with it), other groups go on.
+    sqs.on(SendMessageCommand).rejects(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' }));
+    const again = harness({ answer: () => ({ status: 503 }) });
+    const other = harness();
+    const out = await handleDeliveries(
+      {
+        ...again.d,
+        queue: deliveryQueue,
+        // The other subject's endpoint answers; this one's fails (and its retry cannot be queued).
+        fetch: async (url, init, o) => (String(init.body).includes(other.event.id) ? other.d.fetch(url, init, o) : again.d.fetch(url, init, o)),
+        deliveries: { ...again.d.deliveries, get: async (_t, _w, _ts, id) => (id === other.delivery.eventId ? other.delivery : again.delivery) }, outbox: { getEvent: async (_t, _ts, id) => (id === other.event.id ? other.event : again.event) } },
+      [record('b', 'w1:pi-1', JSON.stringify(again.message)), record('c', 'w1:pi-1', JSON.stringify(again.message)), record('e', 'w1:pi-2', JSON.stringify(other.message))],
+      () => now,
+    );
+    expect(out.batchItemFailures).toEqual([{ itemIdentifier: 'b' }, { itemIdentifier: 'c' }]);
+    expect(other.sent.map((r) => JSON.parse(r.body).id)).toEqual([other.event.id]);
   });
 });
 
@@ -528,10 +552,22 @@ describe('deliveryQueue on AWS', () => {
     await expect(deliveryQueue.send([{ tenantId: 'acme', webhookId: 'w1', eventId: newEventId(now), eventTimestamp: now.toISOString(), subjectId: 's' }])).rejects.toThrow(/InternalError/);
   });
 
-  it('caps a delay at SQS\u2019s 12 hours', async () => {
-    sqs.on(ChangeMessageVisibilityCommand).resolves({});
-    await deliveryQueue.delay('rh', 100_000);
-    expect(sqs.commandCalls(ChangeMessageVisibilityCommand)[0]!.args[0].input.VisibilityTimeout).toBe(43_200);
+  it('sends a retry to the standard retry queue with DelaySeconds capped at SQS\u2019s 15 minutes, and no group or deduplication id', async () => {
+    sqs.on(SendMessageCommand).resolves({});
+    const m = { tenantId: 'acme', webhookId: 'w1', eventId: newEventId(now), eventTimestamp: now.toISOString(), subjectId: 's', attempt: 3 };
+    await deliveryQueue.retry(m, 43_200);
+    await deliveryQueue.retry(m, 0);
+    const sent = sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
+    expect(sent.map((i) => [i.QueueUrl, i.DelaySeconds, i.MessageGroupId, i.MessageDeduplicationId])).toEqual([
+      [process.env.WEBHOOK_RETRY_QUEUE_URL, 900, undefined, undefined],
+      [process.env.WEBHOOK_RETRY_QUEUE_URL, 0, undefined, undefined],
+    ]);
+    expect(JSON.parse(sent[0]!.MessageBody!)).toEqual({ ...m, lane: 'retry' });
+  });
+
+  it('throws when SQS throttles a retry, so the message it came from is reported failed', async () => {
+    sqs.on(SendMessageCommand).rejects(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' }));
+    await expect(deliveryQueue.retry({ tenantId: 'acme', webhookId: 'w1', eventId: newEventId(now), eventTimestamp: now.toISOString(), subjectId: 's' }, 5)).rejects.toThrow(/Rate exceeded/);
   });
 });
 
