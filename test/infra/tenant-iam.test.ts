@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { runSimulation, type Simulation } from '@cloud-copilot/iam-simulate';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activityFunctionAccess } from '../../functions/activities/access.js';
 import { isRateLimited, type RouteDef } from '../../functions/http/route.js';
 import { routeList } from '../../functions/routes.js';
 import { TENANT_SESSION_TAG } from '../../functions/shared/tenant-scope.js';
@@ -50,11 +51,16 @@ describe('tenants apart in IAM, by evaluation of the synthesized policies', () =
   const inlinePolicies = (id: string) =>
     asArray(roles[id]!.Properties.Policies).map((p: { PolicyName: string; PolicyDocument: unknown }) => ({ name: p.PolicyName, policy: concrete(p.PolicyDocument) }));
   const trustOf = (id: string) => concrete(roles[id]!.Properties.AssumeRolePolicyDocument);
-  /** The function's own role and its tenant role (logical ids). */
-  function rolesOf(route: RouteDef): { fn: string; tenant: string } {
-    const base = routeFunctionPath(route).replace(/\/Function$/, '');
+  /** The function's own role and its tenant role (logical ids): a route's, or the activity function's. */
+  function rolesOf(route: RouteDef | 'activities'): { fn: string; tenant: string } {
+    const base = route === 'activities' ? activitiesPath() : routeFunctionPath(route).replace(/\/Function$/, '');
     return { fn: resourceAt(template, 'AWS::IAM::Role', `${base}/Role`)[0], tenant: resourceAt(template, 'AWS::IAM::Role', `${base}/Tenant/Role`)[0] };
   }
+  const activitiesPath = () =>
+    Object.values(roles)
+      .map((r) => String(r.Metadata?.['aws:cdk:path'] ?? ''))
+      .find((p) => p.endsWith('/Journeys/Activities/Role/Resource'))!
+      .replace(/\/Role\/Resource$/, '');
 
   // Routes with the same grants make the same requests: each distinct one is evaluated once (the
   // principal's ARN matters only to a resource policy).
@@ -71,7 +77,7 @@ describe('tenants apart in IAM, by evaluation of the synthesized policies', () =
     return out.overallResult as Decision;
   }
   /** A table (or index) request of the tenant role's session for `tenant`, on partitions `keys`. */
-  const asTenant = (route: RouteDef, tenant: string | undefined, action: string, keys: string[] | undefined, resource = tableArn) =>
+  const asTenant = (route: RouteDef | 'activities', tenant: string | undefined, action: string, keys: string[] | undefined, resource = tableArn) =>
     decide({
       request: {
         principal: arnOf(rolesOf(route).tenant),
@@ -82,7 +88,7 @@ describe('tenants apart in IAM, by evaluation of the synthesized policies', () =
       identityPolicies: inlinePolicies(rolesOf(route).tenant),
     });
   /** `caller` (a role's logical id, with its own policies or `extra` ones) assuming `route`'s tenant role with `tags`. */
-  const assume = (route: RouteDef, caller: string, tags: Record<string, string>, sessionName: string, identity = inlinePolicies(caller)) =>
+  const assume = (route: RouteDef | 'activities', caller: string, tags: Record<string, string>, sessionName: string, identity = inlinePolicies(caller)) =>
     Promise.all(
       ['sts:AssumeRole', 'sts:TagSession'].map((action) =>
         decide({
@@ -160,6 +166,24 @@ describe('tenants apart in IAM, by evaluation of the synthesized policies', () =
         expect(await asTenant(route, 'alpha', action, ['TNT#alpha#INST#1']), `${id} ${action}`).toBe('ImplicitlyDenied');
       }
     }
+  });
+
+  it("lets the activity function's role act for one tenant, and a step's session only its declared items of that tenant", async () => {
+    const { fn } = rolesOf('activities');
+    expect(await assume('activities', fn, { [TENANT_SESSION_TAG]: 'alpha' }, 'arthr-alpha')).toBe('Allowed');
+    expect(await assume('activities', fn, {}, 'arthr-alpha')).not.toBe('Allowed');
+    expect(await assume('activities', rolesOf(tableRoutes[0]!).fn, { [TENANT_SESSION_TAG]: 'alpha' }, 'arthr-alpha')).not.toBe('Allowed');
+    const own = inlinePolicies(fn).flatMap((p) => asArray((p.policy as { Statement: { Action: string | string[] }[] }).Statement)).flatMap((st) => asArray(st.Action));
+    expect(own.filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
+    const declared = activityFunctionAccess().table;
+    expect(declared.length).toBeGreaterThan(0);
+    for (const action of declared) {
+      expect(await asTenant('activities', 'alpha', action, ['TNT#alpha#INST#1']), action).toBe('Allowed');
+      expect(await asTenant('activities', 'alpha', action, ['TNT#beta#INST#1']), `${action} on beta`).toBe('ImplicitlyDenied');
+      expect(await asTenant('activities', 'alpha', action, ['SVC#SM#abc']), `${action} on a service key`).toBe('ImplicitlyDenied');
+      expect(await asTenant('activities', undefined, action, ['TNT#alpha#INST#1']), `${action} untagged`).toBe('ImplicitlyDenied');
+    }
+    expect(await asTenant('activities', 'alpha', 'Scan', ['TNT#alpha#INST#1'])).toBe('ImplicitlyDenied');
   });
 
   it("lets the rate limit lease only the tenant's own rate windows, and index queries only the tenant's index partitions", async () => {
