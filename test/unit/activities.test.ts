@@ -15,6 +15,7 @@ import { NOT_RUNNABLE } from '../../functions/activities/specs/index.generated.j
 import { resolveInputs } from '../../functions/activities/inputs.js';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
 import { runActivity } from '../../functions/activities/lambda.js';
+import { scopedTenant } from '../../functions/shared/tenant-scope.js';
 import { activityFunction } from '../../functions/activities/run.js';
 import { activityDeps } from '../../functions/activities/deps.js';
 import { stepSubmissionHandler } from '../../functions/journey/submission.js';
@@ -89,6 +90,21 @@ describe('the activity modules', () => {
     await expect(unregistered({ activityId: 'a', activityType: 'GET_USER', inputs: { 'Store Name': 'people', 'User ID': 'U1', 'User Key': 'user1' }, state }, new Date())).rejects.toMatchObject({
       name: 'ActivityUnavailable',
     });
+  });
+
+  it("run each step for its journey's tenant, as the store sees it (the tenant role's session on AWS)", async () => {
+    const seen: (string | undefined)[] = [];
+    const identityStores = {
+      ...activityDeps.identityStores,
+      stores: { ...activityDeps.identityStores.stores, get: vi.fn(async () => (seen.push(scopedTenant()), { name: 'people' })) },
+      users: { ...activityDeps.identityStores.users, get: vi.fn(async () => undefined) },
+    } as unknown as ActivityDeps['identityStores'];
+    const run = activityFunction({ runs: RUNS, begins: {}, deps: { ...activityDeps, identityStores } });
+    const step = (tenantId: string) =>
+      run({ activityId: 'a', activityType: 'GET_USER', inputs: { 'Store Name': 'people', 'User ID': 'U1', 'User Key': 'user1' }, state: { instance: { tenantId, processInstanceId: 'p' }, parameters: {}, vars: {} } }, new Date()).catch(() => undefined);
+    await Promise.all([step('alpha'), step('beta')]);
+    expect(seen.sort()).toEqual(['alpha', 'beta']);
+    expect(scopedTenant()).toBeUndefined();
   });
 
   it('need the stores their screens and submissions name from the route that shows them (checked by the type checker)', () => {
