@@ -4,6 +4,8 @@ import type { InstanceImageStore } from '../process-manager/model.js';
 import { objectKeys } from '../store/keys.js';
 import { localS3ClientConfig, presignGet, presignPut } from './presign.js';
 import { traced } from '../observability/tracer.js';
+import { scopedTenant } from '../shared/tenant-scope.js';
+import { perTenantClients, tenantCredentialsOf, type AwsCredentialIdentity } from './tenant-credentials.js';
 
 export interface S3 {
   client: S3Client;
@@ -12,18 +14,48 @@ export interface S3 {
 }
 
 let made: Promise<S3> | undefined;
+let byTenant: { roleArn: string; client: (tenantId: string) => Promise<S3> } | undefined;
 
-/** The process's S3 client, loaded at first use like the DynamoDB one (see store/client.ts). */
+/** Tenants whose S3 clients a container keeps. */
+const KEPT_TENANT_S3_CLIENTS = 16;
+
+/**
+ * The S3 client to call with, loaded at first use like the DynamoDB one (see store/client.ts),
+ * and like it, as the tenant role assumed for the current work's tenant when the function has
+ * one (TENANT_ROLE_ARN): its grants reach `tenants/{that tenant}/` only. Work that names no
+ * tenant is refused then, before any call.
+ */
 export function s3(): Promise<S3> {
-  made ??= (async () => {
-    const config = getStoreConfig();
-    if (!config.IMAGES_BUCKET) throw new Error('IMAGES_BUCKET is not configured for this function');
-    const commands = await import('@aws-sdk/client-s3');
-    const client = await traced(new commands.S3Client(config.S3_ENDPOINT ? localS3ClientConfig(config.S3_ENDPOINT) : {}));
-    return { client, bucket: config.IMAGES_BUCKET, commands };
-  })();
-  made.catch(() => (made = undefined));
-  return made;
+  const { TENANT_ROLE_ARN } = getStoreConfig();
+  if (!TENANT_ROLE_ARN) {
+    made ??= makeS3();
+    made.catch(() => (made = undefined));
+    return made;
+  }
+  const tenantId = scopedTenant();
+  if (!tenantId) return Promise.reject(new Error('this function acts only for a tenant, and none is named for this work'));
+  if (byTenant?.roleArn !== TENANT_ROLE_ARN) {
+    const credentials = tenantCredentialsOf(TENANT_ROLE_ARN)!;
+    byTenant = { roleArn: TENANT_ROLE_ARN, client: perTenantClients((t) => makeS3(() => credentials(t)), (c) => c.client.destroy(), KEPT_TENANT_S3_CLIENTS) };
+  }
+  return byTenant.client(tenantId);
+}
+
+async function makeS3(credentials?: () => Promise<AwsCredentialIdentity>): Promise<S3> {
+  const config = getStoreConfig();
+  if (!config.IMAGES_BUCKET) throw new Error('IMAGES_BUCKET is not configured for this function');
+  const commands = await import('@aws-sdk/client-s3');
+  const client = await traced(new commands.S3Client(config.S3_ENDPOINT ? localS3ClientConfig(config.S3_ENDPOINT) : credentials ? { credentials } : {}));
+  return { client, bucket: config.IMAGES_BUCKET, commands };
+}
+
+/**
+ * Credentials that outlive a pre-signed URL good for `expiresIn` seconds, when the function signs
+ * as a tenant session (which ends within the hour): a URL lives no longer than what signed it.
+ */
+async function signingCredentials(tenantId: string, expiresIn: number): Promise<AwsCredentialIdentity | undefined> {
+  const credentials = tenantCredentialsOf(getStoreConfig().TENANT_ROLE_ARN);
+  return credentials ? credentials(tenantId, (expiresIn + 60) * 1000) : undefined;
 }
 
 /** Every read and pre-signing goes only through the instance's own prefix. */
@@ -86,14 +118,16 @@ export const imageStore: InstanceImageStore = {
   async url(tenantId, processInstanceId, objectKey, expiresIn) {
     ownKey(tenantId, processInstanceId, objectKey);
     const { client, bucket } = await s3();
-    return presignGet(client, bucket, objectKey, { expiresIn });
+    const credentials = await signingCredentials(tenantId, expiresIn);
+    return presignGet(client, bucket, objectKey, { expiresIn, ...(credentials ? { credentials } : {}) });
   },
 
   /** A pre-signed PUT of an image, only under the instance's own prefix, signed with its Content-Type. */
   async uploadUrl(tenantId, processInstanceId, objectKey, contentType, expiresIn) {
     ownKey(tenantId, processInstanceId, objectKey);
     const { client, bucket } = await s3();
-    return presignPut(client, bucket, objectKey, { expiresIn, contentType });
+    const credentials = await signingCredentials(tenantId, expiresIn);
+    return presignPut(client, bucket, objectKey, { expiresIn, contentType, ...(credentials ? { credentials } : {}) });
   },
 
   /** Deletes everything an instance stored (its retention ended). Returns how many objects went. */

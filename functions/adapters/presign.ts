@@ -1,5 +1,6 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { getStoreConfig } from '../config.js';
+import type { AwsCredentialIdentity } from './tenant-credentials.js';
 
 let publicClient: Promise<S3Client> | undefined;
 
@@ -43,8 +44,13 @@ const presigners = new WeakMap<S3Client, Promise<S3Client>>();
  * gateway checks the signature against (and the expiry) before serving the object. Neither
  * computes checksums (NO_CHECKSUMS); the own client, which uploads bodies it has, keeps them.
  */
-async function presignClient(own: S3Client): Promise<S3Client> {
+async function presignClient(own: S3Client, credentials?: AwsCredentialIdentity): Promise<S3Client> {
   const endpoint = getStoreConfig().S3_PUBLIC_ENDPOINT;
+  if (!endpoint && credentials) {
+    // Signed with these credentials (a tenant session that outlives the URL): a client of its own, no connection made.
+    const { S3Client } = await import('@aws-sdk/client-s3');
+    return new S3Client({ region: own.config.region, credentials, forcePathStyle: own.config.forcePathStyle, ...NO_CHECKSUMS });
+  }
   if (!endpoint) {
     let made = presigners.get(own);
     if (!made) {
@@ -73,11 +79,11 @@ export async function presignGet(
   own: S3Client,
   bucket: string,
   key: string,
-  opts: { expiresIn: number; fileName?: string; contentType?: string },
+  opts: { expiresIn: number; fileName?: string; contentType?: string; credentials?: AwsCredentialIdentity },
 ): Promise<string> {
   const [{ GetObjectCommand }, { getSignedUrl }] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]);
   return getSignedUrl(
-    await presignClient(own),
+    await presignClient(own, opts.credentials),
     new GetObjectCommand({
       Bucket: bucket,
       Key: key,
@@ -96,10 +102,10 @@ export async function presignPut(
   own: S3Client,
   bucket: string,
   key: string,
-  opts: { expiresIn: number; contentType: string },
+  opts: { expiresIn: number; contentType: string; credentials?: AwsCredentialIdentity },
 ): Promise<{ url: string; headers: Record<string, string> }> {
   const [{ PutObjectCommand }, { getSignedUrl }] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]);
-  const url = await getSignedUrl(await presignClient(own), new PutObjectCommand({ Bucket: bucket, Key: key, ContentType: opts.contentType }), {
+  const url = await getSignedUrl(await presignClient(own, opts.credentials), new PutObjectCommand({ Bucket: bucket, Key: key, ContentType: opts.contentType }), {
     expiresIn: opts.expiresIn,
     signableHeaders: new Set(['content-type']),
   });

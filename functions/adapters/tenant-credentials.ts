@@ -23,7 +23,12 @@ export interface TenantCredentialsOptions {
   sts?: () => Promise<import('@aws-sdk/client-sts').STSClient>;
 }
 
-export type TenantCredentials = (tenantId: string) => Promise<AwsCredentialIdentity>;
+/**
+ * The tenant's credentials; with `validForMs`, ones that last at least that long from now (a
+ * pre-signed URL lives no longer than the session that signed it), assumed anew if the kept ones
+ * end sooner.
+ */
+export type TenantCredentials = (tenantId: string, validForMs?: number) => Promise<AwsCredentialIdentity>;
 
 /**
  * Credentials for one tenant at a time: STS AssumeRole on `roleArn` with the session tag
@@ -58,7 +63,16 @@ export function tenantCredentials(options: TenantCredentialsOptions): TenantCred
     };
   }
 
-  return (tenantId: string) => {
+  const forTenant: TenantCredentials = async (tenantId, validForMs = 0) => {
+    const credentials = await keptOrNew(tenantId);
+    if (validForMs <= 0 || !credentials.expiration || credentials.expiration.getTime() - Date.now() >= validForMs) return credentials;
+    const entry = kept.get(tenantId);
+    if (entry && (await entry.credentials) === credentials) kept.delete(tenantId);
+    return keptOrNew(tenantId);
+  };
+  return forTenant;
+
+  function keptOrNew(tenantId: string): Promise<AwsCredentialIdentity> {
     // The tag is what the grants compare partitions with: only an id that can be a tenant's.
     if (!TENANT_ID_PATTERN.test(tenantId)) return Promise.reject(new Error('not a tenant id: no session is made for it'));
     const now = Date.now();
@@ -82,5 +96,40 @@ export function tenantCredentials(options: TenantCredentialsOptions): TenantCred
       },
     );
     return entry.credentials;
+  }
+}
+
+let fromEnvironment: { roleArn: string; credentials: TenantCredentials } | undefined;
+
+/** The process's tenant credentials for the role TENANT_ROLE_ARN names, or undefined when it names none (locally, and functions that act for no tenant). */
+export function tenantCredentialsOf(roleArn: string | undefined): TenantCredentials | undefined {
+  if (!roleArn) return undefined;
+  if (fromEnvironment?.roleArn !== roleArn) fromEnvironment = { roleArn, credentials: tenantCredentials({ roleArn }) };
+  return fromEnvironment.credentials;
+}
+
+/**
+ * One client per tenant (each holds its own connections and signs with the tenant's session),
+ * made on first use and kept for the `keep` most recently used tenants; the one dropped past it
+ * is closed. A client whose making failed is not kept.
+ */
+export function perTenantClients<T>(make: (tenantId: string) => Promise<T>, close: (client: T) => void, keep: number): (tenantId: string) => Promise<T> {
+  const clients = new Map<string, Promise<T>>();
+  return (tenantId) => {
+    let client = clients.get(tenantId);
+    if (client) {
+      clients.delete(tenantId);
+    } else {
+      const made = make(tenantId);
+      made.catch(() => clients.get(tenantId) === made && clients.delete(tenantId));
+      client = made;
+    }
+    clients.set(tenantId, client);
+    while (clients.size > keep) {
+      const [oldest, dropped] = clients.entries().next().value!;
+      clients.delete(oldest);
+      void dropped.then(close, () => undefined);
+    }
+    return client;
   };
 }

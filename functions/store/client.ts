@@ -3,7 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { getStoreConfig } from '../config.js';
 import { traced } from '../observability/tracer.js';
 import { scopedTenant } from '../shared/tenant-scope.js';
-import { tenantCredentials, type AwsCredentialIdentity, type TenantCredentials } from '../adapters/tenant-credentials.js';
+import { perTenantClients, tenantCredentialsOf, type AwsCredentialIdentity } from '../adapters/tenant-credentials.js';
 
 export interface Dynamo {
   raw: DynamoDBClient;
@@ -14,9 +14,7 @@ export interface Dynamo {
 }
 
 let made: Promise<Dynamo> | undefined;
-/** Per tenant, when the function acts through a tenant role (TENANT_ROLE_ARN); most recently used last. */
-const byTenant = new Map<string, Promise<Dynamo>>();
-let credentialsFor: TenantCredentials | undefined;
+let byTenant: { roleArn: string; client: (tenantId: string) => Promise<Dynamo> } | undefined;
 
 /** Tenants whose clients a container keeps (each holds its own connections); the least recently used is closed past it. */
 export const KEPT_TENANT_CLIENTS = 64;
@@ -43,22 +41,11 @@ export function dynamo(): Promise<Dynamo> {
   }
   const tenantId = scopedTenant();
   if (!tenantId) return Promise.reject(new Error('this function acts only for a tenant, and none is named for this work'));
-  let client = byTenant.get(tenantId);
-  if (client) {
-    byTenant.delete(tenantId);
-  } else {
-    credentialsFor ??= tenantCredentials({ roleArn: TENANT_ROLE_ARN });
-    const credentials = credentialsFor;
-    client = makeDynamo(() => credentials(tenantId));
-    client.catch(() => byTenant.get(tenantId) === client && byTenant.delete(tenantId));
+  if (byTenant?.roleArn !== TENANT_ROLE_ARN) {
+    const credentials = tenantCredentialsOf(TENANT_ROLE_ARN)!;
+    byTenant = { roleArn: TENANT_ROLE_ARN, client: perTenantClients((t) => makeDynamo(() => credentials(t)), (d) => d.raw.destroy(), KEPT_TENANT_CLIENTS) };
   }
-  byTenant.set(tenantId, client);
-  while (byTenant.size > KEPT_TENANT_CLIENTS) {
-    const [oldest, dropped] = byTenant.entries().next().value!;
-    byTenant.delete(oldest);
-    void dropped.then((d) => d.raw.destroy(), () => undefined);
-  }
-  return client;
+  return byTenant.client(tenantId);
 }
 
 async function makeDynamo(credentials?: () => Promise<AwsCredentialIdentity>): Promise<Dynamo> {

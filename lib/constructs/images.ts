@@ -10,6 +10,7 @@ import type { ImageAction } from '../../functions/http/route.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { serviceKey } from './key-policies.js';
 import { ServiceFunction, nagArn } from './service-function.js';
+import { SESSION_TENANT } from './tenant-role.js';
 
 /**
  * Every object of the service lives under this prefix (functions/store/keys.ts `objectKeys.root`):
@@ -35,15 +36,17 @@ export interface ImagesAccess {
  * the KMS actions SSE-KMS needs for them (GenerateDataKey to write, Decrypt to read), usable
  * only by S3 in this region on objects under `tenants/` of this bucket.
  */
-export function imageStatements(actions: readonly ImageAction[], access: ImagesAccess, stack: Stack): iam.PolicyStatement[] {
+export function imageStatements(actions: readonly ImageAction[], access: ImagesAccess, stack: Stack, scope: 'service' | 'tenant' = 'service'): iam.PolicyStatement[] {
   const statements: iam.PolicyStatement[] = [];
+  // A tenant role's session: its own tenant's prefix only (lib/constructs/tenant-role.ts).
+  const prefix = scope === 'tenant' ? `${IMAGE_KEY_PREFIX}${SESSION_TENANT}/` : IMAGE_KEY_PREFIX;
   const objectActions = (['PutObject', 'GetObject', 'DeleteObject'] as const).filter((a) => actions.includes(a));
   if (objectActions.length > 0) {
     statements.push(
       new iam.PolicyStatement({
         sid: 'ImageObjects',
         actions: objectActions.map((a) => `s3:${a}`),
-        resources: [imageObjectsArn(access.bucket)],
+        resources: [imageObjectsArn(access.bucket, scope)],
       }),
     );
   }
@@ -54,7 +57,7 @@ export function imageStatements(actions: readonly ImageAction[], access: ImagesA
         actions: ['s3:ListBucket'],
         resources: [access.bucket.bucketArn],
         // ListObjectsV2 only with a prefix under tenants/ (the store always lists one instance's).
-        conditions: { StringLike: { 's3:prefix': `${IMAGE_KEY_PREFIX}*` } },
+        conditions: { StringLike: { 's3:prefix': `${prefix}*` } },
       }),
     );
   }
@@ -73,7 +76,7 @@ export function imageStatements(actions: readonly ImageAction[], access: ImagesA
           // this key might ever encrypt), and only for this bucket's objects under tenants/: with
           // no S3 Bucket Key, S3 passes each object's ARN as the encryption context.
           StringEquals: { 'kms:ViaService': `s3.${stack.region}.amazonaws.com` },
-          StringLike: { 'kms:EncryptionContext:aws:s3:arn': imageObjectsArn(access.bucket) },
+          StringLike: { 'kms:EncryptionContext:aws:s3:arn': imageObjectsArn(access.bucket, scope) },
         },
       }),
     );
@@ -81,15 +84,15 @@ export function imageStatements(actions: readonly ImageAction[], access: ImagesA
   return statements;
 }
 
-/** `arn:aws:s3:::<bucket>/tenants/*`: the only objects any function may touch. */
-export function imageObjectsArn(bucket: s3.IBucket): string {
-  return bucket.arnForObjects(`${IMAGE_KEY_PREFIX}*`);
+/** `arn:aws:s3:::<bucket>/tenants/*`: the only objects any function may touch; a tenant session's, `tenants/{its tenant}/*`. */
+export function imageObjectsArn(bucket: s3.IBucket, scope: 'service' | 'tenant' = 'service'): string {
+  return bucket.arnForObjects(`${IMAGE_KEY_PREFIX}${scope === 'tenant' ? `${SESSION_TENANT}/` : ''}*`);
 }
 
 /** Acknowledges the one wildcard `imageStatements` writes (the objects under tenants/), on a role that has it. */
-export function acknowledgeImageObjects(role: iam.IRole, bucket: s3.IBucket): void {
+export function acknowledgeImageObjects(role: iam.IRole, bucket: s3.IBucket, scope: 'service' | 'tenant' = 'service'): void {
   Validations.of(role).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::${nagArn(imageObjectsArn(bucket), Stack.of(role))}]`,
+    id: `AwsSolutions-IAM5[Resource::${nagArn(imageObjectsArn(bucket, scope), Stack.of(role))}]`,
     reason:
       'Image object keys are made at run time (tenants/{tenantId}/instances/{id}/...), so object grants name the tenants/ ' +
       'prefix of the one images bucket; the function code builds every key under its own tenant and instance.',

@@ -16,7 +16,7 @@ import { cloudSecretsEnvironment, cloudSecretStatement } from './cloud-secrets.j
 import { acknowledgeFaceStatements, faceStatements, facesEnvironment } from './faces.js';
 import { acknowledgeImageObjects, imageStatements, type ImagesAccess } from './images.js';
 import type { ImageAction } from '../../functions/http/route.js';
-import { acknowledgeTenantRoleArn, assumeTenantRoleStatement, TENANT_PARTITIONS, TenantRole, tenantTableStatement } from './tenant-role.js';
+import { TENANT_PARTITIONS, tenantTableStatement } from './tenant-role.js';
 
 /** The terminal statuses of a Step Functions execution, as its EventBridge events spell them. */
 export const TERMINAL_EXECUTION_STATUSES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] as const;
@@ -121,8 +121,6 @@ export class JourneyFunctions extends Construct {
       roleDescription: 'Runs journey activities: records the waiting user step with its event, runs the identity store activities (users, passcodes).',
       // The union of what the activity modules declare (functions/activities/access.ts).
       statements: [
-        // Tenant data through its tenant role only, for the tenant of the step's journey.
-        assumeTenantRoleStatement(stack, props.activityFunctionName),
         ...(access.cloudFunctions
           ? [
               new iam.PolicyStatement({ sid: 'RunCloudFunctions', actions: ['lambda:InvokeFunction'], resources: [this.cloudFunctionRunner.function.functionArn] }),
@@ -130,21 +128,17 @@ export class JourneyFunctions extends Construct {
             ]
           : []),
         ...faceStatements(access.faces, stack, props.namePrefix),
-        ...(access.images.length ? imageStatements(access.images as ImageAction[], props.images, stack) : []),
+        // Tenant data (items, images) only through its tenant role, for the step's journey's tenant (below).
       ],
     });
     if (access.faces.length > 0) acknowledgeFaceStatements(this.activities.role, access.faces, stack, props.namePrefix);
-    if (access.images.length > 0) acknowledgeImageObjects(this.activities.role, props.images.bucket);
-    // Each step acts for its journey's tenant (functions/activities/run.ts): the items the
-    // activity modules declare, on that tenant's partitions only.
-    this.activitiesTenantRole = new TenantRole(this.activities, 'Tenant', {
-      functionName: props.activityFunctionName,
-      functionRole: this.activities.role,
-      description: "Runs journey activities for one tenant: assumed with the arthr-tenant session tag of the step's journey",
-      statements: [tenantTableStatement('InstanceItems', access.table, [tableArn], TENANT_PARTITIONS)],
-    }).role;
-    this.activities.function.addEnvironment('TENANT_ROLE_ARN', this.activitiesTenantRole.roleArn);
-    acknowledgeTenantRoleArn(this.activities.role, nagArn(TenantRole.arnPattern(this, props.activityFunctionName), stack));
+    // Each step acts for its journey's tenant (functions/activities/run.ts): the items and images
+    // the activity modules declare, that tenant's only.
+    this.activitiesTenantRole = this.activities.actForTenants("Runs journey activities for one tenant: assumed with the arthr-tenant session tag of the step's journey", [
+      tenantTableStatement('InstanceItems', access.table, [tableArn], TENANT_PARTITIONS),
+      ...(access.images.length ? imageStatements(access.images as ImageAction[], props.images, stack, 'tenant') : []),
+    ]);
+    if (access.images.length > 0) acknowledgeImageObjects(this.activitiesTenantRole, props.images.bucket, 'tenant');
 
     // --- Execution ends. EventBridge invokes the function asynchronously: EventBridge retries a
     // failed delivery (throttling), Lambda retries a failed run; whatever neither could finish

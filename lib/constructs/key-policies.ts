@@ -91,10 +91,18 @@ function rolePathOf(fn: ServiceFunction): string {
   return path;
 }
 
-/** Every statement of a function's role: its inline policy and what CDK's grants put in its default policy (a stream read). */
-function statementsOf(fn: ServiceFunction): StatementJson[] {
-  const docs = [fn.policy, (fn.role.node.tryFindChild('DefaultPolicy') as iam.Policy | undefined)?.document];
-  return docs.flatMap((d) => asArray((d?.toJSON() as { Statement?: StatementJson[] } | undefined)?.Statement));
+/**
+ * Every statement of a function's roles, with the path of the role that holds it: its own role's
+ * inline policy and what CDK's grants put in its default policy (a stream read), and its tenant
+ * role's (ServiceFunction.actForTenants), at `/{functionName}/tenant/`.
+ */
+function statementsOf(fn: ServiceFunction): [StatementJson, string][] {
+  const own = [fn.policy, (fn.role.node.tryFindChild('DefaultPolicy') as iam.Policy | undefined)?.document];
+  const of = (d: iam.PolicyDocument | undefined) => asArray((d?.toJSON() as { Statement?: StatementJson[] } | undefined)?.Statement);
+  return [
+    ...own.flatMap((d) => of(d).map((st): [StatementJson, string] => [st, rolePathOf(fn)])),
+    ...(fn.tenantRole ? of(fn.tenantPolicy).map((st): [StatementJson, string] => [st, (fn.tenantRole!.node.defaultChild as iam.CfnRole).path!]) : []),
+  ];
 }
 
 /**
@@ -111,8 +119,9 @@ function keyPolicyCondition(stack: Stack, condition: StatementJson['Condition'])
       Object.entries(keys).map(([k, v]) => {
         if (k !== 'kms:EncryptionContext:aws:s3:arn') return [k, v];
         const pattern = String(v);
-        // What follows the bucket's ARN (a token, `${Token[...]}`): `/tenants/*`.
-        const tail = pattern.slice(pattern.lastIndexOf('}') + 1);
+        // What follows the bucket's ARN (a token, `${Token[...]}`): `/tenants/*`, or a tenant
+        // session's `/tenants/${aws:PrincipalTag/arthr-tenant}/*` (a policy variable, kept).
+        const tail = pattern.replace(/^.*\$\{Token\[[^\]]*\]\}/, '');
         if (!tail.startsWith('/')) throw new Error(`Cannot repeat ${k} ${pattern} in a key policy`);
         return [k, `arn:${stack.partition}:s3:::*${tail}`];
       }),
@@ -132,7 +141,7 @@ function keyPolicyCondition(stack: Stack, condition: StatementJson['Condition'])
 export function nameKeyUsers(stack: Stack, keys: readonly kms.Key[]): void {
   const grants = new Map<kms.Key, Map<string, { sid: string; action: string; condition: Record<string, Record<string, unknown>>; roles: string[] }>>();
   for (const fn of stack.node.findAll().filter((c): c is ServiceFunction => c instanceof ServiceFunction)) {
-    for (const st of statementsOf(fn)) {
+    for (const [st, rolePath] of statementsOf(fn)) {
       const actions = asArray(st.Action).filter((a) => a.startsWith('kms:'));
       if (st.Effect !== 'Allow' || actions.length === 0) continue;
       for (const resource of asArray(st.Resource)) {
@@ -145,7 +154,7 @@ export function nameKeyUsers(stack: Stack, keys: readonly kms.Key[]): void {
           const use = `${action} ${JSON.stringify(Stack.of(key).resolve(condition))}`;
           const grant = byUse.get(use) ?? { sid: `${st.Sid ?? 'Use'}${action.slice('kms:'.length)}`, action, condition, roles: [] };
           byUse.set(use, grant);
-          grant.roles.push(rolePathOf(fn));
+          grant.roles.push(rolePath);
         }
       }
     }

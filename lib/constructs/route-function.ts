@@ -57,9 +57,6 @@ const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
  * the operation may touch (`route.aws`).
  */
 export class RouteFunction extends ServiceFunction {
-  /** The role it acts through for one tenant, when it touches the table (lib/constructs/tenant-role.ts). */
-  readonly tenantRole?: iam.Role;
-
   /** Construct id for a route's function: stable as long as the operationId is. */
   static idFor(route: RouteDef): string {
     return pascal(route.operationId);
@@ -100,15 +97,9 @@ export class RouteFunction extends ServiceFunction {
       }),
     });
 
-    if (touchesTable(route)) {
-      this.tenantRole = new TenantRole(this, 'Tenant', {
-        functionName,
-        functionRole: this.role,
-        description: `Runs ${route.operationId} for one tenant: assumed with the arthr-tenant session tag`,
-        statements: tenantTableStatements(props),
-      }).role;
-      this.function.addEnvironment('TENANT_ROLE_ARN', this.tenantRole.roleArn);
-      acknowledgeTenantRoleArn(this.role, nagArn(TenantRole.arnPattern(this, functionName), stack));
+    if (actsForTenants(route)) {
+      this.actForTenants(`Runs ${route.operationId} for one tenant: assumed with the arthr-tenant session tag`, tenantStatements(props, stack));
+      if (access.images?.some((a) => a !== 'ListBucket')) acknowledgeImageObjects(this.tenantRole!, props.images.bucket, 'tenant');
     }
     if (access.stateMachines) {
       // cdk-nag 3 acknowledges each wildcard finding by its exact resource string.
@@ -119,15 +110,15 @@ export class RouteFunction extends ServiceFunction {
           'the arthr- name prefix this grant (create, or start executions) is limited to.',
       });
     }
-    if (access.images?.some((a) => a !== 'ListBucket')) acknowledgeImageObjects(this.role, props.images.bucket);
+    if (!actsForTenants(route) && access.images?.some((a) => a !== 'ListBucket')) acknowledgeImageObjects(this.role, props.images.bucket);
     if (access.exports?.includes('GetObject')) acknowledgeExportObjects(this.role, props.exports.bucket);
     if (access.faces?.length) acknowledgeFaceStatements(this.role, access.faces, stack, props.namePrefix);
   }
 }
 
-/** Whether the route's function touches the table (so acts through a tenant role). */
-function touchesTable(route: RouteDef): boolean {
-  return Boolean(route.aws.table?.length || route.aws.queryIndexes || isRateLimited(route));
+/** Whether the route's function touches tenant data, the table's or images (so acts through a tenant role). */
+function actsForTenants(route: RouteDef): boolean {
+  return Boolean(route.aws.table?.length || route.aws.queryIndexes || isRateLimited(route) || route.aws.images?.length);
 }
 
 /**
@@ -138,7 +129,7 @@ function touchesTable(route: RouteDef): boolean {
  * unused is granted; not grantReadData / grantReadWriteData, which also grant Scan, DescribeTable
  * and stream actions.
  */
-function tenantTableStatements(props: RouteFunctionProps): iam.PolicyStatement[] {
+function tenantStatements(props: RouteFunctionProps, stack: Stack): iam.PolicyStatement[] {
   const statements: iam.PolicyStatement[] = [];
   const access = props.route.aws;
   if (access.table?.length) {
@@ -157,6 +148,8 @@ function tenantTableStatements(props: RouteFunctionProps): iam.PolicyStatement[]
       tenantTableStatement('TableIndexes', ['Query'], props.indexNames.map((name) => `${props.table.tableArn}/index/${name}`), TENANT_PARTITIONS),
     );
   }
+  // Images under the session's tenant's prefix only (`tenants/${aws:PrincipalTag/arthr-tenant}/`).
+  if (access.images?.length) statements.push(...imageStatements(access.images, props.images, stack, 'tenant'));
   return statements;
 }
 
@@ -164,8 +157,6 @@ function tenantTableStatements(props: RouteFunctionProps): iam.PolicyStatement[]
 function routeStatements(props: RouteFunctionProps, stack: Stack, functionName: string): iam.PolicyStatement[] {
   const statements: iam.PolicyStatement[] = [];
   const access = props.route.aws;
-  // Tenant data only through the tenant role (TenantRole): no table grant of its own.
-  if (touchesTable(props.route)) statements.push(assumeTenantRoleStatement(stack, functionName));
   if (access.signingKey) {
     statements.push(
       new iam.PolicyStatement({
@@ -215,7 +206,8 @@ function routeStatements(props: RouteFunctionProps, stack: Stack, functionName: 
       }),
     );
   }
-  if (access.images?.length) statements.push(...imageStatements(access.images, props.images, stack));
+  // Tenant data (the table, images) only through the tenant role (ServiceFunction.actForTenants).
+  if (access.images?.length && !actsForTenants(props.route)) statements.push(...imageStatements(access.images, props.images, stack));
   if (access.exports?.length) statements.push(...exportStatements(access.exports, props.exports, stack));
   if (access.cloudSecrets) statements.push(cloudSecretStatement(access.cloudSecrets, props.cloudSecretsKey));
   if (access.webhooks?.includes('Seal')) statements.push(webhookSecretStatement('seal', props.cloudSecretsKey));

@@ -8,6 +8,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { LAMBDA_BUNDLING } from '../bundling.js';
+import { acknowledgeTenantRoleArn, assumeTenantRoleStatement, TenantRole } from './tenant-role.js';
 
 /**
  * How cdk-nag writes an ARN built by `Stack.formatArn` or from a resource attribute: the partition
@@ -81,9 +82,13 @@ export class ServiceFunction extends Construct {
    */
   readonly policy: iam.PolicyDocument;
 
+  /** The function's physical name (`functionName` of its props). */
+  readonly physicalName: string;
+
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     const { functionName } = props;
+    this.physicalName = functionName;
     this.entry = props.entry;
 
     this.logGroup = new logs.LogGroup(this, 'Logs', {
@@ -159,6 +164,28 @@ export class ServiceFunction extends Construct {
       id: 'AwsSolutions-L1',
       reason: 'The runtime is pinned to nodejs22.x by design (DESIGN.md); moving to a newer runtime is a deliberate, tested change.',
     });
+  }
+
+  /** The role it acts through for one tenant, and that role's policy (`actForTenants`). */
+  tenantRole?: iam.Role;
+  tenantPolicy?: iam.PolicyDocument;
+
+  /**
+   * Tenant data through a tenant role only (lib/constructs/tenant-role.ts): `statements` go to a
+   * role at `/{functionName}/tenant/` that this function's role assumes with the tenant's session
+   * tag; the function learns it in TENANT_ROLE_ARN, and its storage then calls as that tenant
+   * (functions/store/client.ts, functions/adapters/images.ts). Key policies name the tenant role
+   * for the KMS actions in `statements` (lib/constructs/key-policies.ts).
+   */
+  actForTenants(description: string, statements: iam.PolicyStatement[]): iam.Role {
+    if (this.tenantRole) throw new Error(`${this.node.path} already acts for tenants`);
+    const made = new TenantRole(this, 'Tenant', { functionName: this.physicalName, functionRole: this.role, description, statements });
+    this.tenantRole = made.role;
+    this.tenantPolicy = made.policy;
+    this.policy.addStatements(assumeTenantRoleStatement(this, this.physicalName));
+    this.function.addEnvironment('TENANT_ROLE_ARN', made.role.roleArn);
+    acknowledgeTenantRoleArn(this.role, nagArn(TenantRole.arnPattern(this, this.physicalName), Stack.of(this)));
+    return made.role;
   }
 
   /**

@@ -83,6 +83,7 @@ export interface TenantRoleProps {
  */
 export class TenantRole extends Construct {
   readonly role: iam.Role;
+  readonly policy: iam.PolicyDocument;
 
   /** The role's path: under the function's own (`/{functionName}/`), which the key policies name. */
   static path(functionName: string): string {
@@ -100,12 +101,13 @@ export class TenantRole extends Construct {
   constructor(scope: Construct, id: string, props: TenantRoleProps) {
     super(scope, id);
     const trust = trustForTenantSessions(props.functionRole);
+    this.policy = new iam.PolicyDocument({ statements: props.statements });
     this.role = new iam.Role(this, 'Role', {
       path: TenantRole.path(props.functionName),
       description: props.description.slice(0, 1000),
       assumedBy: trust.assumedBy,
       // Chained from the function's role session: STS caps it at an hour whatever this says.
-      inlinePolicies: { tenantData: new iam.PolicyDocument({ statements: props.statements }) },
+      inlinePolicies: { tenantData: this.policy },
     });
     this.role.assumeRolePolicy!.addStatements(trust.tagSession);
   }
