@@ -152,29 +152,48 @@ describe('ArthrStack journeys', () => {
 
     it('gets the configuration the route functions get, and where the runner and the secrets key are', () => {
       const route = resourceAt(template, 'AWS::Lambda::Function', routeFunctionPath(routeList[0]!))[1];
-      const { CLOUD_FUNCTION_RUNNER, SECRETS_KEY, IMAGES_BUCKET, FACE_COLLECTION_PREFIX, ...rest } = activities.Properties.Environment.Variables;
-      expect({ Variables: rest }).toEqual(route.Properties.Environment);
+      const { CLOUD_FUNCTION_RUNNER, SECRETS_KEY, IMAGES_BUCKET, FACE_COLLECTION_PREFIX, TENANT_ROLE_ARN, ...rest } = activities.Properties.Environment.Variables;
+      const { TENANT_ROLE_ARN: routeTenantRole, ...routeRest } = route.Properties.Environment.Variables;
+      expect(rest).toEqual(routeRest);
+      // Each acts for a tenant through a tenant role of its own.
+      expect(TENANT_ROLE_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^JourneysActivitiesTenantRole/), 'Arn'] });
+      expect(routeTenantRole).not.toEqual(TENANT_ROLE_ARN);
       // The face steps: the images bucket, and the watchlists' collections.
       expect(IMAGES_BUCKET).toEqual({ Ref: expect.stringMatching(/^ImagesBucket/) });
       expect(FACE_COLLECTION_PREFIX).toMatch(/^arthr-[a-z0-9-]+$/);
       expect(CLOUD_FUNCTION_RUNNER).toEqual({ 'Fn::GetAtt': [runnerId, 'Arn'] });
       expect(JSON.stringify(SECRETS_KEY)).toContain('kms:');
-      expect(executionEnd.Properties.Environment).toEqual(route.Properties.Environment);
+      const { TENANT_ROLE_ARN: _endTenantRole, ...endRest } = executionEnd.Properties.Environment.Variables;
+      expect(endRest).toEqual(routeRest);
     });
 
     it('may only touch table items as activityFunctionAccess says (a user step\'s event goes in the outbox), invoke the runner, unseal cloud secrets, judge and search faces, read and pre-sign instance images, and write its own logs', () => {
-      const statements = grantsOf(activities);
-      expect(actionsOf(statements)).toEqual(
-        [
-          // PutItem: among others, a user step's event, written with the step (the outbox); the
-          // relay alone puts events on the bus (events.test.ts).
-          // kms:Decrypt twice: cloud secrets' key, and the images' key (through S3 only).
-          'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'kms:Decrypt', 'kms:Decrypt', 'kms:GenerateDataKey',
-          'lambda:InvokeFunction', 'rekognition:CompareFaces', 'rekognition:DetectFaces', 'rekognition:SearchFacesByImage', 's3:GetObject', 's3:PutObject', ...LOG_ACTIONS,
-        ].sort(),
+      const own = grantsOf(activities);
+      const tenantRoleId = (activities.Properties.Environment.Variables.TENANT_ROLE_ARN as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      const forTenant = statementsOf(template, tenantRoleId);
+      // Its own role: what is not a tenant's data, and assuming its tenant role.
+      expect(actionsOf(own)).toEqual(
+        ['kms:Decrypt', 'lambda:InvokeFunction', 'rekognition:CompareFaces', 'rekognition:DetectFaces', 'rekognition:SearchFacesByImage', 'sts:AssumeRole', 'sts:TagSession', ...LOG_ACTIONS].sort(),
+      );
+      // Its tenant role: the items and images (tenant-iam.test.ts evaluates them per tenant).
+      // PutItem: among others, a user step's event, written with the step (the outbox); the
+      // relay alone puts events on the bus (events.test.ts). kms: the images' key, through S3 only.
+      expect(actionsOf(forTenant)).toEqual(
+        ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'kms:Decrypt', 'kms:GenerateDataKey', 's3:GetObject', 's3:PutObject'].sort(),
       );
       // The table actions are exactly what the activity modules and the user steps declare.
-      expect(actionsOf(statements).filter((a) => a.startsWith('dynamodb:'))).toEqual(activityFunctionAccess().table.map((a) => `dynamodb:${a}`).sort());
+      expect(actionsOf(forTenant).filter((a) => a.startsWith('dynamodb:'))).toEqual(activityFunctionAccess().table.map((a) => `dynamodb:${a}`).sort());
+      for (const s of forTenant) {
+        if (asArray(s.Action).some((a) => a.startsWith('dynamodb:'))) {
+          expect(asArray(s.Resource)).toEqual([tableArn]);
+          expect(JSON.stringify(s.Condition)).toContain('TNT#${aws:PrincipalTag/arthr-tenant}#*');
+        } else if (asArray(s.Action).some((a) => a.startsWith('s3:'))) {
+          expect(JSON.stringify(s.Resource)).toContain('/tenants/${aws:PrincipalTag/arthr-tenant}/*');
+        } else {
+          expect(JSON.stringify(s.Condition)).toContain('s3.eu-west-1.amazonaws.com');
+        }
+      }
+      const statements = own;
       const sid = (s: Statement) => (s as Statement & { Sid?: string }).Sid;
       for (const s of statements) {
         expect(s.Effect).toBe('Allow');
@@ -188,12 +207,8 @@ describe('ArthrStack journeys', () => {
           expect(resources.map(joined)).toEqual([expect.stringMatching(/^arn:aws:rekognition:eu-west-1:<AWS::AccountId>:collection\/arthr-[a-z0-9-]+\.\*$/)]);
           continue;
         }
-        if (sid(s) === 'ImageObjects') {
-          expect(JSON.stringify(resources)).toContain('/tenants/*');
-          continue;
-        }
-        if (sid(s) === 'ImageKey') {
-          expect(JSON.stringify(s.Condition)).toContain('s3.eu-west-1.amazonaws.com');
+        if (sid(s) === 'ActForOneTenant') {
+          expect(resources.map(joined)).toEqual(['arn:aws:iam::<AWS::AccountId>:role/arthr-fir-activities/tenant/*']);
           continue;
         }
         if (asArray(s.Action).includes('kms:Decrypt')) {

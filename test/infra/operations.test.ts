@@ -117,6 +117,7 @@ describe('ArthrStack operations', () => {
         ['ArthrStack/Exports/JobDeadLetters', 'Export jobs failed'],
         ['ArthrStack/Events/RelayDeadLetters', 'Events not relayed'],
         ['ArthrStack/Events/DeliveryDeadLetters', 'Webhook deliveries not attempted'],
+        ['ArthrStack/Events/RetryDeadLetters', 'Webhook retries not attempted'],
       ]);
       expect(graphed.map(([p]) => p).sort()).toEqual(deadLetters.map(([id]) => path(id)).sort());
       for (const [id] of deadLetters) {

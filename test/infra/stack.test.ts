@@ -75,7 +75,8 @@ const isEventRelay = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrSta
 /** The webhook delivery worker (fed by the delivery queue, not a route): checked in events.test.ts. */
 const isDeliveryWorker = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Events/DeliveryWorker/Function/Resource';
 /** The functions that get only what they use, not the service's configuration. */
-const ownConfig = (f: Resource) => isImageCleanup(f) || isRunner(f) || isEventRelay(f) || isDeliveryWorker(f);
+const isDeliverySweeper = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Events/DeliverySweeper/Function/Resource';
+const ownConfig = (f: Resource) => isImageCleanup(f) || isRunner(f) || isEventRelay(f) || isDeliveryWorker(f) || isDeliverySweeper(f);
 
 // ---------------------------------------------------------------------------------------------
 
@@ -116,7 +117,8 @@ describe('ArthrStack', () => {
     imagesKeyArn = { 'Fn::GetAtt': [resourceAt(template, 'AWS::KMS::Key', 'ArthrStack/Images/Key')[0], 'Arn'] };
     exportsKeyArn = { 'Fn::GetAtt': [resourceAt(template, 'AWS::KMS::Key', 'ArthrStack/Exports/Key')[0], 'Arn'] };
     apiId = Object.keys(ofType(template, 'AWS::ApiGatewayV2::Api'))[0]!;
-  }, 120_000);
+    // Bundles every function as deployed, the AWS SDK inside (lib/bundling.ts): minutes on a loaded two-core machine.
+  }, 420_000);
 
   afterAll(() => {
     if (synth) rmSync(synth.outdir, { recursive: true, force: true });

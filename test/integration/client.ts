@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { localClient } from '../../lib/local/dynamodb.js';
+import { keys } from '../../functions/store/keys.js';
 import { expect, inject } from 'vitest';
 
 export interface Reply {
@@ -214,13 +215,14 @@ export async function unrecordEnd(
     db.send(
       new UpdateItemCommand({
         TableName,
-        Key: { PK: { S: `TNT#${tenantId}#PI#${processInstanceId}` }, SK: { S: 'PI' } },
+        Key: { PK: { S: keys.instance(tenantId, processInstanceId).PK }, SK: { S: keys.instance(tenantId, processInstanceId).SK } },
         UpdateExpression: `SET #status = :status, GSI2PK = :open, GSI2SK = :due, reconcileAt = :at${set.stateMachineArn ? ', stateMachineArn = :arn' : ''}`,
         ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':status': { S: set.status },
-          ':open': { S: `TNT#${tenantId}#OPEN` },
+          // Its open-index shard, as the store puts an instance there (functions/store/keys.ts).
+          ':open': { S: keys.instanceOpen(tenantId, due, processInstanceId).GSI2PK },
           ':due': { S: `${due}#${processInstanceId}` },
           ':at': { S: due },
           ...(set.stateMachineArn ? { ':arn': { S: set.stateMachineArn } } : {}),
