@@ -143,7 +143,7 @@ export const processTokenStore: ProcessTokenStore = {
     const expiresAt = tokenExpiresAt(record);
     const ttl = expiresAt === undefined ? {} : { expiresAt };
     // Its uses are counted on shards of their own (at most PROCESS_TOKEN_USE_SHARDS items more).
-    const shards = useShardItems(record, record.maxCount, ttl);
+    const shards = useShardItems(record, record.maxCount ?? null, ttl);
     const outcome = await transactWrite({
       token: {
         Put: { Item: tokens.encode({ ...record, counter: 0, useShards: shards.length, ...ttl }, keys.processToken(record.tenantId, record.id)), ConditionExpression: 'attribute_not_exists(PK)' },
