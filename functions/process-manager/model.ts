@@ -324,8 +324,16 @@ export interface ProcessTokenRecord {
   status: ProcessTokenStatus;
   type: ProcessTokenType;
   maxCount: number | null;
-  /** Instances created so far; raised by the same conditional write that creates an instance. */
+  /**
+   * Instances created so far; raised by the same conditional write that creates an instance. As
+   * read, the sum of the token's use shards and what its own item counted before shards.
+   */
   counter: number;
+  /**
+   * The store's own: how many use shards count the token's uses (functions/store/process-tokens.ts);
+   * absent on a token made before shards, which counts on its own item. Never on the wire.
+   */
+  useShards?: number;
   validFromDtm: string | null;
   validToDtm: string | null;
   processDefnName: string | null;
@@ -344,7 +352,11 @@ export interface ProcessTokenRecord {
 export interface ProcessTokenStore {
   /** False when the name is taken in the tenant (names are unique, enforced by a lock item). */
   create(record: ProcessTokenRecord): Promise<boolean>;
-  get(tenantId: string, id: string): Promise<ProcessTokenRecord | undefined>;
+  /**
+   * The token, its `counter` summed from its use shards; with `counted: false` as its own item
+   * has it, one read (an instance creation, whose conditional write decides whether a use is left).
+   */
+  get(tenantId: string, id: string, options?: { counted?: boolean }): Promise<ProcessTokenRecord | undefined>;
   /** Every live token (the whole partition): only for a tenant whose tokens have no list views yet (`viewed`). */
   list(tenantId: string): Promise<ProcessTokenRecord[]>;
   /** Whether every token of the tenant has its list view (a tenant made since views exist, or backfilled). */
@@ -354,6 +366,12 @@ export interface ProcessTokenStore {
    * and then its tokens (BatchGetItem); walks, filters by name and counts read the small views alone.
    */
   byCreation(tenantId: string, now: Date): KeyedSource<ProcessTokenRecord>;
+  /**
+   * Moves a token made before use shards (its uses counted on its own item) onto shards, exactly:
+   * its count so far stays, the shards share what is left of `maxCount`. False when it has
+   * shards already, is gone, or was used meanwhile.
+   */
+  shardUses(tenantId: string, id: string): Promise<boolean>;
   /** Writes every token's list view, then marks the list viewed (`operator backfill-lists`). Idempotent. */
   backfillViews(tenantId: string): Promise<ListBackfill>;
 }

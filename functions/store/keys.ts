@@ -1,6 +1,6 @@
 import { TENANT_ID_PATTERN } from '../auth/permissions.js';
 import { OUTBOX_SORT_PREFIX } from '../shared/events.js';
-import { INSTANCE_VIEW_SHARDS, OPEN_INDEX_SHARDS, OUTBOX_SHARDS, shardLabel, shardOf } from './shards.js';
+import { INSTANCE_VIEW_SHARDS, OPEN_INDEX_SHARDS, OUTBOX_SHARDS, WEBHOOK_DELIVERY_SHARDS, shardLabel, shardOf } from './shards.js';
 
 /**
  * The only place that builds table keys. Every key of a tenant's data, GSI keys included, starts
@@ -68,6 +68,14 @@ export const keys = {
     return { PK: keys.processTokenPartition(tenantId), SK: `PTNAME#${encoded(name)}` };
   },
   processTokenSortPrefix: 'PTOKEN#',
+  /**
+   * One of a token's use-count shards (PROCESS_TOKEN_USE_SHARDS): a partition of its own, out of
+   * the tokens' partition, so the uses of one busy token spread over several partitions and never
+   * crowd the tenant's token list. A token made before shards counts on its own item.
+   */
+  processTokenUse(tenantId: string, id: string, shard: number): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}PTUSE#${part(id)}#${shardLabel(shard)}`, SK: 'PTUSE' };
+  },
   /**
    * A process token's list view: a small item (its id, name and TTL) sorted by creation time, so
    * the list pages, filters by name and counts without reading tokens (docs/lists.md).
@@ -407,42 +415,76 @@ export const keys = {
   webhookCount(tenantId: string): ItemKey {
     return { PK: keys.webhookPartition(tenantId), SK: 'COUNT' };
   },
-  /** A webhook's deliveries, one partition per webhook, by the event's time. */
-  webhookDeliveryPartition(tenantId: string, webhookId: string): string {
-    return `${tenantPrefix(tenantId)}WHDLV#${part(webhookId)}`;
+  /**
+   * A webhook's deliveries, by the event's time, in WEBHOOK_DELIVERY_SHARDS partitions per
+   * webhook (`WHDLV#{webhookId}#{nn}`), the shard a hash of the event's subject; without a shard,
+   * the webhook's one partition from before shards, read until its deliveries expire (30 days).
+   * Every partition still starts `WHDLV#{webhookId}`, which the IAM grants match (`TNT#*#WHDLV#*`).
+   */
+  webhookDeliveryPartition(tenantId: string, webhookId: string, shard?: number): string {
+    return `${tenantPrefix(tenantId)}WHDLV#${part(webhookId)}${shard === undefined ? '' : `#${shardLabel(shard)}`}`;
   },
-  webhookDelivery(tenantId: string, webhookId: string, eventTimestamp: string, eventId: string): ItemKey {
-    return { PK: keys.webhookDeliveryPartition(tenantId, webhookId), SK: `${eventTimestamp}#${part(eventId)}` };
+  /** Every delivery partition of a webhook: its shards, then the one from before shards. */
+  webhookDeliveryPartitions(tenantId: string, webhookId: string): string[] {
+    return [
+      ...Array.from({ length: WEBHOOK_DELIVERY_SHARDS }, (_, s) => keys.webhookDeliveryPartition(tenantId, webhookId, s)),
+      keys.webhookDeliveryPartition(tenantId, webhookId),
+    ];
+  },
+  /** The shard of a subject's deliveries, subject line and due-index entries. */
+  webhookDeliveryShard(subjectId: string): number {
+    return shardOf(subjectId, WEBHOOK_DELIVERY_SHARDS);
+  },
+  webhookDelivery(tenantId: string, webhookId: string, eventTimestamp: string, eventId: string, shard?: number): ItemKey {
+    return { PK: keys.webhookDeliveryPartition(tenantId, webhookId, shard), SK: keys.webhookDeliverySort(eventTimestamp, eventId) };
+  },
+  webhookDeliverySort(eventTimestamp: string, eventId: string): string {
+    return `${part(eventTimestamp)}#${part(eventId)}`;
   },
   /**
    * The due index (GSI3, sparse): a PENDING delivery, by when the sweeper may take it for one
-   * whose message was lost (`sweepAt`). One partition per tenant; the sort key starts with the
-   * time, so what is due sorts first.
+   * whose message was lost (`sweepAt`). WEBHOOK_DELIVERY_SHARDS partitions per tenant
+   * (`WHDUE#{nn}`, the delivery's shard; `WHDUE` before shards): the sweeper Scans the index, so
+   * no reader names a partition. The sort key starts with the time, so what is due sorts first.
    */
-  webhookDeliveryDue(tenantId: string, sweepAt: string, webhookId: string, eventTimestamp: string, eventId: string): { GSI3PK: string; GSI3SK: string } {
-    return { GSI3PK: `${tenantPrefix(tenantId)}WHDUE`, GSI3SK: `${part(sweepAt)}#${part(webhookId)}#${part(eventTimestamp)}#${part(eventId)}` };
+  webhookDeliveryDue(tenantId: string, sweepAt: string, webhookId: string, eventTimestamp: string, eventId: string, shard?: number): { GSI3PK: string; GSI3SK: string } {
+    return {
+      GSI3PK: `${tenantPrefix(tenantId)}WHDUE${shard === undefined ? '' : `#${shardLabel(shard)}`}`,
+      GSI3SK: `${part(sweepAt)}#${part(webhookId)}#${part(eventTimestamp)}#${part(eventId)}`,
+    };
   },
-  /** The delivery a due-index entry names (from its GSI3SK and table key), or undefined for another item. */
-  parseWebhookDeliveryDue(item: { PK: string; SK: string; GSI3SK?: string }): { tenantId: string; webhookId: string; eventTimestamp: string; eventId: string; sweepAt: string } | undefined {
-    const pk = /^TNT#([^#]+)#WHDLV#([^#]+)$/.exec(item.PK);
+  /**
+   * The delivery a due-index entry names (from its GSI3SK and table key: the shard is the table
+   * partition's, none for a delivery from before shards), or undefined for another item.
+   */
+  parseWebhookDeliveryDue(item: { PK: string; SK: string; GSI3SK?: string }):
+    | { tenantId: string; webhookId: string; eventTimestamp: string; eventId: string; sweepAt: string; shard?: number }
+    | undefined {
+    const pk = /^TNT#([^#]+)#WHDLV#([^#]+)(?:#(\d{2}))?$/.exec(item.PK);
     const sk = /^([^#]+)#([^#]+)$/.exec(item.SK);
     const due = item.GSI3SK?.split('#');
     if (!pk || !sk || !due || due.length !== 4) return undefined;
-    return { tenantId: pk[1]!, webhookId: pk[2]!, eventTimestamp: sk[1]!, eventId: sk[2]!, sweepAt: due[0]! };
+    return { tenantId: pk[1]!, webhookId: pk[2]!, eventTimestamp: sk[1]!, eventId: sk[2]!, sweepAt: due[0]!, ...(pk[3] ? { shard: Number(pk[3]) } : {}) };
   },
   /**
    * A webhook's held subjects: one item per delivery waiting in a subject's line (the holder in
-   * retry, and those parked behind it), sorted by subject, then when each joined. The subject id is
-   * URI-encoded, so no id can put a `#` into the key.
+   * retry, and those parked behind it), sorted by subject, then when each joined. In the
+   * subject's delivery shard (`WHHOLD#{webhookId}#{nn}`), so a line is one partition and one
+   * Query; without a shard, the webhook's one partition from before shards (lines begun before
+   * shards, read until they empty). The subject id is URI-encoded, so no id can put a `#` into the key.
    */
-  webhookHoldPartition(tenantId: string, webhookId: string): string {
-    return `${tenantPrefix(tenantId)}WHHOLD#${part(webhookId)}`;
+  webhookHoldPartition(tenantId: string, webhookId: string, shard?: number): string {
+    return `${tenantPrefix(tenantId)}WHHOLD#${part(webhookId)}${shard === undefined ? '' : `#${shardLabel(shard)}`}`;
   },
   webhookHoldSubjectPrefix(subjectId: string): string {
     return `${encodeURIComponent(subjectId)}#`;
   },
-  webhookHold(tenantId: string, webhookId: string, subjectId: string, at: string, eventTimestamp: string, eventId: string): ItemKey {
-    return { PK: keys.webhookHoldPartition(tenantId, webhookId), SK: `${keys.webhookHoldSubjectPrefix(subjectId)}${part(at)}#${part(eventTimestamp)}#${part(eventId)}` };
+  /** A place in a subject's line: in the subject's shard, or (`beforeShards`) in the partition from before shards. */
+  webhookHold(tenantId: string, webhookId: string, subjectId: string, at: string, eventTimestamp: string, eventId: string, beforeShards = false): ItemKey {
+    return {
+      PK: keys.webhookHoldPartition(tenantId, webhookId, beforeShards ? undefined : keys.webhookDeliveryShard(subjectId)),
+      SK: `${keys.webhookHoldSubjectPrefix(subjectId)}${part(at)}#${part(eventTimestamp)}#${part(eventId)}`,
+    };
   },
   /** A webhook's endpoint health (failures in a row), beside the webhook: not under `WH#`, so not listed as a webhook. */
   webhookHealth(tenantId: string, webhookId: string): ItemKey {

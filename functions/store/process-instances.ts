@@ -17,6 +17,7 @@ import { OPEN_INSTANCES_INDEX } from './schema.js';
 import { sessionItem } from './sessions.js';
 import { outboxItem, outboxPuts } from './outbox.js';
 import { orderedMerge, type OrderedSource } from './shards.js';
+import { tokenUseItem, useShardCounts } from './process-tokens.js';
 
 const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
@@ -236,65 +237,67 @@ const stepClaims = /* @__PURE__ */ itemCodec<StepClaim & { expiresAt: number }>(
 
 export const processInstanceStore: ProcessInstanceStore = {
   /**
-   * One transaction: the token's use (a conditional counter increment that also checks its
-   * status and validity window), the instance, and the idempotency record if any. Concurrent
-   * creations on one token conflict inside DynamoDB and are retried, so every request ends as
-   * exactly one instance or one clear refusal.
+   * One transaction: the token's use (a conditional increment of one of its use shards, chosen
+   * at random, that also checks its status and validity window; a token made before shards: of
+   * its own item), the instance, and the idempotency record if any. Concurrent creations on one
+   * shard conflict inside DynamoDB and are retried, so every request ends as exactly one
+   * instance or one clear refusal. A spent shard sends the creation to the others that still
+   * have uses (read anew, consistently): the token is refused only when every shard is spent,
+   * and never used more often than its shards' shares add up to (`maxCount`).
    */
   async createWithToken(record, token, now, event, idempotency, session) {
-    const stamp = now.toISOString();
     const nowEpoch = Math.floor(now.getTime() / 1000);
-    const outcome = await transactWrite(
-      {
-        tokenUse: {
-          Update: {
-            Key: keys.processToken(token.tenantId, token.id),
-            UpdateExpression: 'SET #counter = #counter + :one',
-            ConditionExpression:
-              'attribute_exists(PK) AND #status = :active' +
-              ' AND (#maxCount = :null OR #counter < #maxCount)' +
-              ' AND (validFromDtm = :null OR validFromDtm <= :now)' +
-              ' AND (validToDtm = :null OR validToDtm > :now)',
-            ExpressionAttributeNames: { '#counter': 'counter', '#status': 'status', '#maxCount': 'maxCount' },
-            ExpressionAttributeValues: { ':one': 1, ':active': 'ACTIVE', ':null': null, ':now': stamp },
-          },
-        },
-        instance: {
-          Put: {
-            // No GSI1 keys: lists read the slim views, never the instance item.
-            Item: instances.encode(record, {
-              ...keys.instance(record.tenantId, record.id),
-              // On the reconciler's index until its status is final.
-              ...(record.reconcileAt !== undefined ? keys.instanceOpen(record.tenantId, record.reconcileAt, record.id) : {}),
-            }),
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-        session: session && { Put: { Item: sessionItem(record.tenantId, record.id, 0, session, record.expiresAt) } },
-        // The outbox: no instance without its `created` event, and no event without the instance.
-        event: { Put: { Item: outboxItem(event) } },
-        // The list views and term views (at most 3 + MAX_TERMS_PER_INSTANCE: with the five
-        // items above, far under a transaction's 100).
-        ...Object.fromEntries(viewItems(record).map((v) => [v.name, { Put: { Item: v.item } }])),
-        idempotency: idempotency && {
-          Put: {
-            Item: idempotencyRecords.encode(
-              { ...idempotency.result, expiresAt: nowEpoch + IDEMPOTENCY_TTL_SECONDS },
-              keys.idempotency(record.tenantId, idempotency.key),
-            ),
-            // A record past its TTL that DynamoDB has not deleted yet no longer counts.
-            ConditionExpression: 'attribute_not_exists(PK) OR expiresAt <= :nowEpoch',
-            ExpressionAttributeValues: { ':nowEpoch': nowEpoch },
-          },
+    const rest = {
+      instance: {
+        Put: {
+          // No GSI1 keys: lists read the slim views, never the instance item.
+          Item: instances.encode(record, {
+            ...keys.instance(record.tenantId, record.id),
+            // On the reconciler's index until its status is final.
+            ...(record.reconcileAt !== undefined ? keys.instanceOpen(record.tenantId, record.reconcileAt, record.id) : {}),
+          }),
+          ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
-      // Another transaction held the token: back off with jitter and try again.
-      { retryConflicts: 20 },
-    );
-    if (outcome.written) return { outcome: 'created' };
-    if (outcome.failed.includes('tokenUse')) return { outcome: 'tokenRefused' };
-    if (outcome.failed.includes('idempotency')) return { outcome: 'idempotencyKeyTaken' };
-    throw outcome.error;
+      session: session && { Put: { Item: sessionItem(record.tenantId, record.id, 0, session, record.expiresAt) } },
+      // The outbox: no instance without its `created` event, and no event without the instance.
+      event: { Put: { Item: outboxItem(event) } },
+      // The list views and term views (at most 3 + MAX_TERMS_PER_INSTANCE: with the five
+      // items above, far under a transaction's 100).
+      ...Object.fromEntries(viewItems(record).map((v) => [v.name, { Put: { Item: v.item } }])),
+      idempotency: idempotency && {
+        Put: {
+          Item: idempotencyRecords.encode(
+            { ...idempotency.result, expiresAt: nowEpoch + IDEMPOTENCY_TTL_SECONDS },
+            keys.idempotency(record.tenantId, idempotency.key),
+          ),
+          // A record past its TTL that DynamoDB has not deleted yet no longer counts.
+          ConditionExpression: 'attribute_not_exists(PK) OR expiresAt <= :nowEpoch',
+          ExpressionAttributeValues: { ':nowEpoch': nowEpoch },
+        },
+      },
+    };
+    const pick = (from: readonly number[]) => from[Math.floor(Math.random() * from.length)]!;
+    const spent = new Set<number>();
+    let shard = token.useShards === undefined ? undefined : pick(Array.from({ length: token.useShards }, (_, s) => s));
+    for (;;) {
+      const outcome = await transactWrite(
+        { tokenUse: tokenUseItem(token, now, shard), ...rest },
+        // Another transaction held the shard: back off with jitter and try again.
+        { retryConflicts: 20 },
+      );
+      if (outcome.written) return { outcome: 'created' };
+      if (!outcome.failed.includes('tokenUse')) {
+        if (outcome.failed.includes('idempotency')) return { outcome: 'idempotencyKeyTaken' };
+        throw outcome.error;
+      }
+      if (shard === undefined) return { outcome: 'tokenRefused' };
+      // This shard is spent (shards only fill up, so it stays spent): the others that have uses left, if any.
+      spent.add(shard);
+      const open = (await useShardCounts(token)).filter((u) => !spent.has(u.shard) && (u.limit === undefined || u.used < u.limit)).map((u) => u.shard);
+      if (!open.length) return { outcome: 'tokenRefused' };
+      shard = pick(open);
+    }
   },
 
   /**

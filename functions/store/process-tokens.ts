@@ -1,10 +1,11 @@
 import type { ProcessTokenRecord, ProcessTokenStore } from '../process-manager/model.js';
 import type { Row } from '../shared/keyed-list.js';
 import { itemCodec } from './codec.js';
-import { dynamo, queryAll, transactWrite } from './client.js';
+import { dynamo, queryAll, transactWrite, type TransactItem } from './client.js';
 import { keys } from './keys.js';
 import { isIndexed, markIndexed } from './list-meta.js';
 import { countRange, getMany, readRange, type KeyRange } from './ranges.js';
+import { PROCESS_TOKEN_USE_SHARDS, useShares } from './shards.js';
 
 const tokens = /* @__PURE__ */ itemCodec<ProcessTokenRecord & { expiresAt?: number }>('ProcessToken');
 const nameLocks = /* @__PURE__ */ itemCodec<{ processTokenId: string; expiresAt?: number }>('ProcessTokenName');
@@ -21,6 +22,99 @@ function viewRange(tenantId: string, now: Date): KeyRange {
     prefix: keys.processTokenViewPrefix,
     filter: { expression: 'attribute_not_exists(expiresAt) OR expiresAt > :now', values: { ':now': Math.floor(now.getTime() / 1000) } },
   };
+}
+
+/**
+ * A token's use shard: a share of its uses (`limit`, none for a token without `maxCount`) and how
+ * many were taken (`used`), with copies of what the creation's condition checks on the token
+ * (status, validity window: a token never changes after it is made), so a use is one conditional
+ * write on one small item of its own partition.
+ */
+const useShardCodec = /* @__PURE__ */ itemCodec<{
+  tenantId: string;
+  processTokenId: string;
+  used: number;
+  limit?: number;
+  status: string;
+  validFromDtm: string | null;
+  validToDtm: string | null;
+  expiresAt?: number;
+}>('ProcessTokenUse');
+
+/**
+ * The use shards of a token with `remaining` uses left (its `maxCount`, or what was left of it
+ * when an old token was moved onto shards; null: no limit): PROCESS_TOKEN_USE_SHARDS, or as many as
+ * it has uses, each with its share (shards.ts `useShares`: they add up to `remaining` exactly).
+ */
+export function useShardItems(record: ProcessTokenRecord, remaining: number | null, ttl: { expiresAt?: number }): Record<string, unknown>[] {
+  const limits: (number | undefined)[] = remaining === null ? Array.from({ length: PROCESS_TOKEN_USE_SHARDS }, () => undefined) : useShares(remaining);
+  return limits.map((limit, shard) =>
+    useShardCodec.encode(
+      {
+        tenantId: record.tenantId,
+        processTokenId: record.id,
+        used: 0,
+        ...(limit === undefined ? {} : { limit }),
+        status: record.status,
+        validFromDtm: record.validFromDtm,
+        validToDtm: record.validToDtm,
+        ...ttl,
+      },
+      keys.processTokenUse(record.tenantId, record.id, shard),
+    ),
+  );
+}
+
+/** The conditions a use checks beside the count: the token is ACTIVE and within its validity window at `now`. */
+const USABLE = 'attribute_exists(PK) AND #status = :active AND (validFromDtm = :null OR validFromDtm <= :now) AND (validToDtm = :null OR validToDtm > :now)';
+
+/**
+ * The transaction item that takes one use of `token` at `now`: on use shard `shard` (a token with
+ * shards), or on the token's own item (a token made before shards; refused once it has shards,
+ * so a token moved onto shards meanwhile is counted on them).
+ */
+export function tokenUseItem(token: Pick<ProcessTokenRecord, 'tenantId' | 'id' | 'useShards'>, now: Date, shard?: number): TransactItem {
+  const values = { ':one': 1, ':active': 'ACTIVE', ':null': null, ':now': now.toISOString() };
+  if (token.useShards === undefined) {
+    return {
+      Update: {
+        Key: keys.processToken(token.tenantId, token.id),
+        UpdateExpression: 'SET #counter = #counter + :one',
+        ConditionExpression: `${USABLE} AND (#maxCount = :null OR #counter < #maxCount) AND attribute_not_exists(useShards)`,
+        ExpressionAttributeNames: { '#counter': 'counter', '#status': 'status', '#maxCount': 'maxCount' },
+        ExpressionAttributeValues: values,
+      },
+    };
+  }
+  if (shard === undefined || shard < 0 || shard >= token.useShards) throw new Error('a use shard of the token must be given');
+  return {
+    Update: {
+      Key: keys.processTokenUse(token.tenantId, token.id, shard),
+      UpdateExpression: 'SET used = used + :one',
+      ConditionExpression: `${USABLE} AND (attribute_not_exists(#limit) OR used < #limit)`,
+      ExpressionAttributeNames: { '#status': 'status', '#limit': 'limit' },
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/** Each use shard's uses taken and its share, in shard order (consistent reads, one GetItem each: what the routes are granted). */
+export async function useShardCounts(token: Pick<ProcessTokenRecord, 'tenantId' | 'id' | 'useShards'>): Promise<{ shard: number; used: number; limit?: number }[]> {
+  const { doc, tableName, commands } = await dynamo();
+  const shards = Array.from({ length: token.useShards ?? 0 }, (_, s) => s);
+  const read = await Promise.all(
+    shards.map(async (shard) => useShardCodec.decode((await doc.send(new commands.GetCommand({ TableName: tableName, Key: keys.processTokenUse(token.tenantId, token.id, shard), ConsistentRead: true }))).Item)),
+  );
+  return read.flatMap((u, shard) => (u ? [{ shard, used: u.used, ...(u.limit === undefined ? {} : { limit: u.limit }) }] : []));
+}
+
+/** The tokens with their `counter` as read: what each one's own item counted (before shards) and its use shards' uses. */
+async function withUses(found: (ProcessTokenRecord & { expiresAt?: number })[]): Promise<(ProcessTokenRecord & { expiresAt?: number })[]> {
+  const shardKeys = found.flatMap((t) => Array.from({ length: t.useShards ?? 0 }, (_, s) => keys.processTokenUse(t.tenantId, t.id, s)));
+  if (!shardKeys.length) return found;
+  const used = new Map<string, number>();
+  for (const u of useShardCodec.decodeAll(await getMany(shardKeys))) used.set(u.processTokenId, (used.get(u.processTokenId) ?? 0) + u.used);
+  return found.map((t) => (t.useShards === undefined ? t : { ...t, counter: t.counter + (used.get(t.id) ?? 0) }));
 }
 
 const VIEW_POSITION = /^PTOKENC#\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z#[0-9a-f-]{36}$/;
@@ -48,22 +142,30 @@ export const processTokenStore: ProcessTokenStore = {
     // The name lock: a second token of the same name fails the transaction. The list view goes with them.
     const expiresAt = tokenExpiresAt(record);
     const ttl = expiresAt === undefined ? {} : { expiresAt };
+    // Its uses are counted on shards of their own (at most PROCESS_TOKEN_USE_SHARDS items more).
+    const shards = useShardItems(record, record.maxCount ?? null, ttl);
     const outcome = await transactWrite({
-      token: { Put: { Item: tokens.encode({ ...record, ...ttl }, keys.processToken(record.tenantId, record.id)), ConditionExpression: 'attribute_not_exists(PK)' } },
+      token: {
+        Put: { Item: tokens.encode({ ...record, counter: 0, useShards: shards.length, ...ttl }, keys.processToken(record.tenantId, record.id)), ConditionExpression: 'attribute_not_exists(PK)' },
+      },
       name: { Put: { Item: nameLocks.encode({ processTokenId: record.id, ...ttl }, keys.processTokenName(record.tenantId, record.name)), ConditionExpression: 'attribute_not_exists(PK)' } },
       view: { Put: { Item: viewItem(record, ttl) } },
+      ...Object.fromEntries(shards.map((item, i) => [`use${i}`, { Put: { Item: item } }])),
     });
     return outcome.written;
   },
 
-  async get(tenantId, id) {
+  async get(tenantId, id, options) {
     const { doc, tableName, commands } = await dynamo();
     const out = await doc.send(new commands.GetCommand({ TableName: tableName, Key: keys.processToken(tenantId, id), ConsistentRead: true }));
-    return live(tokens.decode(out.Item));
+    const token = live(tokens.decode(out.Item));
+    if (!token || options?.counted === false || token.useShards === undefined) return token;
+    const shards = await useShardCounts(token);
+    return { ...token, counter: token.counter + shards.reduce((sum, u) => sum + u.used, 0) };
   },
 
   async list(tenantId) {
-    return tokens.decodeAll(await queryAll(keys.processTokenPartition(tenantId), keys.processTokenSortPrefix)).flatMap((t) => live(t) ?? []);
+    return (await withUses(tokens.decodeAll(await queryAll(keys.processTokenPartition(tenantId), keys.processTokenSortPrefix)))).flatMap((t) => live(t) ?? []);
   },
 
   async viewed(tenantId) {
@@ -79,8 +181,7 @@ export const processTokenStore: ProcessTokenStore = {
     };
     const load = async (rows: Row<ProcessTokenRecord>[]) => {
       const found = new Map(
-        tokens
-          .decodeAll(await getMany(rows.filter((r) => r.record.id).map((r) => keys.processToken(tenantId, r.record.id))))
+        (await withUses(tokens.decodeAll(await getMany(rows.filter((r) => r.record.id).map((r) => keys.processToken(tenantId, r.record.id))))))
           .flatMap((t) => live(t, now.getTime()) ?? [])
           .map((t) => [t.id, t]),
       );
@@ -96,6 +197,34 @@ export const processTokenStore: ProcessTokenStore = {
       isPosition: (at) => VIEW_POSITION.test(at),
       count: (cap) => countRange(range, cap),
     };
+  },
+
+  /**
+   * Moves a token made before shards onto use shards: in one transaction, over the count read
+   * (`counter`, which stays on the token as its uses before shards), the token is marked as
+   * sharded and the shards are made with what is left of `maxCount`. A creation that read the
+   * token before finds its use on the token item refused (`attribute_not_exists(useShards)`)
+   * and tries the shards. False when it has shards already, is gone, or was used meanwhile (try again).
+   */
+  async shardUses(tenantId, id) {
+    const token = await processTokenStore.get(tenantId, id, { counted: false });
+    if (!token || token.useShards !== undefined) return false;
+    const expiresAt = tokenExpiresAt(token);
+    const ttl = expiresAt === undefined ? {} : { expiresAt };
+    const shards = useShardItems(token, token.maxCount === null ? null : Math.max(0, token.maxCount - token.counter), ttl);
+    const outcome = await transactWrite({
+      token: {
+        Update: {
+          Key: keys.processToken(tenantId, id),
+          UpdateExpression: 'SET useShards = :n',
+          ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(useShards) AND #counter = :seen',
+          ExpressionAttributeNames: { '#counter': 'counter' },
+          ExpressionAttributeValues: { ':n': shards.length, ':seen': token.counter },
+        },
+      },
+      ...Object.fromEntries(shards.map((item, i) => [`use${i}`, { Put: { Item: item, ConditionExpression: 'attribute_not_exists(PK)' } }])),
+    });
+    return outcome.written;
   },
 
   async backfillViews(tenantId) {

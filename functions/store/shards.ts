@@ -41,6 +41,39 @@ export const INSTANCE_VIEW_SHARDS = 4;
 export const OPEN_INDEX_SHARDS = 4;
 
 /**
+ * Use-count shards of each process token (`TNT#t#PTUSE#{tokenId}#{nn}`, a partition each). Every
+ * instance created from a token raises its use count in the creation's transaction: 2 write
+ * units, 1,000 a second at 500 journeys a second from one token (a QR code), the whole of one
+ * partition. Four shards, each counting a share of `maxCount` and taken at random, hold about
+ * 250 each (25%). Reading the count sums the four (and what the token item counted before shards).
+ */
+export const PROCESS_TOKEN_USE_SHARDS = 4;
+
+/**
+ * Shards of each webhook's deliveries (`TNT#t#WHDLV#{webhookId}#{nn}`), its subject lines
+ * (`WHHOLD#{webhookId}#{nn}`) and of the tenant's due index (GSI3, `WHDUE#{nn}`), by the event's
+ * subject, so a subject's deliveries and its line stay in one partition. A webhook taking every
+ * event gets about five deliveries a journey, each written three times (started, claimed,
+ * recorded: 1 unit each), 7,500 units a second at 500 journeys a second, and two due-index
+ * writes each (on, off): 5,000. Sixteen shards would leave about 520 (52%, with the hash's
+ * unevenness); twenty-four hold about 340 and 230 (34%, 23%: under half up to about 700 journeys
+ * a second, as the outbox). The delivery list reads the 24 and the partition from before shards
+ * and merges them by event time.
+ */
+export const WEBHOOK_DELIVERY_SHARDS = 24;
+
+/**
+ * The shares of `maxCount` over a token's use shards: as many shards as it has uses, at most
+ * `shards`, the remainder one each on the first ones (maxCount 10 over 4: 3, 3, 2, 2). Their sum
+ * is exactly `maxCount`, so the token is never used more often, whichever shards are taken.
+ */
+export function useShares(maxCount: number, shards = PROCESS_TOKEN_USE_SHARDS): number[] {
+  if (!Number.isInteger(maxCount) || maxCount < 0) throw new Error('maxCount must be a non-negative integer');
+  const n = Math.max(1, Math.min(shards, maxCount));
+  return Array.from({ length: n }, (_, i) => Math.floor(maxCount / n) + (i < maxCount % n ? 1 : 0));
+}
+
+/**
  * The shard of `value` among `count`: 32-bit FNV-1a over its UTF-8 bytes. Stable (no seed, no
  * platform dependence) and spreads ids that differ in any character; it is not a security
  * boundary (a caller who could choose ids could crowd a shard, which costs it throttling only).

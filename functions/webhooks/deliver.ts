@@ -128,7 +128,7 @@ export async function release(d: Pick<DeliverDeps, 'holds' | 'deliveries' | 'que
     // Nobody waits, or the first is a holder already (it has its own message).
     if (!next || !next.parked) return;
     if (!(await d.holds.unpark({ ...delivery, ...next }))) return;
-    const record = await d.deliveries.get(delivery.tenantId, delivery.webhookId, next.eventTimestamp, next.eventId);
+    const record = await d.deliveries.get(delivery.tenantId, delivery.webhookId, next.eventTimestamp, next.eventId, { subjectId: delivery.subjectId });
     if (record?.status === 'PENDING') {
       await d.queue.retry(retryMessage(record, record.attempts.length), 0);
       return;
@@ -149,7 +149,7 @@ export async function release(d: Pick<DeliverDeps, 'holds' | 'deliveries' | 'que
  * place in the FIFO queue's 120,000-message window that every tenant's deliveries share.
  */
 export async function deliver(d: DeliverDeps, m: DeliveryMessage, now: Date): Promise<DeliveryOutcome> {
-  const delivery = await d.deliveries.get(m.tenantId, m.webhookId, m.eventTimestamp, m.eventId);
+  const delivery = await d.deliveries.get(m.tenantId, m.webhookId, m.eventTimestamp, m.eventId, { subjectId: m.subjectId });
   // Gone (past its 30 days) or already settled: SQS delivers at least once.
   if (!delivery || delivery.status !== 'PENDING') return { done: true, status: delivery?.status ?? 'DISCARDED' };
   if (m.attempt !== undefined && m.attempt !== delivery.attempts.length) return { done: false, skipped: 'moved-on' };
@@ -278,7 +278,7 @@ async function disable(d: Pick<DeliverDeps, 'webhooks'>, webhook: WebhookRecord)
 }
 
 /** A new delivery of an event to a webhook, waiting for its first attempt. */
-function pendingDelivery(event: EventEnvelope, webhookId: string, now: Date, sweepMarginSeconds: number): DeliveryRecord {
+export function pendingDelivery(event: EventEnvelope, webhookId: string, now: Date, sweepMarginSeconds: number): DeliveryRecord {
   const stamp = now.toISOString();
   return {
     tenantId: event.tenantId,

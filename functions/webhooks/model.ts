@@ -72,7 +72,18 @@ export interface DeliveryRecord {
   createdAt: string;
   updatedAt: string;
   expiresAt: number;
+  /**
+   * The store's own: set on a delivery it read from the webhook's partition from before shards,
+   * so that its writes go back there. Never stored; absent on every delivery made since.
+   */
+  beforeShards?: true;
 }
+
+/**
+ * How the store finds a delivery: by its subject (the subject's shard, then the partition from
+ * before shards), or where the due index saw it (`dueForSweep`).
+ */
+export type DeliveryLocation = { subjectId: string } | { shard: number | 'beforeShards' };
 
 /** What the delivery queue carries: which event, to which webhook. */
 export interface DeliveryMessage {
@@ -110,8 +121,8 @@ export interface WebhookStore {
   delete(tenantId: string, id: string): Promise<boolean>;
 }
 
-/** Which delivery: its tenant, webhook and event. */
-export type DeliveryKey = Pick<DeliveryRecord, 'tenantId' | 'webhookId' | 'eventTimestamp' | 'eventId'>;
+/** Which delivery: its tenant, webhook and event (and, from the due index, where it is kept). */
+export type DeliveryKey = Pick<DeliveryRecord, 'tenantId' | 'webhookId' | 'eventTimestamp' | 'eventId'> & { location?: DeliveryLocation };
 
 /**
  * A webhook's held subjects (functions/webhooks/deliver.ts): a delivery that failed and waits for
@@ -126,6 +137,8 @@ export interface LinePlace {
   eventTimestamp: string;
   eventId: string;
   parked: boolean;
+  /** The store's own: this place is in a line begun before shards (the webhook's old partition). */
+  heldBeforeShards?: true;
 }
 
 export interface DeliveryHolds {
@@ -136,9 +149,9 @@ export interface DeliveryHolds {
   /** Adds the delivery to its subject's line at `at`: holding it, or parked. */
   put(d: DeliveryRecord, at: string, parked: boolean): Promise<void>;
   /** Takes the delivery out of its subject's line. */
-  remove(d: DeliveryKey & { subjectId: string; at: string }): Promise<void>;
+  remove(d: DeliveryKey & { subjectId: string; at: string; heldBeforeShards?: true }): Promise<void>;
   /** Makes a parked delivery the holder, in one conditional write: false when it was not parked (someone else released it). */
-  unpark(d: DeliveryKey & { subjectId: string; at: string }): Promise<boolean>;
+  unpark(d: DeliveryKey & { subjectId: string; at: string; heldBeforeShards?: true }): Promise<boolean>;
 }
 
 /**
@@ -160,7 +173,8 @@ export interface DeliveryStore {
   start(record: DeliveryRecord): Promise<boolean>;
   /** A delivery made PENDING again (a replay), its earlier attempts kept; made when there was none. Answers how many attempts it had. */
   restart(record: DeliveryRecord): Promise<number>;
-  get(tenantId: string, webhookId: string, eventTimestamp: string, eventId: string): Promise<DeliveryRecord | undefined>;
+  /** The delivery, found by its subject (every caller but the sweeper knows it) or where the due index saw it. */
+  get(tenantId: string, webhookId: string, eventTimestamp: string, eventId: string, location: DeliveryLocation): Promise<DeliveryRecord | undefined>;
   /**
    * Records an attempt and the delivery's new status (and ends its claim); `sweepAt` while it
    * stays PENDING (its next attempt's time and the sweeper's margin).

@@ -58,7 +58,8 @@ export async function sweepDeliveries(d: SweepDeps, now: Date, opts: { maxDelive
 }
 
 async function sweepOne(d: SweepDeps, key: DeliveryKey, now: Date): Promise<'requeued' | 'parked' | 'skipped'> {
-  const delivery = await d.deliveries.get(key.tenantId, key.webhookId, key.eventTimestamp, key.eventId);
+  // Where the due index saw it (a shard, or the partition from before shards).
+  const delivery = await d.deliveries.get(key.tenantId, key.webhookId, key.eventTimestamp, key.eventId, key.location ?? { shard: 'beforeShards' });
   // Settled since the index was read (it lags the table a little), or not due after all.
   if (!delivery || delivery.status !== 'PENDING' || !delivery.sweepAt || Date.parse(delivery.sweepAt) > now.getTime()) return 'skipped';
   // A worker is at it right now.
@@ -72,7 +73,7 @@ async function sweepOne(d: SweepDeps, key: DeliveryKey, now: Date): Promise<'req
     if (first && (first.eventTimestamp !== delivery.eventTimestamp || first.eventId !== delivery.eventId)) return 'parked';
     // First in line, yet parked: its holder settled without letting it go (or let it go and its
     // message was lost). Now it holds the line; a copy of a message it still has makes no second attempt.
-    if (first?.parked) await d.holds.unpark({ ...delivery, at: first.at });
+    if (first?.parked) await d.holds.unpark({ ...delivery, ...first });
   }
   await d.queue.retry(retryMessage(delivery, delivery.attempts.length), 0);
   return 'requeued';

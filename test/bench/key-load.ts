@@ -2,7 +2,9 @@
  * Section 9: the table's hottest partitions at 500 journeys a second for one tenant, on paper.
  * Every write a simulated journey makes is built with the stores' own item and key functions
  * (the instance, its session, its list views and term views, its events, the open-instance
- * index, the token's use) and the rate limit's own leased counter; each write is billed as
+ * index, the token's use on one of its use shards, each event's delivery to one webhook taking
+ * every event: started, claimed, recorded, on the due index and off, its subject's line looked
+ * at) and the rate limit's own leased counter; each write is billed as
  * DynamoDB bills it (1 KB write units; twice in a transaction; a GSI write per index entry put,
  * changed or removed) and summed per partition key, once with the keys as they are (sharded)
  * and once with each sharded key's partition from before shards. No AWS call, no timing.
@@ -16,6 +18,11 @@ import { instanceItemsForBench, viewItems } from '../../functions/store/process-
 import { sessionItem } from '../../functions/store/sessions.js';
 import { rateLimitStore } from '../../functions/store/rate-limits.js';
 import { leasedRateCounter } from '../../functions/auth/rate-limit.js';
+import type { ProcessTokenRecord } from '../../functions/process-manager/model.js';
+import { tokenUseItem, useShardItems } from '../../functions/store/process-tokens.js';
+import { deliveryItem } from '../../functions/store/webhooks.js';
+import { pendingDelivery } from '../../functions/webhooks/deliver.js';
+import { PROCESS_TOKEN_USE_SHARDS } from '../../functions/store/shards.js';
 import { executionEndsPerSecond, RESERVED_DEFAULTS, TARGET_JOURNEY_ENDS_PER_SECOND } from '../../lib/concurrency.js';
 import { round, table } from './stats.js';
 
@@ -46,20 +53,55 @@ interface Touch {
   rru: number;
 }
 
+/** The one multi-use token every simulated journey starts from (a QR code), as the store makes it. */
+const TOKEN: ProcessTokenRecord = {
+  tenantId: TENANT,
+  id: 'tok-1',
+  name: 'qr',
+  description: '',
+  status: 'ACTIVE',
+  type: 'MULTI_USE_COUNT_LIMITED',
+  maxCount: 1_000_000,
+  counter: 0,
+  validFromDtm: null,
+  validToDtm: null,
+  processDefnName: 'identity-check',
+  processDefnVersion: '3',
+  processDefnTag: null,
+  processDefnId: 'def-1',
+  uiUrl: 'https://bench.fir.example.com/journey',
+  parameters: {},
+  processInstanceInit: null,
+  maxProcessDuration: null,
+  createdDtm: '2026-01-01T00:00:00.000Z',
+  createdBy: 'apikey-1',
+};
+const TOKEN_SHARDS = useShardItems(TOKEN, TOKEN.maxCount, {});
+const WEBHOOK = 'wh-1';
+
 /** The keys a partition had before shards (the stores' own "no shard" forms). */
 function unsharded(pk: string): string {
   if (keys.parseOutboxEvent({ PK: pk, SK: keys.outboxSortPrefix })) return keys.legacyOutboxPartition(TENANT);
   if (/#OPEN#\d{2}$/.test(pk)) return keys.instanceOpenPartition(TENANT);
   if (/#PIV#/.test(pk)) return pk.replace(/#\d{2}$/, '');
+  // A use shard: before shards the token's own item counted.
+  if (/#PTUSE#/.test(pk)) return keys.processToken(TENANT, TOKEN.id).PK;
+  if (/#WHDLV#[^#]+#\d{2}$/.test(pk)) return keys.webhookDeliveryPartition(TENANT, WEBHOOK);
+  if (/#WHHOLD#[^#]+#\d{2}$/.test(pk)) return keys.webhookHoldPartition(TENANT, WEBHOOK);
+  if (/#WHDUE#\d{2}$/.test(pk)) return pk.replace(/#\d{2}$/, '');
   return pk;
 }
 
 function kindOf(pk: string): string {
   if (keys.parseOutboxEvent({ PK: pk, SK: keys.outboxSortPrefix })) return 'outbox (events)';
+  if (/#PTUSE#/.test(pk)) return 'process token: the use of one multi-use token';
+  if (/#WHDLV#/.test(pk)) return 'webhook deliveries (one webhook, every event)';
+  if (/#WHDUE(#\d{2})?$/.test(pk)) return 'webhook due index (GSI3)';
+  if (/#WHHOLD#/.test(pk)) return 'webhook subject lines (looked at per attempt)';
   if (/#OPEN(#\d{2})?$/.test(pk)) return 'open-instance index (GSI2)';
   const view = /#PIV#([TSDW])/.exec(pk);
   if (view) return { T: 'list view T: every instance (GSI1)', S: 'list view S: by status (GSI1)', D: 'list view D: by definition (GSI1)', W: 'list view W: by search term (GSI1)' }[view[1] as 'T'];
-  if (pk === keys.processTokenPartition(TENANT)) return 'process tokens (the token\'s use)';
+  if (pk === keys.processTokenPartition(TENANT)) return 'process tokens (the token read per use)';
   if (pk.includes('#PI#')) return 'the instance\'s own partition';
   if (pk.endsWith('#RATE')) return 'rate-limit lease item';
   return pk;
@@ -72,15 +114,34 @@ function write(item: Record<string, unknown>, transactional = true): Touch[] {
   const bytes = itemBytes(item);
   const out = [touch(String(item.PK), units(bytes, 1024) * (transactional ? 2 : 1))];
   if (item.GSI1PK) out.push(touch(String(item.GSI1PK), units(bytes, 1024)));
-  // GSI2 projects keys only.
+  // GSI2 and GSI3 project keys only.
   if (item.GSI2PK) out.push(touch(String(item.GSI2PK), 1));
+  if (item.GSI3PK) out.push(touch(String(item.GSI3PK), 1));
   return out;
 }
 
-/** An event's outbox item written with its change, then read by the relay and by one webhook's delivery (consistent reads, 4 KB units). */
-function event(e: Parameters<typeof outboxItem>[0]): Touch[] {
+/**
+ * An event's outbox item written with its change, then read by the relay and by one webhook's
+ * delivery (consistent reads, 4 KB units); and that delivery (functions/webhooks/deliver.ts on
+ * a healthy endpoint): started (its item, on the due index), read and its subject's line looked
+ * at by the worker, claimed, and recorded DELIVERED (off the due index).
+ */
+function event(e: Parameters<typeof outboxItem>[0], at: Date): Touch[] {
   const item = outboxItem(e);
-  return [...write(item), touch(String(item.PK), 0, 2 * units(itemBytes(item), 4096))];
+  const delivery = pendingDelivery(e, WEBHOOK, at, 1200);
+  const started = deliveryItem(delivery);
+  const done = deliveryItem({ ...delivery, status: 'DELIVERED', attempts: [{ at: at.toISOString(), status: 200, latencyMs: 120 }], sweepAt: undefined });
+  const pk = String(started.PK);
+  return [
+    ...write(item),
+    touch(String(item.PK), 0, 2 * units(itemBytes(item), 4096)),
+    ...write(started, false),
+    touch(pk, 0, units(itemBytes(started), 4096)),
+    touch(keys.webhookHold(TENANT, WEBHOOK, delivery.subjectId, at.toISOString(), delivery.eventTimestamp, delivery.eventId).PK, 0, 1),
+    touch(pk, units(itemBytes(started), 1024)),
+    touch(pk, units(itemBytes(done), 1024)),
+    touch(String(started.GSI3PK), 1),
+  ];
 }
 
 /** Every partition one journey touches: created from a token, one user step, ACTIVE, then a final status. */
@@ -107,14 +168,17 @@ export function journeyTouches(id: string, at: Date): Touch[] {
   const [instance] = instanceItemsForBench(record);
   const out: Touch[] = [];
   // Creation: the token's use (read, then counted: one multi-use token, as a QR code hands out), the instance (on the open index), its session, its event, its views.
-  out.push(touch(keys.processTokenPartition(TENANT), 2, 1));
+  out.push(touch(keys.processToken(TENANT, TOKEN.id).PK, 0, 1));
+  const shard = Math.floor(Math.random() * TOKEN_SHARDS.length);
+  const use = tokenUseItem({ ...TOKEN, useShards: TOKEN_SHARDS.length }, at, shard);
+  out.push(touch(String('Update' in use ? use.Update.Key?.PK : ''), 2 * units(itemBytes(TOKEN_SHARDS[shard]), 1024)));
   out.push(...write({ ...instance!, ...keys.instanceOpen(TENANT, record.reconcileAt!, id) }));
   out.push(...write(sessionItem(TENANT, id, 0, { instance: { id }, parameters: record.parameters }, record.expiresAt)));
-  out.push(...event(instanceEvents.created(record, at)));
+  out.push(...event(instanceEvents.created(record, at), at));
   for (const v of viewItems(record)) out.push(...write(v.item));
   // A user step: the step item and its event, with the instance's lastUpdatedAt.
   out.push(touch(keys.instancePartition(TENANT, id), 2), touch(keys.instancePartition(TENANT, id), 2));
-  out.push(...event(instanceEvents.stepChanged(record, { activityId: 'form', activityType: 'dataForm' }, at)));
+  out.push(...event(instanceEvents.stepChanged(record, { activityId: 'form', activityType: 'dataForm' }, at), at));
   // Two status changes: the views written anew (a status view moves: out of one partition, into another), the events.
   for (const [from, to, final] of [['PENDING', 'ACTIVE', false], ['ACTIVE', 'COMPLETED_ENDED_SUCCESS', true]] as const) {
     out.push(touch(keys.instancePartition(TENANT, id), 2));
@@ -126,7 +190,7 @@ export function journeyTouches(id: string, at: Date): Touch[] {
     }
     // Off the open index with the final status.
     if (final) out.push(touch(keys.instanceOpen(TENANT, record.reconcileAt!, id).GSI2PK, 1));
-    for (const e of instanceEvents.statusChanged(record, from, to, at, final)) out.push(...event(e));
+    for (const e of instanceEvents.statusChanged(record, from, to, at, final)) out.push(...event(e, at));
   }
   return out;
 }
@@ -223,7 +287,7 @@ export function printKeyLoad(f: KeyLoadFigures, log: (text: string) => void): vo
     ]),
   );
   log(
-    `${f.journeysPerSecond} journeys/s for one tenant (${f.journeys.toLocaleString('en')} simulated, each created from a token, one user step, ACTIVE, COMPLETED_ENDED_SUCCESS; every event read by the relay and one webhook).`,
+    `${f.journeysPerSecond} journeys/s for one tenant (${f.journeys.toLocaleString('en')} simulated, each created from one multi-use token (${PROCESS_TOKEN_USE_SHARDS} use shards), one user step, ACTIVE, COMPLETED_ENDED_SUCCESS; every event read by the relay and delivered to one webhook).`,
   );
   log(`hottest partition before shards: ${f.hottest.before.pk} ${f.hottest.before.wru} WRU/s, ${pct(f.hottest.before.wru)} of ${PARTITION_WCU.toLocaleString('en')}`);
   log(`hottest partition after shards:  ${f.hottest.after.pk} ${f.hottest.after.wru} WRU/s, ${pct(f.hottest.after.wru)} of ${PARTITION_WCU.toLocaleString('en')}`);

@@ -1,5 +1,6 @@
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
+import { PROCESS_TOKEN_USE_SHARDS } from '../../functions/store/shards.js';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/store/keys.js';
 import { processTokenStore } from '../../functions/store/process-tokens.js';
@@ -16,14 +17,14 @@ beforeEach(() => ddb.reset());
 const token = (validToDtm: string | null) => ({ tenantId: 'acme', id: 'tok', name: 'n', createdDtm: '2025-12-01T00:00:00.000Z', validToDtm }) as ProcessTokenRecord;
 
 describe('process token TTL', () => {
-  it('keeps a token 90 days past its validToDtm (token, name lock and list view), and one without an end for good', async () => {
+  it('keeps a token 90 days past its validToDtm (token, name lock, list view and use shards), and one without an end for good', async () => {
     ddb.on(TransactWriteCommand).resolves({});
     await processTokenStore.create(token('2026-01-01T00:00:00Z'));
     await processTokenStore.create(token(null));
     const [dated, open] = ddb.commandCalls(TransactWriteCommand).map((c) => c.args[0].input.TransactItems!.map((i) => i.Put!.Item!));
     const ttl = Date.parse('2026-01-01T00:00:00Z') / 1000 + 90 * 86_400;
-    expect(dated!.map((i) => i.expiresAt)).toEqual([ttl, ttl, ttl]);
-    expect(open!.map((i) => i.expiresAt)).toEqual([undefined, undefined, undefined]);
+    expect(dated!.map((i) => i.expiresAt)).toEqual(Array(3 + PROCESS_TOKEN_USE_SHARDS).fill(ttl));
+    expect(open!.map((i) => i.expiresAt)).toEqual(Array(3 + PROCESS_TOKEN_USE_SHARDS).fill(undefined));
   });
 
   it('reads a token past its TTL as gone, before DynamoDB deletes it', async () => {

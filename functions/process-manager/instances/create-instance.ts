@@ -78,7 +78,8 @@ export async function createInstance(d: CreateInstanceDeps, input: CreateInstanc
     }
   }
 
-  const token = await d.tokens.get(tenantId, input.processTokenId);
+  // Its own item only (one read): the creation's conditional write on a use shard decides whether a use is left.
+  const token = await d.tokens.get(tenantId, input.processTokenId, { counted: false });
   if (!token) throw new ProcessTokenNotFoundError(input.processTokenId);
   const refusal = tokenRefusal(token, now);
   if (refusal) throw refusal;
