@@ -15,12 +15,14 @@ import { acknowledgeTenantRoleArn, assumeTenantRoleStatement, TenantRole } from 
  * as aws, other references as `<AWS::...>`, attributes as `<LogicalId.Attribute>`.
  */
 export function nagArn(arn: string, stack: Stack): string {
+  // cdk-nag writes an IAM policy variable (`${aws:PrincipalTag/...}`) as `<aws:PrincipalTag/...>`.
+  const variables = (s: string) => s.replace(/\$\{(aws:[^}]+)\}/g, '<$1>');
   const resolved: unknown = stack.resolve(arn);
-  if (typeof resolved === 'string') return resolved;
+  if (typeof resolved === 'string') return variables(resolved);
   const parts = (resolved as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
   return parts
     .map((part) => {
-      if (typeof part === 'string') return part;
+      if (typeof part === 'string') return variables(part);
       const getAtt = (part as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'];
       if (getAtt) return `<${getAtt[0]}.${getAtt[1]}>`;
       const ref = (part as { Ref: string }).Ref;

@@ -100,6 +100,7 @@ describe('ArthrStack journeys', () => {
         'ArthrStack/Journeys/CloudFunctionRunner/Function/Resource',
         'ArthrStack/Events/Relay/Function/Resource',
         'ArthrStack/Events/DeliveryWorker/Function/Resource',
+        'ArthrStack/Events/DeliverySweeper/Function/Resource',
       ];
       const arns = new Set(
         Object.values(ofType(template, 'AWS::Lambda::Function'))
