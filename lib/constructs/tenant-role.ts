@@ -3,6 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { TENANT_SESSION_TAG } from '../../functions/shared/tenant-scope.js';
 import { RATE_PARTITION } from '../../functions/store/keys.js';
+import { nagArn, type ServiceFunction } from './service-function.js';
 
 /** IAM's policy variable for the tenant a session acts for (its session tag). */
 export const SESSION_TENANT = `\${aws:PrincipalTag/${TENANT_SESSION_TAG}}`;
@@ -134,3 +135,40 @@ export function acknowledgeTenantRoleArn(role: iam.IRole, arnPattern: string): v
 
 /** The rate windows of the session's tenant (functions/auth/rate-limit.ts leases). */
 export const TENANT_RATE_PARTITIONS = [`TNT#${SESSION_TENANT}#${RATE_PARTITION}`];
+
+/**
+ * A function's item kinds (`TNT#*#{kind}`, as `tableItemsIn` names them) for the session's tenant
+ * only: `TNT#${aws:PrincipalTag/arthr-tenant}#{kind}`, the kind kept (least privilege stays). The
+ * outbox's `EVENTS` also names its shards (`TNT#{tenant}#S{nn}#EVENTS`, which `TNT#*#EVENTS`
+ * matched through its `*`; functions/store/keys.ts `outboxPartition`).
+ */
+export function sessionTenantPartitions(patterns: readonly string[]): string[] {
+  return patterns.flatMap((pattern) => {
+    const kind = /^TNT#\*#(.+)$/.exec(pattern)?.[1];
+    if (!kind) throw new Error(`not a tenant partition pattern: ${pattern}`);
+    const own = `TNT#${SESSION_TENANT}#${kind}`;
+    return kind === 'EVENTS' ? [own, `TNT#${SESSION_TENANT}#S??#EVENTS`] : [own];
+  });
+}
+
+/**
+ * Makes a function that is not a route act for one tenant per record (a stream record, a queue
+ * message, an index entry, a job; functions/shared/tenant-scope.ts `forRecordTenant`): its tenant
+ * role (`{id}` under the function, at `/{functionName}/tenant/`) holds `statements`, the
+ * function's grants on tenant data; its own role gets only the grant to assume it with the tag,
+ * and the function TENANT_ROLE_ARN. Whatever else the function does (index Scans, queues, the
+ * bus, KMS, S3) stays on its own role, as given to it.
+ */
+export function actForOneTenantAtATime(fn: ServiceFunction, props: { functionName: string; description: string; statements: iam.PolicyStatement[] }): iam.Role {
+  const stack = Stack.of(fn.role);
+  const role = new TenantRole(fn, 'Tenant', {
+    functionName: props.functionName,
+    functionRole: fn.role,
+    description: props.description,
+    statements: props.statements,
+  }).role;
+  fn.policy.addStatements(assumeTenantRoleStatement(stack, props.functionName));
+  fn.function.addEnvironment('TENANT_ROLE_ARN', role.roleArn);
+  acknowledgeTenantRoleArn(fn.role, nagArn(TenantRole.arnPattern(stack, props.functionName), stack));
+  return role;
+}
