@@ -86,7 +86,7 @@ describe('ArthrStack exports', () => {
     expect(worker.Properties.Environment.Variables.TENANT_ROLE_ARN).toEqual({ 'Fn::GetAtt': [tenantRoleId, 'Arn'] });
     const tenantGrants = statementsOf(template, tenantRoleId);
     expect(tenantGrants.map((s) => [(s as { Sid?: string }).Sid, asArray(s.Action)])).toEqual([
-      ['TableItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query']],
+      ['TableItems', ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']],
       ['TableIndexes', ['dynamodb:Query']],
     ]);
     for (const s of tenantGrants) expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TNT#${aws:PrincipalTag/arthr-tenant}#*'] }, Null: { 'dynamodb:LeadingKeys': 'false' } });
