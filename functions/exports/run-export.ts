@@ -8,6 +8,7 @@ import { CSV_EXPORT_MAX_ROWS } from '../process-manager/model.js';
 import { jobs, objects, sealer } from './deps.js';
 import { runExport, type ExportBuilder } from './exports.js';
 import type { ExportRef } from './model.js';
+import { forRecordTenant } from '../shared/tenant-scope.js';
 
 /** SQS delivers a job this many times (the queue's maxReceiveCount) before it goes to the dead-letter queue. */
 export const MAX_RECEIVES = 3;
@@ -34,9 +35,13 @@ interface SqsRecord {
   attributes?: { ApproximateReceiveCount?: string };
 }
 
-/** One job of the queue, as the local worker also runs it. */
+/**
+ * One job of the queue, as the local worker also runs it, for the job's tenant: the one the
+ * export route queued it for (the request's own tenant); on AWS through the worker's tenant role.
+ * A job naming no tenant fails, never run unscoped.
+ */
 export function runJob(ref: ExportRef, lastAttempt: boolean) {
-  return runExport({ jobs, objects, sealer, build: buildExport }, ref, { now: () => new Date(), lastAttempt });
+  return forRecordTenant(ref.tenantId, () => runExport({ jobs, objects, sealer, build: buildExport }, ref, { now: () => new Date(), lastAttempt }));
 }
 
 /**

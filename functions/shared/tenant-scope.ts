@@ -39,3 +39,15 @@ export function enterTenant(tenantId: string): void {
 export function scopedTenant(): string | undefined {
   return scopes.getStore()?.tenantId;
 }
+
+/**
+ * Runs one record's work (a queue message, a stream record, an index entry, a job) for the tenant
+ * the record names, in a scope of its own: on AWS its storage calls then go through the function's
+ * tenant role for that tenant. A record that names no tenant is refused (the promise rejects, so
+ * the caller fails that record), never run unscoped: locally, where no tenant role is set, an
+ * unscoped run would act for any tenant.
+ */
+export function forRecordTenant<T>(tenantId: unknown, fn: () => Promise<T>): Promise<T> {
+  if (typeof tenantId !== 'string' || !tenantId) return Promise.reject(new Error('this record names no tenant: it is not handled'));
+  return inTenantScope(fn, tenantId);
+}

@@ -34,11 +34,7 @@ export const KEPT_TENANT_CLIENTS = 64;
  */
 export function dynamo(): Promise<Dynamo> {
   const { TENANT_ROLE_ARN } = getStoreConfig();
-  if (!TENANT_ROLE_ARN) {
-    made ??= makeDynamo();
-    made.catch(() => (made = undefined));
-    return made;
-  }
+  if (!TENANT_ROLE_ARN) return ownDynamo();
   const tenantId = scopedTenant();
   if (!tenantId) return Promise.reject(new Error('this function acts only for a tenant, and none is named for this work'));
   if (byTenant?.roleArn !== TENANT_ROLE_ARN) {
@@ -46,6 +42,18 @@ export function dynamo(): Promise<Dynamo> {
     byTenant = { roleArn: TENANT_ROLE_ARN, client: perTenantClients((t) => makeDynamo(() => credentials(t)), (d) => d.raw.destroy(), KEPT_TENANT_CLIENTS) };
   }
   return byTenant.client(tenantId);
+}
+
+/**
+ * The function's own client, whatever TENANT_ROLE_ARN says: only for what belongs to no tenant.
+ * The reconciler and the webhook sweeper Scan their sparse, keys-only index (GSI2, GSI3) across
+ * tenants with it, the one table grant their own role keeps; each item they find is then read and
+ * written in its tenant's scope, through `dynamo()`.
+ */
+export function ownDynamo(): Promise<Dynamo> {
+  made ??= makeDynamo();
+  made.catch(() => (made = undefined));
+  return made;
 }
 
 async function makeDynamo(credentials?: () => Promise<AwsCredentialIdentity>): Promise<Dynamo> {

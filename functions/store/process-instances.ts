@@ -10,7 +10,7 @@ import type {
   WaitingStep,
 } from '../process-manager/model.js';
 import { itemCodec, unexpired } from './codec.js';
-import { conditionally, dynamo, queryAll, transactWrite } from './client.js';
+import { conditionally, dynamo, ownDynamo, queryAll, transactWrite } from './client.js';
 import { keys } from './keys.js';
 import { distinctWords, MAX_TERMS_PER_INSTANCE } from '../shared/search-terms.js';
 import { OPEN_INSTANCES_INDEX } from './schema.js';
@@ -668,7 +668,8 @@ export const processInstanceStore: ProcessInstanceStore = {
    * keeps those due (a Scan reads, and is billed for, the page before the filter).
    */
   async dueForReconcile(now, cursor) {
-    const { doc, tableName, commands } = await dynamo();
+    // Across tenants, on the function's own role (keys only); each instance is then handled in its tenant's scope.
+    const { doc, tableName, commands } = await ownDynamo();
     const out = await doc.send(
       new commands.ScanCommand({
         TableName: tableName,

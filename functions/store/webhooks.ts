@@ -1,5 +1,5 @@
 import type { DeliveryHolds, DeliveryLocation, DeliveryRecord, DeliveryStore, LinePlace, WebhookHealthStore, WebhookRecord, WebhookStore } from '../webhooks/model.js';
-import { conditionally, dynamo, queryAll, transactWrite } from './client.js';
+import { conditionally, dynamo, ownDynamo, queryAll, transactWrite } from './client.js';
 import { itemCodec, type Item } from './codec.js';
 import { keys } from './keys.js';
 import { DUE_DELIVERIES_INDEX } from './schema.js';
@@ -251,7 +251,8 @@ export const deliveryStore: DeliveryStore = {
   },
 
   async dueForSweep(before, cursor) {
-    const { doc, tableName, commands } = await dynamo();
+    // Across tenants, on the function's own role (keys only); each delivery is then handled in its tenant's scope.
+    const { doc, tableName, commands } = await ownDynamo();
     const out = await doc.send(
       new commands.ScanCommand({
         TableName: tableName,

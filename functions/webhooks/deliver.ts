@@ -16,6 +16,7 @@ import type { DeliveryAttempt, DeliveryHolds, LinePlace, DeliveryMessage, Delive
 import { later, REPLAY_LIMITS, wants } from './webhooks.js';
 import { webhookSweepMarginSeconds } from '../config.js';
 import { targetRefusal, type TargetSender } from './targets.js';
+import { forRecordTenant } from '../shared/tenant-scope.js';
 
 /** How long an endpoint has to answer (Standard Webhooks suggests 15 to 30 seconds). */
 export const DELIVERY_TIMEOUT_MS = 15_000;
@@ -325,16 +326,23 @@ export interface FanOutDeps {
  * The events the relay put on the bus, to the webhooks that want them: a PENDING delivery each
  * (its log) and a queued message, in the events' order. Run again for the same events (the relay
  * retried), a delivery that exists is queued again and SQS's deduplication drops the copy.
+ *
+ * Each event's reads and writes act for the event's tenant (on AWS through the relay's tenant
+ * role): the tenant of the outbox item it was read from (the relay checks the two agree). An
+ * event naming no tenant fails the chunk. The queue is the function's own, for every tenant.
  */
 export async function fanOut(d: FanOutDeps, events: readonly EventEnvelope[], now: Date): Promise<number> {
   const byTenant = new Map<string, Promise<WebhookRecord[]>>();
   const messages: DeliveryMessage[] = [];
   for (const event of events) {
-    let hooks = byTenant.get(event.tenantId);
-    if (!hooks) byTenant.set(event.tenantId, (hooks = d.webhooks.list(event.tenantId)));
-    const margin = d.sweepMarginSeconds ?? webhookSweepMarginSeconds();
-    const started = (await hooks).filter((w) => wants(w, event)).map((w) => pendingDelivery(event, w.id, now, margin));
-    await Promise.all(started.map((r) => d.deliveries.start(r)));
+    const started = await forRecordTenant(event.tenantId, async () => {
+      let hooks = byTenant.get(event.tenantId);
+      if (!hooks) byTenant.set(event.tenantId, (hooks = d.webhooks.list(event.tenantId)));
+      const margin = d.sweepMarginSeconds ?? webhookSweepMarginSeconds();
+      const mine = (await hooks).filter((w) => wants(w, event)).map((w) => pendingDelivery(event, w.id, now, margin));
+      await Promise.all(mine.map((r) => d.deliveries.start(r)));
+      return mine;
+    });
     // Its first attempt: none made yet.
     messages.push(...started.map((r) => messageOf(r, undefined, 0)));
   }

@@ -10,6 +10,7 @@ import { deliveryHolds, deliveryStore, webhookHealthStore, webhookStore } from '
 import { deliveryQueue } from '../adapters/delivery-queue.js';
 import { outboxStore, type OutboxStore } from '../store/outbox.js';
 import { webhookSecretSealer } from '../adapters/sealer.js';
+import { keys } from '../store/keys.js';
 
 export const webhooks: WebhookStore = webhookStore;
 export const deliveries: DeliveryStore = deliveryStore;
@@ -19,3 +20,5 @@ export const health: WebhookHealthStore = webhookHealthStore;
 export const outbox: OutboxStore = outboxStore;
 export const sealer: WebhookSecretSealer = webhookSecretSealer;
 export const replayLimits: ReplayBudget = replayBudget(REPLAY_LIMITS);
+/** The tenant an outbox item's key names (as the table's stream gives it), or undefined for another key. */
+export const outboxTenant = (key: { PK: string; SK: string }): string | undefined => keys.parseOutboxEvent(key)?.tenantId;

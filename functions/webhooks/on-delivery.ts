@@ -6,6 +6,7 @@ import { deliver, type DeliverDeps } from './deliver.js';
 import { deliveries, health, holds, outbox, queue, sealer, webhooks } from './deps.js';
 import { webhookGuard } from './webhooks.js';
 import { awsTargetSender } from './targets.js';
+import { forRecordTenant } from '../shared/tenant-scope.js';
 
 /** Kept for the function's life: its per-tenant credentials are renewed, not fetched per message. */
 const targets = awsTargetSender();
@@ -55,7 +56,11 @@ export async function handleDeliveries(d: DeliverDeps, records: readonly QueueRe
       continue;
     }
     try {
-      await deliver(d, JSON.parse(r.body) as DeliveryMessage, now());
+      // For the delivery's tenant, as the message names it: the service queued it (the relay, the
+      // sweeper, a retry, a replay route for its own tenant); SQS takes messages from those alone.
+      // A message naming none fails, never delivered unscoped.
+      const message = JSON.parse(r.body) as DeliveryMessage;
+      await forRecordTenant(message.tenantId, () => deliver(d, message, now()));
     } catch (error) {
       log().error('webhook delivery not attempted', { error: error as Error, messageId: r.messageId });
       failures.push({ itemIdentifier: r.messageId });

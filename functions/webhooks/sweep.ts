@@ -20,6 +20,8 @@
  */
 import type { DeliveryHolds, DeliveryKey, DeliveryQueue, DeliveryStore } from './model.js';
 import { retryMessage } from './deliver.js';
+import { forRecordTenant } from '../shared/tenant-scope.js';
+import { log } from '../observability/logger.js';
 
 export interface SweepDeps {
   deliveries: Pick<DeliveryStore, 'dueForSweep' | 'get' | 'reschedule'>;
@@ -37,6 +39,8 @@ export interface SweepRun {
   stillParked: number;
   /** A page was left for the next run (the run's budget or deadline). */
   more: boolean;
+  /** Entries naming no tenant: not handled (never unscoped). */
+  failed?: number;
 }
 
 /** Sweeps what is due at `now`, at most `maxDeliveries`, stopping at `deadline` (a run's time). */
@@ -49,7 +53,14 @@ export async function sweepDeliveries(d: SweepDeps, now: Date, opts: { maxDelive
     for (const key of page.due) {
       if (run.looked >= opts.maxDeliveries || (opts.deadline !== undefined && Date.now() > opts.deadline)) return { ...run, more: true };
       run.looked++;
-      const outcome = await sweepOne(d, key, now);
+      // For the delivery's tenant, named by its key on the due index (the service's own key):
+      // on AWS through the function's tenant role; the index Scan stays on its own.
+      if (!key.tenantId) {
+        log().error('a due delivery names no tenant: not swept', { webhookId: key.webhookId, eventId: key.eventId });
+        run.failed = (run.failed ?? 0) + 1;
+        continue;
+      }
+      const outcome = await forRecordTenant(key.tenantId, () => sweepOne(d, key, now));
       if (outcome === 'requeued') run.requeued++;
       if (outcome === 'parked') run.stillParked++;
     }

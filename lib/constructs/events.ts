@@ -11,12 +11,12 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { webhookRetrySeconds } from '../../functions/config.js';
 import { cloudSecretsEnvironment, webhookSecretStatement } from './cloud-secrets.js';
 import { SUBSCRIBER_TENANT_TAG } from '../../functions/webhooks/targets.js';
-import { trustForTenantSessions } from './tenant-role.js';
+import { sessionTenantPartitions, tenantTableStatement, trustForTenantSessions } from './tenant-role.js';
 import { Construct } from 'constructs';
 import { OUTBOX_STREAM_FILTER } from '../../functions/events/relay.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { QueueDestination } from './images.js';
-import { ServiceFunction, tableItemsIn } from './service-function.js';
+import { ServiceFunction, actForOneTenantAtATime } from './service-function.js';
 import { DUE_DELIVERIES_INDEX } from '../../functions/store/schema.js';
 
 export interface EventsProps {
@@ -40,6 +40,8 @@ export interface EventsProps {
 export class Events extends Construct {
   readonly bus: events.EventBus;
   readonly relay: ServiceFunction;
+  /** The role the relay acts through for each stream record's tenant. */
+  readonly relayTenantRole: iam.Role;
   /** Stream records the relay could not put on the bus within their age limit: their shard and sequence numbers. */
   readonly relayDeadLetters: sqs.Queue;
   readonly relayMapping: lambda.EventSourceMapping;
@@ -55,8 +57,12 @@ export class Events extends Construct {
   readonly retries: sqs.Queue;
   readonly retryDeadLetters: sqs.Queue;
   readonly deliveryWorker: ServiceFunction;
+  /** The role the delivery worker acts through for each message's tenant (besides the subscriber delivery role). */
+  readonly deliveryWorkerTenantRole: iam.Role;
   /** Queues again the PENDING deliveries whose message was lost, on a schedule. */
   readonly sweeper: ServiceFunction;
+  /** The role the sweeper acts through for each due delivery's tenant (its index Scan stays on its own role). */
+  readonly sweeperTenantRole: iam.Role;
   readonly sweepSchedule: events.Rule;
   /**
    * The role deliveries to a relying party's own queue or bus are sent as: assumed by the worker
@@ -143,8 +149,9 @@ export class Events extends Construct {
       deadLetterQueue: { queue: this.retryDeadLetters, maxReceiveCount: 5 },
     });
 
+    const relayName = ServiceFunction.physicalName(props.namePrefix, 'relayEvents');
     this.relay = new ServiceFunction(this, 'Relay', {
-      functionName: ServiceFunction.physicalName(props.namePrefix, 'relayEvents'),
+      functionName: relayName,
       description: 'Relays new outbox items from the table stream to the event bus, in order.',
       repoRoot: props.repoRoot,
       entry: 'functions/webhooks/on-table-stream.ts',
@@ -153,16 +160,26 @@ export class Events extends Construct {
       timeout: Duration.seconds(60),
       environment: { ...props.environment, EVENT_BUS_NAME: this.bus.eventBusName, WEBHOOK_QUEUE_URL: this.deliveries.queueUrl },
       policyName: 'relayEvents',
-      roleDescription: 'Relays events: reads outbox items (only those) to the stack\'s bus, and to the webhooks that want them (reads the webhooks, starts each delivery, queues it); reads the table stream.',
+      roleDescription:
+        "Relays events: acts through its tenant role for each record's tenant (reads the outbox item, the webhooks, starts each delivery), puts events on the stack's bus, queues deliveries; reads the table stream.",
       statements: [
-        // Only the outbox partitions (`TNT#{tenantId}#EVENTS`): the stream names every item of the
-        // table, and the relay has no business reading any other.
-        tableItemsIn('OutboxItems', ['GetItem'], props.table.tableArn, ['TNT#*#EVENTS']),
-        tableItemsIn('TenantWebhooks', ['Query'], props.table.tableArn, ['TNT#*#WEBHOOKS']),
-        tableItemsIn('StartDeliveries', ['PutItem'], props.table.tableArn, ['TNT#*#WHDLV#*']),
         new iam.PolicyStatement({ sid: 'PutEvents', actions: ['events:PutEvents'], resources: [this.bus.eventBusArn] }),
         new iam.PolicyStatement({ sid: 'QueueDeliveries', actions: ['sqs:SendMessage'], resources: [this.deliveries.queueArn] }),
         new iam.PolicyStatement({ sid: 'FailedBatches', actions: ['sqs:SendMessage'], resources: [this.relayDeadLetters.queueArn] }),
+      ],
+    });
+
+    // Each stream record acts for the tenant its key names (functions/webhooks/on-table-stream.ts):
+    // only the outbox partitions (`TNT#{tenantId}#EVENTS`, sharded or not: the stream names every
+    // item of the table, and the relay has no business reading any other), the webhooks, the
+    // deliveries it starts.
+    this.relayTenantRole = actForOneTenantAtATime(this.relay, {
+      functionName: relayName,
+      description: "Relays outbox events for one tenant: assumed with the arthr-tenant session tag of the stream record's key",
+      statements: [
+        tenantTableStatement('OutboxItems', ['GetItem'], [props.table.tableArn], sessionTenantPartitions(['TNT#*#EVENTS'])),
+        tenantTableStatement('TenantWebhooks', ['Query'], [props.table.tableArn], sessionTenantPartitions(['TNT#*#WEBHOOKS'])),
+        tenantTableStatement('StartDeliveries', ['PutItem'], [props.table.tableArn], sessionTenantPartitions(['TNT#*#WHDLV#*'])),
       ],
     });
 
@@ -219,8 +236,9 @@ export class Events extends Construct {
     const subscriberRoleName = `${props.namePrefix}-${stack.region}-subscriber-delivery`;
     const subscriberRoleArn = stack.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: subscriberRoleName });
 
+    const deliveryWorkerName = ServiceFunction.physicalName(props.namePrefix, 'deliverWebhooks');
     this.deliveryWorker = new ServiceFunction(this, 'DeliveryWorker', {
-      functionName: ServiceFunction.physicalName(props.namePrefix, 'deliverWebhooks'),
+      functionName: deliveryWorkerName,
       description: 'Makes each webhook delivery attempt: signs the event (Standard Webhooks) and POSTs it through the SSRF guard.',
       repoRoot: props.repoRoot,
       entry: 'functions/webhooks/on-delivery.ts',
@@ -238,15 +256,9 @@ export class Events extends Construct {
       },
       policyName: 'deliverWebhooks',
       roleDescription:
-        'Delivers webhooks: reads the delivery, the webhook and the event, claims and records the attempt (and disables a webhook on 410), ' +
-        "keeps the endpoint's health and its subjects' order, unseals its secrets, queues a retry.",
+        "Delivers webhooks: acts through its tenant role for each message's tenant (reads the delivery, the webhook and the event, claims and records the attempt, " +
+        "disables a webhook on 410, keeps the endpoint's health and its subjects' order), unseals its secrets, queues a retry.",
       statements: [
-        tableItemsIn('ReadDeliveries', ['GetItem'], props.table.tableArn, ['TNT#*#WHDLV#*', 'TNT#*#WEBHOOKS', 'TNT#*#EVENTS']),
-        tableItemsIn('RecordAttempts', ['UpdateItem'], props.table.tableArn, ['TNT#*#WHDLV#*']),
-        // PutItem: a webhook disabled on 410 Gone; UpdateItem: its endpoint's health item (HEALTH#{id}).
-        tableItemsIn('WebhookHealth', ['PutItem', 'UpdateItem'], props.table.tableArn, ['TNT#*#WEBHOOKS']),
-        // A subject's line: the delivery holding it for its retry and those parked behind it.
-        tableItemsIn('SubjectOrder', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], props.table.tableArn, ['TNT#*#WHHOLD#*']),
         webhookSecretStatement('unseal', props.secretsKey),
         new iam.PolicyStatement({ sid: 'QueueRetries', actions: ['sqs:SendMessage'], resources: [this.retries.queueArn] }),
         // The delivery role, only with exactly the tenant tag (functions/webhooks/targets.ts).
@@ -256,6 +268,21 @@ export class Events extends Construct {
           resources: [subscriberRoleArn],
           conditions: { 'ForAllValues:StringEquals': { 'aws:TagKeys': [SUBSCRIBER_TENANT_TAG] }, StringLike: { [`aws:RequestTag/${SUBSCRIBER_TENANT_TAG}`]: '?*' } },
         }),
+      ],
+    });
+
+    // Each message acts for the tenant it names (functions/webhooks/on-delivery.ts), through the
+    // worker's tenant role: what an attempt reads and writes, of that tenant only.
+    this.deliveryWorkerTenantRole = actForOneTenantAtATime(this.deliveryWorker, {
+      functionName: deliveryWorkerName,
+      description: "Delivers webhooks for one tenant: assumed with the arthr-tenant session tag of the delivery message's tenant",
+      statements: [
+        tenantTableStatement('ReadDeliveries', ['GetItem'], [props.table.tableArn], sessionTenantPartitions(['TNT#*#WHDLV#*', 'TNT#*#WEBHOOKS', 'TNT#*#EVENTS'])),
+        tenantTableStatement('RecordAttempts', ['UpdateItem'], [props.table.tableArn], sessionTenantPartitions(['TNT#*#WHDLV#*'])),
+        // PutItem: a webhook disabled on 410 Gone; UpdateItem: its endpoint's health item (HEALTH#{id}).
+        tenantTableStatement('WebhookHealth', ['PutItem', 'UpdateItem'], [props.table.tableArn], sessionTenantPartitions(['TNT#*#WEBHOOKS'])),
+        // A subject's line: the delivery holding it for its retry and those parked behind it.
+        tenantTableStatement('SubjectOrder', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], [props.table.tableArn], sessionTenantPartitions(['TNT#*#WHHOLD#*'])),
       ],
     });
 
@@ -316,8 +343,9 @@ export class Events extends Construct {
     // those past due and margin (functions/webhooks/sweep.ts). A run stops before its timeout;
     // what it did not reach is still due for the next. Not retried: the next run does the same.
     const tableArn = props.table.tableArn;
+    const sweeperName = ServiceFunction.physicalName(props.namePrefix, 'sweepWebhookDeliveries');
     this.sweeper = new ServiceFunction(this, 'DeliverySweeper', {
-      functionName: ServiceFunction.physicalName(props.namePrefix, 'sweepWebhookDeliveries'),
+      functionName: sweeperName,
       description: 'Queues again the webhook deliveries still PENDING past their due time (a lost queue message), every five minutes.',
       repoRoot: props.repoRoot,
       entry: 'functions/webhooks/sweep-deliveries.ts',
@@ -325,14 +353,23 @@ export class Events extends Construct {
       timeout: Duration.minutes(4),
       environment: { ...props.environment, WEBHOOK_RETRY_QUEUE_URL: this.retries.queueUrl },
       policyName: 'sweepWebhookDeliveries',
-      roleDescription: 'Sweeps webhook deliveries: scans the due index, reads and reschedules deliveries, releases parked ones, queues them on the retry queue.',
+      roleDescription:
+        "Sweeps webhook deliveries: scans the due index (keys only), acts through its tenant role for each delivery's tenant (reads and reschedules it, releases a parked one), queues them on the retry queue.",
       statements: [
+        // Across tenants, keys only: what is due. Each delivery found is then read and written
+        // for its own tenant, through the tenant role.
         new iam.PolicyStatement({ sid: 'DueIndex', actions: ['dynamodb:Scan'], resources: [`${tableArn}/index/${DUE_DELIVERIES_INDEX}`] }),
-        tableItemsIn('Deliveries', ['GetItem', 'UpdateItem'], tableArn, ['TNT#*#WHDLV#*']),
-        tableItemsIn('SubjectOrder', ['Query', 'UpdateItem'], tableArn, ['TNT#*#WHHOLD#*']),
         new iam.PolicyStatement({ sid: 'QueueRetries', actions: ['sqs:SendMessage'], resources: [this.retries.queueArn] }),
       ],
       retryAttempts: 0,
+    });
+    this.sweeperTenantRole = actForOneTenantAtATime(this.sweeper, {
+      functionName: sweeperName,
+      description: "Sweeps webhook deliveries for one tenant: assumed with the arthr-tenant session tag of the due delivery's key",
+      statements: [
+        tenantTableStatement('Deliveries', ['GetItem', 'UpdateItem'], [tableArn], sessionTenantPartitions(['TNT#*#WHDLV#*'])),
+        tenantTableStatement('SubjectOrder', ['Query', 'UpdateItem'], [tableArn], sessionTenantPartitions(['TNT#*#WHHOLD#*'])),
+      ],
     });
     this.sweepSchedule = new events.Rule(this, 'DeliverySweepSchedule', {
       description: 'Every five minutes: the webhook sweeper queues again the deliveries whose queue message was lost.',

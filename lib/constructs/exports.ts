@@ -12,7 +12,8 @@ import { MAX_RECEIVES } from '../../functions/exports/run-export.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { IMAGE_KEY_PREFIX, imageStatements, acknowledgeImageObjects, type ImagesAccess } from './images.js';
 import { serviceKey } from './key-policies.js';
-import { ServiceFunction, nagArn } from './service-function.js';
+import { ServiceFunction, nagArn, actForOneTenantAtATime } from './service-function.js';
+import { TENANT_PARTITIONS, tenantTableStatement } from './tenant-role.js';
 
 /** The worker's timeout: an archive of a few large images, or a CSV of up to 100,000 rows. */
 export const EXPORT_WORKER_TIMEOUT = Duration.minutes(5);
@@ -108,6 +109,8 @@ export class Exports extends Construct implements ExportsAccess {
   readonly queue: sqs.Queue;
   readonly deadLetters: sqs.Queue;
   readonly worker: ServiceFunction;
+  /** The role the worker acts through for each job's tenant. */
+  readonly workerTenantRole: iam.Role;
   readonly mapping: lambda.EventSourceMapping;
 
   constructor(scope: Construct, id: string, props: ExportsProps) {
@@ -160,8 +163,9 @@ export class Exports extends Construct implements ExportsAccess {
       deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: MAX_RECEIVES },
     });
 
+    const workerName = ServiceFunction.physicalName(props.namePrefix, 'runExport');
     this.worker = new ServiceFunction(this, 'Worker', {
-      functionName: ServiceFunction.physicalName(props.namePrefix, 'runExport'),
+      functionName: workerName,
       description: 'Runs export jobs from the queue: writes archives and CSV files to the exports bucket.',
       repoRoot: props.repoRoot,
       entry: 'functions/exports/run-export.ts',
@@ -169,11 +173,10 @@ export class Exports extends Construct implements ExportsAccess {
       timeout: EXPORT_WORKER_TIMEOUT,
       environment: { ...props.environment, IMAGES_BUCKET: props.images.bucket.bucketName, ...exportsEnvironment(this) },
       policyName: 'runExport',
-      roleDescription: 'Runs export jobs: reads the job, the user data or instance views and images, writes the file to the exports bucket.',
+      roleDescription:
+        "Runs export jobs: acts through its tenant role for each job's tenant (reads the job, the user data or instance views), reads images, writes the file to the exports bucket.",
       statements: [
-        new iam.PolicyStatement({ sid: 'TableItems', actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], resources: [props.table.tableArn] }),
-        new iam.PolicyStatement({ sid: 'TableIndexes', actions: ['dynamodb:Query'], resources: props.indexNames.map((n) => `${props.table.tableArn}/index/${n}`) }),
-        ...imageStatements(['GetObject'], props.images, stack),
+        // Images through its tenant role (below): its S3 client calls as the job's tenant (functions/adapters/images.ts).
         new iam.PolicyStatement({ sid: 'WriteExportFiles', actions: ['s3:PutObject'], resources: [exportObjectsArn(this.bucket)] }),
         new iam.PolicyStatement({
           sid: 'WriteExportFilesKey',
@@ -198,7 +201,19 @@ export class Exports extends Construct implements ExportsAccess {
         }),
       ],
     });
-    acknowledgeImageObjects(this.worker.role, props.images.bucket);
+    // Each job acts for its tenant (functions/exports/run-export.ts `runJob`): the job, the
+    // instance's data or the instance views its query reads, that tenant's partitions only.
+    this.workerTenantRole = actForOneTenantAtATime(this.worker, {
+      functionName: workerName,
+      description: "Runs export jobs for one tenant: assumed with the arthr-tenant session tag of the job's tenant",
+      statements: [
+        tenantTableStatement('TableItems', ['GetItem', 'UpdateItem', 'Query'], [props.table.tableArn], TENANT_PARTITIONS),
+        tenantTableStatement('TableIndexes', ['Query'], props.indexNames.map((n) => `${props.table.tableArn}/index/${n}`), TENANT_PARTITIONS),
+        // The archive's images, the job's tenant's only.
+        ...imageStatements(['GetObject'], props.images, stack, 'tenant'),
+      ],
+    });
+    acknowledgeImageObjects(this.workerTenantRole, props.images.bucket, 'tenant');
     acknowledgeExportObjects(this.worker.role, this.bucket);
 
     this.mapping = new lambda.EventSourceMapping(this, 'JobSource', {

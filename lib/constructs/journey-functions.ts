@@ -7,7 +7,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ServiceFunction, nagArn, tableItemsIn } from './service-function.js';
+import { ServiceFunction, nagArn, tableItemsIn, actForOneTenantAtATime } from './service-function.js';
 import type { ReservedConcurrency } from '../concurrency.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
@@ -16,7 +16,7 @@ import { cloudSecretsEnvironment, cloudSecretStatement } from './cloud-secrets.j
 import { acknowledgeFaceStatements, faceStatements, facesEnvironment } from './faces.js';
 import { acknowledgeImageObjects, imageStatements, type ImagesAccess } from './images.js';
 import type { ImageAction } from '../../functions/http/route.js';
-import { TENANT_PARTITIONS, tenantTableStatement } from './tenant-role.js';
+import { sessionTenantPartitions, TENANT_PARTITIONS, tenantTableStatement } from './tenant-role.js';
 
 /** The terminal statuses of a Step Functions execution, as its EventBridge events spell them. */
 export const TERMINAL_EXECUTION_STATUSES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] as const;
@@ -62,9 +62,13 @@ export class JourneyFunctions extends Construct {
   /** Runs tenants' cloud functions (the QuickJS sandbox), invoked by the activity function only. */
   readonly cloudFunctionRunner: ServiceFunction;
   readonly executionEnd: ServiceFunction;
+  /** The role the execution-end function acts through for the ended instance's tenant. */
+  readonly executionEndTenantRole: iam.Role;
   readonly executionEndRule: events.Rule;
   /** Finds instances whose execution ended without their final status recorded, on a schedule. */
   readonly reconciler: ServiceFunction;
+  /** The role the reconciler acts through for each due instance's tenant (its index Scan stays on its own role). */
+  readonly reconcilerTenantRole: iam.Role;
   readonly reconcileSchedule: events.Rule;
   readonly janitor: ServiceFunction;
   readonly janitorSchedule: events.Rule;
@@ -163,16 +167,8 @@ export class JourneyFunctions extends Construct {
       reservedConcurrency: props.reservedConcurrency.executionEnd,
       policyName: 'onExecutionEnd',
       roleDescription:
-        'Records journey execution ends: reads and updates instances (writing their status changes\' events with them), and asks Step Functions for what an event leaves out.',
+        'Records journey execution ends: acts through its tenant role for the instance\'s tenant (reads and updates the instance with its status change\'s events), and asks Step Functions for what an event leaves out.',
       statements: [
-        new iam.PolicyStatement({
-          sid: 'InstanceItems',
-          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-          resources: [tableArn],
-        }),
-        // The status change's events, in its transaction (the outbox): PutItem only there, so a
-        // function that records instances' ends cannot put (overwrite) any other item.
-        tableItemsIn('OutboxEvents', ['PutItem'], tableArn, ['TNT#*#EVENTS']),
         // An event may lack the input or output (left out when large) and never names the error.
         new iam.PolicyStatement({
           sid: 'DescribeJourneyExecutions',
@@ -184,6 +180,17 @@ export class JourneyFunctions extends Construct {
       deadLetterQueue: this.executionEndDeadLetters,
       retryAttempts: 2,
       maxEventAge: Duration.hours(6),
+    });
+    // Each end acts for its instance's tenant (functions/process-manager/instances/status.ts):
+    // the instance and its views, and the status change's events (PutItem only in the outbox).
+    const endTenantStatements = () => [
+      tenantTableStatement('InstanceItems', ['GetItem', 'UpdateItem'], [tableArn], TENANT_PARTITIONS),
+      tenantTableStatement('OutboxEvents', ['PutItem'], [tableArn], sessionTenantPartitions(['TNT#*#EVENTS'])),
+    ];
+    this.executionEndTenantRole = actForOneTenantAtATime(this.executionEnd, {
+      functionName: props.executionEndFunctionName,
+      description: "Records a journey execution's end for one tenant: assumed with the arthr-tenant session tag of the ended instance",
+      statements: endTenantStatements(),
     });
     Validations.of(this.executionEnd.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagArn(`${props.executionArnPrefix}*`, stack)}]`,
@@ -215,8 +222,9 @@ export class JourneyFunctions extends Construct {
     // one's execution (functions/process-manager/executions/reconcile.ts). A run stops before its
     // timeout; what it did not reach stays due for the next. A failed run is not retried: the
     // next one, five minutes later, does the same work.
+    const reconcilerName = ServiceFunction.physicalName(props.namePrefix, 'reconcileExecutions');
     this.reconciler = new ServiceFunction(this, 'Reconciler', {
-      functionName: ServiceFunction.physicalName(props.namePrefix, 'reconcileExecutions'),
+      functionName: reconcilerName,
       description: 'Records the final status of journeys whose execution ended unrecorded (lost event, failed record), every five minutes.',
       repoRoot: props.repoRoot,
       entry: 'functions/process-manager/executions/reconcile-executions.ts',
@@ -229,21 +237,16 @@ export class JourneyFunctions extends Construct {
       // conditional write, so the second run records nothing twice, it only reads again.
       reservedConcurrency: props.reservedConcurrency.reconciler,
       policyName: 'reconcileExecutions',
-      roleDescription: 'Reconciles journey executions: scans the open-instance index, reads and updates instances (with their status changes\' events), describes executions.',
+      roleDescription:
+        'Reconciles journey executions: scans the open-instance index (keys only), acts through its tenant role for each instance\'s tenant (reads and updates it with its status change\'s events), describes executions.',
       statements: [
+        // Across tenants, keys only: what is due. Each instance found is then read and written
+        // for its own tenant, through the tenant role.
         new iam.PolicyStatement({
           sid: 'OpenInstancesIndex',
           actions: ['dynamodb:Scan'],
           resources: [`${tableArn}/index/${props.openInstancesIndexName}`],
         }),
-        new iam.PolicyStatement({
-          sid: 'InstanceItems',
-          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-          resources: [tableArn],
-        }),
-        // The status change's events, in its transaction (the outbox): PutItem only there, so a
-        // function that records instances' ends cannot put (overwrite) any other item.
-        tableItemsIn('OutboxEvents', ['PutItem'], tableArn, ['TNT#*#EVENTS']),
         new iam.PolicyStatement({
           sid: 'DescribeJourneyExecutions',
           actions: ['states:DescribeExecution'],
@@ -251,6 +254,11 @@ export class JourneyFunctions extends Construct {
         }),
       ],
       retryAttempts: 0,
+    });
+    this.reconcilerTenantRole = actForOneTenantAtATime(this.reconciler, {
+      functionName: reconcilerName,
+      description: "Reconciles journey executions for one tenant: assumed with the arthr-tenant session tag of the due instance's key",
+      statements: endTenantStatements(),
     });
     Validations.of(this.reconciler.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagArn(`${props.executionArnPrefix}*`, stack)}]`,

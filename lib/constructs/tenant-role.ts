@@ -136,3 +136,19 @@ export function acknowledgeTenantRoleArn(role: iam.IRole, arnPattern: string): v
 
 /** The rate windows of the session's tenant (functions/auth/rate-limit.ts leases). */
 export const TENANT_RATE_PARTITIONS = [`TNT#${SESSION_TENANT}#${RATE_PARTITION}`];
+
+/**
+ * A function's item kinds (`TNT#*#{kind}`, as `tableItemsIn` names them) for the session's tenant
+ * only: `TNT#${aws:PrincipalTag/arthr-tenant}#{kind}`, the kind kept (least privilege stays). The
+ * outbox's `EVENTS` also names its shards (`TNT#{tenant}#S{nn}#EVENTS`, which `TNT#*#EVENTS`
+ * matched through its `*`; functions/store/keys.ts `outboxPartition`).
+ */
+export function sessionTenantPartitions(patterns: readonly string[]): string[] {
+  return patterns.flatMap((pattern) => {
+    const kind = /^TNT#\*#(.+)$/.exec(pattern)?.[1];
+    if (!kind) throw new Error(`not a tenant partition pattern: ${pattern}`);
+    const own = `TNT#${SESSION_TENANT}#${kind}`;
+    return kind === 'EVENTS' ? [own, `TNT#${SESSION_TENANT}#S??#EVENTS`] : [own];
+  });
+}
+

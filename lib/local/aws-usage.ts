@@ -17,6 +17,16 @@ const outsideTenant = new Set<string>();
 
 /** The usage record's entry for calls outside the tenant a request acts for (IAM refuses them on AWS). */
 export const OUTSIDE_TENANT = '(outside its tenant)';
+/** The usage record's entry for table calls a per-record worker made with no tenant named (it holds no grant for them on AWS). */
+export const NO_TENANT = '(no tenant named)';
+/**
+ * The functions that are not routes and act for one tenant per record, through a tenant role
+ * (lib/constructs/tenant-role.ts `actForOneTenantAtATime`): their own role keeps no table grant
+ * but an index Scan (the reconciler's, the sweeper's), so any other table call of theirs must be
+ * made in a record's tenant scope.
+ */
+const PER_RECORD_TENANT = new Set(['onExecutionEnd', 'reconcileExecutions', 'relayEvents', 'deliverWebhooks', 'sweepWebhookDeliveries', 'runExport']);
+const unscoped = new Set<string>();
 
 export function asOperation<T>(operation: string, fn: () => T): T {
   return current.run(operation, fn);
@@ -47,6 +57,8 @@ export function recordDynamoCalls(client: DynamoDBClient): void {
         for (const pk of partitionKeys(command, args.input as Record<string, unknown>)) {
           if (!pk.startsWith(`TNT#${tenant}#`)) outsideTenant.add(`${current.getStore() ?? '(none)'} ${pk}`);
         }
+      } else if (PER_RECORD_TENANT.has(current.getStore() ?? '') && !(command === 'Scan' && input.IndexName)) {
+        for (const pk of partitionKeys(command, args.input as Record<string, unknown>)) unscoped.add(`${current.getStore()} ${pk}`);
       }
       if (command === 'TransactWriteItems') {
         for (const item of input.TransactItems ?? []) for (const k of Object.keys(item)) recordAction(TRANSACT_ITEM_ACTIONS[k] ?? `dynamodb:${k}`);
@@ -142,5 +154,6 @@ export function writeUsage(path: string): void {
   const out: Record<string, string[]> = {};
   for (const [op, set] of [...used.entries()].sort()) out[op] = [...set].sort();
   if (outsideTenant.size) out[OUTSIDE_TENANT] = [...outsideTenant].sort();
+  if (unscoped.size) out[NO_TENANT] = [...unscoped].sort();
   writeFileSync(path, `${JSON.stringify(out, null, 2)}\n`);
 }

@@ -3,6 +3,7 @@ import { instances } from '../../functions/process-manager/deps.js';
 import { orchestrator } from '../../functions/process-manager/executions/orchestrator.js';
 import { reconcileExecutions } from '../../functions/process-manager/executions/reconcile.js';
 import { isFinal, settle } from '../../functions/process-manager/instances/status.js';
+import { forRecordTenant } from '../../functions/shared/tenant-scope.js';
 import { asOperation } from './aws-usage.js';
 import { repeatAfterEach } from './repeat.js';
 
@@ -39,10 +40,14 @@ export async function endOrphanedJourneys(now: Date): Promise<number> {
     const page = await instances.dueForReconcile(everyone, cursor);
     cursor = page.next;
     for (const ref of page.due) {
-      const record = await instances.get(ref.tenantId, ref.processInstanceId);
-      if (!record || isFinal(record.status)) continue;
-      await settle({ instances }, record, 'COMPLETED_TERMINATED', now);
-      ended++;
+      // Each for its own tenant, as the reconciler does.
+      const done = await forRecordTenant(ref.tenantId, async () => {
+        const record = await instances.get(ref.tenantId, ref.processInstanceId);
+        if (!record || isFinal(record.status)) return false;
+        await settle({ instances }, record, 'COMPLETED_TERMINATED', now);
+        return true;
+      });
+      if (done) ended++;
     }
   } while (cursor !== undefined);
   if (ended) log().warn('journeys in flight at a crash ended', { ended, status: 'COMPLETED_TERMINATED' });

@@ -113,13 +113,28 @@ describe('ArthrStack events', () => {
     return new RegExp(`^${glob}$`, 'i').test(wanted);
   };
   const allowsPutEvents = (action: string) => allows(action, 'events:PutEvents');
-  /** A grant on the table's items limited to partitions (dynamodb:LeadingKeys), as lib/constructs/events.ts writes it. */
-  const items = (sid: string, action: string, partitions: string[]) => ({
+  /** A grant of a tenant role on the session tenant's items of `kinds` (`TNT#*#{kind}` for that tenant; the outbox sharded or not). */
+  const TAG = 'TNT#${aws:PrincipalTag/arthr-tenant}#';
+  const tenantItems = (sid: string, action: string | string[], kinds: string[]) => ({
     Sid: sid,
     Effect: 'Allow',
-    Action: `dynamodb:${action}`,
+    Action: Array.isArray(action) ? action.map((a) => `dynamodb:${a}`) : `dynamodb:${action}`,
     Resource: tableArn(),
-    Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': partitions } },
+    Condition: {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': kinds.flatMap((k) => (k === 'EVENTS' ? [`${TAG}EVENTS`, `${TAG}S??#EVENTS`] : [`${TAG}${k}`])) },
+      Null: { 'dynamodb:LeadingKeys': 'false' },
+    },
+  });
+  /** The tenant role of the function at `path` (its logical id), and its grants. */
+  const tenantRoleId = (path: string) => resourceAt(template, 'AWS::IAM::Role', `${path}/Tenant/Role`)[0];
+  const tenantGrants = (path: string) => statementsOf(template, tenantRoleId(path));
+  /** A function role's grant to assume its own tenant role, with the tenant tag alone. */
+  const actForOneTenant = (functionName: string) => ({
+    Sid: 'ActForOneTenant',
+    Effect: 'Allow',
+    Action: ['sts:AssumeRole', 'sts:TagSession'],
+    Resource: { 'Fn::Join': ['', ['arn:aws:iam::', { Ref: 'AWS::AccountId' }, `:role/${functionName}/tenant/*`]] },
+    Condition: { 'ForAllValues:StringEquals': { 'aws:TagKeys': ['arthr-tenant'] }, StringLike: { 'aws:RequestTag/arthr-tenant': '?*' } },
   });
   /** Every Allow statement of any role whose actions cover `action` on `resource` (or on `*`), by role. */
   const grantsOn = (action: string, resource: unknown) =>
@@ -193,22 +208,28 @@ describe('ArthrStack events', () => {
         POWERTOOLS_SERVICE_NAME: 'arthr-fir',
         EVENT_BUS_NAME: { Ref: busId },
         WEBHOOK_QUEUE_URL: { Ref: deliveriesId },
+        // Its tenant role, which it reads the outbox, the webhooks and starts deliveries through.
+        TENANT_ROLE_ARN: { 'Fn::GetAtt': [tenantRoleId('ArthrStack/Events/Relay'), 'Arn'] },
       });
     });
 
-    it('may only read outbox items, query webhooks, start deliveries, put events on the stack\'s bus, queue deliveries, send to its dead letters, read the table stream and write its own logs', () => {
+    it('may only read outbox items, query webhooks, start deliveries (for one tenant, through its tenant role), put events on the stack\'s bus, queue deliveries, send to its dead letters, read the table stream and write its own logs', () => {
+      // Each record's tenant (its key's): only the outbox partitions (TNT#{tenantId}#EVENTS,
+      // sharded or not), though the stream names every item; the tenant's webhooks (one
+      // partition), to fan each event out to those that want it; a delivery record per webhook
+      // and event, in the webhook's delivery partition.
+      expect(tenantGrants('ArthrStack/Events/Relay')).toEqual([
+        tenantItems('OutboxItems', 'GetItem', ['EVENTS']),
+        tenantItems('TenantWebhooks', 'Query', ['WEBHOOKS']),
+        tenantItems('StartDeliveries', 'PutItem', ['WHDLV#*']),
+      ]);
       const statements = statementsOf(template, relayRoleId());
       expect(statements).toEqual([
         { Sid: 'OwnLogGroupOnly', Effect: 'Allow', Action: LOG_ACTIONS, Resource: { 'Fn::GetAtt': [refId(relay.Properties.LoggingConfig.LogGroup), 'Arn'] } },
-        // Only the outbox partitions (TNT#{tenantId}#EVENTS), though the stream names every item.
-        items('OutboxItems', 'GetItem', ['TNT#*#EVENTS']),
-        // The tenant's webhooks (one partition), to fan each event out to those that want it.
-        items('TenantWebhooks', 'Query', ['TNT#*#WEBHOOKS']),
-        // A delivery record per webhook and event, in the webhook's delivery partition.
-        items('StartDeliveries', 'PutItem', ['TNT#*#WHDLV#*']),
         { Sid: 'PutEvents', Effect: 'Allow', Action: 'events:PutEvents', Resource: busArn() },
         { Sid: 'QueueDeliveries', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: deliveriesArn() },
         { Sid: 'FailedBatches', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: queueArn() },
+        actForOneTenant('arthr-fir-relayEvents'),
         // What Table.grantStreamRead grants: ListStreams takes no resource but `*`, and the table's
         // key (whose policy names this role too: isolation.test.ts).
         { Effect: 'Allow', Action: 'dynamodb:ListStreams', Resource: '*' },
@@ -420,12 +441,17 @@ describe('ArthrStack events', () => {
     it('sweeps every five minutes with only what it needs: the due index, delivery items, subjects\' lines, the retry queue', () => {
       const [sweeperId, sweeper] = resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Events/DeliverySweeper/Function');
       expect(sweeper.Properties.FunctionName).toBe('arthr-fir-sweepWebhookDeliveries');
-      const own = statementsOf(template, refId(sweeper.Properties.Role)!).filter((s) => ['DueIndex', 'Deliveries', 'SubjectOrder', 'QueueRetries'].includes(String((s as { Sid?: string }).Sid)));
+      // The due index (keys only, across tenants) on its own role; each delivery for its tenant, through its tenant role.
+      const own = statementsOf(template, refId(sweeper.Properties.Role)!).filter((s) => ['DueIndex', 'QueueRetries', 'ActForOneTenant'].includes(String((s as { Sid?: string }).Sid)));
       expect(own).toEqual([
         { Sid: 'DueIndex', Effect: 'Allow', Action: 'dynamodb:Scan', Resource: { 'Fn::Join': ['', [tableArn(), '/index/GSI3']] } },
-        { ...items('Deliveries', 'GetItem', ['TNT#*#WHDLV#*']), Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
-        { ...items('SubjectOrder', 'Query', ['TNT#*#WHHOLD#*']), Action: ['dynamodb:Query', 'dynamodb:UpdateItem'] },
         { Sid: 'QueueRetries', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: retriesArn() },
+        actForOneTenant('arthr-fir-sweepWebhookDeliveries'),
+      ]);
+      expect(statementsOf(template, refId(sweeper.Properties.Role)!).flatMap((s) => asArray(s.Action)).filter((a) => a.startsWith('dynamodb:'))).toEqual(['dynamodb:Scan']);
+      expect(tenantGrants('ArthrStack/Events/DeliverySweeper')).toEqual([
+        tenantItems('Deliveries', ['GetItem', 'UpdateItem'], ['WHDLV#*']),
+        tenantItems('SubjectOrder', ['Query', 'UpdateItem'], ['WHHOLD#*']),
       ]);
       const rules = Object.values(ofType(template, 'AWS::Events::Rule')).filter((r) => asArray(r.Properties.Targets).some((t: { Arn: unknown }) => JSON.stringify(t.Arn).includes(sweeperId)));
       expect(rules.map((r) => r.Properties.ScheduleExpression)).toEqual(['rate(5 minutes)']);
@@ -565,21 +591,25 @@ describe('ArthrStack events', () => {
         WEBHOOK_REPLAY_QUEUE_URL: { Ref: replaysId },
         WEBHOOK_RETRY_QUEUE_URL: { Ref: retriesId },
         SECRETS_KEY: { 'Fn::Join': ['', ['kms:', secretsKeyArn()]] },
+        TENANT_ROLE_ARN: { 'Fn::GetAtt': [tenantRoleId('ArthrStack/Events/DeliveryWorker'), 'Arn'] },
       });
       expect(joined(SUBSCRIBER_ROLE_ARN)).toBe(SUBSCRIBER_ROLE);
       expect(SERVICE_ACCOUNT_ID).toEqual({ Ref: 'AWS::AccountId' });
     });
 
     it('may only read deliveries, webhooks and events, record attempts, keep health and subject lines, unseal webhook secrets, queue retries, consume its three queues and write its own logs', () => {
+      // Each message's tenant, through its tenant role: the delivery, its webhook and its event
+      // (only those partitions); the attempt; a webhook whose endpoint answered 410 Gone is
+      // disabled, its endpoint's health item counts failures; a subject's line (the delivery
+      // holding it for a retry, and those parked behind it).
+      expect(tenantGrants('ArthrStack/Events/DeliveryWorker')).toEqual([
+        tenantItems('ReadDeliveries', 'GetItem', ['WHDLV#*', 'WEBHOOKS', 'EVENTS']),
+        tenantItems('RecordAttempts', 'UpdateItem', ['WHDLV#*']),
+        tenantItems('WebhookHealth', ['PutItem', 'UpdateItem'], ['WEBHOOKS']),
+        tenantItems('SubjectOrder', ['DeleteItem', 'PutItem', 'Query', 'UpdateItem'], ['WHHOLD#*']),
+      ]);
       expect(statementsOf(template, workerRoleId())).toEqual([
         { Sid: 'OwnLogGroupOnly', Effect: 'Allow', Action: LOG_ACTIONS, Resource: { 'Fn::GetAtt': [refId(worker.Properties.LoggingConfig.LogGroup), 'Arn'] } },
-        // The delivery, its webhook and its event: only those partitions.
-        items('ReadDeliveries', 'GetItem', ['TNT#*#WHDLV#*', 'TNT#*#WEBHOOKS', 'TNT#*#EVENTS']),
-        items('RecordAttempts', 'UpdateItem', ['TNT#*#WHDLV#*']),
-        // A webhook whose endpoint answered 410 Gone is disabled; its endpoint's health item counts failures.
-        { ...items('WebhookHealth', 'PutItem', ['TNT#*#WEBHOOKS']), Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
-        // A subject's line: the delivery holding it for a retry, and those parked behind it.
-        { ...items('SubjectOrder', 'Query', ['TNT#*#WHHOLD#*']), Action: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'] },
         {
           Sid: 'UnsealWebhookSecrets',
           Effect: 'Allow',
@@ -597,6 +627,8 @@ describe('ArthrStack events', () => {
           Resource: expect.anything(),
           Condition: { 'ForAllValues:StringEquals': { 'aws:TagKeys': ['arthr-tenant'] }, StringLike: { 'aws:RequestTag/arthr-tenant': '?*' } },
         },
+        // Its tenant role, for each message's tenant.
+        actForOneTenant('arthr-fir-deliverWebhooks'),
         // What the SQS event source grants (Queue.grantConsumeMessages): Lambda's poller receives and deletes.
         {
           Effect: 'Allow',
@@ -721,6 +753,10 @@ describe('ArthrStack events', () => {
           'ArthrStack/Events/SubscriberDelivery/Resource AwsSolutions-IAM5[Resource::arn:aws:sqs:*:*:*]',
           'ArthrStack/Events/SubscriberDelivery/Resource AwsSolutions-IAM5[Resource::arn:aws:events:*:*:event-bus/*]',
           'ArthrStack/Events/SubscriberDelivery/Resource AwsSolutions-IAM5[Resource::arn:aws:kms:*:*:key/*]',
+          // Each function's tenant role, named by its path (its ARN would close a cycle): on the role and on its default policy where it has one.
+          ...['Relay/Role/Resource', 'Relay/Role/DefaultPolicy/Resource'].map((p) => `ArthrStack/Events/${p} AwsSolutions-IAM5[Resource::arn:aws:iam::<AWS::AccountId>:role/arthr-fir-relayEvents/tenant/*]`),
+          ...['DeliveryWorker/Role/Resource', 'DeliveryWorker/Role/DefaultPolicy/Resource'].map((p) => `ArthrStack/Events/${p} AwsSolutions-IAM5[Resource::arn:aws:iam::<AWS::AccountId>:role/arthr-fir-deliverWebhooks/tenant/*]`),
+          'ArthrStack/Events/DeliverySweeper/Role/Resource AwsSolutions-IAM5[Resource::arn:aws:iam::<AWS::AccountId>:role/arthr-fir-sweepWebhookDeliveries/tenant/*]',
         ].sort(),
       );
       for (const a of acknowledged) expect(a.reason.trim().length, `${a.id} on ${a.path}`).toBeGreaterThanOrEqual(10);

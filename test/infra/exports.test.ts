@@ -80,6 +80,16 @@ describe('ArthrStack exports', () => {
     ]);
     expect(grants.flatMap((s) => asArray(s.Action))).not.toContain('kms:Encrypt');
     expect(worker.Properties.Environment.Variables).toMatchObject({ EXPORTS_BUCKET: { Ref: bucketId }, EXPORTS_KEY: expect.anything() });
+    // The table only through its tenant role, for each job's tenant (tenant-iam.test.ts evaluates it).
+    expect(grants.flatMap((s) => asArray(s.Action)).filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
+    const [tenantRoleId] = resourceAt(template, 'AWS::IAM::Role', 'ArthrStack/Exports/Worker/Tenant/Role');
+    expect(worker.Properties.Environment.Variables.TENANT_ROLE_ARN).toEqual({ 'Fn::GetAtt': [tenantRoleId, 'Arn'] });
+    const tenantGrants = statementsOf(template, tenantRoleId);
+    expect(tenantGrants.map((s) => [(s as { Sid?: string }).Sid, asArray(s.Action)])).toEqual([
+      ['TableItems', ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']],
+      ['TableIndexes', ['dynamodb:Query']],
+    ]);
+    for (const s of tenantGrants) expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TNT#${aws:PrincipalTag/arthr-tenant}#*'] }, Null: { 'dynamodb:LeadingKeys': 'false' } });
   });
 
   it("grants each route exactly its declared export actions, and no other route any", () => {

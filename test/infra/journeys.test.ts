@@ -39,7 +39,10 @@ function taskStates(asl: unknown): Record<string, any>[] {
 
 
 /** The condition that keeps a journey function's PutItem to the outbox partitions. */
-const OUTBOX_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TNT#*#EVENTS'] } };
+/** A tenant role's condition: every partition named, and each one of `partitions`. */
+const OWN_TENANT = (partitions: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': partitions }, Null: { 'dynamodb:LeadingKeys': 'false' } });
+/** The session tenant's outbox partitions, sharded or not. */
+const OWN_OUTBOX = ['TNT#${aws:PrincipalTag/arthr-tenant}#EVENTS', 'TNT#${aws:PrincipalTag/arthr-tenant}#S??#EVENTS'];
 
 describe('ArthrStack journeys', () => {
   let synth: Synthesized;
@@ -59,6 +62,17 @@ describe('ArthrStack journeys', () => {
   /** Every statement of a function's role, and that role. */
   const grantsOf = (f: Resource): Statement[] => statementsOf(template, refId(f.Properties.Role)!);
   const actionsOf = (statements: Statement[]) => statements.flatMap((s) => asArray(s.Action)).sort();
+  /** The grants of the tenant role a function acts through (`{construct}/Tenant/Role`), and its logical id. */
+  const tenantRoleAt = (constructPath: string): [string, Statement[]] => {
+    const [id] = resourceAt(template, 'AWS::IAM::Role', `${constructPath}/Tenant/Role`);
+    return [id, statementsOf(template, id)];
+  };
+  /** A function's environment but its TENANT_ROLE_ARN (each function's own tenant role). */
+  const sharedEnvironment = (f: Resource) => {
+    const { TENANT_ROLE_ARN: _own, ...rest } = f.Properties.Environment.Variables as Record<string, unknown>;
+    return rest;
+  };
+  const ASSUME = ['sts:AssumeRole', 'sts:TagSession'];
 
   beforeAll(() => {
     // Template only: the bundles are checked with the others in stack.test.ts.
@@ -153,19 +167,17 @@ describe('ArthrStack journeys', () => {
 
     it('gets the configuration the route functions get, and where the runner and the secrets key are', () => {
       const route = resourceAt(template, 'AWS::Lambda::Function', routeFunctionPath(routeList[0]!))[1];
-      const { CLOUD_FUNCTION_RUNNER, SECRETS_KEY, IMAGES_BUCKET, FACE_COLLECTION_PREFIX, TENANT_ROLE_ARN, ...rest } = activities.Properties.Environment.Variables;
-      const { TENANT_ROLE_ARN: routeTenantRole, ...routeRest } = route.Properties.Environment.Variables;
-      expect(rest).toEqual(routeRest);
-      // Each acts for a tenant through a tenant role of its own.
-      expect(TENANT_ROLE_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^JourneysActivitiesTenantRole/), 'Arn'] });
-      expect(routeTenantRole).not.toEqual(TENANT_ROLE_ARN);
+      const { CLOUD_FUNCTION_RUNNER, SECRETS_KEY, IMAGES_BUCKET, FACE_COLLECTION_PREFIX, ...rest } = sharedEnvironment(activities);
+      expect(rest).toEqual(sharedEnvironment(route));
+      // Each its own tenant role.
+      expect(activities.Properties.Environment.Variables.TENANT_ROLE_ARN).toEqual({ 'Fn::GetAtt': [tenantRoleAt('ArthrStack/Journeys/Activities')[0], 'Arn'] });
+      expect(executionEnd.Properties.Environment.Variables.TENANT_ROLE_ARN).toEqual({ 'Fn::GetAtt': [tenantRoleAt('ArthrStack/Journeys/ExecutionEnd')[0], 'Arn'] });
       // The face steps: the images bucket, and the watchlists' collections.
       expect(IMAGES_BUCKET).toEqual({ Ref: expect.stringMatching(/^ImagesBucket/) });
       expect(FACE_COLLECTION_PREFIX).toMatch(/^arthr-[a-z0-9-]+$/);
       expect(CLOUD_FUNCTION_RUNNER).toEqual({ 'Fn::GetAtt': [runnerId, 'Arn'] });
       expect(JSON.stringify(SECRETS_KEY)).toContain('kms:');
-      const { TENANT_ROLE_ARN: _endTenantRole, ...endRest } = executionEnd.Properties.Environment.Variables;
-      expect(endRest).toEqual(routeRest);
+      expect(sharedEnvironment(executionEnd)).toEqual(sharedEnvironment(route));
     });
 
     it('may only touch table items as activityFunctionAccess says (a user step\'s event goes in the outbox), invoke the runner, unseal cloud secrets, judge and search faces, read and pre-sign instance images, and write its own logs', () => {
@@ -215,6 +227,11 @@ describe('ArthrStack journeys', () => {
         if (asArray(s.Action).includes('kms:Decrypt')) {
           // Only cloud secrets' ciphertexts, by their encryption context.
           expect(s.Condition).toEqual({ StringEquals: { 'kms:EncryptionContext:purpose': 'cloud-secret' } });
+          continue;
+        }
+        if (sid(s) === 'ActForOneTenant') {
+          expect(asArray(s.Action)).toEqual(ASSUME);
+          expect(resources.map(joined)).toEqual(['arn:aws:iam::<AWS::AccountId>:role/arthr-fir-activities/tenant/*']);
           continue;
         }
         expect(s.Condition).toBeUndefined();
@@ -305,20 +322,15 @@ describe('ArthrStack journeys', () => {
       ]);
     });
 
-    it('may only read and update table items and put the status change\'s events in the outbox, describe this stack\'s executions, dead-letter and write its own logs', () => {
+    it('may only read and update table items and put the status change\'s events in the outbox (for one tenant, through its tenant role), describe this stack\'s executions, dead-letter and write its own logs', () => {
       const statements = grantsOf(executionEnd);
-      // PutItem: the status change's events, in its transaction (the relay puts them on the bus).
-      expect(actionsOf(statements)).toEqual(
-        ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'sqs:SendMessage', 'states:DescribeExecution', ...LOG_ACTIONS].sort(),
-      );
+      expect(actionsOf(statements)).toEqual([...ASSUME, 'sqs:SendMessage', 'states:DescribeExecution', ...LOG_ACTIONS].sort());
+      expectInstanceEndGrants(tenantRoleAt('ArthrStack/Journeys/ExecutionEnd')[1]);
       for (const s of statements) {
         expect(s.Effect).toBe('Allow');
         const actions = asArray(s.Action);
         const resources = asArray(s.Resource);
-        // PutItem only in the outbox partitions: it cannot overwrite an instance or anything else.
-        if (actions.includes('dynamodb:PutItem')) expect(s).toMatchObject({ Sid: 'OutboxEvents', Action: 'dynamodb:PutItem', Condition: OUTBOX_ONLY });
-        else expect(s.Condition).toBeUndefined();
-        if (actions.some((a) => a.startsWith('dynamodb:'))) expect(resources).toEqual([tableArn]);
+        if (actions.includes('sts:AssumeRole')) expect(resources.map(joined)).toEqual(['arn:aws:iam::<AWS::AccountId>:role/arthr-fir-execution-end/tenant/*']);
         else if (actions.includes('sqs:SendMessage')) expect(resources).toEqual([{ 'Fn::GetAtt': [queueId, 'Arn'] }]);
         else if (actions.includes('states:DescribeExecution')) {
           expect(resources.map(joined)).toEqual(['arn:aws:states:eu-west-1:<AWS::AccountId>:execution:arthr-fir-*']);
@@ -356,26 +368,38 @@ describe('ArthrStack journeys', () => {
       expect(targets.map((t) => refId(t.Arn))).toEqual([reconcilerId]);
       expect(targets[0]!.RetryPolicy).toEqual({ MaximumRetryAttempts: 0 });
       expect(reconciler.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Timeout: 240 });
-      expect(reconciler.Properties.Environment).toEqual(executionEnd.Properties.Environment);
+      expect(sharedEnvironment(reconciler)).toEqual(sharedEnvironment(executionEnd));
+      expect(reconciler.Properties.Environment.Variables.TENANT_ROLE_ARN).toEqual({ 'Fn::GetAtt': [tenantRoleAt('ArthrStack/Journeys/Reconciler')[0], 'Arn'] });
     });
 
     it('may only scan the open-instance index, read and update instances and put their status changes\' events in the outbox, describe this stack\'s executions and write its own logs', () => {
       const statements = grantsOf(reconciler);
-      expect(actionsOf(statements)).toEqual(
-        ['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'states:DescribeExecution', ...LOG_ACTIONS].sort(),
-      );
+      // The index Scan (keys only) on its own role; each instance's reads and writes through its tenant role.
+      expect(actionsOf(statements)).toEqual(['dynamodb:Scan', ...ASSUME, 'states:DescribeExecution', ...LOG_ACTIONS].sort());
+      expectInstanceEndGrants(tenantRoleAt('ArthrStack/Journeys/Reconciler')[1]);
       for (const s of statements) {
         expect(s.Effect).toBe('Allow');
         const actions = asArray(s.Action);
         const resources = asArray(s.Resource);
-        if (actions.includes('dynamodb:PutItem')) expect(s).toMatchObject({ Sid: 'OutboxEvents', Action: 'dynamodb:PutItem', Condition: OUTBOX_ONLY });
         if (actions.includes('dynamodb:Scan')) expect(resources).toEqual([{ 'Fn::Join': ['', [tableArn, '/index/GSI2']] }]);
-        else if (actions.some((a) => a.startsWith('dynamodb:'))) expect(resources).toEqual([tableArn]);
+        else if (actions.includes('sts:AssumeRole')) expect(resources.map(joined)).toEqual(['arn:aws:iam::<AWS::AccountId>:role/arthr-fir-reconcileExecutions/tenant/*']);
         else if (actions.includes('states:DescribeExecution')) expect(resources.map(joined)).toEqual(['arn:aws:states:eu-west-1:<AWS::AccountId>:execution:arthr-fir-*']);
         else expect(resources).toEqual([{ 'Fn::GetAtt': [refId(reconciler.Properties.LoggingConfig.LogGroup), 'Arn'] }]);
       }
     });
   });
+
+  /**
+   * What recording an instance's end may do, for the session's tenant only: read and update its
+   * items, and PutItem only in its outbox partitions (sharded or not), so it cannot overwrite an
+   * instance or anything else (the relay puts the events on the bus).
+   */
+  function expectInstanceEndGrants(statements: Statement[]): void {
+    expect(statements).toEqual([
+      { Sid: 'InstanceItems', Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Resource: tableArn, Condition: { ...OWN_TENANT(['TNT#${aws:PrincipalTag/arthr-tenant}#*']) } },
+      { Sid: 'OutboxEvents', Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: tableArn, Condition: OWN_TENANT(OWN_OUTBOX) },
+    ]);
+  }
 
   it('passes the cdk-nag AwsSolutions pack with no unacknowledged finding', () => {
     expect(unacknowledgedNagFindings(synth.app)).toEqual([]);

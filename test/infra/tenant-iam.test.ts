@@ -20,6 +20,59 @@ type Decision = 'Allowed' | 'ImplicitlyDenied' | 'ExplicitlyDenied';
 
 const touchesTable = (r: RouteDef) => Boolean(r.aws.table?.length || r.aws.queryIndexes || isRateLimited(r));
 
+/**
+ * The functions that are not routes and act for one tenant per record (functions/shared/tenant-scope.ts
+ * `forRecordTenant`), by their construct's path: per table action, the item kinds (`TNT#{tenant}#{kind}`)
+ * their tenant session may touch, and kinds it may not; and the index their own role Scans, if any.
+ */
+interface Worker {
+  path: string;
+  allowed: Record<string, string[]>;
+  refused: Record<string, string[]>;
+  /** Query on the table's indexes, on the tenant's index partitions. */
+  queriesIndexes?: boolean;
+  scans?: string;
+}
+const INSTANCE_ENDS: Omit<Worker, 'path'> = {
+  // The instance and its views (any of the tenant's items), and its status change's events in the outbox (sharded or not).
+  allowed: { GetItem: ['PI#1', 'IV#T#1'], UpdateItem: ['PI#1', 'IV#T#1'], PutItem: ['EVENTS', 'S03#EVENTS'] },
+  refused: { PutItem: ['PI#1', 'WEBHOOKS'], DeleteItem: ['PI#1'], Query: ['PI#1'] },
+};
+const WORKERS: Record<string, Worker> = {
+  executionEnd: { path: 'Journeys/ExecutionEnd', ...INSTANCE_ENDS },
+  reconcileExecutions: { path: 'Journeys/Reconciler', ...INSTANCE_ENDS, scans: 'GSI2' },
+  relayEvents: {
+    path: 'Events/Relay',
+    allowed: { GetItem: ['EVENTS', 'S03#EVENTS'], Query: ['WEBHOOKS'], PutItem: ['WHDLV#w1'] },
+    refused: { GetItem: ['PI#1', 'WEBHOOKS'], Query: ['EVENTS', 'WHDLV#w1'], PutItem: ['EVENTS', 'WEBHOOKS'], UpdateItem: ['WHDLV#w1'] },
+  },
+  deliverWebhooks: {
+    path: 'Events/DeliveryWorker',
+    allowed: {
+      GetItem: ['WHDLV#w1', 'WEBHOOKS', 'EVENTS', 'S03#EVENTS'],
+      UpdateItem: ['WHDLV#w1', 'WEBHOOKS', 'WHHOLD#w1'],
+      PutItem: ['WEBHOOKS', 'WHHOLD#w1'],
+      Query: ['WHHOLD#w1'],
+      DeleteItem: ['WHHOLD#w1'],
+    },
+    refused: { GetItem: ['PI#1', 'EXPORT#e1'], PutItem: ['WHDLV#w1', 'EVENTS'], DeleteItem: ['WHDLV#w1', 'WEBHOOKS'], Query: ['WHDLV#w1'] },
+  },
+  sweepWebhookDeliveries: {
+    path: 'Events/DeliverySweeper',
+    allowed: { GetItem: ['WHDLV#w1'], UpdateItem: ['WHDLV#w1', 'WHHOLD#w1'], Query: ['WHHOLD#w1'] },
+    refused: { GetItem: ['WEBHOOKS', 'WHHOLD#w1'], PutItem: ['WHDLV#w1', 'WHHOLD#w1'], DeleteItem: ['WHHOLD#w1'], Query: ['WHDLV#w1'] },
+    scans: 'GSI3',
+  },
+  runExport: {
+    path: 'Exports/Worker',
+    // The job, the instance's data, the instance views a CSV query reads: the tenant's items.
+    allowed: { GetItem: ['EXPORT#e1', 'PI#1'], UpdateItem: ['EXPORT#e1'], Query: ['PI#1', 'IV#T#1'] },
+    refused: { PutItem: ['EXPORT#e1'], DeleteItem: ['EXPORT#e1'] },
+    queriesIndexes: true,
+  },
+};
+type Subject = RouteDef | 'activities' | keyof typeof WORKERS;
+
 describe('tenants apart in IAM, by evaluation of the synthesized policies', () => {
   let synth: Synthesized;
   let template: Template;
@@ -55,15 +108,16 @@ describe('tenants apart in IAM, by evaluation of the synthesized policies', () =
   const inlinePolicies = (id: string) =>
     asArray(roles[id]!.Properties.Policies).map((p: { PolicyName: string; PolicyDocument: unknown }) => ({ name: p.PolicyName, policy: concrete(p.PolicyDocument) }));
   const trustOf = (id: string) => concrete(roles[id]!.Properties.AssumeRolePolicyDocument);
-  /** The function's own role and its tenant role (logical ids): a route's, or the activity function's. */
-  function rolesOf(route: RouteDef | 'activities'): { fn: string; tenant: string } {
-    const base = route === 'activities' ? activitiesPath() : routeFunctionPath(route).replace(/\/Function$/, '');
+  /** The function's own role and its tenant role (logical ids): a route's, the activity function's, or a worker's. */
+  function rolesOf(route: Subject): { fn: string; tenant: string } {
+    const base =
+      route === 'activities' ? constructPath('Journeys/Activities') : typeof route === 'string' ? constructPath(WORKERS[route]!.path) : routeFunctionPath(route).replace(/\/Function$/, '');
     return { fn: resourceAt(template, 'AWS::IAM::Role', `${base}/Role`)[0], tenant: resourceAt(template, 'AWS::IAM::Role', `${base}/Tenant/Role`)[0] };
   }
-  const activitiesPath = () =>
+  const constructPath = (suffix: string) =>
     Object.values(roles)
       .map((r) => String(r.Metadata?.['aws:cdk:path'] ?? ''))
-      .find((p) => p.endsWith('/Journeys/Activities/Role/Resource'))!
+      .find((p) => p.endsWith(`/${suffix}/Role/Resource`))!
       .replace(/\/Role\/Resource$/, '');
 
   // Routes with the same grants make the same requests: each distinct one is evaluated once (the
@@ -81,7 +135,7 @@ describe('tenants apart in IAM, by evaluation of the synthesized policies', () =
     return out.overallResult as Decision;
   }
   /** A table (or index) request of the tenant role's session for `tenant`, on partitions `keys`. */
-  const asTenant = (route: RouteDef | 'activities', tenant: string | undefined, action: string, keys: string[] | undefined, resource = tableArn) =>
+  const asTenant = (route: Subject, tenant: string | undefined, action: string, keys: string[] | undefined, resource = tableArn) =>
     decide({
       request: {
         principal: arnOf(rolesOf(route).tenant),
@@ -92,7 +146,7 @@ describe('tenants apart in IAM, by evaluation of the synthesized policies', () =
       identityPolicies: inlinePolicies(rolesOf(route).tenant),
     });
   /** `caller` (a role's logical id, with its own policies or `extra` ones) assuming `route`'s tenant role with `tags`. */
-  const assume = (route: RouteDef | 'activities', caller: string, tags: Record<string, string>, sessionName: string, identity = inlinePolicies(caller)) =>
+  const assume = (route: Subject, caller: string, tags: Record<string, string>, sessionName: string, identity = inlinePolicies(caller)) =>
     Promise.all(
       ['sts:AssumeRole', 'sts:TagSession'].map((action) =>
         decide({
@@ -263,6 +317,81 @@ describe('tenants apart in IAM, by evaluation of the synthesized policies', () =
       expect(actionsOf(fnRoleId), f.Properties.FunctionName).toEqual([]);
       expect(actionsOf(tenantRoleId).length, f.Properties.FunctionName).toBeGreaterThan(0);
     }
+  });
+
+  /** A table (or index) request of a function's own role, on partitions `keys`. */
+  const asFunction = (worker: keyof typeof WORKERS, action: string, keys: string[] | undefined, resource = tableArn) =>
+    decide({
+      request: {
+        principal: arnOf(rolesOf(worker).fn),
+        action: `dynamodb:${action}`,
+        resource: { resource, accountId: ACCOUNT },
+        contextVariables: keys ? { 'dynamodb:LeadingKeys': keys } : {},
+      },
+      identityPolicies: inlinePolicies(rolesOf(worker).fn),
+    });
+  const STREAM_ACTIONS = ['dynamodb:ListStreams', 'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'];
+
+  describe.each(Object.keys(WORKERS))('the %s function, acting for one tenant per record', (name) => {
+    const worker = WORKERS[name]!;
+
+    it('may assume its tenant role only with the tenant tag, and no other function may', async () => {
+      const { fn } = rolesOf(name);
+      expect(await assume(name, fn, { [TENANT_SESSION_TAG]: 'alpha' }, 'arthr-alpha')).toBe('Allowed');
+      expect(await assume(name, fn, {}, 'arthr-alpha'), 'untagged').not.toBe('Allowed');
+      expect(await assume(name, fn, { [TENANT_SESSION_TAG]: '' }, 'arthr-'), 'empty tag').not.toBe('Allowed');
+      expect(await assume(name, fn, { [TENANT_SESSION_TAG]: 'alpha', team: 'x' }, 'arthr-alpha'), 'another tag key').not.toBe('Allowed');
+      expect(await assume(name, rolesOf('activities').fn, { [TENANT_SESSION_TAG]: 'alpha' }, 'arthr-alpha'), 'another role').not.toBe('Allowed');
+    });
+
+    it("gives the tenant's session its item kinds of that tenant only", async () => {
+      for (const [action, kinds] of Object.entries(worker.allowed)) {
+        for (const kind of kinds) {
+          expect(await asTenant(name, 'alpha', action, [`TNT#alpha#${kind}`]), `${action} ${kind}`).toBe('Allowed');
+          expect(await asTenant(name, 'alpha', action, [`TNT#beta#${kind}`]), `${action} ${kind} on beta`).toBe('ImplicitlyDenied');
+          expect(await asTenant(name, 'alpha', action, [`TNT#alpha#${kind}`, `TNT#beta#${kind}`]), `${action} ${kind} mixed`).toBe('ImplicitlyDenied');
+          expect(await asTenant(name, 'alpha', action, [`TNT#alphabet#${kind}`]), `${action} ${kind} on alphabet`).toBe('ImplicitlyDenied');
+          expect(await asTenant(name, undefined, action, [`TNT#alpha#${kind}`]), `${action} ${kind} untagged`).toBe('ImplicitlyDenied');
+        }
+        expect(await asTenant(name, 'alpha', action, undefined), `${action} with no key`).toBe('ImplicitlyDenied');
+        expect(await asTenant(name, 'alpha', action, ['SVC#JANITOR']), `${action} on a service key`).toBe('ImplicitlyDenied');
+      }
+      for (const [action, kinds] of Object.entries(worker.refused)) {
+        for (const kind of kinds) expect(await asTenant(name, 'alpha', action, [`TNT#alpha#${kind}`]), `${action} ${kind}: not its kind`).toBe('ImplicitlyDenied');
+      }
+      for (const action of ['Scan', 'BatchWriteItem', 'PartiQLSelect', 'DescribeTable']) {
+        expect(await asTenant(name, 'alpha', action, ['TNT#alpha#PI#1']), action).toBe('ImplicitlyDenied');
+      }
+      for (const gsi of TABLE_SCHEMA.globalSecondaryIndexes) {
+        const index = `${tableArn}/index/${gsi.indexName}`;
+        expect(await asTenant(name, 'alpha', 'Query', ['TNT#alpha#INST'], index), gsi.indexName).toBe(worker.queriesIndexes && gsi.queriedByRoutes ? 'Allowed' : 'ImplicitlyDenied');
+        expect(await asTenant(name, 'alpha', 'Query', ['TNT#beta#INST'], index), `${gsi.indexName} beta`).toBe('ImplicitlyDenied');
+        expect(await asTenant(name, 'alpha', 'Scan', undefined, index), `${gsi.indexName} Scan`).toBe('ImplicitlyDenied');
+      }
+    });
+
+    it("keeps no grant on tenants' partitions on its own role (only its index Scan and the stream's actions)", async () => {
+      const statements = inlinePolicies(rolesOf(name).fn).flatMap((p) => asArray((p.policy as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement));
+      for (const st of statements.filter((x) => asArray(x.Action).some((a) => a.startsWith('dynamodb:')))) {
+        const actions = asArray(st.Action);
+        if (actions.includes('dynamodb:Scan')) {
+          expect(actions, name).toEqual(['dynamodb:Scan']);
+          expect(asArray(st.Resource), name).toEqual([`${tableArn}/index/${worker.scans}`]);
+        } else {
+          expect(actions.every((a) => STREAM_ACTIONS.includes(a)), `${name}: ${actions.join(', ')}`).toBe(true);
+        }
+      }
+      for (const action of ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem', 'Query']) {
+        for (const kind of ['PI#1', 'EVENTS', 'S03#EVENTS', 'WEBHOOKS', 'WHDLV#w1', 'WHHOLD#w1', 'EXPORT#e1']) {
+          expect(await asFunction(name, action, [`TNT#alpha#${kind}`]), `${name} own role ${action} ${kind}`).toBe('ImplicitlyDenied');
+        }
+      }
+      for (const gsi of TABLE_SCHEMA.globalSecondaryIndexes) {
+        const index = `${tableArn}/index/${gsi.indexName}`;
+        expect(await asFunction(name, 'Query', ['TNT#alpha#INST'], index), `${name} own role Query ${gsi.indexName}`).toBe('ImplicitlyDenied');
+        expect(await asFunction(name, 'Scan', undefined, index), `${name} own role Scan ${gsi.indexName}`).toBe(gsi.indexName === worker.scans ? 'Allowed' : 'ImplicitlyDenied');
+      }
+    });
   });
 
   it("lets the rate limit lease only the tenant's own rate windows, and index queries only the tenant's index partitions", async () => {

@@ -3,7 +3,7 @@ import { isRateLimited } from '../../functions/http/route.js';
 import { activityAccess, activityFunctionAccess } from '../../functions/activities/access.js';
 import { CATALOGUE } from '../../statemachines/catalogue.js';
 import { SERVICE_PREFIX } from '../../functions/store/keys.js';
-import { OUTSIDE_TENANT } from '../../lib/local/aws-usage.js';
+import { NO_TENANT, OUTSIDE_TENANT } from '../../lib/local/aws-usage.js';
 
 /**
  * The AWS actions each operation's function is granted, in the terms the local runtime records
@@ -115,7 +115,12 @@ export function compareUsage(used: Record<string, string[]>): string[] {
     if (route?.aws.stateMachines === 'publish' && pk.startsWith(`${SERVICE_PREFIX}SM#`)) continue;
     problems.push(`${op} touched partition ${pk} outside the tenant it acts for, which its tenant role is not granted`);
   }
-  used = Object.fromEntries(Object.entries(used).filter(([op]) => op !== OUTSIDE_TENANT));
+  // Table calls a per-record worker made with no record's tenant named: it holds no grant for them.
+  for (const entry of used[NO_TENANT] ?? []) {
+    const [op, pk] = entry.split(' ') as [string, string];
+    problems.push(`${op} touched partition ${pk} acting for no tenant, which it holds no grant for (only its tenant role's, per record)`);
+  }
+  used = Object.fromEntries(Object.entries(used).filter(([op]) => op !== OUTSIDE_TENANT && op !== NO_TENANT));
   for (const [op, actions] of Object.entries(used)) {
     if (op === '(none)') continue; // the local runtime's own start-up (publishing the examples)
     const g = granted.get(op);

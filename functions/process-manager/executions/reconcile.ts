@@ -15,6 +15,7 @@ import { executionArnOf, type InstanceStatus, type ProcessInstanceRecord, type P
 import { log } from '../../http/log.js';
 import { countExecutionEndReconciled } from '../../observability/metrics.js';
 import { nextReconcileAt } from './reconcile-schedule.js';
+import { forRecordTenant } from '../../shared/tenant-scope.js';
 
 export interface ReconcileDeps extends ExecutionEndDeps {
   instances: Pick<ProcessInstanceStore, 'get' | 'setStatus' | 'dueForReconcile' | 'deferReconcile'>;
@@ -106,7 +107,9 @@ export async function reconcileExecutions(
         }
         run.checked++;
         try {
-          const result = await reconcileInstance(d, ref, now);
+          // For the instance's tenant, named by its key on the index (the service's own key, not
+          // an end user's input): on AWS through the function's tenant role, its Scan on its own.
+          const result = await forRecordTenant(ref.tenantId, () => reconcileInstance(d, ref, now));
           if (result.outcome === 'recorded') run.recorded++;
           else if (result.outcome === 'running') run.running++;
         } catch (err) {

@@ -3,6 +3,7 @@ import type { ExecutionDescription, InstanceStatus, Orchestrator, ProcessInstanc
 import { countJourneyCompleted } from '../../observability/metrics.js';
 import { log } from '../../http/log.js';
 import { isRefState } from '../../shared/session-state.js';
+import { forRecordTenant } from '../../shared/tenant-scope.js';
 
 /** What a status change needs: the instance's storage (which writes its events with it). */
 export interface StatusDeps {
@@ -125,6 +126,12 @@ export async function recordOutcome(d: StatusDeps, session: unknown, now: Date):
   const ref = instanceOf(session);
   // A state always names its instance (its `_ref`, or an older session's `instance`); without one there is nothing to record.
   if (!ref) throw new Error('The session names no process instance');
+  // For the instance's tenant only (on AWS through the function's tenant role): the tenant the
+  // service wrote into the state when it started the execution, never an end user's input.
+  return forRecordTenant(ref.tenantId, () => recordOutcomeOf(d, ref, session, now));
+}
+
+async function recordOutcomeOf(d: StatusDeps, ref: { tenantId: string; processInstanceId: string }, session: unknown, now: Date): Promise<InstanceStatus | undefined> {
   const record = await d.instances.get(ref.tenantId, ref.processInstanceId);
   if (!record) {
     log().warn('journey outcome for an instance that is gone', { processInstanceId: ref.processInstanceId });
@@ -173,9 +180,22 @@ export async function onExecutionStatusChange(
 
   const ref = instanceOf(parsedOrUndefined(detail.input)) ?? instanceOf((await describe())?.input);
   if (!ref) {
+    // Nothing is read or written: no tenant is named, so there is no instance to act on.
     log().warn('execution end without an instance in its input', { status: detail.status, executionArn: detail.executionArn });
     return undefined;
   }
+  // For the instance's tenant only, as recordOutcome: named by the execution's input, the state
+  // the service started it with (Step Functions' own account when the event leaves it out).
+  return forRecordTenant(ref.tenantId, () => recordStatusChange(d, detail, ref, describe, now));
+}
+
+async function recordStatusChange(
+  d: ExecutionEndDeps,
+  detail: ExecutionStatusChangeDetail,
+  ref: { tenantId: string; processInstanceId: string },
+  describe: () => Promise<ExecutionDescription | undefined>,
+  now: Date,
+): Promise<InstanceStatus | undefined> {
   const record = await d.instances.get(ref.tenantId, ref.processInstanceId);
   if (!record) return undefined;
   if (isFinal(record.status)) return record.status;
@@ -189,7 +209,7 @@ export async function onExecutionStatusChange(
   } else if (detail.status === 'FAILED') {
     end = { status: 'FAILED', error: (await describe())?.error };
   } else {
-    end = { status: detail.status };
+    end = { status: detail.status as 'TIMED_OUT' | 'ABORTED' };
   }
   return settle(d, record, finalStatus(end), now);
 }
