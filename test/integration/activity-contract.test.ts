@@ -1,8 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime.js';
+import { describe, expect, it, vi } from 'vitest';
 import { completeUserStep } from '../../functions/journey/steps.js';
 import { orchestrator } from '../../functions/process-manager/executions/orchestrator.js';
 import { processInstanceStore } from '../../functions/store/process-instances.js';
@@ -15,6 +13,7 @@ import { BEGINS, RUNS } from '../../functions/activities/index.generated.js';
 import { activityDeps } from '../../functions/activities/deps.js';
 import { ACTIVITY_CONTRACT, CONTRACT_ERRORS, type ContractWindow } from '../../functions/shared/activity-contract.js';
 import { call } from './client.js';
+import { inProcessRuntime, until, waitingAt } from './in-process.js';
 
 /**
  * A deploy in the middle of a journey. The journey starts on a state machine as the previous
@@ -50,27 +49,14 @@ const previousBuild = buildServing({ current: PREVIOUS, oldest: PREVIOUS - 1 });
 const FIXTURES = resolve(import.meta.dirname, '../fixtures/contracts');
 const journey = JSON.parse(readFileSync(join(FIXTURES, 'journey.json'), 'utf8')) as Record<string, unknown>;
 
-const dir = mkdtempSync(join(tmpdir(), 'arthr-contract-'));
-let runtime: LocalRuntime;
-let token: string;
-
-beforeAll(async () => {
-  runtime = await startLocalRuntime({ localDir: dir, port: 0 });
-  const issued = await call('POST', '/api/arthr/apiKeys/issue', { port: runtime.port, apiKey: runtime.bootstrap!.apiKey, body: {} });
-  token = issued.json.token;
-}, 120_000);
-
-afterAll(async () => {
-  await runtime?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const context = inProcessRuntime('contract');
 
 const fresh = () => Math.random().toString(36).slice(2, 10);
 
 /** Publishes the fixture journey under a fresh name (compiled by this build): its version's id. */
 async function publish(): Promise<{ name: string; id: string }> {
   const name = `contract-journey-${fresh()}`;
-  const published = await call('POST', '/api/process-manager/processDefinitions', { port: runtime.port, token, body: { ...journey, name } });
+  const published = await call('POST', '/api/process-manager/processDefinitions', { port: context.runtime().port, token: context.token(), body: { ...journey, name } });
   expect(published.status, published.text).toBe(201);
   const record = await definitionStore.getByNameVersion('demo', name, 1);
   return { name, id: record!.id };
@@ -86,7 +72,7 @@ async function activatedByPreviousBuild(definitionId: string): Promise<string> {
     .replaceAll('${ActivityFunctionArn}', ACTIVITY_FUNCTION_ARN)
     .replaceAll('${ExecutionEndFunctionArn}', EXECUTION_END_FUNCTION_ARN);
   const name = `arthr-fir-contract${PREVIOUS}-${fresh()}`;
-  const { stateMachineArn } = runtime.engine.createStateMachine(name, JSON.parse(text));
+  const { stateMachineArn } = context.runtime().engine.createStateMachine(name, JSON.parse(text));
   const { doc, tableName, commands } = await dynamo();
   await doc.send(
     new commands.UpdateCommand({
@@ -101,37 +87,25 @@ async function activatedByPreviousBuild(definitionId: string): Promise<string> {
 
 async function startJourney(definition: string): Promise<string> {
   const pt = await call('POST', '/api/process-manager/processTokens', {
-    port: runtime.port,
-    token,
+    port: context.runtime().port,
+    token: context.token(),
     body: { name: `pt-${fresh()}`, processDefnName: definition, processDefnVersion: 1, parameters: { firstName: 'Ann' } },
   });
   expect(pt.status, pt.text).toBe(201);
-  const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { port: runtime.port, token });
+  const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { port: context.runtime().port, token: context.token() });
   expect(created.status, created.text).toBe(201);
   return created.json.processInstanceId;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-const waitingAt = (id: string, activityId: string) =>
-  until(`the journey to wait at ${activityId}`, async () => {
-    const r = await processInstanceStore.get('demo', id);
-    return r?.currentStep?.activityId === activityId ? r.currentStep : undefined;
-  });
-
 const finalStatus = (id: string) =>
-  until('the instance to end', async () => {
-    const s = (await processInstanceStore.get('demo', id))?.status;
-    return s === 'PENDING' || s === 'ACTIVE' ? undefined : s;
-  });
+  until(
+    'the instance to end',
+    async () => {
+      const s = (await processInstanceStore.get('demo', id))?.status;
+      return s === 'PENDING' || s === 'ACTIVE' ? undefined : s;
+    },
+    15_000,
+  );
 
 /** Starts the journey on the previous build's state machine, runs it to its user step on the previous build, then deploys `next`. */
 async function startOnPreviousBuild(next: { name: string; run: Run | undefined }): Promise<{ id: string; executionArn: string; machine: string }> {
@@ -141,8 +115,8 @@ async function startOnPreviousBuild(next: { name: string; run: Run | undefined }
   build.run = previousBuild;
   const id = await startJourney(name);
   expect((await processInstanceStore.get('demo', id))?.stateMachineArn).toBe(machine);
-  await waitingAt(id, 'details');
-  const executionArn = runtime.engine.waitingTasks().find((t) => t.executionArn.endsWith(`:${id}`))!.executionArn;
+  await waitingAt(id, 'details', 15_000);
+  const executionArn = context.runtime().engine.waitingTasks().find((t) => t.executionArn.endsWith(`:${id}`))!.executionArn;
   // The deploy: the unqualified function's code changes under the waiting execution.
   build.name = next.name;
   build.run = next.run;
@@ -168,7 +142,7 @@ describe('a journey started on the previous build', () => {
       { build: 'current', activityId: 'after', contract: spoken },
     ]);
     // Both counters ran on the one session: the gateway saw 2 and took PASS.
-    expect(runtime.engine.describeExecution(executionArn)).toMatchObject({ status: 'SUCCEEDED', output: expect.objectContaining({ _decision: 'PASS' }) });
+    expect(context.runtime().engine.describeExecution(executionArn)).toMatchObject({ status: 'SUCCEEDED', output: expect.objectContaining({ _decision: 'PASS' }) });
   }, 60_000);
 
   it('fails as Activity.ContractTooOld, a process error, when the build deployed no longer serves it', async () => {
@@ -176,7 +150,7 @@ describe('a journey started on the previous build', () => {
     const dropped = buildServing({ current: ACTIVITY_CONTRACT, oldest: ACTIVITY_CONTRACT });
     const { id, executionArn } = await startOnPreviousBuild({ name: 'dropped', run: dropped });
     expect(await finalStatus(id)).toBe('COMPLETED_PROCESS_ERROR');
-    expect(runtime.engine.describeExecution(executionArn)).toMatchObject({ status: 'FAILED', error: CONTRACT_ERRORS.TOO_OLD });
+    expect(context.runtime().engine.describeExecution(executionArn)).toMatchObject({ status: 'FAILED', error: CONTRACT_ERRORS.TOO_OLD });
     // Refused once, not retried: no later attempt would be served.
     expect(calls.filter((c) => c.build === 'dropped').map((c) => c.activityId)).toEqual(['after']);
   }, 60_000);
@@ -189,7 +163,7 @@ describe('a journey on a state machine this build compiles', () => {
     build.name = 'current';
     build.run = undefined;
     const id = await startJourney(name);
-    await waitingAt(id, 'details');
+    await waitingAt(id, 'details', 15_000);
     await completeUserStep({ tenantId: 'demo', processInstanceId: id, activityId: 'details', result: {} }, await orchestrator(), new Date());
     expect(await finalStatus(id)).toBe('COMPLETED_ENDED_SUCCESS');
     expect(calls).toEqual(['before', 'details', 'after'].map((activityId) => ({ build: 'current', activityId, contract: ACTIVITY_CONTRACT })));

@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime.js';
+import { describe, expect, it } from 'vitest';
 import { executionArnOf } from '../../functions/process-manager/model.js';
 import { processInstanceStore } from '../../functions/store/process-instances.js';
 import { call, finalStatus, pageUntil } from './client.js';
+import { inProcessRuntime } from './in-process.js';
 
 /**
  * What Step Functions keeps of a journey (its execution history, 90 days whatever the instance's
@@ -13,21 +10,8 @@ import { call, finalStatus, pageUntil } from './client.js';
  * over HTTP on the local runtime, in this process so that the engine's history can be read as
  * GetExecutionHistory would list it.
  */
-const dir = mkdtempSync(join(tmpdir(), 'arthr-history-'));
-let runtime: LocalRuntime;
-let token: string;
+const context = inProcessRuntime('history');
 const fresh = () => Math.random().toString(36).slice(2, 10);
-
-beforeAll(async () => {
-  runtime = await startLocalRuntime({ localDir: dir, port: 0 });
-  const issued = await call('POST', '/api/arthr/apiKeys/issue', { port: runtime.port, apiKey: runtime.bootstrap!.apiKey, body: {} });
-  token = issued.json.token;
-}, 120_000);
-
-afterAll(async () => {
-  await runtime?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 // Recognisable values, none of which the journeys below or the service would write by themselves.
 const FULL_NAME = 'Zebediah Quonsettley';
@@ -63,32 +47,32 @@ function journey(name: string, after: Record<string, unknown>) {
 }
 
 async function run(definition: Record<string, unknown>, values: Record<string, string>) {
-  const published = await call('POST', '/api/process-manager/processDefinitions', { port: runtime.port, token, body: definition });
+  const published = await call('POST', '/api/process-manager/processDefinitions', { port: context.runtime().port, token: context.token(), body: definition });
   expect(published.status, published.text).toBe(201);
   const pt = await call('POST', '/api/process-manager/processTokens', {
-    port: runtime.port,
-    token,
+    port: context.runtime().port,
+    token: context.token(),
     body: { name: `h-${fresh()}`, processDefnName: definition.name, processDefnVersion: 1, parameters: { lastName: PARAMETER } },
   });
   expect(pt.status, pt.text).toBe(201);
-  const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { port: runtime.port, token });
+  const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { port: context.runtime().port, token: context.token() });
   expect(created.status, created.text).toBe(201);
   const id = created.json.processInstanceId as string;
   const url = new URL(created.json.redirectUrl);
   const page = `${url.pathname}${url.search}`;
-  await pageUntil(page, 'Your details', { port: runtime.port });
+  await pageUntil(page, 'Your details', { port: context.runtime().port });
   const posted = await call('POST', `/journey/${id}/steps/details?c=${url.searchParams.get('c')}`, {
-    port: runtime.port,
+    port: context.runtime().port,
     rawBody: new URLSearchParams(values).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
   expect(posted.status, posted.text).toBe(303);
-  const status = await finalStatus(id, token, { port: runtime.port });
+  const status = await finalStatus(id, context.token(), { port: context.runtime().port });
   const record = (await processInstanceStore.get('demo', id))!;
-  const history = JSON.stringify(runtime.engine.getExecutionHistory(executionArnOf(record)));
+  const history = JSON.stringify(context.runtime().engine.getExecutionHistory(executionArnOf(record)));
   const userdata = await call('GET', `/api/userdata-server/processDefinitions/${record.processDefnId}/processInstances/${id}/userdata`, {
-    port: runtime.port,
-    token,
+    port: context.runtime().port,
+    token: context.token(),
   });
   return { status, history, userdata: userdata.json };
 }

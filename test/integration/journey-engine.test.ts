@@ -1,14 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { localBus } from '../../lib/local/events.js';
 import { completeUserStep } from '../../functions/journey/steps.js';
 import { orchestrator } from '../../functions/process-manager/executions/orchestrator.js';
 import { processInstanceStore } from '../../functions/store/process-instances.js';
 import type { EventEnvelope } from '../../functions/shared/events.js';
 import { call } from './client.js';
+import { inProcessRuntime, until, waitingAt } from './in-process.js';
 import { SESSION_MAX_BYTES, sessionBytes } from '../../functions/shared/session-limit.js';
 import { mockClient } from 'aws-sdk-client-mock';
 import { SFNClient, SFNServiceException, SendTaskSuccessCommand } from '@aws-sdk/client-sfn';
@@ -19,51 +16,21 @@ import { stepFunctionsOrchestrator } from '../../functions/process-manager/execu
  * the same internal call the hosted pages will use (completeUserStep), while the backend side
  * still goes over HTTP.
  */
-const dir = mkdtempSync(join(tmpdir(), 'arthr-journey-'));
-let runtime: LocalRuntime;
-let token: string;
 const events: EventEnvelope[] = [];
-
-beforeAll(async () => {
-  runtime = await startLocalRuntime({ localDir: dir, port: 0 });
-  localBus.on('event', (e: EventEnvelope) => events.push(e));
-  const issued = await call('POST', '/api/arthr/apiKeys/issue', { port: runtime.port, apiKey: runtime.bootstrap!.apiKey, body: {} });
-  token = issued.json.token;
-}, 120_000);
-
-afterAll(async () => {
-  await runtime?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const context = inProcessRuntime('journey', () => localBus.on('event', (e: EventEnvelope) => events.push(e)));
 
 async function startJourney(definition: string): Promise<string> {
   const pt = await call('POST', '/api/process-manager/processTokens', {
-    port: runtime.port,
-    token,
+    port: context.runtime().port,
+    token: context.token(),
     body: { name: `j-${Math.random().toString(36).slice(2)}`, processDefnName: definition, processDefnVersion: 1, parameters: { firstName: 'Ann', externalId: 'ext-1' } },
   });
-  const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { port: runtime.port, token });
+  const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { port: context.runtime().port, token: context.token() });
   expect(created.status).toBe(201);
   return created.json.processInstanceId;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-const waitingAt = (id: string, activityId: string) =>
-  until(`the journey to wait at ${activityId}`, async () => {
-    const r = await processInstanceStore.get('demo', id);
-    return r?.currentStep?.activityId === activityId ? r.currentStep : undefined;
-  });
-
-const statusOf = async (id: string) => (await call('GET', `/api/process-manager/processInstances/${id}`, { port: runtime.port, token })).json.status;
+const statusOf = async (id: string) => (await call('GET', `/api/process-manager/processInstances/${id}`, { port: context.runtime().port, token: context.token() })).json.status;
 const finalStatus = (id: string) =>
   until('the instance to end', async () => {
     const s = await statusOf(id);
@@ -156,9 +123,9 @@ describe('an identity-check journey', () => {
   it('ends COMPLETED_TERMINATED when its execution is stopped (abandoned)', async () => {
     const id = await startJourney('identity-check');
     await waitingAt(id, 'personalDetails');
-    const execution = runtime.engine.waitingTasks().find((t) => t.executionArn.endsWith(`:${id}`));
+    const execution = context.runtime().engine.waitingTasks().find((t) => t.executionArn.endsWith(`:${id}`));
     expect(execution).toBeDefined();
-    runtime.engine.stopExecution(execution!.executionArn);
+    context.runtime().engine.stopExecution(execution!.executionArn);
     expect(await finalStatus(id)).toBe('COMPLETED_TERMINATED');
   });
 });
@@ -182,7 +149,7 @@ describe('a user step whose hand-over to Step Functions fails', () => {
     new SFNServiceException({ name: 'ThrottlingException', message: 'Rate exceeded', $fault: 'client', $metadata: { httpStatusCode: 400 } });
   const noAnswer = () => Object.assign(new Error('socket hang up'), { name: 'TimeoutError', code: 'ETIMEDOUT' });
   const deliver = (input: { taskToken?: string; output?: string }) => {
-    runtime.engine.sendTaskSuccess(input.taskToken!, JSON.parse(input.output!));
+    context.runtime().engine.sendTaskSuccess(input.taskToken!, JSON.parse(input.output!));
     return {};
   };
   const details = (firstName: string) => ({
@@ -195,11 +162,11 @@ describe('a user step whose hand-over to Step Functions fails', () => {
 
   async function startWithLink(): Promise<{ id: string; c: string }> {
     const pt = await call('POST', '/api/process-manager/processTokens', {
-      port: runtime.port,
-      token,
+      port: context.runtime().port,
+      token: context.token(),
       body: { name: `j-${Math.random().toString(36).slice(2)}`, processDefnName: 'identity-check', processDefnVersion: 1, parameters: { firstName: 'Ann' } },
     });
-    const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { port: runtime.port, token });
+    const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { port: context.runtime().port, token: context.token() });
     return { id: created.json.processInstanceId, c: new URL(created.json.redirectUrl).searchParams.get('c')! };
   }
 
@@ -219,7 +186,7 @@ describe('a user step whose hand-over to Step Functions fails', () => {
     expect(after?.currentStep).toMatchObject({ activityId: 'personalDetails', taskToken: step.taskToken });
     expect(after?.currentStep?.claim).toBeUndefined();
     expect(await processInstanceStore.listUserData('demo', id)).toEqual([]);
-    expect(runtime.engine.waitingTasks().map((t) => t.taskToken)).toContain(step.taskToken);
+    expect(context.runtime().engine.waitingTasks().map((t) => t.taskToken)).toContain(step.taskToken);
 
     // Judged afresh: the end user may send something else.
     await completeUserStep({ ...details('Anna'), processInstanceId: id }, resumer, new Date());
@@ -264,7 +231,7 @@ describe('a user step whose hand-over to Step Functions fails', () => {
     expect(await processInstanceStore.listUserData('demo', id)).toEqual([]);
 
     const again = await call('POST', `/journey/${id}/steps/personalDetails?c=${c}&lang=en`, {
-      port: runtime.port,
+      port: context.runtime().port,
       rawBody: 'firstName=Ann&lastName=Lee&dateOfBirth=1990-05-17',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
