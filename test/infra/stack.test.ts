@@ -100,6 +100,12 @@ describe('ArthrStack', () => {
   }
 
   const statementsOf = (roleId: string) => statementsIn(template, roleId);
+  /** A function's tenant role (ServiceFunction.actForTenants), from TENANT_ROLE_ARN, if it has one. */
+  const tenantRoleOf = (f: Resource) => refId(f.Properties.Environment?.Variables?.TENANT_ROLE_ARN) ?? undefined;
+  /** Everything a function may do: its own role's statements and its tenant role's. */
+  const grantsOf = (f: Resource) => [...statementsOf(refId(f.Properties.Role)!), ...(tenantRoleOf(f) ? statementsOf(tenantRoleOf(f)!) : [])];
+  /** Whether a route's function acts for tenants through a tenant role (route-function.ts `actsForTenants`). */
+  const actsForTenants = (route: RouteDef) => Boolean(route.aws.table?.length || route.aws.queryIndexes || route.auth === 'bearer' || route.auth === 'bearerOrApiKey' || route.aws.images?.length);
   const imagesBucketId = () => resourceAt(template, 'AWS::S3::Bucket', 'ArthrStack/Images/Bucket')[0];
   const cloudSecretsKeyArn = () => ({ 'Fn::GetAtt': [resourceAt(template, 'AWS::KMS::Key', 'ArthrStack/CloudSecretsKey')[0], 'Arn'] });
   /** SECRETS_KEY as functions/config.ts reads it: `kms:` and the cloud secrets key's ARN. */
@@ -279,8 +285,8 @@ describe('ArthrStack', () => {
   describe('functions', () => {
     it('runs one function per route on nodejs22.x, arm64, 256 MB, 10 s unless the route sizes it', () => {
       // Plus the journeys' activity, execution-end, reconciler and state machine janitor functions, the cloud function runner, the image clean-up, the export worker,
-      // the event relay and the webhook delivery worker.
-      expect(Object.keys(functions)).toHaveLength(routeList.length + 9);
+      // the event relay, the webhook delivery worker and its sweeper.
+      expect(Object.keys(functions)).toHaveLength(routeList.length + 10);
       for (const route of routeList) {
         const [, f] = functionFor(route);
         expect(f.Properties, route.operationId).toMatchObject({
@@ -297,12 +303,15 @@ describe('ArthrStack', () => {
     it('gives every function the configuration its cold start parses', () => {
       // The image clean-up, the event relay and the webhook delivery worker get only what they use (images.test.ts, events.test.ts).
       for (const f of Object.values(functions).filter((x) => !ownConfig(x) && !isExportWorker(x))) {
-        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, WEBHOOK_REPLAY_QUEUE_URL, SERVICE_ACCOUNT_ID, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, ...variables } = f.Properties.Environment.Variables;
+        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, WEBHOOK_REPLAY_QUEUE_URL, SERVICE_ACCOUNT_ID, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, TENANT_ROLE_ARN, ...variables } = f.Properties.Environment.Variables;
         const isActivities = f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Journeys/Activities/Function/Resource';
         // The runner's name only for the activity function (journeys.test.ts checks its value).
         expect(CLOUD_FUNCTION_RUNNER === undefined, f.Metadata?.['aws:cdk:path']).toBe(!isActivities);
         // The bucket's name only where the route table says the operation touches images.
         const route = routeList.find((r) => f.Metadata?.['aws:cdk:path'] === `${routeFunctionPath(r)}/Resource`);
+        // Its tenant role where it acts for tenants (tenant-iam.test.ts evaluates them).
+        if (route) expect(TENANT_ROLE_ARN !== undefined, route.operationId).toBe(actsForTenants(route));
+        if (TENANT_ROLE_ARN !== undefined) expect(TENANT_ROLE_ARN, f.Metadata?.['aws:cdk:path']).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/TenantRole/), 'Arn'] });
         // The activity function's face steps read images too (test/infra/journeys.test.ts).
         if (route?.aws.images?.length || isActivities) expect(IMAGES_BUCKET, f.Metadata?.['aws:cdk:path']).toEqual({ Ref: imagesBucketId() });
         else expect(IMAGES_BUCKET, f.Metadata?.['aws:cdk:path']).toBeUndefined();
@@ -356,7 +365,7 @@ describe('ArthrStack', () => {
       for (const [id, g] of Object.entries(groups)) expect(g.Properties.RetentionInDays, id).toBeGreaterThan(0);
     });
 
-    it('ships ESM bundles with the require shim and the AWS SDK left to the runtime', () => {
+    it('ships ESM bundles with the require shim, each from its own entry (the AWS SDK inside: aws-sdk.test.ts)', () => {
       const bundleOf = (f: Resource) => {
         const bundle = path.join(synth.outdir, f.Metadata!['aws:asset:path'] as string, 'index.mjs');
         expect(existsSync(bundle), f.Metadata!['aws:cdk:path']).toBe(true);
@@ -364,43 +373,14 @@ describe('ArthrStack', () => {
         expect(code.startsWith(LAMBDA_BUNDLING.banner), f.Metadata!['aws:cdk:path']).toBe(true);
         return code;
       };
-      for (const route of routeList) {
-        const code = bundleOf(functionFor(route)[1]);
-        // An external module survives as an import specifier; a bundled one would not.
-        if (route.aws.table || route.aws.queryIndexes) expect(code, route.operationId).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
-        if (route.aws.signingKey) expect(code, route.operationId).toMatch(/["']@aws-sdk\/client-kms["']/);
-        if (route.aws.images?.length) expect(code, route.operationId).toMatch(/["']@aws-sdk\/client-s3["']/);
-      }
-      // The journeys' functions, bundled from their own entries (a message only that entry has).
+      for (const route of routeList) bundleOf(functionFor(route)[1]);
+      // The journeys' and events' functions, bundled from their own entries (a message only that entry has).
       const byPath = (p: string) => Object.values(functions).find((f) => f.Metadata?.['aws:cdk:path'] === `ArthrStack/Journeys/${p}/Function/Resource`)!;
-      const activities = bundleOf(byPath('Activities'));
-      expect(activities).toMatch(/This deployment has no runtime for the/);
-      expect(activities).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
-      const executionEnd = bundleOf(byPath('ExecutionEnd'));
-      expect(executionEnd).toMatch(/execution end without an instance in its input/);
-      expect(executionEnd).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
-      const cleanup = bundleOf(Object.values(functions).find(isImageCleanup)!);
-      expect(cleanup).toMatch(/expired instance images deleted/);
-      expect(cleanup).toMatch(/["']@aws-sdk\/client-s3["']/);
-      // The outbox relay reads the table, puts on the bus and queues webhook deliveries; it alone loads the EventBridge client.
-      const relay = bundleOf(Object.values(functions).find(isEventRelay)!);
-      expect(relay).toMatch(/a stream record names no outbox event/);
-      expect(relay).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
-      expect(relay).toMatch(/["']@aws-sdk\/client-eventbridge["']/);
-      expect(relay).toMatch(/["']@aws-sdk\/client-sqs["']/);
-      // The webhook delivery worker, from its own entry: reads and records in the table, unseals with KMS, delays retries on the queue.
-      const worker = bundleOf(Object.values(functions).find(isDeliveryWorker)!);
-      expect(worker).toMatch(/webhook delivery not attempted/);
-      expect(worker).toMatch(/["']@aws-sdk\/lib-dynamodb["']/);
-      expect(worker).toMatch(/["']@aws-sdk\/client-kms["']/);
-      expect(worker).toMatch(/["']@aws-sdk\/client-sqs["']/);
-      // It sends to a relying party's own queue or bus as the delivery role (STS).
-      expect(worker).toMatch(/["']@aws-sdk\/client-sts["']/);
-      // Changes write their events into the table (the outbox): no other bundle sends to EventBridge
-      // (the worker's is a relying party's own bus, as a webhook's target).
-      for (const f of Object.values(functions).filter((x) => !isEventRelay(x) && !isDeliveryWorker(x))) {
-        expect(bundleOf(f), f.Metadata!['aws:cdk:path']).not.toMatch(/["']@aws-sdk\/client-eventbridge["']/);
-      }
+      expect(bundleOf(byPath('Activities'))).toMatch(/This deployment has no runtime for the/);
+      expect(bundleOf(byPath('ExecutionEnd'))).toMatch(/execution end without an instance in its input/);
+      expect(bundleOf(Object.values(functions).find(isImageCleanup)!)).toMatch(/expired instance images deleted/);
+      expect(bundleOf(Object.values(functions).find(isEventRelay)!)).toMatch(/a stream record names no outbox event/);
+      expect(bundleOf(Object.values(functions).find(isDeliveryWorker)!)).toMatch(/webhook delivery not attempted/);
     });
   });
 
@@ -416,10 +396,16 @@ describe('ArthrStack', () => {
       const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
       for (const route of routeList) {
         const [, f] = functionFor(route);
-        const counting = statementsOf(refId(f.Properties.Role)!).filter((s) => JSON.stringify(s.Condition ?? {}).includes('dynamodb:LeadingKeys'));
+        // On its tenant role: the session's own tenant's rate windows only.
+        const counting = grantsOf(f).filter((s) => (s as { Sid?: string }).Sid === 'TenantRateLimit');
         if (route.auth === 'bearer' || route.auth === 'bearerOrApiKey') {
           expect(counting, route.operationId).toEqual([
-            expect.objectContaining({ Effect: 'Allow', Action: 'dynamodb:UpdateItem', Resource: tableArn, Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TNT#*#RATE'] } } }),
+            expect.objectContaining({
+              Effect: 'Allow',
+              Action: 'dynamodb:UpdateItem',
+              Resource: tableArn,
+              Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TNT#${aws:PrincipalTag/arthr-tenant}#RATE'] }, Null: { 'dynamodb:LeadingKeys': 'false' } },
+            }),
           ]);
         } else {
           expect(counting, route.operationId).toEqual([]);
@@ -439,7 +425,7 @@ describe('ArthrStack', () => {
       for (const route of routeList) {
         const [, f] = functionFor(route);
         // The exports' Seal is Encrypt with the exports key (exports.test.ts); every other Encrypt is on the cloud secrets key.
-        const encrypt = statementsOf(refId(f.Properties.Role)!).filter((st) => asArray(st.Action).includes('kms:Encrypt') && !(route.aws.exports?.includes('Seal') && JSON.stringify(st.Resource) === JSON.stringify(exportsKeyArn)));
+        const encrypt = grantsOf(f).filter((st) => asArray(st.Action).includes('kms:Encrypt') && !(route.aws.exports?.includes('Seal') && JSON.stringify(st.Resource) === JSON.stringify(exportsKeyArn)));
         const expected = [
           ...(route.aws.cloudSecrets === 'seal' ? [{ Sid: 'SealCloudSecrets', Condition: purpose('cloud-secret') }] : []),
           ...(route.aws.webhooks?.includes('Seal') ? [{ Sid: 'SealWebhookSecrets', Condition: purpose('webhook-secret') }] : []),
@@ -451,12 +437,14 @@ describe('ArthrStack', () => {
     it('grants each function exactly the data actions its route table entry names', () => {
       for (const route of routeList) {
         const [, f] = functionFor(route);
-        const statements = statementsOf(refId(f.Properties.Role)!);
+        const statements = grantsOf(f);
         const actions = statements.flatMap((s) => asArray(s.Action));
         const data = [...new Set(actions.filter((a) => DATA_SERVICES.test(a)))].sort();
         expect(data, route.operationId).toEqual(expectedDataActions(route));
         expect(actions.filter((a) => a.includes('*')), route.operationId).toEqual([]);
-        expect(actions.filter((a) => !DATA_SERVICES.test(a)).sort(), route.operationId).toEqual([...LOG_ACTIONS].sort());
+        // Besides its logs, assuming its tenant role where it acts for tenants.
+        const assume = actsForTenants(route) ? ['sts:AssumeRole', 'sts:TagSession'] : [];
+        expect(actions.filter((a) => !DATA_SERVICES.test(a)).sort(), route.operationId).toEqual([...LOG_ACTIONS, ...assume].sort());
         expect(statements.every((s) => s.Effect === 'Allow')).toBe(true);
       }
     });
@@ -466,7 +454,7 @@ describe('ArthrStack', () => {
       const indexArns = TABLE_SCHEMA.globalSecondaryIndexes.filter((g) => g.queriedByRoutes).map((g) => ({ 'Fn::Join': ['', [tableArn, `/index/${g.indexName}`]] }));
       for (const route of routeList) {
         const [, f] = functionFor(route);
-        for (const s of statementsOf(refId(f.Properties.Role)!)) {
+        for (const s of grantsOf(f)) {
           const actions = asArray(s.Action);
           const resources = asArray(s.Resource);
           if (actions.every((a) => IMAGE_ONLY_FACES.has(a))) expect(resources, route.operationId).toEqual(['*']);
@@ -502,7 +490,7 @@ describe('ArthrStack', () => {
             expect(queues, route.operationId).toContain(JSON.stringify(resources));
           }
         }
-        const queried = statementsOf(refId(f.Properties.Role)!)
+        const queried = grantsOf(f)
           .filter((s) => asArray(s.Action).includes('dynamodb:Query'))
           .flatMap((s) => asArray(s.Resource));
         const expected = [...(route.aws.table?.includes('Query') ? [tableArn] : []), ...(route.aws.queryIndexes ? indexArns : [])];
@@ -625,10 +613,12 @@ describe('ArthrStack', () => {
             continue;
           }
           // In the parent stack the bucket's own ARN; in a nested stack of routes, the parameter it comes in by.
-          const imageObjects = `(<${imagesBucketId()}.Arn>|<ImagesBucketArn>|<ExportsBucket[0-9A-F]*.Arn>|<ExportsBucketArn>)/tenants/\\*`;
+          // And, on a tenant role, a tenant's own prefix; on a function's role, its tenant role's ARN by path.
+          const imageObjects = `(<${imagesBucketId()}.Arn>|<ImagesBucketArn>|<ExportsBucket[0-9A-F]*.Arn>|<ExportsBucketArn>)/tenants/(<aws:PrincipalTag/arthr-tenant>/)?\\*`;
+          const tenantRoles = 'arn:aws:iam::<AWS::AccountId>:role/arthr-fir-[A-Za-z0-9-]+/tenant/\\*';
           expect(a.id, a.resource).toMatch(
             new RegExp(
-              `^AwsSolutions-IAM5\\[Resource::(arn:aws:(states:.*:(stateMachine|execution):arthr-fir-\\*|lambda:.*:function:arthr-fir-(activities|execution-end):\\*|rekognition:.*:collection/arthr-fir\\.\\*)|${imageObjects})\\]$`,
+              `^AwsSolutions-IAM5\\[Resource::(arn:aws:(states:.*:(stateMachine|execution):arthr-fir-\\*|lambda:.*:function:arthr-fir-(activities|execution-end):\\*|rekognition:.*:collection/arthr-fir\\.\\*)|${imageObjects}|${tenantRoles})\\]$`,
             ),
           );
           continue;
@@ -642,6 +632,7 @@ describe('ArthrStack', () => {
               'ArthrStack/Exports/JobDeadLetters/Resource',
               'ArthrStack/Events/RelayDeadLetters/Resource',
               'ArthrStack/Events/DeliveryDeadLetters/Resource',
+              'ArthrStack/Events/RetryDeadLetters/Resource',
             ],
             a.resource,
           ).toContain(a.path);
