@@ -85,11 +85,19 @@ describe('ArthrStack exports', () => {
     const [tenantRoleId] = resourceAt(template, 'AWS::IAM::Role', 'ArthrStack/Exports/Worker/Tenant/Role');
     expect(worker.Properties.Environment.Variables.TENANT_ROLE_ARN).toEqual({ 'Fn::GetAtt': [tenantRoleId, 'Arn'] });
     const tenantGrants = statementsOf(template, tenantRoleId);
+    // And the archive's images, the job's tenant's only (its S3 client calls as the tenant).
     expect(tenantGrants.map((s) => [(s as { Sid?: string }).Sid, asArray(s.Action)])).toEqual([
       ['TableItems', ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']],
       ['TableIndexes', ['dynamodb:Query']],
+      ['ImageObjects', ['s3:GetObject']],
+      ['ImageKey', ['kms:Decrypt']],
     ]);
-    for (const s of tenantGrants) expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TNT#${aws:PrincipalTag/arthr-tenant}#*'] }, Null: { 'dynamodb:LeadingKeys': 'false' } });
+    for (const s of tenantGrants.filter((st) => asArray(st.Action).some((a) => a.startsWith('dynamodb:')))) {
+      expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TNT#${aws:PrincipalTag/arthr-tenant}#*'] }, Null: { 'dynamodb:LeadingKeys': 'false' } });
+    }
+    expect(JSON.stringify(tenantGrants)).toContain('/tenants/${aws:PrincipalTag/arthr-tenant}/*');
+    // Its own role reads no image.
+    expect(grants.flatMap((s) => asArray(s.Action)).filter((a) => a === 's3:GetObject')).toEqual([]);
   });
 
   it("grants each route exactly its declared export actions, and no other route any", () => {

@@ -82,7 +82,12 @@ describe('ArthrStack images', () => {
 
   /** The route's function resource. */
   const functionFor = (route: RouteDef) => resourceAt(template, 'AWS::Lambda::Function', routeFunctionPath(route))[1];
-  const grantsOf = (f: Resource): Statement[] => statementsOf(template, refId(f.Properties.Role)!);
+  /** A function's tenant role (TENANT_ROLE_ARN), which holds its grants on tenants' images (lib/constructs/tenant-role.ts). */
+  const tenantRoleOf = (f: Resource) => refId(f.Properties.Environment?.Variables?.TENANT_ROLE_ARN);
+  /** Everything a function may do: its own role's statements and its tenant role's. */
+  const grantsOf = (f: Resource): Statement[] => [...statementsOf(template, refId(f.Properties.Role)!), ...(tenantRoleOf(f) ? statementsOf(template, tenantRoleOf(f)!) : [])];
+  /** A tenant session's objects: `tenants/${aws:PrincipalTag/arthr-tenant}/*` (tenant-iam.test.ts evaluates them). */
+  const tenantObjects = () => ({ 'Fn::Join': ['', [bucketArn(), '/tenants/${aws:PrincipalTag/arthr-tenant}/*']] });
   /** A policy statement's parts that name the images bucket or its key. */
   const touchesImages = (s: Statement) => {
     const text = JSON.stringify(s.Resource);
@@ -245,11 +250,11 @@ describe('ArthrStack images', () => {
         for (const s of statements) {
           const actions = asArray(s.Action);
           if (actions.includes('s3:ListBucket')) {
-            // Listing: the bucket, for prefixes under tenants/ only.
-            expect(s, route.operationId).toMatchObject({ Action: 's3:ListBucket', Resource: bucketArn(), Condition: { StringLike: { 's3:prefix': 'tenants/*' } } });
+            // Listing: the bucket, for prefixes under the session's tenant's only.
+            expect(s, route.operationId).toMatchObject({ Action: 's3:ListBucket', Resource: bucketArn(), Condition: { StringLike: { 's3:prefix': 'tenants/${aws:PrincipalTag/arthr-tenant}/*' } } });
           } else {
             expect(actions.every((a) => OBJECT_ACTIONS.includes(a)), route.operationId).toBe(true);
-            expect(s.Resource, route.operationId).toEqual(imageObjects());
+            expect(s.Resource, route.operationId).toEqual(tenantObjects());
             expect(s.Condition, route.operationId).toBeUndefined();
           }
         }
@@ -268,9 +273,11 @@ describe('ArthrStack images', () => {
           expect(s.Resource).toEqual(keyArn());
           expect(s.Condition, route.operationId).toEqual({
             StringEquals: { 'kms:ViaService': 's3.eu-west-1.amazonaws.com' },
-            StringLike: { 'kms:EncryptionContext:aws:s3:arn': imageObjects() },
+            StringLike: { 'kms:EncryptionContext:aws:s3:arn': tenantObjects() },
           });
         }
+        // On its tenant role only: its own role holds no grant on images.
+        expect(statementsOf(template, refId(functionFor(route).Properties.Role)!).filter(touchesImages), route.operationId).toEqual([]);
       }
     });
 
@@ -285,13 +292,15 @@ describe('ArthrStack images', () => {
     });
 
     it('gives no other function or role any grant on the images bucket or its key', () => {
+      // Tenant roles: each for the session's tenant's prefix only (tenant-iam.test.ts).
       const allowed = new Set([
-        ...routeList.filter((r) => imagesOf(r).length > 0).map((r) => refId(functionFor(r).Properties.Role)!),
+        ...routeList.filter((r) => imagesOf(r).length > 0).map((r) => tenantRoleOf(functionFor(r))!),
+        // The clean-up deletes an expired instance's images, of whichever tenant (images.test.ts, below).
         refId(cleanup.Properties.Role)!,
         // The export worker reads an archive's images (test/infra/exports.test.ts checks its grants).
-        refId(resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Exports/Worker/Function')[1].Properties.Role)!,
+        tenantRoleOf(resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Exports/Worker/Function')[1])!,
         // The activity function: the face steps read captures and uploads, and pre-sign uploads (test/infra/journeys.test.ts).
-        refId(resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Journeys/Activities/Function')[1].Properties.Role)!,
+        tenantRoleOf(resourceAt(template, 'AWS::Lambda::Function', 'ArthrStack/Journeys/Activities/Function')[1])!,
       ]);
       for (const roleId of Object.keys(ofType(template, 'AWS::IAM::Role'))) {
         if (allowed.has(roleId)) continue;
