@@ -32,10 +32,10 @@ describe('ArthrStack isolation: keys and trust', () => {
       if (!m) throw new Error(`not a role path pattern: ${joined(p)}`);
       return m[1]!;
     });
-  /** Lambda roles by path, with their statements. */
+  /** Lambda roles and the tenant roles they assume (at `/{function}/tenant/`), by path, with their statements. */
   const lambdaRoles = () =>
     roles()
-      .filter(([, r]) => JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes('lambda.amazonaws.com'))
+      .filter(([, r]) => JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes('lambda.amazonaws.com') || String(r.Properties.Path).endsWith('/tenant/'))
       .map(([id, r]) => ({ id, path: r.Properties.Path as string, statements: statementsOf(template, id) }));
   /** `{ path: [actions] }` of the roles granted KMS actions on the key `id` in their own policies. */
   const usersInRoles = (id: string) => {
