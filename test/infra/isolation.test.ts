@@ -32,15 +32,19 @@ describe('ArthrStack isolation: keys and trust', () => {
       if (!m) throw new Error(`not a role path pattern: ${joined(p)}`);
       return m[1]!;
     });
-  /** Lambda roles and the tenant roles they assume (at `/{function}/tenant/`), by path, with their statements. */
-  const lambdaRoles = () =>
+  /** Lambda roles by path, with their statements. */
+  const lambdaRoles = () => rolesWhere((r) => JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes('lambda.amazonaws.com'));
+  /** The roles key policies may name: the Lambda roles and the tenant roles they assume (at `/{function}/tenant/`). */
+  const keyUserRoles = () =>
+    rolesWhere((r) => JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes('lambda.amazonaws.com') || String(r.Properties.Path).endsWith('/tenant/'));
+  const rolesWhere = (keep: (r: Resource) => boolean) =>
     roles()
-      .filter(([, r]) => JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes('lambda.amazonaws.com') || String(r.Properties.Path).endsWith('/tenant/'))
+      .filter(([, r]) => keep(r))
       .map(([id, r]) => ({ id, path: r.Properties.Path as string, statements: statementsOf(template, id) }));
   /** `{ path: [actions] }` of the roles granted KMS actions on the key `id` in their own policies. */
   const usersInRoles = (id: string) => {
     const out = new Map<string, Set<string>>();
-    for (const role of lambdaRoles()) {
+    for (const role of keyUserRoles()) {
       for (const st of role.statements) {
         if (!asArray(st.Resource).some((r) => refId(r) === id)) continue;
         for (const a of asArray(st.Action).filter((x) => x.startsWith('kms:'))) out.set(role.path, new Set([...(out.get(role.path) ?? []), a]));
@@ -121,7 +125,7 @@ describe('ArthrStack isolation: keys and trust', () => {
         expect(sorted(usersInKeyPolicy(id)), path).toEqual(sorted(usersInRoles(id)));
       }
       // Each named path is the path of one role.
-      const paths = lambdaRoles().map((r) => r.path);
+      const paths = keyUserRoles().map((r) => r.path);
       expect(new Set(paths).size).toBe(paths.length);
     });
 
