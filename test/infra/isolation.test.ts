@@ -112,7 +112,8 @@ describe('ArthrStack isolation: keys and trust', () => {
             continue;
           }
           expect(namedPaths(st).length, where).toBeGreaterThan(0);
-          for (const path of namedPaths(st)) expect(path, where).toMatch(/^\/arthr-fir-[A-Za-z0-9-]+\/$/);
+          // A function's role, or the tenant role it assumes (`/{function}/tenant/`).
+          for (const path of namedPaths(st)) expect(path, where).toMatch(/^\/arthr-fir-[A-Za-z0-9-]+\/(tenant\/)?$/);
         }
       }
     });
@@ -170,7 +171,11 @@ describe('ArthrStack isolation: keys and trust', () => {
             continue;
           }
           expect(st.Condition?.StringEquals?.['kms:ViaService'], `${path} ${st.Sid}`).toBe('s3.eu-west-1.amazonaws.com');
-          expect(st.Condition?.StringLike?.['kms:EncryptionContext:aws:s3:arn'], `${path} ${st.Sid}`).toBe('arn:aws:s3:::*/tenants/*');
+          // Under tenants/, or for a tenant role's session, under its own tenant's prefix.
+          const tenantOnly = namedPaths(st).every((p) => p.endsWith('/tenant/'));
+          expect(st.Condition?.StringLike?.['kms:EncryptionContext:aws:s3:arn'], `${path} ${st.Sid}`).toBe(
+            tenantOnly ? 'arn:aws:s3:::*/tenants/${aws:PrincipalTag/arthr-tenant}/*' : 'arn:aws:s3:::*/tenants/*',
+          );
         }
       }
     });
