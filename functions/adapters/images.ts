@@ -4,17 +4,13 @@ import type { InstanceImageStore } from '../process-manager/model.js';
 import { objectKeys } from '../store/keys.js';
 import { localS3ClientConfig, presignGet, presignPut } from './presign.js';
 import { traced } from '../observability/tracer.js';
-import { scopedTenant } from '../shared/tenant-scope.js';
-import { perTenantClients, tenantCredentialsOf, type AwsCredentialIdentity } from './tenant-credentials.js';
+import { tenantAwareClient, tenantCredentialsOf, type AwsCredentialIdentity } from './tenant-credentials.js';
 
 export interface S3 {
   client: S3Client;
   bucket: string;
   commands: typeof import('@aws-sdk/client-s3');
 }
-
-let made: Promise<S3> | undefined;
-let byTenant: { roleArn: string; client: (tenantId: string) => Promise<S3> } | undefined;
 
 /** Tenants whose S3 clients a container keeps. */
 const KEPT_TENANT_S3_CLIENTS = 16;
@@ -25,21 +21,7 @@ const KEPT_TENANT_S3_CLIENTS = 16;
  * one (TENANT_ROLE_ARN): its grants reach `tenants/{that tenant}/` only. Work that names no
  * tenant is refused then, before any call.
  */
-export function s3(): Promise<S3> {
-  const { TENANT_ROLE_ARN } = getStoreConfig();
-  if (!TENANT_ROLE_ARN) {
-    made ??= makeS3();
-    made.catch(() => (made = undefined));
-    return made;
-  }
-  const tenantId = scopedTenant();
-  if (!tenantId) return Promise.reject(new Error('this function acts only for a tenant, and none is named for this work'));
-  if (byTenant?.roleArn !== TENANT_ROLE_ARN) {
-    const credentials = tenantCredentialsOf(TENANT_ROLE_ARN)!;
-    byTenant = { roleArn: TENANT_ROLE_ARN, client: perTenantClients((t) => makeS3(() => credentials(t)), (c) => c.client.destroy(), KEPT_TENANT_S3_CLIENTS) };
-  }
-  return byTenant.client(tenantId);
-}
+export const s3: () => Promise<S3> = tenantAwareClient(makeS3, (c) => c.client.destroy(), KEPT_TENANT_S3_CLIENTS).forWork;
 
 async function makeS3(credentials?: () => Promise<AwsCredentialIdentity>): Promise<S3> {
   const config = getStoreConfig();

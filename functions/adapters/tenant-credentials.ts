@@ -7,7 +7,8 @@ export interface AwsCredentialIdentity {
 }
 
 import { TENANT_ID_PATTERN } from '../auth/permissions.js';
-import { TENANT_SESSION_TAG } from '../shared/tenant-scope.js';
+import { getStoreConfig } from '../config.js';
+import { scopedTenant, TENANT_SESSION_TAG } from '../shared/tenant-scope.js';
 
 /** Credentials are renewed this long before they expire (the SDK's own margin, so a call never signs with a dying session). */
 const RENEW_BEFORE_MS = 5 * 60_000;
@@ -132,4 +133,38 @@ export function perTenantClients<T>(make: (tenantId: string) => Promise<T>, clos
     }
     return client;
   };
+}
+
+/**
+ * An AWS client's getters. `forWork` acts for the current work's tenant when the function has a
+ * tenant role (TENANT_ROLE_ARN, on AWS): one client per tenant (`perTenantClients`, the `keep` most
+ * recent), signing with that tenant's session, and work that names no tenant refused before any
+ * call. Without a tenant role (locally, and functions that act for the service itself) it is
+ * `own`: the process's one client with the function's own credentials, made on first use. `make`
+ * builds a client with the credentials given, or the default ones.
+ */
+export function tenantAwareClient<T>(
+  make: (credentials?: () => Promise<AwsCredentialIdentity>) => Promise<T>,
+  close: (client: T) => void,
+  keep: number,
+): { forWork: () => Promise<T>; own: () => Promise<T> } {
+  let made: Promise<T> | undefined;
+  let byTenant: { roleArn: string; client: (tenantId: string) => Promise<T> } | undefined;
+  const own = () => {
+    made ??= make();
+    made.catch(() => (made = undefined));
+    return made;
+  };
+  const forWork = () => {
+    const { TENANT_ROLE_ARN } = getStoreConfig();
+    if (!TENANT_ROLE_ARN) return own();
+    const tenantId = scopedTenant();
+    if (!tenantId) return Promise.reject(new Error('this function acts only for a tenant, and none is named for this work'));
+    if (byTenant?.roleArn !== TENANT_ROLE_ARN) {
+      const credentials = tenantCredentialsOf(TENANT_ROLE_ARN)!;
+      byTenant = { roleArn: TENANT_ROLE_ARN, client: perTenantClients((t) => make(() => credentials(t)), close, keep) };
+    }
+    return byTenant.client(tenantId);
+  };
+  return { forWork, own };
 }

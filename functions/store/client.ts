@@ -2,8 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { getStoreConfig } from '../config.js';
 import { traced } from '../observability/tracer.js';
-import { scopedTenant } from '../shared/tenant-scope.js';
-import { perTenantClients, tenantCredentialsOf, type AwsCredentialIdentity } from '../adapters/tenant-credentials.js';
+import { tenantAwareClient, type AwsCredentialIdentity } from '../adapters/tenant-credentials.js';
 
 export interface Dynamo {
   raw: DynamoDBClient;
@@ -13,11 +12,10 @@ export interface Dynamo {
   commands: typeof import('@aws-sdk/lib-dynamodb');
 }
 
-let made: Promise<Dynamo> | undefined;
-let byTenant: { roleArn: string; client: (tenantId: string) => Promise<Dynamo> } | undefined;
-
 /** Tenants whose clients a container keeps (each holds its own connections); the least recently used is closed past it. */
 export const KEPT_TENANT_CLIENTS = 64;
+
+const clients = tenantAwareClient(makeDynamo, (d) => d.raw.destroy(), KEPT_TENANT_CLIENTS);
 
 /**
  * The DynamoDB client to call with. A function given a tenant role (TENANT_ROLE_ARN, on AWS)
@@ -33,15 +31,7 @@ export const KEPT_TENANT_CLIENTS = 64;
  * any read (bad input, bad token).
  */
 export function dynamo(): Promise<Dynamo> {
-  const { TENANT_ROLE_ARN } = getStoreConfig();
-  if (!TENANT_ROLE_ARN) return ownDynamo();
-  const tenantId = scopedTenant();
-  if (!tenantId) return Promise.reject(new Error('this function acts only for a tenant, and none is named for this work'));
-  if (byTenant?.roleArn !== TENANT_ROLE_ARN) {
-    const credentials = tenantCredentialsOf(TENANT_ROLE_ARN)!;
-    byTenant = { roleArn: TENANT_ROLE_ARN, client: perTenantClients((t) => makeDynamo(() => credentials(t)), (d) => d.raw.destroy(), KEPT_TENANT_CLIENTS) };
-  }
-  return byTenant.client(tenantId);
+  return clients.forWork();
 }
 
 /**
@@ -51,9 +41,7 @@ export function dynamo(): Promise<Dynamo> {
  * written in its tenant's scope, through `dynamo()`.
  */
 export function ownDynamo(): Promise<Dynamo> {
-  made ??= makeDynamo();
-  made.catch(() => (made = undefined));
-  return made;
+  return clients.own();
 }
 
 async function makeDynamo(credentials?: () => Promise<AwsCredentialIdentity>): Promise<Dynamo> {

@@ -10,6 +10,7 @@ import { deliveryHolds, deliveryStore, webhookHealthStore, webhookStore } from '
 import { deliveryQueue } from '../adapters/delivery-queue.js';
 import { outboxStore, type OutboxStore } from '../store/outbox.js';
 import { webhookSecretSealer } from '../adapters/sealer.js';
+import { tenantCredentials, type TenantCredentials } from '../adapters/tenant-credentials.js';
 import { keys } from '../store/keys.js';
 
 export const webhooks: WebhookStore = webhookStore;
@@ -22,3 +23,19 @@ export const sealer: WebhookSecretSealer = webhookSecretSealer;
 export const replayLimits: ReplayBudget = replayBudget(REPLAY_LIMITS);
 /** The tenant an outbox item's key names (as the table's stream gives it), or undefined for another key. */
 export const outboxTenant = (key: { PK: string; SK: string }): string | undefined => keys.parseOutboxEvent(key)?.tenantId;
+
+/**
+ * Sessions of the subscriber delivery role per tenant (functions/webhooks/targets.ts): STS
+ * AssumeRole with the tenant's session tag, 15 minutes, kept per tenant while they last.
+ */
+export function subscriberSessions(): (roleArn: string, tenantId: string) => ReturnType<TenantCredentials> {
+  const byRole = new Map<string, TenantCredentials>();
+  return (roleArn, tenantId) => {
+    let sessions = byRole.get(roleArn);
+    if (!sessions) byRole.set(roleArn, (sessions = tenantCredentials({ roleArn, durationSeconds: 900 })));
+    return sessions(tenantId);
+  };
+}
+
+/** The delivery worker's. */
+export const subscriberCredentials = subscriberSessions();

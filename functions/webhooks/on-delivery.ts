@@ -3,13 +3,13 @@ import { guardedFetch } from '../shared/outbound.js';
 import { log } from '../observability/logger.js';
 import type { DeliveryMessage } from './model.js';
 import { deliver, type DeliverDeps } from './deliver.js';
-import { deliveries, health, holds, outbox, queue, sealer, webhooks } from './deps.js';
+import { deliveries, health, holds, outbox, queue, sealer, subscriberCredentials, webhooks } from './deps.js';
 import { webhookGuard } from './webhooks.js';
 import { awsTargetSender } from './targets.js';
 import { forRecordTenant } from '../shared/tenant-scope.js';
 
 /** Kept for the function's life: its per-tenant credentials are renewed, not fetched per message. */
-const targets = awsTargetSender();
+const targets = awsTargetSender(subscriberCredentials);
 
 /** The part of an SQS record read here: the same in a Lambda event and (reshaped) from ReceiveMessage locally. */
 export interface QueueRecord {

@@ -65,6 +65,8 @@ export function queueUrlOf(queueArn: string): string {
   return `https://sqs.${p.region}.amazonaws.com/${p.account}/${p.name}`;
 }
 
+type Credentials = { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+
 export interface TargetSender {
   send(target: AwsTarget, event: EventEnvelope, attempt: { timestamp: string; replay?: string | undefined }): Promise<void>;
 }
@@ -74,35 +76,12 @@ export interface TargetSender {
  * tenant's session tag, kept per tenant for its 15 minutes), or with the local credentials
  * against the SQS stand-in.
  */
-export function awsTargetSender(): TargetSender {
-  type Credentials = { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
-  const byTenant = new Map<string, { credentials: Credentials; expiration: number }>();
+export function awsTargetSender(assume: (roleArn: string, tenantId: string) => Promise<Credentials>): TargetSender {
   const credentials = async (tenantId: string): Promise<Credentials> => {
     const { SUBSCRIBER_ROLE_ARN, SQS_ENDPOINT } = getStoreConfig();
     if (SQS_ENDPOINT) return { accessKeyId: 'local', secretAccessKey: 'local' };
     if (!SUBSCRIBER_ROLE_ARN) throw new Error('SUBSCRIBER_ROLE_ARN is not configured for this function');
-    const kept = byTenant.get(tenantId);
-    // Renewed a minute before they expire.
-    if (kept && kept.expiration - 60_000 > Date.now()) return kept.credentials;
-    const { STSClient, AssumeRoleCommand } = await import('@aws-sdk/client-sts');
-    const sts = new STSClient({});
-    try {
-      const out = await sts.send(
-        new AssumeRoleCommand({
-          RoleArn: SUBSCRIBER_ROLE_ARN,
-          RoleSessionName: `arthr-${tenantId}`.slice(0, 64),
-          DurationSeconds: 900,
-          Tags: [{ Key: SUBSCRIBER_TENANT_TAG, Value: tenantId }],
-        }),
-      );
-      const c = out.Credentials;
-      if (!c?.AccessKeyId || !c.SecretAccessKey) throw new Error('STS returned no credentials');
-      const made = { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, ...(c.SessionToken ? { sessionToken: c.SessionToken } : {}) };
-      byTenant.set(tenantId, { credentials: made, expiration: c.Expiration?.getTime() ?? Date.now() + 900_000 });
-      return made;
-    } finally {
-      sts.destroy();
-    }
+    return assume(SUBSCRIBER_ROLE_ARN, tenantId);
   };
   return {
     async send(target, event, attempt) {

@@ -16,7 +16,7 @@ import { Construct } from 'constructs';
 import { OUTBOX_STREAM_FILTER } from '../../functions/events/relay.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { QueueDestination } from './images.js';
-import { ServiceFunction, actForOneTenantAtATime } from './service-function.js';
+import { ServiceFunction } from './service-function.js';
 import { DUE_DELIVERIES_INDEX } from '../../functions/store/schema.js';
 
 export interface EventsProps {
@@ -173,15 +173,11 @@ export class Events extends Construct {
     // only the outbox partitions (`TNT#{tenantId}#EVENTS`, sharded or not: the stream names every
     // item of the table, and the relay has no business reading any other), the webhooks, the
     // deliveries it starts.
-    this.relayTenantRole = actForOneTenantAtATime(this.relay, {
-      functionName: relayName,
-      description: "Relays outbox events for one tenant: assumed with the arthr-tenant session tag of the stream record's key",
-      statements: [
+    this.relayTenantRole = this.relay.actForTenants("Relays outbox events for one tenant: assumed with the arthr-tenant session tag of the stream record's key", [
         tenantTableStatement('OutboxItems', ['GetItem'], [props.table.tableArn], sessionTenantPartitions(['TNT#*#EVENTS'])),
         tenantTableStatement('TenantWebhooks', ['Query'], [props.table.tableArn], sessionTenantPartitions(['TNT#*#WEBHOOKS'])),
         tenantTableStatement('StartDeliveries', ['PutItem'], [props.table.tableArn], sessionTenantPartitions(['TNT#*#WHDLV#*'])),
-      ],
-    });
+      ]);
 
     // What Lambda's poller needs on the stream: DescribeStream, GetShardIterator and GetRecords on
     // this table's stream, and ListStreams, which IAM authorises on `*` only.
@@ -273,18 +269,14 @@ export class Events extends Construct {
 
     // Each message acts for the tenant it names (functions/webhooks/on-delivery.ts), through the
     // worker's tenant role: what an attempt reads and writes, of that tenant only.
-    this.deliveryWorkerTenantRole = actForOneTenantAtATime(this.deliveryWorker, {
-      functionName: deliveryWorkerName,
-      description: "Delivers webhooks for one tenant: assumed with the arthr-tenant session tag of the delivery message's tenant",
-      statements: [
+    this.deliveryWorkerTenantRole = this.deliveryWorker.actForTenants("Delivers webhooks for one tenant: assumed with the arthr-tenant session tag of the delivery message's tenant", [
         tenantTableStatement('ReadDeliveries', ['GetItem'], [props.table.tableArn], sessionTenantPartitions(['TNT#*#WHDLV#*', 'TNT#*#WEBHOOKS', 'TNT#*#EVENTS'])),
         tenantTableStatement('RecordAttempts', ['UpdateItem'], [props.table.tableArn], sessionTenantPartitions(['TNT#*#WHDLV#*'])),
         // PutItem: a webhook disabled on 410 Gone; UpdateItem: its endpoint's health item (HEALTH#{id}).
         tenantTableStatement('WebhookHealth', ['PutItem', 'UpdateItem'], [props.table.tableArn], sessionTenantPartitions(['TNT#*#WEBHOOKS'])),
         // A subject's line: the delivery holding it for its retry and those parked behind it.
         tenantTableStatement('SubjectOrder', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], [props.table.tableArn], sessionTenantPartitions(['TNT#*#WHHOLD#*'])),
-      ],
-    });
+      ]);
 
     // Sends into other accounts only: never the deployment's own queues or bus (its delivery queue,
     // its dead letters), whatever a tenant names. What a relying party's queue or bus accepts is
@@ -363,14 +355,10 @@ export class Events extends Construct {
       ],
       retryAttempts: 0,
     });
-    this.sweeperTenantRole = actForOneTenantAtATime(this.sweeper, {
-      functionName: sweeperName,
-      description: "Sweeps webhook deliveries for one tenant: assumed with the arthr-tenant session tag of the due delivery's key",
-      statements: [
+    this.sweeperTenantRole = this.sweeper.actForTenants("Sweeps webhook deliveries for one tenant: assumed with the arthr-tenant session tag of the due delivery's key", [
         tenantTableStatement('Deliveries', ['GetItem', 'UpdateItem'], [tableArn], sessionTenantPartitions(['TNT#*#WHDLV#*'])),
         tenantTableStatement('SubjectOrder', ['Query', 'UpdateItem'], [tableArn], sessionTenantPartitions(['TNT#*#WHHOLD#*'])),
-      ],
-    });
+      ]);
     this.sweepSchedule = new events.Rule(this, 'DeliverySweepSchedule', {
       description: 'Every five minutes: the webhook sweeper queues again the deliveries whose queue message was lost.',
       schedule: events.Schedule.rate(Duration.minutes(5)),

@@ -12,7 +12,7 @@ import { MAX_RECEIVES } from '../../functions/exports/run-export.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { IMAGE_KEY_PREFIX, imageStatements, acknowledgeImageObjects, type ImagesAccess } from './images.js';
 import { serviceKey } from './key-policies.js';
-import { ServiceFunction, nagArn, actForOneTenantAtATime } from './service-function.js';
+import { ServiceFunction, nagArn } from './service-function.js';
 import { TENANT_PARTITIONS, tenantTableStatement } from './tenant-role.js';
 
 /** The worker's timeout: an archive of a few large images, or a CSV of up to 100,000 rows. */
@@ -203,16 +203,12 @@ export class Exports extends Construct implements ExportsAccess {
     });
     // Each job acts for its tenant (functions/exports/run-export.ts `runJob`): the job, the
     // instance's data or the instance views its query reads, that tenant's partitions only.
-    this.workerTenantRole = actForOneTenantAtATime(this.worker, {
-      functionName: workerName,
-      description: "Runs export jobs for one tenant: assumed with the arthr-tenant session tag of the job's tenant",
-      statements: [
+    this.workerTenantRole = this.worker.actForTenants("Runs export jobs for one tenant: assumed with the arthr-tenant session tag of the job's tenant", [
         tenantTableStatement('TableItems', ['GetItem', 'UpdateItem', 'Query'], [props.table.tableArn], TENANT_PARTITIONS),
         tenantTableStatement('TableIndexes', ['Query'], props.indexNames.map((n) => `${props.table.tableArn}/index/${n}`), TENANT_PARTITIONS),
         // The archive's images, the job's tenant's only.
         ...imageStatements(['GetObject'], props.images, stack, 'tenant'),
-      ],
-    });
+      ]);
     acknowledgeImageObjects(this.workerTenantRole, props.images.bucket, 'tenant');
     acknowledgeExportObjects(this.worker.role, this.bucket);
 

@@ -7,7 +7,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ServiceFunction, nagArn, tableItemsIn, actForOneTenantAtATime } from './service-function.js';
+import { ServiceFunction, nagArn, tableItemsIn } from './service-function.js';
 import type { ReservedConcurrency } from '../concurrency.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
@@ -187,11 +187,7 @@ export class JourneyFunctions extends Construct {
       tenantTableStatement('InstanceItems', ['GetItem', 'UpdateItem'], [tableArn], TENANT_PARTITIONS),
       tenantTableStatement('OutboxEvents', ['PutItem'], [tableArn], sessionTenantPartitions(['TNT#*#EVENTS'])),
     ];
-    this.executionEndTenantRole = actForOneTenantAtATime(this.executionEnd, {
-      functionName: props.executionEndFunctionName,
-      description: "Records a journey execution's end for one tenant: assumed with the arthr-tenant session tag of the ended instance",
-      statements: endTenantStatements(),
-    });
+    this.executionEndTenantRole = this.executionEnd.actForTenants("Records a journey execution's end for one tenant: assumed with the arthr-tenant session tag of the ended instance", endTenantStatements());
     Validations.of(this.executionEnd.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagArn(`${props.executionArnPrefix}*`, stack)}]`,
       reason: 'Executions are named after the instances they run, so they are known only at run time; the prefix limits the grant to this stack\'s journey state machines.',
@@ -255,11 +251,7 @@ export class JourneyFunctions extends Construct {
       ],
       retryAttempts: 0,
     });
-    this.reconcilerTenantRole = actForOneTenantAtATime(this.reconciler, {
-      functionName: reconcilerName,
-      description: "Reconciles journey executions for one tenant: assumed with the arthr-tenant session tag of the due instance's key",
-      statements: endTenantStatements(),
-    });
+    this.reconcilerTenantRole = this.reconciler.actForTenants("Reconciles journey executions for one tenant: assumed with the arthr-tenant session tag of the due instance's key", endTenantStatements());
     Validations.of(this.reconciler.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagArn(`${props.executionArnPrefix}*`, stack)}]`,
       reason: 'Executions are named after the instances they run, so they are known only at run time; the prefix limits the grant to this stack\'s journey state machines.',

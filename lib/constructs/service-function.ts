@@ -243,15 +243,3 @@ export function tableItemsIn(sid: string, actions: string[], tableArn: string, p
     conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': partitions } },
   });
 }
-
-/**
- * Makes a function that is not a route act for one tenant per record (a stream record, a queue
- * message, an index entry, a job; functions/shared/tenant-scope.ts `forRecordTenant`): its tenant
- * role (`{id}` under the function, at `/{functionName}/tenant/`) holds `statements`, the
- * function's grants on tenant data; its own role gets only the grant to assume it with the tag,
- * and the function TENANT_ROLE_ARN. Whatever else the function does (index Scans, queues, the
- * bus, KMS, S3) stays on its own role, as given to it.
- */
-export function actForOneTenantAtATime(fn: ServiceFunction, props: { description: string; statements: iam.PolicyStatement[]; functionName?: string }): iam.Role {
-  return fn.actForTenants(props.description, props.statements);
-}

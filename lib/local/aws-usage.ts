@@ -21,7 +21,7 @@ export const OUTSIDE_TENANT = '(outside its tenant)';
 export const NO_TENANT = '(no tenant named)';
 /**
  * The functions that are not routes and act for one tenant per record, through a tenant role
- * (lib/constructs/tenant-role.ts `actForOneTenantAtATime`): their own role keeps no table grant
+ * (lib/constructs/service-function.ts `actForTenants`): their own role keeps no table grant
  * but an index Scan (the reconciler's, the sweeper's), so any other table call of theirs must be
  * made in a record's tenant scope.
  */

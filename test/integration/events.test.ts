@@ -64,7 +64,9 @@ describe('the outbox relay of the local runtime', () => {
     const id = await openedInstance();
     const mine = await until('the instance to be ACTIVE on the bus', () => {
       const found = about(relayed(), id);
-      return found.some((e) => e.type === 'process-instance.status-changed' && e.data.status === 'ACTIVE') ? found : undefined;
+      // And the step change: two functions write the two at about the same time, in either order.
+      const active = found.some((e) => e.type === 'process-instance.status-changed' && e.data.status === 'ACTIVE');
+      return active && found.some((e) => e.type === 'process-instance.step-changed') ? found : undefined;
     });
     expect(mine[0]).toMatchObject({
       type: 'process-instance.created',

@@ -139,13 +139,21 @@ describe('webhook delivery', () => {
     // Two failures, and nothing lost: the failed event was among those accepted later.
     expect(receiver.got.slice(0, 2).map((r) => r.status)).toEqual([500, 503]);
     const failedId = receiver.got[0]!.headers['webhook-id'];
+    // Its retry waits its backoff (and its subject's line): it may come after the others.
+    await until('the failed event accepted', () => (receiver.accepted(hook.secret).some((e) => e.id === failedId) ? true : undefined));
     expect(receiver.accepted(hook.secret).map((e) => e.id)).toContain(failedId);
     // A forged signature does not verify.
     const one = receiver.got.find((r) => r.status === 204)!;
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(one.body, one.headers as Record<string, string>)).toThrow();
 
     // The delivery log: each failed event's attempts, with their status and latency, the last one taken.
-    const log = await call('GET', `${BASE}/${hook.id}/deliveries?size=100`, { token });
+    // The worker records a delivery once its answer is in: read the log when the two failed ones are settled.
+    const settled = (l: { json: { deliveries?: { eventId: string; status: string }[] } }) =>
+      [0, 1].every((i) => l.json.deliveries?.find((x) => x.eventId === receiver.got[i]!.headers['webhook-id'])?.status !== 'PENDING');
+    const log = await until('the failed deliveries settled', async () => {
+      const l = await call('GET', `${BASE}/${hook.id}/deliveries?size=100`, { token });
+      return l.status !== 200 || settled(l) ? l : undefined;
+    });
     expect(log.status).toBe(200);
     for (const [i, status] of [[0, 500], [1, 503]] as const) {
       const d = log.json.deliveries.find((x: { eventId: string }) => x.eventId === receiver.got[i]!.headers['webhook-id']);

@@ -19,6 +19,7 @@ import { replayBudget } from '../../functions/store/rate-limits.js';
 import { toErrorResponse, WebhookReplayLimitedError } from '../../functions/errors.js';
 import { deliveryQueue } from '../../functions/adapters/delivery-queue.js';
 import { awsTargetSender, queueUrlOf, targetRefusal } from '../../functions/webhooks/targets.js';
+import { subscriberSessions } from '../../functions/webhooks/deps.js';
 
 const now = new Date('2026-05-01T12:00:00.000Z');
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
@@ -266,7 +267,7 @@ describe('awsTargetSender on AWS', () => {
 
   it("sends as the delivery role assumed with the event's tenant tag, once per tenant while its credentials last", async () => {
     sqs.on(SendMessageCommand).resolves({ MessageId: 'm' });
-    const sender = awsTargetSender();
+    const sender = awsTargetSender(subscriberSessions());
     const event = instanceEvents.created(instance, now);
     await sender.send({ type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:111122223333:rp.fifo' }, event, { timestamp: now.toISOString() });
     await sender.send({ type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:111122223333:rp.fifo' }, event, { timestamp: now.toISOString(), replay: '7' });
@@ -295,7 +296,7 @@ describe('awsTargetSender on AWS', () => {
       .rejectsOnce(Object.assign(new Error('Rate exceeded'), { name: 'Throttling', $metadata: { httpStatusCode: 400 } }))
       .resolves({ Credentials: { AccessKeyId: 'AKIA', SecretAccessKey: 'secret', SessionToken: 'token', Expiration: new Date(Date.now() + 900_000) } });
     sqs.on(SendMessageCommand).resolves({ MessageId: 'm' });
-    const sender = awsTargetSender();
+    const sender = awsTargetSender(subscriberSessions());
     const event = instanceEvents.created(instance, now);
     const target = { type: 'sqs' as const, queueArn: 'arn:aws:sqs:eu-west-1:111122223333:rp' };
     await expect(sender.send(target, event, { timestamp: now.toISOString() })).rejects.toMatchObject({ name: 'Throttling' });
@@ -306,12 +307,12 @@ describe('awsTargetSender on AWS', () => {
 
   it('throws what SQS refuses (a queue whose policy does not admit the tenant), so the attempt is retried', async () => {
     sqs.on(SendMessageCommand).rejects(Object.assign(new Error('Access to the resource is denied.'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } }));
-    await expect(awsTargetSender().send({ type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:111122223333:rp' }, instanceEvents.created(instance, now), { timestamp: now.toISOString() })).rejects.toMatchObject({ name: 'AccessDenied' });
+    await expect(awsTargetSender(subscriberSessions()).send({ type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:111122223333:rp' }, instanceEvents.created(instance, now), { timestamp: now.toISOString() })).rejects.toMatchObject({ name: 'AccessDenied' });
   });
 
   it('puts the event on the relying party\u2019s bus, and throws what the bus refused', async () => {
     eventBridge.on(PutEventsCommand).resolvesOnce({ FailedEntryCount: 0, Entries: [{ EventId: '1' }] }).resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'AccessDeniedException' }] });
-    const sender = awsTargetSender();
+    const sender = awsTargetSender(subscriberSessions());
     const event = instanceEvents.created(instance, now);
     const bus = 'arn:aws:events:eu-west-1:111122223333:event-bus/rp';
     await sender.send({ type: 'eventbridge', eventBusArn: bus }, event, { timestamp: now.toISOString() });
