@@ -43,7 +43,14 @@
  *   SERVICE_TASK_TIMEOUT_SECONDS, just above the activity function's own timeout, and a service
  *   step that still runs past it fails the execution as `Activity.Timeout` (a process error,
  *   as the function's own timeout is), not as `States.Timeout`, which means an end user's step
- *   timed out. The execution itself times out with the instance's retention (executionTimeout).
+ *   timed out. A service step with a timer boundary event (`PT10M30S` on a cloud function)
+ *   takes the timer as its timeout, capped at SERVICE_TASK_TIMEOUT_SECONDS, and its route on
+ *   `States.Timeout`: a timer longer than the cap is taken only when the invoke hangs, since
+ *   the step cannot run longer. The execution itself times out with the instance's retention
+ *   (executionTimeout).
+ * - A gateway without a default flow (and no two conditions that negate each other) is a Choice
+ *   without `Default`: when no condition holds, the execution fails with States.NoChoiceMatched
+ *   and the instance ends COMPLETED_PROCESS_ERROR, as in the family's engine.
  * - The ASL holds only what runs: nothing of the tenant, the definition's name or its version (the
  *   Comment is the same for all, STATE_MACHINE_COMMENT). Those are in the execution's input
  *   (`_ref.tenantId`, and the session's `instance`), so versions and tenants whose definitions
@@ -140,7 +147,11 @@ export interface AslChoiceState {
   Type: 'Choice';
   Comment: string;
   Choices: AslChoiceRule[];
-  Default: string;
+  /**
+   * Absent on a gateway without a default flow: when no condition holds, Step Functions fails the
+   * execution with States.NoChoiceMatched (naming the state), a process error, as in the family.
+   */
+  Default?: string;
 }
 
 /** A decision (`_decision`), a graph decider's outcome, or an error end event (`_end`). */
@@ -373,8 +384,10 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
       });
     if (activity.timer) catchers.push({ ErrorEquals: ['States.Timeout'], ResultPath: LAST_ERROR_PATH, Next: to(activity.timer.next) });
     // Last, and no designer's route: a service step's error events never catch States.Timeout.
-    if (!user) catchers.push({ ErrorEquals: ['States.Timeout'], ResultPath: null, Next: SERVICE_TIMEOUT_STATE });
-    serviceSteps ||= !user;
+    // A service step with a timer has its route instead: the timer is its timeout.
+    const serviceTimeout = !user && !activity.timer;
+    if (serviceTimeout) catchers.push({ ErrorEquals: ['States.Timeout'], ResultPath: null, Next: SERVICE_TIMEOUT_STATE });
+    serviceSteps ||= serviceTimeout;
     const timeout = activity.timer ? timerSeconds(activity.timer.duration) : activity.inputs[STEP_TIMEOUT_INPUT];
     states[id] = {
       Type: 'Task',
@@ -394,7 +407,15 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
           ...(user ? { 'taskToken.$': '$$.Task.Token' as const } : {}),
         },
       },
-      TimeoutSeconds: user ? (typeof timeout === 'number' ? timeout : STEP_TIMEOUT_DEFAULT) : SERVICE_TASK_TIMEOUT_SECONDS,
+      // A service step's timer longer than the step may run acts at the step's limit: the
+      // activity function stops before then, so the timer could never fire later.
+      TimeoutSeconds: user
+        ? typeof timeout === 'number'
+          ? timeout
+          : STEP_TIMEOUT_DEFAULT
+        : typeof timeout === 'number' && activity.timer
+          ? Math.min(timeout, SERVICE_TASK_TIMEOUT_SECONDS)
+          : SERVICE_TASK_TIMEOUT_SECONDS,
       ...(user ? {} : { OutputPath: '$.Payload' as const }),
       Retry: [LAMBDA_RETRY, TRANSIENT_RETRY].map((r) => ({ ...r, ErrorEquals: [...r.ErrorEquals] })),
       ...(catchers.length > 0 ? { Catch: catchers } : {}),
@@ -424,7 +445,7 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
       Type: 'Choice',
       Comment: own(gateways, id)!.name ?? 'Gateway',
       Choices: fused.choices.map((c) => ({ ...c.rule, Next: to(c.next) })),
-      Default: to(fused.default),
+      ...(fused.default !== undefined ? { Default: to(fused.default) } : {}),
     };
   }
 
@@ -514,7 +535,8 @@ const FUSE_LIMIT_BYTES = 16 * 1024;
 
 interface Fused {
   choices: { rule: AslChoiceRule; next: string }[];
-  default: string;
+  /** Undefined for a gateway without a default flow (and none of its conditions always holds). */
+  default: string | undefined;
 }
 
 /**
@@ -531,16 +553,25 @@ function fuseGateway(id: string, gateways: Record<string, Gateway>, stack: strin
   let branches = gateway.branches.map((b, i) => ({ rule: toChoiceRule(asts[i]!, { path: variablePath }) as AslChoiceRule, next: b.next }));
   let fallback = gateway.default;
   if (fallback === undefined) {
-    // Validation saw two branches that negate each other: from the later one on, it always holds.
+    // Two branches that negate each other: from the later one on, one always holds. Without
+    // such a pair, no default: no branch taken fails the execution (the family's behaviour).
     const j = asts.findIndex((a, k) => k > 0 && exhaustive([...asts.slice(0, k), a]) && !exhaustive(asts.slice(0, k)));
-    fallback = gateway.branches[j]!.next;
-    branches = branches.slice(0, j);
+    if (j > 0) {
+      fallback = gateway.branches[j]!.next;
+      branches = branches.slice(0, j);
+    }
   }
   const inline = (target: string) => Object.hasOwn(gateways, target) && !stack.includes(target);
   const choices: Fused['choices'] = [];
   for (const b of branches) {
     if (inline(b.next)) {
       const sub = fuseGateway(b.next, gateways, [...stack, b.next]);
+      // A sub-gateway without a default fails when none of its conditions holds; inlined, it
+      // would need a state to fail in, so it stays a state of its own.
+      if (sub.default === undefined) {
+        choices.push(b);
+        continue;
+      }
       const merged = [...sub.choices.map((c) => ({ rule: and(b.rule, c.rule), next: c.next })), { rule: b.rule, next: sub.default }];
       if (JSON.stringify(merged).length <= FUSE_LIMIT_BYTES) {
         choices.push(...merged);
@@ -549,7 +580,7 @@ function fuseGateway(id: string, gateways: Record<string, Gateway>, stack: strin
     }
     choices.push(b);
   }
-  if (inline(fallback)) {
+  if (fallback !== undefined && inline(fallback)) {
     const sub = fuseGateway(fallback, gateways, [...stack, fallback]);
     if (JSON.stringify(sub.choices).length <= FUSE_LIMIT_BYTES) return { choices: [...choices, ...sub.choices], default: sub.default };
   }
@@ -626,7 +657,7 @@ export interface PathTransitions {
 function aslSuccessors(state: AslState): string[] {
   const out: string[] = [];
   if ('Next' in state && state.Next) out.push(state.Next);
-  if (state.Type === 'Choice') out.push(...state.Choices.map((c) => c.Next!), state.Default);
+  if (state.Type === 'Choice') out.push(...state.Choices.map((c) => c.Next!), ...(state.Default !== undefined ? [state.Default] : []));
   // The record state's Catch is no route of the journey (it is taken only when recording fails),
   // nor is a service step's timeout (taken only when an invoke hangs).
   if (state.Type === 'Task' && 'activityId' in state.Parameters.Payload) {
@@ -648,7 +679,8 @@ export function aslPathTransitions(asl: AslStateMachine, title = 'the state mach
     seen.add(id);
     happy++;
     const state: AslState = asl.States[id]!;
-    id = state.Type === 'Choice' ? state.Default : 'Next' in state ? state.Next : undefined;
+    // A gateway without a default: its first branch stands for the happy path.
+    id = state.Type === 'Choice' ? (state.Default ?? state.Choices[0]!.Next) : 'Next' in state ? state.Next : undefined;
   }
   // Shortest: breadth-first.
   const dist = new Map<string, number>([[asl.StartAt, 1]]);

@@ -32,6 +32,9 @@ import { ConditionError, parseCondition, print, toChoiceRule, type ChoiceRule, t
 import { isoDurationSeconds } from './bpmn/duration.js';
 import { SESSION_KEYS, variablePath } from './variables.js';
 import { own } from '../functions/shared/own.js';
+import { spec as counterSpec } from '../functions/activities/specs/counter-v1.js';
+
+const COUNTER_TYPE: string = counterSpec.type;
 
 const MAX_DETAILS = 100;
 const MAX_STRING = 2000;
@@ -236,15 +239,16 @@ function checkDecider(id: string, activity: RawActivity, all: Record<string, Raw
 }
 
 /**
- * A timer boundary event: user steps only (a service step does not wait). Its duration becomes
- * the step's timeout, so the Step Timeout input and a route that also catches the timeout
- * (the wait step's Timeout event) would be a second answer to the same question: refused.
+ * A timer boundary event, on a user step (its duration becomes the step's timeout) or on a
+ * service step (the family's `PT10M30S` on a cloud function: its timeout, capped at the step's
+ * own limit, compile.ts). The Step Timeout input and a route that also catches the timeout (the
+ * wait step's Timeout event) would be a second answer to the same question: refused.
  */
 function checkTimer(activity: RawActivity, spec: ActivitySpec, at: string, who: string, problems: ErrorDetail[]): Timer | undefined {
   const timer = activity.timer!;
   const where = `${at}.timer${timer.id ? ` (${timer.id})` : ''}`;
-  if (spec.kind !== 'user') {
-    problems.push({ location: `${at}.timer`, message: `${who}: a timer boundary event${timer.id ? ` "${timer.id}"` : ''} needs a user step; a ${spec.kind} step does not wait` });
+  if (spec.kind === 'decider') {
+    problems.push({ location: `${at}.timer`, message: `${who}: a timer boundary event${timer.id ? ` "${timer.id}"` : ''} needs a user or service step; a decider does not run` });
     return undefined;
   }
   const d = isoDurationSeconds(timer.duration);
@@ -497,12 +501,8 @@ function checkGateway(id: string, gateway: Gateway, problems: ErrorDetail[]): vo
       return undefined;
     }
   });
-  if (gateway.default === undefined && !asts.includes(undefined) && !exhaustive(asts as Expr[])) {
-    problems.push({
-      location: `gateways.${id}.default`,
-      message: `${who}: needs a default flow, taken when no condition holds (or two conditions that negate each other)`,
-    });
-  }
+  // Without a default flow, a pass where no condition holds fails the instance at run time
+  // (COMPLETED_PROCESS_ERROR), as in the family's engine: the family draws such gateways.
 }
 
 /** Two conditions of which one is `!` the other (or `!=` the other's `==`): one always holds. */
@@ -661,8 +661,13 @@ function checkGraph(start: string, nodes: Nodes, problems: ErrorDetail[]): void 
   }
 
   // A loop without a user step would run without end (and bill every transition); a user step
-  // in the loop waits for a person, which bounds it.
-  const waits = (id: string) => activitySpec(own(nodes.activities, id)?.type ?? '')?.kind === 'user';
+  // in the loop waits for a person, which bounds it, and so does a Counter, which fails the
+  // journey past COUNTER_PASS_LIMIT passes (the family counts its retry loops of service steps:
+  // `${dvsAttempt > 2}`).
+  const waits = (id: string) => {
+    const type = own(nodes.activities, id)?.type ?? '';
+    return activitySpec(type)?.kind === 'user' || type === COUNTER_TYPE;
+  };
   const others = ids.filter((id) => !waits(id));
   for (const component of stronglyConnected(others, (id) => successors(id).filter((to) => !waits(to)))) {
     const members = new Set(component);

@@ -1,7 +1,11 @@
 import { key, type ActivitySpec } from '../spec.js';
 
-/** The largest count: past it a number would lose its last digit. */
-export const MAX_COUNT = Number.MAX_SAFE_INTEGER;
+/**
+ * The most passes a Counter counts: the next fails the journey (`CounterLimitExceeded`, a process
+ * error). It bounds a loop of service steps that a Counter counts (validation accepts such a loop
+ * only through a Counter), far below Step Functions' 25,000 history events per execution.
+ */
+export const COUNTER_PASS_LIMIT = 500;
 
 export const spec = {
   type: 'COUNTER_V1',
@@ -20,7 +24,8 @@ export const spec = {
   rules: [],
   outputs: [{ name: 'Count', variable: 'vars.{Counter Name}', description: 'The count after this step: 1 the first time.' }],
   errorEvents: [],
-  // The variable holds something other than a whole number of at most MAX_COUNT (a token parameter of that name, say).
-  failures: ['CounterNotANumber'],
+  // The variable holds something other than a whole number (a token parameter of that name, say);
+  // the count would pass COUNTER_PASS_LIMIT.
+  failures: ['CounterNotANumber', 'CounterLimitExceeded'],
   family: { displayName: 'Counter', beans: ['counterV1'] },
 } as const satisfies ActivitySpec;

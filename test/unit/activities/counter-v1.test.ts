@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { activityDeps } from '../../../functions/activities/deps.js';
 import { run } from '../../../functions/activities/counter-v1.js';
+import { COUNTER_PASS_LIMIT } from '../../../functions/activities/specs/counter-v1.js';
 import { runActivity } from '../../../functions/activities/lambda.js';
 import type { Session } from '../../../functions/activities/contract.js';
 import { validateDefinition } from '../../../statemachines/validate.js';
@@ -21,12 +22,17 @@ describe('Counter v1', () => {
     expect((await count('visits', { visits: null })).vars).toMatchObject({ visits: 1 });
   });
 
-  it('fails as CounterNotANumber when the variable holds something else, or a count at its largest', async () => {
-    for (const visits of ['two', '-1', 1.5, -1, true, { n: 1 }, [1], Number.MAX_SAFE_INTEGER]) {
+  it('fails as CounterNotANumber when the variable holds something else', async () => {
+    for (const visits of ['two', '-1', 1.5, -1, true, { n: 1 }, [1]]) {
       await expect(count('visits', { visits }), JSON.stringify(visits)).rejects.toMatchObject({ name: 'CounterNotANumber' });
     }
-    // The last count that can still be added to.
-    expect((await count('visits', { visits: Number.MAX_SAFE_INTEGER - 1 })).vars).toMatchObject({ visits: Number.MAX_SAFE_INTEGER });
+  });
+
+  it('counts up to its pass limit and fails the pass after it, which bounds a loop of service steps', async () => {
+    expect((await count('visits', { visits: COUNTER_PASS_LIMIT - 1 })).vars).toMatchObject({ visits: COUNTER_PASS_LIMIT });
+    for (const visits of [COUNTER_PASS_LIMIT, String(COUNTER_PASS_LIMIT), Number.MAX_SAFE_INTEGER]) {
+      await expect(count('visits', { visits }), String(visits)).rejects.toMatchObject({ name: 'CounterLimitExceeded' });
+    }
   });
 
   it('refuses a session key as its name when it runs, and at publish a name that is no variable name or a reference', async () => {

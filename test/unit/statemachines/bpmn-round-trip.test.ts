@@ -53,7 +53,7 @@ function reachable(asl: AslStateMachine, id: string): Set<string> {
     const state: AslState = asl.States[queue.shift()!]!;
     const next = [
       ...('Next' in state && state.Next ? [state.Next] : []),
-      ...(state.Type === 'Choice' ? [...state.Choices.map((c) => c.Next!), state.Default] : []),
+      ...(state.Type === 'Choice' ? [...state.Choices.map((c) => c.Next!), ...(state.Default !== undefined ? [state.Default] : [])] : []),
       ...(state.Type === 'Task' ? (state.Catch ?? []).map((c) => c.Next) : []),
     ];
     for (const n of next) if (!seen.has(n)) (seen.add(n), queue.push(n));

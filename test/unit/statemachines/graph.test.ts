@@ -7,6 +7,7 @@ import {
   happyPathTransitions,
   OUTCOME_NOT_RECORDED_STATE,
   RECORD_OUTCOME_STATE,
+  SERVICE_TASK_TIMEOUT_SECONDS,
   SERVICE_TIMEOUT_STATE,
   type AslChoiceState,
   type AslStateMachine,
@@ -180,11 +181,15 @@ describe('a definition as a graph', () => {
 });
 
 describe('graph validation', () => {
-  it('refuses a gateway without a default whose conditions do not cover every case, naming it', () => {
+  it('takes a gateway without a default, as the family draws them: a Choice without Default', () => {
     const def = edit(journey(), (d) => {
       delete d.gateways.Gateway_doc!.default;
     });
-    expectRefused(def, 'gateways.Gateway_doc.default', 'Gateway_doc', 'needs a default flow');
+    const asl = compile(def);
+    const choice = asl.States.Gateway_doc as AslChoiceState;
+    expect(choice.Type).toBe('Choice');
+    expect(choice.Default).toBeUndefined();
+    expect(aslValidator(asl as never).isValid).toBe(true);
   });
 
   it('refuses a condition it cannot compile, with the expression and the flow id', () => {
@@ -233,11 +238,43 @@ describe('graph validation', () => {
     expectRefused(spin, 'gateways.Gateway_a.branches.0.next', 'loop with no user step');
   });
 
-  it('refuses a timer on a service step, a timer with the Step Timeout input, and a bad duration', () => {
-    const service = edit(journey(), (d) => {
-      d.activities.addUser!.timer = { id: 'Timer_1', duration: 'PT5M', next: 'End_ok' };
+  it('takes a loop of service steps that a Counter counts, and still refuses one without', () => {
+    const counted = edit(journey(), (d) => {
+      d.activities.count = { type: 'COUNTER_V1', inputs: { 'Counter Name': 'dvsAttempt' }, next: 'Gateway_retry' };
+      d.gateways.Gateway_retry = { branches: [{ when: '${dvsAttempt > 2}', next: 'review' }], default: 'addUser2' };
+      d.activities.addUser2 = { type: 'ADD_USER', inputs: { 'External ID': '${externalId}', 'Store Name': 'customers' }, next: 'count', errorEvents: { 'ExtId Not Unique': 'count' } };
+      d.activities.approve!.next = 'count';
     });
-    expectRefused(service, 'activities.addUser.timer', 'Timer_1', 'needs a user step');
+    expect(() => validateDefinition(counted)).not.toThrow();
+    const uncounted = edit(counted, (d) => {
+      d.activities.count = { type: 'ADD_USER', inputs: { 'External ID': '${externalId}', 'Store Name': 'customers' }, next: 'Gateway_retry' };
+    });
+    expectRefused(uncounted, 'activities.count.next', 'loop with no user step');
+  });
+
+  it('compiles a timer on a service step to its timeout, capped at the step limit, with its route', () => {
+    const service = edit(journey(), (d) => {
+      d.activities.addUser!.timer = { id: 'Timer_1', duration: 'PT10M30S', next: 'End_ok' };
+    });
+    const asl = compile(service);
+    const task = asl.States.addUser as AslTaskState;
+    expect(task.TimeoutSeconds).toBe(SERVICE_TASK_TIMEOUT_SECONDS);
+    expect(task.Catch?.filter((c) => c.ErrorEquals.includes('States.Timeout')).map((c) => c.Next)).toEqual([RECORD_OUTCOME_STATE]);
+    const short = compile(edit(journey(), (d) => {
+      d.activities.addUser!.timer = { id: 'Timer_1', duration: 'PT30S', next: 'End_duplicate' };
+    }));
+    expect((short.States.addUser as AslTaskState).TimeoutSeconds).toBe(30);
+    expect((short.States.addUser as AslTaskState).Catch?.find((c) => c.ErrorEquals.includes('States.Timeout'))?.Next).toBe('End_duplicate');
+    // No service step is left without a timer route: the shared timeout state is not emitted.
+    expect(short.States[SERVICE_TIMEOUT_STATE]).toBeUndefined();
+    expect(aslValidator(short as never).isValid).toBe(true);
+  });
+
+  it('refuses a timer on a decider, a timer with the Step Timeout input, and a bad duration', () => {
+    const decider = edit(journey(), (d) => {
+      d.activities.approve!.timer = { id: 'Timer_1', duration: 'PT5M', next: 'End_ok' };
+    });
+    expectRefused(decider, 'activities.approve.timer', 'decider');
     const both = edit(journey(), (d) => {
       (d.activities.capture!.inputs as Json)['Step Timeout (Seconds)'] = 600;
     });
@@ -377,6 +414,20 @@ describe('a graph on the local engine', () => {
 
     // Each journey's last state recorded the outcome itself, from the session it ended with.
     expect(recorded.map(outcomeStatus)).toEqual(['COMPLETED_ENDED_SUCCESS', 'REVIEW', 'COMPLETED_ENDED_ERROR', 'REVIEW']);
+  });
+
+  it('fails the execution when no condition of a gateway without a default holds: a process error', async () => {
+    const asl = compile(
+      edit(journey(), (d) => {
+        delete d.gateways.Gateway_doc!.default;
+      }),
+    );
+    const run = start(asl, {});
+    submit(await next('details'), { parameters: {}, vars: { details: { docType: 'LICENCE' } } });
+    const ended = await run;
+    expect(ended.status).toBe('FAILED');
+    expect(ended.status === 'FAILED' && ended.error).toBe('States.NoChoiceMatched');
+    expect(finalStatus(endOf(ended))).toBe('COMPLETED_PROCESS_ERROR');
   });
 
   it('takes the timer route when the user step times out', async () => {
