@@ -378,7 +378,7 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
         }
         const first = vars.code === undefined ? message! : `${base}.code`;
         if (vars.code !== undefined) {
-          states[first] = { Type: 'Pass', Result: e.code, ResultPath: `$.vars.${vars.code}`, Next: message ?? target };
+          states[first] = { Type: 'Pass', Result: e.familyCode ?? e.code, ResultPath: `$.vars.${vars.code}`, Next: message ?? target };
         }
         return { ErrorEquals: [e.aslError, ...(e.alsoCatches ?? [])], ResultPath: LAST_ERROR_PATH, Next: first };
       });

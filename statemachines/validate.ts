@@ -173,6 +173,21 @@ function checkActivity(
     }
   }
 
+  // Two routed events that catch one error (the family's Failed Sync Rule Execution and Function
+  // Error): the first Catch would take it, so the second route could never be taken.
+  const caught = new Map<string, string>();
+  for (const event of spec.errorEvents) {
+    if (own(activity.errorEvents, event.name) === undefined) continue;
+    for (const error of [event.aslError, ...(event.alsoCatches ?? [])]) {
+      const first = caught.get(error);
+      if (first !== undefined && first !== event.name) {
+        problems.push({ location: `${at}.errorEvents.${event.name}`, message: `${who}: the "${event.name}" and "${first}" routes both catch ${error}; route one of them` });
+        break;
+      }
+      caught.set(error, event.name);
+    }
+  }
+
   for (const [event, vars] of Object.entries(activity.errorVariables ?? {})) {
     const location = `${at}.errorVariables.${event}`;
     if (own(activity.errorEvents, event) === undefined) {

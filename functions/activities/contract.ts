@@ -88,7 +88,7 @@ export function asActivityError(err: unknown): unknown {
  */
 export interface ActivityDeps {
   readonly identityStores: IdentityStores;
-  readonly customDataForms: Pick<CustomDataFormStore, 'get' | 'getVersion'>;
+  readonly customDataForms: Pick<CustomDataFormStore, 'get' | 'getVersion' | 'versionsOf'>;
   readonly cloudFunctions: CloudFunctionStore;
   readonly cloudSecrets: CloudSecretStore;
   readonly cloudFunctionLogs: CloudFunctionLogStore;

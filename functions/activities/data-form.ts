@@ -11,7 +11,7 @@ import { own } from '../shared/own.js';
 import { spec } from './specs/data-form.js';
 
 /** Reads a form stored by name and version when the step starts. */
-export const aws = { table: ['GetItem'] } as const satisfies ActivityAccess;
+export const aws = { table: ['GetItem', 'Query'] } as const satisfies ActivityAccess;
 
 const MAX_ATTEMPTS_EXCEEDED = spec.errorEvents[0].aslError;
 const RETAKE = spec.errorEvents[1].aslError;
@@ -28,17 +28,19 @@ export async function stepForm(
   if (inputs.Form) return inputs.Form;
   const name = inputs['Data form name'];
   const version = inputs['Data form version'];
-  if (name === undefined || version === undefined) throw activityError(spec, 'MissingInput', 'Data form name and Data form version are needed when there is no inline Form.');
+  if (name === undefined) throw activityError(spec, 'MissingInput', 'Data form name is needed when there is no inline Form.');
+  // No version: the latest DEPLOYED_ACTIVE one (the family's empty Data form version).
   const found = await findFormVersion(customDataForms, tenantId, name, version);
+  const which = version === undefined ? 'has no DEPLOYED_ACTIVE version' : `version ${version}`;
   switch (found.outcome) {
     case 'found':
       return found.form;
     case 'missing':
-      throw activityError(spec, 'DataFormNotFound', `Data form "${name}" version ${version} does not exist.`);
+      throw activityError(spec, 'DataFormNotFound', version === undefined ? `Data form "${name}" ${which}.` : `Data form "${name}" ${which} does not exist.`);
     case 'archived':
       throw activityError(spec, 'DataFormArchived', `Data form "${name}" version ${version} is ARCHIVED.`);
     case 'unreadable':
-      throw activityError(spec, 'DataFormUnreadable', `Data form "${name}" version ${version} cannot be read: ${found.problems.slice(0, 3).join('; ')}.`);
+      throw activityError(spec, 'DataFormUnreadable', `Data form "${name}" version ${found.record.version} cannot be read: ${found.problems.slice(0, 3).join('; ')}.`);
   }
 }
 

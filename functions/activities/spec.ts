@@ -103,6 +103,13 @@ export interface ErrorEventSpec {
    * event's `bpmn:error errorCode` names. Unique within the activity.
    */
   readonly code: string;
+  /**
+   * The family's PascalCase code where its real exports show one that is not `code` with a
+   * capital first letter (`ExceededCustomDataFormRetake` for a data form's Max Attempts
+   * Exceeded). A boundary event matches `familyCode`, `code`, or `code` with its first letter
+   * capitalised (`FailedFaceMatch`); the exporter writes `familyCode` when there is one.
+   */
+  readonly familyCode?: string;
   /** Step Functions errors the same route also catches. */
   readonly alsoCatches?: readonly string[];
   readonly description?: string;

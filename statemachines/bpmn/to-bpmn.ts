@@ -122,7 +122,10 @@ export function definitionToBpmn(def: ProcessDefinition): string {
     add(id, task(bpmnId.get(id)!, activity, spec), 'task');
     if (activity.next !== undefined) edges.push({ from: id, to: activity.next });
     for (const [event, target] of Object.entries(activity.errorEvents ?? {})) {
-      const { code, name } = spec.errorEvents.find((e) => e.name === event)!;
+      const found = spec.errorEvents.find((e) => e.name === event)!;
+      const { name } = found;
+      // The family's own code where its exports show one (what its designer would write).
+      const code: string = found.familyCode ?? found.code;
       const vars = activity.errorVariables?.[event];
       const boundary = create('bpmn:BoundaryEvent', {
         id: next('Event'),

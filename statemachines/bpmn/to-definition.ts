@@ -292,6 +292,15 @@ function outputsOf(task: BpmnTask): { outputs?: Record<string, string> } {
   return { outputs: Object.fromEntries(entries.map(([name, expression]) => [name, expression ?? '${null}'])) };
 }
 
+/**
+ * Whether a boundary event's error code names an event: the family's PascalCase code, or the
+ * event's code, also with a capital first letter (`failedFaceMatch` or `FailedFaceMatch`).
+ */
+export function errorCodeMatches(event: { readonly code: string; readonly familyCode?: string }, code: string): boolean {
+  const capital = (c: string) => c.charAt(0).toUpperCase() + c.slice(1);
+  return code === event.familyCode || code === event.code || code === capital(event.code);
+}
+
 function attachBoundary(
   b: BpmnBoundaryEvent,
   task: BpmnTask,
@@ -308,10 +317,12 @@ function attachBoundary(
     activity.timer = { id: b.id, duration: b.trigger.duration, next };
     return;
   }
+  // An activity the service cannot run is reported by itself (UNKNOWN_ACTIVITY): its error codes are not judged.
+  if (spec === undefined) return;
   const code = b.trigger.errorCode;
-  const event = spec?.errorEvents.find((e) => e.code === code);
+  const event = spec.errorEvents.find((e) => errorCodeMatches(e, code));
   if (!event) {
-    const known = spec?.errorEvents.map((e) => e.code) ?? [];
+    const known = spec.errorEvents.map((e) => e.familyCode ?? e.code);
     problem(
       'UNKNOWN_ERROR_CODE',
       `error code ${code} (${b.trigger.errorRef}) is not an error of ${task.id}${task.beanName ? ` (${task.beanName})` : ''}; ${

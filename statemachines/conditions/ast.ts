@@ -20,6 +20,8 @@ export type Expr =
   | { kind: 'not'; operand: Expr }
   | { kind: 'empty'; operand: Expr }
   | { kind: 'conditional'; test: Expr; consequent: Expr; alternate: Expr }
+  /** Java's `x.equals(literal)` (`${_decision.equals("REVIEW")}`): same type and value, no coercion. */
+  | { kind: 'equals'; receiver: ExprOf<'variable'>; argument: string | number | boolean }
   // Parsed so a refusal can name it; Choice rules cannot compute.
   | { kind: 'arithmetic'; op: ArithmeticOp; left: Expr; right: Expr }
   | { kind: 'negate'; operand: Expr };
@@ -71,10 +73,12 @@ export function print(e: Expr): string {
       return `empty ${group(e.operand)}`;
     case 'conditional':
       return `${group(e.test)} ? ${group(e.consequent)} : ${group(e.alternate)}`;
+    case 'equals':
+      return `${print(e.receiver)}.equals(${print({ kind: 'literal', value: e.argument })})`;
   }
 }
 
 function group(e: Expr): string {
-  const atomic = e.kind === 'literal' || e.kind === 'variable' || e.kind === 'hasVariable';
+  const atomic = e.kind === 'literal' || e.kind === 'variable' || e.kind === 'hasVariable' || e.kind === 'equals';
   return atomic ? print(e) : `(${print(e)})`;
 }

@@ -71,7 +71,7 @@ const TRUE_SPELLINGS = Array.from({ length: 16 }, (_, i) =>
 );
 
 type Variable = ExprOf<'variable'>;
-const BOOLEAN_KINDS = new Set<Expr['kind']>(['compare', 'and', 'or', 'not', 'empty', 'hasVariable']);
+const BOOLEAN_KINDS = new Set<Expr['kind']>(['compare', 'and', 'or', 'not', 'empty', 'hasVariable', 'equals']);
 
 class Translator {
   constructor(private readonly opts: ToChoiceRuleOptions) {}
@@ -99,6 +99,13 @@ class Translator {
         return this.empty(e.operand, e);
       case 'compare':
         return this.compare(e.op, e.left, e.right, e);
+      case 'equals': {
+        const v = e.receiver;
+        const a = e.argument;
+        if (typeof a === 'string') return this.typed(v, 'IsString', this.test(v, { StringEquals: a }));
+        if (typeof a === 'number') return this.typed(v, 'IsNumeric', this.test(v, { NumericEquals: a }));
+        return this.typed(v, 'IsBoolean', this.test(v, { BooleanEquals: a }));
+      }
       case 'arithmetic':
       case 'negate':
         throw refuse(e, 'arithmetic cannot be computed in a Choice rule');

@@ -18,6 +18,8 @@
  * - `empty x`: x is null (or missing) or "". Lists and maps are never empty here: a Choice rule
  *   cannot tell an empty list from a map.
  * - A comparison of a ternary compares the branch the test selects.
+ * - `x.equals(literal)`: x has the literal's type and value (Java's equals: no coercion); false
+ *   for null or missing, where Camunda would throw.
  */
 import { ConditionError, print, type Expr, type LiteralValue, type Segment } from './ast.js';
 
@@ -53,6 +55,11 @@ export function evaluate(e: Expr, vars: Variables): Json {
     }
     case 'conditional':
       return evaluate(truthy(evaluate(e.test, vars)) ? e.consequent : e.alternate, vars);
+    case 'equals': {
+      // Java's equals: the same type and value; on null Camunda throws, here it is false.
+      const v = evaluate(e.receiver, vars);
+      return typeof v === typeof e.argument && v === e.argument;
+    }
     case 'negate':
       return -toNumber(evaluate(e.operand, vars), e);
     case 'arithmetic': {

@@ -158,6 +158,22 @@ function getVariable(c: jsep.CallExpression, text: string): [string] {
 
 function call(c: jsep.CallExpression, text: string): Expr {
   const callee = c.callee;
+  // `x.equals("REVIEW")`: Java's equals on a variable, with one literal.
+  if (callee.type === 'MemberExpression' && !(callee as jsep.MemberExpression).computed && ((callee as jsep.MemberExpression).property as jsep.Identifier).name === 'equals') {
+    const object = (callee as jsep.MemberExpression).object;
+    const isExecution = object.type === 'Identifier' && (object as jsep.Identifier).name === EXECUTION;
+    if (!isExecution) {
+      const receiver = object.type === 'CallExpression' ? getVariable(object as jsep.CallExpression, text) : path(object, text);
+      const [arg, ...more] = c.arguments;
+      const negative = arg?.type === 'UnaryExpression' && (arg as jsep.UnaryExpression).operator === '-' ? (arg as jsep.UnaryExpression).argument : undefined;
+      const literal = negative?.type === 'Literal' && typeof (negative as jsep.Literal).value === 'number' ? -((negative as jsep.Literal).value as number) : undefined;
+      const value = literal ?? (arg?.type === 'Literal' ? (arg as jsep.Literal).value : undefined);
+      if (more.length > 0 || (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')) {
+        throw unsupported(text, `${describe(c, text)}: equals takes one literal (a quoted string, a number, true or false)`);
+      }
+      return { kind: 'equals', receiver: { kind: 'variable', segments: receiver }, argument: value };
+    }
+  }
   const method =
     callee.type === 'MemberExpression' &&
     !(callee as jsep.MemberExpression).computed &&

@@ -26,10 +26,25 @@ function forms(rows: [tenant: string, name: string, version: number, status: Cus
       store.reads++;
       return records.find((r) => r.tenantId === tenantId && r.name === name && r.version === version);
     },
+    async latestVersion(tenantId: string, name: string) {
+      const versions = records.filter((r) => r.tenantId === tenantId && r.name === name).map((r) => r.version);
+      return versions.length ? Math.max(...versions) : undefined;
+    },
+    versionsOf(tenantId: string, name: string) {
+      const mine = records.filter((r) => r.tenantId === tenantId && r.name === name).sort((a, b) => b.version - a.version);
+      // Newest first, one version a page: the lookup pages past inactive ones.
+      return {
+        async read({ after }: { after?: string | undefined }) {
+          const start = after === undefined ? 0 : Number(after) + 1;
+          const row = mine[start];
+          return { rows: row ? [{ record: row, at: String(start) }] : [], done: start + 1 >= mine.length };
+        },
+      } as unknown as ReturnType<CustomDataFormStore['versionsOf']>;
+    },
     async get(tenantId: string, id: string) {
       return records.find((r) => r.tenantId === tenantId && r.id === id);
     },
-  } satisfies Pick<CustomDataFormStore, 'get' | 'getVersion'> & { reads: number };
+  } satisfies Pick<CustomDataFormStore, 'get' | 'getVersion' | 'latestVersion' | 'versionsOf'> & { reads: number };
   return store;
 }
 
@@ -68,5 +83,23 @@ describe('findFormVersion', () => {
     const store = forms([['demo', 'a', 1, 'DEPLOYED_ACTIVE'], ['demo', 'b', 1, 'DRAFT', '{"components": []}']]);
     expect(await findFormVersion(store, 'demo', 'a', 1)).toMatchObject({ outcome: 'found', form: { components: [{ id: 'a' }] } });
     expect(await findFormVersion(store, 'demo', 'b', 1)).toMatchObject({ outcome: 'unreadable', problems: ['components a form needs at least one component'] });
+  });
+
+  it('finds the latest DEPLOYED_ACTIVE version when no version is named (the family’s empty Data form version)', async () => {
+    const store = forms([
+      ['demo', 'a', 1, 'DEPLOYED_ACTIVE'],
+      ['demo', 'a', 2, 'DEPLOYED_ACTIVE'],
+      ['demo', 'a', 3, 'DRAFT'],
+      ['demo', 'a', 4, 'ARCHIVED'],
+      ['demo', 'b', 1, 'DRAFT'],
+      ['other', 'c', 1, 'DEPLOYED_ACTIVE'],
+    ]);
+    expect(await findFormVersion(store, 'demo', 'a', undefined)).toMatchObject({ outcome: 'found', record: { version: 2 } });
+    expect(await findFormVersion(store, 'demo', 'b', undefined)).toEqual({ outcome: 'missing' });
+    expect(await findFormVersion(store, 'demo', 'c', undefined)).toEqual({ outcome: 'missing' });
+    // At publish a name without a version must exist; which version is chosen when the step starts.
+    expect(await missingFormReferences(store, 'demo', { latest: dataForm('b', undefined), none: dataForm('zzz', undefined) })).toEqual([
+      { location: 'activities.none.inputs.Data form name', message: 'Activity none (DATA_FORM) names data form "zzz", which does not exist.' },
+    ]);
   });
 });

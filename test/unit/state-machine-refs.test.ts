@@ -67,6 +67,7 @@ function fakeOrchestrator(onCreate: (name: string, call: number) => Promise<void
 
 /** The tenants' data forms: each example form, active. */
 const forms = {
+  latestVersion: async (_t: string, name: string) => EXAMPLE_FORMS.filter((f) => f.name === name).reduce<number | undefined>((m, f) => Math.max(m ?? 0, f.version), undefined),
   getVersion: async (_t: string, name: string, version: number) => (EXAMPLE_FORMS.some((f) => f.name === name && f.version === version) ? ({ id: `${name}@${version}` } as never) : undefined),
   get: async (_t: string, id: string) => {
     const form = EXAMPLE_FORMS.find((f) => `${f.name}@${f.version}` === id);

@@ -12,7 +12,14 @@ export const spec = {
       ...s('Data form name', false, undefined, 'The name of a form stored with /api/process-manager/customDataForms (any status but ARCHIVED).'),
       family: { name: 'dataFormName' },
     },
-    { name: 'Data form version', type: 'I', required: false, min: 1, description: 'The version of the named form.', family: { name: 'dataFormVersion', type: 'STRING' } },
+    {
+      name: 'Data form version',
+      type: 'I',
+      required: false,
+      min: 1,
+      description: 'The version of the named form; empty: the latest DEPLOYED_ACTIVE version when the step starts.',
+      family: { name: 'dataFormVersion', type: 'STRING' },
+    },
     key('Form data Key', 'form1', 'Where the submitted form data is kept.'),
     {
       name: 'Max Attempts',
@@ -44,13 +51,17 @@ export const spec = {
     },
     stepTimeout,
   ],
-  rules: [{ kind: 'groups', groups: [['Form'], ['Data form name', 'Data form version']], min: 1, max: 1 }],
+  rules: [
+    { kind: 'groups', groups: [['Form'], ['Data form name']], min: 1, max: 1 },
+    { kind: 'requires', input: 'Data form version', requires: 'Data form name' },
+  ],
   outputs: [{ name: 'Form data', variable: 'vars.{Form data Key}' }],
   errorEvents: [
     {
       name: 'Max Attempts Exceeded',
       aslError: 'DataFormMaxAttemptsExceeded',
       code: 'exceedMaxAttempts',
+      familyCode: 'ExceededCustomDataFormRetake',
       description: 'The end user\'s submissions were refused Max Attempts times.',
     },
     { name: 'Retake', aslError: 'DataFormRetake', code: 'retake', description: 'The end user pressed Retake (Show Retake Button).' },

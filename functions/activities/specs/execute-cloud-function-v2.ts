@@ -24,6 +24,15 @@ export const spec = {
     { name: 'Function Timeout', aslError: 'CloudFunctionTimeout', code: 'cloudFunctionTimeout', description: 'The function ran past its timeout.' },
     { name: 'Function Not Found', aslError: 'CloudFunctionNotFound', code: 'cloudFunctionNotFound', description: 'No runnable version of the function.' },
     { name: 'Cloud Secret Missing', aslError: 'CloudSecretMissing', code: 'cloudSecretMissing', description: 'A secret the step lists does not exist.' },
+    {
+      // The family routes every failure of a cloud function step by this one code.
+      name: 'Failed Sync Rule Execution',
+      aslError: 'CloudFunctionError',
+      alsoCatches: ['CloudFunctionTimeout', 'CloudFunctionNotFound', 'CloudSecretMissing'],
+      code: 'failedSyncRuleExecution',
+      familyCode: 'FailedSyncRuleExecution',
+      description: 'Any failure of the step: the four events above together (route either this one or those).',
+    },
   ],
   family: { palette: 'ECF02', beans: ['syncCloudFunctionExecutorV2'] },
 } as const satisfies ActivitySpec;

@@ -25,7 +25,7 @@ export interface Published {
 type Deps = StateMachineDeps & {
   definitions: DefinitionStore;
   /** Where the data forms a definition names by name and version are checked to exist. */
-  forms: Pick<CustomDataFormStore, 'get' | 'getVersion'>;
+  forms: Pick<CustomDataFormStore, 'get' | 'getVersion' | 'latestVersion'>;
 };
 type Ctx = { tenantId: string; actor: string; now: Date };
 

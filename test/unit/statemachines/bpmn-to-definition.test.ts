@@ -263,6 +263,46 @@ describe('bpmnToDefinition', () => {
     ).toEqual(['UNKNOWN_ERROR_CODE e: error code extIdNotUnique (Error_dup) is not an error of c (captureFaceImageV1); it raises no errors']);
   });
 
+  it("matches the family's PascalCase error codes, capitalised codes, and leaves an unknown activity's boundaries to its own problem", async () => {
+    const errors = `<bpmn:error id="Error_ex" name="Exceeded" errorCode="ExceededCustomDataFormRetake" />
+      <bpmn:error id="Error_fsr" name="Failed sync rule" errorCode="FailedSyncRuleExecution" />
+      <bpmn:error id="Error_dupCap" name="Dup" errorCode="ExtIdNotUnique" />
+      <bpmn:error id="Error_unused" name="Never referenced" errorCode="FailedDocumentQuality" />`;
+    const form = `<bpmn:serviceTask id="form" camunda:type="external" camunda:topic="userTask"><bpmn:extensionElements>
+        <camunda:executionListener delegateExpression="\${customDataFormV1}" event="start" />
+        <camunda:executionListener delegateExpression="\${customDataFormWriterV1}" event="end" />
+        <camunda:inputOutput><camunda:inputParameter name="dataFormName" labelName="Data form name">details</camunda:inputParameter>
+        <camunda:inputParameter name="dataFormVersion" labelName="Data form version" /><camunda:inputParameter name="formDataKey" labelName="Form data Key">details</camunda:inputParameter>
+        <camunda:inputParameter name="maxAttempts" labelName="Max Attempts">\${3}</camunda:inputParameter></camunda:inputOutput>
+      </bpmn:extensionElements></bpmn:serviceTask>`;
+    const cf = `<bpmn:serviceTask id="cf" camunda:delegateExpression="\${syncCloudFunctionExecutorV2}"><bpmn:extensionElements><camunda:inputOutput>
+        <camunda:inputParameter name="functionName" labelName="Function Name">check</camunda:inputParameter></camunda:inputOutput></bpmn:extensionElements></bpmn:serviceTask>`;
+    const def = await definitionOf(
+      definitions(
+        `${flow('f0', 'start', 'form')}${form}${flow('f1', 'form', 'cf')}${cf}${flow('f2', 'cf', 'add')}${addUser('add')}${flow('f3', 'add', 'done')}${end('done')}
+        ${errorBoundary('ex', 'form', 'Error_ex')}${flow('f4', 'ex', 'done')}${errorBoundary('fsr', 'cf', 'Error_fsr')}${flow('f5', 'fsr', 'done')}
+        ${errorBoundary('dup', 'add', 'Error_dupCap')}${flow('f6', 'dup', 'done')}`,
+        errors,
+      ),
+    );
+    expect(def.activities.form?.errorEvents).toEqual({ 'Max Attempts Exceeded': 'done' });
+    expect(def.activities.cf?.errorEvents).toEqual({ 'Failed Sync Rule Execution': 'done' });
+    expect(def.activities.add?.errorEvents).toEqual({ 'ExtId Not Unique': 'done' });
+    // The family's route catches every failure of the cloud function step.
+    const asl = compileDefinition(validateDefinition(def), { activityFunctionArn: ARN, executionEndFunctionArn: END_ARN });
+    const cfState = asl.States.cf as { Catch?: { ErrorEquals: string[] }[] };
+    expect(cfState.Catch?.[0]?.ErrorEquals).toEqual(['CloudFunctionError', 'CloudFunctionTimeout', 'CloudFunctionNotFound', 'CloudSecretMissing']);
+    // Routing it beside one of the four is refused: the first Catch would take the error.
+    const both = { ...def, activities: { ...def.activities, cf: { ...def.activities.cf!, errorEvents: { 'Failed Sync Rule Execution': 'done', 'Function Error': 'done' } } } };
+    expect(refusal(both).details?.map((d) => d.message).join('\n')).toContain('both catch CloudFunctionError');
+
+    // A bean the service cannot run: only that is said, not each of its error codes.
+    const unknown = `<bpmn:serviceTask id="dq" camunda:delegateExpression="\${checkDocumentQualityV1}" />`;
+    expect(
+      await problemsOf(definitions(`${flow('f0', 'start', 'dq')}${unknown}${flow('f1', 'dq', 'done')}${end('done')}${errorBoundary('q', 'dq', 'Error_unused')}${flow('f2', 'q', 'done')}`, errors)),
+    ).toEqual(['UNKNOWN_ACTIVITY dq: checkDocumentQualityV1 names no activity this service runs']);
+  });
+
   it('refuses a second timer on a task and a second route for one error', async () => {
     expect(
       await problemsOf(

@@ -78,6 +78,12 @@ const { condition } = fc.letrec<{ condition: Expr; operand: Expr }>((tie) => ({
     fc.record({ kind: fc.constant('not' as const), operand: tie('condition') }),
     fc.record({ kind: fc.constant('empty' as const), operand: tie('operand') }),
     fc.record({ kind: fc.constant('conditional' as const), test: tie('condition'), consequent: tie('condition'), alternate: tie('condition') }),
+    // The family's `${_decision.equals("REVIEW")}`.
+    fc.record({
+      kind: fc.constant('equals' as const),
+      receiver: variable as fc.Arbitrary<Extract<Expr, { kind: 'variable' }>>,
+      argument: fc.oneof(fc.boolean(), fc.constantFrom(...NUMBERS), fc.constantFrom(...STRINGS)),
+    }),
   ),
   operand: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },

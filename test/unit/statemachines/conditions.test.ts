@@ -166,6 +166,21 @@ describe('conditions: the reference evaluator', () => {
     expect(holds(DOCUMENT, { _customUis: 'text' })).toBe(false);
   });
 
+  it("reads Java's equals as the family writes it: same type and value, no coercion", () => {
+    const review = '${_decision.equals("REVIEW")}';
+    expect(holds(review, { _decision: 'REVIEW' })).toBe(true);
+    expect(holds(review, { _decision: 'PASS' })).toBe(false);
+    expect(holds(review, {})).toBe(false); // Camunda would throw on null; here it does not hold
+    // JUEL's == coerces (false == "REVIEW" holds, Boolean.valueOf); equals does not.
+    expect(holds('${_decision == "REVIEW"}', { _decision: false })).toBe(true);
+    expect(holds(review, { _decision: false })).toBe(false);
+    expect(holds("${n.equals('5')}", { n: 5 })).toBe(false);
+    expect(holds('${n.equals(5)}', { n: 5 })).toBe(true);
+    expect(holds('${!flags.done.equals(true)}', { flags: { done: true } })).toBe(false);
+    expectValidAsl(compileCondition(review, opts));
+    expect(() => parseCondition('${a.equals(b)}')).toThrow(ConditionError);
+  });
+
   it('applies the coercions and null rules it documents', () => {
     expect(holds('${n == 5}', { n: '5' })).toBe(true);
     expect(holds('${n == "5"}', { n: 5 })).toBe(true);
