@@ -12,7 +12,7 @@
  * references.ts).
  */
 import { SPECS } from '../functions/activities/specs/index.generated.js';
-import type { ActivitySpec } from '../functions/activities/spec.js';
+import { SCREEN_INPUTS, type ActivitySpec } from '../functions/activities/spec.js';
 
 export type {
   ActivityKind,
@@ -25,7 +25,17 @@ export type {
 } from '../functions/activities/spec.js';
 export { STEP_TIMEOUT_DEFAULT, STEP_TIMEOUT_INPUT, STEP_TIMEOUT_MAX } from '../functions/activities/spec.js';
 
-export const CATALOGUE: readonly ActivitySpec[] = SPECS;
+/** A user step with the family's screen inputs it does not declare itself (spec.ts SCREEN_INPUTS). */
+function withScreenInputs(spec: ActivitySpec): ActivitySpec {
+  if (spec.kind !== 'user') return spec;
+  const loose = (name: string) => name.toLowerCase().replace(/\s+/g, ' ');
+  const missing = SCREEN_INPUTS.filter(
+    (i) => !spec.inputs.some((own) => loose(own.name) === loose(i.name) || (own.family?.name !== undefined && own.family.name === i.family?.name)),
+  );
+  return missing.length === 0 ? spec : { ...spec, inputs: [...spec.inputs, ...missing] };
+}
+
+export const CATALOGUE: readonly ActivitySpec[] = SPECS.map(withScreenInputs);
 
 /** Every activity type, as a union: `'ADD_USER' | 'CAPTURE_FACE_IMAGE' | ...`. */
 export type ActivityType = (typeof SPECS)[number]['type'];

@@ -73,6 +73,8 @@ import { SESSION_KEYS, variablePath } from './variables.js';
 import { TRANSIENT_ERROR } from '../functions/activities/spec.js';
 import { normaliseKeep, pathSegments } from '../functions/shared/session-state.js';
 import { own } from '../functions/shared/own.js';
+import { referencePath } from './references.js';
+import { createHash } from 'node:crypto';
 import { ACTIVITY_CONTRACT, CONTRACT_ERRORS } from '../functions/shared/activity-contract.js';
 
 export { listErrorNames } from './catalogue.js';
@@ -342,6 +344,10 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
     const spec = activitySpec(activity.type)!;
     const comment = activity.name ?? spec.displayName;
     if (spec.kind === 'decider') {
+      if (activity.inputs['Decision on Any Failure'] !== undefined || activity.inputs['Derive Decision From'] !== undefined) {
+        familyDecider(id, activity, comment, states, to);
+        continue;
+      }
       const outcome = activity.inputs.Outcome as Outcome | undefined;
       if (outcome !== undefined) {
         // A graph's decider: records the outcome its input names, then the flow goes on.
@@ -528,6 +534,39 @@ export function executionKeep(states: Record<string, AslState>): string[] {
 function timerSeconds(duration: string): number {
   const d = isoDurationSeconds(duration);
   return 'seconds' in d ? d.seconds : STEP_TIMEOUT_DEFAULT;
+}
+
+/**
+ * The family's decider (validate.ts checkFamilyDecider): a Choice on the derived decision (a
+ * reference whose value is PASS, FAIL or REVIEW), then on an error route taken (`_lastError`, or
+ * a first entry in `_errors`), giving Decision on Any Failure (FAIL when not given), else PASS;
+ * each outcome a Pass state of this decider (`<id> PASS`) that records `_decision` and goes on.
+ */
+function familyDecider(id: string, activity: Activity, comment: string, states: Record<string, AslState>, to: (id: string) => string): void {
+  const onFailure = (activity.inputs['Decision on Any Failure'] as Outcome | undefined) ?? 'FAIL';
+  const derive = activity.inputs['Derive Decision From'] as string | undefined;
+  const next = activity.next === undefined ? RECORD_OUTCOME_STATE : to(activity.next);
+  // Node ids have no space and are at most 80 characters, as state names are.
+  const base = id.length <= 73 ? id : `${id.slice(0, 64)}~${createHash('sha256').update(id).digest('hex').slice(0, 8)}`;
+  const stateOf = (o: Outcome) => `${base} ${o}`;
+  const used = new Set<Outcome>();
+  const goTo = (o: Outcome) => (used.add(o), stateOf(o));
+  const literal = OUTCOMES.find((o) => o === derive);
+  if (literal !== undefined) {
+    states[id] = { Type: 'Pass', Comment: comment, Result: literal, ResultPath: '$._decision', Next: next };
+    return;
+  }
+  const choices: AslChoiceRule[] = [];
+  const read = derive === undefined || referencePath(derive) === undefined ? undefined : parseCondition(derive);
+  if (read?.kind === 'variable') {
+    const variable = variablePath(read.segments);
+    for (const o of OUTCOMES) {
+      choices.push({ And: [{ Variable: variable, IsPresent: true }, { Variable: variable, IsString: true }, { Variable: variable, StringEquals: o }], Next: goTo(o) });
+    }
+  }
+  choices.push({ Or: [{ Variable: LAST_ERROR_PATH, IsPresent: true }, { Variable: '$._errors[0]', IsPresent: true }], Next: goTo(onFailure) });
+  states[id] = { Type: 'Choice', Comment: comment, Choices: choices, Default: goTo('PASS') };
+  for (const o of used) states[stateOf(o)] = { Type: 'Pass', Comment: `${comment}: ${o}`, Result: o, ResultPath: '$._decision', Next: next };
 }
 
 /** A fused gateway grows by at most this much JSON per gateway it inlines (ASL has a 1 MB cap). */

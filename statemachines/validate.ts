@@ -32,9 +32,6 @@ import { ConditionError, parseCondition, print, toChoiceRule, type ChoiceRule, t
 import { isoDurationSeconds } from './bpmn/duration.js';
 import { SESSION_KEYS, variablePath } from './variables.js';
 import { own } from '../functions/shared/own.js';
-import { spec as counterSpec } from '../functions/activities/specs/counter-v1.js';
-
-const COUNTER_TYPE: string = counterSpec.type;
 
 const MAX_DETAILS = 100;
 const MAX_STRING = 2000;
@@ -216,14 +213,14 @@ function checkDecider(id: string, activity: RawActivity, all: Record<string, Raw
   const given = activity.inputs ?? {};
   const outcome = given.Outcome;
   for (const name of Object.keys(given)) {
-    if (name !== 'Outcome') problems.push({ location: `${at}.inputs.${name}`, message: `${who}: unknown input "${name}"; its only input is "Outcome"` });
+    if (!DECIDER_INPUTS.includes(name)) problems.push({ location: `${at}.inputs.${name}`, message: `${who}: unknown input "${name}"; its inputs are ${DECIDER_INPUTS.map((n) => `"${n}"`).join(', ')}` });
   }
   if (activity.errorEvents && Object.keys(activity.errorEvents).length > 0) {
     problems.push({ location: `${at}.errorEvents`, message: `${who}: has no error events` });
   }
-  for (const field of ['timer', 'outputs'] as const) {
-    if (activity[field] !== undefined) problems.push({ location: `${at}.${field}`, message: `${who}: a decider has no ${field}` });
-  }
+  if (activity.timer !== undefined) problems.push({ location: `${at}.timer`, message: `${who}: a decider has no timer` });
+  if (given[ON_FAILURE] !== undefined || given[DERIVE] !== undefined) return checkFamilyDecider(id, activity, base, problems);
+  if (activity.outputs !== undefined) problems.push({ location: `${at}.outputs`, message: `${who}: a decider has no outputs` });
   if (outcome !== undefined) {
     if (typeof outcome !== 'string' || !(OUTCOMES as readonly string[]).includes(outcome)) {
       problems.push({ location: `${at}.inputs.Outcome`, message: `${who}: input "Outcome" must be one of ${OUTCOMES.join(', ')}` });
@@ -251,6 +248,50 @@ function checkDecider(id: string, activity: RawActivity, all: Record<string, Raw
     ...(activity.rules ? { rules: activity.rules } : {}),
     ...(activity.default ? { default: activity.default } : {}),
   };
+}
+
+const ON_FAILURE = 'Decision on Any Failure';
+const DERIVE = 'Derive Decision From';
+const DECIDER_INPUTS = ['Outcome', ON_FAILURE, DERIVE];
+
+/**
+ * The family's decider (`activityOutcomeDeciderV1` with Decision on Any Failure and Derive
+ * Decision From): decides when it runs, records `_decision` and goes on to its next node
+ * (compile.ts). Its designer adds the output `_decision` = `${decision}`, which is what the
+ * decider does itself: that output is taken and dropped; any other output is refused.
+ */
+function checkFamilyDecider(id: string, activity: RawActivity, base: Activity, problems: ErrorDetail[]): Activity {
+  const at = `activities.${id}`;
+  const who = label(id, activitySpec(activity.type));
+  const given = activity.inputs ?? {};
+  const inputs: Record<string, string> = {};
+  const onFailure = given[ON_FAILURE];
+  if (onFailure !== undefined) {
+    const choice = typeof onFailure === 'string' ? OUTCOMES.find((o) => o === onFailure.toUpperCase()) : undefined;
+    if (choice === undefined) problems.push({ location: `${at}.inputs.${ON_FAILURE}`, message: `${who}: input "${ON_FAILURE}" must be one of ${OUTCOMES.join(', ')}` });
+    else inputs[ON_FAILURE] = choice;
+  }
+  const derive = given[DERIVE];
+  if (derive !== undefined) {
+    const literal = typeof derive === 'string' ? OUTCOMES.find((o) => o === derive.toUpperCase()) : undefined;
+    if (typeof derive !== 'string' || (literal === undefined && referencePath(derive) === undefined)) {
+      problems.push({ location: `${at}.inputs.${DERIVE}`, message: `${who}: input "${DERIVE}" must be a reference such as \${idv.overallDecision}, or PASS, FAIL or REVIEW` });
+    } else {
+      inputs[DERIVE] = literal ?? derive;
+    }
+  }
+  if (given.Outcome !== undefined) problems.push({ location: `${at}.inputs.Outcome`, message: `${who}: give either an Outcome or the family's ${ON_FAILURE} / ${DERIVE}, not both` });
+  for (const field of ['rules', 'default'] as const) {
+    if (activity[field] !== undefined) problems.push({ location: `${at}.${field}`, message: `${who}: the family's decider has no ${field}` });
+  }
+  for (const [name, expression] of Object.entries(activity.outputs ?? {})) {
+    if (name !== '_decision' || expression.replace(/\s+/g, '') !== '${decision}') {
+      problems.push({ location: `${at}.outputs.${name}`, message: `${who}: a decider's only output is _decision = \${decision}, which it records itself` });
+    }
+  }
+  if (activity.next === undefined) problems.push({ location: `${at}.next`, message: `${who}: the family's decider goes on to a next node (usually an end event)` });
+  const { outputs: _dropped, ...edgesOf } = edges(activity);
+  return { ...base, inputs, ...edgesOf };
 }
 
 /**
@@ -362,7 +403,12 @@ function checkInput(
       if (typeof value !== 'string') return wrongType();
       if ([...value].length > MAX_STRING) return fail(`must be at most ${MAX_STRING} characters`);
       if (input.pattern && !new RegExp(input.pattern).test(value)) return fail(input.patternMessage ?? `must match ${input.pattern}`);
-      if (input.enum && !input.enum.includes(value)) return fail(`must be one of ${input.enum.join(', ')}`);
+      if (input.enum) {
+        // The family's designers write some choices in lower case (`jpeg` for JPEG): the spec's spelling is kept.
+        const choice = input.enum.find((e) => e === value) ?? input.enum.find((e) => e.toLowerCase() === value.toLowerCase());
+        if (choice === undefined) return fail(`must be one of ${input.enum.join(', ')}`);
+        return choice;
+      }
       return value;
     }
     case 'I': {
@@ -507,8 +553,9 @@ function checkGateway(id: string, gateway: Gateway, problems: ErrorDetail[]): vo
     const flow = branch.id ? ` (flow "${branch.id}")` : '';
     try {
       const ast = parseCondition(branch.when);
-      const rule = toChoiceRule(ast, { path: variablePath });
-      if (isNever(rule)) problems.push({ location, message: `${who}: the condition ${branch.when}${flow} never holds, so its branch is never taken` });
+      // A condition that never holds (`${false}`, 29 times in one relying party's three files)
+      // is how the family's designers switch a branch off: taken, and never taken at run time.
+      toChoiceRule(ast, { path: variablePath });
       return ast;
     } catch (e) {
       if (!(e instanceof ConditionError)) throw e;
@@ -533,10 +580,6 @@ function normalize(e: Expr): Expr {
     return inner.kind === 'not' ? inner.operand : { kind: 'not', operand: inner };
   }
   return e;
-}
-
-function isNever(rule: ChoiceRule): boolean {
-  return JSON.stringify(rule) === JSON.stringify({ Not: { Variable: '$', IsPresent: true } });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -675,13 +718,15 @@ function checkGraph(start: string, nodes: Nodes, problems: ErrorDetail[]): void 
     }
   }
 
-  // A loop without a user step would run without end (and bill every transition); a user step
-  // in the loop waits for a person, which bounds it, and so does a Counter, which fails the
-  // journey past COUNTER_PASS_LIMIT passes (the family counts its retry loops of service steps:
-  // `${dvsAttempt > 2}`).
+  // A loop of gateways only would spin without end: nothing in it can change what its conditions
+  // read. A loop with a step in it is bounded: a user step waits for a person, a Counter fails
+  // the journey past its pass limit (specs/counter-v1.ts), and every service step counts against
+  // the journey's step limit (functions/activities/run.ts MAX_JOURNEY_STEPS), so the family's
+  // retry loops of service steps (`${dvsAttempt > 2}`, or a cloud function's verdict) deploy.
+  // A decider is a Choice or Pass state, no step: it does not count.
   const waits = (id: string) => {
-    const type = own(nodes.activities, id)?.type ?? '';
-    return activitySpec(type)?.kind === 'user' || type === COUNTER_TYPE;
+    const activity = own(nodes.activities, id);
+    return activity !== undefined && activitySpec(activity.type)?.kind !== 'decider';
   };
   const others = ids.filter((id) => !waits(id));
   for (const component of stronglyConnected(others, (id) => successors(id).filter((to) => !waits(to)))) {
@@ -693,7 +738,7 @@ function checkGraph(start: string, nodes: Nodes, problems: ErrorDetail[]): void 
     const edge = outEdges(nodes, first).find((e) => e.to === cycle[1])!;
     problems.push({
       location: `${nodeKind(nodes, first)}.${first}.${edge.field}`,
-      message: `${describe(nodes, first)}: ${cycle.map((c) => `"${c}"`).join(' → ')} form a loop with no user step, which would run without end`,
+      message: `${describe(nodes, first)}: ${cycle.map((c) => `"${c}"`).join(' → ')} form a loop of gateways and deciders only, which would run without end (a step in it could change what they read)`,
     });
   }
 }

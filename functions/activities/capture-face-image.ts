@@ -16,6 +16,7 @@ const capturePage = (view: StepView<typeof spec>, error?: ImageProblem | FacePro
     action: journeyUrl(view.record, view.capability, view.lang, view.step.activityId, 'face'),
     maxBytes: MAX_FACE_IMAGE_BYTES,
     format: view.inputs['Image Format'] === 'PNG' ? 'PNG' : 'JPEG',
+    camera: { width: view.inputs['Camera Width'], height: view.inputs['Camera Height'], timeoutSeconds: view.inputs['Timeout (in seconds)'] },
     ...(error ? { error } : {}),
   });
 

@@ -15,6 +15,8 @@ export const run: ServiceRun<typeof spec> = async ({ activityId, inputs, session
   const scope = processVariables(session) as Record<string, unknown>;
   const names = (inputs['Process Variables'] ?? []).filter((n): n is string => typeof n === 'string' && n !== '');
   const variables = Object.fromEntries(names.filter((n) => Object.hasOwn(scope, n)).map((n) => [n, scope[n]]));
+  const functionName = inputs['Function Name'];
+  if (functionName === undefined || functionName === '') throw activityError(spec, 'CloudFunctionNotFound', 'The step names no function: its Function Name is empty.');
   let outcome;
   try {
     outcome = await runFunctionStep(
@@ -28,7 +30,7 @@ export const run: ServiceRun<typeof spec> = async ({ activityId, inputs, session
         refusedEndpoints: localServiceEndpoints(),
       },
       {
-        functionName: inputs['Function Name'],
+        functionName,
         functionVersion: inputs['Function Version'],
         variables,
         secretNames: (inputs['Cloud Secrets'] ?? []).filter((n): n is string => typeof n === 'string' && n !== ''),
@@ -44,7 +46,7 @@ export const run: ServiceRun<typeof spec> = async ({ activityId, inputs, session
     }
     throw err;
   }
-  if (inputs.Metrics === true) await countCloudFunctionRun(tenantId, outcome.ok ? 'SUCCEEDED' : 'FAILED');
+  if (inputs.Metrics === true || (inputs['Allowed Metrics'] ?? []).length > 0) await countCloudFunctionRun(tenantId, outcome.ok ? 'SUCCEEDED' : 'FAILED');
   if (!outcome.ok) throw activityError(spec, ERRORS[outcome.reason], outcome.message);
   return { ...session, vars: { ...(session.vars ?? {}), ...outcome.variables } };
 };

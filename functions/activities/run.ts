@@ -35,6 +35,18 @@ export class SessionNotFoundError extends Error {
   override readonly name = 'SessionNotFound';
 }
 
+/**
+ * The most steps one journey runs: each step stores the next version of the journey's data, so
+ * its version counts the steps run. A loop of service steps the designer drew without a way out
+ * (the family's retry loops are accepted at publish) ends here, as a process error, long before
+ * Step Functions' 25,000 history events.
+ */
+export const MAX_JOURNEY_STEPS = 2_000;
+
+export class JourneyStepLimitError extends Error {
+  override readonly name = 'JourneyStepLimit';
+}
+
 /** The session the step works on, and where it came from (undefined: the state is the whole session). */
 interface Loaded {
   session: Session;
@@ -183,6 +195,9 @@ async function load(payload: Payload, now: Date): Promise<Loaded> {
   const state = payload.state;
   if (!isRefState(state) || !payload.keep) return { session: state as Session };
   const ref = state._ref;
+  if (ref.v >= MAX_JOURNEY_STEPS) {
+    throw new JourneyStepLimitError(`The journey has run ${ref.v} steps, the most one journey may: a loop of its definition did not end.`);
+  }
   let found: Awaited<ReturnType<typeof sessions.get>>;
   try {
     found = await sessions.get(ref.tenantId, ref.processInstanceId, ref.v, now);

@@ -211,6 +211,19 @@ const VARIABLE_NAME_MESSAGE = 'must be a variable name: 1 to 64 letters, digits 
  * A key under which an activity stores its result in the session data. (Property order is the
  * catalogue's JSON order, which its snapshot pins.)
  */
+/**
+ * The family's screen inputs, on every user step of its designer: which of the step's screens
+ * its hosted UI shows (`screens`), the one it starts at (`stepId`) and the UI component
+ * (`screenId`). This service's pages choose their own screens, so on a user step they are taken
+ * and kept with the step's inputs; the switch-device step reads them to know its direction. The
+ * catalogue adds them to every user step's inputs (statemachines/catalogue.ts).
+ */
+export const SCREEN_INPUTS: readonly InputSpec[] = [
+  { name: 'UI Component Id', type: 'S', required: false, references: false, description: "The family's UI component of the step (its hosted UI's screen id): kept, not used by this service's pages.", family: { name: 'screenId' } },
+  { name: 'List of Screens', type: 'L', required: false, description: "The screens of the step in the family's hosted UI: kept, not used by this service's pages.", family: { name: 'screens' } },
+  { name: 'Starting component ID', type: 'S', required: false, references: false, description: "The screen the family's hosted UI starts the step at: kept, not used by this service's pages.", family: { name: 'stepId' } },
+];
+
 export function key<const N extends string, const D extends string | undefined = undefined>(name: N, defaultValue?: D, description?: string) {
   return {
     name,

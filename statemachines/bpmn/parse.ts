@@ -271,14 +271,18 @@ function readInputs(task: MElement, parameters: readonly MParameter[], problem: 
   return inputs;
 }
 
-/** The text, list or map a parameter holds; undefined (after reporting) when it holds something else. */
+/**
+ * The text, list or map a parameter holds; undefined (after reporting) when it holds something
+ * else. Texts are trimmed, as Camunda reads them: the Modeler writes `face1` followed by a line
+ * break and the indentation of the next element.
+ */
 function rawValue(p: MParameter, bad: (message: string) => void): RawInputValue | undefined {
   const d = p.definition;
-  if (!d) return p.value === undefined ? {} : { text: p.value };
+  if (!d) return p.value === undefined ? {} : { text: p.value.trim() };
   if (d.$type === 'camunda:List') {
     const items = d.items ?? [];
     if (items.some((i) => i.$type !== 'camunda:Value')) return void bad('a list may hold only camunda:value items');
-    return { list: items.map((i) => i.value ?? '') };
+    return { list: items.map((i) => (i.value ?? '').trim()) };
   }
   if (d.$type === 'camunda:Map') {
     const map: Record<string, string> = {};
@@ -286,7 +290,7 @@ function rawValue(p: MParameter, bad: (message: string) => void): RawInputValue 
       if (e.key === undefined) return void bad('a map entry without a key');
       if (e.definition) return void bad(`map entry ${e.key} holds a nested ${e.definition.$type}: entries are strings`);
       if (Object.hasOwn(map, e.key)) return void bad(`map key ${e.key} given twice`);
-      map[e.key] = e.value ?? '';
+      map[e.key] = (e.value ?? '').trim();
     }
     return { map };
   }
@@ -298,7 +302,7 @@ function readOutputs(task: MElement, parameters: readonly MParameter[], problem:
   for (const p of parameters) {
     if (!p.name) problem(task, 'INVALID_INPUT', 'an output parameter without a name');
     else if (p.definition) problem(task, 'INVALID_INPUT', `output ${p.name}: only an expression may set a process variable`, { input: p.name });
-    else outputs[p.name] = p.value ?? null;
+    else outputs[p.name] = p.value?.trim() ?? null;
   }
   return outputs;
 }

@@ -181,15 +181,18 @@ function call(c: jsep.CallExpression, text: string): Expr {
     ((callee as jsep.MemberExpression).object as jsep.Identifier).name === EXECUTION
       ? ((callee as jsep.MemberExpression).property as jsep.Identifier).name
       : undefined;
-  if (method !== 'hasVariable' && method !== 'getVariable') {
-    throw unsupported(text, `the method call ${describe(c, text)} is not supported; only execution.hasVariable("x") and execution.getVariable("x") are`);
+  if (method !== 'hasVariable' && method !== 'getVariable' && method !== 'hasVariableLocal' && method !== 'getVariableLocal') {
+    throw unsupported(text, `the method call ${describe(c, text)} is not supported; only execution.hasVariable("x") and execution.getVariable("x") (and their ...Local forms) are`);
   }
   const [arg, ...more] = c.arguments;
   if (!arg || more.length > 0 || arg.type !== 'Literal' || typeof (arg as jsep.Literal).value !== 'string') {
     throw unsupported(text, `execution.${method} takes one quoted variable name`);
   }
   const name = (arg as jsep.Literal).value as string;
-  return method === 'hasVariable' ? { kind: 'hasVariable', name } : { kind: 'variable', segments: [name] };
+  // The ...Local forms read the step's own variables in Camunda. Here a step's result is merged
+  // into the journey's variables before its output parameters are evaluated, so they read the
+  // same value (one difference: a variable the step did not set, left by an earlier step, is seen).
+  return method === 'hasVariable' || method === 'hasVariableLocal' ? { kind: 'hasVariable', name } : { kind: 'variable', segments: [name] };
 }
 
 /** A jsep node as text for a message, through our printer when it converts. */

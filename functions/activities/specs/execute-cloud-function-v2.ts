@@ -8,11 +8,23 @@ export const spec = {
     "Runs a version of the tenant's cloud function in the sandbox with the process variables and cloud secrets the step lists; " +
     'the variables it returns are set on the journey (for example for a gateway to read).',
   inputs: [
-    { ...s('Function Name', true), family: { name: 'functionName' } },
+    {
+      ...s('Function Name', false, undefined, 'The function to run. Empty (as the family allows at publish): the step fails with Function Not Found when it runs.'),
+      family: { name: 'functionName' },
+    },
     { name: 'Function Version', type: 'I', required: false, min: 1, description: 'Empty: the latest DEPLOYED_ACTIVE version.', family: { name: 'functionVersion' } },
     { name: 'Process Variables', type: 'L', required: false, description: 'The variables the function may read (`variables` in its handler).', family: { name: 'processVariables' } },
     { name: 'Cloud Secrets', type: 'L', required: false, description: 'The secrets the function may read (`secrets` in its handler), by name.', family: { name: 'cloudSecrets' } },
     { name: 'Metrics', type: 'B', required: false, default: false, description: 'Also count the run as a CloudFunctionRuns metric, by outcome.' },
+    {
+      name: 'Allowed Metrics',
+      type: 'L',
+      required: false,
+      description:
+        "The family's Metrics list: the metric names the function may record. Today a non-empty list counts the run as a CloudFunctionRuns metric, as Metrics does; per-name counters come with the family's Python functions.",
+      // Matched by its name only: its label (Metrics) is this activity's Metrics input's name.
+      family: { name: 'cloudFunctionAllowedMetrics', type: 'LIST_STRING' },
+    },
     { name: 'Report Log', type: 'B', required: false, default: true, description: "Keep the run's console output with the instance." },
     s('Rule Execution Name', false, undefined, 'A label kept with the run.'),
   ],

@@ -19,6 +19,24 @@ export const spec = {
       references: false,
       description: 'The decision this decider records (instead of rules); the flow then goes on to its next node.',
     },
+    {
+      name: 'Decision on Any Failure',
+      type: 'S',
+      required: false,
+      enum: ['PASS', 'FAIL', 'REVIEW'],
+      references: false,
+      description:
+        "The family's form (with Derive Decision From, instead of Outcome or rules): the decision when the journey took an error route (`_lastError` or `_errors` in its data) and Derive Decision From gave none. FAIL when not given.",
+      family: { name: 'decisionOnAnyFailure' },
+    },
+    {
+      name: 'Derive Decision From',
+      type: 'S',
+      required: false,
+      description:
+        "The family's form: a reference to the decision (`${idv.overallDecision}`, set by a cloud function): PASS, FAIL or REVIEW there is the decision. Otherwise Decision on Any Failure after an error route, else PASS.",
+      family: { name: 'decisionVariable' },
+    },
   ],
   rules: [],
   outputs: [{ name: 'Decision', variable: '_decision' }],

@@ -23,11 +23,18 @@ if (form) {
   const type = form.dataset.format === 'PNG' ? 'image/png' : 'image/jpeg';
   const canPlaceFile = typeof DataTransfer === 'function';
   let stream: MediaStream | null = null;
+  // The step's Camera Width / Height and Timeout (in seconds), with the family's defaults.
+  const positive = (v: string | undefined, fallback: number) => (Number(v) > 0 ? Number(v) : fallback);
+  const cameraWidth = positive(form.dataset.cameraWidth, 1280);
+  const cameraHeight = positive(form.dataset.cameraHeight, 720);
+  const cameraTimeout = positive(form.dataset.cameraTimeout, 60);
+  let cameraTimer: ReturnType<typeof setTimeout> | undefined;
   const show = (el: HTMLElement, on: boolean) => {
     el.hidden = !on;
   };
 
   const stopCamera = () => {
+    clearTimeout(cameraTimer);
     stream?.getTracks().forEach((t) => t.stop());
     stream = null;
   };
@@ -50,10 +57,20 @@ if (form) {
     start.addEventListener('click', () => {
       status.textContent = '';
       navigator.mediaDevices
-        .getUserMedia({ video: { facingMode: 'user', width: { ideal: 1280 }, height: { ideal: 960 } }, audio: false })
+        .getUserMedia({ video: { facingMode: 'user', width: { ideal: cameraWidth }, height: { ideal: cameraHeight } }, audio: false })
         .then((s) => {
           stream = s;
           video.srcObject = s;
+          // The step's "Timeout (in seconds)": the camera goes off when no photo is taken by then.
+          clearTimeout(cameraTimer);
+          cameraTimer = setTimeout(() => {
+            if (!stream) return;
+            stopCamera();
+            show(video, false);
+            show(shoot, false);
+            show(start, true);
+            status.textContent = status.dataset.stopped ?? '';
+          }, cameraTimeout * 1000);
           return video.play();
         })
         .then(() => {

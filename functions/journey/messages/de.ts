@@ -46,6 +46,7 @@ export const de: Messages = {
   facePreview: 'Ihr Foto',
   faceVideo: 'Kamerabild',
   faceCameraFailed: 'Die Kamera konnte nicht gestartet werden. Wählen Sie stattdessen ein Foto.',
+  faceCameraStopped: 'Die Kamera wurde ausgeschaltet, weil kein Foto aufgenommen wurde. Starten Sie sie erneut oder wählen Sie ein Foto.',
   faceTaken: 'Foto aufgenommen. Weiter sendet es, oder nehmen Sie es noch einmal auf.',
   face_missing: 'Nehmen Sie ein Foto auf oder wählen Sie eines.',
   face_tooLarge: 'Das Foto ist größer als 3 MB. Wählen Sie ein kleineres.',

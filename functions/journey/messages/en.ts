@@ -47,6 +47,7 @@ export const en = {
   facePreview: 'Your photo',
   faceVideo: 'Camera view',
   faceCameraFailed: 'The camera could not be started. Choose a photo instead.',
+  faceCameraStopped: 'The camera was turned off because no photo was taken. Start it again, or choose a photo.',
   faceTaken: 'Photo taken. Continue to send it, or take it again.',
   face_missing: 'Take a photo or choose one.',
   face_tooLarge: 'The photo is larger than 3 MB. Choose a smaller one.',

@@ -6,7 +6,15 @@ import { messages, type Language, type Messages } from '../messages/index.js';
  * front camera on phones); with script, the page also offers the camera in the page: the
  * photo taken goes into the same file field, so one form post carries either.
  */
-export function renderFaceCapture(input: { lang: Language; action: string; maxBytes: number; format?: 'JPEG' | 'PNG'; error?: string }): string {
+export function renderFaceCapture(input: {
+  lang: Language;
+  action: string;
+  maxBytes: number;
+  format?: 'JPEG' | 'PNG';
+  /** What the page asks the camera for, and how long it keeps it on without a photo (the step's inputs). */
+  camera?: { width: number; height: number; timeoutSeconds: number };
+  error?: string;
+}): string {
   const { lang, error } = input;
   const s = messages(lang);
   // `error` is an ImageProblem (face-capture.ts); one without a message of its own reads as unreadable.
@@ -17,7 +25,9 @@ export function renderFaceCapture(input: { lang: Language; action: string; maxBy
     title: s.faceTitle,
     scripts: ['/journey/assets/face-capture.js'],
     body: `<h1>${escapeHtml(s.faceTitle)}</h1><p class="sub">${escapeHtml(s.faceText)}</p>
-<form method="post" action="${escapeHtml(input.action)}" enctype="multipart/form-data" id="face-form" data-max-bytes="${input.maxBytes}" data-format="${input.format ?? 'JPEG'}" novalidate>
+<form method="post" action="${escapeHtml(input.action)}" enctype="multipart/form-data" id="face-form" data-max-bytes="${input.maxBytes}" data-format="${input.format ?? 'JPEG'}"${
+      input.camera ? ` data-camera-width="${Math.round(input.camera.width)}" data-camera-height="${Math.round(input.camera.height)}" data-camera-timeout="${Math.round(input.camera.timeoutSeconds)}"` : ''
+    } novalidate>
 ${summary}
 <div class="camera" id="face-camera" hidden>
 <button type="button" class="secondary" id="face-start">${escapeHtml(s.faceStartCamera)}</button>
@@ -25,7 +35,7 @@ ${summary}
 <img id="face-preview" alt="${escapeHtml(s.facePreview)}" hidden>
 <button type="button" class="secondary" id="face-shoot" hidden>${escapeHtml(s.faceShoot)}</button>
 <button type="button" class="secondary" id="face-retake" hidden>${escapeHtml(s.faceRetake)}</button>
-<p class="status" id="face-status" role="status" aria-live="polite" data-failed="${escapeHtml(s.faceCameraFailed)}" data-taken="${escapeHtml(s.faceTaken)}"></p>
+<p class="status" id="face-status" role="status" aria-live="polite" data-failed="${escapeHtml(s.faceCameraFailed)}" data-taken="${escapeHtml(s.faceTaken)}" data-stopped="${escapeHtml(s.faceCameraStopped)}"></p>
 </div>
 <div class="field${error ? ' invalid' : ''}"><label for="face-file">${escapeHtml(s.faceFile)}</label>
 <input type="file" id="face-file" name="image" accept="image/jpeg,image/png" capture="user" aria-describedby="face-file-hint${error ? ' face-file-error' : ''}"${error ? ' aria-invalid="true"' : ''}>

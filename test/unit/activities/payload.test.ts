@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { canRead, ContractError, readPayload } from '../../../functions/activities/payload.js';
 import { ActivityError } from '../../../functions/activities/contract.js';
 import { runActivity } from '../../../functions/activities/lambda.js';
+import { MAX_JOURNEY_STEPS } from '../../../functions/activities/run.js';
 import {
   ACTIVITY_CONTRACT,
   CONTRACT_ERRORS,
@@ -138,6 +139,14 @@ describe('runActivity at the contract\'s edges', () => {
     await expect(runActivity(current({ contract: OLDEST_SERVED_CONTRACT - 1 }), new Date())).rejects.toMatchObject({ name: CONTRACT_ERRORS.TOO_OLD });
     await expect(runActivity(current({ inputs: '{nope' }), new Date())).rejects.toMatchObject({ name: CONTRACT_ERRORS.BAD_PAYLOAD });
     await expect(runActivity(null as never, new Date())).rejects.toMatchObject({ name: CONTRACT_ERRORS.BAD_PAYLOAD });
+  });
+
+  it('fails a journey at its step limit before any store is read: a loop of service steps ends', async () => {
+    const at = (v: number) => current({ state: { ...state, _ref: { ...state._ref, v } } });
+    await expect(runActivity(at(MAX_JOURNEY_STEPS), new Date())).rejects.toMatchObject({ name: 'JourneyStepLimit' });
+    await expect(runActivity(at(MAX_JOURNEY_STEPS + 5), new Date())).rejects.toMatchObject({ name: 'JourneyStepLimit' });
+    // One step below: the session is read (no table in unit tests, so that read is what fails).
+    await expect(runActivity(at(MAX_JOURNEY_STEPS - 1), new Date())).rejects.not.toMatchObject({ name: 'JourneyStepLimit' });
   });
 
   it('serves the current and the previous contract: the step runs its module', async () => {

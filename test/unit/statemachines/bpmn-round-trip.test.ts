@@ -351,7 +351,8 @@ const TEMPLATES: Template[] = [
     type: 'SVC_PUSH_NOTIFICATION',
     inputs: {
       ...PUSH_INPUTS,
-      Title: ' Sign-in <request> & "more"\n  second line ',
+      // Inner white space and line breaks come back; at either end a text is trimmed, as Camunda reads it.
+      Title: 'Sign-in <request> & "more"\n  second line',
       'Push Notification Parameters': { screen: 'face-capture', lang: '${lang}', empty: '' },
       'Push Notification Process Parameters': {},
       'Monitor Push Notification Process': false,

@@ -38,7 +38,7 @@ const SPEC_ERROR_EVENTS: Record<string, string[]> = {
   // Not in the spec's table: the family's data form options (issue 10, item 6).
   'Data Form': ['Max Attempts Exceeded', 'Retake'],
   // Not in the spec's table: where a function's error, timeout or missing version or secret goes (issue 13, item 3).
-  'Execute Cloud Function v2': ['Function Error', 'Function Timeout', 'Function Not Found', 'Cloud Secret Missing'],
+  'Execute Cloud Function v2': ['Function Error', 'Function Timeout', 'Function Not Found', 'Cloud Secret Missing', 'Failed Sync Rule Execution'],
   // Not in the spec: the service's own watchlist step (issue 14, item 5).
   'Watchlist Match': ['Watchlist Hit', 'Watchlist Not Found', 'Failed face template generation'],
   // The service's own (not a spec activity): notifies one webhook.
@@ -126,11 +126,12 @@ const SPEC_INPUTS: Record<string, Row[]> = {
   'External Source Face Upload v1': [['Output Variable', 'S', true, 'uploadURL']],
   // Function Version may be empty (the latest active version) and the family's other inputs are added (issue 13, item 3).
   'Execute Cloud Function v2': [
-    ['Function Name', 'S', true],
+    ['Function Name', 'S', false],
     ['Function Version', 'I', false],
     ['Process Variables', 'L', false],
     ['Cloud Secrets', 'L', false],
     ['Metrics', 'B', false, false],
+    ['Allowed Metrics', 'L', false],
     ['Report Log', 'B', false, true],
     ['Rule Execution Name', 'S', false],
   ],
@@ -226,7 +227,7 @@ describe('CATALOGUE', () => {
     }
     // Known from the family's real exports.
     expect(activitySpec('DATA_FORM')?.family).toEqual({ displayName: 'Custom Data Form', palette: 'CDF01', beans: ['customDataFormV1'], endBean: 'customDataFormWriterV1' });
-    expect(activitySpec('EXECUTE_CLOUD_FUNCTION_V2')?.inputs.map((i) => i.family?.name)).toEqual(['functionName', 'functionVersion', 'processVariables', 'cloudSecrets', undefined, undefined, undefined]);
+    expect(activitySpec('EXECUTE_CLOUD_FUNCTION_V2')?.inputs.map((i) => i.family?.name)).toEqual(['functionName', 'functionVersion', 'processVariables', 'cloudSecrets', undefined, 'cloudFunctionAllowedMetrics', undefined, undefined]);
   });
 
   it('is plain JSON and matches its snapshot', async () => {

@@ -203,11 +203,12 @@ describe('graph validation', () => {
     expectRefused(bad, 'gateways.Gateway_doc.branches.0.when', 'Flow_passport');
   });
 
-  it('refuses a branch that can never be taken', () => {
+  it('takes a branch switched off with ${false}, as the family does, and never chooses it', () => {
     const def = edit(journey(), (d) => {
-      (d.gateways.Gateway_doc!.branches as Json[])[1]!.when = '${1 == 2}';
+      (d.gateways.Gateway_doc!.branches as Json[])[1]!.when = '${false}';
     });
-    expectRefused(def, 'gateways.Gateway_doc.branches.1.when', 'never holds');
+    const choice = compile(def).States.Gateway_doc as AslChoiceState;
+    expect(choice.Choices.some((c) => JSON.stringify(c).includes('"Not":{"Variable":"$","IsPresent":true}'))).toBe(true);
   });
 
   it('refuses an unreachable node and a target that does not exist', () => {
@@ -221,7 +222,7 @@ describe('graph validation', () => {
     expectRefused(dangling, 'gateways.Gateway_doc.default', 'default flow target "nowhere" does not exist');
   });
 
-  it('refuses a path that never ends and a loop without a user step', () => {
+  it('refuses a path that never ends and a loop of gateways only', () => {
     const trap = edit(journey(), (d) => {
       d.activities.addUser!.next = 'capture';
       d.activities.addUser!.errorEvents = { 'ExtId Not Unique': 'capture' };
@@ -235,10 +236,10 @@ describe('graph validation', () => {
       d.gateways.Gateway_b = { branches: [{ when: '${y}', next: 'Gateway_a' }], default: 'End_ok' };
       d.activities.review!.next = 'Gateway_a';
     });
-    expectRefused(spin, 'gateways.Gateway_a.branches.0.next', 'loop with no user step');
+    expectRefused(spin, 'gateways.Gateway_a.branches.0.next', 'loop of gateways and deciders only');
   });
 
-  it('takes a loop of service steps that a Counter counts, and still refuses one without', () => {
+  it('takes loops of service steps, counted by a Counter or not (the family draws both), bounded when they run', () => {
     const counted = edit(journey(), (d) => {
       d.activities.count = { type: 'COUNTER_V1', inputs: { 'Counter Name': 'dvsAttempt' }, next: 'Gateway_retry' };
       d.gateways.Gateway_retry = { branches: [{ when: '${dvsAttempt > 2}', next: 'review' }], default: 'addUser2' };
@@ -246,10 +247,19 @@ describe('graph validation', () => {
       d.activities.approve!.next = 'count';
     });
     expect(() => validateDefinition(counted)).not.toThrow();
+    // A cloud function's verdict ends the family's other retry loop: no Counter in it.
     const uncounted = edit(counted, (d) => {
       d.activities.count = { type: 'ADD_USER', inputs: { 'External ID': '${externalId}', 'Store Name': 'customers' }, next: 'Gateway_retry' };
     });
-    expectRefused(uncounted, 'activities.count.next', 'loop with no user step');
+    expect(() => validateDefinition(uncounted)).not.toThrow();
+    // Deciders are no steps: a loop of gateways and deciders only still spins.
+    const deciders = edit(journey(), (d) => {
+      d.gateways.Gateway_a = { branches: [{ when: '${x}', next: 'Gateway_b' }], default: 'End_ok' };
+      d.gateways.Gateway_b = { branches: [{ when: '${y}', next: 'review' }], default: 'End_ok' };
+      d.activities.review!.next = 'Gateway_a';
+      d.activities.approve!.next = 'Gateway_a';
+    });
+    expectRefused(deciders, 'activities.review.next', 'loop of gateways and deciders only');
   });
 
   it('compiles a timer on a service step to its timeout, capped at the step limit, with its route', () => {
@@ -414,6 +424,44 @@ describe('a graph on the local engine', () => {
 
     // Each journey's last state recorded the outcome itself, from the session it ended with.
     expect(recorded.map(outcomeStatus)).toEqual(['COMPLETED_ENDED_SUCCESS', 'REVIEW', 'COMPLETED_ENDED_ERROR', 'REVIEW']);
+  });
+
+  it("decides as the family's decider: the derived decision, else Decision on Any Failure after an error route, else PASS", async () => {
+    const def = {
+      name: 'family-decider',
+      version: 1,
+      startActivityId: 'details',
+      activities: {
+        details: { type: 'DATA_FORM', inputs: { Form: FORM, 'Form data Key': 'details' }, next: 'addUser' },
+        addUser: { type: 'ADD_USER', inputs: { 'External ID': '${externalId}', 'Store Name': 'customers' }, next: 'SDD01', errorEvents: { 'ExtId Not Unique': 'SDD01' } },
+        SDD01: {
+          type: 'SIMPLE_DECIDER',
+          inputs: { 'Decision on Any Failure': 'REVIEW', 'Derive Decision From': '${idv.overallDecision}' },
+          outputs: { _decision: '${decision}' },
+          next: 'End_ok',
+        },
+      },
+      ends: { End_ok: {} },
+    };
+    const asl = compile(def);
+    expect(aslValidator(asl as never).isValid).toBe(true);
+    const decide = async (parameters: Json, vars: Json) => {
+      const run = start(asl, parameters);
+      submit(await next('details'), { parameters, vars });
+      const ended = await run;
+      return ended.status === 'SUCCEEDED' ? (ended.output as Json)._decision : ended.status;
+    };
+    expect(await decide({ externalId: 'x' }, { idv: { overallDecision: 'FAIL' } })).toBe('FAIL');
+    expect(await decide({ externalId: 'x' }, { idv: { overallDecision: 'REVIEW' } })).toBe('REVIEW');
+    // Nothing derived and no error route: PASS. An error route taken: Decision on Any Failure.
+    expect(await decide({ externalId: 'x' }, {})).toBe('PASS');
+    expect(await decide({ externalId: 'taken' }, { idv: { overallDecision: 'maybe' } })).toBe('REVIEW');
+    // The derived decision wins over an error route.
+    expect(await decide({ externalId: 'taken' }, { idv: { overallDecision: 'PASS' } })).toBe('PASS');
+    // Any other output on it, or no next node, is refused.
+    expectRefused(edit(def, (d) => ((d.activities.SDD01 as Json).outputs = { other: '${x}' })), 'activities.SDD01.outputs.other');
+    expectRefused(edit(def, (d) => delete (d.activities.SDD01 as Json).next), 'activities.SDD01.next');
+    expectRefused(edit(def, (d) => ((d.activities.SDD01 as Json).inputs = { 'Derive Decision From': 'maybe' })), 'activities.SDD01.inputs.Derive Decision From');
   });
 
   it('fails the execution when no condition of a gateway without a default holds: a process error', async () => {

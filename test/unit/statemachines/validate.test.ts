@@ -233,22 +233,27 @@ describe('validateDefinition', () => {
     expectRefused(def, 'activities.orphan', '"orphan"', 'not reachable from the start node "push"');
   });
 
-  it('rejects a loop of service steps with no user step', () => {
+  it('takes a loop of service steps (bounded when it runs by the journey step limit), and refuses a loop of gateways only', () => {
     const def = pushFlow();
     (def.activities as Record<string, Record<string, unknown>>).push!.errorEvents = { 'Other Error': 'push' };
-    expectRefused(def, 'activities.push.errorEvents.Other Error', '"push" → "push"', 'no user step');
+    expect(validateDefinition(def).activities.push!.errorEvents).toEqual({ 'Other Error': 'push' });
 
     const two = {
       name: 'loop',
       version: 1,
       startActivityId: 'a',
       activities: {
-        a: { type: 'GET_USER', inputs: { 'Store Name': 's', 'User ID': 'u' }, next: 'b' },
+        a: { type: 'GET_USER', inputs: { 'Store Name': 's', 'User ID': 'u' }, next: 'g' },
         b: { type: 'ADD_USER', inputs: { 'Store Name': 's', 'External ID': 'e' }, next: 'end', errorEvents: { 'ExtId Not Unique': 'a' } },
         end: { type: 'SIMPLE_DECIDER', rules: [{ when: { errorEvent: true }, outcome: 'FAIL' }], default: 'PASS' },
       },
+      gateways: {
+        g: { branches: [{ when: '${x}', next: 'h' }], default: 'b' },
+        h: { branches: [{ when: '${y}', next: 'g' }], default: 'b' },
+      },
     };
-    expectRefused(two, 'activities.a.next', '"a" → "b" → "a"', 'no user step');
+    expect(() => validateDefinition({ ...two, gateways: { g: { branches: [{ when: '${x}', next: 'b' }], default: 'b' } } })).not.toThrow();
+    expectRefused(two, 'gateways.g.branches.0.next', '"g" → "h" → "g"', 'loop of gateways and deciders only');
   });
 
   it('takes a loop that goes through a user step', () => {
@@ -331,9 +336,11 @@ describe('validateDefinition', () => {
     // The family's format, loose: strings read as booleans, unknown members kept.
     expect(ok.activities.a!.inputs.Form).toMatchObject({ components: [{ readOnly: true, layout: { col: 2 } }] });
     expect(validateDefinition(single('DATA_FORM', { 'Data form name': 'applicant', 'Data form version': '${2}' })).activities.a!.inputs['Data form version']).toBe(2);
-    expectRefused(single('DATA_FORM', {}), 'activities.a.inputs.Form', 'either "Form", or "Data form name" and "Data form version"; none is given');
+    expectRefused(single('DATA_FORM', {}), 'activities.a.inputs.Form', 'either "Form", or "Data form name"; none is given');
     expectRefused(single('DATA_FORM', { Form: inline, 'Data form name': 'applicant', 'Data form version': 1 }), 'activities.a.inputs.Data form name');
-    expectRefused(single('DATA_FORM', { 'Data form name': 'applicant' }), 'activities.a.inputs.Data form version');
+    // The family's empty Data form version: the latest active version when the step starts.
+    expect(validateDefinition(single('DATA_FORM', { 'Data form name': 'applicant' })).activities.a!.inputs['Data form version']).toBeUndefined();
+    expectRefused(single('DATA_FORM', { Form: inline, 'Data form version': 1 }), 'activities.a.inputs.Data form name', 'required when "Data form version" is given');
     expectRefused(single('DATA_FORM', { 'Data form name': 'applicant', 'Data form version': 0 }), 'activities.a.inputs.Data form version', 'at least 1');
     expectRefused(single('DATA_FORM', { Form: inline, 'Max Attempts': 0 }), 'activities.a.inputs.Max Attempts', 'at least 1');
   });
