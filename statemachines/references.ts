@@ -31,6 +31,28 @@ export function referencePath(value: string): string | undefined {
   return REFERENCE.exec(value)?.[1];
 }
 
+/**
+ * The family's form templates: a data form's `default` written `{{processvar.a.b.c}}` (spaces
+ * inside the braces allowed, `{{processvar._checks.face.result }}`) stands for the process
+ * variable at that path, read as the reference `${a.b.c}` is (`lookup` below). Nothing else is a
+ * template: only `processvar.` then a dot path of names (a letter or `_`, then letters, digits,
+ * `_` or `-`) and `[n]` indexes, never `__proto__`, and the template is the whole value (spaces
+ * around it aside). A value with `{{` that is not one is a mistake to report (`isTemplateLike`).
+ */
+const TEMPLATE = /^\s*\{\{\s*processvar\.([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*|\[\d{1,6}\])*)\s*\}\}\s*$/;
+
+/** Anything with `{{`: a template, or a mistake to report. */
+export function isTemplateLike(value: string): boolean {
+  return value.includes('{{');
+}
+
+/** The path a `{{processvar.<path>}}` template names, in the reference grammar; undefined when `value` is not one. */
+export function templatePath(value: string): string | undefined {
+  const path = TEMPLATE.exec(value)?.[1];
+  if (path === undefined || path.split(/[.[\]]/).includes('__proto__')) return undefined;
+  return path;
+}
+
 export function isReference(value: unknown): value is string {
   return typeof value === 'string' && referencePath(value) !== undefined;
 }

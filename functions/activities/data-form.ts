@@ -1,5 +1,5 @@
-import { lookup, referencePath } from '../../statemachines/references.js';
-import type { DataForm } from '../../statemachines/forms.js';
+import { lookup, referencePath, templatePath } from '../../statemachines/references.js';
+import { keyedComponents, type DataForm } from '../../statemachines/forms.js';
 import { formValueOf, validateFormSubmission, type FormOutcome } from '../journey/forms.js';
 import { ACTION_FIELD, renderDataForm } from '../journey/screens/data-form.js';
 import { journeyUrl } from '../journey/screen-context.js';
@@ -53,35 +53,41 @@ export function recordedForm(view: { step: { inputs: Record<string, unknown> } }
   return form;
 }
 
+/** A value of the journey's data a field can show: a string, number or boolean; an object or a list shows nothing. */
+const isShowable = (value: unknown) => value === null || typeof value !== 'object';
+
 /**
- * A form's starting values, as the page shows them: its defaults, with a whole `${...}`
- * reference read from the journey's data, and a default given per language in the page's.
+ * A form's starting values, by answer key (statemachines/forms.ts `answerKeys`), as the page
+ * shows them: its defaults, with a whole `${a.b}` reference or `{{processvar.a.b}}` template
+ * read from the journey's data (references.ts `lookup`; nothing there, or an object or a list,
+ * shows an empty field), and a default given per language in the page's.
  */
 export function formDefaults(form: DataForm, state: unknown, lang = 'en'): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const c of form.components) {
+  for (const { c, key } of keyedComponents(form)) {
     if (c.default == null) continue;
-    const path = typeof c.default === 'string' ? referencePath(c.default) : undefined;
+    const path = typeof c.default === 'string' ? (referencePath(c.default) ?? templatePath(c.default)) : undefined;
     const value = path !== undefined ? lookup(state, path) : c.default;
+    if (path !== undefined && !isShowable(value)) continue;
     const shown = formValueOf(c, value, lang);
-    if (shown !== undefined) out[c.id] = shown;
+    if (shown !== undefined) out[key] = shown;
   }
   return out;
 }
 
 /**
  * What the journey already holds under the step's `Form data Key` (an earlier visit of this
- * step, or an earlier step keeping its data there), shown over the defaults: a retake comes back
+ * step, or an earlier step keeping its data there), by answer key, shown over the defaults: a retake comes back
  * to what was entered, and a read-only confirmation under the same key shows it.
  */
 export function keptValues(form: DataForm, state: unknown, dataKey: string, lang = 'en'): Record<string, string> {
   const kept = own((state as { vars?: Record<string, unknown> } | undefined)?.vars, dataKey);
   if (kept === null || typeof kept !== 'object' || Array.isArray(kept)) return {};
   const out: Record<string, string> = {};
-  for (const c of form.components) {
-    const value = (kept as Record<string, unknown>)[c.id];
-    const shown = value == null ? undefined : formValueOf(c, value, lang);
-    if (shown !== undefined) out[c.id] = shown;
+  for (const { c, key } of keyedComponents(form)) {
+    const value = own(kept as Record<string, unknown>, key);
+    const shown = value == null || !isShowable(value) ? undefined : formValueOf(c, value, lang);
+    if (shown !== undefined) out[key] = shown;
   }
   return out;
 }

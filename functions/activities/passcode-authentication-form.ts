@@ -11,6 +11,7 @@ import { renderFormFields } from '../journey/screens/data-form.js';
 import type { ScreenFrame } from '../journey/screens/frame.js';
 import type { ActivityAccess, Screens, StepBegin, StepCompletion, StepView, Submission } from './contract.js';
 import { formDefaults, recordedForm, stepForm } from './data-form.js';
+import { answerKeys } from '../../statemachines/forms.js';
 import { key, s } from './spec.js';
 import { own } from '../shared/own.js';
 import { spec } from './specs/passcode-authentication-form.js';
@@ -26,13 +27,14 @@ type View = StepView<typeof spec, 'identityStores'>;
 function frameOf(view: View, refused?: Extract<FormOutcome, { ok: false }>): ScreenFrame {
   const form = recordedForm(view);
   const values = refused?.values ?? formDefaults(form, view.step.state, view.lang);
-  const { html, summary, texts } = renderFormFields({ form, lang: view.lang, values, ...(refused ? { errors: refused.errors } : {}) });
+  const { html, summary, texts, scripts } = renderFormFields({ form, lang: view.lang, values, ...(refused ? { errors: refused.errors } : {}) });
   return {
     ...(form.title ? { title: texts.text(form.title) } : {}),
     ...(form.subtitle ? { subtitle: texts.text(form.subtitle) } : {}),
     ...(texts.lang !== view.lang ? { lang: texts.lang } : {}),
     fields: html,
     errors: summary,
+    ...(scripts.length ? { scripts } : {}),
   };
 }
 
@@ -111,7 +113,7 @@ export const submission: Submission<typeof spec, 'identityStores'> = {
     // The form's fields, then what the service records (which a field of the same id does not override).
     const form = { ...(fields.ok ? fields.values : {}), formName: inputs['Data form name'], formVersion: inputs['Data form version'] };
     // A passcode refused for itself: the screen comes back with the fields as they were typed.
-    const typed = { ok: false as const, errors: {}, values: Object.fromEntries(dataForm.components.map((c) => [c.id, own(body, c.id) ?? ''])) };
+    const typed = { ok: false as const, errors: {}, values: Object.fromEntries(answerKeys(dataForm).map((key) => [key, own(body, key) ?? ''])) };
     const dataKey = inputs['Form data Key'];
     const complete = (values: Record<string, unknown>, extra: Record<string, unknown> = {}, check?: CheckRecord): { complete: StepCompletion } => ({
       complete: { result: { vars: { [dataKey]: values }, ...extra }, values, dataKey, ...(check ? { check } : {}) },

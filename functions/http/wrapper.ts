@@ -78,8 +78,8 @@ export type LambdaHandler = ((event: APIGatewayProxyEventV2) => Promise<APIGatew
  * preview, a blob: URL), same-origin form posts and requests (a passkey screen asks for its
  * ceremony), and nothing else (no frames). Images may also come over https: a data form's image
  * components name them (the relying party's logo on its own host). An image can carry nothing
- * out of the page but its request (no script runs on form pages, no referrer is sent), and the
- * page makes no <img> of anything but a form's checked `src`.
+ * out of the page but its request (no script but the service's own runs on form pages, no
+ * referrer is sent), and the page makes no <img> of anything but a form's checked `src`.
  */
 const PAGE_CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data: blob: https:; media-src blob: mediastream:; " +

@@ -6,9 +6,12 @@
  */
 import {
   DISPLAY_COMPONENT_TYPES,
+  choiceList,
   formLanguages,
   isCalendarDate,
+  keyedComponents,
   resolveDateBound,
+  valuesText,
   type DataForm,
   type FormComponent,
   type LocalizedText,
@@ -48,6 +51,18 @@ export function formTexts(form: DataForm, pageLang: string): FormTexts {
       return own(values, pageLang) ?? own(values, base) ?? (regional ? own(values, regional) : undefined) ?? own(values, lang) ?? Object.values(values)[0] ?? '';
     },
   };
+}
+
+/**
+ * What a shown component (paragraph, notification, image) says: its `values` as a language map
+ * (the family's builder), else its `label`, else a text `default`; in the page's language by
+ * the rules of `formTexts`.
+ */
+export function componentText(c: FormComponent, texts: FormTexts): string {
+  const own = valuesText(c) ?? c.label;
+  if (own) return texts.text(own);
+  if (c.default && typeof c.default === 'object') return texts.text(c.default);
+  return typeof c.default === 'string' ? c.default : '';
 }
 
 /** The types whose value is typed as text (the others are chosen, ticked or only shown). */
@@ -102,7 +117,7 @@ function checkComponent(c: FormComponent, raw: string | undefined, today: Date, 
   const invalid = (fallback: keyof Messages, n?: number) => ({ problem: { own: 'invalidMessage', fallback, ...(n === undefined ? {} : { n }) } as const });
 
   if (c.type === 'select' || c.type === 'radio') {
-    const choice = (c.values ?? c.options ?? []).find((o) => o.value != null && String(o.value) === text);
+    const choice = choiceList(c).find((o) => o.value != null && String(o.value) === text);
     return choice ? { value: choice.value as FormValue } : invalid('form_choice');
   }
 
@@ -145,7 +160,8 @@ function checkComponent(c: FormComponent, raw: string | undefined, today: Date, 
 
 /**
  * Checks a submitted data form against its definition, on the server: every input component's
- * type, required flag and rules. Refusals carry the form's own messages in the end user's
+ * type, required flag and rules. Each component is read and kept under its answer key
+ * (statemachines/forms.ts `answerKeys`: a repeated id's second field is `<id>_2`). Refusals carry the form's own messages in the end user's
  * language (the service's when the form has none), and the values as typed, so a re-rendered
  * page loses nothing. Fields not in the form are ignored (a page cannot add data the relying
  * party did not ask for). Read-only components (`readOnly`, or the whole form) keep the value
@@ -170,23 +186,23 @@ export async function validateFormSubmission(
   const errors: Record<string, string> = {};
   const values: Record<string, FormValue> = {};
   const typed: Record<string, string> = {};
-  for (const c of form.components) {
+  for (const { c, key } of keyedComponents(form)) {
     if (!isInput(c)) continue;
     if (isReadOnly(c, options.readOnly ?? false)) {
-      const shown = own(options.defaults, c.id);
+      const shown = own(options.defaults, key);
       if (shown === undefined) continue;
       const { value } = checkComponent({ ...c, validate: null }, shown, today, checkers);
-      values[c.id] = value ?? shown;
+      values[key] = value ?? shown;
       continue;
     }
-    const raw = own(submitted, c.id);
-    if (raw !== undefined) typed[c.id] = raw.slice(0, 10_000);
+    const raw = own(submitted, key);
+    if (raw !== undefined) typed[key] = raw.slice(0, 10_000);
     const { value, problem } = checkComponent(c, raw, today, checkers);
     if (problem) {
       const own = c.validate?.[problem.own] ?? (problem.own === 'invalidLengthMessage' ? c.validate?.invalidMessage : undefined);
-      errors[c.id] = own ? texts.text(own) : fill(s[problem.fallback], problem.n);
+      errors[key] = own ? texts.text(own) : fill(s[problem.fallback], problem.n);
     } else if (value !== undefined) {
-      values[c.id] = value;
+      values[key] = value;
     }
   }
   return Object.keys(errors).length ? { ok: false, errors, values: typed } : { ok: true, values };

@@ -160,10 +160,10 @@ export const journeyRoutes = {
     path: '/journey/assets/{asset}',
     handler: 'functions/journey/get-journey-asset.ts',
     auth: 'public',
-    summary: "The journey pages' own scripts (the camera capture, the passcode and passkey screens)",
+    summary: "The journey pages' own scripts (the camera capture, the passcode and passkey screens, closing a form's notifications)",
     tag: 'Journey pages',
     request: {
-      path: z.strictObject({ asset: z.enum(['face-capture.js', 'passcode.js', 'passkey.js']) }),
+      path: z.strictObject({ asset: z.enum(['data-form.js', 'face-capture.js', 'passcode.js', 'passkey.js']) }),
       headers: z.looseObject({
         'if-none-match': z.withMeta(z.optional(z.string()), { description: 'The ETag of a copy the browser holds: answered 304 when it is current.' }),
       }),

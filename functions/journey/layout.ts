@@ -4,7 +4,8 @@ import { own } from '../shared/own.js';
 
 /**
  * The frame of the hosted journey pages, rendered on the server as plain HTML: no outside CDN,
- * no script on form pages, readable at phone width, every field labelled and reachable by
+ * no script on form pages (but the service's own, when a notification can be closed or hides
+ * itself: screens/data-form.ts), readable at phone width, every field labelled and reachable by
  * keyboard. The screens (`screens/*.ts`) render their bodies into `page`.
  */
 
@@ -44,6 +45,7 @@ fieldset{border:0;margin:0;padding:0;min-width:0}legend{font-weight:600;margin-b
 .readonly input,.readonly textarea{background:#f4f5f7;border-style:dashed}
 .para{margin:0 0 1.1rem}.image{margin:0 0 1.1rem}.image img{display:block;max-width:100%;height:auto}
 .note{border-left:4px solid #2563eb;background:#eff4ff;padding:.75rem 1rem;border-radius:.25rem;margin-bottom:1.1rem}
+.note.closable{position:relative;padding-right:3.25rem}.note .note-close{position:absolute;top:.25rem;right:.25rem;width:2.75rem;height:2.75rem;padding:0;background:none;color:inherit;font-size:1.5rem;line-height:1}
 .note-success{border-color:#067647;background:#ecfdf3}.note-warning{border-color:#b54708;background:#fffaeb}.note-error{border-color:#b42318;background:#fff5f4}
 .status{margin:.4rem 0 .8rem}[hidden]{display:none!important}
 .rules{margin:.2rem 0 1.1rem;padding-left:0;list-style:none}.rules li{padding-left:1.6rem;position:relative;margin:.2rem 0}

@@ -1,17 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { adminToken, call, finalStatus } from '../integration/client.js';
-import { applicantJourney, uploadForm } from '../integration/data-form-journeys.js';
+import { DOCUMENT_NUMBER, addDocumentParser, applicantJourney, builderForm, builderJourney, uploadForm } from '../integration/data-form-journeys.js';
 import { PHONE, SHOTS, launchChromium } from './browser.js';
 
 /**
  * A data form of the family's format in Chromium at 375 px (a small phone): every component type,
  * in German and in English, then its read-only confirmation with Retake. Nothing may be wider
- * than the screen, and what the end user typed arrives in the user data.
+ * than the screen, and what the end user typed arrives in the user data. Then a form as the
+ * family's visual builder saves it, at 360 px: template defaults, notifications that close and
+ * time out (the service's own script, no CSP error), two fields with the same id kept apart.
  */
 let browser: Browser;
 let token: string;
 let definition: string;
+let builderDefinition: string;
 const fresh = () => Math.random().toString(36).slice(2, 8);
 const SMALL_PHONE = { ...PHONE, viewport: { width: 375, height: 812 } };
 
@@ -22,16 +25,23 @@ beforeAll(async () => {
   await uploadForm(token, formName, undefined, 'DEPLOYED_ACTIVE');
   definition = `applicant-e2e-${fresh()}`;
   expect((await call('POST', '/api/process-manager/processDefinitions', { token, body: applicantJourney(definition, formName) })).status).toBe(201);
+  // The family's visual builder's form, after a step that parses the document.
+  const builderName = `builder-e2e-${fresh()}`;
+  await uploadForm(token, builderName, builderForm, 'DEPLOYED_ACTIVE');
+  const parser = `document-parse-e2e-${fresh()}`;
+  await addDocumentParser(token, parser);
+  builderDefinition = `builder-e2e-${fresh()}`;
+  expect((await call('POST', '/api/process-manager/processDefinitions', { token, body: builderJourney(builderDefinition, builderName, parser) })).status).toBe(201);
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
 });
 
-async function newInstance() {
+async function newInstance(processDefnName = definition) {
   const pt = await call('POST', '/api/process-manager/processTokens', {
     token,
-    body: { name: `e2e-${fresh()}`, processDefnName: definition, processDefnVersion: 1, parameters: { firstName: 'Anna' } },
+    body: { name: `e2e-${fresh()}`, processDefnName, processDefnVersion: 1, parameters: { firstName: 'Anna' } },
   });
   const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
   const read = await call('GET', `/api/process-manager/processInstances/${created.json.processInstanceId}`, { token });
@@ -167,5 +177,57 @@ describe('a data form with every component type in Chromium at 375 px', () => {
       document: 'idCard',
       consent: true,
     });
+  });
+});
+
+describe("a form from the family's visual builder in Chromium at 360 px", () => {
+  it('shows its texts, fills its templates from the journey, closes and times its notifications, and keeps both passwords apart', async () => {
+    const instance = await newInstance(builderDefinition);
+    const context = await browser.newContext({ ...PHONE, viewport: { width: 360, height: 740 } });
+    const page = await context.newPage();
+    // A script the page's CSP refused would be reported here (Chromium logs each violation as an error).
+    const errors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    page.on('pageerror', (e) => errors.push(e.message));
+    // In English first: the language maps' other language, at the same width.
+    await page.goto(`${instance.redirectUrl}&lang=en`);
+    await page.getByRole('heading', { name: 'Your account' }).waitFor({ timeout: 15_000 });
+    await page.getByText('We read these details from your document.').waitFor();
+    await page.getByRole('button', { name: 'Close' }).waitFor();
+    expect(await page.getByLabel('Repeat the password').inputValue()).toBe('');
+    await expectNoOverflow(page);
+    await page.screenshot({ path: `${SHOTS}/25-data-form-builder-en.png`, fullPage: true });
+
+    await page.goto(`${instance.redirectUrl}&lang=de`);
+    await page.getByRole('heading', { name: 'Ihr Konto' }).waitFor({ timeout: 15_000 });
+    expect(await page.evaluate('window.innerWidth')).toBe(360);
+    await page.getByText('Diese Angaben haben wir aus Ihrem Ausweis gelesen.').waitFor();
+    // The template defaults, read from the journey's data when the page was made.
+    expect(await page.getByLabel('Ausweisnummer').inputValue()).toBe(DOCUMENT_NUMBER);
+    expect(await page.getByLabel('Vorname').inputValue()).toBe('Anna');
+    expect(await page.getByRole('img', { name: 'Das Logo der Bank' }).getAttribute('width')).toBe('100');
+    const warning = page.getByRole('alert').filter({ hasText: 'Verraten Sie niemandem Ihr Passwort.' });
+    const close = warning.getByRole('button', { name: 'Schließen' });
+    await close.waitFor();
+    await expectNoOverflow(page);
+    await page.screenshot({ path: `${SHOTS}/24-data-form-builder-de.png`, fullPage: true });
+    await close.click();
+    await warning.waitFor({ state: 'hidden' });
+    // The success note hides itself after its 3 seconds.
+    await page.getByRole('status').filter({ hasText: 'Ihr Ausweis wurde gelesen.' }).waitFor({ state: 'hidden', timeout: 10_000 });
+
+    await page.getByLabel('Passwort', { exact: true }).fill('correct horse');
+    await page.getByLabel('Passwort wiederholen').fill('correct horse battery');
+    await expectNoOverflow(page);
+    await page.getByRole('button', { name: 'Weiter' }).click();
+    await page.getByRole('heading', { name: 'Vielen Dank' }).waitFor({ timeout: 15_000 });
+    await context.close();
+    expect(errors).toEqual([]);
+
+    expect(await finalStatus(instance.id, token)).toBe('COMPLETED_ENDED_SUCCESS');
+    const data = await call('GET', `/api/userdata-server/processDefinitions/${instance.defnId}/processInstances/${instance.id}/userdata`, { token });
+    expect(data.json.forms.account).toEqual({ documentNumber: DOCUMENT_NUMBER, firstName: 'Anna', password: 'correct horse', password_2: 'correct horse battery' });
   });
 });

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { MAX_RESOURCE_BYTES } from '../../functions/process-manager/forms/custom-data-form-schemas.js';
 import { adminToken, call, issueToken, keyWith } from './client.js';
 
 const BASE = '/api/process-manager/customDataForms';
@@ -106,7 +109,8 @@ describe('POST /api/process-manager/customDataForms', () => {
       ['a non-numeric length', (f) => (f.components[1].validate.maxLength = 'long'), 'body.resource.components.1.validate.maxLength'],
       ['an over-long text', (f) => (f.components[1].label.values.en = 'x'.repeat(5001)), 'body.resource.components.1.label.values.en'],
       ['no components', (f) => (f.components = []), 'body.resource.components'],
-      ['a duplicate id', (f) => (f.components[2].id = 'firstName'), 'body.resource.components.2.id'],
+      ['a language map for a choice list', (f) => (f.components[6].values = { en: 'Passport' }), 'body.resource.components.6.values'],
+      ['a template of anything but a process variable', (f) => (f.components[1].default = '{{env.SECRET}}'), 'body.resource.components.1.default'],
       ['an unknown component type', (f) => (f.components[0].type = 'hologram'), 'body.resource.components.0.type'],
       ['minLength over maxLength', (f) => (f.components[1].validate.minLength = 60), 'body.resource.components.1.validate.minLength'],
       ['a script image source', (f) => (f.components[4].src = 'javascript:alert(1)'), 'body.resource.components.4.src'],
@@ -134,6 +138,73 @@ describe('POST /api/process-manager/customDataForms', () => {
     expect(badName.json.details.map((d: { location: string }) => d.location)).toContain('body.name');
     const archived = await call('POST', BASE, { token, body: body(fresh(), { status: 'ARCHIVED' }) });
     expect(archived.json.details.map((d: { location: string }) => d.location)).toContain('body.status');
+  });
+});
+
+/** test/fixtures/forms/family-builder.json: a form as the family's visual builder saves it. */
+const builderResource = readFileSync(join(import.meta.dirname, '../fixtures/forms/family-builder.json'), 'utf8');
+
+/** The versions stored under a name (none after a refused upload). */
+async function versionsOf(name: string): Promise<number> {
+  const page = await call('GET', `${BASE}/${encodeURIComponent(name)}/versions`, { token });
+  expect(page.status).toBe(200);
+  return page.json.totalElements;
+}
+
+describe("a form from the family's visual builder", () => {
+  it('is stored as sent: a string version, builder members, language maps, repeated ids and template defaults', async () => {
+    const name = fresh();
+    const res = await call('POST', BASE, { token, body: { name, version: '1', status: 'DRAFT', creationOption: 'NEW', resource: builderResource, tenantId: 'demo' } });
+    expect(res.status, res.text).toBe(201);
+    expect(res.json).toMatchObject({ name, version: 1 });
+    const read = await call('GET', `${BASE}/${res.json.id}`, { token });
+    expect(read.json.resource).toBe(builderResource);
+  });
+
+  it('refuses a template default that points outside the journey, naming components.<i>.default, and stores nothing', async () => {
+    const bad = ['{{env.SECRET}}', '{{processvar.__proto__}}', '{{processvar.a..b}}', '{{ processvar.x }} trailing text'];
+    for (const template of bad) {
+      const form = JSON.parse(builderResource);
+      form.components[5].default = template;
+      const name = fresh();
+      const res = await call('POST', BASE, { token, body: { name, resource: JSON.stringify(form) } });
+      expect(res.status, template).toBe(400);
+      expect(res.json.code, template).toBe('VALIDATION_FAILED');
+      expect(res.json.details, template).toEqual([expect.objectContaining({ location: 'body.resource.components.5.default', message: expect.stringContaining('{{processvar.a.b.c}}') })]);
+      expect(await versionsOf(name), template).toBe(0);
+    }
+  });
+});
+
+describe('the size of a form', () => {
+  /** The builder form padded (with a member the service keeps and ignores) to exactly `bytes` of UTF-8. */
+  function formOfBytes(bytes: number): string {
+    const form = { ...JSON.parse(builderResource), padding: '' };
+    const base = Buffer.byteLength(JSON.stringify(form), 'utf8');
+    form.padding = 'x'.repeat(bytes - base);
+    const resource = JSON.stringify(form);
+    expect(Buffer.byteLength(resource, 'utf8')).toBe(bytes);
+    return resource;
+  }
+
+  it(`takes a resource of ${MAX_RESOURCE_BYTES} bytes and refuses one byte more with 400, storing nothing`, async () => {
+    const name = fresh();
+    const largest = await call('POST', BASE, { token, body: { name, resource: formOfBytes(MAX_RESOURCE_BYTES) } });
+    expect(largest.status, largest.text.slice(0, 300)).toBe(201);
+    const over = await call('POST', BASE, { token, body: { name, resource: formOfBytes(MAX_RESOURCE_BYTES + 1) } });
+    expect(over.status).toBe(400);
+    expect(over.json.code).toBe('VALIDATION_FAILED');
+    expect(over.json.details).toContainEqual({ location: 'body.resource', message: `must be at most ${MAX_RESOURCE_BYTES} bytes` });
+    expect(await versionsOf(name)).toBe(1);
+  });
+
+  it('refuses a 2 MB form with 413 PAYLOAD_TOO_LARGE before reading it, and stores nothing', async () => {
+    const name = fresh();
+    const res = await call('POST', BASE, { token, body: { name, resource: formOfBytes(2 * 1024 * 1024) } });
+    expect(res.status).toBe(413);
+    expect(res.json.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(res.json.message).toMatch(/at most 393216/);
+    expect(await versionsOf(name)).toBe(0);
   });
 });
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminToken, call, finalStatus, pageUntil } from './client.js';
-import { applicantJourney, uploadForm } from './data-form-journeys.js';
+import { DOCUMENT_NUMBER, addDocumentParser, applicantJourney, builderForm, builderJourney, uploadForm } from './data-form-journeys.js';
 
 /**
  * Data forms by name and version over HTTP, as a relying party's deployment tools and its end
@@ -127,5 +127,40 @@ describe('a journey with a data form named by name and version', () => {
     expect((await call('POST', `/api/process-manager/customDataForms/${uploaded.id}/status/ARCHIVED`, { token })).status).toBe(200);
     const j = await start(definition);
     expect(await finalStatus(j.id, token)).toBe('COMPLETED_PROCESS_ERROR');
+  });
+});
+
+describe("a journey with a form from the family's visual builder", () => {
+  it('fills the template defaults from the journey, shows both password fields, and keeps their values apart', async () => {
+    const formName = `builder ${fresh()}`;
+    await uploadForm(token, formName, builderForm);
+    const parser = `document-parse-${fresh()}`;
+    await addDocumentParser(token, parser);
+    const name = `builder-${fresh()}`;
+    const published = await call('POST', '/api/process-manager/processDefinitions', { token, body: builderJourney(name, formName, parser) });
+    expect(published.status, published.text).toBe(201);
+    const j = await start(name);
+
+    const page = await pageUntil(`${j.page}&lang=de`, 'Ihr Konto');
+    expect(page).toContain('<p class="para" id="f-intro">Diese Angaben haben wir aus Ihrem Ausweis gelesen.</p>');
+    expect(page).toMatch(/id="f-documentNumber" name="documentNumber"[^>]*value="C01X00T47"/);
+    expect(page).toMatch(/id="f-firstName" name="firstName"[^>]*value="Anna"/);
+    expect(page).toContain('<label for="f-password_2">Passwort wiederholen</label><input type="text" id="f-password_2" name="password_2"');
+    expect(page).toContain('<script src="/journey/assets/data-form.js" defer></script>');
+    const script = await call('GET', '/journey/assets/data-form.js');
+    expect(script.status).toBe(200);
+    expect(script.headers['content-type']).toContain('text/javascript');
+
+    const values = { documentNumber: DOCUMENT_NUMBER, firstName: 'Anna', password: 'correct horse', password_2: 'correct horse!' };
+    const refused = await call('POST', j.step('account'), form({ ...values, password: 'short' }));
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('<a href="#f-password">Mindestens 8 Zeichen.</a>');
+    expect(refused.text).toMatch(/name="password_2"[^>]*value="correct horse!"/);
+    expect((await call('POST', j.step('account'), form(values))).status).toBe(303);
+
+    expect(await finalStatus(j.id, token)).toBe('COMPLETED_ENDED_SUCCESS');
+    const read = await call('GET', `/api/process-manager/processInstances/${j.id}`, { token });
+    const data = await call('GET', `/api/userdata-server/processDefinitions/${read.json.processDefnId}/processInstances/${j.id}/userdata`, { token });
+    expect(data.json.forms.account).toEqual(values);
   });
 });

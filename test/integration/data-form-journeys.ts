@@ -60,3 +60,43 @@ export const applicantJourney = (name: string, formName: string) => ({
     },
   },
 });
+
+/**
+ * A form as the family's visual builder saves it (test/fixtures/forms/family-builder.json): a
+ * string version, the builder's `type` / `isValid` / `index` members, texts as language maps in
+ * `values`, a closable and a timed notification, two fields with id `password`, and template
+ * defaults (`{{processvar._checks.cloudFunctions.DocumentParseV6...}}`, `{{processvar.firstName}}`).
+ */
+export const builderForm = readFileSync(join(import.meta.dirname, '../fixtures/forms/family-builder.json'), 'utf8');
+
+/** The document number the stand-in for the family's document parser reads. */
+export const DOCUMENT_NUMBER = 'C01X00T47';
+
+/**
+ * A cloud function standing in for the family's document parser: it returns what the family
+ * keeps of it under `_checks.cloudFunctions.DocumentParseV6` (a function's variables join the
+ * journey's `vars`, where `{{processvar._checks...}}` finds them first: references.ts).
+ */
+export async function addDocumentParser(token: string, name: string): Promise<void> {
+  const source = `export const handler = () => ({ _checks: { cloudFunctions: { DocumentParseV6: { metaData: { ruleResults: { doc: { documentNumber: '${DOCUMENT_NUMBER}' } } } } } } });`;
+  const res = await call('POST', '/api/process-manager/cloudFunctions', { token, body: { name, source, status: 'DEPLOYED_ACTIVE' } });
+  if (res.status !== 201) throw new Error(`cloud function upload failed: ${res.status} ${res.text}`);
+}
+
+/** The document parsed (the cloud function `parser`), then the builder's form by name under `account`; PASS. */
+export const builderJourney = (name: string, formName: string, parser: string) => ({
+  name,
+  version: 1,
+  retentionDays: 1,
+  startActivityId: 'parse',
+  activities: {
+    parse: { type: 'EXECUTE_CLOUD_FUNCTION_V2', name: 'Parse the document', inputs: { 'Function Name': parser }, next: 'account' },
+    account: {
+      type: 'DATA_FORM',
+      name: 'Account',
+      inputs: { 'Data form name': formName, 'Data form version': '${1}', 'Form data Key': 'account' },
+      next: 'decide',
+    },
+    decide: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'PASS' } },
+  },
+});

@@ -36,15 +36,17 @@ describe('the family data form format', () => {
     const parsed = parseCustomDataFormResource(
       form([
         { type: 'text', id: 'a', validate: { required: 'maybe' } },
-        { type: 'text', id: 'a' },
+        { type: 'select', id: 'b', values: { en: 'Not choices' } },
         { type: 'phone', id: 'p', defaultCountry: 'Britain' },
+        // A width the page cannot use is kept and ignored, not refused.
         { type: 'image', id: 'i', src: 'http://insecure.example/x.png', width: 'wide' },
+        { type: 'text', id: 't', default: '{{env.SECRET}}' },
       ]),
     );
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     expect(parsed.issues.map((i) => i.path.join('.')).sort()).toEqual(
-      ['components.0.validate.required', 'components.1.id', 'components.2.defaultCountry', 'components.3.src', 'components.3.width'].sort(),
+      ['components.0.validate.required', 'components.1.values', 'components.2.defaultCountry', 'components.3.src', 'components.4.default'].sort(),
     );
   });
 

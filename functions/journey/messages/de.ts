@@ -29,6 +29,7 @@ export const de: Messages = {
   formPhoneHint: 'Eine Nummer ohne Ländervorwahl gilt als Nummer in {country} (+{code}).',
   formPhoneHintIntl: 'Mit Ländervorwahl, etwa +49.',
   formRetake: 'Wiederholen',
+  formNoteClose: 'Schließen',
   formAttemptsLeft: 'Verbleibende Versuche: {n}.',
   troubleTitle: 'Etwas ist schiefgelaufen',
   troubleText: 'Bitte versuchen Sie es gleich noch einmal.',

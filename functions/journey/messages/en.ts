@@ -30,6 +30,7 @@ export const en = {
   formPhoneHint: 'A number without a country code is read as one in {country} (+{code}).',
   formPhoneHintIntl: 'With the country code, such as +44.',
   formRetake: 'Retake',
+  formNoteClose: 'Close',
   formAttemptsLeft: 'Attempts left: {n}.',
   troubleTitle: 'Something went wrong',
   troubleText: 'Please try again in a moment.',

@@ -14,6 +14,8 @@ export interface ScreenFrame {
   fields: string;
   /** Refused fields: the field's id and the message, for the error summary. */
   errors: (readonly [string, string])[];
+  /** Scripts the form's fields need (renderFormFields), loaded beside the screen's own. */
+  scripts?: string[];
 }
 
 /**

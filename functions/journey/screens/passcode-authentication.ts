@@ -15,7 +15,7 @@ export function renderPasscodeAuthentication(input: {
   return page({
     lang: input.lang,
     title: input.frame?.title || s.pcAuthTitle,
-    scripts: ['/journey/assets/passcode.js'],
+    scripts: ['/journey/assets/passcode.js', ...(input.frame?.scripts ?? [])],
     body: `${framedHeading(input.frame, s.pcAuthTitle, s.pcAuthText)}
 <form method="post" action="${escapeHtml(input.action)}" id="passcode-form" data-mode="authenticate" data-srp="${escapeHtml(JSON.stringify(input.challenge))}" data-msg-empty="${escapeHtml(s.pcEmpty)}" data-msg-summary="${escapeHtml(s.errorSummary)}" novalidate>
 <noscript><div class="summary">${escapeHtml(s.pcNoScript)}</div></noscript>

@@ -31,7 +31,7 @@ export function renderPasscodeRegistration(input: {
   return page({
     lang: input.lang,
     title: input.frame?.title || s.pcTitle,
-    scripts: ['/journey/assets/passcode.js'],
+    scripts: ['/journey/assets/passcode.js', ...(input.frame?.scripts ?? [])],
     body: `${framedHeading(input.frame, s.pcTitle, s.pcText)}
 <form method="post" action="${escapeHtml(input.action)}" id="passcode-form" data-mode="register" data-srp="${escapeHtml(JSON.stringify(input.srp))}" data-requirements="${escapeHtml(JSON.stringify(input.requirements))}" data-msg-mismatch="${escapeHtml(s.pcMismatch)}" data-msg-unmet="${escapeHtml(s.pcUnmet)}" data-msg-summary="${escapeHtml(s.errorSummary)}" novalidate>
 <noscript><div class="summary">${escapeHtml(s.pcNoScript)}</div></noscript>

@@ -311,12 +311,13 @@ describe('validateDefinition', () => {
     const form = (components: unknown[]) => single('DATA_FORM', { Form: { title: { values: { en: 'T' } }, version: 1, components } });
     const label = { values: { en: 'L' } };
     expectRefused(
-      form([{ type: 'textfield', id: 'a', label }, { type: 'textfield', id: 'a', label }]),
-      'activities.a.inputs.Form.components.1.id',
+      form([{ type: 'textfield', id: 'a', label }, { type: 'textfield', id: 'b', label, default: '{{processvar.a..b}}' }]),
+      'activities.a.inputs.Form.components.1.default',
       '"a" (Data Form)',
       'input "Form"',
-      'duplicates component id "a"',
+      '{{processvar.a.b.c}}',
     );
+    expectRefused(form([{ type: 'radio', id: 'r', label, values: { en: 'Yes' } }]), 'activities.a.inputs.Form.components.0.values', 'list of choices');
     expectRefused(
       form([{ type: 'textfield', id: 'a', label, validate: { minLength: 5, maxLength: 2 } }]),
       'activities.a.inputs.Form.components.0.validate.minLength',
