@@ -17,7 +17,7 @@
  */
 
 const REFERENCE = /^\$\{\s*([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+|\[\d{1,6}\])*)\s*\}$/;
-const LITERAL = /^\$\{\s*(-?\d{1,15}|true|false)\s*\}$/;
+const LITERAL = /^\$\{\s*(-?\d{1,15}(?:\.\d{1,15})?|true|false)\s*\}$/;
 /** Anything shaped like `${...}`: a reference, a literal, or a mistake to report. */
 const EXPRESSION = /^\$\{.*\}$/s;
 

@@ -9,7 +9,7 @@ import { spec } from './specs/watchlist-match.js';
 
 /** The watchlist and its hits' labels, the live capture, the engine's search, and the check beside the instance. */
 export const aws = {
-  table: ['GetItem', 'PutItem'],
+  table: ['GetItem', 'PutItem', 'Query'],
   images: ['GetObject'],
   faces: ['SearchFacesByImage'],
 } as const satisfies ActivityAccess;
@@ -26,9 +26,20 @@ type Ctx = ServiceContext<typeof spec>;
 export const run: ServiceRun<typeof spec> = async (ctx) => {
   const { inputs, session, tenantId, deps } = ctx;
   const { faces, watchlists } = deps;
-  const watchlistId = inputs['Watchlist ID'];
-  const watchlist = /^[0-9a-f-]{36}$/i.test(watchlistId) ? await watchlists.get(tenantId, watchlistId) : undefined;
-  if (!watchlist) throw activityError(spec, 'WatchlistNotFound', 'The watchlist named by Watchlist ID does not exist in this tenant.');
+  const byId = inputs['Watchlist ID'];
+  const byName = inputs.Watchlist;
+  // By id, or by name (the family's Watchlist): a tenant has few watchlists, listed in one read.
+  const watchlist =
+    byId !== undefined
+      ? /^[0-9a-f-]{36}$/i.test(byId)
+        ? await watchlists.get(tenantId, byId)
+        : undefined
+      : byName !== undefined
+        ? (await watchlists.list(tenantId)).find((w) => w.name === byName)
+        : undefined;
+  const which = byId !== undefined ? 'Watchlist ID' : 'Watchlist';
+  if (!watchlist) throw activityError(spec, 'WatchlistNotFound', `The watchlist named by ${which} does not exist in this tenant.`);
+  const watchlistId = watchlist.id;
   const live = await liveFace(deps, session, tenantId, inputs['Face Key']);
   if (!live) throw activityError(spec, 'FaceTemplateGenerationFailed', 'The Face Key has no capture to search with.');
   const threshold = inputs['Match Threshold'] !== undefined ? inputs['Match Threshold'] / 100 : THRESHOLDS[faces.name].watchlist;
@@ -37,7 +48,7 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
     found = await faces.search({ tenantId, watchlistId }, { bytes: live.bytes }, threshold, inputs['Max Hits'] ?? 5);
   } catch (err) {
     // Deleted between the read and the search; or an image the engine cannot read.
-    if (isMissingCollection(err)) throw activityError(spec, 'WatchlistNotFound', 'The watchlist named by Watchlist ID does not exist in this tenant.');
+    if (isMissingCollection(err)) throw activityError(spec, 'WatchlistNotFound', `The watchlist named by ${which} does not exist in this tenant.`);
     if (imageRefusal(err)) throw activityError(spec, 'FaceTemplateGenerationFailed', 'The face engine could not read the live capture.');
     throw err;
   }
@@ -57,7 +68,8 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   if (hits.length > 0 && inputs['Raise Error On Hit'] === true) {
     throw activityError(spec, 'WatchlistHit', `${hits.length} member(s) of the watchlist matched the live face.`);
   }
-  return withCheck(session, inputs['Check Key'], { result, checkType: check.checkType, displayName: check.displayName, watchlistId, threshold, hits });
+  const checked = withCheck(session, inputs['Check Key'], { result, checkType: check.checkType, displayName: check.displayName, watchlistId, threshold, hits });
+  return { ...checked, vars: { ...(checked.vars ?? {}), _candidatesFound: hits.length > 0 } };
 };
 
 function watchlistCheck(
@@ -76,7 +88,13 @@ function watchlistCheck(
     result,
     displayName: 'Face watchlist',
     description,
-    moreinfo: JSON.stringify({ engine: faces.name, faceKey: inputs['Face Key'], ...d }),
+    moreinfo: JSON.stringify({
+      engine: faces.name,
+      faceKey: inputs['Face Key'],
+      ...d,
+      // The family's threshold, on its engine's scale: recorded, not applied (see the spec).
+      ...(inputs['Watchlist Threshold'] !== undefined ? { familyThreshold: Number(inputs['Watchlist Threshold'].replace(/[${}\s]/g, '')) } : {}),
+    }),
     checkedAt: now.toISOString(),
     reports: [{ name: 'watchlist', result, description }],
   };

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { resolveActivity } from '../../statemachines/bpmn/activities.js';
 import { adminToken, call, finalStatus, issueToken, keyWith, multipart, pageUntil, setNumberAttribute } from './client.js';
 import { face, portrait, toJpeg } from '../support/face-images.js';
 import { jpegClaiming, pngWithCorruptData, pngWithEmptyChunks, truncatedJpeg, truncatedPng } from '../support/broken-images.js';
@@ -214,7 +215,11 @@ const WATCHLIST_JOURNEY = (name: string, raise: boolean, inputs: Record<string, 
     onList: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'REVIEW' } },
     decide: {
       type: 'SIMPLE_DECIDER',
-      rules: [{ when: { variable: '_checks.fraudList.result', equals: 'PASS' }, outcome: 'PASS' }],
+      rules: [
+        // The family's gateways read `${_candidatesFound}`: a hit found that way is sent to review.
+        { when: { variable: 'vars._candidatesFound', equals: true }, outcome: 'REVIEW' },
+        { when: { variable: '_checks.fraudList.result', equals: 'PASS' }, outcome: 'PASS' },
+      ],
       default: 'FAIL',
     },
   },
@@ -228,6 +233,8 @@ describe('Watchlist Match', () => {
     false: [false, {}],
     strict: [false, { 'Match Threshold': 100 }],
     one: [false, { 'Max Hits': 1 }],
+    // The family's inputs (watchlistMatchTaskV1): the watchlist by name, its own threshold (recorded, not applied).
+    named: [false, { 'Watchlist ID': undefined, Watchlist: '${watchlistName}', 'Watchlist Threshold': '${0.205245}', 'Max Hits': 10 }],
   };
   beforeAll(async () => {
     for (const [variant, [raise, inputs]] of Object.entries(variants)) {
@@ -238,10 +245,10 @@ describe('Watchlist Match', () => {
     }
   });
 
-  async function screened(watchlistId: string, raise: boolean | string) {
+  async function screened(watchlistId: string, raise: boolean | string, parameters: Record<string, string> = { watchlistId }) {
     const pt = await call('POST', '/api/process-manager/processTokens', {
       token,
-      body: { name: `wm-${fresh()}`, processDefnName: defs[String(raise)], processDefnVersion: 1, parameters: { watchlistId } },
+      body: { name: `wm-${fresh()}`, processDefnName: defs[String(raise)], processDefnVersion: 1, parameters },
     });
     expect(pt.status, pt.text).toBe(201);
     const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
@@ -261,6 +268,21 @@ describe('Watchlist Match', () => {
     return { status, check: check && { ...check, more: JSON.parse(check.moreinfo) } };
   }
 
+  it("finds the watchlist by name under the family's inputs, records its threshold and sets _candidatesFound", async () => {
+    const name = `wl-${fresh()}`;
+    const id = await newWatchlist(name);
+    await addMember(id, 'Anne H.', PERSON_B);
+    const hit = await screened(id, 'named', { watchlistName: name });
+    // REVIEW: the decider's rule on _candidatesFound, which the step set.
+    expect(hit.status).toBe('REVIEW');
+    expect(hit.check!.more).toMatchObject({ watchlistId: id, familyThreshold: 0.205245, threshold: 0.5, hits: [{ label: 'Anne H.' }] });
+    const missing = await screened(id, 'named', { watchlistName: `no-such-${fresh()}` });
+    expect(missing.status).toBe('COMPLETED_ENDED_ERROR');
+    expect(missing.check).toBeUndefined();
+    // The BPMN bean of the family's exports is this activity.
+    expect(resolveActivity('watchlistMatchTaskV1')).toBe('FACE_WATCHLIST_MATCH');
+  });
+
   it('records a hit with its label and similarity, and routes it when asked; no hit passes', async () => {
     const id = await newWatchlist();
     const anne = (await addMember(id, 'Anne H.', PERSON_B)).json.id;
@@ -274,8 +296,8 @@ describe('Watchlist Match', () => {
     expect(routed.check!.more.hits[0].similarity).toBeGreaterThanOrEqual(0.5);
 
     const recorded = await screened(id, false);
-    expect(recorded.status).toBe('COMPLETED_ENDED_ERROR');
-    // Without Raise Error On Hit no route is taken: the decider's FAIL on the check.
+    // Without Raise Error On Hit no route is taken: the decider's rule on _candidatesFound.
+    expect(recorded.status).toBe('REVIEW');
     expect(recorded.check!.more.hits).toHaveLength(1);
 
     expect((await call('DELETE', `${BASE}/${id}/watchlist-members/${anne}`, { token })).status).toBe(204);
@@ -314,7 +336,7 @@ describe('Watchlist Match', () => {
     const strict = await screened(id, 'strict');
     expect(strict.check!.more.threshold).toBe(1);
     expect(strict.check!.more.hits.map((h: { label: string }) => h.label)).toEqual(['Anne H., shot 2']);
-    for (const inputs of [{ 'Max Hits': 0 }, { 'Max Hits': 21 }, { 'Match Threshold': 0 }, { 'Match Threshold': 101 }]) {
+    for (const inputs of [{ 'Max Hits': 0 }, { 'Max Hits': 101 }, { 'Match Threshold': 0 }, { 'Match Threshold': 101 }, { 'Watchlist Threshold': '${1.5}' }, { Watchlist: 'by-name-and-id' }]) {
       const res = await call('POST', '/api/process-manager/processDefinitions', { token, body: WATCHLIST_JOURNEY(`watch-bad-${fresh()}`, false, inputs) });
       expect(res.status, JSON.stringify(inputs)).toBe(400);
     }

@@ -77,6 +77,7 @@ export const ALIASES = {
   svcPushNotificationV1: 'SVC_PUSH_NOTIFICATION',
   waitOnPushNotificationV1: 'WAIT_ON_PUSH_NOTIFICATION',
   faceWatchlistMatchV1: 'FACE_WATCHLIST_MATCH',
+  watchlistMatchTaskV1: 'FACE_WATCHLIST_MATCH',
 } as const;
 
 /** A user step's end execution listener bean (`customDataFormWriterV1`) → its activity type, from each spec's `family.endBean`. */
