@@ -233,6 +233,11 @@ export type Gateway = z.infer<typeof GatewaySchema>;
  */
 export const EndSchema = z.strictObject({
   name: z.optional(text(1, 200)),
+  /**
+   * The final screen the family's end listener names (`redirectMapperV1`: `thank-you`). This
+   * service's done page is that screen; the name is kept so the definition reads back as drawn.
+   */
+  screen: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a screen id: 1 to 64 letters, digits, _ or -'))),
   error: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be an error code: 1 to 100 letters, digits, _ . or -'))),
 });
 export type End = z.infer<typeof EndSchema>;

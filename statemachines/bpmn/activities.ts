@@ -9,6 +9,9 @@ import type { ActivityType } from '../catalogue.js';
 
 export type BeanName = keyof typeof ALIASES;
 
+/** The family's end event listener: it names the journey's final screen (`thank-you`). */
+export const END_SCREEN_BEAN = 'redirectMapperV1';
+
 /** The activity type a bean name stands for, or undefined when no module claims it. */
 export function resolveActivity(beanName: string): ActivityType | undefined {
   // Own properties only: a bean named `constructor` or `toString` names nothing.

@@ -47,6 +47,11 @@ export interface BpmnEndEvent extends BpmnElement {
    * as declined (COMPLETED_ENDED_ERROR) with that error's code. Absent for a plain end.
    */
   readonly error?: { readonly errorRef: string; readonly errorCode: string };
+  /**
+   * The final screen the family's end listener `${redirectMapperV1}` names (its `screenId`, else
+   * `stepId`, else the first of `screens`: `thank-you`).
+   */
+  readonly screen?: string;
 }
 
 /**

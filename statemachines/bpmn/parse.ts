@@ -8,7 +8,7 @@
  */
 import type { FromXmlResult } from 'bpmn-moddle';
 import { activitySpec } from '../catalogue.js';
-import { beanNameOf, resolveActivity, resolveEndBean } from './activities.js';
+import { beanNameOf, END_SCREEN_BEAN, resolveActivity, resolveEndBean } from './activities.js';
 import { isoDurationSeconds } from './duration.js';
 import type {
   BpmnBoundaryEvent,
@@ -328,9 +328,10 @@ function readFlow(el: MFlowElement, problem: Report, missingRef: (el: MElement, 
  * with a code): the journey ends declined, with that code. Other triggers are refused.
  */
 function readEnd(el: MFlowElement, problem: Report, missingRef: (el: MElement, property: string) => string): BpmnEndEvent | undefined {
+  const screen = readEndScreen(el, problem);
   const definitions = el.eventDefinitions ?? [];
   const [definition] = definitions;
-  if (!definition) return { ...named(el), kind: 'endEvent' };
+  if (!definition) return { ...named(el), kind: 'endEvent', ...(screen !== undefined ? { screen } : {}) };
   if (definitions.length > 1 || definition.$type !== 'bpmn:ErrorEventDefinition') {
     problem(el, 'UNSUPPORTED_ELEMENT', `an end event that throws ${triggerNames(el)}: a journey ends plainly or with an error`);
     return undefined;
@@ -344,7 +345,32 @@ function readEnd(el: MFlowElement, problem: Report, missingRef: (el: MElement, p
     problem(el, 'MISSING_ERROR_CODE', `the error ${error.id ?? ''} it names has no errorCode to end with`);
     return undefined;
   }
-  return { ...named(el), kind: 'endEvent', error: { errorRef: error.id ?? '', errorCode: error.errorCode } };
+  return { ...named(el), kind: 'endEvent', error: { errorRef: error.id ?? '', errorCode: error.errorCode }, ...(screen !== undefined ? { screen } : {}) };
+}
+
+/**
+ * An end event's start execution listener: `${redirectMapperV1}` with the family's screen inputs
+ * (`screens`, `stepId`, `screenId`), which names the final screen. Any other bean on an end event
+ * names something this service does not run.
+ */
+function readEndScreen(el: MFlowElement, problem: Report): string | undefined {
+  const extensions = el.extensionElements?.values ?? [];
+  const listeners = extensions.filter((x) => x.$type === 'camunda:ExecutionListener' && x.delegateExpression);
+  if (listeners.length === 0) return undefined;
+  const beans = listeners.map((x) => beanNameOf(x.delegateExpression));
+  const other = beans.find((b) => b !== END_SCREEN_BEAN);
+  if (other !== undefined || listeners.length > 1) {
+    problem(el, 'UNKNOWN_ACTIVITY', `the end event's listener ${other ?? END_SCREEN_BEAN}${listeners.length > 1 ? ' (one of several)' : ''} is not one this service runs: an end event takes ${END_SCREEN_BEAN} once`, {
+      ...(other ? { beanName: other } : {}),
+    });
+    return undefined;
+  }
+  const io = extensions.find((x): x is MExtension => x.$type === 'camunda:InputOutput');
+  const inputs = readInputs(el, io?.inputParameters ?? [], problem);
+  const byName = (name: string) => Object.values(inputs).find((i) => i.variable === name)?.value;
+  const text = (v: unknown) => (typeof v === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(v) ? v : undefined);
+  const screens = byName('screens');
+  return text(byName('screenId')) ?? text(byName('stepId')) ?? (Array.isArray(screens) ? text(screens[0]) : undefined) ?? 'thank-you';
 }
 
 function readBoundary(el: MFlowElement, problem: Report, missingRef: (el: MElement, property: string) => string): BpmnBoundaryEvent | undefined {

@@ -31,7 +31,7 @@ import { Writer } from 'moddle-xml';
 import { activitySpec, aslErrorName, type ActivitySpec, type InputSpec } from '../catalogue.js';
 import type { Activity, Condition, InputValue, Outcome, ProcessDefinition } from '../definition.js';
 import { SESSION_KEYS } from '../variables.js';
-import { beanNameFor, endBeanFor } from './activities.js';
+import { beanNameFor, END_SCREEN_BEAN, endBeanFor } from './activities.js';
 import type { BpmnInputType } from './graph.js';
 import { bpmnModdle } from './moddle.js';
 
@@ -168,7 +168,7 @@ export function definitionToBpmn(def: ProcessDefinition): string {
     if (gateway.default !== undefined) edges.push({ from: id, to: gateway.default, ...(gateway.defaultFlowId !== undefined ? { id: gateway.defaultFlowId } : {}), isDefault: true });
   }
 
-  for (const [id, end] of Object.entries(ends)) add(id, endEvent(bpmnId.get(id)!, end.name, end.error), 'end');
+  for (const [id, end] of Object.entries(ends)) add(id, endEvent(bpmnId.get(id)!, end.name, end.error, end.screen), 'end');
 
   // ---- flows, in the order of the edges: a gateway's conditional flows in branch order, then its default.
   for (const edge of edges) {
@@ -262,10 +262,27 @@ export function definitionToBpmn(def: ProcessDefinition): string {
     return { definition: create('camunda:Map', { entries: Object.entries(value).map(([key, v]) => create('camunda:Entry', { key, value: String(v) })) }) };
   }
 
-  function endEvent(id: string, name: string | undefined, error: string | undefined): ModdleElement {
+  function endEvent(id: string, name: string | undefined, error: string | undefined, screen?: string): ModdleElement {
+    // The family's end listener naming the final screen, with its screen inputs.
+    const screenInputs = () =>
+      (['screens', 'stepId', 'screenId'] as const).map((n) => {
+        const p = create('camunda:InputParameter', n === 'screens' ? { name: n, definition: create('camunda:List', { items: [create('camunda:Value', { value: screen })] }) } : { name: n, value: screen });
+        p.$attrs.labelName = n === 'screens' ? 'List of Screens' : n === 'stepId' ? 'Starting component ID' : 'UI Component Id';
+        return p;
+      });
     return create('bpmn:EndEvent', {
       id,
       ...named(name),
+      ...(screen !== undefined
+        ? {
+            extensionElements: create('bpmn:ExtensionElements', {
+              values: [
+                create('camunda:InputOutput', { inputParameters: screenInputs(), outputParameters: [] }),
+                create('camunda:ExecutionListener', { event: 'start', delegateExpression: `\${${END_SCREEN_BEAN}}` }),
+              ],
+            }),
+          }
+        : {}),
       ...(error !== undefined
         ? { eventDefinitions: [create('bpmn:ErrorEventDefinition', { id: next('ErrorEventDefinition'), errorRef: errorFor(error, error) })] }
         : {}),

@@ -199,7 +199,7 @@ export function bpmnToDefinition(graph: BpmnGraph, meta: BpmnDefinitionMeta): Bp
 
   // Ends.
   const ends: Record<string, EndInput> = {};
-  for (const e of graph.endEvents) ends[e.id] = { ...nameOf(e), ...(e.error ? { error: e.error.errorCode } : {}) };
+  for (const e of graph.endEvents) ends[e.id] = { ...nameOf(e), ...(e.error ? { error: e.error.errorCode } : {}), ...(e.screen !== undefined ? { screen: e.screen } : {}) };
 
   if (problems.length > 0) return { problems };
   return {

@@ -303,6 +303,19 @@ describe('bpmnToDefinition', () => {
     ).toEqual(['UNKNOWN_ACTIVITY dq: checkDocumentQualityV1 names no activity this service runs']);
   });
 
+  it("reads the end event's redirectMapperV1 listener as the final screen, and refuses another bean there", async () => {
+    const endWith = (bean: string) => `<bpmn:endEvent id="done"><bpmn:extensionElements><camunda:inputOutput>
+        <camunda:inputParameter name="screens"><camunda:list><camunda:value>thank-you</camunda:value></camunda:list></camunda:inputParameter>
+        <camunda:inputParameter name="stepId">thank-you</camunda:inputParameter><camunda:inputParameter name="screenId">thank-you
+        </camunda:inputParameter></camunda:inputOutput><camunda:executionListener delegateExpression="\${${bean}}" event="start" /></bpmn:extensionElements></bpmn:endEvent>`;
+    const def = await definitionOf(definitions(`${flow('f0', 'start', 'add')}${addUser('add')}${flow('f1', 'add', 'done')}${endWith('redirectMapperV1')}`));
+    expect(def.ends?.done).toEqual({ screen: 'thank-you' });
+    expect(validateDefinition(def).ends?.done).toEqual({ screen: 'thank-you' });
+    expect(await problemsOf(definitions(`${flow('f0', 'start', 'add')}${addUser('add')}${flow('f1', 'add', 'done')}${endWith('somethingElseV1')}`))).toEqual([
+      "UNKNOWN_ACTIVITY done: the end event's listener somethingElseV1 is not one this service runs: an end event takes redirectMapperV1 once",
+    ]);
+  });
+
   it('refuses a second timer on a task and a second route for one error', async () => {
     expect(
       await problemsOf(
