@@ -37,8 +37,9 @@ const SPEC_ERROR_EVENTS: Record<string, string[]> = {
   'Wait on Push Notification': ['Push Notification Process Failed', 'Push Notification Process Timed Out', 'Timeout', 'Other Error'],
   // Not in the spec's table: the family's data form options (issue 10, item 6).
   'Data Form': ['Max Attempts Exceeded', 'Retake'],
-  // Not in the spec's table: where a function's error, timeout or missing version or secret goes (issue 13, item 3).
-  'Execute Cloud Function v2': ['Function Error', 'Function Timeout', 'Function Not Found', 'Cloud Secret Missing'],
+  // Not in the spec's table: where a function's error, timeout or missing version or secret goes (issue 13, item 3),
+  // and the family's one code for all four.
+  'Execute Cloud Function v2': ['Function Error', 'Function Timeout', 'Function Not Found', 'Cloud Secret Missing', 'Failed Sync Rule Execution'],
   // Not in the spec: the service's own watchlist step (issue 14, item 5).
   'Watchlist Match': ['Watchlist Hit', 'Watchlist Not Found', 'Failed face template generation'],
   // The service's own (not a spec activity): notifies one webhook.
