@@ -2,6 +2,7 @@
 // See lib/activity-index.ts and docs/journeys.md, "Adding an activity".
 import * as addUser from './add-user.js';
 import * as captureFaceImage from './capture-face-image.js';
+import * as clearVariablesV1 from './clear-variables-v1.js';
 import * as completePasscodeRegistration from './complete-passcode-registration.js';
 import * as counterV1 from './counter-v1.js';
 import * as dataForm from './data-form.js';
@@ -43,6 +44,7 @@ export const ACCESS = {
 /** The run functions of service activities. */
 export const RUNS = {
   ADD_USER: addUser.run,
+  CLEAR_VARIABLES_V1: clearVariablesV1.run,
   COMPLETE_PASSCODE_REGISTRATION: completePasscodeRegistration.run,
   COUNTER_V1: counterV1.run,
   DEREGISTER_PASSCODE: deregisterPasscode.run,

@@ -3,6 +3,7 @@
 import * as addUser from './add-user.js';
 import * as archiveProcessInstance from './archive-process-instance.js';
 import * as captureFaceImage from './capture-face-image.js';
+import * as clearVariablesV1 from './clear-variables-v1.js';
 import * as completePasscodeRegistration from './complete-passcode-registration.js';
 import * as counterV1 from './counter-v1.js';
 import * as dataForm from './data-form.js';
@@ -27,6 +28,7 @@ export const SPECS = [
   addUser.spec,
   archiveProcessInstance.spec,
   captureFaceImage.spec,
+  clearVariablesV1.spec,
   completePasscodeRegistration.spec,
   counterV1.spec,
   dataForm.spec,
@@ -59,6 +61,7 @@ export const ALIASES = {
   addUserV1: 'ADD_USER',
   archiveProcessInstanceV1: 'ARCHIVE_PROCESS_INSTANCE',
   captureFaceImageV1: 'CAPTURE_FACE_IMAGE',
+  clearVariablesV1: 'CLEAR_VARIABLES_V1',
   completePasscodeRegistrationV1: 'COMPLETE_PASSCODE_REGISTRATION',
   counterV1: 'COUNTER_V1',
   customDataFormV1: 'DATA_FORM',
