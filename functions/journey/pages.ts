@@ -5,11 +5,13 @@ import type { ActivitySpec, InputsOf } from '../activities/spec.js';
 import type { Language } from './messages/index.js';
 import { renderDone } from './screens/done.js';
 import { renderGone } from './screens/gone.js';
+import { renderRedirect } from './screens/redirect.js';
 import { renderTrouble } from './screens/trouble.js';
 import { renderUnsupported } from './screens/unsupported.js';
 import { renderWaiting } from './screens/waiting.js';
 import { screenOf as screenAt, type ScreenContext, type WaitingStep } from './screen-context.js';
 import { own } from '../shared/own.js';
+import { isHttpUrl } from '../shared/http-url.js';
 
 /** What a journey page is rendered with: a renderer per UI component, and where a step's page is. */
 export interface JourneyScreens {
@@ -17,6 +19,8 @@ export interface JourneyScreens {
   readonly byComponent: Readonly<Record<string, (ctx: ScreenContext) => string | Promise<string>>>;
   /** Where a step's page is: its component (its activity's own by default) and screen. */
   screenOf(record: ProcessInstanceRecord, step: WaitingStep, capability: string, lang: Language): ScreenContext;
+  /** Whether the end user does not act on this step's page (its module says it waits). */
+  waits(step: WaitingStep): boolean;
 }
 
 /**
@@ -36,28 +40,48 @@ export function journeyScreens<D extends keyof StepDeps>(stepScreens: Readonly<R
   return {
     byComponent,
     screenOf: (record, step, capability, lang) => screenAt(record, step, capability, lang, own(stepScreens, step.activityType)?.component ?? step.activityType),
+    waits: (step) => own(stepScreens, step.activityType)?.waits === true,
   };
 }
 
-/** The page for where the journey is: its waiting step, its end, or a moment in between. */
+/**
+ * The redirect a Redirect User step recorded, while it holds: until a later step is finished
+ * (the instance's `lastStep` is newer), and only to a URL the `_redirectUrl` rule allows (the
+ * step judged it; judged again here, as the page is what sends the browser).
+ */
+export function pendingRedirect(record: Pick<ProcessInstanceRecord, 'redirect' | 'lastStep'>): string | undefined {
+  const redirect = record.redirect;
+  if (!redirect || typeof redirect.url !== 'string' || !isHttpUrl(redirect.url)) return undefined;
+  if (record.lastStep && record.lastStep.at > redirect.at) return undefined;
+  return redirect.url;
+}
+
+/**
+ * The page for where the journey is: its waiting step, its end, or a moment in between. Where the
+ * end user has nothing to do (a step that only waits or that has no screen here, a service step
+ * running, the journey's end) and a Redirect User step recorded a redirect that still holds, the
+ * page sends the browser there instead.
+ */
 export async function journeyPage(screens: JourneyScreens, record: ProcessInstanceRecord, capability: string, lang: Language): Promise<string> {
   // A journey that has ended shows its end, even if a step it waited at (one that timed out) is still recorded.
   const step = isFinal(record.status) ? undefined : record.currentStep;
+  const redirect = pendingRedirect(record);
   if (step) {
     const screen = screens.screenOf(record, step, capability, lang);
     const render = own(screens.byComponent, screen.component);
+    if (redirect !== undefined && (!render || screens.waits(step))) return renderRedirect(lang, redirect);
     return render ? render(screen) : renderUnsupported(lang);
   }
   switch (record.status) {
     case 'COMPLETED_ENDED_SUCCESS':
     case 'COMPLETED_ENDED_ERROR':
     case 'REVIEW':
-      return renderDone({ lang, redirectUrl: record.parameters._redirectUrl });
+      return redirect !== undefined ? renderRedirect(lang, redirect) : renderDone({ lang, redirectUrl: record.parameters._redirectUrl });
     case 'COMPLETED_TERMINATED':
       return renderGone(lang);
     case 'COMPLETED_PROCESS_ERROR':
       return renderTrouble(lang);
     default:
-      return renderWaiting(lang);
+      return redirect !== undefined ? renderRedirect(lang, redirect) : renderWaiting(lang);
   }
 }

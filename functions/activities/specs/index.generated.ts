@@ -15,6 +15,7 @@ import * as getUser from './get-user.js';
 import * as passcodeAuthenticationForm from './passcode-authentication-form.js';
 import * as passkeyAuthentication from './passkey-authentication.js';
 import * as passkeyRegistration from './passkey-registration.js';
+import * as redirectUserV2 from './redirect-user-v2.js';
 import * as sendWebhook from './send-webhook.js';
 import * as simpleDecider from './simple-decider.js';
 import * as startPasscodeAuthentication from './start-passcode-authentication.js';
@@ -40,6 +41,7 @@ export const SPECS = [
   passcodeAuthenticationForm.spec,
   passkeyAuthentication.spec,
   passkeyRegistration.spec,
+  redirectUserV2.spec,
   sendWebhook.spec,
   simpleDecider.spec,
   startPasscodeAuthentication.spec,
@@ -73,6 +75,7 @@ export const ALIASES = {
   passcodeAuthenticationFormV1: 'PASSCODE_AUTHENTICATION_FORM',
   passkeyAuthenticationV1: 'PASSKEY_AUTHENTICATION',
   passkeyRegistrationV1: 'PASSKEY_REGISTRATION',
+  redirectUserV2: 'REDIRECT_USER_V2',
   sendWebhookV1: 'SEND_WEBHOOK',
   activityOutcomeDeciderV1: 'SIMPLE_DECIDER',
   startPasscodeAuthenticationV1: 'START_PASSCODE_AUTHENTICATION',
