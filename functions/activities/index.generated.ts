@@ -19,6 +19,7 @@ import * as sendWebhook from './send-webhook.js';
 import * as startPasscodeAuthentication from './start-passcode-authentication.js';
 import * as startPasscodeRegistration from './start-passcode-registration.js';
 import * as watchlistMatch from './watchlist-match.js';
+import * as writeSummaryV2 from './write-summary-v2.js';
 import { spec as captureFaceImageSpec } from './specs/capture-face-image.js';
 import { spec as dataFormSpec } from './specs/data-form.js';
 import { spec as passcodeAuthenticationFormSpec } from './specs/passcode-authentication-form.js';
@@ -41,6 +42,7 @@ export const ACCESS = {
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.aws,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.aws,
   FACE_WATCHLIST_MATCH: watchlistMatch.aws,
+  WRITE_SUMMARY_V2: writeSummaryV2.aws,
 } as const;
 
 /** The run functions of service activities. */
@@ -59,6 +61,7 @@ export const RUNS = {
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.run,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.run,
   FACE_WATCHLIST_MATCH: watchlistMatch.run,
+  WRITE_SUMMARY_V2: writeSummaryV2.run,
 } as const;
 
 /** What user steps do when they start, before the journey waits (the activity function). */

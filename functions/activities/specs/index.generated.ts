@@ -23,6 +23,7 @@ import * as startPasscodeRegistration from './start-passcode-registration.js';
 import * as svcPushNotification from './svc-push-notification.js';
 import * as waitOnPushNotification from './wait-on-push-notification.js';
 import * as watchlistMatch from './watchlist-match.js';
+import * as writeSummaryV2 from './write-summary-v2.js';
 
 /** Every activity's spec, by file name: the catalogue (statemachines/catalogue.ts). */
 export const SPECS = [
@@ -49,6 +50,7 @@ export const SPECS = [
   svcPushNotification.spec,
   waitOnPushNotification.spec,
   watchlistMatch.spec,
+  writeSummaryV2.spec,
 ] as const;
 
 /** Activities this deployment has no runtime for, and why: a definition naming one is refused at publish. */
@@ -83,6 +85,7 @@ export const ALIASES = {
   svcPushNotificationV1: 'SVC_PUSH_NOTIFICATION',
   waitOnPushNotificationV1: 'WAIT_ON_PUSH_NOTIFICATION',
   faceWatchlistMatchV1: 'FACE_WATCHLIST_MATCH',
+  writeSummaryV2: 'WRITE_SUMMARY_V2',
 } as const;
 
 /** A user step's end execution listener bean (`customDataFormWriterV1`) → its activity type, from each spec's `family.endBean`. */
