@@ -102,6 +102,11 @@ export interface ActivityDeps {
   /** Where a face capture's image is kept, and where an external face upload goes. */
   readonly faceCaptureKey: (tenantId: string, id: string, faceKey: string, captureId: string, extension: 'jpg' | 'png') => string;
   readonly faceUploadKey: FaceUploadKey;
+  /**
+   * A small upright JPEG of a JPEG or PNG, at most `maxSide` px on its longer side, at `quality`
+   * (1 to 100), for a page to show inline; one that does not decode throws (FaceImageRefusedError).
+   */
+  readonly thumbnail: (bytes: Uint8Array, maxSide: number, quality: number) => { jpeg: Buffer; width: number; height: number };
   readonly webhooks: Pick<WebhookStore, 'get'>;
   readonly outbox: { put(event: EventEnvelope): Promise<void> };
 }

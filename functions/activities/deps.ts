@@ -4,7 +4,7 @@
  * is the one place the activity function's storage is put together.
  */
 import { cloudFunctionLogs, cloudFunctions, cloudSecrets, runner, secretSealer } from '../cloud-functions/deps.js';
-import { faceCaptureKey, faceUploadKey, faces, images, watchlists } from '../faces/deps.js';
+import { faceCaptureKey, faceUploadKey, faces, images, thumbnail, watchlists } from '../faces/deps.js';
 import { identityStores } from '../identity-store/deps.js';
 import { customDataForms, instances } from '../process-manager/deps.js';
 import { outbox, webhooks } from '../webhooks/deps.js';
@@ -24,6 +24,7 @@ export const activityDeps: ActivityDeps = {
   instances,
   faceCaptureKey,
   faceUploadKey,
+  thumbnail,
   webhooks,
   outbox,
 };

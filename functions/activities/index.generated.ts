@@ -10,6 +10,7 @@ import * as deregisterPasscode from './deregister-passcode.js';
 import * as executeCloudFunctionV2 from './execute-cloud-function-v2.js';
 import * as externalSourceFaceMatchV1 from './external-source-face-match-v1.js';
 import * as externalSourceFaceUploadV1 from './external-source-face-upload-v1.js';
+import * as genericUserTask from './generic-user-task.js';
 import * as getUser from './get-user.js';
 import * as passcodeAuthenticationForm from './passcode-authentication-form.js';
 import * as passkeyAuthentication from './passkey-authentication.js';
@@ -22,6 +23,7 @@ import * as watchlistMatch from './watchlist-match.js';
 import * as writeSummaryV2 from './write-summary-v2.js';
 import { spec as captureFaceImageSpec } from './specs/capture-face-image.js';
 import { spec as dataFormSpec } from './specs/data-form.js';
+import { spec as genericUserTaskSpec } from './specs/generic-user-task.js';
 import { spec as passcodeAuthenticationFormSpec } from './specs/passcode-authentication-form.js';
 import { spec as passkeyAuthenticationSpec } from './specs/passkey-authentication.js';
 import { spec as passkeyRegistrationSpec } from './specs/passkey-registration.js';
@@ -35,6 +37,7 @@ export const ACCESS = {
   EXECUTE_CLOUD_FUNCTION_V2: executeCloudFunctionV2.aws,
   EXTERNAL_SOURCE_FACE_MATCH_V1: externalSourceFaceMatchV1.aws,
   EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.aws,
+  GENERIC_USER_TASK: genericUserTask.aws,
   GET_USER: getUser.aws,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.aws,
   REDIRECT_USER_V2: redirectUserV2.aws,
@@ -67,6 +70,7 @@ export const RUNS = {
 /** What user steps do when they start, before the journey waits (the activity function). */
 export const BEGINS = {
   DATA_FORM: dataForm.begin,
+  GENERIC_USER_TASK: genericUserTask.begin,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.begin,
 } as const;
 
@@ -74,6 +78,7 @@ export const BEGINS = {
 export const SCREENS = {
   CAPTURE_FACE_IMAGE: captureFaceImage.screens,
   DATA_FORM: dataForm.screens,
+  GENERIC_USER_TASK: genericUserTask.screens,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.screens,
   PASSKEY_AUTHENTICATION: passkeyAuthentication.screens,
   PASSKEY_REGISTRATION: passkeyRegistration.screens,
@@ -82,6 +87,7 @@ export const SCREENS = {
 /** The user steps whose page posts to the `form` submission route. */
 export const FORM_STEPS = {
   DATA_FORM: { spec: dataFormSpec, screens: dataForm.screens, submission: dataForm.submission },
+  GENERIC_USER_TASK: { spec: genericUserTaskSpec, screens: genericUserTask.screens, submission: genericUserTask.submission },
 } as const;
 
 /** The user steps whose page posts to the `face` submission route. */

@@ -8,6 +8,7 @@ import type { FaceEngine, WatchlistStore } from './model.js';
 import type { FaceUploadKey } from '../process-manager/instances/face-uploads.js';
 import type { InstanceImageStore } from '../process-manager/model.js';
 import { faceEngine } from '../adapters/face-engine.js';
+import { jpegThumbnail } from '../adapters/face-image.js';
 import { imageStore } from '../adapters/images.js';
 import { objectKeys } from '../store/keys.js';
 import { watchlistStore } from '../store/watchlists.js';
@@ -20,3 +21,5 @@ export const images: Pick<InstanceImageStore, 'uploadUrl' | 'getAtMost'> = image
 /** Where an external upload goes, and where a live capture is (always under their tenant and instance). */
 export const faceUploadKey: FaceUploadKey = objectKeys.faceUpload;
 export const faceCaptureKey = objectKeys.faceCapture;
+/** A small upright JPEG of a capture, for a journey page to show inline (Confirm Image). */
+export const thumbnail: (bytes: Uint8Array, maxSide: number, quality: number) => { jpeg: Buffer; width: number; height: number } = jpegThumbnail;

@@ -21,24 +21,35 @@ export interface JourneyScreens {
   screenOf(record: ProcessInstanceRecord, step: WaitingStep, capability: string, lang: Language): ScreenContext;
   /** Whether the end user does not act on this step's page (its module says it waits). */
   waits(step: WaitingStep): boolean;
+  /**
+   * The renderer of a step's page: its own activity's for its component, else for its screen (a
+   * generic step names the capture it previews as its component and `preview` as its screen); a
+   * step whose activity has no screens here, any activity's for its component.
+   */
+  rendererOf(screen: ScreenContext): ((ctx: ScreenContext) => string | Promise<string>) | undefined;
 }
 
 /**
  * The screens framework. A user step names its UI component (`Starting Component ID`; the
  * activity's own when it has no such input) and the screens it goes through (`UI Component
- * ID`, `List of Screens`); each activity module registers a renderer per component it shows
- * (its `screens`). A component with none renders the "cannot be completed here" page rather
- * than a broken one. The entry point hands the activities' screens in (show-journey.ts), with the
+ * ID`, `List of Screens`); each activity module registers a renderer per component or screen it
+ * shows (its `screens`), and a step is drawn by its own activity's (`rendererOf`). A step with
+ * none renders the "cannot be completed here" page rather than a broken one. The entry point hands the activities' screens in (show-journey.ts), with the
  * stores they name: the framework does not import the activities it shows, nor their stores.
  */
 export function journeyScreens<D extends keyof StepDeps>(stepScreens: Readonly<Record<string, Screens<ActivitySpec, D>>>, deps: Pick<StepDeps, D>): JourneyScreens {
+  const withView = (render: ScreenRender<ActivitySpec, D>) => (ctx: ScreenContext) => render({ ...ctx, inputs: ctx.step.inputs as InputsOf<ActivitySpec>, deps });
   const byComponent = Object.fromEntries(
-    Object.values(stepScreens).flatMap((s) =>
-      Object.entries(s.render).map(([component, render]) => [component, (ctx: ScreenContext) => (render as ScreenRender<ActivitySpec, D>)({ ...ctx, inputs: ctx.step.inputs as InputsOf<ActivitySpec>, deps })]),
-    ),
+    Object.values(stepScreens).flatMap((s) => Object.entries(s.render).map(([component, render]) => [component, withView(render as ScreenRender<ActivitySpec, D>)])),
   );
   return {
     byComponent,
+    rendererOf: (screen) => {
+      const mine = own(stepScreens, screen.step.activityType);
+      if (!mine) return own(byComponent, screen.component);
+      const render = own(mine.render, screen.component) ?? own(mine.render, screen.screen);
+      return render && withView(render as ScreenRender<ActivitySpec, D>);
+    },
     screenOf: (record, step, capability, lang) => screenAt(record, step, capability, lang, own(stepScreens, step.activityType)?.component ?? step.activityType),
     waits: (step) => own(stepScreens, step.activityType)?.waits === true,
   };
@@ -68,7 +79,7 @@ export async function journeyPage(screens: JourneyScreens, record: ProcessInstan
   const redirect = pendingRedirect(record);
   if (step) {
     const screen = screens.screenOf(record, step, capability, lang);
-    const render = own(screens.byComponent, screen.component);
+    const render = screens.rendererOf(screen);
     if (redirect !== undefined && (!render || screens.waits(step))) return renderRedirect(lang, redirect);
     return render ? render(screen) : renderUnsupported(lang);
   }

@@ -11,6 +11,7 @@ import * as deregisterPasscode from './deregister-passcode.js';
 import * as executeCloudFunctionV2 from './execute-cloud-function-v2.js';
 import * as externalSourceFaceMatchV1 from './external-source-face-match-v1.js';
 import * as externalSourceFaceUploadV1 from './external-source-face-upload-v1.js';
+import * as genericUserTask from './generic-user-task.js';
 import * as getUser from './get-user.js';
 import * as passcodeAuthenticationForm from './passcode-authentication-form.js';
 import * as passkeyAuthentication from './passkey-authentication.js';
@@ -38,6 +39,7 @@ export const SPECS = [
   executeCloudFunctionV2.spec,
   externalSourceFaceMatchV1.spec,
   externalSourceFaceUploadV1.spec,
+  genericUserTask.spec,
   getUser.spec,
   passcodeAuthenticationForm.spec,
   passkeyAuthentication.spec,
@@ -73,6 +75,7 @@ export const ALIASES = {
   syncCloudFunctionExecutorV2: 'EXECUTE_CLOUD_FUNCTION_V2',
   externalSourceFaceMatchV1: 'EXTERNAL_SOURCE_FACE_MATCH_V1',
   externalSourceFaceUploadV1: 'EXTERNAL_SOURCE_FACE_UPLOAD_V1',
+  genericUserTaskV1: 'GENERIC_USER_TASK',
   getUserV1: 'GET_USER',
   passcodeAuthenticationFormV1: 'PASSCODE_AUTHENTICATION_FORM',
   passkeyAuthenticationV1: 'PASSKEY_AUTHENTICATION',

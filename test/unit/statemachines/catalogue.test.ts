@@ -189,6 +189,7 @@ describe('CATALOGUE', () => {
     expect(CATALOGUE.filter((a) => a.kind === 'user').map((a) => a.displayName).sort()).toEqual([
       'Capture Face Image',
       'Data Form',
+      'Generic User Task',
       'Passcode Authentication Form',
       'Passkey Authentication',
       'Passkey Registration',
