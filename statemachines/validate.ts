@@ -31,6 +31,7 @@ import { isExpression, literalValue, referencePath } from './references.js';
 import { ConditionError, parseCondition, print, toChoiceRule, type ChoiceRule, type Expr } from './conditions/index.js';
 import { isoDurationSeconds } from './bpmn/duration.js';
 import { SESSION_KEYS, variablePath } from './variables.js';
+import { parseTemplate } from './templates.js';
 import { own } from '../functions/shared/own.js';
 
 const MAX_DETAILS = 100;
@@ -384,6 +385,18 @@ function checkInput(
   };
   const wrongType = () => fail(`must be ${TYPE_NAMES[input.type]} (type ${input.type})`);
 
+  // A template (text with embedded `${...}`, evaluated by its module when it runs): every
+  // expression in it must parse, whatever the text around it.
+  if (input.template === true && typeof value === 'string') {
+    try {
+      parseTemplate(value);
+    } catch (e) {
+      if (!(e instanceof ConditionError)) throw e;
+      return fail(`is not a valid template: ${e.message}`);
+    }
+    if ([...value].length > MAX_STRING) return fail(`must be at most ${MAX_STRING} characters`);
+    return value;
+  }
   // `${...}`: a literal (`${60}`) becomes its value; a reference stays, to be resolved at run time.
   if (typeof value === 'string' && isExpression(value) && input.type !== 'F') {
     const literal = literalValue(value);

@@ -97,10 +97,16 @@ export interface ActivityDeps {
   readonly faces: Pick<FaceEngine, 'name' | 'detect' | 'compare' | 'search'>;
   readonly watchlists: WatchlistStore;
   readonly images: Pick<InstanceImageStore, 'getAtMost' | 'uploadUrl'>;
-  readonly instances: Pick<ProcessInstanceStore, 'putUserData' | 'countFailedAttempt'>;
+  /** What service steps keep beside the instance: user data (a step's values, checks), failed attempts, a redirect. */
+  readonly instances: Pick<ProcessInstanceStore, 'putUserData' | 'listUserData' | 'countFailedAttempt' | 'setRedirect'>;
   /** Where a face capture's image is kept, and where an external face upload goes. */
   readonly faceCaptureKey: (tenantId: string, id: string, faceKey: string, captureId: string, extension: 'jpg' | 'png') => string;
   readonly faceUploadKey: FaceUploadKey;
+  /**
+   * A small upright JPEG of a JPEG or PNG, at most `maxSide` px on its longer side, at `quality`
+   * (1 to 100), for a page to show inline; one that does not decode throws (FaceImageRefusedError).
+   */
+  readonly thumbnail: (bytes: Uint8Array, maxSide: number, quality: number) => { jpeg: Buffer; width: number; height: number };
   readonly webhooks: Pick<WebhookStore, 'get'>;
   readonly outbox: { put(event: EventEnvelope): Promise<void> };
 }
@@ -175,6 +181,11 @@ export type ScreenRender<S extends ActivitySpec, D extends keyof StepDeps = neve
 export interface Screens<S extends ActivitySpec, D extends keyof StepDeps = never> {
   component: string;
   render: Readonly<Record<string, ScreenRender<S, D>>>;
+  /**
+   * The end user does not act on this step's page (it only waits): a redirect the journey
+   * recorded (Redirect User) is followed there instead, as it is for a step with no screen.
+   */
+  waits?: true;
 }
 
 /** Which of the journey pages' submission routes a user step's page posts to. */

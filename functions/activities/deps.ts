@@ -4,9 +4,9 @@
  * is the one place the activity function's storage is put together.
  */
 import { cloudFunctionLogs, cloudFunctions, cloudSecrets, runner, secretSealer } from '../cloud-functions/deps.js';
-import { faceCaptureKey, faceUploadKey, faces, images, instances, watchlists } from '../faces/deps.js';
+import { faceCaptureKey, faceUploadKey, faces, images, thumbnail, watchlists } from '../faces/deps.js';
 import { identityStores } from '../identity-store/deps.js';
-import { customDataForms } from '../process-manager/deps.js';
+import { customDataForms, instances } from '../process-manager/deps.js';
 import { outbox, webhooks } from '../webhooks/deps.js';
 import type { ActivityDeps } from './contract.js';
 
@@ -24,6 +24,7 @@ export const activityDeps: ActivityDeps = {
   instances,
   faceCaptureKey,
   faceUploadKey,
+  thumbnail,
   webhooks,
   outbox,
 };

@@ -2,6 +2,7 @@
 // See lib/activity-index.ts and docs/journeys.md, "Adding an activity".
 import * as addUser from './add-user.js';
 import * as captureFaceImage from './capture-face-image.js';
+import * as clearVariablesV1 from './clear-variables-v1.js';
 import * as completePasscodeRegistration from './complete-passcode-registration.js';
 import * as counterV1 from './counter-v1.js';
 import * as dataForm from './data-form.js';
@@ -9,16 +10,20 @@ import * as deregisterPasscode from './deregister-passcode.js';
 import * as executeCloudFunctionV2 from './execute-cloud-function-v2.js';
 import * as externalSourceFaceMatchV1 from './external-source-face-match-v1.js';
 import * as externalSourceFaceUploadV1 from './external-source-face-upload-v1.js';
+import * as genericUserTask from './generic-user-task.js';
 import * as getUser from './get-user.js';
 import * as passcodeAuthenticationForm from './passcode-authentication-form.js';
 import * as passkeyAuthentication from './passkey-authentication.js';
 import * as passkeyRegistration from './passkey-registration.js';
+import * as redirectUserV2 from './redirect-user-v2.js';
 import * as sendWebhook from './send-webhook.js';
 import * as startPasscodeAuthentication from './start-passcode-authentication.js';
 import * as startPasscodeRegistration from './start-passcode-registration.js';
 import * as watchlistMatch from './watchlist-match.js';
+import * as writeSummaryV2 from './write-summary-v2.js';
 import { spec as captureFaceImageSpec } from './specs/capture-face-image.js';
 import { spec as dataFormSpec } from './specs/data-form.js';
+import { spec as genericUserTaskSpec } from './specs/generic-user-task.js';
 import { spec as passcodeAuthenticationFormSpec } from './specs/passcode-authentication-form.js';
 import { spec as passkeyAuthenticationSpec } from './specs/passkey-authentication.js';
 import { spec as passkeyRegistrationSpec } from './specs/passkey-registration.js';
@@ -32,17 +37,21 @@ export const ACCESS = {
   EXECUTE_CLOUD_FUNCTION_V2: executeCloudFunctionV2.aws,
   EXTERNAL_SOURCE_FACE_MATCH_V1: externalSourceFaceMatchV1.aws,
   EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.aws,
+  GENERIC_USER_TASK: genericUserTask.aws,
   GET_USER: getUser.aws,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.aws,
+  REDIRECT_USER_V2: redirectUserV2.aws,
   SEND_WEBHOOK: sendWebhook.aws,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.aws,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.aws,
   FACE_WATCHLIST_MATCH: watchlistMatch.aws,
+  WRITE_SUMMARY_V2: writeSummaryV2.aws,
 } as const;
 
 /** The run functions of service activities. */
 export const RUNS = {
   ADD_USER: addUser.run,
+  CLEAR_VARIABLES_V1: clearVariablesV1.run,
   COMPLETE_PASSCODE_REGISTRATION: completePasscodeRegistration.run,
   COUNTER_V1: counterV1.run,
   DEREGISTER_PASSCODE: deregisterPasscode.run,
@@ -50,15 +59,18 @@ export const RUNS = {
   EXTERNAL_SOURCE_FACE_MATCH_V1: externalSourceFaceMatchV1.run,
   EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.run,
   GET_USER: getUser.run,
+  REDIRECT_USER_V2: redirectUserV2.run,
   SEND_WEBHOOK: sendWebhook.run,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.run,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.run,
   FACE_WATCHLIST_MATCH: watchlistMatch.run,
+  WRITE_SUMMARY_V2: writeSummaryV2.run,
 } as const;
 
 /** What user steps do when they start, before the journey waits (the activity function). */
 export const BEGINS = {
   DATA_FORM: dataForm.begin,
+  GENERIC_USER_TASK: genericUserTask.begin,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.begin,
 } as const;
 
@@ -66,6 +78,7 @@ export const BEGINS = {
 export const SCREENS = {
   CAPTURE_FACE_IMAGE: captureFaceImage.screens,
   DATA_FORM: dataForm.screens,
+  GENERIC_USER_TASK: genericUserTask.screens,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.screens,
   PASSKEY_AUTHENTICATION: passkeyAuthentication.screens,
   PASSKEY_REGISTRATION: passkeyRegistration.screens,
@@ -74,6 +87,7 @@ export const SCREENS = {
 /** The user steps whose page posts to the `form` submission route. */
 export const FORM_STEPS = {
   DATA_FORM: { spec: dataFormSpec, screens: dataForm.screens, submission: dataForm.submission },
+  GENERIC_USER_TASK: { spec: genericUserTaskSpec, screens: genericUserTask.screens, submission: genericUserTask.submission },
 } as const;
 
 /** The user steps whose page posts to the `face` submission route. */

@@ -26,6 +26,8 @@ function resolveString(value: string, state: unknown): unknown {
 function resolveValue(input: InputSpec | undefined, value: unknown, state: unknown): unknown {
   // A data form is the form itself: its `${...}` defaults are read when the form is shown.
   if (input?.type === 'F') return value;
+  // A template's expressions are the module's to evaluate (a whole `${x}` among them).
+  if (input?.template) return value;
   if (typeof value === 'string') return resolveString(value, state);
   if (Array.isArray(value)) return value.map((v) => (typeof v === 'string' ? resolveString(v, state) : v));
   if (value !== null && typeof value === 'object') {

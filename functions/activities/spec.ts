@@ -31,6 +31,12 @@ export interface InputSpec {
   readonly enum?: readonly string[];
   /** False when the value must be known when the definition is compiled (no `${...}`). */
   readonly references?: false;
+  /**
+   * A template (a string input): text with embedded `${...}` expressions that the module
+   * evaluates itself when it runs (statemachines/templates.ts), so the activity function does not
+   * resolve it as a reference first: a value read from the journey is never evaluated again.
+   */
+  readonly template?: true;
   readonly description?: string;
   /** How the family's designer writes this input, where that differs from the above or is known. */
   readonly family?: FamilyInput;

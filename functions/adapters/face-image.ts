@@ -33,6 +33,22 @@ export function decodeRgb(bytes: Uint8Array, maxSide = MODEL_MAX_SIDE): RgbImage
   return downscale(upright, maxSide);
 }
 
+/**
+ * A small JPEG of a JPEG or PNG, upright (by its EXIF orientation) and at most `maxSide` on its
+ * longer side, at `quality` (1 to 100): what a journey page shows of a capture, inline. The image
+ * is judged and decoded as decodeRgb does; one that does not decode is a FaceImageRefusedError.
+ */
+export function jpegThumbnail(bytes: Uint8Array, maxSide: number, quality: number): { jpeg: Buffer; width: number; height: number } {
+  const rgb = decodeRgb(bytes, maxSide);
+  const rgba = Buffer.alloc(rgb.width * rgb.height * 4, 255);
+  for (let i = 0, j = 0; i < rgb.data.length; i += 3, j += 4) {
+    rgba[j] = rgb.data[i]!;
+    rgba[j + 1] = rgb.data[i + 1]!;
+    rgba[j + 2] = rgb.data[i + 2]!;
+  }
+  return { jpeg: Buffer.from(jpeg.encode({ data: rgba, width: rgb.width, height: rgb.height }, quality).data), width: rgb.width, height: rgb.height };
+}
+
 /** RGBA in, RGB out, turned by an EXIF orientation (1 to 8). */
 function orient(src: { width: number; height: number; data: Uint8Array }, orientation: number): RgbImage {
   const { width: w, height: h, data } = src;

@@ -1,16 +1,16 @@
 /**
  * The face steps' and watchlists' storage and engine, put together here and only here: External
- * Source Face Upload v1, Match v1 and Watchlist Match read and write the instance's images and
- * user data through these, the watchlist routes their watchlists, and all of them ask the engine
- * (Rekognition on AWS, the embedded model locally).
+ * Source Face Upload v1, Match v1 and Watchlist Match read and write the instance's images through
+ * these (its user data through the process manager's instances), the watchlist routes their
+ * watchlists, and all of them ask the engine (Rekognition on AWS, the embedded model locally).
  */
 import type { FaceEngine, WatchlistStore } from './model.js';
 import type { FaceUploadKey } from '../process-manager/instances/face-uploads.js';
-import type { InstanceImageStore, ProcessInstanceStore } from '../process-manager/model.js';
+import type { InstanceImageStore } from '../process-manager/model.js';
 import { faceEngine } from '../adapters/face-engine.js';
+import { jpegThumbnail } from '../adapters/face-image.js';
 import { imageStore } from '../adapters/images.js';
 import { objectKeys } from '../store/keys.js';
-import { processInstanceStore } from '../store/process-instances.js';
 import { watchlistStore } from '../store/watchlists.js';
 
 export const faces: Pick<FaceEngine, 'name' | 'detect' | 'compare' | 'search'> = faceEngine;
@@ -18,7 +18,8 @@ export const faces: Pick<FaceEngine, 'name' | 'detect' | 'compare' | 'search'> =
 export const watchlistEngine: Pick<FaceEngine, 'detect' | 'createWatchlist' | 'deleteWatchlist' | 'addMember' | 'removeMember'> = faceEngine;
 export const watchlists: WatchlistStore = watchlistStore;
 export const images: Pick<InstanceImageStore, 'uploadUrl' | 'getAtMost'> = imageStore;
-export const instances: Pick<ProcessInstanceStore, 'putUserData' | 'countFailedAttempt'> = processInstanceStore;
 /** Where an external upload goes, and where a live capture is (always under their tenant and instance). */
 export const faceUploadKey: FaceUploadKey = objectKeys.faceUpload;
 export const faceCaptureKey = objectKeys.faceCapture;
+/** A small upright JPEG of a capture, for a journey page to show inline (Confirm Image). */
+export const thumbnail: (bytes: Uint8Array, maxSide: number, quality: number) => { jpeg: Buffer; width: number; height: number } = jpegThumbnail;

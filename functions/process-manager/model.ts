@@ -431,6 +431,19 @@ export interface ProcessInstanceRecord {
   reconcileChecks?: number;
   /** The user step finished last (its result reached Step Functions): how a repeated submission is recognised. */
   lastStep?: { activityId: string; digest?: string; at: string };
+  /** Where a Redirect User step sent the end user last (functions/activities/redirect-user-v2.ts). */
+  redirect?: InstanceRedirect;
+}
+
+/**
+ * A redirect a journey recorded: the URL its step built (an absolute http(s) URL, checked by the
+ * rule `_redirectUrl` follows), when, and by which step. The journey page sends the browser there
+ * while the journey has no step the end user acts on, until a later step is finished.
+ */
+export interface InstanceRedirect {
+  url: string;
+  at: string;
+  activityId: string;
 }
 
 /** The answer kept for an Idempotency-Key, so a retried creation answers the same. */
@@ -659,6 +672,8 @@ export interface ProcessInstanceStore {
   listUserData(tenantId: string, id: string): Promise<StepUserData[]>;
   /** What a service step recorded (a face match's check and images), over its earlier visit's, expiring with the instance. */
   putUserData(tenantId: string, id: string, data: StepUserData, expiresAt: number): Promise<void>;
+  /** Records where a Redirect User step sends the end user, over any earlier one; false when the instance is gone. */
+  setRedirect(tenantId: string, id: string, redirect: InstanceRedirect): Promise<boolean>;
   /**
    * One more failed attempt of an activity, counted once per `attemptId` (a retried run of the
    * same attempt does not count again): the number of failed attempts so far.

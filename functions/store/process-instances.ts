@@ -606,6 +606,23 @@ export const processInstanceStore: ProcessInstanceStore = {
     await doc.send(new commands.PutCommand({ TableName: tableName, Item: userData.encode({ ...data, expiresAt }, keys.instanceUserData(tenantId, id, data.activityId)) }));
   },
 
+  /** One attribute of the instance item, only where the instance exists; the other writers update other attributes. */
+  async setRedirect(tenantId, id, redirect) {
+    const { doc, tableName, commands } = await dynamo();
+    return conditionally(() =>
+      doc.send(
+        new commands.UpdateCommand({
+          TableName: tableName,
+          Key: keys.instance(tenantId, id),
+          UpdateExpression: 'SET #redirect = :redirect',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: { '#redirect': 'redirect' },
+          ExpressionAttributeValues: { ':redirect': redirect },
+        }),
+      ),
+    );
+  },
+
   /**
    * ADD on the activity's own item, only when the last attempt counted was another: a run Step
    * Functions retries after the count was written reads the count instead of adding again.

@@ -46,6 +46,41 @@ const ImageMeta = {
   capturedAt: DateTime,
 };
 
+const SummarySchema = z.withMeta(
+  z.object({
+    processInstanceId: z.string(),
+    processDefnName: z.optional(z.string()),
+    processDefnVersion: z.optional(z.number()),
+    writtenAt: DateTime,
+    decision: z.withMeta(z.nullable(z.string()), { description: 'The decision when the summary was written (PASS, FAIL or REVIEW), or null: a decider that runs later, or an error end, is not in it.' }),
+    checks: z.withMeta(
+      z.array(
+        z.object({
+          checkId: z.string(),
+          result: z.nullable(z.string()),
+          valid: z.withMeta(z.boolean(), { description: "The check's own `valid` where it has one, else whether its result is PASS." }),
+          outcome: z.optional(z.string()),
+          checkType: z.optional(z.string()),
+          displayName: z.optional(z.string()),
+        }),
+      ),
+      { description: "Each check of the session (`_checks`), by its key, as it stood: the final result of a check made again." },
+    ),
+    steps: z.withMeta(z.array(z.object({ activityId: z.string(), activityType: z.string(), at: DateTime })), {
+      description: 'The steps kept with the instance (every user step the end user completed, and the service steps that keep data), oldest first, each at the time it last completed.',
+    }),
+    errors: z.withMeta(z.array(z.object({ error: z.string(), cause: z.optional(z.string()) })), {
+      description: 'The error events taken (their ASL error name and cause), oldest first.',
+    }),
+    redirect: z.optional(z.object({ url: z.string(), at: DateTime })),
+    truncated: z.optional(z.withMeta(z.literal(true), { description: 'The oldest steps (then errors, then checks) were left out to keep it within 300 KB.' })),
+  }),
+  { id: 'InstanceSummary', description: "A Write Summary Report step's summary of the instance, written when the step ran." },
+);
+
+/** The summary as the user data API shows it: what Write Summary Report V2 wrote (functions/activities/write-summary-v2.ts). */
+export type InstanceSummaryView = z.infer<typeof SummarySchema>;
+
 export const UserDataSchema = z.withMeta(
   z.object({
     processInstanceId: z.string(),
@@ -87,6 +122,7 @@ export const UserDataSchema = z.withMeta(
           'Every image the end user provided (face captures): its bytes in `data` while the document stays within the Lambda response limit, a pre-signed `url` for the rest.',
       },
     ),
+    summary: z.optional(SummarySchema),
   }),
   { id: 'UserData', description: 'What the end user provided. A `data` member is returned only when custom pages are used (they are not).' },
 );

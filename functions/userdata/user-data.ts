@@ -2,6 +2,7 @@ import { ValidationError } from '../errors.js';
 import { DOWNLOAD_URL_SECONDS } from '../exports/model.js';
 import { ProcessInstanceNotFoundError } from '../process-manager/instances/instances.js';
 import type { CheckRecord, ImageRecord, InstanceImageStore, ProcessInstanceStore } from '../process-manager/model.js';
+import type { InstanceSummaryView } from './routes.js';
 
 /** The storage user data is read from (the process manager's instances and their images); `deps.ts` puts it together. */
 export interface UserDataStorage {
@@ -26,9 +27,12 @@ export const ARCHIVE_INLINE_MAX = 4_400_000;
 /** What an image served by URL adds to the document at most (its URL and expiry). */
 const URL_ENTRY_ALLOWANCE = 2_048;
 
+/** The activity type whose step keeps the instance's summary (functions/activities/write-summary-v2.ts). */
+const SUMMARY_STEP = 'WRITE_SUMMARY_V2';
+
 /**
- * An instance's user data: what the end user gave at each step, and each data form's values
- * under its key. An instance of another tenant, of another definition than the path names, or
+ * An instance's user data: what the end user gave at each step, each data form's values under
+ * its key, and the summary a Write Summary Report step wrote (its newest). An instance of another tenant, of another definition than the path names, or
  * past its retention is not found.
  */
 export async function loadUserData(d: Pick<UserDataStorage, 'instances'>, tenantId: string, processDefnId: string, processInstanceId: string, now: Date) {
@@ -36,7 +40,11 @@ export async function loadUserData(d: Pick<UserDataStorage, 'instances'>, tenant
   if (!record || record.processDefnId !== processDefnId) {
     throw new ProcessInstanceNotFoundError(processInstanceId);
   }
-  const stored = (await d.instances.listUserData(tenantId, record.id)).sort((a, b) => a.submittedAt.localeCompare(b.submittedAt));
+  const all = (await d.instances.listUserData(tenantId, record.id)).sort((a, b) => a.submittedAt.localeCompare(b.submittedAt));
+  // A Write Summary Report step's summary is the document's `summary`, not one of its steps.
+  const stored = all.filter((s) => s.activityType !== SUMMARY_STEP);
+  // Kept as the step wrote it, which is the document's shape.
+  const summary = all.filter((s) => s.activityType === SUMMARY_STEP).at(-1)?.values as InstanceSummaryView | undefined;
   const forms: Record<string, Record<string, unknown>> = {};
   for (const s of stored) if (s.activityType === 'DATA_FORM') forms[s.dataKey] = s.values;
   return {
@@ -50,6 +58,7 @@ export async function loadUserData(d: Pick<UserDataStorage, 'instances'>, tenant
     checks: stored.flatMap((s) => (s.check ? [checkResponse(s.check)] : [])),
     /** What the instance stored in S3; `objectKey` is internal and goes no further than the loaders below. */
     images: stored.flatMap((s) => s.images ?? []),
+    ...(summary ? { summary } : {}),
   };
 }
 

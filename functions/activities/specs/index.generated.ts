@@ -3,6 +3,7 @@
 import * as addUser from './add-user.js';
 import * as archiveProcessInstance from './archive-process-instance.js';
 import * as captureFaceImage from './capture-face-image.js';
+import * as clearVariablesV1 from './clear-variables-v1.js';
 import * as completePasscodeRegistration from './complete-passcode-registration.js';
 import * as counterV1 from './counter-v1.js';
 import * as dataForm from './data-form.js';
@@ -10,10 +11,12 @@ import * as deregisterPasscode from './deregister-passcode.js';
 import * as executeCloudFunctionV2 from './execute-cloud-function-v2.js';
 import * as externalSourceFaceMatchV1 from './external-source-face-match-v1.js';
 import * as externalSourceFaceUploadV1 from './external-source-face-upload-v1.js';
+import * as genericUserTask from './generic-user-task.js';
 import * as getUser from './get-user.js';
 import * as passcodeAuthenticationForm from './passcode-authentication-form.js';
 import * as passkeyAuthentication from './passkey-authentication.js';
 import * as passkeyRegistration from './passkey-registration.js';
+import * as redirectUserV2 from './redirect-user-v2.js';
 import * as sendWebhook from './send-webhook.js';
 import * as simpleDecider from './simple-decider.js';
 import * as startPasscodeAuthentication from './start-passcode-authentication.js';
@@ -21,12 +24,14 @@ import * as startPasscodeRegistration from './start-passcode-registration.js';
 import * as svcPushNotification from './svc-push-notification.js';
 import * as waitOnPushNotification from './wait-on-push-notification.js';
 import * as watchlistMatch from './watchlist-match.js';
+import * as writeSummaryV2 from './write-summary-v2.js';
 
 /** Every activity's spec, by file name: the catalogue (statemachines/catalogue.ts). */
 export const SPECS = [
   addUser.spec,
   archiveProcessInstance.spec,
   captureFaceImage.spec,
+  clearVariablesV1.spec,
   completePasscodeRegistration.spec,
   counterV1.spec,
   dataForm.spec,
@@ -34,10 +39,12 @@ export const SPECS = [
   executeCloudFunctionV2.spec,
   externalSourceFaceMatchV1.spec,
   externalSourceFaceUploadV1.spec,
+  genericUserTask.spec,
   getUser.spec,
   passcodeAuthenticationForm.spec,
   passkeyAuthentication.spec,
   passkeyRegistration.spec,
+  redirectUserV2.spec,
   sendWebhook.spec,
   simpleDecider.spec,
   startPasscodeAuthentication.spec,
@@ -45,6 +52,7 @@ export const SPECS = [
   svcPushNotification.spec,
   waitOnPushNotification.spec,
   watchlistMatch.spec,
+  writeSummaryV2.spec,
 ] as const;
 
 /** Activities this deployment has no runtime for, and why: a definition naming one is refused at publish. */
@@ -59,6 +67,7 @@ export const ALIASES = {
   addUserV1: 'ADD_USER',
   archiveProcessInstanceV1: 'ARCHIVE_PROCESS_INSTANCE',
   captureFaceImageV1: 'CAPTURE_FACE_IMAGE',
+  clearVariablesV1: 'CLEAR_VARIABLES_V1',
   completePasscodeRegistrationV1: 'COMPLETE_PASSCODE_REGISTRATION',
   counterV1: 'COUNTER_V1',
   customDataFormV1: 'DATA_FORM',
@@ -66,10 +75,12 @@ export const ALIASES = {
   syncCloudFunctionExecutorV2: 'EXECUTE_CLOUD_FUNCTION_V2',
   externalSourceFaceMatchV1: 'EXTERNAL_SOURCE_FACE_MATCH_V1',
   externalSourceFaceUploadV1: 'EXTERNAL_SOURCE_FACE_UPLOAD_V1',
+  genericUserTaskV1: 'GENERIC_USER_TASK',
   getUserV1: 'GET_USER',
   passcodeAuthenticationFormV1: 'PASSCODE_AUTHENTICATION_FORM',
   passkeyAuthenticationV1: 'PASSKEY_AUTHENTICATION',
   passkeyRegistrationV1: 'PASSKEY_REGISTRATION',
+  redirectUserV2: 'REDIRECT_USER_V2',
   sendWebhookV1: 'SEND_WEBHOOK',
   activityOutcomeDeciderV1: 'SIMPLE_DECIDER',
   startPasscodeAuthenticationV1: 'START_PASSCODE_AUTHENTICATION',
@@ -78,6 +89,7 @@ export const ALIASES = {
   waitOnPushNotificationV1: 'WAIT_ON_PUSH_NOTIFICATION',
   faceWatchlistMatchV1: 'FACE_WATCHLIST_MATCH',
   watchlistMatchTaskV1: 'FACE_WATCHLIST_MATCH',
+  writeSummaryV2: 'WRITE_SUMMARY_V2',
 } as const;
 
 /** A user step's end execution listener bean (`customDataFormWriterV1`) → its activity type, from each spec's `family.endBean`. */

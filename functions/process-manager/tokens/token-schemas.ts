@@ -1,6 +1,7 @@
 import * as z from '../../shared/zod.js';
 import { DateTime, queryInt, queryList, text } from '../../shared/schemas.js';
 import { cursorPageSchema, cursorParam } from '../../shared/page.js';
+import { isHttpUrl, MAX_REDIRECT_URL_LENGTH } from '../../shared/http-url.js';
 
 export const PROCESS_TOKEN_TYPES = ['UNLIMITED', 'MULTI_USE_COUNT_LIMITED', 'MULTI_USE_TIME_LIMITED'] as const;
 export const PROCESS_TOKEN_STATUSES = ['ACTIVE', 'INACTIVE'] as const;
@@ -10,17 +11,7 @@ export const MAX_PARAMETERS = 50;
 
 /** An absolute http(s) URL: `javascript:`, `data:` and relative URLs are refused. */
 export const HttpUrl = z.withMeta(
-  z.string().check(
-    z.maxLength(2048),
-    z.refine((v) => {
-      try {
-        const u = new URL(v);
-        return (u.protocol === 'https:' || u.protocol === 'http:') && !!u.hostname && !u.username && !u.password;
-      } catch {
-        return false;
-      }
-    }, 'must be an absolute http(s) URL without credentials (https is recommended)'),
-  ),
+  z.string().check(z.maxLength(MAX_REDIRECT_URL_LENGTH), z.refine(isHttpUrl, 'must be an absolute http(s) URL without credentials (https is recommended)')),
   { format: 'uri' },
 );
 

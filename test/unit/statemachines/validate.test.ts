@@ -331,6 +331,12 @@ describe('validateDefinition', () => {
     expectRefused(single('DATA_FORM', { Form: 'my-form' }), 'activities.a.inputs.Form', 'a data form object');
   });
 
+  it("takes a template input as the family writes it (text around expressions), and refuses one whose expression does not parse", () => {
+    const family = '${idv.config._redirectUrl > "" ? idv.config._redirectUrl : "www.example.com"}&otpRefId=${idv.otp.otpRef}';
+    expect(validateDefinition(single('REDIRECT_USER_V2', { 'Redirect URL': family })).activities.a!.inputs['Redirect URL']).toBe(family);
+    expectRefused(single('REDIRECT_USER_V2', { 'Redirect URL': 'https://x/${a ==}' }), 'activities.a.inputs.Redirect URL', 'not a valid template');
+  });
+
   it('takes a data form inline or by name and version, exactly one of the two', () => {
     const inline = { title: { values: { en: 'T' } }, components: [{ type: 'text', id: 'a', readOnly: 'true', layout: { col: 2 } }] };
     const ok = validateDefinition(single('DATA_FORM', { Form: inline }));
