@@ -13,10 +13,13 @@ import * as getUser from './get-user.js';
 import * as passcodeAuthenticationForm from './passcode-authentication-form.js';
 import * as passkeyAuthentication from './passkey-authentication.js';
 import * as passkeyRegistration from './passkey-registration.js';
+import * as reviewFromBackOffice from './review-from-back-office.js';
+import * as reviewRequired from './review-required.js';
 import * as sendWebhook from './send-webhook.js';
 import * as startPasscodeAuthentication from './start-passcode-authentication.js';
 import * as startPasscodeRegistration from './start-passcode-registration.js';
 import * as watchlistMatch from './watchlist-match.js';
+import * as writeReviewStatus from './write-review-status.js';
 import { spec as captureFaceImageSpec } from './specs/capture-face-image.js';
 import { spec as dataFormSpec } from './specs/data-form.js';
 import { spec as passcodeAuthenticationFormSpec } from './specs/passcode-authentication-form.js';
@@ -34,10 +37,12 @@ export const ACCESS = {
   EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.aws,
   GET_USER: getUser.aws,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.aws,
+  REVIEW_REQUIRED: reviewRequired.aws,
   SEND_WEBHOOK: sendWebhook.aws,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.aws,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.aws,
   FACE_WATCHLIST_MATCH: watchlistMatch.aws,
+  WRITE_REVIEW_STATUS: writeReviewStatus.aws,
 } as const;
 
 /** The run functions of service activities. */
@@ -50,10 +55,12 @@ export const RUNS = {
   EXTERNAL_SOURCE_FACE_MATCH_V1: externalSourceFaceMatchV1.run,
   EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.run,
   GET_USER: getUser.run,
+  REVIEW_REQUIRED: reviewRequired.run,
   SEND_WEBHOOK: sendWebhook.run,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.run,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.run,
   FACE_WATCHLIST_MATCH: watchlistMatch.run,
+  WRITE_REVIEW_STATUS: writeReviewStatus.run,
 } as const;
 
 /** What user steps do when they start, before the journey waits (the activity function). */
@@ -69,6 +76,7 @@ export const SCREENS = {
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.screens,
   PASSKEY_AUTHENTICATION: passkeyAuthentication.screens,
   PASSKEY_REGISTRATION: passkeyRegistration.screens,
+  REVIEW_FROM_BACK_OFFICE: reviewFromBackOffice.screens,
 } as const;
 
 /** The user steps whose page posts to the `form` submission route. */

@@ -14,6 +14,8 @@ import * as getUser from './get-user.js';
 import * as passcodeAuthenticationForm from './passcode-authentication-form.js';
 import * as passkeyAuthentication from './passkey-authentication.js';
 import * as passkeyRegistration from './passkey-registration.js';
+import * as reviewFromBackOffice from './review-from-back-office.js';
+import * as reviewRequired from './review-required.js';
 import * as sendWebhook from './send-webhook.js';
 import * as simpleDecider from './simple-decider.js';
 import * as startPasscodeAuthentication from './start-passcode-authentication.js';
@@ -21,6 +23,7 @@ import * as startPasscodeRegistration from './start-passcode-registration.js';
 import * as svcPushNotification from './svc-push-notification.js';
 import * as waitOnPushNotification from './wait-on-push-notification.js';
 import * as watchlistMatch from './watchlist-match.js';
+import * as writeReviewStatus from './write-review-status.js';
 
 /** Every activity's spec, by file name: the catalogue (statemachines/catalogue.ts). */
 export const SPECS = [
@@ -38,6 +41,8 @@ export const SPECS = [
   passcodeAuthenticationForm.spec,
   passkeyAuthentication.spec,
   passkeyRegistration.spec,
+  reviewFromBackOffice.spec,
+  reviewRequired.spec,
   sendWebhook.spec,
   simpleDecider.spec,
   startPasscodeAuthentication.spec,
@@ -45,6 +50,7 @@ export const SPECS = [
   svcPushNotification.spec,
   waitOnPushNotification.spec,
   watchlistMatch.spec,
+  writeReviewStatus.spec,
 ] as const;
 
 /** Activities this deployment has no runtime for, and why: a definition naming one is refused at publish. */
@@ -70,6 +76,8 @@ export const ALIASES = {
   passcodeAuthenticationFormV1: 'PASSCODE_AUTHENTICATION_FORM',
   passkeyAuthenticationV1: 'PASSKEY_AUTHENTICATION',
   passkeyRegistrationV1: 'PASSKEY_REGISTRATION',
+  reviewFromBackOfficeStart: 'REVIEW_FROM_BACK_OFFICE',
+  reviewRequired: 'REVIEW_REQUIRED',
   sendWebhookV1: 'SEND_WEBHOOK',
   activityOutcomeDeciderV1: 'SIMPLE_DECIDER',
   startPasscodeAuthenticationV1: 'START_PASSCODE_AUTHENTICATION',
@@ -77,9 +85,11 @@ export const ALIASES = {
   svcPushNotificationV1: 'SVC_PUSH_NOTIFICATION',
   waitOnPushNotificationV1: 'WAIT_ON_PUSH_NOTIFICATION',
   faceWatchlistMatchV1: 'FACE_WATCHLIST_MATCH',
+  writeReviewStatus: 'WRITE_REVIEW_STATUS',
 } as const;
 
 /** A user step's end execution listener bean (`customDataFormWriterV1`) → its activity type, from each spec's `family.endBean`. */
 export const END_BEANS = {
   customDataFormWriterV1: 'DATA_FORM',
+  reviewFromBackOfficeEnd: 'REVIEW_FROM_BACK_OFFICE',
 } as const;
