@@ -3,7 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as z from '../../functions/shared/zod.js';
 import { reviewInstance, type ReviewDeps } from '../../functions/process-manager/instances/review.js';
-import { ReviewRequestSchema, reviewDecision } from '../../functions/process-manager/instances/review-schemas.js';
+import { ReviewRequestSchema, reviewDecision, reviewRequest } from '../../functions/process-manager/instances/review-schemas.js';
 import { instanceRead } from '../../functions/process-manager/instances/instances.js';
 import type { InstanceReview, ProcessInstanceRecord } from '../../functions/process-manager/model.js';
 import type { EventEnvelope } from '../../functions/shared/events.js';
@@ -80,8 +80,8 @@ describe('the review request', () => {
   });
 
   it('takes a comment of 1 to 2000 characters once trimmed, and keeps it trimmed', () => {
-    expect(z.parse(ReviewRequestSchema, { status: 'Approved', comment: '  fine  ' })).toEqual({ status: 'APPROVE', comment: 'fine' });
-    expect(z.parse(ReviewRequestSchema, { status: 'REJECT', comment: 'é'.repeat(2000) }).comment).toHaveLength(2000);
+    expect(reviewRequest(z.parse(ReviewRequestSchema, { status: 'Approved', comment: '  fine  ' }))).toEqual({ decision: 'APPROVE', comment: 'fine' });
+    expect(reviewRequest(z.parse(ReviewRequestSchema, { status: 'REJECT', comment: ` ${'é'.repeat(2000)} ` })).comment).toHaveLength(2000);
     for (const body of [{ status: 'APPROVE' }, { status: 'APPROVE', comment: '' }, { status: 'APPROVE', comment: ' \n\t ' }, { status: 'APPROVE', comment: 'x'.repeat(2001) }, { status: 'MAYBE', comment: 'x' }, { comment: 'x' }]) {
       expect(z.safeParse(ReviewRequestSchema, body).success, JSON.stringify(body).slice(0, 60)).toBe(false);
     }

@@ -19,11 +19,10 @@ export function reviewDecision(value: string): ReviewDecision | undefined {
   return Object.hasOwn(SPELLINGS, key) ? SPELLINGS[key] : undefined;
 }
 
+// Checked here, made canonical by the handler (reviewRequest): a transform in the schema would
+// drop the request's examples from the OpenAPI document (they would describe its output).
 const Decision = z.withMeta(
-  z.pipe(
-    z.string().check(z.refine((v) => reviewDecision(v) !== undefined, 'must be APPROVE, REJECT or REVIEW')),
-    z.transform((v) => reviewDecision(v)!),
-  ),
+  z.string().check(z.refine((v) => reviewDecision(v) !== undefined, 'must be APPROVE, REJECT or REVIEW')),
   {
     type: 'string',
     enum: [...REVIEW_DECISIONS],
@@ -32,12 +31,9 @@ const Decision = z.withMeta(
 );
 
 const Comment = z.withMeta(
-  z.pipe(
-    z.string().check(
-      z.refine((v) => v.trim().length > 0, 'must not be empty'),
-      z.refine((v) => [...v.trim()].length <= REVIEW_COMMENT_MAX, `must be at most ${REVIEW_COMMENT_MAX} characters`),
-    ),
-    z.transform((v) => v.trim()),
+  z.string().check(
+    z.refine((v) => v.trim().length > 0, 'must not be empty'),
+    z.refine((v) => [...v.trim()].length <= REVIEW_COMMENT_MAX, `must be at most ${REVIEW_COMMENT_MAX} characters`),
   ),
   { type: 'string', minLength: 1, maxLength: REVIEW_COMMENT_MAX, description: `Why: required, 1 to ${REVIEW_COMMENT_MAX} characters once trimmed (kept trimmed).` },
 );
@@ -52,3 +48,8 @@ export const ReviewRequestSchema = z.withMeta(
     ],
   },
 );
+
+/** A valid request as the decision takes it: the canonical decision, the comment trimmed. */
+export function reviewRequest(body: { status: string; comment: string }): { decision: ReviewDecision; comment: string } {
+  return { decision: reviewDecision(body.status)!, comment: body.comment.trim() };
+}
