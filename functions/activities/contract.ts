@@ -7,7 +7,7 @@
 import { ApiError } from '../errors.js';
 import { isTransientError } from '../shared/aws-errors.js';
 import type { AwsAccess } from '../http/route.js';
-import type { CheckRecord, CustomDataFormStore, ImageRecord, InstanceImageStore, ProcessInstanceStore } from '../process-manager/model.js';
+import type { CheckRecord, CustomDataFormStore, ImageRecord, InstanceImageStore, ProcessInstanceStore, ReviewStore } from '../process-manager/model.js';
 import type { FaceUploadKey } from '../process-manager/instances/face-uploads.js';
 import type { IdentityEventStore, IdentityStores, PasskeyStore } from '../identity-store/model.js';
 import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore, FunctionRunner } from '../cloud-functions/model.js';
@@ -109,6 +109,8 @@ export interface ActivityDeps {
   readonly thumbnail: (bytes: Uint8Array, maxSide: number, quality: number) => { jpeg: Buffer; width: number; height: number };
   readonly webhooks: Pick<WebhookStore, 'get'>;
   readonly outbox: { put(event: EventEnvelope): Promise<void> };
+  /** The instance as the review steps read and change it: its review, and its status REVIEW. */
+  readonly reviews: Pick<ProcessInstanceStore, 'get' | 'setStatus'> & Pick<ReviewStore, 'requireReview'>;
 }
 
 /** What a service activity's run function is given. */

@@ -6,7 +6,7 @@
 import { cloudFunctionLogs, cloudFunctions, cloudSecrets, runner, secretSealer } from '../cloud-functions/deps.js';
 import { faceCaptureKey, faceUploadKey, faces, images, thumbnail, watchlists } from '../faces/deps.js';
 import { identityStores } from '../identity-store/deps.js';
-import { customDataForms, instances } from '../process-manager/deps.js';
+import { customDataForms, instances, reviews } from '../process-manager/deps.js';
 import { outbox, webhooks } from '../webhooks/deps.js';
 import type { ActivityDeps } from './contract.js';
 
@@ -27,4 +27,6 @@ export const activityDeps: ActivityDeps = {
   thumbnail,
   webhooks,
   outbox,
+  // The instance as the review steps read it and write its status REVIEW, and its review.
+  reviews: { get: instances.get, setStatus: instances.setStatus, requireReview: reviews.requireReview },
 };

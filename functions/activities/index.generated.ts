@@ -16,10 +16,13 @@ import * as passcodeAuthenticationForm from './passcode-authentication-form.js';
 import * as passkeyAuthentication from './passkey-authentication.js';
 import * as passkeyRegistration from './passkey-registration.js';
 import * as redirectUserV2 from './redirect-user-v2.js';
+import * as reviewFromBackOffice from './review-from-back-office.js';
+import * as reviewRequired from './review-required.js';
 import * as sendWebhook from './send-webhook.js';
 import * as startPasscodeAuthentication from './start-passcode-authentication.js';
 import * as startPasscodeRegistration from './start-passcode-registration.js';
 import * as watchlistMatch from './watchlist-match.js';
+import * as writeReviewStatus from './write-review-status.js';
 import * as writeSummaryV2 from './write-summary-v2.js';
 import { spec as captureFaceImageSpec } from './specs/capture-face-image.js';
 import { spec as dataFormSpec } from './specs/data-form.js';
@@ -41,10 +44,12 @@ export const ACCESS = {
   GET_USER: getUser.aws,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.aws,
   REDIRECT_USER_V2: redirectUserV2.aws,
+  REVIEW_REQUIRED: reviewRequired.aws,
   SEND_WEBHOOK: sendWebhook.aws,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.aws,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.aws,
   FACE_WATCHLIST_MATCH: watchlistMatch.aws,
+  WRITE_REVIEW_STATUS: writeReviewStatus.aws,
   WRITE_SUMMARY_V2: writeSummaryV2.aws,
 } as const;
 
@@ -60,10 +65,12 @@ export const RUNS = {
   EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.run,
   GET_USER: getUser.run,
   REDIRECT_USER_V2: redirectUserV2.run,
+  REVIEW_REQUIRED: reviewRequired.run,
   SEND_WEBHOOK: sendWebhook.run,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.run,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.run,
   FACE_WATCHLIST_MATCH: watchlistMatch.run,
+  WRITE_REVIEW_STATUS: writeReviewStatus.run,
   WRITE_SUMMARY_V2: writeSummaryV2.run,
 } as const;
 
@@ -82,6 +89,7 @@ export const SCREENS = {
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.screens,
   PASSKEY_AUTHENTICATION: passkeyAuthentication.screens,
   PASSKEY_REGISTRATION: passkeyRegistration.screens,
+  REVIEW_FROM_BACK_OFFICE: reviewFromBackOffice.screens,
 } as const;
 
 /** The user steps whose page posts to the `form` submission route. */

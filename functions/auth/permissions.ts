@@ -14,6 +14,8 @@ export const PERMISSIONS = [
   // Not named by the spec; the same naming for the operations it leaves open.
   'ProcessManager:getProcessTokens',
   'ProcessManager:createProcessInstance',
+  // A reviewer's decision on an instance in review (the family's back office): its own permission, not a read's.
+  'ProcessManager:reviewProcessInstance',
   'ProcessManager:addProcessDefinition',
   'ProcessManager:getProcessDefinitions',
   'ProcessManager:addProcessDefinitionTag',

@@ -13,6 +13,7 @@ export const PROCESS_INSTANCE_EVENT_TYPES = [
   'process-instance.step-changed',
   'process-instance.completed',
   'process-instance.notification',
+  'process-instance.reviewed',
 ] as const;
 export type ProcessInstanceEventType = (typeof PROCESS_INSTANCE_EVENT_TYPES)[number];
 
@@ -85,6 +86,18 @@ export const instanceEvents = {
    */
   notification: (record: InstanceRef, n: { webhookId: string; activityId: string; name: string; body: Record<string, unknown> }, now: Date) =>
     instanceEvent('process-instance.notification', record, now, { webhookId: n.webhookId, activityId: n.activityId, name: n.name, body: n.body }),
+  /**
+   * A reviewer decided (POST .../processInstances/{id}/review): the decision, who made it and
+   * when, and the instance's status after it. Not the comment: read it through the API.
+   */
+  reviewed: (record: InstanceRef, r: { decision: string; status: string; previousStatus: string; reviewedBy: string; reviewedAt: string }, now: Date) =>
+    instanceEvent('process-instance.reviewed', record, now, {
+      decision: r.decision,
+      status: r.status,
+      previousStatus: r.previousStatus,
+      reviewedBy: r.reviewedBy,
+      reviewedAt: r.reviewedAt,
+    }),
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -146,6 +159,18 @@ export const EVENT_SCHEMAS: Record<EventType, z.ZodMiniType> = {
       body: z.withMeta(z.record(z.string(), z.unknown()), { description: "The step's Body, its references replaced by the journey's values." }),
     }),
   ),
+  'process-instance.reviewed': envelope(
+    ['process-instance.reviewed'],
+    'process-instance',
+    z.object({
+      ...instanceData,
+      decision: z.withMeta(z.enum(['APPROVE', 'REJECT', 'REVIEW']), { description: "The reviewer's decision." }),
+      status: z.withMeta(z.string(), { description: 'The status after it (a change also sends status-changed and completed).' }),
+      previousStatus: z.string(),
+      reviewedBy: z.withMeta(z.string(), { description: 'Who decided: the API key (`apikey:{id}`).' }),
+      reviewedAt: DateTime,
+    }),
+  ),
   'process-instance.completed': envelope(
     ['process-instance.completed'],
     'process-instance',
@@ -182,6 +207,7 @@ export const EVENT_SUMMARIES: Record<EventType, string> = {
   'process-instance.step-changed': 'A journey now waits for its end user at a user step.',
   'process-instance.completed': 'A process instance reached a final status.',
   'process-instance.notification': "A journey's Send Webhook step ran: sent to the one webhook it names, with the body it makes.",
+  'process-instance.reviewed': "A reviewer approved, rejected or kept in review a process instance (its review's comment is read through the API).",
   'identity-store.user-added': 'A user was added to an identity store.',
   'identity-store.passcode-registered': 'A user registered a passcode.',
   'identity-store.passcode-deregistered': "A user's passcode was deregistered.",

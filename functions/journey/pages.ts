@@ -6,6 +6,7 @@ import type { Language } from './messages/index.js';
 import { renderDone } from './screens/done.js';
 import { renderGone } from './screens/gone.js';
 import { renderRedirect } from './screens/redirect.js';
+import { renderReview } from './screens/review.js';
 import { renderTrouble } from './screens/trouble.js';
 import { renderUnsupported } from './screens/unsupported.js';
 import { renderWaiting } from './screens/waiting.js';
@@ -82,6 +83,11 @@ export async function journeyPage(screens: JourneyScreens, record: ProcessInstan
     const render = screens.rendererOf(screen);
     if (redirect !== undefined && (!render || screens.waits(step))) return renderRedirect(lang, redirect);
     return render ? render(screen) : renderUnsupported(lang);
+  }
+  // A review was required: the end user's part is over, whether the journey still goes on (to
+  // its back office's decision) or ended in REVIEW. A decided review shows the end.
+  if (record.review && (record.status === 'REVIEW' || !isFinal(record.status))) {
+    return renderReview({ lang, redirectUrl: record.parameters._redirectUrl });
   }
   switch (record.status) {
     case 'COMPLETED_ENDED_SUCCESS':

@@ -99,13 +99,18 @@ export async function completeUserStep(
     record?: ProcessInstanceRecord;
     /** Recognises this submission if it is sent again (submissionDigest). */
     digest?: string;
+    /**
+     * A reviewer's decision resumes its back-office step after it wrote the instance's final
+     * status (process-manager/instances/review.ts): that status does not stop it.
+     */
+    afterFinalStatus?: boolean;
   },
   resumer: TaskResumer & TaskFailer,
   now: Date,
 ): Promise<void> {
   const record = input.record ?? (await instances.getLive(input.tenantId, input.processInstanceId, now));
   if (!record) throw new ProcessInstanceNotFoundError(input.processInstanceId);
-  const step = waitingStep(record, input.activityId);
+  const step = waitingStep(record, input.activityId, input.afterFinalStatus);
   if (step.claim) return handOverClaimed(record, step, resumer, now, input.digest);
   const output = applyOutputs(mergeSession(step.state, input.result), step.outputs);
   const size = sessionBytes(output);
@@ -123,7 +128,7 @@ export async function completeUserStep(
     ...(input.check ? { check: input.check } : {}),
     ...(input.images ? { images: input.images } : {}),
   };
-  await settle(record, step, { outcome: { complete: { result: input.result, data } }, ...(input.digest ? { digest: input.digest } : {}) }, resumer, now);
+  await settle(record, step, { outcome: { complete: { result: input.result, data } }, ...(input.digest ? { digest: input.digest } : {}) }, resumer, now, input.afterFinalStatus);
 }
 
 /**
@@ -180,10 +185,10 @@ export async function finishLeftOverClaim(record: ProcessInstanceRecord, activit
   return true;
 }
 
-/** The waiting step a submission is for, or 409: already done, timed out, moved on, or ended. */
-function waitingStep(record: ProcessInstanceRecord, activityId: string): WaitingStep {
+/** The waiting step a submission is for, or 409: already done, timed out, moved on, or ended (unless a final status is what resumes it). */
+function waitingStep(record: ProcessInstanceRecord, activityId: string, afterFinalStatus = false): WaitingStep {
   const step = record.currentStep;
-  if (!step || step.activityId !== activityId || isFinal(record.status)) throw new StepNotWaitingError(`The journey is not waiting at ${activityId}.`);
+  if (!step || step.activityId !== activityId || (isFinal(record.status) && !afterFinalStatus)) throw new StepNotWaitingError(`The journey is not waiting at ${activityId}.`);
   return step;
 }
 
@@ -193,13 +198,14 @@ async function settle(
   claimed: Pick<StepClaim, 'outcome' | 'digest'>,
   resumer: TaskResumer & TaskFailer,
   now: Date,
+  afterFinalStatus = false,
 ): Promise<void> {
   const claim: StepClaim = { activityId: step.activityId, taskToken: step.taskToken, at: now.toISOString(), ...claimed };
   if (await instances.claimStep(record.tenantId, record.id, claim, record.expiresAt)) return handOver(record, step, claim, resumer, now);
   // Another submission of this step was accepted first (a double click, a second tab): that one goes on.
   const fresh = await instances.getLive(record.tenantId, record.id, now);
   const current = fresh?.currentStep;
-  if (fresh && current?.claim && current.taskToken === step.taskToken && !isFinal(fresh.status)) return handOverClaimed(fresh, current, resumer, now, claimed.digest);
+  if (fresh && current?.claim && current.taskToken === step.taskToken && (afterFinalStatus || !isFinal(fresh.status))) return handOverClaimed(fresh, current, resumer, now, claimed.digest);
   // ... and is done already: the same submission gets the same answer, another one is refused.
   if (claimed.digest && fresh?.lastStep?.activityId === step.activityId && fresh.lastStep.digest === claimed.digest) return;
   throw new StepNotWaitingError(`The step ${step.activityId} was already completed.`);

@@ -433,6 +433,8 @@ export interface ProcessInstanceRecord {
   lastStep?: { activityId: string; digest?: string; at: string };
   /** Where a Redirect User step sent the end user last (functions/activities/redirect-user-v2.ts). */
   redirect?: InstanceRedirect;
+  /** A review: required by the journey (Review Required), then a reviewer's decision (process-manager/instances/review.ts). */
+  review?: InstanceReview;
 }
 
 /**
@@ -444,6 +446,26 @@ export interface InstanceRedirect {
   url: string;
   at: string;
   activityId: string;
+}
+
+/** What a reviewer decides: the journey's decision PASS, FAIL or REVIEW. */
+export const REVIEW_DECISIONS = ['APPROVE', 'REJECT', 'REVIEW'] as const;
+export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
+
+/**
+ * An instance's review. PENDING from the moment the journey requires one until a reviewer
+ * decides; then the decision, its comment, who made it and when. `id` is new with every write:
+ * a decision is written only over the review it read.
+ */
+export interface InstanceReview {
+  status: 'PENDING' | ReviewDecision;
+  id: string;
+  /** When the journey required it (Review Required), if it did. */
+  requiredAt?: string;
+  comment?: string;
+  /** The actor, as audit fields name it (`apikey:{id}`). */
+  reviewedBy?: string;
+  reviewedAt?: string;
 }
 
 /** The answer kept for an Idempotency-Key, so a retried creation answers the same. */
@@ -695,6 +717,26 @@ export interface ProcessInstanceStore {
    * Only while the status is still `status` and the instance open; false otherwise.
    */
   deferReconcile(record: ProcessInstanceRecord, at: string, checks: number): Promise<boolean>;
+}
+
+/**
+ * An instance's review as the review steps and the reviewer's decision write it: apart from the
+ * instance store, so the journey pages and the other instance routes do not carry it.
+ */
+export interface ReviewStore {
+  /**
+   * The journey requires a review: `review` (PENDING) is the instance's, over none or a decided
+   * one (a new round), never over one pending: a retried step writes nothing. False when nothing
+   * was written (pending already, or the instance is gone).
+   */
+  requireReview(tenantId: string, id: string, review: InstanceReview): Promise<boolean>;
+  /**
+   * A reviewer's decision, in one transaction: the review, the status `to` (final: off the
+   * reconciler's index; its views moved when it changes) and the events. Written only over what
+   * was read: the status `from` and the review (none, or its `id`). False when either changed,
+   * and nothing is written.
+   */
+  decideReview(record: ProcessInstanceRecord, change: { from: string; to: string; review: InstanceReview }, now: Date, events: readonly EventEnvelope[]): Promise<boolean>;
 }
 
 /** The images of process instances (S3, under `tenants/{tenantId}/instances/{id}/`). */

@@ -36,11 +36,12 @@ export const ROUTE_BUNDLE_BUDGETS: Readonly<Record<string, { kb: number; why: st
       'clients, about 2 KB) and the stores merged their shards',
   },
   createProcessDefinition: {
-    kb: 350,
+    kb: 355,
     why:
       'imports BPMN (bpmn-moddle with the Camunda descriptor) and validates and compiles the definition to ASL (statemachines/): its job. ' +
       'Raised from 340 KB when the stores gained cursor paging (store/ranges.ts, list views): a store is one object, so every route ' +
-      'that writes definitions carries their list code too; splitting the stores\' list halves out is the way down',
+      'that writes definitions carries their list code too; splitting the stores\' list halves out is the way down. Raised from 350 KB ' +
+      'with the three review activities\' specs (2.9 KB): the catalogue is its job, and grows with every activity',
   },
   submitFaceCapture: {
     kb: 285,
@@ -50,12 +51,16 @@ export const ROUTE_BUNDLE_BUDGETS: Readonly<Record<string, { kb: number; why: st
       'the tenant scope every route carries',
   },
   openapi: {
-    kb: 280,
-    why: 'builds the OpenAPI document from every route\'s zod schemas: the whole route table is its job (it grows with the API)',
+    kb: 285,
+    why:
+      'builds the OpenAPI document from every route\'s zod schemas: the whole route table is its job (it grows with the API). Raised from ' +
+      '280 KB with the reviewer\'s route and the review activities (3.8 KB)',
   },
   getProcessDefinitionBpmn: {
-    kb: 275,
-    why: 'writes a definition back as BPMN (bpmn-moddle with the Camunda descriptor): its job',
+    kb: 280,
+    why:
+      'writes a definition back as BPMN (bpmn-moddle with the Camunda descriptor): its job. Raised from 275 KB with the three review ' +
+      'activities\' specs (2.9 KB): it carries the catalogue, which grows with every activity',
   },
   submitPasscodeStep: {
     kb: 265,

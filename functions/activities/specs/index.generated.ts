@@ -17,6 +17,8 @@ import * as passcodeAuthenticationForm from './passcode-authentication-form.js';
 import * as passkeyAuthentication from './passkey-authentication.js';
 import * as passkeyRegistration from './passkey-registration.js';
 import * as redirectUserV2 from './redirect-user-v2.js';
+import * as reviewFromBackOffice from './review-from-back-office.js';
+import * as reviewRequired from './review-required.js';
 import * as sendWebhook from './send-webhook.js';
 import * as simpleDecider from './simple-decider.js';
 import * as startPasscodeAuthentication from './start-passcode-authentication.js';
@@ -24,6 +26,7 @@ import * as startPasscodeRegistration from './start-passcode-registration.js';
 import * as svcPushNotification from './svc-push-notification.js';
 import * as waitOnPushNotification from './wait-on-push-notification.js';
 import * as watchlistMatch from './watchlist-match.js';
+import * as writeReviewStatus from './write-review-status.js';
 import * as writeSummaryV2 from './write-summary-v2.js';
 
 /** Every activity's spec, by file name: the catalogue (statemachines/catalogue.ts). */
@@ -45,6 +48,8 @@ export const SPECS = [
   passkeyAuthentication.spec,
   passkeyRegistration.spec,
   redirectUserV2.spec,
+  reviewFromBackOffice.spec,
+  reviewRequired.spec,
   sendWebhook.spec,
   simpleDecider.spec,
   startPasscodeAuthentication.spec,
@@ -52,6 +57,7 @@ export const SPECS = [
   svcPushNotification.spec,
   waitOnPushNotification.spec,
   watchlistMatch.spec,
+  writeReviewStatus.spec,
   writeSummaryV2.spec,
 ] as const;
 
@@ -81,6 +87,8 @@ export const ALIASES = {
   passkeyAuthenticationV1: 'PASSKEY_AUTHENTICATION',
   passkeyRegistrationV1: 'PASSKEY_REGISTRATION',
   redirectUserV2: 'REDIRECT_USER_V2',
+  reviewFromBackOfficeStart: 'REVIEW_FROM_BACK_OFFICE',
+  reviewRequired: 'REVIEW_REQUIRED',
   sendWebhookV1: 'SEND_WEBHOOK',
   activityOutcomeDeciderV1: 'SIMPLE_DECIDER',
   startPasscodeAuthenticationV1: 'START_PASSCODE_AUTHENTICATION',
@@ -89,10 +97,12 @@ export const ALIASES = {
   waitOnPushNotificationV1: 'WAIT_ON_PUSH_NOTIFICATION',
   faceWatchlistMatchV1: 'FACE_WATCHLIST_MATCH',
   watchlistMatchTaskV1: 'FACE_WATCHLIST_MATCH',
+  writeReviewStatus: 'WRITE_REVIEW_STATUS',
   writeSummaryV2: 'WRITE_SUMMARY_V2',
 } as const;
 
 /** A user step's end execution listener bean (`customDataFormWriterV1`) → its activity type, from each spec's `family.endBean`. */
 export const END_BEANS = {
   customDataFormWriterV1: 'DATA_FORM',
+  reviewFromBackOfficeEnd: 'REVIEW_FROM_BACK_OFFICE',
 } as const;

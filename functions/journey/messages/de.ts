@@ -8,6 +8,8 @@ export const de: Messages = {
   doneTitle: 'Vielen Dank',
   doneText: 'Sie haben diesen Vorgang abgeschlossen. Sie können diese Seite schließen.',
   doneReturn: 'Zurück zur Website',
+  reviewTitle: 'Vielen Dank',
+  reviewText: 'Ihr Antrag wird geprüft. Sie können diese Seite schließen.',
   goneTitle: 'Dieser Link funktioniert nicht mehr',
   goneText: 'Er ist abgelaufen oder ungültig. Bitten Sie den Absender um einen neuen Link.',
   waitTitle: 'Einen Moment',

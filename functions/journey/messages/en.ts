@@ -9,6 +9,8 @@ export const en = {
   doneTitle: 'Thank you',
   doneText: 'You have completed this journey. You can close this page.',
   doneReturn: 'Return to the website',
+  reviewTitle: 'Thank you',
+  reviewText: 'Your application is being reviewed. You can close this page.',
   goneTitle: 'This link no longer works',
   goneText: 'It has expired or is not valid. Ask the sender for a new link.',
   waitTitle: 'One moment',

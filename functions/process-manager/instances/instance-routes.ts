@@ -16,6 +16,7 @@ import {
   InstancePageSchema,
   InstanceSearchQuerySchema,
 } from './instance-schemas.js';
+import { ReviewRequestSchema } from './review-schemas.js';
 
 const refusedToken = error(
   'The process token cannot create an instance now: PROCESS_TOKEN_INACTIVE, PROCESS_TOKEN_EXHAUSTED (maxCount reached), ' +
@@ -164,5 +165,41 @@ export const instanceRoutes = {
       404: error('No such instance in this tenant, or past its expiringDtm.'),
     },
     aws: { table: ['GetItem'] },
+  }),
+  reviewProcessInstance: defineRoute({
+    operationId: 'reviewProcessInstance',
+    method: 'POST',
+    path: '/api/process-manager/processInstances/{processInstanceId}/review',
+    handler: 'functions/process-manager/instances/review-process-instance.ts',
+    auth: 'bearer',
+    permission: 'ProcessManager:reviewProcessInstance',
+    summary: "Decide an instance's review: approve, reject or keep it in review, with a comment",
+    description:
+      'For an instance in review: in status REVIEW (its journey ended there, or waits for the back office), or waiting at a Waiting for ' +
+      'B/O review step. The decision is the journey\'s: APPROVE makes the instance COMPLETED_ENDED_SUCCESS, REJECT COMPLETED_ENDED_ERROR, ' +
+      'REVIEW keeps it REVIEW (the comment recorded); a waiting back-office step is then completed with `_decision` PASS, FAIL or REVIEW ' +
+      'and the journey goes on. The review, with who decided and when, is on the instance read; a `process-instance.reviewed` event goes ' +
+      'out (with status-changed and completed when the status changes). Sending the same decision again while its step still waits ' +
+      'resumes that step and decides nothing twice.',
+    tag: 'Process instances',
+    request: { path: InstanceIdPathSchema, body: ReviewRequestSchema },
+    responses: {
+      200: { description: 'The instance after the decision, with its review.', schema: InstanceSchema },
+      400: badRequest,
+      401: unauthorized,
+      403: forbidden,
+      404: error('No such instance in this tenant, or past its expiringDtm.'),
+      409: error(
+        'PROCESS_INSTANCE_NOT_IN_REVIEW: the instance is neither in status REVIEW nor waiting for the back office (running elsewhere, not ' +
+          'started, or decided APPROVE or REJECT already); CONCURRENT_UPDATE: another decision or change came first. Nothing was changed.',
+      ),
+      503: error(
+        'SERVICE_UNAVAILABLE: an AWS service throttled or did not answer. When the decision was recorded but its step not yet resumed, ' +
+          'send the same request again: it resumes the step.',
+      ),
+    },
+    // The instance and its step read; the decision (instance, views, events); the step's claim,
+    // the journey's next session version, the hand-over (SendTaskSuccess) and the step finished.
+    aws: { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], stateMachines: 'sendTask' },
   }),
 } satisfies Record<string, RouteDef>;

@@ -4,6 +4,7 @@ import { apiKeyHeaderFields } from '../../http/headers.js';
 import { DateTime, queryInt, queryList } from '../../shared/schemas.js';
 import { pageSchema } from '../../shared/page.js';
 import { INSTANCE_STATUSES } from './instances.js';
+import { REVIEW_DECISIONS } from '../model.js';
 import { ParametersSchema } from '../tokens/token-schemas.js';
 
 export const CreateInstanceQuerySchema = z.object({
@@ -73,10 +74,26 @@ const base = {
   retentionDays: z.withMeta(z.number().check(z.int()), { description: "From the definition's retention." }),
 };
 
+/** A decided review on the instance read (absent until a reviewer decides). */
+const ReviewSchema = z.withMeta(
+  z.object({
+    status: z.enum(REVIEW_DECISIONS),
+    comment: z.string(),
+    reviewedBy: z.withMeta(z.string(), { description: 'The API key that decided (`apikey:{id}`).' }),
+    reviewedAt: DateTime,
+  }),
+  {
+    id: 'ProcessInstanceReview',
+    description: "The latest reviewer's decision (POST .../{id}/review); absent until there is one.",
+    examples: [{ status: 'APPROVE', comment: 'Passport checked by hand.', reviewedBy: 'apikey:5f0c6d7e-1a2b-4c3d-8e9f-0a1b2c3d4e5f', reviewedAt: '2026-06-01T12:00:00.000Z' }],
+  },
+);
+
 export const InstanceSchema = z.withMeta(
   z.object({
     ...base,
     expiringDtm: z.withMeta(DateTime, { description: 'createdAt + retentionDays: eligible for deletion after it.' }),
+    review: z.optional(ReviewSchema),
   }),
   { id: 'ProcessInstance' },
 );

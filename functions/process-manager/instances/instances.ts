@@ -134,6 +134,21 @@ export function instanceView(r: InstanceView) {
   };
 }
 
+/**
+ * The instance read (GET .../processInstances/{id}): its view, and `review` once a reviewer
+ * decided (only then: strict clients map the read field by field; a pending review shows as the
+ * status REVIEW, not as a field).
+ */
+export function instanceRead(r: Omit<ProcessInstanceRecord, 'currentStep'>) {
+  const review = r.review;
+  return {
+    ...instanceView(r),
+    ...(review && review.status !== 'PENDING'
+      ? { review: { status: review.status, comment: review.comment ?? '', reviewedBy: review.reviewedBy ?? '', reviewedAt: review.reviewedAt ?? r.lastUpdatedAt } }
+      : {}),
+  };
+}
+
 export function instanceWithParametersView(r: ProcessInstanceRecord) {
   const { expiringDtm: _e, ...view } = instanceView(r);
   return { ...view, processTokenParameters: r.parameters };

@@ -81,7 +81,9 @@ describe('resolveActivity', () => {
   it('gives every activity at least one bean name, each a camelCase name with its version', () => {
     const types = new Set(Object.values(ALIASES));
     expect(CATALOGUE.filter((a) => !types.has(a.type as never)).map((a) => a.type)).toEqual([]);
-    for (const bean of Object.keys(ALIASES)) expect(bean).toMatch(/^[a-z][A-Za-z0-9]*V\d+$/);
+    // The review tail's beans have no version in the family's real exports.
+    const unversioned = new Set(['reviewRequired', 'writeReviewStatus', 'reviewFromBackOfficeStart']);
+    for (const bean of Object.keys(ALIASES)) expect(bean).toMatch(unversioned.has(bean) ? /^[a-z][A-Za-z0-9]*$/ : /^[a-z][A-Za-z0-9]*V\d+$/);
   });
 
   it('reads the bean name out of ${...} and #{...} only', () => {

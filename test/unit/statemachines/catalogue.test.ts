@@ -182,7 +182,9 @@ describe('CATALOGUE', () => {
     for (const spec of CATALOGUE) {
       const timeout = spec.inputs.find((i) => i.name === STEP_TIMEOUT_INPUT);
       if (spec.kind === 'user') {
-        expect(timeout, spec.displayName).toMatchObject({ type: 'I', default: 1800, min: 60, max: 2_419_200, references: false });
+        // The back office's wait has the longest by default: a review takes days, not minutes.
+        const fallback = spec.type === 'REVIEW_FROM_BACK_OFFICE' ? 2_419_200 : 1800;
+        expect(timeout, spec.displayName).toMatchObject({ type: 'I', default: fallback, min: 60, max: 2_419_200, references: false });
       } else {
         expect(timeout, spec.displayName).toBeUndefined();
       }
@@ -195,6 +197,7 @@ describe('CATALOGUE', () => {
       'Passkey Authentication',
       'Passkey Registration',
       'Wait on Push Notification',
+      'Waiting for B/O review',
     ]);
   });
 

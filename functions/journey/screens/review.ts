@@ -1,0 +1,16 @@
+import { escapeHtml, noticePage } from '../layout.js';
+import { messages, type Language } from '../messages/index.js';
+
+/**
+ * The end user's part is over and a reviewer decides (Review Required, Waiting for B/O review):
+ * a final page saying the application is being reviewed, which never waits for the back office;
+ * on to the relying party's `_redirectUrl` when it gave one, as the end of a journey does.
+ */
+export function renderReview(input: { lang: Language; redirectUrl?: string | undefined }): string {
+  const { lang, redirectUrl } = input;
+  if (!redirectUrl) return noticePage(lang, 'review');
+  return noticePage(lang, 'review', {
+    refresh: { seconds: 3, url: redirectUrl },
+    after: `<p><a class="button" href="${escapeHtml(redirectUrl)}">${escapeHtml(messages(lang).doneReturn)}</a></p>`,
+  });
+}
