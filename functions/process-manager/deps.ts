@@ -11,17 +11,28 @@
 import { customDataFormStore } from '../store/custom-data-forms.js';
 import { definitionStore } from '../store/process-definitions.js';
 import { processInstanceStore } from '../store/process-instances.js';
+import { instancePauseStore } from '../store/instance-pauses.js';
 import { processTokenStore } from '../store/process-tokens.js';
 import { stateMachineRefReader, stateMachineRefStore } from '../store/state-machine-refs.js';
 import { imageStore } from '../adapters/images.js';
 import { objectKeys } from '../store/keys.js';
-import type { CustomDataFormStore, DefinitionStore, InstanceImageStore, ProcessInstanceStore, ProcessTokenStore, StateMachineRefStore } from './model.js';
+import type {
+  CustomDataFormStore,
+  DefinitionStore,
+  InstanceImageStore,
+  InstancePauseStore,
+  ProcessInstanceStore,
+  ProcessTokenStore,
+  StateMachineRefStore,
+} from './model.js';
 import type { FaceUploadKey } from './instances/face-uploads.js';
 
 export const definitions: DefinitionStore = definitionStore;
 export const tokens: ProcessTokenStore = processTokenStore;
 export const instances: ProcessInstanceStore = processInstanceStore;
 export const customDataForms: CustomDataFormStore = customDataFormStore;
+/** Pauses and their resumes (Pause Instance, Waiting for Resume, the resume URL and API). */
+export const pauses: InstancePauseStore = instancePauseStore;
 /** The state machines' reference items (shared by all tenants), as an activation reads them. */
 export const stateMachines: Pick<StateMachineRefStore, 'get'> = stateMachineRefReader;
 /** The reference items and the checkpoint, as the state machine janitor claims and keeps them. */

@@ -201,7 +201,7 @@ function viewSource(q: InstanceViewQuery, pk: string, limit: number): OrderedSou
  * write, with the one action the instance's writers are granted (no PutItem or DeleteItem on
  * instances for journey functions).
  */
-function updateWhole(item: Record<string, unknown>, extra: { ConditionExpression?: string; values?: Record<string, unknown>; remove?: string[] } = {}) {
+export function updateWhole(item: Record<string, unknown>, extra: { ConditionExpression?: string; values?: Record<string, unknown>; remove?: string[] } = {}) {
   const { PK, SK, ...rest } = item;
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ...extra.values };
