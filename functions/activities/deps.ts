@@ -6,7 +6,7 @@
 import { cloudFunctionLogs, cloudFunctions, cloudSecrets, runner, secretSealer } from '../cloud-functions/deps.js';
 import { faceCaptureKey, faceUploadKey, faces, images, instances, watchlists } from '../faces/deps.js';
 import { identityStores } from '../identity-store/deps.js';
-import { customDataForms } from '../process-manager/deps.js';
+import { customDataForms, pauses } from '../process-manager/deps.js';
 import { outbox, webhooks } from '../webhooks/deps.js';
 import type { ActivityDeps } from './contract.js';
 
@@ -26,4 +26,5 @@ export const activityDeps: ActivityDeps = {
   faceUploadKey,
   webhooks,
   outbox,
+  pauses,
 };

@@ -13,15 +13,18 @@ import * as getUser from './get-user.js';
 import * as passcodeAuthenticationForm from './passcode-authentication-form.js';
 import * as passkeyAuthentication from './passkey-authentication.js';
 import * as passkeyRegistration from './passkey-registration.js';
+import * as pauseInstance from './pause-instance.js';
 import * as sendWebhook from './send-webhook.js';
 import * as startPasscodeAuthentication from './start-passcode-authentication.js';
 import * as startPasscodeRegistration from './start-passcode-registration.js';
+import * as waitResumeInstance from './wait-resume-instance.js';
 import * as watchlistMatch from './watchlist-match.js';
 import { spec as captureFaceImageSpec } from './specs/capture-face-image.js';
 import { spec as dataFormSpec } from './specs/data-form.js';
 import { spec as passcodeAuthenticationFormSpec } from './specs/passcode-authentication-form.js';
 import { spec as passkeyAuthenticationSpec } from './specs/passkey-authentication.js';
 import { spec as passkeyRegistrationSpec } from './specs/passkey-registration.js';
+import { spec as waitResumeInstanceSpec } from './specs/wait-resume-instance.js';
 
 /** The AWS access each module's code needs in the activity function. */
 export const ACCESS = {
@@ -34,6 +37,7 @@ export const ACCESS = {
   EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.aws,
   GET_USER: getUser.aws,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.aws,
+  PAUSE_INSTANCE: pauseInstance.aws,
   SEND_WEBHOOK: sendWebhook.aws,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.aws,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.aws,
@@ -50,6 +54,7 @@ export const RUNS = {
   EXTERNAL_SOURCE_FACE_MATCH_V1: externalSourceFaceMatchV1.run,
   EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.run,
   GET_USER: getUser.run,
+  PAUSE_INSTANCE: pauseInstance.run,
   SEND_WEBHOOK: sendWebhook.run,
   START_PASSCODE_AUTHENTICATION: startPasscodeAuthentication.run,
   START_PASSCODE_REGISTRATION: startPasscodeRegistration.run,
@@ -60,6 +65,7 @@ export const RUNS = {
 export const BEGINS = {
   DATA_FORM: dataForm.begin,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.begin,
+  WAIT_RESUME_INSTANCE: waitResumeInstance.begin,
 } as const;
 
 /** The screens of user steps: the journey page of a step that waits. */
@@ -69,6 +75,7 @@ export const SCREENS = {
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.screens,
   PASSKEY_AUTHENTICATION: passkeyAuthentication.screens,
   PASSKEY_REGISTRATION: passkeyRegistration.screens,
+  WAIT_RESUME_INSTANCE: waitResumeInstance.screens,
 } as const;
 
 /** The user steps whose page posts to the `form` submission route. */
@@ -90,4 +97,9 @@ export const PASSCODE_STEPS = {
 export const PASSKEY_STEPS = {
   PASSKEY_AUTHENTICATION: { spec: passkeyAuthenticationSpec, screens: passkeyAuthentication.screens, submission: passkeyAuthentication.submission },
   PASSKEY_REGISTRATION: { spec: passkeyRegistrationSpec, screens: passkeyRegistration.screens, submission: passkeyRegistration.submission },
+} as const;
+
+/** The user steps that a resume completes (the resume URL and the resume API), not a page post. */
+export const RESUME_STEPS = {
+  WAIT_RESUME_INSTANCE: { spec: waitResumeInstanceSpec, screens: waitResumeInstance.screens, submission: waitResumeInstance.submission },
 } as const;

@@ -14,12 +14,14 @@ import * as getUser from './get-user.js';
 import * as passcodeAuthenticationForm from './passcode-authentication-form.js';
 import * as passkeyAuthentication from './passkey-authentication.js';
 import * as passkeyRegistration from './passkey-registration.js';
+import * as pauseInstance from './pause-instance.js';
 import * as sendWebhook from './send-webhook.js';
 import * as simpleDecider from './simple-decider.js';
 import * as startPasscodeAuthentication from './start-passcode-authentication.js';
 import * as startPasscodeRegistration from './start-passcode-registration.js';
 import * as svcPushNotification from './svc-push-notification.js';
 import * as waitOnPushNotification from './wait-on-push-notification.js';
+import * as waitResumeInstance from './wait-resume-instance.js';
 import * as watchlistMatch from './watchlist-match.js';
 
 /** Every activity's spec, by file name: the catalogue (statemachines/catalogue.ts). */
@@ -38,12 +40,14 @@ export const SPECS = [
   passcodeAuthenticationForm.spec,
   passkeyAuthentication.spec,
   passkeyRegistration.spec,
+  pauseInstance.spec,
   sendWebhook.spec,
   simpleDecider.spec,
   startPasscodeAuthentication.spec,
   startPasscodeRegistration.spec,
   svcPushNotification.spec,
   waitOnPushNotification.spec,
+  waitResumeInstance.spec,
   watchlistMatch.spec,
 ] as const;
 
@@ -70,16 +74,19 @@ export const ALIASES = {
   passcodeAuthenticationFormV1: 'PASSCODE_AUTHENTICATION_FORM',
   passkeyAuthenticationV1: 'PASSKEY_AUTHENTICATION',
   passkeyRegistrationV1: 'PASSKEY_REGISTRATION',
+  pauseInstance: 'PAUSE_INSTANCE',
   sendWebhookV1: 'SEND_WEBHOOK',
   activityOutcomeDeciderV1: 'SIMPLE_DECIDER',
   startPasscodeAuthenticationV1: 'START_PASSCODE_AUTHENTICATION',
   startPasscodeRegistrationV1: 'START_PASSCODE_REGISTRATION',
   svcPushNotificationV1: 'SVC_PUSH_NOTIFICATION',
   waitOnPushNotificationV1: 'WAIT_ON_PUSH_NOTIFICATION',
+  waitResumeInstance: 'WAIT_RESUME_INSTANCE',
   faceWatchlistMatchV1: 'FACE_WATCHLIST_MATCH',
 } as const;
 
 /** A user step's end execution listener bean (`customDataFormWriterV1`) → its activity type, from each spec's `family.endBean`. */
 export const END_BEANS = {
   customDataFormWriterV1: 'DATA_FORM',
+  waitResumeInstanceEnd: 'WAIT_RESUME_INSTANCE',
 } as const;

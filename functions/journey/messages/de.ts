@@ -12,6 +12,8 @@ export const de: Messages = {
   goneText: 'Er ist abgelaufen oder ungültig. Bitten Sie den Absender um einen neuen Link.',
   waitTitle: 'Einen Moment',
   waitText: 'Wir bereiten den nächsten Schritt vor. Diese Seite aktualisiert sich selbst.',
+  pausedTitle: 'Angehalten',
+  pausedText: 'Dieser Vorgang ist angehalten, bis er fortgesetzt wird. Sie können diese Seite schließen: Über den Link, den Sie zum Fortsetzen erhalten, kommen Sie zurück.',
   select: 'Bitte wählen…',
   form_missing: 'Dieses Feld ist erforderlich.',
   form_invalid: 'Dieser Wert ist ungültig.',

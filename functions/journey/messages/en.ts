@@ -13,6 +13,8 @@ export const en = {
   goneText: 'It has expired or is not valid. Ask the sender for a new link.',
   waitTitle: 'One moment',
   waitText: 'We are preparing the next step. This page refreshes by itself.',
+  pausedTitle: 'Paused',
+  pausedText: 'This journey is paused until it is resumed. You can close this page: the link you are given to continue brings you back.',
   select: 'Choose…',
   form_missing: 'This field is required.',
   form_invalid: 'This value is not valid.',

@@ -78,10 +78,12 @@ describe('resolveActivity', () => {
       expect(resolveActivity(name), name).toBeUndefined();
   });
 
-  it('gives every activity at least one bean name, each a camelCase name with its version', () => {
+  it('gives every activity at least one bean name, each a camelCase name, with its version where the family gives one', () => {
     const types = new Set(Object.values(ALIASES));
     expect(CATALOGUE.filter((a) => !types.has(a.type as never)).map((a) => a.type)).toEqual([]);
-    for (const bean of Object.keys(ALIASES)) expect(bean).toMatch(/^[a-z][A-Za-z0-9]*V\d+$/);
+    // The family's pause beans carry no version (its real exports: `${pauseInstance}`, `${waitResumeInstance}`).
+    const unversioned = ['pauseInstance', 'waitResumeInstance'];
+    for (const bean of Object.keys(ALIASES)) expect(bean).toMatch(unversioned.includes(bean) ? /^[a-z][A-Za-z0-9]*$/ : /^[a-z][A-Za-z0-9]*V\d+$/);
   });
 
   it('reads the bean name out of ${...} and #{...} only', () => {
