@@ -14,6 +14,8 @@ export const PERMISSIONS = [
   // Not named by the spec; the same naming for the operations it leaves open.
   'ProcessManager:getProcessTokens',
   'ProcessManager:createProcessInstance',
+  // Resume an instance a Pause Instance step paused, as its resume URL does (not named by the spec).
+  'ProcessManager:resumeProcessInstance',
   'ProcessManager:addProcessDefinition',
   'ProcessManager:getProcessDefinitions',
   'ProcessManager:addProcessDefinitionTag',
