@@ -12,7 +12,7 @@
  * This module is in every handler bundle, so it imports nothing and ERRORS holds only what a
  * response needs; ERROR_DOCS is a separate constant that no handler reads, so the bundler drops it.
  */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 431 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 429 | 431 | 500 | 503;
 
 export interface ErrorSpec {
   status: ErrorStatus;
@@ -87,6 +87,7 @@ export const ERRORS = {
   PASSKEY_SESSION_NOT_FOUND: { status: 404, message: 'No such passkey ceremony: unknown, expired or already used (each challenge is good once).' },
   EVENT_QUERY_NOT_FOUND: { status: 404, message: 'No such event query: it was never started here, or it ended an hour after it started.' },
   EXPORT_NOT_FOUND: { status: 404, message: 'No such export: unknown here, of another instance or kind, or past its 7 days.' },
+  RESUME_NOT_AVAILABLE: { status: 404, message: 'This resume link is not valid or has expired.' },
   TENANT_NOT_FOUND: { status: 404, message: 'The tenant does not exist.' },
 
   // 405
@@ -114,7 +115,17 @@ export const ERRORS = {
   PROCESS_TOKEN_NOT_YET_VALID: { status: 409, message: 'The process token is not valid yet.' },
   PROCESS_TOKEN_EXPIRED: { status: 409, message: 'The process token has expired.' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'This Idempotency-Key was used for a different request.' },
+  INSTANCE_NOT_PAUSED: { status: 409, message: 'The instance is not paused: no Pause Instance step paused it.' },
+  RESUME_NOT_READY: {
+    status: 409,
+    message: 'The journey has not reached its Waiting for Resume step yet; send the same request again in a moment.',
+    headers: { 'Retry-After': '2' },
+  },
   TENANT_EXISTS: { status: 409, message: 'The tenant already exists.' },
+
+  // 410: what the request names existed, and is gone for good (a pause resumes once).
+  RESUME_ALREADY_USED: { status: 410, message: 'This pause was already resumed; a pause resumes once.' },
+  RESUME_EXPIRED: { status: 410, message: 'The journey no longer waits for this resume: it has ended, or its wait is over.' },
 
   // 413: a body over the operation's limit (HTTP's own status, so a client can tell it from bad content).
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
@@ -199,6 +210,7 @@ export const ERROR_DOCS = {
   PASSKEY_SESSION_NOT_FOUND: 'passkey ceremony unknown, expired or already used; or the user has no registration in progress',
   EVENT_QUERY_NOT_FOUND: 'event query unknown, or ended an hour after it started',
   EXPORT_NOT_FOUND: 'export job unknown in this tenant, of another instance or kind, or past its 7 days',
+  RESUME_NOT_AVAILABLE: 'the resume URL: unknown instance, wrong resume secret (or one of an earlier pause) or expired instance, one answer for all three',
   TENANT_NOT_FOUND: 'no such tenant',
   METHOD_NOT_ALLOWED: 'the path exists with other methods, listed in `Allow` (local gateway; API Gateway answers 404)',
   CONFLICT: 'generic: conflicts with the current state, when no more specific code applies',
@@ -222,7 +234,11 @@ export const ERROR_DOCS = {
   PROCESS_TOKEN_NOT_YET_VALID: 'before the token\'s validFromDtm',
   PROCESS_TOKEN_EXPIRED: "after the token's validToDtm",
   IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used for a different request',
+  INSTANCE_NOT_PAUSED: 'the resume API: no Pause Instance step has paused the instance',
+  RESUME_NOT_READY: 'with `Retry-After`: a resume (URL or API) before the journey reached its Waiting for Resume step (the steps after Pause Instance are still running, or wait for the end user); nothing changed, send it again',
   TENANT_EXISTS: 'a tenant of this id exists',
+  RESUME_ALREADY_USED: 'a resume (URL or API) of a pause that was already resumed: a pause resumes the journey once; nothing changed',
+  RESUME_EXPIRED: 'a resume (URL or API) of a journey that has ended, or whose Waiting for Resume step no longer waits (its timer took the journey on); nothing changed',
   PAYLOAD_TOO_LARGE: 'body over 64 KiB, or over the limit the operation states',
   SESSION_TOO_LARGE: "journey pages: what the end user sent would make the journey's session (its data as JSON) larger than 196,608 bytes (192 KiB); the step keeps waiting, so a shorter answer can be sent",
   UNSUPPORTED_MEDIA_TYPE: 'bodies are `application/json`; journey forms `application/x-www-form-urlencoded`; the face image `multipart/form-data`',

@@ -7,8 +7,8 @@ export const SPECS_DIR = `${ACTIVITIES_DIR}/specs`;
 export const GENERATED_ACTIVITY_INDEX = `${ACTIVITIES_DIR}/index.generated.ts`;
 export const GENERATED_SPEC_INDEX = `${SPECS_DIR}/index.generated.ts`;
 
-/** The submission routes of the journey pages, by the part a module's `submission.part` names. */
-const PARTS = { form: 'FORM_STEPS', face: 'FACE_STEPS', passcode: 'PASSCODE_STEPS', passkey: 'PASSKEY_STEPS' } as const;
+/** The submission routes of the journey pages, by the part a module's `submission.part` names (`resume`: the resume URL and API). */
+const PARTS = { form: 'FORM_STEPS', face: 'FACE_STEPS', passcode: 'PASSCODE_STEPS', passkey: 'PASSKEY_STEPS', resume: 'RESUME_STEPS' } as const;
 
 interface Found {
   /** The file name, in specs/ and (when the activity runs) in the activities folder. */
@@ -147,7 +147,9 @@ function activityIndex(all: Found[]): string {
     `export const SCREENS = ${byType(found, (f) => f.exports.has('screens'), (f) => `${f.name}.screens`)};`,
     ...Object.entries(PARTS).flatMap(([part, name]) => [
       '',
-      `/** The user steps whose page posts to the \`${part}\` submission route. */`,
+      part === 'resume'
+        ? '/** The user steps that a resume completes (the resume URL and the resume API), not a page post. */'
+        : `/** The user steps whose page posts to the \`${part}\` submission route. */`,
       `export const ${name} = ${byType(
         found,
         (f) => f.part === part,

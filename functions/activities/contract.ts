@@ -7,7 +7,7 @@
 import { ApiError } from '../errors.js';
 import { isTransientError } from '../shared/aws-errors.js';
 import type { AwsAccess } from '../http/route.js';
-import type { CheckRecord, CustomDataFormStore, ImageRecord, InstanceImageStore, ProcessInstanceStore, ReviewStore } from '../process-manager/model.js';
+import type { CheckRecord, CustomDataFormStore, ImageRecord, InstanceImageStore, InstancePauseStore, ProcessInstanceStore, ReviewStore } from '../process-manager/model.js';
 import type { FaceUploadKey } from '../process-manager/instances/face-uploads.js';
 import type { IdentityEventStore, IdentityStores, PasskeyStore } from '../identity-store/model.js';
 import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore, FunctionRunner } from '../cloud-functions/model.js';
@@ -111,6 +111,8 @@ export interface ActivityDeps {
   readonly outbox: { put(event: EventEnvelope): Promise<void> };
   /** The instance as the review steps read and change it: its review, and its status REVIEW. */
   readonly reviews: Pick<ProcessInstanceStore, 'get' | 'setStatus'> & Pick<ReviewStore, 'requireReview'>;
+  /** Pause Instance pauses the instance; Waiting for Resume marks where its resume is due. */
+  readonly pauses: Pick<InstancePauseStore, 'getRecord' | 'pause' | 'markWaiting'>;
 }
 
 /** What a service activity's run function is given. */
@@ -190,8 +192,11 @@ export interface Screens<S extends ActivitySpec, D extends keyof StepDeps = neve
   waits?: true;
 }
 
-/** Which of the journey pages' submission routes a user step's page posts to. */
-export type SubmissionPart = 'form' | 'face' | 'passcode' | 'passkey';
+/**
+ * Which of the journey pages' submission routes a user step's page posts to; `resume`: the step
+ * has no page to post, and the resume of a pause completes it (functions/journey/resume.ts).
+ */
+export type SubmissionPart = 'form' | 'face' | 'passcode' | 'passkey' | 'resume';
 
 /** What the end user sent: a form's fields, or a `multipart/form-data` upload. */
 export interface SubmissionRequest {

@@ -6,7 +6,7 @@
 import { cloudFunctionLogs, cloudFunctions, cloudSecrets, runner, secretSealer } from '../cloud-functions/deps.js';
 import { faceCaptureKey, faceUploadKey, faces, images, thumbnail, watchlists } from '../faces/deps.js';
 import { identityStores } from '../identity-store/deps.js';
-import { customDataForms, instances, reviews } from '../process-manager/deps.js';
+import { customDataForms, instances, pauses, reviews } from '../process-manager/deps.js';
 import { outbox, webhooks } from '../webhooks/deps.js';
 import type { ActivityDeps } from './contract.js';
 
@@ -29,4 +29,5 @@ export const activityDeps: ActivityDeps = {
   outbox,
   // The instance as the review steps read it and write its status REVIEW, and its review.
   reviews: { get: instances.get, setStatus: instances.setStatus, requireReview: reviews.requireReview },
+  pauses,
 };

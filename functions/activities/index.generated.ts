@@ -15,12 +15,14 @@ import * as getUser from './get-user.js';
 import * as passcodeAuthenticationForm from './passcode-authentication-form.js';
 import * as passkeyAuthentication from './passkey-authentication.js';
 import * as passkeyRegistration from './passkey-registration.js';
+import * as pauseInstance from './pause-instance.js';
 import * as redirectUserV2 from './redirect-user-v2.js';
 import * as reviewFromBackOffice from './review-from-back-office.js';
 import * as reviewRequired from './review-required.js';
 import * as sendWebhook from './send-webhook.js';
 import * as startPasscodeAuthentication from './start-passcode-authentication.js';
 import * as startPasscodeRegistration from './start-passcode-registration.js';
+import * as waitResumeInstance from './wait-resume-instance.js';
 import * as watchlistMatch from './watchlist-match.js';
 import * as writeReviewStatus from './write-review-status.js';
 import * as writeSummaryV2 from './write-summary-v2.js';
@@ -30,6 +32,7 @@ import { spec as genericUserTaskSpec } from './specs/generic-user-task.js';
 import { spec as passcodeAuthenticationFormSpec } from './specs/passcode-authentication-form.js';
 import { spec as passkeyAuthenticationSpec } from './specs/passkey-authentication.js';
 import { spec as passkeyRegistrationSpec } from './specs/passkey-registration.js';
+import { spec as waitResumeInstanceSpec } from './specs/wait-resume-instance.js';
 
 /** The AWS access each module's code needs in the activity function. */
 export const ACCESS = {
@@ -43,6 +46,7 @@ export const ACCESS = {
   GENERIC_USER_TASK: genericUserTask.aws,
   GET_USER: getUser.aws,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.aws,
+  PAUSE_INSTANCE: pauseInstance.aws,
   REDIRECT_USER_V2: redirectUserV2.aws,
   REVIEW_REQUIRED: reviewRequired.aws,
   SEND_WEBHOOK: sendWebhook.aws,
@@ -64,6 +68,7 @@ export const RUNS = {
   EXTERNAL_SOURCE_FACE_MATCH_V1: externalSourceFaceMatchV1.run,
   EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.run,
   GET_USER: getUser.run,
+  PAUSE_INSTANCE: pauseInstance.run,
   REDIRECT_USER_V2: redirectUserV2.run,
   REVIEW_REQUIRED: reviewRequired.run,
   SEND_WEBHOOK: sendWebhook.run,
@@ -79,6 +84,7 @@ export const BEGINS = {
   DATA_FORM: dataForm.begin,
   GENERIC_USER_TASK: genericUserTask.begin,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.begin,
+  WAIT_RESUME_INSTANCE: waitResumeInstance.begin,
 } as const;
 
 /** The screens of user steps: the journey page of a step that waits. */
@@ -90,6 +96,7 @@ export const SCREENS = {
   PASSKEY_AUTHENTICATION: passkeyAuthentication.screens,
   PASSKEY_REGISTRATION: passkeyRegistration.screens,
   REVIEW_FROM_BACK_OFFICE: reviewFromBackOffice.screens,
+  WAIT_RESUME_INSTANCE: waitResumeInstance.screens,
 } as const;
 
 /** The user steps whose page posts to the `form` submission route. */
@@ -112,4 +119,9 @@ export const PASSCODE_STEPS = {
 export const PASSKEY_STEPS = {
   PASSKEY_AUTHENTICATION: { spec: passkeyAuthenticationSpec, screens: passkeyAuthentication.screens, submission: passkeyAuthentication.submission },
   PASSKEY_REGISTRATION: { spec: passkeyRegistrationSpec, screens: passkeyRegistration.screens, submission: passkeyRegistration.submission },
+} as const;
+
+/** The user steps that a resume completes (the resume URL and the resume API), not a page post. */
+export const RESUME_STEPS = {
+  WAIT_RESUME_INSTANCE: { spec: waitResumeInstanceSpec, screens: waitResumeInstance.screens, submission: waitResumeInstance.submission },
 } as const;

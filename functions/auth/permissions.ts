@@ -16,6 +16,8 @@ export const PERMISSIONS = [
   'ProcessManager:createProcessInstance',
   // A reviewer's decision on an instance in review (the family's back office): its own permission, not a read's.
   'ProcessManager:reviewProcessInstance',
+  // Resume an instance a Pause Instance step paused, as its resume URL does (not named by the spec).
+  'ProcessManager:resumeProcessInstance',
   'ProcessManager:addProcessDefinition',
   'ProcessManager:getProcessDefinitions',
   'ProcessManager:addProcessDefinitionTag',

@@ -9,15 +9,19 @@ import { StepNotWaitingError } from './steps.js';
 export class JourneyNotAvailableError extends apiError('JOURNEY_NOT_AVAILABLE') {}
 
 /**
- * The instance behind a journey link, if the capability in the link is its own: compared as
- * hashes in constant time, and refused once the instance is past its retention.
+ * The instance behind a journey link, if the capability in the link is its own (the one its
+ * creation gave, or the one its resume gave: functions/journey/resume.ts): compared as hashes in
+ * constant time, and refused once the instance is past its retention.
  */
 export async function openJourney(tenantId: string, processInstanceId: string, capability: string, now: Date): Promise<ProcessInstanceRecord> {
   const record = await instances.getLive(tenantId, processInstanceId, now);
   if (!record) throw new JourneyNotAvailableError();
   const given = Buffer.from(hashCapability(capability), 'hex');
-  const stored = Buffer.from(record.capabilityHash, 'hex');
-  if (given.length !== stored.length || !timingSafeEqual(given, stored)) throw new JourneyNotAvailableError();
+  const matches = (hash: string | undefined) => {
+    const stored = Buffer.from(hash ?? '', 'hex');
+    return given.length === stored.length && timingSafeEqual(given, stored);
+  };
+  if (!matches(record.capabilityHash) && !matches(record.resumeCapabilityHash)) throw new JourneyNotAvailableError();
   return record;
 }
 

@@ -4,13 +4,14 @@
  * store's passcode logins. One binding per need, so each handler's bundle carries only what it uses.
  */
 import type { PasscodeStore } from '../identity-store/model.js';
-import type { InstanceImageStore, ProcessInstanceStore, SessionStore } from '../process-manager/model.js';
+import type { InstanceImageStore, InstancePauseStore, ProcessInstanceStore, SessionStore } from '../process-manager/model.js';
 import { passcodeStore } from '../store/identity-store.js';
 import { imageStore } from '../adapters/images.js';
 import { faceEngine } from '../adapters/face-engine.js';
 import type { FaceEngine } from '../faces/model.js';
 import { objectKeys } from '../store/keys.js';
 import { processInstanceStore } from '../store/process-instances.js';
+import { instancePauseStore } from '../store/instance-pauses.js';
 import { sessionStore } from '../store/sessions.js';
 
 export const instances: Pick<
@@ -25,3 +26,5 @@ export const faceCaptureObjectKey = objectKeys.faceCapture;
 export const faces: Pick<FaceEngine, 'name' | 'detect' | 'liveness'> = faceEngine;
 /** The journey's session versions (the execution's state holds only a reference to one). */
 export const sessions: SessionStore = sessionStore;
+/** The resume of a pause: marked once on the instance, with its status back to ACTIVE. */
+export const pauses: Pick<InstancePauseStore, 'resume' | 'redrive'> = instancePauseStore;

@@ -12,6 +12,10 @@ const JourneyQuery = z.object({
   c: z.string().check(z.regex(/^[A-Za-z0-9_-]{20,100}$/, 'must be the capability of the journey link')),
   lang: z.optional(z.string().check(z.maxLength(35))),
 });
+const ResumeQuery = z.object({
+  r: z.string().check(z.regex(/^[A-Za-z0-9_-]{20,100}$/, 'must be the secret of the resume URL')),
+  lang: z.optional(z.string().check(z.maxLength(35))),
+});
 const FormBody = z.record(z.string().check(z.maxLength(100)), z.string().check(z.maxLength(10_000)));
 const page = (description: string) => ({ description, contentType: 'text/html', schema: z.string() });
 
@@ -152,6 +156,30 @@ export const journeyRoutes = {
       503: page('Step Functions throttled or did not confirm the hand-over (SERVICE_UNAVAILABLE, with Retry-After): the step still waits; sending again completes it.'),
     },
     layerPackages: ['@simplewebauthn/server'],
+    aws: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], stateMachines: 'sendTask' },
+  }),
+  resumeJourney: defineRoute({
+    operationId: 'resumeJourney',
+    method: 'GET',
+    path: '/journey/{processInstanceId}/resume',
+    handler: 'functions/journey/resume-journey.ts',
+    auth: 'endUser',
+    html: true,
+    summary: "A paused journey's resume URL (Pause Instance's `resumeUrl`): continues the journey, once, and goes on to its page",
+    description:
+      'Authorised by the secret in the link (`r`), compared by its hash. The pause is marked resumed, the instance is ACTIVE ' +
+      'again and its Waiting for Resume step completes; the browser goes on to the journey page with a journey link of its own. ' +
+      'Opened before the journey reached its Waiting for Resume step, the answer is a page that tries again by itself.',
+    tag: 'Journey pages',
+    request: { path: InstancePath, query: ResumeQuery },
+    responses: {
+      303: { description: 'Resumed: on to the journey page, with a capability for this browser.' },
+      400: page('A malformed link.'),
+      404: page('An unknown, wrong or expired resume link (RESUME_NOT_AVAILABLE): one answer for all three.'),
+      409: page('The journey has not reached its Waiting for Resume step yet (RESUME_NOT_READY, with Retry-After): a page that reloads itself; nothing changed.'),
+      410: page('The pause was resumed already (RESUME_ALREADY_USED), or the journey has ended or no longer waits for it (RESUME_EXPIRED); nothing changed.'),
+    },
+    // The pause marked with the status (its views and event), then the step's completion (claim, session version, user data).
     aws: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], stateMachines: 'sendTask' },
   }),
   getJourneyAsset: defineRoute({

@@ -82,7 +82,7 @@ ${input.body}
 }
 
 /** The pages that only say something: each is its messages `<name>Title` and `<name>Text`. */
-export type Notice = 'done' | 'gone' | 'redirect' | 'review' | 'trouble' | 'tooLarge' | 'unsupported' | 'wait';
+export type Notice = 'done' | 'gone' | 'paused' | 'redirect' | 'review' | 'trouble' | 'tooLarge' | 'unsupported' | 'wait';
 
 /** A notice page: a heading, a paragraph, and what `after` adds (a link). */
 export function noticePage(lang: Language, notice: Notice, options: Pick<PageInput, 'refresh'> & { after?: string } = {}): string {

@@ -11,12 +11,22 @@
 import { customDataFormStore } from '../store/custom-data-forms.js';
 import { definitionStore } from '../store/process-definitions.js';
 import { processInstanceStore } from '../store/process-instances.js';
+import { instancePauseStore } from '../store/instance-pauses.js';
 import { processTokenStore } from '../store/process-tokens.js';
 import { reviewStore } from '../store/reviews.js';
 import { stateMachineRefReader, stateMachineRefStore } from '../store/state-machine-refs.js';
 import { imageStore } from '../adapters/images.js';
 import { objectKeys } from '../store/keys.js';
-import type { CustomDataFormStore, DefinitionStore, InstanceImageStore, ProcessInstanceStore, ProcessTokenStore, ReviewStore, StateMachineRefStore } from './model.js';
+import type {
+  CustomDataFormStore,
+  DefinitionStore,
+  InstanceImageStore,
+  InstancePauseStore,
+  ProcessInstanceStore,
+  ProcessTokenStore,
+  ReviewStore,
+  StateMachineRefStore,
+} from './model.js';
 import type { FaceUploadKey } from './instances/face-uploads.js';
 
 export const definitions: DefinitionStore = definitionStore;
@@ -25,6 +35,8 @@ export const instances: ProcessInstanceStore = processInstanceStore;
 export const customDataForms: CustomDataFormStore = customDataFormStore;
 /** Instances' reviews: the review steps and the reviewer's decision. */
 export const reviews: ReviewStore = reviewStore;
+/** Pauses and their resumes (Pause Instance, Waiting for Resume, the resume URL and API). */
+export const pauses: InstancePauseStore = instancePauseStore;
 /** The state machines' reference items (shared by all tenants), as an activation reads them. */
 export const stateMachines: Pick<StateMachineRefStore, 'get'> = stateMachineRefReader;
 /** The reference items and the checkpoint, as the state machine janitor claims and keeps them. */

@@ -388,6 +388,8 @@ export interface ListBackfill {
 export const INSTANCE_STATUSES = [
   'PENDING',
   'ACTIVE',
+  // A Pause Instance step paused the journey: it waits for its resume (not final).
+  'PAUSED',
   'COMPLETED_ENDED_SUCCESS',
   'COMPLETED_ENDED_ERROR',
   'COMPLETED_PROCESS_ERROR',
@@ -435,6 +437,19 @@ export interface ProcessInstanceRecord {
   redirect?: InstanceRedirect;
   /** A review: required by the journey (Review Required), then a reviewer's decision (process-manager/instances/review.ts). */
   review?: InstanceReview;
+  /**
+   * The tenant's origin the instance was created on (`https://{tenant}.{region}.{domain}`, its
+   * journey link's): where links the journey makes later point (Pause Instance's resume URL).
+   * Absent on instances created before it was kept.
+   */
+  origin?: string;
+  /** The journey's last pause (Pause Instance), which one resume ends. */
+  pause?: InstancePause;
+  /**
+   * SHA-256 of the capability the resume gave the end user (a journey link of its own, for the
+   * device the resume URL was opened on); accepted beside `capabilityHash`.
+   */
+  resumeCapabilityHash?: string;
 }
 
 /**
@@ -466,6 +481,63 @@ export interface InstanceReview {
   /** The actor, as audit fields name it (`apikey:{id}`). */
   reviewedBy?: string;
   reviewedAt?: string;
+}
+
+/**
+ * A Pause Instance step's pause (functions/process-manager/instances/pause.ts): what lets one
+ * resume continue the journey at its Waiting for Resume step. Kept on the instance item, so the
+ * resume's conditional write makes it happen once.
+ */
+export interface InstancePause {
+  /** The Pause Instance step that paused the journey. */
+  activityId: string;
+  /** SHA-256 (hex) of the resume secret; the secret itself is only in the resume URL, never stored here. */
+  secretHash: string;
+  pausedAt: string;
+  /**
+   * The Waiting for Resume step that began to wait for this pause, and when (its waiting step's
+   * `since`): the resume completes that very step, and once it no longer waits the pause can no
+   * longer be resumed.
+   */
+  waitingAt?: { activityId: string; since: string };
+  /** Set once, by the resume that used the pause. */
+  resumedAt?: string;
+  /** Who resumed: `link` (the resume URL) or the API's caller (`apikey:{id}`). */
+  resumedBy?: string;
+  /** SHA-256 of the task token of the step that resume completes: a resume whose hand-over was cut short may be sent again. */
+  resumedTask?: string;
+}
+
+/**
+ * Pausing and resuming an instance (functions/store/instance-pauses.ts): each write is one
+ * conditional transaction on the instance item, with its status's views and events.
+ */
+export interface InstancePauseStore {
+  /** The instance item alone, unless it is past its retention (getLiveRecord). */
+  getRecord(tenantId: string, id: string, now: Date): Promise<Omit<ProcessInstanceRecord, 'currentStep'> | undefined>;
+  /**
+   * Pause Instance: the status PAUSED (from `record.status`, which must still be stored) and a new
+   * pause over any earlier one, with `events` and, when the status changes, its views. False when
+   * the status changed meanwhile.
+   */
+  pause(record: Omit<ProcessInstanceRecord, 'currentStep'>, pause: InstancePause, now: Date, events: readonly EventEnvelope[]): Promise<boolean>;
+  /** Waiting for Resume began (its step and `since`): the pause, if there is one not yet resumed, records it. False otherwise. */
+  markWaiting(tenantId: string, id: string, waiting: { activityId: string; since: string }): Promise<boolean>;
+  /**
+   * The resume, once: the pause marked resumed (only while its secret hash is `mark.secretHash`
+   * and it is unresumed), the status `to` (from `record.status`, which must still be stored) with
+   * `events` and its views, and the resumed end user's capability hash. False when any condition failed.
+   */
+  resume(
+    record: ProcessInstanceRecord,
+    mark: { secretHash: string; resumedAt: string; resumedBy: string; resumedTask: string },
+    to: InstanceStatus,
+    capabilityHash: string,
+    now: Date,
+    events: readonly EventEnvelope[],
+  ): Promise<boolean>;
+  /** A resume sent again after its hand-over was cut short: a new capability hash, only while the pause names that task. */
+  redrive(tenantId: string, id: string, resumedTask: string, capabilityHash: string): Promise<boolean>;
 }
 
 /** The answer kept for an Idempotency-Key, so a retried creation answers the same. */

@@ -8,6 +8,7 @@ import {
   FORM_STEPS,
   PASSCODE_STEPS,
   PASSKEY_STEPS,
+  RESUME_STEPS,
   RUNS,
   SCREENS,
 } from '../../functions/activities/index.generated.js';
@@ -34,7 +35,7 @@ import type { spec as getUserSpec } from '../../functions/activities/specs/get-u
 import type { spec as pushSpec } from '../../functions/activities/specs/svc-push-notification.js';
 
 const has = (map: object, type: string) => Object.prototype.hasOwnProperty.call(map, type);
-const submissions = { ...FORM_STEPS, ...FACE_STEPS, ...PASSCODE_STEPS, ...PASSKEY_STEPS };
+const submissions = { ...FORM_STEPS, ...FACE_STEPS, ...PASSCODE_STEPS, ...PASSKEY_STEPS, ...RESUME_STEPS };
 /** User steps no page completes, and what does. */
 const COMPLETED_OFF_PAGE: Readonly<Record<string, string>> = { REVIEW_FROM_BACK_OFFICE: "a reviewer's decision (POST .../processInstances/{id}/review)" };
 

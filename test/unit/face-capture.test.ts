@@ -191,7 +191,7 @@ describe('the screens framework', () => {
       screen: 'wait-init',
       screens: ['wait-init', 'wait-done'],
     });
-    expect(Object.keys(SCREENS).sort()).toEqual(['data-form', 'face-capture', 'passcode-authentication', 'passcode-registration', 'passkey-authentication', 'passkey-registration', 'preview', 'review']);
+    expect(Object.keys(SCREENS).sort()).toEqual(['data-form', 'face-capture', 'passcode-authentication', 'passcode-registration', 'passkey-authentication', 'passkey-registration', 'paused', 'preview', 'review']);
   });
 
   it('renders the face capture page with its own script and the action of its step', () => {

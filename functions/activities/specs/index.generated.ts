@@ -16,6 +16,7 @@ import * as getUser from './get-user.js';
 import * as passcodeAuthenticationForm from './passcode-authentication-form.js';
 import * as passkeyAuthentication from './passkey-authentication.js';
 import * as passkeyRegistration from './passkey-registration.js';
+import * as pauseInstance from './pause-instance.js';
 import * as redirectUserV2 from './redirect-user-v2.js';
 import * as reviewFromBackOffice from './review-from-back-office.js';
 import * as reviewRequired from './review-required.js';
@@ -25,6 +26,7 @@ import * as startPasscodeAuthentication from './start-passcode-authentication.js
 import * as startPasscodeRegistration from './start-passcode-registration.js';
 import * as svcPushNotification from './svc-push-notification.js';
 import * as waitOnPushNotification from './wait-on-push-notification.js';
+import * as waitResumeInstance from './wait-resume-instance.js';
 import * as watchlistMatch from './watchlist-match.js';
 import * as writeReviewStatus from './write-review-status.js';
 import * as writeSummaryV2 from './write-summary-v2.js';
@@ -47,6 +49,7 @@ export const SPECS = [
   passcodeAuthenticationForm.spec,
   passkeyAuthentication.spec,
   passkeyRegistration.spec,
+  pauseInstance.spec,
   redirectUserV2.spec,
   reviewFromBackOffice.spec,
   reviewRequired.spec,
@@ -56,6 +59,7 @@ export const SPECS = [
   startPasscodeRegistration.spec,
   svcPushNotification.spec,
   waitOnPushNotification.spec,
+  waitResumeInstance.spec,
   watchlistMatch.spec,
   writeReviewStatus.spec,
   writeSummaryV2.spec,
@@ -86,6 +90,7 @@ export const ALIASES = {
   passcodeAuthenticationFormV1: 'PASSCODE_AUTHENTICATION_FORM',
   passkeyAuthenticationV1: 'PASSKEY_AUTHENTICATION',
   passkeyRegistrationV1: 'PASSKEY_REGISTRATION',
+  pauseInstance: 'PAUSE_INSTANCE',
   redirectUserV2: 'REDIRECT_USER_V2',
   reviewFromBackOfficeStart: 'REVIEW_FROM_BACK_OFFICE',
   reviewRequired: 'REVIEW_REQUIRED',
@@ -95,6 +100,7 @@ export const ALIASES = {
   startPasscodeRegistrationV1: 'START_PASSCODE_REGISTRATION',
   svcPushNotificationV1: 'SVC_PUSH_NOTIFICATION',
   waitOnPushNotificationV1: 'WAIT_ON_PUSH_NOTIFICATION',
+  waitResumeInstance: 'WAIT_RESUME_INSTANCE',
   faceWatchlistMatchV1: 'FACE_WATCHLIST_MATCH',
   watchlistMatchTaskV1: 'FACE_WATCHLIST_MATCH',
   writeReviewStatus: 'WRITE_REVIEW_STATUS',
@@ -105,4 +111,5 @@ export const ALIASES = {
 export const END_BEANS = {
   customDataFormWriterV1: 'DATA_FORM',
   reviewFromBackOfficeEnd: 'REVIEW_FROM_BACK_OFFICE',
+  waitResumeInstanceEnd: 'WAIT_RESUME_INSTANCE',
 } as const;

@@ -17,6 +17,8 @@ export const de: Messages = {
   redirectTitle: 'Sie werden weitergeleitet',
   redirectText: 'Sie werden zur nächsten Seite dieses Vorgangs weitergeleitet. Falls nichts geschieht, verwenden Sie die Schaltfläche unten.',
   redirectContinue: 'Weiter',
+  pausedTitle: 'Angehalten',
+  pausedText: 'Dieser Vorgang ist angehalten, bis er fortgesetzt wird. Sie können diese Seite schließen: Über den Link, den Sie zum Fortsetzen erhalten, kommen Sie zurück.',
   select: 'Bitte wählen…',
   form_missing: 'Dieses Feld ist erforderlich.',
   form_invalid: 'Dieser Wert ist ungültig.',

@@ -18,6 +18,8 @@ export const en = {
   redirectTitle: 'You are being taken on',
   redirectText: 'You are being sent to the next page of this journey. If nothing happens, use the button below.',
   redirectContinue: 'Continue',
+  pausedTitle: 'Paused',
+  pausedText: 'This journey is paused until it is resumed. You can close this page: the link you are given to continue brings you back.',
   select: 'Choose…',
   form_missing: 'This field is required.',
   form_invalid: 'This value is not valid.',

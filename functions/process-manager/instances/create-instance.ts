@@ -99,6 +99,7 @@ export async function createInstance(d: CreateInstanceDeps, input: CreateInstanc
     tenantId,
     actor: input.actor,
     now,
+    origin: input.origin,
     ...(input.extraParameters ? { extraParameters: input.extraParameters } : {}),
   });
   // An upload slot per image key the token names, each with a URL pre-signed for it alone.

@@ -15,6 +15,7 @@ import {
   InstanceListQuerySchema,
   InstancePageSchema,
   InstanceSearchQuerySchema,
+  ResumedInstanceSchema,
 } from './instance-schemas.js';
 import { ReviewRequestSchema } from './review-schemas.js';
 
@@ -146,6 +147,30 @@ export const instanceRoutes = {
       404: error('No such instance in this tenant, or past its expiringDtm.'),
     },
     aws: { table: ['GetItem'] },
+  }),
+  resumeProcessInstance: defineRoute({
+    operationId: 'resumeProcessInstance',
+    method: 'POST',
+    path: '/api/process-manager/processInstances/{processInstanceId}/resume',
+    handler: 'functions/process-manager/instances/resume-process-instance.ts',
+    auth: 'bearer',
+    permission: 'ProcessManager:resumeProcessInstance',
+    summary: 'Resume an instance a Pause Instance step paused, as its resume URL does: once',
+    description:
+      'No body. The pause is marked resumed, the instance is ACTIVE again and its Waiting for Resume step completes. Sent before ' +
+      'the journey reached that step: 409 RESUME_NOT_READY with Retry-After, nothing changed.',
+    tag: 'Process instances',
+    request: { path: InstanceIdPathSchema },
+    responses: {
+      200: { description: 'Resumed: the instance, and a journey link for the end user.', schema: ResumedInstanceSchema },
+      400: badRequest,
+      401: unauthorized,
+      403: forbidden,
+      404: error('No such instance in this tenant, or past its expiringDtm.'),
+      409: error('INSTANCE_NOT_PAUSED: no Pause Instance step paused it; RESUME_NOT_READY (with Retry-After): its Waiting for Resume step has not begun yet.'),
+      410: error('RESUME_ALREADY_USED: the pause was resumed already; RESUME_EXPIRED: the journey has ended, or no longer waits for the resume.'),
+    },
+    aws: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], stateMachines: 'sendTask' },
   }),
   getProcessInstanceWithParameters: defineRoute({
     operationId: 'getProcessInstanceWithParameters',

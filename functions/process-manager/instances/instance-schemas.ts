@@ -98,6 +98,16 @@ export const InstanceSchema = z.withMeta(
   { id: 'ProcessInstance' },
 );
 
+/** What the resume API answers: the instance, ACTIVE again, and a journey link for the end user to go on with. */
+export const ResumedInstanceSchema = z.withMeta(
+  z.object({
+    ...base,
+    expiringDtm: DateTime,
+    redirectUrl: z.withMeta(z.string(), { description: 'The journey page with a capability of its own, for the end user to go on with (the first link keeps working).' }),
+  }),
+  { id: 'ResumedProcessInstance' },
+);
+
 export const InstanceWithParametersSchema = z.withMeta(
   z.object({ ...base, processTokenParameters: z.record(z.string(), z.string()) }),
   { id: 'ProcessInstanceWithParameters' },

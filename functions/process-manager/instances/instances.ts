@@ -49,7 +49,7 @@ export function tokenRefusal(token: ProcessTokenRecord, now: Date): ProcessToken
 export function newInstance(
   token: ProcessTokenRecord,
   definition: ProcessDefinitionRecord,
-  ctx: { tenantId: string; actor: string; now: Date; extraParameters?: Record<string, string> },
+  ctx: { tenantId: string; actor: string; now: Date; extraParameters?: Record<string, string>; origin?: string },
 ): { record: ProcessInstanceRecord; capability: string } {
   // Every version that is or was DEPLOYED_ACTIVE records its state machine; only an active one starts journeys.
   if (!definition.stateMachineArn) throw new Error(`process definition ${definition.id} has no state machine: it was never active`);
@@ -78,6 +78,8 @@ export function newInstance(
       createdBy: ctx.actor,
       // On the reconciler's index until its status is final.
       reconcileAt: firstReconcileAt(created),
+      // Where the journey link points: links the journey makes later (a resume URL) point there too.
+      ...(ctx.origin ? { origin: ctx.origin } : {}),
     },
   };
 }

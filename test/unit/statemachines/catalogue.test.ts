@@ -198,6 +198,7 @@ describe('CATALOGUE', () => {
       'Passkey Registration',
       'Wait on Push Notification',
       'Waiting for B/O review',
+      'Waiting for Resume',
     ]);
   });
 
@@ -228,7 +229,7 @@ describe('CATALOGUE', () => {
       const labels = a.inputs.flatMap((i) => [i.name, ...(i.family?.label !== undefined ? [i.family.label] : [])].map((l) => l.toLowerCase().replace(/\s+/g, ' ')));
       expect(new Set(labels).size, `${a.type}: labels are unique`).toBe(labels.length);
       if (a.family.endBean !== undefined) expect(a.kind, `${a.type}: only a user step has an end listener`).toBe('user');
-      if (a.family.palette !== undefined) expect(a.family.palette).toMatch(/^[A-Z]{2,4}\d{2}$/);
+      if (a.family.palette !== undefined) expect(a.family.palette).toMatch(/^[A-Z]{2,5}\d{2}$/);
     }
     // Known from the family's real exports.
     expect(activitySpec('DATA_FORM')?.family).toEqual({ displayName: 'Custom Data Form', palette: 'CDF01', beans: ['customDataFormV1'], endBean: 'customDataFormWriterV1' });
