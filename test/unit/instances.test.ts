@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { finalStatus } from '../../functions/process-manager/instances/status.js';
 import { tokenRefusal, newInstance, hashCapability, isExpired } from '../../functions/process-manager/instances/instances.js';
 import { mergeSession } from '../../functions/journey/steps.js';
-import { instancesCsv } from '../../functions/process-manager/instances/instance-search.js';
+import { csvCell, instancesCsv } from '../../functions/process-manager/instances/instance-search.js';
 import type { ProcessTokenRecord } from '../../functions/process-manager/tokens/tokens.js';
 import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions/definitions.js';
 import { buildOpenApiDocument } from '../../functions/platform/openapi-document.js';
@@ -62,9 +62,23 @@ describe('mergeSession', () => {
 
 describe('instancesCsv', () => {
   it('quotes as CSV does and neutralises cells a spreadsheet would run', () => {
-    const { record } = newInstance({ ...token, parameters: { firstName: '=1+1', lastName: 'O"Neil, Jr', email: '@x', phoneNumber: '-1' } }, definition, { tenantId: 'acme', actor: 'p', now });
+    const { record } = newInstance({ ...token, parameters: { firstName: '=1+1', lastName: 'O"Neil, Jr', email: '@x', phoneNumber: '-2+3' } }, definition, { tenantId: 'acme', actor: 'p', now });
     const [, row] = instancesCsv([record]).split('\r\n');
-    expect(row).toContain(`'=1+1,"O""Neil, Jr",'@x,'-1`);
+    expect(row).toContain(`'=1+1,"O""Neil, Jr",'@x,'-2+3`);
+  });
+
+  it('keeps phone numbers and signed numbers as they are, and still guards formulas that start with a sign', () => {
+    const { record } = newInstance({ ...token, parameters: { firstName: '+4915123456789', lastName: '-12.5', email: '+cmd|\' /C calc\'!A0', phoneNumber: '+49 (151) 234-567' } }, definition, { tenantId: 'acme', actor: 'p', now });
+    const [, row] = instancesCsv([record]).split('\r\n');
+    expect(row).toContain(`,+4915123456789,-12.5,'+cmd|' /C calc'!A0,+49 (151) 234-567`);
+
+    for (const kept of ['+4915123456789', '-12.5', '+49 151 2345678', '+1 (555) 010-9999', '-0.5', '-(1)', '+.5']) expect(csvCell(kept), kept).toBe(kept);
+    for (const guarded of ['=HYPERLINK("http://x","y")', '+cmd|\' /C calc\'!A0', '@SUM(1)', '-2+3', '+', '-', '- ', '+-', '+1e5', '-1,5', '+49\t151', '=1', '+A1', '-SUM(1)'])
+      expect(csvCell(guarded), guarded).toBe(`'${guarded}`);
+    // Line by line: a number line stays, a formula line after it is guarded, and the reverse.
+    expect(csvCell('+49 151\n=1+1')).toBe("+49 151\n'=1+1");
+    expect(csvCell('=1+1\r\n-12.5')).toBe("'=1+1\r\n-12.5");
+    expect(csvCell('a\r\r=1')).toBe("a\r'\r'=1");
   });
 
   it('neutralises a formula after a line break inside a value, and keeps the break inside its quoted cell', () => {

@@ -93,7 +93,9 @@ export const instanceRoutes = {
     auth: 'bearer',
     permission: 'ProcessManager:getProcessInstance',
     summary: 'Export the instances matching the search filters as CSV',
-    description: `The body takes the search filters. Up to ${CSV_INLINE_MAX_ROWS} matches the answer is text/csv with a header row; more, an export job makes the file (at most ${CSV_EXPORT_MAX_ROWS} rows) and the answer is 202.`,
+    description:
+      `The body takes the search filters. Up to ${CSV_INLINE_MAX_ROWS} matches the answer is text/csv with a header row; more, an export job makes the file (at most ${CSV_EXPORT_MAX_ROWS} rows) and the answer is 202. ` +
+      "Cells a spreadsheet would run as formulas get a leading `'`; numbers and phone numbers (`+4915123456789`, `-12.5`) stay as they are.",
     tag: 'Process instances',
     request: { body: InstanceCsvRequestSchema },
     responses: {
