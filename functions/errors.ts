@@ -253,6 +253,29 @@ export interface ErrorBody {
   details?: ErrorDetail[];
 }
 
+/**
+ * Every detail, within `maxBytes` of JSON (UTF-8): the details of a refused process definition,
+ * by default within 4 MiB, far under a Lambda response's 6 MB. Every problem is listed (a
+ * 300-activity definition with a thousand problems takes about 150 KB); only a pathological
+ * upload (a megabyte-long element id echoed in each of its problems; the route takes 1.4 MB
+ * bodies) would pass it, and then the details end with one that counts the rest. Other routes
+ * take 64 KiB bodies, whose problems are far fewer and smaller.
+ */
+export function detailsWithin(details: readonly ErrorDetail[], maxBytes = 4 * 1024 * 1024): ErrorDetail[] {
+  let bytes = 2;
+  for (let i = 0; i < details.length; i++) {
+    bytes += Buffer.byteLength(JSON.stringify(details[i])) + 1;
+    if (bytes > maxBytes) {
+      const rest = details.length - i;
+      return [
+        ...details.slice(0, i),
+        { location: details[i]!.location.slice(0, 200), message: `${rest} more problem${rest > 1 ? 's' : ''} from here on, not listed: the answer would be over ${maxBytes} bytes` },
+      ];
+    }
+  }
+  return [...details];
+}
+
 export abstract class ApiError extends Error {
   abstract readonly code: ErrorCode;
   readonly details: ErrorDetail[] | undefined;

@@ -5,7 +5,7 @@
  * message names the activity and the input, so a 400 tells the author exactly what to fix.
  */
 import type * as z4 from 'zod/v4/core';
-import { ValidationError, type ErrorDetail } from '../functions/errors.js';
+import { detailsWithin, ValidationError, type ErrorDetail } from '../functions/errors.js';
 import {
   DataFormSchema,
   OUTCOMES,
@@ -33,7 +33,8 @@ import { isoDurationSeconds } from './bpmn/duration.js';
 import { SESSION_KEYS, variablePath } from './variables.js';
 import { own } from '../functions/shared/own.js';
 
-const MAX_DETAILS = 100;
+/** How much of the first problem the message repeats (the details have every problem, whole). */
+const SUMMARY_CHARS = 500;
 const MAX_STRING = 2000;
 const MAX_LIST_ITEMS = 100;
 const MAX_MAP_ENTRIES = 100;
@@ -76,8 +77,9 @@ export function validateDefinition(input: unknown): ProcessDefinition {
 function invalid(details: ErrorDetail[]): ValidationError {
   const first = details[0];
   const more = details.length > 1 ? ` (${details.length - 1} more problem${details.length > 2 ? 's' : ''} in details)` : '';
-  const summary = first ? ` ${first.location}: ${first.message}${more}` : '';
-  return new ValidationError(`The process definition is not valid.${summary}`, details.slice(0, MAX_DETAILS));
+  const text = first ? `${first.location}: ${first.message}` : '';
+  const summary = first ? ` ${text.length > SUMMARY_CHARS ? `${text.slice(0, SUMMARY_CHARS)}…` : text}${more}` : '';
+  return new ValidationError(`The process definition is not valid.${summary}`, detailsWithin(details));
 }
 
 function joinPath(path: readonly PropertyKey[]): string {

@@ -347,6 +347,25 @@ describe('what a BPMN upload is refused for', () => {
     expect(at(details, 'Activity_captureFace').length).toBeGreaterThanOrEqual(1);
   });
 
+  it('every problem of a file with hundreds, each a detail, as many as the message counts', async () => {
+    // 225 service tasks in a row, each naming a bean no activity has: 225 problems.
+    const ids = Array.from({ length: 225 }, (_, i) => `Task_${i}`);
+    const xml =
+      '<?xml version="1.0" encoding="UTF-8"?>\n<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" ' +
+      'xmlns:camunda="http://camunda.org/schema/1.0/bpmn" id="Definitions_many" targetNamespace="http://bpmn.io/schema/bpmn">' +
+      '<bpmn:process id="Process_many" isExecutable="true"><bpmn:startEvent id="Start" />' +
+      ids.map((id) => `<bpmn:serviceTask id="${id}" camunda:delegateExpression="\${teleportUserV1}" />`).join('') +
+      ['Start', ...ids].map((from, i) => `<bpmn:sequenceFlow id="Flow_${i}" sourceRef="${from}" targetRef="${ids[i] ?? 'End'}" />`).join('') +
+      '<bpmn:endEvent id="End" /></bpmn:process></bpmn:definitions>';
+    const res = await post(upload(fresh(), xml));
+    expect(res.status, res.text.slice(0, 300)).toBe(400);
+    expect(res.json.code).toBe('INVALID_BPMN');
+    const counted = Number(/\((\d+) more problems in details\)/.exec(res.json.message)?.[1]) + 1;
+    expect(counted).toBe(225);
+    expect(res.json.details).toHaveLength(counted);
+    expect(new Set(res.json.details.map((d: { location: string }) => d.location))).toEqual(new Set(ids.map((id) => `bpmn.${id}`)));
+  });
+
   it('data that is not strict base64, or not UTF-8, with its own code', async () => {
     const good = upload(fresh(), JOURNEY);
     const data = good.resources.bpmn.data;

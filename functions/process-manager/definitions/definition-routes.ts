@@ -34,7 +34,7 @@ export const definitionRoutes = {
       'serverType, resources: {bpmn: {data, type: "BPMN"}}, processDefinitionType, attributes, themeId}` carries the BPMN ' +
       `file as base64 (at most ${MAX_BPMN_BYTES} bytes decoded); the server assigns the name's next version and creates it ` +
       'DRAFT (activate it with `.../status/DEPLOYED_ACTIVE`). A file the service cannot run is refused whole (400 ' +
-      'INVALID_BPMN, one detail per problem at `bpmn.<element id>`). Either is compiled to Amazon States Language (at most ' +
+      'INVALID_BPMN, one detail per problem at `bpmn.<element id>`, every one). Either is compiled to Amazon States Language (at most ' +
       '1 MB, 400 STATE_MACHINE_TOO_LARGE); a version that is active gets the state machine of its compiled form, shared ' +
       'with every version that compiles alike (an upload gets it when activated). A published name + version is immutable (409 if it exists).',
     tag: 'Process definitions',
