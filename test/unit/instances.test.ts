@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { finalStatus } from '../../functions/process-manager/instances/status.js';
-import { tokenRefusal, newInstance, hashCapability, isExpired } from '../../functions/process-manager/instances/instances.js';
+import { tokenRefusal, newInstance, hashCapability, initialSession, isExpired } from '../../functions/process-manager/instances/instances.js';
+import { ParametersSchema } from '../../functions/process-manager/tokens/token-schemas.js';
+import { resolveInputs } from '../../functions/activities/inputs.js';
+import { activitySpec } from '../../statemachines/catalogue.js';
+import * as z from '../../functions/shared/zod.js';
 import { mergeSession } from '../../functions/journey/steps.js';
 import { csvCell, instancesCsv } from '../../functions/process-manager/instances/instance-search.js';
 import type { ProcessTokenRecord } from '../../functions/process-manager/tokens/tokens.js';
@@ -51,6 +55,26 @@ describe('newInstance', () => {
     expect(isExpired(record, new Date('2026-07-01T11:59:59Z'))).toBe(false);
     expect(isExpired(record, new Date('2026-07-01T12:00:00Z'))).toBe(true);
     expect(record).toMatchObject({ status: 'PENDING', retentionDays: 30, parameters: { firstName: 'Ann' } });
+  });
+});
+
+describe('a parameter sent as null', () => {
+  it('is dropped from the parameters, so a required input that names it finds no value, as for one never sent', () => {
+    const parameters = z.parse(ParametersSchema, { storeName: null, firstName: 'Ann', _redirectUrl: null });
+    expect(parameters).toEqual({ firstName: 'Ann' });
+    expect(Object.hasOwn(parameters, 'storeName')).toBe(false);
+    const { record } = newInstance({ ...token, parameters }, definition, { tenantId: 'acme', actor: 'p', now });
+    const getUser = activitySpec('GET_USER')!;
+    const refused = expect.objectContaining({ name: 'UnresolvedReference', message: expect.stringContaining('Store Name') });
+    expect(() => resolveInputs(getUser, { 'Store Name': '${storeName}', 'User ID': 'U1' }, initialSession(record))).toThrow(refused);
+    // A null the session holds (a variable set to null on the way) is no value either.
+    expect(() => resolveInputs(getUser, { 'Store Name': '${storeName}', 'User ID': 'U1' }, { vars: { storeName: null } })).toThrow(refused);
+  });
+
+  it('keeps the other rules: a bad key or an object value is still refused', () => {
+    expect(z.safeParse(ParametersSchema, { 'bad key': null }).success).toBe(false);
+    expect(z.safeParse(ParametersSchema, { age: { years: 42 } }).success).toBe(false);
+    expect(z.parse(ParametersSchema, {})).toEqual({});
   });
 });
 

@@ -28,18 +28,29 @@ const ParameterKey = z
   .string()
   .check(z.regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,99}$/, 'keys are 1-100 characters: letters, digits, _ . - (not starting with a digit)'));
 
+/**
+ * A parameter whose value is `null` is absent (as a Spring client sends a field it has no value
+ * for): it is dropped, never stored, so the journey has no value for it (a required input that
+ * names it fails as for any parameter not given) and a templated creation's `null` leaves the
+ * token's own value in place.
+ */
 export const ParametersSchema = z.withMeta(
-  z.record(ParameterKey, z.string().check(z.maxLength(2000))).check(
-    z.refine((p) => Object.keys(p).length <= MAX_PARAMETERS, `at most ${MAX_PARAMETERS} parameters`),
-    z.refine((p) => p._redirectUrl === undefined || HttpUrl.safeParse(p._redirectUrl).success, {
-      message: '_redirectUrl must be an absolute http(s) URL (https is recommended)',
-      path: ['_redirectUrl'],
-    }),
-  ),
+  z
+    .pipe(
+      z.record(ParameterKey, z.nullable(z.string().check(z.maxLength(2000)))),
+      z.transform((p): Record<string, string> => Object.fromEntries(Object.entries(p).filter((e): e is [string, string] => e[1] !== null))),
+    )
+    .check(
+      z.refine((p) => Object.keys(p).length <= MAX_PARAMETERS, `at most ${MAX_PARAMETERS} parameters`),
+      z.refine((p) => p._redirectUrl === undefined || HttpUrl.safeParse(p._redirectUrl).success, {
+        message: '_redirectUrl must be an absolute http(s) URL (https is recommended)',
+        path: ['_redirectUrl'],
+      }),
+    ),
   {
     description:
       'Extra data for the instance (typically firstName, lastName, email, phoneNumber). `_redirectUrl` is where the end ' +
-      'user is sent at the end of the journey.',
+      'user is sent at the end of the journey. A `null` value is absent (dropped).',
   },
 );
 
