@@ -396,6 +396,42 @@ export const INSTANCE_STATUSES = [
 ] as const;
 export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
 
+/** The statuses an instance ends in: its journey is over, and the status never changes again. */
+export const FINAL_INSTANCE_STATUSES: readonly InstanceStatus[] = [
+  'COMPLETED_ENDED_SUCCESS',
+  'COMPLETED_ENDED_ERROR',
+  'COMPLETED_PROCESS_ERROR',
+  'COMPLETED_TERMINATED',
+  'REVIEW',
+];
+
+/** The family's labels of instance statuses (its reads' `statusMapped`, its back office's words). */
+export const STATUS_MAPPED_VALUES = ['Pending', 'In Progress', 'Accepted', 'Declined', 'Error', 'Abandoned', 'Review'] as const;
+export type StatusMapped = (typeof STATUS_MAPPED_VALUES)[number];
+
+/**
+ * Every status's label, as the service family maps them: PENDING (created, not yet opened) is
+ * Pending; ACTIVE (running: the end user opened it) is In Progress, as the family's PAUSED and
+ * other running statuses are (this service has no PAUSED); the ends are Accepted (ended as
+ * designed, PASS), Declined (FAIL, an error end), Error (the process failed), Abandoned
+ * (terminated: a step timed out, the execution was stopped) and Review. A status added to
+ * INSTANCE_STATUSES fails the type check here until it has its label.
+ */
+const STATUS_MAPPED: Readonly<Record<InstanceStatus, StatusMapped>> = {
+  PENDING: 'Pending',
+  ACTIVE: 'In Progress',
+  COMPLETED_ENDED_SUCCESS: 'Accepted',
+  COMPLETED_ENDED_ERROR: 'Declined',
+  COMPLETED_PROCESS_ERROR: 'Error',
+  COMPLETED_TERMINATED: 'Abandoned',
+  REVIEW: 'Review',
+};
+
+/** An instance status's label (`statusMapped` on instance reads and list rows). */
+export function statusMappedOf(status: InstanceStatus): StatusMapped {
+  return STATUS_MAPPED[status];
+}
+
 /** Token parameters copied onto the instance read (and its list views), as the service family returns them. */
 export const CONTACT_PARAMETERS = ['firstName', 'lastName', 'email', 'phoneNumber'] as const;
 
@@ -409,6 +445,11 @@ export interface ProcessInstanceRecord {
   status: InstanceStatus;
   createdAt: string;
   lastUpdatedAt: string;
+  /**
+   * When its status became final (written with that status change, never again); absent while it
+   * runs, and on instances that ended before it was kept (their `lastUpdatedAt` stands in).
+   */
+  completedAt?: string;
   retentionDays: number;
   /** createdAt + retentionDays; after it reads answer 404 and DynamoDB TTL deletes the items. */
   expiringDtm: string;

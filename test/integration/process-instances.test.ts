@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { adminToken, call, expireItem, issueToken, keyWith } from './client.js';
+import { adminToken, call, expireItem, finalStatus, issueToken, keyWith } from './client.js';
 
 const TOKENS = '/api/process-manager/processTokens';
 const CREATE = '/api/process-manager/processInstances/create';
@@ -130,6 +130,49 @@ describe('POST /api/process-manager/processInstances (templated token)', () => {
     const read = await call('GET', `${INSTANCES}/${res.json.processInstanceId}/withParameters`, { token });
     expect(read.json.processTokenParameters).toMatchObject({ firstName: 'Bo', lastName: 'Lee', customerRef: 'C-9' });
     expect((await call('POST', INSTANCES, { token, body: { processTokenId: pt, parameters: { _redirectUrl: 'ftp://x' } } })).status).toBe(400);
+  });
+});
+
+describe('statusMapped and elapsedMilliseconds', () => {
+  it('reads a running instance as Pending with the time so far, on every read and list row', async () => {
+    const pt = await processToken();
+    const before = Date.now();
+    const id = (await call('POST', `${CREATE}?pt=${pt}`, { token })).json.processInstanceId;
+    await new Promise((r) => setTimeout(r, 50));
+    const read = await call('GET', `${INSTANCES}/${id}`, { token });
+    expect(read.json).toMatchObject({ status: 'PENDING', statusMapped: 'Pending' });
+    expect(Number.isInteger(read.json.elapsedMilliseconds)).toBe(true);
+    expect(read.json.elapsedMilliseconds).toBeGreaterThanOrEqual(50);
+    expect(read.json.elapsedMilliseconds).toBeLessThanOrEqual(Date.now() - before + 1000);
+    // Still running: the count goes on.
+    await new Promise((r) => setTimeout(r, 50));
+    const later = await call('GET', `${INSTANCES}/${id}/withParameters`, { token });
+    expect(later.json.statusMapped).toBe('Pending');
+    expect(later.json.elapsedMilliseconds).toBeGreaterThan(read.json.elapsedMilliseconds);
+    const row = (await call('GET', `${INSTANCES}/search?searchString=${id}`, { token })).json.content[0];
+    expect(row).toMatchObject({ id, statusMapped: 'Pending' });
+    expect(Number.isInteger(row.elapsedMilliseconds)).toBe(true);
+  });
+
+  it('reads an ended instance with its label and the time from creation to its end, the same on every read', async () => {
+    const name = fresh();
+    const published = await call('POST', '/api/process-manager/processDefinitions', {
+      token,
+      body: { name, version: 1, startActivityId: 'review', activities: { review: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'REVIEW' } } } },
+    });
+    expect(published.status, published.text).toBe(201);
+    const pt = await call('POST', TOKENS, { token, body: { name: fresh(), processDefnName: name, processDefnVersion: '1' } });
+    const id = (await call('POST', `${CREATE}?pt=${pt.json.id}`, { token })).json.processInstanceId;
+    expect(await finalStatus(id, token)).toBe('REVIEW');
+    const read = await call('GET', `${INSTANCES}/${id}`, { token });
+    expect(read.json).toMatchObject({ status: 'REVIEW', statusMapped: 'Review' });
+    const elapsed = read.json.elapsedMilliseconds;
+    expect(Number.isInteger(elapsed)).toBe(true);
+    expect(elapsed).toBeLessThanOrEqual(Date.parse(read.json.lastUpdatedAt) - Date.parse(read.json.createdAt));
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await call('GET', `${INSTANCES}/${id}`, { token })).json.elapsedMilliseconds).toBe(elapsed);
+    const row = (await call('GET', `${INSTANCES}/search?searchString=${id}`, { token })).json.content[0];
+    expect(row).toMatchObject({ id, status: 'REVIEW', statusMapped: 'Review', elapsedMilliseconds: elapsed });
   });
 });
 

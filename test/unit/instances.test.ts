@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { finalStatus } from '../../functions/process-manager/instances/status.js';
-import { tokenRefusal, newInstance, hashCapability, initialSession, isExpired } from '../../functions/process-manager/instances/instances.js';
+import { elapsedMilliseconds, instanceView, instanceWithParametersView, tokenRefusal, newInstance, hashCapability, initialSession, isExpired } from '../../functions/process-manager/instances/instances.js';
+import { instanceListItem } from '../../functions/process-manager/instances/instance-search.js';
+import { INSTANCE_STATUSES, statusMappedOf } from '../../functions/process-manager/model.js';
 import { ParametersSchema } from '../../functions/process-manager/tokens/token-schemas.js';
 import { resolveInputs } from '../../functions/activities/inputs.js';
 import { activitySpec } from '../../statemachines/catalogue.js';
@@ -55,6 +57,49 @@ describe('newInstance', () => {
     expect(isExpired(record, new Date('2026-07-01T11:59:59Z'))).toBe(false);
     expect(isExpired(record, new Date('2026-07-01T12:00:00Z'))).toBe(true);
     expect(record).toMatchObject({ status: 'PENDING', retentionDays: 30, parameters: { firstName: 'Ann' } });
+  });
+});
+
+describe('statusMapped', () => {
+  it("labels every status as the family's back office does", () => {
+    const labels = Object.fromEntries(INSTANCE_STATUSES.map((s) => [s, statusMappedOf(s)]));
+    expect(labels).toEqual({
+      PENDING: 'Pending',
+      ACTIVE: 'In Progress',
+      COMPLETED_ENDED_SUCCESS: 'Accepted',
+      COMPLETED_ENDED_ERROR: 'Declined',
+      COMPLETED_PROCESS_ERROR: 'Error',
+      COMPLETED_TERMINATED: 'Abandoned',
+      REVIEW: 'Review',
+    });
+  });
+});
+
+describe('elapsedMilliseconds', () => {
+  const createdAt = '2026-06-01T11:00:00.000Z';
+  it('counts to now while the journey runs, and to its end once it has ended, in whole milliseconds', () => {
+    expect(elapsedMilliseconds({ status: 'PENDING', createdAt, lastUpdatedAt: createdAt }, now)).toBe(3_600_000);
+    expect(elapsedMilliseconds({ status: 'ACTIVE', createdAt, lastUpdatedAt: '2026-06-01T11:05:00.000Z' }, now)).toBe(3_600_000);
+    const ended = { createdAt, lastUpdatedAt: '2026-06-01T11:20:00.000Z', completedAt: '2026-06-01T11:10:00.250Z' };
+    for (const status of ['COMPLETED_ENDED_SUCCESS', 'COMPLETED_ENDED_ERROR', 'COMPLETED_PROCESS_ERROR', 'COMPLETED_TERMINATED', 'REVIEW'] as const) {
+      expect(elapsedMilliseconds({ status, ...ended }, now), status).toBe(600_250);
+      expect(elapsedMilliseconds({ status, ...ended }, new Date('2030-01-01T00:00:00Z')), status).toBe(600_250);
+    }
+    // Ended before completedAt was kept: its last change stands in.
+    expect(elapsedMilliseconds({ status: 'REVIEW', createdAt, lastUpdatedAt: '2026-06-01T11:20:00.000Z' }, now)).toBe(1_200_000);
+    // Never negative (a clock behind the creation's).
+    expect(elapsedMilliseconds({ status: 'ACTIVE', createdAt, lastUpdatedAt: createdAt }, new Date('2026-06-01T10:59:59Z'))).toBe(0);
+  });
+
+  it('is on the instance read, the read with parameters and a list row, beside statusMapped, and nothing else is new', () => {
+    const { record } = newInstance(token, definition, { tenantId: 'acme', actor: 'p', now: new Date('2026-06-01T11:59:58.500Z') });
+    const view = instanceView(record, now);
+    expect(view).toMatchObject({ status: 'PENDING', statusMapped: 'Pending', elapsedMilliseconds: 1_500 });
+    expect(Object.keys(view).sort()).toEqual(
+      ['createdAt', 'elapsedMilliseconds', 'expiringDtm', 'firstName', 'id', 'lastUpdatedAt', 'processDefnId', 'processDefnName', 'processDefnVersion', 'processTokenId', 'retentionDays', 'status', 'statusMapped', 'tenantId'].sort(),
+    );
+    expect(instanceWithParametersView({ ...record, status: 'COMPLETED_TERMINATED', completedAt: '2026-06-01T11:59:59.000Z' }, now)).toMatchObject({ statusMapped: 'Abandoned', elapsedMilliseconds: 500 });
+    expect(instanceListItem({ ...record, status: 'COMPLETED_ENDED_ERROR', lastUpdatedAt: '2026-06-01T12:00:00.000Z' }, now)).toMatchObject({ statusMapped: 'Declined', elapsedMilliseconds: 1_500 });
   });
 });
 

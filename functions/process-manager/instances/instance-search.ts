@@ -203,7 +203,7 @@ export async function searchInstances(
       ]);
     }
     const ordered = sortBy(views, [...orders, { property: 'createdAt', direction: 'desc' }], (r, k) => r[k]);
-    const content = ordered.slice(page * size, page * size + size).map(instanceListItem);
+    const content = ordered.slice(page * size, page * size + size).map((r) => instanceListItem(r, now));
     return pageOf(content, { page, size, sorted, total: ordered.length, capped: false, more: ordered.length > page * size + size, nextCursor: null });
   }
 
@@ -238,7 +238,7 @@ export async function searchInstances(
   if (counted === undefined) ({ counted, atLeast } = await countMerged(store, tenantId, queries));
   const capped = counted > INSTANCE_COUNT_CAP || atLeast;
   const last = views.at(-1);
-  return pageOf(views.map(instanceListItem), {
+  return pageOf(views.map((r) => instanceListItem(r, now)), {
     page,
     size,
     sorted,
@@ -269,9 +269,9 @@ function pageOf<T>(
   };
 }
 
-export function instanceListItem(r: InstanceView) {
+export function instanceListItem(r: InstanceView, now: Date) {
   return {
-    ...instanceView(r),
+    ...instanceView(r, now),
     // Every instance is deleted after its retention; archiving (which would keep one) comes later.
     scheduledExpiry: true,
     extendedSearchField: null,
@@ -339,9 +339,9 @@ export function csvCell(value: unknown): string {
   });
 }
 
-export function instancesCsv(records: InstanceView[]): string {
+export function instancesCsv(records: InstanceView[], now = new Date()): string {
   const rows = records.map((r) => {
-    const v = instanceView(r) as Record<string, unknown>;
+    const v = instanceView(r, now) as Record<string, unknown>;
     return CSV_COLUMNS.map((c) => csvCell(v[c]));
   });
   return stringify([[...CSV_COLUMNS], ...rows], { record_delimiter: '\r\n', quoted_match: /[\r\n]/ });
