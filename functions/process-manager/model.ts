@@ -78,7 +78,7 @@ export interface ProcessDefinitionRecord {
   statusUpdatedBy?: string;
   /** Absent on versions published before BPMN uploads existed: those are JSON. */
   format?: DefinitionFormat;
-  /** The family's upload fields, kept as uploaded (null when absent or for the JSON format). */
+  /** The family's upload fields, kept as uploaded (null when absent or for the JSON format; a `themeId` the JSON format may give too). */
   serverType?: string | null;
   processDefinitionType?: string | null;
   attributes?: Record<string, unknown> | null;

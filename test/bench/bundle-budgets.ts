@@ -57,6 +57,13 @@ export const ROUTE_BUNDLE_BUDGETS: Readonly<Record<string, { kb: number; why: st
     kb: 275,
     why: 'writes a definition back as BPMN (bpmn-moddle with the Camunda descriptor): its job',
   },
+  getProcessDefinition: {
+    kb: 280,
+    why:
+      'its read carries the version\'s BPMN file as the family\'s migration tools read it (resources.bpmn.data), and for a ' +
+      'version published as JSON writes that file as getProcessDefinitionBpmn does (the writer with bpmn-moddle and the Camunda ' +
+      'descriptor, about 118 KB); loaded at first use, so the route\'s import time stays as it was and reads of uploads never load it',
+  },
   submitPasscodeStep: {
     kb: 265,
     why:

@@ -203,6 +203,13 @@ describe('POST /api/process-manager/processDefinitions with a BPMN upload', () =
     expect(file.status).toBe(200);
     expect(file.headers['content-type']).toBe('application/xml');
     expect(file.raw.equals(Buffer.from(JOURNEY, 'utf8'))).toBe(true);
+    // The read carries the upload as the family's migration tools read it back.
+    expect(read.json.resources).toEqual({ bpmn: { data: Buffer.from(JOURNEY, 'utf8').toString('base64'), type: 'BPMN' } });
+    // Lists never carry the file.
+    expect(latest.json.content[0]).not.toHaveProperty('resources');
+    const listed = await call('GET', `${BASE}?name=${encodeURIComponent(name)}`, { token });
+    expect(listed.json.content.length).toBe(2);
+    for (const row of listed.json.content) expect(row).not.toHaveProperty('resources');
 
     // The default flow: no channel parameter, so the journey goes to review without a user step.
     const other = await startInstance(name, 2, { externalId: `ext-${fresh()}` });
@@ -239,6 +246,9 @@ describe('POST /api/process-manager/processDefinitions with a BPMN upload', () =
     expect(made.json.activities.Activity_addUser.name).toBe('Ajouter l\u2019usager \u00e0 Z\u00fcrich \u2013 \u65e5\u672c');
     const file = await call('GET', `${BASE}/${made.json.id}/bpmnFile`, { token });
     expect(file.raw.equals(bytes)).toBe(true);
+    // The read's resources.bpmn.data is the same bytes, byte-order mark and all.
+    const read = await call('GET', `${BASE}/${made.json.id}`, { token });
+    expect(Buffer.from(read.json.resources.bpmn.data, 'base64').equals(bytes)).toBe(true);
   });
 
   it('takes each fixture whole or refuses it whole, every reason at an element of the file; the file of what cannot run is refused', async () => {
@@ -405,6 +415,11 @@ describe('the size of an upload', () => {
     expect(made.status, made.text.slice(0, 300)).toBe(201);
     const file = await call('GET', `${BASE}/${made.json.id}/bpmnFile`, { token });
     expect(file.raw.equals(largest)).toBe(true);
+    // The read carries it whole too: 1.4 MB of base64 beside the definition, within a Lambda response.
+    const read = await call('GET', `${BASE}/${made.json.id}`, { token });
+    expect(read.status).toBe(200);
+    expect(read.json.resources.bpmn.type).toBe('BPMN');
+    expect(Buffer.from(read.json.resources.bpmn.data, 'base64').equals(largest)).toBe(true);
 
     const over = await post(upload(fresh(), bpmnOfSize(MAX_BPMN_BYTES + 1)));
     expect(over.status).toBe(413);
@@ -466,7 +481,12 @@ describe('the JSON format beside it', () => {
     expect(file.status).toBe(200);
     expect(file.headers['content-type']).toBe('application/xml');
     expect(file.text).toContain('bpmn:definitions');
-    const again = await post(upload(name, file.raw));
+    // The read carries the same generated file, as the family's migration tools read it.
+    const read = await call('GET', `${BASE}/${json.json.id}`, { token });
+    expect(read.json.resources.bpmn.type).toBe('BPMN');
+    expect(Buffer.from(read.json.resources.bpmn.data, 'base64').equals(file.raw)).toBe(true);
+    expect(read.json.themeId).toBeNull();
+    const again = await post(upload(name, Buffer.from(read.json.resources.bpmn.data, 'base64')));
     expect(again.status, again.text.slice(0, 500)).toBe(201);
     expect(again.json.version).toBe(2);
     // The same steps; the decider's rules come back as a gateway of JUEL conditions leading to
@@ -477,6 +497,19 @@ describe('the JSON format beside it', () => {
       '${_checks.face.result == "PASS"}',
     ]);
     expect(again.json.activities[again.json.gateways.decide.default]).toMatchObject({ type: 'SIMPLE_DECIDER', inputs: { Outcome: 'REVIEW' } });
+  });
+
+  it('takes a themeId and reads it back, null when none was given', async () => {
+    const themed = await post({ ...exampleNamed(fresh()), themeId: 'dark' });
+    expect(themed.status, themed.text).toBe(201);
+    expect(themed.json.themeId).toBe('dark');
+    expect((await call('GET', `${BASE}/${themed.json.id}`, { token })).json).toMatchObject({ themeId: 'dark', status: 'DEPLOYED_ACTIVE' });
+    const plain = await post({ ...exampleNamed(fresh()), themeId: null });
+    expect(plain.status, plain.text).toBe(201);
+    expect((await call('GET', `${BASE}/${plain.json.id}`, { token })).json.themeId).toBeNull();
+    // Still strict about the format's own members.
+    const unknown = await post({ ...exampleNamed(fresh()), colour: 'blue' });
+    expect(unknown.status).toBe(400);
   });
 
   it('is 404 for the file of an unknown definition', async () => {

@@ -10,6 +10,7 @@ import {
   DefinitionIdPathSchema,
   DefinitionListQuerySchema,
   DefinitionPageSchema,
+  DefinitionReadSchema,
   DefinitionSchema,
   MAX_BPMN_BYTES,
   MAX_UPLOAD_BODY_BYTES,
@@ -86,11 +87,14 @@ export const definitionRoutes = {
     handler: 'functions/process-manager/definitions/get-process-definition.ts',
     auth: 'bearer',
     permission: 'ProcessManager:getProcessDefinitions',
-    summary: 'Read one published definition version',
+    summary: 'Read one published definition version, with its BPMN file',
+    description:
+      'The definition, and its BPMN file as base64 in `resources.bpmn.data` (`type` "BPMN"), as the family\'s upload carries it: ' +
+      'an upload\'s own bytes, or for a version published as JSON the file `.../bpmnFile` generates. Lists leave it out.',
     tag: 'Process definitions',
     request: { path: DefinitionIdPathSchema },
     responses: {
-      200: { description: 'The definition.', schema: DefinitionSchema },
+      200: { description: 'The definition with its file.', schema: DefinitionReadSchema },
       400: badRequest,
       401: unauthorized,
       403: forbidden,

@@ -99,8 +99,22 @@ export const BpmnUploadSchema = z.withMeta(
 
 export type BpmnUpload = z.output<typeof BpmnUploadSchema>;
 
+/**
+ * A definition in the service's JSON format as the create route takes it: the format itself
+ * (strict: a member it does not know is a mistake worth a 400) and the members a version has
+ * beside its definition (`themeId`), as the family's upload has them.
+ */
+export const JsonDefinitionCreateSchema = z.withMeta(
+  z.extend(ProcessDefinitionSchema, {
+    themeId: z.withMeta(optional(text(0, 255)), { description: 'Kept and returned; journey pages have one look for now.' }),
+  }),
+  { id: 'ProcessDefinitionCreate', description: "The service's JSON format: the definition, its version named; active at once." },
+);
+
+export type JsonDefinitionCreate = z.output<typeof JsonDefinitionCreateSchema>;
+
 /** A definition in the service's JSON format, or the family's BPMN upload (told apart by `resources`). */
-export type CreateDefinitionBody = z.output<typeof ProcessDefinitionSchema> | BpmnUpload;
+export type CreateDefinitionBody = JsonDefinitionCreate | BpmnUpload;
 
 export function isBpmnUpload(body: CreateDefinitionBody): body is BpmnUpload {
   return 'resources' in body;
@@ -111,11 +125,11 @@ export function isBpmnUpload(body: CreateDefinitionBody): body is BpmnUpload {
  * body is checked against that one alone, so a 400 names the problems of the format the client
  * meant (a plain union would answer "Invalid input" for both). The OpenAPI document shows the two.
  */
-const EitherFormat = z.union([ProcessDefinitionSchema, BpmnUploadSchema]);
+const EitherFormat = z.union([JsonDefinitionCreateSchema, BpmnUploadSchema]);
 
 export const CreateDefinitionBodySchema = z.pipe(
   z.transform((body: unknown, ctx): z.input<typeof EitherFormat> => {
-    const schema = body !== null && typeof body === 'object' && 'resources' in body ? BpmnUploadSchema : ProcessDefinitionSchema;
+    const schema = body !== null && typeof body === 'object' && 'resources' in body ? BpmnUploadSchema : JsonDefinitionCreateSchema;
     const parsed = z.safeParse(schema, body);
     // Its output is valid input again (defaults filled, nulls kept), which the union then takes.
     if (parsed.success) return parsed.data as z.input<typeof EitherFormat>;
@@ -131,7 +145,7 @@ const published = {
   status: z.withMeta(z.enum(DEFINITION_STATUSES), {
     description: 'DRAFT, DEPLOYED_ACTIVE (takes process tokens and starts journeys), DEPLOYED_INACTIVE, ARCHIVED (final).',
   }),
-  themeId: z.withMeta(z.nullable(z.string()), { description: 'As uploaded (null for the JSON format); journey pages have one look for now.' }),
+  themeId: z.withMeta(z.nullable(z.string()), { description: 'As given on create, in either format; null when none was. Journey pages have one look for now.' }),
   serverType: z.withMeta(z.nullable(z.string()), { description: 'As uploaded; null for the JSON format.' }),
   processDefinitionType: z.withMeta(z.nullable(z.string()), { description: 'As uploaded; null for the JSON format.' }),
   attributes: z.withMeta(z.nullable(z.record(z.string(), z.unknown())), { description: 'As uploaded; null for the JSON format.' }),
@@ -151,6 +165,36 @@ export const DefinitionSummarySchema = z.withMeta(
 );
 
 export const DefinitionSchema = z.withMeta(z.extend(ProcessDefinitionSchema, published), { id: 'ProcessDefinition' });
+
+/**
+ * The single read of a version: the definition, and its BPMN file as the family's upload carries
+ * it (`resources.bpmn.data`, base64), which the family's migration tools read. Lists never carry it.
+ */
+export const DefinitionReadSchema = z.withMeta(
+  z.extend(ProcessDefinitionSchema, {
+    ...published,
+    resources: z.withMeta(
+      z.optional(
+        z.object({
+          bpmn: z.object({
+            data: z.withMeta(z.string(), {
+              description:
+                'The BPMN file as base64 (RFC 4648, padded): an upload\'s bytes as uploaded, or for a version published as JSON ' +
+                'the file `.../bpmnFile` writes. Uploads again as the same journey.',
+            }),
+            type: z.enum(['BPMN']),
+          }),
+        }),
+      ),
+      {
+        description:
+          "The version's file, as the family's upload has it. Absent only where it would take this answer over a Lambda response's " +
+          '6 MB (a file generated from a JSON definition near its limits): read `.../bpmnFile` then.',
+      },
+    ),
+  }),
+  { id: 'ProcessDefinitionRead' },
+);
 
 export const DefinitionPageSchema = cursorPageSchema(DefinitionSummarySchema, 'ProcessDefinitionPage');
 

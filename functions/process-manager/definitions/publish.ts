@@ -29,13 +29,18 @@ type Deps = StateMachineDeps & {
 };
 type Ctx = { tenantId: string; actor: string; now: Date };
 
+/** What a version carries beside its definition, given on create in the JSON format. */
+export interface JsonVersionFields {
+  themeId?: string | null | undefined;
+}
+
 /**
  * Publishes one version of a definition in the service's JSON format: checked against the
  * activity catalogue (a 400 names the activity and the input), compiled to ASL, then stored,
  * active at once, on the state machine of its ASL (made, or shared with every version of every
  * tenant that compiles alike). The API and the local runtime's bootstrap both publish through here.
  */
-export async function publishDefinition(d: Deps, input: unknown, ctx: Ctx): Promise<Published> {
+export async function publishDefinition(d: Deps, input: unknown, ctx: Ctx, version: JsonVersionFields = {}): Promise<Published> {
   const notRunnable = notRunnableActivities(input);
   let definition: ProcessDefinition;
   try {
@@ -53,7 +58,7 @@ export async function publishDefinition(d: Deps, input: unknown, ctx: Ctx): Prom
   if (await d.definitions.getByNameVersion(ctx.tenantId, definition.name, definition.version)) {
     throw new DefinitionExistsError(definition.name, definition.version);
   }
-  return deploy(d, definition, { format: 'JSON', fields: NO_UPLOAD_FIELDS }, undefined, ctx);
+  return deploy(d, definition, { format: 'JSON', fields: { ...NO_UPLOAD_FIELDS, themeId: version.themeId ?? null } }, undefined, ctx);
 }
 
 function onBody(message: string, details: ErrorDetail[]): ValidationError {
