@@ -15,9 +15,14 @@ import type { KeyedSource } from '../shared/keyed-list.js';
 /**
  * A definition version's lifecycle, as the family's deployment tools drive it: published, then
  * `POST .../status/DEPLOYED_ACTIVE`. Only an active version takes new process tokens and starts
- * instances; ARCHIVED is final.
+ * instances; ARCHIVED is final. EDITABLE is the family's name for a draft: a version created
+ * EDITABLE is a draft exactly as a DRAFT one is (lifecycle.ts), and keeps the name the client
+ * gave it until it moves on.
  */
-export const DEPLOYMENT_STATUSES = ['DRAFT', 'DEPLOYED_ACTIVE', 'DEPLOYED_INACTIVE', 'ARCHIVED'] as const;
+export const DEPLOYMENT_STATUSES = ['DRAFT', 'EDITABLE', 'DEPLOYED_ACTIVE', 'DEPLOYED_INACTIVE', 'ARCHIVED'] as const;
+/** What a version may be created as (never ARCHIVED): a draft under either name, or deployed. */
+export const CREATE_STATUSES = ['DRAFT', 'EDITABLE', 'DEPLOYED_ACTIVE', 'DEPLOYED_INACTIVE'] as const;
+export type CreateStatus = (typeof CREATE_STATUSES)[number];
 /** The lifecycle every versioned, deployed thing shares (definitions, data forms): see lifecycle.ts. */
 export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
 export const DEFINITION_STATUSES = DEPLOYMENT_STATUSES;

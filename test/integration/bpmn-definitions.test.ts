@@ -220,6 +220,24 @@ describe('POST /api/process-manager/processDefinitions with a BPMN upload', () =
     await pageUntil(`${journey.pathname}${journey.search}`, 'type="file"');
   });
 
+  it('creates an upload EDITABLE, DRAFT or active as its status says; an unknown status is refused', async () => {
+    const name = fresh();
+    const editable = await post(upload(name, JOURNEY, { status: 'EDITABLE' }));
+    expect(editable.status, editable.text).toBe(201);
+    expect(editable.json.status).toBe('EDITABLE');
+    expect((await call('GET', `${BASE}/${editable.json.id}`, { token })).json.status).toBe('EDITABLE');
+    expect((await call('POST', `${BASE}/${editable.json.id}/status/ARCHIVED`, { token })).json.status).toBe('ARCHIVED');
+    // Active at once: it has its state machine, and takes tokens without an activation.
+    const active = await post(upload(name, JOURNEY, { status: 'DEPLOYED_ACTIVE' }));
+    expect(active.status, active.text).toBe(201);
+    expect(active.json).toMatchObject({ version: 2, status: 'DEPLOYED_ACTIVE' });
+    const other = await startInstance(name, 2, { externalId: `ext-${fresh()}` });
+    expect(await finalStatus(other.processInstanceId, token)).toBe('REVIEW');
+    const unknown = await post(upload(name, JOURNEY, { status: 'PUBLISHED' }));
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.details.map((d: { location: string }) => d.location)).toContain('body.status');
+  });
+
   it('gives concurrent uploads of one name distinct versions', async () => {
     const name = fresh();
     const answers = await Promise.all(Array.from({ length: 5 }, () => post(upload(name, JOURNEY))));

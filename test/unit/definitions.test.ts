@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { definitionRead, definitionSummary, MAX_DEFINITION_READ_BYTES } from '../../functions/process-manager/definitions/definitions.js';
+import { definitionRead, definitionSummary, MAX_DEFINITION_READ_BYTES, newDefinitionRecord, NO_UPLOAD_FIELDS } from '../../functions/process-manager/definitions/definitions.js';
+import { checkTransition, DEPLOYMENT_TRANSITIONS } from '../../functions/process-manager/lifecycle.js';
+import { functionToRun } from '../../functions/cloud-functions/functions.js';
+import type { CloudFunctionSummary } from '../../functions/cloud-functions/model.js';
 import { bpmnFileOf } from '../../functions/process-manager/definitions/bpmn-file.js';
 import { validateDefinition } from '../../statemachines/validate.js';
 import { EXAMPLES } from '../../statemachines/examples/index.js';
@@ -47,5 +50,62 @@ describe('definitionRead', () => {
     expect(definitionRead(record, { definition }, file, small + 30_000)).not.toHaveProperty('resources');
     // A 1 MiB upload, the largest, always fits.
     expect(definitionRead(record, { definition }, Buffer.alloc(1024 * 1024, 'x'))).toHaveProperty('resources');
+  });
+});
+
+describe('EDITABLE, the family\u2019s draft', () => {
+  it('moves as a DRAFT does, and neither draft name becomes the other', () => {
+    expect(DEPLOYMENT_TRANSITIONS.EDITABLE).toEqual(DEPLOYMENT_TRANSITIONS.DRAFT);
+    expect(checkTransition('process definition', 'EDITABLE', 'EDITABLE')).toBe('same');
+    expect(checkTransition('process definition', 'EDITABLE', 'DEPLOYED_ACTIVE')).toBe('move');
+    expect(checkTransition('data form', 'EDITABLE', 'ARCHIVED')).toBe('move');
+    for (const [from, to] of [['EDITABLE', 'DEPLOYED_INACTIVE'], ['EDITABLE', 'DRAFT'], ['DRAFT', 'EDITABLE'], ['DEPLOYED_ACTIVE', 'EDITABLE'], ['ARCHIVED', 'EDITABLE']] as const) {
+      expect(() => checkTransition('cloud function', from, to), `${from} -> ${to}`).toThrow(expect.objectContaining({ code: 'INVALID_STATUS_TRANSITION' }));
+    }
+    // Nothing deployed goes back to either draft.
+    for (const [from, to] of Object.entries(DEPLOYMENT_TRANSITIONS)) if (from !== 'DRAFT' && from !== 'EDITABLE') expect(to).not.toEqual(expect.arrayContaining(['EDITABLE']));
+  });
+
+  it('is created as given and read back so; the JSON format is active at once unless told otherwise', () => {
+    const ctx = { tenantId: 'acme', actor: 'a', now: new Date('2026-06-01T00:00:00Z') };
+    expect(newDefinitionRecord(definition, { format: 'JSON', fields: NO_UPLOAD_FIELDS }, ctx).status).toBe('DEPLOYED_ACTIVE');
+    expect(newDefinitionRecord(definition, { format: 'BPMN', fields: NO_UPLOAD_FIELDS }, ctx).status).toBe('DRAFT');
+    for (const format of ['JSON', 'BPMN'] as const) {
+      const made = newDefinitionRecord(definition, { format, fields: NO_UPLOAD_FIELDS, status: 'EDITABLE' }, ctx);
+      expect(made.status).toBe('EDITABLE');
+      expect(definitionSummary(made).status).toBe('EDITABLE');
+    }
+  });
+
+  it('is not the version a step without one runs: that is the latest DEPLOYED_ACTIVE, as past a DRAFT', async () => {
+    const summaries: CloudFunctionSummary[] = [1, 2, 3].map((version) => ({
+      id: `f${version}`,
+      name: 'fn',
+      version,
+      description: '',
+      status: version === 1 ? 'DEPLOYED_ACTIVE' : version === 2 ? 'DRAFT' : 'EDITABLE',
+      format: 'JAVASCRIPT',
+      entryPoint: 'index.js',
+      files: ['index.js'],
+      sha256: '',
+      timeoutSeconds: 30,
+      memoryMb: 64,
+      createdDtm: '',
+      createdBy: '',
+      lastUpdatedDtm: '',
+      lastUpdatedBy: '',
+    }));
+    const store = {
+      get: async (_t: string, id: string) => ({ ...summaries.find((s) => s.id === id)!, tenantId: 'acme', modules: {} }),
+      getVersion: async (_t: string, _n: string, v: number) => summaries.find((s) => s.version === v),
+      versionsOf: () => ({
+        read: async () => ({ rows: [...summaries].reverse().map((record) => ({ at: String(record.version), record })), done: true }),
+        isPosition: () => true,
+        count: async () => ({ count: 3, capped: false }),
+      }),
+    };
+    expect((await functionToRun(store, 'acme', 'fn', undefined))?.version).toBe(1);
+    // Named by version, a draft runs, under either name (a form or function can be tried before it is deployed).
+    expect((await functionToRun(store, 'acme', 'fn', 3))?.status).toBe('EDITABLE');
   });
 });

@@ -12,8 +12,8 @@ export const handler = apiHandler(routes.createProcessDefinition, async ({ tenan
   const published = async () => {
     if (isBpmnUpload(body)) return publishBpmnUpload(d, body, ctx);
     // The version's own members apart: the definition is validated as the format has it.
-    const { themeId, ...definition } = body;
-    return publishDefinition(d, definition, ctx, { themeId });
+    const { themeId, status, ...definition } = body;
+    return publishDefinition(d, definition, ctx, { themeId, status });
   };
   const { record, definition } = await published();
   return {

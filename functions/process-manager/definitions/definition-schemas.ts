@@ -2,7 +2,7 @@ import * as z from '../../shared/zod.js';
 import { DateTime, queryInt, queryList, text } from '../../shared/schemas.js';
 import { cursorPageSchema, cursorParam } from '../../shared/page.js';
 import { DefinitionNameSchema, ProcessDefinitionSchema } from '../../../statemachines/definition.js';
-import { DEFINITION_STATUSES } from '../model.js';
+import { CREATE_STATUSES, DEFINITION_STATUSES } from '../model.js';
 
 export const DefinitionIdPathSchema = z.strictObject({
   processDefinitionId: z.string().check(z.uuid('must be a process definition id (a UUID)')),
@@ -80,6 +80,7 @@ export const BpmnUploadSchema = z.withMeta(
       { description: 'For example `{"searchable": true}`; kept and returned as uploaded.' },
     ),
     themeId: z.withMeta(optional(text(0, 255)), { description: 'Kept and returned; journey pages have one look for now.' }),
+    status: z.withMeta(optional(z.enum(CREATE_STATUSES)), { description: "Default DRAFT; EDITABLE is the family's draft, read back so." }),
     resources: z.looseObject({
       bpmn: z.looseObject({
         data: z.withMeta(z.string(), {
@@ -106,9 +107,10 @@ export type BpmnUpload = z.output<typeof BpmnUploadSchema>;
  */
 export const JsonDefinitionCreateSchema = z.withMeta(
   z.extend(ProcessDefinitionSchema, {
-    themeId: z.withMeta(optional(text(0, 255)), { description: 'Kept and returned; journey pages have one look for now.' }),
+    themeId: z.withMeta(optional(text(0, 255)), { description: 'Kept and returned.' }),
+    status: z.withMeta(optional(z.enum(CREATE_STATUSES)), { description: "Default DEPLOYED_ACTIVE; EDITABLE is the family's draft, read back so." }),
   }),
-  { id: 'ProcessDefinitionCreate', description: "The service's JSON format: the definition, its version named; active at once." },
+  { id: 'ProcessDefinitionCreate', description: "The service's JSON format, its version named." },
 );
 
 export type JsonDefinitionCreate = z.output<typeof JsonDefinitionCreateSchema>;
@@ -143,9 +145,9 @@ const published = {
   id: z.withMeta(z.string(), { description: 'Generated when the version is published; the processDefnId of instances.' }),
   processDefinitionId: z.withMeta(z.string(), { description: 'The same id, under the name the family\'s clients read.' }),
   status: z.withMeta(z.enum(DEFINITION_STATUSES), {
-    description: 'DRAFT, DEPLOYED_ACTIVE (takes process tokens and starts journeys), DEPLOYED_INACTIVE, ARCHIVED (final).',
+    description: 'DRAFT or EDITABLE (drafts), DEPLOYED_ACTIVE (takes process tokens and starts journeys), DEPLOYED_INACTIVE, ARCHIVED (final).',
   }),
-  themeId: z.withMeta(z.nullable(z.string()), { description: 'As given on create, in either format; null when none was. Journey pages have one look for now.' }),
+  themeId: z.withMeta(z.nullable(z.string()), { description: 'As given on create (null when none was); journey pages have one look for now.' }),
   serverType: z.withMeta(z.nullable(z.string()), { description: 'As uploaded; null for the JSON format.' }),
   processDefinitionType: z.withMeta(z.nullable(z.string()), { description: 'As uploaded; null for the JSON format.' }),
   attributes: z.withMeta(z.nullable(z.record(z.string(), z.unknown())), { description: 'As uploaded; null for the JSON format.' }),
@@ -177,20 +179,12 @@ export const DefinitionReadSchema = z.withMeta(
       z.optional(
         z.object({
           bpmn: z.object({
-            data: z.withMeta(z.string(), {
-              description:
-                'The BPMN file as base64 (RFC 4648, padded): an upload\'s bytes as uploaded, or for a version published as JSON ' +
-                'the file `.../bpmnFile` writes. Uploads again as the same journey.',
-            }),
+            data: z.withMeta(z.string(), { description: 'The BPMN file, base64: as uploaded, or for a JSON version the one `.../bpmnFile` writes.' }),
             type: z.enum(['BPMN']),
           }),
         }),
       ),
-      {
-        description:
-          "The version's file, as the family's upload has it. Absent only where it would take this answer over a Lambda response's " +
-          '6 MB (a file generated from a JSON definition near its limits): read `.../bpmnFile` then.',
-      },
+      { description: 'Absent only if the file would take this answer past 5.5 MB: read `.../bpmnFile` then.' },
     ),
   }),
   { id: 'ProcessDefinitionRead' },

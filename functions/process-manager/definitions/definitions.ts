@@ -7,6 +7,7 @@ import { comparator, cursorPage, likePattern, parseSort, sortBy, type CursorPage
 import type { ProcessDefinition } from '../../../statemachines/definition.js';
 import { compileForDeployment, withStateMachine, type StateMachineDeps } from './state-machines.js';
 import type {
+  CreateStatus,
   DefinitionFormat,
   DefinitionStatus,
   DefinitionStore,
@@ -48,7 +49,7 @@ export const NO_UPLOAD_FIELDS: UploadFields = { serverType: null, processDefinit
 
 export function newDefinitionRecord(
   definition: ProcessDefinition,
-  published: { format: DefinitionFormat; fields: UploadFields },
+  published: { format: DefinitionFormat; fields: UploadFields; status?: CreateStatus | null | undefined },
   ctx: { tenantId: string; actor: string; now: Date },
 ): ProcessDefinitionRecord {
   return {
@@ -60,8 +61,9 @@ export function newDefinitionRecord(
     retentionDays: definition.retentionDays,
     // A definition published in the service's JSON format is active at once (as it always was);
     // a BPMN upload is a DRAFT until activated (`.../status/DEPLOYED_ACTIVE`), as the family's
-    // deployment tools expect. Either can then be moved like any other version.
-    status: published.format === 'BPMN' ? 'DRAFT' : 'DEPLOYED_ACTIVE',
+    // deployment tools expect; unless the body names the status (EDITABLE: the family's draft).
+    // Either can then be moved like any other version.
+    status: published.status ?? (published.format === 'BPMN' ? 'DRAFT' : 'DEPLOYED_ACTIVE'),
     format: published.format,
     ...published.fields,
     createdDtm: ctx.now.toISOString(),

@@ -7,7 +7,7 @@ import type { ProcessDefinition } from '../../../statemachines/definition.js';
 import { DefinitionExistsError, newDefinitionRecord, NO_UPLOAD_FIELDS, type UploadFields, type ProcessDefinitionRecord } from './definitions.js';
 import { bpmnText, decodeBpmnData, InvalidBpmnError, locateOnBpmn, notRunnableActivities, notRunnableTasks, problemDetail } from './bpmn-upload.js';
 import type { BpmnUpload } from './definition-schemas.js';
-import type { CustomDataFormStore, DefinitionFormat, DefinitionStore } from '../model.js';
+import type { CreateStatus, CustomDataFormStore, DefinitionFormat, DefinitionStore } from '../model.js';
 import { compileForDeployment, withStateMachine, type StateMachineDeps } from './state-machines.js';
 import { missingFormReferences } from '../forms/form-references.js';
 
@@ -32,6 +32,8 @@ type Ctx = { tenantId: string; actor: string; now: Date };
 /** What a version carries beside its definition, given on create in the JSON format. */
 export interface JsonVersionFields {
   themeId?: string | null | undefined;
+  /** Default DEPLOYED_ACTIVE; a draft (DRAFT, EDITABLE) or DEPLOYED_INACTIVE gets no state machine until activated. */
+  status?: CreateStatus | null | undefined;
 }
 
 /**
@@ -58,7 +60,7 @@ export async function publishDefinition(d: Deps, input: unknown, ctx: Ctx, versi
   if (await d.definitions.getByNameVersion(ctx.tenantId, definition.name, definition.version)) {
     throw new DefinitionExistsError(definition.name, definition.version);
   }
-  return deploy(d, definition, { format: 'JSON', fields: { ...NO_UPLOAD_FIELDS, themeId: version.themeId ?? null } }, undefined, ctx);
+  return deploy(d, definition, { format: 'JSON', fields: { ...NO_UPLOAD_FIELDS, themeId: version.themeId ?? null }, status: version.status }, undefined, ctx);
 }
 
 function onBody(message: string, details: ErrorDetail[]): ValidationError {
@@ -69,7 +71,8 @@ function onBody(message: string, details: ErrorDetail[]): ValidationError {
  * Publishes the family's upload: the BPMN file decoded (strictly), parsed, converted to a
  * definition and validated like the JSON format; any problem refuses the whole file with every
  * problem found at its element. Only then is the name's next version taken, so a refused file
- * uses no version number. The version is created DRAFT, and the file is kept byte for byte.
+ * uses no version number. The version is created DRAFT (or as the body's `status` says), and the
+ * file is kept byte for byte.
  */
 export async function publishBpmnUpload(d: Deps, upload: BpmnUpload, ctx: Ctx): Promise<Published> {
   const bytes = decodeBpmnData(upload.resources.bpmn.data);
@@ -106,19 +109,19 @@ export async function publishBpmnUpload(d: Deps, upload: BpmnUpload, ctx: Ctx): 
     attributes: upload.attributes ?? null,
     themeId: upload.themeId ?? null,
   };
-  return deploy(d, { ...definition, version }, { format: 'BPMN', fields }, bytes, ctx);
+  return deploy(d, { ...definition, version }, { format: 'BPMN', fields, status: upload.status }, bytes, ctx);
 }
 
 /**
- * Stores a version. One active at once (the JSON format) is stored with its state machine, made
- * first (withStateMachine: a quota refusal stores nothing); a DRAFT (a BPMN upload) has none until
- * it becomes DEPLOYED_ACTIVE (setDefinitionStatus), so drafts take no state machine of the
- * account's quota.
+ * Stores a version. One active at once (the JSON format, unless it names another status) is
+ * stored with its state machine, made first (withStateMachine: a quota refusal stores nothing); a
+ * draft (a BPMN upload, DRAFT or EDITABLE) or an inactive version has none until it becomes
+ * DEPLOYED_ACTIVE (setDefinitionStatus), so drafts take no state machine of the account's quota.
  */
 async function deploy(
   d: Deps,
   definition: ProcessDefinition,
-  published: { format: DefinitionFormat; fields: UploadFields },
+  published: { format: DefinitionFormat; fields: UploadFields; status?: CreateStatus | null | undefined },
   bpmn: Buffer | undefined,
   ctx: Ctx,
 ): Promise<Published> {
