@@ -63,6 +63,21 @@ describe('POST /api/process-manager/processTokens', () => {
     expect(withParameters.json.processTokenParameters).toEqual({ firstName: 'Ann', age: '42', lastName: 'Lee' });
   });
 
+  it("takes a uiUrl on its own host at /web/trustweb (the family's hosted-UI link) or /journey, a trailing slash either way, and echoes it as given", async () => {
+    const origin = (await call('POST', BASE, { token, body: base() })).json.uiUrl.replace(/\/journey$/, '');
+    for (const uiUrl of [`${origin}/web/trustweb`, `${origin}/web/trustweb/`, `${origin}/journey/`, `${origin.replace('demo.fir', 'DEMO.fir')}/web/trustweb`]) {
+      const res = await call('POST', BASE, { token, body: { ...base(), uiUrl } });
+      expect(res.status, uiUrl).toBe(201);
+      expect(res.json.uiUrl, uiUrl).toBe(uiUrl);
+      expect((await call('GET', `${BASE}/${res.json.id}`, { token })).json.uiUrl).toBe(uiUrl);
+    }
+    for (const uiUrl of [`${origin}/web`, `${origin}/web/trustweb/x`, `${origin}/`, `${origin}/api/process-manager/processTokens`, origin.replace('demo.fir', 'other.fir') + '/web/trustweb', `https://evil.example/web/trustweb`]) {
+      const res = await call('POST', BASE, { token, body: { ...base(), uiUrl } });
+      expect(res.status, uiUrl).toBe(400);
+      expect(res.json.details.map((d: { location: string }) => d.location)).toContain('body.uiUrl');
+    }
+  });
+
   it('accepts X-API-Key directly as well as a bearer token', async () => {
     const res = await call('POST', BASE, { apiKey: inject('demoKey'), body: base() });
     expect(res.status).toBe(201);

@@ -59,6 +59,18 @@ export const instanceRoutes = {
     summary: 'Create a process instance from a templated process token, with parameters in the body',
     request: { body: CreateFromTemplateSchema, headers: CreateInstanceHeadersSchema },
   }),
+  createProcessInstanceFromLink: defineRoute({
+    operationId: 'createProcessInstanceFromLink',
+    method: 'GET',
+    path: '/web/trustweb',
+    handler: 'functions/process-manager/instances/create-process-instance-from-link.ts',
+    ...creation,
+    summary: "Create a process instance from a token's hosted-UI link (`uiUrl?pt=`), as startProcessAddress does",
+    description:
+      "The family's hosted-UI link: a token whose `uiUrl` is this host's `/web/trustweb` is opened as `uiUrl?pt=<token id>`. " +
+      'The same operation as `POST .../processInstances/create?pt=`: bearer token or X-API-Key, optional Idempotency-Key, the same answer.',
+    request: { query: CreateInstanceQuerySchema, headers: CreateInstanceHeadersSchema },
+  }),
   listProcessInstances: defineRoute({
     operationId: 'listProcessInstances',
     method: 'GET',

@@ -101,7 +101,9 @@ export const ProcessTokenCreateSchema = z.withMeta(
       description: 'A definition tag instead of name + version; resolved when each instance is created.',
     }),
     uiUrl: z.withMeta(z.optional(HttpUrl), {
-      description: "Only the service's own user interface is supported: omit it, or give this tenant's own host.",
+      description:
+        "Only the service's own user interfaces: this tenant's host at `/journey` (the default) or `/web/trustweb`, the family's " +
+        'hosted-UI link, whose `?pt=<token id>` starts an instance as startProcessAddress does. Kept as given.',
     }),
     parameters: z.optional(ParametersSchema),
     processInstanceInit: z.optional(ProcessInstanceInitSchema),
