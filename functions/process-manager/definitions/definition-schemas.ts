@@ -103,7 +103,7 @@ export type BpmnUpload = z.output<typeof BpmnUploadSchema>;
 /**
  * A definition in the service's JSON format as the create route takes it: the format itself
  * (strict: a member it does not know is a mistake worth a 400) and the members a version has
- * beside its definition (`themeId`), as the family's upload has them.
+ * beside its definition (`themeId`, `status`), as the family's upload has them.
  */
 export const JsonDefinitionCreateSchema = z.withMeta(
   z.extend(ProcessDefinitionSchema, {

@@ -39,8 +39,9 @@ export interface JsonVersionFields {
 /**
  * Publishes one version of a definition in the service's JSON format: checked against the
  * activity catalogue (a 400 names the activity and the input), compiled to ASL, then stored,
- * active at once, on the state machine of its ASL (made, or shared with every version of every
- * tenant that compiles alike). The API and the local runtime's bootstrap both publish through here.
+ * active at once (unless `version.status` names another status), on the state machine of its ASL
+ * (made, or shared with every version of every tenant that compiles alike). The API and the local
+ * runtime's bootstrap both publish through here.
  */
 export async function publishDefinition(d: Deps, input: unknown, ctx: Ctx, version: JsonVersionFields = {}): Promise<Published> {
   const notRunnable = notRunnableActivities(input);
