@@ -74,12 +74,21 @@ export function validateDefinition(input: unknown): ProcessDefinition {
   };
 }
 
-function invalid(details: ErrorDetail[]): ValidationError {
+/**
+ * A refusal's message: its title, the first problem (at most SUMMARY_CHARS of it) and how many
+ * more the details list, so that a client can tell it has them all (`(224 more problems in
+ * details)` comes with 225 details).
+ */
+export function problemsMessage(title: string, details: readonly ErrorDetail[]): string {
   const first = details[0];
+  if (!first) return title;
   const more = details.length > 1 ? ` (${details.length - 1} more problem${details.length > 2 ? 's' : ''} in details)` : '';
-  const text = first ? `${first.location}: ${first.message}` : '';
-  const summary = first ? ` ${text.length > SUMMARY_CHARS ? `${text.slice(0, SUMMARY_CHARS)}…` : text}${more}` : '';
-  return new ValidationError(`The process definition is not valid.${summary}`, detailsWithin(details));
+  const text = `${first.location}: ${first.message}`;
+  return `${title} ${text.length > SUMMARY_CHARS ? `${text.slice(0, SUMMARY_CHARS)}…` : text}${more}`;
+}
+
+function invalid(details: ErrorDetail[]): ValidationError {
+  return new ValidationError(problemsMessage('The process definition is not valid.', details), detailsWithin(details));
 }
 
 function joinPath(path: readonly PropertyKey[]): string {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { definitionRead, definitionSummary, MAX_DEFINITION_READ_BYTES, newDefinitionRecord, NO_UPLOAD_FIELDS } from '../../functions/process-manager/definitions/definitions.js';
 import { checkTransition, DEPLOYMENT_TRANSITIONS } from '../../functions/process-manager/lifecycle.js';
 import { functionToRun } from '../../functions/cloud-functions/functions.js';
+import { publishDefinition } from '../../functions/process-manager/definitions/publish.js';
 import type { CloudFunctionSummary } from '../../functions/cloud-functions/model.js';
 import { bpmnFileOf } from '../../functions/process-manager/definitions/bpmn-file.js';
 import { validateDefinition } from '../../statemachines/validate.js';
@@ -107,5 +108,21 @@ describe('EDITABLE, the family\u2019s draft', () => {
     expect((await functionToRun(store, 'acme', 'fn', undefined))?.version).toBe(1);
     // Named by version, a draft runs, under either name (a form or function can be tried before it is deployed).
     expect((await functionToRun(store, 'acme', 'fn', 3))?.status).toBe('EDITABLE');
+  });
+});
+
+describe('a refused definition in the JSON format', () => {
+  it('counts in its message every problem its details list, those of activities this deployment cannot run too', async () => {
+    const body = structuredClone(EXAMPLES['identity-check']) as Record<string, any>;
+    // 120 activities of an unknown type, and one this deployment cannot run.
+    for (let i = 0; i < 120; i++) body.activities[`x${i}`] = { type: 'TELEPORT', inputs: {} };
+    body.activities.archive = { type: 'ARCHIVE_PROCESS_INSTANCE', inputs: {} };
+    const refused = await publishDefinition({} as never, body, { tenantId: 'acme', actor: 'a', now: new Date() }).then(
+      () => undefined,
+      (err: { message: string; details?: { location: string }[] }) => err,
+    );
+    expect(refused?.details!.length).toBeGreaterThan(120);
+    expect(refused?.message).toContain(`(${refused!.details!.length - 1} more problems in details)`);
+    expect(refused?.details!.map((d) => d.location)).toContain('body.activities.archive.type');
   });
 });

@@ -8,10 +8,9 @@ import { apiError, detailsWithin, PayloadTooLargeError, type ErrorDetail } from 
 import { NOT_RUNNABLE } from '../../activities/specs/index.generated.js';
 import type { BpmnGraph, BpmnProblem } from '../../../statemachines/bpmn/graph.js';
 import type { ProcessDefinitionInput } from '../../../statemachines/definition.js';
+import { problemsMessage } from '../../../statemachines/validate.js';
 import { MAX_BPMN_BYTES } from './definition-schemas.js';
 
-/** How much of the first problem the message repeats (the details have it whole). */
-const SUMMARY_CHARS = 500;
 const DATA_LOCATION = 'body.resources.bpmn.data';
 
 export class InvalidBpmnDataError extends apiError('INVALID_BPMN_DATA') {
@@ -26,10 +25,7 @@ export class InvalidBpmnDataError extends apiError('INVALID_BPMN_DATA') {
  */
 export class InvalidBpmnError extends apiError('INVALID_BPMN') {
   constructor(details: ErrorDetail[]) {
-    const first = details[0];
-    const more = details.length > 1 ? ` (${details.length - 1} more problem${details.length > 2 ? 's' : ''} in details)` : '';
-    const summary = first ? `${first.location}: ${first.message}` : '';
-    super(`The BPMN cannot be deployed.${first ? ` ${summary.length > SUMMARY_CHARS ? `${summary.slice(0, SUMMARY_CHARS)}…` : summary}${more}` : ''}`, detailsWithin(details));
+    super(problemsMessage('The BPMN cannot be deployed.', details), detailsWithin(details));
   }
 }
 

@@ -1,6 +1,6 @@
 import { unrunnableDefinitionPatterns } from '../forms/form-patterns.js';
 import { ValidationError, type ErrorDetail } from '../../errors.js';
-import { validateDefinition } from '../../../statemachines/validate.js';
+import { problemsMessage, validateDefinition } from '../../../statemachines/validate.js';
 import { parseBpmn } from '../../../statemachines/bpmn/parse.js';
 import { bpmnToDefinition } from '../../../statemachines/bpmn/to-definition.js';
 import type { ProcessDefinition } from '../../../statemachines/definition.js';
@@ -49,8 +49,12 @@ export async function publishDefinition(d: Deps, input: unknown, ctx: Ctx, versi
   try {
     definition = validateDefinition(input);
   } catch (err) {
-    // The catalogue names places inside the definition; on the wire they are in the body.
-    if (err instanceof ValidationError) throw onBody(err.message, [...(err.details ?? []), ...notRunnable]);
+    // The catalogue names places inside the definition; on the wire they are in the body. The
+    // activities that cannot run join its problems, and the message counts them all.
+    if (err instanceof ValidationError) {
+      const details = [...(err.details ?? []), ...notRunnable];
+      throw onBody(notRunnable.length ? problemsMessage('The process definition is not valid.', details) : err.message, details);
+    }
     throw err;
   }
   if (notRunnable.length > 0) throw onBody('The process definition names activities this deployment cannot run.', notRunnable);
