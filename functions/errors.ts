@@ -166,7 +166,7 @@ export const ERROR_DOCS = {
   BODY_TOO_DEEP: 'a JSON body nests objects and arrays more than 64 levels deep, counted before anything reads it (a JSON document sent as a string, such as a data form\'s `resource`, gets `VALIDATION_FAILED` past the same depth)',
   MALFORMED_REQUEST: 'the request is not valid HTTP (a bad request line or header; answered by the gateway)',
   INVALID_HOST: 'the host is not `{tenantId}.{region}.{domain}` of this deployment',
-  INVALID_STATUS_TRANSITION: 'an archived API key is final; a definition or data form version moves only along its lifecycle (ARCHIVED is final, nothing goes back to DRAFT)',
+  INVALID_STATUS_TRANSITION: 'an archived API key is final; a definition or data form version moves only along its lifecycle (ARCHIVED is final, nothing goes back to DRAFT or EDITABLE)',
   INVALID_VERIFIER: 'the SRP verifier is not base64 of a number 1 < v < N',
   PASSCODE_NOT_GIVEN: 'a passcode registration was completed without a verifier',
   PASSCODE_REUSED: "the new passcode is one of the user's earlier ones",
@@ -221,7 +221,7 @@ export const ERROR_DOCS = {
   EXTERNAL_ID_NOT_UNIQUE: 'another user of the store has this external id',
   CREDENTIAL_EXISTS: 'the passkey credential is already registered',
   PROCESS_DEFINITION_EXISTS: 'this name and version is published; publish a new version',
-  PROCESS_DEFINITION_NOT_ACTIVE: 'a process token or instance for a definition version that is not DEPLOYED_ACTIVE (a DRAFT, inactive or archived version)',
+  PROCESS_DEFINITION_NOT_ACTIVE: 'a process token or instance for a definition version that is not DEPLOYED_ACTIVE (a DRAFT or EDITABLE, inactive or archived version)',
   CUSTOM_DATA_FORM_EXISTS: 'this data form name and version exists; a version is immutable, add the next one',
   CLOUD_FUNCTION_EXISTS: 'this cloud function name and version exists; a version is immutable, add the next one',
   WATCHLIST_LIMIT: 'the tenant has 100 face watchlists, the most it may have; delete one first',
@@ -269,6 +269,29 @@ export interface ErrorBody {
   code: ErrorCode;
   message: string;
   details?: ErrorDetail[];
+}
+
+/**
+ * Every detail, within `maxBytes` of JSON (UTF-8): the details of a refused process definition,
+ * by default within 4 MiB, far under a Lambda response's 6 MB. Every problem is listed (a
+ * 300-activity definition with a thousand problems takes about 150 KB); only a pathological
+ * upload (a megabyte-long element id echoed in each of its problems; the route takes 1.4 MB
+ * bodies) would pass it, and then the details end with one that counts the rest. Other routes
+ * take 64 KiB bodies, whose problems are far fewer and smaller.
+ */
+export function detailsWithin(details: readonly ErrorDetail[], maxBytes = 4 * 1024 * 1024): ErrorDetail[] {
+  let bytes = 2;
+  for (let i = 0; i < details.length; i++) {
+    bytes += Buffer.byteLength(JSON.stringify(details[i])) + 1;
+    if (bytes > maxBytes) {
+      const rest = details.length - i;
+      return [
+        ...details.slice(0, i),
+        { location: details[i]!.location.slice(0, 200), message: `${rest} more problem${rest > 1 ? 's' : ''} from here on, not listed: the answer would be over ${maxBytes} bytes` },
+      ];
+    }
+  }
+  return [...details];
 }
 
 export abstract class ApiError extends Error {

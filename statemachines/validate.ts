@@ -5,7 +5,7 @@
  * message names the activity and the input, so a 400 tells the author exactly what to fix.
  */
 import type * as z4 from 'zod/v4/core';
-import { ValidationError, type ErrorDetail } from '../functions/errors.js';
+import { detailsWithin, ValidationError, type ErrorDetail } from '../functions/errors.js';
 import {
   DataFormSchema,
   OUTCOMES,
@@ -34,7 +34,8 @@ import { SESSION_KEYS, variablePath } from './variables.js';
 import { parseTemplate } from './templates.js';
 import { own } from '../functions/shared/own.js';
 
-const MAX_DETAILS = 100;
+/** How much of the first problem the message repeats (the details have every problem, whole). */
+const SUMMARY_CHARS = 500;
 const MAX_STRING = 2000;
 const MAX_LIST_ITEMS = 100;
 const MAX_MAP_ENTRIES = 100;
@@ -74,11 +75,21 @@ export function validateDefinition(input: unknown): ProcessDefinition {
   };
 }
 
-function invalid(details: ErrorDetail[]): ValidationError {
+/**
+ * A refusal's message: its title, the first problem (at most SUMMARY_CHARS of it) and how many
+ * more the details list, so that a client can tell it has them all (`(224 more problems in
+ * details)` comes with 225 details).
+ */
+export function problemsMessage(title: string, details: readonly ErrorDetail[]): string {
   const first = details[0];
+  if (!first) return title;
   const more = details.length > 1 ? ` (${details.length - 1} more problem${details.length > 2 ? 's' : ''} in details)` : '';
-  const summary = first ? ` ${first.location}: ${first.message}${more}` : '';
-  return new ValidationError(`The process definition is not valid.${summary}`, details.slice(0, MAX_DETAILS));
+  const text = `${first.location}: ${first.message}`;
+  return `${title} ${text.length > SUMMARY_CHARS ? `${text.slice(0, SUMMARY_CHARS)}…` : text}${more}`;
+}
+
+function invalid(details: ErrorDetail[]): ValidationError {
+  return new ValidationError(problemsMessage('The process definition is not valid.', details), detailsWithin(details));
 }
 
 function joinPath(path: readonly PropertyKey[]): string {

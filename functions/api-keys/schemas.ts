@@ -15,6 +15,7 @@ export const DIRECT_OPERATIONS = [
   'listProcessTokens',
   'createProcessInstance',
   'createProcessInstanceFromTemplate',
+  'createProcessInstanceFromLink',
 ] as const;
 
 export const SORTABLE_FIELDS = [

@@ -88,7 +88,7 @@ export const cloudFunctionRoutes = {
     auth: 'bearer',
     permission: 'ProcessManager:updateCloudFunction',
     summary: 'Move a function version along its lifecycle',
-    description: 'As for definitions and data forms: DRAFT → DEPLOYED_ACTIVE or ARCHIVED; DEPLOYED_ACTIVE ⇄ DEPLOYED_INACTIVE; either → ARCHIVED (final).',
+    description: 'As for definitions and data forms: DRAFT (or EDITABLE, a draft so created) → DEPLOYED_ACTIVE or ARCHIVED; DEPLOYED_ACTIVE ⇄ DEPLOYED_INACTIVE; either → ARCHIVED (final).',
     tag: 'Cloud functions',
     request: { path: CloudFunctionStatusPathSchema },
     responses: {

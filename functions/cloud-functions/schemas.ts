@@ -1,7 +1,7 @@
 import * as z from '../shared/zod.js';
 import { DateTime, queryInt, queryList, text } from '../shared/schemas.js';
 import { cursorPageSchema, cursorParam } from '../shared/page.js';
-import { DEPLOYMENT_STATUSES } from '../process-manager/model.js';
+import { CREATE_STATUSES, DEPLOYMENT_STATUSES } from '../process-manager/model.js';
 import { CLOUD_FUNCTION_FORMATS } from './model.js';
 import { MAX_CODE_BYTES, MAX_ZIP_BYTES, MEMORY_MB, TIMEOUT_SECONDS } from './functions.js';
 import { MAX_SECRET_BYTES, MIN_SECRET_CHARS } from './secrets.js';
@@ -64,7 +64,9 @@ export const CreateCloudFunctionSchema = z.withMeta(
     name: CloudFunctionNameSchema,
     description: optional(text(0, 1000)),
     version: z.withMeta(optional(int(1, 1_000_000)), { description: 'An integer, also as a string ("2"); absent: the next version of the name.' }),
-    status: z.withMeta(optional(z.enum(['DRAFT', 'DEPLOYED_ACTIVE', 'DEPLOYED_INACTIVE'])), { description: 'Default DRAFT. A step without a version runs the latest DEPLOYED_ACTIVE one.' }),
+    status: z.withMeta(optional(z.enum(CREATE_STATUSES)), {
+      description: 'Default DRAFT; EDITABLE (the family\'s draft) is a DRAFT that reads EDITABLE. A step without a version runs the latest DEPLOYED_ACTIVE one.',
+    }),
     source: z.withMeta(optional(z.string().check(z.maxLength(MAX_CODE_BYTES))), {
       description: 'One ES module whose exported `handler` runs (see docs/cloud-functions.md for the contract). Either this or `zip`.',
     }),

@@ -2,13 +2,16 @@ import { InvalidTransitionError } from '../errors.js';
 import type { DeploymentStatus } from './model.js';
 
 /**
- * The lifecycle of a deployed version (a process definition's, a data form's), as the family's
- * deployment tools drive it: a DRAFT is activated (or archived); an active version can be set
- * inactive and back; any can be archived, which is final. Nothing goes back to DRAFT: a
- * deployed version may be in use by journeys.
+ * The lifecycle of a deployed version (a process definition's, a data form's, a cloud
+ * function's), as the family's deployment tools drive it: a DRAFT is activated (or archived); an
+ * active version can be set inactive and back; any can be archived, which is final. Nothing goes
+ * back to DRAFT: a deployed version may be in use by journeys. EDITABLE, the family's draft, is a
+ * DRAFT under another name: created so, it reads so and moves as a DRAFT does (a draft does not
+ * change names: DRAFT and EDITABLE do not become one another).
  */
 export const DEPLOYMENT_TRANSITIONS: Readonly<Record<DeploymentStatus, readonly DeploymentStatus[]>> = {
   DRAFT: ['DEPLOYED_ACTIVE', 'ARCHIVED'],
+  EDITABLE: ['DEPLOYED_ACTIVE', 'ARCHIVED'],
   DEPLOYED_ACTIVE: ['DEPLOYED_INACTIVE', 'ARCHIVED'],
   DEPLOYED_INACTIVE: ['DEPLOYED_ACTIVE', 'ARCHIVED'],
   ARCHIVED: [],

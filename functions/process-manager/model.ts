@@ -15,9 +15,14 @@ import type { KeyedSource } from '../shared/keyed-list.js';
 /**
  * A definition version's lifecycle, as the family's deployment tools drive it: published, then
  * `POST .../status/DEPLOYED_ACTIVE`. Only an active version takes new process tokens and starts
- * instances; ARCHIVED is final.
+ * instances; ARCHIVED is final. EDITABLE is the family's name for a draft: a version created
+ * EDITABLE is a draft exactly as a DRAFT one is (lifecycle.ts), and keeps the name the client
+ * gave it until it moves on.
  */
-export const DEPLOYMENT_STATUSES = ['DRAFT', 'DEPLOYED_ACTIVE', 'DEPLOYED_INACTIVE', 'ARCHIVED'] as const;
+export const DEPLOYMENT_STATUSES = ['DRAFT', 'EDITABLE', 'DEPLOYED_ACTIVE', 'DEPLOYED_INACTIVE', 'ARCHIVED'] as const;
+/** What a version may be created as (never ARCHIVED): a draft under either name, or deployed. */
+export const CREATE_STATUSES = ['DRAFT', 'EDITABLE', 'DEPLOYED_ACTIVE', 'DEPLOYED_INACTIVE'] as const;
+export type CreateStatus = (typeof CREATE_STATUSES)[number];
 /** The lifecycle every versioned, deployed thing shares (definitions, data forms): see lifecycle.ts. */
 export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
 export const DEFINITION_STATUSES = DEPLOYMENT_STATUSES;
@@ -78,7 +83,7 @@ export interface ProcessDefinitionRecord {
   statusUpdatedBy?: string;
   /** Absent on versions published before BPMN uploads existed: those are JSON. */
   format?: DefinitionFormat;
-  /** The family's upload fields, kept as uploaded (null when absent or for the JSON format). */
+  /** The family's upload fields, kept as uploaded (null when absent or for the JSON format; a `themeId` the JSON format may give too). */
   serverType?: string | null;
   processDefinitionType?: string | null;
   attributes?: Record<string, unknown> | null;
@@ -398,6 +403,43 @@ export const INSTANCE_STATUSES = [
 ] as const;
 export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
 
+/** The statuses an instance ends in: its journey is over, and the status never changes again. */
+export const FINAL_INSTANCE_STATUSES: readonly InstanceStatus[] = [
+  'COMPLETED_ENDED_SUCCESS',
+  'COMPLETED_ENDED_ERROR',
+  'COMPLETED_PROCESS_ERROR',
+  'COMPLETED_TERMINATED',
+  'REVIEW',
+];
+
+/** The family's labels of instance statuses (its reads' `statusMapped`, its back office's words). */
+export const STATUS_MAPPED_VALUES = ['Pending', 'In Progress', 'Accepted', 'Declined', 'Error', 'Abandoned', 'Review'] as const;
+export type StatusMapped = (typeof STATUS_MAPPED_VALUES)[number];
+
+/**
+ * Every status's label, as the service family maps them: PENDING (created, not yet opened) is
+ * Pending; ACTIVE (running: the end user opened it) and PAUSED (a Pause Instance step, until its
+ * resume) are In Progress, as in the family; the ends are Accepted (ended as
+ * designed, PASS), Declined (FAIL, an error end), Error (the process failed), Abandoned
+ * (terminated: a step timed out, the execution was stopped) and Review. A status added to
+ * INSTANCE_STATUSES fails the type check here until it has its label.
+ */
+const STATUS_MAPPED: Readonly<Record<InstanceStatus, StatusMapped>> = {
+  PENDING: 'Pending',
+  ACTIVE: 'In Progress',
+  PAUSED: 'In Progress',
+  COMPLETED_ENDED_SUCCESS: 'Accepted',
+  COMPLETED_ENDED_ERROR: 'Declined',
+  COMPLETED_PROCESS_ERROR: 'Error',
+  COMPLETED_TERMINATED: 'Abandoned',
+  REVIEW: 'Review',
+};
+
+/** An instance status's label (`statusMapped` on instance reads and list rows). */
+export function statusMappedOf(status: InstanceStatus): StatusMapped {
+  return STATUS_MAPPED[status];
+}
+
 /** Token parameters copied onto the instance read (and its list views), as the service family returns them. */
 export const CONTACT_PARAMETERS = ['firstName', 'lastName', 'email', 'phoneNumber'] as const;
 
@@ -411,6 +453,11 @@ export interface ProcessInstanceRecord {
   status: InstanceStatus;
   createdAt: string;
   lastUpdatedAt: string;
+  /**
+   * When its status became final (written with that status change, never again); absent while it
+   * runs, and on instances that ended before it was kept (their `lastUpdatedAt` stands in).
+   */
+  completedAt?: string;
   retentionDays: number;
   /** createdAt + retentionDays; after it reads answer 404 and DynamoDB TTL deletes the items. */
   expiringDtm: string;

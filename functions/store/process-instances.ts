@@ -663,7 +663,9 @@ export const processInstanceStore: ProcessInstanceStore = {
       instance: {
         Update: {
           Key: keys.instance(record.tenantId, record.id),
-          UpdateExpression: `SET #status = :to, lastUpdatedAt = :now${final ? ' REMOVE GSI2PK, GSI2SK, reconcileAt, reconcileChecks' : ''}`,
+          // A final status also records when the journey ended (`completedAt`, kept as it is: a
+          // later step write moves `lastUpdatedAt` only).
+          UpdateExpression: `SET #status = :to, lastUpdatedAt = :now${final ? ', completedAt = :now REMOVE GSI2PK, GSI2SK, reconcileAt, reconcileChecks' : ''}`,
           ConditionExpression: '#status = :from',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':to': to, ':from': from, ':now': changed.lastUpdatedAt },

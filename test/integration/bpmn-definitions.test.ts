@@ -203,6 +203,13 @@ describe('POST /api/process-manager/processDefinitions with a BPMN upload', () =
     expect(file.status).toBe(200);
     expect(file.headers['content-type']).toBe('application/xml');
     expect(file.raw.equals(Buffer.from(JOURNEY, 'utf8'))).toBe(true);
+    // The read carries the upload as the family's migration tools read it back.
+    expect(read.json.resources).toEqual({ bpmn: { data: Buffer.from(JOURNEY, 'utf8').toString('base64'), type: 'BPMN' } });
+    // Lists never carry the file.
+    expect(latest.json.content[0]).not.toHaveProperty('resources');
+    const listed = await call('GET', `${BASE}?name=${encodeURIComponent(name)}`, { token });
+    expect(listed.json.content.length).toBe(2);
+    for (const row of listed.json.content) expect(row).not.toHaveProperty('resources');
 
     // The default flow: no channel parameter, so the journey goes to review without a user step.
     const other = await startInstance(name, 2, { externalId: `ext-${fresh()}` });
@@ -211,6 +218,24 @@ describe('POST /api/process-manager/processDefinitions with a BPMN upload', () =
     const web = await startInstance(name, 2, { externalId: `ext-${fresh()}`, channel: 'web' });
     const journey = new URL(web.redirectUrl);
     await pageUntil(`${journey.pathname}${journey.search}`, 'type="file"');
+  });
+
+  it('creates an upload EDITABLE, DRAFT or active as its status says; an unknown status is refused', async () => {
+    const name = fresh();
+    const editable = await post(upload(name, JOURNEY, { status: 'EDITABLE' }));
+    expect(editable.status, editable.text).toBe(201);
+    expect(editable.json.status).toBe('EDITABLE');
+    expect((await call('GET', `${BASE}/${editable.json.id}`, { token })).json.status).toBe('EDITABLE');
+    expect((await call('POST', `${BASE}/${editable.json.id}/status/ARCHIVED`, { token })).json.status).toBe('ARCHIVED');
+    // Active at once: it has its state machine, and takes tokens without an activation.
+    const active = await post(upload(name, JOURNEY, { status: 'DEPLOYED_ACTIVE' }));
+    expect(active.status, active.text).toBe(201);
+    expect(active.json).toMatchObject({ version: 2, status: 'DEPLOYED_ACTIVE' });
+    const other = await startInstance(name, 2, { externalId: `ext-${fresh()}` });
+    expect(await finalStatus(other.processInstanceId, token)).toBe('REVIEW');
+    const unknown = await post(upload(name, JOURNEY, { status: 'PUBLISHED' }));
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.details.map((d: { location: string }) => d.location)).toContain('body.status');
   });
 
   it('gives concurrent uploads of one name distinct versions', async () => {
@@ -239,6 +264,9 @@ describe('POST /api/process-manager/processDefinitions with a BPMN upload', () =
     expect(made.json.activities.Activity_addUser.name).toBe('Ajouter l\u2019usager \u00e0 Z\u00fcrich \u2013 \u65e5\u672c');
     const file = await call('GET', `${BASE}/${made.json.id}/bpmnFile`, { token });
     expect(file.raw.equals(bytes)).toBe(true);
+    // The read's resources.bpmn.data is the same bytes, byte-order mark and all.
+    const read = await call('GET', `${BASE}/${made.json.id}`, { token });
+    expect(Buffer.from(read.json.resources.bpmn.data, 'base64').equals(bytes)).toBe(true);
   });
 
   it('takes each fixture whole or refuses it whole, every reason at an element of the file; the file of what cannot run is refused', async () => {
@@ -351,6 +379,25 @@ describe('what a BPMN upload is refused for', () => {
     expect(at(details, 'Activity_captureFace').length).toBeGreaterThanOrEqual(1);
   });
 
+  it('every problem of a file with hundreds, each a detail, as many as the message counts', async () => {
+    // 225 service tasks in a row, each naming a bean no activity has: 225 problems.
+    const ids = Array.from({ length: 225 }, (_, i) => `Task_${i}`);
+    const xml =
+      '<?xml version="1.0" encoding="UTF-8"?>\n<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" ' +
+      'xmlns:camunda="http://camunda.org/schema/1.0/bpmn" id="Definitions_many" targetNamespace="http://bpmn.io/schema/bpmn">' +
+      '<bpmn:process id="Process_many" isExecutable="true"><bpmn:startEvent id="Start" />' +
+      ids.map((id) => `<bpmn:serviceTask id="${id}" camunda:delegateExpression="\${teleportUserV1}" />`).join('') +
+      ['Start', ...ids].map((from, i) => `<bpmn:sequenceFlow id="Flow_${i}" sourceRef="${from}" targetRef="${ids[i] ?? 'End'}" />`).join('') +
+      '<bpmn:endEvent id="End" /></bpmn:process></bpmn:definitions>';
+    const res = await post(upload(fresh(), xml));
+    expect(res.status, res.text.slice(0, 300)).toBe(400);
+    expect(res.json.code).toBe('INVALID_BPMN');
+    const counted = Number(/\((\d+) more problems in details\)/.exec(res.json.message)?.[1]) + 1;
+    expect(counted).toBe(225);
+    expect(res.json.details).toHaveLength(counted);
+    expect(new Set(res.json.details.map((d: { location: string }) => d.location))).toEqual(new Set(ids.map((id) => `bpmn.${id}`)));
+  });
+
   it('data that is not strict base64, or not UTF-8, with its own code', async () => {
     const good = upload(fresh(), JOURNEY);
     const data = good.resources.bpmn.data;
@@ -390,6 +437,11 @@ describe('the size of an upload', () => {
     expect(made.status, made.text.slice(0, 300)).toBe(201);
     const file = await call('GET', `${BASE}/${made.json.id}/bpmnFile`, { token });
     expect(file.raw.equals(largest)).toBe(true);
+    // The read carries it whole too: 1.4 MB of base64 beside the definition, within a Lambda response.
+    const read = await call('GET', `${BASE}/${made.json.id}`, { token });
+    expect(read.status).toBe(200);
+    expect(read.json.resources.bpmn.type).toBe('BPMN');
+    expect(Buffer.from(read.json.resources.bpmn.data, 'base64').equals(largest)).toBe(true);
 
     const over = await post(upload(fresh(), bpmnOfSize(MAX_BPMN_BYTES + 1)));
     expect(over.status).toBe(413);
@@ -451,7 +503,12 @@ describe('the JSON format beside it', () => {
     expect(file.status).toBe(200);
     expect(file.headers['content-type']).toBe('application/xml');
     expect(file.text).toContain('bpmn:definitions');
-    const again = await post(upload(name, file.raw));
+    // The read carries the same generated file, as the family's migration tools read it.
+    const read = await call('GET', `${BASE}/${json.json.id}`, { token });
+    expect(read.json.resources.bpmn.type).toBe('BPMN');
+    expect(Buffer.from(read.json.resources.bpmn.data, 'base64').equals(file.raw)).toBe(true);
+    expect(read.json.themeId).toBeNull();
+    const again = await post(upload(name, Buffer.from(read.json.resources.bpmn.data, 'base64')));
     expect(again.status, again.text.slice(0, 500)).toBe(201);
     expect(again.json.version).toBe(2);
     // The same steps; the decider's rules come back as a gateway of JUEL conditions leading to
@@ -462,6 +519,19 @@ describe('the JSON format beside it', () => {
       '${_checks.face.result == "PASS"}',
     ]);
     expect(again.json.activities[again.json.gateways.decide.default]).toMatchObject({ type: 'SIMPLE_DECIDER', inputs: { Outcome: 'REVIEW' } });
+  });
+
+  it('takes a themeId and reads it back, null when none was given', async () => {
+    const themed = await post({ ...exampleNamed(fresh()), themeId: 'dark' });
+    expect(themed.status, themed.text).toBe(201);
+    expect(themed.json.themeId).toBe('dark');
+    expect((await call('GET', `${BASE}/${themed.json.id}`, { token })).json).toMatchObject({ themeId: 'dark', status: 'DEPLOYED_ACTIVE' });
+    const plain = await post({ ...exampleNamed(fresh()), themeId: null });
+    expect(plain.status, plain.text).toBe(201);
+    expect((await call('GET', `${BASE}/${plain.json.id}`, { token })).json.themeId).toBeNull();
+    // Still strict about the format's own members.
+    const unknown = await post({ ...exampleNamed(fresh()), colour: 'blue' });
+    expect(unknown.status).toBe(400);
   });
 
   it('is 404 for the file of an unknown definition', async () => {

@@ -55,6 +55,20 @@ describe('cloud functions by name and version', () => {
     expect(again.json.code).toBe('CLOUD_FUNCTION_EXISTS');
   });
 
+  it('takes EDITABLE, the family\u2019s draft, on create: it reads EDITABLE and moves as a DRAFT', async () => {
+    const name = `fn-${fresh()}`;
+    const made = await call('POST', FUNCTIONS, { token, body: { name, source: SOURCE, status: 'EDITABLE' } });
+    expect(made.status, made.text).toBe(201);
+    expect(made.json.status).toBe('EDITABLE');
+    expect((await call('GET', `${FUNCTIONS}/${made.json.id}`, { token })).json.status).toBe('EDITABLE');
+    expect((await call('GET', `${FUNCTIONS}/${name}/versions`, { token })).json.content[0].status).toBe('EDITABLE');
+    expect((await call('POST', `${FUNCTIONS}/${made.json.id}/status/DEPLOYED_INACTIVE`, { token })).json.code).toBe('INVALID_STATUS_TRANSITION');
+    expect((await call('POST', `${FUNCTIONS}/${made.json.id}/status/DEPLOYED_ACTIVE`, { token })).json.status).toBe('DEPLOYED_ACTIVE');
+    const unknown = await call('POST', FUNCTIONS, { token, body: { name, source: SOURCE, status: 'RUNNING' } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.details.map((d: { location: string }) => d.location)).toContain('body.status');
+  });
+
   it.each([
     ['neither source nor zip', {}, 'body'],
     ['both source and zip', { source: SOURCE, zip: 'UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==' }, 'body'],

@@ -262,6 +262,25 @@ describe('POST /api/process-manager/customDataForms/{id}/status/{status}', () =>
     expect(revived.json.message).toContain('final');
   });
 
+  it('takes EDITABLE, the family\u2019s draft, on create: it reads EDITABLE and moves as a DRAFT', async () => {
+    const name = fresh();
+    const form = await add(name, { status: 'EDITABLE' });
+    expect(form.status).toBe('EDITABLE');
+    expect((await call('GET', `${BASE}/${form.id}`, { token })).json.status).toBe('EDITABLE');
+    expect((await call('GET', `${BASE}/${encodeURIComponent(name)}/versions`, { token })).json.content[0].status).toBe('EDITABLE');
+    const to = (status: string) => call('POST', `${BASE}/${form.id}/status/${status}`, { token });
+    expect((await to('EDITABLE')).json.status).toBe('EDITABLE');
+    expect((await to('DEPLOYED_INACTIVE')).json.code).toBe('INVALID_STATUS_TRANSITION');
+    expect((await to('DRAFT')).json.code).toBe('INVALID_STATUS_TRANSITION');
+    expect((await to('DEPLOYED_ACTIVE')).json.status).toBe('DEPLOYED_ACTIVE');
+    expect((await to('EDITABLE')).json.code).toBe('INVALID_STATUS_TRANSITION');
+    for (const bad of ['ARCHIVED', 'LIVE']) {
+      const res = await call('POST', BASE, { token, body: body(fresh(), { status: bad }) });
+      expect(res.status, bad).toBe(400);
+      expect(res.json.details.map((d: { location: string }) => d.location)).toContain('body.status');
+    }
+  });
+
   it('refuses an unknown status and an unknown form', async () => {
     const form = await add(fresh());
     const skipped = await call('POST', `${BASE}/${form.id}/status/DEPLOYED_INACTIVE`, { token });

@@ -47,6 +47,48 @@ describe('the lifecycle of a definition version', () => {
     expect((await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token })).status).toBe(201);
   });
 
+  it('takes EDITABLE, the family\u2019s draft, on create: it reads EDITABLE, takes no token until activated, then runs', async () => {
+    const name = fresh();
+    const made = await call('POST', BASE, { token, body: { ...exampleNamed(name, 1), status: 'EDITABLE' } });
+    expect(made.status, made.text).toBe(201);
+    expect(made.json.status).toBe('EDITABLE');
+    const id = made.json.id as string;
+    expect((await call('GET', `${BASE}/${id}`, { token })).json.status).toBe('EDITABLE');
+    expect((await call('GET', `${BASE}/${name}/versions`, { token })).json.content[0]).toMatchObject({ id, status: 'EDITABLE' });
+    // A draft: no tokens, and the lifecycle of a DRAFT.
+    const early = await tokenFor(name, 1);
+    expect(early.status).toBe(409);
+    expect(early.json.code).toBe('PROCESS_DEFINITION_NOT_ACTIVE');
+    expect(early.json.message).toContain('EDITABLE');
+    expect((await status(id, 'EDITABLE')).json.status).toBe('EDITABLE');
+    for (const to of ['DRAFT', 'DEPLOYED_INACTIVE']) {
+      const res = await status(id, to);
+      expect(res.status, to).toBe(400);
+      expect(res.json.code).toBe('INVALID_STATUS_TRANSITION');
+    }
+    const activated = await status(id, 'DEPLOYED_ACTIVE');
+    expect(activated.status, activated.text).toBe(200);
+    expect(activated.json.status).toBe('DEPLOYED_ACTIVE');
+    const pt = await tokenFor(name, 1);
+    expect(pt.status, pt.text).toBe(201);
+    expect((await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token })).status).toBe(201);
+    // Deployed, it does not go back to a draft under either name.
+    expect((await status(id, 'EDITABLE')).json.code).toBe('INVALID_STATUS_TRANSITION');
+  });
+
+  it('takes DRAFT and DEPLOYED_INACTIVE on create too, and refuses ARCHIVED or an unknown status', async () => {
+    const draft = await call('POST', BASE, { token, body: { ...exampleNamed(fresh(), 1), status: 'DRAFT' } });
+    expect(draft.json.status).toBe('DRAFT');
+    const inactive = await call('POST', BASE, { token, body: { ...exampleNamed(fresh(), 1), status: 'DEPLOYED_INACTIVE' } });
+    expect(inactive.json.status).toBe('DEPLOYED_INACTIVE');
+    expect((await status(inactive.json.id, 'DEPLOYED_ACTIVE')).json.status).toBe('DEPLOYED_ACTIVE');
+    for (const bad of ['ARCHIVED', 'LIVE', 'editable']) {
+      const res = await call('POST', BASE, { token, body: { ...exampleNamed(fresh(), 1), status: bad } });
+      expect(res.status, bad).toBe(400);
+      expect(res.json.details.map((d: { location: string }) => d.location), bad).toContain('body.status');
+    }
+  });
+
   it('allows only the lifecycle\u2019s transitions: ARCHIVED is final, and a repeat changes nothing', async () => {
     const id = await publish(fresh(), 1);
     const again = await status(id, 'DEPLOYED_ACTIVE');

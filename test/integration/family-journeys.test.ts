@@ -77,7 +77,7 @@ async function deploy(bpmn = BPMN): Promise<string> {
 async function run(definition: string, plan: string): Promise<{ id: string; status: string; logs: string }> {
   const pt = await call('POST', '/api/process-manager/processTokens', {
     token,
-    body: { name: `fam-${fresh()}`, processDefnName: definition, processDefnVersion: 1, parameters: { firstName: 'Ann' } },
+    body: { name: `fam-${fresh()}`, processDefnName: definition, processDefnVersion: 1, parameters: { firstName: 'Ann', middleName: null } },
   });
   expect(pt.status, pt.text).toBe(201);
   const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });

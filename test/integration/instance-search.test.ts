@@ -16,8 +16,8 @@ beforeAll(async () => {
   token = await adminToken();
   startedAt = new Date().toISOString();
   const people = [
-    { firstName: 'Zoe', lastName: `Adams-${marker}`, email: `zoe@${marker}.example` },
-    { firstName: 'Yann', lastName: `Brown-${marker}`, email: `yann@${marker}.example` },
+    { firstName: 'Zoe', lastName: `Adams-${marker}`, email: `zoe@${marker}.example`, phoneNumber: '+4915123456789' },
+    { firstName: 'Yann', lastName: `Brown-${marker}`, email: `yann@${marker}.example`, phoneNumber: '-2+3' },
     { firstName: '=HYPERLINK("x")', lastName: `Cole-${marker}`, email: `c@${marker}.example` },
   ];
   for (const parameters of people) {
@@ -101,6 +101,9 @@ describe('POST /api/process-manager/processInstances/csv', () => {
     expect(lines).toHaveLength(4);
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(ids);
     expect(res.text).toContain(`"'=HYPERLINK(""x"")"`);
+    // A phone number keeps its +; a sign followed by arithmetic is guarded.
+    expect(lines[1]!.endsWith(',+4915123456789')).toBe(true);
+    expect(lines[2]!.endsWith(",'-2+3")).toBe(true);
     expect((await call('POST', `${INSTANCES}/csv`, { token, body: { processInstanceStatus: ['NOPE'] } })).status).toBe(400);
   });
 

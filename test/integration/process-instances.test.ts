@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { adminToken, call, expireItem, issueToken, keyWith } from './client.js';
+import { adminToken, call, expireItem, finalStatus, issueToken, keyWith } from './client.js';
 
 const TOKENS = '/api/process-manager/processTokens';
 const CREATE = '/api/process-manager/processInstances/create';
@@ -122,6 +122,60 @@ describe('POST /api/process-manager/processInstances/create', () => {
   });
 });
 
+describe("GET /web/trustweb?pt= (the family's hosted-UI link)", () => {
+  it("starts an instance of the token's journey as startProcessAddress does, from the token's own uiUrl", async () => {
+    const origin = new URL((await call('POST', TOKENS, { token, body: { name: fresh(), processDefnName: 'identity-check', processDefnVersion: '1' } })).json.uiUrl).origin;
+    const made = await call('POST', TOKENS, {
+      token,
+      body: { name: fresh(), processDefnName: 'identity-check', processDefnVersion: '1', type: 'MULTI_USE_COUNT_LIMITED', maxCount: 2, uiUrl: `${origin}/web/trustweb`, parameters: { firstName: 'Ann' } },
+    });
+    expect(made.status, made.text).toBe(201);
+    expect(made.json.uiUrl).toBe(`${origin}/web/trustweb`);
+    const link = new URL(`${made.json.uiUrl}?pt=${made.json.id}`);
+
+    const res = await call('GET', `${link.pathname}${link.search}`, { token });
+    expect(res.status, res.text).toBe(201);
+    expect(Object.keys(res.json).sort()).toEqual(['processInstanceId', 'redirectUrl']);
+    expect(new URL(res.json.redirectUrl).pathname).toBe(`/journey/${res.json.processInstanceId}`);
+    const read = await call('GET', `${INSTANCES}/${res.json.processInstanceId}`, { token });
+    expect(read.json).toMatchObject({ status: 'PENDING', processTokenId: made.json.id, processDefnName: 'identity-check', firstName: 'Ann' });
+    // The journey link opens as any other.
+    const page = await call('GET', `${new URL(res.json.redirectUrl).pathname}${new URL(res.json.redirectUrl).search}`);
+    expect(page.status).toBe(200);
+
+    // The token's use is counted the same way: one left, then none.
+    expect((await call('GET', `${link.pathname}${link.search}`, { apiKey: inject('demoKey') })).status).toBe(201);
+    const spent = await call('GET', `${link.pathname}${link.search}`, { token });
+    expect(spent.status).toBe(409);
+    expect(spent.json.code).toBe('PROCESS_TOKEN_EXHAUSTED');
+    expect((await call('GET', `${TOKENS}/${made.json.id}`, { token })).json.counter).toBe(2);
+  });
+
+  it('gives face uploads and keeps an Idempotency-Key as startProcessAddress does', async () => {
+    const pt = await processToken({ processInstanceInit: { externalSources: { faceUploads: { passport: { imageFormat: 'JPEG' } } } } });
+    const key = `link-${fresh()}`;
+    const first = await call('GET', `/web/trustweb?pt=${pt}`, { token, headers: { 'idempotency-key': key } });
+    expect(first.status, first.text).toBe(201);
+    expect(first.json.externalSources.faceUploads.passport).toMatchObject({ imageFormat: 'JPEG', uploadUrl: expect.any(String) });
+    const again = await call('GET', `/web/trustweb?pt=${pt}`, { token, headers: { 'idempotency-key': key } });
+    expect(again.json.processInstanceId).toBe(first.json.processInstanceId);
+  });
+
+  it('needs the same credentials and permission, and refuses a missing, malformed or unknown pt', async () => {
+    const pt = await processToken();
+    expect((await call('GET', `/web/trustweb?pt=${pt}`)).status).toBe(401);
+    const { secret } = await keyWith(['ProcessManager:getProcessInstance']);
+    expect((await call('GET', `/web/trustweb?pt=${pt}`, { apiKey: secret })).status).toBe(403);
+    const theirs = await issueToken(inject('otherKey'), 'other');
+    expect((await call('GET', `/web/trustweb?pt=${pt}`, { tenant: 'other', token: theirs })).status).toBe(404);
+    expect((await call('GET', '/web/trustweb', { token })).status).toBe(400);
+    expect((await call('GET', '/web/trustweb?pt=nope', { token })).status).toBe(400);
+    const unknown = await call('GET', '/web/trustweb?pt=00000000-0000-4000-8000-000000000000', { token });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.code).toBe('PROCESS_TOKEN_NOT_FOUND');
+  });
+});
+
 describe('POST /api/process-manager/processInstances (templated token)', () => {
   it('creates an instance whose parameters come from the request body over the token\'s', async () => {
     const pt = await processToken();
@@ -130,6 +184,49 @@ describe('POST /api/process-manager/processInstances (templated token)', () => {
     const read = await call('GET', `${INSTANCES}/${res.json.processInstanceId}/withParameters`, { token });
     expect(read.json.processTokenParameters).toMatchObject({ firstName: 'Bo', lastName: 'Lee', customerRef: 'C-9' });
     expect((await call('POST', INSTANCES, { token, body: { processTokenId: pt, parameters: { _redirectUrl: 'ftp://x' } } })).status).toBe(400);
+  });
+});
+
+describe('statusMapped and elapsedMilliseconds', () => {
+  it('reads a running instance as Pending with the time so far, on every read and list row', async () => {
+    const pt = await processToken();
+    const before = Date.now();
+    const id = (await call('POST', `${CREATE}?pt=${pt}`, { token })).json.processInstanceId;
+    await new Promise((r) => setTimeout(r, 50));
+    const read = await call('GET', `${INSTANCES}/${id}`, { token });
+    expect(read.json).toMatchObject({ status: 'PENDING', statusMapped: 'Pending' });
+    expect(Number.isInteger(read.json.elapsedMilliseconds)).toBe(true);
+    expect(read.json.elapsedMilliseconds).toBeGreaterThanOrEqual(50);
+    expect(read.json.elapsedMilliseconds).toBeLessThanOrEqual(Date.now() - before + 1000);
+    // Still running: the count goes on.
+    await new Promise((r) => setTimeout(r, 50));
+    const later = await call('GET', `${INSTANCES}/${id}/withParameters`, { token });
+    expect(later.json.statusMapped).toBe('Pending');
+    expect(later.json.elapsedMilliseconds).toBeGreaterThan(read.json.elapsedMilliseconds);
+    const row = (await call('GET', `${INSTANCES}/search?searchString=${id}`, { token })).json.content[0];
+    expect(row).toMatchObject({ id, statusMapped: 'Pending' });
+    expect(Number.isInteger(row.elapsedMilliseconds)).toBe(true);
+  });
+
+  it('reads an ended instance with its label and the time from creation to its end, the same on every read', async () => {
+    const name = fresh();
+    const published = await call('POST', '/api/process-manager/processDefinitions', {
+      token,
+      body: { name, version: 1, startActivityId: 'review', activities: { review: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'REVIEW' } } } },
+    });
+    expect(published.status, published.text).toBe(201);
+    const pt = await call('POST', TOKENS, { token, body: { name: fresh(), processDefnName: name, processDefnVersion: '1' } });
+    const id = (await call('POST', `${CREATE}?pt=${pt.json.id}`, { token })).json.processInstanceId;
+    expect(await finalStatus(id, token)).toBe('REVIEW');
+    const read = await call('GET', `${INSTANCES}/${id}`, { token });
+    expect(read.json).toMatchObject({ status: 'REVIEW', statusMapped: 'Review' });
+    const elapsed = read.json.elapsedMilliseconds;
+    expect(Number.isInteger(elapsed)).toBe(true);
+    expect(elapsed).toBeLessThanOrEqual(Date.parse(read.json.lastUpdatedAt) - Date.parse(read.json.createdAt));
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await call('GET', `${INSTANCES}/${id}`, { token })).json.elapsedMilliseconds).toBe(elapsed);
+    const row = (await call('GET', `${INSTANCES}/search?searchString=${id}`, { token })).json.content[0];
+    expect(row).toMatchObject({ id, status: 'REVIEW', statusMapped: 'Review', elapsedMilliseconds: elapsed });
   });
 });
 

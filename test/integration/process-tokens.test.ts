@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { adminToken, call, issueToken, keyWith } from './client.js';
+import { adminToken, call, issueToken, keyWith, storedInstance } from './client.js';
 
 const BASE = '/api/process-manager/processTokens';
 let token: string;
@@ -41,6 +41,41 @@ describe('POST /api/process-manager/processTokens', () => {
     const read = await call('GET', `${BASE}/${res.json.id}`, { token });
     expect(read.status).toBe(200);
     expect(read.json.id).toBe(res.json.id);
+  });
+
+  it('reads a null parameter as absent: dropped at creation, in no read, never stored, never on the instance', async () => {
+    const body = { ...base(), parameters: { firstName: 'Ann', middleName: null, phoneNumber: null, _redirectUrl: null, age: 42 } };
+    const res = await call('POST', BASE, { token, body });
+    expect(res.status, res.text).toBe(201);
+    expect(res.json.parameters).toEqual({ firstName: 'Ann', age: '42' });
+    expect((await call('GET', `${BASE}/${res.json.id}`, { token })).json.parameters).toEqual({ firstName: 'Ann', age: '42' });
+    const made = await call('POST', `/api/process-manager/processInstances/create?pt=${res.json.id}`, { token });
+    expect(made.status, made.text).toBe(201);
+    const id = made.json.processInstanceId;
+    const read = await call('GET', `/api/process-manager/processInstances/${id}/withParameters`, { token });
+    expect(read.json.processTokenParameters).toEqual({ firstName: 'Ann', age: '42' });
+    expect(read.json).not.toHaveProperty('phoneNumber');
+    expect((await storedInstance('demo', id))?.parameters).toEqual({ firstName: 'Ann', age: '42' });
+    // A templated creation's null leaves the token's own value, and adds nothing.
+    const templated = await call('POST', '/api/process-manager/processInstances', { token, body: { processTokenId: res.json.id, parameters: { firstName: null, lastName: 'Lee', middleName: null } } });
+    expect(templated.status, templated.text).toBe(201);
+    const withParameters = await call('GET', `/api/process-manager/processInstances/${templated.json.processInstanceId}/withParameters`, { token });
+    expect(withParameters.json.processTokenParameters).toEqual({ firstName: 'Ann', age: '42', lastName: 'Lee' });
+  });
+
+  it("takes a uiUrl on its own host at /web/trustweb (the family's hosted-UI link) or /journey, a trailing slash either way, and echoes it as given", async () => {
+    const origin = (await call('POST', BASE, { token, body: base() })).json.uiUrl.replace(/\/journey$/, '');
+    for (const uiUrl of [`${origin}/web/trustweb`, `${origin}/web/trustweb/`, `${origin}/journey/`, `${origin.replace('demo.fir', 'DEMO.fir')}/web/trustweb`]) {
+      const res = await call('POST', BASE, { token, body: { ...base(), uiUrl } });
+      expect(res.status, uiUrl).toBe(201);
+      expect(res.json.uiUrl, uiUrl).toBe(uiUrl);
+      expect((await call('GET', `${BASE}/${res.json.id}`, { token })).json.uiUrl).toBe(uiUrl);
+    }
+    for (const uiUrl of [`${origin}/web`, `${origin}/web/trustweb/x`, `${origin}/`, `${origin}/api/process-manager/processTokens`, origin.replace('demo.fir', 'other.fir') + '/web/trustweb', `https://evil.example/web/trustweb`]) {
+      const res = await call('POST', BASE, { token, body: { ...base(), uiUrl } });
+      expect(res.status, uiUrl).toBe(400);
+      expect(res.json.details.map((d: { location: string }) => d.location)).toContain('body.uiUrl');
+    }
   });
 
   it('accepts X-API-Key directly as well as a bearer token', async () => {

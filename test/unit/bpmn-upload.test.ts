@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  InvalidBpmnError,
   bpmnText,
   decodeBpmnData,
   locateOnBpmn,
@@ -64,6 +65,21 @@ const graph = (over: Partial<BpmnGraph>): BpmnGraph => ({
   errors: [],
   problems: [],
   ...over,
+});
+
+describe('InvalidBpmnError', () => {
+  it('lists every problem, and its message counts them all', () => {
+    const problems = Array.from({ length: 225 }, (_, i) => ({ location: `bpmn.Task_${i}`, message: `bpmn:ServiceTask "Task_${i}": no such bean` }));
+    const err = new InvalidBpmnError(problems);
+    expect(err.toBody().details).toHaveLength(225);
+    expect(err.message).toMatch(/^The BPMN cannot be deployed\. bpmn\.Task_0: .* \(224 more problems in details\)$/);
+  });
+
+  it('repeats at most the start of a very long first problem in its message', () => {
+    const err = new InvalidBpmnError([{ location: `bpmn.${'x'.repeat(10_000)}`, message: 'no such bean' }]);
+    expect(err.message.length).toBeLessThan(600);
+    expect(err.toBody().details![0]!.location).toHaveLength(10_005);
+  });
 });
 
 describe('problemDetail', () => {

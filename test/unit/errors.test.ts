@@ -16,6 +16,7 @@ import {
   UnauthorizedError,
   ValidationError,
   apiError,
+  detailsWithin,
   httpErrorCodes,
   toErrorResponse,
   type ErrorCode,
@@ -68,6 +69,26 @@ describe('the error catalogue', () => {
     const hidden = new InternalError('database password is hunter2', undefined, { cause: low });
     expect(hidden.expose).toBe(false);
     expect(toErrorResponse(hidden)).toEqual({ statusCode: 500, body: { code: 'INTERNAL_ERROR', message: 'An internal error occurred.' }, headers: {} });
+  });
+});
+
+describe('the details of an error body', () => {
+  it('lists every detail, past any count: a thousand problems are a thousand details', () => {
+    const details = Array.from({ length: 1000 }, (_, i) => ({ location: `bpmn.Task_${i}`, message: `bpmn:ServiceTask "Task_${i}": no such bean` }));
+    const body = toErrorResponse(new ValidationError('The request is not valid.', details)).body;
+    expect(body.details).toHaveLength(1000);
+    expect(body.details).toEqual(details);
+  });
+
+  it('stops within its byte budget, the last detail counting those left out', () => {
+    const big = 'x'.repeat(300);
+    const details = Array.from({ length: 10 }, (_, i) => ({ location: `bpmn.T${i}`, message: big }));
+    const one = Buffer.byteLength(JSON.stringify(details[0])) + 1;
+    const listed = detailsWithin(details, 2 + one * 4);
+    expect(listed).toHaveLength(5);
+    expect(listed.slice(0, 4)).toEqual(details.slice(0, 4));
+    expect(listed[4]).toEqual({ location: 'bpmn.T4', message: expect.stringMatching(/^6 more problems from here on, not listed/) });
+    expect(detailsWithin(details, 2 + one * 10)).toEqual(details);
   });
 });
 

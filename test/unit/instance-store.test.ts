@@ -212,6 +212,23 @@ describe('the outbox', () => {
     expect(item).toMatchObject({ itemType: 'OutboxEvent', expiresAt: Math.floor(now.getTime() / 1000) + 30 * 86_400 });
   });
 
+  it('records completedAt with a final status only, and keeps it when a late step write moves lastUpdatedAt', async () => {
+    const r = await createInstance();
+    const at = new Date('2026-03-01T00:02:00.000Z');
+    expect(await store.setStatus(r, 'PENDING', 'ACTIVE', at, false, [])).toBe(true);
+    expect((await store.get(TENANT, r.id))?.completedAt).toBeUndefined();
+    const ended = new Date('2026-03-01T00:04:00.000Z');
+    expect(await store.setStatus({ ...r, status: 'ACTIVE' }, 'ACTIVE', 'COMPLETED_ENDED_SUCCESS', ended, true, [])).toBe(true);
+    expect(await store.get(TENANT, r.id)).toMatchObject({ completedAt: ended.toISOString(), lastUpdatedAt: ended.toISOString() });
+    // The last step's finish, written after the journey's end was recorded: lastUpdatedAt moves, completedAt stays.
+    const step = { activityId: 'form', activityType: 'dataForm', inputs: {}, state: {}, taskToken: 'late', since: '2026-03-01T00:01:00.000Z' };
+    expect(await store.setWaitingStep(r, step, stepEvent(r))).toBe(true);
+    const claim = { activityId: 'form', taskToken: 'late', at: '2026-03-01T00:03:59.000Z', outcome: { complete: { result: {}, data: { activityId: 'form', activityType: 'dataForm', dataKey: 'f', submittedAt: '2026-03-01T00:03:59.000Z', values: {} } } } };
+    expect(await store.claimStep(TENANT, r.id, claim, r.expiresAt)).toBe(true);
+    expect(await store.finishStep(TENANT, r.id, claim, r.expiresAt, new Date('2026-03-01T00:04:01.000Z'))).toBe(true);
+    expect(await store.get(TENANT, r.id)).toMatchObject({ completedAt: ended.toISOString(), lastUpdatedAt: '2026-03-01T00:04:01.000Z' });
+  });
+
   it('writes no instance without its event: a token that cannot be used leaves neither', async () => {
     const r = await createInstance();
     const again = { ...r, id: '00000000-0000-4000-8000-888888888888' };

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { finalStatus } from '../../functions/process-manager/instances/status.js';
-import { tokenRefusal, newInstance, hashCapability, isExpired } from '../../functions/process-manager/instances/instances.js';
+import { elapsedMilliseconds, instanceView, instanceWithParametersView, tokenRefusal, newInstance, hashCapability, initialSession, isExpired } from '../../functions/process-manager/instances/instances.js';
+import { instanceListItem } from '../../functions/process-manager/instances/instance-search.js';
+import { INSTANCE_STATUSES, statusMappedOf } from '../../functions/process-manager/model.js';
+import { ParametersSchema } from '../../functions/process-manager/tokens/token-schemas.js';
+import { resolveInputs } from '../../functions/activities/inputs.js';
+import { activitySpec } from '../../statemachines/catalogue.js';
+import * as z from '../../functions/shared/zod.js';
 import { mergeSession } from '../../functions/journey/steps.js';
-import { instancesCsv } from '../../functions/process-manager/instances/instance-search.js';
+import { csvCell, instancesCsv } from '../../functions/process-manager/instances/instance-search.js';
 import type { ProcessTokenRecord } from '../../functions/process-manager/tokens/tokens.js';
 import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions/definitions.js';
 import { buildOpenApiDocument } from '../../functions/platform/openapi-document.js';
@@ -54,6 +60,70 @@ describe('newInstance', () => {
   });
 });
 
+describe('statusMapped', () => {
+  it("labels every status as the family's back office does", () => {
+    const labels = Object.fromEntries(INSTANCE_STATUSES.map((s) => [s, statusMappedOf(s)]));
+    expect(labels).toEqual({
+      PENDING: 'Pending',
+      ACTIVE: 'In Progress',
+      PAUSED: 'In Progress',
+      COMPLETED_ENDED_SUCCESS: 'Accepted',
+      COMPLETED_ENDED_ERROR: 'Declined',
+      COMPLETED_PROCESS_ERROR: 'Error',
+      COMPLETED_TERMINATED: 'Abandoned',
+      REVIEW: 'Review',
+    });
+  });
+});
+
+describe('elapsedMilliseconds', () => {
+  const createdAt = '2026-06-01T11:00:00.000Z';
+  it('counts to now while the journey runs, and to its end once it has ended, in whole milliseconds', () => {
+    expect(elapsedMilliseconds({ status: 'PENDING', createdAt, lastUpdatedAt: createdAt }, now)).toBe(3_600_000);
+    expect(elapsedMilliseconds({ status: 'ACTIVE', createdAt, lastUpdatedAt: '2026-06-01T11:05:00.000Z' }, now)).toBe(3_600_000);
+    const ended = { createdAt, lastUpdatedAt: '2026-06-01T11:20:00.000Z', completedAt: '2026-06-01T11:10:00.250Z' };
+    for (const status of ['COMPLETED_ENDED_SUCCESS', 'COMPLETED_ENDED_ERROR', 'COMPLETED_PROCESS_ERROR', 'COMPLETED_TERMINATED', 'REVIEW'] as const) {
+      expect(elapsedMilliseconds({ status, ...ended }, now), status).toBe(600_250);
+      expect(elapsedMilliseconds({ status, ...ended }, new Date('2030-01-01T00:00:00Z')), status).toBe(600_250);
+    }
+    // Ended before completedAt was kept: its last change stands in.
+    expect(elapsedMilliseconds({ status: 'REVIEW', createdAt, lastUpdatedAt: '2026-06-01T11:20:00.000Z' }, now)).toBe(1_200_000);
+    // Never negative (a clock behind the creation's).
+    expect(elapsedMilliseconds({ status: 'ACTIVE', createdAt, lastUpdatedAt: createdAt }, new Date('2026-06-01T10:59:59Z'))).toBe(0);
+  });
+
+  it('is on the instance read, the read with parameters and a list row, beside statusMapped, and nothing else is new', () => {
+    const { record } = newInstance(token, definition, { tenantId: 'acme', actor: 'p', now: new Date('2026-06-01T11:59:58.500Z') });
+    const view = instanceView(record, now);
+    expect(view).toMatchObject({ status: 'PENDING', statusMapped: 'Pending', elapsedMilliseconds: 1_500 });
+    expect(Object.keys(view).sort()).toEqual(
+      ['createdAt', 'elapsedMilliseconds', 'expiringDtm', 'firstName', 'id', 'lastUpdatedAt', 'processDefnId', 'processDefnName', 'processDefnVersion', 'processTokenId', 'retentionDays', 'status', 'statusMapped', 'tenantId'].sort(),
+    );
+    expect(instanceWithParametersView({ ...record, status: 'COMPLETED_TERMINATED', completedAt: '2026-06-01T11:59:59.000Z' }, now)).toMatchObject({ statusMapped: 'Abandoned', elapsedMilliseconds: 500 });
+    expect(instanceListItem({ ...record, status: 'COMPLETED_ENDED_ERROR', lastUpdatedAt: '2026-06-01T12:00:00.000Z' }, now)).toMatchObject({ statusMapped: 'Declined', elapsedMilliseconds: 1_500 });
+  });
+});
+
+describe('a parameter sent as null', () => {
+  it('is dropped from the parameters, so a required input that names it finds no value, as for one never sent', () => {
+    const parameters = z.parse(ParametersSchema, { storeName: null, firstName: 'Ann', _redirectUrl: null });
+    expect(parameters).toEqual({ firstName: 'Ann' });
+    expect(Object.hasOwn(parameters, 'storeName')).toBe(false);
+    const { record } = newInstance({ ...token, parameters }, definition, { tenantId: 'acme', actor: 'p', now });
+    const getUser = activitySpec('GET_USER')!;
+    const refused = expect.objectContaining({ name: 'UnresolvedReference', message: expect.stringContaining('Store Name') });
+    expect(() => resolveInputs(getUser, { 'Store Name': '${storeName}', 'User ID': 'U1' }, initialSession(record))).toThrow(refused);
+    // A null the session holds (a variable set to null on the way) is no value either.
+    expect(() => resolveInputs(getUser, { 'Store Name': '${storeName}', 'User ID': 'U1' }, { vars: { storeName: null } })).toThrow(refused);
+  });
+
+  it('keeps the other rules: a bad key or an object value is still refused', () => {
+    expect(z.safeParse(ParametersSchema, { 'bad key': null }).success).toBe(false);
+    expect(z.safeParse(ParametersSchema, { age: { years: 42 } }).success).toBe(false);
+    expect(z.parse(ParametersSchema, {})).toEqual({});
+  });
+});
+
 describe('mergeSession', () => {
   it('merges objects deeply and replaces everything else', () => {
     expect(mergeSession({ vars: { a: 1 }, list: [1], x: 1 }, { vars: { b: 2 }, list: [2], x: { y: 1 } })).toEqual({ vars: { a: 1, b: 2 }, list: [2], x: { y: 1 } });
@@ -62,9 +132,23 @@ describe('mergeSession', () => {
 
 describe('instancesCsv', () => {
   it('quotes as CSV does and neutralises cells a spreadsheet would run', () => {
-    const { record } = newInstance({ ...token, parameters: { firstName: '=1+1', lastName: 'O"Neil, Jr', email: '@x', phoneNumber: '-1' } }, definition, { tenantId: 'acme', actor: 'p', now });
+    const { record } = newInstance({ ...token, parameters: { firstName: '=1+1', lastName: 'O"Neil, Jr', email: '@x', phoneNumber: '-2+3' } }, definition, { tenantId: 'acme', actor: 'p', now });
     const [, row] = instancesCsv([record]).split('\r\n');
-    expect(row).toContain(`'=1+1,"O""Neil, Jr",'@x,'-1`);
+    expect(row).toContain(`'=1+1,"O""Neil, Jr",'@x,'-2+3`);
+  });
+
+  it('keeps phone numbers and signed numbers as they are, and still guards formulas that start with a sign', () => {
+    const { record } = newInstance({ ...token, parameters: { firstName: '+4915123456789', lastName: '-12.5', email: '+cmd|\' /C calc\'!A0', phoneNumber: '+49 (151) 234-567' } }, definition, { tenantId: 'acme', actor: 'p', now });
+    const [, row] = instancesCsv([record]).split('\r\n');
+    expect(row).toContain(`,+4915123456789,-12.5,'+cmd|' /C calc'!A0,+49 (151) 234-567`);
+
+    for (const kept of ['+4915123456789', '-12.5', '+49 151 2345678', '+1 (555) 010-9999', '-0.5', '-(1)', '+.5']) expect(csvCell(kept), kept).toBe(kept);
+    for (const guarded of ['=HYPERLINK("http://x","y")', '+cmd|\' /C calc\'!A0', '@SUM(1)', '-2+3', '+', '-', '- ', '+-', '+1e5', '-1,5', '+49\t151', '=1', '+A1', '-SUM(1)'])
+      expect(csvCell(guarded), guarded).toBe(`'${guarded}`);
+    // Line by line: a number line stays, a formula line after it is guarded, and the reverse.
+    expect(csvCell('+49 151\n=1+1')).toBe("+49 151\n'=1+1");
+    expect(csvCell('=1+1\r\n-12.5')).toBe("'=1+1\r\n-12.5");
+    expect(csvCell('a\r\r=1')).toBe("a\r'\r'=1");
   });
 
   it('neutralises a formula after a line break inside a value, and keeps the break inside its quoted cell', () => {

@@ -65,7 +65,7 @@ describe('reading requests leniently', () => {
       processDefnVersion: '2',
       description: null,
       uiUrl: null,
-      parameters: { age: 42, vip: true, name: 'x' },
+      parameters: { age: 42, vip: true, name: 'x', middleName: null },
       status: 'ACTIVE',
       somethingNew: { a: 1 },
     });

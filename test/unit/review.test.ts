@@ -106,7 +106,7 @@ describe('reviewInstance', () => {
     expect(JSON.stringify(events)).not.toContain('Checked by hand');
     expect(sent).toEqual([{ token: 'tok-1', output: { instance: { tenantId: 'acme', processInstanceId: 'pi' }, vars: {}, _decision: 'PASS' } }]);
     expect(after).toMatchObject({ status: 'COMPLETED_ENDED_SUCCESS', review: { status: 'APPROVE' } });
-    expect(instanceRead(after).review).toEqual({ status: 'APPROVE', comment: 'Checked by hand.', reviewedBy: 'apikey:k1', reviewedAt: now.toISOString() });
+    expect(instanceRead(after, now).review).toEqual({ status: 'APPROVE', comment: 'Checked by hand.', reviewedBy: 'apikey:k1', reviewedAt: now.toISOString() });
   });
 
   it('rejects with FAIL, and keeps an instance in review with REVIEW (no status change, the comment recorded)', async () => {
@@ -172,7 +172,7 @@ describe('reviewInstance', () => {
 
 describe('the instance read', () => {
   it('carries review only once a reviewer decided', () => {
-    expect(instanceRead(instance())).not.toHaveProperty('review');
-    expect(instanceRead(instance({ review: { status: 'PENDING', id: 'r0', requiredAt: now.toISOString() } }))).not.toHaveProperty('review');
+    expect(instanceRead(instance(), now)).not.toHaveProperty('review');
+    expect(instanceRead(instance({ review: { status: 'PENDING', id: 'r0', requiredAt: now.toISOString() } }), now)).not.toHaveProperty('review');
   });
 });

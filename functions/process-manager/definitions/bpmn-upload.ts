@@ -4,14 +4,13 @@
  * the BPMN element (`bpmn.<element id>`), whichever stage found it (parse, conversion, the
  * catalogue and graph rules, an activity this deployment cannot run).
  */
-import { apiError, PayloadTooLargeError, type ErrorDetail } from '../../errors.js';
+import { apiError, detailsWithin, PayloadTooLargeError, type ErrorDetail } from '../../errors.js';
 import { NOT_RUNNABLE } from '../../activities/specs/index.generated.js';
 import type { BpmnGraph, BpmnProblem } from '../../../statemachines/bpmn/graph.js';
 import type { ProcessDefinitionInput } from '../../../statemachines/definition.js';
+import { problemsMessage } from '../../../statemachines/validate.js';
 import { MAX_BPMN_BYTES } from './definition-schemas.js';
 
-/** As many as validation reports: enough to fix a file in a few rounds, bounded for the response. */
-const MAX_DETAILS = 100;
 const DATA_LOCATION = 'body.resources.bpmn.data';
 
 export class InvalidBpmnDataError extends apiError('INVALID_BPMN_DATA') {
@@ -20,11 +19,13 @@ export class InvalidBpmnDataError extends apiError('INVALID_BPMN_DATA') {
   }
 }
 
+/**
+ * Every problem of the file, each a detail (none left out at a count: a file is fixed in one
+ * round; within errors.ts detailsWithin's 4 MiB). The message names the first and counts the others.
+ */
 export class InvalidBpmnError extends apiError('INVALID_BPMN') {
   constructor(details: ErrorDetail[]) {
-    const first = details[0];
-    const more = details.length > 1 ? ` (${details.length - 1} more problem${details.length > 2 ? 's' : ''} in details)` : '';
-    super(`The BPMN cannot be deployed.${first ? ` ${first.location}: ${first.message}${more}` : ''}`, details.slice(0, MAX_DETAILS));
+    super(problemsMessage('The BPMN cannot be deployed.', details), detailsWithin(details));
   }
 }
 

@@ -9,7 +9,13 @@ import { definitionRoutes as routes } from './definition-routes.js';
 export const handler = apiHandler(routes.createProcessDefinition, async ({ tenantId, auth, body, now }) => {
   const ctx = { tenantId, actor: actorOf(auth), now };
   const d = { definitions, stateMachines, orchestrator, forms: customDataForms };
-  const { record, definition } = isBpmnUpload(body) ? await publishBpmnUpload(d, body, ctx) : await publishDefinition(d, body, ctx);
+  const published = async () => {
+    if (isBpmnUpload(body)) return publishBpmnUpload(d, body, ctx);
+    // The version's own members apart: the definition is validated as the format has it.
+    const { themeId, status, ...definition } = body;
+    return publishDefinition(d, definition, ctx, { themeId, status });
+  };
+  const { record, definition } = await published();
   return {
     status: 201,
     body: definitionView(record, { definition }),

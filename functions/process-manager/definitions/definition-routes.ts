@@ -10,6 +10,7 @@ import {
   DefinitionIdPathSchema,
   DefinitionListQuerySchema,
   DefinitionPageSchema,
+  DefinitionReadSchema,
   DefinitionSchema,
   MAX_BPMN_BYTES,
   MAX_UPLOAD_BODY_BYTES,
@@ -33,8 +34,8 @@ export const definitionRoutes = {
       'catalogue (a 400 names the activity and the input) and is active at once. The family\'s upload `{name, description, ' +
       'serverType, resources: {bpmn: {data, type: "BPMN"}}, processDefinitionType, attributes, themeId}` carries the BPMN ' +
       `file as base64 (at most ${MAX_BPMN_BYTES} bytes decoded); the server assigns the name's next version and creates it ` +
-      'DRAFT (activate it with `.../status/DEPLOYED_ACTIVE`). A file the service cannot run is refused whole (400 ' +
-      'INVALID_BPMN, one detail per problem at `bpmn.<element id>`). Either is compiled to Amazon States Language (at most ' +
+      'DRAFT (activate it with `.../status/DEPLOYED_ACTIVE`) unless `status` says otherwise (EDITABLE: the family\'s draft). A file the service cannot run is refused whole (400 ' +
+      'INVALID_BPMN, one detail per problem at `bpmn.<element id>`, every one). Either is compiled to Amazon States Language (at most ' +
       '1 MB, 400 STATE_MACHINE_TOO_LARGE); a version that is active gets the state machine of its compiled form, shared ' +
       'with every version that compiles alike (an upload gets it when activated). A published name + version is immutable (409 if it exists).',
     tag: 'Process definitions',
@@ -86,11 +87,12 @@ export const definitionRoutes = {
     handler: 'functions/process-manager/definitions/get-process-definition.ts',
     auth: 'bearer',
     permission: 'ProcessManager:getProcessDefinitions',
-    summary: 'Read one published definition version',
+    summary: 'Read one published definition version, with its BPMN file',
+    description: 'With its BPMN file in `resources.bpmn.data` (base64, `type` "BPMN"), as the family\'s upload has it; lists leave it out.',
     tag: 'Process definitions',
     request: { path: DefinitionIdPathSchema },
     responses: {
-      200: { description: 'The definition.', schema: DefinitionSchema },
+      200: { description: 'The definition with its file.', schema: DefinitionReadSchema },
       400: badRequest,
       401: unauthorized,
       403: forbidden,
@@ -145,10 +147,10 @@ export const definitionRoutes = {
     handler: 'functions/process-manager/definitions/set-process-definition-status.ts',
     auth: 'bearer',
     permission: 'ProcessManager:addProcessDefinition',
-    summary: "Move a definition version through its lifecycle (DRAFT, DEPLOYED_ACTIVE, DEPLOYED_INACTIVE, ARCHIVED)",
+    summary: "Move a definition version through its lifecycle (DRAFT or EDITABLE, DEPLOYED_ACTIVE, DEPLOYED_INACTIVE, ARCHIVED)",
     description:
       'Only a DEPLOYED_ACTIVE version takes new process tokens and starts journeys; journeys already running go on. ' +
-      'DRAFT → DEPLOYED_ACTIVE or ARCHIVED; DEPLOYED_ACTIVE ↔ DEPLOYED_INACTIVE; either → ARCHIVED, which is final. ' +
+      'DRAFT (or EDITABLE, a draft so created) → DEPLOYED_ACTIVE or ARCHIVED; DEPLOYED_ACTIVE ↔ DEPLOYED_INACTIVE; either → ARCHIVED, which is final. ' +
       'Setting the status a version has changes nothing (200). The same permission publishes and activates. ' +
       'Becoming DEPLOYED_ACTIVE gives the version its state machine (made, or shared with every version that compiles alike): ' +
       '503 when the account\'s quota of state machines is used up, or while an unused one is being deleted (retry after `Retry-After`).',

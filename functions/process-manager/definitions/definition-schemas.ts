@@ -2,7 +2,7 @@ import * as z from '../../shared/zod.js';
 import { DateTime, queryInt, queryList, text } from '../../shared/schemas.js';
 import { cursorPageSchema, cursorParam } from '../../shared/page.js';
 import { DefinitionNameSchema, ProcessDefinitionSchema } from '../../../statemachines/definition.js';
-import { DEFINITION_STATUSES } from '../model.js';
+import { CREATE_STATUSES, DEFINITION_STATUSES } from '../model.js';
 
 export const DefinitionIdPathSchema = z.strictObject({
   processDefinitionId: z.string().check(z.uuid('must be a process definition id (a UUID)')),
@@ -80,6 +80,7 @@ export const BpmnUploadSchema = z.withMeta(
       { description: 'For example `{"searchable": true}`; kept and returned as uploaded.' },
     ),
     themeId: z.withMeta(optional(text(0, 255)), { description: 'Kept and returned; journey pages have one look for now.' }),
+    status: z.withMeta(optional(z.enum(CREATE_STATUSES)), { description: "Default DRAFT; EDITABLE is the family's draft, read back so." }),
     resources: z.looseObject({
       bpmn: z.looseObject({
         data: z.withMeta(z.string(), {
@@ -99,8 +100,23 @@ export const BpmnUploadSchema = z.withMeta(
 
 export type BpmnUpload = z.output<typeof BpmnUploadSchema>;
 
+/**
+ * A definition in the service's JSON format as the create route takes it: the format itself
+ * (strict: a member it does not know is a mistake worth a 400) and the members a version has
+ * beside its definition (`themeId`, `status`), as the family's upload has them.
+ */
+export const JsonDefinitionCreateSchema = z.withMeta(
+  z.extend(ProcessDefinitionSchema, {
+    themeId: z.withMeta(optional(text(0, 255)), { description: 'Kept and returned.' }),
+    status: z.withMeta(optional(z.enum(CREATE_STATUSES)), { description: "Default DEPLOYED_ACTIVE; EDITABLE is the family's draft, read back so." }),
+  }),
+  { id: 'ProcessDefinitionCreate', description: "The service's JSON format, its version named." },
+);
+
+export type JsonDefinitionCreate = z.output<typeof JsonDefinitionCreateSchema>;
+
 /** A definition in the service's JSON format, or the family's BPMN upload (told apart by `resources`). */
-export type CreateDefinitionBody = z.output<typeof ProcessDefinitionSchema> | BpmnUpload;
+export type CreateDefinitionBody = JsonDefinitionCreate | BpmnUpload;
 
 export function isBpmnUpload(body: CreateDefinitionBody): body is BpmnUpload {
   return 'resources' in body;
@@ -111,11 +127,11 @@ export function isBpmnUpload(body: CreateDefinitionBody): body is BpmnUpload {
  * body is checked against that one alone, so a 400 names the problems of the format the client
  * meant (a plain union would answer "Invalid input" for both). The OpenAPI document shows the two.
  */
-const EitherFormat = z.union([ProcessDefinitionSchema, BpmnUploadSchema]);
+const EitherFormat = z.union([JsonDefinitionCreateSchema, BpmnUploadSchema]);
 
 export const CreateDefinitionBodySchema = z.pipe(
   z.transform((body: unknown, ctx): z.input<typeof EitherFormat> => {
-    const schema = body !== null && typeof body === 'object' && 'resources' in body ? BpmnUploadSchema : ProcessDefinitionSchema;
+    const schema = body !== null && typeof body === 'object' && 'resources' in body ? BpmnUploadSchema : JsonDefinitionCreateSchema;
     const parsed = z.safeParse(schema, body);
     // Its output is valid input again (defaults filled, nulls kept), which the union then takes.
     if (parsed.success) return parsed.data as z.input<typeof EitherFormat>;
@@ -129,9 +145,9 @@ const published = {
   id: z.withMeta(z.string(), { description: 'Generated when the version is published; the processDefnId of instances.' }),
   processDefinitionId: z.withMeta(z.string(), { description: 'The same id, under the name the family\'s clients read.' }),
   status: z.withMeta(z.enum(DEFINITION_STATUSES), {
-    description: 'DRAFT, DEPLOYED_ACTIVE (takes process tokens and starts journeys), DEPLOYED_INACTIVE, ARCHIVED (final).',
+    description: 'DRAFT or EDITABLE (drafts), DEPLOYED_ACTIVE (takes process tokens and starts journeys), DEPLOYED_INACTIVE, ARCHIVED (final).',
   }),
-  themeId: z.withMeta(z.nullable(z.string()), { description: 'As uploaded (null for the JSON format); journey pages have one look for now.' }),
+  themeId: z.withMeta(z.nullable(z.string()), { description: 'As given on create (null when none was); journey pages have one look for now.' }),
   serverType: z.withMeta(z.nullable(z.string()), { description: 'As uploaded; null for the JSON format.' }),
   processDefinitionType: z.withMeta(z.nullable(z.string()), { description: 'As uploaded; null for the JSON format.' }),
   attributes: z.withMeta(z.nullable(z.record(z.string(), z.unknown())), { description: 'As uploaded; null for the JSON format.' }),
@@ -151,6 +167,28 @@ export const DefinitionSummarySchema = z.withMeta(
 );
 
 export const DefinitionSchema = z.withMeta(z.extend(ProcessDefinitionSchema, published), { id: 'ProcessDefinition' });
+
+/**
+ * The single read of a version: the definition, and its BPMN file as the family's upload carries
+ * it (`resources.bpmn.data`, base64), which the family's migration tools read. Lists never carry it.
+ */
+export const DefinitionReadSchema = z.withMeta(
+  z.extend(ProcessDefinitionSchema, {
+    ...published,
+    resources: z.withMeta(
+      z.optional(
+        z.object({
+          bpmn: z.object({
+            data: z.withMeta(z.string(), { description: 'The BPMN file, base64: as uploaded, or for a JSON version the one `.../bpmnFile` writes.' }),
+            type: z.enum(['BPMN']),
+          }),
+        }),
+      ),
+      { description: 'Absent only if the file would take this answer past 5.5 MB: read `.../bpmnFile` then.' },
+    ),
+  }),
+  { id: 'ProcessDefinitionRead' },
+);
 
 export const DefinitionPageSchema = cursorPageSchema(DefinitionSummarySchema, 'ProcessDefinitionPage');
 

@@ -7,6 +7,7 @@ import { comparator, cursorPage, likePattern, parseSort, sortBy, type CursorPage
 import type { ProcessDefinition } from '../../../statemachines/definition.js';
 import { compileForDeployment, withStateMachine, type StateMachineDeps } from './state-machines.js';
 import type {
+  CreateStatus,
   DefinitionFormat,
   DefinitionStatus,
   DefinitionStore,
@@ -36,7 +37,7 @@ export class DefinitionNotActiveError extends apiError('PROCESS_DEFINITION_NOT_A
   }
 }
 
-/** The family's upload fields, kept as uploaded; null for the JSON format. */
+/** The family's upload fields, kept as uploaded; null for the JSON format, but for a `themeId` given with it. */
 export interface UploadFields {
   serverType: string | null;
   processDefinitionType: string | null;
@@ -48,7 +49,7 @@ export const NO_UPLOAD_FIELDS: UploadFields = { serverType: null, processDefinit
 
 export function newDefinitionRecord(
   definition: ProcessDefinition,
-  published: { format: DefinitionFormat; fields: UploadFields },
+  published: { format: DefinitionFormat; fields: UploadFields; status?: CreateStatus | null | undefined },
   ctx: { tenantId: string; actor: string; now: Date },
 ): ProcessDefinitionRecord {
   return {
@@ -60,8 +61,9 @@ export function newDefinitionRecord(
     retentionDays: definition.retentionDays,
     // A definition published in the service's JSON format is active at once (as it always was);
     // a BPMN upload is a DRAFT until activated (`.../status/DEPLOYED_ACTIVE`), as the family's
-    // deployment tools expect. Either can then be moved like any other version.
-    status: published.format === 'BPMN' ? 'DRAFT' : 'DEPLOYED_ACTIVE',
+    // deployment tools expect; unless the body names the status (EDITABLE: the family's draft).
+    // Either can then be moved like any other version.
+    status: published.status ?? (published.format === 'BPMN' ? 'DRAFT' : 'DEPLOYED_ACTIVE'),
     format: published.format,
     ...published.fields,
     createdDtm: ctx.now.toISOString(),
@@ -111,6 +113,28 @@ export function definitionView(r: ProcessDefinitionRecord, content: ProcessDefin
   return { ...content.definition, ...definitionSummary(r) };
 }
 
+/** A Lambda response is at most 6 MB (6,291,556 bytes); the single read keeps within this. */
+export const MAX_DEFINITION_READ_BYTES = 5.5 * 1024 * 1024;
+
+/**
+ * The single read of a version: its view and its BPMN file (`bpmn`: an upload's stored bytes, or
+ * the file generated for the JSON format) as base64 in `resources.bpmn.data`, as the family's
+ * upload carries it. An upload's file is at most 1 MiB (1.4 MB as base64), always within the
+ * answer; only a file generated from a JSON definition near its limits could take the answer past
+ * `maxBytes`, and is then left out (`.../bpmnFile` serves it).
+ */
+export function definitionRead(
+  r: ProcessDefinitionRecord,
+  content: ProcessDefinitionContent,
+  bpmn: Buffer,
+  maxBytes = MAX_DEFINITION_READ_BYTES,
+): ReturnType<typeof definitionView> & { resources?: { bpmn: { data: string; type: 'BPMN' } } } {
+  const view = definitionView(r, content);
+  const data = bpmn.toString('base64');
+  const fits = Buffer.byteLength(JSON.stringify(view)) + data.length + 64 <= maxBytes;
+  return fits ? { ...view, resources: { bpmn: { data, type: 'BPMN' as const } } } : view;
+}
+
 export function definitionSummary(r: ProcessDefinitionRecord) {
   return {
     id: r.id,
@@ -121,8 +145,8 @@ export function definitionSummary(r: ProcessDefinitionRecord) {
     version: r.version,
     description: r.description,
     retentionDays: r.retentionDays,
-    // The family's upload fields, as uploaded. Journey pages have one look for now: a themeId is
-    // kept and returned, and changes nothing.
+    // The family's upload fields, as uploaded. Journey pages have one look for now: a themeId
+    // (given with either format; null when none was) is kept and returned, and changes nothing.
     themeId: r.themeId ?? null,
     serverType: r.serverType ?? null,
     processDefinitionType: r.processDefinitionType ?? null,

@@ -1,13 +1,13 @@
 import { unrunnableDefinitionPatterns } from '../forms/form-patterns.js';
 import { ValidationError, type ErrorDetail } from '../../errors.js';
-import { validateDefinition } from '../../../statemachines/validate.js';
+import { problemsMessage, validateDefinition } from '../../../statemachines/validate.js';
 import { parseBpmn } from '../../../statemachines/bpmn/parse.js';
 import { bpmnToDefinition } from '../../../statemachines/bpmn/to-definition.js';
 import type { ProcessDefinition } from '../../../statemachines/definition.js';
 import { DefinitionExistsError, newDefinitionRecord, NO_UPLOAD_FIELDS, type UploadFields, type ProcessDefinitionRecord } from './definitions.js';
 import { bpmnText, decodeBpmnData, InvalidBpmnError, locateOnBpmn, notRunnableActivities, notRunnableTasks, problemDetail } from './bpmn-upload.js';
 import type { BpmnUpload } from './definition-schemas.js';
-import type { CustomDataFormStore, DefinitionFormat, DefinitionStore } from '../model.js';
+import type { CreateStatus, CustomDataFormStore, DefinitionFormat, DefinitionStore } from '../model.js';
 import { compileForDeployment, withStateMachine, type StateMachineDeps } from './state-machines.js';
 import { missingFormReferences } from '../forms/form-references.js';
 
@@ -29,20 +29,32 @@ type Deps = StateMachineDeps & {
 };
 type Ctx = { tenantId: string; actor: string; now: Date };
 
+/** What a version carries beside its definition, given on create in the JSON format. */
+export interface JsonVersionFields {
+  themeId?: string | null | undefined;
+  /** Default DEPLOYED_ACTIVE; a draft (DRAFT, EDITABLE) or DEPLOYED_INACTIVE gets no state machine until activated. */
+  status?: CreateStatus | null | undefined;
+}
+
 /**
  * Publishes one version of a definition in the service's JSON format: checked against the
  * activity catalogue (a 400 names the activity and the input), compiled to ASL, then stored,
- * active at once, on the state machine of its ASL (made, or shared with every version of every
- * tenant that compiles alike). The API and the local runtime's bootstrap both publish through here.
+ * active at once (unless `version.status` names another status), on the state machine of its ASL
+ * (made, or shared with every version of every tenant that compiles alike). The API and the local
+ * runtime's bootstrap both publish through here.
  */
-export async function publishDefinition(d: Deps, input: unknown, ctx: Ctx): Promise<Published> {
+export async function publishDefinition(d: Deps, input: unknown, ctx: Ctx, version: JsonVersionFields = {}): Promise<Published> {
   const notRunnable = notRunnableActivities(input);
   let definition: ProcessDefinition;
   try {
     definition = validateDefinition(input);
   } catch (err) {
-    // The catalogue names places inside the definition; on the wire they are in the body.
-    if (err instanceof ValidationError) throw onBody(err.message, [...(err.details ?? []), ...notRunnable]);
+    // The catalogue names places inside the definition; on the wire they are in the body. The
+    // activities that cannot run join its problems, and the message counts them all.
+    if (err instanceof ValidationError) {
+      const details = [...(err.details ?? []), ...notRunnable];
+      throw onBody(notRunnable.length ? problemsMessage('The process definition is not valid.', details) : err.message, details);
+    }
     throw err;
   }
   if (notRunnable.length > 0) throw onBody('The process definition names activities this deployment cannot run.', notRunnable);
@@ -53,7 +65,7 @@ export async function publishDefinition(d: Deps, input: unknown, ctx: Ctx): Prom
   if (await d.definitions.getByNameVersion(ctx.tenantId, definition.name, definition.version)) {
     throw new DefinitionExistsError(definition.name, definition.version);
   }
-  return deploy(d, definition, { format: 'JSON', fields: NO_UPLOAD_FIELDS }, undefined, ctx);
+  return deploy(d, definition, { format: 'JSON', fields: { ...NO_UPLOAD_FIELDS, themeId: version.themeId ?? null }, status: version.status }, undefined, ctx);
 }
 
 function onBody(message: string, details: ErrorDetail[]): ValidationError {
@@ -64,7 +76,8 @@ function onBody(message: string, details: ErrorDetail[]): ValidationError {
  * Publishes the family's upload: the BPMN file decoded (strictly), parsed, converted to a
  * definition and validated like the JSON format; any problem refuses the whole file with every
  * problem found at its element. Only then is the name's next version taken, so a refused file
- * uses no version number. The version is created DRAFT, and the file is kept byte for byte.
+ * uses no version number. The version is created DRAFT (or as the body's `status` says), and the
+ * file is kept byte for byte.
  */
 export async function publishBpmnUpload(d: Deps, upload: BpmnUpload, ctx: Ctx): Promise<Published> {
   const bytes = decodeBpmnData(upload.resources.bpmn.data);
@@ -101,19 +114,19 @@ export async function publishBpmnUpload(d: Deps, upload: BpmnUpload, ctx: Ctx): 
     attributes: upload.attributes ?? null,
     themeId: upload.themeId ?? null,
   };
-  return deploy(d, { ...definition, version }, { format: 'BPMN', fields }, bytes, ctx);
+  return deploy(d, { ...definition, version }, { format: 'BPMN', fields, status: upload.status }, bytes, ctx);
 }
 
 /**
- * Stores a version. One active at once (the JSON format) is stored with its state machine, made
- * first (withStateMachine: a quota refusal stores nothing); a DRAFT (a BPMN upload) has none until
- * it becomes DEPLOYED_ACTIVE (setDefinitionStatus), so drafts take no state machine of the
- * account's quota.
+ * Stores a version. One active at once (the JSON format, unless it names another status) is
+ * stored with its state machine, made first (withStateMachine: a quota refusal stores nothing); a
+ * draft (a BPMN upload, DRAFT or EDITABLE) or an inactive version has none until it becomes
+ * DEPLOYED_ACTIVE (setDefinitionStatus), so drafts take no state machine of the account's quota.
  */
 async function deploy(
   d: Deps,
   definition: ProcessDefinition,
-  published: { format: DefinitionFormat; fields: UploadFields },
+  published: { format: DefinitionFormat; fields: UploadFields; status?: CreateStatus | null | undefined },
   bpmn: Buffer | undefined,
   ctx: Ctx,
 ): Promise<Published> {

@@ -86,7 +86,7 @@ export const customDataFormRoutes = {
     permission: 'ProcessManager:updateCustomDataForm',
     summary: "Move a data form version along its lifecycle",
     description:
-      'DRAFT → DEPLOYED_ACTIVE or ARCHIVED; DEPLOYED_ACTIVE ⇄ DEPLOYED_INACTIVE; either → ARCHIVED (as for definitions). ' +
+      'DRAFT (or EDITABLE, a draft so created) → DEPLOYED_ACTIVE or ARCHIVED; DEPLOYED_ACTIVE ⇄ DEPLOYED_INACTIVE; either → ARCHIVED (as for definitions). ' +
       'ARCHIVED is final and nothing goes back to DRAFT (400 INVALID_STATUS_TRANSITION). Setting the current status ' +
       'changes nothing. No body is needed; one sent is ignored.',
     tag: TAG,

@@ -1,7 +1,7 @@
 import * as z from '../../shared/zod.js';
 import { DateTime, queryInt, queryList, text } from '../../shared/schemas.js';
 import { cursorPageSchema, cursorParam } from '../../shared/page.js';
-import { CUSTOM_DATA_FORM_STATUSES } from '../model.js';
+import { CREATE_STATUSES, CUSTOM_DATA_FORM_STATUSES } from '../model.js';
 import { lenientInt, parseCustomDataFormResource } from './custom-data-form-schema.js';
 
 /** The largest resource (UTF-8 bytes): with its summary the item stays well under DynamoDB's 400 KB. */
@@ -57,7 +57,7 @@ export const CreateCustomDataFormSchema = z.withMeta(
     version: z.withMeta(optional(lenientInt(1, 1_000_000)), {
       description: 'An integer, also as a string ("2"); absent: the next version of the name.',
     }),
-    status: z.withMeta(optional(z.enum(['DRAFT', 'DEPLOYED_ACTIVE', 'DEPLOYED_INACTIVE'])), { description: 'Default DRAFT.' }),
+    status: z.withMeta(optional(z.enum(CREATE_STATUSES)), { description: 'Default DRAFT. EDITABLE (the family\'s draft) is a DRAFT that reads EDITABLE.' }),
     creationOption: z.withMeta(optional(text(0, 100)), { description: "The designer's note of how the form was made; kept and returned." }),
     resource: z.withMeta(
       z.string().check(

@@ -61,6 +61,18 @@ export const instanceRoutes = {
     summary: 'Create a process instance from a templated process token, with parameters in the body',
     request: { body: CreateFromTemplateSchema, headers: CreateInstanceHeadersSchema },
   }),
+  createProcessInstanceFromLink: defineRoute({
+    operationId: 'createProcessInstanceFromLink',
+    method: 'GET',
+    path: '/web/trustweb',
+    handler: 'functions/process-manager/instances/create-process-instance-from-link.ts',
+    ...creation,
+    summary: "Create a process instance from a token's hosted-UI link (`uiUrl?pt=`), as startProcessAddress does",
+    description:
+      "The family's hosted-UI link: a token whose `uiUrl` is this host's `/web/trustweb` is opened as `uiUrl?pt=<token id>`. " +
+      'The same operation as `POST .../processInstances/create?pt=`: bearer token or X-API-Key, optional Idempotency-Key, the same answer.',
+    request: { query: CreateInstanceQuerySchema, headers: CreateInstanceHeadersSchema },
+  }),
   listProcessInstances: defineRoute({
     operationId: 'listProcessInstances',
     method: 'GET',
@@ -95,7 +107,9 @@ export const instanceRoutes = {
     auth: 'bearer',
     permission: 'ProcessManager:getProcessInstance',
     summary: 'Export the instances matching the search filters as CSV',
-    description: `The body takes the search filters. Up to ${CSV_INLINE_MAX_ROWS} matches the answer is text/csv with a header row; more, an export job makes the file (at most ${CSV_EXPORT_MAX_ROWS} rows) and the answer is 202.`,
+    description:
+      `The body takes the search filters. Up to ${CSV_INLINE_MAX_ROWS} matches the answer is text/csv with a header row; more, an export job makes the file (at most ${CSV_EXPORT_MAX_ROWS} rows) and the answer is 202. ` +
+      "Cells a spreadsheet would run as formulas get a leading `'`; numbers and phone numbers (`+4915123456789`, `-12.5`) stay as they are.",
     tag: 'Process instances',
     request: { body: InstanceCsvRequestSchema },
     responses: {

@@ -4,7 +4,7 @@ import { apiKeyHeaderFields } from '../../http/headers.js';
 import { DateTime, queryInt, queryList } from '../../shared/schemas.js';
 import { pageSchema } from '../../shared/page.js';
 import { INSTANCE_STATUSES } from './instances.js';
-import { REVIEW_DECISIONS } from '../model.js';
+import { REVIEW_DECISIONS, STATUS_MAPPED_VALUES } from '../model.js';
 import { ParametersSchema } from '../tokens/token-schemas.js';
 
 export const CreateInstanceQuerySchema = z.object({
@@ -65,8 +65,14 @@ const base = {
   processDefnVersion: z.number().check(z.int()),
   processTokenId: z.string(),
   status: z.enum(INSTANCE_STATUSES),
+  statusMapped: z.withMeta(z.enum(STATUS_MAPPED_VALUES), {
+    description:
+      "The family's label of status: PENDING Pending, ACTIVE In Progress, COMPLETED_ENDED_SUCCESS Accepted, COMPLETED_ENDED_ERROR " +
+      'Declined, COMPLETED_PROCESS_ERROR Error, COMPLETED_TERMINATED Abandoned, REVIEW Review.',
+  }),
   createdAt: DateTime,
   lastUpdatedAt: DateTime,
+  elapsedMilliseconds: z.withMeta(z.number().check(z.int(), z.gte(0)), { description: 'From createdAt to the final status, or to now while running.' }),
   firstName: z.optional(z.string()),
   lastName: z.optional(z.string()),
   email: z.optional(z.string()),

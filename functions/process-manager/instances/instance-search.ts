@@ -203,7 +203,7 @@ export async function searchInstances(
       ]);
     }
     const ordered = sortBy(views, [...orders, { property: 'createdAt', direction: 'desc' }], (r, k) => r[k]);
-    const content = ordered.slice(page * size, page * size + size).map(instanceListItem);
+    const content = ordered.slice(page * size, page * size + size).map((r) => instanceListItem(r, now));
     return pageOf(content, { page, size, sorted, total: ordered.length, capped: false, more: ordered.length > page * size + size, nextCursor: null });
   }
 
@@ -238,7 +238,7 @@ export async function searchInstances(
   if (counted === undefined) ({ counted, atLeast } = await countMerged(store, tenantId, queries));
   const capped = counted > INSTANCE_COUNT_CAP || atLeast;
   const last = views.at(-1);
-  return pageOf(views.map(instanceListItem), {
+  return pageOf(views.map((r) => instanceListItem(r, now)), {
     page,
     size,
     sorted,
@@ -269,9 +269,9 @@ function pageOf<T>(
   };
 }
 
-export function instanceListItem(r: InstanceView) {
+export function instanceListItem(r: InstanceView, now: Date) {
   return {
-    ...instanceView(r),
+    ...instanceView(r, now),
     // Every instance is deleted after its retention; archiving (which would keep one) comes later.
     scheduledExpiry: true,
     extendedSearchField: null,
@@ -313,21 +313,35 @@ const CSV_COLUMNS = [
 ] as const;
 
 /**
+ * A line that is a number or a phone number (`+4915123456789`, `-12.5`, `+49 (151) 234-567`): a
+ * leading `+` or `-`, then only digits, spaces, dots, parentheses and hyphens, at least one
+ * digit. Nothing of that can call a function or reach another cell (no letters, no `=`, `|`, `!`,
+ * `:`, `+` or `@` after the sign), so it is left as it is; `-2+3` is not one.
+ */
+const NUMBER_LIKE = /^[+-][0-9 ().-]*[0-9][0-9 ().-]*$/;
+
+/**
  * Spreadsheet programs run a cell that starts with = + - @ (or tab / CR) as a formula; the
  * parameters come from relying parties' own users, so such cells get a leading apostrophe, and
  * so does every line of a value after a line break (a program that splits the cell, or a reader
- * that takes a lone LF as a row end, would otherwise meet `=1+1` at a line start). A cell with
- * any line break is quoted, so the break stays inside its cell (csv-stringify quotes on its
- * record delimiter, CRLF here, and not on a lone LF).
+ * that takes a lone LF as a row end, would otherwise meet `=1+1` at a line start). A line that
+ * is a number or a phone number (NUMBER_LIKE) keeps its sign as it is: `+4915123456789` stays a
+ * phone number. A cell with any line break is quoted, so the break stays inside its cell
+ * (csv-stringify quotes on its record delimiter, CRLF here, and not on a lone LF).
  */
 export function csvCell(value: unknown): string {
   const s = value === undefined || value === null ? '' : String(value);
-  return s.replace(/(^|\r\n|\n|\r)(?=[=+\-@\t\r])/g, "$1'");
+  return s.replace(/(^|\r\n|\n|\r)(?=[=+\-@\t\r])/g, (at: string, lineBreak: string, offset: number) => {
+    const start = offset + lineBreak.length;
+    const end = s.slice(start).search(/[\r\n]/);
+    const line = end < 0 ? s.slice(start) : s.slice(start, start + end);
+    return NUMBER_LIKE.test(line) ? at : `${lineBreak}'`;
+  });
 }
 
-export function instancesCsv(records: InstanceView[]): string {
+export function instancesCsv(records: InstanceView[], now = new Date()): string {
   const rows = records.map((r) => {
-    const v = instanceView(r) as Record<string, unknown>;
+    const v = instanceView(r, now) as Record<string, unknown>;
     return CSV_COLUMNS.map((c) => csvCell(v[c]));
   });
   return stringify([[...CSV_COLUMNS], ...rows], { record_delimiter: '\r\n', quoted_match: /[\r\n]/ });

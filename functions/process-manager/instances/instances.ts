@@ -1,7 +1,15 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { apiError, ConflictError } from '../../errors.js';
 import type { FaceUploadSlot } from './face-uploads.js';
-import type { InstanceView, ProcessDefinitionRecord, ProcessInstanceRecord, ProcessInstanceStore, ProcessTokenRecord } from '../model.js';
+import {
+  FINAL_INSTANCE_STATUSES,
+  statusMappedOf,
+  type InstanceView,
+  type ProcessDefinitionRecord,
+  type ProcessInstanceRecord,
+  type ProcessInstanceStore,
+  type ProcessTokenRecord,
+} from '../model.js';
 import { firstReconcileAt } from '../executions/reconcile-schedule.js';
 
 export { INSTANCE_STATUSES, type InstanceStatus, type ProcessInstanceRecord } from '../model.js';
@@ -117,7 +125,24 @@ export function initialSession(record: ProcessInstanceRecord, externalSources?: 
   };
 }
 
-export function instanceView(r: InstanceView) {
+/**
+ * How long the journey has taken, in whole milliseconds: from its creation to its end (the final
+ * status's change: `completedAt`, or `lastUpdatedAt` where that was not kept, which a list view
+ * holds as of its last status change), or to `now` while it has not ended. Never negative.
+ */
+export function elapsedMilliseconds(r: Pick<ProcessInstanceRecord, 'status' | 'createdAt' | 'lastUpdatedAt' | 'completedAt'>, now: Date): number {
+  const ended = FINAL_INSTANCE_STATUSES.includes(r.status);
+  const end = ended ? Date.parse(r.completedAt ?? r.lastUpdatedAt) : now.getTime();
+  const elapsed = end - Date.parse(r.createdAt);
+  return Number.isFinite(elapsed) ? Math.max(0, Math.round(elapsed)) : 0;
+}
+
+/**
+ * An instance as its reads and list rows show it. Clients of the family that map this strictly
+ * exist (DESIGN.md): a field is added here deliberately, never by accident; `statusMapped` and
+ * `elapsedMilliseconds` were, as the family's reads carry them.
+ */
+export function instanceView(r: InstanceView & { completedAt?: string }, now: Date) {
   const contact: Record<string, string> = {};
   for (const k of CONTACT_PARAMETERS) if (r.parameters[k] !== undefined) contact[k] = r.parameters[k]!;
   return {
@@ -128,8 +153,10 @@ export function instanceView(r: InstanceView) {
     processDefnVersion: r.processDefnVersion,
     processTokenId: r.processTokenId,
     status: r.status,
+    statusMapped: statusMappedOf(r.status),
     createdAt: r.createdAt,
     lastUpdatedAt: r.lastUpdatedAt,
+    elapsedMilliseconds: elapsedMilliseconds(r, now),
     ...contact,
     retentionDays: r.retentionDays,
     expiringDtm: r.expiringDtm,
@@ -141,18 +168,18 @@ export function instanceView(r: InstanceView) {
  * decided (only then: strict clients map the read field by field; a pending review shows as the
  * status REVIEW, not as a field).
  */
-export function instanceRead(r: Omit<ProcessInstanceRecord, 'currentStep'>) {
+export function instanceRead(r: Omit<ProcessInstanceRecord, 'currentStep'>, now: Date) {
   const review = r.review;
   return {
-    ...instanceView(r),
+    ...instanceView(r, now),
     ...(review && review.status !== 'PENDING'
       ? { review: { status: review.status, comment: review.comment ?? '', reviewedBy: review.reviewedBy ?? '', reviewedAt: review.reviewedAt ?? r.lastUpdatedAt } }
       : {}),
   };
 }
 
-export function instanceWithParametersView(r: ProcessInstanceRecord) {
-  const { expiringDtm: _e, ...view } = instanceView(r);
+export function instanceWithParametersView(r: ProcessInstanceRecord, now: Date) {
+  const { expiringDtm: _e, ...view } = instanceView(r, now);
   return { ...view, processTokenParameters: r.parameters };
 }
 

@@ -12,5 +12,5 @@ export const handler = apiHandler(routes.reviewProcessInstance, async ({ tenantI
     { tenantId, processInstanceId: path.processInstanceId, ...reviewRequest(body), actor: actorOf(auth) },
     now,
   );
-  return { status: 200, body: instanceRead(record) };
+  return { status: 200, body: instanceRead(record, now) };
 });

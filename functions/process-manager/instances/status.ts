@@ -1,5 +1,5 @@
 import { instanceEvents } from '../../events/catalogue.js';
-import type { ExecutionDescription, InstanceStatus, Orchestrator, ProcessInstanceRecord, ProcessInstanceStore } from '../model.js';
+import { FINAL_INSTANCE_STATUSES, type ExecutionDescription, type InstanceStatus, type Orchestrator, type ProcessInstanceRecord, type ProcessInstanceStore } from '../model.js';
 import { countJourneyCompleted } from '../../observability/metrics.js';
 import { log } from '../../http/log.js';
 import { isRefState } from '../../shared/session-state.js';
@@ -15,13 +15,7 @@ export interface ExecutionEndDeps extends StatusDeps {
   orchestrator: () => Promise<Pick<Orchestrator, 'describeExecution'>>;
 }
 
-const FINAL: ReadonlySet<InstanceStatus> = new Set([
-  'COMPLETED_ENDED_SUCCESS',
-  'COMPLETED_ENDED_ERROR',
-  'COMPLETED_PROCESS_ERROR',
-  'COMPLETED_TERMINATED',
-  'REVIEW',
-]);
+const FINAL: ReadonlySet<InstanceStatus> = new Set(FINAL_INSTANCE_STATUSES);
 
 export function isFinal(status: InstanceStatus): boolean {
   return FINAL.has(status);

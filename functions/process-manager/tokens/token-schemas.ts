@@ -19,18 +19,29 @@ const ParameterKey = z
   .string()
   .check(z.regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,99}$/, 'keys are 1-100 characters: letters, digits, _ . - (not starting with a digit)'));
 
+/**
+ * A parameter whose value is `null` is absent (as a Spring client sends a field it has no value
+ * for): it is dropped, never stored, so the journey has no value for it (a required input that
+ * names it fails as for any parameter not given) and a templated creation's `null` leaves the
+ * token's own value in place.
+ */
 export const ParametersSchema = z.withMeta(
-  z.record(ParameterKey, z.string().check(z.maxLength(2000))).check(
-    z.refine((p) => Object.keys(p).length <= MAX_PARAMETERS, `at most ${MAX_PARAMETERS} parameters`),
-    z.refine((p) => p._redirectUrl === undefined || HttpUrl.safeParse(p._redirectUrl).success, {
-      message: '_redirectUrl must be an absolute http(s) URL (https is recommended)',
-      path: ['_redirectUrl'],
-    }),
-  ),
+  z
+    .pipe(
+      z.record(ParameterKey, z.nullable(z.string().check(z.maxLength(2000)))),
+      z.transform((p): Record<string, string> => Object.fromEntries(Object.entries(p).filter((e): e is [string, string] => e[1] !== null))),
+    )
+    .check(
+      z.refine((p) => Object.keys(p).length <= MAX_PARAMETERS, `at most ${MAX_PARAMETERS} parameters`),
+      z.refine((p) => p._redirectUrl === undefined || HttpUrl.safeParse(p._redirectUrl).success, {
+        message: '_redirectUrl must be an absolute http(s) URL (https is recommended)',
+        path: ['_redirectUrl'],
+      }),
+    ),
   {
     description:
       'Extra data for the instance (typically firstName, lastName, email, phoneNumber). `_redirectUrl` is where the end ' +
-      'user is sent at the end of the journey.',
+      'user is sent at the end of the journey. A `null` value is absent (dropped).',
   },
 );
 
@@ -81,7 +92,9 @@ export const ProcessTokenCreateSchema = z.withMeta(
       description: 'A definition tag instead of name + version; resolved when each instance is created.',
     }),
     uiUrl: z.withMeta(z.optional(HttpUrl), {
-      description: "Only the service's own user interface is supported: omit it, or give this tenant's own host.",
+      description:
+        "Only the service's own user interfaces: this tenant's host at `/journey` (the default) or `/web/trustweb`, the family's " +
+        'hosted-UI link, whose `?pt=<token id>` starts an instance as startProcessAddress does. Kept as given.',
     }),
     parameters: z.optional(ParametersSchema),
     processInstanceInit: z.optional(ProcessInstanceInitSchema),

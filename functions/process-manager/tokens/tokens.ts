@@ -32,6 +32,25 @@ export interface TokenContext {
   definitionId?: string | undefined;
 }
 
+/**
+ * The path of the family's hosted-UI link on the tenant's host: a token whose `uiUrl` is it hands
+ * out `uiUrl?pt=<token id>`, which starts an instance as `startProcessAddress` does
+ * (createProcessInstanceFromLink).
+ */
+export const HOSTED_UI_PATH = '/web/trustweb';
+
+/**
+ * Whether a `uiUrl` is one of the service's own user interfaces: on the tenant's own origin, at
+ * the journey pages (`/journey`) or the family's hosted-UI link (`/web/trustweb`), a trailing
+ * slash either way. The URL is kept as given.
+ */
+export function isOwnUi(uiUrl: string, tenantOrigin: string): boolean {
+  const url = new URL(uiUrl);
+  if (url.origin !== new URL(tenantOrigin).origin) return false;
+  const path = url.pathname.endsWith('/') && url.pathname.length > 1 ? url.pathname.slice(0, -1) : url.pathname;
+  return path === '/journey' || path === HOSTED_UI_PATH;
+}
+
 /** Validates a new token against the rules the schema alone cannot express. */
 export function newProcessToken(input: ProcessTokenCreateInput, ctx: TokenContext): ProcessTokenRecord {
   const details: ErrorDetail[] = [];
@@ -89,8 +108,11 @@ export function newProcessToken(input: ProcessTokenCreateInput, ctx: TokenContex
   }
 
   const ownUi = `${ctx.tenantOrigin}/journey`;
-  if (input.uiUrl !== undefined && new URL(input.uiUrl).origin !== new URL(ctx.tenantOrigin).origin) {
-    details.push({ location: 'body.uiUrl', message: `only the service's own user interface is supported: omit uiUrl or use ${ownUi}` });
+  if (input.uiUrl !== undefined && !isOwnUi(input.uiUrl, ctx.tenantOrigin)) {
+    details.push({
+      location: 'body.uiUrl',
+      message: `only the service's own user interfaces are supported: omit uiUrl, or use ${ownUi} or ${ctx.tenantOrigin}${HOSTED_UI_PATH}`,
+    });
   }
   if (details.length) throw new ValidationError('The process token is not valid.', details);
 

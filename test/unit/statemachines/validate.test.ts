@@ -36,6 +36,15 @@ describe('validateDefinition', () => {
     expect(def.activities.decide!.inputs).toEqual({});
   });
 
+  it('lists every problem, past a hundred, and its message counts them all', () => {
+    // 150 activities of an unknown type, chained: one problem each.
+    const activities = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`a${i}`, { type: 'TELEPORT', inputs: {}, ...(i < 149 ? { next: `a${i + 1}` } : {}) }]));
+    const err = refusal({ name: 'many', version: 1, startActivityId: 'a0', activities });
+    expect(err.details!.length).toBeGreaterThan(100);
+    expect(err.message).toContain(`(${err.details!.length - 1} more problems in details)`);
+    expect(new Set(err.details!.filter((d) => d.message.includes('TELEPORT')).map((d) => d.location.split('.')[1])).size).toBe(150);
+  });
+
   it('keeps inputs in catalogue order and is idempotent', () => {
     const once = validateDefinition(pushFlow());
     expect(validateDefinition(once)).toEqual(once);
