@@ -73,21 +73,21 @@ export const SCREENS = {
 
 /** The user steps whose page posts to the `form` submission route. */
 export const FORM_STEPS = {
-  DATA_FORM: { spec: dataFormSpec, screens: dataForm.screens, submission: dataForm.submission },
+  DATA_FORM: { spec: dataFormSpec, screens: { component: 'data-form' }, submission: dataForm.submission },
 } as const;
 
 /** The user steps whose page posts to the `face` submission route. */
 export const FACE_STEPS = {
-  CAPTURE_FACE_IMAGE: { spec: captureFaceImageSpec, screens: captureFaceImage.screens, submission: captureFaceImage.submission },
+  CAPTURE_FACE_IMAGE: { spec: captureFaceImageSpec, screens: { component: 'face-capture' }, submission: captureFaceImage.submission },
 } as const;
 
 /** The user steps whose page posts to the `passcode` submission route. */
 export const PASSCODE_STEPS = {
-  PASSCODE_AUTHENTICATION_FORM: { spec: passcodeAuthenticationFormSpec, screens: passcodeAuthenticationForm.screens, submission: passcodeAuthenticationForm.submission },
+  PASSCODE_AUTHENTICATION_FORM: { spec: passcodeAuthenticationFormSpec, screens: { component: 'passcode-registration' }, submission: passcodeAuthenticationForm.submission },
 } as const;
 
 /** The user steps whose page posts to the `passkey` submission route. */
 export const PASSKEY_STEPS = {
-  PASSKEY_AUTHENTICATION: { spec: passkeyAuthenticationSpec, screens: passkeyAuthentication.screens, submission: passkeyAuthentication.submission },
-  PASSKEY_REGISTRATION: { spec: passkeyRegistrationSpec, screens: passkeyRegistration.screens, submission: passkeyRegistration.submission },
+  PASSKEY_AUTHENTICATION: { spec: passkeyAuthenticationSpec, screens: { component: 'passkey-authentication' }, submission: passkeyAuthentication.submission },
+  PASSKEY_REGISTRATION: { spec: passkeyRegistrationSpec, screens: { component: 'passkey-registration' }, submission: passkeyRegistration.submission },
 } as const;
