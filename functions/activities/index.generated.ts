@@ -16,12 +16,14 @@ import * as passkeyRegistration from './passkey-registration.js';
 import * as sendWebhook from './send-webhook.js';
 import * as startPasscodeAuthentication from './start-passcode-authentication.js';
 import * as startPasscodeRegistration from './start-passcode-registration.js';
+import * as switchDevice from './switch-device.js';
 import * as watchlistMatch from './watchlist-match.js';
 import { spec as captureFaceImageSpec } from './specs/capture-face-image.js';
 import { spec as dataFormSpec } from './specs/data-form.js';
 import { spec as passcodeAuthenticationFormSpec } from './specs/passcode-authentication-form.js';
 import { spec as passkeyAuthenticationSpec } from './specs/passkey-authentication.js';
 import { spec as passkeyRegistrationSpec } from './specs/passkey-registration.js';
+import { spec as switchDeviceSpec } from './specs/switch-device.js';
 
 /** The AWS access each module's code needs in the activity function. */
 export const ACCESS = {
@@ -60,6 +62,7 @@ export const RUNS = {
 export const BEGINS = {
   DATA_FORM: dataForm.begin,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.begin,
+  SWITCH_DEVICE: switchDevice.begin,
 } as const;
 
 /** The screens of user steps: the journey page of a step that waits. */
@@ -69,11 +72,13 @@ export const SCREENS = {
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.screens,
   PASSKEY_AUTHENTICATION: passkeyAuthentication.screens,
   PASSKEY_REGISTRATION: passkeyRegistration.screens,
+  SWITCH_DEVICE: switchDevice.screens,
 } as const;
 
 /** The user steps whose page posts to the `form` submission route. */
 export const FORM_STEPS = {
   DATA_FORM: { spec: dataFormSpec, screens: { component: 'data-form' }, submission: dataForm.submission },
+  SWITCH_DEVICE: { spec: switchDeviceSpec, screens: { component: 'switch-device' }, submission: switchDevice.submission },
 } as const;
 
 /** The user steps whose page posts to the `face` submission route. */

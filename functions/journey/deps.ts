@@ -12,6 +12,8 @@ import type { FaceEngine } from '../faces/model.js';
 import { objectKeys } from '../store/keys.js';
 import { processInstanceStore } from '../store/process-instances.js';
 import { sessionStore } from '../store/sessions.js';
+import { switchDeviceReader, switchDeviceStore } from '../store/switch-devices.js';
+import type { SwitchDeviceStore } from './model.js';
 
 export const instances: Pick<
   ProcessInstanceStore,
@@ -25,3 +27,7 @@ export const faceCaptureObjectKey = objectKeys.faceCapture;
 export const faces: Pick<FaceEngine, 'name' | 'detect' | 'liveness'> = faceEngine;
 /** The journey's session versions (the execution's state holds only a reference to one). */
 export const sessions: SessionStore = sessionStore;
+/** The devices and links of Switch Device steps, and the instance's holder. */
+export const switchDevices: SwitchDeviceStore = switchDeviceStore;
+/** A device's capability, as every journey page checks it. */
+export const deviceCapabilities: Pick<SwitchDeviceStore, 'getDevice'> = switchDeviceReader;

@@ -16,7 +16,7 @@ export interface JourneyScreens {
   /** A renderer per UI component, from the activities' `screens`. */
   readonly byComponent: Readonly<Record<string, (ctx: ScreenContext) => string | Promise<string>>>;
   /** Where a step's page is: its component (its activity's own by default) and screen. */
-  screenOf(record: ProcessInstanceRecord, step: WaitingStep, capability: string, lang: Language): ScreenContext;
+  screenOf(record: ProcessInstanceRecord, step: WaitingStep, capability: string, lang: Language, origin?: string): ScreenContext;
 }
 
 /**
@@ -35,16 +35,16 @@ export function journeyScreens<D extends keyof StepDeps>(stepScreens: Readonly<R
   );
   return {
     byComponent,
-    screenOf: (record, step, capability, lang) => screenAt(record, step, capability, lang, own(stepScreens, step.activityType)?.component ?? step.activityType),
+    screenOf: (record, step, capability, lang, origin) => screenAt(record, step, capability, lang, own(stepScreens, step.activityType)?.component ?? step.activityType, origin),
   };
 }
 
-/** The page for where the journey is: its waiting step, its end, or a moment in between. */
-export async function journeyPage(screens: JourneyScreens, record: ProcessInstanceRecord, capability: string, lang: Language): Promise<string> {
+/** The page for where the journey is: its waiting step, its end, or a moment in between. `origin`: where the page was reached. */
+export async function journeyPage(screens: JourneyScreens, record: ProcessInstanceRecord, capability: string, lang: Language, origin?: string): Promise<string> {
   // A journey that has ended shows its end, even if a step it waited at (one that timed out) is still recorded.
   const step = isFinal(record.status) ? undefined : record.currentStep;
   if (step) {
-    const screen = screens.screenOf(record, step, capability, lang);
+    const screen = screens.screenOf(record, step, capability, lang, origin);
     const render = own(screens.byComponent, screen.component);
     return render ? render(screen) : renderUnsupported(lang);
   }

@@ -431,6 +431,25 @@ export interface ProcessInstanceRecord {
   reconcileChecks?: number;
   /** The user step finished last (its result reached Step Functions): how a repeated submission is recognised. */
   lastStep?: { activityId: string; digest?: string; at: string };
+  /** The device that holds the journey since a Switch Device step moved it; absent: the instance's own link. */
+  holder?: JourneyHolder;
+}
+
+/**
+ * Which of the end user's devices holds a journey after a Switch Device step moved it
+ * (functions/journey/devices.ts): the others see where it went, not its steps.
+ */
+export interface JourneyHolder {
+  /** SHA-256 (hex) of the holding device's capability: a phone's own, or the instance's. */
+  capabilityHash: string;
+  /** The same of the device it took the journey from. */
+  from: string;
+  /** A phone opened the step's switch link (`to-mobile`), or the device it came from took it back (`to-desktop`). */
+  via: 'to-mobile' | 'to-desktop';
+  /** The Switch Device step that moved it, and which visit of that step (SHA-256 of its task token, base64url). */
+  activityId: string;
+  step: string;
+  since: string;
 }
 
 /** The answer kept for an Idempotency-Key, so a retried creation answers the same. */

@@ -191,7 +191,17 @@ describe('the screens framework', () => {
       screen: 'wait-init',
       screens: ['wait-init', 'wait-done'],
     });
-    expect(Object.keys(SCREENS).sort()).toEqual(['data-form', 'face-capture', 'passcode-authentication', 'passcode-registration', 'passkey-authentication', 'passkey-registration']);
+    expect(Object.keys(SCREENS).sort()).toEqual([
+      'data-form',
+      'face-capture',
+      'mobile-switch',
+      'passcode-authentication',
+      'passcode-registration',
+      'passkey-authentication',
+      'passkey-registration',
+      'switch-device',
+      'switch-to-desktop',
+    ]);
   });
 
   it('renders the face capture page with its own script and the action of its step', () => {

@@ -19,6 +19,7 @@ import * as simpleDecider from './simple-decider.js';
 import * as startPasscodeAuthentication from './start-passcode-authentication.js';
 import * as startPasscodeRegistration from './start-passcode-registration.js';
 import * as svcPushNotification from './svc-push-notification.js';
+import * as switchDevice from './switch-device.js';
 import * as waitOnPushNotification from './wait-on-push-notification.js';
 import * as watchlistMatch from './watchlist-match.js';
 
@@ -43,6 +44,7 @@ export const SPECS = [
   startPasscodeAuthentication.spec,
   startPasscodeRegistration.spec,
   svcPushNotification.spec,
+  switchDevice.spec,
   waitOnPushNotification.spec,
   watchlistMatch.spec,
 ] as const;
@@ -75,6 +77,7 @@ export const ALIASES = {
   startPasscodeAuthenticationV1: 'START_PASSCODE_AUTHENTICATION',
   startPasscodeRegistrationV1: 'START_PASSCODE_REGISTRATION',
   svcPushNotificationV1: 'SVC_PUSH_NOTIFICATION',
+  switchDeviceV1: 'SWITCH_DEVICE',
   waitOnPushNotificationV1: 'WAIT_ON_PUSH_NOTIFICATION',
   faceWatchlistMatchV1: 'FACE_WATCHLIST_MATCH',
 } as const;
@@ -82,4 +85,5 @@ export const ALIASES = {
 /** A user step's end execution listener bean (`customDataFormWriterV1`) → its activity type, from each spec's `family.endBean`. */
 export const END_BEANS = {
   customDataFormWriterV1: 'DATA_FORM',
+  switchDeviceWriterV1: 'SWITCH_DEVICE',
 } as const;

@@ -191,6 +191,7 @@ describe('CATALOGUE', () => {
       'Passcode Authentication Form',
       'Passkey Authentication',
       'Passkey Registration',
+      'Switch Device',
       'Wait on Push Notification',
     ]);
   });
