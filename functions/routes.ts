@@ -8,6 +8,7 @@ import { tokenRoutes } from './process-manager/tokens/token-routes.js';
 import { instanceRoutes } from './process-manager/instances/instance-routes.js';
 import { platformRoutes } from './platform/routes.js';
 import { journeyRoutes } from './journey/journey-routes.js';
+import { switchDeviceRoutes } from './journey/switch-routes.js';
 import { userDataRoutes } from './userdata/routes.js';
 import { identityStoreRoutes } from './identity-store/routes.js';
 import { cloudFunctionRoutes } from './cloud-functions/routes.js';
@@ -29,6 +30,7 @@ export const routes = {
   ...tokenRoutes,
   ...instanceRoutes,
   ...journeyRoutes,
+  ...switchDeviceRoutes,
   ...userDataRoutes,
   ...identityStoreRoutes,
   ...cloudFunctionRoutes,

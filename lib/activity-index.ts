@@ -20,6 +20,8 @@ interface Found {
   /** The run module's exports (aws, run, begin, screens, submission), when there is one. */
   exports: Set<string>;
   part?: keyof typeof PARTS;
+  /** A user step's own UI component (its module's `screens.component`). */
+  component?: string;
   /** The family's bean names for it in BPMN (its spec's `family.beans`). */
   beans: readonly string[];
   /** A user step's end listener bean (its spec's `family.endBean`). */
@@ -60,6 +62,7 @@ async function findActivities(root: string): Promise<Found[]> {
     const runFile = join(root, ACTIVITIES_DIR, file);
     const mod = existsSync(runFile) ? ((await import(pathToFileURL(runFile).href)) as Record<string, unknown>) : {};
     const part = (mod.submission as { part?: keyof typeof PARTS } | undefined)?.part;
+    const component = (mod.screens as { component?: unknown } | undefined)?.component;
     const beans = Array.isArray(spec.family?.beans) ? (spec.family.beans as unknown[]).map(String) : [];
     if (beans.length === 0) throw new Error(`${SPECS_DIR}/${file}: its spec names no bean (family.beans)`);
     const endBean = typeof spec.family?.endBean === 'string' ? spec.family.endBean : undefined;
@@ -72,6 +75,7 @@ async function findActivities(root: string): Promise<Found[]> {
       beans,
       ...(endBean !== undefined ? { endBean } : {}),
       ...(part ? { part } : {}),
+      ...(typeof component === 'string' ? { component } : {}),
     });
   }
   // A bean name resolves to one activity: two specs claiming it is a mistake to stop here.
@@ -145,6 +149,8 @@ function activityIndex(all: Found[]): string {
     '',
     '/** The screens of user steps: the journey page of a step that waits. */',
     `export const SCREENS = ${byType(found, (f) => f.exports.has('screens'), (f) => `${f.name}.screens`)};`,
+    // A submission route needs a step's component by name only, not its renderers: written as a
+    // literal, so the route's bundle carries only the pages its submissions make.
     ...Object.entries(PARTS).flatMap(([part, name]) => [
       '',
       part === 'resume'
@@ -153,11 +159,16 @@ function activityIndex(all: Found[]): string {
       `export const ${name} = ${byType(
         found,
         (f) => f.part === part,
-        (f) => `{ spec: ${f.name}Spec, screens: ${f.name}.screens, submission: ${f.name}.submission }`,
+        (f) => `{ spec: ${f.name}Spec, screens: { component: ${propertyValue(f.component ?? f.type)} }, submission: ${f.name}.submission }`,
       )};`,
     ]),
     '',
   ].join('\n');
+}
+
+/** A string as a single-quoted literal. */
+function propertyValue(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
 /** An object literal's key for a name: bare when it is an identifier, quoted otherwise. */

@@ -22,6 +22,7 @@ import * as reviewRequired from './review-required.js';
 import * as sendWebhook from './send-webhook.js';
 import * as startPasscodeAuthentication from './start-passcode-authentication.js';
 import * as startPasscodeRegistration from './start-passcode-registration.js';
+import * as switchDevice from './switch-device.js';
 import * as waitResumeInstance from './wait-resume-instance.js';
 import * as watchlistMatch from './watchlist-match.js';
 import * as writeReviewStatus from './write-review-status.js';
@@ -32,6 +33,7 @@ import { spec as genericUserTaskSpec } from './specs/generic-user-task.js';
 import { spec as passcodeAuthenticationFormSpec } from './specs/passcode-authentication-form.js';
 import { spec as passkeyAuthenticationSpec } from './specs/passkey-authentication.js';
 import { spec as passkeyRegistrationSpec } from './specs/passkey-registration.js';
+import { spec as switchDeviceSpec } from './specs/switch-device.js';
 import { spec as waitResumeInstanceSpec } from './specs/wait-resume-instance.js';
 
 /** The AWS access each module's code needs in the activity function. */
@@ -84,6 +86,7 @@ export const BEGINS = {
   DATA_FORM: dataForm.begin,
   GENERIC_USER_TASK: genericUserTask.begin,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.begin,
+  SWITCH_DEVICE: switchDevice.begin,
   WAIT_RESUME_INSTANCE: waitResumeInstance.begin,
 } as const;
 
@@ -96,32 +99,34 @@ export const SCREENS = {
   PASSKEY_AUTHENTICATION: passkeyAuthentication.screens,
   PASSKEY_REGISTRATION: passkeyRegistration.screens,
   REVIEW_FROM_BACK_OFFICE: reviewFromBackOffice.screens,
+  SWITCH_DEVICE: switchDevice.screens,
   WAIT_RESUME_INSTANCE: waitResumeInstance.screens,
 } as const;
 
 /** The user steps whose page posts to the `form` submission route. */
 export const FORM_STEPS = {
-  DATA_FORM: { spec: dataFormSpec, screens: dataForm.screens, submission: dataForm.submission },
-  GENERIC_USER_TASK: { spec: genericUserTaskSpec, screens: genericUserTask.screens, submission: genericUserTask.submission },
+  DATA_FORM: { spec: dataFormSpec, screens: { component: 'data-form' }, submission: dataForm.submission },
+  GENERIC_USER_TASK: { spec: genericUserTaskSpec, screens: { component: 'preview' }, submission: genericUserTask.submission },
+  SWITCH_DEVICE: { spec: switchDeviceSpec, screens: { component: 'switch-device' }, submission: switchDevice.submission },
 } as const;
 
 /** The user steps whose page posts to the `face` submission route. */
 export const FACE_STEPS = {
-  CAPTURE_FACE_IMAGE: { spec: captureFaceImageSpec, screens: captureFaceImage.screens, submission: captureFaceImage.submission },
+  CAPTURE_FACE_IMAGE: { spec: captureFaceImageSpec, screens: { component: 'face-capture' }, submission: captureFaceImage.submission },
 } as const;
 
 /** The user steps whose page posts to the `passcode` submission route. */
 export const PASSCODE_STEPS = {
-  PASSCODE_AUTHENTICATION_FORM: { spec: passcodeAuthenticationFormSpec, screens: passcodeAuthenticationForm.screens, submission: passcodeAuthenticationForm.submission },
+  PASSCODE_AUTHENTICATION_FORM: { spec: passcodeAuthenticationFormSpec, screens: { component: 'passcode-registration' }, submission: passcodeAuthenticationForm.submission },
 } as const;
 
 /** The user steps whose page posts to the `passkey` submission route. */
 export const PASSKEY_STEPS = {
-  PASSKEY_AUTHENTICATION: { spec: passkeyAuthenticationSpec, screens: passkeyAuthentication.screens, submission: passkeyAuthentication.submission },
-  PASSKEY_REGISTRATION: { spec: passkeyRegistrationSpec, screens: passkeyRegistration.screens, submission: passkeyRegistration.submission },
+  PASSKEY_AUTHENTICATION: { spec: passkeyAuthenticationSpec, screens: { component: 'passkey-authentication' }, submission: passkeyAuthentication.submission },
+  PASSKEY_REGISTRATION: { spec: passkeyRegistrationSpec, screens: { component: 'passkey-registration' }, submission: passkeyRegistration.submission },
 } as const;
 
 /** The user steps that a resume completes (the resume URL and the resume API), not a page post. */
 export const RESUME_STEPS = {
-  WAIT_RESUME_INSTANCE: { spec: waitResumeInstanceSpec, screens: waitResumeInstance.screens, submission: waitResumeInstance.submission },
+  WAIT_RESUME_INSTANCE: { spec: waitResumeInstanceSpec, screens: { component: 'paused' }, submission: waitResumeInstance.submission },
 } as const;

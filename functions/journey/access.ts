@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { apiError } from '../errors.js';
 import { hashCapability, type ProcessInstanceRecord } from '../process-manager/instances/instances.js';
 import { isFinal } from '../process-manager/instances/status.js';
-import { instances } from './deps.js';
+import { deviceCapabilities, instances } from './deps.js';
 import { StepNotWaitingError } from './steps.js';
 
 /** One answer for an unknown instance, a wrong capability and an expired journey. */
@@ -10,19 +10,22 @@ export class JourneyNotAvailableError extends apiError('JOURNEY_NOT_AVAILABLE') 
 
 /**
  * The instance behind a journey link, if the capability in the link is its own (the one its
- * creation gave, or the one its resume gave: functions/journey/resume.ts): compared as hashes in
- * constant time, and refused once the instance is past its retention.
+ * creation gave, or the one its resume gave: functions/journey/resume.ts; compared as hashes in
+ * constant time) or a device's that a Switch Device step gave the journey to (looked up by its
+ * hash), and refused once the instance is past its retention.
  */
 export async function openJourney(tenantId: string, processInstanceId: string, capability: string, now: Date): Promise<ProcessInstanceRecord> {
   const record = await instances.getLive(tenantId, processInstanceId, now);
   if (!record) throw new JourneyNotAvailableError();
-  const given = Buffer.from(hashCapability(capability), 'hex');
-  const matches = (hash: string | undefined) => {
-    const stored = Buffer.from(hash ?? '', 'hex');
-    return given.length === stored.length && timingSafeEqual(given, stored);
+  const hash = hashCapability(capability);
+  const given = Buffer.from(hash, 'hex');
+  const matches = (stored: string | undefined) => {
+    const bytes = Buffer.from(stored ?? '', 'hex');
+    return given.length === bytes.length && timingSafeEqual(given, bytes);
   };
-  if (!matches(record.capabilityHash) && !matches(record.resumeCapabilityHash)) throw new JourneyNotAvailableError();
-  return record;
+  if (matches(record.capabilityHash) || matches(record.resumeCapabilityHash)) return record;
+  if (record.holder && (await deviceCapabilities.getDevice(tenantId, processInstanceId, hash, now))) return record;
+  throw new JourneyNotAvailableError();
 }
 
 /**

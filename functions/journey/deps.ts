@@ -13,6 +13,8 @@ import { objectKeys } from '../store/keys.js';
 import { processInstanceStore } from '../store/process-instances.js';
 import { instancePauseStore } from '../store/instance-pauses.js';
 import { sessionStore } from '../store/sessions.js';
+import { switchDeviceReader, switchDeviceStore } from '../store/switch-devices.js';
+import type { SwitchDeviceStore } from './model.js';
 
 export const instances: Pick<
   ProcessInstanceStore,
@@ -28,3 +30,7 @@ export const faces: Pick<FaceEngine, 'name' | 'detect' | 'liveness'> = faceEngin
 export const sessions: SessionStore = sessionStore;
 /** The resume of a pause: marked once on the instance, with its status back to ACTIVE. */
 export const pauses: Pick<InstancePauseStore, 'resume' | 'redrive'> = instancePauseStore;
+/** The devices and links of Switch Device steps, and the instance's holder. */
+export const switchDevices: SwitchDeviceStore = switchDeviceStore;
+/** A device's capability, as every journey page checks it. */
+export const deviceCapabilities: Pick<SwitchDeviceStore, 'getDevice'> = switchDeviceReader;

@@ -38,7 +38,8 @@ export const journeyRoutes = {
     tag: 'Journey pages',
     request: { path: InstancePath, query: JourneyQuery },
     responses: { 200: page('The page.'), 400: page('A malformed link.'), 404: page('An unknown, wrong or expired link.') },
-    aws: { table: ['GetItem', 'UpdateItem', 'PutItem'] },
+    // sendTask, DeleteItem: the computer's page takes a journey back from a phone at a Switch Device step and completes it.
+    aws: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], stateMachines: 'sendTask' },
   }),
   submitJourneyStep: defineRoute({
     operationId: 'submitJourneyStep',

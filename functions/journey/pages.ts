@@ -19,7 +19,7 @@ export interface JourneyScreens {
   /** A renderer per UI component, from the activities' `screens`. */
   readonly byComponent: Readonly<Record<string, (ctx: ScreenContext) => string | Promise<string>>>;
   /** Where a step's page is: its component (its activity's own by default) and screen. */
-  screenOf(record: ProcessInstanceRecord, step: WaitingStep, capability: string, lang: Language): ScreenContext;
+  screenOf(record: ProcessInstanceRecord, step: WaitingStep, capability: string, lang: Language, origin?: string): ScreenContext;
   /** Whether the end user does not act on this step's page (its module says it waits). */
   waits(step: WaitingStep): boolean;
   /**
@@ -51,7 +51,7 @@ export function journeyScreens<D extends keyof StepDeps>(stepScreens: Readonly<R
       const render = own(mine.render, screen.component) ?? own(mine.render, screen.screen);
       return render && withView(render as ScreenRender<ActivitySpec, D>);
     },
-    screenOf: (record, step, capability, lang) => screenAt(record, step, capability, lang, own(stepScreens, step.activityType)?.component ?? step.activityType),
+    screenOf: (record, step, capability, lang, origin) => screenAt(record, step, capability, lang, own(stepScreens, step.activityType)?.component ?? step.activityType, origin),
     waits: (step) => own(stepScreens, step.activityType)?.waits === true,
   };
 }
@@ -72,14 +72,14 @@ export function pendingRedirect(record: Pick<ProcessInstanceRecord, 'redirect' |
  * The page for where the journey is: its waiting step, its end, or a moment in between. Where the
  * end user has nothing to do (a step that only waits or that has no screen here, a service step
  * running, the journey's end) and a Redirect User step recorded a redirect that still holds, the
- * page sends the browser there instead.
+ * page sends the browser there instead. `origin`: where the page was reached.
  */
-export async function journeyPage(screens: JourneyScreens, record: ProcessInstanceRecord, capability: string, lang: Language): Promise<string> {
+export async function journeyPage(screens: JourneyScreens, record: ProcessInstanceRecord, capability: string, lang: Language, origin?: string): Promise<string> {
   // A journey that has ended shows its end, even if a step it waited at (one that timed out) is still recorded.
   const step = isFinal(record.status) ? undefined : record.currentStep;
   const redirect = pendingRedirect(record);
   if (step) {
-    const screen = screens.screenOf(record, step, capability, lang);
+    const screen = screens.screenOf(record, step, capability, lang, origin);
     const render = screens.rendererOf(screen);
     if (redirect !== undefined && (!render || screens.waits(step))) return renderRedirect(lang, redirect);
     return render ? render(screen) : renderUnsupported(lang);

@@ -30,14 +30,16 @@ export interface ScreenContext {
   /** The screen of the step's `List of Screens` being shown (its `UI Component ID` first). */
   screen: string;
   screens: string[];
+  /** The origin the page was reached at (`https://{tenant}.{host}`), for a link to open on another device; absent where no page shows one. */
+  origin?: string;
 }
 
 /** Where a step's page is: its component and screen, from the step's inputs (resolved when the step began). */
-export function screenOf(record: ProcessInstanceRecord, step: WaitingStep, capability: string, lang: Language, ownComponent: string): ScreenContext {
+export function screenOf(record: ProcessInstanceRecord, step: WaitingStep, capability: string, lang: Language, ownComponent: string, origin?: string): ScreenContext {
   const inputs = step.inputs;
   const component = typeof inputs['Starting Component ID'] === 'string' ? inputs['Starting Component ID'] : ownComponent;
   const first = typeof inputs['UI Component ID'] === 'string' ? inputs['UI Component ID'] : component;
   const listed = Array.isArray(inputs['List of Screens']) ? (inputs['List of Screens'] as unknown[]).map(String) : [];
   const screens = listed.length ? listed : [first];
-  return { record, step, capability, lang, component, screen: screens.includes(first) ? first : screens[0]!, screens };
+  return { record, step, capability, lang, component, screen: screens.includes(first) ? first : screens[0]!, screens, ...(origin ? { origin } : {}) };
 }

@@ -2,6 +2,7 @@ import { pageHandler } from './page-handler.js';
 import { changeStatus } from '../process-manager/instances/status.js';
 import { instances } from '../process-manager/deps.js';
 import { openJourney } from './access.js';
+import { otherDevicePage } from './devices.js';
 import { journeyPage, journeyScreens } from './pages.js';
 import { SCREENS } from '../activities/index.generated.js';
 import { pickLanguage } from './messages/index.js';
@@ -11,10 +12,12 @@ import { journeyRoutes as routes } from './journey-routes.js';
 /** The activities' screens and the stores they name, registered here where the page's entry point is assembled. */
 const screens = journeyScreens(SCREENS, { identityStores });
 
-export const handler = pageHandler(routes.showJourney, async ({ tenantId, path, query, now }) => {
+export const handler = pageHandler(routes.showJourney, async ({ tenantId, path, query, now, origin }) => {
   const lang = pickLanguage(query.lang);
   const record = await openJourney(tenantId, path.processInstanceId, query.c, now);
   // The first visit: the end user has the journey in hand.
   if (record.status === 'PENDING' && (await changeStatus({ instances }, record, 'ACTIVE', now))) record.status = 'ACTIVE';
-  return { status: 200, raw: { contentType: 'text/html; charset=utf-8', body: await journeyPage(screens, record, query.c, lang) } };
+  // A device the journey moved away from (Switch Device) follows it rather than showing its steps.
+  const body = (await otherDevicePage(record, query.c, lang, now)) ?? (await journeyPage(screens, record, query.c, lang, origin));
+  return { status: 200, raw: { contentType: 'text/html; charset=utf-8', body } };
 });

@@ -497,6 +497,8 @@ export interface ProcessInstanceRecord {
    * device the resume URL was opened on); accepted beside `capabilityHash`.
    */
   resumeCapabilityHash?: string;
+  /** The device that holds the journey since a Switch Device step moved it; absent: the instance's own link. */
+  holder?: JourneyHolder;
 }
 
 /**
@@ -585,6 +587,23 @@ export interface InstancePauseStore {
   ): Promise<boolean>;
   /** A resume sent again after its hand-over was cut short: a new capability hash, only while the pause names that task. */
   redrive(tenantId: string, id: string, resumedTask: string, capabilityHash: string): Promise<boolean>;
+}
+
+/**
+ * Which of the end user's devices holds a journey after a Switch Device step moved it
+ * (functions/journey/devices.ts): the others see where it went, not its steps.
+ */
+export interface JourneyHolder {
+  /** SHA-256 (hex) of the holding device's capability: a phone's own, or the instance's. */
+  capabilityHash: string;
+  /** The same of the device it took the journey from. */
+  from: string;
+  /** A phone opened the step's switch link (`to-mobile`), or the device it came from took it back (`to-desktop`). */
+  via: 'to-mobile' | 'to-desktop';
+  /** The Switch Device step that moved it, and which visit of that step (SHA-256 of its task token, base64url). */
+  activityId: string;
+  step: string;
+  since: string;
 }
 
 /** The answer kept for an Idempotency-Key, so a retried creation answers the same. */

@@ -202,6 +202,14 @@ export const keys = {
   instanceUserData(tenantId: string, id: string, activityId: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `USERDATA#${part(activityId)}` };
   },
+  /** A device a Switch Device step gave the journey to, by the SHA-256 (hex) of its capability, in the instance's partition. */
+  instanceDevice(tenantId: string, id: string, capabilityHash: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `DEVICE#${part(capabilityHash)}` };
+  },
+  /** A Switch Device step's link, by the SHA-256 (base64url) of its secret, in the instance's partition. */
+  instanceSwitchLink(tenantId: string, id: string, secretHash: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `SWITCHLINK#${part(secretHash)}` };
+  },
   /** The user step an instance waits at: its own item, so the instance item stays small whatever the session. */
   instanceStep(tenantId: string, id: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: 'PISTEP' };

@@ -191,7 +191,20 @@ describe('the screens framework', () => {
       screen: 'wait-init',
       screens: ['wait-init', 'wait-done'],
     });
-    expect(Object.keys(SCREENS).sort()).toEqual(['data-form', 'face-capture', 'passcode-authentication', 'passcode-registration', 'passkey-authentication', 'passkey-registration', 'paused', 'preview', 'review']);
+    expect(Object.keys(SCREENS).sort()).toEqual([
+      'data-form',
+      'face-capture',
+      'mobile-switch',
+      'passcode-authentication',
+      'passcode-registration',
+      'passkey-authentication',
+      'passkey-registration',
+      'paused',
+      'preview',
+      'review',
+      'switch-device',
+      'switch-to-desktop',
+    ]);
   });
 
   it('renders the face capture page with its own script and the action of its step', () => {

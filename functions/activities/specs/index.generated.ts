@@ -25,6 +25,7 @@ import * as simpleDecider from './simple-decider.js';
 import * as startPasscodeAuthentication from './start-passcode-authentication.js';
 import * as startPasscodeRegistration from './start-passcode-registration.js';
 import * as svcPushNotification from './svc-push-notification.js';
+import * as switchDevice from './switch-device.js';
 import * as waitOnPushNotification from './wait-on-push-notification.js';
 import * as waitResumeInstance from './wait-resume-instance.js';
 import * as watchlistMatch from './watchlist-match.js';
@@ -58,6 +59,7 @@ export const SPECS = [
   startPasscodeAuthentication.spec,
   startPasscodeRegistration.spec,
   svcPushNotification.spec,
+  switchDevice.spec,
   waitOnPushNotification.spec,
   waitResumeInstance.spec,
   watchlistMatch.spec,
@@ -99,6 +101,7 @@ export const ALIASES = {
   startPasscodeAuthenticationV1: 'START_PASSCODE_AUTHENTICATION',
   startPasscodeRegistrationV1: 'START_PASSCODE_REGISTRATION',
   svcPushNotificationV1: 'SVC_PUSH_NOTIFICATION',
+  switchDeviceV1: 'SWITCH_DEVICE',
   waitOnPushNotificationV1: 'WAIT_ON_PUSH_NOTIFICATION',
   waitResumeInstance: 'WAIT_RESUME_INSTANCE',
   faceWatchlistMatchV1: 'FACE_WATCHLIST_MATCH',
@@ -111,5 +114,6 @@ export const ALIASES = {
 export const END_BEANS = {
   customDataFormWriterV1: 'DATA_FORM',
   reviewFromBackOfficeEnd: 'REVIEW_FROM_BACK_OFFICE',
+  switchDeviceWriterV1: 'SWITCH_DEVICE',
   waitResumeInstanceEnd: 'WAIT_RESUME_INSTANCE',
 } as const;

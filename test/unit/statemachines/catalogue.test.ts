@@ -196,6 +196,7 @@ describe('CATALOGUE', () => {
       'Passcode Authentication Form',
       'Passkey Authentication',
       'Passkey Registration',
+      'Switch Device',
       'Wait on Push Notification',
       'Waiting for B/O review',
       'Waiting for Resume',
