@@ -276,10 +276,11 @@ describe('POST /api/process-manager/processDefinitions with a BPMN upload', () =
       body: { name: 'applicant-details', version: 1, status: 'DEPLOYED_ACTIVE', resource: EXAMPLE_FORMS.find((f) => f.name === 'onboarding-details')!.resource },
     });
     expect([201, 409]).toContain(form.status);
-    // family-journey.bpmn names FamilyDetails by its latest version: the name must exist.
+    // family-journey.bpmn names FamilyDetails by its latest active version: at publish the name
+    // must exist. A DRAFT, so the version family-journeys.test.ts runs stays the latest active one.
     const family = await call('POST', '/api/process-manager/customDataForms', {
       token,
-      body: { name: 'FamilyDetails', status: 'DEPLOYED_ACTIVE', resource: EXAMPLE_FORMS.find((f) => f.name === 'onboarding-details')!.resource },
+      body: { name: 'FamilyDetails', status: 'DRAFT', resource: EXAMPLE_FORMS.find((f) => f.name === 'onboarding-details')!.resource },
     });
     expect(family.status, family.text).toBe(201);
     const files = [

@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminToken, call, finalStatus, pageUntil } from './client.js';
-import { uploadForm } from './data-form-journeys.js';
 
 /**
  * The family's journeys over HTTP, as its deployment pipeline and its end users' browsers use the
@@ -60,7 +59,12 @@ const upload = (name: string, bpmn: string) => ({
 beforeAll(async () => {
   token = await adminToken();
   // The names the BPMN gives; each run adds a newer active version, which the journey then shows and runs.
-  await uploadForm(token, 'FamilyDetails', DETAILS_FORM, 'DEPLOYED_ACTIVE');
+  // No version given: the next one is taken (other suites add versions of this name too).
+  const form = await call('POST', '/api/process-manager/customDataForms', {
+    token,
+    body: { name: 'FamilyDetails', description: 'the family journey details', status: 'DEPLOYED_ACTIVE', creationOption: 'NEW', resource: DETAILS_FORM },
+  });
+  expect(form.status, form.text).toBe(201);
   const fn = await call('POST', '/api/process-manager/cloudFunctions', { token, body: { name: 'FamilyDecision', source: DECISION_FUNCTION, status: 'DEPLOYED_ACTIVE' } });
   expect(fn.status, fn.text).toBe(201);
 });
