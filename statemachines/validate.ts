@@ -315,10 +315,6 @@ function checkFamilyDecider(id: string, activity: RawActivity, base: Activity, p
 function checkTimer(activity: RawActivity, spec: ActivitySpec, at: string, who: string, problems: ErrorDetail[]): Timer | undefined {
   const timer = activity.timer!;
   const where = `${at}.timer${timer.id ? ` (${timer.id})` : ''}`;
-  if (spec.kind === 'decider') {
-    problems.push({ location: `${at}.timer`, message: `${who}: a timer boundary event${timer.id ? ` "${timer.id}"` : ''} needs a user or service step; a decider does not run` });
-    return undefined;
-  }
   const d = isoDurationSeconds(timer.duration);
   if ('problem' in d) {
     problems.push({ location: `${at}.timer.duration`, message: `${who}: timer ${d.problem}` });
