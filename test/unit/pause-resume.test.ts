@@ -3,13 +3,10 @@
  * writes (functions/store/instance-pauses.ts), and the resume's judgement and its once
  * (functions/journey/resume.ts), with the step's completion stubbed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamo } from '../../lib/local/dynamodb.js';
+import { describe, expect, it, vi } from 'vitest';
+import { useLocalTable } from '../support/local-table.js';
 import type { InstancePauseStore, ProcessInstanceRecord, ProcessInstanceStore, ProcessTokenRecord, WaitingStep } from '../../functions/process-manager/model.js';
 import { instanceEvents } from '../../functions/events/catalogue.js';
 import { hashCapability } from '../../functions/process-manager/instances/instances.js';
@@ -17,9 +14,6 @@ import { hashResumeSecret, pauseInstance } from '../../functions/process-manager
 import { judgeResume, resumeJourney, taskDigest, type ResumeDeps } from '../../functions/journey/resume.js';
 import { ServiceUnavailableError } from '../../functions/journey/steps.js';
 
-let local: LocalDynamo;
-let client: DynamoDBClient;
-let dir: string;
 let instances: ProcessInstanceStore;
 let pauses: InstancePauseStore;
 let keys: typeof import('../../functions/store/keys.js').keys;
@@ -28,22 +22,10 @@ const TABLE = 'pauses-unit';
 const now = new Date('2026-03-01T00:00:00Z');
 const ORIGIN = 'https://acme.fir.example.com';
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'pauses-'));
-  local = await startDynamoDbLocal(dir);
-  process.env.DYNAMODB_ENDPOINT = local.endpoint;
-  process.env.TABLE_NAME = TABLE;
-  client = localClient(local.endpoint);
-  await ensureTable(client, TABLE);
+const table = useLocalTable(TABLE, async () => {
   ({ processInstanceStore: instances } = await import('../../functions/store/process-instances.js'));
   ({ instancePauseStore: pauses } = await import('../../functions/store/instance-pauses.js'));
   ({ keys } = await import('../../functions/store/keys.js'));
-}, 90_000);
-
-afterAll(async () => {
-  client?.destroy();
-  await local?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 let seq = 0;
@@ -84,7 +66,7 @@ async function createInstance(overrides: Partial<ProcessInstanceRecord> = {}): P
 }
 
 async function rawItem(key: { PK: string; SK: string }) {
-  const out = await client.send(new GetItemCommand({ TableName: TABLE, Key: { PK: { S: key.PK }, SK: { S: key.SK } }, ConsistentRead: true }));
+  const out = await table.client().send(new GetItemCommand({ TableName: TABLE, Key: { PK: { S: key.PK }, SK: { S: key.SK } }, ConsistentRead: true }));
   return out.Item && unmarshall(out.Item);
 }
 

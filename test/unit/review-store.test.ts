@@ -2,19 +2,13 @@
  * The review store against Amazon's DynamoDB Local (the table made from the same schema module
  * the stack uses): a review required once, decisions written only over what they read.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamo } from '../../lib/local/dynamodb.js';
+import { describe, expect, it } from 'vitest';
+import { useLocalTable } from '../support/local-table.js';
 import type { InstanceReview, ProcessInstanceRecord, ProcessTokenRecord } from '../../functions/process-manager/model.js';
 import { instanceEvents } from '../../functions/events/catalogue.js';
 
-let local: LocalDynamo;
-let client: DynamoDBClient;
-let dir: string;
 let instances: typeof import('../../functions/store/process-instances.js').processInstanceStore;
 let reviews: typeof import('../../functions/store/reviews.js').reviewStore;
 let keys: typeof import('../../functions/store/keys.js').keys;
@@ -22,22 +16,10 @@ const TENANT = 'acme';
 const TABLE = 'reviews-unit';
 const now = new Date('2026-03-01T00:00:00Z');
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'review-store-'));
-  local = await startDynamoDbLocal(dir);
-  process.env.DYNAMODB_ENDPOINT = local.endpoint;
-  process.env.TABLE_NAME = TABLE;
-  client = localClient(local.endpoint);
-  await ensureTable(client, TABLE);
+const table = useLocalTable(TABLE, async () => {
   ({ processInstanceStore: instances } = await import('../../functions/store/process-instances.js'));
   ({ reviewStore: reviews } = await import('../../functions/store/reviews.js'));
   ({ keys } = await import('../../functions/store/keys.js'));
-}, 90_000);
-
-afterAll(async () => {
-  client?.destroy();
-  await local?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 let seq = 0;
@@ -78,7 +60,7 @@ async function createInstance(): Promise<ProcessInstanceRecord> {
 }
 
 async function rawItem(key: { PK: string; SK: string }) {
-  const out = await client.send(new GetItemCommand({ TableName: TABLE, Key: { PK: { S: key.PK }, SK: { S: key.SK } }, ConsistentRead: true }));
+  const out = await table.client().send(new GetItemCommand({ TableName: TABLE, Key: { PK: { S: key.PK }, SK: { S: key.SK } }, ConsistentRead: true }));
   return out.Item && unmarshall(out.Item);
 }
 
