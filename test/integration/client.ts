@@ -7,6 +7,7 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { localClient } from '../../lib/local/dynamodb.js';
 import { keys } from '../../functions/store/keys.js';
 import { expect, inject } from 'vitest';
+import type { EventEnvelope } from '../../functions/shared/events.js';
 
 export interface Reply {
   status: number;
@@ -111,6 +112,31 @@ export async function pageUntil(path: string, text: string, opts: CallOptions = 
     if (Date.now() > deadline) throw new Error(`page never showed "${text}": ${res.text.slice(0, 300)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Polls `probe` every 100 ms until it answers (anything but undefined), for at most `ms`. */
+export async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The events the runtime's relay put on its bus (its log's `event` records), in the order relayed. */
+export function relayedEvents(): EventEnvelope[] {
+  return readFileSync(inject('logFile'), 'utf8')
+    .split('\n')
+    .flatMap((line) => {
+      if (!line.includes('"message":"event"')) return [];
+      try {
+        return [(JSON.parse(line) as { event: EventEnvelope }).event];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** A `multipart/form-data` body with one file (or none), as a browser's form post sends it. */

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { adminToken, call, issueToken } from './client.js';
+import { adminToken, call, issueToken, relayedEvents, until } from './client.js';
 import type { EventEnvelope } from '../../functions/shared/events.js';
 import type { EventBus } from '../../functions/events/bus.js';
 
@@ -18,29 +18,7 @@ beforeAll(async () => {
   other = await issueToken(inject('otherKey'), 'other');
 });
 
-/** The events the runtime's relay put on its bus, from the service log. */
-function relayed(): EventEnvelope[] {
-  return readFileSync(inject('logFile'), 'utf8')
-    .split('\n')
-    .flatMap((line) => {
-      if (!line.includes('"message":"event"')) return [];
-      try {
-        return [(JSON.parse(line) as { event: EventEnvelope }).event];
-      } catch {
-        return [];
-      }
-    });
-}
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const relayed = relayedEvents;
 
 /** A new instance of the identity-check example, opened by its end user (PENDING, then ACTIVE). */
 async function openedInstance(): Promise<string> {

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EventEnvelope } from '../../functions/shared/events.js';
-import { adminToken, call, issueToken, keyWith, latestSession, pageUntil } from './client.js';
+import { adminToken, call, issueToken, keyWith, latestSession, pageUntil, relayedEvents, until } from './client.js';
 
 /**
  * The family's manual-review tail over HTTP: a decider says REVIEW, a gateway on `_decision` leads
@@ -131,30 +130,8 @@ const read = (id: string, as = token) => call('GET', `/api/process-manager/proce
 const review = (id: string, body: unknown, as = reviewer.token, tenant?: string) =>
   call('POST', `/api/process-manager/processInstances/${id}/review`, { token: as, body, ...(tenant ? { tenant } : {}) });
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** The events the runtime's relay put on its bus (its log's `event` records), of one instance. */
-function eventsOf(id: string): EventEnvelope[] {
-  return readFileSync(inject('logFile'), 'utf8')
-    .split('\n')
-    .flatMap((line) => {
-      if (!line.includes('"message":"event"') || !line.includes(id)) return [];
-      try {
-        return [(JSON.parse(line) as { event: EventEnvelope }).event];
-      } catch {
-        return [];
-      }
-    })
-    .filter((e) => e.subject.id === id);
-}
+/** The events relayed of one instance. */
+const eventsOf = (id: string): EventEnvelope[] => relayedEvents().filter((e) => e.subject.id === id);
 
 /** The journey waits for the back office: its status REVIEW, its step begun (the step's event on the bus). */
 async function waitingForReview(id: string): Promise<void> {
