@@ -115,7 +115,11 @@ describe('the journey page after a redirect', () => {
 
   it('sends the browser there between steps, at a step with no screen here, and at the end', async () => {
     expect(sendsTo(await page(record({})))).toBe('https://bank.example/otp?r=1&amp;s=2');
-    expect(sendsTo(await page(record({ currentStep: step('WAITING_FOR_RESUME') })))).toBe('https://bank.example/otp?r=1&amp;s=2');
+    expect(sendsTo(await page(record({ currentStep: step('AN_ACTIVITY_WITH_NO_SCREEN') })))).toBe('https://bank.example/otp?r=1&amp;s=2');
+    // Steps whose pages only wait: the family's Pause Instance, Redirect User V2, Waiting for Resume; and the back office's wait.
+    for (const waiting of ['WAIT_RESUME_INSTANCE', 'REVIEW_FROM_BACK_OFFICE']) {
+      expect(sendsTo(await page(record({ status: 'PAUSED', currentStep: step(waiting) }))), waiting).toBe('https://bank.example/otp?r=1&amp;s=2');
+    }
     for (const status of ['COMPLETED_ENDED_SUCCESS', 'REVIEW', 'COMPLETED_ENDED_ERROR'] as const) {
       const html = await page(record({ status }));
       expect(sendsTo(html), status).toBe('https://bank.example/otp?r=1&amp;s=2');
