@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { decodeRgb } from '../../functions/adapters/face-image.js';
 
 /** Debian's Chromium (apt-get install chromium), or CHROMIUM_PATH. */
@@ -75,4 +75,19 @@ export async function launchChromium(cameraImage: string = CAMERA_FACE): Promise
       `--use-file-for-fake-video-capture=${stillVideo(cameraImage)}`,
     ],
   });
+}
+
+/**
+ * On the face capture page (its heading in English): the camera is started, a photo taken and
+ * shown, and the page's form sent (Enter, as the page's one button would).
+ */
+export async function takeFacePhoto(page: Page, timeout = 15_000): Promise<void> {
+  await page.getByRole('heading', { name: 'A photo of your face' }).waitFor({ timeout });
+  await page.getByRole('button', { name: 'Use the camera' }).click();
+  await page.locator('#face-video').waitFor({ state: 'visible' });
+  // A function, not a string: the page's CSP forbids eval, which a string predicate would need.
+  await page.waitForFunction(() => (globalThis as any).document.getElementById('face-video').videoWidth > 0);
+  await page.getByRole('button', { name: 'Take the photo' }).click();
+  await page.getByRole('img', { name: 'Your photo' }).waitFor();
+  await page.keyboard.press('Enter');
 }

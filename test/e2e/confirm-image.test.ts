@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { PHONE, SHOTS, launchChromium } from './browser.js';
+import { PHONE, SHOTS, launchChromium, takeFacePhoto } from './browser.js';
 import { adminToken, call, finalStatus } from '../integration/client.js';
 
 /**
@@ -58,13 +58,7 @@ describe('Confirm Image and Redirect User V2 in Chromium', () => {
     await page.goto(`${created.json.redirectUrl}&lang=en`);
 
     const takePhoto = async () => {
-      await page.getByRole('heading', { name: 'A photo of your face' }).waitFor({ timeout: 15_000 });
-      await page.getByRole('button', { name: 'Use the camera' }).click();
-      await page.locator('#face-video').waitFor({ state: 'visible' });
-      await page.waitForFunction(() => (globalThis as any).document.getElementById('face-video').videoWidth > 0);
-      await page.getByRole('button', { name: 'Take the photo' }).click();
-      await page.getByRole('img', { name: 'Your photo' }).waitFor();
-      await page.keyboard.press('Enter');
+      await takeFacePhoto(page);
       await page.getByRole('heading', { name: 'Check your photo' }).waitFor({ timeout: 20_000 });
     };
 

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import * as zip from '@zip.js/zip.js';
-import { PHONE, SHOTS, launchChromium } from './browser.js';
+import { PHONE, SHOTS, launchChromium, takeFacePhoto } from './browser.js';
 import { adminToken, call, finalStatus, selfieMatchInstance } from '../integration/client.js';
 import { face, portrait, toJpeg } from '../support/face-images.js';
 
@@ -34,14 +34,7 @@ async function photographed(redirectUrl: string): Promise<{ context: BrowserCont
   await context.grantPermissions(['camera']);
   const page = await context.newPage();
   await page.goto(`${redirectUrl}&lang=en`);
-  await page.getByRole('heading', { name: 'A photo of your face' }).waitFor({ timeout: 15_000 });
-  await page.getByRole('button', { name: 'Use the camera' }).click();
-  await page.locator('#face-video').waitFor({ state: 'visible' });
-  // A function, not a string: the page's CSP forbids eval, which a string predicate would need.
-  await page.waitForFunction(() => (globalThis as any).document.getElementById('face-video').videoWidth > 0);
-  await page.getByRole('button', { name: 'Take the photo' }).click();
-  await page.getByRole('img', { name: 'Your photo' }).waitFor();
-  await page.keyboard.press('Enter');
+  await takeFacePhoto(page);
   return { context, page };
 }
 

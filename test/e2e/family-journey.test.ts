@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { adminToken, call, issueToken, keyWith, latestSession, relayedEvents, until } from '../integration/client.js';
-import { CAMERA_FACE, PHONE, SHOTS, launchChromium } from './browser.js';
+import { CAMERA_FACE, PHONE, SHOTS, launchChromium, takeFacePhoto } from './browser.js';
 
 /**
  * One journey of the family's shape, drawn in its dialect (test/fixtures/e2e/family-all.bpmn),
@@ -112,15 +112,9 @@ const userdata = async (id: string) => {
   return (await call('GET', `/api/userdata-server/processDefinitions/${defnId}/processInstances/${id}/userdata`, { token })).json;
 };
 
-/** The phone's camera takes a photo on the capture page, which sends it. */
+/** The phone's camera takes a photo on the capture page, which sends it; then the preview. */
 async function takePhoto(page: Page): Promise<void> {
-  await page.getByRole('heading', { name: 'A photo of your face' }).waitFor({ timeout: 20_000 });
-  await page.getByRole('button', { name: 'Use the camera' }).click();
-  await page.locator('#face-video').waitFor({ state: 'visible' });
-  await page.waitForFunction(() => (globalThis as any).document.getElementById('face-video').videoWidth > 0);
-  await page.getByRole('button', { name: 'Take the photo' }).click();
-  await page.getByRole('img', { name: 'Your photo' }).waitFor();
-  await page.keyboard.press('Enter');
+  await takeFacePhoto(page, 20_000);
   await page.getByRole('heading', { name: 'Check your photo' }).waitFor({ timeout: 20_000 });
 }
 
