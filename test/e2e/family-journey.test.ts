@@ -171,7 +171,11 @@ async function applicantUntilReview(shot: string): Promise<Run> {
   // The checks and the loop run; then Switch To Desktop. The computer's page, which follows the
   // phone by itself, takes the journey back at its next load (the phone may or may not have shown
   // its "go back" page by then), pauses it, and goes on to the bank's page.
-  await desk.waitForURL(`${bankUrl}/paused?otpRefId=R7`, { timeout: 45_000 });
+  await desk.waitForURL(`${bankUrl}/paused?otpRefId=R7`, { timeout: 90_000 }).catch(async (err: Error) => {
+    // Say where the journey was: a slow face check, a step not taken back, or a page that did not follow.
+    const at = await read(id);
+    throw new Error(`${err.message}\ninstance ${at.status}; computer at ${desk.url()}; phone at ${hand.url()}`);
+  });
   expect(await desk.getByRole('heading').innerText()).toBe('At the bank');
   expect((await read(id)).status).toBe('PAUSED');
   // The phone follows the computer now.
