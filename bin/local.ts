@@ -49,7 +49,13 @@ async function shutdown(signal: string) {
   stopping = true;
   process.stdout.write(`\n${signal}: stopping...\n`);
   try {
-    await runtime.stop();
+    const { journeysEnded, notRecorded } = await runtime.stop();
+    // What the docs promise for journeys in flight, said where the user looks.
+    if (journeysEnded) {
+      const what = journeysEnded === 1 ? '1 journey in flight ended' : `${journeysEnded} journeys in flight ended`;
+      process.stdout.write(`${what} (COMPLETED_TERMINATED)${notRecorded ? `; ${notRecorded} could not be recorded now, the next start ends them` : ''}.\n`);
+    }
+    process.stdout.write('Stopped.\n');
     process.exit(0);
   } catch (err) {
     console.error(err);

@@ -88,7 +88,15 @@ export interface LocalRuntime {
   /** Example definitions published to the demo tenant at this start (`name vN`). */
   published: string[];
   engine: LocalStepFunctions;
-  stop(): Promise<void>;
+  stop(): Promise<StopSummary>;
+}
+
+/** What a stop did to the journeys in flight. */
+export interface StopSummary {
+  /** Journeys whose executions the stop ended (their instances COMPLETED_TERMINATED). */
+  journeysEnded: number;
+  /** Of those, the ends that could not be recorded now: the next start ends them. */
+  notRecorded: number;
 }
 
 /** The local signing key: RSA 2048 in PKCS#8 PEM, readable by this user only. */
@@ -113,8 +121,6 @@ function ensureKeyFile(path: string): void {
 export async function startLocalRuntime(opts: { localDir: string; port: number; host?: string }): Promise<LocalRuntime> {
   const localDir = resolve(opts.localDir);
   mkdirSync(localDir, { recursive: true, mode: 0o700 });
-  // A clean stop removes runtime.json: still there, the last run crashed (or was killed).
-  const crashed = existsSync(join(localDir, 'runtime.json'));
   // Every tenant's items, face images and the signing key are in here: this user's only, also
   // for a folder an earlier version made with the default mode.
   chmodSync(localDir, 0o700);
@@ -275,7 +281,10 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     // What the sweeper's schedule does on AWS (every five minutes): PENDING deliveries whose message was lost, queued again.
     const deliverySweeper = startDeliverySweeper(Number(process.env.WEBHOOK_SWEEP_INTERVAL_SECONDS ?? 60));
     await republishDefinitions(admin, engine);
-    if (crashed) await asOperation('reconcileExecutions', () => endOrphanedJourneys(new Date()));
+    // The engine starts empty: a journey still open in the table lost its execution with the last
+    // run (a stop that could not record its end, a crash, a SIGKILL), so it ends now, before the
+    // first request, rather than stay open until the reconciler's first look at it.
+    await asOperation('reconcileExecutions', () => endOrphanedJourneys(new Date()));
     const sweeper = startSweeper(admin, LOCAL_TABLE, Number(process.env.SWEEP_INTERVAL_SECONDS ?? 60));
     // Every five minutes, as the reconciler's schedule on AWS.
     const reconciler = startReconciler(Number(process.env.RECONCILE_INTERVAL_SECONDS ?? 300));
@@ -337,10 +346,11 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       async stop() {
         await http.close();
         await reconciler.stop();
-        await engine.shutdown();
+        const aborted = await engine.shutdown();
         await exportJobs.settle();
-        // Journeys the shutdown aborted end as COMPLETED_TERMINATED, recorded before the table stops.
-        await orchestrator.settle();
+        // Journeys the shutdown aborted end as COMPLETED_TERMINATED, recorded before the table stops
+        // (DynamoDB Local is in a process group of its own, so a terminal's Ctrl-C leaves it to this).
+        const { failed } = await orchestrator.settle();
         await sweeper.stop();
         // The events of the last changes go out before the table stops (what is left, the next start relays).
         await Promise.race([relay.drained(), new Promise((r) => setTimeout(r, 2_000))]);
@@ -354,6 +364,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
         await dynamo.stop();
         await localS3.stop();
         rmSync(runtimePath, { force: true });
+        return { journeysEnded: aborted, notRecorded: Math.min(failed, aborted) };
       },
     };
   } catch (err) {
