@@ -9,6 +9,7 @@ import { tenantStore } from '../../functions/store/tenants.js';
 import { signerFor } from '../../functions/auth/signer.js';
 import { ensureTable, freePort, localClient, startDynamoDbLocal } from './dynamodb.js';
 import { startHttpServer } from './server.js';
+import type { RequestRecord } from './text-log.js';
 import { LocalStepFunctions } from './engine.js';
 import { localOrchestrator } from './orchestrator.js';
 import { installOrchestrator, orchestrator as installedOrchestrator, stateMachineNameOf } from '../../functions/process-manager/executions/orchestrator.js';
@@ -118,7 +119,7 @@ function ensureKeyFile(path: string): void {
  * made from the shared schema, the handlers behind the API Gateway stand-in on loopback, and
  * on first start the `demo` tenant with an API key holding every permission.
  */
-export async function startLocalRuntime(opts: { localDir: string; port: number; host?: string }): Promise<LocalRuntime> {
+export async function startLocalRuntime(opts: { localDir: string; port: number; host?: string; requestLog?: (r: RequestRecord) => void }): Promise<LocalRuntime> {
   const localDir = resolve(opts.localDir);
   mkdirSync(localDir, { recursive: true, mode: 0o700 });
   // Every tenant's items, face images and the signing key are in here: this user's only, also
@@ -321,6 +322,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       jwks: async () => ({ keys: [jwk] }),
       issuer,
       audience: process.env.TOKEN_AUDIENCE!,
+      ...(opts.requestLog && { requestLog: opts.requestLog }),
     });
 
     const runtimePath = join(localDir, 'runtime.json');
