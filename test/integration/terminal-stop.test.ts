@@ -112,7 +112,11 @@ describe('npm start in a terminal', () => {
       body: { name: `lost-${Date.now()}`, processDefnName: 'identity-check', processDefnVersion: 1, parameters: { firstName: 'Ann' } },
     });
     const ids: string[] = [];
-    for (let i = 0; i < 2; i++) ids.push((await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, on)).json.processInstanceId);
+    for (let i = 0; i < 2; i++) {
+      const made = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, on);
+      expect(made.status, made.text).toBe(201);
+      ids.push(made.json.processInstanceId);
+    }
     // DynamoDB Local gone before the stop (as when the terminal's Ctrl-C reached it first): the
     // stop cannot record the ends. Found by its data folder, which is this test's own.
     const java = execFileSync('pgrep', ['-f', `dbPath ${join(dir, 'dynamodb')}`], { encoding: 'utf8' }).trim().split('\n').map(Number);
@@ -126,8 +130,10 @@ describe('npm start in a terminal', () => {
     // the reconciler (due a quarter of an hour after creation, and it could only say COMPLETED_PROCESS_ERROR).
     const second = await npmStart();
     const again = (await call('POST', '/api/arthr/apiKeys/issue', { port: second.port, apiKey: second.apiKey, body: {} })).json.token as string;
-    const after = await Promise.all(ids.map(async (id) => (await call('GET', `/api/process-manager/processInstances/${id}`, { port: second.port, token: again })).json.status));
-    expect(after).toEqual(['COMPLETED_TERMINATED', 'COMPLETED_TERMINATED']);
+    for (const id of ids) {
+      const read = await call('GET', `/api/process-manager/processInstances/${id}`, { port: second.port, token: again });
+      expect(read.json?.status, read.text).toBe('COMPLETED_TERMINATED');
+    }
     expect(second.output()).toContain('journeys left in flight by the last run ended');
     await ctrlC(second.child);
     await stopped(second);
