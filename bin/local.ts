@@ -3,7 +3,7 @@
  * free one), LOCAL_DIR the data folder (default .local), LOG_FORMAT the log (text, one short
  * line per request, by default; json as on AWS). Ctrl-C stops it cleanly.
  */
-import { startLocalRuntime } from '../lib/local/runtime.js';
+import { DataFolderInUseError, startLocalRuntime } from '../lib/local/runtime.js';
 import { textLog, type RequestRecord } from '../lib/local/text-log.js';
 import { installLogSink, logLevel } from '../functions/observability/logger.js';
 import { BPMN_EXAMPLES, EXAMPLES } from '../statemachines/examples/index.js';
@@ -28,7 +28,11 @@ if (format === 'text') {
 }
 
 const dir = process.env.LOCAL_DIR ?? '.local';
-const runtime = await startLocalRuntime({ localDir: dir, port, ...(requestLog && { requestLog }) });
+const runtime = await startLocalRuntime({ localDir: dir, port, ...(requestLog && { requestLog }) }).catch((err: unknown) => {
+  if (!(err instanceof DataFolderInUseError)) throw err;
+  console.error(err.message);
+  process.exit(1);
+});
 const { baseUrl, bootstrap } = runtime;
 const lines = [
   '',

@@ -100,6 +100,34 @@ export interface StopSummary {
   notRecorded: number;
 }
 
+/** Thrown when another runtime is running on the same data folder. */
+export class DataFolderInUseError extends Error {
+  override readonly name = 'DataFolderInUseError';
+}
+
+/**
+ * One runtime per data folder: a second one would share DynamoDB Local's files, and its start
+ * ends every journey the table has open, the first runtime's live ones included. runtime.json
+ * names the running one; a stale file (its process gone) is what a crash leaves.
+ */
+function refuseIfRunning(localDir: string): void {
+  const path = join(localDir, 'runtime.json');
+  if (!existsSync(path)) return;
+  let pid: unknown;
+  try {
+    pid = (JSON.parse(readFileSync(path, 'utf8')) as Partial<RuntimeInfo>).pid;
+  } catch {
+    return;
+  }
+  if (typeof pid !== 'number' || pid === process.pid) return;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return;
+  }
+  throw new DataFolderInUseError(`Another local runtime (pid ${pid}) is running on ${localDir}: stop it first, or give this one another LOCAL_DIR.`);
+}
+
 /** The local signing key: RSA 2048 in PKCS#8 PEM, readable by this user only. */
 function ensureSigningKey(path: string): void {
   if (existsSync(path)) return;
@@ -122,6 +150,7 @@ function ensureKeyFile(path: string): void {
 export async function startLocalRuntime(opts: { localDir: string; port: number; host?: string; requestLog?: (r: RequestRecord) => void }): Promise<LocalRuntime> {
   const localDir = resolve(opts.localDir);
   mkdirSync(localDir, { recursive: true, mode: 0o700 });
+  refuseIfRunning(localDir);
   // Every tenant's items, face images and the signing key are in here: this user's only, also
   // for a folder an earlier version made with the default mode.
   chmodSync(localDir, 0o700);

@@ -79,6 +79,15 @@ describe('npm start in a terminal', () => {
         await pageUntil(`${link.pathname}${link.search}`, 'name="firstName"', { port: first.port });
       }
     }
+
+    // A second start on the same data folder (another terminal) is refused before it touches
+    // anything: its start would end every open journey, these live ones included.
+    const twin = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: ROOT, env: { ...process.env, PORT: '0', LOCAL_DIR: dir } });
+    let twinOut = '';
+    twin.stderr.on('data', (d) => (twinOut += d));
+    expect(await new Promise((r) => twin.once('exit', r))).toBe(1);
+    expect(twinOut).toContain(`Another local runtime (pid `);
+
     const before = await Promise.all(ids.map(async (id) => (await call('GET', `/api/process-manager/processInstances/${id}`, on)).json.status));
     expect(before.sort()).toEqual(['ACTIVE', 'ACTIVE', 'ACTIVE', 'PENDING', 'PENDING', 'PENDING']);
 
