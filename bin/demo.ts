@@ -101,3 +101,5 @@ if (zip.status !== 200) {
 const file = join(dir, `userdata-${created.processInstanceId}.zip`);
 writeFileSync(file, zip.raw, { mode: 0o600 });
 console.log(`-> 200, ${zip.raw.length} bytes written to ${file}\n   password: ${password}`);
+// AES-256 entries: Info-ZIP's unzip (Debian's) cannot open them; these two can (docs/instances.md#user-data).
+console.log(`   open it with: 7z x -p'${password}' ${file}   (or: bsdtar -xf ${file} --passphrase '${password}')`);

@@ -1,8 +1,11 @@
 /**
  * `npm start`: the whole service on this machine. PORT picks the port (default 8080; 0 picks a
- * free one), LOCAL_DIR the data folder (default .local). Ctrl-C stops it cleanly.
+ * free one), LOCAL_DIR the data folder (default .local), LOG_FORMAT the log (text, one short
+ * line per request, by default; json as on AWS). Ctrl-C stops it cleanly.
  */
-import { startLocalRuntime } from '../lib/local/runtime.js';
+import { DataFolderInUseError, startLocalRuntime } from '../lib/local/runtime.js';
+import { textLog, type RequestRecord } from '../lib/local/text-log.js';
+import { installLogSink, logLevel } from '../functions/observability/logger.js';
 import { BPMN_EXAMPLES, EXAMPLES } from '../statemachines/examples/index.js';
 
 const port = Number(process.env.PORT ?? 8080);
@@ -11,8 +14,25 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
+// The terminal gets one short line per request (text); JSON lines, as on AWS, on request.
+const format = process.env.LOG_FORMAT ?? 'text';
+if (format !== 'text' && format !== 'json') {
+  console.error(`LOG_FORMAT must be text or json, not "${format}".`);
+  process.exit(2);
+}
+let requestLog: ((r: RequestRecord) => void) | undefined;
+if (format === 'text') {
+  const text = textLog();
+  installLogSink(text.sink);
+  if (['DEBUG', 'INFO'].includes(logLevel())) requestLog = text.request;
+}
+
 const dir = process.env.LOCAL_DIR ?? '.local';
-const runtime = await startLocalRuntime({ localDir: dir, port });
+const runtime = await startLocalRuntime({ localDir: dir, port, ...(requestLog && { requestLog }) }).catch((err: unknown) => {
+  if (!(err instanceof DataFolderInUseError)) throw err;
+  console.error(err.message);
+  process.exit(1);
+});
 const { baseUrl, bootstrap } = runtime;
 const lines = [
   '',
@@ -49,7 +69,13 @@ async function shutdown(signal: string) {
   stopping = true;
   process.stdout.write(`\n${signal}: stopping...\n`);
   try {
-    await runtime.stop();
+    const { journeysEnded, notRecorded } = await runtime.stop();
+    // What the docs promise for journeys in flight, said where the user looks.
+    if (journeysEnded) {
+      const what = journeysEnded === 1 ? '1 journey in flight ended' : `${journeysEnded} journeys in flight ended`;
+      process.stdout.write(`${what} (COMPLETED_TERMINATED)${notRecorded ? `; ${notRecorded} could not be recorded now, the next start ends them` : ''}.\n`);
+    }
+    process.stdout.write('Stopped.\n');
     process.exit(0);
   } catch (err) {
     console.error(err);

@@ -181,7 +181,7 @@ export const ERROR_DOCS = {
   STATE_MACHINE_TOO_LARGE: "the definition compiles to a state machine over Step Functions' 1 MB definition limit",
   INVALID_CURSOR: "a list's `cursor` that is not a `nextCursor` this list gave: changed, cut short, made by hand, of another tenant, list or user, or sent with other filters or another sort than the page that gave it; `details` name `query.cursor`. Start again without a cursor",
   UNAUTHORIZED: 'neither a bearer token nor an API key was sent',
-  INVALID_TOKEN: "the bearer token does not verify, has expired or names another tenant",
+  INVALID_TOKEN: "the bearer token does not verify, has expired or names another tenant; an expired one is told so, with `error_description` (`The access token expired`) in the body and the `WWW-Authenticate` challenge",
   INVALID_API_KEY: 'unknown, mistyped or deleted key: one answer for all three',
   API_KEY_BLOCKED: 'the key is blocked',
   API_KEY_ARCHIVED: 'the key is archived',
@@ -273,6 +273,8 @@ export interface ErrorBody {
   code: ErrorCode;
   message: string;
   details?: ErrorDetail[];
+  /** RFC 6750's `error_description`, where the client can act on it (a bearer token that expired). */
+  error_description?: string;
 }
 
 /**
@@ -390,7 +392,27 @@ export class InvalidHostError extends apiError('INVALID_HOST') {}
 export class InvalidTransitionError extends apiError('INVALID_STATUS_TRANSITION') {}
 export class InvalidCursorError extends apiError('INVALID_CURSOR') {}
 
-export class InvalidTokenError extends apiError('INVALID_TOKEN') {}
+export class InvalidTokenError extends apiError('INVALID_TOKEN') {
+  /** RFC 6750 §3's `error_description`: in the body and in the challenge. */
+  errorDescription: string | undefined;
+
+  /**
+   * A genuine token (its signature verified) past its `exp`: the one refusal a client can act on
+   * by itself (issue a new token), so it is told, in the message and as OAuth's error_description.
+   */
+  static expired(expiredAt: Date): InvalidTokenError {
+    const err = new InvalidTokenError(
+      `The bearer token expired at ${expiredAt.toISOString()}; issue a new one with POST /api/arthr/apiKeys/issue and send that.`,
+    );
+    err.errorDescription = 'The access token expired';
+    err.headers['WWW-Authenticate'] = `Bearer error="invalid_token", error_description="${err.errorDescription}"`;
+    return err;
+  }
+
+  override toBody(): ErrorBody {
+    return this.errorDescription ? { ...super.toBody(), error_description: this.errorDescription } : super.toBody();
+  }
+}
 export class InvalidApiKeyError extends apiError('INVALID_API_KEY') {}
 export class ApiKeyBlockedError extends apiError('API_KEY_BLOCKED') {}
 export class ApiKeyArchivedError extends apiError('API_KEY_ARCHIVED') {}

@@ -1,5 +1,6 @@
 import type { JSONWebKeySet, JWTPayload } from 'jose';
 import { verifyJwtSync } from 'aws-jwt-verify/jwt-verifier';
+import { JwtExpiredError } from 'aws-jwt-verify/error';
 import type { Jwks } from 'aws-jwt-verify/jwk';
 import type { TokenSigner } from './signer.js';
 import { InvalidTokenError } from '../errors.js';
@@ -105,14 +106,17 @@ export function buildAccessTokenClaims(input: {
 
 /**
  * `Authorization: Bearer <token>` verified as strictly as verifyAccessToken does; any failure is
- * the one InvalidTokenError, its reason kept out of the response as API Gateway keeps it.
+ * the one InvalidTokenError, its reason kept out of the response as API Gateway keeps it, but
+ * for an expired token, which is told so (as API Gateway's authorizer tells it in its challenge).
  */
 export async function verifyBearer(authorization: string | undefined, opts: VerifyOptions): Promise<AccessTokenClaims> {
   const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization?.trim() ?? '');
   if (!m) throw new InvalidTokenError('Send a bearer token: Authorization: Bearer <token>.');
   try {
     return await verifyAccessToken(m[1]!, opts);
-  } catch {
+  } catch (err) {
+    // aws-jwt-verify checks the signature before the expiry: an expired token is a genuine one.
+    if (err instanceof JwtExpiredError && typeof err.failedAssertion.actual === 'number') throw InvalidTokenError.expired(new Date(err.failedAssertion.actual * 1000));
     throw new InvalidTokenError();
   }
 }

@@ -416,7 +416,12 @@ function tenant(route: RouteDef): MiddlewareObj {
     before: named(function resolveTenant(request: Step) {
       const flow = flowOf(request);
       if (route.auth === 'public') return;
-      flow.tenantId = tenantFromHost(flow.event.requestContext?.domainName ?? flow.event.headers.host, getConfig());
+      const { event } = flow;
+      flow.tenantId = tenantFromHost(event.requestContext?.domainName ?? event.headers.host, getConfig(), {
+        scheme: event.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http',
+        host: event.headers.host,
+        path: event.rawPath,
+      });
       // From here on, storage calls AWS as this tenant (functions/store/client.ts).
       enterTenant(flow.tenantId);
     }),

@@ -39,16 +39,44 @@ export function withLogScope<T>(scope: LogScope, fn: () => T): T {
 type Level = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
 const LEVELS: readonly Level[] = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'];
 
-function make(): Logger {
+/** A record's level, as a sink gets it. */
+export type RecordLevel = Exclude<Level, 'SILENT'>;
+
+/** Where records go in place of Powertools' JSON lines; the record holds the scope and the fields. */
+export type LogSink = (level: RecordLevel, message: string, record: Record<string, unknown>) => void;
+
+let sink: LogSink | undefined;
+
+/**
+ * Sends every record (at or above LOG_LEVEL) to `to` instead of Powertools' JSON lines. Only the
+ * local runtime's entry point installs one (bin/local.ts: a terminal's short lines); a Lambda
+ * never does, so logs on AWS stay JSON.
+ */
+export function installLogSink(to: LogSink | undefined): void {
+  sink = to;
+  logger = undefined;
+}
+
+/** LOG_LEVEL as the logger reads it (INFO when unset or unknown). */
+export function logLevel(): Level {
   const wanted = (process.env.LOG_LEVEL ?? 'INFO').toUpperCase() as Level;
-  const logger = new PowertoolsLogger({
-    serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'arthr',
-    logLevel: LEVELS.includes(wanted) ? wanted : 'INFO',
-  });
+  return LEVELS.includes(wanted) ? wanted : 'INFO';
+}
+
+function make(): Logger {
+  const level = logLevel();
+  const to = sink;
+  const logger = to
+    ? undefined
+    : new PowertoolsLogger({
+        serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'arthr',
+        logLevel: level,
+      });
   const write = (method: 'debug' | 'info' | 'warn' | 'error') => (message: string, fields: Record<string, unknown> = {}) => {
     const record: Record<string, unknown> = {};
     for (const [k, v] of Object.entries({ ...scopes.getStore(), ...fields })) if (v !== undefined) record[k] = v;
-    logger[method](message, record);
+    if (logger) logger[method](message, record);
+    else if (LEVELS.indexOf(method.toUpperCase() as Level) >= LEVELS.indexOf(level)) to!(method.toUpperCase() as RecordLevel, message, record);
   };
   return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
 }

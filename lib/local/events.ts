@@ -18,8 +18,9 @@ export class PutEventsValidationError extends Error {
 }
 
 /**
- * The in-process stand-in for the stack's EventBridge bus: each event is logged as one JSON
- * record (so it can be followed in the service log) and emitted on the local bus. A request
+ * The in-process stand-in for the stack's EventBridge bus: each event is logged as one record
+ * (JSON, or its type and subject in npm start's terminal format), so it can be followed in the
+ * service log, and emitted on the local bus. A request
  * PutEvents would refuse (over 10 entries, or over 256 KB together) is refused whole, as
  * PutEvents refuses it, and reaches no subscriber.
  */

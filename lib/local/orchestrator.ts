@@ -38,12 +38,17 @@ export function statusChangeDetail(result: ExecutionResult, stateMachineArn: str
  * status-change event Step Functions would send, to the same code the EventBridge rule's
  * function runs on AWS (which may ask describeExecution for what the event lacks).
  */
-export function localOrchestrator(engine: LocalStepFunctions): Orchestrator & { settle(): Promise<void> } {
+export function localOrchestrator(engine: LocalStepFunctions): Orchestrator & { settle(): Promise<{ failed: number }> } {
   // Executions' ends still being recorded: stopping waits for them before the table goes away.
   const recording = new Set<Promise<void>>();
-  const self: Orchestrator & { settle(): Promise<void> } = {
+  let failed = 0;
+  const self: Orchestrator & { settle(): Promise<{ failed: number }> } = {
+    /** Waits for every end being recorded; `failed`: how many of them could not be, since the last settle. */
     async settle() {
       while (recording.size) await Promise.all([...recording]);
+      const out = { failed };
+      failed = 0;
+      return out;
     },
     stateMachineName(asl) {
       // Named as on AWS (by a hash of the ASL; no logging or tracing settings here), so every
@@ -63,6 +68,7 @@ export function localOrchestrator(engine: LocalStepFunctions): Orchestrator & { 
             onExecutionStatusChange({ instances, orchestrator: async () => self }, detail, new Date()),
           );
         } catch (err) {
+          failed++;
           log().error('could not record an execution end', { executionArn, error: err as Error });
         } finally {
           recording.delete(recorded);

@@ -26,11 +26,12 @@ export function startReconciler(intervalSeconds: number): { stop(): Promise<void
 }
 
 /**
- * After a crash (the last run did not stop cleanly, so its runtime.json is still there): the
- * journeys that were in flight died with the engine's memory, so their instances end
- * COMPLETED_TERMINATED now, as a clean stop ends them, rather than staying ACTIVE with pages
- * answering 409 until the reconciler's first look. Every open instance is on the reconcile
- * index; at start none of them has an execution.
+ * At start: the engine keeps executions in memory, so a journey the table still has open lost
+ * its execution with the last run (a crash, a SIGKILL, a stop that could not record its end).
+ * Its instance ends COMPLETED_TERMINATED now, as a clean stop ends it, rather than staying open
+ * with pages answering 409 until the reconciler's first look (a quarter of an hour after its
+ * creation), which could only call it COMPLETED_PROCESS_ERROR. Every open instance is on the
+ * reconcile index; at start none of them has an execution.
  */
 export async function endOrphanedJourneys(now: Date): Promise<number> {
   const everyone = new Date('9999-12-31T23:59:59.999Z');
@@ -50,6 +51,6 @@ export async function endOrphanedJourneys(now: Date): Promise<number> {
       if (done) ended++;
     }
   } while (cursor !== undefined);
-  if (ended) log().warn('journeys in flight at a crash ended', { ended, status: 'COMPLETED_TERMINATED' });
+  if (ended) log().warn('journeys left in flight by the last run ended', { ended, status: 'COMPLETED_TERMINATED' });
   return ended;
 }

@@ -9,6 +9,7 @@ import { tenantStore } from '../../functions/store/tenants.js';
 import { signerFor } from '../../functions/auth/signer.js';
 import { ensureTable, freePort, localClient, startDynamoDbLocal } from './dynamodb.js';
 import { startHttpServer } from './server.js';
+import type { RequestRecord } from './text-log.js';
 import { LocalStepFunctions } from './engine.js';
 import { localOrchestrator } from './orchestrator.js';
 import { installOrchestrator, orchestrator as installedOrchestrator, stateMachineNameOf } from '../../functions/process-manager/executions/orchestrator.js';
@@ -88,7 +89,43 @@ export interface LocalRuntime {
   /** Example definitions published to the demo tenant at this start (`name vN`). */
   published: string[];
   engine: LocalStepFunctions;
-  stop(): Promise<void>;
+  stop(): Promise<StopSummary>;
+}
+
+/** What a stop did to the journeys in flight. */
+export interface StopSummary {
+  /** Journeys whose executions the stop ended (their instances COMPLETED_TERMINATED). */
+  journeysEnded: number;
+  /** Of those, the ends that could not be recorded now: the next start ends them. */
+  notRecorded: number;
+}
+
+/** Thrown when another runtime is running on the same data folder. */
+export class DataFolderInUseError extends Error {
+  override readonly name = 'DataFolderInUseError';
+}
+
+/**
+ * One runtime per data folder: a second one would share DynamoDB Local's files, and its start
+ * ends every journey the table has open, the first runtime's live ones included. runtime.json
+ * names the running one; a stale file (its process gone) is what a crash leaves.
+ */
+function refuseIfRunning(localDir: string): void {
+  const path = join(localDir, 'runtime.json');
+  if (!existsSync(path)) return;
+  let pid: unknown;
+  try {
+    pid = (JSON.parse(readFileSync(path, 'utf8')) as Partial<RuntimeInfo>).pid;
+  } catch {
+    return;
+  }
+  if (typeof pid !== 'number' || pid === process.pid) return;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return;
+  }
+  throw new DataFolderInUseError(`Another local runtime (pid ${pid}) is running on ${localDir}: stop it first, or give this one another LOCAL_DIR.`);
 }
 
 /** The local signing key: RSA 2048 in PKCS#8 PEM, readable by this user only. */
@@ -110,11 +147,10 @@ function ensureKeyFile(path: string): void {
  * made from the shared schema, the handlers behind the API Gateway stand-in on loopback, and
  * on first start the `demo` tenant with an API key holding every permission.
  */
-export async function startLocalRuntime(opts: { localDir: string; port: number; host?: string }): Promise<LocalRuntime> {
+export async function startLocalRuntime(opts: { localDir: string; port: number; host?: string; requestLog?: (r: RequestRecord) => void }): Promise<LocalRuntime> {
   const localDir = resolve(opts.localDir);
   mkdirSync(localDir, { recursive: true, mode: 0o700 });
-  // A clean stop removes runtime.json: still there, the last run crashed (or was killed).
-  const crashed = existsSync(join(localDir, 'runtime.json'));
+  refuseIfRunning(localDir);
   // Every tenant's items, face images and the signing key are in here: this user's only, also
   // for a folder an earlier version made with the default mode.
   chmodSync(localDir, 0o700);
@@ -275,7 +311,10 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     // What the sweeper's schedule does on AWS (every five minutes): PENDING deliveries whose message was lost, queued again.
     const deliverySweeper = startDeliverySweeper(Number(process.env.WEBHOOK_SWEEP_INTERVAL_SECONDS ?? 60));
     await republishDefinitions(admin, engine);
-    if (crashed) await asOperation('reconcileExecutions', () => endOrphanedJourneys(new Date()));
+    // The engine starts empty: a journey still open in the table lost its execution with the last
+    // run (a stop that could not record its end, a crash, a SIGKILL), so it ends now, before the
+    // first request, rather than stay open until the reconciler's first look at it.
+    await asOperation('reconcileExecutions', () => endOrphanedJourneys(new Date()));
     const sweeper = startSweeper(admin, LOCAL_TABLE, Number(process.env.SWEEP_INTERVAL_SECONDS ?? 60));
     // Every five minutes, as the reconciler's schedule on AWS.
     const reconciler = startReconciler(Number(process.env.RECONCILE_INTERVAL_SECONDS ?? 300));
@@ -312,6 +351,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       jwks: async () => ({ keys: [jwk] }),
       issuer,
       audience: process.env.TOKEN_AUDIENCE!,
+      ...(opts.requestLog && { requestLog: opts.requestLog }),
     });
 
     const runtimePath = join(localDir, 'runtime.json');
@@ -337,10 +377,11 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       async stop() {
         await http.close();
         await reconciler.stop();
-        await engine.shutdown();
+        const aborted = await engine.shutdown();
         await exportJobs.settle();
-        // Journeys the shutdown aborted end as COMPLETED_TERMINATED, recorded before the table stops.
-        await orchestrator.settle();
+        // Journeys the shutdown aborted end as COMPLETED_TERMINATED, recorded before the table stops
+        // (DynamoDB Local is in a process group of its own, so a terminal's Ctrl-C leaves it to this).
+        const { failed } = await orchestrator.settle();
         await sweeper.stop();
         // The events of the last changes go out before the table stops (what is left, the next start relays).
         await Promise.race([relay.drained(), new Promise((r) => setTimeout(r, 2_000))]);
@@ -354,6 +395,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
         await dynamo.stop();
         await localS3.stop();
         rmSync(runtimePath, { force: true });
+        return { journeysEnded: aborted, notRecorded: Math.min(failed, aborted) };
       },
     };
   } catch (err) {

@@ -19,6 +19,7 @@ import { log } from '../../functions/http/log.js';
 import { authorizeJwt } from './authorizer.js';
 import { createRouter } from './router.js';
 import { asOperation } from './aws-usage.js';
+import type { RequestRecord } from './text-log.js';
 
 /** API Gateway refuses payloads over 10 MB before any function runs; so does this adapter. */
 export const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
@@ -106,6 +107,8 @@ export interface LocalServerOptions {
   jwks: () => Promise<JSONWebKeySet>;
   issuer: string;
   audience: string;
+  /** Told of every request once it is answered (the terminal's request lines: lib/local/text-log.ts). */
+  requestLog?: (r: RequestRecord) => void;
 }
 
 /** Imports every route's handler and checks it is the one built for that route. */
@@ -224,6 +227,17 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): v
   else res.end();
 }
 
+/** The `code` of an error answer's JSON body, for the request line. */
+function errorCodeOf(result: APIGatewayProxyStructuredResultV2): string | undefined {
+  if ((result.statusCode ?? 200) < 400 || !String(result.headers?.['content-type'] ?? '').includes('json') || typeof result.body !== 'string') return undefined;
+  try {
+    const code = (JSON.parse(result.body) as { code?: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function gatewayError(err: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
   const mapped = toErrorResponse(err);
   const headers: Record<string, string> = { ...SECURITY_HEADERS, 'x-request-id': requestId };
@@ -243,6 +257,12 @@ export async function startHttpServer(opts: LocalServerOptions): Promise<{ serve
 
   const server = createServer({ maxHeaderSize: NODE_MAX_HEADER_SIZE }, async (req, res) => {
     const requestId = randomUUID();
+    const started = performance.now();
+    let errorCode: string | undefined;
+    if (opts.requestLog) {
+      const tell = opts.requestLog;
+      res.once('finish', () => tell({ method: req.method ?? 'GET', url: req.url ?? '/', status: res.statusCode, ...(errorCode && { errorCode }), durationMs: performance.now() - started }));
+    }
     try {
       const size = requestLineAndHeaderBytes(req);
       if (size > GATEWAY_MAX_REQUEST_LINE_AND_HEADERS) {
@@ -267,9 +287,11 @@ export async function startHttpServer(opts: LocalServerOptions): Promise<{ serve
       checkInvokeRequest(event);
       const result = await asOperation(found.route.operationId, () => handlers.get(found.route)!(event));
       checkInvokeResponse(result);
+      if (opts.requestLog) errorCode = errorCodeOf(result);
       send(res, result);
     } catch (err) {
       const result = gatewayError(err, requestId);
+      errorCode = errorCodeOf(result);
       if (result.statusCode === 500) log().error('gateway error', { requestId, error: err as Error });
       else log().info('gateway refusal', { requestId, status: result.statusCode, errorCode: (err as ApiError).code });
       if (!res.headersSent) send(res, result);

@@ -80,6 +80,28 @@ describe('bearer routes', () => {
     await expectRefused(await sign({ ...claims, iat: now, nbf: now + 3600, exp: now + 7200 }));
   });
 
+  it('tell an expired token that it expired, on bearer and on "B or K" routes alike', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await sign({ ...claims, iat: now - 7200, nbf: now - 7200, exp: now - 3600 });
+    const at = new Date((now - 3600) * 1000).toISOString();
+    for (const [method, path] of [['GET', LIST], ['GET', '/api/process-manager/processTokens']] as const) {
+      const res = await call(method, path, { token: expired });
+      expect(res.status, path).toBe(401);
+      expect(res.json).toEqual({
+        code: 'INVALID_TOKEN',
+        message: `The bearer token expired at ${at}; issue a new one with POST /api/arthr/apiKeys/issue and send that.`,
+        error_description: 'The access token expired',
+      });
+      expect(res.headers['www-authenticate']).toBe('Bearer error="invalid_token", error_description="The access token expired"');
+    }
+    // Signed by a stranger: not told anything, expired or not.
+    const stranger = await new SignJWT({ ...claims, iat: now - 7200, nbf: now - 7200, exp: now - 3600 })
+      .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid })
+      .sign(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
+    const refused = await call('GET', LIST, { token: stranger });
+    expect(refused.json).toEqual({ code: 'INVALID_TOKEN', message: 'The bearer token is missing, malformed, expired or not valid here.' });
+  });
+
   it('refuse a missing token, another scheme, or garbage', async () => {
     expect((await call('GET', LIST)).status).toBe(401);
     expect((await call('GET', LIST, { headers: { authorization: `Basic ${b64u('a:b')}` } })).status).toBe(401);

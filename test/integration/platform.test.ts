@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { routeList } from '../../functions/routes.js';
 import { adminToken, call } from './client.js';
 
@@ -38,9 +38,16 @@ describe('the local gateway', () => {
     const bare = await call('GET', '/api/arthr/apiKeys', { tenant: null, token });
     expect(bare.status).toBe(400);
     expect(bare.json.code).toBe('INVALID_HOST');
-    const gum = await call('POST', '/api/arthr/apiKeys/issue', { host: 'demo.gum.localhost', body: {} });
+    // The exact URL to call, with the port this runtime listens on (and never the query).
+    const port = inject('port');
+    expect(bare.json.message).toBe(
+      `Tenant routes are served on http://{tenantId}.fir.localhost:${port}, your tenant's id in place of {tenantId}: call http://{tenantId}.fir.localhost:${port}/api/arthr/apiKeys.`,
+    );
+    const issue = await call('POST', '/api/arthr/apiKeys/issue?secret=x', { host: `127.0.0.1:${port}`, body: {} });
+    expect(issue.json.message).toContain(`call http://{tenantId}.fir.localhost:${port}/api/arthr/apiKeys/issue.`);
+    const gum = await call('POST', '/api/arthr/apiKeys/issue', { host: `demo.gum.localhost:${port}`, body: {} });
     expect(gum.status).toBe(400);
-    expect(gum.json.message).toContain('fir');
+    expect(gum.json.message).toBe(`This deployment serves region fir; call http://demo.fir.localhost:${port}/api/arthr/apiKeys/issue.`);
     const nested = await call('POST', '/api/arthr/apiKeys/issue', { host: 'a.demo.fir.localhost', body: {} });
     expect(nested.status).toBe(400);
   });

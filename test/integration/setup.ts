@@ -50,7 +50,9 @@ export default async function setup(project: TestProject) {
   const logFile = join(localDir, 'service.log');
   const usageFile = join(localDir, 'aws-usage.json');
   const log = openSync(logFile, 'a');
-  const env = { ...process.env, PORT: '0', LOCAL_DIR: localDir, LOG_LEVEL: 'INFO', SWEEP_INTERVAL_SECONDS: '2', RECONCILE_INTERVAL_SECONDS: '1', RECORD_AWS_USAGE: usageFile, VALIDATE_RESPONSES: '1',
+  // JSON log lines, as on AWS (npm start's default is one short line per request): the suite reads
+  // them (relayed events, response declarations, what a log must never hold).
+  const env = { ...process.env, PORT: '0', LOCAL_DIR: localDir, LOG_LEVEL: 'INFO', LOG_FORMAT: 'json', SWEEP_INTERVAL_SECONDS: '2', RECONCILE_INTERVAL_SECONDS: '1', RECORD_AWS_USAGE: usageFile, VALIDATE_RESPONSES: '1',
     // Low enough for token-rate-limit.test.ts to exceed on its own tenant, above what any other file issues a second.
     TOKEN_RATE_LIMIT: '50',
     // Webhook retries after 1 to 3 s instead of 5 s to 10 h: the same schedule's shape, in a test's time.

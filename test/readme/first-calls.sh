@@ -23,9 +23,9 @@ service=$!
 
 stop_service() {
   # SIGTERM to the node process that runs bin/local.ts (npm -> sh -> tsx -> node, each naming
-  # it), as a clean stop: DynamoDB Local, which exits once the service has gone, runs on while
-  # the service records its stop. (npm exits on SIGTERM without passing it on, and SIGINT to the
-  # whole group would stop DynamoDB Local at the same moment as the service.)
+  # it), as a clean stop: it records its stop, then stops DynamoDB Local (in a group of its own).
+  # (npm exits on SIGTERM without passing it on; a terminal's SIGINT to the whole group stops the
+  # service as cleanly, but npm then ends by the signal, which this would report as a failure.)
   local pid=$service next
   while next=$(pgrep -P "$pid" -f 'bin/local\.ts' | head -n 1) && [ -n "$next" ]; do pid=$next; done
   kill -TERM "$pid" 2>/dev/null || true

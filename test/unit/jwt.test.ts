@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildAccessTokenClaims, signAccessToken, verifyAccessToken } from '../../functions/auth/jwt.js';
+import { buildAccessTokenClaims, signAccessToken, verifyAccessToken, verifyBearer } from '../../functions/auth/jwt.js';
+import { InvalidTokenError } from '../../functions/errors.js';
 import { FileSigner } from '../../functions/auth/signer.js';
 
 const issuer = 'https://issuer.example';
@@ -83,5 +84,34 @@ describe('verifyAccessToken', () => {
   it('rejects when a required claim is missing', async () => {
     const { tid: _t, ...noTenant } = claims();
     await expect(verifyAccessToken(await signAccessToken(signer, noTenant as never), { jwks, issuer, audience })).rejects.toThrow();
+  });
+});
+
+describe('verifyBearer', () => {
+  it('tells a genuine token past its expiry that it expired, with an OAuth error_description', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const token = await signAccessToken(signer, claims({ exp: now - 60, iat: now - 660, nbf: now - 660 }) as never);
+    const err = (await verifyBearer(`Bearer ${token}`, { jwks, issuer, audience }).catch((e: unknown) => e)) as InvalidTokenError;
+    expect(err).toBeInstanceOf(InvalidTokenError);
+    expect(err.statusCode).toBe(401);
+    expect(err.toBody()).toEqual({
+      code: 'INVALID_TOKEN',
+      message: `The bearer token expired at ${new Date((now - 60) * 1000).toISOString()}; issue a new one with POST /api/arthr/apiKeys/issue and send that.`,
+      error_description: 'The access token expired',
+    });
+    expect(err.headers['WWW-Authenticate']).toBe('Bearer error="invalid_token", error_description="The access token expired"');
+  });
+
+  it('says nothing of expiry for a token that does not verify, expired or not', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const dir = mkdtempSync(join(tmpdir(), 'jwt-'));
+    writeFileSync(join(dir, 'other.pem'), generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }));
+    const forged = await signAccessToken(new FileSigner(join(dir, 'other.pem')), claims({ exp: now - 60, iat: now - 660, nbf: now - 660 }) as never);
+    const [header, payload, signature] = (await signAccessToken(signer, claims({ exp: now - 60, iat: now - 660, nbf: now - 660 }) as never)).split('.');
+    for (const token of [forged, `${header}.${payload}.${signature!.slice(0, -4)}AAAA`]) {
+      const err = (await verifyBearer(`Bearer ${token}`, { jwks, issuer, audience }).catch((e: unknown) => e)) as InvalidTokenError;
+      expect(err.toBody()).toEqual({ code: 'INVALID_TOKEN', message: 'The bearer token is missing, malformed, expired or not valid here.' });
+      expect(err.headers['WWW-Authenticate']).toBe('Bearer error="invalid_token"');
+    }
   });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDef } from '../../functions/http/route.js';
 import { checkPresigned, newLocalS3Credentials, startLocalS3, type LocalS3Credentials } from '../../lib/local/s3.js';
 import { GATEWAY_MAX_BODY, LAMBDA_MAX_PAYLOAD, startHttpServer } from '../../lib/local/server.js';
+import type { RequestRecord } from '../../lib/local/text-log.js';
 import { REPO_ROOT } from '../../lib/stack.js';
 
 /** One public route whose handler answers as many bytes as asked for (test/fixtures/local-gateway/sized.ts). */
@@ -26,6 +27,7 @@ const route = {
 describe('the local gateway', () => {
   let server: Awaited<ReturnType<typeof startHttpServer>>;
   let base: string;
+  const told: RequestRecord[] = [];
   beforeAll(async () => {
     server = await startHttpServer({
       routes: [route],
@@ -35,6 +37,7 @@ describe('the local gateway', () => {
       jwks: async () => ({ keys: [] }),
       issuer: 'http://localhost',
       audience: 'arthr-api',
+      requestLog: (r) => told.push(r),
     });
     base = `http://127.0.0.1:${server.port}`;
   });
@@ -69,6 +72,16 @@ describe('the local gateway', () => {
     const res = await post(0, Buffer.alloc(4 * 1024 * 1024, 7), 'application/octet-stream');
     expect(res.status).toBe(200);
     expect(Number(res.headers.get('x-event-bytes'))).toBeLessThanOrEqual(LAMBDA_MAX_PAYLOAD);
+  });
+
+  it('tells the request log of every request once answered, a refusal with its error code', async () => {
+    told.length = 0;
+    expect((await post(10, Buffer.from('x'), 'text/plain')).status).toBe(200);
+    expect((await fetch(`${base}/nowhere?c=capability`)).status).toBe(404);
+    expect(told).toEqual([
+      { method: 'POST', url: '/sized?bytes=10', status: 200, durationMs: expect.any(Number) },
+      { method: 'GET', url: '/nowhere?c=capability', status: 404, errorCode: 'ROUTE_NOT_FOUND', durationMs: expect.any(Number) },
+    ]);
   });
 
   it('refuses a body over the HTTP API\u2019s 10 MB payload limit with 413', async () => {

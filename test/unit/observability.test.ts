@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { countJourneyCompleted, countTokenIssued, metricsEnabled } from '../../functions/observability/metrics.js';
-import { log, withLogScope } from '../../functions/observability/logger.js';
+import { installLogSink, log, withLogScope } from '../../functions/observability/logger.js';
 import { traced } from '../../functions/observability/tracer.js';
 
 // The logger reads its level when first used, in this file's own module graph.
@@ -63,6 +63,25 @@ describe('the logger', () => {
     expect(lines.find((l) => l.message === 'from a')).toMatchObject({ requestId: 'a', tenantId: 'acme', service: 'arthr', level: 'ERROR' });
     expect(lines.find((l) => l.message === 'from b')).toMatchObject({ requestId: 'b', tenantId: 'other' });
     expect(lines.find((l) => l.message === 'outside')!.requestId).toBeUndefined();
+  });
+
+  it('hands records at or above LOG_LEVEL, with their scope, to an installed sink instead of JSON lines', () => {
+    const got: [string, string, Record<string, unknown>][] = [];
+    vi.stubEnv('LOG_LEVEL', 'WARN');
+    installLogSink((level, message, record) => got.push([level, message, record]));
+    try {
+      withLogScope({ requestId: 'a', tenantId: 'acme' }, () => {
+        log().info('quiet');
+        log().warn('loud', { n: 1 });
+      });
+    } finally {
+      installLogSink(undefined);
+      vi.stubEnv('LOG_LEVEL', 'INFO');
+    }
+    expect(got).toEqual([['WARN', 'loud', { requestId: 'a', tenantId: 'acme', n: 1 }]]);
+    expect(lines).toEqual([]);
+    log().info('json again');
+    expect(lines.find((l) => l.message === 'json again')).toMatchObject({ level: 'INFO' });
   });
 });
 
