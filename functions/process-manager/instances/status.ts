@@ -4,6 +4,7 @@ import { countJourneyCompleted } from '../../observability/metrics.js';
 import { log } from '../../http/log.js';
 import { isRefState } from '../../shared/session-state.js';
 import { forRecordTenant } from '../../shared/tenant-scope.js';
+import { forcedStatus } from '../sandbox.js';
 
 /** What a status change needs: the instance's storage (which writes its events with it). */
 export interface StatusDeps {
@@ -80,8 +81,10 @@ export function finalStatus(end: ExecutionEnd): InstanceStatus {
 }
 
 /** Records a final status on the instance (once: a repeated report changes nothing, and is counted once). */
-export async function settle(d: StatusDeps, record: ProcessInstanceRecord, to: InstanceStatus, now: Date): Promise<InstanceStatus> {
-  if (await changeStatus(d, record, to, now)) await countJourneyCompleted(record.tenantId, to);
+export async function settle(d: StatusDeps, record: ProcessInstanceRecord, reached: InstanceStatus, now: Date): Promise<InstanceStatus> {
+  // A test-mode instance's forced decision gives its outcome (sandbox.ts); anything else is as reached.
+  const to = forcedStatus(record, reached);
+  if (await changeStatus(d, record, to, now)) await countJourneyCompleted(record.tenantId, to, { forTest: record.forTest, processInstanceId: record.id });
   return to;
 }
 
