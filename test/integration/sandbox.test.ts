@@ -77,14 +77,14 @@ describe('a test-mode (forTest) process token', () => {
   });
 
   it('is read by no other tenant', async () => {
-    const j = await sandboxJourney({ decision: 'PASS' });
+    const j = await sandboxJourney({ checks: { face: 'PASS', faceMatch: 'PASS' }, decision: 'PASS' });
     const other = await issueToken(inject('otherKey'), 'other');
     const res = await call('GET', `/api/process-manager/processInstances/${j.id}`, { token: other, tenant: 'other' });
     expect(res.status).toBe(404);
   });
 
   it('keeps its instances out of the metrics, which count a live instance', async () => {
-    const j = await sandboxJourney({ decision: 'PASS' });
+    const j = await sandboxJourney({ checks: { face: 'PASS', faceMatch: 'PASS' }, decision: 'PASS' });
     const live = await processToken({});
     const created = await call('POST', `/api/process-manager/processInstances/create?pt=${live.json.id}`, { token });
     const liveId = created.json.processInstanceId as string;
