@@ -106,7 +106,7 @@ export const ProcessTokenCreateSchema = z.withMeta(
     forTest: z.withMeta(z.optional(z.boolean()), {
       description:
         "Test mode (the family's forTest; `\"true\"` is read as true): the token's instances are marked `forTest: true` on every read and " +
-        'page, counted in no metric, and may have their outcomes forced with `sandbox` (docs/sandbox.md). Default false.',
+        'page, counted in no business metric, and may have their outcomes forced with `sandbox` (docs/sandbox.md). Default false.',
     }),
     sandbox: z.optional(SandboxSchema),
   }),
