@@ -45,6 +45,7 @@ export const ERRORS = {
   WEBHOOK_URL_REFUSED: { status: 400, message: 'The webhook URL or target is not one the service sends to.' },
   STATE_MACHINE_TOO_LARGE: { status: 400, message: "The compiled state machine is over Step Functions' 1 MB definition limit." },
   INVALID_CURSOR: { status: 400, message: 'The cursor is not one this list handed out for this query.' },
+  SANDBOX_NOT_FOR_TEST: { status: 400, message: 'Forced outcomes (sandbox) are taken only on a process token with forTest true.' },
 
   // 401: every one carries a challenge.
   UNAUTHORIZED: { status: 401, message: 'Authentication is required.', headers: BEARER },
@@ -180,6 +181,7 @@ export const ERROR_DOCS = {
   WEBHOOK_URL_REFUSED: 'a webhook URL that is not https:// (http:// only to loopback, locally), has credentials, or names or resolves to a private, loopback, link-local, metadata or otherwise reserved address; or a queue or bus target that is not an ARN of its kind, is in the deployment\'s own account, is named as the service\'s own queues and buses are (`arthr-{region}-...`: its delivery queues, their dead letters, its bus), or (locally) is an EventBridge bus; `details` say which rule',
   STATE_MACHINE_TOO_LARGE: "the definition compiles to a state machine over Step Functions' 1 MB definition limit",
   INVALID_CURSOR: "a list's `cursor` that is not a `nextCursor` this list gave: changed, cut short, made by hand, of another tenant, list or user, or sent with other filters or another sort than the page that gave it; `details` name `query.cursor`. Start again without a cursor",
+  SANDBOX_NOT_FOR_TEST: 'a process token with `sandbox` (forced outcomes) but without `forTest: true`: forcing is for test mode only (docs/sandbox.md)',
   UNAUTHORIZED: 'neither a bearer token nor an API key was sent',
   INVALID_TOKEN: "the bearer token does not verify, has expired or names another tenant; an expired one is told so, with `error_description` (`The access token expired`) in the body and the `WWW-Authenticate` challenge",
   INVALID_API_KEY: 'unknown, mistyped or deleted key: one answer for all three',

@@ -9,6 +9,25 @@ import type { Screens, StepView, SubmissionRequest, Submission } from './contrac
 import { key } from './spec.js';
 import { own } from '../shared/own.js';
 import { spec } from './specs/capture-face-image.js';
+import { forceCheck, forcedOutcome, forceSessionCheck, sessionSandbox } from '../process-manager/sandbox.js';
+import type { CheckRecord } from '../process-manager/model.js';
+import type { FaceEngine } from '../faces/model.js';
+
+/** What a capture that test mode took without a usable face found (its forced outcome is laid over it). */
+function unusableCheck(input: { faceKey: string; activityId: string; engine: FaceEngine['name']; problem: string; now: Date }): CheckRecord {
+  const description = `No usable face was found (${input.problem}).`;
+  return {
+    checkId: input.faceKey,
+    activityId: input.activityId,
+    checkType: 'FACE_CAPTURE',
+    result: 'FAIL',
+    displayName: 'Face image capture',
+    description,
+    moreinfo: JSON.stringify({ engine: input.engine, problem: input.problem }),
+    checkedAt: input.now.toISOString(),
+    reports: [{ name: 'faceCapture', result: 'FAIL', description }],
+  };
+}
 
 const capturePage = (view: StepView<typeof spec>, error?: ImageProblem | FaceProblem | 'noMatch') =>
   renderFaceCapture({
@@ -63,20 +82,26 @@ export const submission: Submission<typeof spec, 'faces' | 'images' | 'faceCaptu
     const image = inspectFaceImage(bytes);
     if ('problem' in image) return { page: capturePage(view, image.problem) };
     // Judged by the face in it: what is wrong with it goes back to the end user to fix, and the
-    // step waits; a usable face is then judged live or not, which the check records.
+    // step waits; a usable face is then judged live or not, which the check records. In test
+    // mode a check the token forces takes any whole image, face or not (a headless browser's
+    // fake camera shows none): the check records what was found, and the forced outcome.
+    const forced = forcedOutcome(sessionSandbox(view.step.state), view.inputs['Face Key']);
     const thresholds = THRESHOLDS[faceEngine.name];
-    let verdict: ReturnType<typeof judgeQuality>;
-    let liveness: number;
+    let verdict: ReturnType<typeof judgeQuality> | undefined;
+    let liveness: number | undefined;
+    let problem: FaceProblem | ImageProblem | undefined;
     try {
       verdict = judgeQuality(await faceEngine.detect({ bytes }), thresholds);
-      if (verdict.problems.length > 0 || !verdict.face) return { page: capturePage(view, verdict.problems[0]) };
-      liveness = (await faceEngine.liveness({ bytes })).score;
+      problem = verdict.problems[0] ?? (verdict.face ? undefined : 'noFace');
+      if (problem && !forced) return { page: capturePage(view, problem) };
+      if (!problem) liveness = (await faceEngine.liveness({ bytes })).score;
     } catch (err) {
       // An image the engine refuses (Rekognition on AWS, or a decode that failed or ran out of
       // time) is the end user's to replace, as one refused above.
       const refused = imageRefusal(err);
       if (!refused) throw err;
-      return { page: capturePage(view, refused) };
+      if (!forced) return { page: capturePage(view, refused) };
+      problem = refused;
     }
 
     const { record, step } = view;
@@ -91,16 +116,13 @@ export const submission: Submission<typeof spec, 'faces' | 'images' | 'faceCaptu
     // The bytes first: user data never names an image that is not there. An image whose step was
     // completed meanwhile stays under the instance's prefix until its retention ends.
     await images.put(stored.objectKey, bytes, stored.contentType, stored.sha256);
-    const check = faceCaptureCheck({
-      faceKey,
-      activityId: step.activityId,
-      image: stored,
-      engine: faceEngine.name,
-      thresholds,
-      face: verdict.face,
-      liveness,
-      now,
-    });
+    const found =
+      verdict?.face && liveness !== undefined && !problem
+        ? faceCaptureCheck({ faceKey, activityId: step.activityId, image: stored, engine: faceEngine.name, thresholds, face: verdict.face, liveness, now })
+        : unusableCheck({ faceKey, activityId: step.activityId, engine: faceEngine.name, problem: problem ?? 'noFace', now });
+    const check = forced ? forceCheck(found, forced) : found;
+    const face = !problem ? verdict?.face : undefined;
+    const short = { result: found.result, checkType: found.checkType, displayName: found.displayName, ...(face && liveness !== undefined ? { liveness, quality: face.quality, pose: face.pose } : {}) };
     const { objectKey: _key, kind: _kind, imageKey: _imageKey, ...capture } = stored;
     const faces = (step.state._faces ?? {}) as Record<string, { captures?: unknown[] }>;
     return {
@@ -108,7 +130,7 @@ export const submission: Submission<typeof spec, 'faces' | 'images' | 'faceCaptu
         result: {
           _faces: { [faceKey]: { captures: [...(own(faces, faceKey)?.captures ?? []), capture] } },
           _checks: {
-            [faceKey]: { result: check.result, checkType: check.checkType, displayName: check.displayName, liveness, quality: verdict.face.quality, pose: verdict.face.pose },
+            [faceKey]: forced ? forceSessionCheck(short, forced) : short,
           },
         },
         values: { faceKey, captureId: stored.captureId, format: stored.format, width: stored.width, height: stored.height, bytes: stored.bytes },

@@ -2,6 +2,7 @@ import { processVariables } from '../../statemachines/variables.js';
 import { runFunctionStep } from '../cloud-functions/run-step.js';
 import { getStoreConfig, localServiceEndpoints } from '../config.js';
 import { countCloudFunctionRun } from '../observability/metrics.js';
+import { sessionSandbox } from '../process-manager/sandbox.js';
 import { ActivityError, TransientActivityError, type ActivityAccess, type ServiceRun , activityError } from './contract.js';
 import { s } from './spec.js';
 import { spec } from './specs/execute-cloud-function-v2.js';
@@ -46,7 +47,7 @@ export const run: ServiceRun<typeof spec> = async ({ activityId, inputs, session
     }
     throw err;
   }
-  if (inputs.Metrics === true || (inputs['Allowed Metrics'] ?? []).length > 0) await countCloudFunctionRun(tenantId, outcome.ok ? 'SUCCEEDED' : 'FAILED');
+  if (inputs.Metrics === true || (inputs['Allowed Metrics'] ?? []).length > 0) await countCloudFunctionRun(tenantId, outcome.ok ? 'SUCCEEDED' : 'FAILED', { forTest: sessionSandbox(session) !== undefined });
   if (!outcome.ok) throw activityError(spec, ERRORS[outcome.reason], outcome.message);
   return { ...session, vars: { ...(session.vars ?? {}), ...outcome.variables } };
 };

@@ -6,6 +6,7 @@ import { MAX_FACE_UPLOAD_BYTES, type FaceUploadSlot } from '../process-manager/i
 import type { CheckRecord, CheckResult, ImageRecord } from '../process-manager/model.js';
 import { ActivityError, withCheck, type ActivityAccess, type ServiceContext, type ServiceRun , activityError } from './contract.js';
 import { liveFace } from './live-face.js';
+import { runWithForcedCheck } from './forced-check.js';
 import { key } from './spec.js';
 import { spec } from './specs/external-source-face-match-v1.js';
 
@@ -49,7 +50,16 @@ const PROBLEM_TEXT: Record<TemplateProblem, string> = {
  * earlier attempt's. No template is kept: Rekognition's CompareFaces stores none, and the
  * embedded engine's live only in memory for the comparison.
  */
-export const run: ServiceRun<typeof spec> = async (ctx) => {
+export const run: ServiceRun<typeof spec> = (ctx) =>
+  runWithForcedCheck(ctx.session, {
+    key: CHECK_KEY,
+    checkType: 'FACE_MATCH',
+    displayName: 'Face match',
+    failures: ['FaceMatchFailed', 'FaceMatchCountExceeded', 'FaceTemplateGenerationFailed'],
+    failure: () => activityError(spec, 'FaceMatchFailed', 'Test mode: the face match was forced to FAIL.'),
+  }, () => match(ctx));
+
+async function match(ctx: Ctx) {
   const { inputs, session, tenantId, deps } = ctx;
   const { faces } = deps;
   const threshold = THRESHOLDS[faces.name].match;
@@ -87,7 +97,7 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
     throw activityError(spec, 'FaceMatchFailed', `The faces did not match (failed attempts: ${failures}; Max Attempts: ${max}).`);
   }
   return withCheck(session, CHECK_KEY, { result: 'PASS', checkType: check.checkType, displayName: check.displayName, similarity, threshold, engine: faces.name });
-};
+}
 
 /** The upload of the image key, read at most 5 MiB, checked by its bytes and with exactly one face. */
 async function readUpload({ inputs, session, tenantId, now, deps: { faceUploadKey, faces, images } }: Ctx): Promise<{ bytes: Buffer; record: ImageRecord } | { problem: TemplateProblem }> {

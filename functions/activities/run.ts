@@ -12,6 +12,7 @@ import { isRefState, overlay, stateFor, type SessionRef } from '../shared/sessio
 import { sessions } from '../journey/deps.js';
 import { CONTRACT_ERRORS, SERVED_CONTRACTS, type ContractWindow } from '../shared/activity-contract.js';
 import { ContractError, readPayload, type Payload } from './payload.js';
+import { keepSandbox, sessionSandbox } from '../process-manager/sandbox.js';
 
 /** An activity the state machine called that this deployment cannot run: the step fails under this name. */
 export class ActivityUnavailableError extends Error {
@@ -105,23 +106,30 @@ function runActivity(registry: ActivityRegistry, raw: Record<string, unknown>, n
 }
 
 async function runScoped(registry: ActivityRegistry, raw: Record<string, unknown>, now: Date): Promise<unknown> {
+  const seen: Seen = {};
   try {
     // Read by the contract its state machine speaks: one this build does not serve fails the step, named.
-    return await runModule(registry, readPayload(raw, registry.contracts ?? SERVED_CONTRACTS), now);
+    return await runModule(registry, readPayload(raw, registry.contracts ?? SERVED_CONTRACTS), now, seen);
   } catch (err) {
-    // What operators watch: failed steps by activity type (the step's error routes it or ends the journey).
-    await countActivityError(tenantOf(raw) ?? '', String(raw?.activityType));
+    // What operators watch: failed steps by activity type (the step's error routes it or ends the journey); a test-mode journey's are not counted.
+    await countActivityError(tenantOf(raw) ?? '', String(raw?.activityType), seen);
     throw err;
   }
 }
 
-async function runModule(registry: ActivityRegistry, payload: Payload, now: Date): Promise<unknown> {
+/** What the step learnt of its journey before it failed: whether it is in test mode (counted in no metric). */
+interface Seen {
+  forTest?: boolean;
+}
+
+async function runModule(registry: ActivityRegistry, payload: Payload, now: Date, seen: Seen = {}): Promise<unknown> {
   const type = payload.activityType;
   const spec = activitySpec(type);
   if (!spec) throw new ActivityUnavailableError(`There is no ${type} activity.`);
   const unavailable = (NOT_RUNNABLE as Record<string, string>)[type];
   if (unavailable) throw new ActivityUnavailableError(`This deployment has no runtime for the ${spec.displayName} activity: ${unavailable}.`);
   const { session, stored } = await load(payload, now);
+  seen.forTest = sessionSandbox(session) !== undefined;
   const inputs = resolveInputs(spec, payload.inputs, session) as Record<string, unknown>;
   const outputs = payload.outputs;
 
@@ -168,7 +176,7 @@ async function runModule(registry: ActivityRegistry, payload: Payload, now: Date
   } catch (err) {
     throw asActivityError(err);
   }
-  const next = applyOutputs(after as Session & Record<string, unknown>, outputs);
+  const next = keepSandbox(session, applyOutputs(after as Session & Record<string, unknown>, outputs));
   const size = sessionBytes(next);
   if (size > SESSION_MAX_BYTES) {
     throw new OversizeSessionError(`${payload.activityId} would make the session ${size} bytes; a journey's session may be at most ${SESSION_MAX_BYTES}.`);

@@ -4,6 +4,7 @@ import { THRESHOLDS } from '../faces/quality.js';
 import type { CheckRecord, CheckResult } from '../process-manager/model.js';
 import { ActivityError, withCheck, type ActivityAccess, type ServiceContext, type ServiceRun , activityError } from './contract.js';
 import { liveFace } from './live-face.js';
+import { runWithForcedCheck } from './forced-check.js';
 import { s } from './spec.js';
 import { spec } from './specs/watchlist-match.js';
 
@@ -23,7 +24,18 @@ type Ctx = ServiceContext<typeof spec>;
  * the step asks for it. A watchlist of another tenant is not found: its collection is named by
  * the tenant, and so is its item.
  */
-export const run: ServiceRun<typeof spec> = async (ctx) => {
+export const run: ServiceRun<typeof spec> = (ctx) =>
+  runWithForcedCheck(ctx.session, {
+    key: ctx.inputs['Check Key'],
+    checkType: 'WATCHLIST',
+    displayName: 'Face watchlist',
+    failures: ['WatchlistHit', 'FaceTemplateGenerationFailed'],
+    ...(ctx.inputs['Raise Error On Hit'] === true
+      ? { failure: () => activityError(spec, 'WatchlistHit', 'Test mode: the watchlist match was forced to FAIL.') }
+      : {}),
+  }, () => search(ctx));
+
+async function search(ctx: Ctx) {
   const { inputs, session, tenantId, deps } = ctx;
   const { faces, watchlists } = deps;
   const byId = inputs['Watchlist ID'];
@@ -70,7 +82,7 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   }
   const checked = withCheck(session, inputs['Check Key'], { result, checkType: check.checkType, displayName: check.displayName, watchlistId, threshold, hits });
   return { ...checked, vars: { ...(checked.vars ?? {}), _candidatesFound: hits.length > 0 } };
-};
+}
 
 function watchlistCheck(
   { activityId, inputs, now, deps: { faces } }: Ctx,

@@ -103,3 +103,21 @@ export function errorSummary(lang: Language, errors: (readonly [target: string, 
         .join('')}</ul></div>`
     : '';
 }
+
+/**
+ * Test mode (docs/sandbox.md): a banner first in the page's main content, on every page of a
+ * test-mode instance, so nobody takes a test journey (whose outcomes may be forced) for a real
+ * one. Self-contained (its words and its style here) so the pages' layout can change around it.
+ */
+const TEST_MODE_TEXT: Readonly<Record<string, string>> = {
+  en: 'Test mode: this journey is a test. Its results may be forced and are not real checks.',
+  de: 'Testmodus: Diese Sitzung ist ein Test. Ihre Ergebnisse können vorgegeben sein und sind keine echten Prüfungen.',
+};
+
+export function withTestModeBanner(html: string, lang: Language): string {
+  const text = own(TEST_MODE_TEXT, lang) ?? TEST_MODE_TEXT.en!;
+  const banner =
+    '<p class="test-mode" role="note" data-test-mode="true" style="margin:0 0 1.1rem;padding:.6rem .9rem;border:2px solid #b54708;' +
+    `border-radius:.35rem;background:#fffaeb;color:#7a2e0e;font-weight:600">${escapeHtml(text)}</p>`;
+  return html.replace(/<main([^>]*)>/, (open) => `${open}\n${banner}`);
+}

@@ -8,6 +8,7 @@ import { SCREENS } from '../activities/index.generated.js';
 import { pickLanguage } from './messages/index.js';
 import { identityStores } from '../identity-store/deps.js';
 import { journeyRoutes as routes } from './journey-routes.js';
+import { withTestModeBanner } from './layout.js';
 
 /** The activities' screens and the stores they name, registered here where the page's entry point is assembled. */
 const screens = journeyScreens(SCREENS, { identityStores });
@@ -19,5 +20,5 @@ export const handler = pageHandler(routes.showJourney, async ({ tenantId, path, 
   if (record.status === 'PENDING' && (await changeStatus({ instances }, record, 'ACTIVE', now))) record.status = 'ACTIVE';
   // A device the journey moved away from (Switch Device) follows it rather than showing its steps.
   const body = (await otherDevicePage(record, query.c, lang, now)) ?? (await journeyPage(screens, record, query.c, lang, origin));
-  return { status: 200, raw: { contentType: 'text/html; charset=utf-8', body } };
+  return { status: 200, raw: { contentType: 'text/html; charset=utf-8', body: record.forTest ? withTestModeBanner(body, lang) : body } };
 });

@@ -1,4 +1,5 @@
 import { applyOutputs } from '../../statemachines/outputs.js';
+import { keepSandbox } from '../process-manager/sandbox.js';
 import { apiError } from '../errors.js';
 import { createHash, createHmac } from 'node:crypto';
 import type { CheckRecord, ImageRecord, StepClaim, StepUserData } from '../process-manager/model.js';
@@ -261,7 +262,8 @@ async function handOver(record: ProcessInstanceRecord, step: WaitingStep, claim:
  * the step (its timer route), as a timed-out task would say.
  */
 async function resumedState(record: ProcessInstanceRecord, step: WaitingStep, result: Record<string, unknown>): Promise<object | undefined> {
-  const session = applyOutputs(mergeSession(step.state, result), step.outputs);
+  // The sandbox stays as the instance's creation wrote it (process-manager/sandbox.ts).
+  const session = keepSandbox(step.state, applyOutputs(mergeSession(step.state, result), step.outputs));
   if (!step.ref) return session;
   const ref = { tenantId: record.tenantId, processInstanceId: record.id, v: step.ref.v + 1 };
   try {

@@ -5,6 +5,7 @@ import type { RouteDef } from '../http/route.js';
 import { orchestrator } from '../process-manager/executions/orchestrator.js';
 import { openJourney, waitingStepOf } from './access.js';
 import { pageHandler } from './page-handler.js';
+import { withTestModeBanner } from './layout.js';
 import { pickLanguage } from './messages/index.js';
 import { journeyUrl, screenOf } from './screen-context.js';
 import { completeUserStep, failUserStep, finishLeftOverClaim, handOverClaimed, StepNotWaitingError, submissionDigest } from './steps.js';
@@ -63,7 +64,7 @@ export function stepSubmissionHandler<B extends z4.$ZodType | undefined, D exten
       deps,
     };
     const outcome = await module.submission.submit(view, request, now);
-    if ('page' in outcome) return { status: 400, raw: { contentType: 'text/html; charset=utf-8', body: outcome.page } };
+    if ('page' in outcome) return { status: 400, raw: { contentType: 'text/html; charset=utf-8', body: record.forTest ? withTestModeBanner(outcome.page, lang) : outcome.page } };
     if ('fail' in outcome) {
       await failUserStep({ record, activityId: step.activityId, ...outcome.fail, digest }, await orchestrator(), now);
       return onward;

@@ -48,16 +48,27 @@ function load() {
 }
 
 /**
+ * What a count is about: a test-mode instance (docs/sandbox.md) is counted nowhere, so a
+ * relying party's tests never show in operators' figures or in what is billed from them.
+ */
+export interface Counted {
+  forTest?: boolean | undefined;
+  /** Metadata on the EMF line (not a dimension): which instance the count is about. */
+  processInstanceId?: string | undefined;
+}
+
+/**
  * Counts one occurrence of `name`. Never throws: a metric that cannot be written is logged and
  * the work it counts goes on.
  */
-export async function count<N extends MetricName>(name: N, dimensions: MetricDimensions[N], tenantId?: string): Promise<void> {
-  if (!metricsEnabled()) return;
+export async function count<N extends MetricName>(name: N, dimensions: MetricDimensions[N], tenantId?: string, about: Counted = {}): Promise<void> {
+  if (about.forTest || !metricsEnabled()) return;
   try {
     const { metrics: base, unit } = await load();
     const single = base.singleMetric();
     for (const [k, v] of Object.entries(dimensions)) single.addDimension(k, v);
     if (tenantId) single.addMetadata('tenantId', tenantId);
+    if (about.processInstanceId) single.addMetadata('processInstanceId', about.processInstanceId);
     single.addMetric(name, unit.Count, 1);
   } catch (err) {
     log().warn('metric not written', { metric: name, error: err as Error });
@@ -66,11 +77,11 @@ export async function count<N extends MetricName>(name: N, dimensions: MetricDim
 
 /** The typed counters the service uses. */
 export const countTokenIssued = (tenantId: string) => count('TokensIssued', {}, tenantId);
-export const countInstanceCreated = (tenantId: string) => count('InstancesCreated', {}, tenantId);
-export const countJourneyCompleted = (tenantId: string, status: string) => count('JourneysCompleted', { status }, tenantId);
+export const countInstanceCreated = (tenantId: string, about?: Counted) => count('InstancesCreated', {}, tenantId, about);
+export const countJourneyCompleted = (tenantId: string, status: string, about?: Counted) => count('JourneysCompleted', { status }, tenantId, about);
 /** The activity function counts every step that fails (functions/activities/run.ts). */
-export const countActivityError = (tenantId: string, activityType: string) => count('ActivityErrors', { activityType }, tenantId);
+export const countActivityError = (tenantId: string, activityType: string, about?: Counted) => count('ActivityErrors', { activityType }, tenantId, about);
 /** The reconciler counts each execution end it had to record (functions/process-manager/executions/reconcile.ts). */
 export const countExecutionEndReconciled = (tenantId: string, status: string) => count('ExecutionEndsReconciled', { status }, tenantId);
 /** A cloud function step with `Metrics` on counts its run (functions/activities/execute-cloud-function-v2.ts). */
-export const countCloudFunctionRun = (tenantId: string, outcome: 'SUCCEEDED' | 'FAILED') => count('CloudFunctionRuns', { outcome }, tenantId);
+export const countCloudFunctionRun = (tenantId: string, outcome: 'SUCCEEDED' | 'FAILED', about?: Counted) => count('CloudFunctionRuns', { outcome }, tenantId, about);

@@ -321,6 +321,12 @@ export type CustomDataFormStore = VersionedStore<CustomDataFormRecord, CustomDat
 export type ProcessTokenType = (typeof PROCESS_TOKEN_TYPES)[number];
 export type ProcessTokenStatus = (typeof PROCESS_TOKEN_STATUSES)[number];
 
+/** What a test-mode token forces (functions/process-manager/sandbox.ts): checks by their key, and the decision. */
+export interface Sandbox {
+  checks?: Record<string, 'PASS' | 'FAIL' | 'REVIEW'>;
+  decision?: 'PASS' | 'FAIL' | 'REVIEW';
+}
+
 export interface ProcessTokenRecord {
   tenantId: string;
   id: string;
@@ -352,6 +358,10 @@ export interface ProcessTokenRecord {
   maxProcessDuration: string | null;
   createdDtm: string;
   createdBy: string;
+  /** Test mode (functions/process-manager/sandbox.ts): present only on a test-mode token. */
+  forTest?: true;
+  /** What a test-mode token forces. */
+  sandbox?: Sandbox;
 }
 
 export interface ProcessTokenStore {
@@ -499,6 +509,10 @@ export interface ProcessInstanceRecord {
   resumeCapabilityHash?: string;
   /** The device that holds the journey since a Switch Device step moved it; absent: the instance's own link. */
   holder?: JourneyHolder;
+  /** Test mode, from its token (functions/process-manager/sandbox.ts): present only on a test-mode instance. */
+  forTest?: true;
+  /** What its token forces; only with forTest. */
+  sandbox?: Sandbox;
 }
 
 /**
@@ -720,6 +734,8 @@ export interface InstanceView {
   expiringDtm: string;
   expiresAt: number;
   parameters: Record<string, string>;
+  /** Test mode: present only on a test-mode instance's views. */
+  forTest?: true;
 }
 
 /** Which index partition a query reads: every instance, one status, one definition name, or one search term. */

@@ -63,6 +63,7 @@ function viewOf(record: ProcessInstanceRecord): InstanceView {
     expiringDtm: record.expiringDtm,
     expiresAt: record.expiresAt,
     parameters,
+    ...(record.forTest ? { forTest: true as const } : {}),
   };
 }
 

@@ -88,6 +88,7 @@ export const UserDataSchema = z.withMeta(
     processDefnName: z.string(),
     processDefnVersion: z.number(),
     status: z.string(),
+    forTest: z.withMeta(z.optional(z.literal(true)), { description: 'Present (true) only for a test-mode instance: its outcomes may be forced (docs/sandbox.md).' }),
     forms: z.withMeta(z.record(z.string(), z.record(z.string(), z.unknown())), {
       description: "Each data form's values, under the form's `Form data Key`.",
     }),

@@ -53,6 +53,8 @@ export async function loadUserData(d: Pick<UserDataStorage, 'instances'>, tenant
     processDefnName: record.processDefnName,
     processDefnVersion: record.processDefnVersion,
     status: record.status,
+    // Deliberately added, and only on a test-mode instance (docs/sandbox.md).
+    ...(record.forTest ? { forTest: true as const } : {}),
     forms,
     steps: stored.map(({ activityId, activityType, dataKey, submittedAt, values }) => ({ activityId, activityType, dataKey, submittedAt, values })),
     checks: stored.flatMap((s) => (s.check ? [checkResponse(s.check)] : [])),

@@ -58,7 +58,9 @@ export default async function setup(project: TestProject) {
     // Webhook retries after 1 to 3 s instead of 5 s to 10 h: the same schedule's shape, in a test's time.
     WEBHOOK_RETRY_SECONDS: '1,1,2,2,3,3,3',
     // The webhook sweeper every second, taking what is 15 s overdue (20 minutes on AWS).
-    WEBHOOK_SWEEP_INTERVAL_SECONDS: '1', WEBHOOK_SWEEP_MARGIN_SECONDS: '15' };
+    WEBHOOK_SWEEP_INTERVAL_SECONDS: '1', WEBHOOK_SWEEP_MARGIN_SECONDS: '15',
+    // The metrics' EMF lines in the log, as on AWS: sandbox.test.ts checks test mode is counted in none.
+    POWERTOOLS_METRICS_DISABLED: 'false' };
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: ROOT, env, stdio: ['ignore', log, log] });
 
   const bootstrapPath = join(localDir, 'bootstrap.json');

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { countJourneyCompleted, countTokenIssued, metricsEnabled } from '../../functions/observability/metrics.js';
+import { countInstanceCreated, countJourneyCompleted, countTokenIssued, metricsEnabled } from '../../functions/observability/metrics.js';
 import { installLogSink, log, withLogScope } from '../../functions/observability/logger.js';
 import { traced } from '../../functions/observability/tracer.js';
 
@@ -48,6 +48,17 @@ describe('metrics', () => {
     expect(emf._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: 'arthr', Metrics: [{ Name: 'JourneysCompleted', Unit: 'Count' }] });
     expect(emf._aws.CloudWatchMetrics[0].Dimensions[0]).toEqual(expect.arrayContaining(['status']));
     expect(emf).toMatchObject({ JourneysCompleted: 1, status: 'REVIEW', tenantId: 'acme' });
+  });
+});
+
+describe('metrics of test mode', () => {
+  it('count no test-mode instance, and name the instance of every other count', async () => {
+    process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+    await countInstanceCreated('acme', { forTest: true, processInstanceId: 'test-1' });
+    await countJourneyCompleted('acme', 'COMPLETED_ENDED_SUCCESS', { forTest: true, processInstanceId: 'test-1' });
+    expect(lines.filter((l) => l._aws)).toEqual([]);
+    await countInstanceCreated('acme', { processInstanceId: 'live-1' });
+    expect(lines.find((l) => l._aws)).toMatchObject({ InstancesCreated: 1, tenantId: 'acme', processInstanceId: 'live-1' });
   });
 });
 

@@ -10,7 +10,7 @@
  * interval, and a long journey waiting at a user step costs a few DescribeExecution calls a day.
  */
 import type { ExecutionEnd, ExecutionEndDeps } from '../instances/status.js';
-import { finalStatus, isEnded, isFinal, settle } from '../instances/status.js';
+import { finalStatus, isEnded, isFinal, settleEnd } from '../instances/status.js';
 import { executionArnOf, type InstanceStatus, type ProcessInstanceRecord, type ProcessInstanceStore } from '../model.js';
 import { log } from '../../http/log.js';
 import { countExecutionEndReconciled } from '../../observability/metrics.js';
@@ -66,8 +66,8 @@ export async function reconcileInstance(
   return { outcome: 'recorded', status };
 }
 
-async function recordReconciled(d: ReconcileDeps, record: ProcessInstanceRecord, status: InstanceStatus, now: Date): Promise<void> {
-  await settle(d, record, status, now);
+async function recordReconciled(d: ReconcileDeps, record: ProcessInstanceRecord, reached: InstanceStatus, now: Date): Promise<void> {
+  const status = await settleEnd(d, record, reached, now);
   log().warn('execution end recorded by the reconciler', { tenantId: record.tenantId, processInstanceId: record.id, status });
   await countExecutionEndReconciled(record.tenantId, status);
 }

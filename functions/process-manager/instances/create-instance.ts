@@ -145,6 +145,6 @@ export async function createInstance(d: CreateInstanceDeps, input: CreateInstanc
     await changeStatus(d, record, 'COMPLETED_PROCESS_ERROR', new Date());
     throw err;
   }
-  await countInstanceCreated(tenantId);
+  await countInstanceCreated(tenantId, { forTest: record.forTest, processInstanceId: record.id });
   return body;
 }

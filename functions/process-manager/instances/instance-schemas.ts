@@ -78,6 +78,9 @@ const base = {
   email: z.optional(z.string()),
   phoneNumber: z.optional(z.string()),
   retentionDays: z.withMeta(z.number().check(z.int()), { description: "From the definition's retention." }),
+  forTest: z.withMeta(z.optional(z.literal(true)), {
+    description: 'Present (true) only on a test-mode instance, made from a forTest token: its outcomes may be forced (docs/sandbox.md).',
+  }),
 };
 
 /** A decided review on the instance read (absent until a reviewer decides). */

@@ -88,6 +88,8 @@ export function newInstance(
       reconcileAt: firstReconcileAt(created),
       // Where the journey link points: links the journey makes later (a resume URL) point there too.
       ...(ctx.origin ? { origin: ctx.origin } : {}),
+      // Test mode is the token's, fixed at creation: nothing the journey does can turn it on or off.
+      ...(token.forTest ? { forTest: true as const, ...(token.sandbox ? { sandbox: token.sandbox } : {}) } : {}),
     },
   };
 }
@@ -122,6 +124,8 @@ export function initialSession(record: ProcessInstanceRecord, externalSources?: 
     vars: { ...record.parameters },
     _checks: {},
     _faces: {},
+    // Where the steps that make checks find what a test-mode token forces (functions/process-manager/sandbox.ts).
+    ...(record.forTest ? { _sandbox: { forTest: true, ...record.sandbox } } : {}),
   };
 }
 
@@ -160,6 +164,8 @@ export function instanceView(r: InstanceView & { completedAt?: string }, now: Da
     ...contact,
     retentionDays: r.retentionDays,
     expiringDtm: r.expiringDtm,
+    // Deliberately added, and only on a test-mode instance: a live instance's read is as it was.
+    ...(r.forTest ? { forTest: true as const } : {}),
   };
 }
 

@@ -4,6 +4,7 @@ import { countJourneyCompleted } from '../../observability/metrics.js';
 import { log } from '../../http/log.js';
 import { isRefState } from '../../shared/session-state.js';
 import { forRecordTenant } from '../../shared/tenant-scope.js';
+import { forcedStatus } from '../sandbox.js';
 
 /** What a status change needs: the instance's storage (which writes its events with it). */
 export interface StatusDeps {
@@ -81,8 +82,18 @@ export function finalStatus(end: ExecutionEnd): InstanceStatus {
 
 /** Records a final status on the instance (once: a repeated report changes nothing, and is counted once). */
 export async function settle(d: StatusDeps, record: ProcessInstanceRecord, to: InstanceStatus, now: Date): Promise<InstanceStatus> {
-  if (await changeStatus(d, record, to, now)) await countJourneyCompleted(record.tenantId, to);
+  if (await changeStatus(d, record, to, now)) await countJourneyCompleted(record.tenantId, to, { forTest: record.forTest, processInstanceId: record.id });
   return to;
+}
+
+/**
+ * Records the status an execution's end gives (every path that records an end: the workflow's
+ * own, the status-change event, the reconciler, the local engine's shutdown). A test-mode
+ * instance's forced decision gives its outcome here (sandbox.ts), and only here: a step that
+ * writes a status mid-journey (Write Review Status) writes its own.
+ */
+export function settleEnd(d: StatusDeps, record: ProcessInstanceRecord, reached: InstanceStatus, now: Date): Promise<InstanceStatus> {
+  return settle(d, record, forcedStatus(record, reached), now);
 }
 
 /** Where an execution's end is known in full (the local engine on shutdown, the reconciler). */
@@ -94,7 +105,7 @@ export async function recordExecutionEnd(
 ): Promise<InstanceStatus | undefined> {
   const record = await d.instances.get(ref.tenantId, ref.processInstanceId);
   if (!record) return undefined;
-  return settle(d, record, finalStatus(end), now);
+  return settleEnd(d, record, finalStatus(end), now);
 }
 
 /**
@@ -131,7 +142,7 @@ async function recordOutcomeOf(d: StatusDeps, ref: { tenantId: string; processIn
     log().warn('journey outcome for an instance that is gone', { processInstanceId: ref.processInstanceId });
     return undefined;
   }
-  return settle(d, record, outcomeStatus(session), now);
+  return settleEnd(d, record, outcomeStatus(session), now);
 }
 
 /**
@@ -205,5 +216,5 @@ async function recordStatusChange(
   } else {
     end = { status: detail.status as 'TIMED_OUT' | 'ABORTED' };
   }
-  return settle(d, record, finalStatus(end), now);
+  return settleEnd(d, record, finalStatus(end), now);
 }

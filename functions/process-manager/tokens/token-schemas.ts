@@ -2,6 +2,7 @@ import * as z from '../../shared/zod.js';
 import { DateTime, queryInt, queryList, text } from '../../shared/schemas.js';
 import { cursorPageSchema, cursorParam } from '../../shared/page.js';
 import { isHttpUrl, MAX_REDIRECT_URL_LENGTH } from '../../shared/http-url.js';
+import { SandboxSchema } from '../sandbox-schema.js';
 
 export const PROCESS_TOKEN_TYPES = ['UNLIMITED', 'MULTI_USE_COUNT_LIMITED', 'MULTI_USE_TIME_LIMITED'] as const;
 export const PROCESS_TOKEN_STATUSES = ['ACTIVE', 'INACTIVE'] as const;
@@ -102,6 +103,12 @@ export const ProcessTokenCreateSchema = z.withMeta(
       deprecated: true,
       description: 'Deprecated since August 2025; accepted and ignored; will be removed.',
     }),
+    forTest: z.withMeta(z.optional(z.boolean()), {
+      description:
+        "Test mode (the family's forTest; `\"true\"` is read as true): the token's instances are marked `forTest: true` on every read and " +
+        'page, counted in no business metric, and may have their outcomes forced with `sandbox` (docs/sandbox.md). Default false.',
+    }),
+    sandbox: z.optional(SandboxSchema),
   }),
   { id: 'ProcessTokenCreate' },
 );
@@ -132,6 +139,8 @@ export const ProcessTokenSchema = z.withMeta(
     createdDtm: DateTime,
     createdBy: z.string(),
     warnings: z.withMeta(z.optional(z.array(z.string())), { description: 'Present when the request used deprecated fields.' }),
+    forTest: z.withMeta(z.optional(z.literal(true)), { description: 'Present (true) only on a test-mode token (docs/sandbox.md).' }),
+    sandbox: z.withMeta(z.optional(SandboxSchema), { description: 'The outcomes a test-mode token forces, as given.' }),
   }),
   { id: 'ProcessToken' },
 );

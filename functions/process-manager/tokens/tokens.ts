@@ -5,6 +5,7 @@ import { likePattern, parseSort, sortBy, toPage, type CursorPage, type SortOrder
 import { PROCESS_TOKEN_SORTABLE, type ProcessTokenCreateInput } from './token-schemas.js';
 import type { DefinitionStore, ProcessTokenRecord, ProcessTokenStore } from '../model.js';
 import { DefinitionNotActiveError } from '../definitions/definitions.js';
+import { checkSandbox } from '../sandbox.js';
 
 export type { ProcessTokenRecord, ProcessTokenStatus, ProcessTokenStore, ProcessTokenType } from '../model.js';
 
@@ -115,6 +116,9 @@ export function newProcessToken(input: ProcessTokenCreateInput, ctx: TokenContex
     });
   }
   if (details.length) throw new ValidationError('The process token is not valid.', details);
+  const forTest = input.forTest === true;
+  const refused = checkSandbox(forTest, input.sandbox);
+  if (refused) throw refused;
 
   return {
     tenantId: ctx.tenantId,
@@ -137,6 +141,8 @@ export function newProcessToken(input: ProcessTokenCreateInput, ctx: TokenContex
     maxProcessDuration: input.maxProcessDuration ?? null,
     createdDtm: ctx.now.toISOString(),
     createdBy: ctx.actor,
+    ...(forTest ? { forTest: true as const } : {}),
+    ...(forTest && input.sandbox ? { sandbox: input.sandbox } : {}),
   };
 }
 
@@ -161,6 +167,9 @@ export function tokenView(r: ProcessTokenRecord, tenantOrigin: string) {
     startProcessAddress: `${tenantOrigin}/api/process-manager/processInstances/create?pt=${r.id}`,
     createdDtm: r.createdDtm,
     createdBy: r.createdBy,
+    // Only on a test-mode token: a live token's answer is as it was.
+    ...(r.forTest ? { forTest: true as const } : {}),
+    ...(r.forTest && r.sandbox ? { sandbox: r.sandbox } : {}),
   };
 }
 
