@@ -21,7 +21,9 @@ export function staticFile(body: string, contentType: string, headers?: Record<s
  * never come from two releases.
  */
 export function serveStatic(file: StaticFile, headers: RawHeaders) {
-  const caching = { 'cache-control': 'no-cache', etag: file.etag };
-  if (headers['if-none-match'] === file.etag) return { status: 304 as const, headers: caching };
-  return { status: 200 as const, headers: { ...file.headers, ...caching }, raw: { contentType: file.contentType, body: file.body } };
+  // The file's own headers on a 304 too: a browser updates the copy it holds with the 304's
+  // headers, so a 304 with the default CSP would block the page's own script on a reload.
+  const own = { ...file.headers, 'cache-control': 'no-cache', etag: file.etag };
+  if (headers['if-none-match'] === file.etag) return { status: 304 as const, headers: own };
+  return { status: 200 as const, headers: own, raw: { contentType: file.contentType, body: file.body } };
 }

@@ -1,6 +1,6 @@
 import { SESSION_ENDED } from './api.js';
 import { h, replace } from './dom.js';
-import { clearSession, loadSession, type Session } from './session.js';
+import { clearSession, loadSession, takeExpired, type Session } from './session.js';
 import type { Screen } from './screens.js';
 import { signIn } from './screens/sign-in.js';
 import { reviewQueue } from './screens/review-queue.js';
@@ -54,7 +54,7 @@ function watchExpiry(session: Session): void {
 
 async function show(): Promise<void> {
   const session = loadSession();
-  if (!session) return drawSignIn();
+  if (!session) return drawSignIn(takeExpired() ? 'expired' : undefined);
   let { screen, params } = route();
   if (!screen) {
     const first = NAV.find((s) => s.needs.every((p) => session.permissions.includes(p))) ?? NAV[0]!;

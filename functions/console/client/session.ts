@@ -16,6 +16,8 @@ export interface Session {
 
 const KEY = 'console.session';
 let current: Session | undefined;
+/** Set when a stored token was found expired: the sign-in says so rather than starting blank. */
+let expiredFound = false;
 
 function claimsOf(token: string): Record<string, unknown> {
   const part = token.split('.')[1] ?? '';
@@ -63,6 +65,7 @@ export function loadSession(now = Date.now()): Session | undefined {
   }
   if (current && current.expiresAt <= now) {
     clearSession();
+    expiredFound = true;
     return undefined;
   }
   return current;
@@ -79,4 +82,11 @@ export function clearSession(): void {
 
 export function can(s: Session | undefined, permission: string): boolean {
   return !!s && s.permissions.includes(permission);
+}
+
+/** Whether a session was dropped as expired since the last ask (once). */
+export function takeExpired(): boolean {
+  const was = expiredFound;
+  expiredFound = false;
+  return was;
 }

@@ -52,6 +52,8 @@ describe('getConsolePage', () => {
     const again = await page(get('/console', { 'if-none-match': etag }));
     expect(again.statusCode).toBe(304);
     expect(again.body).toBeUndefined();
+    // A browser applies a 304's headers to the copy it holds: the page's own CSP, not the default.
+    expect(again.headers!['content-security-policy']).toBe(first.headers!['content-security-policy']);
     expect((await page(get('/console', { 'if-none-match': '"stale"' }))).statusCode).toBe(200);
   });
 });
