@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -30,6 +32,7 @@ beforeAll(async () => {
   // Details, a face photo, then a decider that says REVIEW whatever the checks found.
   definition = `console-review-${fresh()}`;
   const body = exampleNamed(definition);
+  body.description = 'Personal details and a face photo, then REVIEW whatever the checks found.';
   body.activities.decide = { type: 'SIMPLE_DECIDER', name: 'Decision', inputs: { Outcome: 'REVIEW' } };
   const published = await call('POST', '/api/process-manager/processDefinitions', { token, body });
   expect(published.status, published.text).toBe(201);
@@ -39,6 +42,20 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
+
+/** A relying party's webhook endpoint on this machine, answering 204 and counting what it got by webhook-id. */
+async function receiver(): Promise<{ url: string; got: string[]; server: Server }> {
+  const got: string[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      got.push(String(req.headers['webhook-id']));
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, got, server };
+}
 
 /** A journey of the definition, done by its end user over HTTP: details and a face photo, then REVIEW. */
 async function inReview(lastName: string): Promise<string> {
@@ -171,8 +188,82 @@ describe('the console', () => {
     await context.close();
   });
 
+  it('gives an all-permission key every screen: instances by search, a timeline, deliveries replayed, BPMN diagrams, keys made once, blocked and deleted', async () => {
+    const hook = await receiver();
+    const subscribed = await call('POST', '/api/webhook-manager/webhooks', { token, body: { url: hook.url, processDefnNames: [definition], description: 'console test' } });
+    expect(subscribed.status, subscribed.text).toBe(201);
+    try {
+      const lastName = `Search-${fresh()}`;
+      const id = await inReview(lastName);
+      await until('the deliveries of the instance', () => (hook.got.length >= 3 ? true : undefined));
+      const { context, page, violations } = await openConsole(DESKTOP);
+      await signIn(page, inject('demoKey'));
+      await page.getByRole('heading', { name: 'Review queue' }).waitFor();
+
+      await page.getByRole('link', { name: 'Instances' }).click();
+      await page.getByRole('heading', { name: 'Instances', exact: true }).waitFor();
+      await page.getByLabel('Search (id, name, e-mail, phone…)').fill(lastName);
+      await page.getByLabel('Status').selectOption('REVIEW');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByText('1 instance found.').waitFor();
+      await page.getByRole('link', { name: `Rita ${lastName}` }).click();
+      const timeline = page.getByRole('region', { name: 'Timeline' });
+      await timeline.getByText('Instance created').waitFor();
+      await timeline.getByText('Step captureFace completed (CAPTURE_FACE_IMAGE)').waitFor();
+      await timeline.getByText('Event process-instance.created').waitFor();
+      const deliveries = page.getByRole('table', { name: /Deliveries of this instance/ });
+      await deliveries.getByRole('rowheader', { name: 'process-instance.created' }).waitFor();
+      const before = hook.got.length;
+      await deliveries.getByRole('button', { name: `Replay process-instance.created to ${hook.url}` }).click();
+      await page.getByText('process-instance.created queued to be delivered again.').waitFor();
+      const firstId = hook.got[0]!;
+      await until('the replayed delivery', () => (hook.got.length > before && hook.got.slice(before).includes(firstId) ? true : undefined));
+
+      await page.getByRole('link', { name: 'Definitions' }).click();
+      await page.getByRole('heading', { name: definition }).waitFor();
+      await page.getByRole('region', { name: definition }).getByRole('link', { name: 'Version 1' }).click();
+      await page.getByRole('heading', { name: `${definition} v1` }).waitFor();
+      const diagram = page.getByRole('group', { name: `BPMN diagram of ${definition} v1` });
+      // The viewer drew the journey's steps (their names, as the BPMN carries them).
+      await diagram.locator('.djs-element').first().waitFor();
+      expect(await diagram.locator('text', { hasText: 'Capture face' }).count()).toBeGreaterThan(0);
+      await page.getByRole('region', { name: 'Versions' }).getByText('Version 1').waitFor();
+      await page.screenshot({ path: `${SHOTS}/console-definition.png`, fullPage: true });
+
+      await page.getByRole('link', { name: 'API keys' }).click();
+      await page.getByRole('heading', { name: 'Create a key' }).waitFor();
+      const keyName = `console ${fresh()}`;
+      await page.getByLabel('Name', { exact: true }).fill(keyName);
+      await page.getByLabel('ProcessManager:getProcessInstance').check();
+      await page.getByRole('button', { name: 'Create the key' }).click();
+      const secret = (await page.locator('#new-secret').textContent())!;
+      const made = await call('POST', '/api/arthr/apiKeys/issue', { apiKey: secret, body: {} });
+      expect(made.status).toBe(200);
+      const row = page.getByRole('row', { name: new RegExp(keyName) });
+      await row.getByRole('button', { name: `Block ${keyName}` }).click();
+      await page.getByText(`${keyName} is now BLOCKED.`).waitFor();
+      expect((await call('POST', '/api/arthr/apiKeys/issue', { apiKey: secret, body: {} })).status).toBe(401);
+      await row.getByRole('button', { name: `Delete ${keyName}` }).click();
+      await row.getByRole('button', { name: `Delete ${keyName} for good` }).click();
+      await page.getByText(`${keyName} is deleted.`).waitFor();
+      await page.getByRole('row', { name: new RegExp(keyName) }).waitFor({ state: 'detached' });
+      // The secret was shown once: back on the screen, the list shows its last four characters only.
+      await page.getByRole('link', { name: 'Review queue' }).click();
+      await page.getByRole('link', { name: 'API keys' }).click();
+      await page.getByRole('heading', { name: /^Keys \(/ }).waitFor();
+      expect(await page.content()).not.toContain(secret);
+      expect(violations).toEqual([]);
+      await context.close();
+      void id;
+    } finally {
+      await call('DELETE', `/api/webhook-manager/webhooks/${subscribed.json.id}`, { token });
+      hook.server.close();
+    }
+  });
+
   it('passes an axe-core audit on every screen, with no serious or critical violation', async () => {
     const id = await inReview(`Audit-${fresh()}`);
+    const defnId = (await call('GET', `/api/process-manager/processInstances/${id}`, { token })).json.processDefnId as string;
     for (const options of [DESKTOP, PHONE]) {
       // axe is injected as a script: a context that bypasses the CSP (the other tests run under it).
       const context = await browser.newContext({ ...options, bypassCSP: true });
@@ -180,13 +271,29 @@ describe('the console', () => {
       await page.goto(consoleUrl());
       await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
       expect(await audit(page), 'sign-in').toEqual([]);
-      await signIn(page, reviewer.secret);
+      await signIn(page, inject('demoKey'));
       await page.getByRole('heading', { name: 'Review queue' }).waitFor();
       await page.getByRole('list', { name: 'Instances in review' }).waitFor();
       expect(await audit(page), 'review queue').toEqual([]);
-      await page.goto(`${consoleUrl()}#/instances/${id}`);
-      await page.getByRole('heading', { name: 'Checks' }).waitFor();
-      expect(await audit(page), 'instance').toEqual([]);
+      const screens: [string, string][] = [
+        [`#/instances/${id}`, 'Webhook deliveries'],
+        ['#/instances', 'Instances'],
+        ['#/definitions', 'Definitions'],
+        [`#/definitions/${defnId}`, 'Versions'],
+        ['#/keys', 'Create a key'],
+      ];
+      for (const [hash, heading] of screens) {
+        await page.goto(`${consoleUrl()}${hash}`);
+        await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+        await page.getByRole('status').filter({ hasText: /Loading|Drawing/ }).waitFor({ state: 'detached' });
+        expect(await audit(page), hash).toEqual([]);
+      }
+      // A narrow key's screens say what the key cannot do.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await signIn(page, reviewer.secret);
+      await page.goto(`${consoleUrl()}#/keys`);
+      await page.getByText('This key cannot use this screen: it needs ArthrServer:listTenantApiKeys').waitFor();
+      expect(await audit(page), 'a screen the key cannot use').toEqual([]);
       await context.close();
     }
   });

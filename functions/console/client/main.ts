@@ -4,15 +4,17 @@ import { clearSession, loadSession, takeExpired, type Session } from './session.
 import type { Screen } from './screens.js';
 import { signIn } from './screens/sign-in.js';
 import { reviewQueue } from './screens/review-queue.js';
-import { instanceScreen } from './screens/instance.js';
+import { instancesScreen } from './screens/instances.js';
+import { definitionsScreen } from './screens/definitions.js';
+import { keysScreen } from './screens/keys.js';
 
 /**
  * The console (docs/console.md): one page, screens behind hash routes (`#/review`), drawn from
  * the public API with the signed-in key's token. A screen the key cannot use says so.
  */
-const SCREENS: Screen[] = [reviewQueue, instanceScreen];
-/** The screens in the navigation, in its order. */
-const NAV = [reviewQueue];
+/** The screens, in the navigation's order. */
+const SCREENS: Screen[] = [reviewQueue, instancesScreen, definitionsScreen, keysScreen];
+const NAV = SCREENS;
 
 const app = document.getElementById('app')!;
 let expiryTimer: number | undefined;
@@ -80,7 +82,7 @@ async function show(): Promise<void> {
       h(
         'ul',
         {},
-        NAV.map((s) => h('li', {}, h('a', { href: `#/${s.route}`, 'aria-current': s.route === current.route || (current.route === 'instances' && s.route === 'instances') ? 'page' : undefined }, s.label))),
+        NAV.map((s) => h('li', {}, h('a', { href: `#/${s.route}`, 'aria-current': s.route === current.route ? 'page' : undefined }, s.label))),
       ),
     ),
     main,

@@ -58,3 +58,41 @@ export interface UserData {
   }[];
   summary?: { decision: string | null; writtenAt: string };
 }
+
+export interface Webhook {
+  id: string;
+  url?: string;
+  description: string;
+  enabled: boolean;
+}
+
+export interface Delivery {
+  eventId: string;
+  eventType: string;
+  eventTimestamp: string;
+  subjectId: string;
+  status: string;
+  attempts: { at: string; status?: number; error?: string; latencyMs: number }[];
+}
+
+export interface Definition {
+  id: string;
+  name: string;
+  version: number;
+  description: string;
+  status: string;
+  retentionDays: number;
+  createdDtm: string;
+  createdBy: string;
+}
+
+export interface ApiKey {
+  id: string;
+  code: string;
+  name: string;
+  description: string;
+  status: string;
+  permissions: string[];
+  lastIssuedAtDtm: string | null;
+  createdDtm: string;
+}

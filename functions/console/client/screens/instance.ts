@@ -2,7 +2,9 @@ import { ApiError, api, explain } from '../api.js';
 import { badge, facts, h, notice, replace, time } from '../dom.js';
 import { figuresOf, valueText } from '../figures.js';
 import { can } from '../session.js';
-import type { Screen, ScreenContext } from '../screens.js';
+import type { ScreenContext } from '../screens.js';
+import { deliveriesOf } from './deliveries.js';
+import { timeline } from './timeline.js';
 import type { Check, Instance, UserData } from '../types.js';
 import { personOf } from './review-queue.js';
 
@@ -11,19 +13,13 @@ const REVIEW_PERMISSION = 'ProcessManager:reviewProcessInstance';
 const USERDATA_PERMISSION = 'UserDataServer:getProcessInstanceUserData';
 
 /**
- * One instance: what it is, its review (and the form to decide it while it is in review), and
- * what the end user provided: photos, checks with their figures, form data, the steps.
+ * One instance: what it is, its review (and the form to decide it while it is in review), what
+ * the end user provided (photos, checks with their figures, form data), its timeline and the
+ * webhook deliveries of its events.
  */
-export const instanceScreen: Screen = {
-  route: 'instances',
-  label: 'Instance',
-  needs: ['ProcessManager:getProcessInstance'],
-  async render(ctx) {
-    const id = ctx.params[0];
-    if (!id) return ctx.go('#/review');
-    await draw(ctx, id);
-  },
-};
+export function instanceDetail(ctx: ScreenContext, id: string): Promise<void> {
+  return draw(ctx, id);
+}
 
 async function draw(ctx: ScreenContext, id: string, message?: HTMLElement): Promise<void> {
   const { main, session } = ctx;
@@ -39,26 +35,35 @@ async function draw(ctx: ScreenContext, id: string, message?: HTMLElement): Prom
   const sections: HTMLElement[] = [];
   if (instance.status === 'REVIEW') sections.push(reviewForm(ctx, instance));
   const userdata = h('div', { class: 'userdata' });
+  const history = h('div', { class: 'history' });
+  const deliveries = h('div', { class: 'deliveries' });
   replace(
     main,
-    h('p', { class: 'crumbs' }, h('a', { href: '#/review' }, 'Review queue')),
+    h('p', { class: 'crumbs' }, h('a', { href: '#/review' }, 'Review queue'), ' · ', h('a', { href: '#/instances' }, 'Instances')),
     h('h1', {}, personOf(instance)),
     message ?? null,
     summary(instance),
     sections,
     userdata,
+    history,
+    deliveries,
   );
+  const shown = deliveriesOf(ctx, instance.id, instance.createdAt);
+  let data: UserData | undefined;
   if (!can(session, USERDATA_PERMISSION)) {
     replace(userdata, h('section', {}, h('h2', {}, 'Photos, checks and form data'), notice(`This key cannot read user data: it needs ${USERDATA_PERMISSION}.`)));
-    return;
+  } else {
+    replace(userdata, h('p', { role: 'status', class: 'loading' }, 'Loading the user data…'));
+    try {
+      data = await api<UserData>('GET', `/api/userdata-server/processDefinitions/${encodeURIComponent(instance.processDefnId)}/processInstances/${encodeURIComponent(instance.id)}/userdata`);
+      replace(userdata, photos(data), checks(data.checks), forms(data));
+    } catch (err) {
+      replace(userdata, notice(`The user data could not be read: ${explain(err)}`, 'error'));
+    }
   }
-  replace(userdata, h('p', { role: 'status', class: 'loading' }, 'Loading the user data…'));
-  try {
-    const data = await api<UserData>('GET', `/api/userdata-server/processDefinitions/${encodeURIComponent(instance.processDefnId)}/processInstances/${encodeURIComponent(instance.id)}/userdata`);
-    replace(userdata, photos(data), checks(data.checks), forms(data), steps(data));
-  } catch (err) {
-    replace(userdata, notice(`The user data could not be read: ${explain(err)}`, 'error'));
-  }
+  const found = await shown;
+  replace(history, timeline(instance, data, found.events));
+  replace(deliveries, found.section);
 }
 
 function summary(i: Instance): HTMLElement {
@@ -225,17 +230,5 @@ function forms(data: UserData): HTMLElement {
     entries.length
       ? entries.map(([key, values]) => h('div', { class: 'card' }, h('h3', {}, key), facts(Object.entries(values).map(([k, v]) => [k, valueText(v)]))))
       : h('p', {}, 'No form data.'),
-  );
-}
-
-function steps(data: UserData): HTMLElement {
-  return h(
-    'section',
-    { 'aria-labelledby': 'steps-h' },
-    h('h2', { id: 'steps-h' }, 'Steps the end user completed'),
-    data.summary ? h('p', {}, 'Decision in the summary report: ', badge(data.summary.decision ?? 'none')) : null,
-    data.steps.length
-      ? h('ol', { class: 'timeline' }, data.steps.map((s) => h('li', {}, time(s.submittedAt), ` ${s.activityId} (${s.activityType})`)))
-      : h('p', {}, 'No steps completed by the end user.'),
   );
 }
