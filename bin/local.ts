@@ -38,6 +38,7 @@ const lines = [
   '',
   `Service running at ${baseUrl}   (tenant demo, region fir)`,
   `OpenAPI document:  http://localhost:${runtime.port}/openapi.json`,
+  `Console:           ${baseUrl}/console   (sign in with an API key: docs/console.md)`,
   // The one list of examples (statemachines/examples/index.ts); the runtime publishes them all.
   `Example journeys:  ${[...Object.entries(EXAMPLES).map(([name, json]) => `${name} v${(json as { version: number }).version}`), ...BPMN_EXAMPLES.map(({ name }) => `${name} v1 (BPMN)`)].join(', ')} (process definitions of the demo tenant${runtime.published.length ? '; published now' : ''})`,
 ];

@@ -12,6 +12,7 @@ import { switchDeviceRoutes } from './journey/switch-routes.js';
 import { userDataRoutes } from './userdata/routes.js';
 import { identityStoreRoutes } from './identity-store/routes.js';
 import { cloudFunctionRoutes } from './cloud-functions/routes.js';
+import { consoleRoutes } from './console/console-routes.js';
 
 /**
  * THE route table: every route with its method, path, handler file, auth kind, permission, zod
@@ -34,6 +35,7 @@ export const routes = {
   ...userDataRoutes,
   ...identityStoreRoutes,
   ...cloudFunctionRoutes,
+  ...consoleRoutes,
   ...platformRoutes,
 } satisfies Record<string, RouteDef>;
 

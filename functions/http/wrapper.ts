@@ -359,9 +359,11 @@ const securityHeaders: MiddlewareObj = {
     for (const [k, v] of Object.entries(result.headers ?? {})) headers[k.toLowerCase()] = v;
     let response: APIGatewayProxyStructuredResultV2;
     if (result.raw) {
+      // A page that brings its own policy (the console's, stricter) keeps it; the others get the journey pages'.
+      const own = result.headers ? Object.keys(result.headers).map((k) => k.toLowerCase()) : [];
       if (result.raw.contentType.startsWith('text/html')) {
-        headers['content-security-policy'] = PAGE_CSP;
-        headers['permissions-policy'] = PAGE_PERMISSIONS;
+        if (!own.includes('content-security-policy')) headers['content-security-policy'] = PAGE_CSP;
+        if (!own.includes('permissions-policy')) headers['permissions-policy'] = PAGE_PERMISSIONS;
       }
       const isText = typeof result.raw.body === 'string';
       response = {

@@ -151,7 +151,7 @@ export class RouteStack extends NestedStack {
             apiKey: `${route.method} ${route.path} takes an API key in X-API-Key, checked by the function against its stored hash.`,
             bearerOrApiKey: `${route.method} ${route.path} takes a bearer token or an API key, both verified by the function (a gateway JWT authorizer would refuse API-key callers).`,
             endUser: `${route.method} ${route.path} is a journey page for end users, authorised by the instance capability in its URL, checked by the function against the stored hash.`,
-            public: `${route.method} ${route.path} is intentionally public: a document or static asset with no tenant data (discovery, keys, API description, journey page scripts).`,
+            public: `${route.method} ${route.path} is intentionally public: a document or static asset with no tenant data (discovery, keys, API description, journey page scripts, the console's page and files).`,
             bearer: '',
           }[route.auth],
         });
