@@ -596,6 +596,22 @@ export const processInstanceStore: ProcessInstanceStore = {
     return counted && count !== undefined && Number.isFinite(count) ? count : undefined;
   },
 
+  /** On the waiting step's item, so the page after the refused post reads it with the step; the next visit's item has none. */
+  async noteRefusal(tenantId, id, taskToken, refusal) {
+    const { doc, tableName, commands } = await dynamo();
+    return conditionally(() =>
+      doc.send(
+        new commands.UpdateCommand({
+          TableName: tableName,
+          Key: keys.instanceStep(tenantId, id),
+          UpdateExpression: 'SET refused = :refused',
+          ConditionExpression: 'taskToken = :token',
+          ExpressionAttributeValues: { ':token': taskToken, ':refused': refusal },
+        }),
+      ),
+    );
+  },
+
   async listUserData(tenantId, id) {
     const items = await queryAll(keys.instancePartition(tenantId, id), keys.instanceUserDataPrefix);
     return userData.decodeAll(items).map(({ expiresAt: _ttl, ...data }) => data);
