@@ -56,7 +56,7 @@ fieldset{border:0;margin:0;padding:0;min-width:0}legend{font-weight:600;margin-b
 footer{max-width:32rem;margin:0 auto;padding:0 1rem 2rem;font-size:.9rem;color:#4a4d55}footer a{color:#1d4ed8}footer ul{list-style:none;padding:0;margin:.25rem 0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
 .consent{background:#fff;border:1px solid #c9ccd3;border-radius:.5rem;padding:.75rem 1rem;margin-bottom:1.1rem}.consent h2{font-size:1.1rem;margin:0 0 .4rem}.consent a{color:#1d4ed8}
 button[aria-busy=true],button:disabled{opacity:.75;cursor:progress}
-#face-form:has(#face-consent:not(:checked)) .capture{display:none}#face-form:has(#face-consent:checked) #consent-hint{display:none}
+form:has(#face-consent:not(:checked)) .capture{display:none}form:has(#face-consent:checked) #consent-hint{display:none}
 img.chosen{display:block;max-width:100%;max-height:40vh;margin-top:.6rem;border-radius:.5rem}`;
 
 /**
