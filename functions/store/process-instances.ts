@@ -455,8 +455,12 @@ export const processInstanceStore: ProcessInstanceStore = {
     const { tenantId, id } = record;
     // The whole step, replacing whatever the item held (a done step's husk, a previous step).
     const update = updateWhole(waitingSteps.encode({ ...step, expiresAt: record.expiresAt }, keys.instanceStep(tenantId, id)));
-    // A new step starts with no refusals counted and unclaimed.
-    const gone = [...(step.refusals === undefined ? ['refusals'] : []), ...(step.claim === undefined ? ['claim'] : [])];
+    // A new step starts with no refusals counted or kept, and unclaimed.
+    const gone = [
+      ...(step.refusals === undefined ? ['refusals'] : []),
+      ...(step.refused === undefined ? ['refused'] : []),
+      ...(step.claim === undefined ? ['claim'] : []),
+    ];
     const outcome = await transactWrite({
       instance: {
         Update: {
