@@ -5,9 +5,9 @@ import { own } from '../shared/own.js';
 
 /**
  * The frame of the hosted journey pages, rendered on the server as plain HTML: no outside CDN,
- * no script on form pages (but the service's own, when a notification can be closed or hides
- * itself: screens/data-form.ts), readable at phone width, every field labelled and reachable by
- * keyboard. The screens (`screens/*.ts`) render their bodies into `page`.
+ * no script but the service's own (the sending state on every form: PAGE_SCRIPT; a screen's own),
+ * readable at phone width, every field labelled and reachable by keyboard. The screens
+ * (`screens/*.ts`) render their bodies into `page`, which puts the chrome around them (PageChrome).
  */
 
 /** The text of a localized value in `lang`, falling back to its language, English, then any given. */
