@@ -7,6 +7,7 @@ export const CLIENT_ASSETS = [
   { entry: 'functions/journey/client/face-capture.ts', name: 'FACE_CAPTURE_JS' },
   { entry: 'functions/journey/client/passcode.ts', name: 'PASSCODE_JS' },
   { entry: 'functions/journey/client/passkey.ts', name: 'PASSKEY_JS' },
+  { entry: 'functions/journey/client/page.ts', name: 'PAGE_JS' },
 ] as const;
 
 export const GENERATED_ASSETS = 'functions/journey/assets.generated.ts';

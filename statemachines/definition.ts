@@ -6,6 +6,7 @@
  */
 import * as z from '../functions/shared/zod.js';
 import { text } from '../functions/shared/schemas.js';
+import { PresentationSchema, type Presentation } from './presentation.js';
 
 // ---------------------------------------------------------------------------------------------
 // Identifiers
@@ -256,6 +257,8 @@ export const ProcessDefinitionSchema = z.strictObject({
   version: z.number().check(z.int(), z.gte(1), z.lte(1_000_000)),
   description: z._default(text(0, 255), ''),
   retentionDays: z._default(z.number().check(z.int(), z.gte(1), z.lte(3650)), 90),
+  /** How the journey pages present the relying party (name, logo, support contact, privacy notice). */
+  presentation: z.optional(PresentationSchema),
   /** The node the journey starts at (the BPMN start event's target): an activity or a gateway. */
   startActivityId: NodeIdSchema,
   activities: z.record(NodeIdSchema, ActivitySchema).check(
@@ -289,6 +292,7 @@ export interface ProcessDefinition {
   version: number;
   description: string;
   retentionDays: number;
+  presentation?: Presentation;
   startActivityId: string;
   activities: Record<string, Activity>;
   /** Present when the definition has any. */

@@ -68,6 +68,7 @@ export function validateDefinition(input: unknown): ProcessDefinition {
     version: raw.version,
     description: raw.description,
     retentionDays: raw.retentionDays,
+    ...(raw.presentation ? { presentation: raw.presentation } : {}),
     startActivityId: raw.startActivityId,
     activities,
     ...(Object.keys(gateways).length > 0 ? { gateways } : {}),

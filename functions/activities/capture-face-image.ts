@@ -3,7 +3,7 @@ import { imageRefusal } from '../faces/model.js';
 import { faceCaptureCheck, faceImageRecord, inspectFaceImage, type ImageProblem } from '../journey/face-capture.js';
 import { latestCapture } from '../journey/live-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
-import { renderFaceCapture } from '../journey/screens/face-capture.js';
+import { CONSENT_FIELD, noticeRecord, renderFaceCapture, SOURCE_FIELD, type FaceNotice } from '../journey/screens/face-capture.js';
 import { journeyUrl } from '../journey/screen-context.js';
 import type { Screens, StepView, SubmissionRequest, Submission } from './contract.js';
 import { key } from './spec.js';
@@ -29,15 +29,41 @@ function unusableCheck(input: { faceKey: string; activityId: string; engine: Fac
   };
 }
 
-const capturePage = (view: StepView<typeof spec>, error?: ImageProblem | FaceProblem | 'noMatch') =>
+/** Why a photo is refused before it is judged: no consent given (Require Consent), or a chosen file where the step takes the camera's only. */
+type PostProblem = 'consentMissing' | 'liveOnly';
+
+/** The stable codes of a refusal (kept on the step, shown on the page as `data-code`). */
+const REFUSAL_CODES: Record<PostProblem, string> = { consentMissing: 'CONSENT_REQUIRED', liveOnly: 'FACE_UPLOAD_NOT_ALLOWED' };
+
+/** The notice before the capture: the relying party (the definition's presentation), the instance's retention, the step's Require Consent. */
+function noticeOf(view: StepView<typeof spec>): FaceNotice {
+  const presentation = view.record.pages?.presentation;
+  return {
+    recipient: presentation?.name,
+    retentionDays: view.record.retentionDays,
+    privacyUrl: presentation?.privacyUrl,
+    required: view.inputs['Require Consent'] === true,
+  };
+}
+
+const capturePage = (view: StepView<typeof spec>, error?: string, code?: string) =>
   renderFaceCapture({
     lang: view.lang,
     action: journeyUrl(view.record, view.capability, view.lang, view.step.activityId, 'face'),
     maxBytes: MAX_FACE_IMAGE_BYTES,
     format: view.inputs['Image Format'] === 'PNG' ? 'PNG' : 'JPEG',
     camera: { width: view.inputs['Camera Width'], height: view.inputs['Camera Height'], timeoutSeconds: view.inputs['Timeout (in seconds)'] },
+    notice: noticeOf(view),
+    liveOnly: view.inputs['Require Live Camera'] === true,
     ...(error ? { error } : {}),
+    code,
+    chrome: view.chrome,
   });
+
+/** A photo refused: kept on the step, whose page then says why (no image is kept). */
+const refuse = (problem: ImageProblem | FaceProblem | PostProblem) => ({
+  refused: { code: (REFUSAL_CODES as Record<string, string>)[problem] ?? 'FACE_IMAGE_REFUSED', errors: { image: problem } },
+});
 
 /**
  * Back at the capture after External Source Face Match v1's "Failed face to face match" route:
@@ -50,22 +76,26 @@ const afterFailedMatch = ({ step, inputs }: StepView<typeof spec>) =>
 
 export const screens: Screens<typeof spec> = {
   component: 'face-capture',
-  render: { 'face-capture': (view) => capturePage(view, afterFailedMatch(view) ? 'noMatch' : undefined) },
+  render: { 'face-capture': (view) =>
+      view.refusal ? capturePage(view, view.refusal.errors.image, view.refusal.code) : capturePage(view, afterFailedMatch(view) ? 'noMatch' : undefined) },
 };
 
-/** The `image` field of a multipart post, or why there is none. */
-async function uploadedImage(upload: SubmissionRequest['upload']): Promise<Uint8Array | ImageProblem> {
-  if (!upload || upload.bytes.length === 0) return 'missing';
-  if (upload.bytes.length > MAX_FACE_IMAGE_BYTES + 64 * 1024) return 'tooLarge';
+/** A multipart post's `image` (or why there is none), and the fields beside it: the consent box and the camera mark. */
+async function uploadedImage(upload: SubmissionRequest['upload']): Promise<{ image: Uint8Array | ImageProblem; consent: boolean; camera: boolean }> {
+  const none = (image: ImageProblem) => ({ image, consent: false, camera: false });
+  if (!upload || upload.bytes.length === 0) return none('missing');
+  if (upload.bytes.length > MAX_FACE_IMAGE_BYTES + 64 * 1024) return none('tooLarge');
   let form: FormData;
   try {
     form = await new Response(upload.bytes, { headers: { 'content-type': upload.contentType } }).formData();
   } catch {
-    return 'missing';
+    return none('missing');
   }
+  const consent = form.get(CONSENT_FIELD) === 'yes';
+  const camera = form.get(SOURCE_FIELD) === 'camera';
   const file = form.get('image');
-  if (!file || typeof file === 'string' || file.size === 0) return 'missing';
-  return new Uint8Array(await file.arrayBuffer());
+  if (!file || typeof file === 'string' || file.size === 0) return { image: 'missing', consent, camera };
+  return { image: new Uint8Array(await file.arrayBuffer()), consent, camera };
 }
 
 /**
@@ -77,10 +107,18 @@ export const submission: Submission<typeof spec, 'faces' | 'images' | 'faceCaptu
   part: 'face',
   async submit(view, { upload }, now) {
     const { faces: faceEngine, images, faceCaptureKey } = view.deps;
-    const bytes = await uploadedImage(upload);
-    if (typeof bytes === 'string') return { page: capturePage(view, bytes) };
+    const posted = await uploadedImage(upload);
+    const notice = noticeOf(view);
+    // Nothing of the image is looked at before the end user agreed to the notice, where the step asks for it.
+    if (notice.required && !posted.consent) return refuse('consentMissing');
+    // The page's script marks a photo its camera took. The mark is the page's word, not proof
+    // (the bytes of a camera photo and of a file are alike): it keeps an honest browser from
+    // offering a file; the liveness score judges the face either way.
+    if (view.inputs['Require Live Camera'] === true && !posted.camera) return refuse('liveOnly');
+    const bytes = posted.image;
+    if (typeof bytes === 'string') return refuse(bytes);
     const image = inspectFaceImage(bytes);
-    if ('problem' in image) return { page: capturePage(view, image.problem) };
+    if ('problem' in image) return refuse(image.problem);
     // Judged by the face in it: what is wrong with it goes back to the end user to fix, and the
     // step waits; a usable face is then judged live or not, which the check records. In test
     // mode a check the token forces takes any whole image, face or not (a headless browser's
@@ -93,14 +131,14 @@ export const submission: Submission<typeof spec, 'faces' | 'images' | 'faceCaptu
     try {
       verdict = judgeQuality(await faceEngine.detect({ bytes }), thresholds);
       problem = verdict.problems[0] ?? (verdict.face ? undefined : 'noFace');
-      if (problem && !forced) return { page: capturePage(view, problem) };
+      if (problem && !forced) return refuse(problem);
       if (!problem) liveness = (await faceEngine.liveness({ bytes })).score;
     } catch (err) {
       // An image the engine refuses (Rekognition on AWS, or a decode that failed or ran out of
       // time) is the end user's to replace, as one refused above.
       const refused = imageRefusal(err);
       if (!refused) throw err;
-      if (!forced) return { page: capturePage(view, refused) };
+      if (!forced) return refuse(refused);
       problem = refused;
     }
 
@@ -133,7 +171,17 @@ export const submission: Submission<typeof spec, 'faces' | 'images' | 'faceCaptu
             [faceKey]: forced ? forceSessionCheck(short, forced) : short,
           },
         },
-        values: { faceKey, captureId: stored.captureId, format: stored.format, width: stored.width, height: stored.height, bytes: stored.bytes },
+        values: {
+          faceKey,
+          captureId: stored.captureId,
+          format: stored.format,
+          width: stored.width,
+          height: stored.height,
+          bytes: stored.bytes,
+          source: posted.camera ? 'camera' : 'file',
+          // The notice shown (its version, language and words' hash) and, where the step asked for it, when the end user agreed.
+          notice: { ...noticeRecord(view.lang, notice), consentRequired: notice.required, ...(notice.required ? { consentGivenAt: now.toISOString() } : {}) },
+        },
         dataKey: faceKey,
         check,
         images: [stored],

@@ -7,7 +7,7 @@
 import { ApiError } from '../errors.js';
 import { isTransientError } from '../shared/aws-errors.js';
 import type { AwsAccess } from '../http/route.js';
-import type { CheckRecord, CustomDataFormStore, ImageRecord, InstanceImageStore, InstancePauseStore, ProcessInstanceStore, ReviewStore } from '../process-manager/model.js';
+import type { StepRefusal, CheckRecord, CustomDataFormStore, ImageRecord, InstanceImageStore, InstancePauseStore, ProcessInstanceStore, ReviewStore } from '../process-manager/model.js';
 import type { FaceUploadKey } from '../process-manager/instances/face-uploads.js';
 import type { IdentityEventStore, IdentityStores, PasskeyStore } from '../identity-store/model.js';
 import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore, FunctionRunner } from '../cloud-functions/model.js';
@@ -222,10 +222,12 @@ export interface StepFailure {
 }
 
 /**
- * A submission's outcome: the step completes, its page comes back (400) saying what to fix, or
- * the step raises an error event (the end user asked to retake, or ran out of attempts).
+ * A submission's outcome: the step completes, it is refused (kept on the step, and the browser
+ * is sent to the step's page, which shows what to fix: the back button then never posts again),
+ * its page comes back at once (400: the passcode and passkey screens, whose page carries a fresh
+ * challenge), or the step raises an error event (the end user asked to retake, or ran out of attempts).
  */
-export type StepOutcome = { complete: StepCompletion } | { page: string } | { fail: StepFailure };
+export type StepOutcome = { complete: StepCompletion } | { refused: Omit<StepRefusal, 'at'> } | { page: string } | { fail: StepFailure };
 
 export interface Submission<S extends ActivitySpec, D extends keyof StepDeps = never> {
   part: SubmissionPart;

@@ -1,6 +1,6 @@
 import { lookup, referencePath, templatePath } from '../../statemachines/references.js';
 import { keyedComponents, type DataForm } from '../../statemachines/forms.js';
-import { formValueOf, validateFormSubmission, type FormOutcome } from '../journey/forms.js';
+import { formValueOf, validateFormSubmission } from '../journey/forms.js';
 import { ACTION_FIELD, renderDataForm } from '../journey/screens/data-form.js';
 import { journeyUrl } from '../journey/screen-context.js';
 import { countRefusedSubmission, StepNotWaitingError } from '../journey/steps.js';
@@ -100,30 +100,35 @@ function shownValues(view: View): Record<string, string> {
   return { ...formDefaults(form, view.step.state, view.lang), ...keptValues(form, view.step.state, view.inputs['Form data Key'], view.lang) };
 }
 
-function formPage(view: View, values: Record<string, string | undefined>, outcome?: Extract<FormOutcome, { ok: false }>, attemptsLeft?: number) {
+function formPage(view: View, values: Record<string, string | undefined>, errors?: Record<string, string>, attemptsLeft?: number) {
   const { inputs } = view;
   return renderDataForm({
     form: recordedForm(view),
     lang: view.lang,
     action: journeyUrl(view.record, view.capability, view.lang, view.step.activityId),
     values,
-    ...(outcome ? { errors: outcome.errors } : {}),
+    ...(errors ? { errors } : {}),
     readOnly: inputs['Read Only'] === true,
     hideButtons: inputs['Hide Buttons'] === true,
     retake: inputs['Show Retake Button'] === true,
     ...(attemptsLeft !== undefined ? { attemptsLeft } : {}),
+    chrome: view.chrome,
   });
 }
 
 export const screens: Screens<typeof spec> = {
   component: 'data-form',
   render: {
-    'data-form': (view) => formPage(view, shownValues(view)),
+    // After a refused submission (kept on the step), its messages and what was entered.
+    'data-form': (view) =>
+      view.refusal
+        ? formPage(view, { ...shownValues(view), ...view.refusal.values }, view.refusal.errors, view.refusal.attemptsLeft)
+        : formPage(view, shownValues(view)),
   },
 };
 
 /**
- * Checked on the server against the step's form. Refused, the page comes back with the
+ * Checked on the server against the step's form. Refused, the step's page shows the
  * messages and what was typed (and, under Max Attempts, the attempts left; the last refusal
  * raises Max Attempts Exceeded instead). Accepted, the values go to the session under
  * `Form data Key`. Read-only fields keep the values shown, whatever is posted. Retake (only
@@ -142,12 +147,13 @@ export const submission: Submission<typeof spec> = {
     const outcome = await validateFormSubmission(form, body, view.lang, now, { defaults, readOnly: inputs['Read Only'] === true });
     if (!outcome.ok) {
       const max = inputs['Max Attempts'];
-      if (max === undefined) return { page: formPage(view, outcome.values, outcome) };
-      const refused = await countRefusedSubmission(view.record, view.step.activityId);
-      if (refused >= max) {
-        return { fail: { error: MAX_ATTEMPTS_EXCEEDED, cause: `${refused} submissions of ${view.step.activityId} were refused (Max Attempts ${max}).` } };
+      const refused = { code: 'FORM_INVALID', errors: outcome.errors, values: outcome.values };
+      if (max === undefined) return { refused };
+      const count = await countRefusedSubmission(view.record, view.step.activityId);
+      if (count >= max) {
+        return { fail: { error: MAX_ATTEMPTS_EXCEEDED, cause: `${count} submissions of ${view.step.activityId} were refused (Max Attempts ${max}).` } };
       }
-      return { page: formPage(view, outcome.values, outcome, max - refused) };
+      return { refused: { ...refused, attemptsLeft: max - count } };
     }
     const dataKey = inputs['Form data Key'];
     return { complete: { result: { vars: { [dataKey]: outcome.values } }, values: outcome.values, dataKey } };

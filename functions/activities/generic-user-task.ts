@@ -97,7 +97,7 @@ function recordedPreview(view: StepView<typeof spec>): PreviewImage {
 
 const previewPage = (view: StepView<typeof spec>) => {
   const preview = recordedPreview(view);
-  return renderPreview({ lang: view.lang, action: journeyUrl(view.record, view.capability, view.lang, view.step.activityId), kind: preview.kind, image: preview.image });
+  return renderPreview({ lang: view.lang, action: journeyUrl(view.record, view.capability, view.lang, view.step.activityId), kind: preview.kind, image: preview.image, chrome: view.chrome });
 };
 
 /** Its one screen, `preview` (the family's `screenId`), whichever capture it previews (the component, `stepId`). */

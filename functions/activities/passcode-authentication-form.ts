@@ -59,6 +59,7 @@ function registrationPage(view: View, error?: 'reused' | 'failed', refused?: Ext
     requirements: registration.passcodeRequirements,
     ...(error ? { error } : {}),
     frame: frameOf(view, refused),
+    chrome: view.chrome,
   });
 }
 
@@ -85,6 +86,7 @@ function authenticationPage(view: View, session: PasscodeLoginSession, wrong = f
     challenge: loginChallenge(session),
     wrong,
     frame: frameOf(view, refused),
+    chrome: view.chrome,
   });
 }
 

@@ -31,6 +31,7 @@ export function passkeyPage(view: ScreenContext, mode: Mode, failed = false): st
     action: journeyUrl(view.record, view.capability, view.lang, view.step.activityId, 'passkey'),
     optionsUrl: journeyUrl(view.record, view.capability, view.lang, view.step.activityId, 'passkey/options'),
     failed,
+    chrome: view.chrome,
   });
 }
 

@@ -10,7 +10,7 @@ import { spec } from './specs/review-from-back-office.js';
  */
 export const screens: Screens<typeof spec> = {
   component: 'review',
-  render: { review: (view) => renderReview({ lang: view.lang, redirectUrl: view.record.parameters._redirectUrl }) },
+  render: { review: (view) => renderReview({ lang: view.lang, redirectUrl: view.record.parameters._redirectUrl, chrome: view.chrome }) },
   // Nothing to do on this page: a redirect recorded before it (the family's Redirect User V2) is followed.
   waits: true,
 };

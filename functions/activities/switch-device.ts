@@ -36,13 +36,13 @@ type View = StepView<typeof spec>;
 async function switchPage(view: View): Promise<string> {
   const { record, step, capability, lang } = view;
   if (!holds(record, capability)) return renderSwitchFollow(lang, record.holder?.via === 'to-desktop' ? 'computer' : 'phone');
-  if (switchModeOf(view.inputs) === 'to-mobile') return renderSwitchToPhone({ lang, link: await switchLinkFor(view, new Date()) });
+  if (switchModeOf(view.inputs) === 'to-mobile') return renderSwitchToPhone({ lang, link: await switchLinkFor(view, new Date()), chrome: view.chrome });
   switch (switchBackState(record, step)) {
     case 'go-back':
       return renderSwitchBack(lang);
     case 'taking':
       await finishSwitchBack(record, step, new Date());
-      return renderWaiting(lang);
+      return renderWaiting(lang, view.chrome);
     case 'alone':
       return renderSwitchHere(lang, journeyUrl(record, capability, lang, step.activityId));
   }

@@ -17,7 +17,7 @@ export const begin: StepBegin<typeof spec> = async ({ inputs, tenantId, session,
 
 export const screens: Screens<typeof spec> = {
   component: 'paused',
-  render: { paused: (view) => renderPaused(view.lang) },
+  render: { paused: (view) => renderPaused(view.lang, view.chrome) },
   // Nothing to do on this page: a redirect recorded before it (the family's Redirect User V2) is followed.
   waits: true,
 };

@@ -18,7 +18,7 @@ import type { SwitchDeviceStore } from './model.js';
 
 export const instances: Pick<
   ProcessInstanceStore,
-  'get' | 'getLive' | 'setWaitingStep' | 'claimStep' | 'getStepClaim' | 'finishStep' | 'releaseClaim' | 'countRefusal'
+  'get' | 'getLive' | 'setWaitingStep' | 'claimStep' | 'getStepClaim' | 'finishStep' | 'releaseClaim' | 'countRefusal' | 'noteRefusal'
 > = processInstanceStore;
 export const images: Pick<InstanceImageStore, 'put'> = imageStore;
 export const passcodeLogins: Pick<PasscodeStore, 'getLogin'> = passcodeStore;

@@ -34,7 +34,7 @@ export const journeyRoutes = {
     summary: 'The end user page of a journey: the step it waits at, or its end',
     description:
       'The redirect URL of instance creation. The first visit makes the instance ACTIVE. `lang` picks the language ' +
-      '(en, de; English otherwise).',
+      '(en, de), else the Accept-Language header, else English.',
     tag: 'Journey pages',
     request: { path: InstancePath, query: JourneyQuery },
     responses: { 200: page('The page.'), 400: page('A malformed link.'), 404: page('An unknown, wrong or expired link.') },
@@ -50,12 +50,14 @@ export const journeyRoutes = {
     auth: 'endUser',
     html: true,
     summary: "Submit a step's form; checked on the server, then the journey resumes",
-    description: 'A refused submission is answered 400 with the page again, its messages and the values as typed.',
+    description:
+      "A refused submission is kept on the step and answered 303 to the journey page, which shows its messages and the values as typed " +
+      '(post, redirect, get). The passcode and passkey screens answer 400 with their page again.',
     tag: 'Journey pages',
     request: { path: StepPath, query: JourneyQuery, body: FormBody, form: true },
     responses: {
-      303: { description: 'Accepted: on to the journey page.' },
-      400: page('The form again, with what to correct.'),
+      303: { description: 'Accepted, or refused (the journey page then shows what to correct): on to the journey page.' },
+      400: page('The form again, with what to correct (screens whose page carries a fresh challenge).'),
       404: page('An unknown, wrong or expired link.'),
       409: page('The journey is not waiting at this step (already submitted, or moved on).'),
       413: page("Too large: the body is over the route's limit, or what it holds would make the journey's session larger than 192 KiB (SESSION_TOO_LARGE); the step keeps waiting."),
@@ -75,12 +77,14 @@ export const journeyRoutes = {
     description:
       'A `multipart/form-data` post with the image in the `image` field: the camera capture (the page puts it there) or a ' +
       `chosen file. The image is checked by its bytes (JPEG or PNG), at most ${MAX_FACE_IMAGE_BYTES} bytes and at least ` +
-      `${MIN_FACE_IMAGE_SIDE} pixels on its shorter side, and stored in S3 under the tenant and instance.`,
+      `${MIN_FACE_IMAGE_SIDE} pixels on its shorter side, and stored in S3 under the tenant and instance. \`consent=yes\` is required ` +
+      "under the step's Require Consent (else CONSENT_REQUIRED), `source=camera` (the page's camera mark) under Require Live Camera " +
+      '(else FACE_UPLOAD_NOT_ALLOWED). A refused photo is answered 303 to the journey page, which says why (its code in `data-refusal`).',
     tag: 'Journey pages',
     request: { path: StepPath, query: JourneyQuery, multipart: true, maxBodyBytes: MAX_FACE_IMAGE_BYTES + 64 * 1024 },
     responses: {
-      303: { description: 'Accepted: on to the journey page.' },
-      400: page('The capture page again, saying what was wrong with the image.'),
+      303: { description: 'Accepted, or refused (the journey page then says what was wrong with the image): on to the journey page.' },
+      400: page('A malformed link.'),
       404: page('An unknown, wrong or expired link.'),
       409: page('The journey is not waiting at this step (already submitted, or moved on).'),
       413: page("Too large: the body is over the route's limit, or what it holds would make the journey's session larger than 192 KiB (SESSION_TOO_LARGE); the step keeps waiting."),
@@ -189,10 +193,10 @@ export const journeyRoutes = {
     path: '/journey/assets/{asset}',
     handler: 'functions/journey/get-journey-asset.ts',
     auth: 'public',
-    summary: "The journey pages' own scripts (the camera capture, the passcode and passkey screens, closing a form's notifications)",
+    summary: "The journey pages' own scripts (the camera capture, the passcode and passkey screens, closing a form's notifications, a form's sending state)",
     tag: 'Journey pages',
     request: {
-      path: z.strictObject({ asset: z.enum(['data-form.js', 'face-capture.js', 'passcode.js', 'passkey.js']) }),
+      path: z.strictObject({ asset: z.enum(['data-form.js', 'face-capture.js', 'page.js', 'passcode.js', 'passkey.js']) }),
       headers: z.looseObject({
         'if-none-match': z.withMeta(z.optional(z.string()), { description: 'The ETag of a copy the browser holds: answered 304 when it is current.' }),
       }),

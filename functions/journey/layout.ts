@@ -1,12 +1,13 @@
 import type { LocalizedText } from '../../statemachines/definition.js';
-import { messages, type Language } from './messages/index.js';
+import { isHttpsUrl, type Presentation } from '../../statemachines/presentation.js';
+import { fill, LANGUAGES, messages, type Language } from './messages/index.js';
 import { own } from '../shared/own.js';
 
 /**
  * The frame of the hosted journey pages, rendered on the server as plain HTML: no outside CDN,
- * no script on form pages (but the service's own, when a notification can be closed or hides
- * itself: screens/data-form.ts), readable at phone width, every field labelled and reachable by
- * keyboard. The screens (`screens/*.ts`) render their bodies into `page`.
+ * no script but the service's own (the sending state on every form: PAGE_SCRIPT; a screen's own),
+ * readable at phone width, every field labelled and reachable by keyboard. The screens
+ * (`screens/*.ts`) render their bodies into `page`, which puts the chrome around them (PageChrome).
  */
 
 /** The text of a localized value in `lang`, falling back to its language, English, then any given. */
@@ -49,7 +50,28 @@ fieldset{border:0;margin:0;padding:0;min-width:0}legend{font-weight:600;margin-b
 .note-success{border-color:#067647;background:#ecfdf3}.note-warning{border-color:#b54708;background:#fffaeb}.note-error{border-color:#b42318;background:#fff5f4}
 .status{margin:.4rem 0 .8rem}[hidden]{display:none!important}
 .rules{margin:.2rem 0 1.1rem;padding-left:0;list-style:none}.rules li{padding-left:1.6rem;position:relative;margin:.2rem 0}
-.rules li::before{content:'○';position:absolute;left:.2rem;color:#4a4d55}.rules li[data-ok=true]::before{content:'✓';color:#067647;font-weight:700}`;
+.rules li::before{content:'○';position:absolute;left:.2rem;color:#4a4d55}.rules li[data-ok=true]::before{content:'✓';color:#067647;font-weight:700}
+.rp{display:flex;align-items:center;gap:.6rem;max-width:32rem;margin:0 auto;padding:.75rem 1rem 0;font-weight:600}.rp img{max-height:40px;max-width:10rem;width:auto}
+.progress{margin:.25rem 0 .5rem;color:#4a4d55;font-size:.9rem}.progress progress{display:block;width:100%;height:.5rem;accent-color:#1d4ed8}
+footer{max-width:32rem;margin:0 auto;padding:0 1rem 2rem;font-size:.9rem;color:#4a4d55}footer a{color:#1d4ed8}footer ul{list-style:none;padding:0;margin:.25rem 0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
+.consent{background:#fff;border:1px solid #c9ccd3;border-radius:.5rem;padding:.75rem 1rem;margin-bottom:1.1rem}.consent h2{font-size:1.1rem;margin:0 0 .4rem}.consent a{color:#1d4ed8}
+button[aria-busy=true],button:disabled{opacity:.75;cursor:progress}
+form:has(#face-consent:not(:checked)) .capture{display:none}form:has(#face-consent:checked) #consent-hint{display:none}
+img.chosen{display:block;max-width:100%;max-height:40vh;margin-top:.6rem;border-radius:.5rem}`;
+
+/**
+ * What every journey page shows around its screen: who it is for (the relying party's name and
+ * logo above, its support contact and privacy notice below), where the step stands in the journey,
+ * and a switch to the page in another language. Each part is optional (an error page knows no
+ * journey); a new part (a test mode banner) is one more member and one more line in `page`.
+ */
+export interface PageChrome {
+  presentation?: Presentation | undefined;
+  /** The step's number and the estimated total (statemachines/progress.ts). */
+  progress?: readonly [n: number, of: number] | undefined;
+  /** This page in another language (the language switch); absent: no switch. */
+  languageHref?: ((lang: Language) => string) | undefined;
+}
 
 export interface PageInput {
   lang: Language;
@@ -59,9 +81,54 @@ export interface PageInput {
   scripts?: string[];
   /** Reload the page after `seconds`, or go on to `url` then. */
   refresh?: { seconds: number; url?: string };
+  chrome?: PageChrome | undefined;
+}
+
+/**
+ * The script every page with a form loads: its submit button shows that the form is being sent
+ * (client/page.ts). Pages work without it.
+ */
+export const PAGE_SCRIPT = '/journey/assets/page.js';
+
+/** The relying party above the page: its logo (an https URL, checked again here as a page must never carry another source) and name. */
+function header(lang: Language, p: Presentation | undefined): string {
+  if (!p) return '';
+  // The logo is decorative beside the name, which says the same: an empty alt keeps screen readers from reading it twice.
+  const logo = p.logoUrl && isHttpsUrl(p.logoUrl) ? `<img src="${escapeHtml(p.logoUrl)}" alt="" height="40" referrerpolicy="no-referrer" decoding="async">` : '';
+  return `<header class="rp" aria-label="${escapeHtml(messages(lang).chromeFrom)}">${logo}<span>${escapeHtml(p.name)}</span></header>`;
+}
+
+function progressBar(lang: Language, progress: PageChrome['progress']): string {
+  if (!progress) return '';
+  const [n, of] = progress;
+  const s = messages(lang);
+  const label = fill(s.progressLabel, n);
+  return `<div class="progress"><span aria-hidden="true">${escapeHtml(label)}</span><progress max="${of}" value="${n}" aria-label="${escapeHtml(s.progressOf.replace('{n}', String(n)).replace('{of}', String(of)))}"></progress></div>`;
+}
+
+/** Below the page: the relying party's support contact and privacy notice, and the language switch. */
+function footer(lang: Language, chrome: PageChrome | undefined): string {
+  const s = messages(lang);
+  const p = chrome?.presentation;
+  const links: string[] = [];
+  if (p?.supportEmail) links.push(`<li><a href="mailto:${escapeHtml(p.supportEmail)}">${escapeHtml(s.chromeEmail.replace('{email}', p.supportEmail))}</a></li>`);
+  if (p?.supportUrl && isHttpsUrl(p.supportUrl)) links.push(`<li><a href="${escapeHtml(p.supportUrl)}" rel="noreferrer">${escapeHtml(s.chromeHelp)}</a></li>`);
+  if (p?.privacyUrl && isHttpsUrl(p.privacyUrl)) links.push(`<li><a href="${escapeHtml(p.privacyUrl)}" rel="noreferrer">${escapeHtml(s.chromePrivacy)}</a></li>`);
+  const support = links.length ? `<nav aria-label="${escapeHtml(s.chromeSupport)}"><ul>${links.join('')}</ul></nav>` : '';
+  const href = chrome?.languageHref;
+  // Each language named in itself, marked in its language, so a reader of that language finds it.
+  const switcher = href
+    ? `<nav aria-label="${escapeHtml(s.chromeLanguage)}"><ul>${LANGUAGES.map(
+        (l) => `<li><a href="${escapeHtml(href(l))}" lang="${l}" hreflang="${l}"${l === lang ? ' aria-current="true"' : ''}>${escapeHtml(messages(l).languageName)}</a></li>`,
+      ).join('')}</ul></nav>`
+    : '';
+  return support || switcher ? `<footer>${support}${switcher}</footer>` : '';
 }
 
 export function page(input: PageInput): string {
+  const { chrome } = input;
+  // Every page with a form gets the sending state; scripts the screen names come first.
+  const scripts = [...(input.scripts ?? []), ...(input.body.includes('<form') ? [PAGE_SCRIPT] : [])];
   return `<!doctype html>
 <html lang="${input.lang}">
 <head>
@@ -69,14 +136,17 @@ export function page(input: PageInput): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 ${input.refresh ? `<meta http-equiv="refresh" content="${input.refresh.seconds}${input.refresh.url ? `;url=${escapeHtml(input.refresh.url)}` : ''}">` : ''}
-<title>${escapeHtml(input.title)}</title>
+<title>${escapeHtml(chrome?.presentation ? `${input.title} – ${chrome.presentation.name}` : input.title)}</title>
 <style>${CSS}</style>
-${(input.scripts ?? []).map((src) => `<script src="${escapeHtml(src)}" defer></script>`).join('\n')}
+${[...new Set(scripts)].map((src) => `<script src="${escapeHtml(src)}" defer></script>`).join('\n')}
 </head>
-<body>
+<body data-sending="${escapeHtml(messages(input.lang).sending)}">
+${header(input.lang, chrome?.presentation)}
 <main>
+${progressBar(input.lang, chrome?.progress)}
 ${input.body}
 </main>
+${footer(input.lang, chrome)}
 </body>
 </html>`;
 }
@@ -85,23 +155,34 @@ ${input.body}
 export type Notice = 'done' | 'gone' | 'paused' | 'redirect' | 'review' | 'trouble' | 'tooLarge' | 'unsupported' | 'wait';
 
 /** A notice page: a heading, a paragraph, and what `after` adds (a link). */
-export function noticePage(lang: Language, notice: Notice, options: Pick<PageInput, 'refresh'> & { after?: string } = {}): string {
+export function noticePage(lang: Language, notice: Notice, options: Pick<PageInput, 'refresh' | 'chrome'> & { after?: string } = {}): string {
   const s = messages(lang);
   const title = s[`${notice}Title`];
-  return page({ ...options, lang, title, body: `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(s[`${notice}Text`])}</p>${options.after ?? ''}` });
+  const { after, ...rest } = options;
+  return page({ ...rest, lang, title, body: `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(s[`${notice}Text`])}</p>${after ?? ''}` });
 }
 
+/** A refused field for the error summary: the id of its field, its message and, when it has one, the field's name as labelled. */
+export type SummaryError = readonly [target: string, message: string, field?: string];
+
 /**
- * The box above a refused form that says what to correct: each error is the id of its field
- * and its message, shown as a link to the field; `role="alert"` so screen readers announce it.
- * Empty when there is nothing to correct.
+ * The box above a refused form that says what to correct: each error names its field and says
+ * what is wrong ("Last name: This field is required."), as a link to the field. `role="alert"`
+ * so screen readers announce it, and `autofocus` (it is focusable, tabindex -1) so the page
+ * opens on it, without script: the next Tab goes on from it to the first link. Empty when
+ * there is nothing to correct.
  */
-export function errorSummary(lang: Language, errors: (readonly [target: string, message: string])[], id = ''): string {
+export function errorSummary(lang: Language, errors: SummaryError[], id = ''): string {
   return errors.length
-    ? `<div class="summary" role="alert" tabindex="-1"${id && ` id="${id}"`}><p>${escapeHtml(messages(lang).errorSummary)}</p><ul>${errors
-        .map(([target, message]) => `<li><a href="#${escapeHtml(target)}">${escapeHtml(message)}</a></li>`)
+    ? `<div class="summary" role="alert" tabindex="-1" autofocus${id && ` id="${id}"`}><p>${escapeHtml(messages(lang).errorSummary)}</p><ul>${errors
+        .map(([target, message, field]) => `<li><a href="#${escapeHtml(target)}">${escapeHtml(field ? fieldMessage(lang, field, message) : message)}</a></li>`)
         .join('')}</ul></div>`
     : '';
+}
+
+/** "Last name: This field is required." in the page's language. */
+export function fieldMessage(lang: Language, field: string, message: string): string {
+  return messages(lang).summaryItem.replace('{field}', field).replace('{message}', message);
 }
 
 /**

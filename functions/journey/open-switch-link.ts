@@ -19,8 +19,8 @@ async function timerSeconds(record: ProcessInstanceRecord, activityId: string): 
 }
 
 /** A Switch Device step's link opened (functions/journey/devices.ts): on to the journey page, as the device that now holds it. */
-export const handler = pageHandler(routes.openSwitchLink, async ({ tenantId, path, query, now }) => {
-  const lang = pickLanguage(query.lang);
+export const handler = pageHandler(routes.openSwitchLink, async ({ tenantId, path, query, headers, now }) => {
+  const lang = pickLanguage(query.lang, headers['accept-language']);
   const { record, capability } = await openSwitchLink(
     { tenantId, processInstanceId: path.processInstanceId, secret: query.s },
     { resumer: await orchestrator(), timerSeconds },

@@ -11,7 +11,7 @@ type Out<T> = T extends z4.$ZodType ? z4.output<T> : undefined;
  * work" (4xx) or "something went wrong" (5xx), in the language the link asks for.
  */
 export function journeyErrorPage(status: number, event: APIGatewayProxyEventV2): string {
-  return errorPageIn(status, new URLSearchParams(event.rawQueryString ?? '').get('lang') ?? undefined);
+  return errorPageIn(status, new URLSearchParams(event.rawQueryString ?? '').get('lang') ?? undefined, event.headers?.['accept-language']);
 }
 
 /** apiHandler for the journey's pages (`html` routes): their errors are answered with the journey's own error page. */

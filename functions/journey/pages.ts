@@ -10,7 +10,7 @@ import { renderReview } from './screens/review.js';
 import { renderTrouble } from './screens/trouble.js';
 import { renderUnsupported } from './screens/unsupported.js';
 import { renderWaiting } from './screens/waiting.js';
-import { screenOf as screenAt, type ScreenContext, type WaitingStep } from './screen-context.js';
+import { chromeOf, screenOf as screenAt, type ScreenContext, type WaitingStep } from './screen-context.js';
 import { own } from '../shared/own.js';
 import { isHttpUrl } from '../shared/http-url.js';
 
@@ -78,27 +78,28 @@ export async function journeyPage(screens: JourneyScreens, record: ProcessInstan
   // A journey that has ended shows its end, even if a step it waited at (one that timed out) is still recorded.
   const step = isFinal(record.status) ? undefined : record.currentStep;
   const redirect = pendingRedirect(record);
+  const chrome = chromeOf(record, capability, lang);
   if (step) {
     const screen = screens.screenOf(record, step, capability, lang, origin);
     const render = screens.rendererOf(screen);
-    if (redirect !== undefined && (!render || screens.waits(step))) return renderRedirect(lang, redirect);
-    return render ? render(screen) : renderUnsupported(lang);
+    if (redirect !== undefined && (!render || screens.waits(step))) return renderRedirect(lang, redirect, chrome);
+    return render ? render(screen) : renderUnsupported(lang, screen.chrome);
   }
   // A review was required: the end user's part is over, whether the journey still goes on (to
   // its back office's decision) or ended in REVIEW. A decided review shows the end.
   if (record.review && (record.status === 'REVIEW' || !isFinal(record.status))) {
-    return renderReview({ lang, redirectUrl: record.parameters._redirectUrl });
+    return renderReview({ lang, redirectUrl: record.parameters._redirectUrl, chrome });
   }
   switch (record.status) {
     case 'COMPLETED_ENDED_SUCCESS':
     case 'COMPLETED_ENDED_ERROR':
     case 'REVIEW':
-      return redirect !== undefined ? renderRedirect(lang, redirect) : renderDone({ lang, redirectUrl: record.parameters._redirectUrl });
+      return redirect !== undefined ? renderRedirect(lang, redirect, chrome) : renderDone({ lang, redirectUrl: record.parameters._redirectUrl, chrome });
     case 'COMPLETED_TERMINATED':
-      return renderGone(lang);
+      return renderGone(lang, chrome);
     case 'COMPLETED_PROCESS_ERROR':
-      return renderTrouble(lang);
+      return renderTrouble(lang, chrome);
     default:
-      return redirect !== undefined ? renderRedirect(lang, redirect) : renderWaiting(lang);
+      return redirect !== undefined ? renderRedirect(lang, redirect, chrome) : renderWaiting(lang, chrome);
   }
 }

@@ -10,8 +10,8 @@ import { renderWaiting } from './screens/waiting.js';
  * The resume URL, opened (by the end user's browser, or by the relying party's backend): the
  * journey goes on, once, and the browser to its page with a capability of its own.
  */
-export const handler = pageHandler(routes.resumeJourney, async ({ tenantId, path, query, now }) => {
-  const lang = pickLanguage(query.lang);
+export const handler = pageHandler(routes.resumeJourney, async ({ tenantId, path, query, headers, now }) => {
+  const lang = pickLanguage(query.lang, headers['accept-language']);
   try {
     const { record, capability } = await resumeJourney(resumeDeps, { tenantId, processInstanceId: path.processInstanceId }, { secret: query.r }, now);
     return { status: 303, headers: { location: journeyUrl(record, capability, lang) } };

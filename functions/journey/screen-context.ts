@@ -1,5 +1,8 @@
 import type { ProcessInstanceRecord } from '../process-manager/instances/instances.js';
+import type { StepRefusal } from '../process-manager/model.js';
 import type { Language } from './messages/index.js';
+import type { PageChrome } from './layout.js';
+import { own } from '../shared/own.js';
 
 /** The journey page, or where a step's page posts (`/steps/{activityId}`, plus `/face` for an image). */
 export function journeyUrl(
@@ -30,6 +33,10 @@ export interface ScreenContext {
   /** The screen of the step's `List of Screens` being shown (its `UI Component ID` first). */
   screen: string;
   screens: string[];
+  /** The step's last refused submission, which its page shows (what to fix, what was entered). */
+  refusal?: StepRefusal;
+  /** What the page shows around the screen: the relying party, the step's progress, the language switch. */
+  chrome: PageChrome;
   /** The origin the page was reached at (`https://{tenant}.{host}`), for a link to open on another device; absent where no page shows one. */
   origin?: string;
 }
@@ -41,5 +48,35 @@ export function screenOf(record: ProcessInstanceRecord, step: WaitingStep, capab
   const first = typeof inputs['UI Component ID'] === 'string' ? inputs['UI Component ID'] : component;
   const listed = Array.isArray(inputs['List of Screens']) ? (inputs['List of Screens'] as unknown[]).map(String) : [];
   const screens = listed.length ? listed : [first];
-  return { record, step, capability, lang, component, screen: screens.includes(first) ? first : screens[0]!, screens, ...(origin ? { origin } : {}) };
+  return {
+    record,
+    step,
+    capability,
+    lang,
+    component,
+    screen: screens.includes(first) ? first : screens[0]!,
+    screens,
+    chrome: chromeOf(record, capability, lang, step),
+    ...(step.refused ? { refusal: step.refused } : {}),
+    ...(origin ? { origin } : {}),
+  };
+}
+
+/**
+ * What a journey's pages show around their screens, from the instance (its definition version's
+ * `pages`, copied when it was created): the relying party, and at a step the step's progress;
+ * the language switch links to the journey page in each language.
+ */
+export function chromeOf(
+  record: Pick<ProcessInstanceRecord, 'id' | 'pages'>,
+  capability: string,
+  lang: Language,
+  step?: Pick<WaitingStep, 'activityId'>,
+): PageChrome {
+  const progress = step ? own(record.pages?.progress ?? {}, step.activityId) : undefined;
+  return {
+    presentation: record.pages?.presentation,
+    progress,
+    languageHref: (l) => journeyUrl(record, capability, l),
+  };
 }

@@ -13,8 +13,8 @@ import { withTestModeBanner } from './layout.js';
 /** The activities' screens and the stores they name, registered here where the page's entry point is assembled. */
 const screens = journeyScreens(SCREENS, { identityStores });
 
-export const handler = pageHandler(routes.showJourney, async ({ tenantId, path, query, now, origin }) => {
-  const lang = pickLanguage(query.lang);
+export const handler = pageHandler(routes.showJourney, async ({ tenantId, path, query, headers, now, origin }) => {
+  const lang = pickLanguage(query.lang, headers['accept-language']);
   const record = await openJourney(tenantId, path.processInstanceId, query.c, now);
   // The first visit: the end user has the journey in hand.
   if (record.status === 'PENDING' && (await changeStatus({ instances }, record, 'ACTIVE', now))) record.status = 'ACTIVE';

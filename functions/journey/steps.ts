@@ -2,7 +2,7 @@ import { applyOutputs } from '../../statemachines/outputs.js';
 import { keepSandbox } from '../process-manager/sandbox.js';
 import { apiError } from '../errors.js';
 import { createHash, createHmac } from 'node:crypto';
-import type { CheckRecord, ImageRecord, StepClaim, StepUserData } from '../process-manager/model.js';
+import type { CheckRecord, ImageRecord, StepClaim, StepRefusal, StepUserData } from '../process-manager/model.js';
 import { ProcessInstanceNotFoundError, type ProcessInstanceRecord } from '../process-manager/instances/instances.js';
 import { isFinal } from '../process-manager/instances/status.js';
 import { instanceEvents } from '../events/catalogue.js';
@@ -320,6 +320,25 @@ export async function countRefusedSubmission(record: ProcessInstanceRecord, acti
   const counted = step && step.activityId === activityId ? await instances.countRefusal(record.tenantId, record.id, step.taskToken) : undefined;
   if (counted === undefined) throw new StepNotWaitingError(`The journey is not waiting at ${activityId}.`);
   return counted;
+}
+
+/** The most of what was entered a refusal keeps (JSON, UTF-8 bytes); past it, only the messages, and the fields come back empty. */
+export const MAX_REFUSAL_VALUES_BYTES = 32 * 1024;
+
+/**
+ * Keeps a refused submission on the waiting step, for its page to show after the redirect. What
+ * was entered is kept unless it is large (the step's item must stay far below DynamoDB's 400 KB).
+ */
+export async function noteRefusedSubmission(record: ProcessInstanceRecord, activityId: string, refusal: Omit<StepRefusal, 'at'>, now: Date): Promise<void> {
+  const step = record.currentStep;
+  const { values, ...rest } = refusal;
+  const kept: StepRefusal = {
+    ...rest,
+    ...(values && Buffer.byteLength(JSON.stringify(values)) <= MAX_REFUSAL_VALUES_BYTES ? { values } : {}),
+    at: now.toISOString(),
+  };
+  const noted = step && step.activityId === activityId ? await instances.noteRefusal(record.tenantId, record.id, step.taskToken, kept) : false;
+  if (!noted) throw new StepNotWaitingError(`The journey is not waiting at ${activityId}.`);
 }
 
 /** Deep-merges a step's result into the session: objects merge, everything else replaces. */

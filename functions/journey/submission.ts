@@ -8,7 +8,7 @@ import { pageHandler } from './page-handler.js';
 import { withTestModeBanner } from './layout.js';
 import { pickLanguage } from './messages/index.js';
 import { journeyUrl, screenOf } from './screen-context.js';
-import { completeUserStep, failUserStep, finishLeftOverClaim, handOverClaimed, StepNotWaitingError, submissionDigest } from './steps.js';
+import { completeUserStep, failUserStep, finishLeftOverClaim, handOverClaimed, noteRefusedSubmission, StepNotWaitingError, submissionDigest } from './steps.js';
 
 /** A user step's module as a submission route takes it (from the generated activity index). */
 export interface SubmittableStep<D extends keyof StepDeps = never> {
@@ -23,8 +23,9 @@ type StepQuery = z4.$ZodType<{ c: string; lang?: string | undefined }>;
 /**
  * The one completion path of user steps, for every submission route of the journey pages: the
  * link's capability and the waiting step are checked (it must be one of `steps`), the step's
- * module judges what the end user sent, and either its page comes back (400) saying what to
- * fix, or the step completes (its result resumes the journey, what the end user gave is kept
+ * module judges what the end user sent, and either it is refused (kept on the step, and 303 to
+ * the journey page, which shows what to fix and what was entered), or its page comes back (400)
+ * saying what to fix, or the step completes (its result resumes the journey, what the end user gave is kept
  * for the user data API), or it raises one of its error events (whose route the journey then
  * takes); either way the end user goes on to the journey page.
  *
@@ -39,8 +40,8 @@ export function stepSubmissionHandler<B extends z4.$ZodType | undefined, D exten
   steps: Readonly<Record<string, SubmittableStep<D>>>,
   deps: Pick<StepDeps, D>,
 ) {
-  return pageHandler(route, async ({ tenantId, path, query, body, upload, now }) => {
-    const lang = pickLanguage(query.lang);
+  return pageHandler(route, async ({ tenantId, path, query, headers, body, upload, now }) => {
+    const lang = pickLanguage(query.lang, headers['accept-language']);
     const record = await openJourney(tenantId, path.processInstanceId, query.c, now);
     const form = body as Record<string, string> | undefined;
     const request = { ...(form ? { body: form } : {}), ...(upload ? { upload } : {}) };
@@ -65,6 +66,11 @@ export function stepSubmissionHandler<B extends z4.$ZodType | undefined, D exten
     };
     const outcome = await module.submission.submit(view, request, now);
     if ('page' in outcome) return { status: 400, raw: { contentType: 'text/html; charset=utf-8', body: record.forTest ? withTestModeBanner(outcome.page, lang) : outcome.page } };
+    if ('refused' in outcome) {
+      // Post, redirect, get: the step's page shows the refusal, and going back never posts again.
+      await noteRefusedSubmission(record, step.activityId, outcome.refused, now);
+      return { status: 303, headers: { location: journeyUrl(record, query.c, lang) } };
+    }
     if ('fail' in outcome) {
       await failUserStep({ record, activityId: step.activityId, ...outcome.fail, digest }, await orchestrator(), now);
       return onward;

@@ -5,6 +5,8 @@
  * constants only: `store/` imports this file, and must get no domain logic with it.
  */
 import type { ProcessDefinition } from '../../statemachines/definition.js';
+import type { Presentation } from '../../statemachines/presentation.js';
+import type { StepProgress } from '../../statemachines/progress.js';
 import type { PROCESS_TOKEN_STATUSES, PROCESS_TOKEN_TYPES } from './tokens/token-schemas.js';
 import type { EventEnvelope } from '../shared/events.js';
 import type { KeyedSource } from '../shared/keyed-list.js';
@@ -59,6 +61,8 @@ export interface ProcessDefinitionRecord {
   version: number;
   description: string;
   retentionDays: number;
+  /** What its journeys' pages show beside the steps (made when the version is published); absent on versions published before. */
+  pages?: JourneyPages;
   /**
    * The state machine its journeys start on, set when the version becomes DEPLOYED_ACTIVE (made
    * then, or found: every version of every tenant that compiles alike shares one). Absent on a
@@ -94,6 +98,15 @@ export interface ProcessDefinitionRecord {
   definition?: ProcessDefinition;
   createdDtm: string;
   createdBy: string;
+}
+
+/**
+ * What the journey pages show beside a step: how they present the relying party (the
+ * definition's `presentation`) and each user step's place in the journey (statemachines/progress.ts).
+ */
+export interface JourneyPages {
+  presentation?: Presentation;
+  progress?: StepProgress;
 }
 
 /** A version's documents, read apart from its metadata (they may be megabytes). */
@@ -469,6 +482,8 @@ export interface ProcessInstanceRecord {
    */
   completedAt?: string;
   retentionDays: number;
+  /** Its definition version's `pages`, copied when the instance is created: the journey pages read them with the instance. */
+  pages?: JourneyPages;
   /** createdAt + retentionDays; after it reads answer 404 and DynamoDB TTL deletes the items. */
   expiringDtm: string;
   /** The same instant in epoch seconds: the table's TTL attribute. */
@@ -645,11 +660,26 @@ export interface WaitingStep {
   since: string;
   /** How many submissions of this step were refused so far (a data form's Max Attempts counts them). */
   refusals?: number;
+  /** The last refused submission of this visit of the step, which its page shows (the page after a refused post). */
+  refused?: StepRefusal;
   /**
    * A submission was accepted for this step and is being handed to Step Functions (its StepClaim
    * item holds what): every later submission hands over that one rather than being judged anew.
    */
   claim?: { at: string; outcome: 'complete' | 'fail'; digest?: string };
+}
+
+/**
+ * A refused submission as its step's page shows it again: a stable code (why, for logs and
+ * tests), each refused field's message by its key, what was entered (never a secret: passcodes
+ * never reach the service, and a file is never kept), and the attempts left under Max Attempts.
+ */
+export interface StepRefusal {
+  code: string;
+  errors: Record<string, string>;
+  values?: Record<string, string>;
+  attemptsLeft?: number;
+  at: string;
 }
 
 /**
@@ -845,6 +875,8 @@ export interface ProcessInstanceStore {
   releaseClaim(tenantId: string, id: string, claim: StepClaim): Promise<void>;
   /** One more refused submission of the waiting step with this token: the new count, or undefined when it no longer waits. */
   countRefusal(tenantId: string, id: string, taskToken: string): Promise<number | undefined>;
+  /** Keeps a refused submission on the waiting step (only while it waits with `taskToken`): false when it no longer does. */
+  noteRefusal(tenantId: string, id: string, taskToken: string, refusal: StepRefusal): Promise<boolean>;
   listUserData(tenantId: string, id: string): Promise<StepUserData[]>;
   /** What a service step recorded (a face match's check and images), over its earlier visit's, expiring with the instance. */
   putUserData(tenantId: string, id: string, data: StepUserData, expiresAt: number): Promise<void>;

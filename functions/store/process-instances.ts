@@ -456,8 +456,12 @@ export const processInstanceStore: ProcessInstanceStore = {
     const { tenantId, id } = record;
     // The whole step, replacing whatever the item held (a done step's husk, a previous step).
     const update = updateWhole(waitingSteps.encode({ ...step, expiresAt: record.expiresAt }, keys.instanceStep(tenantId, id)));
-    // A new step starts with no refusals counted and unclaimed.
-    const gone = [...(step.refusals === undefined ? ['refusals'] : []), ...(step.claim === undefined ? ['claim'] : [])];
+    // A new step starts with no refusals counted or kept, and unclaimed.
+    const gone = [
+      ...(step.refusals === undefined ? ['refusals'] : []),
+      ...(step.refused === undefined ? ['refused'] : []),
+      ...(step.claim === undefined ? ['claim'] : []),
+    ];
     const outcome = await transactWrite({
       instance: {
         Update: {
@@ -595,6 +599,22 @@ export const processInstanceStore: ProcessInstanceStore = {
       count = Number((out.Attributes as { refusals?: number } | undefined)?.refusals);
     });
     return counted && count !== undefined && Number.isFinite(count) ? count : undefined;
+  },
+
+  /** On the waiting step's item, so the page after the refused post reads it with the step; the next visit's item has none. */
+  async noteRefusal(tenantId, id, taskToken, refusal) {
+    const { doc, tableName, commands } = await dynamo();
+    return conditionally(() =>
+      doc.send(
+        new commands.UpdateCommand({
+          TableName: tableName,
+          Key: keys.instanceStep(tenantId, id),
+          UpdateExpression: 'SET refused = :refused',
+          ConditionExpression: 'taskToken = :token',
+          ExpressionAttributeValues: { ':token': taskToken, ':refused': refusal },
+        }),
+      ),
+    );
   },
 
   async listUserData(tenantId, id) {

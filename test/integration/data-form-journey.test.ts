@@ -2,6 +2,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { adminToken, call, finalStatus, pageUntil } from './client.js';
 import { DOCUMENT_NUMBER, addDocumentParser, applicantJourney, builderForm, builderJourney, uploadForm } from './data-form-journeys.js';
 
+/** A refused submission: 303 to the journey page (post, redirect, get), which shows what to fix and what was entered. */
+async function shown(res: Awaited<ReturnType<typeof call>>, what?: string): Promise<Awaited<ReturnType<typeof call>>> {
+  expect(res.status, what).toBe(303);
+  return call('GET', String(res.headers.location));
+}
+
+
 /**
  * Data forms by name and version over HTTP, as a relying party's deployment tools and its end
  * users' browsers use them: a form uploaded to /api/process-manager/customDataForms, a JSON
@@ -65,8 +72,8 @@ describe('a journey with a data form named by name and version', () => {
     expect(first).toContain('Eine Nummer ohne Ländervorwahl gilt als Nummer in Deutschland (+49).');
     expect(first).toContain('<img src="data:image/png;base64,');
 
-    const wrong = await call('POST', j.step('details'), form({ ...VALID, city: 'K', email: 'anna', dateOfBirth: '2015-01-01', consent: '' }));
-    expect(wrong.status).toBe(400);
+    const wrong = await shown(await call('POST', j.step('details'), form({ ...VALID, city: 'K', email: 'anna', dateOfBirth: '2015-01-01', consent: '' })));
+    expect(wrong.status).toBe(200);
     expect(wrong.text).toContain('2 bis 40 Buchstaben.');
     expect(wrong.text).toContain('Geben Sie eine E-Mail-Adresse ein, etwa name@example.com.');
     expect(wrong.text).toContain('Sie müssen mindestens 18 Jahre alt sein.');
@@ -112,7 +119,7 @@ describe('a journey with a data form named by name and version', () => {
     await uploadForm(token, formName, undefined, 'DEPLOYED_ACTIVE');
     const j = await start(await publish(formName));
     await pageUntil(j.page, 'Applicant details');
-    expect((await call('POST', j.step('details'), form({ ...VALID, email: '' }))).status).toBe(400);
+    expect((await call('POST', j.step('details'), form({ ...VALID, email: '' }))).status).toBe(303);
     // A Retake the page does not offer is a plain submission, refused like any other.
     const last = await call('POST', j.step('details'), form({ ...VALID, email: '', 'arthr:action': 'retake' }));
     expect(last.status).toBe(303);
@@ -152,9 +159,8 @@ describe("a journey with a form from the family's visual builder", () => {
     expect(script.headers['content-type']).toContain('text/javascript');
 
     const values = { documentNumber: DOCUMENT_NUMBER, firstName: 'Anna', password: 'correct horse', password_2: 'correct horse!' };
-    const refused = await call('POST', j.step('account'), form({ ...values, password: 'short' }));
-    expect(refused.status).toBe(400);
-    expect(refused.text).toContain('<a href="#f-password">Mindestens 8 Zeichen.</a>');
+    const refused = await shown(await call('POST', j.step('account'), form({ ...values, password: 'short' })));
+    expect(refused.text).toContain('<a href="#f-password">Passwort: Mindestens 8 Zeichen.</a>');
     expect(refused.text).toMatch(/name="password_2"[^>]*value="correct horse!"/);
     expect((await call('POST', j.step('account'), form(values))).status).toBe(303);
 

@@ -8,6 +8,13 @@ import { MAX_FACE_IMAGE_BYTES } from '../../functions/journey/face-limits.js';
 import { adminToken, call, expireItem, finalStatus, issueToken, multipart, pageUntil } from './client.js';
 import { blurred, face, lit } from '../support/face-images.js';
 
+/** A refused submission: 303 to the journey page (post, redirect, get), which shows what to fix and what was entered. */
+async function shown(res: Awaited<ReturnType<typeof call>>, what?: string): Promise<Awaited<ReturnType<typeof call>>> {
+  expect(res.status, what).toBe(303);
+  return call('GET', String(res.headers.location));
+}
+
+
 const FIXTURES = resolve(import.meta.dirname, '../fixtures');
 const FACE = readFileSync(join(FIXTURES, 'face-640x480.jpg'));
 const LOW_RES = readFileSync(join(FIXTURES, 'face-320x240.png'));
@@ -164,11 +171,9 @@ describe('the Capture Face Image step', () => {
     ];
     const j = await atFaceStep();
     for (const [what, bytes, english, german] of cases) {
-      const res = await call('POST', j.face, multipart(bytes, { name: 'me.jpg', type: 'image/jpeg' }));
-      expect(res.status, what).toBe(400);
+      const res = await shown(await call('POST', j.face, multipart(bytes, { name: 'me.jpg', type: 'image/jpeg' })), what);
       expect(res.text, what).toContain(english);
-      const de = await call('POST', j.face.replace('lang=en', 'lang=de'), multipart(bytes, { name: 'me.jpg', type: 'image/jpeg' }));
-      expect(de.status, what).toBe(400);
+      const de = await shown(await call('POST', j.face.replace('lang=en', 'lang=de'), multipart(bytes, { name: 'me.jpg', type: 'image/jpeg' })), what);
       expect(de.text, what).toContain(german);
     }
     expect(await objectsOf(j.id)).toEqual([]);
@@ -192,9 +197,9 @@ describe('the Capture Face Image step', () => {
       ['one byte over the limit', multipart(jpegOfSize(MAX_FACE_IMAGE_BYTES + 1)), 'larger than 3 MB'],
     ];
     for (const [what, body, message] of cases) {
-      const res = await call('POST', j.face, body);
-      expect(res.status, what).toBe(400);
+      const res = await shown(await call('POST', j.face, body), what);
       expect(res.headers['content-type'], what).toContain('text/html');
+      expect(res.text, what).toContain('data-refusal="FACE_IMAGE_REFUSED"');
       expect(res.text, what).toContain(message);
       expect(res.text, what).toContain('id="face-form"');
     }

@@ -120,7 +120,8 @@ describe('answerKeys', () => {
     const refused = await validateFormSubmission(form, { ...posted, password: 'short', password_2: '' }, 'de', today);
     expect(refused).toMatchObject({ ok: false, errors: { password: 'Mindestens 8 Zeichen.', password_2: 'Dieses Feld ist erforderlich.' }, values: { password: 'short', password_2: '' } });
     const page = renderDataForm({ form, lang: 'en', action: '/a', values: {}, errors: { password_2: 'Enter it.' } });
-    expect(page).toContain('<a href="#f-password_2">Enter it.</a>');
+    // The summary names the field by its label: the two fields share the id `password`.
+    expect(page).toContain('<a href="#f-password_2">Repeat the password: Enter it.</a>');
     expect(keptValues(form, { vars: { account: { password: 'one', password_2: 'two', firstName: { x: 1 } } } }, 'account')).toEqual({ password: 'one', password_2: 'two' });
   });
 });
@@ -182,11 +183,11 @@ describe('rendering the builder form', () => {
     expect(en).toContain('aria-label="Close">×</button>');
   });
 
-  it('loads no script for a form whose notifications neither close nor time out', () => {
+  it('loads no notification script for a form whose notifications neither close nor time out (only the sending state)', () => {
     const plain = formOf([{ type: 'notification', id: 'n', subType: 'error', closeButton: 'false', setTimer: false, values: { en: 'Careful.' } }]);
     const html = renderDataForm({ form: plain, lang: 'en', action: '/a', values: {} });
     expect(html).toContain('<div class="note note-error" role="alert" id="f-n">Careful.</div>');
-    expect(html).not.toContain('<script');
+    expect(html.match(/<script[^>]*>/g)).toEqual(['<script src="/journey/assets/page.js" defer>']);
   });
 
   it('orders components by their place in the list, not by index', () => {

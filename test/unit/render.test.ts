@@ -43,7 +43,9 @@ describe('renderDataForm', () => {
     expect(html).toContain('<label for="f-dob">Date of birth</label>'); // English fallback
     expect(html).toContain('type="date"');
     expect(html).toContain('name="viewport"');
-    expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3)/);
+    // No script but the pages' own (the sending state), and nothing from another origin.
+    expect(html.match(/<script[^>]*>/g)).toEqual(['<script src="/journey/assets/page.js" defer>']);
+    expect(html).not.toMatch(/https?:\/\/(?!www\.w3)/);
   });
 
   it('shows the errors, links them to their fields, and keeps typed values escaped', () => {
@@ -55,7 +57,7 @@ describe('renderDataForm', () => {
       errors: { firstName: 'Too long.' },
     });
     expect(html).toContain('role="alert"');
-    expect(html).toContain('<a href="#f-firstName">Too long.</a>');
+    expect(html).toContain('<a href="#f-firstName">First name: Too long.</a>');
     expect(html).toContain('aria-invalid="true" aria-describedby="f-firstName-error"');
     expect(html).toContain('value="&lt;script&gt;alert(1)&lt;/script&gt;"');
     expect(html).not.toContain('<script>alert(1)');
@@ -115,20 +117,22 @@ describe('screens', () => {
     expect(html).toContain('<option value="">Bitte wählen…</option><option value="de" selected>Deutschland</option>');
     expect(html).toContain('name="ok" checked');
     expect(html).toContain('rows="4">a&lt;b</textarea>');
-    expect(html).toMatch(/<a href="#f-country">C<\/a><\/li><li><a href="#f-note">N<\/a>/);
+    expect(html).toMatch(/<a href="#f-country">Country: C<\/a><\/li><li><a href="#f-note">Note: N<\/a>/);
     both((lang) => renderDataForm({ form, lang, action: '/a', values: {} }), (lang) => (lang === 'de' ? 'Ihre Angaben' : 'Your details'));
   });
 
+  const notice = { retentionDays: 30, required: false };
+
   it('face capture: a file field that the page script can fill from the camera, and the problem named', () => {
-    both((lang) => renderFaceCapture({ lang, action: '/a', maxBytes: 1000 }), (lang) => messages(lang).faceTitle);
-    const plain = renderFaceCapture({ lang: 'en', action: '/a', maxBytes: 1000 });
+    both((lang) => renderFaceCapture({ lang, action: '/a', maxBytes: 1000, notice }), (lang) => messages(lang).faceTitle);
+    const plain = renderFaceCapture({ lang: 'en', action: '/a', maxBytes: 1000, notice });
     expect(plain).toContain('<script src="/journey/assets/face-capture.js" defer></script>');
     expect(plain).toContain('enctype="multipart/form-data" id="face-form" data-max-bytes="1000"');
     expect(plain).not.toContain('role="alert"');
-    const refused = renderFaceCapture({ lang: 'de', action: '/a', maxBytes: 1000, error: 'tooSmall' });
-    expect(refused).toContain(`<a href="#face-file">${messages('de').face_tooSmall}</a>`);
+    const refused = renderFaceCapture({ lang: 'de', action: '/a', maxBytes: 1000, error: 'tooSmall', notice });
+    expect(refused).toContain(`<a href="#face-file">Foto: ${messages('de').face_tooSmall}</a>`);
     expect(refused).toContain('aria-invalid="true"');
-    expect(renderFaceCapture({ lang: 'en', action: '/a', maxBytes: 1, error: 'whatever' })).toContain(messages('en').face_unreadable);
+    expect(renderFaceCapture({ lang: 'en', action: '/a', maxBytes: 1, error: 'whatever', notice })).toContain(messages('en').face_unreadable);
   });
 
   const requirements: PasscodeRequirements = {

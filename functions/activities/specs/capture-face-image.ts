@@ -47,6 +47,22 @@ export const spec = {
       description: "How long the page's camera stays on without a photo taken: then it stops, and the end user can start it again or choose a file. Not the step's timeout.",
       family: { name: 'timeoutInSeconds' },
     },
+    {
+      name: 'Require Consent',
+      type: 'B',
+      required: false,
+      default: false,
+      description:
+        "The page always says, before the capture, who receives the face image (the definition's presentation name), why, and for how long (the retention in days), with a link to the privacy notice. True: the end user must also tick a box agreeing to it before the camera or a file is offered, and a photo sent without it is refused (CONSENT_REQUIRED). The consent (its time and the notice's version) is kept with the step's user data.",
+    },
+    {
+      name: 'Require Live Camera',
+      type: 'B',
+      required: false,
+      default: false,
+      description:
+        "True: only a photo taken with the camera in the page is taken. No file can be chosen, and a post without the page's camera mark is refused (FACE_UPLOAD_NOT_ALLOWED). The page then needs script and a camera, and says so when it has neither.",
+    },
     stepTimeout,
   ],
   rules: [],

@@ -6,6 +6,7 @@
  * the end user types, by the same module the service documents them with.
  */
 import { clientLogin, clientRegistration } from '../../identity-store/passcodes/srp-client.js';
+import { showSending } from './sending.js';
 import { passcodeRules, type PasscodeRequirements } from '../../identity-store/passcodes/passcode-rules.js';
 
 interface SrpParameters {
@@ -64,6 +65,7 @@ if (form) {
           field('historyVerifiers').value = history.join(',');
           passcode.value = '';
           confirm.value = '';
+          showSending(form);
           form.submit();
         })
         .catch(() => {
@@ -81,6 +83,7 @@ if (form) {
           field('A').value = A;
           field('M1').value = M1;
           passcode.value = '';
+          showSending(form);
           form.submit();
         })
         .catch(() => {

@@ -4,6 +4,7 @@
  * URL, same origin), the browser runs it (@simplewebauthn/browser), and the form posts the
  * browser's response with the ceremony's id.
  */
+import { showSending } from './sending.js';
 import { browserSupportsWebAuthn, startAuthentication, startRegistration } from '@simplewebauthn/browser';
 
 const form = document.getElementById('passkey-form') as HTMLFormElement | null;
@@ -31,6 +32,7 @@ if (form) {
       })
       .then((result) => {
         response.value = JSON.stringify(result);
+        showSending(form);
         form.submit();
       })
       .catch(() => {

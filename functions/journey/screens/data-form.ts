@@ -11,7 +11,7 @@ import {
 } from '../../../statemachines/forms.js';
 import { callingCodeOf } from '../calling-codes.js';
 import { componentText, formTexts, isReadOnly, type FormTexts } from '../forms.js';
-import { errorSummary, escapeHtml, page } from '../layout.js';
+import { errorSummary, escapeHtml, page, type PageChrome, type SummaryError } from '../layout.js';
 import { fill, messages, type Language, type Messages } from '../messages/index.js';
 import { own } from '../../shared/own.js';
 
@@ -181,7 +181,7 @@ export function renderFormFields(input: {
   values: Record<string, string | undefined>;
   errors?: Record<string, string>;
   readOnly?: boolean;
-}): { html: string; summary: (readonly [string, string])[]; texts: FormTexts; scripts: string[] } {
+}): { html: string; summary: SummaryError[]; texts: FormTexts; scripts: string[] } {
   const texts = formTexts(input.form, input.lang);
   const ctx: FieldContext = { texts, s: messages(input.lang), lang: input.lang, formReadOnly: input.readOnly ?? false };
   const errors = input.errors ?? {};
@@ -189,7 +189,10 @@ export function renderFormFields(input: {
   const html = keyed
     .map(({ c, key }) => (DISPLAY_COMPONENT_TYPES.includes(c.type) ? displayHtml(c, key, ctx) : inputHtml(c, key, ctx, own(input.values, key), own(errors, key))))
     .join('\n');
-  const summary = keyed.filter(({ key }) => own(errors, key)).map(({ c, key }) => [targetOf(c, key), own(errors, key)!] as const);
+  // Each error names its field as labelled (ids may repeat: the label tells two apart where the id cannot).
+  const summary = keyed
+    .filter(({ key }) => own(errors, key))
+    .map(({ c, key }): SummaryError => [targetOf(c, key), own(errors, key)!, texts.text(c.label) || c.id]);
   return { html, summary, texts, scripts: input.form.components.some(needsScript) ? [DATA_FORM_SCRIPT] : [] };
 }
 
@@ -216,6 +219,7 @@ export function renderDataForm(input: {
   hideButtons?: boolean;
   retake?: boolean;
   attemptsLeft?: number;
+  chrome?: PageChrome | undefined;
 }): string {
   const { form, lang } = input;
   const s = messages(lang);
@@ -232,6 +236,7 @@ export function renderDataForm(input: {
   const subtitle = form.subtitle ? `<p class="sub"${formLang}>${escapeHtml(texts.text(form.subtitle))}</p>` : '';
   return page({
     lang,
+    chrome: input.chrome,
     title: title || s.continue,
     scripts,
     body: `${title ? `<h1${formLang}>${escapeHtml(title)}</h1>` : ''}${subtitle}

@@ -1,11 +1,12 @@
-import { escapeHtml, noticePage } from '../layout.js';
+import { escapeHtml, noticePage, type PageChrome } from '../layout.js';
 import { messages, type Language } from '../messages/index.js';
 
 /** The end: a clear final page, and on to the relying party's `_redirectUrl` when it gave one. */
-export function renderDone(input: { lang: Language; redirectUrl?: string | undefined }): string {
-  const { lang, redirectUrl } = input;
-  if (!redirectUrl) return noticePage(lang, 'done');
+export function renderDone(input: { lang: Language; redirectUrl?: string | undefined; chrome?: PageChrome | undefined }): string {
+  const { lang, redirectUrl, chrome } = input;
+  if (!redirectUrl) return noticePage(lang, 'done', { chrome });
   return noticePage(lang, 'done', {
+    chrome,
     refresh: { seconds: 3, url: redirectUrl },
     after: `<p><a class="button" href="${escapeHtml(redirectUrl)}">${escapeHtml(messages(lang).doneReturn)}</a></p>`,
   });

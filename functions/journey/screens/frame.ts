@@ -1,4 +1,4 @@
-import { escapeHtml } from '../layout.js';
+import { escapeHtml, type SummaryError } from '../layout.js';
 
 /**
  * A data form around another screen (the Passcode Authentication Form's): the form's title and
@@ -13,19 +13,20 @@ export interface ScreenFrame {
   /** The form's fields (renderFormFields). */
   fields: string;
   /** Refused fields: the field's id and the message, for the error summary. */
-  errors: (readonly [string, string])[];
+  errors: SummaryError[];
   /** Scripts the form's fields need (renderFormFields), loaded beside the screen's own. */
   scripts?: string[];
 }
 
 /**
- * The page's heading: the form's title and subtitle, else the screen's own; the screen's own
- * explanation stays below a form's subtitle (what the passcode screen says about the passcode
- * never leaving the device is not the form's to drop).
+ * The page's heading: the form's title and subtitle, else the screen's own. Below a form's
+ * subtitle, which says what the screen is for in the form's words, only `kept` of the screen's
+ * own text stays (the passcode never leaving the device is not the form's to drop); the rest
+ * would say the subtitle's purpose a second time.
  */
-export function framedHeading(frame: ScreenFrame | undefined, title: string, text: string): string {
+export function framedHeading(frame: ScreenFrame | undefined, title: string, text: string, kept: string): string {
   const lang = frame?.lang ? ` lang="${escapeHtml(frame.lang)}"` : '';
   const heading = frame?.title ? `<h1${lang}>${escapeHtml(frame.title)}</h1>` : `<h1>${escapeHtml(title)}</h1>`;
-  const sub = frame?.subtitle ? `<p class="sub"${lang}>${escapeHtml(frame.subtitle)}</p><p class="hint">${escapeHtml(text)}</p>` : `<p class="sub">${escapeHtml(text)}</p>`;
+  const sub = frame?.subtitle ? `<p class="sub"${lang}>${escapeHtml(frame.subtitle)}</p><p class="hint">${escapeHtml(kept)}</p>` : `<p class="sub">${escapeHtml(text)}</p>`;
   return heading + sub;
 }

@@ -1,5 +1,5 @@
 import { passcodeRules, type PasscodeRequirements } from '../../identity-store/passcodes/passcode-rules.js';
-import { errorSummary, escapeHtml, page } from '../layout.js';
+import { errorSummary, escapeHtml, page, type PageChrome } from '../layout.js';
 import { framedHeading, type ScreenFrame } from './frame.js';
 import { fill, messages, type Language, type Messages } from '../messages/index.js';
 
@@ -18,6 +18,7 @@ export function renderPasscodeRegistration(input: {
   error?: 'reused' | 'failed';
   /** A data form the screen is shown in: its title, subtitle and fields around the passcode entry. */
   frame?: ScreenFrame;
+  chrome?: PageChrome | undefined;
 }): string {
   const s = messages(input.lang);
   const rules = passcodeRules('', input.requirements)
@@ -30,9 +31,10 @@ export function renderPasscodeRegistration(input: {
   const message = input.error === 'reused' ? s.pcReused : input.error ? s.pcFailed : undefined;
   return page({
     lang: input.lang,
+    chrome: input.chrome,
     title: input.frame?.title || s.pcTitle,
     scripts: ['/journey/assets/passcode.js', ...(input.frame?.scripts ?? [])],
-    body: `${framedHeading(input.frame, s.pcTitle, s.pcText)}
+    body: `${framedHeading(input.frame, s.pcTitle, s.pcText, s.pcStays)}
 <form method="post" action="${escapeHtml(input.action)}" id="passcode-form" data-mode="register" data-srp="${escapeHtml(JSON.stringify(input.srp))}" data-requirements="${escapeHtml(JSON.stringify(input.requirements))}" data-msg-mismatch="${escapeHtml(s.pcMismatch)}" data-msg-unmet="${escapeHtml(s.pcUnmet)}" data-msg-summary="${escapeHtml(s.errorSummary)}" novalidate>
 <noscript><div class="summary">${escapeHtml(s.pcNoScript)}</div></noscript>
 ${errorSummary(input.lang, [...(input.frame?.errors ?? []), ...(message ? [['pc-new', message] as const] : [])], 'pc-summary')}

@@ -1,4 +1,4 @@
-import { escapeHtml, page } from '../layout.js';
+import { escapeHtml, page, type PageChrome } from '../layout.js';
 import { messages, type Language } from '../messages/index.js';
 
 /** The field a preview's two buttons set: `confirm` or `retake`. */
@@ -15,6 +15,7 @@ export function renderPreview(input: {
   action: string;
   kind: 'face' | 'document';
   image?: { dataUrl: string; width: number; height: number } | undefined;
+  chrome?: PageChrome | undefined;
 }): string {
   const s = messages(input.lang);
   const title = input.kind === 'face' ? s.previewFaceTitle : s.previewDocumentTitle;
@@ -24,6 +25,7 @@ export function renderPreview(input: {
     : `<div class="note note-warning" role="status"><p>${escapeHtml(s.previewNone)}</p></div>`;
   return page({
     lang: input.lang,
+    chrome: input.chrome,
     title,
     body: `<h1>${escapeHtml(title)}</h1><p class="sub">${escapeHtml(text)}</p>
 <form method="post" action="${escapeHtml(input.action)}">

@@ -1,4 +1,4 @@
-import { escapeHtml, noticePage } from '../layout.js';
+import { escapeHtml, noticePage, type PageChrome } from '../layout.js';
 import { messages, type Language } from '../messages/index.js';
 
 /**
@@ -7,8 +7,9 @@ import { messages, type Language } from '../messages/index.js';
  * `_redirectUrl` rule when the step recorded it (an absolute http(s) URL), and the page sends no
  * Referer (its `referrer` policy), so the journey link's capability stays here.
  */
-export function renderRedirect(lang: Language, url: string): string {
+export function renderRedirect(lang: Language, url: string, chrome?: PageChrome): string {
   return noticePage(lang, 'redirect', {
+    chrome,
     refresh: { seconds: 0, url },
     after: `<p><a class="button" href="${escapeHtml(url)}">${escapeHtml(messages(lang).redirectContinue)}</a></p>`,
   });

@@ -1,4 +1,4 @@
-import { escapeHtml, noticePage } from '../layout.js';
+import { escapeHtml, noticePage, type PageChrome } from '../layout.js';
 import { messages, type Language } from '../messages/index.js';
 
 /**
@@ -6,10 +6,11 @@ import { messages, type Language } from '../messages/index.js';
  * a final page saying the application is being reviewed, which never waits for the back office;
  * on to the relying party's `_redirectUrl` when it gave one, as the end of a journey does.
  */
-export function renderReview(input: { lang: Language; redirectUrl?: string | undefined }): string {
-  const { lang, redirectUrl } = input;
-  if (!redirectUrl) return noticePage(lang, 'review');
+export function renderReview(input: { lang: Language; redirectUrl?: string | undefined; chrome?: PageChrome | undefined }): string {
+  const { lang, redirectUrl, chrome } = input;
+  if (!redirectUrl) return noticePage(lang, 'review', { chrome });
   return noticePage(lang, 'review', {
+    chrome,
     refresh: { seconds: 3, url: redirectUrl },
     after: `<p><a class="button" href="${escapeHtml(redirectUrl)}">${escapeHtml(messages(lang).doneReturn)}</a></p>`,
   });

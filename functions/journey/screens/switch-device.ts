@@ -1,4 +1,4 @@
-import { escapeHtml, page } from '../layout.js';
+import { escapeHtml, page, type PageChrome } from '../layout.js';
 import { messages, type Language } from '../messages/index.js';
 import { qrCodeSvg } from '../qr-code.js';
 
@@ -101,10 +101,11 @@ function notice(lang: Language, screen: string, title: string, text: string, opt
  * link and the link itself (the `instructions` and `scan-qr` screens, on one page). It reloads
  * itself, and once a phone has opened the link it shows the following page instead.
  */
-export function renderSwitchToPhone(input: { lang: Language; link: string }): string {
+export function renderSwitchToPhone(input: { lang: Language; link: string; chrome?: PageChrome | undefined }): string {
   const t = TEXTS[input.lang];
   return page({
     lang: input.lang,
+    chrome: input.chrome,
     title: t.phoneTitle,
     refresh: { seconds: QR_PAGE_SECONDS },
     body: `<div data-screen="scan-qr"><h1>${escapeHtml(t.phoneTitle)}</h1>

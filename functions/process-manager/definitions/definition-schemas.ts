@@ -2,6 +2,7 @@ import * as z from '../../shared/zod.js';
 import { DateTime, queryInt, queryList, text } from '../../shared/schemas.js';
 import { cursorPageSchema, cursorParam } from '../../shared/page.js';
 import { DefinitionNameSchema, ProcessDefinitionSchema } from '../../../statemachines/definition.js';
+import { PresentationSchema } from '../../../statemachines/presentation.js';
 import { CREATE_STATUSES, DEFINITION_STATUSES } from '../model.js';
 
 export const DefinitionIdPathSchema = z.strictObject({
@@ -81,6 +82,7 @@ export const BpmnUploadSchema = z.withMeta(
     ),
     themeId: z.withMeta(optional(text(0, 255)), { description: 'Kept and returned; journey pages have one look for now.' }),
     status: z.withMeta(optional(z.enum(CREATE_STATUSES)), { description: "Default DRAFT; EDITABLE is the family's draft, read back so." }),
+    presentation: optional(PresentationSchema),
     resources: z.looseObject({
       bpmn: z.looseObject({
         data: z.withMeta(z.string(), {

@@ -5,6 +5,8 @@ import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
 import { LIST_SORT_CAP, orderedPage } from '../../shared/keyed-list.js';
 import { comparator, cursorPage, likePattern, parseSort, sortBy, type CursorPage, type SortOrder } from '../../shared/page.js';
 import type { ProcessDefinition } from '../../../statemachines/definition.js';
+import { stepProgress } from '../../../statemachines/progress.js';
+import { activitySpec } from '../../../statemachines/catalogue.js';
 import { compileForDeployment, withStateMachine, type StateMachineDeps } from './state-machines.js';
 import type {
   CreateStatus,
@@ -13,6 +15,7 @@ import type {
   DefinitionStore,
   DefinitionWriteOutcome,
   DefinitionTagRecord,
+  JourneyPages,
   ProcessDefinitionContent,
   ProcessDefinitionRecord,
 } from '../model.js';
@@ -59,6 +62,7 @@ export function newDefinitionRecord(
     version: definition.version,
     description: definition.description ?? '',
     retentionDays: definition.retentionDays,
+    pages: journeyPagesOf(definition),
     // A definition published in the service's JSON format is active at once (as it always was);
     // a BPMN upload is a DRAFT until activated (`.../status/DEPLOYED_ACTIVE`), as the family's
     // deployment tools expect; unless the body names the status (EDITABLE: the family's draft).
@@ -68,6 +72,17 @@ export function newDefinitionRecord(
     ...published.fields,
     createdDtm: ctx.now.toISOString(),
     createdBy: ctx.actor,
+  };
+}
+
+/**
+ * What the version's journey pages show beside a step, kept on its record (a small item, read when
+ * an instance is created, which copies it) rather than read from the definition's document.
+ */
+export function journeyPagesOf(definition: ProcessDefinition): JourneyPages {
+  return {
+    ...(definition.presentation ? { presentation: definition.presentation } : {}),
+    progress: stepProgress(definition, (type) => activitySpec(type)?.kind === 'user'),
   };
 }
 

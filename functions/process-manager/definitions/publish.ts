@@ -90,7 +90,8 @@ export async function publishBpmnUpload(d: Deps, upload: BpmnUpload, ctx: Ctx): 
   let definition: ProcessDefinition | undefined;
   if ('definition' in converted) {
     try {
-      definition = validateDefinition(converted.definition);
+      // The upload's presentation (a member beside the file, as themeId is) joins the definition.
+      definition = validateDefinition(upload.presentation ? { ...converted.definition, presentation: upload.presentation } : converted.definition);
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       problems.push(...(err.details ?? []).map((x) => locateOnBpmn(x, converted.definition, graph)));

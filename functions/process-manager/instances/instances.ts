@@ -78,6 +78,8 @@ export function newInstance(
       createdAt: created.toISOString(),
       lastUpdatedAt: created.toISOString(),
       retentionDays: definition.retentionDays,
+      // What the journey's pages show beside its steps: the version's, as it was published.
+      ...(definition.pages ? { pages: definition.pages } : {}),
       expiringDtm: expiring.toISOString(),
       expiresAt: Math.floor(expiring.getTime() / 1000),
       parameters: { ...token.parameters, ...ctx.extraParameters },
