@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createArthrClient, tenantBaseUrl, type ArthrClient } from '../src/index.js';
+import { localhostFetch } from '../src/node.js';
 
 export function connect(): ArthrClient {
   const boot = process.env.ARTHR_API_KEY
@@ -15,6 +16,8 @@ export function connect(): ArthrClient {
   return createArthrClient({
     baseUrl: process.env.ARTHR_BASE_URL ?? boot?.baseUrl ?? tenantBaseUrl({ tenant: 'demo', port: 8080 }),
     apiKey: process.env.ARTHR_API_KEY ?? boot!.apiKey,
+    // Node does not resolve `*.localhost` everywhere; this fetch reaches the local runtime anyway.
+    fetch: localhostFetch,
   });
 }
 
