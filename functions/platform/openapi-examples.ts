@@ -90,6 +90,7 @@ const BY_NAME: Record<string, unknown> = {
   token: 'eyJhbGciOiJFUzI1NiIsImtpZCI6ImRlbW8tMSJ9.eyJpc3MiOiJodHRwOi8vbG9jYWxob3N0In0.c2lnbmF0dXJl',
   secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
   password: 'Blue-Harbour-42!',
+  value: 'crm_live_7Hq2mX9pL4vR8sT1',
   parameters: { firstName: 'Ann', lastName: 'Lee', email: 'ann.lee@example.com' },
   processTokenParameters: { firstName: 'Ann' },
   forms: { personal: { firstName: 'Ann', lastName: 'Lee', dateOfBirth: '1990-04-12' } },
@@ -129,10 +130,70 @@ const BY_NAME: Record<string, unknown> = {
   entryPoint: 'main',
   fileName: 'selfie.jpg',
   label: 'Work laptop',
+  actor: 'apikey:5f0c6d7e-1a2b-4c3d-8e9f-0a1b2c3d4e5f',
+  creationOption: 'designer',
+  themeId: null,
+  serverType: null,
+  processDefinitionType: null,
+  resource: '{"title":{"values":{"en":"Your details"}},"version":1,"components":[{"type":"text","id":"firstName","label":{"values":{"en":"First name"}}}]}',
+  source: 'export async function main(inputs) {\n  return { score: inputs.amount > 10000 ? 0.4 : 0.9 };\n}\n',
+  zip: 'UEsDBBQAAAAIAFZ0bVrJ3w2lNgAAADgAAAAIAAAAaW5kZXguanM=',
+  files: ['index.js'],
+  image: '/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHRofHh0aHBwgJC4nICIsIxwcKDcpLDAxNDQ0Hyc5PTgyPC4zNDL/',
+  data: 'eyJwcm9jZXNzSW5zdGFuY2VJZCI6IjBmNmIyYTY0LTNjMWUtNGQ3YS05YjhlLTVhMmYxYzdkOWUzMCIsInN0YXR1cyI6IkNPTVBMRVRFRF9FTkRFRF9TVUNDRVNTIn0=',
+  error: 'The archive could not be written: the instance is past its retention.',
+  eventId: 'evt_01JPC6Q8V4Z7R2M5N9K3T1W0XB',
+  eventType: 'process-instance.completed',
+  subjectId: '0f6b2a64-3c1e-4d7a-9b8e-5a2f1c7d9e30',
+  executionId: '2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d',
+  nextToken: 'eyJ0IjoiMjAyNi0wMy0xNFQwOToyNjo1My4wMDBaIiwiaSI6ImV2dF8wMUpQQzZROFY0WjdSMk01TjlLM1QxVzBYQiJ9',
+  sessionId: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
+  // Passkeys (WebAuthn): a synced passkey of a phone, as SimpleWebAuthn reports it.
+  aaguid: 'ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4',
+  attestationFormat: 'none',
+  credentialDeviceType: 'multiDevice',
+  credentialId: 'KEbWNCc7NgaYnUyrNeFGX9_3Y-8oJVCWt0eSDgPHHhE',
+  rawId: 'KEbWNCc7NgaYnUyrNeFGX9_3Y-8oJVCWt0eSDgPHHhE',
+  transports: ['internal', 'hybrid'],
+  registrationPolicy: 'default',
+  // Passcodes (SRP-6a over the RFC 5054 2048-bit group, as tssrp6a computes it).
+  group: 'rfc5054-2048',
+  hash: 'SHA-256',
+  routines: 'tssrp6a',
+  g: '2',
+  n: 'AC6BDB41324A9A9BF166DE5E1389582FAF72B6651987EE07FC3192943DB56050A37329CBB4A099ED8193E0757767A13DD52312AB4B03310DCD7F48A9DA04FD50E8083969EDB767B0CF6095179A163AB3661A05FBD5FAAAE82918A9962F0B93B855F97993EC975EEAA80D740ADBF4FF747359D041D5C33EA71D281E446B14773BCA97B43A23FB801676BD207A436C6481F1D2B9078717461A5B9D32E688F87748544523B524B0D57D5EA77A2775D2ECFA032CFBDBF52FB3786160279004E57AE6AF874E7303CE53299CCC041C7BC308D82A5698F3A8D0C38271AE35F8E9DBFBB694B5C803D89F7AE435DE236D525F54759B65E372FCD68EF20FA7111F9E4AFF73',
+  i: 'ann.lee',
+  identity: 'ann.lee',
+  salt: '3f9a1c7e5b2d4f6a8c0e1b3d5f7a9c2e',
+  historySalts: ['8e2c4a6b1d3f5a7c9e0b2d4f6a8c1e3b'],
+  verifier: '5b1f9d3c7a2e4b6d8f0a1c3e5b7d9f2a4c6e8b0d2f4a6c8e1b3d5f7a9c0e2b4d',
 };
 
 export interface ExampleContext {
   components: Json;
+  /** The component schema being made (the last `$ref` followed): a `name` depends on what it names. */
+  owner?: string;
+}
+
+/** What a `name` is in each kind of thing, by the component's name (its first match, by prefix). */
+const NAME_BY_OWNER: [string, string, string][] = [
+  ['ApiKey', 'backend', 'The onboarding backend: starts journeys and reads their results.'],
+  ['ProcessToken', 'onboarding-web', 'New customers from the web sign-up.'],
+  ['FaceWatchlistMember', 'Known fraud case 2291', 'Added after case 2291.'],
+  ['FaceWatchlist', 'fraud-suspects', 'Faces of confirmed fraud cases.'],
+  ['Webhook', 'onboarding-results', 'Onboarding results'],
+  ['IdentityStore', 'customers', 'Retail banking customers.'],
+  ['CloudFunction', 'score-applicant', "Scores an applicant from the form's answers."],
+  ['CloudSecret', 'crm-api-key', "The CRM's API key, for score-applicant."],
+  ['CustomDataForm', 'onboarding-details', 'Name and e-mail, as in the identity document.'],
+  ['DefinitionTag', 'production', 'The version production journeys run.'],
+];
+
+/** A date-time by what the member bounds: a range's end is later than its start. */
+function dateTimeFor(name: string | undefined): string {
+  if (name && /^(to|end|until|validTo|notAfter|expir)/i.test(name)) return '2026-03-31T23:59:59.000Z';
+  if (name && /^(from|start|validFrom|notBefore)/i.test(name)) return '2026-03-01T00:00:00.000Z';
+  return AT;
 }
 
 function resolve(ref: string, ctx: ExampleContext): Json | undefined {
@@ -176,7 +237,7 @@ function stringExample(name: string | undefined, schema: Json): unknown {
 function namedString(name: string | undefined, schema: Json): string {
   switch (schema.format) {
     case 'date-time':
-      return AT;
+      return dateTimeFor(name);
     case 'uuid':
       return (name && IDS[name]) ?? FALLBACK_ID;
     case 'uri':
@@ -216,7 +277,10 @@ export function exampleOf(schema: unknown, ctx: ExampleContext, name?: string, d
   if (Array.isArray(s.examples) && s.examples.length) return s.examples[0];
   if ('example' in s) return s.example;
   if ('const' in s) return s.const;
-  if (typeof s.$ref === 'string') return exampleOf(resolve(s.$ref, ctx), ctx, name, depth + 1, required);
+  if (typeof s.$ref === 'string') {
+    const owner = s.$ref.startsWith(SCHEMA_REF) ? s.$ref.slice(SCHEMA_REF.length) : ctx.owner;
+    return exampleOf(resolve(s.$ref, ctx), { ...ctx, ...(owner ? { owner } : {}) }, name, depth + 1, required);
+  }
   if (Array.isArray(s.enum) && s.enum.length) return s.enum[0];
   if ('default' in s && s.default !== undefined && depth > 0) return s.default;
   for (const key of ['anyOf', 'oneOf'] as const) {
@@ -240,8 +304,11 @@ export function exampleOf(schema: unknown, ctx: ExampleContext, name?: string, d
     if (type === 'array' ? Array.isArray(known) : known === null || (typeof known === 'object' && !Array.isArray(known))) return known;
   }
   switch (type) {
-    case 'string':
-      return stringExample(name, s);
+    case 'string': {
+      const owned = ctx.owner ? NAME_BY_OWNER.find(([prefix]) => ctx.owner!.startsWith(prefix)) : undefined;
+      const named = name === 'name' ? owned?.[1] : name === 'description' ? owned?.[2] : undefined;
+      return named !== undefined && matches(s.pattern, named) ? fitString(named, s) : stringExample(name, s);
+    }
     case 'integer':
     case 'number':
       return numberExample(name, s);
