@@ -158,6 +158,10 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: OpenApiOptions = 
   // `webhooks` describe requests the service makes.
   const webhooks: Record<string, Json> = {};
   for (const type of EVENT_TYPES) {
+    const schema = toSchema(EVENT_SCHEMAS[type], 'output', components);
+    const made = exampleOf(schema, { components }) as Json | undefined;
+    // An event's own id is an `evt_` ULID (functions/shared/events.ts), not the subject's id.
+    const example = made && { ...made, id: 'evt_01JPC6Q8V4Z7R2M5N9K3T1W0XB' };
     webhooks[type] = {
       post: {
         operationId: `event.${type}`,
@@ -166,7 +170,10 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: OpenApiOptions = 
           "Put on the deployment's EventBridge bus (source `arthr.events`, detail-type the event's type, detail this " +
           'payload) once the change is written: at least once, so deduplicate on `id`. Clients must ignore unknown fields.',
         tags: ['Events'],
-        requestBody: { required: true, content: { 'application/json': { schema: toSchema(EVENT_SCHEMAS[type], 'output', components) } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema, ...(example !== undefined ? { examples: { [type]: { value: example } } } : {}) } },
+        },
         responses: { '2XX': { description: 'Received.' } },
       },
     };

@@ -124,6 +124,11 @@ const BY_NAME: Record<string, unknown> = {
   extendedSearchField: 'customerNumber',
   extendedSearchTerms: ['48213'],
   statusMapped: 'Pending',
+  // Events carry the instance's statuses as plain strings (a subscriber must take new ones).
+  status: 'COMPLETED_ENDED_SUCCESS',
+  previousStatus: 'ACTIVE',
+  userId: '01JPC6Q8V4Z7R2M5N9K3T1W0XB',
+  logEventId: '01JPC6R2D5K8M1N4P7Q0S3T6V9',
   outcome: 'PASS',
   result: 'PASS',
   decision: 'PASS',

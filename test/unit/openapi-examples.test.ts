@@ -4,6 +4,7 @@ import { routeList } from '../../functions/routes.js';
 import { buildOpenApiDocument } from '../../functions/platform/openapi-document.js';
 import { responseProblem } from '../../functions/http/wrapper.js';
 import { exampleOf } from '../../functions/platform/openapi-examples.js';
+import { EVENT_SCHEMAS, EVENT_TYPES } from '../../functions/events/catalogue.js';
 
 type Json = Record<string, any>;
 const doc = buildOpenApiDocument(routeList) as Json;
@@ -59,6 +60,17 @@ describe('the examples of the OpenAPI document', () => {
         wrong.push(...issues(z.safeParse(schema, given)).map((i) => `${route.operationId} ${where}: ${i}`));
       }
     }
+    expect(wrong).toEqual([]);
+  });
+});
+
+describe('the examples of the events (the document\'s webhooks)', () => {
+  it('give every event a payload its schema accepts', () => {
+    const wrong = EVENT_TYPES.flatMap((type) => {
+      const value = exampleValue(doc.webhooks[type].post.requestBody.content['application/json']);
+      if (value === undefined) return [`${type}: no example`];
+      return issues(z.safeParse(EVENT_SCHEMAS[type], value)).map((i) => `${type}: ${i}`);
+    });
     expect(wrong).toEqual([]);
   });
 });

@@ -10292,7 +10292,7 @@ export interface operations {
                 storeName: string;
                 /**
                  * @description The external user id.
-                 * @example userId
+                 * @example 01JPC6Q8V4Z7R2M5N9K3T1W0XB
                  */
                 userId: string;
             };
@@ -10493,7 +10493,7 @@ export interface operations {
                  * @example customers
                  */
                 storeName: string;
-                /** @example userId */
+                /** @example 01JPC6Q8V4Z7R2M5N9K3T1W0XB */
                 userId: string;
                 /** @example default */
                 policyName: string;
@@ -10812,7 +10812,7 @@ export interface operations {
                  * @example customers
                  */
                 storeName: string;
-                /** @example userId */
+                /** @example 01JPC6Q8V4Z7R2M5N9K3T1W0XB */
                 userId: string;
                 /** @example default */
                 policyName: string;
@@ -11448,7 +11448,7 @@ export interface operations {
                  * @example customers
                  */
                 storeName: string;
-                /** @example userId */
+                /** @example 01JPC6Q8V4Z7R2M5N9K3T1W0XB */
                 userId: string;
                 /**
                  * @description The WebAuthn relying party id: a domain, e.g. `bank.example`.
@@ -11922,7 +11922,7 @@ export interface operations {
                  * @example customers
                  */
                 storeName: string;
-                /** @example userId */
+                /** @example 01JPC6Q8V4Z7R2M5N9K3T1W0XB */
                 userId: string;
                 /**
                  * @description The WebAuthn relying party id: a domain, e.g. `bank.example`.
@@ -12376,7 +12376,7 @@ export interface operations {
                 storeName: string;
                 /**
                  * @description The external user id.
-                 * @example userId
+                 * @example 01JPC6Q8V4Z7R2M5N9K3T1W0XB
                  */
                 userId: string;
             };
@@ -12582,7 +12582,7 @@ export interface operations {
                  * @example customers
                  */
                 storeName: string;
-                /** @example userId */
+                /** @example 01JPC6Q8V4Z7R2M5N9K3T1W0XB */
                 userId: string;
                 /** @example 01JPC6Q8V4Z7R2M5N9K3T1W0XB */
                 passkeyId: string;
@@ -12801,7 +12801,7 @@ export interface operations {
                 storeName: string;
                 /**
                  * @description The external user id.
-                 * @example userId
+                 * @example 01JPC6Q8V4Z7R2M5N9K3T1W0XB
                  */
                 userId: string;
             };
