@@ -127,7 +127,7 @@ const instanceData = {
   processInstanceId: z.string(),
   processDefnId: z.string(),
   processDefnName: z.string(),
-  processDefnVersion: z.number(),
+  processDefnVersion: z.number().check(z.int()),
   processTokenId: z.optional(z.string()),
 };
 

@@ -251,7 +251,7 @@ const PasskeySchema = z.withMeta(
     id: z.string(),
     credentialId: z.string(),
     rpId: z.string(),
-    counter: z.number(),
+    counter: z.number().check(z.int()),
     transports: z.array(z.string()),
     credentialDeviceType: z.string(),
     credentialBackedUp: z.boolean(),

@@ -4,6 +4,8 @@ import { qualify } from '../auth/permissions.js';
 import type { RouteDef } from '../http/route.js';
 import { httpErrorCodes } from '../errors.js';
 import { EVENT_SCHEMAS, EVENT_SUMMARIES, EVENT_TYPES } from '../events/catalogue.js';
+import { exampleOf } from './openapi-examples.js';
+import { OPERATION_EXAMPLES } from './openapi-operation-examples.js';
 
 type Json = Record<string, unknown>;
 
@@ -39,15 +41,53 @@ function parameters(schema: z4.$ZodType | undefined, where: 'path' | 'query' | '
     const { description, ...rest } = prop;
     if (rest.type === 'integer') delete rest.pattern;
     const isList = Array.isArray(rest.anyOf) && (rest.anyOf as Json[]).some((s) => s.type === 'array');
+    const schema = isList ? (rest.anyOf as Json[]).find((s) => s.type === 'array')! : rest;
+    const example = exampleOf(schema, { components }, name);
     return {
       name,
       in: where,
       required: where === 'path' || required.has(name),
       ...(description ? { description } : {}),
-      schema: isList ? (rest.anyOf as Json[]).find((s) => s.type === 'array') : rest,
+      schema,
       ...(isList ? { style: 'form', explode: true } : {}),
+      ...(example !== undefined && (where === 'path' || required.has(name) || name in PARAMETER_EXAMPLES) ? { example: PARAMETER_EXAMPLES[name] ?? example } : {}),
     };
   });
+}
+
+/** Query parameters worth showing in an example although optional (the rest are left out). */
+const PARAMETER_EXAMPLES: Record<string, unknown> = { size: 20, sort: ['createdDtm,desc'], searchString: 'Ann' };
+
+/** The largest integer zod's JSON Schema gives as the bounds of every `z.int()`: no bound at all. */
+const SAFE = Number.MAX_SAFE_INTEGER;
+/** Formats for which zod also writes out its own validating regex as `pattern`: the format says it. */
+const FORMATS_WITH_ZOD_PATTERN = new Set(['date-time', 'date', 'time', 'uuid', 'email', 'uri', 'ipv4', 'ipv6', 'duration']);
+
+/**
+ * Removes what zod's JSON Schema carries that says nothing to a client and trips generators: the
+ * ±2^53-1 bounds of every integer, the regex written next to a `format`, and `propertyNames:
+ * {type: string}` on every record (JSON object keys are strings). Examples are left alone.
+ */
+function tidy(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(tidy);
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'example' || k === 'examples') out[k] = v;
+    else if ((k === 'minimum' && v === -SAFE) || (k === 'maximum' && v === SAFE)) continue;
+    else if (k === 'pattern' && FORMATS_WITH_ZOD_PATTERN.has((node as Json).format as string)) continue;
+    else if (k === 'propertyNames' && JSON.stringify(v) === '{"type":"string"}') continue;
+    else out[k] = tidy(v);
+  }
+  return out;
+}
+
+/** The status of an operation's main answer: its first 2xx with a JSON body. */
+function mainResponse(route: RouteDef): number | undefined {
+  return Object.entries(route.responses)
+    .filter(([status, res]) => Number(status) < 300 && res.schema && !res.contentType)
+    .map(([status]) => Number(status))
+    .sort((a, b) => a - b)[0];
 }
 
 export interface OpenApiOptions {
@@ -62,14 +102,20 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: OpenApiOptions = 
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const responses: Json = {};
+    const main = mainResponse(route);
+    const given = OPERATION_EXAMPLES[route.operationId as keyof typeof OPERATION_EXAMPLES];
     for (const [status, res] of Object.entries(route.responses)) {
+      const schema = res.schema ? toSchema(res.schema, 'output', components) : undefined;
+      const example = Number(status) === main ? (given?.response ?? exampleOf(schema, { components })) : undefined;
       responses[status] = {
         description: res.description,
-        ...(res.schema
-          ? { content: { [res.contentType ?? 'application/json']: { schema: toSchema(res.schema, 'output', components) } } }
+        ...(schema
+          ? { content: { [res.contentType ?? 'application/json']: { schema, ...(example !== undefined ? { examples: { [route.operationId]: { value: example } } } : {}) } } }
           : {}),
       };
     }
+    const bodySchema = route.request.body ? toSchema(route.request.body, 'input', components) : undefined;
+    const bodyExample = bodySchema ? (given?.request ?? exampleOf(bodySchema, { components })) : undefined;
     const security = {
       bearer: [{ bearerAuth: [] }],
       apiKey: [{ apiKeyAuth: [] }],
@@ -90,11 +136,13 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: OpenApiOptions = 
         ...parameters(route.request.query, 'query', components),
         ...parameters(route.request.headers, 'header', components),
       ],
-      ...(route.request.body
+      ...(bodySchema
         ? {
             requestBody: {
               required: true,
-              content: { 'application/json': { schema: toSchema(route.request.body, 'input', components) } },
+              content: {
+                'application/json': { schema: bodySchema, ...(bodyExample !== undefined ? { examples: { [route.operationId]: { value: bodyExample } } } : {}) },
+              },
             },
           }
         : {}),
@@ -110,6 +158,10 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: OpenApiOptions = 
   // `webhooks` describe requests the service makes.
   const webhooks: Record<string, Json> = {};
   for (const type of EVENT_TYPES) {
+    const schema = toSchema(EVENT_SCHEMAS[type], 'output', components);
+    const made = exampleOf(schema, { components }) as Json | undefined;
+    // An event's own id is an `evt_` ULID (functions/shared/events.ts), not the subject's id.
+    const example = made && { ...made, id: 'evt_01JPC6Q8V4Z7R2M5N9K3T1W0XB' };
     webhooks[type] = {
       post: {
         operationId: `event.${type}`,
@@ -118,12 +170,15 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: OpenApiOptions = 
           "Put on the deployment's EventBridge bus (source `arthr.events`, detail-type the event's type, detail this " +
           'payload) once the change is written: at least once, so deduplicate on `id`. Clients must ignore unknown fields.',
         tags: ['Events'],
-        requestBody: { required: true, content: { 'application/json': { schema: toSchema(EVENT_SCHEMAS[type], 'output', components) } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema, ...(example !== undefined ? { examples: { [type]: { value: example } } } : {}) } },
+        },
         responses: { '2XX': { description: 'Received.' } },
       },
     };
   }
-  return {
+  return tidy({
     openapi: '3.1.0',
     info: {
       title: opts.title ?? 'Identity verification and authentication orchestration API',
@@ -132,18 +187,27 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: OpenApiOptions = 
         'Every tenant route is served on https://{tenantId}.{region}.<service domain>. Clients must ignore unknown ' +
         'response fields. Errors share one body: {code, message, details?}.',
     },
-    servers: [
-      opts.serverUrl
-        ? { url: opts.serverUrl }
-        : {
-            url: 'https://{tenantId}.{region}.{domain}',
+    servers: opts.serverUrl
+      ? [{ url: opts.serverUrl }]
+      : [
+          {
+            url: 'http://{tenantId}.fir.localhost:{port}',
+            description: 'The local runtime (`npm start`); its tenant and port are in `.local/bootstrap.json`.',
             variables: {
-              tenantId: { default: 'demo' },
-              region: { default: 'fir', enum: ['fir', 'gum', 'oak'] },
-              domain: { default: 'example.com' },
+              tenantId: { default: 'demo', description: 'The tenant: `demo` is made by the first `npm start`.' },
+              port: { default: '8080', description: 'The port `npm start` listens on (`PORT`).' },
             },
           },
-    ],
+          {
+            url: 'https://{tenantId}.{region}.{serviceDomain}',
+            description: 'A deployment on AWS (docs/aws.md): its region label and the `serviceDomain` it was deployed with.',
+            variables: {
+              tenantId: { default: 'demo', description: 'The tenant.' },
+              region: { default: 'fir', enum: ['fir', 'gum', 'oak'], description: "The deployment's region label." },
+              serviceDomain: { default: 'id.example.com', description: "The deployment's `serviceDomain` (`-c serviceDomain=...`)." },
+            },
+          },
+        ],
     paths,
     webhooks,
     components: {
@@ -159,5 +223,5 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: OpenApiOptions = 
         },
       },
     },
-  };
+  }) as Json;
 }

@@ -3,6 +3,7 @@ import { defineRoute, type RouteDef } from '../http/route.js';
 import { badRequest, error, forbidden, unauthorized } from '../http/responses.js';
 import { DateTime } from '../shared/schemas.js';
 import { ExportIdPath, ExportSchema } from '../exports/schemas.js';
+import { INSTANCE_STATUSES } from '../process-manager/model.js';
 
 const UserDataPath = z.strictObject({
   processDefnId: z.string().check(z.uuid('must be a process definition id')),
@@ -19,7 +20,16 @@ export const CheckResponseSchema = z.withMeta(
     result: CheckResult,
     displayName: z.withMeta(z.string(), { description: 'Human readable; not to be used in application logic.' }),
     description: z.withMeta(z.string(), { description: 'Human readable; not to be used in application logic.' }),
-    moreinfo: z.optional(z.withMeta(z.string(), { description: 'Not always populated: from the NFC face match and NFC capture activities.' })),
+    // A JSON document in a string: the family's wire format, kept; the document says what it holds.
+    moreinfo: z.optional(
+      z.withMeta(z.string(), {
+        description:
+          "The check's figures as a JSON document in a string (parse it): the engine, its measurements and the thresholds they were judged by; " +
+          'its members depend on `checkType`. Not always populated.',
+        contentMediaType: 'application/json',
+        contentSchema: { type: 'object', additionalProperties: true },
+      }),
+    ),
     checkedAt: DateTime,
     reports: z.array(
       z.object({
@@ -50,7 +60,7 @@ const SummarySchema = z.withMeta(
   z.object({
     processInstanceId: z.string(),
     processDefnName: z.optional(z.string()),
-    processDefnVersion: z.optional(z.number()),
+    processDefnVersion: z.optional(z.number().check(z.int())),
     writtenAt: DateTime,
     decision: z.withMeta(z.nullable(z.string()), { description: 'The decision when the summary was written (PASS, FAIL or REVIEW), or null: a decider that runs later, or an error end, is not in it.' }),
     checks: z.withMeta(
@@ -86,8 +96,8 @@ export const UserDataSchema = z.withMeta(
     processInstanceId: z.string(),
     processDefnId: z.string(),
     processDefnName: z.string(),
-    processDefnVersion: z.number(),
-    status: z.string(),
+    processDefnVersion: z.number().check(z.int()),
+    status: z.enum(INSTANCE_STATUSES),
     forTest: z.withMeta(z.optional(z.literal(true)), { description: 'Present (true) only for a test-mode instance: its outcomes may be forced (docs/sandbox.md).' }),
     forms: z.withMeta(z.record(z.string(), z.record(z.string(), z.unknown())), {
       description: "Each data form's values, under the form's `Form data Key`.",

@@ -96,7 +96,7 @@ export const DeliveriesQuerySchema = z.object({
 
 const AttemptSchema = z.object({
   at: DateTime,
-  status: z.optional(z.withMeta(z.number(), { description: 'The HTTP status the endpoint answered.' })),
+  status: z.optional(z.withMeta(z.number().check(z.int()), { description: 'The HTTP status the endpoint answered.' })),
   error: z.optional(z.withMeta(z.string(), { description: 'Why no answer came: timeout, network, refused: <rule>, ...' })),
   latencyMs: z.number(),
 });
@@ -128,7 +128,7 @@ export const ReplaySchema = z.withMeta(
 );
 export const ReplayResultSchema = z.withMeta(
   z.object({
-    queued: z.withMeta(z.number(), { description: 'Deliveries queued: the events read that the webhook takes now.' }),
+    queued: z.withMeta(z.number().check(z.int()), { description: 'Deliveries queued: the events read that the webhook takes now.' }),
     more: z.withMeta(z.boolean(), { description: 'The range holds more than the 500 events one replay reads: replay again from `last`.' }),
     last: z.optional(z.withMeta(DateTime, { description: 'When the last event read was made (with `more`).' })),
   }),

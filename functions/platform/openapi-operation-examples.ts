@@ -1,0 +1,183 @@
+/**
+ * The examples of the OpenAPI document that the schemas alone cannot make realistic: the README's
+ * flows (a definition, a process token, an instance and what it gathered) and the bodies whose
+ * rules span members. Kept here rather than in the route files so that no handler's bundle
+ * carries them; the document builder is their only reader. The rest are made from the schemas
+ * (openapi-examples.ts). test/unit/openapi-examples.test.ts parses every one with its schema.
+ */
+import type * as z4 from 'zod/v4/core';
+import type { routes } from '../routes.js';
+import identityCheck from '../../statemachines/examples/identity-check.json' with { type: 'json' };
+
+type Routes = typeof routes;
+type BodyOf<K extends keyof Routes> = Routes[K]['request'] extends { body?: infer B } ? (B extends z4.$ZodType ? z4.input<B> : never) : never;
+
+/** Per operation: its request body and the body of its main answer (the first 2xx with JSON). */
+export type OperationExamples = { [K in keyof Routes]?: { request?: BodyOf<K>; response?: unknown } };
+
+const AT = '2026-03-14T09:26:53.000Z';
+const LATER = '2026-03-14T09:29:57.230Z';
+const TENANT = 'demo';
+const DEFN_ID = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
+const INSTANCE_ID = '0f6b2a64-3c1e-4d7a-9b8e-5a2f1c7d9e30';
+const TOKEN_ID = '3b241101-e2bb-4255-8caf-4136c566a962';
+const KEY_ID = '5f0c6d7e-1a2b-4c3d-8e9f-0a1b2c3d4e5f';
+
+/** What a face capture's check keeps in `moreinfo`: JSON in a string, as the family sends it. */
+const FACE_MOREINFO = {
+  engine: 'embedded',
+  faceCount: 1,
+  face: { box: { left: 0.31, top: 0.22, width: 0.38, height: 0.41 }, pixels: 274, confidence: 0.99, pose: { yaw: 3.1, pitch: -4.2, roll: 0.8 }, quality: { sharpness: 61.5, brightness: 142 } },
+  liveness: { score: 0.97, result: 'PASS', pass: 0.9, fail: 0.5 },
+  thresholds: { minFacePixels: 112, minFaceShare: 0.1, maxYaw: 30, maxPitch: 30, maxRoll: 25, minSharpness: 20, brightness: [40, 220] },
+};
+
+export const FACE_CHECK = {
+  checkId: 'selfie',
+  activityId: 'captureFace',
+  checkType: 'FACE_CAPTURE',
+  result: 'PASS' as const,
+  displayName: 'Face image capture',
+  description: 'One face was found, usable and judged live (liveness 0.97).',
+  moreinfo: JSON.stringify(FACE_MOREINFO),
+  checkedAt: LATER,
+  reports: [
+    { name: 'format', result: 'PASS' as const, description: 'JPEG, 720×960 pixels, 148213 bytes, checked by its content.' },
+    { name: 'face', result: 'PASS' as const, description: 'Exactly one face, 274 pixels across (112 or more passes).' },
+    { name: 'liveness', result: 'PASS' as const, description: 'Liveness 0.97 (0.9 or more passes).' },
+  ],
+};
+
+const published = {
+  id: DEFN_ID,
+  processDefinitionId: DEFN_ID,
+  status: 'DEPLOYED_ACTIVE',
+  themeId: null,
+  serverType: null,
+  processDefinitionType: null,
+  attributes: null,
+  createdDtm: AT,
+  createdBy: `apikey:${KEY_ID}`,
+};
+
+const processToken = {
+  id: TOKEN_ID,
+  name: 'onboarding-web',
+  description: 'New customers from the web sign-up.',
+  status: 'ACTIVE',
+  type: 'UNLIMITED',
+  maxCount: null,
+  counter: 12,
+  validFromDtm: null,
+  validToDtm: null,
+  processDefnName: 'identity-check',
+  processDefnVersion: '1',
+  processDefnTag: null,
+  uiUrl: `http://${TENANT}.fir.localhost:8080/journey`,
+  parameters: { firstName: 'Ann' },
+  processInstanceInit: null,
+  maxProcessDuration: null,
+  startProcessAddress: `http://${TENANT}.fir.localhost:8080/api/process-manager/processInstances/create?pt=${TOKEN_ID}`,
+  createdDtm: AT,
+  createdBy: `apikey:${KEY_ID}`,
+};
+
+const instance = {
+  id: INSTANCE_ID,
+  tenantId: TENANT,
+  processDefnId: DEFN_ID,
+  processDefnName: 'identity-check',
+  processDefnVersion: 1,
+  processTokenId: TOKEN_ID,
+  status: 'COMPLETED_ENDED_SUCCESS',
+  statusMapped: 'Accepted',
+  createdAt: AT,
+  lastUpdatedAt: LATER,
+  elapsedMilliseconds: 184230,
+  firstName: 'Ann',
+  lastName: 'Lee',
+  email: 'ann.lee@example.com',
+  retentionDays: 90,
+  expiringDtm: '2026-06-12T09:26:53.000Z',
+};
+
+const userData = {
+  processInstanceId: INSTANCE_ID,
+  processDefnId: DEFN_ID,
+  processDefnName: 'identity-check',
+  processDefnVersion: 1,
+  status: 'COMPLETED_ENDED_SUCCESS',
+  forms: { personalDetails: { firstName: 'Ann', lastName: 'Lee', email: 'ann.lee@example.com' } },
+  steps: [
+    { activityId: 'personalDetails', activityType: 'DATA_FORM', dataKey: 'personalDetails', submittedAt: '2026-03-14T09:27:41.000Z', values: { firstName: 'Ann', lastName: 'Lee', email: 'ann.lee@example.com' } },
+    { activityId: 'captureFace', activityType: 'CAPTURE_FACE_IMAGE', dataKey: 'selfie', submittedAt: LATER, values: { captureId: '01JPC6Q8V4Z7R2M5N9K3T1W0XB' } },
+  ],
+  checks: [FACE_CHECK],
+  images: [
+    {
+      imageKey: 'selfie',
+      captureId: '01JPC6Q8V4Z7R2M5N9K3T1W0XB',
+      kind: 'FACE',
+      format: 'JPEG',
+      contentType: 'image/jpeg',
+      width: 720,
+      height: 960,
+      bytes: 148213,
+      sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+      capturedAt: LATER,
+      data: '/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHR…',
+    },
+  ],
+};
+
+export const OPERATION_EXAMPLES: OperationExamples = {
+  createProcessDefinition: {
+    request: identityCheck as BodyOf<'createProcessDefinition'>,
+    response: { ...identityCheck, ...published },
+  },
+  getProcessDefinition: { response: { ...identityCheck, ...published } },
+  createProcessToken: {
+    request: { name: 'onboarding-web', description: 'New customers from the web sign-up.', processDefnName: 'identity-check', processDefnVersion: '1', parameters: { firstName: 'Ann' } },
+    response: { ...processToken, counter: 0 },
+  },
+  getProcessToken: { response: processToken },
+  listProcessTokens: {
+    response: {
+      content: [processToken],
+      pageable: { pageNumber: 0, pageSize: 20, offset: 0, paged: true, unpaged: false, sort: { sorted: true, unsorted: false, empty: false } },
+      totalElements: 1,
+      totalPages: 1,
+      last: true,
+      first: true,
+      number: 0,
+      size: 20,
+      numberOfElements: 1,
+      sort: { sorted: true, unsorted: false, empty: false },
+      empty: false,
+      nextCursor: null,
+      totalElementsCapped: false,
+    },
+  },
+  getProcessInstance: { response: instance },
+  getUserData: { response: userData },
+  getUserDataChecks: { response: [FACE_CHECK] },
+  addCustomDataForm: {
+    request: {
+      name: 'onboarding-details',
+      description: 'Name and e-mail, as in the identity document.',
+      version: 1,
+      status: 'DEPLOYED_ACTIVE',
+      resource: JSON.stringify({
+        title: { values: { en: 'Your details', de: 'Ihre Angaben' } },
+        version: 1,
+        components: [{ type: 'text', id: 'firstName', label: { values: { en: 'First name', de: 'Vorname' } }, validate: { required: true, maxLength: 100 } }],
+      }),
+    },
+  },
+  createApiKey: {
+    request: { name: 'backend', description: 'The onboarding backend: starts journeys and reads their results.', permissions: [`TNT#${TENANT}#ArthrServer:getFromTenant`] },
+  },
+  createWebhook: {
+    request: { url: 'https://hooks.bank.example/identity', description: 'Onboarding results', eventTypes: ['process-instance.completed', 'process-instance.reviewed'] },
+  },
+};
