@@ -747,7 +747,7 @@ export interface paths {
         };
         /**
          * The end user page of a journey: the step it waits at, or its end
-         * @description The redirect URL of instance creation. The first visit makes the instance ACTIVE. `lang` picks the language (en, de; English otherwise).
+         * @description The redirect URL of instance creation. The first visit makes the instance ACTIVE. `lang` picks the language (en, de), else the Accept-Language header, else English.
          */
         get: operations["showJourney"];
         put?: never;
@@ -769,7 +769,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a step's form; checked on the server, then the journey resumes
-         * @description A refused submission is answered 400 with the page again, its messages and the values as typed.
+         * @description A refused submission is kept on the step and answered 303 to the journey page, which shows its messages and the values as typed (post, redirect, get). The passcode and passkey screens answer 400 with their page again.
          */
         post: operations["submitJourneyStep"];
         delete?: never;
@@ -789,7 +789,7 @@ export interface paths {
         put?: never;
         /**
          * Submit the face image of a Capture Face Image step
-         * @description A `multipart/form-data` post with the image in the `image` field: the camera capture (the page puts it there) or a chosen file. The image is checked by its bytes (JPEG or PNG), at most 3145728 bytes and at least 240 pixels on its shorter side, and stored in S3 under the tenant and instance.
+         * @description A `multipart/form-data` post with the image in the `image` field: the camera capture (the page puts it there) or a chosen file. The image is checked by its bytes (JPEG or PNG), at most 3145728 bytes and at least 240 pixels on its shorter side, and stored in S3 under the tenant and instance. `consent=yes` is required under the step's Require Consent (else CONSENT_REQUIRED), `source=camera` (the page's camera mark) under Require Live Camera (else FACE_UPLOAD_NOT_ALLOWED). A refused photo is answered 303 to the journey page, which says why (its code in `data-refusal`).
          */
         post: operations["submitFaceCapture"];
         delete?: never;
@@ -885,7 +885,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The journey pages' own scripts (the camera capture, the passcode and passkey screens, closing a form's notifications) */
+        /** The journey pages' own scripts (the camera capture, the passcode and passkey screens, closing a form's notifications, a form's sending state) */
         get: operations["getJourneyAsset"];
         put?: never;
         post?: never;
@@ -1649,6 +1649,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The console: review queue, instances, definitions and API keys in the browser
+         * @description A static page. Its user signs in with an API key, which the page exchanges for a bearer token (POST /api/arthr/apiKeys/issue) and forgets; every screen reads and acts through this API with that token's permissions. Open it on the tenant's host: its API calls go to the origin it was loaded from.
+         */
+        get: operations["getConsolePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/console.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The console's script */
+        get: operations["getConsoleScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/console.css": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The console's style sheet */
+        get: operations["getConsoleStyles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/openid-configuration": {
         parameters: {
             query?: never;
@@ -2039,7 +2093,7 @@ export interface components {
              * @description Stable machine-readable error code.
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BODY_TOO_DEEP" | "MALFORMED_REQUEST" | "INVALID_HOST" | "INVALID_STATUS_TRANSITION" | "INVALID_VERIFIER" | "PASSCODE_NOT_GIVEN" | "PASSCODE_REUSED" | "PASSCODE_HISTORY_PROOF_REQUIRED" | "PASSKEY_VERIFICATION_FAILED" | "INVALID_BPMN_DATA" | "INVALID_BPMN" | "FACE_IMAGE_UNUSABLE" | "WEBHOOK_URL_REFUSED" | "STATE_MACHINE_TOO_LARGE" | "INVALID_CURSOR" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_API_KEY" | "API_KEY_BLOCKED" | "API_KEY_ARCHIVED" | "API_KEY_EXPIRED" | "API_KEY_OPERATION_NOT_PERMITTED" | "FORBIDDEN" | "MISSING_PERMISSION" | "PERMISSION_ESCALATION" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "API_KEY_NOT_FOUND" | "PROCESS_DEFINITION_NOT_FOUND" | "PROCESS_TOKEN_NOT_FOUND" | "PROCESS_INSTANCE_NOT_FOUND" | "CUSTOM_DATA_FORM_NOT_FOUND" | "CLOUD_FUNCTION_NOT_FOUND" | "CLOUD_SECRET_NOT_FOUND" | "WATCHLIST_NOT_FOUND" | "WATCHLIST_MEMBER_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "JOURNEY_NOT_AVAILABLE" | "STORE_NOT_FOUND" | "USER_NOT_FOUND" | "POLICY_NOT_FOUND" | "PASSCODE_REGISTRATION_NOT_FOUND" | "RELYING_PARTY_NOT_FOUND" | "PASSKEY_NOT_FOUND" | "PASSKEY_SESSION_NOT_FOUND" | "EVENT_QUERY_NOT_FOUND" | "EXPORT_NOT_FOUND" | "RESUME_NOT_AVAILABLE" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CONCURRENT_UPDATE" | "STEP_NOT_WAITING" | "PROCESS_INSTANCE_NOT_IN_REVIEW" | "SWITCH_LINK_USED" | "SWITCH_LINK_EXPIRED" | "STORE_EXISTS" | "EXTERNAL_ID_NOT_UNIQUE" | "CREDENTIAL_EXISTS" | "PROCESS_DEFINITION_EXISTS" | "PROCESS_DEFINITION_NOT_ACTIVE" | "CUSTOM_DATA_FORM_EXISTS" | "CLOUD_FUNCTION_EXISTS" | "WATCHLIST_LIMIT" | "WATCHLIST_FULL" | "WEBHOOK_LIMIT" | "CLOUD_SECRET_EXISTS" | "PROCESS_TOKEN_NAME_TAKEN" | "PROCESS_TOKEN_INACTIVE" | "PROCESS_TOKEN_EXHAUSTED" | "PROCESS_TOKEN_NOT_YET_VALID" | "PROCESS_TOKEN_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSTANCE_NOT_PAUSED" | "RESUME_NOT_READY" | "RESUME_ALREADY_USED" | "RESUME_EXPIRED" | "PAYLOAD_TOO_LARGE" | "SESSION_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_HEADERS_TOO_LARGE" | "TOO_MANY_REQUESTS" | "PASSCODE_LOCKED" | "WEBHOOK_REPLAY_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "QUOTA_EXCEEDED";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BODY_TOO_DEEP" | "MALFORMED_REQUEST" | "INVALID_HOST" | "INVALID_STATUS_TRANSITION" | "INVALID_VERIFIER" | "PASSCODE_NOT_GIVEN" | "PASSCODE_REUSED" | "PASSCODE_HISTORY_PROOF_REQUIRED" | "PASSKEY_VERIFICATION_FAILED" | "INVALID_BPMN_DATA" | "INVALID_BPMN" | "FACE_IMAGE_UNUSABLE" | "WEBHOOK_URL_REFUSED" | "STATE_MACHINE_TOO_LARGE" | "INVALID_CURSOR" | "SANDBOX_NOT_FOR_TEST" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_API_KEY" | "API_KEY_BLOCKED" | "API_KEY_ARCHIVED" | "API_KEY_EXPIRED" | "API_KEY_OPERATION_NOT_PERMITTED" | "FORBIDDEN" | "MISSING_PERMISSION" | "PERMISSION_ESCALATION" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "API_KEY_NOT_FOUND" | "PROCESS_DEFINITION_NOT_FOUND" | "PROCESS_TOKEN_NOT_FOUND" | "PROCESS_INSTANCE_NOT_FOUND" | "CUSTOM_DATA_FORM_NOT_FOUND" | "CLOUD_FUNCTION_NOT_FOUND" | "CLOUD_SECRET_NOT_FOUND" | "WATCHLIST_NOT_FOUND" | "WATCHLIST_MEMBER_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "JOURNEY_NOT_AVAILABLE" | "STORE_NOT_FOUND" | "USER_NOT_FOUND" | "POLICY_NOT_FOUND" | "PASSCODE_REGISTRATION_NOT_FOUND" | "RELYING_PARTY_NOT_FOUND" | "PASSKEY_NOT_FOUND" | "PASSKEY_SESSION_NOT_FOUND" | "EVENT_QUERY_NOT_FOUND" | "EXPORT_NOT_FOUND" | "RESUME_NOT_AVAILABLE" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CONCURRENT_UPDATE" | "STEP_NOT_WAITING" | "PROCESS_INSTANCE_NOT_IN_REVIEW" | "SWITCH_LINK_USED" | "SWITCH_LINK_EXPIRED" | "STORE_EXISTS" | "EXTERNAL_ID_NOT_UNIQUE" | "CREDENTIAL_EXISTS" | "PROCESS_DEFINITION_EXISTS" | "PROCESS_DEFINITION_NOT_ACTIVE" | "CUSTOM_DATA_FORM_EXISTS" | "CLOUD_FUNCTION_EXISTS" | "WATCHLIST_LIMIT" | "WATCHLIST_FULL" | "WEBHOOK_LIMIT" | "CLOUD_SECRET_EXISTS" | "PROCESS_TOKEN_NAME_TAKEN" | "PROCESS_TOKEN_INACTIVE" | "PROCESS_TOKEN_EXHAUSTED" | "PROCESS_TOKEN_NOT_YET_VALID" | "PROCESS_TOKEN_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSTANCE_NOT_PAUSED" | "RESUME_NOT_READY" | "RESUME_ALREADY_USED" | "RESUME_EXPIRED" | "PAYLOAD_TOO_LARGE" | "SESSION_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_HEADERS_TOO_LARGE" | "TOO_MANY_REQUESTS" | "PASSCODE_LOCKED" | "WEBHOOK_REPLAY_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "QUOTA_EXCEEDED";
             /** @description Human-readable explanation; do not parse. */
             message: string;
             /** @description Per-field problems, for validation errors. */
@@ -2047,6 +2101,8 @@ export interface components {
                 location: string;
                 message: string;
             }[];
+            /** @description OAuth-style reason (RFC 6750's error_description, also in WWW-Authenticate), where the client can act on it: `INVALID_TOKEN` for a bearer token that expired (get a new one). */
+            error_description?: string;
         };
         EmptyObject: Record<string, never>;
         ApiKeyPage: {
@@ -2201,6 +2257,7 @@ export interface components {
             description: string;
             /** @default 90 */
             retentionDays: number;
+            presentation?: components["schemas"]["JourneyPresentation"];
             startActivityId: string;
             activities: {
                 [key: string]: {
@@ -2281,6 +2338,28 @@ export interface components {
             createdDtm: string;
             createdBy: string;
         };
+        /** @description How the journey pages present the relying party. Without it, the pages name no relying party and the face capture's notice says 'the organisation that sent you this link'. */
+        JourneyPresentation: {
+            /** @description The relying party as the end user knows it: shown on every page, and named as who receives the data of a face capture. */
+            name: string;
+            /**
+             * Format: uri
+             * @description Its logo (an image the browser loads from this https URL, with no Referer), shown beside the name at most 40 px high.
+             */
+            logoUrl?: string;
+            /** @description Where end users ask for help: shown on every page. */
+            supportEmail?: string;
+            /**
+             * Format: uri
+             * @description A help page, shown on every page.
+             */
+            supportUrl?: string;
+            /**
+             * Format: uri
+             * @description The relying party's privacy notice: linked on every page and from the notice before a face capture.
+             */
+            privacyUrl?: string;
+        };
         DeciderCondition: {
             variable: string;
             equals: string | number | boolean;
@@ -2310,6 +2389,7 @@ export interface components {
             description: string;
             /** @default 90 */
             retentionDays: number;
+            presentation?: components["schemas"]["JourneyPresentation"];
             startActivityId: string;
             activities: {
                 [key: string]: {
@@ -2388,6 +2468,7 @@ export interface components {
             themeId?: string | null;
             /** @description Default DRAFT; EDITABLE is the family's draft, read back so. */
             status?: ("DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE") | null;
+            presentation?: components["schemas"]["JourneyPresentation"] | null;
             resources: {
                 bpmn: {
                     /** @description The BPMN 2.0 XML file (UTF-8, at most 1048576 bytes) as base64 (RFC 4648, padded, no line breaks). */
@@ -2468,6 +2549,7 @@ export interface components {
             description: string;
             /** @default 90 */
             retentionDays: number;
+            presentation?: components["schemas"]["JourneyPresentation"];
             startActivityId: string;
             activities: {
                 [key: string]: {
@@ -2910,6 +2992,13 @@ export interface components {
             createdBy: string;
             /** @description Present when the request used deprecated fields. */
             warnings?: string[];
+            /**
+             * @description Present (true) only on a test-mode token (docs/sandbox.md).
+             * @constant
+             */
+            forTest?: true;
+            /** @description The outcomes a test-mode token forces, as given. */
+            sandbox?: components["schemas"]["Sandbox"];
         };
         ProcessInstanceInit: {
             /** @description Only faceUploads is supported as an external source. */
@@ -2921,6 +3010,18 @@ export interface components {
                     };
                 };
             };
+        };
+        /** @description Forced outcomes for a test-mode token (forTest true) and its instances; refused (SANDBOX_NOT_FOR_TEST) on any other token. */
+        Sandbox: {
+            /** @description The outcome each check is forced to, by its key (a Face Key, `faceMatch`, a watchlist Check Key). */
+            checks?: {
+                [key: string]: "PASS" | "FAIL" | "REVIEW";
+            };
+            /**
+             * @description The journey's decision, forced where its outcome is recorded: PASS, FAIL or REVIEW.
+             * @enum {string}
+             */
+            decision?: "PASS" | "FAIL" | "REVIEW";
         };
         ProcessTokenCreate: {
             /** @description Unique in the tenant. */
@@ -2978,6 +3079,9 @@ export interface components {
              * @description Deprecated since August 2025; accepted and ignored; will be removed.
              */
             maxProcessDuration?: string;
+            /** @description Test mode (the family's forTest; `"true"` is read as true): the token's instances are marked `forTest: true` on every read and page, counted in no business metric, and may have their outcomes forced with `sandbox` (docs/sandbox.md). Default false. */
+            forTest?: boolean;
+            sandbox?: components["schemas"]["Sandbox"];
         };
         ProcessTokenPage: {
             content: components["schemas"]["ProcessToken"][];
@@ -3082,6 +3186,11 @@ export interface components {
             phoneNumber?: string;
             /** @description From the definition's retention. */
             retentionDays: number;
+            /**
+             * @description Present (true) only on a test-mode instance, made from a forTest token: its outcomes may be forced (docs/sandbox.md).
+             * @constant
+             */
+            forTest?: true;
             /** Format: date-time */
             expiringDtm: string;
             /** @description True when the instance will be deleted after its retention period. */
@@ -3162,6 +3271,11 @@ export interface components {
             /** @description From the definition's retention. */
             retentionDays: number;
             /**
+             * @description Present (true) only on a test-mode instance, made from a forTest token: its outcomes may be forced (docs/sandbox.md).
+             * @constant
+             */
+            forTest?: true;
+            /**
              * Format: date-time
              * @description createdAt + retentionDays: eligible for deletion after it.
              */
@@ -3212,6 +3326,11 @@ export interface components {
             phoneNumber?: string;
             /** @description From the definition's retention. */
             retentionDays: number;
+            /**
+             * @description Present (true) only on a test-mode instance, made from a forTest token: its outcomes may be forced (docs/sandbox.md).
+             * @constant
+             */
+            forTest?: true;
             /** Format: date-time */
             expiringDtm: string;
             /** @description The journey page with a capability of its own, for the end user to go on with (the first link keeps working). */
@@ -3243,6 +3362,11 @@ export interface components {
             phoneNumber?: string;
             /** @description From the definition's retention. */
             retentionDays: number;
+            /**
+             * @description Present (true) only on a test-mode instance, made from a forTest token: its outcomes may be forced (docs/sandbox.md).
+             * @constant
+             */
+            forTest?: true;
             processTokenParameters: {
                 [key: string]: string;
             };
@@ -3274,6 +3398,11 @@ export interface components {
             processDefnVersion: number;
             /** @enum {string} */
             status: "PENDING" | "ACTIVE" | "PAUSED" | "COMPLETED_ENDED_SUCCESS" | "COMPLETED_ENDED_ERROR" | "COMPLETED_PROCESS_ERROR" | "COMPLETED_TERMINATED" | "REVIEW";
+            /**
+             * @description Present (true) only for a test-mode instance: its outcomes may be forced (docs/sandbox.md).
+             * @constant
+             */
+            forTest?: true;
             /** @description Each data form's values, under the form's `Form data Key`. */
             forms: {
                 [key: string]: {
@@ -8638,14 +8767,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted: on to the journey page. */
+            /** @description Accepted, or refused (the journey page then shows what to correct): on to the journey page. */
             303: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description The form again, with what to correct. */
+            /** @description The form again, with what to correct (screens whose page carries a fresh challenge). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8719,14 +8848,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Accepted: on to the journey page. */
+            /** @description Accepted, or refused (the journey page then says what was wrong with the image): on to the journey page. */
             303: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description The capture page again, saying what was wrong with the image. */
+            /** @description A malformed link. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9123,7 +9252,7 @@ export interface operations {
             };
             path: {
                 /** @example data-form.js */
-                asset: "data-form.js" | "face-capture.js" | "passcode.js" | "passkey.js";
+                asset: "data-form.js" | "face-capture.js" | "page.js" | "passcode.js" | "passkey.js";
             };
             cookie?: never;
         };
@@ -13819,6 +13948,123 @@ export interface operations {
             };
             /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getConsolePage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of a copy the browser holds: answered 304 when it is current. */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The console page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified (If-None-Match matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getConsoleScript: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of a copy the browser holds: answered 304 when it is current. */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified (If-None-Match matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getConsoleStyles: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of a copy the browser holds: answered 304 when it is current. */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The style sheet. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": string;
+                };
+            };
+            /** @description Not modified (If-None-Match matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
