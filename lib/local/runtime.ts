@@ -8,7 +8,7 @@ import { apiKeyStore } from '../../functions/store/api-keys.js';
 import { tenantStore } from '../../functions/store/tenants.js';
 import { signerFor } from '../../functions/auth/signer.js';
 import { ensureTable, freePort, localClient, startDynamoDbLocal } from './dynamodb.js';
-import { startHttpServer } from './server.js';
+import { holdPort, startHttpServer } from './server.js';
 import type { RequestRecord } from './text-log.js';
 import { LocalStepFunctions } from './engine.js';
 import { localOrchestrator } from './orchestrator.js';
@@ -164,6 +164,10 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     chmodSync(path, 0o600);
   }
 
+  // The port asked for is held from here until the service listens on it: DynamoDB Local and the
+  // other local parts take free ports of their own meanwhile, and one of them could otherwise be
+  // given this one (a caller that picked a free port and let it go, as the README check does).
+  const held = opts.port ? await holdPort(opts.host ?? '127.0.0.1', opts.port) : undefined;
   const dynamo = await startDynamoDbLocal(join(localDir, 'dynamodb'));
   const s3Dir = join(localDir, 's3');
   const exportsDir = join(localDir, 's3-exports');
@@ -343,6 +347,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
 
     const signer = signerFor(`file:${keyPath}`);
     const jwk = await signer.publicJwk();
+    await held?.release();
     const http = await startHttpServer({
       routes: routeList,
       root: ROOT,

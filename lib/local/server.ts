@@ -1,5 +1,6 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { createServer as createNetServer } from 'node:net';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -321,4 +322,19 @@ export async function startHttpServer(opts: LocalServerOptions): Promise<{ serve
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * Listens on `port` without answering, so nothing else on this machine is given it, until
+ * `release`; fails at once (EADDRINUSE) when it is taken already.
+ */
+export function holdPort(host: string, port: number): Promise<{ release: () => Promise<void> }> {
+  return new Promise((ok, fail) => {
+    // A caller polling for readiness meanwhile is turned away at once (and tries again), never left hanging.
+    const holder = createNetServer((socket) => socket.destroy());
+    // Never what keeps the process alive: a start that fails before the release still exits.
+    holder.unref();
+    holder.once('error', fail);
+    holder.listen(port, host, () => ok({ release: () => new Promise<void>((done) => holder.close(() => done())) }));
+  });
 }
