@@ -25,7 +25,7 @@ const BASE = '^functions/(shared/|observability/|errors\\.ts$|config\\.ts$|auth/
 const STORAGE = '^functions/(store|adapters)/';
 const AREAS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|activities|exports|cloud-functions|faces|webhooks)/';
 /** Where an area declares its records and the storage interface it needs: at the area's root, never in a resource folder. */
-const AREA_MODELS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|exports|cloud-functions|faces|webhooks)/(model|domain)\\.ts$';
+const AREA_MODELS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|exports|cloud-functions|faces|webhooks|theme-server)/(model|domain)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -13,6 +13,7 @@ import { userDataRoutes } from './userdata/routes.js';
 import { identityStoreRoutes } from './identity-store/routes.js';
 import { cloudFunctionRoutes } from './cloud-functions/routes.js';
 import { consoleRoutes } from './console/console-routes.js';
+import { themeRoutes } from './theme-server/theme-routes.js';
 
 /**
  * THE route table: every route with its method, path, handler file, auth kind, permission, zod
@@ -36,6 +37,7 @@ export const routes = {
   ...identityStoreRoutes,
   ...cloudFunctionRoutes,
   ...consoleRoutes,
+  ...themeRoutes,
   ...platformRoutes,
 } satisfies Record<string, RouteDef>;
 

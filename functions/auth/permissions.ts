@@ -57,6 +57,10 @@ export const PERMISSIONS = [
   'WebhookManager:getWebhooks',
   'WebhookManager:addWebhook',
   'WebhookManager:updateWebhook',
+  // Themes (the family's theme server): read them; add a version; change an EDITABLE one, its assets and any one's status.
+  'ThemeServer:getThemes',
+  'ThemeServer:addTheme',
+  'ThemeServer:updateTheme',
 ] as const;
 
 export type PermissionName = (typeof PERMISSIONS)[number];

@@ -33,6 +33,7 @@ function part(value: string): string {
 const VERSIONED_KINDS = {
   customDataForm: { partition: 'CDFORMS', item: 'CDF', nameVersion: 'CDFNV' },
   cloudFunction: { partition: 'CLOUDFNS', item: 'CFN', nameVersion: 'CFNNV' },
+  theme: { partition: 'THEMES', item: 'THM', nameVersion: 'THMNV' },
 } as const;
 export type VersionedKind = keyof typeof VERSIONED_KINDS;
 
@@ -150,6 +151,8 @@ export const keys = {
       }),
       /** The sort-key prefix of one name's version items. */
       versionsPrefix: (name: string) => `${nameVersion}#${encoded(name)}#`,
+      /** The sort-key prefix of every name's version items (by name, then version). */
+      allVersionsPrefix: `${nameVersion}#`,
     };
     return of;
   },
@@ -578,6 +581,15 @@ export const objectKeys = {
     tenantPrefix(tenantId);
     if (!/^[A-Za-z0-9._-]+$/.test(file)) throw new Error('an export file name must be plain');
     return `tenants/${tenantId}/exports/${safeSegment(part(exportId))}/${file}`;
+  },
+  /**
+   * A theme's asset: `tenants/{tenantId}/themes/{themeId}/{secret}.{extension}`. The secret is
+   * the asset's own (its public URL carries it), so a replaced asset is a new object.
+   */
+  themeAsset(tenantId: string, themeId: string, secret: string, extension: string): string {
+    tenantPrefix(tenantId);
+    if (!/^[a-z0-9]{1,8}$/.test(extension)) throw new Error('an asset extension must be plain');
+    return `tenants/${tenantId}/themes/${safeSegment(part(themeId))}/${safeSegment(secret)}.${extension}`;
   },
   /** Every object key of the service starts with this. */
   root: 'tenants/',

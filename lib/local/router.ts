@@ -22,7 +22,7 @@ export function createRouter(routes: RouteDef[]): (method: string, path: string)
       .slice(1)
       .map((s) => (/^\{[^}]+\}$/.test(s) ? { param: s.slice(1, -1) } : { literal: s })),
   }));
-  return (method, path) => {
+  const match = (method: string, path: string): RouteMatch => {
     const parts = path.split('/').slice(1);
     const candidates: { c: Compiled; params: Record<string, string>; score: string }[] = [];
     for (const c of compiled) {
@@ -50,11 +50,14 @@ export function createRouter(routes: RouteDef[]): (method: string, path: string)
       }
       if (ok) candidates.push({ c, params, score });
     }
-    if (!candidates.length) return { kind: 'none' };
+    // API Gateway routes `/a/b/` as `/a/b` (an HTTP API route cannot end with a slash); the
+    // family's clients send some paths so (`POST .../themes/{id}/assets/`).
+    if (!candidates.length) return path.length > 1 && path.endsWith('/') ? match(method, path.slice(0, -1)) : { kind: 'none' };
     const forMethod = candidates.filter((x) => x.c.route.method === method.toUpperCase());
     if (!forMethod.length) return { kind: 'method', allowed: [...new Set(candidates.map((x) => x.c.route.method))] };
     forMethod.sort((a, b) => (a.score < b.score ? 1 : a.score > b.score ? -1 : 0));
     const best = forMethod[0]!;
     return { kind: 'found', route: best.c.route, pathParameters: best.params };
   };
+  return match;
 }

@@ -20,7 +20,7 @@ import { definitions, stateMachines } from '../../functions/process-manager/deps
 import { definitionStore } from '../../functions/store/process-definitions.js';
 import { compileDefinition } from '../../statemachines/compile.js';
 import { BPMN_EXAMPLES, EXAMPLES, EXAMPLE_FORMS } from '../../statemachines/examples/index.js';
-import { customDataForms } from '../../functions/process-manager/deps.js';
+import { customDataForms, themes } from '../../functions/process-manager/deps.js';
 import { addCustomDataForm } from '../../functions/process-manager/forms/custom-data-forms.js';
 import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions/definitions.js';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
@@ -467,7 +467,7 @@ async function publishExamples(tenantId: string): Promise<string[]> {
   for (const json of Object.values(EXAMPLES)) {
     const { name, version } = json as { name: string; version: number };
     if (await definitionStore.getByNameVersion(tenantId, name, version)) continue;
-    await publishDefinition({ definitions, stateMachines, orchestrator: installedOrchestrator, forms: customDataForms }, structuredClone(json), { tenantId, actor: 'operator', now: new Date() });
+    await publishDefinition({ definitions, stateMachines, orchestrator: installedOrchestrator, forms: customDataForms, themes }, structuredClone(json), { tenantId, actor: 'operator', now: new Date() });
     published.push(`${name} v${version}`);
   }
   // The BPMN examples as the family's tools deploy them: uploaded (DRAFT), then activated.
@@ -476,7 +476,7 @@ async function publishExamples(tenantId: string): Promise<string[]> {
     const ctx = { tenantId, actor: 'operator', now: new Date() };
     const data = readFileSync(example.file).toString('base64');
     const { record } = await publishBpmnUpload(
-      { definitions, stateMachines, orchestrator: installedOrchestrator, forms: customDataForms },
+      { definitions, stateMachines, orchestrator: installedOrchestrator, forms: customDataForms, themes },
       { name: example.name, description: example.description, resources: { bpmn: { data, type: 'BPMN' } } } as BpmnUpload,
       ctx,
     );

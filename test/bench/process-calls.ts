@@ -231,7 +231,7 @@ export async function setUpDefinition(
   name: string,
 ): Promise<{ processTokenId: string; publish: Tally | undefined; token: Invocation }> {
   const { publishDefinition } = await import('../../functions/process-manager/definitions/publish.js');
-  const { definitions, customDataForms, stateMachines } = await import('../../functions/process-manager/deps.js');
+  const { definitions, customDataForms, stateMachines, themes } = await import('../../functions/process-manager/deps.js');
   const { orchestrator } = await import('../../functions/process-manager/executions/orchestrator.js');
   const { definitionStore } = await import('../../functions/store/process-definitions.js');
   const { EXAMPLES } = await import('../../statemachines/examples/index.js');
@@ -242,7 +242,7 @@ export async function setUpDefinition(
   let publish: Tally | undefined;
   if (!(await h.asBench(() => definitionStore.getByNameVersion(h.tenantId, json.name, json.version)))) {
     publish = newTally('publishDefinition');
-    await within([publish], () => publishDefinition({ definitions, stateMachines, orchestrator, forms: customDataForms }, structuredClone(json), { tenantId: h.tenantId, actor: 'operator', now: new Date() }));
+    await within([publish], () => publishDefinition({ definitions, stateMachines, orchestrator, forms: customDataForms, themes }, structuredClone(json), { tenantId: h.tenantId, actor: 'operator', now: new Date() }));
     publish.open = false;
   }
   const token = await h.invoke(

@@ -74,6 +74,8 @@ const forms = {
     return form ? ({ ...form, id, status: 'DEPLOYED_ACTIVE' } as never) : undefined;
   },
 };
+/** No themes: these definitions name none. */
+const themes = { get: async () => undefined };
 const [identity, passcode] = exampleDefinitions();
 const ctx = (tenantId: string, now = NOW) => ({ tenantId, actor: 'apikey:k', now });
 /** The name every tenant's identity-check compiles to on this deployment. */
@@ -89,7 +91,7 @@ describe('state machines shared by every tenant, counted by their active version
 
   it('puts every tenant\u2019s and every version\u2019s identical journey on one state machine, counting each active version once', async () => {
     const { o, orchestrator } = fakeOrchestrator();
-    const d = { definitions, stateMachines: refs, orchestrator, forms };
+    const d = { definitions, stateMachines: refs, orchestrator, forms, themes };
     const before = (await refs.get(identityMachine()))?.users ?? 0;
     const [a, b] = [tenant(), tenant()];
     const va = await publish.publishDefinition(d, structuredClone(identity!), ctx(a));
@@ -122,7 +124,7 @@ describe('state machines shared by every tenant, counted by their active version
 
   it('gives a DRAFT no state machine until it becomes DEPLOYED_ACTIVE, then records it on the version', async () => {
     const { o, orchestrator } = fakeOrchestrator();
-    const d = { definitions, stateMachines: refs, orchestrator, forms };
+    const d = { definitions, stateMachines: refs, orchestrator, forms, themes };
     const t = tenant();
     const draft: ProcessDefinitionRecord = {
       tenantId: t, id: `draft-${t}`, name: 'passcode-registration', version: 4, description: '', retentionDays: 90,
@@ -166,7 +168,7 @@ describe('the janitor\u2019s claim and an activation exclude each other', () => 
 
   it('refuses the claim while an active version uses the state machine, and takes it once none does', async () => {
     const { orchestrator } = fakeOrchestrator();
-    const d = { definitions, stateMachines: refs, orchestrator, forms };
+    const d = { definitions, stateMachines: refs, orchestrator, forms, themes };
     const t = tenant();
     const { record } = await publish.publishDefinition(d, journey(), ctx(t));
     const name = record.stateMachineName!;
@@ -182,7 +184,7 @@ describe('the janitor\u2019s claim and an activation exclude each other', () => 
 
   it('answers 503 to an activation while a claim is under way, and makes the state machine again once it ends', async () => {
     const { o, orchestrator } = fakeOrchestrator();
-    const d = { definitions, stateMachines: refs, orchestrator, forms };
+    const d = { definitions, stateMachines: refs, orchestrator, forms, themes };
     const t = tenant();
     const { record } = await publish.publishDefinition(d, journey(), ctx(t));
     await domain.setDefinitionStatus(d, { tenantId: t, definitionId: record.id, status: 'DEPLOYED_INACTIVE', actor: 'apikey:k', now: NOW });
@@ -215,7 +217,7 @@ describe('the janitor\u2019s claim and an activation exclude each other', () => 
       expect(await refs.claim(n, { ...unused, now: NOW, unusedBefore: NOW, staleClaimBefore: new Date(NOW.getTime() - 1) })).toBe(true);
       await refs.release(n, NOW);
     });
-    const d = { definitions, stateMachines: refs, orchestrator, forms };
+    const d = { definitions, stateMachines: refs, orchestrator, forms, themes };
     // A first tenant's version made it and left it (so the janitor may take it).
     const { record: first } = await publish.publishDefinition(d, def, ctx(tenant(), new Date(NOW.getTime() - 86_400_000)));
     await domain.setDefinitionStatus(d, { tenantId: first.tenantId, definitionId: first.id, status: 'ARCHIVED', actor: 'apikey:k', now: new Date(NOW.getTime() - 86_400_000) });
@@ -229,7 +231,7 @@ describe('the janitor\u2019s claim and an activation exclude each other', () => 
 
   it('takes back the claim of a janitor run that died (older than 20 minutes)', async () => {
     const { orchestrator } = fakeOrchestrator();
-    const d = { definitions, stateMachines: refs, orchestrator, forms };
+    const d = { definitions, stateMachines: refs, orchestrator, forms, themes };
     const t = tenant();
     const { record } = await publish.publishDefinition(d, journey(), ctx(t));
     await domain.setDefinitionStatus(d, { tenantId: t, definitionId: record.id, status: 'DEPLOYED_INACTIVE', actor: 'apikey:k', now: NOW });

@@ -1,6 +1,6 @@
 import { apiHandler, actorOf } from '../../http/wrapper.js';
 import { definitionView } from './definitions.js';
-import { customDataForms, definitions, stateMachines } from '../deps.js';
+import { customDataForms, definitions, stateMachines, themes } from '../deps.js';
 import { orchestrator } from '../executions/orchestrator.js';
 import { publishBpmnUpload, publishDefinition } from './publish.js';
 import { isBpmnUpload } from './definition-schemas.js';
@@ -8,7 +8,7 @@ import { definitionRoutes as routes } from './definition-routes.js';
 
 export const handler = apiHandler(routes.createProcessDefinition, async ({ tenantId, auth, body, now }) => {
   const ctx = { tenantId, actor: actorOf(auth), now };
-  const d = { definitions, stateMachines, orchestrator, forms: customDataForms };
+  const d = { definitions, stateMachines, orchestrator, forms: customDataForms, themes };
   const published = async () => {
     if (isBpmnUpload(body)) return publishBpmnUpload(d, body, ctx);
     // The version's own members apart: the definition is validated as the format has it.

@@ -80,7 +80,7 @@ export const BpmnUploadSchema = z.withMeta(
       ),
       { description: 'For example `{"searchable": true}`; kept and returned as uploaded.' },
     ),
-    themeId: z.withMeta(optional(text(0, 255)), { description: 'Kept and returned; journey pages have one look for now.' }),
+    themeId: z.withMeta(optional(text(0, 255)), { description: 'A theme of this tenant (a theme version\'s id; 400 UNKNOWN_THEME otherwise, or when it is ARCHIVED). Instances of the definition answer its `themeUrl`.' }),
     status: z.withMeta(optional(z.enum(CREATE_STATUSES)), { description: "Default DRAFT; EDITABLE is the family's draft, read back so." }),
     presentation: optional(PresentationSchema),
     resources: z.looseObject({
@@ -109,7 +109,7 @@ export type BpmnUpload = z.output<typeof BpmnUploadSchema>;
  */
 export const JsonDefinitionCreateSchema = z.withMeta(
   z.extend(ProcessDefinitionSchema, {
-    themeId: z.withMeta(optional(text(0, 255)), { description: 'Kept and returned.' }),
+    themeId: z.withMeta(optional(text(0, 255)), { description: 'A theme of this tenant (a theme version\'s id; 400 UNKNOWN_THEME otherwise, or when it is ARCHIVED). Instances of the definition answer its `themeUrl`.' }),
     status: z.withMeta(optional(z.enum(CREATE_STATUSES)), { description: "Default DEPLOYED_ACTIVE; EDITABLE is the family's draft, read back so." }),
   }),
   { id: 'ProcessDefinitionCreate', description: "The service's JSON format, its version named." },
@@ -149,7 +149,7 @@ const published = {
   status: z.withMeta(z.enum(DEFINITION_STATUSES), {
     description: 'DRAFT or EDITABLE (drafts), DEPLOYED_ACTIVE (takes process tokens and starts journeys), DEPLOYED_INACTIVE, ARCHIVED (final).',
   }),
-  themeId: z.withMeta(z.nullable(z.string()), { description: 'As given on create (null when none was); journey pages have one look for now.' }),
+  themeId: z.withMeta(z.nullable(z.string()), { description: 'The theme given on create (null when none was).' }),
   serverType: z.withMeta(z.nullable(z.string()), { description: 'As uploaded; null for the JSON format.' }),
   processDefinitionType: z.withMeta(z.nullable(z.string()), { description: 'As uploaded; null for the JSON format.' }),
   attributes: z.withMeta(z.nullable(z.record(z.string(), z.unknown())), { description: 'As uploaded; null for the JSON format.' }),

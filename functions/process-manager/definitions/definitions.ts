@@ -160,8 +160,8 @@ export function definitionSummary(r: ProcessDefinitionRecord) {
     version: r.version,
     description: r.description,
     retentionDays: r.retentionDays,
-    // The family's upload fields, as uploaded. Journey pages have one look for now: a themeId
-    // (given with either format; null when none was) is kept and returned, and changes nothing.
+    // The family's upload fields, as uploaded. A themeId (given with either format; null when
+    // none was) names a theme of the tenant, checked on publish; instances answer its themeUrl.
     themeId: r.themeId ?? null,
     serverType: r.serverType ?? null,
     processDefinitionType: r.processDefinitionType ?? null,

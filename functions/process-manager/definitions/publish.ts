@@ -10,6 +10,8 @@ import type { BpmnUpload } from './definition-schemas.js';
 import type { CreateStatus, CustomDataFormStore, DefinitionFormat, DefinitionStore } from '../model.js';
 import { compileForDeployment, withStateMachine, type StateMachineDeps } from './state-machines.js';
 import { missingFormReferences } from '../forms/form-references.js';
+import { checkThemeReference } from '../../theme-server/theme-references.js';
+import type { ThemeStore } from '../../theme-server/model.js';
 
 export { MAX_ASL_BYTES, StateMachineTooLargeError } from './state-machines.js';
 
@@ -26,6 +28,8 @@ type Deps = StateMachineDeps & {
   definitions: DefinitionStore;
   /** Where the data forms a definition names by name and version are checked to exist. */
   forms: Pick<CustomDataFormStore, 'get' | 'getVersion' | 'latestVersion'>;
+  /** Where a `themeId` is checked to name a theme of the tenant (400 UNKNOWN_THEME otherwise). */
+  themes: Pick<ThemeStore, 'get'>;
 };
 type Ctx = { tenantId: string; actor: string; now: Date };
 
@@ -62,6 +66,7 @@ export async function publishDefinition(d: Deps, input: unknown, ctx: Ctx, versi
   if (missing.length > 0) throw onBody('The process definition names data forms this tenant does not have.', missing);
   const patterns = await unrunnableDefinitionPatterns(definition.activities);
   if (patterns.length > 0) throw onBody('The process definition has data form patterns this service cannot run.', patterns);
+  await checkThemeReference(d.themes, ctx.tenantId, version.themeId);
   if (await d.definitions.getByNameVersion(ctx.tenantId, definition.name, definition.version)) {
     throw new DefinitionExistsError(definition.name, definition.version);
   }
@@ -104,6 +109,7 @@ export async function publishBpmnUpload(d: Deps, upload: BpmnUpload, ctx: Ctx): 
     problems.push(...patterns.map((x) => locateOnBpmn(x, converted.definition, graph)));
   }
   if (problems.length > 0 || !definition) throw new InvalidBpmnError(problems);
+  await checkThemeReference(d.themes, ctx.tenantId, upload.themeId);
   // Sized before a version is taken, so a definition refused for its size uses none (the ASL
   // does not depend on the version: statemachines/compile.ts).
   compileForDeployment(definition);

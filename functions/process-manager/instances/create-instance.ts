@@ -18,6 +18,7 @@ import { instanceEvents } from '../../events/catalogue.js';
 import { log } from '../../http/log.js';
 import { stateFor } from '../../shared/session-state.js';
 import { countInstanceCreated } from '../../observability/metrics.js';
+import { publicThemePath } from '../../theme-server/theme-references.js';
 
 export interface CreateInstanceInput {
   tenantId: string;
@@ -64,6 +65,8 @@ export interface InstanceCreated {
   processInstanceId: string;
   /** One upload per image key of the token's `processInstanceInit.externalSources.faceUploads`. */
   externalSources?: { faceUploads: Record<string, FaceUploadTicket> };
+  /** The public JSON of the definition's theme, when it names one. */
+  themeUrl?: string;
 }
 
 export async function createInstance(d: CreateInstanceDeps, input: CreateInstanceInput): Promise<InstanceCreated> {
@@ -114,6 +117,7 @@ export async function createInstance(d: CreateInstanceDeps, input: CreateInstanc
     redirectUrl: redirectUrl(input.origin, record, capability),
     processInstanceId: record.id,
     ...(requested.length > 0 ? { externalSources: { faceUploads: tickets } } : {}),
+    ...(definition.themeId ? { themeUrl: `${input.origin}${publicThemePath(definition.themeId)}` } : {}),
   };
   const session = initialSession(record, requested.length > 0 ? { faceUploads: slots } : undefined);
   // A definition published with its `sessionKeep` runs on a reference to the session, stored as

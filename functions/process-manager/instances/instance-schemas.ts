@@ -49,6 +49,11 @@ export const InstanceCreatedSchema = z.withMeta(
         { description: "Present when the process token has processInstanceInit: one upload per image key." },
       ),
     ),
+    themeUrl: z.withMeta(z.optional(z.string()), {
+      description:
+        "Present when the definition names a theme (`themeId`): the theme's palette, asset URLs and what the hosted pages make of them, " +
+        'as JSON readable without a token (getPublicTheme), for branding what the relying party shows around the journey.',
+    }),
   }),
   { id: 'ProcessInstanceCreated' },
 );
