@@ -32,6 +32,8 @@ const AT = '2026-03-14T09:26:53.000Z';
 /** Values by member name, where the name says what a realistic value is. */
 const BY_NAME: Record<string, unknown> = {
   tenantId: 'demo',
+  assetSecret: 'q3L9xV0mZ8tR2kP5wY7bNc',
+  file: 'logo.png',
   processDefnName: 'identity-check',
   processDefinitionName: 'identity-check',
   processDefnVersion: 1,

@@ -174,6 +174,22 @@ export const OPERATION_EXAMPLES: OperationExamples = {
       }),
     },
   },
+  addTheme: {
+    request: {
+      name: 'bank-brand',
+      description: "The bank's colours, font and logo.",
+      status: 'EDITABLE',
+      palette: {
+        general: { backgroundColor: '#ffffff', primaryColor: '#0b5394' },
+        buttons: { primaryBackgroundColor: '#0b5394', primaryTextColor: '#ffffff' },
+        header: { backgroundColor: '#0b1f4d', textColor: '#ffffff' },
+        progressBar: { fillColor: '#0b5394', trackColor: '#d9e2ef' },
+      },
+    },
+  },
+  addThemeAsset: {
+    request: { name: 'logo', contentType: 'image/png', fileExtension: 'png', assetResource: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYPj/HwADAgH/eL9GtQAAAABJRU5ErkJggg==' },
+  },
   createApiKey: {
     request: { name: 'backend', description: 'The onboarding backend: starts journeys and reads their results.', permissions: [`TNT#${TENANT}#ArthrServer:getFromTenant`] },
   },

@@ -7,5 +7,5 @@ import { themeRoutes as routes } from './theme-routes.js';
 export const handler = apiHandler(routes.getPublicTheme, async ({ tenantId, path, origin }) => ({
   status: 200,
   headers: { 'cache-control': 'public, max-age=300' },
-  body: publicThemeView(await publicTheme(themes, tenantId, path.themeId), origin),
+  body: publicThemeView(await publicTheme(themes, tenantId, path.theme), origin),
 }));

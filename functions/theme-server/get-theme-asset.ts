@@ -9,7 +9,7 @@ import { themeRoutes as routes } from './theme-routes.js';
  * so an SVG opened on its own is only a picture even if it held more than the upload rules let in.
  */
 export const handler = apiHandler(routes.getThemeAsset, async ({ tenantId, path }) => {
-  const { asset, bytes } = await publicAsset({ themes, assets: themeAssets }, tenantId, path);
+  const { asset, bytes } = await publicAsset({ themes, assets: themeAssets }, tenantId, { themeId: path.theme, assetSecret: path.assetSecret, file: path.file });
   return {
     status: 200,
     headers: {

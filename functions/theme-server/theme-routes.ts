@@ -169,7 +169,7 @@ export const themeRoutes = {
   getThemeAsset: defineRoute({
     operationId: 'getThemeAsset',
     method: 'GET',
-    path: '/themes/{themeId}/assets/{assetSecret}/{file}',
+    path: '/themes/{theme}/assets/{assetSecret}/{file}',
     handler: 'functions/theme-server/get-theme-asset.ts',
     // On the tenant host (whose theme it is), with no token or capability: hosted pages load it
     // under `font-src 'self'; img-src 'self'`, and the family's tools download it. The secret in
@@ -191,7 +191,7 @@ export const themeRoutes = {
   getPublicTheme: defineRoute({
     operationId: 'getPublicTheme',
     method: 'GET',
-    path: '/themes/{themeId}/theme.json',
+    path: '/themes/{theme}/theme.json',
     handler: 'functions/theme-server/get-public-theme.ts',
     auth: 'endUser',
     summary: "A theme's palette and asset URLs, without a token (an instance's `themeUrl`)",

@@ -173,10 +173,10 @@ export const PublicThemeSchema = z.withMeta(
 );
 
 export const ThemeAssetPathSchema = z.strictObject({
-  themeId,
+  theme: themeId,
   assetSecret: z.withMeta(z.string().check(z.regex(/^[A-Za-z0-9_-]{22}$/, 'must be an asset secret')), { description: 'The asset\'s unguessable part.' }),
   file: z.withMeta(z.string().check(z.maxLength(120)), { description: '`{name}.{fileExtension}`' }),
 });
 
-export const PublicThemePathSchema = z.strictObject({ themeId });
+export const PublicThemePathSchema = z.strictObject({ theme: themeId });
 

@@ -1703,6 +1703,170 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/theme-server/themes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every version of every theme, a page at a time
+         * @description Without `sort`, by name and then version, each page reading only itself (`nextCursor` continues).
+         */
+        get: operations["listThemes"];
+        put?: never;
+        /**
+         * Add a version of a theme
+         * @description The family's first step: `{name, description, palette, status: "EDITABLE"}`. Each call adds the next version of the name, with a new id (what a definition's `themeId` names). The palette is checked for WCAG AA contrast (docs/themes.md).
+         */
+        post: operations["addTheme"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/theme-server/themes/{theme}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A name's versions, a page at a time
+         * @description The path variable is the theme's name here. The latest version: `?page=0&size=1&sort=version,desc` (`content[0].id`).
+         */
+        get: operations["listThemeVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/theme-server/themes/{theme}/all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one theme version with its palette and assets
+         * @description The path variable is the version's id here. `assets.global[].path` is each asset's public URL on this tenant host: it is read without a token (as the family's tools download them), and its last segment is `{name}.{fileExtension}`.
+         */
+        get: operations["getTheme"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/theme-server/themes/{theme}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change an EDITABLE version's palette and description
+         * @description The body is the `/all` JSON as the family's tools send it back (from this deployment or another): its `description` and `palette` are taken, the rest is the version's own and ignored. Only an EDITABLE (or DRAFT) version changes (409 THEME_NOT_EDITABLE): a deployed one is what journeys show, so add the next version of the name instead.
+         */
+        post: operations["updateTheme"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/theme-server/themes/{theme}/assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a font or image to an EDITABLE version
+         * @description Fonts: woff2, woff, ttf, otf; images: png, jpg/jpeg, gif, webp, ico, svg; at most 1 MiB each and 20 per theme. The bytes decide the type (a file that is not what its extension says is refused); an SVG must be a plain picture (no scripts, event handlers, embedded documents or references outside itself). An asset of a name the theme has replaces it (its old URL stops answering).
+         */
+        post: operations["addThemeAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/theme-server/themes/{theme}/status/{status}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a theme version along its lifecycle
+         * @description EDITABLE (or DRAFT) → DEPLOYED_ACTIVE or ARCHIVED; DEPLOYED_ACTIVE ⇄ DEPLOYED_INACTIVE; either → ARCHIVED, which is final. Setting the current status changes nothing. No body is needed; one sent is ignored. The answer carries the version's `id`, which the family's tools give their definitions as `themeId`.
+         */
+        post: operations["setThemeStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/themes/{theme}/assets/{assetSecret}/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A theme's font or image, without a token
+         * @description The URL `assets.global[].path` gives; no token or capability is needed. Served as what its bytes are, `nosniff`, cached for a year as immutable (a replaced asset gets a new URL), and under a CSP that lets it run nothing if opened on its own.
+         */
+        get: operations["getThemeAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/themes/{theme}/theme.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A theme's palette and asset URLs, without a token (an instance's `themeUrl`)
+         * @description What a relying party needs to brand its own screens of a journey (a custom page, its app around the journey) as the hosted pages are: the palette as sent, the asset URLs, and `resolved` (every colour the pages paint, the font faces, the logo). No token or capability is needed: the theme id (a random UUID) is the key, and a palette is what every end user sees anyway.
+         */
+        get: operations["getPublicTheme"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/openid-configuration": {
         parameters: {
             query?: never;
@@ -2093,7 +2257,7 @@ export interface components {
              * @description Stable machine-readable error code.
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BODY_TOO_DEEP" | "MALFORMED_REQUEST" | "INVALID_HOST" | "INVALID_STATUS_TRANSITION" | "INVALID_VERIFIER" | "PASSCODE_NOT_GIVEN" | "PASSCODE_REUSED" | "PASSCODE_HISTORY_PROOF_REQUIRED" | "PASSKEY_VERIFICATION_FAILED" | "INVALID_BPMN_DATA" | "INVALID_BPMN" | "FACE_IMAGE_UNUSABLE" | "WEBHOOK_URL_REFUSED" | "STATE_MACHINE_TOO_LARGE" | "INVALID_CURSOR" | "SANDBOX_NOT_FOR_TEST" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_API_KEY" | "API_KEY_BLOCKED" | "API_KEY_ARCHIVED" | "API_KEY_EXPIRED" | "API_KEY_OPERATION_NOT_PERMITTED" | "FORBIDDEN" | "MISSING_PERMISSION" | "PERMISSION_ESCALATION" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "API_KEY_NOT_FOUND" | "PROCESS_DEFINITION_NOT_FOUND" | "PROCESS_TOKEN_NOT_FOUND" | "PROCESS_INSTANCE_NOT_FOUND" | "CUSTOM_DATA_FORM_NOT_FOUND" | "CLOUD_FUNCTION_NOT_FOUND" | "CLOUD_SECRET_NOT_FOUND" | "WATCHLIST_NOT_FOUND" | "WATCHLIST_MEMBER_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "JOURNEY_NOT_AVAILABLE" | "STORE_NOT_FOUND" | "USER_NOT_FOUND" | "POLICY_NOT_FOUND" | "PASSCODE_REGISTRATION_NOT_FOUND" | "RELYING_PARTY_NOT_FOUND" | "PASSKEY_NOT_FOUND" | "PASSKEY_SESSION_NOT_FOUND" | "EVENT_QUERY_NOT_FOUND" | "EXPORT_NOT_FOUND" | "RESUME_NOT_AVAILABLE" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CONCURRENT_UPDATE" | "STEP_NOT_WAITING" | "PROCESS_INSTANCE_NOT_IN_REVIEW" | "SWITCH_LINK_USED" | "SWITCH_LINK_EXPIRED" | "STORE_EXISTS" | "EXTERNAL_ID_NOT_UNIQUE" | "CREDENTIAL_EXISTS" | "PROCESS_DEFINITION_EXISTS" | "PROCESS_DEFINITION_NOT_ACTIVE" | "CUSTOM_DATA_FORM_EXISTS" | "CLOUD_FUNCTION_EXISTS" | "WATCHLIST_LIMIT" | "WATCHLIST_FULL" | "WEBHOOK_LIMIT" | "CLOUD_SECRET_EXISTS" | "PROCESS_TOKEN_NAME_TAKEN" | "PROCESS_TOKEN_INACTIVE" | "PROCESS_TOKEN_EXHAUSTED" | "PROCESS_TOKEN_NOT_YET_VALID" | "PROCESS_TOKEN_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSTANCE_NOT_PAUSED" | "RESUME_NOT_READY" | "RESUME_ALREADY_USED" | "RESUME_EXPIRED" | "PAYLOAD_TOO_LARGE" | "SESSION_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_HEADERS_TOO_LARGE" | "TOO_MANY_REQUESTS" | "PASSCODE_LOCKED" | "WEBHOOK_REPLAY_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "QUOTA_EXCEEDED";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BODY_TOO_DEEP" | "MALFORMED_REQUEST" | "INVALID_HOST" | "INVALID_STATUS_TRANSITION" | "INVALID_VERIFIER" | "PASSCODE_NOT_GIVEN" | "PASSCODE_REUSED" | "PASSCODE_HISTORY_PROOF_REQUIRED" | "PASSKEY_VERIFICATION_FAILED" | "INVALID_BPMN_DATA" | "INVALID_BPMN" | "FACE_IMAGE_UNUSABLE" | "WEBHOOK_URL_REFUSED" | "STATE_MACHINE_TOO_LARGE" | "INVALID_CURSOR" | "SANDBOX_NOT_FOR_TEST" | "PALETTE_CONTRAST" | "INVALID_THEME_ASSET" | "UNKNOWN_THEME" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_API_KEY" | "API_KEY_BLOCKED" | "API_KEY_ARCHIVED" | "API_KEY_EXPIRED" | "API_KEY_OPERATION_NOT_PERMITTED" | "FORBIDDEN" | "MISSING_PERMISSION" | "PERMISSION_ESCALATION" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "API_KEY_NOT_FOUND" | "PROCESS_DEFINITION_NOT_FOUND" | "PROCESS_TOKEN_NOT_FOUND" | "PROCESS_INSTANCE_NOT_FOUND" | "CUSTOM_DATA_FORM_NOT_FOUND" | "CLOUD_FUNCTION_NOT_FOUND" | "THEME_NOT_FOUND" | "THEME_ASSET_NOT_FOUND" | "CLOUD_SECRET_NOT_FOUND" | "WATCHLIST_NOT_FOUND" | "WATCHLIST_MEMBER_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "JOURNEY_NOT_AVAILABLE" | "STORE_NOT_FOUND" | "USER_NOT_FOUND" | "POLICY_NOT_FOUND" | "PASSCODE_REGISTRATION_NOT_FOUND" | "RELYING_PARTY_NOT_FOUND" | "PASSKEY_NOT_FOUND" | "PASSKEY_SESSION_NOT_FOUND" | "EVENT_QUERY_NOT_FOUND" | "EXPORT_NOT_FOUND" | "RESUME_NOT_AVAILABLE" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CONCURRENT_UPDATE" | "STEP_NOT_WAITING" | "PROCESS_INSTANCE_NOT_IN_REVIEW" | "SWITCH_LINK_USED" | "SWITCH_LINK_EXPIRED" | "STORE_EXISTS" | "EXTERNAL_ID_NOT_UNIQUE" | "CREDENTIAL_EXISTS" | "PROCESS_DEFINITION_EXISTS" | "PROCESS_DEFINITION_NOT_ACTIVE" | "CUSTOM_DATA_FORM_EXISTS" | "CLOUD_FUNCTION_EXISTS" | "THEME_EXISTS" | "THEME_NOT_EDITABLE" | "THEME_ASSET_LIMIT" | "WATCHLIST_LIMIT" | "WATCHLIST_FULL" | "WEBHOOK_LIMIT" | "CLOUD_SECRET_EXISTS" | "PROCESS_TOKEN_NAME_TAKEN" | "PROCESS_TOKEN_INACTIVE" | "PROCESS_TOKEN_EXHAUSTED" | "PROCESS_TOKEN_NOT_YET_VALID" | "PROCESS_TOKEN_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSTANCE_NOT_PAUSED" | "RESUME_NOT_READY" | "RESUME_ALREADY_USED" | "RESUME_EXPIRED" | "PAYLOAD_TOO_LARGE" | "SESSION_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_HEADERS_TOO_LARGE" | "TOO_MANY_REQUESTS" | "PASSCODE_LOCKED" | "WEBHOOK_REPLAY_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "QUOTA_EXCEEDED";
             /** @description Human-readable explanation; do not parse. */
             message: string;
             /** @description Per-field problems, for validation errors. */
@@ -2324,7 +2488,7 @@ export interface components {
              * @enum {string}
              */
             status: "DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE" | "ARCHIVED";
-            /** @description As given on create (null when none was); journey pages have one look for now. */
+            /** @description The theme given on create (null when none was). */
             themeId: string | null;
             /** @description As uploaded; null for the JSON format. */
             serverType: string | null;
@@ -2447,7 +2611,7 @@ export interface components {
                     error?: string;
                 };
             };
-            /** @description Kept and returned. */
+            /** @description A theme of this tenant (a theme version's id; 400 UNKNOWN_THEME otherwise, or when it is ARCHIVED). Instances of the definition answer its `themeUrl`. */
             themeId?: string | null;
             /** @description Default DEPLOYED_ACTIVE; EDITABLE is the family's draft, read back so. */
             status?: ("DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE") | null;
@@ -2464,7 +2628,7 @@ export interface components {
             attributes?: {
                 [key: string]: unknown;
             } | null;
-            /** @description Kept and returned; journey pages have one look for now. */
+            /** @description A theme of this tenant (a theme version's id; 400 UNKNOWN_THEME otherwise, or when it is ARCHIVED). Instances of the definition answer its `themeUrl`. */
             themeId?: string | null;
             /** @description Default DRAFT; EDITABLE is the family's draft, read back so. */
             status?: ("DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE") | null;
@@ -2515,7 +2679,7 @@ export interface components {
              * @enum {string}
              */
             status: "DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE" | "ARCHIVED";
-            /** @description As given on create (null when none was); journey pages have one look for now. */
+            /** @description The theme given on create (null when none was). */
             themeId: string | null;
             /** @description As uploaded; null for the JSON format. */
             serverType: string | null;
@@ -2616,7 +2780,7 @@ export interface components {
              * @enum {string}
              */
             status: "DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE" | "ARCHIVED";
-            /** @description As given on create (null when none was); journey pages have one look for now. */
+            /** @description The theme given on create (null when none was). */
             themeId: string | null;
             /** @description As uploaded; null for the JSON format. */
             serverType: string | null;
@@ -3127,6 +3291,8 @@ export interface components {
                     };
                 };
             };
+            /** @description Present when the definition names a theme (`themeId`): the theme's palette, asset URLs and what the hosted pages make of them, as JSON readable without a token (getPublicTheme), for branding what the relying party shows around the journey. */
+            themeUrl?: string;
         };
         ProcessInstanceFromTemplate: {
             /** Format: uuid */
@@ -4163,6 +4329,272 @@ export interface components {
                 }[];
                 truncated: boolean;
             }[];
+        };
+        ThemePage: {
+            content: components["schemas"]["ThemeSummary"][];
+            totalElements: number;
+            totalPages: number;
+            first: boolean;
+            last: boolean;
+            number: number;
+            size: number;
+            numberOfElements: number;
+            empty: boolean;
+            sort: components["schemas"]["SortInfo"];
+            pageable: {
+                sort: components["schemas"]["SortInfo"];
+                unpaged: boolean;
+                paged: boolean;
+                pageSize: number;
+                pageNumber: number;
+                offset: number;
+            };
+            /** @description Send as `cursor` (with the same filters and sort) for the next page, which then costs one page whatever its depth; null on the last page. */
+            nextCursor: string | null;
+            /** @description True when totalElements is a lower bound: the list counts at most 10,000 (docs/lists.md). */
+            totalElementsCapped: boolean;
+        };
+        ThemeSummary: {
+            /** @description Generated when the version is added: what a definition's `themeId` names. */
+            id: string;
+            name: string;
+            version: number;
+            description: string;
+            /** @enum {string} */
+            status: "DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE" | "ARCHIVED";
+            /** Format: date-time */
+            createdDtm: string;
+            createdBy: string;
+            /** Format: date-time */
+            lastUpdatedDtm: string;
+            lastUpdatedBy: string;
+        };
+        Theme: {
+            /** @description Generated when the version is added: what a definition's `themeId` names. */
+            id: string;
+            name: string;
+            version: number;
+            description: string;
+            /** @enum {string} */
+            status: "DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE" | "ARCHIVED";
+            /** Format: date-time */
+            createdDtm: string;
+            createdBy: string;
+            /** Format: date-time */
+            lastUpdatedDtm: string;
+            lastUpdatedBy: string;
+            /** @description As sent (ThemePalette), members this service does not use included. */
+            palette: {
+                [key: string]: unknown;
+            };
+            assets: {
+                global: components["schemas"]["ThemeAsset"][];
+            };
+        };
+        ThemeAsset: {
+            name: string;
+            /** @description The asset's public URL on the tenant host: no token, an unguessable part of its own, immutable. */
+            path: string;
+            contentType: string;
+            fileExtension: string;
+            size: number;
+        };
+        /** @description Each creation is a new version of the name, with a new id. Members not listed here (tenantId, id, assets, ...) are accepted and ignored. */
+        ThemeCreate: {
+            name: string;
+            description?: string | null;
+            /** @description Colours by area, each a CSS colour (#rgb, #rrggbb, #rrggbbaa, rgb(), rgba(), hsl(), hsla()). Every member is optional; areas and members not listed are kept as sent and not used. The pairs a person reads are checked for WCAG AA contrast (docs/themes.md). */
+            palette?: components["schemas"]["ThemePalette"];
+            /** @description Default EDITABLE, as the family creates themes; assets and updates go to an EDITABLE (or DRAFT) version. */
+            status?: ("DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE") | null;
+        };
+        /** @description Colours by area, each a CSS colour (#rgb, #rrggbb, #rrggbbaa, rgb(), rgba(), hsl(), hsla()). Every member is optional; areas and members not listed are kept as sent and not used. The pairs a person reads are checked for WCAG AA contrast (docs/themes.md). */
+        ThemePalette: {
+            general?: {
+                /** @description The page behind everything. */
+                backgroundColor?: string;
+                /** @description Cards and forms on the page. */
+                surfaceColor?: string;
+                /** @description Accents: focus rings, selected items. */
+                primaryColor?: string;
+                /** @description Error messages and invalid fields. */
+                errorColor?: string;
+                /** @description Confirmations. */
+                successColor?: string;
+                /** @description The font: the name of one of the theme's font assets (default: its first). */
+                fontFamily?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            buttons?: {
+                /** @description The main action. */
+                primaryBackgroundColor?: string;
+                /** @description Its label. */
+                primaryTextColor?: string;
+                /** @description Other actions (retake, back). */
+                secondaryBackgroundColor?: string;
+                /** @description Their labels (and border). */
+                secondaryTextColor?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            text?: {
+                /** @description Headings and body text. */
+                primaryColor?: string;
+                /** @description Hints and subtitles. */
+                secondaryColor?: string;
+                /** @description Links. */
+                linkColor?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            inputs?: {
+                /** @description Fields. */
+                backgroundColor?: string;
+                /** @description What is typed. */
+                textColor?: string;
+                /** @description Placeholders. */
+                placeholderColor?: string;
+                /** @description The field's border. */
+                borderColor?: string;
+                /** @description The focused field. */
+                focusColor?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            countrySelection?: {
+                /** @description The list. */
+                backgroundColor?: string;
+                /** @description Its entries. */
+                textColor?: string;
+                /** @description The chosen entry. */
+                selectedBackgroundColor?: string;
+                /** @description Its label. */
+                selectedTextColor?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            documentSelection?: {
+                /** @description The list. */
+                backgroundColor?: string;
+                /** @description Its entries. */
+                textColor?: string;
+                /** @description The chosen entry. */
+                selectedBackgroundColor?: string;
+                /** @description Its label. */
+                selectedTextColor?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            documentCapture?: {
+                /** @description Around the camera. */
+                backgroundColor?: string;
+                /** @description Instructions over it. */
+                textColor?: string;
+                /** @description The document frame. */
+                frameColor?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            faceCapture?: {
+                /** @description Around the camera. */
+                backgroundColor?: string;
+                /** @description Instructions over it. */
+                textColor?: string;
+                /** @description The face oval. */
+                ovalColor?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            header?: {
+                /** @description The header bar (logo, title). */
+                backgroundColor?: string;
+                /** @description Its text. */
+                textColor?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            stepper?: {
+                /** @description The list of steps (desktop). */
+                backgroundColor?: string;
+                /** @description Its steps. */
+                textColor?: string;
+                /** @description The current step. */
+                activeColor?: string;
+                /** @description Done steps. */
+                completedColor?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            progressBar?: {
+                /** @description The bar. */
+                trackColor?: string;
+                /** @description The part done. */
+                fillColor?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The theme as `GET .../themes/{id}/all` reads it (the family's tools send that JSON back whole, from this deployment or another): `description` and `palette` are taken; `id`, `name`, `version`, `status` and `assets` are the version's own and are ignored (assets change through POST .../assets/, status through POST .../status/{status}). */
+        ThemeUpdate: {
+            description?: string | null;
+            /** @description Colours by area, each a CSS colour (#rgb, #rrggbb, #rrggbbaa, rgb(), rgba(), hsl(), hsla()). Every member is optional; areas and members not listed are kept as sent and not used. The pairs a person reads are checked for WCAG AA contrast (docs/themes.md). */
+            palette?: components["schemas"]["ThemePalette"];
+        };
+        /** @description Members not listed here are accepted and ignored. */
+        ThemeAssetAdd: {
+            /** @description The asset's name, without extension: its URL ends `{name}.{fileExtension}`. An asset of a name the theme has replaces it. */
+            name: string;
+            /** @description Accepted and not relied on: the type served is what the bytes are (the family's own tools send `font/ttf` or `image/<extension>` for any file). */
+            contentType?: string | null;
+            /** @description One of woff2, woff, ttf, otf, png, jpg, jpeg, gif, webp, ico, svg (a leading dot and capitals are fine). */
+            fileExtension: string;
+            /** @description The file as base64, at most 1048576 bytes decoded. */
+            assetResource: string;
+        };
+        /** @description A theme as anyone with its URL (an instance's `themeUrl`) reads it: its palette, asset URLs and what the hosted pages make of them. */
+        PublicTheme: {
+            id: string;
+            name: string;
+            version: number;
+            palette: {
+                [key: string]: unknown;
+            };
+            assets: {
+                global: {
+                    name: string;
+                    path: string;
+                }[];
+            };
+            resolved: components["schemas"]["ResolvedTheme"];
+        };
+        ResolvedTheme: {
+            id: string;
+            name: string;
+            version: number;
+            /** @description Every colour of every area as the hosted pages paint it: the palette's, else the pages' own. */
+            palette: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
+            /** @description The font the pages use: `general.fontFamily` if it names a font asset, else the first font asset; null for the pages' own. */
+            fontFamily: string | null;
+            fonts: {
+                /** @description The font asset's name, as CSS font-family. */
+                family: string;
+                url: string;
+                /** @enum {string} */
+                format: "woff2" | "woff" | "truetype" | "opentype";
+            }[];
+            /** @description The image asset named `logo` (any case), else the first image asset with "logo" in its name; null when none. */
+            logo: {
+                name: string;
+                url: string;
+                contentType: string;
+            } | null;
         };
     };
     responses: never;
@@ -14065,6 +14497,827 @@ export interface operations {
             };
             /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listThemes: {
+        parameters: {
+            query?: {
+                page?: number;
+                /** @example 20 */
+                size?: number;
+                /**
+                 * @description property[,asc|desc] (name, version, status, createdDtm, lastUpdatedDtm). Unsorted, a page comes in the store's order of names, each name's versions in order, and reads only itself; a sort sorts at most 2,000 versions in memory and pages by number only.
+                 * @example [
+                 *       "createdDtm,desc"
+                 *     ]
+                 */
+                sort?: string[];
+                /** @description The previous page's nextCursor: the next page, read from where that page ended (no item twice, none skipped, whatever was added meanwhile), at the cost of one page. Send the same filters and sort with it; `page` then only numbers the answer. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of theme versions, without palettes or assets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThemePage"];
+                };
+            };
+            /** @description Malformed JSON, wrong types, unknown enum values, over-long strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addTheme: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThemeCreate"];
+            };
+        };
+        responses: {
+            /** @description The new version, as `/all` reads it. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Theme"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED), or a palette with pairs under WCAG AA contrast (PALETTE_CONTRAST): `details` name each pair, both colours and the ratio. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A concurrent addition kept taking the next version (THEME_EXISTS); send it again. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not of the media type this operation takes. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listThemeVersions: {
+        parameters: {
+            query?: {
+                page?: number;
+                /** @example 20 */
+                size?: number;
+                /**
+                 * @description property[,asc|desc]; default version,asc. The latest version: `?page=0&size=1&sort=version,desc`.
+                 * @example [
+                 *       "createdDtm,desc"
+                 *     ]
+                 */
+                sort?: string[];
+                /** @description The previous page's nextCursor: the next page, read from where that page ended (no item twice, none skipped, whatever was added meanwhile), at the cost of one page. Send the same filters and sort with it; `page` then only numbers the answer. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The theme's name.
+                 * @example theme
+                 */
+                theme: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of versions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThemePage"];
+                };
+            };
+            /** @description Malformed JSON, wrong types, unknown enum values, over-long strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTheme: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The theme version's id.
+                 * @example 8d3e5b1a-4f2c-4a6e-9d7b-3c1f5e2a8b40
+                 */
+                theme: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Theme"];
+                };
+            };
+            /** @description Malformed JSON, wrong types, unknown enum values, over-long strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such theme in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateTheme: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The theme version's id.
+                 * @example 8d3e5b1a-4f2c-4a6e-9d7b-3c1f5e2a8b40
+                 */
+                theme: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThemeUpdate"];
+            };
+        };
+        responses: {
+            /** @description The version as `/all` reads it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Theme"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED), or a palette with pairs under WCAG AA contrast (PALETTE_CONTRAST): `details` name each pair, both colours and the ratio. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such theme in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The version is not EDITABLE (THEME_NOT_EDITABLE), or changed meanwhile (CONCURRENT_UPDATE). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not of the media type this operation takes. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addThemeAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The theme version's id.
+                 * @example 8d3e5b1a-4f2c-4a6e-9d7b-3c1f5e2a8b40
+                 */
+                theme: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThemeAssetAdd"];
+            };
+        };
+        responses: {
+            /** @description The version as `/all` reads it, with the asset and its public URL. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Theme"];
+                };
+            };
+            /** @description Invalid input, or an asset refused by its rules (INVALID_THEME_ASSET: `details` say which). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such theme in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The version is not EDITABLE (THEME_NOT_EDITABLE), holds 20 assets (THEME_ASSET_LIMIT), or changed meanwhile (CONCURRENT_UPDATE). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not of the media type this operation takes. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setThemeStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The theme version's id.
+                 * @example 8d3e5b1a-4f2c-4a6e-9d7b-3c1f5e2a8b40
+                 */
+                theme: string;
+                /** @example DRAFT */
+                status: "DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE" | "ARCHIVED";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version with its new status, as `/all` reads it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Theme"];
+                };
+            };
+            /** @description Malformed JSON, wrong types, unknown enum values, over-long strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such theme in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The status changed meanwhile (CONCURRENT_UPDATE). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getThemeAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The theme version's id.
+                 * @example 8d3e5b1a-4f2c-4a6e-9d7b-3c1f5e2a8b40
+                 */
+                theme: string;
+                /**
+                 * @description The asset's unguessable part.
+                 * @example q3L9xV0mZ8tR2kP5wY7bNc
+                 */
+                assetSecret: string;
+                /**
+                 * @description `{name}.{fileExtension}`
+                 * @example logo.png
+                 */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The asset. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description The path is not one of an asset. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such asset (THEME_ASSET_NOT_FOUND): unknown theme, secret or file name, one answer for all. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPublicTheme: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The theme version's id.
+                 * @example 8d3e5b1a-4f2c-4a6e-9d7b-3c1f5e2a8b40
+                 */
+                theme: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The theme. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicTheme"];
+                };
+            };
+            /** @description The path is not one of a theme. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such theme (THEME_ASSET_NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
