@@ -17,7 +17,7 @@ import { reviewStore } from '../store/reviews.js';
 import { stateMachineRefReader, stateMachineRefStore } from '../store/state-machine-refs.js';
 import { imageStore } from '../adapters/images.js';
 import { objectKeys } from '../store/keys.js';
-import { themeStore } from '../store/themes.js';
+import { themeVersions } from '../store/themes.js';
 import type { ThemeStore } from '../theme-server/model.js';
 import type {
   CustomDataFormStore,
@@ -47,4 +47,4 @@ export const stateMachineJanitorStore: StateMachineRefStore = stateMachineRefSto
 export const uploads: Pick<InstanceImageStore, 'uploadUrl'> = imageStore;
 export const faceUploadKey: FaceUploadKey = objectKeys.faceUpload;
 /** Themes, as a definition's `themeId` is checked against them. */
-export const themes: Pick<ThemeStore, 'get'> = themeStore;
+export const themes: Pick<ThemeStore, 'get'> = themeVersions;

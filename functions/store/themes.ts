@@ -10,10 +10,14 @@ const summaries = itemCodec<ThemeSummary>('ThemeVersion');
 
 const summaryOf = ({ tenantId: _tenant, palette: _palette, assets: _assets, revision: _revision, ...summary }: ThemeRecord): ThemeSummary => summary;
 
-const base = /* @__PURE__ */ versionedStore<ThemeRecord, ThemeSummary>('theme', { version: 'Theme', nameVersion: 'ThemeVersion' }, summaryOf);
+/** Themes by name and version (keys.versioned('theme')): what a definition's `themeId` is checked against needs no more. */
+export const themeVersions = /* @__PURE__ */ versionedStore<ThemeRecord, ThemeSummary>('theme', { version: 'Theme', nameVersion: 'ThemeVersion' }, summaryOf);
 
-/** Themes by name and version (keys.versioned('theme')), with the content updates an EDITABLE version takes. */
-export const themeStore: ThemeStore = {
+/** The same, with every name's versions and the content updates an EDITABLE version takes (built apart, so a reader bundles neither). */
+export const themeStore: ThemeStore = /* @__PURE__ */ withContent(themeVersions);
+
+function withContent(base: typeof themeVersions): ThemeStore {
+  return {
   ...base,
 
   allVersions(tenantId) {
@@ -63,4 +67,5 @@ export const themeStore: ThemeStore = {
     if (outcome.written) return 'updated';
     return (await base.get(record.tenantId, record.id)) ? 'changed' : 'gone';
   },
-};
+  };
+}
