@@ -32,6 +32,13 @@ function upload(name: string, bpmn: string | Buffer, extra: Record<string, unkno
 
 const post = (body: unknown) => call('POST', BASE, { token, body });
 
+/** A theme of the demo tenant, as the family's tools make one before they name it in a definition. */
+async function newThemeId(): Promise<string> {
+  const res = await call('POST', '/api/theme-server/themes', { token, body: { name: `brand-${fresh()}`, palette: {}, status: 'EDITABLE' } });
+  expect(res.status, res.text).toBe(201);
+  return res.json.id as string;
+}
+
 /**
  * A journey in the family's dialect that this deployment runs as it is: add the user (an error
  * boundary by the family's code), a gateway on a token parameter with a default flow, a user step
@@ -166,10 +173,11 @@ describe('POST /api/process-manager/processDefinitions with a BPMN upload', () =
       startActivityId: 'Activity_addUser',
     });
     expect(v1.headers.location).toBe(`${BASE}/${v1.json.id}`);
-    const v2 = await post(upload(name, JOURNEY, { themeId: 'dark', version: 7 }));
+    const theme = await newThemeId();
+    const v2 = await post(upload(name, JOURNEY, { themeId: theme, version: 7 }));
     expect(v2.status, v2.text).toBe(201);
     // The server assigns the version: one the body names is ignored.
-    expect(v2.json).toMatchObject({ version: 2, status: 'DRAFT', themeId: 'dark' });
+    expect(v2.json).toMatchObject({ version: 2, status: 'DRAFT', themeId: theme });
 
     // A DRAFT takes no process token until it is activated.
     const early = await call('POST', '/api/process-manager/processTokens', {
@@ -193,7 +201,7 @@ describe('POST /api/process-manager/processDefinitions with a BPMN upload', () =
       name,
       version: 2,
       status: 'DEPLOYED_ACTIVE',
-      themeId: 'dark',
+      themeId: theme,
       description: 'Uploaded as the deployment tools do',
       serverType: 'CAMUNDA',
       processDefinitionType: 'ONBOARDING',
@@ -522,11 +530,18 @@ describe('the JSON format beside it', () => {
     expect(again.json.activities[again.json.gateways.decide.default]).toMatchObject({ type: 'SIMPLE_DECIDER', inputs: { Outcome: 'REVIEW' } });
   });
 
-  it('takes a themeId and reads it back, null when none was given', async () => {
-    const themed = await post({ ...exampleNamed(fresh()), themeId: 'dark' });
+  it('takes a themeId naming a theme of the tenant and reads it back, null when none was given; refuses one that names none', async () => {
+    const theme = await newThemeId();
+    const themed = await post({ ...exampleNamed(fresh()), themeId: theme });
     expect(themed.status, themed.text).toBe(201);
-    expect(themed.json.themeId).toBe('dark');
-    expect((await call('GET', `${BASE}/${themed.json.id}`, { token })).json).toMatchObject({ themeId: 'dark', status: 'DEPLOYED_ACTIVE' });
+    expect(themed.json.themeId).toBe(theme);
+    expect((await call('GET', `${BASE}/${themed.json.id}`, { token })).json).toMatchObject({ themeId: theme, status: 'DEPLOYED_ACTIVE' });
+    const dark = await post({ ...exampleNamed(fresh()), themeId: 'dark' });
+    expect(dark.status).toBe(400);
+    expect(dark.json).toMatchObject({ code: 'UNKNOWN_THEME', details: [{ location: 'body.themeId' }] });
+    const unknownUpload = await post(upload(fresh(), JOURNEY, { themeId: '3b241101-e2bb-4255-8caf-4136c566a962' }));
+    expect(unknownUpload.status).toBe(400);
+    expect(unknownUpload.json.code).toBe('UNKNOWN_THEME');
     const plain = await post({ ...exampleNamed(fresh()), themeId: null });
     expect(plain.status, plain.text).toBe(201);
     expect((await call('GET', `${BASE}/${plain.json.id}`, { token })).json.themeId).toBeNull();
