@@ -12,7 +12,7 @@ export const MAX_ASSET_BYTES = 1024 * 1024;
 /** Assets one theme may hold (a handful of font weights and a logo or two). */
 export const MAX_ASSETS_PER_THEME = 20;
 /** An asset's name: the last path segment of its URL before the extension, as the family's tools read it back. */
-export const ASSET_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 _()-]{0,99}$/;
+export const ASSET_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 _().-]{0,99}$/;
 
 export class InvalidThemeAssetError extends apiError('INVALID_THEME_ASSET') {}
 export class ThemeAssetLimitError extends apiError('THEME_ASSET_LIMIT') {}

@@ -16,7 +16,9 @@ export const handler = apiHandler(routes.getThemeAsset, async ({ tenantId, path 
       'cache-control': 'public, max-age=31536000, immutable',
       etag: `"${asset.sha256.slice(0, 32)}"`,
       'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
-      'cross-origin-resource-policy': 'same-site',
+      // Public by its URL and sent without credentials: a custom page on its own origin may use the font or logo too.
+      'cross-origin-resource-policy': 'cross-origin',
+      'access-control-allow-origin': '*',
     },
     raw: { contentType: asset.contentType, body: bytes },
   };

@@ -65,7 +65,7 @@ export const CreateThemeSchema = z.withMeta(
   z.object({
     name: ThemeNameSchema,
     description: optional(text(0, 1000)),
-    palette: z.optional(palette),
+    palette: optional(palette),
     status: z.withMeta(optional(z.enum(CREATE_STATUSES)), { description: 'Default EDITABLE, as the family creates themes; assets and updates go to an EDITABLE (or DRAFT) version.' }),
   }),
   {
@@ -77,7 +77,7 @@ export const CreateThemeSchema = z.withMeta(
 export const UpdateThemeSchema = z.withMeta(
   z.object({
     description: optional(text(0, 1000)),
-    palette: z.optional(palette),
+    palette: optional(palette),
   }),
   {
     id: 'ThemeUpdate',
@@ -90,7 +90,7 @@ export const UpdateThemeSchema = z.withMeta(
 
 export const AddThemeAssetSchema = z.withMeta(
   z.object({
-    name: z.withMeta(z.string().check(z.regex(ASSET_NAME_PATTERN, 'must be 1 to 100 letters, digits, spaces or _ ( ) -, starting with a letter or digit')), {
+    name: z.withMeta(z.string().check(z.regex(ASSET_NAME_PATTERN, 'must be 1 to 100 letters, digits, spaces or _ ( ) . -, starting with a letter or digit')), {
       description: 'The asset\'s name, without extension: its URL ends `{name}.{fileExtension}`. An asset of a name the theme has replaces it.',
     }),
     contentType: z.withMeta(optional(text(0, 255)), {

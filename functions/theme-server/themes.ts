@@ -86,7 +86,7 @@ export function checkPalette(palette: Palette): void {
 export interface NewTheme {
   name: string;
   description?: string | null | undefined;
-  palette?: Palette | undefined;
+  palette?: Palette | null | undefined;
   status?: CreateStatus | null | undefined;
 }
 
@@ -123,7 +123,7 @@ function changed(record: ThemeRecord, ctx: Ctx, content: Partial<Pick<ThemeRecor
 /** The update the family's tools send (the `/all` JSON): its description and palette, checked like a creation's. */
 export async function updateTheme(
   themes: Pick<ThemeStore, 'get' | 'update'>,
-  input: { id: string; description?: string | null | undefined; palette?: Palette | undefined },
+  input: { id: string; description?: string | null | undefined; palette?: Palette | null | undefined },
   ctx: Ctx,
 ): Promise<ThemeRecord> {
   const record = await getTheme(themes, ctx.tenantId, input.id);

@@ -55,7 +55,7 @@ describe('themes as the family deploys them', () => {
 
     const logo = await addAsset(id, 'logo', 'png', png());
     expect(logo.status, logo.text).toBe(201);
-    // The family's migration tool sends font/ttf for any font: the bytes decide.
+    // The family's migration tool sends font/ttf for any font (and names assets by splitext): the bytes decide.
     const font = await addAsset(id, 'brand-font', 'woff2', FONT, 'font/ttf');
     expect(font.status, font.text).toBe(201);
 
@@ -74,6 +74,7 @@ describe('themes as the family deploys them', () => {
     expect(got.headers['x-content-type-options']).toBe('nosniff');
     expect(got.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(got.headers['content-security-policy']).toMatch(/sandbox/);
+    expect(got.headers['access-control-allow-origin']).toBe('*');
     expect(got.raw.equals(png())).toBe(true);
     const fontGot = await fetchPublic(assets.find((a) => a.name === 'brand-font')!.path);
     expect(fontGot.headers['content-type']).toBe('font/woff2');
@@ -96,6 +97,19 @@ describe('themes as the family deploys them', () => {
     expect(late.status).toBe(409);
     expect(late.json.code).toBe('THEME_NOT_EDITABLE');
     expect((await addAsset(id, 'logo', 'png', png())).json.code).toBe('THEME_NOT_EDITABLE');
+  });
+
+  it('reads leniently: a null palette and description, an asset name with dots, a MIME type it cannot know', async () => {
+    const res = await call('POST', BASE, { token, body: { name: fresh(), palette: null, description: null, status: 'EDITABLE', tenantId: 'demo', assets: { global: [] } } });
+    expect(res.status, res.text).toBe(201);
+    expect(res.json).toMatchObject({ palette: {}, description: '' });
+    const dotted = await addAsset(res.json.id, 'Roboto-Regular.v2', 'ttf', readFileSync(join(import.meta.dirname, '../../node_modules/bpmn-js/dist/assets/bpmn-font/font/bpmn.ttf')), 'application/octet-stream');
+    expect(dotted.status, dotted.text).toBe(201);
+    const path = dotted.json.assets.global[0].path as string;
+    expect(path).toMatch(/\/Roboto-Regular\.v2\.ttf$/);
+    const got = await fetchPublic(path);
+    expect(got.status).toBe(200);
+    expect(got.headers['content-type']).toBe('font/ttf');
   });
 
   it('lists themes and versions as the family reads the latest (page=0&size=1&sort=version,desc)', async () => {
@@ -185,6 +199,7 @@ describe('themes and definitions', () => {
     expect(created.json.themeUrl).toMatch(new RegExp(`^http://demo\\.fir\\.localhost:\\d+/themes/${theme.id}/theme\\.json$`));
     const themeJson = await fetchPublic(created.json.themeUrl);
     expect(themeJson.status).toBe(200);
+    expect(themeJson.headers['access-control-allow-origin']).toBe('*');
     expect(themeJson.json).toMatchObject({ id: theme.id, name: theme.name, version: 1, palette: PALETTE });
     expect(themeJson.json.resolved.palette.header).toEqual({ backgroundColor: '#0b1f4d', textColor: '#ffffff' });
     expect(themeJson.json.resolved.logo.url).toBe(themeJson.json.assets.global[0].path);

@@ -4403,8 +4403,7 @@ export interface components {
         ThemeCreate: {
             name: string;
             description?: string | null;
-            /** @description Colours by area, each a CSS colour (#rgb, #rrggbb, #rrggbbaa, rgb(), rgba(), hsl(), hsla()). Every member is optional; areas and members not listed are kept as sent and not used. The pairs a person reads are checked for WCAG AA contrast (docs/themes.md). */
-            palette?: components["schemas"]["ThemePalette"];
+            palette?: components["schemas"]["ThemePalette"] | null;
             /** @description Default EDITABLE, as the family creates themes; assets and updates go to an EDITABLE (or DRAFT) version. */
             status?: ("DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE") | null;
         };
@@ -4540,8 +4539,7 @@ export interface components {
         /** @description The theme as `GET .../themes/{id}/all` reads it (the family's tools send that JSON back whole, from this deployment or another): `description` and `palette` are taken; `id`, `name`, `version`, `status` and `assets` are the version's own and are ignored (assets change through POST .../assets/, status through POST .../status/{status}). */
         ThemeUpdate: {
             description?: string | null;
-            /** @description Colours by area, each a CSS colour (#rgb, #rrggbb, #rrggbbaa, rgb(), rgba(), hsl(), hsla()). Every member is optional; areas and members not listed are kept as sent and not used. The pairs a person reads are checked for WCAG AA contrast (docs/themes.md). */
-            palette?: components["schemas"]["ThemePalette"];
+            palette?: components["schemas"]["ThemePalette"] | null;
         };
         /** @description Members not listed here are accepted and ignored. */
         ThemeAssetAdd: {
