@@ -17,11 +17,10 @@
  * `themeId` (ProcessDefinitionRecord.themeId).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { apiError, ConcurrentUpdateError } from '../errors.js';
+import { apiError, ConcurrentUpdateError, ValidationError } from '../errors.js';
 import { addVersion, getVersioned, setVersionedStatus, versionsPage, type VersionedKindOf } from '../process-manager/versioned.js';
 import { orderedPage } from '../shared/keyed-list.js';
 import { parseSort, type CursorPage, type SortOrder } from '../shared/page.js';
-import { ValidationError } from '../errors.js';
 import type { CreateStatus, DeploymentStatus } from '../process-manager/model.js';
 import { checkAsset, decodeAssetResource, InvalidThemeAssetError, MAX_ASSETS_PER_THEME, ThemeAssetLimitError } from './assets.js';
 import { contrastFailures, resolvePalette, type Palette, type ResolvedPalette } from './palette.js';

@@ -103,6 +103,17 @@ describe('updateTheme', () => {
     expect(await refused(updateTheme(store, { id: theme.id, description: 'x' }, ctx()))).toMatchObject({ code: 'THEME_NOT_EDITABLE', statusCode: 409 });
   });
 
+  it('lets one of two updates made from the same read win; the other is 409 CONCURRENT_UPDATE', async () => {
+    const { store } = memoryStore();
+    const theme = await addTheme(store, { name: 'Brand' }, ctx());
+    const outcomes = await Promise.allSettled([
+      updateTheme(store, { id: theme.id, description: 'one' }, ctx()),
+      updateTheme(store, { id: theme.id, description: 'two' }, ctx()),
+    ]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect((outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({ code: 'CONCURRENT_UPDATE' });
+  });
+
   it("answers 404 for another tenant's theme", async () => {
     const { store } = memoryStore();
     const theme = await addTheme(store, { name: 'Brand' }, ctx('acme'));
