@@ -17,6 +17,8 @@ import { reviewStore } from '../store/reviews.js';
 import { stateMachineRefReader, stateMachineRefStore } from '../store/state-machine-refs.js';
 import { imageStore } from '../adapters/images.js';
 import { objectKeys } from '../store/keys.js';
+import { outboxStore } from '../store/outbox.js';
+import type { InstanceEventReader } from './instances/instance-events.js';
 import type {
   CustomDataFormStore,
   DefinitionStore,
@@ -44,3 +46,5 @@ export const stateMachineJanitorStore: StateMachineRefStore = stateMachineRefSto
 /** Pre-signed uploads of face images from outside a journey, and where they go. */
 export const uploads: Pick<InstanceImageStore, 'uploadUrl'> = imageStore;
 export const faceUploadKey: FaceUploadKey = objectKeys.faceUpload;
+/** An instance's events, from the outbox's events index. */
+export const instanceEvents: InstanceEventReader = outboxStore;
