@@ -25,6 +25,7 @@ import { instances, switchDevices } from './deps.js';
 import type { Language } from './messages/index.js';
 import { renderSwitchFollow } from './screens/switch-device.js';
 import { renderWaiting } from './screens/waiting.js';
+import { chromeOf } from './screen-context.js';
 import { completeUserStep, ServiceUnavailableError, StepNotWaitingError, type TaskFailer, type TaskResumer } from './steps.js';
 
 /** The activity type of the family's Switch to Mobile and Switch To Desktop (functions/activities/specs/switch-device.ts). */
@@ -240,13 +241,15 @@ export async function otherDevicePage(record: ProcessInstanceRecord, capability:
   if (isFinal(record.status) || !holder || holds(record, capability)) return undefined;
   const own = hashCapability(capability);
   const step = record.currentStep;
+  // The relying party's chrome, without a step's progress: this device is at no step.
+  const chrome = chromeOf(record, capability, lang);
   if (step?.activityType === SWITCH_DEVICE && switchModeOf(step.inputs) === 'to-desktop' && holder.via === 'to-mobile' && holder.from === own) {
     const back: JourneyHolder = { capabilityHash: own, from: holder.capabilityHash, via: 'to-desktop', activityId: step.activityId, step: visitOf(step), since: now.toISOString() };
     // Two loads at once: one moves the journey, the other reloads into where it went.
     if (await switchDevices.moveHolder(record.tenantId, record.id, back, holder.capabilityHash)) await finishSwitchBack({ ...record, holder: back }, step, now);
-    return renderWaiting(lang);
+    return renderWaiting(lang, chrome);
   }
-  return renderSwitchFollow(lang, holder.via === 'to-mobile' ? 'phone' : 'computer');
+  return renderSwitchFollow(lang, holder.via === 'to-mobile' ? 'phone' : 'computer', chrome);
 }
 
 /**
