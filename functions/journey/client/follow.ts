@@ -6,34 +6,37 @@
  * to the relying party after a moment (`data-refresh-url`) says so and offers to stay. Without
  * script the page's `<noscript>` meta refresh does both as before (layout.ts).
  */
-const body = document.body;
-const seconds = Number(body.dataset.refresh);
 
 /** The part of a page that says where the journey stands. */
 const shown = (doc: Document) => doc.querySelector('main')?.innerHTML ?? '';
 
-if (seconds > 0 && body.dataset.refreshUrl) {
-  const url = body.dataset.refreshUrl;
-  const controls = document.getElementById('redirect-controls');
-  const timer = setTimeout(() => location.assign(url), seconds * 1000);
-  if (controls) {
-    controls.hidden = false;
-    document.getElementById('redirect-stay')?.addEventListener('click', () => {
-      clearTimeout(timer);
-      controls.hidden = true;
-    });
-  }
-} else if (seconds > 0) {
-  const initial = shown(document);
-  const look = async () => {
-    try {
-      const res = await fetch(location.href, { cache: 'no-store', credentials: 'same-origin', headers: { accept: 'text/html' } });
-      const next = shown(new DOMParser().parseFromString(await res.text(), 'text/html'));
-      if (next !== initial) return location.reload();
-    } catch {
-      // Offline for a moment: look again later.
+/** Starts following, on a page that asks for it (`data-refresh`). */
+export function follow(): void {
+  const body = document.body;
+  const seconds = Number(body.dataset.refresh);
+  if (seconds > 0 && body.dataset.refreshUrl) {
+    const url = body.dataset.refreshUrl;
+    const controls = document.getElementById('redirect-controls');
+    const timer = setTimeout(() => location.assign(url), seconds * 1000);
+    if (controls) {
+      controls.hidden = false;
+      document.getElementById('redirect-stay')?.addEventListener('click', () => {
+        clearTimeout(timer);
+        controls.hidden = true;
+      });
     }
+  } else if (seconds > 0) {
+    const initial = shown(document);
+    const look = async () => {
+      try {
+        const res = await fetch(location.href, { cache: 'no-store', credentials: 'same-origin', headers: { accept: 'text/html' } });
+        const next = shown(new DOMParser().parseFromString(await res.text(), 'text/html'));
+        if (next !== initial) return location.reload();
+      } catch {
+        // Offline for a moment: look again later.
+      }
+      setTimeout(look, seconds * 1000);
+    };
     setTimeout(look, seconds * 1000);
-  };
-  setTimeout(look, seconds * 1000);
+  }
 }

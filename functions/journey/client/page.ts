@@ -5,8 +5,7 @@
  * enhancement: without it the forms are sent as they are and a waiting page reloads itself.
  */
 import { resetSending, showSending } from './sending.js';
-// A page that waits for something elsewhere follows it.
-import './follow.js';
+import { follow } from './follow.js';
 
 // On the document, so it runs after a screen's own handler: a form its script holds back
 // (a check failed, a passcode proof is being made) is not marked; that script marks it itself.
@@ -25,3 +24,6 @@ document.addEventListener('submit', (event) => {
 window.addEventListener('pageshow', (event) => {
   if (event.persisted) for (const form of document.forms) resetSending(form);
 });
+
+// A page that waits for something elsewhere follows it.
+follow();
