@@ -40,7 +40,7 @@ const RP_ID = 'demo.fir.localhost';
 /**
  * The long journey: the computer shows the QR code, the phone fills in the details and a
  * passcode and signs in with it, then goes back to the computer, which pauses the journey until
- * it is resumed, creates a passkey and signs in with it; a review ends it.
+ * it is resumed, creates a passkey and signs in with it; then it waits for the back office's review.
  */
 const longJourney = (name: string, storeName: string) => ({
   name,
@@ -76,7 +76,9 @@ const longJourney = (name: string, storeName: string) => ({
     wait: { type: 'WAIT_RESUME_INSTANCE', next: 'createPasskey' },
     createPasskey: { type: 'PASSKEY_REGISTRATION', inputs: { 'Store Name': storeName, 'Relying Party ID': RP_ID, 'Passkey Key': 'pkReg' }, next: 'signIn' },
     signIn: { type: 'PASSKEY_AUTHENTICATION', inputs: { 'Store Name': storeName, 'Relying Party ID': RP_ID, 'Passkey Key': 'pkAuth', 'User Key': 'signedIn' }, next: 'review' },
-    review: { type: 'REVIEW_REQUIRED' },
+    // The family's review tail: the end user's part is over while the back office decides.
+    review: { type: 'REVIEW_REQUIRED', next: 'backOffice' },
+    backOffice: { type: 'REVIEW_FROM_BACK_OFFICE' },
   },
 });
 
@@ -111,7 +113,7 @@ const TEXT = {
     paused: 'Angehalten',
     pkCreate: 'Passkey erstellen',
     pkSignIn: 'Mit Passkey anmelden',
-    review: 'Vielen Dank',
+    review: 'Ihr Antrag wird geprüft.',
     stay: 'Auf dieser Seite bleiben',
     gone: 'Dieser Link funktioniert nicht mehr',
     here: 'Auf diesem Gerät fortfahren',
@@ -131,7 +133,7 @@ const TEXT = {
     paused: 'Paused',
     pkCreate: 'Create a passkey',
     pkSignIn: 'Sign in with a passkey',
-    review: 'Thank you',
+    review: 'Your application is being reviewed.',
     stay: 'Stay on this page',
     gone: 'This link no longer works',
     here: 'Continue on this device',
@@ -334,7 +336,7 @@ describe('every hosted screen in Chromium at phone width', () => {
       await desk.getByRole('button', { name: t.pkSignIn }).click();
 
       // The review: the end user's part is over; on to the bank in a moment, unless they stay.
-      await desk.getByRole('heading', { name: t.review }).waitFor({ timeout: 15_000 });
+      await desk.getByText(t.review).waitFor({ timeout: 15_000 });
       await desk.getByRole('button', { name: t.stay }).click();
       await check('review', desk.url(), { progress: false });
       // The resume link, after the bank resumed: used (410).
