@@ -26,6 +26,7 @@ import type { Language } from './messages/index.js';
 import { renderSwitchFollow } from './screens/switch-device.js';
 import { renderWaiting } from './screens/waiting.js';
 import { chromeOf } from './screen-context.js';
+import { refusalOf } from './refusal-chrome.js';
 import { completeUserStep, ServiceUnavailableError, StepNotWaitingError, type TaskFailer, type TaskResumer } from './steps.js';
 
 /** The activity type of the family's Switch to Mobile and Switch To Desktop (functions/activities/specs/switch-device.ts). */
@@ -161,7 +162,7 @@ export async function openSwitchLink(
   if (!record) throw new JourneyNotAvailableError();
   let link = await switchDevices.getLink(tenantId, processInstanceId, secretHash, now);
   if (!link) throw new JourneyNotAvailableError();
-  if (link.device) throw new SwitchLinkUsedError();
+  if (link.device) throw refusalOf(new SwitchLinkUsedError(), record);
   const waitingAt = (r: ProcessInstanceRecord) => {
     const step = isFinal(r.status) ? undefined : r.currentStep;
     return step && step.activityId === link!.activityId && step.activityType === SWITCH_DEVICE && visitOf(step) === link!.step ? step : undefined;
@@ -169,14 +170,14 @@ export async function openSwitchLink(
 
   if (!link.openedAt) {
     const step = waitingAt(record);
-    if (!step || step.claim) throw new SwitchLinkExpiredError('The step this link was made for is over.');
-    if (holderOf(record) !== link.issuer) throw new SwitchLinkExpiredError('The journey has moved to another device since this link was shown.');
-    if (now.getTime() >= (await stepDeadline(record, step, ports))) throw new SwitchLinkExpiredError('The step this link was made for has timed out.');
+    if (!step || step.claim) throw refusalOf(new SwitchLinkExpiredError('The step this link was made for is over.'), record);
+    if (holderOf(record) !== link.issuer) throw refusalOf(new SwitchLinkExpiredError('The journey has moved to another device since this link was shown.'), record);
+    if (now.getTime() >= (await stepDeadline(record, step, ports))) throw refusalOf(new SwitchLinkExpiredError('The step this link was made for has timed out.'), record);
     if (!(await switchDevices.openLink(tenantId, processInstanceId, secretHash, step.taskToken, now.toISOString()))) {
       // Opened at the same moment by another request (the same link twice), or the step moved on: as they are now.
       link = await switchDevices.getLink(tenantId, processInstanceId, secretHash, now);
-      if (!link?.openedAt) throw new SwitchLinkExpiredError('The step this link was made for is over.');
-      if (link.device) throw new SwitchLinkUsedError();
+      if (!link?.openedAt) throw refusalOf(new SwitchLinkExpiredError('The step this link was made for is over.'), record);
+      if (link.device) throw refusalOf(new SwitchLinkUsedError(), record);
       record = (await instances.getLive(tenantId, processInstanceId, now)) ?? record;
     }
   }
@@ -198,7 +199,7 @@ export async function openSwitchLink(
     );
   } else if (!(record.lastStep?.activityId === link.activityId && record.lastStep.digest === secretHash)) {
     // Opened, but the step ended before it was handed over (its timer): the link gives nothing.
-    throw new SwitchLinkExpiredError('The step this link was made for is over.');
+    throw refusalOf(new SwitchLinkExpiredError('The step this link was made for is over.'), record);
   }
 
   const capability = randomBytes(32).toString('base64url');
@@ -211,7 +212,7 @@ export async function openSwitchLink(
     holder,
     previousHolder: record.holder?.capabilityHash,
   });
-  if (!granted) throw new SwitchLinkUsedError();
+  if (!granted) throw refusalOf(new SwitchLinkUsedError(), record);
   return { record: { ...record, holder }, capability };
 }
 
