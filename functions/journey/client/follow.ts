@@ -30,6 +30,8 @@ export function follow(): void {
     const look = async () => {
       try {
         const res = await fetch(location.href, { cache: 'no-store', credentials: 'same-origin', headers: { accept: 'text/html' } });
+        // Sent on (a resume link that has now resumed the journey: a link that works once): where it went, not this link again.
+        if (res.redirected) return location.assign(res.url);
         const next = shown(new DOMParser().parseFromString(await res.text(), 'text/html'));
         if (next !== initial) return location.reload();
       } catch {
