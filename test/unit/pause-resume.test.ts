@@ -12,6 +12,7 @@ import { instanceEvents } from '../../functions/events/catalogue.js';
 import { hashCapability } from '../../functions/process-manager/instances/instances.js';
 import { hashResumeSecret, pauseInstance } from '../../functions/process-manager/instances/pause.js';
 import { judgeResume, resumeJourney, taskDigest, type ResumeDeps } from '../../functions/journey/resume.js';
+import { relyingPartyOf } from '../../functions/journey/refusal-chrome.js';
 import { ServiceUnavailableError } from '../../functions/journey/steps.js';
 
 let instances: ProcessInstanceStore;
@@ -254,5 +255,21 @@ describe('judgeResume', () => {
     expect(judge({ pause, currentStep: step('2026-02-28T00:00:00.000Z') })).toEqual({ wait: 'notReached' });
     // Marked, not yet recorded (the instant between the two writes): wait, and at the deadline call it over.
     expect(judge({ pause: { ...pause, waitingAt: { activityId: 'wait', since } }, currentStep: step('2026-02-28T00:00:00.000Z') })).toEqual({ wait: 'maybeOver' });
+  });
+});
+
+describe('a refused resume link', () => {
+  it("carries the relying party for its page once its secret matched, and nobody's for a wrong one", async () => {
+    const r = await createInstance({ pages: { presentation: { name: 'Nordbank' } } } as Partial<ProcessInstanceRecord>);
+    const secret = await paused(r);
+    await waiting(r, 'task-rp');
+    const d = deps();
+    await resume(d, r, { actor: 'apikey:bank' });
+    const used = await resume(d, r, { secret }).catch((err: unknown) => err);
+    expect(used).toMatchObject({ code: 'RESUME_ALREADY_USED' });
+    expect(relyingPartyOf(used)).toEqual({ name: 'Nordbank' });
+    const wrong = await resume(d, r, { secret: `${secret.slice(0, -2)}xx` }).catch((err: unknown) => err);
+    expect(wrong).toMatchObject({ code: 'RESUME_NOT_AVAILABLE' });
+    expect(relyingPartyOf(wrong)).toBeUndefined();
   });
 });
