@@ -127,7 +127,8 @@ function operationsOf(paths: Record<string, Json> | undefined, anchors: Anchors,
   for (const [path, item] of Object.entries(paths ?? {})) {
     for (const method of METHODS) {
       const op = item[method] as Json | undefined;
-      if (op) out.push({ method, path, op, anchor: anchors.id(kind, op.operationId ?? `${method}-${path}`) });
+      // An operation by its id; an event (a webhook, keyed by its name) by its name.
+      if (op) out.push({ method, path, op, anchor: anchors.id(kind, kind === 'event' ? path : (op.operationId ?? `${method}-${path}`)) });
     }
   }
   return out;
