@@ -20,6 +20,14 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** Whether the page is no wider than the viewport (nothing to scroll sideways). */
+function fitsWidth(page: Page): Promise<boolean> {
+  return page.evaluate(() => {
+    const g = globalThis as any;
+    return g.document.documentElement.scrollWidth <= g.innerWidth;
+  });
+}
+
 /** axe-core's serious and critical violations on the page as it is now. */
 async function audit(page: Page): Promise<string[]> {
   await page.addScriptTag({ content: AXE });
@@ -42,13 +50,13 @@ describe('the home page and the API reference', () => {
       await page.goto(url('/'));
       await page.getByRole('heading', { level: 1, name: 'Identity verification and authentication orchestration' }).waitFor();
       // The style sheet applied (allowed by its hash): the header bar is dark.
-      expect(await page.locator('header').evaluate((e) => getComputedStyle(e).backgroundColor)).toBe('rgb(17, 24, 39)');
-      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      expect(await page.locator('header').evaluate((e) => (globalThis as any).getComputedStyle(e).backgroundColor)).toBe('rgb(17, 24, 39)');
+      expect(await fitsWidth(page)).toBe(true);
       await page.screenshot({ path: `${SHOTS}/home-${width}.png`, fullPage: true });
       await page.getByRole('main').getByRole('link', { name: 'API reference' }).click();
       await page.getByRole('heading', { level: 1, name: 'API reference' }).waitFor();
       expect(page.url()).toBe(url('/docs'));
-      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      expect(await fitsWidth(page)).toBe(true);
       // The index leads to an operation.
       await page.getByRole('navigation', { name: 'Contents' }).getByRole('link', { name: 'POST /api/arthr/apiKeys/issue' }).click();
       expect(page.url()).toBe(url('/docs#op-issueToken'));
@@ -56,6 +64,16 @@ describe('the home page and the API reference', () => {
       await page.getByRole('navigation', { name: 'Service' }).getByRole('link', { name: 'Console' }).click();
       await page.getByRole('heading', { name: 'Console' }).first().waitFor();
       expect(violations).toEqual([]);
+      await context.close();
+    });
+
+    it(`are linked from the console's header, at ${width} width`, async () => {
+      const context = await browser.newContext(options);
+      const page = await context.newPage();
+      await page.goto(url('/console'));
+      await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
+      await page.getByRole('banner').getByRole('link', { name: 'API reference' }).click();
+      await page.getByRole('heading', { level: 1, name: 'API reference' }).waitFor();
       await context.close();
     });
 
