@@ -103,11 +103,13 @@ function responsesHtml(responses: Record<string, Json> | undefined, ctx: SchemaC
   return `<h4>Responses</h4><ul class="responses">${items.join('')}</ul>`;
 }
 
+// Sections carry no accessible name on purpose: named, each would be a landmark region, and a
+// screen reader's list of landmarks would hold hundreds. Their headings are the way around.
 function operationHtml({ method, path, op, anchor }: Operation, doc: Json, ctx: SchemaContext): string {
   const permission = op['x-permission'];
   return (
-    `<section class="op" id="${escapeHtml(anchor)}" aria-labelledby="${escapeHtml(anchor)}-h">` +
-    `<h3 id="${escapeHtml(anchor)}-h">${escapeHtml(op.summary ?? op.operationId ?? `${method} ${path}`)}</h3>` +
+    `<section class="op" id="${escapeHtml(anchor)}">` +
+    `<h3>${escapeHtml(op.summary ?? op.operationId ?? `${method} ${path}`)}</h3>` +
     `<p>${methodBadge(method)}<code class="path">${escapeHtml(path)}</code>${op.deprecated ? ' <span class="deprecated">Deprecated</span>' : ''}</p>` +
     '<dl class="meta">' +
     (op.operationId ? `<dt>Operation</dt><dd><code>${escapeHtml(op.operationId)}</code></dd>` : '') +
@@ -196,7 +198,7 @@ export function renderApiReference(doc: Json): string {
       events
         .map(
           ({ path: name, op, anchor }) =>
-            `<section class="op" id="${escapeHtml(anchor)}" aria-labelledby="${escapeHtml(anchor)}-h"><h3 id="${escapeHtml(anchor)}-h"><code>${escapeHtml(name)}</code></h3>` +
+            `<section class="op" id="${escapeHtml(anchor)}"><h3><code>${escapeHtml(name)}</code></h3>` +
             (op.summary ? `<p>${escapeHtml(op.summary)}</p>` : '') +
             (op.description ? renderMarkdown(String(op.description)) : '') +
             bodyHtml(op.requestBody, ctx, 'Payload').replace(/Example request/g, 'Example payload') +
@@ -212,7 +214,7 @@ export function renderApiReference(doc: Json): string {
           const id = ctx.schemaAnchor(name);
           const rules = rulesHtml(schema);
           return (
-            `<section class="op" id="${escapeHtml(id)}" aria-labelledby="${escapeHtml(id)}-h"><h3 id="${escapeHtml(id)}-h">${escapeHtml(name)}</h3>` +
+            `<section class="op" id="${escapeHtml(id)}"><h3>${escapeHtml(name)}</h3>` +
             `<p><span class="type">${typeHtml(schema, ctx)}</span>${rules ? ` ${rules}` : ''}</p>` +
             (schema.description ? renderMarkdown(String(schema.description)) : '') +
             membersHtml(schema, ctx) +

@@ -52,7 +52,8 @@ const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 
 /**
  * The pages' CSP: no script at all, the style sheet above by its hash, nothing loaded from
- * anywhere (the pages are whole), no forms posted, no <base>, no framing.
+ * anywhere (the pages are whole) but the browser's own request for the site's icon, no forms
+ * posted, no <base>, no framing.
  */
 export const PAGES_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'`;
 
