@@ -150,6 +150,20 @@ describe('resuming', () => {
     expect(d.complete).toHaveBeenCalledTimes(1);
   });
 
+  it('lets the device that opens the resume link go on: a device a Switch Device step gave the journey to holds it no more', async () => {
+    // A phone held the journey when it paused; the resume link arrives by e-mail and is opened on a third device.
+    const phone = hashCapability('phone-capability');
+    const r = await createInstance({
+      holder: { capabilityHash: phone, from: hashCapability('first-link-capability'), via: 'to-mobile', activityId: 'switch', step: 'visit-1', since: now.toISOString() },
+    });
+    const secret = await paused(r);
+    await waiting(r, 'task-h');
+    const { capability } = await resume(deps(), r, { secret });
+    const item = await rawItem(keys.instance(TENANT, r.id));
+    expect(item?.holder).toBeUndefined();
+    expect(item?.resumeCapabilityHash).toBe(hashCapability(capability));
+  });
+
   it('lets one resumer of many racing ones through (the winning link may be sent again while its step waits)', async () => {
     const r = await createInstance();
     const secret = await paused(r);
