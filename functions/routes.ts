@@ -6,6 +6,7 @@ import { watchlistRoutes } from './faces/watchlist-routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { tokenRoutes } from './process-manager/tokens/token-routes.js';
 import { instanceRoutes } from './process-manager/instances/instance-routes.js';
+import { instanceEventRoutes } from './process-manager/instances/instance-event-routes.js';
 import { platformRoutes } from './platform/routes.js';
 import { journeyRoutes } from './journey/journey-routes.js';
 import { switchDeviceRoutes } from './journey/switch-routes.js';
@@ -31,6 +32,7 @@ export const routes = {
   ...webhookRoutes,
   ...tokenRoutes,
   ...instanceRoutes,
+  ...instanceEventRoutes,
   ...journeyRoutes,
   ...switchDeviceRoutes,
   ...userDataRoutes,

@@ -10,7 +10,8 @@ import { spec } from './specs/review-from-back-office.js';
  */
 export const screens: Screens<typeof spec> = {
   component: 'review',
-  render: { review: (view) => renderReview({ lang: view.lang, redirectUrl: view.record.parameters._redirectUrl, chrome: view.chrome }) },
+  // The end user's last page: the relying party's chrome, no step's progress (their part is over).
+  render: { review: (view) => renderReview({ lang: view.lang, redirectUrl: view.record.parameters._redirectUrl, chrome: { ...view.chrome, progress: undefined } }) },
   // Nothing to do on this page: a redirect recorded before it (the family's Redirect User V2) is followed.
   waits: true,
 };

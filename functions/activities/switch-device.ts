@@ -1,5 +1,5 @@
 import { finishSwitchBack, holds, switchBackState, switchLinkFor, switchModeOf } from '../journey/devices.js';
-import { journeyUrl } from '../journey/screen-context.js';
+import { chromeOf, journeyUrl } from '../journey/screen-context.js';
 import { renderSwitchBack, renderSwitchFollow, renderSwitchHere, renderSwitchNotHere, renderSwitchToPhone } from '../journey/screens/switch-device.js';
 import { renderWaiting } from '../journey/screens/waiting.js';
 import { activityError, type Screens, type StepBegin, type StepView, type Submission } from './contract.js';
@@ -35,16 +35,16 @@ type View = StepView<typeof spec>;
  */
 async function switchPage(view: View): Promise<string> {
   const { record, step, capability, lang } = view;
-  if (!holds(record, capability)) return renderSwitchFollow(lang, record.holder?.via === 'to-desktop' ? 'computer' : 'phone');
+  if (!holds(record, capability)) return renderSwitchFollow(lang, record.holder?.via === 'to-desktop' ? 'computer' : 'phone', chromeOf(record, capability, lang));
   if (switchModeOf(view.inputs) === 'to-mobile') return renderSwitchToPhone({ lang, link: await switchLinkFor(view, new Date()), chrome: view.chrome });
   switch (switchBackState(record, step)) {
     case 'go-back':
-      return renderSwitchBack(lang);
+      return renderSwitchBack(lang, view.chrome);
     case 'taking':
       await finishSwitchBack(record, step, new Date());
       return renderWaiting(lang, view.chrome);
     case 'alone':
-      return renderSwitchHere(lang, journeyUrl(record, capability, lang, step.activityId));
+      return renderSwitchHere(lang, journeyUrl(record, capability, lang, step.activityId), view.chrome);
   }
 }
 
@@ -67,6 +67,6 @@ export const submission: Submission<typeof spec> = {
     if (switchModeOf(view.inputs) === 'to-desktop' && holds(record, capability) && switchBackState(record, step) === 'alone') {
       return { complete: { result: {}, values: { device: 'unchanged' }, dataKey: step.activityId } };
     }
-    return { page: renderSwitchNotHere(lang, journeyUrl(record, capability, lang)) };
+    return { page: renderSwitchNotHere(lang, journeyUrl(record, capability, lang), view.chrome) };
   },
 };

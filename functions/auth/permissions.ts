@@ -11,6 +11,9 @@ export const PERMISSIONS = [
   'ArthrServer:deleteFromTenant',
   'ProcessManager:addProcessToken',
   'ProcessManager:getProcessInstance',
+  // An instance's events (what its webhooks were sent): a read of its own, so a key that reads
+  // statuses does not also read every notification body a journey sent.
+  'ProcessManager:getProcessInstanceEvents',
   // Not named by the spec; the same naming for the operations it leaves open.
   'ProcessManager:getProcessTokens',
   'ProcessManager:createProcessInstance',

@@ -1,11 +1,12 @@
 import * as z from '../shared/zod.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 
-const IfNoneMatch = z.looseObject({
+/** The revalidation header of the service's static pages (the platform's pages take it too). */
+export const IfNoneMatch = z.looseObject({
   'if-none-match': z.withMeta(z.optional(z.string()), { description: 'The ETag of a copy the browser holds: answered 304 when it is current.' }),
 });
 
-const notModified = { description: 'Not modified (If-None-Match matched the ETag).' };
+export const notModified = { description: 'Not modified (If-None-Match matched the ETag).' };
 
 /**
  * The console (docs/console.md): a static page, its script and its styles, public like the

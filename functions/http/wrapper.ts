@@ -259,7 +259,8 @@ async function bearerOrKeyAuth(route: RouteDef, event: APIGatewayProxyEventV2, t
 
 
 /** The HTML page a person sees when a page request fails; the journey area supplies it (pageHandler). */
-export type ErrorPage = (status: number, event: APIGatewayProxyEventV2) => string;
+/** An `html` route's page for a failure: its status, the request, and what failed (what the page may say about it). */
+export type ErrorPage = (status: number, event: APIGatewayProxyEventV2, err: unknown) => string;
 
 export interface HandlerOptions {
   /** Required on `html` routes: their errors are answered with this page, not a JSON body. */
@@ -389,7 +390,7 @@ function errorResult(route: RouteDef, err: unknown, flow: Flow, errorPage: Error
   const mapped = toErrorResponse(err);
   flow.errorCode = mapped.body.code;
   return route.html && errorPage
-    ? { status: mapped.statusCode, headers: mapped.headers, raw: { contentType: 'text/html; charset=utf-8', body: errorPage(mapped.statusCode, flow.event) } }
+    ? { status: mapped.statusCode, headers: mapped.headers, raw: { contentType: 'text/html; charset=utf-8', body: errorPage(mapped.statusCode, flow.event, err) } }
     : { status: mapped.statusCode, body: mapped.body, headers: mapped.headers };
 }
 

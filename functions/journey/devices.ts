@@ -25,6 +25,8 @@ import { instances, switchDevices } from './deps.js';
 import type { Language } from './messages/index.js';
 import { renderSwitchFollow } from './screens/switch-device.js';
 import { renderWaiting } from './screens/waiting.js';
+import { chromeOf } from './screen-context.js';
+import { refusalOf } from './refusal-chrome.js';
 import { completeUserStep, ServiceUnavailableError, StepNotWaitingError, type TaskFailer, type TaskResumer } from './steps.js';
 
 /** The activity type of the family's Switch to Mobile and Switch To Desktop (functions/activities/specs/switch-device.ts). */
@@ -160,7 +162,7 @@ export async function openSwitchLink(
   if (!record) throw new JourneyNotAvailableError();
   let link = await switchDevices.getLink(tenantId, processInstanceId, secretHash, now);
   if (!link) throw new JourneyNotAvailableError();
-  if (link.device) throw new SwitchLinkUsedError();
+  if (link.device) throw refusalOf(new SwitchLinkUsedError(), record);
   const waitingAt = (r: ProcessInstanceRecord) => {
     const step = isFinal(r.status) ? undefined : r.currentStep;
     return step && step.activityId === link!.activityId && step.activityType === SWITCH_DEVICE && visitOf(step) === link!.step ? step : undefined;
@@ -168,14 +170,14 @@ export async function openSwitchLink(
 
   if (!link.openedAt) {
     const step = waitingAt(record);
-    if (!step || step.claim) throw new SwitchLinkExpiredError('The step this link was made for is over.');
-    if (holderOf(record) !== link.issuer) throw new SwitchLinkExpiredError('The journey has moved to another device since this link was shown.');
-    if (now.getTime() >= (await stepDeadline(record, step, ports))) throw new SwitchLinkExpiredError('The step this link was made for has timed out.');
+    if (!step || step.claim) throw refusalOf(new SwitchLinkExpiredError('The step this link was made for is over.'), record);
+    if (holderOf(record) !== link.issuer) throw refusalOf(new SwitchLinkExpiredError('The journey has moved to another device since this link was shown.'), record);
+    if (now.getTime() >= (await stepDeadline(record, step, ports))) throw refusalOf(new SwitchLinkExpiredError('The step this link was made for has timed out.'), record);
     if (!(await switchDevices.openLink(tenantId, processInstanceId, secretHash, step.taskToken, now.toISOString()))) {
       // Opened at the same moment by another request (the same link twice), or the step moved on: as they are now.
       link = await switchDevices.getLink(tenantId, processInstanceId, secretHash, now);
-      if (!link?.openedAt) throw new SwitchLinkExpiredError('The step this link was made for is over.');
-      if (link.device) throw new SwitchLinkUsedError();
+      if (!link?.openedAt) throw refusalOf(new SwitchLinkExpiredError('The step this link was made for is over.'), record);
+      if (link.device) throw refusalOf(new SwitchLinkUsedError(), record);
       record = (await instances.getLive(tenantId, processInstanceId, now)) ?? record;
     }
   }
@@ -197,7 +199,7 @@ export async function openSwitchLink(
     );
   } else if (!(record.lastStep?.activityId === link.activityId && record.lastStep.digest === secretHash)) {
     // Opened, but the step ended before it was handed over (its timer): the link gives nothing.
-    throw new SwitchLinkExpiredError('The step this link was made for is over.');
+    throw refusalOf(new SwitchLinkExpiredError('The step this link was made for is over.'), record);
   }
 
   const capability = randomBytes(32).toString('base64url');
@@ -210,7 +212,7 @@ export async function openSwitchLink(
     holder,
     previousHolder: record.holder?.capabilityHash,
   });
-  if (!granted) throw new SwitchLinkUsedError();
+  if (!granted) throw refusalOf(new SwitchLinkUsedError(), record);
   return { record: { ...record, holder }, capability };
 }
 
@@ -240,13 +242,15 @@ export async function otherDevicePage(record: ProcessInstanceRecord, capability:
   if (isFinal(record.status) || !holder || holds(record, capability)) return undefined;
   const own = hashCapability(capability);
   const step = record.currentStep;
+  // The relying party's chrome, without a step's progress: this device is at no step.
+  const chrome = chromeOf(record, capability, lang);
   if (step?.activityType === SWITCH_DEVICE && switchModeOf(step.inputs) === 'to-desktop' && holder.via === 'to-mobile' && holder.from === own) {
     const back: JourneyHolder = { capabilityHash: own, from: holder.capabilityHash, via: 'to-desktop', activityId: step.activityId, step: visitOf(step), since: now.toISOString() };
     // Two loads at once: one moves the journey, the other reloads into where it went.
     if (await switchDevices.moveHolder(record.tenantId, record.id, back, holder.capabilityHash)) await finishSwitchBack({ ...record, holder: back }, step, now);
-    return renderWaiting(lang);
+    return renderWaiting(lang, chrome);
   }
-  return renderSwitchFollow(lang, holder.via === 'to-mobile' ? 'phone' : 'computer');
+  return renderSwitchFollow(lang, holder.via === 'to-mobile' ? 'phone' : 'computer', chrome);
 }
 
 /**

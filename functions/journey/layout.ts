@@ -79,14 +79,17 @@ export interface PageInput {
   body: string;
   /** Same-origin scripts the page loads (the journey pages' own; the CSP allows no others). */
   scripts?: string[];
-  /** Reload the page after `seconds`, or go on to `url` then. */
+  /**
+   * Look again after `seconds` (the page follows where the journey goes: it reloads once what it
+   * shows has changed), or go on to `url` then; at 0 seconds, go on at once.
+   */
   refresh?: { seconds: number; url?: string };
   chrome?: PageChrome | undefined;
 }
 
 /**
- * The script every page with a form loads: its submit button shows that the form is being sent
- * (client/page.ts). Pages work without it.
+ * The script every page with a form or that waits loads: its submit button shows that the form
+ * is being sent, a waiting page follows the journey (client/page.ts). Pages work without it.
  */
 export const PAGE_SCRIPT = '/journey/assets/page.js';
 
@@ -125,22 +128,37 @@ function footer(lang: Language, chrome: PageChrome | undefined): string {
   return support || switcher ? `<footer>${support}${switcher}</footer>` : '';
 }
 
+/**
+ * How a page looks again or goes on. At once: a meta refresh. After a delay: the page script
+ * (client/follow.ts), which reloads only when what the page shows has changed and lets the end
+ * user stay rather than be taken away, as a meta refresh that reloads the page under a reader
+ * every few seconds would not (WCAG 2.2.1, axe-core's `meta-refresh`); without script, the meta
+ * refresh in `<noscript>` does it as before.
+ */
+function refreshing(refresh: PageInput['refresh']): { head: string; body: string } {
+  if (!refresh) return { head: '', body: '' };
+  const meta = `<meta http-equiv="refresh" content="${refresh.seconds}${refresh.url ? `;url=${escapeHtml(refresh.url)}` : ''}">`;
+  if (refresh.seconds === 0) return { head: meta, body: '' };
+  return { head: `<noscript>${meta}</noscript>`, body: ` data-refresh="${refresh.seconds}"${refresh.url ? ` data-refresh-url="${escapeHtml(refresh.url)}"` : ''}` };
+}
+
 export function page(input: PageInput): string {
   const { chrome } = input;
-  // Every page with a form gets the sending state; scripts the screen names come first.
-  const scripts = [...(input.scripts ?? []), ...(input.body.includes('<form') ? [PAGE_SCRIPT] : [])];
+  const refresh = refreshing(input.refresh);
+  // Every page with a form gets the sending state, every page that waits follows; scripts the screen names come first.
+  const scripts = [...(input.scripts ?? []), ...(input.body.includes('<form') || refresh.body ? [PAGE_SCRIPT] : [])];
   return `<!doctype html>
 <html lang="${input.lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-${input.refresh ? `<meta http-equiv="refresh" content="${input.refresh.seconds}${input.refresh.url ? `;url=${escapeHtml(input.refresh.url)}` : ''}">` : ''}
+${refresh.head}
 <title>${escapeHtml(chrome?.presentation ? `${input.title} – ${chrome.presentation.name}` : input.title)}</title>
 <style>${CSS}</style>
 ${[...new Set(scripts)].map((src) => `<script src="${escapeHtml(src)}" defer></script>`).join('\n')}
 </head>
-<body data-sending="${escapeHtml(messages(input.lang).sending)}">
+<body data-sending="${escapeHtml(messages(input.lang).sending)}"${refresh.body}>
 ${header(input.lang, chrome?.presentation)}
 <main>
 ${progressBar(input.lang, chrome?.progress)}
@@ -160,6 +178,19 @@ export function noticePage(lang: Language, notice: Notice, options: Pick<PageInp
   const title = s[`${notice}Title`];
   const { after, ...rest } = options;
   return page({ ...rest, lang, title, body: `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(s[`${notice}Text`])}</p>${after ?? ''}` });
+}
+
+/**
+ * The end's way back to the relying party (`_redirectUrl`): a button, and with script a note that
+ * the page goes there by itself in a moment with a button to stay (client/follow.ts shows them).
+ */
+export function returnToSite(lang: Language, url: string): string {
+  const s = messages(lang);
+  return (
+    `<p><a class="button" href="${escapeHtml(url)}">${escapeHtml(s.doneReturn)}</a></p>` +
+    `<div id="redirect-controls" class="buttons" hidden><p class="hint" role="status">${escapeHtml(s.redirectSoon)}</p>` +
+    `<button type="button" class="secondary" id="redirect-stay">${escapeHtml(s.redirectStay)}</button></div>`
+  );
 }
 
 /** A refused field for the error summary: the id of its field, its message and, when it has one, the field's name as labelled. */

@@ -3,15 +3,26 @@ import { apiHandler, type HandlerResult, type LambdaHandler, type RequestContext
 import type { Responses, RouteDef } from '../http/route.js';
 import type * as z4 from 'zod/v4/core';
 import { journeyErrorPage as errorPageIn } from './error-page.js';
+import { relyingPartyOf } from './refusal-chrome.js';
 
 type Out<T> = T extends z4.$ZodType ? z4.output<T> : undefined;
 
 /**
  * The page a person sees when a journey request fails: no detail beyond "this link does not
- * work" (4xx) or "something went wrong" (5xx), in the language the link asks for.
+ * work" (4xx) or "something went wrong" (5xx), in the language the link asks for; for a link
+ * that proved itself, the relying party's chrome (refusal-chrome.ts), with a switch to the same
+ * link in another language where it was opened (a GET).
  */
-export function journeyErrorPage(status: number, event: APIGatewayProxyEventV2): string {
-  return errorPageIn(status, new URLSearchParams(event.rawQueryString ?? '').get('lang') ?? undefined, event.headers?.['accept-language']);
+export function journeyErrorPage(status: number, event: APIGatewayProxyEventV2, err?: unknown): string {
+  const query = new URLSearchParams(event.rawQueryString ?? '');
+  const presentation = relyingPartyOf(err);
+  const get = event.requestContext?.http?.method === 'GET';
+  const languageHref = (l: string) => {
+    const q = new URLSearchParams(query);
+    q.set('lang', l);
+    return `${event.rawPath}?${q.toString()}`;
+  };
+  return errorPageIn(status, query.get('lang') ?? undefined, event.headers?.['accept-language'], presentation && { presentation, ...(get ? { languageHref } : {}) });
 }
 
 /** apiHandler for the journey's pages (`html` routes): their errors are answered with the journey's own error page. */

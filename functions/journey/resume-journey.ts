@@ -5,6 +5,13 @@ import { journeyUrl } from './screen-context.js';
 import { resumeJourney, ResumeNotReadyError } from './resume.js';
 import { resumeDeps } from './resume-step.js';
 import { renderWaiting } from './screens/waiting.js';
+import { relyingPartyOf } from './refusal-chrome.js';
+
+/** The relying party's chrome for the page of a resume that proved itself. */
+const chromeOfRefusal = (err: unknown) => {
+  const presentation = relyingPartyOf(err);
+  return presentation && { presentation };
+};
 
 /**
  * The resume URL, opened (by the end user's browser, or by the relying party's backend): the
@@ -18,7 +25,7 @@ export const handler = pageHandler(routes.resumeJourney, async ({ tenantId, path
   } catch (err) {
     // Not there yet (the steps after the pause still run): a page that opens the same link again in a moment.
     if (err instanceof ResumeNotReadyError) {
-      return { status: 409, headers: err.headers, raw: { contentType: 'text/html; charset=utf-8', body: renderWaiting(lang) } };
+      return { status: 409, headers: err.headers, raw: { contentType: 'text/html; charset=utf-8', body: renderWaiting(lang, chromeOfRefusal(err)) } };
     }
     throw err;
   }

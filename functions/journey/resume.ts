@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { apiError, type ApiError } from '../errors.js';
+import { refusalOf } from './refusal-chrome.js';
 import { instanceEvents } from '../events/catalogue.js';
 import type { InstancePauseStore, ProcessInstanceStore } from '../process-manager/model.js';
 import { hashCapability, ProcessInstanceNotFoundError, type ProcessInstanceRecord } from '../process-manager/instances/instances.js';
@@ -122,14 +123,15 @@ export async function resumeJourney(
   for (let writes = 0; ; ) {
     const record = await d.instances.getLive(ref.tenantId, ref.processInstanceId, now);
     const verdict = judgeResume(ref.processInstanceId, record, by, d.resumeTypes);
-    if ('refuse' in verdict) throw verdict.refuse;
+    // A link that proved itself (its secret matched), refused: its page shows the relying party.
+    if ('refuse' in verdict) throw verdict.refuse instanceof ResumeNotAvailableError ? verdict.refuse : refusalOf(verdict.refuse, record);
     if ('wait' in verdict) {
-      if (Date.now() >= deadline) throw verdict.wait === 'maybeOver' ? new ResumeExpiredError('The journey no longer waits for this resume.') : new ResumeNotReadyError();
+      if (Date.now() >= deadline) throw refusalOf(verdict.wait === 'maybeOver' ? new ResumeExpiredError('The journey no longer waits for this resume.') : new ResumeNotReadyError(), record);
       await new Promise((r) => setTimeout(r, d.pollMs));
       continue;
     }
     // A resume that loses its write reads the instance again (another resume won, or the status moved).
-    if (++writes > 3) throw new ResumeAlreadyUsedError();
+    if (++writes > 3) throw refusalOf(new ResumeAlreadyUsedError(), record);
     const found = record!;
     const pause = found.pause!;
     // By the link: the same capability each time the same link is sent; by the API: a new one, which replaces the last.

@@ -130,7 +130,40 @@ const userData = {
   ],
 };
 
+/** The events of the instance above, as webhooks receive them (functions/events/catalogue.ts). */
+const instanceData = { processInstanceId: INSTANCE_ID, processDefnId: DEFN_ID, processDefnName: 'identity-check', processDefnVersion: 1, processTokenId: TOKEN_ID };
+const instanceEvent = (id: string, type: string, timestamp: string, data: Record<string, unknown>) => ({
+  id,
+  type,
+  tenantId: TENANT,
+  timestamp,
+  subject: { type: 'process-instance' as const, id: INSTANCE_ID },
+  data: { ...instanceData, ...data },
+});
+const INSTANCE_EVENTS = [
+  instanceEvent('evt_01JPC6M2K8A3B4C5D6E7F8G9H0', 'process-instance.created', AT, { status: 'PENDING' }),
+  instanceEvent('evt_01JPC6M2R1S2T3V4W5X6Y7Z8A9', 'process-instance.status-changed', '2026-03-14T09:26:55.120Z', { status: 'ACTIVE', previousStatus: 'PENDING' }),
+  instanceEvent('evt_01JPC6M2V0B1C2D3E4F5G6H7J8', 'process-instance.step-changed', '2026-03-14T09:26:55.410Z', { activityId: 'personalDetails', activityType: 'DATA_FORM' }),
+  instanceEvent('evt_01JPC6Q8V4Z7R2M5N9K3T1W0XC', 'process-instance.status-changed', LATER, { status: 'COMPLETED_ENDED_SUCCESS', previousStatus: 'ACTIVE' }),
+  instanceEvent('evt_01JPC6Q8V4Z7R2M5N9K3T1W0XD', 'process-instance.completed', LATER, { status: 'COMPLETED_ENDED_SUCCESS' }),
+];
+const WEBHOOK_ID = '6a1f4c2e-8b3d-4e5f-9a0b-1c2d3e4f5a6b';
+
 export const OPERATION_EXAMPLES: OperationExamples = {
+  getProcessInstanceEvents: { response: { events: INSTANCE_EVENTS } },
+  listInstanceWebhookDeliveries: {
+    response: {
+      deliveries: INSTANCE_EVENTS.slice(3).map((e, n) => ({
+        webhookId: WEBHOOK_ID,
+        eventId: e.id,
+        eventType: e.type,
+        eventTimestamp: e.timestamp,
+        subjectId: INSTANCE_ID,
+        status: 'DELIVERED',
+        attempts: [{ at: n ? '2026-03-14T09:29:57.902Z' : '2026-03-14T09:29:57.655Z', status: 200, latencyMs: n ? 97 : 142 }],
+      })),
+    },
+  },
   createProcessDefinition: {
     request: identityCheck as BodyOf<'createProcessDefinition'>,
     response: { ...identityCheck, ...published },

@@ -1,8 +1,9 @@
 import * as z from '../shared/zod.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { badRequest, error, forbidden, unauthorized } from '../http/responses.js';
+import { IfNoneMatch, notModified } from '../console/console-routes.js';
 
-/** Public documents: discovery, keys, the API description. Part of the route table (functions/routes.ts); handlers import only their own area. */
+/** Public documents: discovery, keys, the API description, the home page and the API reference. Part of the route table (functions/routes.ts); handlers import only their own area. */
 export const platformRoutes = {
   openidConfiguration: defineRoute({
     operationId: 'openidConfiguration',
@@ -38,6 +39,40 @@ export const platformRoutes = {
     tag: 'Platform',
     request: {},
     responses: { 200: { description: 'OpenAPI 3.1 document.', schema: z.record(z.string(), z.unknown()) } },
+    aws: {},
+  }),
+  getHomePage: defineRoute({
+    operationId: 'getHomePage',
+    method: 'GET',
+    path: '/',
+    handler: 'functions/platform/get-home-page.ts',
+    auth: 'public',
+    summary: 'The home page: what this service is, where its console and API reference are, a first call',
+    description: 'A static page for people (no script), on any host of the service: docs/api-reference.md.',
+    tag: 'Platform',
+    request: { headers: IfNoneMatch },
+    responses: {
+      200: { description: 'The home page.', contentType: 'text/html', schema: z.string() },
+      304: notModified,
+    },
+    aws: {},
+  }),
+  getApiReference: defineRoute({
+    operationId: 'getApiReference',
+    method: 'GET',
+    path: '/docs',
+    handler: 'functions/platform/get-api-reference.ts',
+    auth: 'public',
+    summary: 'The API reference: this document rendered as one HTML page',
+    description:
+      'Every operation by tag with its auth, permission, parameters, body, answers and example; the webhooks; the schemas. ' +
+      'Rendered on the server from the document `GET /openapi.json` serves, once per cold start; no script.',
+    tag: 'Platform',
+    request: { headers: IfNoneMatch },
+    responses: {
+      200: { description: 'The API reference page.', contentType: 'text/html', schema: z.string() },
+      304: notModified,
+    },
     aws: {},
   }),
 } satisfies Record<string, RouteDef>;

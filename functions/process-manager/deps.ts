@@ -19,6 +19,8 @@ import { imageStore } from '../adapters/images.js';
 import { objectKeys } from '../store/keys.js';
 import { themeVersions } from '../store/themes.js';
 import type { ThemeStore } from '../theme-server/model.js';
+import { outboxStore } from '../store/outbox.js';
+import type { InstanceEventReader } from './instances/instance-events.js';
 import type {
   CustomDataFormStore,
   DefinitionStore,
@@ -48,3 +50,5 @@ export const uploads: Pick<InstanceImageStore, 'uploadUrl'> = imageStore;
 export const faceUploadKey: FaceUploadKey = objectKeys.faceUpload;
 /** Themes, as a definition's `themeId` is checked against them. */
 export const themes: Pick<ThemeStore, 'get'> = themeVersions;
+/** An instance's events, from the outbox's events index. */
+export const instanceEvents: InstanceEventReader = outboxStore;

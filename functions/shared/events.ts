@@ -20,6 +20,9 @@ export interface EventEnvelope {
   data: Record<string, unknown>;
 }
 
+/** An event about a process instance (what an instance's events read lists). */
+export type InstanceEventEnvelope = EventEnvelope & { subject: { type: 'process-instance'; id: string } };
+
 /** How long an event is kept for reading, replay and redelivery (as Stripe keeps events: 30 days). */
 export const EVENT_RETENTION_DAYS = 30;
 
@@ -34,6 +37,17 @@ export function eventExpiresAt(e: Pick<EventEnvelope, 'timestamp'>): number {
  * keys; functions/events/relay.ts filters on it).
  */
 export const OUTBOX_SORT_PREFIX = 'EVT#';
+
+/**
+ * Where an event sits among its subject's events, in the order they were made: the outbox's sort
+ * key (`EVT#{timestamp}#{id}`). A page of an instance's events starts after one.
+ */
+export function eventPosition(e: Pick<EventEnvelope, 'timestamp' | 'id'>): string {
+  return `${OUTBOX_SORT_PREFIX}${e.timestamp}#${e.id}`;
+}
+
+/** The shape of an `eventPosition`: a cursor may carry no other. */
+export const EVENT_POSITION = /^EVT#\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z#evt_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 
 let last = { ms: -1, random: 0n };

@@ -62,7 +62,9 @@ export const instancePauseStore: InstancePauseStore = {
           Key: keys.instance(record.tenantId, record.id),
           UpdateExpression:
             'SET #status = :to, lastUpdatedAt = :now, resumeCapabilityHash = :cap, ' +
-            '#pause.resumedAt = :resumedAt, #pause.resumedBy = :by, #pause.resumedTask = :task',
+            '#pause.resumedAt = :resumedAt, #pause.resumedBy = :by, #pause.resumedTask = :task ' +
+            // Whoever opens the resume link (any device) goes on: no device holds the journey any more.
+            'REMOVE holder',
           ConditionExpression: '#status = :from AND #pause.secretHash = :hash AND attribute_not_exists(#pause.resumedAt)',
           ExpressionAttributeNames: { '#status': 'status', '#pause': 'pause' },
           ExpressionAttributeValues: {
@@ -92,7 +94,7 @@ export const instancePauseStore: InstancePauseStore = {
         new commands.UpdateCommand({
           TableName: tableName,
           Key: keys.instance(tenantId, id),
-          UpdateExpression: 'SET resumeCapabilityHash = :cap',
+          UpdateExpression: 'SET resumeCapabilityHash = :cap REMOVE holder',
           ConditionExpression: '#pause.resumedTask = :task',
           ExpressionAttributeNames: { '#pause': 'pause' },
           ExpressionAttributeValues: { ':cap': capabilityHash, ':task': resumedTask },

@@ -411,6 +411,19 @@ export const keys = {
     return `${keys.outboxSortPrefix}${timestamp}#${part(eventId)}`;
   },
   outboxSortPrefix: OUTBOX_SORT_PREFIX,
+  /**
+   * An instance's events on GSI1 (sparse: only the outbox items of instance events carry these
+   * keys, written in the same Put as the event), in the order they were made: reading an
+   * instance's events is one Query of the instance's own index partition, never a filter over its
+   * outbox shard. `PIEVT#{instanceId}`; events written before the index have no entry (they are
+   * kept 30 days, and not backfilled).
+   */
+  instanceEventIndex(tenantId: string, instanceId: string, timestamp: string, eventId: string): { GSI1PK: string; GSI1SK: string } {
+    return { GSI1PK: keys.instanceEventIndexPartition(tenantId, instanceId), GSI1SK: keys.outboxSort(timestamp, eventId) };
+  },
+  instanceEventIndexPartition(tenantId: string, instanceId: string): string {
+    return `${tenantPrefix(tenantId)}PIEVT#${part(instanceId)}`;
+  },
   /** The tenant of an outbox item's key (as the table's stream names it), sharded or not; undefined for any other key. */
   parseOutboxEvent(key: ItemKey): { tenantId: string } | undefined {
     const m = /^TNT#([^#]+)#(?:S\d{2}#)?EVENTS$/.exec(key.PK);

@@ -1,8 +1,9 @@
-import { eventExpiresAt, type EventEnvelope } from '../shared/events.js';
+import { eventExpiresAt, type EventEnvelope, type InstanceEventEnvelope } from '../shared/events.js';
 import { dynamo } from './client.js';
 import { itemCodec, unexpired, type Item } from './codec.js';
 import { keys, type ItemKey } from './keys.js';
 import { orderedMerge, type OrderedSource } from './shards.js';
+import { INSTANCE_EVENTS_INDEX } from './schema.js';
 
 /**
  * The transactional outbox: an event is an item written in the same transaction as the change it
@@ -17,11 +18,18 @@ import { orderedMerge, type OrderedSource } from './shards.js';
  */
 const outboxEvents = itemCodec<EventEnvelope & { expiresAt: number }>('OutboxEvent');
 
-/** The outbox item of an event, for a transaction's `Put`. */
+/**
+ * The outbox item of an event, for a transaction's `Put`. An instance's event also carries its
+ * entry on the instance's events index (GSI1, `keys.instanceEventIndex`), in the same item, so
+ * the index holds every instance event written since, with nothing to keep in step.
+ */
 export function outboxItem(e: EventEnvelope): Item {
   return outboxEvents.encode(
     { ...e, expiresAt: eventExpiresAt(e) },
-    keys.outboxEvent(e.tenantId, e.timestamp, e.id, e.subject.id),
+    {
+      ...keys.outboxEvent(e.tenantId, e.timestamp, e.id, e.subject.id),
+      ...(e.subject.type === 'process-instance' ? keys.instanceEventIndex(e.tenantId, e.subject.id, e.timestamp, e.id) : {}),
+    },
   );
 }
 
@@ -45,6 +53,13 @@ export interface OutboxStore {
    * time, then id), at most `limit`: every shard read a page at a time and merged.
    */
   range(tenantId: string, from: string, to: string, limit: number): Promise<EventEnvelope[]>;
+  /**
+   * An instance's events, oldest first (by time, then id), after position `after` (exclusive;
+   * `eventPosition` of the last one read, functions/shared/events.ts), at most `limit`, from the instance's partition
+   * of the events index; `more` when events follow. Events past their 30 days are skipped. Only
+   * events written since the index (see keys.instanceEventIndex) are found.
+   */
+  instanceEvents(tenantId: string, instanceId: string, limit: number, after?: string): Promise<{ events: InstanceEventEnvelope[]; more: boolean }>;
 }
 
 /** The event without the table's TTL attribute; undefined past its retention (TTL deletes late, reads treat it as gone). */
@@ -98,7 +113,37 @@ export const outboxStore: OutboxStore = {
       if (!next.more || found.length >= limit) return found;
     }
   },
+  async instanceEvents(tenantId, instanceId, limit, after) {
+    const { doc, tableName, commands } = await dynamo();
+    const now = Math.floor(Date.now() / 1000);
+    const found: (EventEnvelope & { expiresAt: number })[] = [];
+    let start: Record<string, unknown> | undefined;
+    // One more than asked tells whether events follow. The filter drops events past their
+    // retention that TTL has not deleted yet (the oldest, so they come first): read on past them.
+    do {
+      const out = await doc.send(
+        new commands.QueryCommand({
+          TableName: tableName,
+          IndexName: INSTANCE_EVENTS_INDEX,
+          KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK > :after',
+          FilterExpression: 'expiresAt > :now',
+          ExpressionAttributeValues: { ':pk': keys.instanceEventIndexPartition(tenantId, instanceId), ':after': after ?? keys.outboxSortPrefix, ':now': now },
+          Limit: limit + 1 - found.length,
+          ExclusiveStartKey: start,
+        }),
+      );
+      found.push(...outboxEvents.decodeAll(out.Items ?? []));
+      start = out.LastEvaluatedKey;
+    } while (start && found.length <= limit);
+    const events = found.slice(0, limit).flatMap(({ expiresAt: _ttl, ...e }) => (isInstanceEvent(e) ? [e] : []));
+    return { events, more: found.length > limit };
+  },
 };
+
+/** Only instance events carry the index's keys (outboxItem); the type says so to readers. */
+function isInstanceEvent(e: EventEnvelope): e is InstanceEventEnvelope {
+  return e.subject.type === 'process-instance';
+}
 
 /** One outbox partition's events in a time range, oldest first, `page` at a time (the sources keep their place between merges). */
 function shardRange(pk: string, from: string, to: string, page: number): OrderedSource<EventEnvelope & { expiresAt: number }> {

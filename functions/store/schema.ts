@@ -8,7 +8,11 @@ export const TABLE_SCHEMA = {
   /** Epoch seconds; DynamoDB TTL deletes items after it (late), reads treat them as gone at once. */
   ttlAttribute: 'expiresAt',
   globalSecondaryIndexes: [
-    /** A tenant's instances by creation time: the instance lists and searches (route queries). */
+    /**
+     * A tenant's instances by creation time: the instance lists and searches (route queries).
+     * Also each instance's events (`PIEVT#{id}`), by time: the outbox items of instance events
+     * carry these keys (functions/store/keys.ts instanceEventIndex).
+     */
     { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL', queriedByRoutes: true },
     /**
      * Open instances (no final status yet) by when the reconciler next asks about their
@@ -32,3 +36,6 @@ export const OPEN_INSTANCES_INDEX = 'GSI2';
 
 /** The webhook sweeper's index of PENDING deliveries (see TABLE_SCHEMA). */
 export const DUE_DELIVERIES_INDEX = 'GSI3';
+
+/** The index an instance's events are read from (see TABLE_SCHEMA; keys.instanceEventIndex). */
+export const INSTANCE_EVENTS_INDEX = 'GSI1';

@@ -3,6 +3,7 @@ import { conditionally, dynamo, ownDynamo, queryAll, transactWrite } from './cli
 import { itemCodec, type Item } from './codec.js';
 import { keys } from './keys.js';
 import { DUE_DELIVERIES_INDEX } from './schema.js';
+import { getMany } from './ranges.js';
 import { orderedMerge, type OrderedSource } from './shards.js';
 
 type Located = Pick<DeliveryRecord, 'tenantId' | 'webhookId' | 'eventTimestamp' | 'eventId' | 'subjectId' | 'beforeShards'>;
@@ -314,6 +315,13 @@ export const deliveryStore: DeliveryStore = {
       deliveries: deliveries.decodeAll(page.items),
       ...(page.more && typeof last === 'string' ? { next: Buffer.from(last, 'utf8').toString('base64url') } : {}),
     };
+  },
+
+  async many(tenantId, at) {
+    // Only the shards: deliveries from before shards are of events older than the instance events index.
+    return deliveries.decodeAll(
+      await getMany(at.map((p) => keys.webhookDelivery(tenantId, p.webhookId, p.eventTimestamp, p.eventId, keys.webhookDeliveryShard(p.subjectId)))),
+    );
   },
 };
 

@@ -3,6 +3,7 @@ import { ValidationError } from '../errors.js';
 import { deliveries, webhooks } from './deps.js';
 import { webhookRoutes as routes } from './routes.js';
 import { getWebhook } from './webhooks.js';
+import { deliveryView } from './delivery-view.js';
 
 export const handler = apiHandler(routes.listWebhookDeliveries, async ({ tenantId, path, query }) => {
   await getWebhook({ webhooks }, tenantId, path.webhookId);
@@ -11,8 +12,7 @@ export const handler = apiHandler(routes.listWebhookDeliveries, async ({ tenantI
   return {
     status: 200,
     body: {
-      // The queues' bookkeeping (the sweeper's time, a claim, parking) is not part of the log.
-      deliveries: page.deliveries.map(({ tenantId: _t, webhookId: _w, expiresAt: _e, createdAt: _c, updatedAt: _u, attemptsBefore: _b, sweepAt: _s, leaseUntil: _l, parkedAt: _p, ...d }) => d),
+      deliveries: page.deliveries.map(deliveryView),
       ...(page.next ? { nextToken: page.next } : {}),
     },
   };

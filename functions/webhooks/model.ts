@@ -199,6 +199,19 @@ export interface DeliveryStore {
   dueForSweep(before: Date, cursor?: string): Promise<{ due: DeliveryKey[]; next?: string }>;
   /** A webhook's deliveries, newest first, a page at a time; `invalidToken` for a cursor this did not hand out. */
   page(tenantId: string, webhookId: string, size: number, cursor?: string): Promise<{ deliveries: DeliveryRecord[]; next?: string } | 'invalidToken'>;
+  /**
+   * The deliveries at these places (each in its subject's shard), in the order asked; a place with
+   * no delivery is left out. Consistent reads, 100 a call.
+   */
+  many(tenantId: string, at: readonly DeliveryPlace[]): Promise<DeliveryRecord[]>;
+}
+
+/** Where one event's delivery to one webhook is kept, if it was made. */
+export interface DeliveryPlace {
+  webhookId: string;
+  eventTimestamp: string;
+  eventId: string;
+  subjectId: string;
 }
 
 /**

@@ -4,6 +4,9 @@ import {
   CreateWebhookSchema,
   DeliveriesQuerySchema,
   DeliveryPageSchema,
+  INSTANCE_DELIVERIES_PAGE,
+  InstanceDeliveriesQuerySchema,
+  InstanceDeliveryPageSchema,
   ReplayResultSchema,
   ReplaySchema,
   TestEventSchema,
@@ -163,6 +166,32 @@ export const webhookRoutes = {
     request: { path: WebhookPathSchema, query: DeliveriesQuerySchema },
     responses: { 200: { description: 'A page of deliveries.', schema: DeliveryPageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden, 404: notFound },
     aws: { table: ['GetItem', 'Query'] },
+  }),
+  listInstanceWebhookDeliveries: defineRoute({
+    operationId: 'listInstanceWebhookDeliveries',
+    method: 'GET',
+    path: '/api/webhook-manager/deliveries',
+    handler: 'functions/webhooks/list-instance-webhook-deliveries.ts',
+    auth: 'bearer',
+    permission: 'WebhookManager:getWebhooks',
+    summary: "The deliveries of one instance's events to the tenant's webhooks, oldest event first",
+    description:
+      `\`processInstanceId\` names the instance. A page covers \`size\` of its events (default ${INSTANCE_DELIVERIES_PAGE.default}, at most ` +
+      `${INSTANCE_DELIVERIES_PAGE.max}) and lists each one's delivery to each webhook the tenant has now (at most ${MAX_WEBHOOKS}), ` +
+      'with the webhook\'s id: the deliveries are read by key, never by searching a webhook\'s log. `nextToken` continues after the ' +
+      "page's last event (400 INVALID_CURSOR for one this list did not give for this instance). Kept 30 days, as the events are; " +
+      "events made before this read existed, and deliveries to deleted webhooks, are not listed (a webhook's own log still has them).",
+    tag: TAG,
+    request: { query: InstanceDeliveriesQuerySchema },
+    responses: {
+      200: { description: 'A page of deliveries.', schema: InstanceDeliveryPageSchema },
+      400: badRequest,
+      401: unauthorized,
+      403: forbidden,
+      404: error('No such instance in this tenant, or past its expiringDtm (PROCESS_INSTANCE_NOT_FOUND).'),
+    },
+    // GetItem: the instance; Query (index): its events; Query: the webhooks; BatchGetItem: the deliveries.
+    aws: { table: ['GetItem', 'Query', 'BatchGetItem'], queryIndexes: true },
   }),
   replayWebhookEvents: defineRoute({
     operationId: 'replayWebhookEvents',

@@ -1,6 +1,7 @@
 import * as z from '../shared/zod.js';
 import { DateTime, queryInt, queryList, text } from '../shared/schemas.js';
 import { pageSchema } from '../shared/page.js';
+import { MAX_CURSOR_LENGTH } from '../shared/cursor.js';
 
 const optional = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));
 
@@ -100,22 +101,42 @@ const AttemptSchema = z.object({
   error: z.optional(z.withMeta(z.string(), { description: 'Why no answer came: timeout, network, refused: <rule>, ...' })),
   latencyMs: z.number(),
 });
+const deliveryFields = {
+  eventId: z.string(),
+  eventType: z.string(),
+  eventTimestamp: DateTime,
+  subjectId: z.string(),
+  status: z.enum(['PENDING', 'DELIVERED', 'FAILED', 'DISCARDED']),
+  attempts: z.array(AttemptSchema),
+  nextAttemptAt: z.optional(DateTime),
+};
 export const DeliveryPageSchema = z.withMeta(
   z.object({
-    deliveries: z.array(
-      z.object({
-        eventId: z.string(),
-        eventType: z.string(),
-        eventTimestamp: DateTime,
-        subjectId: z.string(),
-        status: z.enum(['PENDING', 'DELIVERED', 'FAILED', 'DISCARDED']),
-        attempts: z.array(AttemptSchema),
-        nextAttemptAt: z.optional(DateTime),
-      }),
-    ),
+    deliveries: z.array(z.object(deliveryFields)),
     nextToken: z.optional(z.string()),
   }),
   { id: 'WebhookDeliveryPage', description: 'Newest first.' },
+);
+
+/** Events of an instance a page of its deliveries covers: by default, and at most (each read against every webhook). */
+export const INSTANCE_DELIVERIES_PAGE = { default: 20, max: 50 } as const;
+
+export const InstanceDeliveriesQuerySchema = z.object({
+  processInstanceId: z.withMeta(z.string().check(z.uuid('must be a process instance id (a UUID)')), { description: "The instance whose events' deliveries to list." }),
+  // How many of the instance's events a page covers (each event's deliveries to every webhook).
+  size: queryInt({ min: 1, max: INSTANCE_DELIVERIES_PAGE.max, default: INSTANCE_DELIVERIES_PAGE.default }),
+  nextToken: z.optional(z.withMeta(z.string().check(z.maxLength(MAX_CURSOR_LENGTH)), { description: "The previous page's `nextToken` (same instance)." })),
+});
+
+export const InstanceDeliveryPageSchema = z.withMeta(
+  z.object({
+    deliveries: z.array(z.object({ webhookId: z.withMeta(z.string(), { description: 'The webhook it went to.' }), ...deliveryFields })),
+    nextToken: z.optional(z.withMeta(z.string(), { description: 'Present when more of the instance\'s events follow: send it back as `nextToken`.' })),
+  }),
+  {
+    id: 'InstanceWebhookDeliveryPage',
+    description: "Oldest event first; an event's deliveries in the order of the tenant's webhooks. An event no webhook took has none.",
+  },
 );
 
 export const ReplaySchema = z.withMeta(

@@ -103,6 +103,7 @@ function kindOf(pk: string): string {
   if (view) return { T: 'list view T: every instance (GSI1)', S: 'list view S: by status (GSI1)', D: 'list view D: by definition (GSI1)', W: 'list view W: by search term (GSI1)' }[view[1] as 'T'];
   if (pk === keys.processTokenPartition(TENANT)) return 'process tokens (the token read per use)';
   if (pk.includes('#PI#')) return 'the instance\'s own partition';
+  if (/#PIEVT#/.test(pk)) return 'an instance\'s events (GSI1)';
   if (pk.endsWith('#RATE')) return 'rate-limit lease item';
   return pk;
 }

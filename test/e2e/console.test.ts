@@ -141,6 +141,11 @@ describe('the console', () => {
       await page.getByLabel('Comment').fill('Photo checked by hand against the details: same person.');
       await page.getByRole('button', { name: 'Send the decision' }).click();
       await page.getByText('Approved. The instance is now COMPLETED_ENDED_SUCCESS.').waitFor();
+      // Its key reads no events: the timeline says which permission would show them.
+      await page
+        .getByRole('region', { name: 'Timeline' })
+        .getByText('This key cannot read the instance\u2019s events: it needs ProcessManager:getProcessInstanceEvents.')
+        .waitFor();
       await page.screenshot({ path: `${SHOTS}/console-approved-${width}.png`, fullPage: true });
 
       const read = await call('GET', `/api/process-manager/processInstances/${id}`, { token });
@@ -235,7 +240,7 @@ describe('the console', () => {
       await page.getByRole('heading', { name: 'Create a key' }).waitFor();
       const keyName = `console ${fresh()}`;
       await page.getByLabel('Name', { exact: true }).fill(keyName);
-      await page.getByLabel('ProcessManager:getProcessInstance').check();
+      await page.getByLabel('ProcessManager:getProcessInstance', { exact: true }).check();
       await page.getByRole('button', { name: 'Create the key' }).click();
       const secret = (await page.locator('#new-secret').textContent())!;
       const made = await call('POST', '/api/arthr/apiKeys/issue', { apiKey: secret, body: {} });

@@ -58,14 +58,15 @@ describe('Switch Device', () => {
   it('moves the journey to a phone by its single-use link, follows it on the computer, and takes it back', async () => {
     const j = await start(await publish(switchJourney(`switch-${fresh()}`)));
 
-    // The computer: the instructions, the QR code (inline SVG) and the link, with no script.
+    // The computer: the instructions, the QR code (inline SVG) and the link, with no script but the pages' own (which follows the journey).
     const desktop = await pageUntil(j.page, 'id="switch-link"');
     expect(desktop).toContain('data-screen="scan-qr"');
     expect(desktop).toContain('<section id="instructions">');
     expect(desktop).toMatch(/<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" class="qr" role="img" aria-label="QR code of the link[^"]*" viewBox="0 0 \d+ \d+"/);
     expect(desktop).toMatch(/<path fill="#000" d="(M\d+ \d+h\d+v1h-\d+z)+"\/>/);
-    expect(desktop).not.toContain('<script');
-    expect(desktop).toContain('<meta http-equiv="refresh" content="4">');
+    expect(desktop.match(/<script[^>]*>/g)).toEqual(['<script src="/journey/assets/page.js" defer>']);
+    expect(desktop).toContain('<body data-sending="Sending…" data-refresh="4">');
+    expect(desktop).toContain('<noscript><meta http-equiv="refresh" content="4"></noscript>');
     const link = linkOf(desktop);
     expect(link.href).toMatch(new RegExp(`^http://demo\\.fir\\.localhost:${inject('port')}/journey/${j.id}/switch\\?s=[A-Za-z0-9_-]{43}&lang=en$`));
     expect(link.href).not.toContain(j.c);

@@ -10,6 +10,7 @@ import { identityCheck, publishDefinition } from '../../clients/typescript/examp
 import { createProcessToken } from '../../clients/typescript/examples/process-token.js';
 import { startInstance } from '../../clients/typescript/examples/instance.js';
 import { readUserData } from '../../clients/typescript/examples/user-data.js';
+import { instanceEvents } from '../../clients/typescript/examples/status.js';
 import { subscribe, verify, webhookHandler, type AnyEvent } from '../../clients/typescript/examples/webhook.js';
 import { call, keyWith, until } from './client.js';
 
@@ -50,7 +51,7 @@ describe('the typed client (clients/typescript)', () => {
     expect(found).toBe(true);
   });
 
-  it('publishes a definition, starts an instance of it and reads its user data', async () => {
+  it('publishes a definition, starts an instance of it and reads its user data and its events', async () => {
     const { client } = typedClient();
     const name = fresh('typed-client');
     const published = await publishDefinition(client, identityCheck(name));
@@ -59,6 +60,12 @@ describe('the typed client (clients/typescript)', () => {
     const created = await startInstance(client, token.id);
     const userData = await readUserData(client, published.id, created.processInstanceId);
     expect(userData).toMatchObject({ status: 'PENDING', checks: [], images: [] });
+    // What happened so far: its creation, as a webhook would have received it.
+    const events = await until('the creation among its events', async () => {
+      const read = await instanceEvents(client, created.processInstanceId);
+      return read.length ? read : undefined;
+    });
+    expect(events[0]).toMatchObject({ type: 'process-instance.created', subject: { type: 'process-instance', id: created.processInstanceId }, data: { status: 'PENDING' } });
   });
 
   it('exchanges the key again only shortly before the token expires', async () => {

@@ -114,3 +114,57 @@ describe('the sharded outbox', () => {
     expect(await outbox.outboxStore.getEvent(TENANT, stale.timestamp, stale.id, stale.subject.id)).toBeUndefined();
   });
 });
+
+describe('outboxStore.instanceEvents', () => {
+  const TENANT_B = 'indexed';
+  const mine: EventEnvelope[] = [];
+  let position: (e: EventEnvelope) => string;
+  beforeAll(async () => {
+    ({ eventPosition: position } = await import('../../functions/shared/events.js'));
+    // Instance 100's five events, interleaved with instance 101's (in the same tenant) and
+    // with the same instance id's events in another tenant.
+    for (let i = 0; i < 5; i++) {
+      mine.push(eventAt(100, 3000 + i * 10, TENANT_B));
+      await outbox.outboxStore.put(mine.at(-1)!);
+      await outbox.outboxStore.put(eventAt(101, 3000 + i * 10 + 5, TENANT_B));
+      await outbox.outboxStore.put(eventAt(100, 3000 + i * 10 + 6, 'beta'));
+    }
+  });
+
+  it('puts instance events on the events index, in the same item, and no other event', () => {
+    const e = mine[0]!;
+    expect(outbox.outboxItem(e)).toMatchObject({ GSI1PK: `TNT#${TENANT_B}#PIEVT#${subject(100)}`, GSI1SK: `EVT#${e.timestamp}#${e.id}` });
+    const user: EventEnvelope = { ...e, type: 'identity-store.user-added', subject: { type: 'identity-user', id: subject(100) } };
+    const test: EventEnvelope = { ...e, type: 'webhook.test', subject: { type: 'webhook', id: subject(100) } };
+    expect(outbox.outboxItem(user)).not.toHaveProperty('GSI1PK');
+    expect(outbox.outboxItem(test)).not.toHaveProperty('GSI1PK');
+  });
+
+  it("reads only the instance's own events, oldest first, as they were written", async () => {
+    const read = await outbox.outboxStore.instanceEvents(TENANT_B, subject(100), 500);
+    expect(read).toEqual({ events: mine, more: false });
+    expect((await outbox.outboxStore.instanceEvents('beta', subject(100), 500)).events.every((e) => e.tenantId === 'beta')).toBe(true);
+    expect(await outbox.outboxStore.instanceEvents(TENANT_B, subject(102), 500)).toEqual({ events: [], more: false });
+  });
+
+  it('pages from a position: more while events follow, none after the last, and a page that ends exactly at the last says so', async () => {
+    const first = await outbox.outboxStore.instanceEvents(TENANT_B, subject(100), 2);
+    expect(first).toEqual({ events: mine.slice(0, 2), more: true });
+    const second = await outbox.outboxStore.instanceEvents(TENANT_B, subject(100), 2, position(mine[1]!));
+    expect(second).toEqual({ events: mine.slice(2, 4), more: true });
+    expect(await outbox.outboxStore.instanceEvents(TENANT_B, subject(100), 2, position(mine[3]!))).toEqual({ events: mine.slice(4), more: false });
+    expect(await outbox.outboxStore.instanceEvents(TENANT_B, subject(100), 5)).toEqual({ events: mine, more: false });
+    expect(await outbox.outboxStore.instanceEvents(TENANT_B, subject(100), 3, position(mine[4]!))).toEqual({ events: [], more: false });
+  });
+
+  it('skips events past their retention that DynamoDB has not deleted yet, and still fills the page', async () => {
+    const stale = eventAt(103, 2000, TENANT_B);
+    const fresh = [eventAt(103, 2100, TENANT_B), eventAt(103, 2200, TENANT_B)];
+    const { dynamo } = await import('../../functions/store/client.js');
+    const { doc, tableName, commands } = await dynamo();
+    await doc.send(new commands.PutCommand({ TableName: tableName, Item: { ...outbox.outboxItem(stale), expiresAt: 1 } }));
+    for (const e of fresh) await outbox.outboxStore.put(e);
+    expect(await outbox.outboxStore.instanceEvents(TENANT_B, subject(103), 1)).toEqual({ events: fresh.slice(0, 1), more: true });
+    expect(await outbox.outboxStore.instanceEvents(TENANT_B, subject(103), 2)).toEqual({ events: fresh, more: false });
+  });
+});

@@ -12,6 +12,7 @@ import { instanceEvents } from '../../functions/events/catalogue.js';
 import { hashCapability } from '../../functions/process-manager/instances/instances.js';
 import { hashResumeSecret, pauseInstance } from '../../functions/process-manager/instances/pause.js';
 import { judgeResume, resumeJourney, taskDigest, type ResumeDeps } from '../../functions/journey/resume.js';
+import { relyingPartyOf } from '../../functions/journey/refusal-chrome.js';
 import { ServiceUnavailableError } from '../../functions/journey/steps.js';
 
 let instances: ProcessInstanceStore;
@@ -149,6 +150,20 @@ describe('resuming', () => {
     expect(d.complete).toHaveBeenCalledTimes(1);
   });
 
+  it('lets the device that opens the resume link go on: a device a Switch Device step gave the journey to holds it no more', async () => {
+    // A phone held the journey when it paused; the resume link arrives by e-mail and is opened on a third device.
+    const phone = hashCapability('phone-capability');
+    const r = await createInstance({
+      holder: { capabilityHash: phone, from: hashCapability('first-link-capability'), via: 'to-mobile', activityId: 'switch', step: 'visit-1', since: now.toISOString() },
+    });
+    const secret = await paused(r);
+    await waiting(r, 'task-h');
+    const { capability } = await resume(deps(), r, { secret });
+    const item = await rawItem(keys.instance(TENANT, r.id));
+    expect(item?.holder).toBeUndefined();
+    expect(item?.resumeCapabilityHash).toBe(hashCapability(capability));
+  });
+
   it('lets one resumer of many racing ones through (the winning link may be sent again while its step waits)', async () => {
     const r = await createInstance();
     const secret = await paused(r);
@@ -254,5 +269,21 @@ describe('judgeResume', () => {
     expect(judge({ pause, currentStep: step('2026-02-28T00:00:00.000Z') })).toEqual({ wait: 'notReached' });
     // Marked, not yet recorded (the instant between the two writes): wait, and at the deadline call it over.
     expect(judge({ pause: { ...pause, waitingAt: { activityId: 'wait', since } }, currentStep: step('2026-02-28T00:00:00.000Z') })).toEqual({ wait: 'maybeOver' });
+  });
+});
+
+describe('a refused resume link', () => {
+  it("carries the relying party for its page once its secret matched, and nobody's for a wrong one", async () => {
+    const r = await createInstance({ pages: { presentation: { name: 'Nordbank' } } } as Partial<ProcessInstanceRecord>);
+    const secret = await paused(r);
+    await waiting(r, 'task-rp');
+    const d = deps();
+    await resume(d, r, { actor: 'apikey:bank' });
+    const used = await resume(d, r, { secret }).catch((err: unknown) => err);
+    expect(used).toMatchObject({ code: 'RESUME_ALREADY_USED' });
+    expect(relyingPartyOf(used)).toEqual({ name: 'Nordbank' });
+    const wrong = await resume(d, r, { secret: `${secret.slice(0, -2)}xx` }).catch((err: unknown) => err);
+    expect(wrong).toMatchObject({ code: 'RESUME_NOT_AVAILABLE' });
+    expect(relyingPartyOf(wrong)).toBeUndefined();
   });
 });

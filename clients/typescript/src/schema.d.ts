@@ -491,6 +491,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhook-manager/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The deliveries of one instance's events to the tenant's webhooks, oldest event first
+         * @description `processInstanceId` names the instance. A page covers `size` of its events (default 20, at most 50) and lists each one's delivery to each webhook the tenant has now (at most 20), with the webhook's id: the deliveries are read by key, never by searching a webhook's log. `nextToken` continues after the page's last event (400 INVALID_CURSOR for one this list did not give for this instance). Kept 30 days, as the events are; events made before this read existed, and deliveries to deleted webhooks, are not listed (a webhook's own log still has them).
+         */
+        get: operations["listInstanceWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhook-manager/webhooks/{webhookId}/replay": {
         parameters: {
             query?: never;
@@ -732,6 +752,26 @@ export interface paths {
          * @description For an instance in review: in status REVIEW (its journey ended there, or waits for the back office), or waiting at a Waiting for B/O review step. The decision is the journey's: APPROVE makes the instance COMPLETED_ENDED_SUCCESS, REJECT COMPLETED_ENDED_ERROR, REVIEW keeps it REVIEW (the comment recorded); a waiting back-office step is then completed with `_decision` PASS, FAIL or REVIEW and the journey goes on. The review, with who decided and when, is on the instance read; a `process-instance.reviewed` event goes out (with status-changed and completed when the status changes). Sending the same decision again while its step still waits resumes that step and decides nothing twice.
          */
         post: operations["reviewProcessInstance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/process-manager/processInstances/{processInstanceId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An instance's events, oldest first, as webhooks receive them
+         * @description Every event the instance made (created, step and status changes, notifications, reviews, completed), each the envelope a webhook delivery carries, whether or not any webhook took it. `size` events a page (default 100, at most 500); `nextToken` continues after the last one. Kept 30 days. An event shows here within about a second of its change (the index behind this read is eventually consistent). A `nextToken` that is not one this list gave for this instance is 400 INVALID_CURSOR.
+         */
+        get: operations["getProcessInstanceEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1910,6 +1950,46 @@ export interface paths {
         };
         /** This document */
         get: operations["openapi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The home page: what this service is, where its console and API reference are, a first call
+         * @description A static page for people (no script), on any host of the service: docs/api-reference.md.
+         */
+        get: operations["getHomePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The API reference: this document rendered as one HTML page
+         * @description Every operation by tag with its auth, permission, parameters, body, answers and example; the webhooks; the schemas. Rendered on the server from the document `GET /openapi.json` serves, once per cold start; no script.
+         */
+        get: operations["getApiReference"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3108,6 +3188,33 @@ export interface components {
             }[];
             nextToken?: string;
         };
+        /** @description Oldest event first; an event's deliveries in the order of the tenant's webhooks. An event no webhook took has none. */
+        InstanceWebhookDeliveryPage: {
+            deliveries: {
+                /** @description The webhook it went to. */
+                webhookId: string;
+                eventId: string;
+                eventType: string;
+                /** Format: date-time */
+                eventTimestamp: string;
+                subjectId: string;
+                /** @enum {string} */
+                status: "PENDING" | "DELIVERED" | "FAILED" | "DISCARDED";
+                attempts: {
+                    /** Format: date-time */
+                    at: string;
+                    /** @description The HTTP status the endpoint answered. */
+                    status?: number;
+                    /** @description Why no answer came: timeout, network, refused: <rule>, ... */
+                    error?: string;
+                    latencyMs: number;
+                }[];
+                /** Format: date-time */
+                nextAttemptAt?: string;
+            }[];
+            /** @description Present when more of the instance's events follow: send it back as `nextToken`. */
+            nextToken?: string;
+        };
         WebhookReplayResult: {
             /** @description Deliveries queued: the events read that the webhook takes now. */
             queued: number;
@@ -3555,6 +3662,34 @@ export interface components {
             status: "APPROVE" | "REJECT" | "REVIEW";
             /** @description Why: required, 1 to 2000 characters once trimmed (kept trimmed). */
             comment: string;
+        };
+        /** @description Oldest first (by time, then id). Events are kept 30 days; events written before this read existed are not listed. */
+        ProcessInstanceEventPage: {
+            events: components["schemas"]["ProcessInstanceEvent"][];
+            /** @description Present when more events follow: send it back as `nextToken`. */
+            nextToken?: string;
+        };
+        ProcessInstanceEvent: {
+            /** @description The event's id (`evt_` and 26 characters): the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description A `process-instance.*` type; each one's `data` is described in the document's `webhooks`. */
+            type: string;
+            tenantId: string;
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            timestamp: string;
+            subject: {
+                /** @constant */
+                type: "process-instance";
+                /** @description The instance's id. */
+                id: string;
+            };
+            /** @description The event's payload, as its webhook delivery carries it. */
+            data: {
+                [key: string]: unknown;
+            };
         };
         /** @description What the end user provided. A `data` member is returned only when custom pages are used (they are not). */
         UserData: {
@@ -7652,6 +7787,99 @@ export interface operations {
             };
         };
     };
+    listInstanceWebhookDeliveries: {
+        parameters: {
+            query: {
+                /**
+                 * @description The instance whose events' deliveries to list.
+                 * @example 0f6b2a64-3c1e-4d7a-9b8e-5a2f1c7d9e30
+                 */
+                processInstanceId: string;
+                /** @example 20 */
+                size?: number;
+                /** @description The previous page's `nextToken` (same instance). */
+                nextToken?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceWebhookDeliveryPage"];
+                };
+            };
+            /** @description Malformed JSON, wrong types, unknown enum values, over-long strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such instance in this tenant, or past its expiringDtm (PROCESS_INSTANCE_NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     replayWebhookEvents: {
         parameters: {
             query?: never;
@@ -9100,6 +9328,97 @@ export interface operations {
                 };
             };
             /** @description SERVICE_UNAVAILABLE: an AWS service throttled or did not answer. When the decision was recorded but its step not yet resumed, send the same request again: it resumes the step. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProcessInstanceEvents: {
+        parameters: {
+            query?: {
+                /** @example 20 */
+                size?: number;
+                /** @description The previous page's `nextToken`, for the events after it (same instance). */
+                nextToken?: string;
+            };
+            header?: never;
+            path: {
+                /** @example 0f6b2a64-3c1e-4d7a-9b8e-5a2f1c7d9e30 */
+                processInstanceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessInstanceEventPage"];
+                };
+            };
+            /** @description Malformed JSON, wrong types, unknown enum values, over-long strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such instance in this tenant, or past its expiringDtm. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15417,6 +15736,84 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getHomePage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of a copy the browser holds: answered 304 when it is current. */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The home page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified (If-None-Match matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiReference: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of a copy the browser holds: answered 304 when it is current. */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The API reference page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified (If-None-Match matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
             413: {

@@ -37,9 +37,14 @@ function signOut(reason: 'signedOut' | 'expired'): void {
   drawSignIn(reason);
 }
 
+/** The API reference (`/docs`, served beside the console), from every screen's header. */
+function referenceLink(): HTMLElement {
+  return h('a', { class: 'bar-link', href: '/docs' }, 'API reference');
+}
+
 function drawSignIn(reason?: 'signedOut' | 'expired'): void {
   const main = h('main', { id: 'main', tabindex: -1 });
-  replace(app, h('header', { class: 'bar' }, h('span', { class: 'brand' }, 'Console')), main);
+  replace(app, h('header', { class: 'bar' }, h('span', { class: 'brand' }, 'Console'), referenceLink()), main);
   document.title = 'Sign in – Console';
   signIn(main, reason, (session) => {
     watchExpiry(session);
@@ -74,6 +79,7 @@ async function show(): Promise<void> {
       { class: 'bar' },
       h('span', { class: 'brand' }, 'Console'),
       h('span', { class: 'who' }, `Tenant ${session.tenantId} · key ${session.keyId.slice(0, 8)} · until ${until}`),
+      referenceLink(),
       h('button', { type: 'button', class: 'link', onclick: () => signOut('signedOut') }, 'Sign out'),
     ),
     h(

@@ -66,7 +66,17 @@ export interface Webhook {
   enabled: boolean;
 }
 
+/** An instance's event, as its webhooks receive it (GET .../processInstances/{id}/events). */
+export interface InstanceEvent {
+  id: string;
+  type: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
 export interface Delivery {
+  /** Set on the per-instance read (GET /api/webhook-manager/deliveries?processInstanceId=). */
+  webhookId?: string;
   eventId: string;
   eventType: string;
   eventTimestamp: string;

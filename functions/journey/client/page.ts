@@ -1,9 +1,11 @@
 /**
- * The script of every journey page with a form (layout.ts PAGE_SCRIPT), bundled for the browser
- * into assets.generated.ts (`npm run build:assets`): the sending state of a form that is sent
- * (sending.ts). An enhancement: without it the forms are sent as they are.
+ * The script of every journey page with a form or that waits (layout.ts PAGE_SCRIPT), bundled for
+ * the browser into assets.generated.ts (`npm run build:assets`): the sending state of a form that
+ * is sent (sending.ts), and a waiting page that follows where the journey goes (follow.ts). An
+ * enhancement: without it the forms are sent as they are and a waiting page reloads itself.
  */
 import { resetSending, showSending } from './sending.js';
+import { follow } from './follow.js';
 
 // On the document, so it runs after a screen's own handler: a form its script holds back
 // (a check failed, a passcode proof is being made) is not marked; that script marks it itself.
@@ -22,3 +24,6 @@ document.addEventListener('submit', (event) => {
 window.addEventListener('pageshow', (event) => {
   if (event.persisted) for (const form of document.forms) resetSending(form);
 });
+
+// A page that waits for something elsewhere follows it.
+follow();

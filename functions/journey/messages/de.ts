@@ -33,6 +33,8 @@ export const de: Messages = {
   doneTitle: 'Vielen Dank',
   doneText: 'Sie haben diesen Vorgang abgeschlossen. Sie können diese Seite schließen.',
   doneReturn: 'Zurück zur Website',
+  redirectSoon: 'In wenigen Sekunden geht es zurück zur Website.',
+  redirectStay: 'Auf dieser Seite bleiben',
   reviewTitle: 'Vielen Dank',
   reviewText: 'Ihr Antrag wird geprüft. Sie können diese Seite schließen.',
   goneTitle: 'Dieser Link funktioniert nicht mehr',

@@ -34,6 +34,8 @@ export const en = {
   doneTitle: 'Thank you',
   doneText: 'You have completed this journey. You can close this page.',
   doneReturn: 'Return to the website',
+  redirectSoon: 'You will be taken back to the website in a few seconds.',
+  redirectStay: 'Stay on this page',
   reviewTitle: 'Thank you',
   reviewText: 'Your application is being reviewed. You can close this page.',
   goneTitle: 'This link no longer works',

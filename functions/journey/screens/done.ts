@@ -1,5 +1,5 @@
-import { escapeHtml, noticePage, type PageChrome } from '../layout.js';
-import { messages, type Language } from '../messages/index.js';
+import { noticePage, returnToSite, type PageChrome } from '../layout.js';
+import type { Language } from '../messages/index.js';
 
 /** The end: a clear final page, and on to the relying party's `_redirectUrl` when it gave one. */
 export function renderDone(input: { lang: Language; redirectUrl?: string | undefined; chrome?: PageChrome | undefined }): string {
@@ -8,6 +8,6 @@ export function renderDone(input: { lang: Language; redirectUrl?: string | undef
   return noticePage(lang, 'done', {
     chrome,
     refresh: { seconds: 3, url: redirectUrl },
-    after: `<p><a class="button" href="${escapeHtml(redirectUrl)}">${escapeHtml(messages(lang).doneReturn)}</a></p>`,
+    after: returnToSite(lang, redirectUrl),
   });
 }

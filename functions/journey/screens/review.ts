@@ -1,5 +1,5 @@
-import { escapeHtml, noticePage, type PageChrome } from '../layout.js';
-import { messages, type Language } from '../messages/index.js';
+import { noticePage, returnToSite, type PageChrome } from '../layout.js';
+import type { Language } from '../messages/index.js';
 
 /**
  * The end user's part is over and a reviewer decides (Review Required, Waiting for B/O review):
@@ -12,6 +12,6 @@ export function renderReview(input: { lang: Language; redirectUrl?: string | und
   return noticePage(lang, 'review', {
     chrome,
     refresh: { seconds: 3, url: redirectUrl },
-    after: `<p><a class="button" href="${escapeHtml(redirectUrl)}">${escapeHtml(messages(lang).doneReturn)}</a></p>`,
+    after: returnToSite(lang, redirectUrl),
   });
 }

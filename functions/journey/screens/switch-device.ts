@@ -86,11 +86,12 @@ const TEXTS = {
   },
 } as const satisfies Record<Language, SwitchTexts>;
 
-/** A page of one heading and one paragraph (and what `after` adds), marked with the screen it is. */
-function notice(lang: Language, screen: string, title: string, text: string, options: { refresh?: number; after?: string } = {}): string {
+/** A page of one heading and one paragraph (and what `after` adds), marked with the screen it is, in the journey's chrome. */
+function notice(lang: Language, screen: string, title: string, text: string, options: { refresh?: number; after?: string; chrome?: PageChrome | undefined } = {}): string {
   return page({
     lang,
     title,
+    chrome: options.chrome,
     ...(options.refresh ? { refresh: { seconds: options.refresh } } : {}),
     body: `<div data-screen="${escapeHtml(screen)}"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${options.after ?? ''}</div>`,
   });
@@ -122,29 +123,30 @@ ${qrCodeSvg(input.link, t.qrLabel)}
  * A device that does not hold the journey (the `mobile-switch-status` screen): where the journey
  * is, reloading itself until it ends or comes back.
  */
-export function renderSwitchFollow(lang: Language, on: 'phone' | 'computer'): string {
+export function renderSwitchFollow(lang: Language, on: 'phone' | 'computer', chrome?: PageChrome): string {
   const t = TEXTS[lang];
   return on === 'phone'
-    ? notice(lang, 'mobile-switch-status', t.followPhoneTitle, t.followPhoneText, { refresh: FOLLOW_SECONDS })
-    : notice(lang, 'mobile-switch-status', t.followComputerTitle, t.followComputerText, { refresh: FOLLOW_SECONDS });
+    ? notice(lang, 'mobile-switch-status', t.followPhoneTitle, t.followPhoneText, { refresh: FOLLOW_SECONDS, chrome })
+    : notice(lang, 'mobile-switch-status', t.followComputerTitle, t.followComputerText, { refresh: FOLLOW_SECONDS, chrome });
 }
 
 /** The phone's page of a step back to the computer (`switch-to-desktop`): go back; it reloads itself until the computer took over. */
-export function renderSwitchBack(lang: Language): string {
+export function renderSwitchBack(lang: Language, chrome?: PageChrome): string {
   const t = TEXTS[lang];
-  return notice(lang, 'switch-to-desktop', t.backTitle, t.backText, { refresh: FOLLOW_SECONDS });
+  return notice(lang, 'switch-to-desktop', t.backTitle, t.backText, { refresh: FOLLOW_SECONDS, chrome });
 }
 
 /** A step back to the computer on a journey that has been on one device only: a button goes on, here. */
-export function renderSwitchHere(lang: Language, action: string): string {
+export function renderSwitchHere(lang: Language, action: string, chrome?: PageChrome): string {
   const t = TEXTS[lang];
   return notice(lang, 'switch-to-desktop', t.hereTitle, t.hereText, {
+    chrome,
     after: `<form method="post" action="${escapeHtml(action)}"><button type="submit">${escapeHtml(messages(lang).continue)}</button></form>`,
   });
 }
 
 /** A post to a Switch Device step that nothing completes by a post: back to the journey page. */
-export function renderSwitchNotHere(lang: Language, journey: string): string {
+export function renderSwitchNotHere(lang: Language, journey: string, chrome?: PageChrome): string {
   const t = TEXTS[lang];
-  return notice(lang, 'switch-device', t.notHereTitle, t.notHereText, { after: `<p><a class="button" href="${escapeHtml(journey)}">${escapeHtml(t.toJourney)}</a></p>` });
+  return notice(lang, 'switch-device', t.notHereTitle, t.notHereText, { chrome, after: `<p><a class="button" href="${escapeHtml(journey)}">${escapeHtml(t.toJourney)}</a></p>` });
 }

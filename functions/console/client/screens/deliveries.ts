@@ -7,52 +7,51 @@ import type { Delivery, Page, Webhook } from '../types.js';
 const WEBHOOKS = '/api/webhook-manager/webhooks';
 const READ = 'WebhookManager:getWebhooks';
 const REPLAY = 'WebhookManager:updateWebhook';
-/** Deliveries read per webhook, newest first, looking for one instance's (5 pages of 100). */
-const MAX_PAGES = 5;
-
-export interface InstanceEvent {
-  type: string;
-  at: string;
-}
+/** Pages of 50 of the instance's events read at most (500 events, each against every webhook). */
+const MAX_PAGES = 10;
 
 /**
- * The webhook deliveries of one instance's events: each webhook's deliveries (newest first) read
- * back to the instance's creation, those whose subject is the instance kept. A replay sends that
- * one event to that webhook again (POST .../replay with its eventId).
+ * The webhook deliveries of one instance's events (GET /api/webhook-manager/deliveries
+ * ?processInstanceId=, which finds each event's delivery to each webhook by key), oldest event
+ * first, each with its webhook. A replay sends that one event to that webhook again (POST
+ * .../replay with its eventId).
  */
-export async function deliveriesOf(ctx: ScreenContext, instanceId: string, createdAt?: string): Promise<{ section: HTMLElement; events: InstanceEvent[] }> {
+export async function deliveriesOf(ctx: ScreenContext, instanceId: string): Promise<HTMLElement> {
   const section = h('section', { 'aria-labelledby': 'deliveries-h' }, h('h2', { id: 'deliveries-h' }, 'Webhook deliveries'));
   if (!can(ctx.session, READ)) {
     section.append(notice(`This key cannot read webhooks: it needs ${READ}.`));
-    return { section, events: [] };
+    return section;
   }
   const rows: { webhook: Webhook; delivery: Delivery }[] = [];
+  let more = false;
   try {
-    const hooks = await api<Page<Webhook>>('GET', WEBHOOKS, { query: { size: 100 } });
-    for (const webhook of hooks.content) {
-      let nextToken: string | undefined;
-      for (let n = 0; n < MAX_PAGES; n++) {
-        const page = await api<{ deliveries: Delivery[]; nextToken?: string }>('GET', `${WEBHOOKS}/${encodeURIComponent(webhook.id)}/deliveries`, { query: { size: 100, nextToken } });
-        for (const delivery of page.deliveries) if (delivery.subjectId === instanceId) rows.push({ webhook, delivery });
-        const oldest = page.deliveries[page.deliveries.length - 1];
-        nextToken = page.nextToken;
-        if (!nextToken || (createdAt && oldest && oldest.eventTimestamp < createdAt)) break;
+    // The webhooks' URLs, to name each delivery's (at most 20 a tenant: one page).
+    const hooks = new Map((await api<Page<Webhook>>('GET', WEBHOOKS, { query: { size: 100 } })).content.map((w) => [w.id, w] as const));
+    let nextToken: string | undefined;
+    for (let n = 0; n < MAX_PAGES; n++) {
+      const page = await api<{ deliveries: Delivery[]; nextToken?: string }>('GET', '/api/webhook-manager/deliveries', { query: { processInstanceId: instanceId, size: 50, nextToken } });
+      for (const delivery of page.deliveries) {
+        const webhook = hooks.get(delivery.webhookId ?? '') ?? { id: delivery.webhookId ?? '', description: '', enabled: false };
+        rows.push({ webhook, delivery });
       }
+      nextToken = page.nextToken;
+      if (!nextToken) break;
     }
+    more = nextToken !== undefined;
   } catch (err) {
     section.append(notice(`The deliveries could not be read: ${explain(err)}`, 'error'));
-    return { section, events: [] };
+    return section;
   }
   if (!rows.length) {
     section.append(h('p', {}, 'No webhook delivery of this instance\u2019s events.'));
-    return { section, events: [] };
+    return section;
   }
-  rows.sort((a, b) => (a.delivery.eventTimestamp < b.delivery.eventTimestamp ? -1 : 1));
   const status = h('div', {});
   const mayReplay = can(ctx.session, REPLAY);
   append(section, [
     status,
     mayReplay ? null : h('p', { class: 'hint' }, `This key cannot replay deliveries (it needs ${REPLAY}).`),
+    more ? h('p', { class: 'hint' }, `Only the deliveries of the instance\u2019s first ${MAX_PAGES * 50} events are shown.`) : null,
     h(
       'div',
       { class: 'table-wrap' },
@@ -76,7 +75,7 @@ export async function deliveriesOf(ctx: ScreenContext, instanceId: string, creat
               {},
               h('th', { scope: 'row' }, delivery.eventType),
               h('td', {}, time(delivery.eventTimestamp)),
-              h('td', {}, webhook.url ?? webhook.description ?? webhook.id),
+              h('td', {}, webhook.url || webhook.description || webhook.id),
               h('td', {}, badge(delivery.status)),
               h('td', {}, attempts),
               mayReplay
@@ -112,5 +111,5 @@ export async function deliveriesOf(ctx: ScreenContext, instanceId: string, creat
       ),
     ),
   ]);
-  return { section, events: rows.map((r) => ({ type: r.delivery.eventType, at: r.delivery.eventTimestamp })) };
+  return section;
 }

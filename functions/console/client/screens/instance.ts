@@ -5,6 +5,7 @@ import { can } from '../session.js';
 import type { ScreenContext } from '../screens.js';
 import { deliveriesOf } from './deliveries.js';
 import { timeline } from './timeline.js';
+import { eventsOf } from './events.js';
 import type { Check, Instance, UserData } from '../types.js';
 import { personOf } from './review-queue.js';
 
@@ -14,8 +15,8 @@ const USERDATA_PERMISSION = 'UserDataServer:getProcessInstanceUserData';
 
 /**
  * One instance: what it is, its review (and the form to decide it while it is in review), what
- * the end user provided (photos, checks with their figures, form data), its timeline and the
- * webhook deliveries of its events.
+ * the end user provided (photos, checks with their figures, form data), its timeline (with its
+ * events) and the webhook deliveries of its events.
  */
 export function instanceDetail(ctx: ScreenContext, id: string): Promise<void> {
   return draw(ctx, id);
@@ -48,7 +49,9 @@ async function draw(ctx: ScreenContext, id: string, message?: HTMLElement): Prom
     history,
     deliveries,
   );
-  const shown = deliveriesOf(ctx, instance.id, instance.createdAt);
+  // Read at once, shown when the user data (which the timeline also draws on) is in.
+  const shown = deliveriesOf(ctx, instance.id);
+  const events = eventsOf(session, instance.id);
   let data: UserData | undefined;
   if (!can(session, USERDATA_PERMISSION)) {
     replace(userdata, h('section', {}, h('h2', {}, 'Photos, checks and form data'), notice(`This key cannot read user data: it needs ${USERDATA_PERMISSION}.`)));
@@ -61,9 +64,8 @@ async function draw(ctx: ScreenContext, id: string, message?: HTMLElement): Prom
       replace(userdata, notice(`The user data could not be read: ${explain(err)}`, 'error'));
     }
   }
-  const found = await shown;
-  replace(history, timeline(instance, data, found.events));
-  replace(deliveries, found.section);
+  replace(history, timeline(instance, data, await events));
+  replace(deliveries, await shown);
 }
 
 function summary(i: Instance): HTMLElement {
