@@ -46,8 +46,8 @@ export const ERRORS = {
   STATE_MACHINE_TOO_LARGE: { status: 400, message: "The compiled state machine is over Step Functions' 1 MB definition limit." },
   INVALID_CURSOR: { status: 400, message: 'The cursor is not one this list handed out for this query.' },
   SANDBOX_NOT_FOR_TEST: { status: 400, message: 'Forced outcomes (sandbox) are taken only on a process token with forTest true.' },
-  PALETTE_CONTRAST: { status: 400, message: 'The palette has colour pairs under WCAG AA contrast; details name each pair and its ratio.' },
-  INVALID_THEME_ASSET: { status: 400, message: 'The asset is not a font (woff2, woff, ttf, otf) or image (png, jpeg, gif, webp, ico, svg) of at most 1 MiB.' },
+  PALETTE_CONTRAST: { status: 400, message: 'The palette fails WCAG AA contrast.' },
+  INVALID_THEME_ASSET: { status: 400, message: 'A theme does not take this asset.' },
   UNKNOWN_THEME: { status: 400, message: 'themeId names no theme of this tenant.' },
 
   // 401: every one carries a challenge.
@@ -113,9 +113,9 @@ export const ERRORS = {
   PROCESS_DEFINITION_NOT_ACTIVE: { status: 409, message: 'This process definition version is not DEPLOYED_ACTIVE.' },
   CUSTOM_DATA_FORM_EXISTS: { status: 409, message: 'This data form version already exists; add a new version instead.' },
   CLOUD_FUNCTION_EXISTS: { status: 409, message: 'This cloud function version already exists; add a new version instead.' },
-  THEME_EXISTS: { status: 409, message: 'This theme version already exists; add a new version instead.' },
-  THEME_NOT_EDITABLE: { status: 409, message: 'Only an EDITABLE (or DRAFT) theme version changes; add a new version of the name instead.' },
-  THEME_ASSET_LIMIT: { status: 409, message: 'The theme has as many assets as it may hold.' },
+  THEME_EXISTS: { status: 409, message: 'This theme version exists.' },
+  THEME_NOT_EDITABLE: { status: 409, message: 'Only an EDITABLE theme version changes.' },
+  THEME_ASSET_LIMIT: { status: 409, message: 'The theme holds all the assets it may.' },
   WATCHLIST_LIMIT: { status: 409, message: 'The tenant has as many face watchlists as it may.' },
   WATCHLIST_FULL: { status: 409, message: 'The face watchlist has as many members as it may hold.' },
   WEBHOOK_LIMIT: { status: 409, message: 'The tenant has as many webhooks as it may.' },
