@@ -123,7 +123,8 @@ describe('npm start', () => {
 
       accept = true;
       const second = await start();
-      for (let i = 0; i < 400; i++) {
+      // Up to a minute: the redeliveries wait for the restarted queue and sweeper, slow on a loaded machine.
+      for (let i = 0; i < 1200; i++) {
         const delivered = new Set(got.filter((g) => g.status === 204).map((g) => g.headers['webhook-id']));
         if (delivered.size >= 3) break;
         await new Promise((r) => setTimeout(r, 50));
