@@ -6,8 +6,9 @@ import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { resetConfigForTests } from '../../functions/config.js';
+import { useConfigEnv } from '../support/config-env.js';
 import { ProcessInstanceNotFoundError } from '../../functions/process-manager/instances/instances.js';
 import { exportView, findExport, runExport, startExport } from '../../functions/exports/exports.js';
 import type { ExportRecord, ExportStore } from '../../functions/exports/model.js';
@@ -29,21 +30,7 @@ const ENV = {
   AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE',
   AWS_SECRET_ACCESS_KEY: 'secret',
 };
-const saved: Record<string, string | undefined> = {};
-beforeAll(() => {
-  for (const [k, v] of Object.entries(ENV)) {
-    saved[k] = process.env[k];
-    process.env[k] = v;
-  }
-  resetConfigForTests();
-});
-afterAll(() => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  resetConfigForTests();
-});
+useConfigEnv(ENV);
 
 const ref = { tenantId: 'demo', exportId: '6f1c7a52-8b8e-4c49-9d5e-3f8a1e0b2c11' };
 

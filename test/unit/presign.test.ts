@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resetConfigForTests } from '../../functions/config.js';
+import { useConfigEnv } from '../support/config-env.js';
 import { imageStore } from '../../functions/adapters/images.js';
 import { exportObjects } from '../../functions/store/exports.js';
 import { objectKeys } from '../../functions/store/keys.js';
@@ -15,25 +16,7 @@ const ENV = {
   AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE',
   AWS_SECRET_ACCESS_KEY: 'secret',
 };
-const saved: Record<string, string | undefined> = {};
-beforeAll(() => {
-  for (const [k, v] of Object.entries(ENV)) {
-    saved[k] = process.env[k];
-    process.env[k] = v;
-  }
-  for (const k of ['S3_ENDPOINT', 'S3_PUBLIC_ENDPOINT']) {
-    saved[k] = process.env[k];
-    delete process.env[k];
-  }
-  resetConfigForTests();
-});
-afterAll(() => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  resetConfigForTests();
-});
+useConfigEnv({ ...ENV, S3_ENDPOINT: undefined, S3_PUBLIC_ENDPOINT: undefined });
 
 /** Query parameters S3 would check against the request: a checksum signed at presign time is one of an empty body. */
 const checksumParams = (url: URL) => [...url.searchParams.keys()].filter((k) => /^x-amz-(checksum-|sdk-checksum-)/i.test(k));

@@ -1,27 +1,13 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfigForTests } from '../../../functions/config.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useConfigEnv } from '../../support/config-env.js';
 import { themeAssetStore } from '../../../functions/adapters/theme-assets.js';
 import { objectKeys } from '../../../functions/store/keys.js';
 import type { ThemeAsset } from '../../../functions/theme-server/model.js';
 
 const ENV = { TABLE_NAME: 'unit', IMAGES_BUCKET: 'images-bucket', AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret' };
-const saved: Record<string, string | undefined> = {};
-beforeAll(() => {
-  for (const [k, v] of Object.entries(ENV)) {
-    saved[k] = process.env[k];
-    process.env[k] = v;
-  }
-  resetConfigForTests();
-});
-afterAll(() => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  resetConfigForTests();
-});
+useConfigEnv(ENV);
 
 const s3 = mockClient(S3Client);
 afterEach(() => s3.reset());
