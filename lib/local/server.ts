@@ -19,6 +19,7 @@ import { SECURITY_HEADERS, type LambdaHandler } from '../../functions/http/wrapp
 import { log } from '../../functions/http/log.js';
 import { authorizeJwt } from './authorizer.js';
 import { createRouter } from './router.js';
+import { isPagesHost } from './pages-host.js';
 import { asOperation } from './aws-usage.js';
 import type { RequestRecord } from './text-log.js';
 
@@ -110,6 +111,8 @@ export interface LocalServerOptions {
   audience: string;
   /** Told of every request once it is answered (the terminal's request lines: lib/local/text-log.ts). */
   requestLog?: (r: RequestRecord) => void;
+  /** Serves requests whose Host is the pages origin's (lib/local/pages-host.ts): custom page bundles, not the API. */
+  pagesHost?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 }
 
 /** Imports every route's handler and checks it is the one built for that route. */
@@ -263,6 +266,13 @@ export async function startHttpServer(opts: LocalServerOptions): Promise<{ serve
     if (opts.requestLog) {
       const tell = opts.requestLog;
       res.once('finish', () => tell({ method: req.method ?? 'GET', url: req.url ?? '/', status: res.statusCode, ...(errorCode && { errorCode }), durationMs: performance.now() - started }));
+    }
+    if (opts.pagesHost && isPagesHost(req.headers.host)) {
+      await opts.pagesHost(req, res).catch(() => {
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.destroy();
+      });
+      return;
     }
     try {
       const size = requestLineAndHeaderBytes(req);
