@@ -64,7 +64,15 @@ export interface AwsAccess {
    * function given DetectFaces also carries the embedded liveness model (its layer).
    */
   faces?: readonly FaceAction[];
+  /**
+   * The custom pages bucket (functions/adapters/page-files.ts): a version's files and the
+   * archives PUT through pre-signed uploads, all under `tenants/{tenantId}/`.
+   */
+  pages?: readonly PageAction[];
 }
+
+/** What an operation does with the custom pages bucket. */
+export type PageAction = 'PutObject' | 'GetObject' | 'DeleteObject' | 'ListBucket';
 
 /** Amazon Rekognition actions the face engine makes (functions/adapters/face-engine.ts). */
 export type FaceAction =

@@ -33,6 +33,7 @@ function part(value: string): string {
 const VERSIONED_KINDS = {
   customDataForm: { partition: 'CDFORMS', item: 'CDF', nameVersion: 'CDFNV' },
   cloudFunction: { partition: 'CLOUDFNS', item: 'CFN', nameVersion: 'CFNNV' },
+  customPage: { partition: 'CPAGES', item: 'CPG', nameVersion: 'CPGNV' },
 } as const;
 export type VersionedKind = keyof typeof VERSIONED_KINDS;
 
@@ -591,6 +592,23 @@ export const objectKeys = {
     tenantPrefix(tenantId);
     if (!/^[A-Za-z0-9._-]+$/.test(file)) throw new Error('an export file name must be plain');
     return `tenants/${tenantId}/exports/${safeSegment(part(exportId))}/${file}`;
+  },
+  /**
+   * A custom page version's files in the pages bucket, under a random secret of the version
+   * (128 bits, hex) so that its URL cannot be guessed: `tenants/{t}/custom-pages/{pageId}/{secret}/`.
+   * The pages origin serves this prefix (and only it) to anyone without a token.
+   */
+  customPagePrefix(tenantId: string, pageId: string, servingSecret?: string): string {
+    tenantPrefix(tenantId);
+    const page = `tenants/${tenantId}/custom-pages/${safeSegment(part(pageId))}/`;
+    if (servingSecret === undefined) return page;
+    if (!/^[0-9a-f]{32}$/.test(servingSecret)) throw new Error('a serving secret is 32 hex digits');
+    return `${page}${servingSecret}/`;
+  },
+  /** An archive PUT through a pre-signed URL, waiting for its create: never served. */
+  customPageUpload(tenantId: string, uploadId: string): string {
+    tenantPrefix(tenantId);
+    return `tenants/${tenantId}/custom-page-uploads/${safeSegment(part(uploadId))}.bin`;
   },
   /** Every object key of the service starts with this. */
   root: 'tenants/',

@@ -1,0 +1,46 @@
+import type { KeyedSource } from '../shared/keyed-list.js';
+import type { DeploymentStatus, VersionedStatusOutcome, VersionedStore, VersionedSummary } from '../process-manager/model.js';
+
+/** A custom page version's statuses: a data form's (EDITABLE is the family's draft). */
+export const CUSTOM_PAGE_STATUSES = ['DRAFT', 'EDITABLE', 'DEPLOYED_ACTIVE', 'DEPLOYED_INACTIVE', 'ARCHIVED'] as const satisfies readonly DeploymentStatus[];
+export type CustomPageStatus = (typeof CUSTOM_PAGE_STATUSES)[number];
+
+/** What a versions page lists of a custom page version. */
+export interface CustomPageSummary extends VersionedSummary {
+  creationOption: string | null;
+}
+
+export interface CustomPageRecord extends CustomPageSummary {
+  tenantId: string;
+  /** A page that is an app elsewhere (https) instead of a bundle; null for a bundle. */
+  baseAppUrl: string | null;
+  /** The version's random folder in the pages bucket (32 hex digits); null without files. */
+  servingSecret: string | null;
+  /** Every file of the bundle, as `/path`; empty once the archive is deleted. */
+  archiveEntries: string[];
+  /** The bundle's files inflated, in bytes. */
+  archiveBytes: number;
+}
+
+/** A pending pre-signed upload of an archive, used once by a create that names it. */
+export interface CustomPageUpload {
+  tenantId: string;
+  uploadId: string;
+  expiresAt: string;
+  createdBy: string;
+}
+
+export interface CustomPageStore extends VersionedStore<CustomPageRecord, CustomPageSummary> {
+  /**
+   * Replaces a version's description and files (both items), when it was last updated at
+   * `expectedUpdatedDtm` (`changed` otherwise; `gone` when it is no more).
+   */
+  replace(record: CustomPageRecord, expectedUpdatedDtm: string): Promise<VersionedStatusOutcome>;
+  /** Deletes a version's record and its name + version item; false when it was gone already. */
+  remove(record: Pick<CustomPageRecord, 'tenantId' | 'id' | 'name' | 'version'>): Promise<boolean>;
+  /** Every version of every name, by name then version (a page is one Query). */
+  all(tenantId: string): KeyedSource<CustomPageSummary>;
+  putUpload(upload: CustomPageUpload): Promise<void>;
+  /** Takes (deletes and returns) a pending upload: at most one create uses it. */
+  takeUpload(tenantId: string, uploadId: string): Promise<CustomPageUpload | undefined>;
+}
