@@ -22,7 +22,11 @@ export const PAGE_FILE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 /** Files put at once while a bundle is written. */
 const PUT_CONCURRENCY = 8;
 
-const pagesS3: () => Promise<PagesS3> = tenantAwareClient(makeS3, (c) => c.client.destroy(), 16).forWork;
+const clients = /* @__PURE__ */ tenantAwareClient(makeS3, (c) => c.client.destroy(), 16);
+/** The client a call is made with: the current work's tenant session when the function has a tenant role. */
+const pagesS3: () => Promise<PagesS3> = clients.forWork;
+/** The process's own client (the local runtime mirrors its writes to disk and records its calls). */
+export const pagesS3Own: () => Promise<PagesS3> = clients.own;
 
 async function makeS3(credentials?: () => Promise<AwsCredentialIdentity>): Promise<PagesS3> {
   const config = getStoreConfig();

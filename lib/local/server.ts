@@ -75,10 +75,10 @@ export const LAMBDA_MAX_PAYLOAD = 6_291_556;
  * What Lambda refuses before the function runs: an event over its payload limit. API Gateway
  * then answers 413; so does this adapter, before calling the handler.
  */
-export function checkInvokeRequest(event: APIGatewayProxyEventV2): void {
+export function checkInvokeRequest(event: APIGatewayProxyEventV2, route?: Pick<RouteDef, 'request'>): void {
   const bytes = Buffer.byteLength(JSON.stringify(event), 'utf8');
   if (bytes > LAMBDA_MAX_PAYLOAD) {
-    throw new PayloadTooLargeError(
+    throw new (route?.request.overLimit ?? PayloadTooLargeError)(
       `The request makes a Lambda event of ${bytes} bytes; Lambda takes at most ${LAMBDA_MAX_PAYLOAD} (a binary body counts base64-encoded).`,
     );
   }
@@ -295,7 +295,7 @@ export async function startHttpServer(opts: LocalServerOptions): Promise<{ serve
           }),
         });
       }
-      checkInvokeRequest(event);
+      checkInvokeRequest(event, found.route);
       const result = await asOperation(found.route.operationId, () => handlers.get(found.route)!(event));
       checkInvokeResponse(result);
       if (opts.requestLog) errorCode = errorCodeOf(result);
