@@ -41,6 +41,7 @@ import { endOrphanedJourneys, startReconciler } from './reconciler.js';
 import { asOperation, recordDynamoCalls, recordMethods, recordS3Calls, writeUsage } from './aws-usage.js';
 import { localS3Client, mirrorToDisk, startLocalS3 } from './s3.js';
 import { localPagesOrigin, pagesHostHandler } from './pages-host.js';
+import { pageFileStore, pagesS3Own } from '../../functions/adapters/page-files.js';
 import { imageStore, s3 } from '../../functions/adapters/images.js';
 import { exportObjects, exportsS3 } from '../../functions/store/exports.js';
 import { installExportQueue } from '../../functions/adapters/export-queue.js';
@@ -228,7 +229,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     });
     mirrorToDisk((await s3()).client, localS3.bucket, s3Dir);
     mirrorToDisk((await exportsS3()).client, localS3.exportsBucket, exportsDir);
-    mirrorToDisk((await s3()).client, localS3.pagesBucket, pagesDir);
+    mirrorToDisk((await pagesS3Own()).client, localS3.pagesBucket, pagesDir);
     // Cloud functions run in a child process of their own (the sandbox), as in the runner Lambda on AWS.
     const functionRunner = startCloudFunctionRunner();
     installFunctionRunner(functionRunner);
@@ -254,10 +255,12 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       recordDynamoCalls((await storeClient()).raw);
       recordS3Calls((await s3()).client);
       recordS3Calls((await exportsS3()).client, { [localS3.exportsBucket]: 'exports' });
+      recordS3Calls((await pagesS3Own()).client, { [localS3.pagesBucket]: 'pages' });
       // What makes no call locally counts as the AWS action it stands for: a pre-signed URL is
       // a GetObject made with the signer's rights, the sealer is KMS, the local queue is SQS.
       recordMethods(imageStore, { url: 's3:GetObject', uploadUrl: 's3:PutObject' });
       recordMethods(exportObjects, { url: 's3:GetObject (exports)' });
+      recordMethods(pageFileStore, { uploadUrl: 's3:PutObject (pages)' });
       recordMethods(secretSealer, { seal: 'kms:Encrypt', unseal: 'kms:Decrypt' });
       recordMethods(cloudSecretSealer, { seal: 'kms:Encrypt (secrets)', unseal: 'kms:Decrypt (secrets)' });
       recordMethods(exportJobs, { enqueue: 'sqs:SendMessage' });
