@@ -21,7 +21,11 @@ const TAG = 'Custom pages';
 const BASE = '/api/theme-server/customPages';
 
 /** A create or preview body over what one request carries: the answer names the pre-signed path. */
-class CustomPageBodyTooLargeError extends apiError('CUSTOM_PAGE_BODY_TOO_LARGE') {}
+class CustomPageBodyTooLargeError extends apiError('CUSTOM_PAGE_BODY_TOO_LARGE') {
+  constructor(message: string) {
+    super(`${message} Upload a bundle this big through POST ${BASE}/uploads (a pre-signed PUT of up to 15 MiB), then create the page with its uploadId.`);
+  }
+}
 
 const BUNDLE_REFUSALS =
   'A bundle breaking a rule is refused with its own code: BUNDLE_TOO_LARGE, BUNDLE_FILE_TYPE, BUNDLE_NO_INDEX, BUNDLE_UNSAFE_PATH, ' +
