@@ -48,6 +48,8 @@ export interface PageFileStore {
   putFiles(tenantId: string, pageId: string, servingSecret: string, files: readonly PageFile[]): Promise<void>;
   /** Deletes every file of a page (all its folders); how many went. */
   deleteFiles(tenantId: string, pageId: string): Promise<number>;
+  /** Deletes the named files of one folder (what a failed write may have left), without listing. */
+  deleteNamed(tenantId: string, pageId: string, servingSecret: string, paths: readonly string[]): Promise<void>;
   /** Deletes the files of one folder of a page (content an update replaced). */
   deleteFolder(tenantId: string, pageId: string, servingSecret: string): Promise<number>;
   /** A pre-signed PUT of an archive (application/octet-stream) for `expiresIn` seconds. */
@@ -78,6 +80,11 @@ export const pageFileStore: PageFileStore = {
     await Promise.all(Array.from({ length: Math.min(PUT_CONCURRENCY, files.length) }, worker));
   },
 
+  async deleteNamed(tenantId, pageId, servingSecret, paths) {
+    const { client, bucket, commands } = await pagesS3();
+    const prefix = objectKeys.customPagePrefix(tenantId, pageId, servingSecret);
+    for (const path of paths) await client.send(new commands.DeleteObjectCommand({ Bucket: bucket, Key: `${prefix}${path.slice(1)}` }));
+  },
   deleteFiles: (tenantId, pageId) => deletePrefix(objectKeys.customPagePrefix(tenantId, pageId)),
   deleteFolder: (tenantId, pageId, servingSecret) => deletePrefix(objectKeys.customPagePrefix(tenantId, pageId, servingSecret)),
 

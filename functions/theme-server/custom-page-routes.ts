@@ -117,7 +117,8 @@ export const customPageRoutes = {
       409: error('This name and version already exist (CUSTOM_PAGE_EXISTS).'),
       413: bodyTooLarge,
     },
-    aws: { table: ['Query', 'PutItem', 'DeleteItem'], pages: [...pageFiles, 'GetObject'] },
+    // DeleteItem and DeleteObject: an upload is used once (and a failed write undone).
+    aws: { table: ['Query', 'PutItem', 'DeleteItem'], pages: ['PutObject', 'GetObject', 'DeleteObject'] },
     lambda: { memorySize: 1024, timeoutSeconds: 29 },
   }),
   previewCustomPage: defineRoute({

@@ -154,7 +154,7 @@ export async function addCustomPage(deps: CustomPageDeps, input: NewCustomPage, 
     } catch (err) {
       // No version without its files: undo the record (and whatever files went).
       await deps.pages.remove(record).catch(() => undefined);
-      await deps.files.deleteFiles(ctx.tenantId, record.id).catch(() => undefined);
+      await deps.files.deleteNamed(ctx.tenantId, record.id, record.servingSecret!, record.archiveEntries).catch(() => undefined);
       throw err;
     }
   }

@@ -35,6 +35,24 @@ async function upload(name: string, archive: Buffer, extra: Record<string, unkno
   return call('POST', BASE, { token: as, body: { name, description: 'Consents', archive: archive.toString('base64'), creationOption: 'Save & Deploy', ...extra } });
 }
 
+/** Asks for a pre-signed upload and PUTs the archive to it, as a client with a big bundle does. */
+async function presignedUpload(archive: Buffer): Promise<string> {
+  const started = await call('POST', `${BASE}/uploads`, { token });
+  expect(started.status, started.text).toBe(201);
+  const { uploadId, uploadUrl, uploadHeaders } = started.json;
+  const put = await new Promise<number>((ok, fail) => {
+    const u = new URL(uploadUrl);
+    const req = request({ host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, method: 'PUT', headers: { ...uploadHeaders, 'content-length': archive.length } }, (res) => {
+      res.resume();
+      res.on('end', () => ok(res.statusCode ?? 0));
+    });
+    req.on('error', fail);
+    req.end(archive);
+  });
+  expect(put).toBe(200);
+  return uploadId as string;
+}
+
 /** A GET of the pages origin (another host on the runtime's port), without any token. */
 function fromPagesOrigin(url: string, headers: Record<string, string> = {}) {
   const u = new URL(url);
@@ -118,20 +136,7 @@ describe('custom pages as the family uploads, reads and activates them', () => {
   });
 
   it('uploads through a pre-signed URL, once', async () => {
-    const started = await call('POST', `${BASE}/uploads`, { token });
-    expect(started.status, started.text).toBe(201);
-    const { uploadId, uploadUrl, uploadHeaders } = started.json;
-    const archive = await pageZip();
-    const put = await new Promise<number>((ok, fail) => {
-      const u = new URL(uploadUrl);
-      const req = request({ host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, method: 'PUT', headers: { ...uploadHeaders, 'content-length': archive.length } }, (res) => {
-        res.resume();
-        res.on('end', () => ok(res.statusCode ?? 0));
-      });
-      req.on('error', fail);
-      req.end(archive);
-    });
-    expect(put).toBe(200);
+    const uploadId = await presignedUpload(await pageZip());
     const name = fresh();
     const created = await call('POST', BASE, { token, body: { name, description: 'big', uploadId } });
     expect(created.status, created.text).toBe(201);
@@ -176,6 +181,26 @@ describe('custom pages as the family uploads, reads and activates them', () => {
     expect((await call('GET', `${BASE}/${created.json.id}`, { token })).json.code).toBe('CUSTOM_PAGE_NOT_FOUND');
   });
 
+  it('deletes a page with its files at once', async () => {
+    const created = await upload(fresh(), await pageZip());
+    expect((await fromPagesOrigin(created.json.previewUrl)).status).toBe(200);
+    expect((await call('DELETE', `${BASE}/${created.json.id}`, { token })).status).toBe(204);
+    expect((await fromPagesOrigin(created.json.previewUrl)).status).toBe(404);
+    expect((await call('DELETE', `${BASE}/${created.json.id}`, { token })).status).toBe(404);
+  });
+
+  it('previews a bundle without a version, from base64 and from an upload', async () => {
+    const fromBody = await call('POST', `${BASE}/previews`, { token, body: { name: 'ignored', archive: (await pageZip()).toString('base64') } });
+    expect(fromBody.status, fromBody.text).toBe(201);
+    expect(fromBody.json.archiveEntries).toHaveLength(5);
+    expect((await fromPagesOrigin(fromBody.json.previewUrl)).text).toBe(INDEX);
+    const fromUpload = await call('POST', `${BASE}/previews`, { token, body: { uploadId: await presignedUpload(await zipOf({ 'index.html': 'p' })) } });
+    expect(fromUpload.status, fromUpload.text).toBe(201);
+    expect((await fromPagesOrigin(fromUpload.json.previewUrl)).text).toBe('p');
+    const refused = await call('POST', `${BASE}/previews`, { token, body: { archive: (await zipOf({ 'a.html': 'x' })).toString('base64') } });
+    expect(refused.json.code).toBe('BUNDLE_NO_INDEX');
+  });
+
   it('updates the description, and the content of a draft only', async () => {
     const created = await upload(fresh(), await pageZip());
     const updated = await call('POST', `${BASE}/${created.json.id}`, { token, body: { ...created.json, description: 'new', archive: (await zipOf({ 'index.html': 'v2' })).toString('base64') } });
@@ -183,6 +208,9 @@ describe('custom pages as the family uploads, reads and activates them', () => {
     expect(updated.json).toMatchObject({ description: 'new', archiveEntries: [{ path: '/index.html' }] });
     expect((await fromPagesOrigin(updated.json.previewUrl)).text).toBe('v2');
     expect((await fromPagesOrigin(created.json.previewUrl)).status).toBe(404);
+    const viaUpload = await call('POST', `${BASE}/${created.json.id}`, { token, body: { uploadId: await presignedUpload(await zipOf({ 'index.html': 'v2b' })) } });
+    expect(viaUpload.status, viaUpload.text).toBe(200);
+    expect((await fromPagesOrigin(viaUpload.json.previewUrl)).text).toBe('v2b');
     await call('POST', `${BASE}/${created.json.id}/status/DEPLOYED_ACTIVE`, { token });
     const locked = await call('POST', `${BASE}/${created.json.id}`, { token, body: { archive: (await zipOf({ 'index.html': 'v3' })).toString('base64') } });
     expect(locked.status).toBe(400);
