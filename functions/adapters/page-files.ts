@@ -6,6 +6,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { getStoreConfig } from '../config.js';
 import { objectKeys } from '../store/keys.js';
+import type { PageFileStore } from '../theme-server/model.js';
 import { traced } from '../observability/tracer.js';
 import { localS3ClientConfig, presignPut } from './presign.js';
 import { tenantAwareClient, tenantCredentialsOf, type AwsCredentialIdentity } from './tenant-credentials.js';
@@ -36,27 +37,7 @@ async function makeS3(credentials?: () => Promise<AwsCredentialIdentity>): Promi
   return { client, bucket: config.PAGES_BUCKET, commands };
 }
 
-export interface PageFile {
-  /** `/index.html`: from the bundle's root. */
-  path: string;
-  bytes: Buffer;
-  contentType: string;
-}
-
-export interface PageFileStore {
-  /** Writes a version's files under its folder. */
-  putFiles(tenantId: string, pageId: string, servingSecret: string, files: readonly PageFile[]): Promise<void>;
-  /** Deletes every file of a page (all its folders); how many went. */
-  deleteFiles(tenantId: string, pageId: string): Promise<number>;
-  /** Deletes the named files of one folder (what a failed write may have left), without listing. */
-  deleteNamed(tenantId: string, pageId: string, servingSecret: string, paths: readonly string[]): Promise<void>;
-  /** Deletes the files of one folder of a page (content an update replaced). */
-  deleteFolder(tenantId: string, pageId: string, servingSecret: string): Promise<number>;
-  /** A pre-signed PUT of an archive (application/octet-stream) for `expiresIn` seconds. */
-  uploadUrl(tenantId: string, uploadId: string, expiresIn: number): Promise<{ url: string; headers: Record<string, string> }>;
-  /** The archive PUT for an upload, deleted as it is read; undefined when none was PUT, 'tooLarge' past `maxBytes`. */
-  takeUploadedArchive(tenantId: string, uploadId: string, maxBytes: number): Promise<Buffer | 'tooLarge' | undefined>;
-}
+export type { PageFile, PageFileStore } from '../theme-server/model.js';
 
 export const pageFileStore: PageFileStore = {
   async putFiles(tenantId, pageId, servingSecret, files) {

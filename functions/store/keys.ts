@@ -1,3 +1,4 @@
+import { customPageFolder } from '../shared/custom-page-folder.js';
 import { TENANT_ID_PATTERN } from '../auth/permissions.js';
 import { OUTBOX_SORT_PREFIX } from '../shared/events.js';
 import { INSTANCE_VIEW_SHARDS, OPEN_INDEX_SHARDS, OUTBOX_SHARDS, WEBHOOK_DELIVERY_SHARDS, shardLabel, shardOf } from './shards.js';
@@ -600,10 +601,7 @@ export const objectKeys = {
    */
   customPagePrefix(tenantId: string, pageId: string, servingSecret?: string): string {
     tenantPrefix(tenantId);
-    const page = `tenants/${tenantId}/custom-pages/${safeSegment(part(pageId))}/`;
-    if (servingSecret === undefined) return page;
-    if (!/^[0-9a-f]{32}$/.test(servingSecret)) throw new Error('a serving secret is 32 hex digits');
-    return `${page}${servingSecret}/`;
+    return customPageFolder(tenantId, safeSegment(part(pageId)), servingSecret);
   },
   /** An archive PUT through a pre-signed URL, waiting for its create: never served. */
   customPageUpload(tenantId: string, uploadId: string): string {

@@ -18,7 +18,7 @@
  * - `customPageStore` (functions/store/custom-pages.ts) is the store to hand in.
  */
 import { getStoreConfig } from '../config.js';
-import { objectKeys } from '../store/keys.js';
+import { customPageFolder } from '../shared/custom-page-folder.js';
 import type { CustomPageRecord, CustomPageStore } from './model.js';
 
 export interface CustomPageUrls {
@@ -48,7 +48,7 @@ export function customPageUrls(record: Pick<CustomPageRecord, 'tenantId' | 'id' 
   }
   if (!record.servingSecret) return undefined;
   const origin = pagesOrigin();
-  const baseUrl = `${origin}/${objectKeys.customPagePrefix(record.tenantId, record.id, record.servingSecret)}`;
+  const baseUrl = `${origin}/${customPageFolder(record.tenantId, record.id, record.servingSecret)}`;
   return { origin, baseUrl, indexUrl: `${baseUrl}index.html` };
 }
 

@@ -11,10 +11,9 @@ import { addVersion, getVersioned, setVersionedStatus, versionsPage, type Versio
 import { keyedPage, sortedPage } from '../shared/keyed-list.js';
 import { parseSort } from '../shared/page.js';
 import { ValidationError } from '../errors.js';
-import type { PageFileStore } from '../adapters/page-files.js';
 import { BUNDLE_LIMITS, BundleTooLargeError, readBundle, type Bundle } from './bundle.js';
 import { customPageUrls } from './custom-page-reader.js';
-import type { CustomPageRecord, CustomPageStatus, CustomPageStore, CustomPageSummary } from './model.js';
+import type { CustomPageRecord, CustomPageStatus, CustomPageStore, CustomPageSummary, PageFileStore } from './model.js';
 
 export class CustomPageExistsError extends apiError('CUSTOM_PAGE_EXISTS') {
   constructor(name: string, version: number) {

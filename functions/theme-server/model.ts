@@ -44,3 +44,26 @@ export interface CustomPageStore extends VersionedStore<CustomPageRecord, Custom
   /** Takes (deletes and returns) a pending upload: at most one create uses it. */
   takeUpload(tenantId: string, uploadId: string): Promise<CustomPageUpload | undefined>;
 }
+
+export interface PageFile {
+  /** `/index.html`: from the bundle's root. */
+  path: string;
+  bytes: Buffer;
+  contentType: string;
+}
+
+/** The pages bucket, as the custom page domain uses it (functions/adapters/page-files.ts). */
+export interface PageFileStore {
+  /** Writes a version's files under its folder. */
+  putFiles(tenantId: string, pageId: string, servingSecret: string, files: readonly PageFile[]): Promise<void>;
+  /** Deletes every file of a page (all its folders); how many went. */
+  deleteFiles(tenantId: string, pageId: string): Promise<number>;
+  /** Deletes the named files of one folder (what a failed write may have left), without listing. */
+  deleteNamed(tenantId: string, pageId: string, servingSecret: string, paths: readonly string[]): Promise<void>;
+  /** Deletes the files of one folder of a page (content an update replaced). */
+  deleteFolder(tenantId: string, pageId: string, servingSecret: string): Promise<number>;
+  /** A pre-signed PUT of an archive (application/octet-stream) for `expiresIn` seconds. */
+  uploadUrl(tenantId: string, uploadId: string, expiresIn: number): Promise<{ url: string; headers: Record<string, string> }>;
+  /** The archive PUT for an upload, deleted as it is read; undefined when none was PUT, 'tooLarge' past `maxBytes`. */
+  takeUploadedArchive(tenantId: string, uploadId: string, maxBytes: number): Promise<Buffer | 'tooLarge' | undefined>;
+}
