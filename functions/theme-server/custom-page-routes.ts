@@ -164,7 +164,8 @@ export const customPageRoutes = {
       'As data forms: EDITABLE (or DRAFT) → DEPLOYED_ACTIVE or ARCHIVED; DEPLOYED_ACTIVE ⇄ DEPLOYED_INACTIVE; either → ARCHIVED, which is final. ' +
       'Setting the current status changes nothing. No body is needed; `{}` or the page object is ignored. The answer carries `previewUrl`.',
     tag: TAG,
-    request: { path: CustomPageStatusPathSchema },
+    // The family's clients may send the page object back, with up to 1,000 archive entries.
+    request: { path: CustomPageStatusPathSchema, maxBodyBytes: 512 * 1024 },
     responses: {
       200: { description: 'The version with its new status.', schema: CustomPageSchema },
       400: badRequest,
