@@ -23,7 +23,7 @@
 const BASE = '^functions/(shared/|observability/|errors\\.ts$|config\\.ts$|auth/permissions\\.ts$)';
 /** The storage layer: the table's stores, and the adapters to the other services that keep or compute things. */
 const STORAGE = '^functions/(store|adapters)/';
-const AREAS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|activities|exports|cloud-functions|faces|webhooks)/';
+const AREAS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|activities|exports|cloud-functions|faces|webhooks|theme-server)/';
 /** Where an area declares its records and the storage interface it needs: at the area's root, never in a resource folder. */
 const AREA_MODELS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|exports|cloud-functions|faces|webhooks|theme-server)/(model|domain)\\.ts$';
 

@@ -48,6 +48,13 @@ const StoreConfigSchema = z.object({
   S3_LOCAL_SECRET: z.optional(z.string().check(z.minLength(32))),
   /** The S3 bucket of asynchronous exports (archives, CSV files), for the functions that start, run or read them. */
   EXPORTS_BUCKET: z.optional(z.string().check(z.minLength(3))),
+  /** The S3 bucket of custom page files and their pending uploads (functions/adapters/page-files.ts). */
+  PAGES_BUCKET: z.optional(z.string().check(z.minLength(3))),
+  /**
+   * The origin custom pages are served from, never a tenant's own (a CloudFront domain on AWS,
+   * `http://pages.localhost:{port}` locally): previewUrl and a page's baseUrl start with it.
+   */
+  PAGES_ORIGIN: z.optional(z.url()),
   /** The stack's EventBridge bus that events are relayed to (AWS); locally an in-process bus is installed instead. */
   EVENT_BUS_NAME: z.optional(z.string().check(z.minLength(1))),
   /** The SQS FIFO queue webhook deliveries wait in (fauxqs's, locally). */

@@ -2,6 +2,7 @@ import type { RouteDef } from './http/route.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { definitionRoutes } from './process-manager/definitions/definition-routes.js';
 import { customDataFormRoutes } from './process-manager/forms/custom-data-form-routes.js';
+import { customPageRoutes } from './theme-server/custom-page-routes.js';
 import { watchlistRoutes } from './faces/watchlist-routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { tokenRoutes } from './process-manager/tokens/token-routes.js';
@@ -28,6 +29,7 @@ export const routes = {
   ...apiKeyRoutes,
   ...definitionRoutes,
   ...customDataFormRoutes,
+  ...customPageRoutes,
   ...watchlistRoutes,
   ...webhookRoutes,
   ...tokenRoutes,

@@ -17,6 +17,7 @@ import { OPEN_INSTANCES_INDEX, TABLE_SCHEMA } from '../functions/store/schema.js
 import { stateMachinePrefix } from '../functions/process-manager/executions/orchestrator.js';
 import { Images } from './constructs/images.js';
 import { Exports } from './constructs/exports.js';
+import { Pages } from './constructs/pages.js';
 import { Events } from './constructs/events.js';
 import { cloudSecretsKey } from './constructs/cloud-secrets.js';
 import { nameKeyUsers, serviceKey } from './constructs/key-policies.js';
@@ -164,6 +165,7 @@ export class ArthrStack extends Stack {
   readonly journeys: JourneyFunctions;
   readonly images: Images;
   readonly exports: Exports;
+  readonly pages: Pages;
   readonly events: Events;
   /** Seals tenants' cloud secrets at rest (lib/constructs/cloud-secrets.ts). */
   readonly cloudSecretsKey: kms.Key;
@@ -453,6 +455,9 @@ export class ArthrStack extends Stack {
       environment,
     });
 
+    // --- Custom pages: their bucket, served from an origin of their own (CloudFront).
+    this.pages = new Pages(this, 'Pages', { accessLogs: this.images.accessLogs });
+
     // Packages too large for a handler's bundle, shared by the functions that load them.
     const packageLayers = new Map(
       LAYER_PACKAGES.map((p) => [p, new PackageLayer(this, `Layer${p.replace(/[^A-Za-z0-9]/g, '')}`, { root: REPO_ROOT, packages: [p, ...(LAYER_COMPANIONS[p] ?? [])], description: `${p} and its dependencies, from the repository's lock file` }).layer] as const),
@@ -474,6 +479,7 @@ export class ArthrStack extends Stack {
         stateMachineArnPattern,
         images: this.images,
         exports: this.exports,
+        pages: this.pages,
         cloudSecretsKey: this.cloudSecretsKey,
         // The replay route queues on the replay queue only (fresh deliveries are the relay's).
         webhookQueue: this.events.replays,
@@ -577,6 +583,8 @@ export class ArthrStack extends Stack {
       value: this.images.cleanupDeadLetters.queueUrl,
     });
     new CfnOutput(this, 'ExportsBucketName', { description: 'Export files (archives, CSV), under tenants/{tenantId}/exports/{exportId}/, kept 7 days.', value: this.exports.bucket.bucketName });
+    new CfnOutput(this, 'PagesBucketName', { description: 'Custom page files, under tenants/{tenantId}/custom-pages/{pageId}/{secret}/, and pending uploads.', value: this.pages.bucket.bucketName });
+    new CfnOutput(this, 'PagesOrigin', { description: 'Where custom pages are served from (previewUrl), without a token.', value: this.pages.origin });
     new CfnOutput(this, 'ExportDeadLetterQueueUrl', { description: 'Export jobs that failed every attempt (each marked FAILED).', value: this.exports.deadLetters.queueUrl });
     new CfnOutput(this, 'EventBusName', {
       description: 'The service\'s events (source arthr.events, detail-type the event type): put rules on it, or subscribe a webhook.',

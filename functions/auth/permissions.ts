@@ -36,6 +36,11 @@ export const PERMISSIONS = [
   'ProcessManager:addCloudSecret',
   'ProcessManager:updateCloudSecret',
   'ProcessManager:deleteCloudSecret',
+  // Custom pages, in the data forms' pattern under the family's theme server.
+  'ThemeServer:getCustomPages',
+  'ThemeServer:addCustomPage',
+  'ThemeServer:updateCustomPage',
+  'ThemeServer:deleteCustomPage',
   'UserDataServer:getProcessInstanceUserData',
   'createPasscodeRegistrationForUser',
   'createUserPasscodeRegistrationForUserByExtUserId',

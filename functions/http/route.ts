@@ -3,6 +3,7 @@ import type * as z4 from 'zod/v4/core';
 import type { PermissionName } from '../auth/permissions.js';
 import * as z from '../shared/zod.js';
 import { error } from './responses.js';
+import type { ApiError } from '../errors.js';
 
 /**
  * How a route authenticates:
@@ -64,7 +65,17 @@ export interface AwsAccess {
    * function given DetectFaces also carries the embedded liveness model (its layer).
    */
   faces?: readonly FaceAction[];
+  /**
+   * S3 actions on the custom pages bucket, under `tenants/` (functions/adapters/page-files.ts):
+   * a version's files and the archives PUT through pre-signed uploads.
+   */
+  pages?: readonly PageFileAction[];
 }
+
+/** What an operation does with the custom pages bucket. */
+export type PageFileAction = 'PutObject' | 'GetObject' | 'DeleteObject' | 'ListBucket';
+/** The same, by the name lib/constructs/pages.ts first used. */
+export type PageAction = PageFileAction;
 
 /** Amazon Rekognition actions the face engine makes (functions/adapters/face-engine.ts). */
 export type FaceAction =
@@ -114,7 +125,20 @@ export interface RouteDef<
    * hands them over), validated like the rest and listed in the OpenAPI document as header
    * parameters; a loose object, since every request carries headers no route reads.
    */
-  request: { path?: P; query?: Q; body?: B; headers?: H; maxBodyBytes?: number; form?: boolean; multipart?: boolean };
+  /**
+   * `overLimit`: the error a body over `maxBodyBytes` (or over Lambda's payload, locally) is
+   * refused with, when the operation has a better way for big bodies to name (413 only).
+   */
+  request: {
+    path?: P;
+    query?: Q;
+    body?: B;
+    headers?: H;
+    maxBodyBytes?: number;
+    form?: boolean;
+    multipart?: boolean;
+    overLimit?: new (message: string) => ApiError;
+  };
   /** Pages for people: errors are answered as an HTML page rather than JSON. */
   html?: boolean;
   responses: R;

@@ -142,7 +142,7 @@ function readBody(route: RouteDef, event: APIGatewayProxyEventV2): unknown {
   const raw = rawBody(event);
   const limit = route.request.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (raw.length > limit) {
-    throw new PayloadTooLargeError(`The request body is ${raw.length} bytes; this operation takes at most ${limit}.`);
+    throw new (route.request.overLimit ?? PayloadTooLargeError)(`The request body is ${raw.length} bytes; this operation takes at most ${limit}.`);
   }
   if (!route.request.body) return undefined;
   // An absent body reads as `{}`: the spec's "body {}" operations also work with none.

@@ -16,6 +16,9 @@ type BodyOf<K extends keyof Routes> = Routes[K]['request'] extends { body?: infe
 export type OperationExamples = { [K in keyof Routes]?: { request?: BodyOf<K>; response?: unknown } };
 
 const AT = '2026-03-14T09:26:53.000Z';
+/** A real bundle: a zip holding one index.html. */
+const CUSTOM_PAGE_ZIP =
+  'UEsDBBQACAAIAFtLblwAAAAAAAAAAAAAAAAKAAkAaW5kZXguaHRtbFVUBQAB3Sm1abNRTMlPLqksSFXIKMnNsbMpySzJSbVzzs8rTs0rsdGHcG0K7DxSc3LybfQL7ABQSwcI2r7BCy4AAAAxAAAAUEsBAgADFAAIAAgAW0tuXNq+wQsuAAAAMQAAAAoACQAAAAAAAAAAAKSBAAAAAGluZGV4Lmh0bWxVVAUAAd0ptWlQSwUGAAAAAAEAAQBBAAAAbwAAAAAA';
 const LATER = '2026-03-14T09:29:57.230Z';
 const TENANT = 'demo';
 const DEFN_ID = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
@@ -194,6 +197,12 @@ export const OPERATION_EXAMPLES: OperationExamples = {
   getProcessInstance: { response: instance },
   getUserData: { response: userData },
   getUserDataChecks: { response: [FACE_CHECK] },
+  addCustomPage: {
+    // The family's deploy script body: a bundle (a zip holding index.html) as base64.
+    request: { name: 'Consents', description: 'Consent screen', archive: CUSTOM_PAGE_ZIP, creationOption: 'Save & Deploy' },
+  },
+  previewCustomPage: { request: { archive: CUSTOM_PAGE_ZIP } },
+  updateCustomPage: { request: { description: 'Consent screen, reworded', archive: CUSTOM_PAGE_ZIP } },
   addCustomDataForm: {
     request: {
       name: 'onboarding-details',

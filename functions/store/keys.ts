@@ -1,3 +1,4 @@
+import { customPageFolder } from '../shared/custom-page-folder.js';
 import { TENANT_ID_PATTERN } from '../auth/permissions.js';
 import { OUTBOX_SORT_PREFIX } from '../shared/events.js';
 import { INSTANCE_VIEW_SHARDS, OPEN_INDEX_SHARDS, OUTBOX_SHARDS, WEBHOOK_DELIVERY_SHARDS, shardLabel, shardOf } from './shards.js';
@@ -34,6 +35,7 @@ const VERSIONED_KINDS = {
   customDataForm: { partition: 'CDFORMS', item: 'CDF', nameVersion: 'CDFNV' },
   cloudFunction: { partition: 'CLOUDFNS', item: 'CFN', nameVersion: 'CFNNV' },
   theme: { partition: 'THEMES', item: 'THM', nameVersion: 'THMNV' },
+  customPage: { partition: 'CPAGES', item: 'CPG', nameVersion: 'CPGNV' },
 } as const;
 export type VersionedKind = keyof typeof VERSIONED_KINDS;
 
@@ -603,6 +605,20 @@ export const objectKeys = {
     tenantPrefix(tenantId);
     if (!/^[a-z0-9]{1,8}$/.test(extension)) throw new Error('an asset extension must be plain');
     return `tenants/${tenantId}/themes/${safeSegment(part(themeId))}/${safeSegment(secret)}.${extension}`;
+  },
+  /**
+   * A custom page version's files in the pages bucket, under a random secret of the version
+   * (128 bits, hex) so that its URL cannot be guessed: `tenants/{t}/custom-pages/{pageId}/{secret}/`.
+   * The pages origin serves this prefix (and only it) to anyone without a token.
+   */
+  customPagePrefix(tenantId: string, pageId: string, servingSecret?: string): string {
+    tenantPrefix(tenantId);
+    return customPageFolder(tenantId, safeSegment(part(pageId)), servingSecret);
+  },
+  /** An archive PUT through a pre-signed URL, waiting for its create: never served. */
+  customPageUpload(tenantId: string, uploadId: string): string {
+    tenantPrefix(tenantId);
+    return `tenants/${tenantId}/custom-page-uploads/${safeSegment(part(uploadId))}.bin`;
   },
   /** Every object key of the service starts with this. */
   root: 'tenants/',

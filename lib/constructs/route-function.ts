@@ -16,6 +16,7 @@ import {
 } from './tenant-role.js';
 import { acknowledgeImageObjects, imageStatements, type ImagesAccess } from './images.js';
 import { acknowledgeExportObjects, exportsEnvironment, exportStatements, type ExportsAccess } from './exports.js';
+import { acknowledgePageObjects, pagesEnvironment, pageStatements, type PagesAccess } from './pages.js';
 import { cloudSecretsEnvironment, cloudSecretStatement, webhookSecretStatement } from './cloud-secrets.js';
 import { acknowledgeFaceStatements, faceStatements, facesEnvironment } from './faces.js';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -42,6 +43,8 @@ export interface RouteFunctionProps {
   environment: Record<string, string>;
   /** The exports bucket, key and queue: granted as `route.aws.exports` says, and named in the EXPORTS_* variables. */
   exports: ExportsAccess;
+  /** The custom pages bucket and origin: granted as `route.aws.pages` says, and named in PAGES_BUCKET and PAGES_ORIGIN. */
+  pages: PagesAccess;
   /** The key cloud secrets are sealed with: Encrypt for the routes whose `aws.cloudSecrets` is `seal` (and webhook secrets, `aws.webhooks` Seal). */
   cloudSecretsKey: IKey;
   /** The webhook replay queue: SendMessage for the routes whose `aws.webhooks` has it (a replay). */
@@ -81,6 +84,7 @@ export class RouteFunction extends ServiceFunction {
         ...(access.images?.length ? { IMAGES_BUCKET: props.images.bucket.bucketName } : {}),
         // Only the functions that start or read exports learn where they are.
         ...(access.exports?.length ? exportsEnvironment(props.exports) : {}),
+        ...(access.pages?.length ? pagesEnvironment(props.pages) : {}),
         ...(access.cloudSecrets || access.webhooks?.includes('Seal') ? cloudSecretsEnvironment(props.cloudSecretsKey) : {}),
         ...(access.webhooks?.includes('SendMessage') ? { WEBHOOK_REPLAY_QUEUE_URL: props.webhookQueue.queueUrl } : {}),
         // A webhook's queue or bus target may not be in the deployment's own account.
@@ -100,6 +104,7 @@ export class RouteFunction extends ServiceFunction {
     if (actsForTenants(route)) {
       this.actForTenants(`Runs ${route.operationId} for one tenant: assumed with the arthr-tenant session tag`, tenantStatements(props, stack));
       if (access.images?.some((a) => a !== 'ListBucket')) acknowledgeImageObjects(this.tenantRole!, props.images.bucket, 'tenant');
+      if (access.pages?.some((a) => a !== 'ListBucket')) acknowledgePageObjects(this.tenantRole!, props.pages.bucket, 'tenant');
     }
     if (access.stateMachines) {
       // cdk-nag 3 acknowledges each wildcard finding by its exact resource string.
@@ -116,9 +121,9 @@ export class RouteFunction extends ServiceFunction {
   }
 }
 
-/** Whether the route's function touches tenant data, the table's or images (so acts through a tenant role). */
+/** Whether the route's function touches tenant data, the table's, images or custom pages (so acts through a tenant role). */
 function actsForTenants(route: RouteDef): boolean {
-  return Boolean(route.aws.table?.length || route.aws.queryIndexes || isRateLimited(route) || route.aws.images?.length);
+  return Boolean(route.aws.table?.length || route.aws.queryIndexes || isRateLimited(route) || route.aws.images?.length || route.aws.pages?.length);
 }
 
 /**
@@ -150,6 +155,8 @@ function tenantStatements(props: RouteFunctionProps, stack: Stack): iam.PolicySt
   }
   // Images under the session's tenant's prefix only (`tenants/${aws:PrincipalTag/arthr-tenant}/`).
   if (access.images?.length) statements.push(...imageStatements(access.images, props.images, stack, 'tenant'));
+  // Custom pages likewise (functions/adapters/page-files.ts works with the tenant's session).
+  if (access.pages?.length) statements.push(...pageStatements(access.pages, props.pages, 'tenant'));
   return statements;
 }
 

@@ -7,6 +7,7 @@ import type { RouteDef } from '../../functions/http/route.js';
 import type { ImagesAccess } from './images.js';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { ExportsAccess } from './exports.js';
+import type { PagesAccess } from './pages.js';
 import { importKey } from './key-policies.js';
 import { RouteFunction, type RouteFunctionProps } from './route-function.js';
 
@@ -62,6 +63,7 @@ export class RouteStack extends NestedStack {
   constructor(scope: Construct, props: RouteStackProps) {
     const usesImages = props.routes.some((r) => r.aws.images?.length);
     const usesExports = props.routes.some((r) => r.aws.exports?.length);
+    const usesPages = props.routes.some((r) => r.aws.pages?.length);
     const usesSecrets = props.routes.some((r) => r.aws.cloudSecrets || r.aws.webhooks?.includes('Seal'));
     const usesWebhookQueue = props.routes.some((r) => r.aws.webhooks?.includes('SendMessage'));
     super(scope, routeStackId(props.area), {
@@ -79,6 +81,7 @@ export class RouteStack extends NestedStack {
               ExportsQueueUrl: props.exports.queue.queueUrl,
             }
           : {}),
+        ...(usesPages ? { PagesBucketArn: props.pages.bucket.bucketArn, PagesBucketName: props.pages.bucket.bucketName, PagesOrigin: props.pages.origin } : {}),
         ...(usesSecrets ? { CloudSecretsKeyArn: props.cloudSecretsKey.keyArn } : {}),
         ...(usesWebhookQueue ? { WebhookReplayQueueArn: props.webhookQueue.queueArn, WebhookReplayQueueUrl: props.webhookQueue.queueUrl } : {}),
       },
@@ -114,6 +117,15 @@ export class RouteStack extends NestedStack {
           }),
         }
       : props.exports;
+    const pages: PagesAccess = usesPages
+      ? {
+          bucket: s3.Bucket.fromBucketAttributes(this, 'PagesBucket', {
+            bucketArn: param('PagesBucketArn', 'The custom pages bucket\'s ARN.'),
+            bucketName: param('PagesBucketName', 'The custom pages bucket\'s name.'),
+          }),
+          origin: param('PagesOrigin', 'The origin custom pages are served from (https://{CloudFront domain}).'),
+        }
+      : props.pages;
     const cloudSecretsKey = usesSecrets
       ? importKey(this, 'CloudSecretsKey', param('CloudSecretsKeyArn', 'The cloud secrets KMS key ARN.'), props.cloudSecretsKey)
       : props.cloudSecretsKey;
@@ -124,7 +136,7 @@ export class RouteStack extends NestedStack {
         })
       : props.webhookQueue;
     for (const route of routes) {
-      const fn = new RouteFunction(this, { ...functionProps, images, exports, cloudSecretsKey, webhookQueue, route });
+      const fn = new RouteFunction(this, { ...functionProps, images, exports, pages, cloudSecretsKey, webhookQueue, route });
       this.functions.set(route.operationId, fn);
 
       const method = METHODS[route.method];

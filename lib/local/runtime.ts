@@ -39,7 +39,9 @@ import { startSweeper } from './sweeper.js';
 import { startDeliverySweeper } from './webhook-sweeper.js';
 import { endOrphanedJourneys, startReconciler } from './reconciler.js';
 import { asOperation, recordDynamoCalls, recordMethods, recordS3Calls, writeUsage } from './aws-usage.js';
-import { mirrorToDisk, startLocalS3 } from './s3.js';
+import { localS3Client, mirrorToDisk, startLocalS3 } from './s3.js';
+import { localPagesOrigin, pagesHostHandler } from './pages-host.js';
+import { pageFileStore, pagesS3Own } from '../../functions/adapters/page-files.js';
 import { imageStore, s3 } from '../../functions/adapters/images.js';
 import { exportObjects, exportsS3 } from '../../functions/store/exports.js';
 import { installExportQueue } from '../../functions/adapters/export-queue.js';
@@ -78,6 +80,9 @@ export interface RuntimeInfo {
   exportsBucket: string;
   /** Where pre-signed URLs point (the local S3 gateway that checks them). */
   s3PublicEndpoint: string;
+  /** Custom page bundles: their bucket, and the origin that serves them without a token. */
+  pagesBucket: string;
+  pagesOrigin: string;
   issuer: string;
 }
 
@@ -171,8 +176,9 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
   const dynamo = await startDynamoDbLocal(join(localDir, 'dynamodb'));
   const s3Dir = join(localDir, 's3');
   const exportsDir = join(localDir, 's3-exports');
-  for (const dir of [s3Dir, exportsDir]) if (existsSync(dir)) chmodSync(dir, 0o700);
-  const localS3 = await startLocalS3({ images: s3Dir, exports: exportsDir }).catch(async (err: unknown) => {
+  const pagesDir = join(localDir, 's3-pages');
+  for (const dir of [s3Dir, exportsDir, pagesDir]) if (existsSync(dir)) chmodSync(dir, 0o700);
+  const localS3 = await startLocalS3({ images: s3Dir, exports: exportsDir, pages: pagesDir }).catch(async (err: unknown) => {
     await dynamo.stop();
     throw err;
   });
@@ -196,6 +202,9 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       // function runner's child gets none of this environment (see cloud-function-runner.ts).
       S3_LOCAL_SECRET: localS3.credentials.secretAccessKey,
       EXPORTS_BUCKET: localS3.exportsBucket,
+      // Custom page bundles: their bucket, and the origin that serves them (lib/local/pages-host.ts).
+      PAGES_BUCKET: localS3.pagesBucket,
+      PAGES_ORIGIN: localPagesOrigin(port),
       EXPORTS_KEY: `file:${exportsKeyPath}`,
       SECRETS_KEY: `file:${secretsKeyPath}`,
       // Cloud functions may reach the S3 stand-in's public endpoint on loopback (a pre-signed
@@ -220,6 +229,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     });
     mirrorToDisk((await s3()).client, localS3.bucket, s3Dir);
     mirrorToDisk((await exportsS3()).client, localS3.exportsBucket, exportsDir);
+    mirrorToDisk((await pagesS3Own()).client, localS3.pagesBucket, pagesDir);
     // Cloud functions run in a child process of their own (the sandbox), as in the runner Lambda on AWS.
     const functionRunner = startCloudFunctionRunner();
     installFunctionRunner(functionRunner);
@@ -245,10 +255,12 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       recordDynamoCalls((await storeClient()).raw);
       recordS3Calls((await s3()).client);
       recordS3Calls((await exportsS3()).client, { [localS3.exportsBucket]: 'exports' });
+      recordS3Calls((await pagesS3Own()).client, { [localS3.pagesBucket]: 'pages' });
       // What makes no call locally counts as the AWS action it stands for: a pre-signed URL is
       // a GetObject made with the signer's rights, the sealer is KMS, the local queue is SQS.
       recordMethods(imageStore, { url: 's3:GetObject', uploadUrl: 's3:PutObject' });
       recordMethods(exportObjects, { url: 's3:GetObject (exports)' });
+      recordMethods(pageFileStore, { uploadUrl: 's3:PutObject (pages)' });
       recordMethods(secretSealer, { seal: 'kms:Encrypt', unseal: 'kms:Decrypt' });
       recordMethods(cloudSecretSealer, { seal: 'kms:Encrypt (secrets)', unseal: 'kms:Decrypt (secrets)' });
       recordMethods(exportJobs, { enqueue: 'sqs:SendMessage' });
@@ -357,6 +369,8 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       issuer,
       audience: process.env.TOKEN_AUDIENCE!,
       ...(opts.requestLog && { requestLog: opts.requestLog }),
+      // Read straight from the S3 stand-in, as CloudFront reads the bucket through its origin access control.
+      pagesHost: pagesHostHandler(localS3Client(localS3.endpoint, localS3.credentials), localS3.pagesBucket),
     });
 
     const runtimePath = join(localDir, 'runtime.json');
@@ -368,6 +382,8 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       imagesBucket: localS3.bucket,
       exportsBucket: localS3.exportsBucket,
       s3PublicEndpoint: localS3.publicEndpoint,
+      pagesBucket: localS3.pagesBucket,
+      pagesOrigin: localPagesOrigin(port),
       issuer,
     };
     writeFileSync(runtimePath, `${JSON.stringify(info, null, 2)}\n`);

@@ -6,9 +6,12 @@ import { buildApp } from 'fauxqs';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
 import { LOCAL_S3_ACCESS_KEY_ID } from '../../functions/adapters/presign.js';
+import { BUNDLE_CONTENT_TYPES } from '../../functions/theme-server/bundle.js';
 
 export const LOCAL_IMAGES_BUCKET = 'arthr-images';
 export const LOCAL_EXPORTS_BUCKET = 'arthr-exports';
+/** Custom page bundles (and their pre-signed uploads), served by the pages host (pages-host.ts). */
+export const LOCAL_PAGES_BUCKET = 'arthr-pages';
 const LOCAL_S3_REGION = 'eu-west-1';
 
 /** The credentials pre-signed URLs are signed with and the gateway checks them against. */
@@ -31,12 +34,23 @@ export function newLocalS3Credentials(): LocalS3Credentials {
 const CONTENT_TYPES: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png' };
 
 /**
+ * The Content-Type an object read back from disk is put with: what the service wrote it with
+ * (the disk keeps bytes only), by the key's extension. A custom page's files are each of a type
+ * its bundle may hold (functions/theme-server/bundle.ts), so their extension says it.
+ */
+export function restoredContentType(bucket: string, key: string): string {
+  const ext = (key.split('/').pop() ?? '').split('.').pop()?.toLowerCase() ?? '';
+  if (bucket === LOCAL_PAGES_BUCKET && key.includes('/custom-pages/')) return BUNDLE_CONTENT_TYPES[ext] ?? 'application/octet-stream';
+  return CONTENT_TYPES[ext] ?? 'application/octet-stream';
+}
+
+/**
  * S3 on one machine: fauxqs (as DESIGN.md says) on a free loopback port, with one bucket.
  * fauxqs keeps objects in memory only, so every object the service writes is also written to
  * `dir` (see `mirrorToDisk`), and at start what `dir` holds is put back: images survive a
  * restart like the table does.
  */
-export async function startLocalS3(dirs: { images: string; exports: string }): Promise<{
+export async function startLocalS3(dirs: { images: string; exports: string; pages?: string }): Promise<{
   endpoint: string;
   /** Where pre-signed URLs point: the gateway that checks them (see `startPresignedGateway`). */
   publicEndpoint: string;
@@ -44,6 +58,7 @@ export async function startLocalS3(dirs: { images: string; exports: string }): P
   credentials: LocalS3Credentials;
   bucket: string;
   exportsBucket: string;
+  pagesBucket: string;
   stop(): Promise<void>;
 }> {
   const credentials = newLocalS3Credentials();
@@ -52,9 +67,11 @@ export async function startLocalS3(dirs: { images: string; exports: string }): P
   for (const [bucket, dir] of [
     [LOCAL_IMAGES_BUCKET, dirs.images],
     [LOCAL_EXPORTS_BUCKET, dirs.exports],
+    [LOCAL_PAGES_BUCKET, dirs.pages],
   ] as const) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
     await client.send(new CreateBucketCommand({ Bucket: bucket }));
+    if (dir === undefined) continue;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     for (const file of filesUnder(dir)) {
       const key = relative(dir, file).split(sep).join('/');
       await client.send(
@@ -62,13 +79,15 @@ export async function startLocalS3(dirs: { images: string; exports: string }): P
           Bucket: bucket,
           Key: key,
           Body: readFileSync(file),
-          ContentType: CONTENT_TYPES[key.split('.').pop() ?? ''] ?? 'application/octet-stream',
+          ContentType: restoredContentType(bucket, key),
         }),
       );
     }
   }
   // What relying parties PUT through pre-signed URLs (face uploads) survives a restart too.
   mirrorToDisk(client, LOCAL_IMAGES_BUCKET, dirs.images);
+  // ...and so do the custom page archives PUT through pre-signed upload URLs.
+  if (dirs.pages !== undefined) mirrorToDisk(client, LOCAL_PAGES_BUCKET, dirs.pages);
   const gateway = await startPresignedGateway(client, credentials);
   return {
     endpoint: server.address,
@@ -76,6 +95,7 @@ export async function startLocalS3(dirs: { images: string; exports: string }): P
     credentials,
     bucket: LOCAL_IMAGES_BUCKET,
     exportsBucket: LOCAL_EXPORTS_BUCKET,
+    pagesBucket: LOCAL_PAGES_BUCKET,
     stop: async () => {
       await gateway.close();
       client.destroy();
@@ -289,6 +309,6 @@ export function mirrorToDisk(client: S3Client, bucket: string, dir: string): voi
       }
       return out;
     },
-    { step: 'initialize', name: 'localDiskMirror' },
+    { step: 'initialize', name: `localDiskMirror:${bucket}` },
   );
 }

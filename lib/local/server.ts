@@ -19,6 +19,7 @@ import { SECURITY_HEADERS, type LambdaHandler } from '../../functions/http/wrapp
 import { log } from '../../functions/http/log.js';
 import { authorizeJwt } from './authorizer.js';
 import { createRouter } from './router.js';
+import { isPagesHost } from './pages-host.js';
 import { asOperation } from './aws-usage.js';
 import type { RequestRecord } from './text-log.js';
 
@@ -74,10 +75,10 @@ export const LAMBDA_MAX_PAYLOAD = 6_291_556;
  * What Lambda refuses before the function runs: an event over its payload limit. API Gateway
  * then answers 413; so does this adapter, before calling the handler.
  */
-export function checkInvokeRequest(event: APIGatewayProxyEventV2): void {
+export function checkInvokeRequest(event: APIGatewayProxyEventV2, route?: Pick<RouteDef, 'request'>): void {
   const bytes = Buffer.byteLength(JSON.stringify(event), 'utf8');
   if (bytes > LAMBDA_MAX_PAYLOAD) {
-    throw new PayloadTooLargeError(
+    throw new (route?.request.overLimit ?? PayloadTooLargeError)(
       `The request makes a Lambda event of ${bytes} bytes; Lambda takes at most ${LAMBDA_MAX_PAYLOAD} (a binary body counts base64-encoded).`,
     );
   }
@@ -110,6 +111,8 @@ export interface LocalServerOptions {
   audience: string;
   /** Told of every request once it is answered (the terminal's request lines: lib/local/text-log.ts). */
   requestLog?: (r: RequestRecord) => void;
+  /** Serves requests whose Host is the pages origin's (lib/local/pages-host.ts): custom page bundles, not the API. */
+  pagesHost?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 }
 
 /** Imports every route's handler and checks it is the one built for that route. */
@@ -264,6 +267,13 @@ export async function startHttpServer(opts: LocalServerOptions): Promise<{ serve
       const tell = opts.requestLog;
       res.once('finish', () => tell({ method: req.method ?? 'GET', url: req.url ?? '/', status: res.statusCode, ...(errorCode && { errorCode }), durationMs: performance.now() - started }));
     }
+    if (opts.pagesHost && isPagesHost(req.headers.host)) {
+      await opts.pagesHost(req, res).catch(() => {
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.destroy();
+      });
+      return;
+    }
     try {
       const size = requestLineAndHeaderBytes(req);
       if (size > GATEWAY_MAX_REQUEST_LINE_AND_HEADERS) {
@@ -285,7 +295,7 @@ export async function startHttpServer(opts: LocalServerOptions): Promise<{ serve
           }),
         });
       }
-      checkInvokeRequest(event);
+      checkInvokeRequest(event, found.route);
       const result = await asOperation(found.route.operationId, () => handlers.get(found.route)!(event));
       checkInvokeResponse(result);
       if (opts.requestLog) errorCode = errorCodeOf(result);

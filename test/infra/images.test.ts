@@ -118,9 +118,10 @@ describe('ArthrStack images', () => {
   });
 
   describe('bucket', () => {
-    it('is the only bucket besides its access-log bucket and the exports bucket (test/infra/exports.test.ts)', () => {
+    it('is the only bucket besides its access-log bucket, the exports bucket (test/infra/exports.test.ts) and the pages bucket (test/infra/pages.test.ts)', () => {
       const exportsBucketId = resourceAt(template, 'AWS::S3::Bucket', 'ArthrStack/Exports/Bucket')[0];
-      expect(Object.keys(ofType(template, 'AWS::S3::Bucket')).sort()).toEqual([bucketId, logBucketId, exportsBucketId].sort());
+      const pagesBucketId = resourceAt(template, 'AWS::S3::Bucket', 'ArthrStack/Pages/Bucket')[0];
+      expect(Object.keys(ofType(template, 'AWS::S3::Bucket')).sort()).toEqual([bucketId, logBucketId, exportsBucketId, pagesBucketId].sort());
     });
 
     it('blocks all public access, has no ACLs and refuses plain HTTP and TLS below 1.2', () => {
@@ -216,10 +217,11 @@ describe('ArthrStack images', () => {
         { Bool: { 'aws:SecureTransport': 'false' } },
         { NumericLessThan: { 's3:TlsVersion': 1.2 } },
       ]);
-      // The exports bucket logs here too, under exports/ (lib/constructs/exports.ts).
-      const exportsBucketId = resourceAt(template, 'AWS::S3::Bucket', 'ArthrStack/Exports/Bucket')[0];
-      expect(statements.filter((s) => s.Effect === 'Allow' && JSON.stringify(s).includes(`"${exportsBucketId}"`))).toHaveLength(1);
-      expect(statements.filter((s) => s.Effect === 'Allow' && !JSON.stringify(s).includes(`"${exportsBucketId}"`))).toEqual([
+      // The exports and pages buckets log here too, under exports/ and pages/ (lib/constructs/exports.ts, pages.ts).
+      const others = ['ArthrStack/Exports/Bucket', 'ArthrStack/Pages/Bucket'].map((at) => resourceAt(template, 'AWS::S3::Bucket', at)[0]);
+      const ofOther = (s: Statement) => others.some((id) => JSON.stringify(s).includes(`"${id}"`));
+      for (const id of others) expect(statements.filter((s) => s.Effect === 'Allow' && JSON.stringify(s).includes(`"${id}"`))).toHaveLength(1);
+      expect(statements.filter((s) => s.Effect === 'Allow' && !ofOther(s))).toEqual([
         {
           Effect: 'Allow',
           Principal: { Service: 'logging.s3.amazonaws.com' },

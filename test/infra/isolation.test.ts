@@ -239,8 +239,11 @@ describe('ArthrStack isolation: keys and trust', () => {
       }
       for (const type of ['AWS::SQS::QueuePolicy', 'AWS::SNS::TopicPolicy', 'AWS::S3::BucketPolicy', 'AWS::Events::EventBusPolicy']) {
         for (const r of Object.values(ofType(template, type))) {
-          for (const st of asArray<KeyStatement>(r.Properties.PolicyDocument.Statement).filter((s) => JSON.stringify(s.Principal ?? '').includes('"Service"'))) {
-            expect(JSON.stringify(st.Condition ?? {}), `${type} ${JSON.stringify(st.Principal)}`).toContain('aws:SourceArn');
+          // A Deny lets no one in (the pages bucket's keeps CloudFront to page files, whatever distribution asks).
+          const allows = asArray<KeyStatement>(r.Properties.PolicyDocument.Statement).filter((s) => s.Effect !== 'Deny');
+          for (const st of allows.filter((s) => JSON.stringify(s.Principal ?? '').includes('"Service"'))) {
+            // Condition keys are case-insensitive: CDK's CloudFront origin access grant writes `AWS:SourceArn`.
+            expect(JSON.stringify(st.Condition ?? {}).toLowerCase(), `${type} ${JSON.stringify(st.Principal)}`).toContain('aws:sourcearn');
           }
         }
       }

@@ -195,6 +195,11 @@ describe('ArthrStack', () => {
         ExportsQueueArn: arn('AWS::SQS::Queue', 'ArthrStack/Exports/Jobs'),
         ExportsQueueUrl: ref('AWS::SQS::Queue', 'ArthrStack/Exports/Jobs'),
       };
+      const pages = {
+        PagesBucketArn: arn('AWS::S3::Bucket', 'ArthrStack/Pages/Bucket'),
+        PagesBucketName: ref('AWS::S3::Bucket', 'ArthrStack/Pages/Bucket'),
+        PagesOrigin: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [resourceAt(template, 'AWS::CloudFront::Distribution', 'ArthrStack/Pages/Distribution')[0], 'DomainName'] }]] },
+      };
       // One key seals cloud secrets and webhook signing secrets (each in its own context).
       const secrets = { CloudSecretsKeyArn: cloudSecretsKeyArn() };
       const webhookQueue = { WebhookReplayQueueArn: { 'Fn::GetAtt': [replaysId(), 'Arn'] }, WebhookReplayQueueUrl: { Ref: replaysId() } };
@@ -212,6 +217,7 @@ describe('ArthrStack', () => {
         const expected = {
           ...(routes.some((r) => r.aws.images?.length) ? images : {}),
           ...(routes.some((r) => r.aws.exports?.length) ? exports : {}),
+          ...(routes.some((r) => r.aws.pages?.length) ? pages : {}),
           ...(routes.some((r) => r.aws.cloudSecrets || r.aws.webhooks?.includes('Seal')) ? secrets : {}),
           ...(routes.some((r) => r.aws.webhooks?.includes('SendMessage')) ? webhookQueue : {}),
         };

@@ -26,6 +26,8 @@ export function grantedActions(): Map<string, Set<string>> {
     if (r.aws.stateMachines === 'sendTask') a.add('states:SendTaskSuccess');
     if (r.aws.stateMachines === 'endTask') a.add('states:SendTaskSuccess').add('states:SendTaskFailure');
     for (const i of r.aws.images ?? []) a.add(`s3:${i}`);
+    // The pages bucket's calls are recorded with its label (lib/local/runtime.ts), a pre-signed upload as the PutObject it carries.
+    for (const p of r.aws.pages ?? []) a.add(`s3:${p} (pages)`);
     for (const e of r.aws.exports ?? []) a.add({ SendMessage: 'sqs:SendMessage', Seal: 'kms:Encrypt', GetObject: 's3:GetObject (exports)' }[e]);
     if (r.aws.cloudSecrets === 'seal') a.add('kms:Encrypt (secrets)');
     if (r.aws.webhooks?.includes('Seal')) a.add('kms:Encrypt (webhook secrets)');

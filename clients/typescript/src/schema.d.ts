@@ -296,6 +296,172 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/theme-server/customPages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's custom page versions, a page at a time
+         * @description Every version of every page, by name then version unless `sort` says otherwise (name, version, status, createdDtm, lastUpdatedDtm).
+         */
+        get: operations["listCustomPages"];
+        put?: never;
+        /**
+         * Add a version of a custom page
+         * @description Each upload is a new version with a new id (the next version of the name unless `version` is given). The content is one of: `archive` (the bundle, .zip or .tar.gz, in base64: the family's body, up to 6000000 bytes of JSON), `uploadId` (a bundle PUT through POST /api/theme-server/customPages/uploads, up to 15 MiB) or `baseAppUrl` (https). A bundle breaking a rule is refused with its own code: BUNDLE_TOO_LARGE, BUNDLE_FILE_TYPE, BUNDLE_NO_INDEX, BUNDLE_UNSAFE_PATH, BUNDLE_LINK, BUNDLE_BOMB, BUNDLE_TOO_MANY_FILES, BUNDLE_PATH_TOO_LONG, BUNDLE_DUPLICATE_PATH, BUNDLE_ENCRYPTED, BUNDLE_UNREADABLE, BUNDLE_EMPTY (docs/custom-pages.md).
+         */
+        post: operations["addCustomPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/theme-server/customPages/{customPage}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A name's versions, a page at a time
+         * @description The path variable is the page's name here. The latest version: `?page=0&size=1&sort=version,desc`. A name with no versions gives an empty page.
+         */
+        get: operations["listCustomPageVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/theme-server/customPages/{customPage}/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one version by name and version number */
+        get: operations["getCustomPageVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/theme-server/customPages/{customPage}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one version by id, with its files and previewUrl
+         * @description The path variable is the version's id (a UUID) here. `previewUrl` and every entry under `baseUrl` are readable without a token.
+         */
+        get: operations["getCustomPage"];
+        put?: never;
+        /**
+         * Update a version: its description, and its content while a draft
+         * @description The body is the page object as read (what does not change is ignored). `description` always; a new `archive`, `uploadId` or `baseAppUrl` only while the version is EDITABLE or DRAFT (400 INVALID_STATUS_TRANSITION otherwise: add a new version). New files get a new folder (a new previewUrl). A bundle breaking a rule is refused with its own code: BUNDLE_TOO_LARGE, BUNDLE_FILE_TYPE, BUNDLE_NO_INDEX, BUNDLE_UNSAFE_PATH, BUNDLE_LINK, BUNDLE_BOMB, BUNDLE_TOO_MANY_FILES, BUNDLE_PATH_TOO_LONG, BUNDLE_DUPLICATE_PATH, BUNDLE_ENCRYPTED, BUNDLE_UNREADABLE, BUNDLE_EMPTY (docs/custom-pages.md).
+         */
+        post: operations["updateCustomPage"];
+        /**
+         * Delete a version and its files
+         * @description As with data forms, a definition that names the version is not checked; its journeys fail that step as for a missing page.
+         */
+        delete: operations["deleteCustomPage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/theme-server/customPages/previews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Serve a bundle for a look, without adding a version
+         * @description The same content and rules as a create; answers where it is served. A bundle breaking a rule is refused with its own code: BUNDLE_TOO_LARGE, BUNDLE_FILE_TYPE, BUNDLE_NO_INDEX, BUNDLE_UNSAFE_PATH, BUNDLE_LINK, BUNDLE_BOMB, BUNDLE_TOO_MANY_FILES, BUNDLE_PATH_TOO_LONG, BUNDLE_DUPLICATE_PATH, BUNDLE_ENCRYPTED, BUNDLE_UNREADABLE, BUNDLE_EMPTY (docs/custom-pages.md).
+         */
+        post: operations["previewCustomPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/theme-server/customPages/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pre-signed URL to PUT a bundle to (for bundles over what one request carries)
+         * @description PUT the archive's bytes to `uploadUrl` with `uploadHeaders` before `expiresAt` (15 minutes), then POST /api/theme-server/customPages with `{name, description, uploadId}`. An upload is used once. No body is needed.
+         */
+        post: operations["startCustomPageUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/theme-server/customPages/{customPage}/status/{status}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a custom page version along its lifecycle
+         * @description As data forms: EDITABLE (or DRAFT) → DEPLOYED_ACTIVE or ARCHIVED; DEPLOYED_ACTIVE ⇄ DEPLOYED_INACTIVE; either → ARCHIVED, which is final. Setting the current status changes nothing. No body is needed; `{}` or the page object is ignored. The answer carries `previewUrl`.
+         */
+        post: operations["setCustomPageStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/theme-server/customPages/{customPage}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a version's files; the version stays, without entries */
+        delete: operations["deleteCustomPageArchive"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/watchlist-manager/facewatchlists": {
         parameters: {
             query?: never;
@@ -2337,7 +2503,7 @@ export interface components {
              * @description Stable machine-readable error code.
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BODY_TOO_DEEP" | "MALFORMED_REQUEST" | "INVALID_HOST" | "INVALID_STATUS_TRANSITION" | "INVALID_VERIFIER" | "PASSCODE_NOT_GIVEN" | "PASSCODE_REUSED" | "PASSCODE_HISTORY_PROOF_REQUIRED" | "PASSKEY_VERIFICATION_FAILED" | "INVALID_BPMN_DATA" | "INVALID_BPMN" | "FACE_IMAGE_UNUSABLE" | "WEBHOOK_URL_REFUSED" | "STATE_MACHINE_TOO_LARGE" | "INVALID_CURSOR" | "SANDBOX_NOT_FOR_TEST" | "PALETTE_CONTRAST" | "INVALID_THEME_ASSET" | "UNKNOWN_THEME" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_API_KEY" | "API_KEY_BLOCKED" | "API_KEY_ARCHIVED" | "API_KEY_EXPIRED" | "API_KEY_OPERATION_NOT_PERMITTED" | "FORBIDDEN" | "MISSING_PERMISSION" | "PERMISSION_ESCALATION" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "API_KEY_NOT_FOUND" | "PROCESS_DEFINITION_NOT_FOUND" | "PROCESS_TOKEN_NOT_FOUND" | "PROCESS_INSTANCE_NOT_FOUND" | "CUSTOM_DATA_FORM_NOT_FOUND" | "CLOUD_FUNCTION_NOT_FOUND" | "THEME_NOT_FOUND" | "THEME_ASSET_NOT_FOUND" | "CLOUD_SECRET_NOT_FOUND" | "WATCHLIST_NOT_FOUND" | "WATCHLIST_MEMBER_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "JOURNEY_NOT_AVAILABLE" | "STORE_NOT_FOUND" | "USER_NOT_FOUND" | "POLICY_NOT_FOUND" | "PASSCODE_REGISTRATION_NOT_FOUND" | "RELYING_PARTY_NOT_FOUND" | "PASSKEY_NOT_FOUND" | "PASSKEY_SESSION_NOT_FOUND" | "EVENT_QUERY_NOT_FOUND" | "EXPORT_NOT_FOUND" | "RESUME_NOT_AVAILABLE" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CONCURRENT_UPDATE" | "STEP_NOT_WAITING" | "PROCESS_INSTANCE_NOT_IN_REVIEW" | "SWITCH_LINK_USED" | "SWITCH_LINK_EXPIRED" | "STORE_EXISTS" | "EXTERNAL_ID_NOT_UNIQUE" | "CREDENTIAL_EXISTS" | "PROCESS_DEFINITION_EXISTS" | "PROCESS_DEFINITION_NOT_ACTIVE" | "CUSTOM_DATA_FORM_EXISTS" | "CLOUD_FUNCTION_EXISTS" | "THEME_EXISTS" | "THEME_NOT_EDITABLE" | "THEME_ASSET_LIMIT" | "WATCHLIST_LIMIT" | "WATCHLIST_FULL" | "WEBHOOK_LIMIT" | "CLOUD_SECRET_EXISTS" | "PROCESS_TOKEN_NAME_TAKEN" | "PROCESS_TOKEN_INACTIVE" | "PROCESS_TOKEN_EXHAUSTED" | "PROCESS_TOKEN_NOT_YET_VALID" | "PROCESS_TOKEN_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSTANCE_NOT_PAUSED" | "RESUME_NOT_READY" | "RESUME_ALREADY_USED" | "RESUME_EXPIRED" | "PAYLOAD_TOO_LARGE" | "SESSION_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_HEADERS_TOO_LARGE" | "TOO_MANY_REQUESTS" | "PASSCODE_LOCKED" | "WEBHOOK_REPLAY_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "QUOTA_EXCEEDED";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BODY_TOO_DEEP" | "MALFORMED_REQUEST" | "INVALID_HOST" | "INVALID_STATUS_TRANSITION" | "INVALID_VERIFIER" | "PASSCODE_NOT_GIVEN" | "PASSCODE_REUSED" | "PASSCODE_HISTORY_PROOF_REQUIRED" | "PASSKEY_VERIFICATION_FAILED" | "INVALID_BPMN_DATA" | "INVALID_BPMN" | "FACE_IMAGE_UNUSABLE" | "WEBHOOK_URL_REFUSED" | "STATE_MACHINE_TOO_LARGE" | "INVALID_CURSOR" | "SANDBOX_NOT_FOR_TEST" | "PALETTE_CONTRAST" | "INVALID_THEME_ASSET" | "UNKNOWN_THEME" | "BUNDLE_TOO_LARGE" | "BUNDLE_FILE_TYPE" | "BUNDLE_NO_INDEX" | "BUNDLE_UNSAFE_PATH" | "BUNDLE_LINK" | "BUNDLE_BOMB" | "BUNDLE_TOO_MANY_FILES" | "BUNDLE_PATH_TOO_LONG" | "BUNDLE_DUPLICATE_PATH" | "BUNDLE_ENCRYPTED" | "BUNDLE_UNREADABLE" | "BUNDLE_EMPTY" | "CUSTOM_PAGE_CONTENT" | "CUSTOM_PAGE_UPLOAD_UNUSABLE" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_API_KEY" | "API_KEY_BLOCKED" | "API_KEY_ARCHIVED" | "API_KEY_EXPIRED" | "API_KEY_OPERATION_NOT_PERMITTED" | "FORBIDDEN" | "MISSING_PERMISSION" | "PERMISSION_ESCALATION" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "API_KEY_NOT_FOUND" | "PROCESS_DEFINITION_NOT_FOUND" | "PROCESS_TOKEN_NOT_FOUND" | "PROCESS_INSTANCE_NOT_FOUND" | "CUSTOM_DATA_FORM_NOT_FOUND" | "CUSTOM_PAGE_NOT_FOUND" | "CLOUD_FUNCTION_NOT_FOUND" | "THEME_NOT_FOUND" | "THEME_ASSET_NOT_FOUND" | "CLOUD_SECRET_NOT_FOUND" | "WATCHLIST_NOT_FOUND" | "WATCHLIST_MEMBER_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "JOURNEY_NOT_AVAILABLE" | "STORE_NOT_FOUND" | "USER_NOT_FOUND" | "POLICY_NOT_FOUND" | "PASSCODE_REGISTRATION_NOT_FOUND" | "RELYING_PARTY_NOT_FOUND" | "PASSKEY_NOT_FOUND" | "PASSKEY_SESSION_NOT_FOUND" | "EVENT_QUERY_NOT_FOUND" | "EXPORT_NOT_FOUND" | "RESUME_NOT_AVAILABLE" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CONCURRENT_UPDATE" | "STEP_NOT_WAITING" | "PROCESS_INSTANCE_NOT_IN_REVIEW" | "SWITCH_LINK_USED" | "SWITCH_LINK_EXPIRED" | "STORE_EXISTS" | "EXTERNAL_ID_NOT_UNIQUE" | "CREDENTIAL_EXISTS" | "PROCESS_DEFINITION_EXISTS" | "PROCESS_DEFINITION_NOT_ACTIVE" | "CUSTOM_DATA_FORM_EXISTS" | "CUSTOM_PAGE_EXISTS" | "CLOUD_FUNCTION_EXISTS" | "THEME_EXISTS" | "THEME_NOT_EDITABLE" | "THEME_ASSET_LIMIT" | "WATCHLIST_LIMIT" | "WATCHLIST_FULL" | "WEBHOOK_LIMIT" | "CLOUD_SECRET_EXISTS" | "PROCESS_TOKEN_NAME_TAKEN" | "PROCESS_TOKEN_INACTIVE" | "PROCESS_TOKEN_EXHAUSTED" | "PROCESS_TOKEN_NOT_YET_VALID" | "PROCESS_TOKEN_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSTANCE_NOT_PAUSED" | "RESUME_NOT_READY" | "RESUME_ALREADY_USED" | "RESUME_EXPIRED" | "PAYLOAD_TOO_LARGE" | "CUSTOM_PAGE_BODY_TOO_LARGE" | "SESSION_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_HEADERS_TOO_LARGE" | "TOO_MANY_REQUESTS" | "PASSCODE_LOCKED" | "WEBHOOK_REPLAY_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "QUOTA_EXCEEDED";
             /** @description Human-readable explanation; do not parse. */
             message: string;
             /** @description Per-field problems, for validation errors. */
@@ -2957,6 +3123,129 @@ export interface components {
             /** Format: date-time */
             lastUpdatedDtm: string;
             lastUpdatedBy: string;
+        };
+        CustomPagePage: {
+            content: components["schemas"]["CustomPageSummary"][];
+            totalElements: number;
+            totalPages: number;
+            first: boolean;
+            last: boolean;
+            number: number;
+            size: number;
+            numberOfElements: number;
+            empty: boolean;
+            sort: components["schemas"]["SortInfo"];
+            pageable: {
+                sort: components["schemas"]["SortInfo"];
+                unpaged: boolean;
+                paged: boolean;
+                pageSize: number;
+                pageNumber: number;
+                offset: number;
+            };
+            /** @description Send as `cursor` (with the same filters and sort) for the next page, which then costs one page whatever its depth; null on the last page. */
+            nextCursor: string | null;
+            /** @description True when totalElements is a lower bound: the list counts at most 10,000 (docs/lists.md). */
+            totalElementsCapped: boolean;
+        };
+        CustomPageSummary: {
+            /** @description Generated when the version is added. */
+            id: string;
+            name: string;
+            version: number;
+            description: string;
+            /** @enum {string} */
+            status: "DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE" | "ARCHIVED";
+            creationOption: string | null;
+            /** Format: date-time */
+            createdDtm: string;
+            createdBy: string;
+            /** Format: date-time */
+            lastUpdatedDtm: string;
+            lastUpdatedBy: string;
+        };
+        CustomPage: {
+            /** @description Generated when the version is added. */
+            id: string;
+            name: string;
+            version: number;
+            description: string;
+            /** @enum {string} */
+            status: "DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE" | "ARCHIVED";
+            creationOption: string | null;
+            /** Format: date-time */
+            createdDtm: string;
+            createdBy: string;
+            /** Format: date-time */
+            lastUpdatedDtm: string;
+            lastUpdatedBy: string;
+            baseAppUrl: string | null;
+            archiveEntries: components["schemas"]["CustomPageArchiveEntry"][];
+            /** @description The files inflated, in bytes. */
+            archiveSize: number;
+            /** @description The version's index.html on the pages origin, readable without a token; null once its archive is deleted. */
+            previewUrl: string | null;
+            /** @description The version's folder on the pages origin (trailing slash). */
+            baseUrl: string | null;
+        };
+        CustomPageArchiveEntry: {
+            /** @description From the bundle root, starting with `/`. */
+            path: string;
+        };
+        /** @description Members not listed here are accepted and ignored. */
+        CustomPageCreate: {
+            name: string;
+            description?: string | null;
+            /** @description Absent: the next version of the name. */
+            version?: number | null;
+            /** @description Default EDITABLE (a draft). */
+            status?: ("DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE" | "ARCHIVED") | null;
+            /** @description The designer's note ("Save & Deploy"); kept and returned. */
+            creationOption?: string | null;
+            /** @description The bundle (.zip or .tar.gz) in base64. One of archive, uploadId, baseAppUrl. */
+            archive?: string | null;
+            /** @description A pre-signed upload whose archive was PUT (for bundles over what one request carries). */
+            uploadId?: string | null;
+            /** @description A page that is an app elsewhere (https), instead of a bundle. */
+            baseAppUrl?: string | null;
+        };
+        CustomPagePreview: {
+            previewId: string;
+            previewUrl: string;
+            baseUrl: string;
+            archiveEntries: components["schemas"]["CustomPageArchiveEntry"][];
+        };
+        /** @description Members not listed here (name, description...) are accepted and ignored. */
+        CustomPagePreviewRequest: {
+            /** @description The bundle (.zip or .tar.gz) in base64. One of archive, uploadId, baseAppUrl. */
+            archive?: string | null;
+            /** @description A pre-signed upload whose archive was PUT (for bundles over what one request carries). */
+            uploadId?: string | null;
+            /** @description A page that is an app elsewhere (https), instead of a bundle. */
+            baseAppUrl?: string | null;
+        };
+        CustomPageUpload: {
+            uploadId: string;
+            /** @description PUT the archive's bytes here, with uploadHeaders. */
+            uploadUrl: string;
+            /** @constant */
+            uploadMethod: "PUT";
+            uploadHeaders: {
+                [key: string]: string;
+            };
+            /** Format: date-time */
+            expiresAt: string;
+            maxBytes: number;
+        };
+        /** @description The page object as read; members that do not change (id, name, version, status, archiveEntries...) are ignored. */
+        CustomPageUpdate: {
+            description?: string | null;
+            /** @description The bundle (.zip or .tar.gz) in base64. One of archive, uploadId, baseAppUrl. */
+            archive?: string | null;
+            /** @description A pre-signed upload whose archive was PUT (for bundles over what one request carries). */
+            uploadId?: string | null;
+            /** @description A page that is an app elsewhere (https), instead of a bundle. */
+            baseAppUrl?: string | null;
         };
         FaceWatchlistPage: {
             content: components["schemas"]["FaceWatchlist"][];
@@ -6336,6 +6625,1013 @@ export interface operations {
                 };
             };
             /** @description The status changed meanwhile (CONCURRENT_UPDATE). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCustomPages: {
+        parameters: {
+            query?: {
+                page?: number;
+                /** @example 20 */
+                size?: number;
+                /**
+                 * @description property[,asc|desc]; unsorted pages come in version order (a name's versions) or name then version (every page).
+                 * @example [
+                 *       "createdDtm,desc"
+                 *     ]
+                 */
+                sort?: string[];
+                /** @description The previous page's nextCursor: the next page, read from where that page ended (no item twice, none skipped, whatever was added meanwhile), at the cost of one page. Send the same filters and sort with it; `page` then only numbers the answer. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of versions, without their files. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomPagePage"];
+                };
+            };
+            /** @description Malformed JSON, wrong types, unknown enum values, over-long strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addCustomPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomPageCreate"];
+            };
+        };
+        responses: {
+            /** @description The stored version. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomPage"];
+                };
+            };
+            /** @description Malformed JSON, wrong types, unknown enum values, over-long strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This name and version already exist (CUSTOM_PAGE_EXISTS). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 6000000 bytes (CUSTOM_PAGE_BODY_TOO_LARGE): PUT the archive through POST /api/theme-server/customPages/uploads and name its uploadId instead. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not of the media type this operation takes. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCustomPageVersions: {
+        parameters: {
+            query?: {
+                page?: number;
+                /** @example 20 */
+                size?: number;
+                /**
+                 * @description property[,asc|desc]; unsorted pages come in version order (a name's versions) or name then version (every page).
+                 * @example [
+                 *       "createdDtm,desc"
+                 *     ]
+                 */
+                sort?: string[];
+                /** @description The previous page's nextCursor: the next page, read from where that page ended (no item twice, none skipped, whatever was added meanwhile), at the cost of one page. Send the same filters and sort with it; `page` then only numbers the answer. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The page's name.
+                 * @example customPage
+                 */
+                customPage: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of versions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomPagePage"];
+                };
+            };
+            /** @description Malformed JSON, wrong types, unknown enum values, over-long strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCustomPageVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The page's name.
+                 * @example customPage
+                 */
+                customPage: string;
+                /**
+                 * @description The version number.
+                 * @example 1
+                 */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomPage"];
+                };
+            };
+            /** @description Malformed JSON, wrong types, unknown enum values, over-long strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such version in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCustomPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The page version's id.
+                 * @example 8d3e5b1a-4f2c-4a6e-9d7b-3c1f5e2a8b40
+                 */
+                customPage: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomPage"];
+                };
+            };
+            /** @description Malformed JSON, wrong types, unknown enum values, over-long strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such custom page in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateCustomPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The page version's id.
+                 * @example 8d3e5b1a-4f2c-4a6e-9d7b-3c1f5e2a8b40
+                 */
+                customPage: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomPageUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomPage"];
+                };
+            };
+            /** @description Malformed JSON, wrong types, unknown enum values, over-long strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such custom page in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The version changed meanwhile (CONCURRENT_UPDATE). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 6000000 bytes (CUSTOM_PAGE_BODY_TOO_LARGE): PUT the archive through POST /api/theme-server/customPages/uploads and name its uploadId instead. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not of the media type this operation takes. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCustomPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The page version's id.
+                 * @example 8d3e5b1a-4f2c-4a6e-9d7b-3c1f5e2a8b40
+                 */
+                customPage: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON, wrong types, unknown enum values, over-long strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such custom page in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    previewCustomPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomPagePreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description Where the preview is served. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomPagePreview"];
+                };
+            };
+            /** @description Malformed JSON, wrong types, unknown enum values, over-long strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 6000000 bytes (CUSTOM_PAGE_BODY_TOO_LARGE): PUT the archive through POST /api/theme-server/customPages/uploads and name its uploadId instead. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not of the media type this operation takes. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startCustomPageUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where to PUT the archive. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomPageUpload"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setCustomPageStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The page version's id.
+                 * @example 8d3e5b1a-4f2c-4a6e-9d7b-3c1f5e2a8b40
+                 */
+                customPage: string;
+                /** @example DRAFT */
+                status: "DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE" | "ARCHIVED";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version with its new status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomPage"];
+                };
+            };
+            /** @description Malformed JSON, wrong types, unknown enum values, over-long strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such custom page in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The status changed meanwhile (CONCURRENT_UPDATE). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant is over its request rate; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCustomPageArchive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The page version's id.
+                 * @example 8d3e5b1a-4f2c-4a6e-9d7b-3c1f5e2a8b40
+                 */
+                customPage: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version, without files (previewUrl null). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomPage"];
+                };
+            };
+            /** @description Malformed JSON, wrong types, unknown enum values, over-long strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or other-tenant bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the permission this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such custom page in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The version changed meanwhile (CONCURRENT_UPDATE). */
             409: {
                 headers: {
                     [name: string]: unknown;
