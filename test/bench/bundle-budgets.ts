@@ -50,12 +50,13 @@ export const ROUTE_BUNDLE_BUDGETS: Readonly<Record<string, { kb: number; why: st
       'from S3 behind the same API, or bpmn-js loaded only by the definitions screen',
   },
   addCloudFunction: {
-    kb: 386,
+    kb: 390,
     why:
       'unpacks an uploaded zip: the full @zip.js/zip.js reader with its own inflate (216 KB). Its core reader build would ' +
       'use the runtime\'s DecompressionStream instead (as createUserDataArchive uses the writer build): the way down, not yet judged safe. ' +
       'Raised from 375 KB when every route came to act for its tenant through a tenant role (tenant scope, session cache and per-tenant ' +
-      'clients, about 2 KB) and the stores merged their shards. Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 381.1 KB). Raised again when issue 27 merged (measured 384.4 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice',
+      'clients, about 2 KB) and the stores merged their shards. Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 381.1 KB). Raised again when issue 27 merged (measured 384.4 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice. ' +
+      'Raised again when custom pages merged beside themes (issue 28, measured 387.5 KB): the error catalogue and the key layout that every route carries gained the custom pages\' 17 codes and the themes\' 8, and their object keys',
   },
   createProcessDefinition: {
     kb: 385,
@@ -67,60 +68,67 @@ export const ROUTE_BUNDLE_BUDGETS: Readonly<Record<string, { kb: number; why: st
       '(EDITABLE) and `themeId`, the read\'s `resources` schema, and the catalogue grew by the review, pause, switch and flow activities. Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 373.6 KB). Raised again when issue 27 merged (measured 378.3 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice. Raised again with themes (issue 28, measured 380.4 KB): a `themeId` is checked to name a theme of the tenant (the theme versions\' reader and the UNKNOWN_THEME check), and the error catalogue every route carries gained the theme codes',
   },
   submitFaceCapture: {
-    kb: 304,
+    kb: 309,
     why:
       'decodes the captured JPEG or PNG (jpeg-js and pngjs, about 50 KB) to check the face in it: its job. Raised from 280 KB when ' +
       'its images came to go through the tenant role (per-tenant S3 clients, pre-signing with a session that outlives the URL) beside ' +
-      'the tenant scope every route carries. Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 290 KB). Raised again when issue 27 merged (measured 302.1 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice',
+      'the tenant scope every route carries. Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 290 KB). Raised again when issue 27 merged (measured 302.1 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice. ' +
+      'Raised again when custom pages merged beside themes (issue 28, measured 306.3 KB): the error catalogue and the key layout that every route carries gained the custom pages\' 17 codes and the themes\' 8, and their object keys',
   },
   openapi: {
-    kb: 345,
+    kb: 359,
     why:
       'builds the OpenAPI document from every route\'s zod schemas: the whole route table is its job (it grows with the API). Raised ' +
       'from 280 KB with the family\'s fields and routes: statusMapped and elapsedMilliseconds, EDITABLE, resources.bpmn, the hosted-UI ' +
       'link, the reviewer\'s and the resume routes, and the activities the catalogue gained. Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 293.8 KB). Raised again for the typed client (issue 27): an example of every operation in the document, made from the schemas by member name and format, and the hand-written ones of the README\'s flows (measured 311.6 KB). Raised again when issue 27 merged (measured 318.3 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice. Raised again (measured 324.9 KB) for the routes of ' +
-      'an instance\'s events and deliveries and of the home page and API reference, with their schemas and examples. Raised again with themes (issue 28, measured 343.4 KB): the theme server\'s nine routes, the palette\'s schema with a description per colour of each area, and their examples',
+      'an instance\'s events and deliveries and of the home page and API reference, with their schemas and examples. Raised again with themes (issue 28, measured 343.4 KB): the theme server\'s nine routes, the palette\'s schema with a description per colour of each area, and their examples. ' +
+      'Raised again when custom pages merged beside themes (issue 28, measured 356.9 KB): the document gained the eleven custom page routes, their schemas and examples',
   },
   getApiReference: {
-    kb: 360,
+    kb: 375,
     why:
       'renders the OpenAPI document as the API reference page (/docs, issue 27), so it builds the document as openapi does: the whole ' +
       'route table with every zod schema and the examples (openapi measured 319.4 KB), loaded at the first request, plus the renderer, ' +
       'the page frame and the static-file helpers (about 15 KB; measured 334.9 KB). No markdown or client-side reference library. The ' +
       'way down is the one of openapi, or the page rendered at build time and served from S3. Raised to 345 KB (measured 340.3 KB) with the document: the ' +
-      'routes of an instance\'s events and deliveries. Raised again with themes (issue 28, measured 358.8 KB): the document gained the theme server\'s nine routes, the palette\'s schema and their examples',
+      'routes of an instance\'s events and deliveries. Raised again with themes (issue 28, measured 358.8 KB): the document gained the theme server\'s nine routes, the palette\'s schema and their examples. ' +
+      'Raised again when custom pages merged beside themes (issue 28, measured 372.3 KB): the document gained the eleven custom page routes, their schemas and examples',
   },
   getProcessDefinitionBpmn: {
-    kb: 297,
+    kb: 301,
     why:
       'writes a definition back as BPMN (bpmn-moddle with the Camunda descriptor): its job. Raised from 275 KB when the definitions\' ' +
       'route file, whose schemas every definition route carries, gained the read\'s `resources`, `status` on create and `themeId`, ' +
-      'and the catalogue (which it carries) gained the family\'s review, pause, switch and flow activities. Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 291.7 KB). Raised again when issue 27 merged (measured 295.4 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice',
+      'and the catalogue (which it carries) gained the family\'s review, pause, switch and flow activities. Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 291.7 KB). Raised again when issue 27 merged (measured 295.4 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice. ' +
+      'Raised again when custom pages merged beside themes (issue 28, measured 299 KB): the error catalogue and the key layout that every route carries gained the custom pages\' 17 codes and the themes\' 8, and their object keys',
   },
   getProcessDefinition: {
-    kb: 300,
+    kb: 304,
     why:
       'its read carries the version\'s BPMN file as the family\'s migration tools read it (resources.bpmn.data), and for a ' +
       'version published as JSON writes that file as getProcessDefinitionBpmn does (the writer with bpmn-moddle and the Camunda ' +
-      'descriptor, about 118 KB); loaded at first use, so the route\'s import time stays as it was and reads of uploads never load it. Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 294.1 KB). Raised again when issue 27 merged (measured 297.8 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice',
+      'descriptor, about 118 KB); loaded at first use, so the route\'s import time stays as it was and reads of uploads never load it. Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 294.1 KB). Raised again when issue 27 merged (measured 297.8 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice. ' +
+      'Raised again when custom pages merged beside themes (issue 28, measured 301.4 KB): the error catalogue and the key layout that every route carries gained the custom pages\' 17 codes and the themes\' 8, and their object keys',
   },
   setProcessDefinitionStatus: {
-    kb: 268,
+    kb: 272,
     why:
       'activates a version: validates and compiles its definition to ASL (statemachines/) for its state machine, so it carries the ' +
       'catalogue, which crossed 250 KB (262.5 KB) when the family\'s journeys added eleven activities (review, pause, switch, flow) ' +
-      'and their instance fields; the way down is the one of createProcessDefinition (the stores\' list halves split out). Raised again when issue 27 merged (measured 266 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice',
+      'and their instance fields; the way down is the one of createProcessDefinition (the stores\' list halves split out). Raised again when issue 27 merged (measured 266 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice. ' +
+      'Raised again when custom pages merged beside themes (issue 28, measured 269.6 KB): the error catalogue and the key layout that every route carries gained the custom pages\' 17 codes and the themes\' 8, and their object keys',
   },
   showJourney: {
-    kb: 320,
+    kb: 324,
     why:
       "shows a Switch Device step's QR code, drawn on the server as inline SVG (qrcode-generator 2.0.4, 21 KB), and completes a step back " +
       "to the computer when the computer's page takes the journey back from the phone (the user steps' completion path with its output " +
       'parameters\' JUEL, about 27 KB, which every submission route carries too): 233 KB before. The way down: the QR code as an image ' +
-      'from a route of its own, and the take-back behind a redirect to one. Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 303.6 KB). Raised again when issue 27 merged (measured 316.9 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice. Raised again with themes (issue 28, measured 319.1 KB): the error catalogue, permissions and key layout every route carries gained the theme codes and the theme asset key (about 0.5 KB)',
+      'from a route of its own, and the take-back behind a redirect to one. Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 303.6 KB). Raised again when issue 27 merged (measured 316.9 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice. Raised again with themes (issue 28, measured 319.1 KB): the error catalogue, permissions and key layout every route carries gained the theme codes and the theme asset key (about 0.5 KB). ' +
+      'Raised again when custom pages merged beside themes (issue 28, measured 321.5 KB): the error catalogue and the key layout that every route carries gained the custom pages\' 17 codes and the themes\' 8, and their object keys',
   },
   submitPasscodeStep: {
-    kb: 288,
+    kb: 292,
     why:
       'judges a passcode screen: SRP (tssrp6a, 14 KB) and the data form it shows with its field checks (statemachines/forms.ts, ' +
       'jsep conditions, 20 KB). It crossed 250 KB when the tenant rate limit\'s leases came into every bundle (0.6 KB), and grew 7 KB ' +
@@ -128,13 +136,23 @@ export const ROUTE_BUNDLE_BUDGETS: Readonly<Record<string, { kb: number; why: st
       'down: stores are single objects (the instance store is 12.8 KB here), so a journey route carries list views and search it ' +
       'never uses; splitting their list halves out frees about 15 KB. Raised from 262 KB with the tenant roles (tenant scope and ' +
       'session cache in every route, about 2 KB). Raised from 265 KB when every journey route came to accept the capability of a phone a ' +
-      'Switch Device step moved the journey to (a device read, its key and two error codes, 0.6 KB). Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 273.8 KB). Raised again when issue 27 merged (measured 285.2 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice. Raised again with themes (issue 28, measured 287.1 KB): the error catalogue, permissions and key layout every route carries gained the theme codes and the theme asset key (about 0.5 KB)',
+      'Switch Device step moved the journey to (a device read, its key and two error codes, 0.6 KB). Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 273.8 KB). Raised again when issue 27 merged (measured 285.2 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice. Raised again with themes (issue 28, measured 287.1 KB): the error catalogue, permissions and key layout every route carries gained the theme codes and the theme asset key (about 0.5 KB). ' +
+      'Raised again when custom pages merged beside themes (issue 28, measured 289.5 KB): the error catalogue and the key layout that every route carries gained the custom pages\' 17 codes and the themes\' 8, and their object keys',
   },
   createUserDataArchive: {
-    kb: 279,
+    kb: 283,
     why: 'writes the AES-encrypted zip of the user data (zip.js\'s writer-only build, 100 KB): its job. Raised from 265 KB when the ' +
       'instance store\'s list reads came to merge their shards (store/shards.ts, about 1 KB): it carries the whole instance store; ' +
-      'raised from 267 KB with the tenant roles (tenant scope, session cache, per-tenant S3 and DynamoDB clients, about 2.5 KB). Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 274.3 KB). Raised again when issue 27 merged (measured 276.7 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice',
+      'raised from 267 KB with the tenant roles (tenant scope, session cache, per-tenant S3 and DynamoDB clients, about 2.5 KB). Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 274.3 KB). Raised again when issue 27 merged (measured 276.7 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice. ' +
+      'Raised again when custom pages merged beside themes (issue 28, measured 280.2 KB): the error catalogue and the key layout that every route carries gained the custom pages\' 17 codes and the themes\' 8, and their object keys',
+  },
+  submitJourneyStep: {
+    kb: 253,
+    why:
+      'judges a data form step: its fields and checks (statemachines/forms.ts, jsep conditions), phone numbers (awesome-phonenumber in a ' +
+      'layer) and the step completion path with its output parameters. It crossed 250 KB (measured 251.2 KB) when custom pages merged beside ' +
+      'themes (issue 28): the error catalogue and the key layout every route carries gained 25 codes and their object keys. The way down is ' +
+      'the one of submitPasscodeStep: the stores\' list halves split out',
   },
 };
 
