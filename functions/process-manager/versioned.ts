@@ -26,6 +26,25 @@ export interface VersionedKindOf<R extends S & { tenantId: string }, S extends V
 const NEXT_VERSION_ATTEMPTS = 5;
 
 /** What every version has besides its own content, as a request gives it. */
+/**
+ * A version as lists and reads answer it, for the artifacts uploaded with the family's
+ * `creationOption` (data forms, custom pages): the summary's members in the family's order.
+ */
+export function uploadedVersionView(r: VersionedSummary & { creationOption: string | null }) {
+  return {
+    id: r.id,
+    name: r.name,
+    version: r.version,
+    description: r.description,
+    status: r.status,
+    creationOption: r.creationOption,
+    createdDtm: r.createdDtm,
+    createdBy: r.createdBy,
+    lastUpdatedDtm: r.lastUpdatedDtm,
+    lastUpdatedBy: r.lastUpdatedBy,
+  };
+}
+
 export interface NewVersion {
   name: string;
   description?: string | null | undefined;

@@ -7,7 +7,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ConcurrentUpdateError, InvalidTransitionError, apiError } from '../errors.js';
-import { addVersion, getVersioned, setVersionedStatus, versionsPage, type VersionedKindOf } from '../process-manager/versioned.js';
+import { addVersion, getVersioned, setVersionedStatus, uploadedVersionView, versionsPage, type VersionedKindOf } from '../process-manager/versioned.js';
 import { keyedPage, sortedPage } from '../shared/keyed-list.js';
 import { parseSort } from '../shared/page.js';
 import { ValidationError } from '../errors.js';
@@ -35,18 +35,7 @@ export const CUSTOM_PAGE_SORTABLE = ['version', 'status', 'createdDtm', 'lastUpd
 export const CUSTOM_PAGE_LIST_SORTABLE = ['name', 'version', 'status', 'createdDtm', 'lastUpdatedDtm'] as const;
 
 export function customPageSummary(r: CustomPageSummary) {
-  return {
-    id: r.id,
-    name: r.name,
-    version: r.version,
-    description: r.description,
-    status: r.status,
-    creationOption: r.creationOption,
-    createdDtm: r.createdDtm,
-    createdBy: r.createdBy,
-    lastUpdatedDtm: r.lastUpdatedDtm,
-    lastUpdatedBy: r.lastUpdatedBy,
-  };
+  return uploadedVersionView(r);
 }
 
 const PAGES: VersionedKindOf<CustomPageRecord, CustomPageSummary, ReturnType<typeof customPageSummary>> = {

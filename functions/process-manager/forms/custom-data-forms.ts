@@ -1,7 +1,7 @@
 import { checkFormPatterns } from './form-patterns.js';
 import { apiError } from '../../errors.js';
 import { DEPLOYMENT_TRANSITIONS } from '../lifecycle.js';
-import { addVersion, getVersioned, setVersionedStatus, versionsPage, type NewVersion, type VersionedKindOf } from '../versioned.js';
+import { addVersion, getVersioned, setVersionedStatus, uploadedVersionView, versionsPage, type NewVersion, type VersionedKindOf } from '../versioned.js';
 import type { CustomDataFormRecord, CustomDataFormStatus, CustomDataFormStore, CustomDataFormSummary } from '../model.js';
 
 export class CustomDataFormExistsError extends apiError('CUSTOM_DATA_FORM_EXISTS') {
@@ -22,18 +22,7 @@ export const CUSTOM_DATA_FORM_TRANSITIONS = DEPLOYMENT_TRANSITIONS;
 export const CUSTOM_DATA_FORM_SORTABLE = ['version', 'status', 'createdDtm', 'lastUpdatedDtm'] as const;
 
 export function customDataFormSummary(r: CustomDataFormSummary) {
-  return {
-    id: r.id,
-    name: r.name,
-    version: r.version,
-    description: r.description,
-    status: r.status,
-    creationOption: r.creationOption,
-    createdDtm: r.createdDtm,
-    createdBy: r.createdBy,
-    lastUpdatedDtm: r.lastUpdatedDtm,
-    lastUpdatedBy: r.lastUpdatedBy,
-  };
+  return uploadedVersionView(r);
 }
 
 const FORMS: VersionedKindOf<CustomDataFormRecord, CustomDataFormSummary, ReturnType<typeof customDataFormSummary>> = {
