@@ -70,6 +70,8 @@ export interface AwsAccess {
    * a version's files and the archives PUT through pre-signed uploads.
    */
   pages?: readonly PageFileAction[];
+  /** Answers with a custom page's URLs (`previewUrl`), so learns the pages origin, with no grant on the bucket. */
+  pagesOrigin?: true;
 }
 
 /** What an operation does with the custom pages bucket. */

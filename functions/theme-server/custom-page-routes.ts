@@ -79,7 +79,7 @@ export const customPageRoutes = {
     tag: TAG,
     request: { path: CustomPageNameVersionPathSchema },
     responses: { 200: { description: 'The version.', schema: CustomPageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden, 404: error('No such version in this tenant.') },
-    aws: { table: ['GetItem'] },
+    aws: { table: ['GetItem'], pagesOrigin: true },
   }),
   getCustomPage: defineRoute({
     operationId: 'getCustomPage',
@@ -93,7 +93,7 @@ export const customPageRoutes = {
     tag: TAG,
     request: { path: CustomPageIdPathSchema },
     responses: { 200: { description: 'The version.', schema: CustomPageSchema }, 400: badRequest, 401: unauthorized, 403: forbidden, 404: error('No such custom page in this tenant.') },
-    aws: { table: ['GetItem'] },
+    aws: { table: ['GetItem'], pagesOrigin: true },
   }),
   addCustomPage: defineRoute({
     operationId: 'addCustomPage',
@@ -174,7 +174,7 @@ export const customPageRoutes = {
       404: error('No such custom page in this tenant.'),
       409: error('The status changed meanwhile (CONCURRENT_UPDATE).'),
     },
-    aws: { table: ['GetItem', 'UpdateItem'] },
+    aws: { table: ['GetItem', 'UpdateItem'], pagesOrigin: true },
   }),
   updateCustomPage: defineRoute({
     operationId: 'updateCustomPage',

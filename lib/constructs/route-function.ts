@@ -84,7 +84,7 @@ export class RouteFunction extends ServiceFunction {
         ...(access.images?.length ? { IMAGES_BUCKET: props.images.bucket.bucketName } : {}),
         // Only the functions that start or read exports learn where they are.
         ...(access.exports?.length ? exportsEnvironment(props.exports) : {}),
-        ...(access.pages?.length ? pagesEnvironment(props.pages) : {}),
+        ...(access.pages?.length ? pagesEnvironment(props.pages) : access.pagesOrigin ? { PAGES_ORIGIN: props.pages.origin } : {}),
         ...(access.cloudSecrets || access.webhooks?.includes('Seal') ? cloudSecretsEnvironment(props.cloudSecretsKey) : {}),
         ...(access.webhooks?.includes('SendMessage') ? { WEBHOOK_REPLAY_QUEUE_URL: props.webhookQueue.queueUrl } : {}),
         // A webhook's queue or bus target may not be in the deployment's own account.

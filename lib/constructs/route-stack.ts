@@ -63,7 +63,7 @@ export class RouteStack extends NestedStack {
   constructor(scope: Construct, props: RouteStackProps) {
     const usesImages = props.routes.some((r) => r.aws.images?.length);
     const usesExports = props.routes.some((r) => r.aws.exports?.length);
-    const usesPages = props.routes.some((r) => r.aws.pages?.length);
+    const usesPages = props.routes.some((r) => r.aws.pages?.length || r.aws.pagesOrigin);
     const usesSecrets = props.routes.some((r) => r.aws.cloudSecrets || r.aws.webhooks?.includes('Seal'));
     const usesWebhookQueue = props.routes.some((r) => r.aws.webhooks?.includes('SendMessage'));
     super(scope, routeStackId(props.area), {

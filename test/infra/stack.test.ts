@@ -57,6 +57,8 @@ function expectedDataActions(route: RouteDef): string[] {
   // queues deliveries; checking a queue or bus target needs no grant.
   for (const a of route.aws.webhooks ?? []) out.push(...({ Seal: ['kms:Encrypt'], SendMessage: ['sqs:SendMessage'], Target: [] } as const)[a]);
   for (const a of route.aws.faces ?? []) out.push(`rekognition:${a}`);
+  // Custom pages (pages.test.ts checks their resources): S3-managed encryption, no key grant.
+  for (const a of route.aws.pages ?? []) out.push(`s3:${a}`);
   return [...new Set(out)].sort();
 }
 
@@ -309,7 +311,7 @@ describe('ArthrStack', () => {
     it('gives every function the configuration its cold start parses', () => {
       // The image clean-up, the event relay and the webhook delivery worker get only what they use (images.test.ts, events.test.ts).
       for (const f of Object.values(functions).filter((x) => !ownConfig(x) && !isExportWorker(x))) {
-        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, WEBHOOK_REPLAY_QUEUE_URL, SERVICE_ACCOUNT_ID, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, TENANT_ROLE_ARN, ...variables } = f.Properties.Environment.Variables;
+        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, WEBHOOK_REPLAY_QUEUE_URL, SERVICE_ACCOUNT_ID, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, TENANT_ROLE_ARN, PAGES_BUCKET, PAGES_ORIGIN, ...variables } = f.Properties.Environment.Variables;
         const isActivities = f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Journeys/Activities/Function/Resource';
         // The runner's name only for the activity function (journeys.test.ts checks its value).
         expect(CLOUD_FUNCTION_RUNNER === undefined, f.Metadata?.['aws:cdk:path']).toBe(!isActivities);
@@ -325,6 +327,11 @@ describe('ArthrStack', () => {
         const collections = isActivities || route?.aws.faces?.some((a) => !IMAGE_ONLY_FACES.has(`rekognition:${a}`));
         if (collections) expect(FACE_COLLECTION_PREFIX, f.Metadata?.['aws:cdk:path']).toBe('arthr-fir');
         else expect(FACE_COLLECTION_PREFIX, f.Metadata?.['aws:cdk:path']).toBeUndefined();
+        // The pages bucket only where its files are touched; its origin also where an answer carries a page's URLs.
+        if (route?.aws.pages?.length) expect(PAGES_BUCKET, route.operationId).toBeDefined();
+        else expect(PAGES_BUCKET, f.Metadata?.['aws:cdk:path']).toBeUndefined();
+        if (route?.aws.pages?.length || route?.aws.pagesOrigin) expect(PAGES_ORIGIN, route.operationId).toBeDefined();
+        else expect(PAGES_ORIGIN, f.Metadata?.['aws:cdk:path']).toBeUndefined();
         // Where exports are only for the operations that start or read them.
         if (route?.aws.exports?.length) expect([EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY].every((v) => v !== undefined), route.operationId).toBe(true);
         else expect([EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY], f.Metadata?.['aws:cdk:path']).toEqual([undefined, undefined, undefined]);
@@ -575,6 +582,8 @@ describe('ArthrStack', () => {
         'ImageCleanupDeadLetterQueueUrl',
         'ImagesBucketName',
         'Issuer',
+        'PagesBucketName',
+        'PagesOrigin',
         'SigningKeyId',
         'SubscriberDeliveryRoleArn',
         'TableName',
@@ -620,7 +629,7 @@ describe('ArthrStack', () => {
           }
           // In the parent stack the bucket's own ARN; in a nested stack of routes, the parameter it comes in by.
           // And, on a tenant role, a tenant's own prefix; on a function's role, its tenant role's ARN by path.
-          const imageObjects = `(<${imagesBucketId()}.Arn>|<ImagesBucketArn>|<ExportsBucket[0-9A-F]*.Arn>|<ExportsBucketArn>)/tenants/(<aws:PrincipalTag/arthr-tenant>/)?\\*`;
+          const imageObjects = `(<${imagesBucketId()}.Arn>|<ImagesBucketArn>|<ExportsBucket[0-9A-F]*.Arn>|<ExportsBucketArn>|<PagesBucket[0-9A-F]*.Arn>|<PagesBucketArn>)/tenants/(<aws:PrincipalTag/arthr-tenant>/)?\\*`;
           const tenantRoles = 'arn:aws:iam::<AWS::AccountId>:role/arthr-fir-[A-Za-z0-9-]+/tenant/\\*';
           expect(a.id, a.resource).toMatch(
             new RegExp(
@@ -642,6 +651,11 @@ describe('ArthrStack', () => {
             ],
             a.resource,
           ).toContain(a.path);
+          continue;
+        }
+        // CloudFront's findings (geo restriction, WAF, TLS version and logging): only on the pages' distribution (pages.test.ts).
+        if (/^AwsSolutions-CFR[1-4]$/.test(a.id)) {
+          expect(a.path, a.resource).toMatch(/^ArthrStack\/Pages\/Distribution\//);
           continue;
         }
         // S1 (no access logs): only on the access-log bucket itself.
