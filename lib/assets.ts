@@ -3,6 +3,7 @@ import { join } from 'node:path';
 
 /** The journey pages' browser scripts: entry under functions/journey/client/, served name. */
 export const CLIENT_ASSETS = [
+  { entry: 'functions/journey/client/custom-page.ts', name: 'CUSTOM_PAGE_JS' },
   { entry: 'functions/journey/client/data-form.ts', name: 'DATA_FORM_JS' },
   { entry: 'functions/journey/client/face-capture.ts', name: 'FACE_CAPTURE_JS' },
   { entry: 'functions/journey/client/passcode.ts', name: 'PASSCODE_JS' },

@@ -504,6 +504,7 @@ export class ArthrStack extends Stack {
       cloudSecretsKey: this.cloudSecretsKey,
       packageLayers,
       images: this.images,
+      pagesOrigin: this.pages.origin,
       stateMachineArnPrefix: this.formatArn({
         service: 'states',
         resource: 'stateMachine',

@@ -411,6 +411,9 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
           keep: [],
           'state.$': '$',
           ...(user ? { 'taskToken.$': '$$.Task.Token' as const } : {}),
+          // What the step's page may count down from (a custom page's `timeoutInSeconds`): only
+          // where a timer sets it, as the Step Timeout is among the inputs already.
+          ...(user && activity.timer && typeof timeout === 'number' ? { timeoutSeconds: timeout } : {}),
         },
       },
       // A service step's timer longer than the step may run acts at the step's limit: the

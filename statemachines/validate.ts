@@ -454,6 +454,15 @@ function checkInput(
       for (const [k, v] of entries) {
         if (k.length === 0 || k.length > 100) return fail('keys must be 1 to 100 characters');
         if ([...(v as string)].length > MAX_STRING) return fail(`values must be at most ${MAX_STRING} characters`);
+        // A map of templates (a custom page's Session Data): each value's expressions must parse.
+        if (input.template === true) {
+          try {
+            parseTemplate(v as string);
+          } catch (e) {
+            if (!(e instanceof ConditionError)) throw e;
+            return fail(`maps ${k} to what is not a valid template: ${e.message}`);
+          }
+        }
       }
       return value as Record<string, string>;
     }

@@ -9,6 +9,8 @@ export interface ActivityGrants {
   images: string[];
   cloudFunctions: boolean;
   faces: FaceAction[];
+  /** Learns where custom pages are served (PAGES_ORIGIN), with no grant on their bucket. */
+  pagesOrigin: boolean;
 }
 
 /**
@@ -52,5 +54,6 @@ function union(all: ActivityAccess[]): ActivityGrants {
     images: [...new Set(all.flatMap((a) => a.images ?? []))],
     cloudFunctions: all.some((a) => a.cloudFunctions === true),
     faces: [...new Set(all.flatMap((a) => a.faces ?? []))],
+    pagesOrigin: all.some((a) => a.pagesOrigin === true),
   };
 }

@@ -13,6 +13,7 @@ import type { IdentityEventStore, IdentityStores, PasskeyStore } from '../identi
 import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore, FunctionRunner } from '../cloud-functions/model.js';
 import type { FaceEngine, WatchlistStore } from '../faces/model.js';
 import type { WebhookStore } from '../webhooks/model.js';
+import type { CustomPageStore } from '../theme-server/model.js';
 import type { EventEnvelope } from '../shared/events.js';
 import type { ScreenContext } from '../journey/screen-context.js';
 import { TRANSIENT_ERROR, type ActivitySpec, type ErrorNameOf, type InputsOf } from './spec.js';
@@ -89,6 +90,7 @@ export function asActivityError(err: unknown): unknown {
 export interface ActivityDeps {
   readonly identityStores: IdentityStores;
   readonly customDataForms: Pick<CustomDataFormStore, 'get' | 'getVersion' | 'versionsOf'>;
+  readonly customPages: Pick<CustomPageStore, 'get' | 'getVersion' | 'versionsOf'>;
   readonly cloudFunctions: CloudFunctionStore;
   readonly cloudSecrets: CloudSecretStore;
   readonly cloudFunctionLogs: CloudFunctionLogStore;
@@ -124,6 +126,8 @@ export interface ServiceContext<S extends ActivitySpec> {
   /** Who acts in events the step causes: the journey. */
   actor: string;
   now: Date;
+  /** A user step's time (its timer, else its Step Timeout), in seconds, where the state machine says it. */
+  timeoutSeconds?: number;
   /** When the instance's data expires (epoch seconds), for items the step writes beside it. */
   expiresAt?: number;
   /** Its stores and engines. */
@@ -155,7 +159,7 @@ export function withCheck(session: Session, key: string, check: Record<string, u
  * The AWS access a module's code needs in the activity function (on top of what every user step
  * needs to record where the journey waits). The function's role is the union over all modules.
  */
-export type ActivityAccess = Pick<AwsAccess, 'table' | 'images' | 'faces'> & {
+export type ActivityAccess = Pick<AwsAccess, 'table' | 'images' | 'faces' | 'pagesOrigin'> & {
   /** Run tenant functions: invoke the runner Lambda, and unseal the cloud secrets a step gives them. */
   cloudFunctions?: true;
 };

@@ -8,11 +8,13 @@ import { faceCaptureKey, faceUploadKey, faces, images, thumbnail, watchlists } f
 import { identityStores } from '../identity-store/deps.js';
 import { customDataForms, instances, pauses, reviews } from '../process-manager/deps.js';
 import { outbox, webhooks } from '../webhooks/deps.js';
+import { customPageStore } from '../store/custom-pages.js';
 import type { ActivityDeps } from './contract.js';
 
 export const activityDeps: ActivityDeps = {
   identityStores,
   customDataForms,
+  customPages: customPageStore,
   cloudFunctions,
   cloudSecrets,
   cloudFunctionLogs,

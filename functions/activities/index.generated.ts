@@ -5,6 +5,7 @@ import * as captureFaceImage from './capture-face-image.js';
 import * as clearVariablesV1 from './clear-variables-v1.js';
 import * as completePasscodeRegistration from './complete-passcode-registration.js';
 import * as counterV1 from './counter-v1.js';
+import * as customPage from './custom-page.js';
 import * as dataForm from './data-form.js';
 import * as deregisterPasscode from './deregister-passcode.js';
 import * as executeCloudFunctionV2 from './execute-cloud-function-v2.js';
@@ -28,6 +29,7 @@ import * as watchlistMatch from './watchlist-match.js';
 import * as writeReviewStatus from './write-review-status.js';
 import * as writeSummaryV2 from './write-summary-v2.js';
 import { spec as captureFaceImageSpec } from './specs/capture-face-image.js';
+import { spec as customPageSpec } from './specs/custom-page.js';
 import { spec as dataFormSpec } from './specs/data-form.js';
 import { spec as genericUserTaskSpec } from './specs/generic-user-task.js';
 import { spec as passcodeAuthenticationFormSpec } from './specs/passcode-authentication-form.js';
@@ -40,6 +42,7 @@ import { spec as waitResumeInstanceSpec } from './specs/wait-resume-instance.js'
 export const ACCESS = {
   ADD_USER: addUser.aws,
   COMPLETE_PASSCODE_REGISTRATION: completePasscodeRegistration.aws,
+  CUSTOM_PAGE: customPage.aws,
   DATA_FORM: dataForm.aws,
   DEREGISTER_PASSCODE: deregisterPasscode.aws,
   EXECUTE_CLOUD_FUNCTION_V2: executeCloudFunctionV2.aws,
@@ -83,6 +86,7 @@ export const RUNS = {
 
 /** What user steps do when they start, before the journey waits (the activity function). */
 export const BEGINS = {
+  CUSTOM_PAGE: customPage.begin,
   DATA_FORM: dataForm.begin,
   GENERIC_USER_TASK: genericUserTask.begin,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.begin,
@@ -93,6 +97,7 @@ export const BEGINS = {
 /** The screens of user steps: the journey page of a step that waits. */
 export const SCREENS = {
   CAPTURE_FACE_IMAGE: captureFaceImage.screens,
+  CUSTOM_PAGE: customPage.screens,
   DATA_FORM: dataForm.screens,
   GENERIC_USER_TASK: genericUserTask.screens,
   PASSCODE_AUTHENTICATION_FORM: passcodeAuthenticationForm.screens,
@@ -105,6 +110,7 @@ export const SCREENS = {
 
 /** The user steps whose page posts to the `form` submission route. */
 export const FORM_STEPS = {
+  CUSTOM_PAGE: { spec: customPageSpec, screens: { component: 'custom-page' }, submission: customPage.submission },
   DATA_FORM: { spec: dataFormSpec, screens: { component: 'data-form' }, submission: dataForm.submission },
   GENERIC_USER_TASK: { spec: genericUserTaskSpec, screens: { component: 'preview' }, submission: genericUserTask.submission },
   SWITCH_DEVICE: { spec: switchDeviceSpec, screens: { component: 'switch-device' }, submission: switchDevice.submission },

@@ -21,6 +21,12 @@ export interface Payload {
   /** `{_ref, ...projection}`, or (executions started before the session moved to the table) the whole session. */
   state: Record<string, unknown>;
   taskToken?: string;
+  /**
+   * A user step's time in seconds (its timer boundary event, else its Step Timeout), which its
+   * page may show (a custom page's `timeoutInSeconds`). Optional in contract 2: state machines
+   * compiled before it was added do not send it, and a build before it ignores it.
+   */
+  timeoutSeconds?: number;
 }
 
 /** The step fails: its payload speaks a contract this build does not serve, or is not what its contract says. */
@@ -53,12 +59,13 @@ function map(raw: Raw, field: 'inputs' | 'outputs', text: unknown, textOnly: boo
 }
 
 function common(raw: Raw, contract: number): Omit<Payload, 'inputs' | 'outputs' | 'keep'> {
-  const { activityId, activityType, state, taskToken } = raw;
+  const { activityId, activityType, state, taskToken, timeoutSeconds } = raw;
   if (typeof activityId !== 'string' || activityId === '') throw bad('activityId is not a name');
   if (typeof activityType !== 'string' || activityType === '') throw bad('activityType is not a name');
   if (!isObject(state)) throw bad('state is not an object');
   if (taskToken !== undefined && typeof taskToken !== 'string') throw bad('taskToken is not text');
-  return { contract, activityId, activityType, state, ...(taskToken !== undefined ? { taskToken } : {}) };
+  if (timeoutSeconds !== undefined && !(typeof timeoutSeconds === 'number' && Number.isInteger(timeoutSeconds) && timeoutSeconds > 0)) throw bad('timeoutSeconds is not a whole number of seconds');
+  return { contract, activityId, activityType, state, ...(taskToken !== undefined ? { taskToken } : {}), ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}) };
 }
 
 function keepOf(keep: unknown): string[] | undefined {

@@ -140,6 +140,7 @@ async function runModule(registry: ActivityRegistry, payload: Payload, now: Date
     tenantId: session.instance.tenantId,
     actor: `journey:${session.instance.processInstanceId}`,
     now,
+    ...(payload.timeoutSeconds !== undefined ? { timeoutSeconds: payload.timeoutSeconds } : {}),
     ...(stored ? { expiresAt: stored.expiresAt } : {}),
     deps: registry.deps,
   };

@@ -81,7 +81,7 @@ export type LambdaHandler = ((event: APIGatewayProxyEventV2) => Promise<APIGatew
  * out of the page but its request (no script but the service's own runs on form pages, no
  * referrer is sent), and the page makes no <img> of anything but a form's checked `src`.
  */
-const PAGE_CSP =
+export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data: blob: https:; media-src blob: mediastream:; " +
   "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 /** Pages may use the camera (the face capture), on their own origin only; nothing else. */

@@ -196,7 +196,7 @@ export const journeyRoutes = {
     summary: "The journey pages' own scripts (the camera capture, the passcode and passkey screens, closing a form's notifications, a form's sending state)",
     tag: 'Journey pages',
     request: {
-      path: z.strictObject({ asset: z.enum(['data-form.js', 'face-capture.js', 'page.js', 'passcode.js', 'passkey.js']) }),
+      path: z.strictObject({ asset: z.enum(['custom-page.js', 'data-form.js', 'face-capture.js', 'page.js', 'passcode.js', 'passkey.js']) }),
       headers: z.looseObject({
         'if-none-match': z.withMeta(z.optional(z.string()), { description: 'The ETag of a copy the browser holds: answered 304 when it is current.' }),
       }),

@@ -9,6 +9,9 @@ import { pickLanguage } from './messages/index.js';
 import { identityStores } from '../identity-store/deps.js';
 import { journeyRoutes as routes } from './journey-routes.js';
 import { withTestModeBanner } from './layout.js';
+import { recordedFrame } from '../activities/custom-page.js';
+import { PAGE_CSP } from '../http/wrapper.js';
+import { isFinal } from '../process-manager/instances/status.js';
 
 /** The activities' screens and the stores they name, registered here where the page's entry point is assembled. */
 const screens = journeyScreens(SCREENS, { identityStores });
@@ -20,5 +23,8 @@ export const handler = pageHandler(routes.showJourney, async ({ tenantId, path, 
   if (record.status === 'PENDING' && (await changeStatus({ instances }, record, 'ACTIVE', now))) record.status = 'ACTIVE';
   // A device the journey moved away from (Switch Device) follows it rather than showing its steps.
   const body = (await otherDevicePage(record, query.c, lang, now)) ?? (await journeyPage(screens, record, query.c, lang, origin));
-  return { status: 200, raw: { contentType: 'text/html; charset=utf-8', body: record.forTest ? withTestModeBanner(body, lang) : body } };
+  // A custom page step's page frames the relying party's page: from its origin, and no other.
+  const frame = !isFinal(record.status) && record.currentStep ? recordedFrame(record.currentStep) : undefined;
+  const csp = frame ? { 'content-security-policy': `${PAGE_CSP}; frame-src ${frame.origin}` } : undefined;
+  return { status: 200, ...(csp ? { headers: csp } : {}), raw: { contentType: 'text/html; charset=utf-8', body: record.forTest ? withTestModeBanner(body, lang) : body } };
 });

@@ -341,15 +341,25 @@ export async function noteRefusedSubmission(record: ProcessInstanceRecord, activ
   if (!noted) throw new StepNotWaitingError(`The journey is not waiting at ${activityId}.`);
 }
 
-/** Deep-merges a step's result into the session: objects merge, everything else replaces. */
+/**
+ * A result's value that takes the place of what the session holds there rather than merging
+ * into it (a custom page's new capture, whose variables are not the last one's): `{"$replace": v}`.
+ * JSON, as results are stored with their claim; no key a step keeps from an end user starts with
+ * `$` (data form answer keys, custom page variable names).
+ */
+export const REPLACE = '$replace';
+export const replacing = (value: unknown): Record<string, unknown> => ({ [REPLACE]: value });
+
+const isMap = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const replacement = (v: Record<string, unknown>) => (Object.keys(v).length === 1 && Object.hasOwn(v, REPLACE) ? { value: v[REPLACE] } : undefined);
+
+/** Deep-merges a step's result into the session: objects merge, everything else replaces, and so does a value marked `replacing`. */
 export function mergeSession(state: Record<string, unknown>, result: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...state };
   for (const [k, v] of Object.entries(result)) {
     const prev = out[k];
-    out[k] =
-      v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' && !Array.isArray(prev)
-        ? mergeSession(prev as Record<string, unknown>, v as Record<string, unknown>)
-        : v;
+    const replaced = isMap(v) ? replacement(v) : undefined;
+    out[k] = replaced ? replaced.value : isMap(v) && isMap(prev) ? mergeSession(prev, v) : isMap(v) ? mergeSession({}, v) : v;
   }
   return out;
 }

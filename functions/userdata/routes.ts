@@ -102,6 +102,12 @@ export const UserDataSchema = z.withMeta(
     forms: z.withMeta(z.record(z.string(), z.record(z.string(), z.unknown())), {
       description: "Each data form's values, under the form's `Form data Key`.",
     }),
+    data: z.withMeta(z.optional(z.record(z.string(), z.record(z.string(), z.string()))), {
+      description:
+        'Only when custom pages were used: what each custom page sent last (its SEND variables, as text), under its step\'s `Custom Page Key` ' +
+        '(docs/custom-pages.md, "In a journey"). Every submission, retakes included, is also in `steps`.',
+      example: { nameForm: { preferredName: 'Ada', goback: 'false' } },
+    }),
     steps: z.withMeta(
       z.array(
         z.object({

@@ -29,6 +29,8 @@ const URL_ENTRY_ALLOWANCE = 2_048;
 
 /** The activity type whose step keeps the instance's summary (functions/activities/write-summary-v2.ts). */
 const SUMMARY_STEP = 'WRITE_SUMMARY_V2';
+/** The activity type of a custom page step (functions/activities/custom-page.ts), whose submissions make `data`. */
+const CUSTOM_PAGE_STEP = 'CUSTOM_PAGE';
 
 /**
  * An instance's user data: what the end user gave at each step, each data form's values under
@@ -47,6 +49,9 @@ export async function loadUserData(d: Pick<UserDataStorage, 'instances'>, tenant
   const summary = all.filter((s) => s.activityType === SUMMARY_STEP).at(-1)?.values as InstanceSummaryView | undefined;
   const forms: Record<string, Record<string, unknown>> = {};
   for (const s of stored) if (s.activityType === 'DATA_FORM') forms[s.dataKey] = s.values;
+  // The spec's `data`, only when custom pages were used: each page's last submission by its Custom Page Key.
+  const pages: Record<string, Record<string, string>> = {};
+  for (const s of stored) if (s.activityType === CUSTOM_PAGE_STEP) pages[s.dataKey] = s.values as Record<string, string>;
   return {
     processInstanceId: record.id,
     processDefnId: record.processDefnId,
@@ -56,6 +61,7 @@ export async function loadUserData(d: Pick<UserDataStorage, 'instances'>, tenant
     // Deliberately added, and only on a test-mode instance (docs/sandbox.md).
     ...(record.forTest ? { forTest: true as const } : {}),
     forms,
+    ...(Object.keys(pages).length ? { data: pages } : {}),
     steps: stored.map(({ activityId, activityType, dataKey, submittedAt, values }) => ({ activityId, activityType, dataKey, submittedAt, values })),
     checks: stored.flatMap((s) => (s.check ? [checkResponse(s.check)] : [])),
     /** What the instance stored in S3; `objectKey` is internal and goes no further than the loaders below. */

@@ -45,6 +45,8 @@ export interface JourneyFunctionsProps {
   packageLayers: ReadonlyMap<string, lambda.ILayerVersion>;
   /** The images bucket and its key: the face steps read captures and uploads, and pre-sign uploads. */
   images: ImagesAccess;
+  /** Where custom pages are served (CloudFront): a custom page step frames its page from there. */
+  pagesOrigin: string;
 }
 
 /**
@@ -117,6 +119,8 @@ export class JourneyFunctions extends Construct {
         ...(access.cloudFunctions ? { CLOUD_FUNCTION_RUNNER: this.cloudFunctionRunner.function.functionArn, ...cloudSecretsEnvironment(props.cloudSecretsKey) } : {}),
         ...facesEnvironment(props.namePrefix, access.faces),
         ...(access.images.length ? { IMAGES_BUCKET: props.images.bucket.bucketName } : {}),
+        // A custom page step records where its page is served (its frame's URL): no grant on the bucket.
+        ...(access.pagesOrigin ? { PAGES_ORIGIN: props.pagesOrigin } : {}),
       },
       // Unreserved by default, it shares the account's concurrency with the API: Task states retry
       // a throttled invoke (statemachines/compile.ts LAMBDA_RETRY), and ActivityThrottles alarms.

@@ -6,6 +6,7 @@ import * as captureFaceImage from './capture-face-image.js';
 import * as clearVariablesV1 from './clear-variables-v1.js';
 import * as completePasscodeRegistration from './complete-passcode-registration.js';
 import * as counterV1 from './counter-v1.js';
+import * as customPage from './custom-page.js';
 import * as dataForm from './data-form.js';
 import * as deregisterPasscode from './deregister-passcode.js';
 import * as executeCloudFunctionV2 from './execute-cloud-function-v2.js';
@@ -40,6 +41,7 @@ export const SPECS = [
   clearVariablesV1.spec,
   completePasscodeRegistration.spec,
   counterV1.spec,
+  customPage.spec,
   dataForm.spec,
   deregisterPasscode.spec,
   executeCloudFunctionV2.spec,
@@ -82,6 +84,7 @@ export const ALIASES = {
   clearVariablesV1: 'CLEAR_VARIABLES_V1',
   completePasscodeRegistrationV1: 'COMPLETE_PASSCODE_REGISTRATION',
   counterV1: 'COUNTER_V1',
+  customPageV1: 'CUSTOM_PAGE',
   customDataFormV1: 'DATA_FORM',
   deregisterPasscodeV1: 'DEREGISTER_PASSCODE',
   syncCloudFunctionExecutorV2: 'EXECUTE_CLOUD_FUNCTION_V2',
@@ -112,6 +115,7 @@ export const ALIASES = {
 
 /** A user step's end execution listener bean (`customDataFormWriterV1`) → its activity type, from each spec's `family.endBean`. */
 export const END_BEANS = {
+  customPageEndV1: 'CUSTOM_PAGE',
   customDataFormWriterV1: 'DATA_FORM',
   reviewFromBackOfficeEnd: 'REVIEW_FROM_BACK_OFFICE',
   switchDeviceWriterV1: 'SWITCH_DEVICE',
