@@ -105,7 +105,7 @@ export const UserDataSchema = z.withMeta(
     data: z.withMeta(z.optional(z.record(z.string(), z.record(z.string(), z.string()))), {
       description:
         'Only when custom pages were used: what each custom page sent last (its SEND variables, as text), under its step\'s `Custom Page Key` ' +
-        '(docs/custom-pages.md, "In a journey"). Every submission, retakes included, is also in `steps`.',
+        '(docs/custom-pages.md, "In a journey"). Each custom page step is also in `steps`, with its last submission.',
       example: { nameForm: { preferredName: 'Ada', goback: 'false' } },
     }),
     steps: z.withMeta(
