@@ -87,6 +87,7 @@ let browser: Browser;
 let token: string;
 let definition: string;
 let nameVersion: number;
+let silentDefinition: string;
 
 async function uploadPage(name: string, files: Record<string, string>): Promise<{ id: string; version: number; previewUrl: string }> {
   const archive = (await zipOf(files)).toString('base64');
@@ -142,9 +143,12 @@ beforeAll(async () => {
   const name = await uploadPage('E2EPageName', NAME_PAGE);
   nameVersion = name.version;
   await uploadPage('E2EPageConsent', CONSENT_PAGE);
-  await uploadPage('E2EPageSilent', SILENT_PAGE);
+  const silent = await uploadPage('E2EPageSilent', SILENT_PAGE);
   definition = `e2e-custom-pages-${fresh()}`;
   await publish(BPMN.replace('${NAME_VERSION}', `\${${nameVersion}}`), definition);
+  // The same journey with the silent page first, and 25 s timers.
+  silentDefinition = `e2e-custom-pages-silent-${fresh()}`;
+  await publish(BPMN.replace('>E2EPageName<', '>E2EPageSilent<').replace('${NAME_VERSION}', `\${${silent.version}}`).replaceAll('PT4M30S', 'PT25S'), silentDefinition);
 }, 120_000);
 
 afterAll(async () => {
@@ -221,6 +225,25 @@ describe('custom pages in a journey, in Chromium', () => {
       ['CPG01_name', { preferredName: 'Ada L.', goback: 'false', when: '2026-11-28T10:00:00.000Z', tags: '["a",1]' }],
       ['CPG01_consent', { consent: 'true', channel: 'default' }],
     ]);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it('a page that never says READY: the host says so and offers to load it again, and the timer ends the step', async () => {
+    const { id, redirectUrl } = await start(silentDefinition, { firstName: 'Bo' });
+    const context = await browser.newContext(PHONE);
+    const page = await context.newPage();
+    const problems = await watched(page);
+    await page.goto(`${redirectUrl}&lang=en`);
+    await page.locator('iframe#custom-page').waitFor();
+    expect(await page.locator('#custom-page-loading').innerText()).toBe('Loading the page…');
+    await page.getByText('The page is taking longer than it should to load.').waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: `${SHOTS}/custom-page-4-stuck.png`, fullPage: true });
+    await page.getByRole('button', { name: 'Load it again' }).click();
+    expect(await page.getByText('The page is taking longer than it should to load.').isVisible()).toBe(false);
+    // The step's timer (25 s here, PT4M30S in the family) takes the journey to its timeout end, and the page follows.
+    await expect.poll(async () => (await read(id)).status, { timeout: 40_000 }).toBe('COMPLETED_ENDED_ERROR');
+    await page.locator('iframe#custom-page').waitFor({ state: 'detached', timeout: 30_000 });
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);
