@@ -15,11 +15,9 @@
  *   the step's timer still ends the step.
  */
 import { showSending } from './sending.js';
+import { sendFields } from './custom-page-send.js';
 
 const STUCK_AFTER_MS = 15_000;
-const NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
-const MAX_VARIABLES = 100;
-const MAX_VALUE = 10_000;
 
 interface Told {
   origin: string;
@@ -29,32 +27,6 @@ interface Told {
 const frame = document.getElementById('custom-page') as HTMLIFrameElement | null;
 const form = document.getElementById('custom-page-form') as HTMLFormElement | null;
 const toldElement = document.getElementById('custom-page-told');
-
-/** A variable's value as the step keeps it: text. */
-export function asText(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === 'string') return value;
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? '' : value.toISOString();
-  try {
-    return JSON.stringify(value) ?? undefined;
-  } catch {
-    return String(value);
-  }
-}
-
-/** The fields a SEND posts, or undefined when its variables are not what a page sends (not an object, a name conditions cannot read, too many, too long). */
-export function sendFields(variables: unknown): [string, string][] | undefined {
-  if (variables === undefined || variables === null) return [];
-  if (typeof variables !== 'object' || Array.isArray(variables)) return undefined;
-  const fields: [string, string][] = [];
-  for (const [name, value] of Object.entries(variables as Record<string, unknown>)) {
-    const text = asText(value);
-    if (text === undefined) continue;
-    if (!NAME.test(name) || text.length > MAX_VALUE) return undefined;
-    fields.push([name, text]);
-  }
-  return fields.length > MAX_VARIABLES ? undefined : fields;
-}
 
 if (frame && form && toldElement) {
   const told = JSON.parse(toldElement.textContent ?? '{}') as Told;
