@@ -39,13 +39,21 @@ export const MAX_VARIABLES = 100;
 export function evaluateSessionData(activityId: string, data: Readonly<Record<string, string>>, vars: Parameters<typeof evaluate>[1]): Record<string, Json> {
   const out: Record<string, Json> = {};
   for (const [key, text] of Object.entries(data)) {
+    const invalid = (why: string) => activityError(spec, 'CustomPageSessionDataInvalid', `${activityId}: Session Data "${key}" cannot be evaluated: ${why}`);
+    let parts;
     try {
-      const parts = parseTemplate(text);
-      const [only] = parts;
+      parts = parseTemplate(text);
+    } catch (e) {
+      if (!(e instanceof ConditionError)) throw e;
+      throw invalid(e.message);
+    }
+    const [only] = parts;
+    try {
       out[key] = parts.length === 1 && only && 'expression' in only ? evaluate(only.expression, vars) : evaluateTemplate(parts, vars);
     } catch (e) {
       if (!(e instanceof ConditionError)) throw e;
-      throw activityError(spec, 'CustomPageSessionDataInvalid', `${activityId}: Session Data "${key}" cannot be evaluated: ${e.message}`);
+      // The evaluator's message may quote the value it met (what an end user typed): named by the expression only.
+      throw invalid(`${text.length > 200 ? `${text.slice(0, 200)}…` : text} reads a value that is not what it needs (a number).`);
     }
   }
   return out;
