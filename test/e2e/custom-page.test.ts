@@ -124,7 +124,8 @@ async function watched(page: Page): Promise<string[]> {
   page.on('pageerror', (e) => problems.push(e.message));
   await page.exposeFunction('reportViolation', (v: string) => problems.push(v));
   await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => (window as unknown as { reportViolation(v: string): void }).reportViolation(`CSP ${e.violatedDirective} ${e.blockedURI}`));
+    const g = globalThis as unknown as { reportViolation(v: string): void; document: { addEventListener: (t: string, f: (e: { violatedDirective: string; blockedURI: string }) => void) => void } };
+    g.document.addEventListener('securitypolicyviolation', (e) => g.reportViolation(`CSP ${e.violatedDirective} ${e.blockedURI}`));
   });
   return problems;
 }
@@ -186,8 +187,9 @@ describe('custom pages in a journey, in Chromium', () => {
     await page.screenshot({ path: `${SHOTS}/custom-page-1-name.png`, fullPage: true });
 
     // What is not the frame's is ignored: a SEND posted by the host window itself, or by the frame with garbage variables.
-    await page.evaluate(() => window.postMessage({ event: 'SEND', variables: { evil: 'yes' } }, '*'));
-    await frame.evaluate(() => window.parent.postMessage({ event: 'SEND', variables: [1, 2] }, '*'));
+    type Win = { postMessage(m: unknown, o: string): void; parent: { postMessage(m: unknown, o: string): void } };
+    await page.evaluate(() => (globalThis as unknown as Win).postMessage({ event: 'SEND', variables: { evil: 'yes' } }, '*'));
+    await frame.evaluate(() => (globalThis as unknown as Win).parent.postMessage({ event: 'SEND', variables: [1, 2] }, '*'));
     await page.locator('#custom-page-problem').waitFor({ state: 'visible' });
     // Neither was posted: the step's submissions below are the page's own, and nothing else.
 
