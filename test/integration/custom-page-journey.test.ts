@@ -87,7 +87,7 @@ describe('a custom page step over HTTP', () => {
     const { path } = await start(await publishWith(a, b, page.version));
     await pageUntil(path, 'id="custom-page"');
     const step = path.replace(/\?/, '/steps/CPG01_name?');
-    for (const fields of [{ 'var:a': '1' }, { 'arthr:event': 'SEND', 'var:a.b': '1' }, { 'arthr:event': 'SEND', 'var:$replace': '1' }]) {
+    for (const fields of [{ 'var:a': '1' }, { 'arthr:event': 'SEND', 'var:a.b': '1' }, { 'arthr:event': 'SEND', 'var:$replace': '1' }] as Record<string, string>[]) {
       const refused = await post(step, fields);
       expect(refused.status).toBe(303);
       const again = await call('GET', path);
