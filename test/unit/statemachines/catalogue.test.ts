@@ -191,6 +191,7 @@ describe('CATALOGUE', () => {
     }
     expect(CATALOGUE.filter((a) => a.kind === 'user').map((a) => a.displayName).sort()).toEqual([
       'Capture Face Image',
+      'Custom Page',
       'Data Form',
       'Generic User Task',
       'Passcode Authentication Form',
