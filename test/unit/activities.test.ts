@@ -127,6 +127,8 @@ describe('the activity modules', () => {
       images: ['GetObject', 'PutObject'],
       cloudFunctions: true,
       faces: ['DetectFaces', 'CompareFaces', 'SearchFacesByImage'],
+      // A custom page step records where its page is served.
+      pagesOrigin: true,
     });
   });
 });

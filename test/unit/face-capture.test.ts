@@ -192,6 +192,7 @@ describe('the screens framework', () => {
       screens: ['wait-init', 'wait-done'],
     });
     expect(Object.keys(SCREENS).sort()).toEqual([
+      'custom-page',
       'data-form',
       'face-capture',
       'mobile-switch',

@@ -3999,6 +3999,20 @@ export interface components {
                     [key: string]: unknown;
                 };
             };
+            /**
+             * @description Only when custom pages were used: what each custom page sent last (its SEND variables, as text), under its step's `Custom Page Key` (docs/custom-pages.md, "In a journey"). Each custom page step is also in `steps`, with its last submission.
+             * @example {
+             *       "nameForm": {
+             *         "preferredName": "Ada",
+             *         "goback": "false"
+             *       }
+             *     }
+             */
+            data?: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
             /** @description Every user step the end user completed, in order. */
             steps: {
                 activityId: string;
@@ -11296,8 +11310,8 @@ export interface operations {
                 "if-none-match"?: string;
             };
             path: {
-                /** @example data-form.js */
-                asset: "data-form.js" | "face-capture.js" | "page.js" | "passcode.js" | "passkey.js";
+                /** @example custom-page.js */
+                asset: "custom-page.js" | "data-form.js" | "face-capture.js" | "page.js" | "passcode.js" | "passkey.js";
             };
             cookie?: never;
         };
