@@ -456,7 +456,7 @@ export class ArthrStack extends Stack {
     });
 
     // --- Custom pages: their bucket, served from an origin of their own (CloudFront).
-    this.pages = new Pages(this, 'Pages', { accessLogs: this.images.accessLogs });
+    this.pages = new Pages(this, 'Pages', { accessLogs: this.images.accessLogs, tenantHosts: `*.${label}.${settings.serviceDomain}` });
 
     // Packages too large for a handler's bundle, shared by the functions that load them.
     const packageLayers = new Map(

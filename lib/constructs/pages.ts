@@ -6,6 +6,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { PageFileAction } from '../../functions/http/route.js';
 import { IMAGE_KEY_PREFIX } from './images.js';
+import { pagesFrameAncestors } from '../pages-frame.js';
 import { nagArn } from './service-function.js';
 import { SESSION_TENANT } from './tenant-role.js';
 
@@ -73,6 +74,11 @@ export function acknowledgePageObjects(role: iam.IRole, bucket: s3.IBucket, scop
 export interface PagesProps {
   /** Where the pages bucket's server access logs go (the images' access-log bucket, under `pages/`). */
   accessLogs: s3.IBucket;
+  /**
+   * The tenant hosts (`*.{label}.{serviceDomain}`): the only pages that may frame a custom page
+   * (its `frame-ancestors`), the hosted journey pages. Opened by its URL, a page shows anywhere.
+   */
+  tenantHosts: string;
 }
 
 /**
@@ -110,11 +116,12 @@ export class Pages extends Construct implements PagesAccess {
     });
 
     const headers = new cloudfront.ResponseHeadersPolicy(this, 'Headers', {
-      comment: 'Custom page files: nosniff, HSTS, and only the origin as referrer (the URL holds the version secret).',
+      comment: 'Custom page files: nosniff, HSTS, only the origin as referrer (the URL holds the version secret), framed only by journey pages.',
       securityHeadersBehavior: {
         contentTypeOptions: { override: true },
         referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override: true },
         strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: false, override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: pagesFrameAncestors(`https://${props.tenantHosts}`), override: true },
       },
     });
 

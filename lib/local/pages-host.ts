@@ -1,5 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { pagesFrameAncestors } from '../pages-frame.js';
+
+/** The local tenant hosts' parent domain: `{tenantId}.fir.localhost`. */
+const LOCAL_TENANT_HOSTS = 'fir.localhost';
 
 /**
  * Custom page bundles, served read-only from an origin of their own, as CloudFront serves the
@@ -53,7 +57,9 @@ const PLAIN = { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-opt
  * stored Content-Type, `nosniff`, its ETag (a matching If-None-Match gets 304) and the immutable
  * Cache-Control; 404 for anything else, 405 for other methods.
  */
-export function pagesHostHandler(client: S3Client, bucket: string): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function pagesHostHandler(client: S3Client, bucket: string, port?: number): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  // As CloudFront's response headers policy says (lib/constructs/pages.ts): framed only by the journey pages, the tenant hosts.
+  const frameAncestors = pagesFrameAncestors(port ? `http://*.${LOCAL_TENANT_HOSTS}:${port}` : `http://*.${LOCAL_TENANT_HOSTS}:*`);
   return async (req, res) => {
     const method = req.method ?? 'GET';
     if (method !== 'GET' && method !== 'HEAD') {
@@ -79,6 +85,7 @@ export function pagesHostHandler(client: S3Client, bucket: string): (req: Incomi
       'x-content-type-options': 'nosniff',
       // The URL carries the version's secret: a page's requests to CDNs send the origin only.
       'referrer-policy': 'strict-origin-when-cross-origin',
+      'content-security-policy': frameAncestors,
       ...(etag && { etag }),
     };
     const ifNoneMatch = req.headers['if-none-match'];

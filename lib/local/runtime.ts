@@ -370,7 +370,7 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       audience: process.env.TOKEN_AUDIENCE!,
       ...(opts.requestLog && { requestLog: opts.requestLog }),
       // Read straight from the S3 stand-in, as CloudFront reads the bucket through its origin access control.
-      pagesHost: pagesHostHandler(localS3Client(localS3.endpoint, localS3.credentials), localS3.pagesBucket),
+      pagesHost: pagesHostHandler(localS3Client(localS3.endpoint, localS3.credentials), localS3.pagesBucket, port),
     });
 
     const runtimePath = join(localDir, 'runtime.json');

@@ -167,7 +167,7 @@ describe('ArthrStack journeys', () => {
 
     it('gets the configuration the route functions get, and where the runner and the secrets key are', () => {
       const route = resourceAt(template, 'AWS::Lambda::Function', routeFunctionPath(routeList[0]!))[1];
-      const { CLOUD_FUNCTION_RUNNER, SECRETS_KEY, IMAGES_BUCKET, FACE_COLLECTION_PREFIX, ...rest } = sharedEnvironment(activities);
+      const { CLOUD_FUNCTION_RUNNER, SECRETS_KEY, IMAGES_BUCKET, FACE_COLLECTION_PREFIX, PAGES_ORIGIN, ...rest } = sharedEnvironment(activities);
       expect(rest).toEqual(sharedEnvironment(route));
       // Each its own tenant role.
       expect(activities.Properties.Environment.Variables.TENANT_ROLE_ARN).toEqual({ 'Fn::GetAtt': [tenantRoleAt('ArthrStack/Journeys/Activities')[0], 'Arn'] });
@@ -177,6 +177,8 @@ describe('ArthrStack journeys', () => {
       expect(FACE_COLLECTION_PREFIX).toMatch(/^arthr-[a-z0-9-]+$/);
       expect(CLOUD_FUNCTION_RUNNER).toEqual({ 'Fn::GetAtt': [runnerId, 'Arn'] });
       expect(JSON.stringify(SECRETS_KEY)).toContain('kms:');
+      // A custom page step records where its page is served: the distribution's domain, no grant on its bucket.
+      expect(JSON.stringify(PAGES_ORIGIN)).toContain('PagesDistribution');
       expect(sharedEnvironment(executionEnd)).toEqual(sharedEnvironment(route));
     });
 

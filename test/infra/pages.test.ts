@@ -78,6 +78,8 @@ describe('ArthrStack custom pages', () => {
     const security = headers.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
     expect(security.ContentTypeOptions).toEqual({ Override: true });
     expect(security.ReferrerPolicy).toEqual({ Override: true, ReferrerPolicy: 'strict-origin-when-cross-origin' });
+    // Framed only by the journey pages, the tenant hosts; what a page loads is its own to say.
+    expect(security.ContentSecurityPolicy).toEqual({ Override: true, ContentSecurityPolicy: expect.stringMatching(/^frame-ancestors https:\/\/\*\.fir\.[a-z0-9.-]+$/) });
     const [, oac] = Object.entries(ofType(template, 'AWS::CloudFront::OriginAccessControl'))[0]!;
     expect(oac.Properties.OriginAccessControlConfig).toMatchObject({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' });
   });

@@ -330,7 +330,9 @@ describe('ArthrStack', () => {
         // The pages bucket only where its files are touched; its origin also where an answer carries a page's URLs.
         if (route?.aws.pages?.length) expect(PAGES_BUCKET, route.operationId).toBeDefined();
         else expect(PAGES_BUCKET, f.Metadata?.['aws:cdk:path']).toBeUndefined();
-        if (route?.aws.pages?.length || route?.aws.pagesOrigin) expect(PAGES_ORIGIN, route.operationId).toBeDefined();
+        // The activity function's too: a custom page step records where its page is framed from (no grant on the bucket).
+        if (isActivities) expect(PAGES_ORIGIN).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/PagesDistribution/), 'DomainName'] }]] });
+        else if (route?.aws.pages?.length || route?.aws.pagesOrigin) expect(PAGES_ORIGIN, route.operationId).toBeDefined();
         else expect(PAGES_ORIGIN, f.Metadata?.['aws:cdk:path']).toBeUndefined();
         // Where exports are only for the operations that start or read them.
         if (route?.aws.exports?.length) expect([EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY].every((v) => v !== undefined), route.operationId).toBe(true);

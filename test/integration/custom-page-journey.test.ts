@@ -74,6 +74,8 @@ describe('a custom page step over HTTP', () => {
     // The frame's page itself is served from the pages origin, without a token.
     const framed = await call('GET', new URL(src).pathname, { host: new URL(src).host });
     expect(framed.status).toBe(200);
+    // And only journey pages (the tenant hosts) may frame it.
+    expect(framed.headers['content-security-policy']).toBe(`frame-ancestors http://*.fir.localhost:${new URL(src).port}`);
     // Other journey pages frame nothing.
     const other = await call('GET', '/journey/unknown?c=x');
     expect(String(other.headers['content-security-policy'])).not.toContain('frame-src');
