@@ -180,8 +180,8 @@ module.exports = {
       comment: 'A module nothing imports and that imports nothing is dead, unless it is an entry point.',
       from: {
         orphan: true,
-        // Entry points: CLIs, the pages' browser scripts, and the face engine's worker thread.
-        pathNot: ['\\.d\\.ts$', '(^|/)tsconfig\\.json$', '^bin/', '^functions/journey/client/', '^lib/local/face-engine-worker\\.mjs$'],
+        // Entry points: CLIs, the pages' browser scripts, the face engine's worker thread, and the example custom pages' own scripts (uploaded, not imported).
+        pathNot: ['\\.d\\.ts$', '(^|/)tsconfig\\.json$', '^bin/', '^functions/journey/client/', '^lib/local/face-engine-worker\\.mjs$', '^statemachines/examples/pages/'],
       },
       to: {},
     },

@@ -19,7 +19,14 @@ import type { BpmnUpload } from '../../functions/process-manager/definitions/def
 import { definitions, stateMachines } from '../../functions/process-manager/deps.js';
 import { definitionStore } from '../../functions/store/process-definitions.js';
 import { compileDefinition } from '../../statemachines/compile.js';
-import { BPMN_EXAMPLES, EXAMPLES, EXAMPLE_FORMS } from '../../statemachines/examples/index.js';
+import { BPMN_EXAMPLES, EXAMPLES, EXAMPLE_FORMS, EXAMPLE_PAGES, EXAMPLE_THEMES } from '../../statemachines/examples/index.js';
+import { customPages as customPageDeps, themeAssets, themes as themeStore } from '../../functions/theme-server/deps.js';
+import { addCustomPage } from '../../functions/theme-server/custom-pages.js';
+import { addTheme, addThemeAsset, setThemeStatus } from '../../functions/theme-server/themes.js';
+import type { Palette } from '../../functions/theme-server/palette.js';
+import { inTenantScope } from '../../functions/shared/tenant-scope.js';
+import { TextReader, Uint8ArrayReader, Uint8ArrayWriter, ZipWriter } from '@zip.js/zip.js';
+import { createRequire } from 'node:module';
 import { customDataForms, themes } from '../../functions/process-manager/deps.js';
 import { addCustomDataForm } from '../../functions/process-manager/forms/custom-data-forms.js';
 import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions/definitions.js';
@@ -354,7 +361,9 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       chmodSync(bootstrapPath, 0o600);
     }
     await ensureExampleForms(DEMO_TENANT);
-    const published = await publishExamples(DEMO_TENANT);
+    await inTenantScope(() => ensureExamplePages(DEMO_TENANT), DEMO_TENANT);
+    const exampleThemes = await inTenantScope(() => ensureExampleThemes(DEMO_TENANT), DEMO_TENANT);
+    const published = await publishExamples(DEMO_TENANT, exampleThemes);
     await ensureExampleStore(DEMO_TENANT);
 
     const signer = signerFor(`file:${keyPath}`);
@@ -477,8 +486,44 @@ async function ensureExampleForms(tenantId: string): Promise<void> {
   }
 }
 
+/** The example custom pages, uploaded (a zip of their files, as a client sends one) and activated, when the demo tenant has no version 1. */
+async function ensureExamplePages(tenantId: string): Promise<void> {
+  for (const example of EXAMPLE_PAGES) {
+    if (await customPageDeps.pages.getVersion(tenantId, example.name, 1)) continue;
+    const writer = new ZipWriter(new Uint8ArrayWriter(), { useWebWorkers: false });
+    for (const file of example.files) await writer.add(file, new TextReader(readFileSync(new URL(file, example.folder), 'utf8')));
+    const archive = Buffer.from(await writer.close()).toString('base64');
+    await addCustomPage(customPageDeps, { name: example.name, description: example.description, archive, status: 'DEPLOYED_ACTIVE', creationOption: 'example' }, { tenantId, actor: 'operator', now: new Date() });
+  }
+}
+
+/**
+ * The example themes, added with their assets and activated when the demo tenant has no version
+ * 1: the id of each by name (a theme's id is made when it is added; the examples name it by name).
+ */
+async function ensureExampleThemes(tenantId: string): Promise<Record<string, string>> {
+  const ids: Record<string, string> = {};
+  const resolve = createRequire(import.meta.url).resolve;
+  for (const example of EXAMPLE_THEMES) {
+    const existing = await themeStore.getVersion(tenantId, example.name, 1);
+    if (existing) {
+      ids[example.name] = existing.id;
+      continue;
+    }
+    const ctx = { tenantId, actor: 'operator', now: new Date() };
+    const theme = await addTheme(themeStore, { name: example.name, description: example.description, palette: example.palette as Palette }, ctx);
+    for (const asset of example.assets) {
+      const bytes = readFileSync(asset.file instanceof URL ? asset.file : resolve(asset.file.package));
+      await addThemeAsset({ themes: themeStore, assets: themeAssets }, { id: theme.id, name: asset.name, fileExtension: asset.fileExtension, assetResource: bytes.toString('base64') }, ctx);
+    }
+    await setThemeStatus(themeStore, { tenantId, id: theme.id, status: 'DEPLOYED_ACTIVE', actor: 'operator', now: new Date() });
+    ids[example.name] = theme.id;
+  }
+  return ids;
+}
+
 /** The example journeys, published to the demo tenant when it does not have them yet. */
-async function publishExamples(tenantId: string): Promise<string[]> {
+async function publishExamples(tenantId: string, themeIds: Record<string, string>): Promise<string[]> {
   const published: string[] = [];
   for (const json of Object.values(EXAMPLES)) {
     const { name, version } = json as { name: string; version: number };
@@ -493,7 +538,7 @@ async function publishExamples(tenantId: string): Promise<string[]> {
     const data = readFileSync(example.file).toString('base64');
     const { record } = await publishBpmnUpload(
       { definitions, stateMachines, orchestrator: installedOrchestrator, forms: customDataForms, themes },
-      { name: example.name, description: example.description, resources: { bpmn: { data, type: 'BPMN' } } } as BpmnUpload,
+      { name: example.name, description: example.description, resources: { bpmn: { data, type: 'BPMN' } }, ...(example.theme ? { themeId: themeIds[example.theme] } : {}) } as BpmnUpload,
       ctx,
     );
     await setDefinitionStatus(
