@@ -26,7 +26,6 @@ import { addTheme, addThemeAsset, setThemeStatus } from '../../functions/theme-s
 import type { Palette } from '../../functions/theme-server/palette.js';
 import { inTenantScope } from '../../functions/shared/tenant-scope.js';
 import { TextReader, Uint8ArrayReader, Uint8ArrayWriter, ZipWriter } from '@zip.js/zip.js';
-import { createRequire } from 'node:module';
 import { customDataForms, themes } from '../../functions/process-manager/deps.js';
 import { addCustomDataForm } from '../../functions/process-manager/forms/custom-data-forms.js';
 import type { ProcessDefinitionRecord } from '../../functions/process-manager/definitions/definitions.js';
@@ -503,7 +502,6 @@ async function ensureExamplePages(tenantId: string): Promise<void> {
  */
 async function ensureExampleThemes(tenantId: string): Promise<Record<string, string>> {
   const ids: Record<string, string> = {};
-  const resolve = createRequire(import.meta.url).resolve;
   for (const example of EXAMPLE_THEMES) {
     const existing = await themeStore.getVersion(tenantId, example.name, 1);
     if (existing) {
@@ -513,7 +511,7 @@ async function ensureExampleThemes(tenantId: string): Promise<Record<string, str
     const ctx = { tenantId, actor: 'operator', now: new Date() };
     const theme = await addTheme(themeStore, { name: example.name, description: example.description, palette: example.palette as Palette }, ctx);
     for (const asset of example.assets) {
-      const bytes = readFileSync(asset.file instanceof URL ? asset.file : resolve(asset.file.package));
+      const bytes = readFileSync(asset.file);
       await addThemeAsset({ themes: themeStore, assets: themeAssets }, { id: theme.id, name: asset.name, fileExtension: asset.fileExtension, assetResource: bytes.toString('base64') }, ctx);
     }
     await setThemeStatus(themeStore, { tenantId, id: theme.id, status: 'DEPLOYED_ACTIVE', actor: 'operator', now: new Date() });

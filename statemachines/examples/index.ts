@@ -57,7 +57,7 @@ export const EXAMPLE_THEMES: readonly {
   name: string;
   description: string;
   palette: Record<string, unknown>;
-  assets: readonly { name: string; fileExtension: string; file: URL | { package: string } }[];
+  assets: readonly { name: string; fileExtension: string; file: URL }[];
 }[] = [
   {
     name: harbourTheme.name,
@@ -65,7 +65,8 @@ export const EXAMPLE_THEMES: readonly {
     palette: harbourTheme.palette,
     assets: [
       { name: 'logo', fileExtension: 'svg', file: new URL('./themes/harbour-logo.svg', import.meta.url) },
-      { name: 'Lato', fileExtension: 'woff2', file: { package: '@vladmandic/human/assets/lato-light.woff2' } },
+      // Not among the package's exports: read from where npm installs it.
+      { name: 'Lato', fileExtension: 'woff2', file: new URL('../../node_modules/@vladmandic/human/assets/lato-light.woff2', import.meta.url) },
     ],
   },
 ];

@@ -22,7 +22,8 @@
     }
     var seconds = Number((told.constants || {}).timeoutInSeconds);
     if (seconds > 0) {
-      timeLeft.textContent = 'This page stays open for ' + Math.round(seconds / 60) + ' minutes.';
+      var rest = seconds % 60;
+      timeLeft.textContent = 'You have ' + Math.floor(seconds / 60) + ' min' + (rest ? ' ' + rest + ' s' : '') + ' for this page.';
       timeLeft.hidden = false;
     }
   });
