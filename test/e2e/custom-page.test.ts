@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { zipOf } from '../support/zip.js';
 import type { Browser, Frame, Page } from 'playwright-core';
-import { TextReader, Uint8ArrayWriter, ZipWriter } from '@zip.js/zip.js';
 import { adminToken, call } from '../integration/client.js';
 import { PHONE, SHOTS, launchChromium } from './browser.js';
 
@@ -20,11 +20,6 @@ const PAGES = '/api/theme-server/customPages';
 const DEFINITIONS = '/api/process-manager/processDefinitions';
 const fresh = () => Math.random().toString(36).slice(2, 8);
 
-async function zipOf(files: Record<string, string>): Promise<Buffer> {
-  const writer = new ZipWriter(new Uint8ArrayWriter(), { useWebWorkers: false });
-  for (const [name, content] of Object.entries(files)) await writer.add(name, new TextReader(content));
-  return Buffer.from(await writer.close());
-}
 
 const html = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title><link rel="stylesheet" href="css/page.css"></head><body>${body}<script src="js/page.js"></script></body></html>`;

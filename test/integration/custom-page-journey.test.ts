@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TextReader, Uint8ArrayWriter, ZipWriter } from '@zip.js/zip.js';
+import { zipOf } from '../support/zip.js';
 import { adminToken, call, finalStatus, issueToken, pageUntil } from './client.js';
 
 /**
@@ -14,11 +14,6 @@ const BPMN = readFileSync(join(import.meta.dirname, '../fixtures/e2e/custom-page
 const fresh = () => Math.random().toString(36).slice(2, 8);
 let token: string;
 
-async function zipOf(files: Record<string, string>): Promise<Buffer> {
-  const writer = new ZipWriter(new Uint8ArrayWriter(), { useWebWorkers: false });
-  for (const [name, content] of Object.entries(files)) await writer.add(name, new TextReader(content));
-  return Buffer.from(await writer.close());
-}
 
 async function uploadPage(name: string, as = token): Promise<{ id: string; version: number }> {
   const archive = (await zipOf({ 'index.html': '<!doctype html><p>page</p>' })).toString('base64');

@@ -1,7 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { request } from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TextReader, Uint8ArrayReader, Uint8ArrayWriter, ZipWriter, configure } from '@zip.js/zip.js';
+import { zipOf } from '../support/zip.js';
+import { configure } from '@zip.js/zip.js';
 import tar from 'tar-stream';
 import { adminToken, call, issueToken, keyWith } from './client.js';
 
@@ -19,13 +20,6 @@ beforeAll(async () => {
 const fresh = () => `page-${Math.random().toString(36).slice(2, 10)}`;
 const INDEX = '<!doctype html><html><head><link rel="stylesheet" href="css/app.css"><script src="js/app.js"></script></head><body>Hi</body></html>';
 
-async function zipOf(files: Record<string, string | Uint8Array>): Promise<Buffer> {
-  const writer = new ZipWriter(new Uint8ArrayWriter(), { useWebWorkers: false });
-  for (const [name, content] of Object.entries(files)) {
-    await writer.add(name, typeof content === 'string' ? new TextReader(content) : new Uint8ArrayReader(content));
-  }
-  return Buffer.from(await writer.close());
-}
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 const pageZip = () => zipOf({ 'index.html': INDEX, 'css/app.css': 'body{color:#123}', 'js/app.js': 'window.parent.postMessage({event:"READY"},"*")', 'img/logo.png': PNG, 'fonts/a.woff2': 'x' });

@@ -3,6 +3,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfigForTests } from '../../functions/config.js';
 import { PAGE_FILE_CACHE_CONTROL, pageFileStore } from '../../functions/adapters/page-files.js';
+import { isTransientError } from '../../functions/shared/aws-errors.js';
+import { zipOf } from '../support/zip.js';
 
 /** The pages bucket's S3 calls on AWS (no S3_ENDPOINT, no tenant role: the process's own client). */
 const ENV = {
@@ -131,5 +133,39 @@ describe('pageFileStore.takeUploadedArchive', () => {
     s3.on(GetObjectCommand).rejects(Object.assign(new Error('slow down'), { name: 'SlowDown' }));
     s3.on(DeleteObjectCommand).resolves({});
     await expect(pageFileStore.takeUploadedArchive('demo', 'u-1', 10)).rejects.toThrow('slow down');
+  });
+});
+
+describe('a throttled write of a version\'s files (S3 SlowDown)', () => {
+  it('fails the write with the throttle, which the route answers 503 (sent again, it is judged anew)', async () => {
+    s3.on(PutObjectCommand).resolves({}).on(PutObjectCommand, { Key: `tenants/demo/custom-pages/${PAGE_ID}/${SECRET}/app.js` }).rejects(Object.assign(new Error('Please reduce your request rate.'), { name: 'SlowDown', $metadata: { httpStatusCode: 503 } }));
+    const files = [
+      { path: '/index.html', bytes: Buffer.from('<p>'), contentType: 'text/html; charset=utf-8' },
+      { path: '/app.js', bytes: Buffer.from('1'), contentType: 'text/javascript; charset=utf-8' },
+    ];
+    const failed = await pageFileStore.putFiles('demo', PAGE_ID, SECRET, files).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ name: 'SlowDown' });
+    expect(isTransientError(failed)).toBe(true);
+  });
+
+  it('leaves no version behind: addCustomPage removes the record and what files went, then passes the throttle on', async () => {
+    const { addCustomPage } = await import('../../functions/theme-server/custom-pages.js');
+    const throttle = Object.assign(new Error('Please reduce your request rate.'), { name: 'SlowDown', $metadata: { httpStatusCode: 503 } });
+    const removed: unknown[] = [];
+    const deleted: unknown[] = [];
+    const pages = {
+      latestVersion: async () => undefined,
+      create: async () => 'created',
+      remove: async (r: unknown) => void removed.push(r),
+    };
+    const files = {
+      putFiles: async () => Promise.reject(throttle),
+      deleteNamed: async (...args: unknown[]) => void deleted.push(args),
+    };
+    const archive = (await zipOf({ 'index.html': '<p>hi</p>' })).toString('base64');
+    const outcome = await addCustomPage({ pages, files } as never, { name: 'p', archive }, { tenantId: 'demo', actor: 'k', now: new Date() }).catch((e: unknown) => e);
+    expect(outcome).toBe(throttle);
+    expect(removed).toHaveLength(1);
+    expect(deleted).toEqual([['demo', (removed[0] as { id: string }).id, (removed[0] as { servingSecret: string }).servingSecret, ['/index.html']]]);
   });
 });
