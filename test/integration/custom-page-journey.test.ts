@@ -47,17 +47,22 @@ async function start(definition: string): Promise<{ id: string; path: string }> 
 const post = (path: string, fields: Record<string, string>) =>
   call('POST', path, { rawBody: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
 
+/** A journey of two fresh pages of the tenant (the first by its version, the second the latest active one), started. */
+async function journeyOfTwoPages(): Promise<{ id: string; path: string }> {
+  const a = `CpA${fresh()}`;
+  const b = `CpB${fresh()}`;
+  const page = await uploadPage(a);
+  await uploadPage(b);
+  return start(await publishWith(a, b, page.version));
+}
+
 beforeAll(async () => {
   token = await adminToken();
 });
 
 describe('a custom page step over HTTP', () => {
   it('frames the page from the pages origin, with a CSP that allows that frame and nothing more', async () => {
-    const a = `CpA${fresh()}`;
-    const b = `CpB${fresh()}`;
-    const page = await uploadPage(a);
-    await uploadPage(b);
-    const { path } = await start(await publishWith(a, b, page.version));
+    const { path } = await journeyOfTwoPages();
     const html = await pageUntil(path, 'id="custom-page"');
     const src = /<iframe id="custom-page"[^>]* src="([^"]+)"/.exec(html)![1]!;
     expect(src).toMatch(/^http:\/\/pages\.localhost:\d+\/tenants\/demo\/custom-pages\/[^/]+\/[0-9a-f]{32}\/index\.html$/);
@@ -77,11 +82,7 @@ describe('a custom page step over HTTP', () => {
   });
 
   it('refuses a SEND it cannot keep, keeps the step waiting and says why; a good one goes on', async () => {
-    const a = `CpA${fresh()}`;
-    const b = `CpB${fresh()}`;
-    const page = await uploadPage(a);
-    await uploadPage(b);
-    const { path } = await start(await publishWith(a, b, page.version));
+    const { path } = await journeyOfTwoPages();
     await pageUntil(path, 'id="custom-page"');
     const step = path.replace(/\?/, '/steps/CPG01_name?');
     for (const fields of [{ 'var:a': '1' }, { 'arthr:event': 'SEND', 'var:a.b': '1' }, { 'arthr:event': 'SEND', 'var:$replace': '1' }] as Record<string, string>[]) {
