@@ -20,11 +20,11 @@ export const CUSTOM_PAGE_SCREEN = 'custom-page';
 const FRAME_INPUT = 'Custom Page Frame';
 
 /**
- * What the page is told is recorded with the step (the step item holds it beside the session,
- * and the journey page carries it): at most this many bytes of JSON, so both stay far inside
- * DynamoDB's 400 KB item with the session's 192 KiB.
+ * What the page is told is recorded with the step (the instance item holds the waiting step
+ * beside its session, at most 192 KiB, and the journey page carries it): at most this many bytes
+ * of JSON, so the item stays well inside DynamoDB's 400 KB with the session full.
  */
-export const MAX_SESSION_DATA_BYTES = 128 * 1024;
+export const MAX_SESSION_DATA_BYTES = 64 * 1024;
 
 /** What a SEND may carry: a variable name as conditions read it, at most 100 of them (each value at most the form route's 10,000 characters). */
 export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
