@@ -10,7 +10,7 @@ const ID = '3b241101-e2bb-4255-8caf-4136c566a962';
 
 function record(palette: Record<string, unknown>, assets: ThemeAsset[]): ThemeRecord {
   const at = '2026-11-28T00:00:00Z';
-  return { tenantId: 'demo', id: ID, name: 'n'.repeat(100), version: 1, description: null, status: 'DEPLOYED_ACTIVE', createdDtm: at, createdBy: 'a', lastUpdatedDtm: at, lastUpdatedBy: 'a', palette, assets, revision: 0 } as ThemeRecord;
+  return { tenantId: 'demo', id: ID, name: 'n'.repeat(100), version: 1, description: '', status: 'DEPLOYED_ACTIVE', createdDtm: at, createdBy: 'a', lastUpdatedDtm: at, lastUpdatedBy: 'a', palette, assets, revision: 0 } as ThemeRecord;
 }
 
 function asset(name: string, fileExtension: string, kind: 'font' | 'image'): ThemeAsset {
