@@ -49,6 +49,7 @@ input:focus,select:focus,textarea:focus{outline:3px solid var(--input-focus);out
 button,.button{display:block;width:100%;font:inherit;font-weight:600;padding:.85rem;border:0;border-radius:.5rem;background:var(--button-bg);color:var(--button-text);text-align:center;text-decoration:none;cursor:pointer}
 .hint{color:var(--text2);font-size:.9rem}
 .camera{margin-bottom:1.1rem}.camera video,.camera img{display:block;width:100%;max-height:60vh;object-fit:cover;border-radius:.5rem;background:var(--camera-bg);margin-bottom:.6rem}
+.camera.document img{background:var(--document-bg)}
 .camera .secondary{background:var(--button2-bg);color:var(--button2-text);border:2px solid var(--button2-text);margin-bottom:.6rem}
 .buttons{display:flex;flex-direction:column;gap:.6rem}.buttons .secondary{background:var(--button2-bg);color:var(--button2-text);border:2px solid var(--button2-text)}
 fieldset{border:0;margin:0;padding:0;min-width:0}legend{font-weight:600;margin-bottom:.3rem;padding:0}

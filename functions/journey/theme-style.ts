@@ -38,6 +38,7 @@ export const THEME_PROPERTIES = [
   ['--progress-track', 'progressBar', 'trackColor'],
   ['--progress-fill', 'progressBar', 'fillColor'],
   ['--camera-bg', 'faceCapture', 'backgroundColor'],
+  ['--document-bg', 'documentCapture', 'backgroundColor'],
 ] as const satisfies readonly (readonly [`--${string}`, PaletteArea, string])[];
 
 /** The pages' own font stack, after a theme's font. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { page } from '../../../functions/journey/layout.js';
+import { renderPreview } from '../../../functions/journey/screens/preview.js';
 import { cssColour, defaultProperties, themeCss, themeStyle, THEME_PROPERTIES } from '../../../functions/journey/theme-style.js';
 import { refusalOf, relyingPartyOf } from '../../../functions/journey/refusal-chrome.js';
 import { DEFAULT_PALETTE, resolvePalette } from '../../../functions/theme-server/palette.js';
@@ -115,6 +116,15 @@ describe('a themed page', () => {
     const html = page({ lang: 'en', title: 'T', body: '', chrome: { theme: theme() } });
     expect(html).toContain(`<header class="rp" aria-label="Who this page is for"><img src="${LOGO_URL}" alt="Nordbank brand"`);
     expect(page({ lang: 'en', title: 'T', body: '', chrome: { theme: theme({ logo: null }) } })).not.toContain('<header');
+  });
+
+  it('puts a document on Confirm Image over the document capture\'s background, a face over the face capture\'s', () => {
+    const palette = resolvePalette({ documentCapture: { backgroundColor: '#202a44' }, faceCapture: { backgroundColor: '#2b0a1a' } });
+    const css = themeCss(theme({ palette }));
+    expect(css).toContain('--camera-bg:#2b0a1a;--document-bg:#202a44;');
+    const image = { dataUrl: 'data:image/png;base64,AAAA', width: 1, height: 1 };
+    expect(renderPreview({ lang: 'en', action: '/a', kind: 'document', image, chrome: { theme: theme({ palette }) } })).toContain('<div class="camera document"><img');
+    expect(renderPreview({ lang: 'en', action: '/a', kind: 'face', image })).toContain('<div class="camera"><img');
   });
 
   it('keeps the presentation\'s logo when the theme has none', () => {
