@@ -1,5 +1,6 @@
 import type { JourneyTheme } from '../process-manager/model.js';
-import { DEFAULT_PALETTE, type PaletteArea } from '../theme-server/palette.js';
+import { DEFAULT_PALETTE } from '../theme-server/default-palette.js';
+import type { PaletteArea } from '../theme-server/palette.js';
 import { parseColor } from '../theme-server/contrast.js';
 
 /**
