@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { page } from '../../../functions/journey/layout.js';
 import { renderPreview } from '../../../functions/journey/screens/preview.js';
+import { journeyErrorPage } from '../../../functions/journey/error-page.js';
+import { renderDone } from '../../../functions/journey/screens/done.js';
+import { renderGone } from '../../../functions/journey/screens/gone.js';
+import { renderPasskey } from '../../../functions/journey/screens/passkey.js';
+import { renderPaused } from '../../../functions/journey/screens/paused.js';
+import { renderRedirect } from '../../../functions/journey/screens/redirect.js';
+import { renderReview } from '../../../functions/journey/screens/review.js';
+import { renderSwitchBack, renderSwitchToPhone } from '../../../functions/journey/screens/switch-device.js';
+import { renderTrouble } from '../../../functions/journey/screens/trouble.js';
+import { renderUnsupported } from '../../../functions/journey/screens/unsupported.js';
+import { renderWaiting } from '../../../functions/journey/screens/waiting.js';
+import { renderFaceCapture } from '../../../functions/journey/screens/face-capture.js';
 import { cssColour, defaultProperties, themeCss, themeStyle, THEME_PROPERTIES } from '../../../functions/journey/theme-style.js';
 import { refusalOf, relyingPartyOf } from '../../../functions/journey/refusal-chrome.js';
 import { DEFAULT_PALETTE, resolvePalette } from '../../../functions/theme-server/palette.js';
@@ -130,6 +142,34 @@ describe('a themed page', () => {
   it('keeps the presentation\'s logo when the theme has none', () => {
     const html = page({ lang: 'en', title: 'T', body: '', chrome: { presentation: { ...presentation, logoUrl: 'https://cdn.example/l.png' }, theme: theme({ logo: null }) } });
     expect(html).toContain('<img src="https://cdn.example/l.png" alt=""');
+  });
+});
+
+describe('every hosted screen of a themed journey', () => {
+  it('carries the theme\'s style and logo, with the chrome its caller gives it', () => {
+    const chrome = { presentation, theme: theme() };
+    const screens: Record<string, string> = {
+      'switch to phone': renderSwitchToPhone({ lang: 'en', link: 'https://demo.example/journey/x/switch?s=s', chrome }),
+      'switch back': renderSwitchBack('en', chrome),
+      passkey: renderPasskey({ lang: 'en', mode: 'register', action: '/a', optionsUrl: '/o', chrome }),
+      'face capture': renderFaceCapture({ lang: 'en', action: '/a', maxBytes: 1000, notice: { retentionDays: 1, required: true }, chrome }),
+      preview: renderPreview({ lang: 'en', action: '/a', kind: 'face', chrome }),
+      paused: renderPaused('en', chrome),
+      waiting: renderWaiting('en', chrome),
+      unsupported: renderUnsupported('en', chrome),
+      redirect: renderRedirect('en', 'https://nordbank.example/back', chrome),
+      done: renderDone({ lang: 'en', redirectUrl: 'https://nordbank.example/back', chrome }),
+      review: renderReview({ lang: 'en', redirectUrl: 'https://nordbank.example/back', chrome }),
+      gone: renderGone('en', chrome),
+      trouble: renderTrouble('en', chrome),
+      'error page of a link that proved itself': journeyErrorPage(410, 'en', undefined, chrome),
+    };
+    for (const [name, html] of Object.entries(screens)) {
+      expect(html, name).toContain(`<style data-theme="${ID}">:root{--page-bg:#0b1f4d;`);
+      expect(html, name).toContain(`<img src="${LOGO_URL}" alt=""`);
+    }
+    // A link that matches nothing: no chrome, so no theme.
+    expect(journeyErrorPage(404, 'en')).not.toContain('data-theme');
   });
 });
 
