@@ -76,13 +76,15 @@ export type LambdaHandler = ((event: APIGatewayProxyEventV2) => Promise<APIGatew
  * Pages: their own inline styles, their own scripts from the service's origin (the face
  * capture's; no inline script, no other origin), images they made on the device (the camera
  * preview, a blob: URL), same-origin form posts and requests (a passkey screen asks for its
- * ceremony), and nothing else (no frames). Images may also come over https: a data form's image
- * components name them (the relying party's logo on its own host). An image can carry nothing
+ * ceremony), and nothing else (no frames: a custom page step's page adds its one frame origin,
+ * show-journey.ts). Images may also come over https: a data form's image
+ * components name them (the relying party's logo on its own host). Fonts only from the origin:
+ * a theme's (docs/themes.md) are on the tenant host. An image can carry nothing
  * out of the page but its request (no script but the service's own runs on form pages, no
  * referrer is sent), and the page makes no <img> of anything but a form's checked `src`.
  */
 export const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data: blob: https:; media-src blob: mediastream:; " +
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; font-src 'self'; img-src 'self' data: blob: https:; media-src blob: mediastream:; " +
   "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 /** Pages may use the camera (the face capture), on their own origin only; nothing else. */
 const PAGE_PERMISSIONS = 'camera=(self), microphone=(), geolocation=(), payment=(), usb=()';

@@ -2,6 +2,8 @@ import type { LocalizedText } from '../../statemachines/definition.js';
 import { isHttpsUrl, type Presentation } from '../../statemachines/presentation.js';
 import { fill, LANGUAGES, messages, type Language } from './messages/index.js';
 import { own } from '../shared/own.js';
+import type { JourneyTheme } from '../process-manager/model.js';
+import { defaultProperties, isThemeAssetPath, themeStyle } from './theme-style.js';
 
 /**
  * The frame of the hosted journey pages, rendered on the server as plain HTML: no outside CDN,
@@ -22,39 +24,50 @@ export function escapeHtml(value: unknown): string {
   return String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-const CSS = `
-*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1b1f;background:#f4f5f7}
+/**
+ * The pages' style. Its colours and font are the custom properties of theme-style.ts, whose
+ * defaults (DEFAULT_PALETTE) are the pages' own look and which a theme sets (themeStyle).
+ */
+const CSS = `${defaultProperties()}
+:root{--summary-bg:#fff5f4;--note-bg:#eff4ff;--note-success-bg:#ecfdf3;--note-warning-bg:#fffaeb;--note-error-bg:#fff5f4}
+*{box-sizing:border-box}body{margin:0;font:16px/1.5 var(--font);color:var(--text);background:var(--page-bg)}
 main{max-width:32rem;margin:0 auto;padding:1.25rem 1rem 3rem;overflow-wrap:anywhere}
-h1{font-size:1.5rem;margin:.5rem 0 .25rem}p.sub{color:#4a4d55;margin:0 0 1.25rem}
-form{background:#fff;border-radius:.75rem;padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.08)}
+h1{font-size:1.5rem;margin:.5rem 0 .25rem}p.sub{color:var(--text2);margin:0 0 1.25rem}
+a{color:var(--link)}
+form{background:var(--surface);border-radius:.75rem;padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.08)}
 .field{margin-bottom:1.1rem}label{display:block;font-weight:600;margin-bottom:.3rem}
-input,select,textarea{width:100%;font:inherit;padding:.7rem .75rem;border:1px solid #8a8f98;border-radius:.5rem;background:#fff}
-input[type=checkbox]{width:auto;margin-right:.5rem;transform:scale(1.3)}
+input,select,textarea{width:100%;font:inherit;padding:.7rem .75rem;border:1px solid var(--input-border);border-radius:.5rem;background:var(--input-bg);color:var(--input-text)}
+::placeholder{color:var(--input-placeholder);opacity:1}
+input[type=checkbox]{width:auto;margin-right:.5rem;transform:scale(1.3);accent-color:var(--primary)}
 .check label{display:flex;align-items:center;font-weight:400}
-input:focus,select:focus,textarea:focus,button:focus,a:focus{outline:3px solid #2563eb;outline-offset:2px}
-.invalid input,.invalid select,.invalid textarea{border-color:#b42318}
-.error{color:#b42318;font-size:.95rem;margin-top:.3rem}
-.summary{border:2px solid #b42318;border-radius:.5rem;padding:.75rem 1rem;margin-bottom:1rem;background:#fff5f4}
-.summary a{color:#b42318}
-button,.button{display:block;width:100%;font:inherit;font-weight:600;padding:.85rem;border:0;border-radius:.5rem;background:#1d4ed8;color:#fff;text-align:center;text-decoration:none;cursor:pointer}
-.hint{color:#4a4d55;font-size:.9rem}
-.camera{margin-bottom:1.1rem}.camera video,.camera img{display:block;width:100%;max-height:60vh;object-fit:cover;border-radius:.5rem;background:#111;margin-bottom:.6rem}
-.camera .secondary{background:#fff;color:#1d4ed8;border:2px solid #1d4ed8;margin-bottom:.6rem}
-.buttons{display:flex;flex-direction:column;gap:.6rem}.buttons .secondary{background:#fff;color:#1d4ed8;border:2px solid #1d4ed8}
+button:focus,a:focus{outline:3px solid var(--primary);outline-offset:2px}
+input:focus,select:focus,textarea:focus{outline:3px solid var(--input-focus);outline-offset:2px}
+.invalid input,.invalid select,.invalid textarea{border-color:var(--error)}
+.error{color:var(--error);font-size:.95rem;margin-top:.3rem}
+.summary{border:2px solid var(--error);border-radius:.5rem;padding:.75rem 1rem;margin-bottom:1rem;background:var(--summary-bg)}
+.summary a{color:var(--error)}
+button,.button{display:block;width:100%;font:inherit;font-weight:600;padding:.85rem;border:0;border-radius:.5rem;background:var(--button-bg);color:var(--button-text);text-align:center;text-decoration:none;cursor:pointer}
+.hint{color:var(--text2);font-size:.9rem}
+.camera{margin-bottom:1.1rem}.camera video,.camera img{display:block;width:100%;max-height:60vh;object-fit:cover;border-radius:.5rem;background:var(--camera-bg);margin-bottom:.6rem}
+.camera.document img{background:var(--document-bg)}
+.camera .secondary{background:var(--button2-bg);color:var(--button2-text);border:2px solid var(--button2-text);margin-bottom:.6rem}
+.buttons{display:flex;flex-direction:column;gap:.6rem}.buttons .secondary{background:var(--button2-bg);color:var(--button2-text);border:2px solid var(--button2-text)}
 fieldset{border:0;margin:0;padding:0;min-width:0}legend{font-weight:600;margin-bottom:.3rem;padding:0}
-.choice{display:flex;align-items:center;font-weight:400;margin:.35rem 0}input[type=radio]{width:auto;margin-right:.6rem;transform:scale(1.3)}
-.readonly input,.readonly textarea{background:#f4f5f7;border-style:dashed}
+.choice{display:flex;align-items:center;font-weight:400;margin:.35rem 0}input[type=radio]{width:auto;margin-right:.6rem;transform:scale(1.3);accent-color:var(--primary)}
+.readonly input,.readonly textarea{background:var(--page-bg);color:var(--text);border-style:dashed}
 .para{margin:0 0 1.1rem}.image{margin:0 0 1.1rem}.image img{display:block;max-width:100%;height:auto}
-.note{border-left:4px solid #2563eb;background:#eff4ff;padding:.75rem 1rem;border-radius:.25rem;margin-bottom:1.1rem}
+.note{border-left:4px solid var(--primary);background:var(--note-bg);padding:.75rem 1rem;border-radius:.25rem;margin-bottom:1.1rem}
 .note.closable{position:relative;padding-right:3.25rem}.note .note-close{position:absolute;top:.25rem;right:.25rem;width:2.75rem;height:2.75rem;padding:0;background:none;color:inherit;font-size:1.5rem;line-height:1}
-.note-success{border-color:#067647;background:#ecfdf3}.note-warning{border-color:#b54708;background:#fffaeb}.note-error{border-color:#b42318;background:#fff5f4}
+.note-success{border-color:var(--success);background:var(--note-success-bg)}.note-warning{border-color:#b54708;background:var(--note-warning-bg)}.note-error{border-color:var(--error);background:var(--note-error-bg)}
 .status{margin:.4rem 0 .8rem}[hidden]{display:none!important}
 .rules{margin:.2rem 0 1.1rem;padding-left:0;list-style:none}.rules li{padding-left:1.6rem;position:relative;margin:.2rem 0}
-.rules li::before{content:'○';position:absolute;left:.2rem;color:#4a4d55}.rules li[data-ok=true]::before{content:'✓';color:#067647;font-weight:700}
-.rp{display:flex;align-items:center;gap:.6rem;max-width:32rem;margin:0 auto;padding:.75rem 1rem 0;font-weight:600}.rp img{max-height:40px;max-width:10rem;width:auto}
-.progress{margin:.25rem 0 .5rem;color:#4a4d55;font-size:.9rem}.progress progress{display:block;width:100%;height:.5rem;accent-color:#1d4ed8}
-footer{max-width:32rem;margin:0 auto;padding:0 1rem 2rem;font-size:.9rem;color:#4a4d55}footer a{color:#1d4ed8}footer ul{list-style:none;padding:0;margin:.25rem 0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
-.consent{background:#fff;border:1px solid #c9ccd3;border-radius:.5rem;padding:.75rem 1rem;margin-bottom:1.1rem}.consent h2{font-size:1.1rem;margin:0 0 .4rem}.consent a{color:#1d4ed8}
+.rules li::before{content:'○';position:absolute;left:.2rem;color:var(--text2)}.rules li[data-ok=true]::before{content:'✓';color:var(--success);font-weight:700}
+.rp{display:flex;align-items:center;gap:.6rem;padding:.75rem max(1rem,calc(50% - 15rem));font-weight:600;background:var(--header-bg);color:var(--header-text)}.rp img{max-height:40px;max-width:10rem;width:auto}
+.progress{margin:.25rem 0 .5rem;color:var(--text2);font-size:.9rem}
+.progress progress{display:block;width:100%;height:.5rem;appearance:none;border:0;border-radius:.25rem;background:var(--progress-track);color:var(--progress-fill);overflow:hidden}
+.progress progress::-webkit-progress-bar{background:var(--progress-track)}.progress progress::-webkit-progress-value{background:var(--progress-fill)}.progress progress::-moz-progress-bar{background:var(--progress-fill)}
+footer{max-width:32rem;margin:0 auto;padding:0 1rem 2rem;font-size:.9rem;color:var(--text2)}footer ul{list-style:none;padding:0;margin:.25rem 0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
+.consent{background:var(--surface);border:1px solid #c9ccd3;border-radius:.5rem;padding:.75rem 1rem;margin-bottom:1.1rem}.consent h2{font-size:1.1rem;margin:0 0 .4rem}
 button[aria-busy=true],button:disabled{opacity:.75;cursor:progress}
 form:has(#face-consent:not(:checked)) .capture{display:none}form:has(#face-consent:checked) #consent-hint{display:none}
 img.chosen{display:block;max-width:100%;max-height:40vh;margin-top:.6rem;border-radius:.5rem}`;
@@ -71,6 +84,8 @@ export interface PageChrome {
   progress?: readonly [n: number, of: number] | undefined;
   /** This page in another language (the language switch); absent: no switch. */
   languageHref?: ((lang: Language) => string) | undefined;
+  /** The relying party's theme (the instance's, theme-style.ts): its colours, font and logo. */
+  theme?: JourneyTheme | undefined;
 }
 
 export interface PageInput {
@@ -93,12 +108,20 @@ export interface PageInput {
  */
 export const PAGE_SCRIPT = '/journey/assets/page.js';
 
-/** The relying party above the page: its logo (an https URL, checked again here as a page must never carry another source) and name. */
-function header(lang: Language, p: Presentation | undefined): string {
-  if (!p) return '';
-  // The logo is decorative beside the name, which says the same: an empty alt keeps screen readers from reading it twice.
-  const logo = p.logoUrl && isHttpsUrl(p.logoUrl) ? `<img src="${escapeHtml(p.logoUrl)}" alt="" height="40" referrerpolicy="no-referrer" decoding="async">` : '';
-  return `<header class="rp" aria-label="${escapeHtml(messages(lang).chromeFrom)}">${logo}<span>${escapeHtml(p.name)}</span></header>`;
+/**
+ * The relying party above the page: its logo and name. The logo is the theme's (same origin,
+ * its path checked again) or else the presentation's (an https URL, checked again here as a page
+ * must never carry another source).
+ */
+function header(lang: Language, p: Presentation | undefined, theme: JourneyTheme | undefined): string {
+  const themed = theme?.logo && isThemeAssetPath(theme.logo.url) ? theme.logo.url : undefined;
+  const src = themed ?? (p?.logoUrl && isHttpsUrl(p.logoUrl) ? p.logoUrl : undefined);
+  if (!p && !themed) return '';
+  // Beside the name the logo is decorative, the name says the same: an empty alt keeps screen
+  // readers from reading it twice. Alone (a theme, no presentation), it is named by the theme.
+  const alt = p ? '' : theme!.name;
+  const logo = src ? `<img src="${escapeHtml(src)}" alt="${escapeHtml(alt)}" height="40" referrerpolicy="no-referrer" decoding="async">` : '';
+  return `<header class="rp" aria-label="${escapeHtml(messages(lang).chromeFrom)}">${logo}${p ? `<span>${escapeHtml(p.name)}</span>` : ''}</header>`;
 }
 
 function progressBar(lang: Language, progress: PageChrome['progress']): string {
@@ -155,11 +178,11 @@ export function page(input: PageInput): string {
 <meta name="referrer" content="no-referrer">
 ${refresh.head}
 <title>${escapeHtml(chrome?.presentation ? `${input.title} – ${chrome.presentation.name}` : input.title)}</title>
-<style>${CSS}</style>
+<style>${CSS}</style>${themeStyle(chrome?.theme)}
 ${[...new Set(scripts)].map((src) => `<script src="${escapeHtml(src)}" defer></script>`).join('\n')}
 </head>
 <body data-sending="${escapeHtml(messages(input.lang).sending)}"${refresh.body}>
-${header(input.lang, chrome?.presentation)}
+${header(input.lang, chrome?.presentation, chrome?.theme)}
 <main>
 ${progressBar(input.lang, chrome?.progress)}
 ${input.body}

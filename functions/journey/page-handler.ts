@@ -15,14 +15,14 @@ type Out<T> = T extends z4.$ZodType ? z4.output<T> : undefined;
  */
 export function journeyErrorPage(status: number, event: APIGatewayProxyEventV2, err?: unknown): string {
   const query = new URLSearchParams(event.rawQueryString ?? '');
-  const presentation = relyingPartyOf(err);
+  const relyingParty = relyingPartyOf(err);
   const get = event.requestContext?.http?.method === 'GET';
   const languageHref = (l: string) => {
     const q = new URLSearchParams(query);
     q.set('lang', l);
     return `${event.rawPath}?${q.toString()}`;
   };
-  return errorPageIn(status, query.get('lang') ?? undefined, event.headers?.['accept-language'], presentation && { presentation, ...(get ? { languageHref } : {}) });
+  return errorPageIn(status, query.get('lang') ?? undefined, event.headers?.['accept-language'], relyingParty && { ...relyingParty, ...(get ? { languageHref } : {}) });
 }
 
 /** apiHandler for the journey's pages (`html` routes): their errors are answered with the journey's own error page. */

@@ -8,10 +8,7 @@ import { renderWaiting } from './screens/waiting.js';
 import { relyingPartyOf } from './refusal-chrome.js';
 
 /** The relying party's chrome for the page of a resume that proved itself. */
-const chromeOfRefusal = (err: unknown) => {
-  const presentation = relyingPartyOf(err);
-  return presentation && { presentation };
-};
+const chromeOfRefusal = (err: unknown) => relyingPartyOf(err);
 
 /**
  * The resume URL, opened (by the end user's browser, or by the relying party's backend): the

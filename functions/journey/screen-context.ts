@@ -64,7 +64,8 @@ export function screenOf(record: ProcessInstanceRecord, step: WaitingStep, capab
 
 /**
  * What a journey's pages show around their screens, from the instance (its definition version's
- * `pages`, copied when it was created): the relying party, and at a step the step's progress;
+ * `pages`, copied when it was created, and the theme resolved then): the relying party and its
+ * theme, and at a step the step's progress;
  * the language switch links to the journey page in each language.
  */
 export function chromeOf(
@@ -77,6 +78,7 @@ export function chromeOf(
   return {
     presentation: record.pages?.presentation,
     progress,
+    theme: record.pages?.theme,
     languageHref: (l) => journeyUrl(record, capability, l),
   };
 }

@@ -10,6 +10,7 @@ import type { StepProgress } from '../../statemachines/progress.js';
 import type { PROCESS_TOKEN_STATUSES, PROCESS_TOKEN_TYPES } from './tokens/token-schemas.js';
 import type { EventEnvelope } from '../shared/events.js';
 import type { KeyedSource } from '../shared/keyed-list.js';
+import type { ResolvedPalette } from '../theme-server/palette.js';
 
 // ---------------------------------------------------------------------------------------------
 // Definitions
@@ -107,6 +108,23 @@ export interface ProcessDefinitionRecord {
 export interface JourneyPages {
   presentation?: Presentation;
   progress?: StepProgress;
+  /**
+   * The definition's theme as the pages paint it, snapshotted when the instance is created (on
+   * instances only: a journey keeps the look it started with, as it keeps its definition version,
+   * and its pages read no theme). The shape of theme-server's ResolvedTheme, URLs origin-relative.
+   */
+  theme?: JourneyTheme;
+}
+
+/** A theme resolved for the pages (functions/theme-server/resolved-theme.ts), as an instance keeps it. */
+export interface JourneyTheme {
+  id: string;
+  name: string;
+  version: number;
+  palette: ResolvedPalette;
+  fontFamily: string | null;
+  fonts: { family: string; url: string; format: string }[];
+  logo: { name: string; url: string; contentType: string } | null;
 }
 
 /** A version's documents, read apart from its metadata (they may be megabytes). */

@@ -1,5 +1,6 @@
 import * as z from '../shared/zod.js';
 import { contrastRatio, parseColor } from './contrast.js';
+import { DEFAULT_PALETTE as DEFAULTS } from './default-palette.js';
 
 /**
  * A theme's palette: colours by the areas the family's theme editor names (general, buttons,
@@ -86,20 +87,8 @@ export const PaletteSchema = z.withMeta(z.looseObject(areaSchemas), {
     'areas and members not listed are kept as sent and not used. The pairs a person reads are checked for WCAG AA contrast (docs/themes.md).',
 }) as unknown as z.ZodMiniType<Palette>;
 
-/** The hosted pages' own look: what a palette leaves out. Passes every check below. */
-export const DEFAULT_PALETTE: ResolvedPalette = {
-  general: { backgroundColor: '#f4f5f7', surfaceColor: '#ffffff', primaryColor: '#1d4ed8', errorColor: '#b42318', successColor: '#067647', fontFamily: '' },
-  buttons: { primaryBackgroundColor: '#1d4ed8', primaryTextColor: '#ffffff', secondaryBackgroundColor: '#ffffff', secondaryTextColor: '#1d4ed8' },
-  text: { primaryColor: '#1b1b1f', secondaryColor: '#4a4d55', linkColor: '#1d4ed8' },
-  inputs: { backgroundColor: '#ffffff', textColor: '#1b1b1f', placeholderColor: '#5f636b', borderColor: '#8a8f98', focusColor: '#1d4ed8' },
-  countrySelection: { backgroundColor: '#ffffff', textColor: '#1b1b1f', selectedBackgroundColor: '#1d4ed8', selectedTextColor: '#ffffff' },
-  documentSelection: { backgroundColor: '#ffffff', textColor: '#1b1b1f', selectedBackgroundColor: '#1d4ed8', selectedTextColor: '#ffffff' },
-  documentCapture: { backgroundColor: '#111111', textColor: '#ffffff', frameColor: '#ffffff' },
-  faceCapture: { backgroundColor: '#111111', textColor: '#ffffff', ovalColor: '#ffffff' },
-  header: { backgroundColor: '#ffffff', textColor: '#1b1b1f' },
-  stepper: { backgroundColor: '#ffffff', textColor: '#1b1b1f', activeColor: '#1d4ed8', completedColor: '#067647' },
-  progressBar: { trackColor: '#c9ccd3', fillColor: '#1d4ed8' },
-};
+/** The hosted pages' own look: what a palette leaves out (default-palette.ts, which the pages import without this schema). */
+export const DEFAULT_PALETTE: ResolvedPalette = DEFAULTS;
 
 /** The palette as the pages paint it: each member given, else the default. */
 export function resolvePalette(palette: Palette): ResolvedPalette {

@@ -23,7 +23,11 @@ import { orderedPage } from '../shared/keyed-list.js';
 import { parseSort, type CursorPage, type SortOrder } from '../shared/page.js';
 import type { CreateStatus, DeploymentStatus } from '../process-manager/model.js';
 import { checkAsset, decodeAssetResource, InvalidThemeAssetError, MAX_ASSETS_PER_THEME, ThemeAssetLimitError } from './assets.js';
-import { contrastFailures, resolvePalette, type Palette, type ResolvedPalette } from './palette.js';
+import { contrastFailures, type Palette } from './palette.js';
+import { assetPath, resolveTheme } from './resolved-theme.js';
+
+// The screens' interface lives in its own module, so what reads it (an instance's creation) carries no theme logic.
+export { assetPath, resolveTheme, resolvedTheme, type ResolvedTheme } from './resolved-theme.js';
 import type { ThemeAsset, ThemeAssetStore, ThemeRecord, ThemeStore, ThemeSummary } from './model.js';
 
 export class ThemeExistsError extends apiError('THEME_EXISTS') {
@@ -170,11 +174,6 @@ export async function addThemeAsset(
   return write(d.themes, changed(record, ctx, { assets: [...others, asset] }));
 }
 
-/** `/themes/{themeId}/assets/{secret}/{name}.{extension}` on the tenant host. */
-export function assetPath(themeId: string, asset: Pick<ThemeAsset, 'secret' | 'name' | 'fileExtension'>): string {
-  return `/themes/${themeId}/assets/${asset.secret}/${encodeURIComponent(asset.name)}.${asset.fileExtension}`;
-}
-
 /** A version as `GET .../themes/{id}/all` reads it; asset paths are absolute URLs on the caller's tenant origin. */
 export function themeView(r: ThemeRecord, origin: string) {
   return {
@@ -211,44 +210,6 @@ export async function themesPage(
     view: (records) => records.map(themeSummary),
     instead: 'leave the list unsorted, whose pages read only themselves',
   });
-}
-
-export interface ResolvedTheme {
-  id: string;
-  name: string;
-  version: number;
-  palette: ResolvedPalette;
-  fontFamily: string | null;
-  fonts: { family: string; url: string; format: 'woff2' | 'woff' | 'truetype' | 'opentype' }[];
-  logo: { name: string; url: string; contentType: string } | null;
-}
-
-const FONT_FORMATS = { woff2: 'woff2', woff: 'woff', ttf: 'truetype', otf: 'opentype' } as const;
-
-/** What the hosted pages make of a version (see the top of this file); `origin` '' gives origin-relative URLs. */
-export function resolveTheme(r: ThemeRecord, origin = ''): ResolvedTheme {
-  const fonts = r.assets
-    .filter((a) => a.kind === 'font')
-    .map((a) => ({ family: a.name, url: `${origin}${assetPath(r.id, a)}`, format: FONT_FORMATS[a.fileExtension as keyof typeof FONT_FORMATS] }));
-  const palette = resolvePalette(r.palette as Palette);
-  const wanted = palette.general.fontFamily;
-  const images = r.assets.filter((a) => a.kind === 'image');
-  const logo = images.find((a) => a.name.toLowerCase() === 'logo') ?? images.find((a) => a.name.toLowerCase().includes('logo'));
-  return {
-    id: r.id,
-    name: r.name,
-    version: r.version,
-    palette,
-    fontFamily: fonts.find((f) => f.family === wanted)?.family ?? fonts[0]?.family ?? null,
-    fonts,
-    logo: logo ? { name: logo.name, url: `${origin}${assetPath(r.id, logo)}`, contentType: logo.contentType } : null,
-  };
-}
-
-/** The interface for the hosted screens: a tenant's theme as the pages paint it, or undefined when it has none of that id. */
-export async function resolvedTheme(themes: Pick<ThemeStore, 'get'>, tenantId: string, themeId: string): Promise<ResolvedTheme | undefined> {
-  const record = await themes.get(tenantId, themeId);
-  return record ? resolveTheme(record) : undefined;
 }
 
 /** A theme as its public URL (themeUrl) shows it. */

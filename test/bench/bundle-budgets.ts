@@ -68,12 +68,13 @@ export const ROUTE_BUNDLE_BUDGETS: Readonly<Record<string, { kb: number; why: st
       '(EDITABLE) and `themeId`, the read\'s `resources` schema, and the catalogue grew by the review, pause, switch and flow activities. Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 373.6 KB). Raised again when issue 27 merged (measured 378.3 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice. Raised again with themes (issue 28, measured 380.4 KB): a `themeId` is checked to name a theme of the tenant (the theme versions\' reader and the UNKNOWN_THEME check), and the error catalogue every route carries gained the theme codes',
   },
   submitFaceCapture: {
-    kb: 309,
+    kb: 314,
     why:
       'decodes the captured JPEG or PNG (jpeg-js and pngjs, about 50 KB) to check the face in it: its job. Raised from 280 KB when ' +
       'its images came to go through the tenant role (per-tenant S3 clients, pre-signing with a session that outlives the URL) beside ' +
       'the tenant scope every route carries. Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 290 KB). Raised again when issue 27 merged (measured 302.1 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice. ' +
-      'Raised again when custom pages merged beside themes (issue 28, measured 306.3 KB): the error catalogue and the key layout that every route carries gained the custom pages\' 17 codes and the themes\' 8, and their object keys',
+      'Raised again when custom pages merged beside themes (issue 28, measured 306.3 KB): the error catalogue and the key layout that every route carries gained the custom pages\' 17 codes and the themes\' 8, and their object keys ' +
+      'Raised again when the hosted pages came to wear the relying party\'s theme (issue 28, measured 311.9 KB): the pages\' colours and font as CSS custom properties with their defaults (DEFAULT_PALETTE) and the theme\'s style, checked again before it reaches CSS (journey/theme-style.ts with the palette\'s colour parser), about 5.5 KB on every journey page route',
   },
   openapi: {
     kb: 359,
@@ -119,16 +120,17 @@ export const ROUTE_BUNDLE_BUDGETS: Readonly<Record<string, { kb: number; why: st
       'Raised again when custom pages merged beside themes (issue 28, measured 269.6 KB): the error catalogue and the key layout that every route carries gained the custom pages\' 17 codes and the themes\' 8, and their object keys',
   },
   showJourney: {
-    kb: 324,
+    kb: 330,
     why:
       "shows a Switch Device step's QR code, drawn on the server as inline SVG (qrcode-generator 2.0.4, 21 KB), and completes a step back " +
       "to the computer when the computer's page takes the journey back from the phone (the user steps' completion path with its output " +
       'parameters\' JUEL, about 27 KB, which every submission route carries too): 233 KB before. The way down: the QR code as an image ' +
       'from a route of its own, and the take-back behind a redirect to one. Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 303.6 KB). Raised again when issue 27 merged (measured 316.9 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice. Raised again with themes (issue 28, measured 319.1 KB): the error catalogue, permissions and key layout every route carries gained the theme codes and the theme asset key (about 0.5 KB). ' +
-      'Raised again when custom pages merged beside themes (issue 28, measured 321.5 KB): the error catalogue and the key layout that every route carries gained the custom pages\' 17 codes and the themes\' 8, and their object keys',
+      'Raised again when custom pages merged beside themes (issue 28, measured 321.5 KB): the error catalogue and the key layout that every route carries gained the custom pages\' 17 codes and the themes\' 8, and their object keys ' +
+      'Raised again when the hosted pages came to wear the relying party\'s theme (issue 28, measured 327.1 KB): the pages\' colours and font as CSS custom properties with their defaults (DEFAULT_PALETTE) and the theme\'s style, checked again before it reaches CSS (journey/theme-style.ts with the palette\'s colour parser), about 5.5 KB on every journey page route',
   },
   submitPasscodeStep: {
-    kb: 292,
+    kb: 298,
     why:
       'judges a passcode screen: SRP (tssrp6a, 14 KB) and the data form it shows with its field checks (statemachines/forms.ts, ' +
       'jsep conditions, 20 KB). It crossed 250 KB when the tenant rate limit\'s leases came into every bundle (0.6 KB), and grew 7 KB ' +
@@ -137,7 +139,8 @@ export const ROUTE_BUNDLE_BUDGETS: Readonly<Record<string, { kb: number; why: st
       'never uses; splitting their list halves out frees about 15 KB. Raised from 262 KB with the tenant roles (tenant scope and ' +
       'session cache in every route, about 2 KB). Raised from 265 KB when every journey route came to accept the capability of a phone a ' +
       'Switch Device step moved the journey to (a device read, its key and two error codes, 0.6 KB). Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 273.8 KB). Raised again when issue 27 merged (measured 285.2 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice. Raised again with themes (issue 28, measured 287.1 KB): the error catalogue, permissions and key layout every route carries gained the theme codes and the theme asset key (about 0.5 KB). ' +
-      'Raised again when custom pages merged beside themes (issue 28, measured 289.5 KB): the error catalogue and the key layout that every route carries gained the custom pages\' 17 codes and the themes\' 8, and their object keys',
+      'Raised again when custom pages merged beside themes (issue 28, measured 289.5 KB): the error catalogue and the key layout that every route carries gained the custom pages\' 17 codes and the themes\' 8, and their object keys ' +
+      'Raised again when the hosted pages came to wear the relying party\'s theme (issue 28, measured 295.1 KB): the pages\' colours and font as CSS custom properties with their defaults (DEFAULT_PALETTE) and the theme\'s style, checked again before it reaches CSS (journey/theme-style.ts with the palette\'s colour parser), about 5.5 KB on every journey page route',
   },
   createUserDataArchive: {
     kb: 283,
@@ -146,13 +149,22 @@ export const ROUTE_BUNDLE_BUDGETS: Readonly<Record<string, { kb: number; why: st
       'raised from 267 KB with the tenant roles (tenant scope, session cache, per-tenant S3 and DynamoDB clients, about 2.5 KB). Raised again when the family\'s journeys merged (issue 26): the catalogue every definition route and journey page carries gained eleven activities (review, pause, switch, flow), and the instance records and stores the review, pause, redirect and device holder (measured 274.3 KB). Raised again when issue 27 merged (measured 276.7 KB): the sandbox\'s forced checks and test-mode marks, the pages\' presentation, progress and kept refusals on the instance and step records and stores, and (journey routes) the page chrome, consent notice and language choice. ' +
       'Raised again when custom pages merged beside themes (issue 28, measured 280.2 KB): the error catalogue and the key layout that every route carries gained the custom pages\' 17 codes and the themes\' 8, and their object keys',
   },
+  submitPasskeyStep: {
+    kb: 257,
+    why:
+      'checks a passkey ceremony (@simplewebauthn/server, in a layer) and shows the passkey screen. It crossed 250 KB (measured 254.1 KB) ' +
+      'when the hosted pages came to wear the relying party\'s theme (issue 28): the pages\' colours and font as CSS custom properties with ' +
+      'their defaults (DEFAULT_PALETTE) and the theme\'s style, checked again before it reaches CSS (journey/theme-style.ts with the ' +
+      'palette\'s colour parser), about 5.5 KB on every journey page route. The way down is the one of submitPasscodeStep: the stores\' list halves split out',
+  },
   submitJourneyStep: {
-    kb: 253,
+    kb: 259,
     why:
       'judges a data form step: its fields and checks (statemachines/forms.ts, jsep conditions), phone numbers (awesome-phonenumber in a ' +
       'layer) and the step completion path with its output parameters. It crossed 250 KB (measured 251.2 KB) when custom pages merged beside ' +
       'themes (issue 28): the error catalogue and the key layout every route carries gained 25 codes and their object keys. The way down is ' +
-      'the one of submitPasscodeStep: the stores\' list halves split out',
+      'the one of submitPasscodeStep: the stores\' list halves split out ' +
+      'Raised again when the hosted pages came to wear the relying party\'s theme (issue 28, measured 256.8 KB): the pages\' colours and font as CSS custom properties with their defaults (DEFAULT_PALETTE) and the theme\'s style, checked again before it reaches CSS (journey/theme-style.ts with the palette\'s colour parser), about 5.5 KB on every journey page route',
   },
 };
 

@@ -281,7 +281,7 @@ describe('a refused resume link', () => {
     await resume(d, r, { actor: 'apikey:bank' });
     const used = await resume(d, r, { secret }).catch((err: unknown) => err);
     expect(used).toMatchObject({ code: 'RESUME_ALREADY_USED' });
-    expect(relyingPartyOf(used)).toEqual({ name: 'Nordbank' });
+    expect(relyingPartyOf(used)).toEqual({ presentation: { name: 'Nordbank' } });
     const wrong = await resume(d, r, { secret: `${secret.slice(0, -2)}xx` }).catch((err: unknown) => err);
     expect(wrong).toMatchObject({ code: 'RESUME_NOT_AVAILABLE' });
     expect(relyingPartyOf(wrong)).toBeUndefined();

@@ -21,7 +21,7 @@ export function renderPreview(input: {
   const title = input.kind === 'face' ? s.previewFaceTitle : s.previewDocumentTitle;
   const text = input.kind === 'face' ? s.previewFaceText : s.previewDocumentText;
   const shown = input.image
-    ? `<div class="camera"><img src="${escapeHtml(input.image.dataUrl)}" alt="${escapeHtml(s.previewAlt)}" width="${input.image.width}" height="${input.image.height}"></div>`
+    ? `<div class="camera${input.kind === 'document' ? ' document' : ''}"><img src="${escapeHtml(input.image.dataUrl)}" alt="${escapeHtml(s.previewAlt)}" width="${input.image.width}" height="${input.image.height}"></div>`
     : `<div class="note note-warning" role="status"><p>${escapeHtml(s.previewNone)}</p></div>`;
   return page({
     lang: input.lang,

@@ -19,6 +19,8 @@ import { log } from '../../http/log.js';
 import { stateFor } from '../../shared/session-state.js';
 import { countInstanceCreated } from '../../observability/metrics.js';
 import { publicThemePath } from '../../theme-server/theme-references.js';
+import { resolvedTheme } from '../../theme-server/resolved-theme.js';
+import type { ThemeStore } from '../../theme-server/model.js';
 
 export interface CreateInstanceInput {
   tenantId: string;
@@ -41,6 +43,8 @@ export interface CreateInstanceDeps extends StatusDeps {
   /** Pre-signs the uploads a token's `processInstanceInit.externalSources.faceUploads` asks for. */
   uploads: Pick<InstanceImageStore, 'uploadUrl'>;
   faceUploadKey: FaceUploadKey;
+  /** The definition's theme, read once here and kept with the instance (JourneyPages.theme). */
+  themes: Pick<ThemeStore, 'get'>;
 }
 
 export function idempotencyKeyOf(headers: IncomingHttpHeaders | Record<string, string | undefined>): string | undefined {
@@ -98,11 +102,14 @@ export async function createInstance(d: CreateInstanceDeps, input: CreateInstanc
   }
   if (statusOf(definition) !== 'DEPLOYED_ACTIVE') throw new DefinitionNotActiveError(definition.name, definition.version, statusOf(definition));
 
+  // The theme as it is now, painted on every page of the journey without another read (docs/themes.md).
+  const theme = definition.themeId ? await resolvedTheme(d.themes, tenantId, definition.themeId) : undefined;
   const { record, capability } = newInstance(token, definition, {
     tenantId,
     actor: input.actor,
     now,
     origin: input.origin,
+    theme,
     ...(input.extraParameters ? { extraParameters: input.extraParameters } : {}),
   });
   // An upload slot per image key the token names, each with a URL pre-signed for it alone.

@@ -5,6 +5,7 @@ import {
   FINAL_INSTANCE_STATUSES,
   statusMappedOf,
   type InstanceView,
+  type JourneyTheme,
   type ProcessDefinitionRecord,
   type ProcessInstanceRecord,
   type ProcessInstanceStore,
@@ -57,7 +58,7 @@ export function tokenRefusal(token: ProcessTokenRecord, now: Date): ProcessToken
 export function newInstance(
   token: ProcessTokenRecord,
   definition: ProcessDefinitionRecord,
-  ctx: { tenantId: string; actor: string; now: Date; extraParameters?: Record<string, string>; origin?: string },
+  ctx: { tenantId: string; actor: string; now: Date; extraParameters?: Record<string, string>; origin?: string; theme?: JourneyTheme | undefined },
 ): { record: ProcessInstanceRecord; capability: string } {
   // Every version that is or was DEPLOYED_ACTIVE records its state machine; only an active one starts journeys.
   if (!definition.stateMachineArn) throw new Error(`process definition ${definition.id} has no state machine: it was never active`);
@@ -78,8 +79,8 @@ export function newInstance(
       createdAt: created.toISOString(),
       lastUpdatedAt: created.toISOString(),
       retentionDays: definition.retentionDays,
-      // What the journey's pages show beside its steps: the version's, as it was published.
-      ...(definition.pages ? { pages: definition.pages } : {}),
+      // What the journey's pages show beside its steps: the version's, as it was published, and its theme as it is now.
+      ...(definition.pages || ctx.theme ? { pages: { ...definition.pages, ...(ctx.theme ? { theme: ctx.theme } : {}) } } : {}),
       expiringDtm: expiring.toISOString(),
       expiresAt: Math.floor(expiring.getTime() / 1000),
       parameters: { ...token.parameters, ...ctx.extraParameters },
