@@ -49,6 +49,13 @@ describe('the welcome example', () => {
     await frame.getByRole('button', { name: 'Continue' }).click();
 
     await page.getByRole('heading', { name: 'How to reach you' }).waitFor({ timeout: 20_000 });
+    // The harbour theme on the hosted form: its header colour, its font, its logo.
+    type El = { ownerDocument: { defaultView: { getComputedStyle(e: unknown): { backgroundColor: string; fontFamily: string } } } };
+    expect(await page.locator('header').first().evaluate((e) => (e as unknown as El).ownerDocument.defaultView.getComputedStyle(e).backgroundColor)).toBe('rgb(11, 79, 87)');
+    expect(await page.locator('body').evaluate((e) => (e as unknown as El).ownerDocument.defaultView.getComputedStyle(e).fontFamily)).toMatch(/^"?Lato"?/);
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { fonts: { check(f: string): boolean } } }).document.fonts.check('16px Lato'))).toBe(true);
+    expect(await page.locator('header img').evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+
     expect(await page.getByLabel('We will call you').inputValue()).toBe('Gracie');
     await page.getByLabel('Phone number').fill('+44 20 7946 0958');
     await page.screenshot({ path: `${SHOTS}/example-welcome-2-form.png`, fullPage: true });
