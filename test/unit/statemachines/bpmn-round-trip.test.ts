@@ -573,6 +573,34 @@ describe('definitionToBpmn', () => {
     }
   });
 
+  it('writes custom page steps back as the family has them: both listeners, Session Data as a map of expressions, their timers', async () => {
+    const files = [
+      readFileSync(join(import.meta.dirname, '../../fixtures/e2e/custom-pages.bpmn'), 'utf8').replace('${NAME_VERSION}', '${4}'),
+      readFileSync(join(import.meta.dirname, '../../../statemachines/examples/welcome.bpmn'), 'utf8'),
+    ];
+    for (const file of files) {
+      const converted = bpmnToDefinition(await parseBpmn(file), { name: 'fixture', version: 1 });
+      if ('problems' in converted) throw new Error(JSON.stringify(converted.problems));
+      const def = validateDefinition(converted.definition);
+      const { xml, back } = await roundTrip(def);
+      expect(xml).toContain('delegateExpression="${customPageV1}" event="start"');
+      expect(xml).toContain('delegateExpression="${customPageEndV1}" event="end"');
+      expect(compile(back)).toEqual(compile(def));
+      const states = (compile(def) as { States: Record<string, { Parameters?: { Payload?: Record<string, unknown> } }> }).States;
+      for (const [id, activity] of Object.entries(def.activities).filter(([, a]) => a.type === 'CUSTOM_PAGE')) {
+        expect(back.activities[id]?.inputs, id).toEqual(activity.inputs);
+        expect(back.activities[id]?.timer, id).toEqual(activity.timer);
+        // The page is told its time: the timer's seconds go to the activity function with the step.
+        expect(states[id]?.Parameters?.Payload?.timeoutSeconds, id).toBe(270);
+      }
+      // A user step without a timer sends none (its Step Timeout is among its inputs).
+      for (const [id, activity] of Object.entries(def.activities).filter(([, a]) => a.type === 'DATA_FORM')) {
+        expect(states[id]?.Parameters?.Payload, id).not.toHaveProperty('timeoutSeconds');
+        expect(activity.timer, id).toBeUndefined();
+      }
+    }
+  });
+
   it('writes a definition whose rules are all constant as a decider of the outcome (one transition less)', async () => {
     const def = validateDefinition({
       name: 'constant',
