@@ -125,11 +125,19 @@ async function watched(page: Page): Promise<string[]> {
   return problems;
 }
 
+/** What the page SENDs, posted by the host: the next journey page has loaded. */
+async function sent(page: Page, act: () => Promise<void>): Promise<void> {
+  const loaded = page.waitForEvent('load', { timeout: 20_000 });
+  await act();
+  await loaded;
+}
+
 /** The custom page's frame, once the host has told it (its body says so). */
 async function toldFrame(page: Page): Promise<Frame> {
   const handle = await page.locator('iframe#custom-page').elementHandle({ timeout: 20_000 });
   const frame = (await handle!.contentFrame())!;
   await frame.locator('body[data-told="yes"]').waitFor({ timeout: 20_000 });
+  await page.locator('#custom-page-loading').waitFor({ state: 'hidden' });
   return frame;
 }
 
@@ -189,22 +197,19 @@ describe('custom pages in a journey, in Chromium', () => {
     // Neither was posted: the step's submissions below are the page's own, and nothing else.
 
     // Back: the gateway takes the journey to the same page again (a retake), told afresh.
-    await frame.locator('#back').click();
-    await page.waitForURL(/\/journey\//);
-    await page.waitForLoadState('load');
+    await sent(page, () => frame.locator('#back').click());
     frame = await toldFrame(page);
     await frame.locator('#name').fill('Ada L.');
-    await frame.getByRole('button', { name: 'Continue' }).click();
+    await sent(page, () => frame.getByRole('button', { name: 'Continue' }).click());
 
     // The consent page, in the page tester's variant, told what the name page sent.
-    await page.waitForURL(/\/journey\//);
     frame = await toldFrame(page);
     expect(await frame.locator('#thanks').innerText()).toBe('Thanks, Ada L.');
     const consentTold = JSON.parse(await frame.locator('#told').innerText());
     expect(consentTold.constants).toMatchObject({ brand: 'default', timeoutInSeconds: 270 });
     await page.screenshot({ path: `${SHOTS}/custom-page-2-consent.png`, fullPage: true });
     await frame.locator('#consent').check();
-    await frame.getByRole('button', { name: 'Continue' }).click();
+    await sent(page, () => frame.getByRole('button', { name: 'Continue' }).click());
 
     await page.getByRole('heading', { level: 1 }).filter({ hasText: /./ }).first().waitFor({ timeout: 20_000 });
     await expect.poll(async () => (await read(id)).status, { timeout: 20_000 }).toBe('COMPLETED_ENDED_SUCCESS');

@@ -349,7 +349,8 @@ describe('every hosted screen in Chromium at phone width', () => {
           const one = await start(dead[screen]!);
           const page = await phone.newPage();
           await page.goto(one.link);
-          await page.getByRole('heading', { name: heading }).waitFor({ timeout: 30_000 }).catch(async (err) => {
+          // Up to a minute, as soon as it shows: a loaded CI machine once took over 30 s to record the failed step's end.
+          await page.getByRole('heading', { name: heading }).waitFor({ timeout: 60_000 }).catch(async (err) => {
             throw new Error(`${screen}: ${(await call('GET', `/api/process-manager/processInstances/${one.id}`, { token })).text.slice(0, 400)}`, { cause: err });
           });
           await check(screen, one.link, { progress: screen === 'switch-here' });

@@ -39,6 +39,8 @@ function jsonInHtml(value: unknown): string {
  * host answers with `constants` and `sessionData`, the page SENDs its variables and the host
  * posts them to the step. What the page is told travels in a JSON element the host script reads
  * (no inline script: the CSP allows none). Without script nothing of this works: the page says so.
+ * "Loading" sits over the frame, so the page does not move when it goes (a tap meant for the
+ * page never lands beside it).
  */
 export function renderCustomPage(input: { lang: Language; action: string; frame: CustomPageFrame; problem?: string | undefined; chrome?: PageChrome | undefined }): string {
   const s = messages(input.lang);
@@ -53,13 +55,12 @@ export function renderCustomPage(input: { lang: Language; action: string; frame:
     title: s.customPageTitle,
     scripts: ['/journey/assets/custom-page.js'],
     refresh: { seconds: CUSTOM_PAGE_FOLLOW_SECONDS },
-    body: `<style>main{max-width:48rem}.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}.custom-page-frame{display:block;width:100%;height:75vh;min-height:28rem;border:0}</style>
+    body: `<style>main{max-width:48rem}.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}.custom-page-area{position:relative}.custom-page-area>p{position:absolute;top:1rem;left:0;right:0;margin:0;text-align:center}.custom-page-frame{display:block;width:100%;height:75vh;min-height:28rem;border:0}</style>
 <h1 class="visually-hidden">${escapeHtml(s.customPageTitle)}</h1>
 <div id="custom-page-problem" class="note note-error" role="alert"${input.problem ? '' : ' hidden'}><p>${escapeHtml(s.customPageRefused)}</p></div>
-<p id="custom-page-loading" role="status">${escapeHtml(s.customPageLoading)}</p>
 <div id="custom-page-stuck" class="note note-warning" role="alert" hidden><p>${escapeHtml(s.customPageStuck)}</p><button type="button" id="custom-page-reload" class="secondary">${escapeHtml(s.customPageReload)}</button></div>
 <noscript><div class="note note-error"><p>${escapeHtml(s.customPageNoScript)}</p></div></noscript>
-<iframe id="custom-page" class="custom-page-frame" title="${escapeHtml(s.customPageFrame)}" src="${escapeHtml(frame.indexUrl)}" sandbox="${CUSTOM_PAGE_SANDBOX}" referrerpolicy="no-referrer" allow=""></iframe>
+<div class="custom-page-area"><p id="custom-page-loading" role="status">${escapeHtml(s.customPageLoading)}</p><iframe id="custom-page" class="custom-page-frame" title="${escapeHtml(s.customPageFrame)}" src="${escapeHtml(frame.indexUrl)}" sandbox="${CUSTOM_PAGE_SANDBOX}" referrerpolicy="no-referrer" allow=""></iframe></div>
 <form id="custom-page-form" method="post" action="${escapeHtml(input.action)}" hidden><input type="hidden" name="${CUSTOM_PAGE_EVENT_FIELD}" value="${CUSTOM_PAGE_SEND}"></form>
 <script type="application/json" id="custom-page-told">${jsonInHtml(told)}</script>`,
   });
