@@ -404,25 +404,25 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       published,
       engine,
       async stop() {
-        await http.close();
-        await reconciler.stop();
+        await within('the HTTP server', http.close());
+        await within('the reconciler', reconciler.stop());
         const aborted = await engine.shutdown();
-        await exportJobs.settle();
+        await within('the export jobs', exportJobs.settle());
         // Journeys the shutdown aborted end as COMPLETED_TERMINATED, recorded before the table stops
         // (DynamoDB Local is in a process group of its own, so a terminal's Ctrl-C leaves it to this).
         const { failed } = await orchestrator.settle();
-        await sweeper.stop();
+        await within('the sweeper', sweeper.stop());
         // The events of the last changes go out before the table stops (what is left, the next start relays).
         await Promise.race([relay.drained(), new Promise((r) => setTimeout(r, 2_000))]);
-        await relay.stop();
-        await deliverySweeper.stop();
-        await Promise.all([deliveryWorker.stop(), replayWorker.stop(), retryWorker.stop()]);
-        await functionRunner.stop();
-        await faceEngine.stop();
+        await within('the event relay', relay.stop());
+        await within('the webhook sweeper', deliverySweeper.stop());
+        await within('the webhook workers', Promise.all([deliveryWorker.stop(), replayWorker.stop(), retryWorker.stop()]));
+        await within('the cloud function runner', functionRunner.stop());
+        await within('the face engine', faceEngine.stop());
         admin.destroy();
         if (usageFile) writeUsage(usageFile);
-        await dynamo.stop();
-        await localS3.stop();
+        await within('DynamoDB Local', dynamo.stop());
+        await within('the S3 stand-in', localS3.stop());
         rmSync(runtimePath, { force: true });
         return { journeysEnded: aborted, notRecorded: Math.min(failed, aborted) };
       },
@@ -432,6 +432,22 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
     await localS3.stop();
     throw err;
   }
+}
+
+/**
+ * A part of the stop, given at most `ms`: a part that never ends (a stand-in's server waiting on a
+ * connection, a worker that does not answer) must not leave Ctrl-C hanging. It is named on stderr,
+ * and the stop goes on: what it did not finish, the next start finds (journeys, events).
+ */
+async function within(part: string, done: Promise<unknown>, ms = 20_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((ok) => {
+    timer = setTimeout(() => ok('late'), ms);
+    timer.unref();
+  });
+  const outcome = await Promise.race([done.then(() => 'done' as const), late]);
+  clearTimeout(timer);
+  if (outcome === 'late') process.stderr.write(`stop: ${part} did not finish within ${ms / 1000} s; going on.\n`);
 }
 
 /** Every definition version in the table gets its state machine in the (fresh) engine. */
