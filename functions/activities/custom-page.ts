@@ -26,9 +26,9 @@ const FRAME_INPUT = 'Custom Page Frame';
  */
 export const MAX_SESSION_DATA_BYTES = 64 * 1024;
 
-/** What a SEND may carry: a variable name as conditions read it, at most 100 of them (each value at most the form route's 10,000 characters). */
-export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
-export const MAX_VARIABLES = 100;
+/** What a SEND may carry: the host script's rules (one source for both sides). */
+export { MAX_VARIABLES, VARIABLE_NAME } from '../journey/client/custom-page-send.js';
+import { MAX_VARIABLES, VARIABLE_NAME } from '../journey/client/custom-page-send.js';
 
 /**
  * Session Data, evaluated as the step starts against the journey's variables (as Redirect User

@@ -2,10 +2,12 @@
  * What the custom page host posts of a page's SEND (client/custom-page.ts): each variable as
  * text, and only what the step would keep (functions/activities/custom-page.ts checks the same).
  */
-const NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
-const MAX_VARIABLES = 100;
-/** The journey form route's longest field. */
+/** A variable name conditions can read, at most 100 of them, each value at most the journey form route's longest field: the step checks the same (functions/activities/custom-page.ts). */
+export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+export const MAX_VARIABLES = 100;
 const MAX_VALUE = 10_000;
+/** The field each variable is posted in: `var:{name}`. */
+export const CUSTOM_PAGE_VARIABLE_PREFIX = 'var:';
 
 /** A variable's value as the step keeps it: text. */
 export function asText(value: unknown): string | undefined {
@@ -27,7 +29,7 @@ export function sendFields(variables: unknown): [string, string][] | undefined {
   for (const [name, value] of Object.entries(variables as Record<string, unknown>)) {
     const text = asText(value);
     if (text === undefined) continue;
-    if (!NAME.test(name) || text.length > MAX_VALUE) return undefined;
+    if (!VARIABLE_NAME.test(name) || text.length > MAX_VALUE) return undefined;
     fields.push([name, text]);
   }
   return fields.length > MAX_VARIABLES ? undefined : fields;

@@ -15,7 +15,7 @@
  *   the step's timer still ends the step.
  */
 import { showSending } from './sending.js';
-import { sendFields } from './custom-page-send.js';
+import { CUSTOM_PAGE_VARIABLE_PREFIX, sendFields } from './custom-page-send.js';
 
 const STUCK_AFTER_MS = 15_000;
 
@@ -73,7 +73,7 @@ if (frame && form && toldElement) {
       for (const [name, value] of fields) {
         const input = document.createElement('input');
         input.type = 'hidden';
-        input.name = `var:${name}`;
+        input.name = `${CUSTOM_PAGE_VARIABLE_PREFIX}${name}`;
         input.value = value;
         form.append(input);
       }

@@ -4,7 +4,7 @@ import { messages, type Language } from '../messages/index.js';
 /** The fields the host page posts a page's SEND with: `arthr:event=SEND`, and `var:{name}` per variable. */
 export const CUSTOM_PAGE_EVENT_FIELD = 'arthr:event';
 export const CUSTOM_PAGE_SEND = 'SEND';
-export const CUSTOM_PAGE_VARIABLE_PREFIX = 'var:';
+export { CUSTOM_PAGE_VARIABLE_PREFIX } from '../client/custom-page-send.js';
 
 /** How often the host page asks whether the journey moved on without the page (the step's timer). */
 export const CUSTOM_PAGE_FOLLOW_SECONDS = 15;
