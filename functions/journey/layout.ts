@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { LocalizedText } from '../../statemachines/definition.js';
 import { isHttpsUrl, type Presentation } from '../../statemachines/presentation.js';
 import { fill, LANGUAGES, messages, type Language } from './messages/index.js';
@@ -152,22 +153,36 @@ function footer(lang: Language, chrome: PageChrome | undefined): string {
 }
 
 /**
+ * What a waiting page shows, as the server rendered it: a digest of its `<main>`. The page script
+ * compares it with the one of the page it fetches again (client/follow.ts), never with the live
+ * document, which the page's own scripts change (a custom page's host hides its "Loading" once
+ * the page is ready: compared as it stood, that read as a change and reloaded the page, and the
+ * end user's input in it, every few seconds).
+ */
+export function shownStamp(main: string): string {
+  return createHash('sha256').update(main).digest('base64url').slice(0, 22);
+}
+
+/**
  * How a page looks again or goes on. At once: a meta refresh. After a delay: the page script
  * (client/follow.ts), which reloads only when what the page shows has changed and lets the end
  * user stay rather than be taken away, as a meta refresh that reloads the page under a reader
  * every few seconds would not (WCAG 2.2.1, axe-core's `meta-refresh`); without script, the meta
  * refresh in `<noscript>` does it as before.
  */
-function refreshing(refresh: PageInput['refresh']): { head: string; body: string } {
+function refreshing(refresh: PageInput['refresh'], shows: string): { head: string; body: string } {
   if (!refresh) return { head: '', body: '' };
   const meta = `<meta http-equiv="refresh" content="${refresh.seconds}${refresh.url ? `;url=${escapeHtml(refresh.url)}` : ''}">`;
   if (refresh.seconds === 0) return { head: meta, body: '' };
-  return { head: `<noscript>${meta}</noscript>`, body: ` data-refresh="${refresh.seconds}"${refresh.url ? ` data-refresh-url="${escapeHtml(refresh.url)}"` : ''}` };
+  if (refresh.url) return { head: `<noscript>${meta}</noscript>`, body: ` data-refresh="${refresh.seconds}" data-refresh-url="${escapeHtml(refresh.url)}"` };
+  return { head: `<noscript>${meta}</noscript>`, body: ` data-refresh="${refresh.seconds}" data-shown="${shownStamp(shows)}"` };
 }
 
 export function page(input: PageInput): string {
   const { chrome } = input;
-  const refresh = refreshing(input.refresh);
+  const main = `${progressBar(input.lang, chrome?.progress)}
+${input.body}`;
+  const refresh = refreshing(input.refresh, main);
   // Every page with a form gets the sending state, every page that waits follows; scripts the screen names come first.
   const scripts = [...(input.scripts ?? []), ...(input.body.includes('<form') || refresh.body ? [PAGE_SCRIPT] : [])];
   return `<!doctype html>
@@ -184,8 +199,7 @@ ${[...new Set(scripts)].map((src) => `<script src="${escapeHtml(src)}" defer></s
 <body data-sending="${escapeHtml(messages(input.lang).sending)}"${refresh.body}>
 ${header(input.lang, chrome?.presentation, chrome?.theme)}
 <main>
-${progressBar(input.lang, chrome?.progress)}
-${input.body}
+${main}
 </main>
 ${footer(input.lang, chrome)}
 </body>

@@ -231,6 +231,40 @@ describe('custom pages in a journey, in Chromium', () => {
     await context.close();
   }, 120_000);
 
+  it('a page the end user sits on is never reloaded under them: the host follows the journey, not its own changes', async () => {
+    const { id, redirectUrl } = await start(definition, { firstName: 'Cy' });
+    const context = await browser.newContext(PHONE);
+    const page = await context.newPage();
+    const problems = await watched(page);
+    // The page script comes late (a slow network), so the page is READY, and the host has hidden
+    // its "Loading", before the page script starts following the journey.
+    await page.route('**/journey/assets/page.js', async (route) => {
+      await new Promise((r) => setTimeout(r, 1_500));
+      await route.continue();
+    });
+    await page.clock.install();
+    let navigations = 0;
+    page.on('framenavigated', (f) => {
+      if (f === page.mainFrame()) navigations += 1;
+    });
+    await page.goto(`${redirectUrl}&lang=en`);
+    const frame = await toldFrame(page);
+    const before = navigations;
+    await frame.locator('#name').fill('Half typed');
+    // Two looks at the journey (15 s apart): it has not moved, so the page stays as it is.
+    for (let look = 0; look < 2; look += 1) {
+      const looked = page.waitForResponse((r) => r.url() === page.url() && r.request().method() === 'GET', { timeout: 10_000 });
+      await page.clock.fastForward('00:16');
+      await looked;
+    }
+    await page.clock.runFor(1_000);
+    expect(navigations).toBe(before);
+    expect(await frame.locator('#name').inputValue()).toBe('Half typed');
+    expect((await read(id)).status).toBe('ACTIVE');
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+
   it('a page that never says READY: the host says so and offers to load it again, and the timer ends the step', async () => {
     const { id, redirectUrl } = await start(silentDefinition, { firstName: 'Bo' });
     const context = await browser.newContext(PHONE);

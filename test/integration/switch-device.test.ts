@@ -65,7 +65,7 @@ describe('Switch Device', () => {
     expect(desktop).toMatch(/<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" class="qr" role="img" aria-label="QR code of the link[^"]*" viewBox="0 0 \d+ \d+"/);
     expect(desktop).toMatch(/<path fill="#000" d="(M\d+ \d+h\d+v1h-\d+z)+"\/>/);
     expect(desktop.match(/<script[^>]*>/g)).toEqual(['<script src="/journey/assets/page.js" defer>']);
-    expect(desktop).toContain('<body data-sending="Sending…" data-refresh="4">');
+    expect(desktop).toMatch(/<body data-sending="Sending…" data-refresh="4" data-shown="[A-Za-z0-9_-]{22}">/);
     expect(desktop).toContain('<noscript><meta http-equiv="refresh" content="4"></noscript>');
     const link = linkOf(desktop);
     expect(link.href).toMatch(new RegExp(`^http://demo\\.fir\\.localhost:${inject('port')}/journey/${j.id}/switch\\?s=[A-Za-z0-9_-]{43}&lang=en$`));

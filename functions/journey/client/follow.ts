@@ -1,14 +1,17 @@
 /**
  * A journey page that waits for something elsewhere (the next step, the other device, a resume:
  * the page's `data-refresh`, in seconds) looks again in the background and reloads only when
- * what it would show has changed, so the page is not pulled from under a reader every few
+ * what it would show has changed (`data-shown`, a digest of what the server rendered), so the page is not pulled from under a reader every few
  * seconds (WCAG 2.2.1; a `<meta http-equiv="refresh">` reloads it each time). A page that goes on
  * to the relying party after a moment (`data-refresh-url`) says so and offers to stay. Without
  * script the page's `<noscript>` meta refresh does both as before (layout.ts).
  */
 
-/** The part of a page that says where the journey stands. */
-const shown = (doc: Document) => doc.querySelector('main')?.innerHTML ?? '';
+/**
+ * What a page shows of where the journey stands, as the server rendered it (layout.ts
+ * `shownStamp`): never the live document, which the page's own scripts change.
+ */
+const shown = (doc: Document) => doc.body?.dataset.shown ?? '';
 
 /** Starts following, on a page that asks for it (`data-refresh`). */
 export function follow(): void {

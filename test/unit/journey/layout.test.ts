@@ -6,8 +6,17 @@ describe('page', () => {
     const html = page({ lang: 'en', title: 'T', body: '<h1>T</h1>', refresh: { seconds: 3 } });
     expect(html).toContain('<noscript><meta http-equiv="refresh" content="3"></noscript>');
     expect(html.replace(/<noscript>.*?<\/noscript>/g, '')).not.toContain('http-equiv="refresh"');
-    expect(html).toMatch(/<body data-sending="[^"]*" data-refresh="3">/);
+    expect(html).toMatch(/<body data-sending="[^"]*" data-refresh="3" data-shown="[A-Za-z0-9_-]{22}">/);
     expect(html).toContain(`<script src="${PAGE_SCRIPT}" defer></script>`);
+  });
+
+  it('stamps what a waiting page shows as the server rendered it: the same page the same, a changed page not', () => {
+    const stamp = (html: string) => /data-shown="([^"]+)"/.exec(html)![1];
+    const a = page({ lang: 'en', title: 'T', body: '<h1>Waiting</h1>', refresh: { seconds: 3 } });
+    expect(stamp(page({ lang: 'en', title: 'T', body: '<h1>Waiting</h1>', refresh: { seconds: 3 } }))).toBe(stamp(a));
+    expect(stamp(page({ lang: 'en', title: 'T', body: '<h1>Waiting.</h1>', refresh: { seconds: 3 } }))).not.toBe(stamp(a));
+    // The progress bar is part of what it shows.
+    expect(stamp(page({ lang: 'en', title: 'T', body: '<h1>Waiting</h1>', refresh: { seconds: 3 }, chrome: { progress: [2, 3] } }))).not.toBe(stamp(a));
   });
 
   it('goes on to a URL after a delay by script, and at once by a meta refresh', () => {
