@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { adminToken, call, finalStatus, issueToken, keyWith, latestSession, pageUntil, type CallOptions } from './client.js';
+import { tampered as tamperedSecret } from '../support/tamper.js';
 
 /**
  * Pause and resume over HTTP, as a relying party and its end users use them: a journey pauses
@@ -160,7 +161,7 @@ describe('Pause Instance and Waiting for Resume', () => {
 
     // A tampered secret, and the link on another tenant's host: not found, nothing changed.
     const tampered = new URL(resume);
-    tampered.searchParams.set('r', `${resume.searchParams.get('r')!.slice(0, -2)}AA`);
+    tampered.searchParams.set('r', tamperedSecret(resume.searchParams.get('r')!, 2));
     expect((await open(tampered)).status).toBe(404);
     const elsewhere = new URL(resume);
     elsewhere.host = `other.fir.localhost:${inject('port')}`;

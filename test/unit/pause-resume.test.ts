@@ -14,6 +14,7 @@ import { hashResumeSecret, pauseInstance } from '../../functions/process-manager
 import { judgeResume, resumeJourney, taskDigest, type ResumeDeps } from '../../functions/journey/resume.js';
 import { relyingPartyOf } from '../../functions/journey/refusal-chrome.js';
 import { ServiceUnavailableError } from '../../functions/journey/steps.js';
+import { tampered } from '../support/tamper.js';
 
 let instances: ProcessInstanceStore;
 let pauses: InstancePauseStore;
@@ -240,7 +241,7 @@ describe('resuming', () => {
     const secret = await paused(r);
     await waiting(r, 'task-6');
     const d = deps();
-    await expect(resume(d, r, { secret: `${secret.slice(0, -1)}A` })).rejects.toMatchObject({ code: 'RESUME_NOT_AVAILABLE', statusCode: 404 });
+    await expect(resume(d, r, { secret: tampered(secret) })).rejects.toMatchObject({ code: 'RESUME_NOT_AVAILABLE', statusCode: 404 });
     await expect(resumeJourney(d, { tenantId: 'other', processInstanceId: r.id }, { secret }, at(5))).rejects.toMatchObject({ code: 'RESUME_NOT_AVAILABLE' });
     await expect(resumeJourney(d, { tenantId: 'other', processInstanceId: r.id }, { actor: 'apikey:k' }, at(5))).rejects.toMatchObject({ code: 'PROCESS_INSTANCE_NOT_FOUND' });
     expect(d.complete).not.toHaveBeenCalled();
@@ -282,7 +283,7 @@ describe('a refused resume link', () => {
     const used = await resume(d, r, { secret }).catch((err: unknown) => err);
     expect(used).toMatchObject({ code: 'RESUME_ALREADY_USED' });
     expect(relyingPartyOf(used)).toEqual({ presentation: { name: 'Nordbank' } });
-    const wrong = await resume(d, r, { secret: `${secret.slice(0, -2)}xx` }).catch((err: unknown) => err);
+    const wrong = await resume(d, r, { secret: tampered(secret, 2) }).catch((err: unknown) => err);
     expect(wrong).toMatchObject({ code: 'RESUME_NOT_AVAILABLE' });
     expect(relyingPartyOf(wrong)).toBeUndefined();
   });
