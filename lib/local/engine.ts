@@ -486,6 +486,13 @@ export class LocalStepFunctions {
    * they write to can be closed after this), and refuses further work. Returns how many
    * executions it aborted.
    */
+  /** The executions a shutdown now would stop. */
+  runningCount(): number {
+    let n = 0;
+    for (const e of this.executions.values()) if (e.status === 'RUNNING' && !e.stopping) n++;
+    return n;
+  }
+
   async shutdown(): Promise<number> {
     this.closed = true;
     let aborted = 0;

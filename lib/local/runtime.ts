@@ -406,11 +406,13 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       async stop() {
         await within('the HTTP server', http.close());
         await within('the reconciler', reconciler.stop());
-        const aborted = await engine.shutdown();
+        // The journeys in flight are counted as they are stopped; their executions' last tasks are given their time.
+        const aborted = engine.runningCount();
+        await within('the journeys engine', engine.shutdown());
         await within('the export jobs', exportJobs.settle());
         // Journeys the shutdown aborted end as COMPLETED_TERMINATED, recorded before the table stops
         // (DynamoDB Local is in a process group of its own, so a terminal's Ctrl-C leaves it to this).
-        const { failed } = await orchestrator.settle();
+        const failed = (await within('the record of the journeys ended', orchestrator.settle()))?.failed ?? aborted;
         await within('the sweeper', sweeper.stop());
         // The events of the last changes go out before the table stops (what is left, the next start relays).
         await Promise.race([relay.drained(), new Promise((r) => setTimeout(r, 2_000))]);
@@ -439,15 +441,19 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
  * connection, a worker that does not answer) must not leave Ctrl-C hanging. It is named on stderr,
  * and the stop goes on: what it did not finish, the next start finds (journeys, events).
  */
-async function within(part: string, done: Promise<unknown>, ms = 20_000): Promise<void> {
+async function within<T>(part: string, done: Promise<T>, ms = 20_000): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((ok) => {
-    timer = setTimeout(() => ok('late'), ms);
+  const late = new Promise<{ late: true }>((ok) => {
+    timer = setTimeout(() => ok({ late: true }), ms);
     timer.unref();
   });
-  const outcome = await Promise.race([done.then(() => 'done' as const), late]);
+  const outcome = await Promise.race([done.then((value) => ({ late: false as const, value })), late]);
   clearTimeout(timer);
-  if (outcome === 'late') process.stderr.write(`stop: ${part} did not finish within ${ms / 1000} s; going on.\n`);
+  if (outcome.late) {
+    process.stderr.write(`stop: ${part} did not finish within ${ms / 1000} s; going on.\n`);
+    return undefined;
+  }
+  return outcome.value;
 }
 
 /** Every definition version in the table gets its state machine in the (fresh) engine. */

@@ -45,6 +45,9 @@ async function stopped(run: { output: () => string }): Promise<void> {
   await until('the service to stop', () => (run.output().includes('\nStopped.\n') ? true : undefined), 120_000).catch((err: Error) => {
     throw new Error(`${err.message}; its output:\n${run.output().slice(-4000)}`);
   });
+  // A part given up on (runtime.ts `within`): the stop went on, as it should, but say which.
+  const late = run.output().split('\n').filter((line) => line.startsWith('stop: '));
+  if (late.length) console.warn(`terminal-stop: ${late.join('; ')}`);
 }
 
 function groupAlive(pid: number): boolean {
