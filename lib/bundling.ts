@@ -18,9 +18,11 @@
  * from its package at run time, which a bundle would not carry. awesome-phonenumber
  * (libphonenumber with every region's metadata, 338 KB minified) is needed only by the routes
  * that judge a data form's phone field (functions/journey/phone-numbers.ts); bundled, it put the
- * journey page and both form submission routes far over their budget.
+ * journey page and both form submission routes far over their budget. pyodide (CPython 3.12 in
+ * WebAssembly, about 14 MB with its standard library) is the runner's Python: its children read
+ * its files from the package folder.
  */
-export const LAYER_PACKAGES = ['@simplewebauthn/server', 're2-wasm', 'quickjs-emscripten', '@vladmandic/human', 'awesome-phonenumber'] as const;
+export const LAYER_PACKAGES = ['@simplewebauthn/server', 're2-wasm', 'quickjs-emscripten', '@vladmandic/human', 'awesome-phonenumber', 'pyodide'] as const;
 export type LayerPackage = (typeof LAYER_PACKAGES)[number];
 
 /**

@@ -1,7 +1,8 @@
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { getStoreConfig } from '../config.js';
 import { traced } from '../observability/tracer.js';
-import type { FunctionRunner, RunRequest, RunResult } from '../cloud-functions/model.js';
+import type { FunctionRunner, PythonCheck, PythonRunRequest, RunRequest, RunResult } from '../cloud-functions/model.js';
+import type { RunnerPayload } from '../cloud-functions/contract.js';
 
 /** The runner Lambda answered with an error of its own (not the function's): its runtime failed. */
 export class RunnerInvokeError extends Error {
@@ -21,19 +22,27 @@ export class LambdaFunctionRunner implements FunctionRunner {
     this.client ??= import('@aws-sdk/client-lambda').then(({ LambdaClient }) => traced(new LambdaClient({})));
     return this.client;
   }
-  async run(request: RunRequest): Promise<RunResult> {
+  private async invoke(payload: RunnerPayload): Promise<{ text: string; functionError: string | undefined }> {
     const { InvokeCommand } = await import('@aws-sdk/client-lambda');
     const out = await (await this.lambda()).send(
-      new InvokeCommand({ FunctionName: this.functionName, InvocationType: 'RequestResponse', Payload: Buffer.from(JSON.stringify(request), 'utf8') }),
+      new InvokeCommand({ FunctionName: this.functionName, InvocationType: 'RequestResponse', Payload: Buffer.from(JSON.stringify(payload), 'utf8') }),
     );
-    const text = out.Payload ? Buffer.from(out.Payload).toString('utf8') : '';
-    if (out.FunctionError) {
+    return { text: out.Payload ? Buffer.from(out.Payload).toString('utf8') : '', functionError: out.FunctionError };
+  }
+  async checkPython(script: string): Promise<PythonCheck> {
+    const { text, functionError } = await this.invoke({ action: 'checkPython', script });
+    if (functionError) throw new RunnerInvokeError(`The runner failed (${functionError}): ${text.slice(0, 500)}`);
+    return JSON.parse(text) as PythonCheck;
+  }
+  async run(request: RunRequest | PythonRunRequest): Promise<RunResult> {
+    const { text, functionError } = await this.invoke(request);
+    if (functionError) {
       // Past the runner Lambda's own timeout (a built-in that never let the deadline in): the
       // function's timeout, as the local runner reports it, not a runner failure to retry.
       if (/Task timed out|Sandbox\.Timedout/.test(text)) {
         return { ok: false, error: { name: 'FunctionTimeout', message: 'the run outlasted the runner' }, logs: [], logsTruncated: false, durationMs: 0 };
       }
-      throw new RunnerInvokeError(`The runner failed (${out.FunctionError}): ${text.slice(0, 500)}`);
+      throw new RunnerInvokeError(`The runner failed (${functionError}): ${text.slice(0, 500)}`);
     }
     return JSON.parse(text) as RunResult;
   }
@@ -49,12 +58,15 @@ export function installFunctionRunner(runner: FunctionRunner | undefined): void 
 let lambda: FunctionRunner | undefined;
 
 /** Runs with the installed runner, or the runner Lambda named by CLOUD_FUNCTION_RUNNER. */
+function current(): FunctionRunner {
+  if (installed) return installed;
+  const name = getStoreConfig().CLOUD_FUNCTION_RUNNER;
+  if (!name) throw new Error('CLOUD_FUNCTION_RUNNER is not configured for this function');
+  lambda ??= new LambdaFunctionRunner(name);
+  return lambda;
+}
+
 export const functionRunner: FunctionRunner = {
-  run(request) {
-    if (installed) return installed.run(request);
-    const name = getStoreConfig().CLOUD_FUNCTION_RUNNER;
-    if (!name) throw new Error('CLOUD_FUNCTION_RUNNER is not configured for this function');
-    lambda ??= new LambdaFunctionRunner(name);
-    return lambda.run(request);
-  },
+  run: (request) => current().run(request),
+  checkPython: (script) => current().checkPython(script),
 };

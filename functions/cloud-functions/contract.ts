@@ -20,6 +20,26 @@ export interface RunRequest {
   refusedEndpoints?: string[];
 }
 
+/**
+ * A Python run, the family's contract: the script runs at top level with the dict `params`
+ * (`secrets`, `vars`) and fills the dict `results`, which is the run's `output`. Secrets are the
+ * values of `params.secrets`, masked in its logs as a JavaScript run's are.
+ */
+export interface PythonRunRequest {
+  language: 'python';
+  script: string;
+  params: { secrets: Record<string, string>; vars: Record<string, unknown> } & Record<string, unknown>;
+  limits?: Partial<RunLimits>;
+  allowedOrigins?: string[];
+  refusedEndpoints?: string[];
+}
+
+/** A Python script's syntax checked (compiled, never run): where it fails and why, as CPython words it. */
+export type PythonCheck = { ok: true } | { ok: false; line: number; column: number; message: string };
+
+/** The runner Lambda's payload: a run (JavaScript when it names no language), or a Python syntax check. */
+export type RunnerPayload = RunRequest | PythonRunRequest | { action: 'checkPython'; script: string };
+
 export interface RunLimits {
   /** Wall-clock time of the whole run: evaluating the modules, the handler, its fetches and timers. */
   timeoutMs: number;

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { apiError, ValidationError, type ErrorDetail } from '../errors.js';
+import { apiError, ServiceUnavailableError, ValidationError, type ErrorDetail } from '../errors.js';
 import { addVersion, getVersioned, setVersionedStatus, versionsPage, type NewVersion, type VersionedKindOf } from '../process-manager/versioned.js';
 import type { DeploymentStatus } from '../process-manager/model.js';
-import type { CloudFunctionRecord, CloudFunctionStore, CloudFunctionSummary } from './model.js';
+import { isPythonType, type CloudFunctionRecord, type CloudFunctionStore, type CloudFunctionSummary, type CloudFunctionType, type FunctionRunner, type PythonCheck } from './model.js';
 
 export class CloudFunctionExistsError extends apiError('CLOUD_FUNCTION_EXISTS') {
   constructor(name: string, version: number) {
@@ -24,6 +24,10 @@ export const MAX_CODE_BYTES = 300 * 1024;
 /** A zip upload, before it is unpacked (base64 in the JSON body). */
 export const MAX_ZIP_BYTES = 256 * 1024;
 export const MAX_FILES = 100;
+/** A Python function's script, in characters (code points), as the family limits it. */
+export const MAX_PYTHON_CHARS = 20_000;
+/** The one file a Python function is, as its modules name it. */
+export const PYTHON_FILE = 'function.py';
 /** The run's limits a version may ask for (the sandbox's own maximums, functions/cloud-functions/contract.ts). */
 export const TIMEOUT_SECONDS = { min: 1, max: 60, default: 30 } as const;
 export const MEMORY_MB = { min: 16, max: 128, default: 64 } as const;
@@ -40,6 +44,7 @@ export function cloudFunctionSummary(r: CloudFunctionSummary) {
     version: r.version,
     description: r.description,
     status: r.status,
+    type: r.type ?? 'JAVASCRIPT',
     format: r.format,
     entryPoint: r.entryPoint,
     files: r.files,
@@ -53,8 +58,10 @@ export function cloudFunctionSummary(r: CloudFunctionSummary) {
   };
 }
 
+/** A version with its code: its modules, and (one file: a Python script, one JavaScript module) that file as `resource`, as the family reads it. */
 export function cloudFunctionView(r: CloudFunctionRecord) {
-  return { ...cloudFunctionSummary(r), modules: r.modules };
+  const single = r.format !== 'ZIP' ? r.modules[r.entryPoint] : undefined;
+  return { ...cloudFunctionSummary(r), modules: r.modules, ...(single !== undefined ? { resource: single } : {}) };
 }
 
 const FUNCTIONS: VersionedKindOf<CloudFunctionRecord, CloudFunctionSummary, ReturnType<typeof cloudFunctionSummary>> = {
@@ -66,6 +73,10 @@ const FUNCTIONS: VersionedKindOf<CloudFunctionRecord, CloudFunctionSummary, Retu
 };
 
 export interface NewCloudFunction extends NewVersion {
+  /** JAVASCRIPT when absent. */
+  type?: CloudFunctionType | null | undefined;
+  /** The family's field for the code: a Python script, or (JAVASCRIPT) one ES module as `source`. */
+  resource?: string | null | undefined;
   /** One ES module (its `handler` export runs), or: */
   source?: string | null | undefined;
   /** A zip of modules, base64, with `entryPoint` naming the one whose `handler` runs. */
@@ -75,10 +86,55 @@ export interface NewCloudFunction extends NewVersion {
   memoryMb?: number | null | undefined;
 }
 
+/** Compiles a Python script without running it (the runner's check). */
+export type PythonChecker = (script: string) => Promise<PythonCheck>;
+
+/**
+ * The runner's check, for an upload: the runner not answering (its Lambda throttled or failing,
+ * the local child gone) is the service's trouble, not the script's: 503, the same upload can be
+ * sent again.
+ */
+export function checkedBy(runner: Pick<FunctionRunner, 'checkPython'>): PythonChecker {
+  return async (script) => {
+    try {
+      return await runner.checkPython(script);
+    } catch (err) {
+      throw new ServiceUnavailableError('The Python checker did not answer; send the same upload again in a moment.', undefined, { cause: err });
+    }
+  };
+}
+
+/**
+ * A Python function's one file, checked: given as `resource` (or `source`), at most 20,000
+ * characters, and compiling (the runner compiles it; a SyntaxError is refused with its line,
+ * column and CPython's message).
+ */
+async function pythonScriptOf(input: NewCloudFunction, check: PythonChecker): Promise<{ format: 'PYTHON'; modules: Record<string, string>; entryPoint: string }> {
+  const refuse = (details: ErrorDetail[]) => new ValidationError('The function code is not valid.', details);
+  const given = (v: unknown) => v !== undefined && v !== null;
+  if (given(input.zip) || given(input.entryPoint)) {
+    throw refuse([{ location: given(input.zip) ? 'body.zip' : 'body.entryPoint', message: `a ${input.type} function is one script, given as resource` }]);
+  }
+  if (given(input.resource) && given(input.source)) throw refuse([{ location: 'body.source', message: 'give the script once, as resource' }]);
+  const script = input.resource ?? input.source;
+  const location = given(input.resource) ? 'body.resource' : 'body.source';
+  if (!given(script)) throw refuse([{ location: 'body.resource', message: `a ${input.type} function needs its script, as resource` }]);
+  const chars = [...script!].length;
+  if (chars > MAX_PYTHON_CHARS) throw refuse([{ location, message: `the script is ${chars} characters; at most ${MAX_PYTHON_CHARS}` }]);
+  const checked = await check(script!);
+  if (!checked.ok) throw refuse([{ location, message: `line ${checked.line}, column ${checked.column}: ${checked.message}` }]);
+  return { format: 'PYTHON', modules: { [PYTHON_FILE]: script! }, entryPoint: PYTHON_FILE };
+}
+
 /** The modules of an upload, checked: paths, count, total size, and the entry point among them. */
 export async function modulesOf(input: NewCloudFunction): Promise<{ format: 'JAVASCRIPT' | 'ZIP'; modules: Record<string, string>; entryPoint: string }> {
   const refuse = (details: ErrorDetail[]) => new ValidationError('The function code is not valid.', details);
   const given = (v: string | null | undefined) => v !== undefined && v !== null;
+  // The family's field for the code: one module here.
+  if (given(input.resource)) {
+    if (given(input.source)) throw refuse([{ location: 'body.source', message: 'give the module once, as source or as resource' }]);
+    input = { ...input, source: input.resource };
+  }
   if (given(input.source) === given(input.zip)) {
     throw refuse([{ location: 'body', message: 'give the code as exactly one of source (one JavaScript module) or zip (base64 of a zip of modules)' }]);
   }
@@ -141,15 +197,17 @@ async function unzip(base64: string, refuse: (details: ErrorDetail[]) => Error):
 export async function addCloudFunction(
   store: Pick<CloudFunctionStore, 'create' | 'latestVersion'>,
   input: NewCloudFunction,
-  ctx: { tenantId: string; actor: string; now: Date },
+  ctx: { tenantId: string; actor: string; now: Date; checkPython: PythonChecker },
 ): Promise<CloudFunctionRecord> {
-  const { format, modules, entryPoint } = await modulesOf(input);
+  const type = input.type ?? 'JAVASCRIPT';
+  const { format, modules, entryPoint } = isPythonType(type) ? await pythonScriptOf({ ...input, type }, ctx.checkPython) : await modulesOf(input);
   const sha256 = createHash('sha256').update(JSON.stringify(modules)).digest('hex');
   return addVersion(
     FUNCTIONS,
     store,
     input,
     {
+      type,
       format,
       entryPoint,
       files: Object.keys(modules),

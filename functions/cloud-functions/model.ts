@@ -6,12 +6,24 @@
 import type { VersionedStore, VersionedSummary } from '../process-manager/model.js';
 import type { KeyedSource } from '../shared/keyed-list.js';
 
-/** How the function was uploaded: one JavaScript module, or a zip of modules. */
-export const CLOUD_FUNCTION_FORMATS = ['JAVASCRIPT', 'ZIP'] as const;
+/** How the function was uploaded: one JavaScript module, a zip of modules, or one Python script. */
+export const CLOUD_FUNCTION_FORMATS = ['JAVASCRIPT', 'ZIP', 'PYTHON'] as const;
 export type CloudFunctionFormat = (typeof CLOUD_FUNCTION_FORMATS)[number];
+
+/**
+ * What runs the function: JavaScript (this service's `handler` contract), or a Python script in
+ * the family's contract (`params` in, `results` out). The family names its Python 3.9
+ * environment PYTHON39V1; PYTHON312V2 is its Python 3.12 one (Execute Cloud Function v2 only).
+ * Both run on the same CPython 3.12 here (docs/cloud-functions.md says what differs from 3.9).
+ */
+export const CLOUD_FUNCTION_TYPES = ['JAVASCRIPT', 'PYTHON39V1', 'PYTHON312V2'] as const;
+export type CloudFunctionType = (typeof CLOUD_FUNCTION_TYPES)[number];
+export const isPythonType = (type: CloudFunctionType | undefined): type is 'PYTHON39V1' | 'PYTHON312V2' => type === 'PYTHON39V1' || type === 'PYTHON312V2';
 
 /** What a versions page lists of a function version: everything but its modules. */
 export interface CloudFunctionSummary extends VersionedSummary {
+  /** Absent on versions stored before Python functions: JAVASCRIPT. */
+  type?: CloudFunctionType;
   format: CloudFunctionFormat;
   /** The module whose `handler` export runs. */
   entryPoint: string;
@@ -109,7 +121,7 @@ export interface CloudFunctionLogStore {
   list(tenantId: string, processInstanceId: string, now: Date): Promise<CloudFunctionLogRecord[]>;
 }
 
-export type { LogLine, RunRequest, RunResult } from './contract.js';
+export type { LogLine, PythonCheck, PythonRunRequest, RunRequest, RunResult } from './contract.js';
 
 /**
  * Runs a function version in the sandbox, away from the service: the runner Lambda on AWS (its
@@ -117,5 +129,7 @@ export type { LogLine, RunRequest, RunResult } from './contract.js';
  * (it could not be reached, or died): what the function did is always a RunResult.
  */
 export interface FunctionRunner {
-  run(request: import('./contract.js').RunRequest): Promise<import('./contract.js').RunResult>;
+  run(request: import('./contract.js').RunRequest | import('./contract.js').PythonRunRequest): Promise<import('./contract.js').RunResult>;
+  /** Compiles a Python script without running it (an upload's check). Rejects only when the runner failed. */
+  checkPython(script: string): Promise<import('./contract.js').PythonCheck>;
 }

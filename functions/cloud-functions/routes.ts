@@ -40,7 +40,13 @@ export const cloudFunctionRoutes = {
       "  console.log('otp sent', res.status);\n  return { otpSent: res.ok };\n}\n```\n\n" +
       'It has `fetch` (HTTPS only, private and metadata addresses refused), `console`, `setTimeout`, `atob`/`btoa`, ' +
       '`TextEncoder`/`TextDecoder`, `URL` and its own modules; no `process`, `require`, Node modules or environment. ' +
-      'Without `version` the server assigns the next one of the name; a name + version is immutable (409).',
+      'Without `version` the server assigns the next one of the name; a name + version is immutable (409).\n\n' +
+      'A Python function (the family\'s: `type` PYTHON39V1 or PYTHON312V2, the script as `resource`) is a top-level script that reads ' +
+      'the dict `params` (`secrets`, `vars`) and fills the dict `results`; the script is compiled at upload (a SyntaxError is refused ' +
+      'with its line and column). For example:\n\n' +
+      '```python\nimport requests\nr = requests.post("https://otp.example.com/send", json={"phone": params["vars"]["idv"]["phone"]},\n' +
+      '                  headers={"authorization": "Bearer " + params["secrets"]["otpKey"]}, timeout=10)\n' +
+      'results["pass"] = r.ok\nresults["executionVariables"] = {"otpSent": r.ok}\n```\n\nSee docs/cloud-functions.md.',
     tag: 'Cloud functions',
     request: { body: CreateCloudFunctionSchema, maxBodyBytes: 512 * 1024 },
     responses: {
@@ -49,8 +55,11 @@ export const cloudFunctionRoutes = {
       401: unauthorized,
       403: forbidden,
       409: error('This name and version already exist (CLOUD_FUNCTION_EXISTS).'),
+      503: error('The runner that compiles a Python script did not answer (SERVICE_UNAVAILABLE); send the same upload again.'),
     },
-    aws: { table: ['Query', 'PutItem'] },
+    aws: { table: ['Query', 'PutItem'], functionRunner: 'checkPython' },
+    // A Python upload waits for the runner to compile it (its first start: the interpreter's snapshot).
+    lambda: { timeoutSeconds: 30 },
   }),
   listCloudFunctionVersions: defineRoute({
     operationId: 'listCloudFunctionVersions',

@@ -3,8 +3,9 @@
  * that tenant code never shares a process with the service: its role grants nothing, it holds no
  * configuration, and it imports only the sandbox (no AWS SDK, no service module).
  */
-import type { RunRequest, RunResult } from './contract.js';
-import { runFunction, warmUp } from './sandbox.js';
+import type { PythonCheck, RunnerPayload, RunResult } from './contract.js';
+import { dispatch } from './runner-dispatch.js';
+import { warmUp } from './sandbox.js';
 
 // Compiled during the init phase rather than in the first invocation.
 await warmUp();
@@ -15,4 +16,4 @@ await warmUp();
  * payload) cannot open the VPC or the metadata endpoint to tenant code. `refusedEndpoints` stays:
  * it can only refuse more.
  */
-export const handler = async (event: RunRequest): Promise<RunResult> => runFunction({ ...event, allowedOrigins: [] });
+export const handler = async (event: RunnerPayload): Promise<RunResult | PythonCheck> => dispatch('action' in event ? event : { ...event, allowedOrigins: [] });

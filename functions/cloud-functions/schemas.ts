@@ -2,8 +2,8 @@ import * as z from '../shared/zod.js';
 import { DateTime, queryInt, queryList, text } from '../shared/schemas.js';
 import { cursorPageSchema, cursorParam } from '../shared/page.js';
 import { CREATE_STATUSES, DEPLOYMENT_STATUSES } from '../process-manager/model.js';
-import { CLOUD_FUNCTION_FORMATS } from './model.js';
-import { MAX_CODE_BYTES, MAX_ZIP_BYTES, MEMORY_MB, TIMEOUT_SECONDS } from './functions.js';
+import { CLOUD_FUNCTION_FORMATS, CLOUD_FUNCTION_TYPES } from './model.js';
+import { MAX_CODE_BYTES, MAX_PYTHON_CHARS, MAX_ZIP_BYTES, MEMORY_MB, TIMEOUT_SECONDS } from './functions.js';
 import { MAX_SECRET_BYTES, MIN_SECRET_CHARS } from './secrets.js';
 
 /** Names go into paths, so they hold no `/`: letters, digits and `_ . -`, as the family's function names. */
@@ -67,6 +67,14 @@ export const CreateCloudFunctionSchema = z.withMeta(
     status: z.withMeta(optional(z.enum(CREATE_STATUSES)), {
       description: 'Default DRAFT; EDITABLE (the family\'s draft) is a DRAFT that reads EDITABLE. A step without a version runs the latest DEPLOYED_ACTIVE one.',
     }),
+    type: z.withMeta(optional(z.enum(CLOUD_FUNCTION_TYPES)), {
+      description:
+        'What runs it: JAVASCRIPT (default; `source` or `zip`), or a Python script in the family\'s contract (`resource`): PYTHON39V1 ' +
+        '(Execute Cloud Function v1 and v2) or PYTHON312V2 (v2 only). Both Python types run on CPython 3.12 (docs/cloud-functions.md).',
+    }),
+    resource: z.withMeta(optional(z.string().check(z.maxLength(MAX_CODE_BYTES))), {
+      description: `The family's field for the code: a Python script (at most ${MAX_PYTHON_CHARS} characters, compiled at upload: a SyntaxError is refused with its line), or one JavaScript module as \`source\`.`,
+    }),
     source: z.withMeta(optional(z.string().check(z.maxLength(MAX_CODE_BYTES))), {
       description: 'One ES module whose exported `handler` runs (see docs/cloud-functions.md for the contract). Either this or `zip`.',
     }),
@@ -88,6 +96,7 @@ const summary = {
   version: z.number().check(z.int()),
   description: z.string(),
   status: Status,
+  type: z.enum(CLOUD_FUNCTION_TYPES),
   format: z.enum(CLOUD_FUNCTION_FORMATS),
   entryPoint: z.string(),
   files: z.array(z.string()),
@@ -102,7 +111,11 @@ const summary = {
 
 export const CloudFunctionSummarySchema = z.withMeta(z.object(summary), { id: 'CloudFunctionSummary' });
 export const CloudFunctionSchema = z.withMeta(
-  z.object({ ...summary, modules: z.withMeta(z.record(z.string(), z.string()), { description: 'The code: module path → source.' }) }),
+  z.object({
+    ...summary,
+    modules: z.withMeta(z.record(z.string(), z.string()), { description: 'The code: module path → source (a Python function: `function.py`).' }),
+    resource: z.withMeta(z.optional(z.string()), { description: 'A function of one file (a Python script, one JavaScript module): that file, as the family reads it.' }),
+  }),
   { id: 'CloudFunction' },
 );
 export const CloudFunctionPageSchema = cursorPageSchema(CloudFunctionSummarySchema, 'CloudFunctionPage');

@@ -72,6 +72,11 @@ export interface AwsAccess {
   pages?: readonly PageFileAction[];
   /** Answers with a custom page's URLs (`previewUrl`), so learns the pages origin, with no grant on the bucket. */
   pagesOrigin?: true;
+  /**
+   * The cloud function runner (its Lambda, whose role grants nothing): `checkPython` compiles an
+   * uploaded Python script there, never in the route's own process (lambda:InvokeFunction on it).
+   */
+  functionRunner?: 'checkPython';
 }
 
 /** What an operation does with the custom pages bucket. */

@@ -7,10 +7,11 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ServiceFunction, nagArn, tableItemsIn } from './service-function.js';
+import { ServiceFunction, nagArn, runnerName, tableItemsIn } from './service-function.js';
 import type { ReservedConcurrency } from '../concurrency.js';
 import { deadLetterQueue } from './dead-letters.js';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
+import { PYTHON_ASSETS } from '../../functions/cloud-functions/python/engine.js';
 import { SERVICE_PREFIX } from '../../functions/store/keys.js';
 import { cloudSecretsEnvironment, cloudSecretStatement } from './cloud-secrets.js';
 import { acknowledgeFaceStatements, faceStatements, facesEnvironment } from './faces.js';
@@ -82,25 +83,31 @@ export class JourneyFunctions extends Construct {
     const stack = Stack.of(this);
     const tableArn = props.table.tableArn;
 
-    // --- The cloud function runner: tenant code in a QuickJS sandbox, in a Lambda of its own whose
-    // role grants nothing but its own log group, with no environment: no credential of the service,
-    // no table, no bucket (functions/cloud-functions/runner-handler.ts). Only the activity function invokes it.
+    // --- The cloud function runner: tenant code in a QuickJS sandbox (JavaScript) or a hardened
+    // child process running CPython in WebAssembly (Python), in a Lambda of its own whose role
+    // grants nothing but its own log group, with no environment: no credential of the service,
+    // no table, no bucket (functions/cloud-functions/runner-handler.ts). The activity function
+    // invokes it to run, the upload route to compile a Python script.
     const quickjs = props.packageLayers.get('quickjs-emscripten');
-    if (!quickjs) throw new Error('The cloud function runner needs the quickjs-emscripten layer');
+    const pyodide = props.packageLayers.get('pyodide');
+    if (!quickjs || !pyodide) throw new Error('The cloud function runner needs the quickjs-emscripten and pyodide layers');
     this.cloudFunctionRunner = new ServiceFunction(this, 'CloudFunctionRunner', {
-      functionName: ServiceFunction.physicalName(props.namePrefix, 'cloud-function-runner'),
-      description: "Runs tenants' cloud functions in a QuickJS sandbox; invoked by the activity function only.",
+      functionName: runnerName(props.namePrefix),
+      description: "Runs tenants' cloud functions (JavaScript in QuickJS, Python in a sandboxed child); invoked by the activity function and the upload check only.",
       repoRoot: props.repoRoot,
       entry: 'functions/cloud-functions/runner-handler.ts',
-      // A run's QuickJS memory (at most 128 MiB) besides the runtime's own.
-      memorySize: 512,
-      // A function's longest timeout (60 s), with room for a cold start.
+      // A JavaScript run's QuickJS memory (at most 128 MiB) besides the runtime's own; a Python run
+      // has a child of its own (about 220 MB with the interpreter, plus the run's 128 MiB at most)
+      // and one more kept ready, so that a warm run does not wait for one to start.
+      memorySize: 1536,
+      // A function's longest timeout (60 s), with room for a cold start (Python's: its snapshot made in /tmp, a few seconds).
       timeout: Duration.seconds(75),
       environment: {},
       policyName: 'cloud-function-runner',
       roleDescription: "Runs tenants' cloud functions: grants nothing but writing its own logs.",
       statements: [],
-      layers: [quickjs],
+      layers: [quickjs, pyodide],
+      assets: { dir: 'functions/cloud-functions/python', files: PYTHON_ASSETS },
     });
 
     // --- Activities. User steps record where the journey waits (an UpdateItem on the instance);

@@ -1,5 +1,5 @@
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -20,7 +20,7 @@ import { acknowledgePageObjects, pagesEnvironment, pageStatements, type PagesAcc
 import { cloudSecretsEnvironment, cloudSecretStatement, webhookSecretStatement } from './cloud-secrets.js';
 import { acknowledgeFaceStatements, faceStatements, facesEnvironment } from './faces.js';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { ServiceFunction, nagArn } from './service-function.js';
+import { ServiceFunction, nagArn, runnerName } from './service-function.js';
 
 const KEY_ACTIONS = { sign: ['kms:Sign'], publicKey: ['kms:GetPublicKey'] } as const;
 
@@ -90,6 +90,7 @@ export class RouteFunction extends ServiceFunction {
         // A webhook's queue or bus target may not be in the deployment's own account.
         ...(access.webhooks?.includes('Target') ? { SERVICE_ACCOUNT_ID: stack.account } : {}),
         ...facesEnvironment(props.namePrefix, access.faces ?? []),
+        ...(access.functionRunner ? { CLOUD_FUNCTION_RUNNER: runnerName(props.namePrefix) } : {}),
       },
       policyName: route.operationId,
       roleDescription: `Runs ${route.operationId} (${route.method} ${route.path})`,
@@ -222,5 +223,10 @@ function routeStatements(props: RouteFunctionProps, stack: Stack, functionName: 
     statements.push(new iam.PolicyStatement({ sid: 'QueueWebhookReplays', actions: ['sqs:SendMessage'], resources: [props.webhookQueue.queueArn] }));
   }
   if (access.faces?.length) statements.push(...faceStatements(access.faces, stack, props.namePrefix));
+  if (access.functionRunner) {
+    // By its name (it lives in the journeys' construct): an upload's Python script is compiled there, never here.
+    const runner = stack.formatArn({ service: 'lambda', resource: 'function', resourceName: runnerName(props.namePrefix), arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    statements.push(new iam.PolicyStatement({ sid: 'CheckPythonFunctions', actions: ['lambda:InvokeFunction'], resources: [runner] }));
+  }
   return statements;
 }

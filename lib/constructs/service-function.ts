@@ -34,6 +34,8 @@ export function nagArn(arn: string, stack: Stack): string {
 export interface ServiceFunctionProps {
   /** Layers holding packages the bundle leaves out (lib/bundling.ts LAYER_PACKAGES). */
   layers?: lambda.ILayerVersion[];
+  /** Files the code reads at run time, copied beside the bundle (`dir` relative to the repository root). */
+  assets?: { dir: string; files: readonly string[] };
   /** Physical name (see `physicalName`: it starts with the deployment's prefix); also names the log group. */
   functionName: string;
   description: string;
@@ -159,6 +161,7 @@ export class ServiceFunction extends Construct {
         mainFields: [...LAMBDA_BUNDLING.mainFields],
         // esbuild is a dev dependency, so synth never needs Docker.
         forceDockerBundling: false,
+        ...(props.assets ? { commandHooks: copyAssets(props.repoRoot, props.assets) } : {}),
       },
     });
 
@@ -242,4 +245,17 @@ export function tableItemsIn(sid: string, actions: string[], tableArn: string, p
     resources: [tableArn],
     conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': partitions } },
   });
+}
+
+/** The cloud function runner's name: journey-functions.ts gives it, the routes that invoke it (a Python upload's check) find it by it. */
+export const runnerName = (namePrefix: string) => ServiceFunction.physicalName(namePrefix, 'cloud-function-runner');
+
+/** Copies files the bundle reads at run time next to it (the bundle finds them beside its own file). */
+function copyAssets(repoRoot: string, assets: { dir: string; files: readonly string[] }) {
+  const quote = (p: string) => `'${p.replace(/'/g, `'\\''`)}'`;
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (_input: string, output: string) => assets.files.map((f) => `cp ${quote(path.join(repoRoot, assets.dir, f))} ${quote(path.join(output, f))}`),
+  };
 }

@@ -7,15 +7,16 @@
  * compiled; the parent sends `{ id, request }`; the child answers `{ id, result }`, or
  * `{ id, error }` when the sandbox itself failed (never for what the function's code did).
  */
-import type { RunRequest, RunResult } from '../../functions/cloud-functions/contract.js';
-import { runFunction, warmUp } from '../../functions/cloud-functions/sandbox.js';
+import type { PythonCheck, RunnerPayload, RunResult } from '../../functions/cloud-functions/contract.js';
+import { dispatch, stopRunners } from '../../functions/cloud-functions/runner-dispatch.js';
+import { warmUp } from '../../functions/cloud-functions/sandbox.js';
 
 export interface RunnerRequestMessage {
   id: number;
-  request: RunRequest;
+  request: RunnerPayload;
 }
 
-export type RunnerReplyMessage = { type: 'ready' } | { id: number; result: RunResult } | { id: number; error: string };
+export type RunnerReplyMessage = { type: 'ready' } | { id: number; result: RunResult | PythonCheck } | { id: number; error: string };
 
 function send(message: RunnerReplyMessage): void {
   // The parent may be gone already; its disconnect ends this process anyway.
@@ -24,10 +25,11 @@ function send(message: RunnerReplyMessage): void {
 
 // The parent's end of the channel closes when it exits, however it exits (SIGKILL included):
 // this process must never outlive the service.
-process.on('disconnect', () => process.exit(0));
+// The Python engine's children go with it.
+process.on('disconnect', () => void stopRunners().finally(() => process.exit(0)));
 
 process.on('message', (message: RunnerRequestMessage) => {
-  runFunction(message.request).then(
+  dispatch(message.request).then(
     (result) => send({ id: message.id, result }),
     (err: unknown) => send({ id: message.id, error: err instanceof Error ? err.message : String(err) }),
   );

@@ -16,13 +16,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { resolveLimits, type RunRequest, type RunResult } from '../../functions/cloud-functions/contract.js';
+import { resolveLimits, type PythonCheck, type PythonRunRequest, type RunnerPayload, type RunRequest, type RunResult } from '../../functions/cloud-functions/contract.js';
 import type { RunnerReplyMessage, RunnerRequestMessage } from './cloud-function-runner-child.js';
 
 const CHILD_ENTRY = fileURLToPath(new URL('./cloud-function-runner-child.ts', import.meta.url));
 /** Where `--import tsx` is resolved from: the project root, whose node_modules holds tsx. */
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HARD_DEADLINE_GRACE_MS = 5_000;
+/** The Python interpreter's first start in the child (its snapshot made, a sandbox ready), measured in seconds: allowed for on top. */
+const PYTHON_COLD_START_MS = 30_000;
 /** The child's V8 heap; each run's QuickJS memory is a WebAssembly memory outside it. */
 const CHILD_HEAP_MB = 256;
 
@@ -32,16 +34,18 @@ export class CloudFunctionRunnerError extends Error {
 }
 
 export interface CloudFunctionRunner {
-  run(req: RunRequest): Promise<RunResult>;
+  run(req: RunRequest | PythonRunRequest): Promise<RunResult>;
+  /** Compiles a Python script in the child (never runs it). */
+  checkPython(script: string): Promise<PythonCheck>;
   /** Ends the child; runs in flight fail with CloudFunctionRunnerError, and later runs are refused. */
   stop(): Promise<void>;
 }
 
 interface InFlight {
-  resolve(result: RunResult): void;
+  resolve(result: unknown): void;
   reject(err: Error): void;
   watchdog: NodeJS.Timeout;
-  request: RunRequest;
+  request: RunnerPayload;
   startedAt: number;
   sent: boolean;
 }
@@ -132,7 +136,7 @@ export function startCloudFunctionRunner(options: CloudFunctionRunnerOptions = {
   function failAll(dead: Child, message: string): void {
     for (const [id, run] of [...inFlight]) {
       settle(id);
-      if (dead.overran.has(id)) {
+      if (dead.overran.has(id) && !('action' in run.request)) {
         const limits = resolveLimits(run.request.limits);
         run.resolve({
           ok: false,
@@ -161,28 +165,37 @@ export function startCloudFunctionRunner(options: CloudFunctionRunnerOptions = {
 
   // The child starts with the first run (and again after one dies): a service whose journeys run no
   // function never pays for it (a Node process with its own heap, and QuickJS's warm-up).
+  function send<T>(request: RunnerPayload, hardDeadline: number): Promise<T> {
+    if (stopped) return Promise.reject(new CloudFunctionRunnerError('the cloud function runner is stopped'));
+    const target = (child ??= spawnChild());
+    const id = nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const run: InFlight = {
+        resolve: resolve as (result: unknown) => void,
+        reject,
+        request,
+        startedAt: performance.now(),
+        sent: false,
+        watchdog: setTimeout(() => {
+          target.overran.add(id);
+          target.process.kill('SIGKILL');
+        }, hardDeadline),
+      };
+      inFlight.set(id, run);
+      updateRef(target);
+      if (target.ready) dispatch(target, id, run);
+    });
+  }
+
   return {
-    run(request: RunRequest): Promise<RunResult> {
-      if (stopped) return Promise.reject(new CloudFunctionRunnerError('the cloud function runner is stopped'));
-      const target = (child ??= spawnChild());
-      const id = nextId++;
-      const hardDeadline = resolveLimits(request.limits).timeoutMs + grace;
-      return new Promise<RunResult>((resolve, reject) => {
-        const run: InFlight = {
-          resolve,
-          reject,
-          request,
-          startedAt: performance.now(),
-          sent: false,
-          watchdog: setTimeout(() => {
-            target.overran.add(id);
-            target.process.kill('SIGKILL');
-          }, hardDeadline),
-        };
-        inFlight.set(id, run);
-        updateRef(target);
-        if (target.ready) dispatch(target, id, run);
-      });
+    run(request: RunRequest | PythonRunRequest): Promise<RunResult> {
+      // A Python run's first use makes the interpreter's snapshot (a few seconds, once): given its time too.
+      const start = 'language' in request ? PYTHON_COLD_START_MS : 0;
+      return send<RunResult>(request, resolveLimits(request.limits).timeoutMs + grace + start);
+    },
+
+    checkPython(script: string): Promise<PythonCheck> {
+      return send<PythonCheck>({ action: 'checkPython', script }, PYTHON_COLD_START_MS + grace);
     },
 
     async stop(): Promise<void> {
