@@ -8,6 +8,7 @@ import * as counterV1 from './counter-v1.js';
 import * as customPage from './custom-page.js';
 import * as dataForm from './data-form.js';
 import * as deregisterPasscode from './deregister-passcode.js';
+import * as executeCloudFunctionV1 from './execute-cloud-function-v1.js';
 import * as executeCloudFunctionV2 from './execute-cloud-function-v2.js';
 import * as externalSourceFaceMatchV1 from './external-source-face-match-v1.js';
 import * as externalSourceFaceUploadV1 from './external-source-face-upload-v1.js';
@@ -45,6 +46,7 @@ export const ACCESS = {
   CUSTOM_PAGE: customPage.aws,
   DATA_FORM: dataForm.aws,
   DEREGISTER_PASSCODE: deregisterPasscode.aws,
+  EXECUTE_CLOUD_FUNCTION_V1: executeCloudFunctionV1.aws,
   EXECUTE_CLOUD_FUNCTION_V2: executeCloudFunctionV2.aws,
   EXTERNAL_SOURCE_FACE_MATCH_V1: externalSourceFaceMatchV1.aws,
   EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.aws,
@@ -69,6 +71,7 @@ export const RUNS = {
   COMPLETE_PASSCODE_REGISTRATION: completePasscodeRegistration.run,
   COUNTER_V1: counterV1.run,
   DEREGISTER_PASSCODE: deregisterPasscode.run,
+  EXECUTE_CLOUD_FUNCTION_V1: executeCloudFunctionV1.run,
   EXECUTE_CLOUD_FUNCTION_V2: executeCloudFunctionV2.run,
   EXTERNAL_SOURCE_FACE_MATCH_V1: externalSourceFaceMatchV1.run,
   EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.run,

@@ -1,4 +1,4 @@
-import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore, FunctionRunner, RunResult } from './model.js';
+import { isPythonType, type CloudFunctionLogStore, type CloudFunctionStore, type CloudFunctionType, type CloudSecretSealer, type CloudSecretStore, type FunctionRunner, type RunResult } from './model.js';
 import { functionToRun } from './functions.js';
 import { secretsForRun } from './secrets.js';
 
@@ -18,11 +18,16 @@ export interface FunctionStep {
   reportLog: boolean;
   /** The family's label of the run, kept with its log. */
   ruleExecutionName?: string | undefined;
+  /** The function types the step runs (Execute Cloud Function v1: PYTHON39V1 only); any when absent. */
+  types?: readonly CloudFunctionType[];
 }
 
 export type FunctionStepOutcome =
-  | { ok: true; variables: Record<string, unknown> }
-  /** `reason` is the stable error: NotFound, SecretMissing, Timeout, Error. `message` names only the definition's own names. */
+  /** A JavaScript function: the variables it returned. */
+  | { ok: true; kind: 'javascript'; variables: Record<string, unknown> }
+  /** A Python function: its `results` (the family's contract: the step writes them back), and the version that ran. */
+  | { ok: true; kind: 'python'; results: Record<string, unknown>; functionName: string }
+  /** `reason` is the stable error: NotFound, SecretMissing, Timeout, Error. `message` names only the definition's own names (and, Python, the exception). */
   | { ok: false; reason: 'NotFound' | 'SecretMissing' | 'Timeout' | 'Error'; message: string };
 
 export interface FunctionStepDeps {
@@ -40,6 +45,13 @@ export interface FunctionStepDeps {
 const MiB = 1024 * 1024;
 /** The variables a run may return, as JSON: well within the session's 192 KiB with what it already holds. */
 export const MAX_OUTPUT_BYTES = 128 * 1024;
+/**
+ * A Python function's `results` as JSON: the journey keeps them twice (where gateways read them
+ * and where forms read them, as the family does), so half of what a JavaScript function may return.
+ */
+export const MAX_PYTHON_OUTPUT_BYTES = 60 * 1024;
+/** A Python function's failure as the step reports it (its type, message and line). */
+const MAX_ERROR_CHARS = 1_200;
 
 export async function runFunctionStep(
   d: FunctionStepDeps,
@@ -52,18 +64,35 @@ export async function runFunctionStep(
     const which = step.functionVersion === undefined ? 'no DEPLOYED_ACTIVE version' : 'no such version that is not ARCHIVED';
     return { ok: false, reason: 'NotFound', message: `The cloud function step ${at.activityId} names a function with ${which}.` };
   }
+  const type = fn.type ?? 'JAVASCRIPT';
+  if (step.types && !step.types.includes(type)) {
+    return { ok: false, reason: 'Error', message: `Cloud function "${fn.name}" version ${fn.version} is a ${type} function; this step runs ${step.types.join(' or ')} functions only.` };
+  }
   const { values, missing } = await secretsForRun(d, at.tenantId, step.secretNames);
   if (missing.length) return { ok: false, reason: 'SecretMissing', message: `The cloud function step ${at.activityId} lists ${missing.length} cloud secret(s) the tenant does not have.` };
 
-  const result: RunResult = await d.runner.run({
-    modules: fn.modules,
-    entry: fn.entryPoint,
-    input: { variables: step.variables, secrets: values },
-    // Below the journey's session limit (192 KiB), so that what fits here also fits there.
-    limits: { timeoutMs: fn.timeoutSeconds * 1000, memoryBytes: fn.memoryMb * MiB, outputBytes: MAX_OUTPUT_BYTES },
-    allowedOrigins: d.allowedOrigins,
-    refusedEndpoints: d.refusedEndpoints,
-  });
+  const python = isPythonType(type);
+  // Below the journey's session limit (192 KiB), so that what fits here also fits there.
+  const limits = { timeoutMs: fn.timeoutSeconds * 1000, memoryBytes: fn.memoryMb * MiB, outputBytes: python ? MAX_PYTHON_OUTPUT_BYTES : MAX_OUTPUT_BYTES };
+  const result: RunResult = await d.runner.run(
+    python
+      ? {
+          language: 'python',
+          script: fn.modules[fn.entryPoint] ?? '',
+          params: { secrets: values, vars: step.variables },
+          limits,
+          allowedOrigins: d.allowedOrigins,
+          refusedEndpoints: d.refusedEndpoints,
+        }
+      : {
+          modules: fn.modules,
+          entry: fn.entryPoint,
+          input: { variables: step.variables, secrets: values },
+          limits,
+          allowedOrigins: d.allowedOrigins,
+          refusedEndpoints: d.refusedEndpoints,
+        },
+  );
   if (step.reportLog && at.expiresAt !== undefined) {
     await d.logs.put({
       tenantId: at.tenantId,
@@ -82,9 +111,12 @@ export async function runFunctionStep(
       expiresAt: at.expiresAt,
     });
   }
-  if (result.ok) return { ok: true, variables: result.output };
-  // What the function said stays in its log (the tenant's to read); the journey's history names only the error.
+  if (result.ok) return python ? { ok: true, kind: 'python', results: result.output, functionName: fn.name } : { ok: true, kind: 'javascript', variables: result.output };
   const named = `Cloud function "${fn.name}" version ${fn.version}`;
   if (result.error.name === 'FunctionTimeout') return { ok: false, reason: 'Timeout', message: `${named} ran past its ${fn.timeoutSeconds} s.` };
+  // A Python function's exception is the family's error message (`errorMessageVariable`): its type,
+  // message and line, secrets masked by the runner. A JavaScript function's stays in its log (the
+  // tenant's to read); the journey's history names only the error.
+  if (python) return { ok: false, reason: 'Error', message: `${named} failed: ${result.error.message}`.slice(0, MAX_ERROR_CHARS) };
   return { ok: false, reason: 'Error', message: `${named} failed (${result.error.name}); its log has the details.` };
 }

@@ -28,6 +28,12 @@ export interface MetricDimensions {
   ExecutionEndsReconciled: { status: string };
   /** A cloud function run whose step asked for metrics (`Metrics`), by outcome (SUCCEEDED, FAILED). */
   CloudFunctionRuns: { outcome: string };
+  /**
+   * A Python function's own counter (`results["metrics"]["counters"]`), by its name and outcome
+   * (approve, decline, review, na, failed, passed, not_found): only names its step's Metrics list
+   * allows, so the tenant's definitions bound how many there are.
+   */
+  CloudFunctionCounters: { counter: string; outcome: string };
 }
 export type MetricName = keyof MetricDimensions;
 
@@ -85,3 +91,5 @@ export const countActivityError = (tenantId: string, activityType: string, about
 export const countExecutionEndReconciled = (tenantId: string, status: string) => count('ExecutionEndsReconciled', { status }, tenantId);
 /** A cloud function step with `Metrics` on counts its run (functions/activities/execute-cloud-function-v2.ts). */
 export const countCloudFunctionRun = (tenantId: string, outcome: 'SUCCEEDED' | 'FAILED', about?: Counted) => count('CloudFunctionRuns', { outcome }, tenantId, about);
+export const countCloudFunctionCounter = (tenantId: string, counter: string, outcome: string, about?: Counted) =>
+  count('CloudFunctionCounters', { counter, outcome }, tenantId, about);

@@ -32,4 +32,24 @@ describe('the runner Lambda (AWS)', () => {
     lambda.on(InvokeCommand).rejects(Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException' }));
     await expect(new LambdaFunctionRunner('runner').run(request)).rejects.toMatchObject({ name: 'TooManyRequestsException' });
   });
+
+  it('sends a Python run as its own payload, and checks a script by the checkPython action', async () => {
+    const result = { ok: true, output: { pass: true }, logs: [], logsTruncated: false, durationMs: 9 };
+    lambda.on(InvokeCommand).resolves({ StatusCode: 200, Payload: payload(result) });
+    const python = { language: 'python' as const, script: 'results["pass"] = True', params: { secrets: {}, vars: { idv: {} } } };
+    expect(await new LambdaFunctionRunner('runner').run(python)).toEqual(result);
+    expect(JSON.parse(Buffer.from(lambda.commandCalls(InvokeCommand)[0]!.args[0].input.Payload as Uint8Array).toString('utf8'))).toEqual(python);
+    lambda.reset();
+    lambda.on(InvokeCommand).resolves({ StatusCode: 200, Payload: payload({ ok: false, line: 2, column: 10, message: "expected ':'" }) });
+    expect(await new LambdaFunctionRunner('runner').checkPython('if x\n')).toEqual({ ok: false, line: 2, column: 10, message: "expected ':'" });
+    expect(JSON.parse(Buffer.from(lambda.commandCalls(InvokeCommand)[0]!.args[0].input.Payload as Uint8Array).toString('utf8'))).toEqual({ action: 'checkPython', script: 'if x\n' });
+  });
+
+  it("fails a check as the runner's failure when its runtime errs or the invoke is throttled", async () => {
+    lambda.on(InvokeCommand).resolves({ StatusCode: 200, FunctionError: 'Unhandled', Payload: payload({ errorType: 'Runtime.ExitError' }) });
+    await expect(new LambdaFunctionRunner('runner').checkPython('x = 1')).rejects.toBeInstanceOf(RunnerInvokeError);
+    lambda.reset();
+    lambda.on(InvokeCommand).rejects(Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException' }));
+    await expect(new LambdaFunctionRunner('runner').checkPython('x = 1')).rejects.toMatchObject({ name: 'TooManyRequestsException' });
+  });
 });

@@ -5,23 +5,37 @@ export const spec = {
   displayName: 'Execute Cloud Function v2',
   kind: 'service',
   description:
-    "Runs a version of the tenant's cloud function in the sandbox with the process variables and cloud secrets the step lists; " +
-    'the variables it returns are set on the journey (for example for a gateway to read).',
+    "Runs a version of the tenant's cloud function in the sandbox with the process variables and cloud secrets the step lists. " +
+    'A JavaScript function returns the variables set on the journey; a Python function (PYTHON39V1 or PYTHON312V2) reads `params` and ' +
+    "fills `results` in the family's contract: `results.executionVariables` set on the journey, `results` itself kept for gateways " +
+    '(`cloudFunctions.ruleExecutionResults.<Rule Execution Name>.ruleResults`) and forms (`_checks.cloudFunctions.<Function Name>.metaData.ruleResults`).',
   inputs: [
     {
       ...s('Function Name', false, undefined, 'The function to run. Empty (as the family allows at publish): the step fails with Function Not Found when it runs.'),
       family: { name: 'functionName' },
     },
     { name: 'Function Version', type: 'I', required: false, min: 1, description: 'Empty: the latest DEPLOYED_ACTIVE version.', family: { name: 'functionVersion' } },
-    { name: 'Process Variables', type: 'L', required: false, description: 'The variables the function may read (`variables` in its handler).', family: { name: 'processVariables' } },
-    { name: 'Cloud Secrets', type: 'L', required: false, description: 'The secrets the function may read (`secrets` in its handler), by name.', family: { name: 'cloudSecrets' } },
+    {
+      name: 'Process Variables',
+      type: 'L',
+      required: false,
+      description: 'The variables the function may read (`variables` in a JavaScript handler, `params["vars"]` in Python).',
+      family: { name: 'processVariables' },
+    },
+    {
+      name: 'Cloud Secrets',
+      type: 'L',
+      required: false,
+      description: 'The secrets the function may read (`secrets` in a JavaScript handler, `params["secrets"]` in Python), by name; an entry may be an expression (`${idv.configSecrets[0]}`).',
+      family: { name: 'cloudSecrets' },
+    },
     { name: 'Metrics', type: 'B', required: false, default: false, description: 'Also count the run as a CloudFunctionRuns metric, by outcome.' },
     {
       name: 'Allowed Metrics',
       type: 'L',
       required: false,
       description:
-        "The family's Metrics list: the metric names the function may record. Today a non-empty list counts the run as a CloudFunctionRuns metric, as Metrics does; per-name counters come with the family's Python functions.",
+        "The family's Metrics list: the counter names a Python function may record (`results[\"metrics\"] = {\"counters\": {name: outcome}}`; a name not listed is not recorded). A non-empty list also counts the run as a CloudFunctionRuns metric, as Metrics does.",
       // Matched by its name only: its label (Metrics) is this activity's Metrics input's name.
       family: { name: 'cloudFunctionAllowedMetrics', type: 'LIST_STRING' },
     },

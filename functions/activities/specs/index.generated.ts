@@ -9,6 +9,7 @@ import * as counterV1 from './counter-v1.js';
 import * as customPage from './custom-page.js';
 import * as dataForm from './data-form.js';
 import * as deregisterPasscode from './deregister-passcode.js';
+import * as executeCloudFunctionV1 from './execute-cloud-function-v1.js';
 import * as executeCloudFunctionV2 from './execute-cloud-function-v2.js';
 import * as externalSourceFaceMatchV1 from './external-source-face-match-v1.js';
 import * as externalSourceFaceUploadV1 from './external-source-face-upload-v1.js';
@@ -44,6 +45,7 @@ export const SPECS = [
   customPage.spec,
   dataForm.spec,
   deregisterPasscode.spec,
+  executeCloudFunctionV1.spec,
   executeCloudFunctionV2.spec,
   externalSourceFaceMatchV1.spec,
   externalSourceFaceUploadV1.spec,
@@ -87,6 +89,7 @@ export const ALIASES = {
   customPageV1: 'CUSTOM_PAGE',
   customDataFormV1: 'DATA_FORM',
   deregisterPasscodeV1: 'DEREGISTER_PASSCODE',
+  syncRuleExecutorV1: 'EXECUTE_CLOUD_FUNCTION_V1',
   syncCloudFunctionExecutorV2: 'EXECUTE_CLOUD_FUNCTION_V2',
   externalSourceFaceMatchV1: 'EXTERNAL_SOURCE_FACE_MATCH_V1',
   externalSourceFaceUploadV1: 'EXTERNAL_SOURCE_FACE_UPLOAD_V1',
