@@ -40,6 +40,8 @@ const SPEC_ERROR_EVENTS: Record<string, string[]> = {
   // Not in the spec's table: where a function's error, timeout or missing version or secret goes (issue 13, item 3),
   // and the family's one code for all four.
   'Execute Cloud Function v2': ['Function Error', 'Function Timeout', 'Function Not Found', 'Cloud Secret Missing', 'Failed Sync Rule Execution'],
+  // The family's v1: the same task as v2, its same events.
+  'Execute Cloud Function v1': ['Function Error', 'Function Timeout', 'Function Not Found', 'Cloud Secret Missing', 'Failed Sync Rule Execution'],
   // Not in the spec: the service's own watchlist step (issue 14, item 5).
   'Watchlist Match': ['Watchlist Hit', 'Watchlist Not Found', 'Failed face template generation'],
   // The service's own (not a spec activity): notifies one webhook.
