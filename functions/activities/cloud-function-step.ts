@@ -6,7 +6,7 @@
  */
 import { processVariables } from '../../statemachines/variables.js';
 import { runFunctionStep } from '../cloud-functions/run-step.js';
-import { countersOf, writeBack } from '../cloud-functions/family-results.js';
+import { countersOf, ReservedVariableError, writeBack } from '../cloud-functions/family-results.js';
 import type { CloudFunctionType } from '../cloud-functions/model.js';
 import { getStoreConfig, localServiceEndpoints } from '../config.js';
 import { countCloudFunctionCounter, countCloudFunctionRun } from '../observability/metrics.js';
@@ -64,10 +64,14 @@ export function cloudFunctionRun(spec: typeof v2 | typeof v1, types?: readonly C
     if (inputs.Metrics === true || allowed.length > 0) await countCloudFunctionRun(tenantId, outcome.ok ? 'SUCCEEDED' : 'FAILED', { forTest });
     if (!outcome.ok) throw activityError(spec, ERRORS[outcome.reason], outcome.message);
     if (outcome.kind === 'javascript') return { ...session, vars: { ...(session.vars ?? {}), ...outcome.variables } };
+    let written;
+    try {
+      written = writeBack(session, outcome.results, { functionName: outcome.functionName, ruleExecutionName: inputs['Rule Execution Name'] });
+    } catch (err) {
+      if (err instanceof ReservedVariableError) throw activityError(spec, 'CloudFunctionError', `Cloud function "${outcome.functionName}": ${err.message}`);
+      throw err;
+    }
     for (const [counter, result] of countersOf(outcome.results, allowed)) await countCloudFunctionCounter(tenantId, counter, result, { forTest });
-    return {
-      ...session,
-      vars: writeBack(session.vars ?? {}, outcome.results, { functionName: outcome.functionName, ruleExecutionName: inputs['Rule Execution Name'] }),
-    };
+    return { ...session, vars: written.vars, _checks: written.checks };
   };
 }

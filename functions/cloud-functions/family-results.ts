@@ -15,6 +15,7 @@
  *   list allows and the family's outcomes only (`countersOf`).
  */
 import { own, setOwn } from '../shared/own.js';
+import { SESSION_KEYS } from '../../statemachines/variables.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -29,29 +30,47 @@ export function cfOutcome(results: Record<string, unknown>): string | undefined 
   return typeof outcome === 'string' && outcome !== '' ? outcome : undefined;
 }
 
-/** The process variables after a Python run: `vars` with what the run sets, nothing else touched. */
+/** An execution variable the journey keeps for itself (statemachines/variables.ts SESSION_KEYS, but `_checks`). */
+export class ReservedVariableError extends Error {
+  override readonly name = 'ReservedVariableError';
+}
+
+/**
+ * The journey's variables and checks after a Python run: `vars` with what the run sets, the
+ * session's `_checks` (where `${_checks...}` reads) with its check and any it set, nothing else
+ * touched. A function may set `_checks` (the family's extensible checks) but none of the other
+ * names the journey keeps for itself (`instance`, `parameters`, `_decision`...): that fails the run.
+ */
 export function writeBack(
-  vars: Readonly<Record<string, unknown>>,
+  state: { vars?: Readonly<Record<string, unknown>> | undefined; _checks?: unknown },
   results: Record<string, unknown>,
   at: { functionName: string; ruleExecutionName?: string | undefined },
-): Record<string, unknown> {
-  const next: Record<string, unknown> = { ...vars };
+): { vars: Record<string, unknown>; checks: Record<string, unknown> } {
+  const vars: Record<string, unknown> = { ...(state.vars ?? {}) };
+  let checks: Record<string, unknown> = isRecord(state._checks) ? { ...state._checks } : {};
   const set = own(results, 'executionVariables');
-  // A variable named `__proto__` is a variable like any other, never the object's prototype.
-  if (isRecord(set)) for (const [name, value] of Object.entries(set)) setOwn(next, name, value);
-  if (at.ruleExecutionName) {
-    const cf = isRecord(next.cloudFunctions) ? next.cloudFunctions : {};
-    const runs = isRecord(cf.ruleExecutionResults) ? cf.ruleExecutionResults : {};
-    next.cloudFunctions = { ...cf, ruleExecutionResults: { ...runs, [at.ruleExecutionName]: { ruleResults: results } } };
+  if (isRecord(set)) {
+    for (const [name, value] of Object.entries(set)) {
+      if (name === '_checks') {
+        if (!isRecord(value)) throw new ReservedVariableError('executionVariables sets _checks to something other than a dict.');
+        checks = { ...value };
+      } else if ((SESSION_KEYS as readonly string[]).includes(name)) {
+        throw new ReservedVariableError(`executionVariables sets ${name}, which the journey keeps for itself.`);
+      } else {
+        // A variable named `__proto__` is a variable like any other, never the object's prototype.
+        setOwn(vars, name, value);
+      }
+    }
   }
-  const checks = isRecord(next._checks) ? next._checks : {};
+  if (at.ruleExecutionName) {
+    const cf = isRecord(vars.cloudFunctions) ? vars.cloudFunctions : {};
+    const runs = isRecord(cf.ruleExecutionResults) ? cf.ruleExecutionResults : {};
+    vars.cloudFunctions = { ...cf, ruleExecutionResults: { ...runs, [at.ruleExecutionName]: { ruleResults: results } } };
+  }
   const functions = isRecord(checks.cloudFunctions) ? checks.cloudFunctions : {};
   const outcome = cfOutcome(results);
-  next._checks = {
-    ...checks,
-    cloudFunctions: { ...functions, [at.functionName]: { ...(outcome ? { outcome } : {}), valid: true, metaData: { ruleResults: results } } },
-  };
-  return next;
+  checks.cloudFunctions = { ...functions, [at.functionName]: { ...(outcome ? { outcome } : {}), valid: true, metaData: { ruleResults: results } } };
+  return { vars, checks };
 }
 
 /** The counters a run recorded that its step allows: `[name, outcome]`, each allowed name once. */

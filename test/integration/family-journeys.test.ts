@@ -125,7 +125,7 @@ describe("the family's journeys", () => {
     const bpmnFile = await call('GET', `${BASE}/${versions.json.content[0].processDefinitionId}/bpmnFile`, { token });
     expect(bpmnFile.text).toBe(BPMN);
 
-    // A custom page (a user step, known since issue 28) and a Python cloud function (a service step, not yet) on the disabled branch.
+    // A custom page (a user step, known since issue 28), a Python cloud function (known since issue 29) and a document capture (not yet) on the disabled branch.
     const withOthers = BPMN.replace(
       '<bpmn:endEvent id="Event_declined" name="Declined">',
       `<bpmn:serviceTask id="CPG01_page" name="Custom page" camunda:skyId="CPG01" camunda:type="external" camunda:topic="\${execution.getVariableLocal('localTopicId')}">
@@ -137,7 +137,14 @@ describe("the family's journeys", () => {
       </bpmn:serviceTask>
       <bpmn:serviceTask id="ECF01_python" name="Python CF" camunda:delegateExpression="\${syncRuleExecutorV1}" camunda:skyId="ECF01" />
       <bpmn:sequenceFlow id="Flow_p1" sourceRef="CPG01_page" targetRef="ECF01_python" />
-      <bpmn:sequenceFlow id="Flow_p2" sourceRef="ECF01_python" targetRef="Event_declined" />
+      <bpmn:sequenceFlow id="Flow_p2" sourceRef="ECF01_python" targetRef="CDOF01_front" />
+      <bpmn:serviceTask id="CDOF01_front" name="Capture front" camunda:skyId="CDOF01" camunda:type="external" camunda:topic="\${execution.getVariableLocal('localTopicId')}">
+        <bpmn:extensionElements>
+          <camunda:executionListener delegateExpression="\${captureDocumentImageV1}" event="start" />
+          <camunda:executionListener delegateExpression="\${captureDocumentImageEndV1}" event="end" />
+        </bpmn:extensionElements>
+      </bpmn:serviceTask>
+      <bpmn:sequenceFlow id="Flow_p4" sourceRef="CDOF01_front" targetRef="Event_declined" />
       <bpmn:boundaryEvent id="ECF01-e-fsr_python" attachedToRef="ECF01_python"><bpmn:outgoing>Flow_p3</bpmn:outgoing><bpmn:errorEventDefinition errorRef="Error_syncRule" /></bpmn:boundaryEvent>
       <bpmn:sequenceFlow id="Flow_p3" sourceRef="ECF01-e-fsr_python" targetRef="Event_declined" />
       <bpmn:endEvent id="Event_declined" name="Declined">`,
@@ -146,9 +153,10 @@ describe("the family's journeys", () => {
     const refused = await call('POST', BASE, { token, body: upload(`family-${fresh()}`, withOthers) });
     expect(refused.status).toBe(400);
     expect(refused.json.code).toBe('INVALID_BPMN');
-    expect(refused.json.details.map((d: { location: string }) => d.location).sort()).toEqual(['bpmn.ECF01_python']);
+    expect(refused.json.details.map((d: { location: string }) => d.location).sort()).toEqual(['bpmn.CDOF01_front']);
     const messages = refused.json.details.map((d: { message: string }) => d.message).join('\n');
     expect(messages).not.toContain('customPageV1');
-    expect(messages).toContain('syncRuleExecutorV1');
+    expect(messages).not.toContain('syncRuleExecutorV1');
+    expect(messages).toContain('captureDocumentImageV1');
   });
 });
