@@ -104,8 +104,8 @@ export async function keyWith(names: string[], extra: Record<string, unknown> = 
 }
 
 /** Polls a journey page until it shows `text` (the execution moves on asynchronously). */
-export async function pageUntil(path: string, text: string, opts: CallOptions = {}): Promise<string> {
-  const deadline = Date.now() + 10_000;
+export async function pageUntil(path: string, text: string, opts: CallOptions = {}, ms = 10_000): Promise<string> {
+  const deadline = Date.now() + ms;
   for (;;) {
     const res = await call('GET', path, opts);
     if (res.text.includes(text)) return res.text;
