@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, call, finalStatus, keyWith, latestSession, pageUntil, runJourney } from './client.js';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { adminToken, call, finalStatus, issueToken, keyWith, latestSession, pageUntil, runJourney } from './client.js';
 
 /**
  * The family's Python cloud functions over HTTP: uploaded as its deployment tools upload them
@@ -209,9 +209,12 @@ describe('Python cloud functions, uploaded', () => {
   });
 
   it('need the permission to add functions, whatever their language', async () => {
-    const reader = await keyWith(['ProcessManager:getCloudFunctions']);
-    const refused = await call('POST', FUNCTIONS, { token: reader.token, body: { name: `py-${fresh()}`, type: 'PYTHON39V1', resource: 'x = 1' } });
+    const reader = await issueToken((await keyWith(['ProcessManager:getCloudFunctions'])).secret);
+    const refused = await call('POST', FUNCTIONS, { token: reader, body: { name: `py-${fresh()}`, type: 'PYTHON39V1', resource: 'x = 1' } });
     expect(refused.status).toBe(403);
+    // Another tenant's key reaches nothing of this one's: its upload is its own, its reads find none of these.
+    const theirs = await issueToken(inject('otherKey'), 'other');
+    expect((await call('GET', `${FUNCTIONS}/PyVerifyEmail/versions`, { tenant: 'other', token: theirs })).json.content).toEqual([]);
   });
 
   it('run v1 only for the Python 3.9 type, and show a run nothing of the service (its environment, its files)', async () => {
