@@ -1,8 +1,10 @@
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
 import { routeList } from '../../functions/routes.js';
+import { PYTHON_ASSETS } from '../../functions/cloud-functions/python/engine.js';
 import { ACTIVITY_FUNCTION_TIMEOUT_SECONDS, compileDefinition, EXECUTION_END_FUNCTION_TIMEOUT_SECONDS } from '../../statemachines/compile.js';
 import { exampleDefinitions } from '../../statemachines/examples/index.js';
 import {
@@ -91,14 +93,20 @@ describe('ArthrStack journeys', () => {
   });
 
   describe('cloud function runner', () => {
-    it('has no environment and a role that grants nothing but its own logs, with QuickJS from a layer, 512 MB and 75 s', () => {
-      expect(runner.Properties).toMatchObject({ FunctionName: 'arthr-fir-cloud-function-runner', Runtime: 'nodejs22.x', MemorySize: 512, Timeout: 75 });
+    it('has no environment and a role that grants nothing but its own logs, with QuickJS and pyodide from layers, 1536 MB and 75 s', () => {
+      expect(runner.Properties).toMatchObject({ FunctionName: 'arthr-fir-cloud-function-runner', Runtime: 'nodejs22.x', MemorySize: 1536, Timeout: 75 });
       expect(runner.Properties.Environment).toBeUndefined();
-      expect(asArray(runner.Properties.Layers)).toHaveLength(1);
+      expect(asArray(runner.Properties.Layers)).toHaveLength(2);
+      // The Python engine's child, preload and Python modules travel beside the bundle, which finds them there.
+      const bundle = join(synth.outdir, runner.Metadata?.['aws:asset:path'] as string);
+      for (const file of PYTHON_ASSETS) expect(existsSync(join(bundle, file)), file).toBe(true);
       const statements = grantsOf(runner);
       expect(actionsOf(statements)).toEqual([...LOG_ACTIONS].sort());
       expect(ofType(template, 'AWS::IAM::Role')[refId(runner.Properties.Role)!]!.Properties.ManagedPolicyArns).toBeUndefined();
-      // Only the activity function may invoke it: no resource policy lets anything else in.
+      // Invoked by the activity function (run) and the upload route (a Python script's check), by grants
+      // on their roles: no resource policy lets anything else in.
+      const checkers = routeList.filter((r) => r.aws.functionRunner).map((r) => r.operationId);
+      expect(checkers).toEqual(['addCloudFunction']);
       expect(Object.values(ofType(template, 'AWS::Lambda::Permission')).filter((p) => refId(p.Properties.FunctionName) === runnerId)).toEqual([]);
     });
   });

@@ -38,16 +38,21 @@ describe('package layers', () => {
     // RE2's WebAssembly travels beside its loader, which reads it from its own folder; so does QuickJS's.
     expect(holding('re2-wasm/build/wasm/re2.wasm')).toHaveLength(1);
     expect(holding('@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm')).toHaveLength(1);
+    // CPython's WebAssembly and its standard library, beside pyodide's loader.
+    expect(holding('pyodide/pyodide.asm.wasm')).toHaveLength(1);
+    expect(holding('pyodide/python_stdlib.zip')).toHaveLength(1);
   });
 
   it('go to exactly the functions whose routes name them, and QuickJS to the cloud function runner alone', () => {
     const layers = ofType(synth.template, 'AWS::Lambda::LayerVersion');
     const layerOf = (pkg: string) => Object.keys(layers).find((id) => String(layers[id]!.Properties.Description).startsWith(`${pkg} `))!;
     for (const pkg of LAYER_PACKAGES) expect(layerOf(pkg), pkg).toBeDefined();
-    const routePackages = LAYER_PACKAGES.filter((p) => p !== 'quickjs-emscripten');
+    const routePackages = LAYER_PACKAGES.filter((p) => p !== 'quickjs-emscripten' && p !== 'pyodide');
     for (const pkg of routePackages) expect(routeList.filter((r) => (r.layerPackages as readonly string[] | undefined)?.includes(pkg)).length, pkg).toBeGreaterThan(0);
     const withQuickjs = Object.values(ofType(synth.template, 'AWS::Lambda::Function')).filter((f) => asArray(f.Properties.Layers).map(refId).includes(layerOf('quickjs-emscripten')));
     expect(withQuickjs.map((f) => f.Properties.FunctionName)).toEqual(['arthr-fir-cloud-function-runner']);
+    const withPyodide = Object.values(ofType(synth.template, 'AWS::Lambda::Function')).filter((f) => asArray(f.Properties.Layers).map(refId).includes(layerOf('pyodide')));
+    expect(withPyodide.map((f) => f.Properties.FunctionName)).toEqual(['arthr-fir-cloud-function-runner']);
     for (const route of routeList) {
       const [, fn] = resourceAt(synth.template, 'AWS::Lambda::Function', routeFunctionPath(route));
       const attached = asArray(fn.Properties.Layers).map(refId).sort();

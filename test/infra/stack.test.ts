@@ -59,10 +59,12 @@ function expectedDataActions(route: RouteDef): string[] {
   for (const a of route.aws.faces ?? []) out.push(`rekognition:${a}`);
   // Custom pages (pages.test.ts checks their resources): S3-managed encryption, no key grant.
   for (const a of route.aws.pages ?? []) out.push(`s3:${a}`);
+  // A Python upload is compiled by the cloud function runner (journeys.test.ts checks the resource).
+  if (route.aws.functionRunner) out.push('lambda:InvokeFunction');
   return [...new Set(out)].sort();
 }
 
-const DATA_SERVICES = /^(dynamodb|kms|states|iam|events|s3|sqs|rekognition):/;
+const DATA_SERVICES = /^(dynamodb|kms|states|iam|events|s3|sqs|rekognition|lambda):/;
 /** Rekognition actions that act on the image in the request and take no resource: granted on `*`. */
 const IMAGE_ONLY_FACES = new Set(['rekognition:DetectFaces', 'rekognition:CompareFaces']);
 
@@ -457,6 +459,10 @@ describe('ArthrStack', () => {
         const data = [...new Set(actions.filter((a) => DATA_SERVICES.test(a)))].sort();
         expect(data, route.operationId).toEqual(expectedDataActions(route));
         expect(actions.filter((a) => a.includes('*')), route.operationId).toEqual([]);
+        // The runner by its exact name, nothing else.
+        for (const st of statements.filter((x) => asArray(x.Action).includes('lambda:InvokeFunction'))) {
+          expect(joined(st.Resource), route.operationId).toMatch(/^arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:function:arthr-fir-cloud-function-runner$/);
+        }
         // Besides its logs, assuming its tenant role where it acts for tenants.
         const assume = actsForTenants(route) ? ['sts:AssumeRole', 'sts:TagSession'] : [];
         expect(actions.filter((a) => !DATA_SERVICES.test(a)).sort(), route.operationId).toEqual([...LOG_ACTIONS, ...assume].sort());
