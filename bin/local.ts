@@ -65,6 +65,13 @@ lines.push('', `Ctrl-C stops the service; its data stays in ${dir}/.`, '');
 process.stdout.write(lines.join('\n'));
 
 let stopping = false;
+let stopped = false;
+// Said, not silent: Node ends a process whose event loop has nothing left to wait for, even in
+// the middle of an await, so a stop whose part waited on a promise nothing keeps alive would end
+// without a word (runtime.ts `within` keeps a timer for that; this says so if it ever happens).
+process.on('exit', (code) => {
+  if (stopping && !stopped) process.stderr.write(`stop: the process ended (code ${code}) before the stop was done; the next start ends what it left.\n`);
+});
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
@@ -77,6 +84,7 @@ async function shutdown(signal: string) {
       process.stdout.write(`${what} (COMPLETED_TERMINATED)${notRecorded ? `; ${notRecorded} could not be recorded now, the next start ends them` : ''}.\n`);
     }
     process.stdout.write('Stopped.\n');
+    stopped = true;
     process.exit(0);
   } catch (err) {
     console.error(err);

@@ -443,9 +443,11 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
  */
 async function within<T>(part: string, done: Promise<T>, ms = 20_000): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
+  // Referenced, on purpose: a part waiting on a promise that nothing else keeps alive (no socket,
+  // no timer: an execution the engine never settles) would otherwise let Node exit in the middle
+  // of the stop, silently, before "Stopped." and before the table had the journeys' ends.
   const late = new Promise<{ late: true }>((ok) => {
     timer = setTimeout(() => ok({ late: true }), ms);
-    timer.unref();
   });
   const outcome = await Promise.race([done.then((value) => ({ late: false as const, value })), late]);
   clearTimeout(timer);
