@@ -138,9 +138,18 @@ for name in [n for n in list(sys.modules) if n in ("js", "pyodide_js", "_pyodide
     del sys.modules[name]
 sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "JsFinder"]
 sys.path_importer_cache.clear()
+# A speed bump, not the boundary (_imp.create_builtin bypasses finders): the modules that lead to
+# JavaScript or to raw memory fail with a plain ImportError rather than a fatal error.
+class _Refused:
+    NAMES = ("js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "ctypes", "_ctypes")
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in self.NAMES:
+            raise ImportError("the module %s is not available to cloud functions" % name, name=name)
+        return None
+sys.meta_path.insert(0, _Refused())
 sys.stdout.reconfigure(line_buffering=True)
 sys.stderr.reconfigure(line_buffering=True)
-del os, sys, name
+del os, sys, name, _Refused
 `);
 py.runPython('globals().clear()');
 delete process.getBuiltinModule;

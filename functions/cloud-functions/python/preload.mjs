@@ -49,6 +49,11 @@ process.binding = (name) => {
   throw new Error('process.binding is not available to cloud functions');
 };
 process._linkedBinding = denied('process._linkedBinding');
+// Signals reach any process of the same user (the engine's own): a guest that reached this realm
+// could otherwise kill the runner.
+process.kill = denied('process.kill');
+process._kill = denied('process._kill');
+if (process.report) process.report.writeReport = denied('process.report.writeReport');
 process.dlopen = denied('process.dlopen');
 
 for (const name of ['fetch', 'WebSocket', 'EventSource', 'XMLHttpRequest']) delete globalThis[name];
