@@ -22,14 +22,15 @@ SYNTAX_ERRORS = (SyntaxError, ValueError, OverflowError, MemoryError, RecursionE
 
 def _syntax_problem(src, err):
     """(line, column, message) of a script that does not compile."""
+    nul = src.find("\0")
+    if nul >= 0:
+        # Python reports it without a position.
+        line = src.count("\n", 0, nul) + 1
+        return line, nul - (src.rfind("\n", 0, nul) + 1) + 1, "source code cannot contain null bytes"
     if isinstance(err, SyntaxError):
         line = err.lineno or 1
         column = err.offset or 1
         return line, max(1, column), err.msg or str(err)
-    nul = src.find("\0")
-    if nul >= 0:
-        line = src.count("\n", 0, nul) + 1
-        return line, nul - (src.rfind("\n", 0, nul) + 1) + 1, "source code cannot contain null bytes"
     return 1, 1, "%s: %s" % (type(err).__name__, err)
 
 
