@@ -134,9 +134,19 @@ py.runPython(`
 import os, sys
 os.environ.clear()
 os.environ.update({"HOME": "/home/pyodide", "LANG": "C.UTF-8", "PATH": "/usr/local/bin:/usr/bin:/bin", "TZ": "UTC"})
-for name in [n for n in list(sys.modules) if n in ("js", "pyodide_js", "_pyodide_core", "_cfhost") or n == "pyodide" or n.startswith(("pyodide.", "_pyodide"))]:
+for name in [n for n in list(sys.modules) if n.split(".")[0] in ("js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "_cfhost")]:
     del sys.modules[name]
 sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "JsFinder"]
+# JavaScript values pyodide's own modules keep in their globals (the webloop's scheduleCallback,
+# loadedPackages) outlive the modules' removal: dropped too.
+def _scrub():
+    import gc
+    for holder in gc.get_objects():
+        if type(holder) is dict:
+            for key, value in list(holder.items()):
+                if "JsProxy" in type(value).__name__ and not isinstance(value, type):
+                    holder[key] = None
+_scrub()
 sys.path_importer_cache.clear()
 # A speed bump, not the boundary (_imp.create_builtin bypasses finders): the modules that lead to
 # JavaScript or to raw memory fail with a plain ImportError rather than a fatal error.
@@ -149,7 +159,7 @@ class _Refused:
 sys.meta_path.insert(0, _Refused())
 sys.stdout.reconfigure(line_buffering=True)
 sys.stderr.reconfigure(line_buffering=True)
-del os, sys, name, _Refused
+del os, sys, name, _Refused, _scrub
 `);
 py.runPython('globals().clear()');
 delete process.getBuiltinModule;
