@@ -199,6 +199,7 @@ class Child {
   onMessage: ((message: ChildMessage) => void) | undefined;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   dead = false;
+  isReady = false;
   killedFor: 'timeout' | 'memory' | 'protocol' | 'stopped' | undefined;
 
   constructor(args: string[]) {
@@ -228,6 +229,7 @@ class Child {
         reject(new Error(`the Python child was not ready within ${START_TIMEOUT_MS} ms`));
       }, START_TIMEOUT_MS);
       this.onReady = () => {
+        this.isReady = true;
         clearTimeout(timer);
         resolve();
       };
@@ -349,7 +351,11 @@ class Engine implements PythonEngine {
     this.stopped = true;
     const children = [...this.children];
     this.spares = [];
-    for (const child of children) child.kill('stopped');
+    for (const child of children) {
+      // Held again so this process waits for their exit, which stop() promises.
+      child.ref();
+      child.kill('stopped');
+    }
     await Promise.all(children.map((child) => child.exited));
   }
 
@@ -406,8 +412,12 @@ class Engine implements PythonEngine {
   /** A ready (or starting) child for one run, taken out of the spares. */
   private async take(): Promise<Child> {
     const spare = this.spares.shift();
-    if (spare && !spare.dead) return spare;
-    return this.spawn();
+    if (spare && !spare.dead) {
+      // A spare still settling (child.mjs) would make the run wait for nothing: it starts now.
+      if (!spare.isReady) spare.send({ t: 'hurry' });
+      return spare;
+    }
+    return this.spawn(false);
   }
 
   /**
@@ -424,13 +434,14 @@ class Engine implements PythonEngine {
     this.children.delete(child);
   }
 
-  private async spawn(): Promise<Child> {
+  /** A new child; `settle`: a spare, which says ready only once its start-up work is done (child.mjs). */
+  private async spawn(settle = true): Promise<Child> {
     const snapshot = await this.snapshotPath();
     this.assertRunning();
-    return this.spawnNow(snapshot);
+    return this.spawnNow(snapshot, settle);
   }
 
-  private spawnNow(snapshot: string): Child {
+  private spawnNow(snapshot: string, settle = true): Child {
     const file = (name: string) => path.join(this.assetsDir, name);
     const child = new Child([
       '--experimental-permission',
@@ -445,6 +456,7 @@ class Engine implements PythonEngine {
       file('child.mjs'),
       this.pyodide.dir,
       snapshot,
+      settle ? '1' : '0',
     ]);
     this.children.add(child);
     // A spare that fails to start is dropped when it exits; whoever takes it sees the rejection.
