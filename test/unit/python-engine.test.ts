@@ -173,6 +173,7 @@ sys.stdout.write("no newline at the end")`,
     expect(traceback.join('\n')).not.toContain('_cfhost');
 
     expect(failure(await run('x = {}\nx["missing"]'))).toEqual({ name: 'FunctionError', message: "KeyError: 'missing' (line 2)" });
+    expect(failure(await run('name = input()'))).toEqual({ name: 'FunctionError', message: 'EOFError: EOF when reading a line (line 1)' });
     expect(failure(await run('import sys\nsys.exit(3)'))).toEqual({ name: 'FunctionError', message: 'SystemExit: 3 (line 2)' });
     const long = failure(await run('raise RuntimeError("z" * 5000)'));
     expect(long.name).toBe('FunctionError');
@@ -202,6 +203,15 @@ sys.stdout.write("no newline at the end")`,
       name: 'FunctionMemoryExceeded',
       message: 'the function used more than its memory limit of 33554432 bytes',
     });
+  });
+});
+
+describe('PythonEngine.run at once', () => {
+  it('runs several functions at the same time, each in its own child', async () => {
+    const results = await Promise.all(
+      [1, 2, 3].map((n) => run('import os\nresults["n"] = params["vars"]["n"] * 2\nresults["pid"] = os.getpid()', { params: { secrets: {}, vars: { n } } })),
+    );
+    expect(results.map((r) => output(r).n)).toEqual([2, 4, 6]);
   });
 });
 
@@ -360,7 +370,10 @@ describe('PythonEngine.stop', () => {
   it('kills the children and refuses later calls', async () => {
     const local = startPythonEngine({ snapshotDir, spare: 1 });
     await local.warmUp();
+    const running = local.run({ script: 'while True:\n    pass', params: {}, limits: { timeoutMs: 20_000 } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
     await local.stop();
+    await expect(running).rejects.toThrow('the Python engine was stopped during the run');
     await expect(local.run({ script: 'results["a"] = 1', params: {} })).rejects.toThrow(/stopped/);
     await expect(local.check('x = 1')).rejects.toThrow(/stopped/);
     await expect(local.warmUp()).rejects.toThrow(/stopped/);

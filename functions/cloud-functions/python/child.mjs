@@ -88,6 +88,8 @@ const py = await loadPyodide({
   stdout: () => {},
   stderr: () => {},
 });
+// stdin is the engine's job channel: Python's input() gets end of file, never a job.
+py.setStdin({ stdin: () => null });
 py.setStdout({ write: (bytes) => forward('out', bytes) });
 py.setStderr({ write: (bytes) => forward('err', bytes) });
 

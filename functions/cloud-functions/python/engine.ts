@@ -611,6 +611,7 @@ class PythonRun {
       this.stopFetches.abort();
     }
     this.flushLogs();
+    if (child.killedFor === 'stopped') throw new Error('the Python engine was stopped during the run');
     if (child.killedFor === 'timeout') return this.fail('FunctionTimeout', `the function ran past its time limit of ${limits.timeoutMs} ms`);
     if (child.killedFor === 'memory') return this.fail('FunctionMemoryExceeded', `the function used more than its memory limit of ${limits.memoryBytes} bytes`);
     if (!outcome) return this.fail('FunctionError', 'the Python interpreter stopped unexpectedly');
