@@ -232,7 +232,8 @@ requests.post("https://api.example.test/j", json={"a": 1}, timeout=(1, 2))
 requests.post("https://api.example.test/f", data={"name": "Ann", "tags": ["x", "y"]})
 requests.put("https://api.example.test/t", data="plain text")
 requests.patch("https://api.example.test/b", data=b"\\x00\\x01")
-requests.delete("https://api.example.test/d", auth=("user", "pw"))
+from requests.auth import HTTPBasicAuth
+requests.delete("https://api.example.test/d", auth=HTTPBasicAuth("user", "pw"))
 results["head"] = requests.head("https://api.example.test/h").status_code
 results["text"] = requests.request("get", "https://api.example.test/r").text
 `,
@@ -281,6 +282,10 @@ try:
     r.raise_for_status()
 except HTTPError as e:
     out["http"] = [str(e), e.response.status_code, e.response.text, r.ok]
+try:
+    r.json()
+except ValueError as e:
+    out["json"] = [type(e).__name__, isinstance(e, requests.RequestException)]
 for name in ["refused", "slow", "down"]:
     try:
         requests.get("https://api.example.test/" + name)
@@ -297,6 +302,7 @@ results.update(out)
     );
     expect(output(result)).toEqual({
       http: ['404 Client Error: Not Found for url: https://api.example.test/missing', 404, 'nope', false],
+      json: ['JSONDecodeError', true],
       refused: ['ConnectionError', 'https://api.example.test/refused refused: the host is a loopback address', true],
       slow: ['Timeout', 'https://api.example.test/slow failed: timed out'],
       down: ['ConnectionError', 'https://api.example.test/down failed: ECONNRESET', true],

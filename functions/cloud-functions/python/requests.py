@@ -17,7 +17,7 @@ from urllib.parse import urlencode as _urlencode, urlsplit as _urlsplit, urlunsp
 __all__ = [
     "request", "get", "post", "put", "patch", "delete", "head", "options", "Session", "Response",
     "RequestException", "ConnectionError", "Timeout", "HTTPError", "ConnectTimeout", "ReadTimeout",
-    "TooManyRedirects", "exceptions", "codes",
+    "TooManyRedirects", "JSONDecodeError", "HTTPBasicAuth", "exceptions", "auth", "codes",
 ]
 
 _DEVICE = "/dev/host"
@@ -50,8 +50,17 @@ class HTTPError(RequestException):
     pass
 
 
-class TooManyRedirects(RequestException):
-    pass
+class TooManyRedirects(ConnectionError):
+    """A subclass of ConnectionError here (RequestException in requests): every failure of the call is one."""
+
+
+class JSONDecodeError(RequestException, _json.JSONDecodeError):
+    """Response.json() on a body that is not JSON; also a ValueError, as in requests."""
+
+    def __init__(self, msg, doc, pos):
+        _json.JSONDecodeError.__init__(self, msg, doc, pos)
+        self.response = None
+        self.request = None
 
 
 class InvalidURL(RequestException, ValueError):
@@ -60,9 +69,22 @@ class InvalidURL(RequestException, ValueError):
 
 # `requests.exceptions`, as an attribute and as an importable name (`from requests.exceptions import HTTPError`).
 exceptions = _types.ModuleType("requests.exceptions")
-for _name in ("RequestException", "ConnectionError", "Timeout", "ConnectTimeout", "ReadTimeout", "HTTPError", "TooManyRedirects", "InvalidURL"):
+for _name in ("RequestException", "ConnectionError", "Timeout", "ConnectTimeout", "ReadTimeout", "HTTPError", "TooManyRedirects", "InvalidURL", "JSONDecodeError"):
     setattr(exceptions, _name, globals()[_name])
 _sys.modules["requests.exceptions"] = exceptions
+
+
+class HTTPBasicAuth:
+    """`auth=HTTPBasicAuth(user, password)`, the same as `auth=(user, password)`."""
+
+    def __init__(self, username, password):
+        self.username = username
+        self.password = password
+
+
+auth = _types.ModuleType("requests.auth")
+auth.HTTPBasicAuth = HTTPBasicAuth
+_sys.modules["requests.auth"] = auth
 
 
 class _Codes:
@@ -129,7 +151,10 @@ class Response:
         return self.content.decode(self.encoding or "utf-8", errors="replace")
 
     def json(self, **kwargs):
-        return _json.loads(self.text, **kwargs)
+        try:
+            return _json.loads(self.text, **kwargs)
+        except _json.JSONDecodeError as err:
+            raise JSONDecodeError(err.msg, err.doc, err.pos) from None
 
     def raise_for_status(self):
         kind = "Client" if 400 <= self.status_code < 500 else "Server" if 500 <= self.status_code < 600 else None
@@ -258,6 +283,8 @@ def request(method, url, params=None, data=None, headers=None, json=None, timeou
             body = read.encode("utf-8") if isinstance(read, str) else bytes(read)
         else:
             raise TypeError("data must be a dict, a list of pairs, str or bytes")
+    if isinstance(auth, HTTPBasicAuth):
+        auth = (auth.username, auth.password)
     if auth is not None:
         if not (isinstance(auth, (tuple, list)) and len(auth) == 2):
             raise TypeError("auth must be a (user, password) pair")
@@ -270,8 +297,6 @@ def request(method, url, params=None, data=None, headers=None, json=None, timeou
         kind = answer.get("kind")
         if kind == "timeout":
             raise ReadTimeout(text)
-        if kind == "invalid":
-            raise InvalidURL(text) if answer.get("rule") == "invalid-url" else RequestException(text)
         if kind == "redirects":
             raise TooManyRedirects(text)
         raise ConnectionError(text)
