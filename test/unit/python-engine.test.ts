@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -357,6 +359,32 @@ results["out"] = out`,
     expect(out[1]).toBe('https://169.254.169.254/latest/meta-data/ refused: the host is a cloud metadata address');
     for (const message of out.slice(2)) expect(message).toMatch(/refused: the host is a loopback address$/);
     expect(out).toHaveLength(urls.length);
+  });
+});
+
+describe('requests through the real guard with the local runtime allowances', () => {
+  it('reaches an allowed origin over plain HTTP, and is refused one of the runtime own endpoints on it', async () => {
+    const server = http.createServer((req, res) => {
+      res.writeHead(201, { 'content-type': 'application/json', 'X-Echo': req.headers['x-key'] ?? '' });
+      res.end(JSON.stringify({ method: req.method, path: req.url }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const script = `import requests
+try:
+    r = requests.post(params["vars"]["url"], json={"a": 1}, headers={"X-Key": "k"}, timeout=5)
+    results["r"] = [r.status_code, r.json(), r.headers["x-echo"]]
+except requests.ConnectionError as e:
+    results["r"] = str(e)`;
+      const params = { secrets: {}, vars: { url: `${origin}/check?x=1` } };
+      const allowed = await guarded.run({ script, params, allowedOrigins: [origin] });
+      expect(output(allowed)).toEqual({ r: [201, { method: 'POST', path: '/check?x=1' }, 'k'] });
+      const refused = await guarded.run({ script, params, allowedOrigins: [origin], refusedEndpoints: [origin] });
+      expect(output(refused)).toEqual({ r: `${origin}/check?x=1 refused: the host is one of the local runtime's own services` });
+    } finally {
+      server.close();
+    }
   });
 });
 
