@@ -215,6 +215,13 @@ describe('PythonEngine.run at once', () => {
     );
     expect(results.map((r) => output(r).n)).toEqual([2, 4, 6]);
   });
+
+  it('answers a check sent while a run takes the spare it was sent to', async () => {
+    await engine.warmUp();
+    const [checked, ran] = await Promise.all([engine.check('x = (1,'), run('results["a"] = 1')]);
+    expect(checked).toEqual({ ok: false, line: 1, column: 5, message: "'(' was never closed" });
+    expect(output(ran)).toEqual({ a: 1 });
+  });
 });
 
 describe('requests in a Python function', () => {

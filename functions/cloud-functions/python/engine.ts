@@ -194,7 +194,8 @@ class Child {
   private readonly channel: Readable & Writable;
   private buffer = '';
   private stderr = '';
-  private checks: ((result: PythonCheck) => void)[] = [];
+  /** Pending checks, answered in order; undefined when the child exits first. */
+  private checks: ((result: PythonCheck | undefined) => void)[] = [];
   /** The run's handler of messages; undefined while the child is spare. */
   onMessage: ((message: ChildMessage) => void) | undefined;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -218,7 +219,7 @@ class Child {
     this.exited = new Promise((resolve) => {
       this.process.once('exit', (code, signal) => {
         this.dead = true;
-        for (const settle of this.checks) settle({ ok: false, line: 1, column: 1, message: 'the script could not be checked' });
+        for (const settle of this.checks) settle(undefined);
         this.checks = [];
         resolve({ code, signal });
       });
@@ -285,7 +286,7 @@ class Child {
     if (!this.dead) this.channel.write(`${JSON.stringify(message)}\n`);
   }
 
-  check(script: string): Promise<PythonCheck> {
+  check(script: string): Promise<PythonCheck | undefined> {
     return new Promise((resolve) => {
       this.checks.push(resolve);
       this.send({ t: 'check', script });
@@ -365,23 +366,31 @@ class Engine implements PythonEngine {
     if (Buffer.byteLength(script, 'utf8') > MAX_SCRIPT_BYTES) {
       return { ok: false, line: 1, column: 1, message: `the script is over ${MAX_SCRIPT_BYTES} bytes` };
     }
-    // Compiling runs nothing of the script, so the spare that checks it stays spare.
-    if (this.spares.length === 0) this.spares.push(await this.spawn());
-    const child = this.spares[0]!;
-    await child.ready;
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<PythonCheck>((resolve) => {
-      timer = setTimeout(() => {
-        this.discard(child);
-        child.kill('timeout');
-        resolve({ ok: false, line: 1, column: 1, message: `the script could not be compiled within ${CHECK_TIMEOUT_MS} ms` });
-      }, CHECK_TIMEOUT_MS);
-    });
-    try {
-      return await Promise.race([child.check(script), timedOut]);
-    } finally {
-      clearTimeout(timer);
+    // Compiling runs nothing of the script, so the spare that checks it stays spare. A spare a run
+    // takes meanwhile answers the check first (its jobs are read in order); one that dies does not,
+    // and the check goes to another.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (this.spares.length === 0) this.spares.push(await this.spawn());
+      const child = this.spares[0]!;
+      await child.ready;
+      if (child.dead || !this.spares.includes(child)) continue;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<PythonCheck>((resolve) => {
+        timer = setTimeout(() => {
+          this.discard(child);
+          child.kill('timeout');
+          resolve({ ok: false, line: 1, column: 1, message: `the script could not be compiled within ${CHECK_TIMEOUT_MS} ms` });
+        }, CHECK_TIMEOUT_MS);
+      });
+      try {
+        const result = await Promise.race([child.check(script), timedOut]);
+        if (result) return result;
+      } finally {
+        clearTimeout(timer);
+      }
+      this.assertRunning();
     }
+    throw new Error('the Python engine could not check the script: its children kept exiting');
   }
 
   async run(req: PythonRunRequest): Promise<RunResult> {
