@@ -49,7 +49,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { mkdir, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -530,7 +530,26 @@ async function ensureSnapshot(pyodide: PyodideInfo, assetsDir: string, dir: stri
   const temporary = `${stampFile}.${process.pid}.tmp`;
   await writeFile(temporary, JSON.stringify(stamp), { mode: 0o600 });
   await rename(temporary, stampFile);
+  await removeStaleSnapshots(dir, name);
   return file;
+}
+
+/**
+ * Snapshots of other engine versions left in the folder (25 MB each, and /tmp is small on Lambda),
+ * once nothing is likely to be starting from them: an hour old. Another checkout sharing the
+ * folder keeps its own while it is in use.
+ */
+async function removeStaleSnapshots(dir: string, current: string): Promise<void> {
+  const hourAgo = Date.now() - 60 * 60 * 1000;
+  for (const entry of await readdir(dir).catch(() => [] as string[])) {
+    if (!/^snapshot-[0-9a-f]{16}\.(bin|json)$/.test(entry) || entry.startsWith(`${current}.`)) continue;
+    const file = path.join(dir, entry);
+    try {
+      if ((await stat(file)).mtimeMs < hourAgo) await unlink(file);
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+  }
 }
 
 async function snapshotIsValid(file: string, stampFile: string): Promise<boolean> {

@@ -24,12 +24,15 @@ const site = py.runPython('import site; site.getsitepackages()[0]');
 for (const [file, module] of [['cfresults.py', 'cfresults'], ['requests.py', 'requests'], ['cfhost.py', '_cfhost']]) {
   py.FS.writeFile(`${site}/${module}.py`, fs.readFileSync(path.join(assetsDir, file)));
 }
-// What functions import, loaded once here rather than compiled in every run.
+// What functions import, loaded once here rather than compiled in every run (the standard
+// library ships as .py source: email.mime alone took ~500 ms to import in a run, xml.etree ~260).
 py.runPython(`
 import base64, binascii, calendar, collections, copy, csv, dataclasses, datetime, decimal, enum, functools
 import hashlib, hmac, html, io, itertools, json, math, operator, random, re, secrets, statistics, string
 import struct, textwrap, time, traceback, typing, unicodedata, uuid, zlib, zoneinfo
-import urllib.parse, email.utils, logging
+import urllib.parse, urllib.request, urllib.error, http.client, email.utils, email.message, logging
+import email.mime.text, email.mime.multipart, email.mime.base, xml.etree.ElementTree, xml.dom.minidom
+import html.parser, difflib, pprint, pickle, gzip, shlex, queue, mimetypes, platform, getpass
 import cfresults, requests, _cfhost
 `);
 const snapshot = py.makeMemorySnapshot();
