@@ -193,6 +193,7 @@ sys.stdout.write("no newline at the end")`,
 
   it('stops a run past timeoutMs and one past memoryBytes, and lets runs inside them finish', async () => {
     expect(output(await run('import time\ntime.sleep(0.2)\nresults["slept"] = True', { limits: { timeoutMs: 3000 } }))).toEqual({ slept: true });
+    await engine.warmUp();
     const started = Date.now();
     expect(failure(await run('import time\ntime.sleep(10)', { limits: { timeoutMs: 800 } }))).toEqual({
       name: 'FunctionTimeout',
