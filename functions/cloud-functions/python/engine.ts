@@ -122,6 +122,12 @@ const CHECK_TIMEOUT_MS = 10_000;
 /** Longest message line from a child (a request body of MAX 10 MiB, base64 in JSON in JSON). */
 const MAX_MESSAGE_BYTES = 40 * 1024 * KiB;
 
+/**
+ * Node 20 spells the permission model --experimental-permission; 22.13 and later --permission
+ * (the old spelling is gone in 23). Only Node 20 was measured here.
+ */
+const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
+
 interface PyodideInfo {
   dir: string;
   version: string;
@@ -453,7 +459,7 @@ class Engine implements PythonEngine {
   private spawnNow(snapshot: string, settle = true): Child {
     const file = (name: string) => path.join(this.assetsDir, name);
     const child = new Child([
-      '--experimental-permission',
+      PERMISSION_FLAG,
       `--allow-fs-read=${this.pyodide.dir}/`,
       `--allow-fs-read=${snapshot}`,
       `--allow-fs-read=${file('child.mjs')}`,
