@@ -26,7 +26,11 @@
  *   values (params["secrets"], 8 characters or longer, and their URL-encoded forms) are masked.
  * - Nothing else: no environment (os.environ is a fixed four keys), no host files (the file system
  *   is pyodide's in-memory one), no sockets, no processes, no JavaScript (`js`, `pyodide_js` and the
- *   pyodide package are removed before the script runs).
+ *   pyodide package are removed before the script runs, with the JavaScript values pyodide's own
+ *   modules kept). Not there either: threads, asyncio (pyodide's event loop needs its JavaScript
+ *   side), ssl and sqlite3 (not shipped by pyodide 0.27.8), and any package outside the standard
+ *   library (`cryptography` included: its pyodide wheel is not in the npm package). Python 3.9
+ *   scripts run on this 3.12; what 3.10-3.12 removed (distutils, imp, asynchat...) is missing.
  *
  * ## Why it is built this way (measured in /work/notes/issue29-spike.md)
  * - **A process per run**, not an interpreter per run in this process: pyodide's Python can reach
@@ -43,8 +47,18 @@
  *   checked by size and hash, and reused by later engines and processes.
  * - **A spare child** is kept ready, so a warm run pays a few milliseconds, not the start.
  * - **Limits are enforced from outside**: the wall clock by SIGKILL, memory by watching the child's
- *   resident size (/proc/<pid>/status) against its size when the run began (WebAssembly memory
- *   cannot be capped through pyodide's loader), output and logs by counting what arrives.
+ *   resident size (/proc/<pid>/status, every 25 ms) against its size when the run began
+ *   (WebAssembly memory cannot be capped through pyodide's loader; where there is no /proc there
+ *   is no memory limit), output and logs by counting what arrives.
+ *
+ * ## Deploying it
+ * - The files PYTHON_ASSETS names must sit beside the bundled engine (it finds them from its own
+ *   URL), and `pyodide` must be an installed package resolvable from there (a layer, as
+ *   quickjs-emscripten is: it reads its .wasm and stdlib zip at run time); its `ws` dependency is
+ *   not needed. Node 20+, Linux for the memory limit.
+ * - The snapshot goes to os.tmpdir() unless `snapshotDir` names a folder that has it (one made by
+ *   the same pyodide version and engine files, e.g. shipped in the layer): making it takes 4-6 s.
+ * - Memory: an idle spare child is ~200 MB resident, a running one that plus up to `memoryBytes`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
