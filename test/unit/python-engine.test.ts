@@ -52,7 +52,7 @@ function failure(result: RunResult): { name: string; message: string } {
 describe('startPythonEngine', () => {
   it('names the Python it runs and the files a bundle must ship', () => {
     expect(PYTHON_VERSION).toMatch(/^3\.12\.\d+$/);
-    expect(PYTHON_ASSETS).toEqual(expect.arrayContaining(['child.mjs', 'preload.mjs', 'snapshot.mjs', 'cfhost.py', 'cfresults.py', 'requests.py']));
+    expect(PYTHON_ASSETS).toEqual(expect.arrayContaining(['child.mjs', 'preload.mjs', 'snapshot.mjs', 'cfhost.py', 'cfresults.py', 'requests.py', 'pylibs.zip']));
   });
 
   it('runs a top-level script with params and returns results, cfResults and metrics as the family writes them', async () => {
@@ -109,6 +109,40 @@ results["numbers"] = {1: "one", 2.5: "two and a half", False: "no", None: "none"
 
     const nan = failure(await run('results["x"] = float("nan")'));
     expect(nan).toMatchObject({ name: 'FunctionOutputInvalid', message: expect.stringContaining('results.x is nan') });
+  });
+
+  it('offers the standard library functions need and pure-Python cryptography (jwt HMAC, ecdsa, rsa, pyaes)', async () => {
+    const result = await run(
+      `import json, re, datetime, time, base64, hashlib, hmac, uuid, urllib.parse, decimal, random, secrets, zoneinfo
+import jwt, ecdsa, rsa, pyaes
+key = params["secrets"]["key"]
+token = jwt.encode({"sub": "ann", "exp": 4102444800}, key, algorithm="HS256")
+sk = ecdsa.SigningKey.generate(curve=ecdsa.NIST256p)
+signature = sk.sign(b"message", hashfunc=hashlib.sha256)
+ctr = pyaes.AESModeOfOperationCTR(b"k" * 32)
+results["sha256"] = hashlib.sha256(b"abc").hexdigest()
+results["hmac"] = hmac.new(key.encode(), b"m", hashlib.sha256).hexdigest() == hmac.new(key.encode(), b"m", "sha256").hexdigest()
+results["jwt"] = jwt.decode(token, key, algorithms=["HS256"])
+results["ecdsa"] = sk.get_verifying_key().verify(signature, b"message", hashfunc=hashlib.sha256)
+results["aes"] = pyaes.AESModeOfOperationCTR(b"k" * 32).decrypt(ctr.encrypt(b"secret text")).decode()
+results["rsa"] = rsa.PublicKey.__name__
+try:
+    zoneinfo.ZoneInfo("No/Where")
+except zoneinfo.ZoneInfoNotFoundError:
+    results["zones"] = ["Australia/Sydney" in zoneinfo.available_timezones(), "Europe/Dublin" in zoneinfo.available_timezones()]
+results["misc"] = [bool(re.match(r"a+", "aa")), urllib.parse.quote("a b"), str(decimal.Decimal("1.1") * 2), uuid.uuid4().version, len(secrets.token_hex(4)), base64.b64encode(b"x").decode(), datetime.datetime(2024, 1, 1, tzinfo=zoneinfo.ZoneInfo("Australia/Sydney")).isoformat()]`,
+      { params: { secrets: { key: 'an-hmac-key-of-some-length' }, vars: {} } },
+    );
+    expect(output(result)).toEqual({
+      sha256: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+      hmac: true,
+      jwt: { sub: 'ann', exp: 4102444800 },
+      ecdsa: true,
+      aes: 'secret text',
+      rsa: 'PublicKey',
+      zones: [true, true],
+      misc: [true, 'a%20b', '2.2', 4, 8, 'eA==', '2024-01-01T00:00:00+11:00'],
+    });
   });
 
   it('refuses results rebound to something that is not a dict, nested past 64 levels, or over outputBytes (and takes exactly outputBytes)', async () => {

@@ -29,8 +29,11 @@
  *   pyodide package are removed before the script runs, with the JavaScript values pyodide's own
  *   modules kept). Not there either: threads, asyncio (pyodide's event loop needs its JavaScript
  *   side), ssl and sqlite3 (not shipped by pyodide 0.27.8), and any package outside the standard
- *   library (`cryptography` included: its pyodide wheel is not in the npm package). Python 3.9
+ *   library but these pure-Python ones (pylibs.zip): jwt (PyJWT, its HMAC algorithms), rsa, ecdsa,
+ *   pyaes, pyasn1, six. `cryptography` is not there: its pyodide wheel is not in the npm package,
+ *   so neither are PyJWT's RSA and EC algorithms (ecdsa and rsa sign and verify directly). Python 3.9
  *   scripts run on this 3.12; what 3.10-3.12 removed (distutils, imp, asynchat...) is missing.
+ *   zoneinfo has Debian's time zone database (tzdata.zip).
  *
  * ## Why it is built this way (measured in /work/notes/issue29-spike.md)
  * - **A process per run**, not an interpreter per run in this process: pyodide's Python can reach
@@ -112,7 +115,7 @@ export interface PythonEngineOptions {
 }
 
 /** The files of this folder the engine reads at run time: a bundle ships them beside engine.ts's code. */
-export const PYTHON_ASSETS: readonly string[] = Object.freeze(['child.mjs', 'preload.mjs', 'snapshot.mjs', 'cfhost.py', 'cfresults.py', 'requests.py']);
+export const PYTHON_ASSETS: readonly string[] = Object.freeze(['child.mjs', 'preload.mjs', 'snapshot.mjs', 'cfhost.py', 'cfresults.py', 'requests.py', 'pylibs.zip', 'tzdata.zip']);
 
 const KiB = 1024;
 /** Longest script accepted (UTF-8); the service's own limit is 20,000 characters. */
@@ -526,7 +529,7 @@ function assertRequestShape(req: PythonRunRequest): void {
  */
 async function ensureSnapshot(pyodide: PyodideInfo, assetsDir: string, dir: string): Promise<string> {
   const source = createHash('sha256').update(pyodide.version);
-  for (const name of ['snapshot.mjs', 'cfhost.py', 'cfresults.py', 'requests.py']) source.update(await readFile(path.join(assetsDir, name)));
+  for (const name of ['snapshot.mjs', 'cfhost.py', 'cfresults.py', 'requests.py', 'pylibs.zip', 'tzdata.zip']) source.update(await readFile(path.join(assetsDir, name)));
   const name = `snapshot-${source.digest('hex').slice(0, 16)}`;
   const file = path.join(dir, `${name}.bin`);
   const stampFile = path.join(dir, `${name}.json`);
