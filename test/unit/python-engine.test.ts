@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -53,6 +54,22 @@ describe('startPythonEngine', () => {
   it('names the Python it runs and the files a bundle must ship', () => {
     expect(PYTHON_VERSION).toMatch(/^3\.12\.\d+$/);
     expect(PYTHON_ASSETS).toEqual(expect.arrayContaining(['child.mjs', 'preload.mjs', 'snapshot.mjs', 'cfhost.py', 'cfresults.py', 'requests.py', 'pylibs.zip']));
+  });
+
+  it('needs only the files PYTHON_ASSETS names beside it (what a bundle ships)', async () => {
+    const source = fileURLToPath(new URL('../../functions/cloud-functions/python/', import.meta.url));
+    const bundle = mkdtempSync(path.join(tmpdir(), 'python-engine-assets-'));
+    for (const asset of PYTHON_ASSETS) copyFileSync(path.join(source, asset), path.join(bundle, asset));
+    const copy = startPythonEngine({ assetsDir: bundle, snapshotDir, spare: 0 });
+    try {
+      expect(output(await copy.run({ script: 'import requests, cfresults, jwt\nresults["ok"] = True', params: {} }))).toEqual({ ok: true });
+    } finally {
+      await copy.stop();
+      rmSync(bundle, { recursive: true, force: true });
+    }
+    const empty = mkdtempSync(path.join(tmpdir(), 'python-engine-empty-'));
+    expect(() => startPythonEngine({ assetsDir: empty })).toThrow(/child\.mjs is missing/);
+    rmSync(empty, { recursive: true, force: true });
   });
 
   it('runs a top-level script with params and returns results, cfResults and metrics as the family writes them', async () => {
