@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
+import inspector from 'node:inspector';
 import net from 'node:net';
 import os from 'node:os';
 import tls from 'node:tls';
@@ -54,6 +55,10 @@ process._linkedBinding = denied('process._linkedBinding');
 process.kill = denied('process.kill');
 process._kill = denied('process._kill');
 if (process.report) process.report.writeReport = denied('process.report.writeReport');
+// _debugProcess(pid) opens another process's inspector (the engine's); inspector.open this one's.
+process._debugProcess = denied('process._debugProcess');
+process._debugEnd = denied('process._debugEnd');
+inspector.open = denied('inspector.open');
 process.dlopen = denied('process.dlopen');
 
 for (const name of ['fetch', 'WebSocket', 'EventSource', 'XMLHttpRequest']) delete globalThis[name];
