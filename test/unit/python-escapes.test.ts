@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -48,6 +50,30 @@ def attempt(fn):
     except BaseException as e:
         return type(e).__name__ + ": " + str(e)[:200]
 `;
+
+describe("the run child's JavaScript realm (preload.mjs), should Python ever reach it", () => {
+  it('has no network, no signals to other processes, no inspector and no native bindings', () => {
+    const preload = fileURLToPath(new URL('../../functions/cloud-functions/python/preload.mjs', import.meta.url));
+    const probe = `
+      const net = await import('node:net'), tls = await import('node:tls'), dgram = await import('node:dgram'), dns = await import('node:dns'), http = await import('node:http'), inspector = await import('node:inspector');
+      const attempts = {
+        net: () => net.connect(9, '127.0.0.1'), socket: () => new net.Socket().connect(9, '127.0.0.1'), tls: () => tls.connect(443, '127.0.0.1'),
+        udp: () => dgram.createSocket('udp4'), dns: () => dns.lookup('localhost', () => {}), dnsPromises: () => dns.promises.resolve4('localhost'),
+        http: () => http.request('http://127.0.0.1:9/'), listen: () => net.createServer().listen(0), kill: () => process.kill(process.ppid, 0),
+        debugProcess: () => process._debugProcess(process.ppid), inspector: () => inspector.open(0), binding: () => process.binding('fs'),
+        fetch: () => fetch('http://127.0.0.1:9/'),
+      };
+      const out = {};
+      for (const [name, attempt] of Object.entries(attempts)) { try { attempt(); out[name] = 'reached'; } catch (e) { out[name] = String(e.message); } }
+      out.constants = typeof process.binding('constants').fs.O_RDONLY;
+      console.log(JSON.stringify(out));`;
+    const result = spawnSync(process.execPath, ['--no-warnings', '--import', preload, '--input-type=module', '-e', probe], { env: {}, encoding: 'utf8', timeout: 20_000 });
+    const out = JSON.parse(result.stdout) as Record<string, string>;
+    expect(out.constants).toBe('number');
+    delete out.constants;
+    for (const [name, outcome] of Object.entries(out)) expect(outcome, name).toMatch(/not available to cloud functions|fetch is not defined/);
+  });
+});
 
 describe('a Python function trying to escape', () => {
   it('sees no host environment: os.environ is four fixed keys', async () => {

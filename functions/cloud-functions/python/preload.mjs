@@ -12,6 +12,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
 import inspector from 'node:inspector';
+import { syncBuiltinESMExports } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import tls from 'node:tls';
@@ -62,3 +63,6 @@ inspector.open = denied('inspector.open');
 process.dlopen = denied('process.dlopen');
 
 for (const name of ['fetch', 'WebSocket', 'EventSource', 'XMLHttpRequest']) delete globalThis[name];
+
+// Named ESM imports (`import { connect } from 'node:net'`) see the replacements too.
+syncBuiltinESMExports();
