@@ -1,8 +1,7 @@
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { getStoreConfig } from '../config.js';
 import { traced } from '../observability/tracer.js';
-import type { FunctionRunner, PythonCheck, PythonRunRequest, RunRequest, RunResult } from '../cloud-functions/model.js';
-import type { RunnerPayload } from '../cloud-functions/contract.js';
+import type { FunctionRunner, PythonCheck, PythonRunRequest, RunnerPayload, RunRequest, RunResult } from '../cloud-functions/model.js';
 
 /** The runner Lambda answered with an error of its own (not the function's): its runtime failed. */
 export class RunnerInvokeError extends Error {

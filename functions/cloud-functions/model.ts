@@ -121,7 +121,7 @@ export interface CloudFunctionLogStore {
   list(tenantId: string, processInstanceId: string, now: Date): Promise<CloudFunctionLogRecord[]>;
 }
 
-export type { LogLine, PythonCheck, PythonRunRequest, RunRequest, RunResult } from './contract.js';
+export type { LogLine, PythonCheck, PythonRunRequest, RunnerPayload, RunRequest, RunResult } from './contract.js';
 
 /**
  * Runs a function version in the sandbox, away from the service: the runner Lambda on AWS (its
