@@ -2,6 +2,12 @@
  * `npm start`: the whole service on this machine. PORT picks the port (default 8080; 0 picks a
  * free one), LOCAL_DIR the data folder (default .local), LOG_FORMAT the log (text, one short
  * line per request, by default; json as on AWS). Ctrl-C stops it cleanly.
+ *
+ * `npm start` runs it as `node --import tsx bin/local.ts`, one process, not through the `tsx`
+ * command: that one runs the script in a child and, on Ctrl-C, SIGKILLs the child unless the
+ * child has reported the signal back within 30 ms, which a busy service (a loaded machine, a
+ * journey being recorded) often has not: the stop was cut short and the journeys in flight were
+ * left for the next start to end.
  */
 import { DataFolderInUseError, startLocalRuntime } from '../lib/local/runtime.js';
 import { textLog, type RequestRecord } from '../lib/local/text-log.js';
