@@ -162,8 +162,10 @@ export interface AslPassState extends AslTransition {
   Comment?: string;
   /** A decision, an error end's record, or an error code for an error route's variable. */
   Result?: Outcome | string | { endEvent: string; errorCode: string };
-  /** An error route's message variable: the error's Cause. */
+  /** An error route's message variable: the error's Cause (a service step's: its parsed errorMessage). */
   InputPath?: string;
+  /** A service step's error route: its Lambda's Cause, parsed (`States.StringToJson`). */
+  Parameters?: { 'parsed.$': string };
   ResultPath: string;
 }
 
@@ -378,13 +380,22 @@ export function compileDefinition(definition: ProcessDefinition, opts: CompileOp
         // The route sets the designer's variables on its way: one Pass state each (a transition
         // each, only when the route is taken), since a Catch writes one path.
         const base = `${id.slice(0, 60)}.error${i}`;
+        // A service step's error is its Lambda's: the Cause is the runtime's JSON envelope
+        // ({errorType, errorMessage, trace}), whose errorMessage is the message (the family's
+        // variable holds the message, never a stack trace). A user step's Cause is the text its
+        // route gave SendTaskFailure.
+        const parse = vars.message !== undefined && !user ? `${base}.cause` : undefined;
         const message = vars.message === undefined ? undefined : `${base}.message`;
-        if (message) {
+        if (parse) {
+          states[parse] = { Type: 'Pass', Parameters: { 'parsed.$': `States.StringToJson(${LAST_ERROR_PATH}.Cause)` }, ResultPath: `${LAST_ERROR_PATH}.Parsed`, Next: message! };
+          states[message!] = { Type: 'Pass', InputPath: `${LAST_ERROR_PATH}.Parsed.parsed.errorMessage`, ResultPath: `$.vars.${vars.message}`, Next: target };
+        } else if (message) {
           states[message] = { Type: 'Pass', InputPath: `${LAST_ERROR_PATH}.Cause`, ResultPath: `$.vars.${vars.message}`, Next: target };
         }
-        const first = vars.code === undefined ? message! : `${base}.code`;
+        const afterCode = parse ?? message;
+        const first = vars.code === undefined ? afterCode! : `${base}.code`;
         if (vars.code !== undefined) {
-          states[first] = { Type: 'Pass', Result: e.familyCode ?? e.code, ResultPath: `$.vars.${vars.code}`, Next: message ?? target };
+          states[first] = { Type: 'Pass', Result: e.familyCode ?? e.code, ResultPath: `$.vars.${vars.code}`, Next: afterCode ?? target };
         }
         return { ErrorEquals: [e.aslError, ...(e.alsoCatches ?? [])], ResultPath: LAST_ERROR_PATH, Next: first };
       });

@@ -114,9 +114,22 @@ export async function runFunctionStep(
   if (result.ok) return python ? { ok: true, kind: 'python', results: result.output, functionName: fn.name } : { ok: true, kind: 'javascript', variables: result.output };
   const named = `Cloud function "${fn.name}" version ${fn.version}`;
   if (result.error.name === 'FunctionTimeout') return { ok: false, reason: 'Timeout', message: `${named} ran past its ${fn.timeoutSeconds} s.` };
-  // A Python function's exception is the family's error message (`errorMessageVariable`): its type,
-  // message and line, secrets masked by the runner. A JavaScript function's stays in its log (the
-  // tenant's to read); the journey's history names only the error.
-  if (python) return { ok: false, reason: 'Error', message: `${named} failed: ${result.error.message}`.slice(0, MAX_ERROR_CHARS) };
+  if (python) return { ok: false, reason: 'Error', message: `${named} failed: ${pythonFailure(result.error)}`.slice(0, MAX_ERROR_CHARS) };
+  // What the function said stays in its log (the tenant's to read); the journey's history names only the error.
   return { ok: false, reason: 'Error', message: `${named} failed (${result.error.name}); its log has the details.` };
+}
+
+/**
+ * A Python run's failure as the step reports it (the family's `errorMessageVariable`): the
+ * exception's type and the script's line, `ValueError (line 3)`, and the engine's own words for a
+ * run it stopped. Never the exception's text: a step's error message is kept in the execution's
+ * history for 90 days whatever the instance's retention, and what a function raises often names
+ * what the end user gave (`email ann@example.com could not be verified`); the text is in the run's
+ * log (Report Log), kept and deleted with the instance, secrets masked.
+ */
+export function pythonFailure(error: { name: string; message: string }): string {
+  if (error.name !== 'FunctionError') return error.message;
+  const raised = /^([A-Za-z_][\w.]*)(?::[\s\S]*?)?(?: \(line (\d+)\))?$/.exec(error.message);
+  if (!raised || !/^[A-Z]/.test(raised[1]!.split('.').pop()!)) return 'the function stopped the Python interpreter; its log has the details';
+  return `${raised[1]}${raised[2] ? ` (line ${raised[2]})` : ''}; its log has the message`;
 }

@@ -1718,6 +1718,18 @@ export interface paths {
          *     ```
          *
          *     It has `fetch` (HTTPS only, private and metadata addresses refused), `console`, `setTimeout`, `atob`/`btoa`, `TextEncoder`/`TextDecoder`, `URL` and its own modules; no `process`, `require`, Node modules or environment. Without `version` the server assigns the next one of the name; a name + version is immutable (409).
+         *
+         *     A Python function (the family's: `type` PYTHON39V1 or PYTHON312V2, the script as `resource`) is a top-level script that reads the dict `params` (`secrets`, `vars`) and fills the dict `results`; the script is compiled at upload (a SyntaxError is refused with its line and column). For example:
+         *
+         *     ```python
+         *     import requests
+         *     r = requests.post("https://otp.example.com/send", json={"phone": params["vars"]["idv"]["phone"]},
+         *                       headers={"authorization": "Bearer " + params["secrets"]["otpKey"]}, timeout=10)
+         *     results["pass"] = r.ok
+         *     results["executionVariables"] = {"otpSent": r.ok}
+         *     ```
+         *
+         *     See docs/cloud-functions.md.
          */
         post: operations["addCloudFunction"];
         delete?: never;
@@ -4612,7 +4624,9 @@ export interface components {
             /** @enum {string} */
             status: "DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE" | "ARCHIVED";
             /** @enum {string} */
-            format: "JAVASCRIPT" | "ZIP";
+            type: "JAVASCRIPT" | "PYTHON39V1" | "PYTHON312V2";
+            /** @enum {string} */
+            format: "JAVASCRIPT" | "ZIP" | "PYTHON";
             entryPoint: string;
             files: string[];
             sha256: string;
@@ -4624,10 +4638,12 @@ export interface components {
             /** Format: date-time */
             lastUpdatedDtm: string;
             lastUpdatedBy: string;
-            /** @description The code: module path → source. */
+            /** @description The code: module path → source (a Python function: `function.py`). */
             modules: {
                 [key: string]: string;
             };
+            /** @description A function of one file (a Python script, one JavaScript module): that file, as the family reads it. */
+            resource?: string;
         };
         CloudFunctionCreate: {
             /** @description The function's name. */
@@ -4637,6 +4653,10 @@ export interface components {
             version?: number | null;
             /** @description Default DRAFT; EDITABLE (the family's draft) is a DRAFT that reads EDITABLE. A step without a version runs the latest DEPLOYED_ACTIVE one. */
             status?: ("DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE") | null;
+            /** @description What runs it: JAVASCRIPT (default; `source` or `zip`), or a Python script in the family's contract (`resource`): PYTHON39V1 (Execute Cloud Function v1 and v2) or PYTHON312V2 (v2 only). Both Python types run on CPython 3.12 (docs/cloud-functions.md). */
+            type?: ("JAVASCRIPT" | "PYTHON39V1" | "PYTHON312V2") | null;
+            /** @description The family's field for the code: a Python script (at most 20000 characters, compiled at upload: a SyntaxError is refused with its line), or one JavaScript module as `source`. */
+            resource?: string | null;
             /** @description One ES module whose exported `handler` runs (see docs/cloud-functions.md for the contract). Either this or `zip`. */
             source?: string | null;
             /** @description A zip of ES modules (.js, .mjs, .json), base64; at most 262144 bytes zipped, 307200 unpacked, 100 files. */
@@ -4680,7 +4700,9 @@ export interface components {
             /** @enum {string} */
             status: "DRAFT" | "EDITABLE" | "DEPLOYED_ACTIVE" | "DEPLOYED_INACTIVE" | "ARCHIVED";
             /** @enum {string} */
-            format: "JAVASCRIPT" | "ZIP";
+            type: "JAVASCRIPT" | "PYTHON39V1" | "PYTHON312V2";
+            /** @enum {string} */
+            format: "JAVASCRIPT" | "ZIP" | "PYTHON";
             entryPoint: string;
             files: string[];
             sha256: string;
@@ -15165,7 +15187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            /** @description The runner that compiles a Python script did not answer (SERVICE_UNAVAILABLE); send the same upload again. */
             503: {
                 headers: {
                     [name: string]: unknown;

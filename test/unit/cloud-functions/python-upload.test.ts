@@ -75,3 +75,16 @@ describe('a Python function, uploaded as the family uploads it', () => {
     expect(f.checked).toEqual([]);
   });
 });
+
+describe("a Python run's failure, as the step reports it", () => {
+  it('names the exception type and line, never its text (which the execution history would keep past the retention)', async () => {
+    const { pythonFailure } = await import('../../../functions/cloud-functions/run-step.js');
+    expect(pythonFailure({ name: 'FunctionError', message: 'ValueError: email ann@example.com could not be verified (line 3)' })).toBe('ValueError (line 3); its log has the message');
+    expect(pythonFailure({ name: 'FunctionError', message: 'requests.exceptions.HTTPError: 500 Server Error\nfor url (line 12)' })).toBe('requests.exceptions.HTTPError (line 12); its log has the message');
+    expect(pythonFailure({ name: 'FunctionError', message: 'SystemExit: 3' })).toBe('SystemExit; its log has the message');
+    expect(pythonFailure({ name: 'FunctionError', message: 'the function stopped the Python interpreter (an operation cloud functions cannot do, such as ctypes)' })).toBe(
+      'the function stopped the Python interpreter; its log has the details',
+    );
+    expect(pythonFailure({ name: 'FunctionMemoryExceeded', message: 'the function used more than its memory limit of 67108864 bytes' })).toBe('the function used more than its memory limit of 67108864 bytes');
+  });
+});

@@ -98,7 +98,7 @@ describe('a definition as a graph', () => {
     expect(asl.StartAt).toBe('details');
     expect(Object.keys(asl.States).sort()).toEqual(
       [
-        'details', 'capture', 'addUser', 'addUser.error0.code', 'addUser.error0.message', 'approve', 'review', 'Gateway_doc', 'Gateway_confirm',
+        'details', 'capture', 'addUser', 'addUser.error0.code', 'addUser.error0.cause', 'addUser.error0.message', 'approve', 'review', 'Gateway_doc', 'Gateway_confirm',
         'End_timeout', 'End_duplicate', RECORD_OUTCOME_STATE, OUTCOME_NOT_RECORDED_STATE, SERVICE_TIMEOUT_STATE,
       ].sort(),
     );
@@ -130,8 +130,15 @@ describe('a definition as a graph', () => {
     // The designer's route first; the service step's timeout (no route of the journey) last.
     const timedOut = { ErrorEquals: ['States.Timeout'], ResultPath: null, Next: SERVICE_TIMEOUT_STATE };
     expect(add.Catch).toEqual([{ ErrorEquals: ['ExtIdNotUnique'], ResultPath: '$._lastError', Next: 'addUser.error0.code' }, timedOut]);
-    expect(asl.States['addUser.error0.code']).toEqual({ Type: 'Pass', Result: 'extIdNotUnique', ResultPath: '$.vars.addUserErrorCode', Next: 'addUser.error0.message' });
-    expect(asl.States['addUser.error0.message']).toEqual({ Type: 'Pass', InputPath: '$._lastError.Cause', ResultPath: '$.vars.addUserErrorMessage', Next: 'End_duplicate' });
+    expect(asl.States['addUser.error0.code']).toEqual({ Type: 'Pass', Result: 'extIdNotUnique', ResultPath: '$.vars.addUserErrorCode', Next: 'addUser.error0.cause' });
+    // A service step's Cause is its Lambda's error envelope: the variable gets its errorMessage, never the envelope and its trace.
+    expect(asl.States['addUser.error0.cause']).toEqual({
+      Type: 'Pass',
+      Parameters: { 'parsed.$': 'States.StringToJson($._lastError.Cause)' },
+      ResultPath: '$._lastError.Parsed',
+      Next: 'addUser.error0.message',
+    });
+    expect(asl.States['addUser.error0.message']).toEqual({ Type: 'Pass', InputPath: '$._lastError.Parsed.parsed.errorMessage', ResultPath: '$.vars.addUserErrorMessage', Next: 'End_duplicate' });
     const plain = edit(journey(), (d) => {
       delete d.activities.addUser!.errorVariables;
     });
@@ -167,7 +174,7 @@ describe('a definition as a graph', () => {
   it('counts transitions per path on the compiled machine', () => {
     const asl = compile(journey());
     // details, Gateway_doc, review (default path), Record outcome.
-    expect(aslPathTransitions(asl)).toEqual({ happy: 4, shortest: 4, longest: 9 });
+    expect(aslPathTransitions(asl)).toEqual({ happy: 4, shortest: 4, longest: 10 });
     expect(happyPathTransitions(validateDefinition(journey()) as never)).toBe(4);
   });
 
