@@ -17,6 +17,8 @@
  *     the compile-time count, priced at the Step Functions Standard list price (informational)
  *  7. compiled definitions: states, ASL size (≤ 1 MB, Step Functions' limit) and transitions per
  *     path of each example and of a generated definition of the family's size (130 tasks, 160 gateways)
+ *  7e. cloud functions: a Python function's cold start and warm runs beside a JavaScript one's;
+ *     a warm run's overhead over the function's own time                    ≤ 150 ms; cold ≤ 5 s
  *  7b. worst-case user patterns; 7c. the face engine: ms per detect, liveness and compare locally,
  *     and the peak memory of the embedded model as the capture route's Lambda runs it (informational)
  *  7d. state machines a deployment needs for 10,000 tenants, each with the three examples active and
@@ -60,6 +62,7 @@ import { brokenBundleBudgets, bundleReport, checkLayerPackages, judgeBundles, ty
 import { LAYER_PACKAGES } from '../../lib/bundling.js';
 import { measurePatterns, type PatternFigure } from './patterns.js';
 import { measureFaces, type FaceFigures } from './faces.js';
+import { cloudFunctionsTable, measureCloudFunctions, type CloudFunctionRow } from './cloud-functions.js';
 import { dependencyClosure } from '../../lib/constructs/package-layer.js';
 import {
   checkNetworkAtImport,
@@ -155,6 +158,7 @@ interface Results {
   lists?: ListFigures;
   patterns?: PatternFigure[];
   faces?: FaceFigures;
+  cloudFunctions?: CloudFunctionRow[];
   sdkBundling?: SdkBundlingFigures;
   errors: string[];
   durationMs?: number;
@@ -416,6 +420,13 @@ async function main(): Promise<number> {
     );
     writeResults(results);
 
+    // 7e. Cloud functions: Python beside JavaScript --------------------------------------------------
+    log(section('7e. Cloud functions: cold start and warm runs, Python (pyodide in a child per run) beside JavaScript (QuickJS)'));
+    results.cloudFunctions = (await measureCloudFunctions()).rows;
+    log(cloudFunctionsTable(results.cloudFunctions));
+    log('A warm run finds the engine\'s spare child ready (as a journey step after another does); its overhead is what the run costs beyond the function\'s own time.');
+    writeResults(results);
+
     // 7d. State machines for many tenants (pure: names only) -----------------------------------------
     log(section('7d. State machines for 10,000 tenants (3 active definitions and 10 retired versions each)'));
     results.stateMachines = measureStateMachineCount();
@@ -560,6 +571,9 @@ function brokenBudgets(results: Results): string[] {
     ...(results.faces?.memory && 'verdict' in results.faces.memory && results.faces.memory.verdict !== 'OK'
       ? [`face model memory: peak ${results.faces.memory.peakRssMb} MB, configured ${results.faces.memory.configuredMb} MB (needs ×1.25 headroom)`]
       : []),
+    ...(results.cloudFunctions ?? [])
+      .filter((r) => r.verdict === 'OVER' || r.verdict === 'ERROR')
+      .map((r) => `cloud functions, ${r.language} ${r.what}: ${r.overheadMs ?? r.medianMs} ms, budget ${r.budgetMs} ms${r.note ? ` (${r.note})` : ''}`),
     ...(results.journeyCost?.definitions ?? [])
       .filter((d) => d.verdict === 'DIFFERS')
       .map((d) => `journey ${d.definition}: engine counted ${d.transitions?.each.join('/')} transitions, compile time says ${d.happyPathTransitions}`),
