@@ -96,6 +96,7 @@ import { resolveLimits, type LogLine, type RunErrorName, type RunLimits, type Ru
 import type { EntryPoints, FetchRequest, FetchResponseMeta, HostFunctions, PreludeConfig, UrlPart } from './guest/contract.js';
 import { PRELUDE } from './prelude.generated.js';
 import { guardedFetch, OutboundFailed, OutboundRefused, type GuardedFetch } from '../shared/outbound.js';
+import { nestsDeeperThan } from '../shared/json.js';
 
 export type { GuardedFetch } from '../shared/outbound.js';
 
@@ -114,22 +115,6 @@ const MAX_OUTPUT_DEPTH = 64;
 /** What each log line costs against `logBytes` besides its text (its level, time and framing when stored). */
 const LOG_LINE_OVERHEAD = 64;
 
-/** How deeply a JSON text nests objects and arrays (a linear scan that skips strings). */
-function jsonDepth(json: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < json.length; i++) {
-    const c = json.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);
-    else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return deepest;
-}
 
 /** The part of WebAssembly.Memory used here (@types/node does not declare it). */
 interface WasmMemory {
@@ -344,7 +329,7 @@ class Run {
     const json = this.vm.getString(serialized.value);
     // Nesting past MAX_OUTPUT_DEPTH would overflow the stack of whatever serialises the result next
     // (the runner's IPC, the Lambda runtime, the session's size check): refused here, before any of them.
-    if (jsonDepth(json) > MAX_OUTPUT_DEPTH) {
+    if (nestsDeeperThan(json, MAX_OUTPUT_DEPTH)) {
       throw new RunFailure('FunctionOutputInvalid', `the variables are nested deeper than ${MAX_OUTPUT_DEPTH} levels`);
     }
     let output: unknown;

@@ -1,10 +1,8 @@
-import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activityFunctionAccess } from '../../functions/activities/access.js';
 import { routeList } from '../../functions/routes.js';
-import { PYTHON_ASSETS } from '../../functions/cloud-functions/python/engine.js';
 import { ACTIVITY_FUNCTION_TIMEOUT_SECONDS, compileDefinition, EXECUTION_END_FUNCTION_TIMEOUT_SECONDS } from '../../statemachines/compile.js';
 import { exampleDefinitions } from '../../statemachines/examples/index.js';
 import {
@@ -97,9 +95,6 @@ describe('ArthrStack journeys', () => {
       expect(runner.Properties).toMatchObject({ FunctionName: 'arthr-fir-cloud-function-runner', Runtime: 'nodejs22.x', MemorySize: 1536, Timeout: 75 });
       expect(runner.Properties.Environment).toBeUndefined();
       expect(asArray(runner.Properties.Layers)).toHaveLength(2);
-      // The Python engine's child, preload and Python modules travel beside the bundle, which finds them there.
-      const bundle = join(synth.outdir, runner.Metadata?.['aws:asset:path'] as string);
-      for (const file of PYTHON_ASSETS) expect(existsSync(join(bundle, file)), file).toBe(true);
       const statements = grantsOf(runner);
       expect(actionsOf(statements)).toEqual([...LOG_ACTIONS].sort());
       expect(ofType(template, 'AWS::IAM::Role')[refId(runner.Properties.Role)!]!.Properties.ManagedPolicyArns).toBeUndefined();

@@ -9,6 +9,7 @@ import type { RouteDef } from '../../functions/http/route.js';
 import { routeList } from '../../functions/routes.js';
 import { TABLE_SCHEMA } from '../../functions/store/schema.js';
 import { LAMBDA_BUNDLING } from '../../lib/bundling.js';
+import { PYTHON_ASSETS } from '../../functions/cloud-functions/python/engine.js';
 import { settingsFromContext } from '../../lib/stack.js';
 import {
   asArray,
@@ -315,8 +316,10 @@ describe('ArthrStack', () => {
       for (const f of Object.values(functions).filter((x) => !ownConfig(x) && !isExportWorker(x))) {
         const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, WEBHOOK_REPLAY_QUEUE_URL, SERVICE_ACCOUNT_ID, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, TENANT_ROLE_ARN, PAGES_BUCKET, PAGES_ORIGIN, ...variables } = f.Properties.Environment.Variables;
         const isActivities = f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Journeys/Activities/Function/Resource';
-        // The runner's name only for the activity function (journeys.test.ts checks its value).
-        expect(CLOUD_FUNCTION_RUNNER === undefined, f.Metadata?.['aws:cdk:path']).toBe(!isActivities);
+        // The runner's name only for the activity function (journeys.test.ts checks its value) and the routes that check Python with it.
+        const route0 = routeList.find((r) => f.Metadata?.['aws:cdk:path'] === `${routeFunctionPath(r)}/Resource`);
+        expect(CLOUD_FUNCTION_RUNNER === undefined, f.Metadata?.['aws:cdk:path']).toBe(!isActivities && !route0?.aws.functionRunner);
+        if (route0?.aws.functionRunner) expect(CLOUD_FUNCTION_RUNNER).toBe('arthr-fir-cloud-function-runner');
         // The bucket's name only where the route table says the operation touches images.
         const route = routeList.find((r) => f.Metadata?.['aws:cdk:path'] === `${routeFunctionPath(r)}/Resource`);
         // Its tenant role where it acts for tenants (tenant-iam.test.ts evaluates them).
@@ -395,6 +398,10 @@ describe('ArthrStack', () => {
       const byPath = (p: string) => Object.values(functions).find((f) => f.Metadata?.['aws:cdk:path'] === `ArthrStack/Journeys/${p}/Function/Resource`)!;
       expect(bundleOf(byPath('Activities'))).toMatch(/This deployment has no runtime for the/);
       expect(bundleOf(byPath('ExecutionEnd'))).toMatch(/execution end without an instance in its input/);
+      // The runner: the Python engine's child, preload and Python modules travel beside its bundle, which finds them there.
+      const runner = Object.values(functions).find(isRunner)!;
+      bundleOf(runner);
+      for (const file of PYTHON_ASSETS) expect(existsSync(path.join(synth.outdir, runner.Metadata!['aws:asset:path'] as string, file)), file).toBe(true);
       expect(bundleOf(Object.values(functions).find(isImageCleanup)!)).toMatch(/expired instance images deleted/);
       expect(bundleOf(Object.values(functions).find(isEventRelay)!)).toMatch(/a stream record names no outbox event/);
       expect(bundleOf(Object.values(functions).find(isDeliveryWorker)!)).toMatch(/webhook delivery not attempted/);
@@ -461,7 +468,7 @@ describe('ArthrStack', () => {
         expect(actions.filter((a) => a.includes('*')), route.operationId).toEqual([]);
         // The runner by its exact name, nothing else.
         for (const st of statements.filter((x) => asArray(x.Action).includes('lambda:InvokeFunction'))) {
-          expect(joined(st.Resource), route.operationId).toMatch(/^arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:function:arthr-fir-cloud-function-runner$/);
+          expect(joined(st.Resource), route.operationId).toMatch(/^arn:[^:*]+:lambda:[^:*]+:[^:*]+:function:arthr-fir-cloud-function-runner$/);
         }
         // Besides its logs, assuming its tenant role where it acts for tenants.
         const assume = actsForTenants(route) ? ['sts:AssumeRole', 'sts:TagSession'] : [];

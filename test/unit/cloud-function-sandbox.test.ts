@@ -7,6 +7,7 @@ import { selfSignedCert } from '../support/self-signed.js';
 import type { RunLimits, RunRequest, RunResult } from '../../functions/cloud-functions/contract.js';
 import { guardedFetch } from '../../functions/shared/outbound.js';
 import { runFunction, type GuardedFetch } from '../../functions/cloud-functions/sandbox.js';
+import { failure, output } from '../support/run-result.js';
 
 function request(source: string, extra: Partial<RunRequest> & { limits?: Partial<RunLimits> } = {}): RunRequest {
   return { modules: { 'index.js': source }, entry: 'index.js', input: { variables: {}, secrets: {} }, ...extra };
@@ -16,15 +17,6 @@ async function run(source: string, extra: Partial<RunRequest> = {}, deps: { fetc
   return runFunction(request(source, extra), deps);
 }
 
-function output(result: RunResult): Record<string, unknown> {
-  if (!result.ok) throw new Error(`expected success, got ${result.error.name}: ${result.error.message}`);
-  return result.output;
-}
-
-function failure(result: RunResult): { name: string; message: string } {
-  if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.output)}`);
-  return result.error;
-}
 
 describe('runFunction', () => {
   it('calls the handler with variables and secrets and returns its variables, across the function\'s own modules', async () => {

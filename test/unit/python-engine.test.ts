@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../functions/cloud-functions/contract.js';
 import { OutboundFailed, OutboundRefused, type GuardedFetch, type OutboundInit, type OutboundOptions } from '../../functions/shared/outbound.js';
 import { PYTHON_ASSETS, PYTHON_VERSION, startPythonEngine, type PythonEngine, type PythonRunRequest } from '../../functions/cloud-functions/python/engine.js';
+import { failure, output } from '../support/run-result.js';
 
 // One engine (and one snapshot) for the file: a run costs a fresh child (~0.5 s), a snapshot ~3 s.
 let engine: PythonEngine;
@@ -40,15 +41,6 @@ function run(script: string, extra: Partial<PythonRunRequest> = {}): Promise<Run
   return engine.run({ script, params: { secrets: {}, vars: {} }, ...extra });
 }
 
-function output(result: RunResult): Record<string, unknown> {
-  if (!result.ok) throw new Error(`expected success, got ${result.error.name}: ${result.error.message}`);
-  return result.output;
-}
-
-function failure(result: RunResult): { name: string; message: string } {
-  if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.output)}`);
-  return result.error;
-}
 
 describe('startPythonEngine', () => {
   it('names the Python it runs and the files a bundle must ship', () => {

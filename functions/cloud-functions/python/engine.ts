@@ -74,6 +74,7 @@ import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import { resolveLimits, type LogLine, type RunLimits, type RunResult } from '../contract.js';
 import { guardedFetch, OutboundFailed, OutboundRefused, type GuardedFetch } from '../../shared/outbound.js';
+import { nestsDeeperThan } from '../../shared/json.js';
 
 export interface PythonRunRequest {
   /** The function's text (the service checks <= 20,000 chars; over 64 KiB is refused here). */
@@ -692,7 +693,7 @@ class PythonRun {
 
   private output(json: string): RunResult {
     if (Buffer.byteLength(json, 'utf8') > this.limits.outputBytes) return this.fail('FunctionOutputInvalid', `results are over ${this.limits.outputBytes} bytes of JSON`);
-    if (jsonDepth(json) > MAX_OUTPUT_DEPTH) return this.fail('FunctionOutputInvalid', `results are nested deeper than ${MAX_OUTPUT_DEPTH} levels`);
+    if (nestsDeeperThan(json, MAX_OUTPUT_DEPTH)) return this.fail('FunctionOutputInvalid', `results are nested deeper than ${MAX_OUTPUT_DEPTH} levels`);
     let output: unknown;
     try {
       output = JSON.parse(json);
@@ -826,22 +827,6 @@ function urlForms(secret: string): string[] {
   return [secret, component, strict, strict.replace(/%2F/g, '/'), strict.replace(/%20/g, '+')];
 }
 
-/** How deeply a JSON text nests objects and arrays (a linear scan that skips strings). */
-function jsonDepth(json: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < json.length; i++) {
-    const c = json.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);
-    else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return deepest;
-}
 
 /** The longest prefix of `text` that is at most `bytes` of UTF-8, never splitting a character. */
 function capUtf8(text: string, bytes: number): string {
