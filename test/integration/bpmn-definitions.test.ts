@@ -291,6 +291,14 @@ describe('POST /api/process-manager/processDefinitions with a BPMN upload', () =
       body: { name: 'FamilyDetails', status: 'DRAFT', resource: EXAMPLE_FORMS.find((f) => f.name === 'onboarding-details')!.resource },
     });
     expect(family.status, family.text).toBe(201);
+    // python-journey.bpmn names PyConfirm and PyError the same way (python-functions.test.ts runs it).
+    for (const name of ['PyConfirm', 'PyError']) {
+      const form = await call('POST', '/api/process-manager/customDataForms', {
+        token,
+        body: { name, status: 'DRAFT', resource: EXAMPLE_FORMS.find((f) => f.name === 'onboarding-details')!.resource },
+      });
+      expect(form.status, form.text).toBe(201);
+    }
     const files = [
       ...readdirSync(FIXTURES).filter((f) => f.endsWith('.bpmn')).map((f) => join(FIXTURES, f)),
       join(import.meta.dirname, '../../statemachines/examples/onboarding.bpmn'),
@@ -317,6 +325,8 @@ describe('POST /api/process-manager/processDefinitions with a BPMN upload', () =
       'bpmn/linear.bpmn': 201,
       // The family's dialect (family-journeys.test.ts runs it).
       'bpmn/family-journey.bpmn': 201,
+      // Python cloud functions in the family's dialect (python-functions.test.ts runs it).
+      'bpmn/python-journey.bpmn': 201,
       'bpmn/onboarding.bpmn': 201,
       'examples/onboarding.bpmn': 201,
       // Push notifications have no runtime here (next test).

@@ -244,7 +244,7 @@ describe('Python cloud functions, uploaded', () => {
       snoop,
       'PYTHON39V1',
       `import os
-found = {"environ": sorted(os.environ.keys())}
+found = {"environ": sorted(os.environ.keys()), "secrets": sorted(params["secrets"].keys())}
 for path in ["/proc/self/environ", "/etc/hostname", ${JSON.stringify(join(process.cwd(), 'package.json'))}]:
     try:
         with open(path) as f:
@@ -262,7 +262,7 @@ results["executionVariables"] = {"found": found}
       retentionDays: 1,
       startActivityId: 'run',
       activities: {
-        run: { type: `EXECUTE_CLOUD_FUNCTION_V${v}`, inputs: { 'Function Name': fn }, next: 'pass', errorEvents: { 'Failed Sync Rule Execution': 'failed' } },
+        run: { type: `EXECUTE_CLOUD_FUNCTION_V${v}`, inputs: { 'Function Name': fn, 'Cloud Secrets': [secretName] }, next: 'pass', errorEvents: { 'Failed Sync Rule Execution': 'failed' } },
         pass: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'PASS' } },
       },
       ends: { failed: { error: 'functionFailed' } },
@@ -282,7 +282,9 @@ results["executionVariables"] = {"found": found}
       if (fn === snoop) {
         const found = session.vars.found as Record<string, unknown>;
         expect((found.environ as string[]).filter((k) => /AWS|SECRET|TOKEN|KEY|LOCAL|NODE/i.test(k))).toEqual([]);
-        for (const [path, value] of Object.entries(found)) if (path !== 'environ') expect(value, path).toMatch(/^(FileNotFoundError|PermissionError|OSError)$/);
+        // The secret its step lists, and no other.
+        expect(found.secrets).toEqual([secretName]);
+        for (const [path, value] of Object.entries(found)) if (path.startsWith('/')) expect(value, path).toMatch(/^(FileNotFoundError|PermissionError|OSError)$/);
       } else if (version === 2) {
         expect(session.vars.ran).toBe(true);
       }
