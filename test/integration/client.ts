@@ -157,9 +157,13 @@ export function multipart(file: Buffer | undefined, opts: { name?: string; type?
   return { rawBody: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
-/** Polls an instance until its journey has ended, and gives its final status. */
+/**
+ * Polls an instance until its journey has ended, and gives its final status: up to 45 s, as soon
+ * as it has ended (a full CI run on the 2-core machine, Python sandboxes and browsers beside it,
+ * once took over 15 s to record the end of a journey that takes 1.2 s alone).
+ */
 export async function finalStatus(id: string, token: string, opts: CallOptions = {}): Promise<string> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 45_000;
   for (;;) {
     const s = (await call('GET', `/api/process-manager/processInstances/${id}`, { ...opts, token })).json.status as string;
     if (s !== 'ACTIVE' && s !== 'PENDING') return s;
