@@ -317,11 +317,10 @@ describe('ArthrStack', () => {
         const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, WEBHOOK_REPLAY_QUEUE_URL, SERVICE_ACCOUNT_ID, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, TENANT_ROLE_ARN, PAGES_BUCKET, PAGES_ORIGIN, ...variables } = f.Properties.Environment.Variables;
         const isActivities = f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Journeys/Activities/Function/Resource';
         // The runner's name only for the activity function (journeys.test.ts checks its value) and the routes that check Python with it.
-        const route0 = routeList.find((r) => f.Metadata?.['aws:cdk:path'] === `${routeFunctionPath(r)}/Resource`);
-        expect(CLOUD_FUNCTION_RUNNER === undefined, f.Metadata?.['aws:cdk:path']).toBe(!isActivities && !route0?.aws.functionRunner);
-        if (route0?.aws.functionRunner) expect(CLOUD_FUNCTION_RUNNER).toBe('arthr-fir-cloud-function-runner');
-        // The bucket's name only where the route table says the operation touches images.
         const route = routeList.find((r) => f.Metadata?.['aws:cdk:path'] === `${routeFunctionPath(r)}/Resource`);
+        expect(CLOUD_FUNCTION_RUNNER === undefined, f.Metadata?.['aws:cdk:path']).toBe(!isActivities && !route?.aws.functionRunner);
+        if (route?.aws.functionRunner) expect(CLOUD_FUNCTION_RUNNER).toBe('arthr-fir-cloud-function-runner');
+        // The bucket's name only where the route table says the operation touches images.
         // Its tenant role where it acts for tenants (tenant-iam.test.ts evaluates them).
         if (route) expect(TENANT_ROLE_ARN !== undefined, route.operationId).toBe(actsForTenants(route));
         if (TENANT_ROLE_ARN !== undefined) expect(TENANT_ROLE_ARN, f.Metadata?.['aws:cdk:path']).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/TenantRole/), 'Arn'] });
