@@ -231,7 +231,7 @@ export async function renderSpecimens(options: SpecimenOptions[]): Promise<Buffe
       const height = o.cropped ? Math.round((o.width * size.height) / size.width) : Math.round((o.width * 9) / 16);
       const page = await browser.newPage({ viewport: { width: o.width, height } });
       await page.setContent(html(o));
-      await page.evaluate(() => document.fonts.ready);
+      await page.evaluate(() => (globalThis as any).document.fonts.ready);
       out.push(await page.screenshot(o.type === 'jpeg' ? { type: 'jpeg', quality: 92 } : { type: 'png' }));
       await page.close();
     }
