@@ -255,6 +255,8 @@ export const TRANSIENT_RETRY: AslRetrier = {
 };
 
 export const LAST_ERROR_PATH = '$._lastError';
+/** The checks a step recorded as NOT_ASSESSED (their `_checks.documents` keys), which the family's decider counts as failures. */
+export const NOT_ASSESSED_PATH = '$._checks._notAssessed';
 
 /**
  * The activity function's timeout (lib/constructs/journey-functions.ts; test/infra/journeys.test.ts
@@ -553,7 +555,7 @@ function timerSeconds(duration: string): number {
 /**
  * The family's decider (validate.ts checkFamilyDecider): a Choice on the derived decision (a
  * reference whose value is PASS, FAIL or REVIEW), then on an error route taken (`_lastError`, or
- * a first entry in `_errors`), giving Decision on Any Failure (FAIL when not given), else PASS;
+ * a first entry in `_errors`) or a check NOT_ASSESSED (`_checks._notAssessed`), giving Decision on Any Failure (FAIL when not given), else PASS;
  * each outcome a Pass state of this decider (`<id> PASS`) that records `_decision` and goes on.
  */
 function familyDecider(id: string, activity: Activity, comment: string, states: Record<string, AslState>, to: (id: string) => string): void {
@@ -578,7 +580,12 @@ function familyDecider(id: string, activity: Activity, comment: string, states: 
       choices.push({ And: [{ Variable: variable, IsPresent: true }, { Variable: variable, IsString: true }, { Variable: variable, StringEquals: o }], Next: goTo(o) });
     }
   }
-  choices.push({ Or: [{ Variable: LAST_ERROR_PATH, IsPresent: true }, { Variable: '$._errors[0]', IsPresent: true }], Next: goTo(onFailure) });
+  // A check recorded NOT_ASSESSED (a document check no engine here judges, which the definition
+  // accepted) counts as a failure too: never a silent pass.
+  choices.push({
+    Or: [{ Variable: LAST_ERROR_PATH, IsPresent: true }, { Variable: '$._errors[0]', IsPresent: true }, { Variable: `${NOT_ASSESSED_PATH}[0]`, IsPresent: true }],
+    Next: goTo(onFailure),
+  });
   states[id] = { Type: 'Choice', Comment: comment, Choices: choices, Default: goTo('PASS') };
   for (const o of used) states[stateOf(o)] = { Type: 'Pass', Comment: `${comment}: ${o}`, Result: o, ResultPath: '$._decision', Next: next };
 }

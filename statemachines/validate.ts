@@ -172,6 +172,15 @@ function checkActivity(
   }
   for (const rule of spec.rules) checkRule(rule, inputs, at, who, problems);
 
+  // A check no engine here can judge: refused unless the definition accepts it as not assessed
+  // (or bypasses it with a threshold of -1): never a silent pass.
+  if (spec.notAssessed && inputs[spec.notAssessed.accept] !== true && inputs[spec.notAssessed.threshold] !== -1) {
+    problems.push({
+      location: `${at}.inputs.${spec.notAssessed.accept}`,
+      message: `${who}: no document engine of this service can judge this check; set "${spec.notAssessed.accept}" to true to run it as NOT_ASSESSED (the decider counts it as a failure), or "${spec.notAssessed.threshold}" to -1 to bypass it`,
+    });
+  }
+
   // Error events: only those of this activity type.
   for (const event of Object.keys(activity.errorEvents ?? {})) {
     if (!spec.errorEvents.some((e) => e.name === event)) {
@@ -370,9 +379,13 @@ function edges(activity: RawActivity): Pick<Activity, 'next' | 'errorEvents' | '
   };
 }
 
+/** A decimal as text: `0.5`, `-1`, `.75`, `1e-3`. */
+const DECIMAL = /^-?(\d{1,15}(\.\d{0,15})?|\.\d{1,15})(e-?\d{1,3})?$/i;
+
 const TYPE_NAMES: Record<InputSpec['type'], string> = {
   S: 'a string',
   I: 'an integer',
+  N: 'a number',
   B: 'a boolean',
   L: 'a list of strings',
   M: 'a map of string to string',
@@ -437,6 +450,14 @@ function checkInput(
       if (input.min !== undefined && value < input.min) return fail(`must be at least ${input.min}`);
       if (input.max !== undefined && value > input.max) return fail(`must be at most ${input.max}`);
       return value;
+    }
+    case 'N': {
+      // The family's designer writes a decimal as text (`0.06`) or as a literal (`${0.06}`).
+      const n = typeof value === 'string' && DECIMAL.test(value.trim()) ? Number(value.trim()) : value;
+      if (typeof n !== 'number' || !Number.isFinite(n)) return wrongType();
+      if (input.min !== undefined && n < input.min) return fail(`must be at least ${input.min}`);
+      if (input.max !== undefined && n > input.max) return fail(`must be at most ${input.max}`);
+      return n;
     }
     case 'B':
       return typeof value === 'boolean' ? value : wrongType();

@@ -76,6 +76,13 @@ function coerce(spec: ActivitySpec, input: InputSpec, value: unknown): unknown {
       if (input.max !== undefined && n > input.max) throw invalid(spec, input, `must be at most ${input.max}`);
       return n;
     }
+    case 'N': {
+      const n = typeof value === 'string' && value.trim() !== '' ? Number(value.trim()) : value;
+      if (typeof n !== 'number' || !Number.isFinite(n)) throw invalid(spec, input, 'must be a number');
+      if (input.min !== undefined && n < input.min) throw invalid(spec, input, `must be at least ${input.min}`);
+      if (input.max !== undefined && n > input.max) throw invalid(spec, input, `must be at most ${input.max}`);
+      return n;
+    }
     case 'B':
       if (typeof value === 'boolean') return value;
       if (value === 'true' || value === 'false') return value === 'true';

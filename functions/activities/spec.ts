@@ -11,8 +11,8 @@
  */
 import type { DataForm } from '../../statemachines/definition.js';
 
-/** S string, I integer, B boolean, L list of strings, M map of string to string, F data form. */
-export type InputType = 'S' | 'I' | 'B' | 'L' | 'M' | 'F';
+/** S string, I integer, N number (a decimal, such as a threshold), B boolean, L list of strings, M map of string to string, F data form. */
+export type InputType = 'S' | 'I' | 'N' | 'B' | 'L' | 'M' | 'F';
 
 /** A default as the catalogue writes it (`${60}` in the spec is stored as 60). */
 export type InputDefault = string | number | boolean | readonly string[];
@@ -22,7 +22,7 @@ export interface InputSpec {
   readonly type: InputType;
   readonly required: boolean;
   readonly default?: InputDefault;
-  /** Integer bounds, checked on literal values (a reference is checked when it is resolved). */
+  /** Integer and number bounds, checked on literal values (a reference is checked when it is resolved). */
   readonly min?: number;
   readonly max?: number;
   /** A literal string must match; used for keys that become variable names. */
@@ -140,6 +140,12 @@ export interface ActivitySpec {
   readonly failures?: readonly string[];
   /** Its names in the family's designer and BPMN. */
   readonly family: FamilyNames;
+  /**
+   * A check that no engine this service has can judge (document authenticity the family buys
+   * from vendors): publishing the step is refused unless its `accept` input is true (the
+   * definition accepts that it runs as NOT_ASSESSED) or its `threshold` input is -1 (bypassed).
+   */
+  readonly notAssessed?: { readonly accept: string; readonly threshold: string };
 }
 
 /** Failures any step may raise, found before its own code runs (run.ts, inputs.ts); no event routes them. */
@@ -159,7 +165,7 @@ export type ErrorNameOf<S extends ActivitySpec> =
 
 type ValueOf<T extends InputType> = T extends 'S'
   ? string
-  : T extends 'I'
+  : T extends 'I' | 'N'
     ? number
     : T extends 'B'
       ? boolean
@@ -210,8 +216,8 @@ export const stepTimeout = {
     'How long the end user has for this step. When it passes the task fails with States.Timeout (the instance times out unless a route catches it).',
 } as const satisfies InputSpec;
 
-const VARIABLE_NAME = '^[A-Za-z_][A-Za-z0-9_]{0,63}$';
-const VARIABLE_NAME_MESSAGE = 'must be a variable name: 1 to 64 letters, digits or _, not starting with a digit';
+export const VARIABLE_NAME = '^[A-Za-z_][A-Za-z0-9_]{0,63}$';
+export const VARIABLE_NAME_MESSAGE = 'must be a variable name: 1 to 64 letters, digits or _, not starting with a digit';
 
 /**
  * A key under which an activity stores its result in the session data. (Property order is the

@@ -732,7 +732,8 @@ export interface StepUserData {
   images?: ImageRecord[];
 }
 
-export type CheckResult = 'PASS' | 'FAIL' | 'REVIEW';
+/** NOT_ASSESSED: a check no engine of this service judges, which the definition accepted; BYPASSED: a check its definition turned off (a threshold of -1). */
+export type CheckResult = 'PASS' | 'FAIL' | 'REVIEW' | 'NOT_ASSESSED' | 'BYPASSED';
 
 /** A check result, as `_checks.{key}` in the session and `userdata/checks` show it. */
 export interface CheckRecord {

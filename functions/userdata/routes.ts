@@ -10,7 +10,7 @@ const UserDataPath = z.strictObject({
   processInstanceId: z.string().check(z.uuid('must be a process instance id')),
 });
 
-const CheckResult = z.enum(['PASS', 'FAIL', 'REVIEW']);
+const CheckResult = z.enum(['PASS', 'FAIL', 'REVIEW', 'NOT_ASSESSED', 'BYPASSED']);
 
 export const CheckResponseSchema = z.withMeta(
   z.object({

@@ -45,6 +45,7 @@ const MAX_ID = 80;
 const INPUT_TYPE: Readonly<Record<InputSpec['type'], BpmnInputType>> = {
   S: 'STRING',
   I: 'INTEGER',
+  N: 'STRING',
   B: 'BOOLEAN',
   L: 'LIST_STRING',
   M: 'MAP_STRING',
