@@ -118,6 +118,13 @@ const StoreConfigSchema = z.object({
    * locally the embedded engine is installed instead.
    */
   FACE_COLLECTION_PREFIX: z.optional(z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/))),
+  /**
+   * Which engine reads identity documents (functions/adapters/document-engine.ts): `embedded`
+   * (tesseract.js and the MRZ parser, in the function itself; the default, locally and on AWS)
+   * or `textract` (Amazon Textract's AnalyzeID in the function's region). The stack sets it from
+   * its `documentEngine` property.
+   */
+  DOCUMENT_ENGINE: z.optional(z.enum(['embedded', 'textract'])),
 });
 
 const ConfigSchema = z.extend(StoreConfigSchema, {

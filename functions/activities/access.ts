@@ -1,4 +1,4 @@
-import type { FaceAction, TableAction } from '../http/route.js';
+import type { DocumentAction, FaceAction, TableAction } from '../http/route.js';
 import type { ActivityAccess } from './contract.js';
 import { ACCESS } from './index.generated.js';
 import { NOT_RUNNABLE, SPECS } from './specs/index.generated.js';
@@ -9,6 +9,7 @@ export interface ActivityGrants {
   images: string[];
   cloudFunctions: boolean;
   faces: FaceAction[];
+  documents: DocumentAction[];
   /** Learns where custom pages are served (PAGES_ORIGIN), with no grant on their bucket. */
   pagesOrigin: boolean;
 }
@@ -54,6 +55,7 @@ function union(all: ActivityAccess[]): ActivityGrants {
     images: [...new Set(all.flatMap((a) => a.images ?? []))],
     cloudFunctions: all.some((a) => a.cloudFunctions === true),
     faces: [...new Set(all.flatMap((a) => a.faces ?? []))],
+    documents: [...new Set(all.flatMap((a) => a.documents ?? []))],
     pagesOrigin: all.some((a) => a.pagesOrigin === true),
   };
 }

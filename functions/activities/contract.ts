@@ -12,6 +12,7 @@ import type { FaceUploadKey } from '../process-manager/instances/face-uploads.js
 import type { IdentityEventStore, IdentityStores, PasskeyStore } from '../identity-store/model.js';
 import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore, FunctionRunner } from '../cloud-functions/model.js';
 import type { FaceEngine, WatchlistStore } from '../faces/model.js';
+import type { DocumentEngine } from '../documents/model.js';
 import type { WebhookStore } from '../webhooks/model.js';
 import type { CustomPageStore } from '../theme-server/model.js';
 import type { EventEnvelope } from '../shared/events.js';
@@ -97,6 +98,8 @@ export interface ActivityDeps {
   readonly secretSealer: CloudSecretSealer;
   readonly functionRunner: FunctionRunner;
   readonly faces: Pick<FaceEngine, 'name' | 'detect' | 'compare' | 'search'>;
+  /** Reads identity documents (the embedded engine, or Textract where the deployment chooses it). */
+  readonly documents: DocumentEngine;
   readonly watchlists: WatchlistStore;
   readonly images: Pick<InstanceImageStore, 'getAtMost' | 'uploadUrl'>;
   /** What service steps keep beside the instance: user data (a step's values, checks), failed attempts, a redirect. */
@@ -159,7 +162,7 @@ export function withCheck(session: Session, key: string, check: Record<string, u
  * The AWS access a module's code needs in the activity function (on top of what every user step
  * needs to record where the journey waits). The function's role is the union over all modules.
  */
-export type ActivityAccess = Pick<AwsAccess, 'table' | 'images' | 'faces' | 'pagesOrigin'> & {
+export type ActivityAccess = Pick<AwsAccess, 'table' | 'images' | 'faces' | 'documents' | 'pagesOrigin'> & {
   /** Run tenant functions: invoke the runner Lambda, and unseal the cloud secrets a step gives them. */
   cloudFunctions?: true;
 };

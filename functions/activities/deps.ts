@@ -9,6 +9,7 @@ import { identityStores } from '../identity-store/deps.js';
 import { customDataForms, instances, pauses, reviews } from '../process-manager/deps.js';
 import { outbox, webhooks } from '../webhooks/deps.js';
 import { customPageStore } from '../store/custom-pages.js';
+import { documentEngine } from '../adapters/document-engine.js';
 import type { ActivityDeps } from './contract.js';
 
 export const activityDeps: ActivityDeps = {
@@ -21,6 +22,7 @@ export const activityDeps: ActivityDeps = {
   secretSealer,
   functionRunner: runner,
   faces,
+  documents: documentEngine,
   watchlists,
   images,
   instances,

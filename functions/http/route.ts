@@ -65,6 +65,8 @@ export interface AwsAccess {
    * function given DetectFaces also carries the embedded liveness model (its layer).
    */
   faces?: readonly FaceAction[];
+  /** Amazon Textract actions of the document engine, where a deployment chooses Textract (functions/adapters/textract-document-engine.ts). */
+  documents?: readonly DocumentAction[];
   /**
    * S3 actions on the custom pages bucket, under `tenants/` (functions/adapters/page-files.ts):
    * a version's files and the archives PUT through pre-signed uploads.
@@ -93,6 +95,9 @@ export type FaceAction =
   | 'IndexFaces'
   | 'DeleteFaces'
   | 'SearchFacesByImage';
+
+/** Amazon Textract actions the document engine makes: AnalyzeID reads an identity document (no resource-level permission). */
+export type DocumentAction = 'AnalyzeID';
 
 export type ExportAction = 'SendMessage' | 'Seal' | 'GetObject';
 

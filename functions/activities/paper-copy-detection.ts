@@ -1,0 +1,6 @@
+import { spec } from './specs/paper-copy-detection.js';
+import { NOT_ASSESSED_AWS, detectionRun } from './document-detection.js';
+
+export const aws = NOT_ASSESSED_AWS;
+
+export const run = detectionRun(spec, 'paperCopy');

@@ -1,0 +1,26 @@
+/**
+ * The document engine a function reads documents with: the embedded engine (tesseract.js and
+ * the MRZ parser, running in the function: locally, and on AWS by default) or Amazon Textract
+ * where the deployment chooses it (DOCUMENT_ENGINE=textract, the stack's `documentEngine`).
+ * Both judge the MRZ by the same parsing and check digits (functions/documents/mrz.ts).
+ */
+import { getStoreConfig } from '../config.js';
+import { embeddedDocumentEngine } from '../documents/embedded-engine.js';
+import type { DocumentEngine } from '../documents/model.js';
+import { TextractDocumentEngine } from './textract-document-engine.js';
+
+let textract: TextractDocumentEngine | undefined;
+
+function current(): DocumentEngine {
+  if (getStoreConfig().DOCUMENT_ENGINE !== 'textract') return embeddedDocumentEngine;
+  textract ??= new TextractDocumentEngine();
+  return textract;
+}
+
+/** The configured engine, chosen at each call (a test may change the configuration). */
+export const documentEngine: DocumentEngine = {
+  get name() {
+    return current().name;
+  },
+  read: (image) => current().read(image),
+};
