@@ -9,6 +9,7 @@ import { identityStores } from '../identity-store/deps.js';
 import { customDataForms, instances, pauses, reviews } from '../process-manager/deps.js';
 import { outbox, webhooks } from '../webhooks/deps.js';
 import { customPageStore } from '../store/custom-pages.js';
+import { objectKeys } from '../store/keys.js';
 import type { ActivityDeps } from './contract.js';
 
 export const activityDeps: ActivityDeps = {
@@ -25,6 +26,7 @@ export const activityDeps: ActivityDeps = {
   images,
   instances,
   faceCaptureKey,
+  documentCaptureKey: objectKeys.documentCapture,
   faceUploadKey,
   thumbnail,
   webhooks,
