@@ -61,7 +61,11 @@ export const submission: Submission<typeof spec> = {
     const sentCountry = own(body, COUNTRY_FIELD);
     const type = documentTypeName(sentType);
     const country = countryCode(sentCountry);
-    const values = { ...(typeof sentType === 'string' ? { documentType: sentType.slice(0, 40) } : {}), ...(typeof sentCountry === 'string' ? { country: sentCountry.slice(0, 10) } : {}) };
+    // What was sent, kept for the page to show again (a code in any case as the list spells it).
+    const values = {
+      ...(typeof sentType === 'string' ? { documentType: type ?? sentType.slice(0, 40) } : {}),
+      ...(typeof sentCountry === 'string' ? { country: country ?? sentCountry.slice(0, 10) } : {}),
+    };
     const refuse = (problem: ChoiceProblem) => ({ refused: { code: 'DOCUMENT_CHOICE_REFUSED', errors: { choice: problem }, values } });
     if (!type || !choices.types.includes(type)) return refuse('typeMissing');
     if (!country || !Object.hasOwn(choices.countries, country)) return refuse('countryMissing');
