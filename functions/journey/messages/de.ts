@@ -153,7 +153,7 @@ export const de: Messages = {
   docCountry: 'Ausstellendes Land',
   docCountryChoose: 'Land wählen',
   docCountryHint: 'Das Land, das auf dem Dokument als ausstellendes Land steht.',
-  docCountryOffers: 'Aus diesem Land angenommen: {types}.',
+  docCountryOffers: 'Nicht jede Art wird aus jedem Land angenommen:',
   doc_typeMissing: 'Wählen Sie die Art des Dokuments.',
   doc_countryMissing: 'Wählen Sie das Land, das das Dokument ausgestellt hat.',
   doc_typeNotOffered: 'Diese Art von Dokument wird aus dem gewählten Land nicht angenommen. Wählen Sie eine andere Art oder ein anderes Land.',

@@ -154,7 +154,7 @@ export const en = {
   docCountry: 'Issuing country',
   docCountryChoose: 'Choose a country',
   docCountryHint: 'The country named on the document as the one that issued it.',
-  docCountryOffers: 'Accepted from this country: {types}.',
+  docCountryOffers: 'Not every type is accepted from every country:',
   doc_typeMissing: 'Choose the type of document.',
   doc_countryMissing: 'Choose the country that issued the document.',
   doc_typeNotOffered: 'This type of document is not accepted from the country you chose. Choose another type or country.',

@@ -9,6 +9,9 @@ export const COUNTRY_FIELD = 'country';
 /** Why a choice was refused; the page words each in the end user's language. */
 export type ChoiceProblem = 'typeMissing' | 'countryMissing' | 'typeNotOffered';
 
+/** The most countries named in the hint of those that take fewer types. */
+const MAX_LISTED_EXCEPTIONS = 8;
+
 const typeLabel = (s: Messages, type: DocumentTypeName) => s[`docType_${type}`];
 
 /**
@@ -52,11 +55,13 @@ ${choices.types
   )
   .join('\n')}
 ${typeError ? `<div class="error" id="doc-type-error">${escapeHtml(problem)}</div>` : ''}</fieldset>`;
-  // Say per country which types it offers, only where some country offers fewer than all.
-  const differs = Object.values(choices.countries).some((offered) => offered.length !== choices.types.length);
-  const offeredHint = differs && chosenCountry && choices.countries[chosenCountry]
-    ? `<div class="hint" id="doc-country-offers">${escapeHtml(s.docCountryOffers.replace('{types}', choices.countries[chosenCountry]!.map((t) => typeLabel(s, t)).join(', ')))}</div>`
-    : '';
+  // The countries that take fewer types than the others, said up front (the page works without
+  // script, so nothing changes as the country is chosen); past a few, the refusal says it.
+  const fewer = countries.filter((c) => choices.countries[c.code]!.length !== choices.types.length);
+  const offeredHint =
+    fewer.length > 0 && fewer.length <= MAX_LISTED_EXCEPTIONS
+      ? `<div class="hint" id="doc-country-offers">${escapeHtml(s.docCountryOffers)} ${escapeHtml(fewer.map((c) => `${c.name}: ${choices.countries[c.code]!.map((t) => typeLabel(s, t)).join(', ')}`).join('; '))}.</div>`
+      : '';
   return page({
     lang,
     chrome: input.chrome,

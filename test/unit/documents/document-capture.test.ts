@@ -147,6 +147,8 @@ describe('Select Document Type', () => {
     expect(html).toContain('<option value="AU" selected>Australia</option><option value="NZ">New Zealand</option>');
     expect(html).not.toContain('value="DE"');
     expect(html).toContain('<label for="doc-country">Issuing country</label>');
+    // The countries that take fewer types are named up front (the page works without script).
+    expect(html).toContain('Not every type is accepted from every country: New Zealand: Passport.');
     // The family's other screen is the same page.
     expect(selectScreens.render['country-selection']).toBe(selectScreens.render['document-type-selection']);
   });
