@@ -9,10 +9,11 @@
  * sends it. A chosen file is re-encoded the same way on the device (which drops its metadata,
  * location included) and shown before it is sent.
  */
-const MAX_SIDE = 2560;
+const DOC_MAX_SIDE = 2560;
 
-const form = document.getElementById('doc-form') as HTMLFormElement | null;
-if (form) {
+const docForm = document.getElementById('doc-form') as HTMLFormElement | null;
+if (docForm) {
+  const form = docForm;
   const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
   const input = byId<HTMLInputElement>('doc-file');
   const camera = byId<HTMLElement>('doc-camera');
@@ -57,7 +58,7 @@ if (form) {
     stream = null;
   };
   const encode = (from: CanvasImageSource, width: number, height: number) => {
-    const scale = Math.min(1, MAX_SIDE / Math.max(width, height));
+    const scale = Math.min(1, DOC_MAX_SIDE / Math.max(width, height));
     const canvas = document.createElement('canvas');
     canvas.width = Math.round(width * scale);
     canvas.height = Math.round(height * scale);

@@ -7,6 +7,7 @@ import { latestDocumentCapture, readDocumentCapture } from '../../../functions/a
 import { spec as selectSpec } from '../../../functions/activities/specs/select-document-type.js';
 import { spec as captureSpec } from '../../../functions/activities/specs/capture-document-image.js';
 import type { ActivityDeps, Session, StepView } from '../../../functions/activities/contract.js';
+import type { ActivitySpec } from '../../../functions/activities/spec.js';
 import { DOCUMENT_TYPES } from '../../../functions/documents/model.js';
 import { COUNTRY_CODES, countryCode, documentChoices, DOCUMENT_TYPE_NAMES, parseDocumentCountries } from '../../../functions/shared/document-countries.js';
 import { MAX_DOCUMENT_IMAGE_BYTES, MIN_DOCUMENT_IMAGE_SIDE } from '../../../functions/journey/document-limits.js';
@@ -92,7 +93,7 @@ describe('publish: the document steps\' inputs are checked', () => {
       return [];
     } catch (e) {
       expect(e).toBeInstanceOf(ValidationError);
-      return (e as ValidationError).details.map((d) => d.message);
+      return ((e as ValidationError).details ?? []).map((d) => d.message);
     }
   };
 
@@ -118,7 +119,7 @@ describe('publish: the document steps\' inputs are checked', () => {
   it("names the family's beans and inputs", () => {
     expect(selectSpec.family).toEqual({ beans: ['selectDocumentTypeV1'], endBean: 'selectDocumentTypeEndV1' });
     expect(captureSpec.family).toEqual({ beans: ['captureDocumentImageV1'], endBean: 'captureDocumentImageEndV1' });
-    const names = (s: { inputs: readonly { family?: { name?: string } }[] }) => s.inputs.flatMap((i) => (i.family?.name ? [i.family.name] : []));
+    const names = (s: ActivitySpec) => s.inputs.flatMap((i) => (i.family?.name ? [i.family.name] : []));
     expect(names(selectSpec)).toEqual(['docKey', 'defaultCountry', 'documentTypes', 'countries', 'allowedCountries']);
     expect(names(captureSpec)).toEqual(['docKey', 'docSide', 'allowBack', 'cameraWidth', 'cameraHeight', 'docImageFormat', 'croppingTolerance', 'documentAspectRatio', 'captureOrientation', 'timeoutInSeconds', 'useNativeCapture']);
   });
@@ -245,7 +246,7 @@ describe('Capture Document Image: the step', () => {
     const image = grey(948, 600);
     const earlier = { captureId: 'f0', side: 'FRONT', format: 'JPEG' };
     const outcome = await captureSubmission.submit(view({ 'Document Side': 'BACK' }, { _documents: { doc1: { documentType: 'PASSPORT', captures: [earlier] } } }), { upload: await multipart({ image, source: 'camera' }) }, now);
-    const complete = (outcome as { complete: { result: { _documents: { doc1: { captures: { captureId: string }[] } } }; images: { objectKey: string }[] } }).complete;
+    const complete = (outcome as unknown as { complete: { result: { _documents: { doc1: { captures: { captureId: string }[] } } }; images: { objectKey: string }[] } }).complete;
     const capture = complete.result._documents.doc1.captures[1]!;
     expect(complete.result._documents.doc1.captures[0]).toEqual(earlier);
     expect(capture).toMatchObject({ side: 'BACK', format: 'JPEG', width: 948, height: 600, bytes: image.length, source: 'camera', capturedAt: now.toISOString() });
