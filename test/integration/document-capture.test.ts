@@ -11,6 +11,7 @@ import jpeg from 'jpeg-js';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { adminToken, call, finalStatus, pageUntil } from './client.js';
+import { MAX_DOCUMENT_IMAGE_BYTES } from '../../functions/journey/document-limits.js';
 
 const BPMN = readFileSync(join(import.meta.dirname, '../fixtures/bpmn/documents.bpmn'));
 const fresh = () => Math.random().toString(36).slice(2, 10);
@@ -139,5 +140,30 @@ describe('the document capture steps, over HTTP', () => {
     expect(binary.status, binary.text).toBe(200);
     const decoded = JSON.parse(Buffer.from(binary.json.data, 'base64').toString('utf8'));
     expect(decoded.images[0]).toMatchObject({ kind: 'DOCUMENT', side: 'FRONT', sha256: sha256(image) });
+  });
+
+  it('takes a side of exactly 4 MiB over HTTP and refuses one byte more; the relying party gets it by URL past the budget', async () => {
+    const j = await start();
+    await pageUntil(j.path, 'id="doc-type-form"');
+    expect((await call('POST', j.select, formPost({ documentType: 'DRIVERS_LICENSE', country: 'AU' }))).status).toBe(303);
+    await pageUntil(j.path, 'id="doc-form"');
+    const base = card(948, 600);
+    // Padded after its end marker: still a JPEG by its bytes.
+    const padded = (size: number) => Buffer.concat([base, Buffer.alloc(size - base.length)]);
+    const over = await call('POST', j.front, await multipart({ image: padded(MAX_DOCUMENT_IMAGE_BYTES + 1) }));
+    expect(over.status).toBe(303);
+    expect((await call('GET', String(over.headers.location))).text).toContain('The photo is larger than 4 MB');
+    const atLimit = padded(MAX_DOCUMENT_IMAGE_BYTES);
+    expect((await call('POST', j.front, await multipart({ image: atLimit }))).status).toBe(303);
+    expect(await finalStatus(j.id, token)).toBe('COMPLETED_ENDED_SUCCESS');
+    const defnId = (await call('GET', `/api/process-manager/processInstances/${j.id}`, { token })).json.processDefnId;
+    const data = await call('GET', `/api/userdata-server/processDefinitions/${defnId}/processInstances/${j.id}/userdata`, { token });
+    expect(data.status, data.text).toBe(200);
+    const image = data.json.images[0];
+    expect(image).toMatchObject({ kind: 'DOCUMENT', side: 'FRONT', bytes: MAX_DOCUMENT_IMAGE_BYTES, sha256: sha256(atLimit) });
+    // 4 MiB is 5.6 MB of base64: past the document's 5.5 MB budget, so a pre-signed URL.
+    expect(image.data).toBeUndefined();
+    const fetched = await fetch(image.url);
+    expect(Buffer.from(await fetched.arrayBuffer()).equals(atLimit)).toBe(true);
   });
 });
