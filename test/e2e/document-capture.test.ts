@@ -134,6 +134,19 @@ describe('the document capture steps in Chromium at phone width', () => {
 
     await page.getByRole('heading', { name: 'The front of your document' }).waitFor({ timeout: 15_000 });
     expect(await audit(page.url())).toEqual([]);
+    // And with the camera on, and at the preview.
+    const cameraOn = async (p: Page) => {
+      await p.getByRole('button', { name: 'Use the camera' }).click();
+      await p.waitForFunction(() => (globalThis as any).document.getElementById('doc-video').videoWidth > 0);
+    };
+    expect(await audit(page.url(), cameraOn)).toEqual([]);
+    expect(
+      await audit(page.url(), async (p) => {
+        await cameraOn(p);
+        await p.getByRole('button', { name: 'Take the photo' }).click();
+        await p.getByRole('img', { name: 'Your photo of the document' }).waitFor();
+      }),
+    ).toEqual([]);
     expect(await fitsWidth(page)).toBeLessThanOrEqual(375);
     await page.getByRole('button', { name: 'Use the camera' }).click();
     await page.locator('#doc-video').waitFor({ state: 'visible' });
