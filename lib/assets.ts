@@ -5,6 +5,7 @@ import { join } from 'node:path';
 export const CLIENT_ASSETS = [
   { entry: 'functions/journey/client/custom-page.ts', name: 'CUSTOM_PAGE_JS' },
   { entry: 'functions/journey/client/data-form.ts', name: 'DATA_FORM_JS' },
+  { entry: 'functions/journey/client/document-capture.ts', name: 'DOCUMENT_CAPTURE_JS' },
   { entry: 'functions/journey/client/face-capture.ts', name: 'FACE_CAPTURE_JS' },
   { entry: 'functions/journey/client/passcode.ts', name: 'PASSCODE_JS' },
   { entry: 'functions/journey/client/passkey.ts', name: 'PASSKEY_JS' },

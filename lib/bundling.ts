@@ -20,9 +20,11 @@
  * that judge a data form's phone field (functions/journey/phone-numbers.ts); bundled, it put the
  * journey page and both form submission routes far over their budget. pyodide (CPython 3.12 in
  * WebAssembly, about 14 MB with its standard library) is the runner's Python: its children read
- * its files from the package folder.
+ * its files from the package folder. tesseract.js (the embedded document engine) runs its OCR in a
+ * worker thread from its package's files, with tesseract.js-core's WebAssembly and the English
+ * model's data (about 60 MB with its companions).
  */
-export const LAYER_PACKAGES = ['@simplewebauthn/server', 're2-wasm', 'quickjs-emscripten', '@vladmandic/human', 'awesome-phonenumber', 'pyodide'] as const;
+export const LAYER_PACKAGES = ['@simplewebauthn/server', 're2-wasm', 'quickjs-emscripten', '@vladmandic/human', 'awesome-phonenumber', 'pyodide', 'tesseract.js'] as const;
 export type LayerPackage = (typeof LAYER_PACKAGES)[number];
 
 /**
@@ -32,6 +34,9 @@ export type LayerPackage = (typeof LAYER_PACKAGES)[number];
  */
 export const LAYER_COMPANIONS: Partial<Record<LayerPackage, readonly string[]>> = {
   '@vladmandic/human': ['@tensorflow/tfjs-core', '@tensorflow/tfjs-converter', '@tensorflow/tfjs-backend-wasm'],
+  // The embedded document engine: its worker runs tesseract.js-core's WebAssembly and reads the
+  // English model from its data package; the worker's own dependencies come along.
+  'tesseract.js': ['tesseract.js-core', '@tesseract.js-data/eng', 'bmp-js', 'zlibjs', 'wasm-feature-detect', 'is-url', 'node-fetch', 'whatwg-url', 'tr46', 'webidl-conversions', 'regenerator-runtime', 'idb-keyval'],
 };
 
 /**

@@ -64,6 +64,12 @@ export interface ArthrSettings {
   reservedConcurrency: ReservedConcurrency;
   /** Where alarm notifications are mailed (context `alarmEmail`); without it, subscribe to the AlarmTopicArn output. */
   alarmEmail?: string;
+  /**
+   * Which engine reads identity documents (context `documentEngine`): `embedded` (tesseract.js in
+   * the activity function; the default) or `textract` (Amazon Textract's AnalyzeID, which the
+   * activity function is then granted). docs/documents.md compares them.
+   */
+  documentEngine: 'embedded' | 'textract';
 }
 
 function str(node: Node, key: string): string | undefined {
@@ -118,7 +124,13 @@ export function settingsFromContext(node: Node): ArthrSettings {
     tokenRateLimit: int(node, 'tokenRateLimit', 10, 1, 1_000),
     // None by default: every reservation raises the Lambda quota the account needs to deploy at all.
     reservedConcurrency: reservedConcurrencyFromContext((key) => node.tryGetContext(key)),
+    documentEngine: 'embedded',
   };
+  const documentEngine = str(node, 'documentEngine');
+  if (documentEngine !== undefined && documentEngine !== 'embedded' && documentEngine !== 'textract') {
+    throw new Error(`Context "documentEngine" must be embedded or textract, got "${documentEngine}"`);
+  }
+  if (documentEngine !== undefined) settings.documentEngine = documentEngine;
   // A tenant that may use the stage's whole rate can starve every other: its share stays below half.
   if (settings.tenantRateLimit * 2 > settings.throttle.rateLimit) {
     throw new Error(
@@ -505,6 +517,7 @@ export class ArthrStack extends Stack {
       packageLayers,
       images: this.images,
       pagesOrigin: this.pages.origin,
+      documentEngine: settings.documentEngine,
       stateMachineArnPrefix: this.formatArn({
         service: 'states',
         resource: 'stateMachine',

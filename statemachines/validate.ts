@@ -33,6 +33,7 @@ import { isoDurationSeconds } from './bpmn/duration.js';
 import { SESSION_KEYS, variablePath } from './variables.js';
 import { parseTemplate } from './templates.js';
 import { own } from '../functions/shared/own.js';
+import { INPUT_CHECKS } from '../functions/shared/input-checks.js';
 
 /** How much of the first problem the message repeats (the details have every problem, whole). */
 const SUMMARY_CHARS = 500;
@@ -155,7 +156,10 @@ function checkActivity(
       continue;
     }
     const checked = checkInput(input, value, location, `${who}: input "${name}"`, problems);
-    if (checked !== undefined) values.set(name, checked);
+    // The input's own check of a literal (a reference is checked by its module when it runs).
+    const refused = checked !== undefined && input.check && !(typeof checked === 'string' && isExpression(checked)) ? INPUT_CHECKS[input.check](checked) : undefined;
+    if (refused) problems.push({ location, message: `${who}: input "${name}" ${refused}` });
+    else if (checked !== undefined) values.set(name, checked);
   }
   const inputs: Record<string, InputValue> = {};
   for (const input of spec.inputs) {

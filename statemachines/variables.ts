@@ -15,7 +15,7 @@
  */
 import { jsonPath, type Json, type Segment, type Variables } from './conditions/index.js';
 
-export const SESSION_KEYS = ['instance', 'parameters', 'vars', '_checks', '_faces', '_decision', '_errors', '_lastError', '_end'] as const;
+export const SESSION_KEYS = ['instance', 'parameters', 'vars', '_checks', '_faces', '_documents', '_decision', '_errors', '_lastError', '_end'] as const;
 const ROOT = new Set<string>(SESSION_KEYS);
 
 /** The JSONPath of a variable given its segments (`['a', 0]` → `$.vars.a[0]`). */

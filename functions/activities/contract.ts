@@ -106,6 +106,8 @@ export interface ActivityDeps {
   readonly instances: Pick<ProcessInstanceStore, 'putUserData' | 'listUserData' | 'countFailedAttempt' | 'setRedirect'>;
   /** Where a face capture's image is kept, and where an external face upload goes. */
   readonly faceCaptureKey: (tenantId: string, id: string, faceKey: string, captureId: string, extension: 'jpg' | 'png') => string;
+  /** Where a document capture's image is kept (Capture Document Image; read by the document service steps). */
+  readonly documentCaptureKey: (tenantId: string, id: string, docKey: string, captureId: string, extension: 'jpg' | 'png') => string;
   readonly faceUploadKey: FaceUploadKey;
   /**
    * A small upright JPEG of a JPEG or PNG, at most `maxSide` px on its longer side, at `quality`
@@ -178,6 +180,7 @@ export interface StepDeps {
   readonly faces: Pick<FaceEngine, 'name' | 'detect' | 'liveness'>;
   readonly images: Pick<InstanceImageStore, 'put'>;
   readonly faceCaptureKey: ActivityDeps['faceCaptureKey'];
+  readonly documentCaptureKey: ActivityDeps['documentCaptureKey'];
 }
 
 /** A user step's screen, as the journey pages render it, with the stores its module names. */

@@ -10,6 +10,7 @@ import { customDataForms, instances, pauses, reviews } from '../process-manager/
 import { outbox, webhooks } from '../webhooks/deps.js';
 import { customPageStore } from '../store/custom-pages.js';
 import { documentEngine } from '../adapters/document-engine.js';
+import { objectKeys } from '../store/keys.js';
 import type { ActivityDeps } from './contract.js';
 
 export const activityDeps: ActivityDeps = {
@@ -27,6 +28,7 @@ export const activityDeps: ActivityDeps = {
   images,
   instances,
   faceCaptureKey,
+  documentCaptureKey: objectKeys.documentCapture,
   faceUploadKey,
   thumbnail,
   webhooks,

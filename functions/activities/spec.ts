@@ -10,6 +10,7 @@
  * inputs its run function receives.
  */
 import type { DataForm } from '../../statemachines/definition.js';
+import type { InputCheckName } from '../shared/input-checks.js';
 
 /** S string, I integer, N number (a decimal, such as a threshold), B boolean, L list of strings, M map of string to string, F data form. */
 export type InputType = 'S' | 'I' | 'N' | 'B' | 'L' | 'M' | 'F';
@@ -37,6 +38,11 @@ export interface InputSpec {
    * resolve it as a reference first: a value read from the journey is never evaluated again.
    */
   readonly template?: true;
+  /**
+   * A check of a literal value beyond its type (functions/shared/input-checks.ts: a country code,
+   * a JSON configuration): a definition whose value fails it is refused at publish.
+   */
+  readonly check?: InputCheckName;
   readonly description?: string;
   /** How the family's designer writes this input, where that differs from the above or is known. */
   readonly family?: FamilyInput;

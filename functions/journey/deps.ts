@@ -24,6 +24,8 @@ export const images: Pick<InstanceImageStore, 'put'> = imageStore;
 export const passcodeLogins: Pick<PasscodeStore, 'getLogin'> = passcodeStore;
 /** Where a face capture's image goes in S3 (always under its tenant and instance). */
 export const faceCaptureObjectKey = objectKeys.faceCapture;
+/** Where a document capture's image goes in S3 (under its tenant and instance, beside the faces). */
+export const documentCaptureObjectKey = objectKeys.documentCapture;
 /** The face engine: Rekognition on AWS, the embedded model locally. */
 export const faces: Pick<FaceEngine, 'name' | 'detect' | 'liveness'> = faceEngine;
 /** The journey's session versions (the execution's state holds only a reference to one). */

@@ -2,6 +2,7 @@ import * as z from '../shared/zod.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { error } from '../http/responses.js';
 import { MAX_FACE_IMAGE_BYTES, MIN_FACE_IMAGE_SIDE } from './face-limits.js';
+import { MAX_DOCUMENT_IMAGE_BYTES, MIN_DOCUMENT_IMAGE_SIDE } from './document-limits.js';
 
 const InstancePath = z.strictObject({ processInstanceId: z.string().check(z.uuid('must be a process instance id')) });
 const StepPath = z.strictObject({
@@ -73,15 +74,17 @@ export const journeyRoutes = {
     handler: 'functions/journey/submit-face-capture.ts',
     auth: 'endUser',
     html: true,
-    summary: 'Submit the face image of a Capture Face Image step',
+    summary: 'Submit the image of a Capture Face Image or Capture Document Image step',
     description:
       'A `multipart/form-data` post with the image in the `image` field: the camera capture (the page puts it there) or a ' +
       `chosen file. The image is checked by its bytes (JPEG or PNG), at most ${MAX_FACE_IMAGE_BYTES} bytes and at least ` +
       `${MIN_FACE_IMAGE_SIDE} pixels on its shorter side, and stored in S3 under the tenant and instance. \`consent=yes\` is required ` +
       "under the step's Require Consent (else CONSENT_REQUIRED), `source=camera` (the page's camera mark) under Require Live Camera " +
-      '(else FACE_UPLOAD_NOT_ALLOWED). A refused photo is answered 303 to the journey page, which says why (its code in `data-refusal`).',
+      '(else FACE_UPLOAD_NOT_ALLOWED). A document side (Capture Document Image) is at most ' +
+      `${MAX_DOCUMENT_IMAGE_BYTES} bytes and at least ${MIN_DOCUMENT_IMAGE_SIDE} pixels on its shorter side; \`action=change\` instead ` +
+      'ends that step with `changeDocument` true. A refused photo is answered 303 to the journey page, which says why (its code in `data-refusal`).',
     tag: 'Journey pages',
-    request: { path: StepPath, query: JourneyQuery, multipart: true, maxBodyBytes: MAX_FACE_IMAGE_BYTES + 64 * 1024 },
+    request: { path: StepPath, query: JourneyQuery, multipart: true, maxBodyBytes: Math.max(MAX_FACE_IMAGE_BYTES, MAX_DOCUMENT_IMAGE_BYTES) + 64 * 1024 },
     responses: {
       303: { description: 'Accepted, or refused (the journey page then says what was wrong with the image): on to the journey page.' },
       400: page('A malformed link.'),
@@ -196,7 +199,7 @@ export const journeyRoutes = {
     summary: "The journey pages' own scripts (the camera capture, the passcode and passkey screens, closing a form's notifications, a form's sending state)",
     tag: 'Journey pages',
     request: {
-      path: z.strictObject({ asset: z.enum(['custom-page.js', 'data-form.js', 'face-capture.js', 'page.js', 'passcode.js', 'passkey.js']) }),
+      path: z.strictObject({ asset: z.enum(['custom-page.js', 'data-form.js', 'document-capture.js', 'face-capture.js', 'page.js', 'passcode.js', 'passkey.js']) }),
       headers: z.looseObject({
         'if-none-match': z.withMeta(z.optional(z.string()), { description: 'The ETag of a copy the browser holds: answered 304 when it is current.' }),
       }),

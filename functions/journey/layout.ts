@@ -51,6 +51,8 @@ button,.button{display:block;width:100%;font:inherit;font-weight:600;padding:.85
 .hint{color:var(--text2);font-size:.9rem}
 .camera{margin-bottom:1.1rem}.camera video,.camera img{display:block;width:100%;max-height:60vh;object-fit:cover;border-radius:.5rem;background:var(--camera-bg);margin-bottom:.6rem}
 .camera.document img{background:var(--document-bg)}
+.doc-view{position:relative;overflow:hidden;border-radius:.5rem;margin-bottom:.6rem;background:var(--camera-bg)}.doc-view video{object-fit:contain;margin:0;border-radius:0}
+.doc-guide{position:absolute;left:50%;top:50%;width:88%;max-height:94%;aspect-ratio:1.58;transform:translate(-50%,-50%);border:3px solid var(--surface);border-radius:.6rem;box-shadow:0 0 0 2px var(--camera-bg);pointer-events:none}
 .camera .secondary{background:var(--button2-bg);color:var(--button2-text);border:2px solid var(--button2-text);margin-bottom:.6rem}
 .buttons{display:flex;flex-direction:column;gap:.6rem}.buttons .secondary{background:var(--button2-bg);color:var(--button2-text);border:2px solid var(--button2-text)}
 fieldset{border:0;margin:0;padding:0;min-width:0}legend{font-weight:600;margin-bottom:.3rem;padding:0}

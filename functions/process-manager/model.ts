@@ -753,7 +753,10 @@ export interface CheckRecord {
 export interface ImageRecord {
   imageKey: string;
   captureId: string;
-  kind: 'FACE';
+  /** A face capture (imageKey: its Face Key), or a side of an identity document (imageKey: its Doc Key). */
+  kind: 'FACE' | 'DOCUMENT';
+  /** A document's side. */
+  side?: 'FRONT' | 'BACK';
   format: 'JPEG' | 'PNG';
   contentType: string;
   width: number;

@@ -587,6 +587,10 @@ export const objectKeys = {
   faceCapture(tenantId: string, id: string, faceKey: string, captureId: string, extension: 'jpg' | 'png'): string {
     return `${objectKeys.instancePrefix(tenantId, id)}faces/${encoded(faceKey)}/${safeSegment(captureId)}.${extension}`;
   },
+  /** A captured side of an identity document (Capture Document Image): `.../documents/{docKey}/{captureId}.{ext}`. */
+  documentCapture(tenantId: string, id: string, docKey: string, captureId: string, extension: 'jpg' | 'png'): string {
+    return `${objectKeys.instancePrefix(tenantId, id)}documents/${encoded(docKey)}/${safeSegment(captureId)}.${extension}`;
+  },
   /** A face image uploaded from outside the journey (processInstanceInit.externalSources.faceUploads). */
   faceUpload(tenantId: string, id: string, imageKey: string, captureKey: string, extension: 'jpg' | 'png'): string {
     return `${objectKeys.instancePrefix(tenantId, id)}uploads/${encoded(imageKey)}/${safeSegment(captureKey)}.${extension}`;

@@ -44,9 +44,10 @@ export const CheckResponseSchema = z.withMeta(
 );
 
 const ImageMeta = {
-  imageKey: z.withMeta(z.string(), { description: "The step's key (a face capture's Face Key)." }),
+  imageKey: z.withMeta(z.string(), { description: "The step's key (a face capture's Face Key, a document capture's Doc Key)." }),
   captureId: z.string(),
-  kind: z.enum(['FACE']),
+  kind: z.withMeta(z.enum(['FACE', 'DOCUMENT']), { description: 'A face capture, or a side of an identity document (Capture Document Image).' }),
+  side: z.optional(z.withMeta(z.enum(['FRONT', 'BACK']), { description: "A document capture's side." })),
   format: z.enum(['JPEG', 'PNG']),
   contentType: z.string(),
   width: z.number().check(z.int()),
@@ -136,7 +137,7 @@ export const UserDataSchema = z.withMeta(
       ),
       {
         description:
-          'Every image the end user provided (face captures): its bytes in `data` while the document stays within the Lambda response limit, a pre-signed `url` for the rest.',
+          'Every image the end user provided (face captures, document sides): its bytes in `data` while the document stays within the Lambda response limit, a pre-signed `url` for the rest.',
       },
     ),
     summary: z.optional(SummarySchema),

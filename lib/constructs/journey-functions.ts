@@ -48,6 +48,8 @@ export interface JourneyFunctionsProps {
   images: ImagesAccess;
   /** Where custom pages are served (CloudFront): a custom page step frames its page from there. */
   pagesOrigin: string;
+  /** Which engine reads identity documents: the embedded one (tesseract.js, its layer) or Textract (granted AnalyzeID). */
+  documentEngine: 'embedded' | 'textract';
 }
 
 /**
@@ -113,12 +115,19 @@ export class JourneyFunctions extends Construct {
     // --- Activities. User steps record where the journey waits (an UpdateItem on the instance);
     // each activity module declares what its own code needs.
     const access = activityFunctionAccess();
+    // The document steps read documents in the function: the embedded engine (tesseract.js, from
+    // its layer) needs about 300 MB beside a decoded 2560 x 1440 photo (docs/documents.md, bench).
+    const readsDocuments = access.documents.length > 0;
+    const tesseract = props.packageLayers.get('tesseract.js');
+    if (readsDocuments && !tesseract) throw new Error('The activity function needs the tesseract.js layer to read documents');
+    const textract = readsDocuments && props.documentEngine === 'textract';
     this.activities = new ServiceFunction(this, 'Activities', {
       functionName: props.activityFunctionName,
       description: 'Runs journey activities: every Task state of the arthr- state machines invokes it.',
       repoRoot: props.repoRoot,
       entry: 'functions/activities/lambda.ts',
-      memorySize: 256,
+      memorySize: readsDocuments ? 1024 : 256,
+      ...(readsDocuments && tesseract ? { layers: [tesseract] } : {}),
       // A cloud function step waits for its run (at most 60 s, the runner's timeout 75 s).
       timeout: Duration.seconds(90),
       environment: {
@@ -126,6 +135,7 @@ export class JourneyFunctions extends Construct {
         ...(access.cloudFunctions ? { CLOUD_FUNCTION_RUNNER: this.cloudFunctionRunner.function.functionArn, ...cloudSecretsEnvironment(props.cloudSecretsKey) } : {}),
         ...facesEnvironment(props.namePrefix, access.faces),
         ...(access.images.length ? { IMAGES_BUCKET: props.images.bucket.bucketName } : {}),
+        ...(readsDocuments ? { DOCUMENT_ENGINE: props.documentEngine } : {}),
         // A custom page step records where its page is served (its frame's URL): no grant on the bucket.
         ...(access.pagesOrigin ? { PAGES_ORIGIN: props.pagesOrigin } : {}),
       },
@@ -143,10 +153,17 @@ export class JourneyFunctions extends Construct {
             ]
           : []),
         ...faceStatements(access.faces, stack, props.namePrefix),
+        ...(textract ? [new iam.PolicyStatement({ sid: 'ReadIdentityDocuments', actions: access.documents.map((a) => `textract:${a}`), resources: ['*'] })] : []),
         // Tenant data (items, images) only through its tenant role, for the step's journey's tenant (below).
       ],
     });
     if (access.faces.length > 0) acknowledgeFaceStatements(this.activities.role, access.faces, stack, props.namePrefix);
+    if (textract) {
+      Validations.of(this.activities.role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'Textract AnalyzeID reads the document in the request and supports no resource-level permission.',
+      });
+    }
     // Each step acts for its journey's tenant (functions/activities/run.ts): the items and images
     // the activity modules declare, that tenant's only.
     this.activitiesTenantRole = this.activities.actForTenants("Runs journey activities for one tenant: assumed with the arthr-tenant session tag of the step's journey", [

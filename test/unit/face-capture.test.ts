@@ -192,8 +192,12 @@ describe('the screens framework', () => {
       screens: ['wait-init', 'wait-done'],
     });
     expect(Object.keys(SCREENS).sort()).toEqual([
+      'capture',
+      'country-selection',
       'custom-page',
       'data-form',
+      'document-capture',
+      'document-type-selection',
       'face-capture',
       'mobile-switch',
       'passcode-authentication',

@@ -994,8 +994,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Submit the face image of a Capture Face Image step
-         * @description A `multipart/form-data` post with the image in the `image` field: the camera capture (the page puts it there) or a chosen file. The image is checked by its bytes (JPEG or PNG), at most 3145728 bytes and at least 240 pixels on its shorter side, and stored in S3 under the tenant and instance. `consent=yes` is required under the step's Require Consent (else CONSENT_REQUIRED), `source=camera` (the page's camera mark) under Require Live Camera (else FACE_UPLOAD_NOT_ALLOWED). A refused photo is answered 303 to the journey page, which says why (its code in `data-refusal`).
+         * Submit the image of a Capture Face Image or Capture Document Image step
+         * @description A `multipart/form-data` post with the image in the `image` field: the camera capture (the page puts it there) or a chosen file. The image is checked by its bytes (JPEG or PNG), at most 3145728 bytes and at least 240 pixels on its shorter side, and stored in S3 under the tenant and instance. `consent=yes` is required under the step's Require Consent (else CONSENT_REQUIRED), `source=camera` (the page's camera mark) under Require Live Camera (else FACE_UPLOAD_NOT_ALLOWED). A document side (Capture Document Image) is at most 4194304 bytes and at least 600 pixels on its shorter side; `action=change` instead ends that step with `changeDocument` true. A refused photo is answered 303 to the journey page, which says why (its code in `data-refusal`).
          */
         post: operations["submitFaceCapture"];
         delete?: never;
@@ -4038,13 +4038,21 @@ export interface components {
             }[];
             /** @description Every check result, in the order made (also at `userdata/checks`). */
             checks: components["schemas"]["CheckResponse"][];
-            /** @description Every image the end user provided (face captures): its bytes in `data` while the document stays within the Lambda response limit, a pre-signed `url` for the rest. */
+            /** @description Every image the end user provided (face captures, document sides): its bytes in `data` while the document stays within the Lambda response limit, a pre-signed `url` for the rest. */
             images: {
-                /** @description The step's key (a face capture's Face Key). */
+                /** @description The step's key (a face capture's Face Key, a document capture's Doc Key). */
                 imageKey: string;
                 captureId: string;
-                /** @enum {string} */
-                kind: "FACE";
+                /**
+                 * @description A face capture, or a side of an identity document (Capture Document Image).
+                 * @enum {string}
+                 */
+                kind: "FACE" | "DOCUMENT";
+                /**
+                 * @description A document capture's side.
+                 * @enum {string}
+                 */
+                side?: "FRONT" | "BACK";
                 /** @enum {string} */
                 format: "JPEG" | "PNG";
                 contentType: string;
@@ -11333,7 +11341,7 @@ export interface operations {
             };
             path: {
                 /** @example custom-page.js */
-                asset: "custom-page.js" | "data-form.js" | "face-capture.js" | "page.js" | "passcode.js" | "passkey.js";
+                asset: "custom-page.js" | "data-form.js" | "document-capture.js" | "face-capture.js" | "page.js" | "passcode.js" | "passkey.js";
             };
             cookie?: never;
         };

@@ -2,6 +2,7 @@
 // See lib/activity-index.ts and docs/journeys.md, "Adding an activity".
 import * as addUser from './add-user.js';
 import * as archiveProcessInstance from './archive-process-instance.js';
+import * as captureDocumentImage from './capture-document-image.js';
 import * as captureFaceImage from './capture-face-image.js';
 import * as clearVariablesV1 from './clear-variables-v1.js';
 import * as completePasscodeRegistration from './complete-passcode-registration.js';
@@ -22,6 +23,7 @@ import * as pauseInstance from './pause-instance.js';
 import * as redirectUserV2 from './redirect-user-v2.js';
 import * as reviewFromBackOffice from './review-from-back-office.js';
 import * as reviewRequired from './review-required.js';
+import * as selectDocumentType from './select-document-type.js';
 import * as sendWebhook from './send-webhook.js';
 import * as simpleDecider from './simple-decider.js';
 import * as startPasscodeAuthentication from './start-passcode-authentication.js';
@@ -38,6 +40,7 @@ import * as writeSummaryV2 from './write-summary-v2.js';
 export const SPECS = [
   addUser.spec,
   archiveProcessInstance.spec,
+  captureDocumentImage.spec,
   captureFaceImage.spec,
   clearVariablesV1.spec,
   completePasscodeRegistration.spec,
@@ -58,6 +61,7 @@ export const SPECS = [
   redirectUserV2.spec,
   reviewFromBackOffice.spec,
   reviewRequired.spec,
+  selectDocumentType.spec,
   sendWebhook.spec,
   simpleDecider.spec,
   startPasscodeAuthentication.spec,
@@ -82,6 +86,7 @@ export const NOT_RUNNABLE = {
 export const ALIASES = {
   addUserV1: 'ADD_USER',
   archiveProcessInstanceV1: 'ARCHIVE_PROCESS_INSTANCE',
+  captureDocumentImageV1: 'CAPTURE_DOCUMENT_IMAGE',
   captureFaceImageV1: 'CAPTURE_FACE_IMAGE',
   clearVariablesV1: 'CLEAR_VARIABLES_V1',
   completePasscodeRegistrationV1: 'COMPLETE_PASSCODE_REGISTRATION',
@@ -102,6 +107,7 @@ export const ALIASES = {
   redirectUserV2: 'REDIRECT_USER_V2',
   reviewFromBackOfficeStart: 'REVIEW_FROM_BACK_OFFICE',
   reviewRequired: 'REVIEW_REQUIRED',
+  selectDocumentTypeV1: 'SELECT_DOCUMENT_TYPE',
   sendWebhookV1: 'SEND_WEBHOOK',
   activityOutcomeDeciderV1: 'SIMPLE_DECIDER',
   startPasscodeAuthenticationV1: 'START_PASSCODE_AUTHENTICATION',
@@ -118,9 +124,11 @@ export const ALIASES = {
 
 /** A user step's end execution listener bean (`customDataFormWriterV1`) → its activity type, from each spec's `family.endBean`. */
 export const END_BEANS = {
+  captureDocumentImageEndV1: 'CAPTURE_DOCUMENT_IMAGE',
   customPageEndV1: 'CUSTOM_PAGE',
   customDataFormWriterV1: 'DATA_FORM',
   reviewFromBackOfficeEnd: 'REVIEW_FROM_BACK_OFFICE',
+  selectDocumentTypeEndV1: 'SELECT_DOCUMENT_TYPE',
   switchDeviceWriterV1: 'SWITCH_DEVICE',
   waitResumeInstanceEnd: 'WAIT_RESUME_INSTANCE',
 } as const;

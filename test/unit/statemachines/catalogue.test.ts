@@ -192,6 +192,7 @@ describe('CATALOGUE', () => {
       }
     }
     expect(CATALOGUE.filter((a) => a.kind === 'user').map((a) => a.displayName).sort()).toEqual([
+      'Capture Document Image',
       'Capture Face Image',
       'Custom Page',
       'Data Form',
@@ -199,6 +200,7 @@ describe('CATALOGUE', () => {
       'Passcode Authentication Form',
       'Passkey Authentication',
       'Passkey Registration',
+      'Select Document Type',
       'Switch Device',
       'Wait on Push Notification',
       'Waiting for B/O review',
