@@ -9,7 +9,7 @@ import type { DocumentCapture } from '../documents/model.js';
 import type { Screens, StepView, SubmissionRequest, Submission } from './contract.js';
 import { spec } from './specs/capture-document-image.js';
 
-/** A number input the spec keeps as text (the family writes `0.06`), within bounds, else the family's default. */
+/** A number input (resolved within its bounds when it runs); a reference resolved to nothing takes the family's default. */
 function fraction(value: unknown, fallback: number, min: number, max: number): number {
   const n = typeof value === 'number' ? value : Number(value);
   return Number.isFinite(n) && n >= min && n <= max ? n : fallback;

@@ -111,9 +111,10 @@ describe('publish: the document steps\' inputs are checked', () => {
   it("checks the capture step's side, ratio and tolerance", () => {
     expect(problems({ 'Document Side': 'back', 'Document Aspect Ratio': '1.42', 'Cropping Tolerance': '0.06' }, 'CAPTURE_DOCUMENT_IMAGE')).toEqual([]);
     expect(problems({ 'Document Side': 'SIDE' }, 'CAPTURE_DOCUMENT_IMAGE').join()).toMatch(/must be one of FRONT, BACK/);
-    expect(problems({ 'Document Aspect Ratio': '3.5' }, 'CAPTURE_DOCUMENT_IMAGE').join()).toMatch(/ratio from 0.5 to 3/);
-    expect(problems({ 'Document Aspect Ratio': '0.49' }, 'CAPTURE_DOCUMENT_IMAGE').join()).toMatch(/ratio from 0.5 to 3/);
-    expect(problems({ 'Cropping Tolerance': '1.5' }, 'CAPTURE_DOCUMENT_IMAGE').join()).toMatch(/fraction/);
+    expect(problems({ 'Document Aspect Ratio': '3.5' }, 'CAPTURE_DOCUMENT_IMAGE').join()).toMatch(/must be at most 3/);
+    expect(problems({ 'Document Aspect Ratio': '0.49' }, 'CAPTURE_DOCUMENT_IMAGE').join()).toMatch(/must be at least 0.5/);
+    expect(problems({ 'Cropping Tolerance': '0.31' }, 'CAPTURE_DOCUMENT_IMAGE').join()).toMatch(/must be at most 0.3/);
+    expect(problems({ 'Cropping Tolerance': 'six percent' }, 'CAPTURE_DOCUMENT_IMAGE').join()).toMatch(/must be a number/);
   });
 
   it("names the family's beans and inputs", () => {
