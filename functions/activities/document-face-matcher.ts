@@ -20,7 +20,7 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   const faceKey = inputs['Face Key'];
   const max = inputs['Max Attempts'];
   const engine = deps.faces.name;
-  const threshold = inputs['Face Match Threshold'] ?? THRESHOLDS[engine].match;
+  const threshold = inputs['Face Match Threshold'] ?? THRESHOLDS[engine].documentMatch;
   const internal = inputs['Internal Face Match Threshold'];
   const base = { docKey, check: 'faceMatch', checkType: 'DOCUMENT_FACE_MATCH', displayName: spec.displayName };
   if (threshold >= 1) {

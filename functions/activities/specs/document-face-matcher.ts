@@ -16,7 +16,7 @@ export const spec = {
       required: false,
       min: 0,
       max: 1,
-      description: "The similarity (0 to 1) at or above which the faces match. Not given: the face engine's own match threshold (docs/faces.md). 1 bypasses the match, as the family's files write it (`${idv.config.docAuthBypass > \"\" ? 1 : 0.34}`): the check is recorded as BYPASSED and the step passes.",
+      description: "The similarity (0 to 1) at or above which the faces match. Not given: the face engine's own threshold for a document's portrait (docs/documents.md, \"Document to face\"). 1 bypasses the match, as the family's files write it (`${idv.config.docAuthBypass > \"\" ? 1 : 0.34}`): the check is recorded as BYPASSED and the step passes.",
       family: { name: 'threshold' },
     },
     {

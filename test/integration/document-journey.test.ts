@@ -1,0 +1,185 @@
+/**
+ * A document journey over HTTP, as a relying party and its end user meet it: a passport chosen
+ * and photographed (a specimen rendered here, test/support/specimens.ts), its quality judged,
+ * its MRZ read into a confirmation form, judged for a black-and-white copy and a screen replay,
+ * its portrait matched with a selfie, and every check read back in `userdata/checks`. Each
+ * failure takes its own error route and the journey ends there: a broken check digit, a blurred
+ * photo, a black-and-white copy, a photo of a screen and another person's selfie.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { adminToken, call, finalStatus, multipart, pageUntil } from './client.js';
+import { renderSpecimens, type SpecimenOptions } from '../support/specimens.js';
+import { face } from '../support/face-images.js';
+
+let token: string;
+let name: string;
+const fresh = () => Math.random().toString(36).slice(2, 10);
+
+const field = (id: string, label: string, from: string) => ({
+  type: 'textfield',
+  id,
+  label: { values: { en: label } },
+  default: `\${_idDocs.doc1.fields.${from}}`,
+  validate: { required: true, maxLength: 100 },
+});
+
+/** The journey, in the JSON format; each failure routes to a decider of its own that ends FAIL. */
+const definition = (n: string) => ({
+  name: n,
+  version: 1,
+  description: 'A passport read, confirmed, judged and matched with a selfie.',
+  startActivityId: 'selectDocument',
+  activities: {
+    selectDocument: { type: 'SELECT_DOCUMENT_TYPE', inputs: { 'Doc Key': 'doc1', 'Document Types': ['PASSPORT', 'ID_CARD'], 'Default Country': 'gb' }, next: 'captureFront' },
+    captureFront: { type: 'CAPTURE_DOCUMENT_IMAGE', inputs: { 'Doc Key': 'doc1', 'Document Side': 'FRONT', 'Document Aspect Ratio': 1.42 }, next: 'quality' },
+    quality: { type: 'CHECK_DOCUMENT_QUALITY', inputs: { 'Document Key': 'doc1' }, errorEvents: { 'Failed Document Quality': 'qualityFailed' }, next: 'read' },
+    read: {
+      type: 'DOCUMENT_PROCESSOR',
+      inputs: { 'Document Key': 'doc1' },
+      errorEvents: { 'Failed Document Processing': 'readingFailed', 'Exceeded Failed Document Processor': 'readingFailed' },
+      next: 'confirm',
+    },
+    confirm: {
+      type: 'DATA_FORM',
+      inputs: {
+        'Form data Key': 'confirmed',
+        Form: {
+          title: { values: { en: 'Check your details' } },
+          version: 1,
+          components: [
+            field('lastName', 'Last name', 'documentLastName'),
+            field('firstName', 'First name', 'documentFirstName'),
+            field('documentNumber', 'Document number', 'documentNumber'),
+            field('dateOfBirth', 'Date of birth', 'documentDateOfBirth'),
+          ],
+        },
+      },
+      next: 'blackAndWhite',
+    },
+    blackAndWhite: {
+      type: 'BLACK_AND_WHITE_COPY_DETECTION',
+      inputs: { 'Document Key': 'doc1' },
+      errorEvents: { 'Failed Document Black And White Detection': 'copyFailed', 'Exceeded Failed Document Bnw Copy Detection': 'copyFailed' },
+      next: 'screenReplay',
+    },
+    screenReplay: {
+      type: 'SCREEN_REPLAY_DETECTION',
+      inputs: { 'Document Key': 'doc1' },
+      errorEvents: { 'Failed Screen Replay': 'screenFailed', 'Exceeded Failed Screen Replay': 'screenFailed' },
+      next: 'paperCopy',
+    },
+    paperCopy: { type: 'PAPER_COPY_DETECTION', inputs: { 'Document Key': 'doc1', 'Accept Not Assessed': true }, next: 'captureFace' },
+    captureFace: { type: 'CAPTURE_FACE_IMAGE', inputs: { 'Face Key': 'face1' }, next: 'match' },
+    match: {
+      type: 'DOCUMENT_FACE_MATCHER',
+      inputs: { 'Document Key': 'doc1', 'Face Key': 'face1' },
+      errorEvents: { 'Failed Document Face Matching': 'matchFailed', 'Exceeded Failed Document Face Matching': 'matchFailed' },
+      next: 'decide',
+    },
+    decide: { type: 'SIMPLE_DECIDER', inputs: { 'Decision on Any Failure': 'REVIEW' } },
+    qualityFailed: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
+    readingFailed: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
+    copyFailed: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
+    screenFailed: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
+    matchFailed: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
+  },
+});
+
+const SPECIMENS = {
+  good: { person: 'a' },
+  brokenDigit: { person: 'a', broken: 'birthDate' },
+  blurred: { person: 'a', variant: 'blur' },
+  blackAndWhite: { person: 'a', variant: 'blackAndWhite' },
+  screen: { person: 'a', variant: 'screen' },
+} as const satisfies Record<string, SpecimenOptions>;
+let images: Record<keyof typeof SPECIMENS, Buffer>;
+
+beforeAll(async () => {
+  token = await adminToken();
+  const rendered = await renderSpecimens(Object.values(SPECIMENS));
+  images = Object.fromEntries(Object.keys(SPECIMENS).map((k, i) => [k, rendered[i]!])) as typeof images;
+  name = `document-journey-${fresh()}`;
+  const made = await call('POST', '/api/process-manager/processDefinitions', { token, body: { ...definition(name), status: 'DEPLOYED_ACTIVE' } });
+  expect(made.status, made.text).toBe(201);
+}, 60_000);
+
+const form = (fields: Record<string, string>) => ({ rawBody: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+
+async function start() {
+  const pt = await call('POST', '/api/process-manager/processTokens', { token, body: { name: `${name}-${fresh()}`, processDefnName: name, processDefnVersion: '1', parameters: {} } });
+  expect(pt.status, pt.text).toBe(201);
+  const made = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
+  expect(made.status, made.text).toBe(201);
+  const url = new URL(made.json.redirectUrl);
+  const c = url.searchParams.get('c')!;
+  const id = made.json.processInstanceId as string;
+  const defnId = (await call('GET', `/api/process-manager/processInstances/${id}`, { token })).json.processDefnId as string;
+  const step = (activityId: string, part = '') => `/journey/${id}/steps/${activityId}${part}?c=${c}&lang=en`;
+  return { id, defnId, path: `${url.pathname}${url.search}&lang=en`, step };
+}
+
+type Journey = Awaited<ReturnType<typeof start>>;
+
+/** Chooses a UK passport and sends the front. */
+async function documentSent(j: Journey, image: Buffer) {
+  await pageUntil(j.path, 'id="doc-type-form"');
+  expect((await call('POST', j.step('selectDocument'), form({ documentType: 'PASSPORT', country: 'GB' }))).status).toBe(303);
+  await pageUntil(j.path, 'id="doc-form"');
+  expect((await call('POST', j.step('captureFront', '/face'), multipart(image, { field: 'image', name: 'passport.jpg' }))).status).toBe(303);
+}
+
+const checksOf = async (j: Journey) => {
+  const res = await call('GET', `/api/userdata-server/processDefinitions/${j.defnId}/processInstances/${j.id}/userdata/checks`, { token });
+  expect(res.status, res.text).toBe(200);
+  return Object.fromEntries((res.json as { checkId: string; result: string; moreinfo?: string }[]).map((c) => [c.checkId, { result: c.result, more: JSON.parse(c.moreinfo ?? '{}') }]));
+};
+
+describe('a document journey, over HTTP', () => {
+  it('reads the passport, shows its fields to confirm, judges it genuine, matches the selfie and ends with every check', async () => {
+    const j = await start();
+    await documentSent(j, images.good);
+    const confirm = await pageUntil(j.path, 'Check your details', {}, 60_000);
+    for (const value of ['PEDERSEN', 'JESPER', 'L898902C3', '1974-08-12']) expect(confirm).toContain(`value="${value}"`);
+    expect((await call('POST', j.step('confirm'), form({ lastName: 'PEDERSEN', firstName: 'JESPER', documentNumber: 'L898902C3', dateOfBirth: '1974-08-12' }))).status).toBe(303);
+    await pageUntil(j.path, 'id="face-form"', {}, 60_000);
+    expect((await call('POST', j.step('captureFace', '/face'), multipart(face('person-a-2.jpg')))).status).toBe(303);
+    // A paper copy no engine here judges: accepted as NOT_ASSESSED, which the decider counts.
+    expect(await finalStatus(j.id, token)).toBe('REVIEW');
+    const checks = await checksOf(j);
+    expect(checks['doc1.quality']?.result).toBe('PASS');
+    expect(checks['doc1.reading']).toMatchObject({ result: 'PASS', more: { mrz: { format: 'TD3', valid: true } } });
+    expect(checks['doc1.blackAndWhiteCopy']).toMatchObject({ result: 'PASS', more: { engine: expect.any(String), threshold: 0.5 } });
+    expect(checks['doc1.screenReplay']?.result).toBe('PASS');
+    expect(checks['doc1.paperCopy']).toMatchObject({ result: 'NOT_ASSESSED', more: { engine: null } });
+    expect(checks['doc1.faceMatch']).toMatchObject({ result: 'PASS', more: { similarity: expect.any(Number), threshold: expect.any(Number) } });
+  });
+
+  it.each([
+    ['a broken check digit', 'brokenDigit', 'doc1.reading', 'doc1.blackAndWhiteCopy'],
+    ['a blurred photo', 'blurred', 'doc1.quality', 'doc1.reading'],
+    ['a black-and-white copy', 'blackAndWhite', 'doc1.blackAndWhiteCopy', 'doc1.screenReplay'],
+    ['a photo of a screen', 'screen', 'doc1.screenReplay', 'doc1.faceMatch'],
+  ] as const)('takes its error route for %s', async (_what, specimen, failed, never) => {
+    const j = await start();
+    await documentSent(j, images[specimen]);
+    if (specimen !== 'brokenDigit' && specimen !== 'blurred') {
+      await pageUntil(j.path, 'Check your details', {}, 60_000);
+      expect((await call('POST', j.step('confirm'), form({ lastName: 'PEDERSEN', firstName: 'JESPER', documentNumber: 'L898902C3', dateOfBirth: '1974-08-12' }))).status).toBe(303);
+    }
+    expect(await finalStatus(j.id, token)).toBe('COMPLETED_ENDED_ERROR');
+    const checks = await checksOf(j);
+    expect(checks[failed]?.result).toBe('FAIL');
+    expect(checks[never]).toBeUndefined();
+  });
+
+  it("takes its error route for another person's selfie", async () => {
+    const j = await start();
+    await documentSent(j, images.good);
+    await pageUntil(j.path, 'Check your details', {}, 60_000);
+    expect((await call('POST', j.step('confirm'), form({ lastName: 'PEDERSEN', firstName: 'JESPER', documentNumber: 'L898902C3', dateOfBirth: '1974-08-12' }))).status).toBe(303);
+    await pageUntil(j.path, 'id="face-form"', {}, 60_000);
+    expect((await call('POST', j.step('captureFace', '/face'), multipart(face('eileen-collins.jpg')))).status).toBe(303);
+    expect(await finalStatus(j.id, token)).toBe('COMPLETED_ENDED_ERROR');
+    expect((await checksOf(j))['doc1.faceMatch']).toMatchObject({ result: 'FAIL', more: { reason: 'noMatch' } });
+  });
+});
