@@ -173,7 +173,9 @@ function html(o: Required<Omit<SpecimenOptions, 'broken'>> & { broken?: BrokenDi
   const mrzTop = (size.height - 5 - (lines.length - 1) * 4.23 - 3) * mm;
   const mrzLeft = ((size.width - lines[0]!.length * 2.54) / 2) * mm;
   const card = o.format === 'TD3' ? 'PASSPORT' : 'IDENTITY CARD';
-  const portrait = { left: 5 * mm, top: 12 * mm, width: (o.format === 'TD1' ? 22 : 32) * mm, height: (o.format === 'TD1' ? 28 : 40) * mm };
+  // A TD1 card's MRZ takes its lower third (ICAO 9303 puts it on the back; here the front shows
+  // both, smaller portrait and fields above the MRZ).
+  const portrait = { left: 5 * mm, top: (o.format === 'TD1' ? 9 : 12) * mm, width: (o.format === 'TD1' ? 18 : 32) * mm, height: (o.format === 'TD1' ? 23 : 40) * mm };
   const fields = [
     ['Surname', person.surname],
     ['Given names', person.givenNames],
@@ -184,7 +186,7 @@ function html(o: Required<Omit<SpecimenOptions, 'broken'>> & { broken?: BrokenDi
     ['Document no.', person.documentNumber],
   ].slice(0, o.format === 'TD1' ? 5 : 7);
   const fieldRows = fields
-    .map(([label, value], i) => `<div class="f" style="top:${(12 + i * (o.format === 'TD1' ? 5 : 5.5)) * mm}px"><i>${label}</i> ${escape(value!)}</div>`)
+    .map(([label, value], i) => `<div class="f" style="top:${(o.format === 'TD1' ? 9 + i * 4.4 : 12 + i * 5.5) * mm}px"><i>${label}</i> ${escape(value!)}</div>`)
     .join('');
   const filter = { genuine: '', blackAndWhite: 'grayscale(1) contrast(1.15) brightness(1.05)', screen: 'saturate(1.3) brightness(1.08)', blur: 'blur(5px)', glare: '' }[o.variant];
   const overlay = {
@@ -200,7 +202,7 @@ function html(o: Required<Omit<SpecimenOptions, 'broken'>> & { broken?: BrokenDi
 <div class="guilloche"></div>
 <div class="title" style="left:${5 * mm}px;top:${3 * mm}px;font-size:${4 * mm}px">UTOPIA &middot; ${card}</div>
 <img src="data:image/jpeg;base64,${face}" style="left:${portrait.left}px;top:${portrait.top}px;width:${portrait.width}px;height:${portrait.height}px">
-<div style="position:absolute;left:${portrait.left + portrait.width + 5 * mm}px;top:0;font-size:${2.6 * mm}px">${fieldRows}</div>
+<div style="position:absolute;left:${portrait.left + portrait.width + 5 * mm}px;top:0;font-size:${(o.format === 'TD1' ? 2.1 : 2.6) * mm}px">${fieldRows}</div>
 <div class="mrz" style="left:${mrzLeft}px;top:${mrzTop}px;font-size:${3.3 * mm}px">${mrz}</div>${overlay}</div>`;
   const scene = o.cropped
     ? `<body style="margin:0;width:${docPx}px">${doc}</body>`

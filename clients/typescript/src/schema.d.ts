@@ -4083,7 +4083,7 @@ export interface components {
             /** @description What was checked, for example `FACE_CAPTURE`. */
             checkType: string;
             /** @enum {string} */
-            result: "PASS" | "FAIL" | "REVIEW";
+            result: "PASS" | "FAIL" | "REVIEW" | "NOT_ASSESSED" | "BYPASSED";
             /** @description Human readable; not to be used in application logic. */
             displayName: string;
             /** @description Human readable; not to be used in application logic. */
@@ -4095,7 +4095,7 @@ export interface components {
             reports: {
                 name: string;
                 /** @enum {string} */
-                result: "PASS" | "FAIL" | "REVIEW";
+                result: "PASS" | "FAIL" | "REVIEW" | "NOT_ASSESSED" | "BYPASSED";
                 description: string;
                 /** @description Only for the NFC face match check. */
                 reportType?: string;

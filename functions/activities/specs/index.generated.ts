@@ -2,27 +2,36 @@
 // See lib/activity-index.ts and docs/journeys.md, "Adding an activity".
 import * as addUser from './add-user.js';
 import * as archiveProcessInstance from './archive-process-instance.js';
+import * as blackAndWhiteCopyDetection from './black-and-white-copy-detection.js';
 import * as captureDocumentImage from './capture-document-image.js';
 import * as captureFaceImage from './capture-face-image.js';
+import * as checkDocumentQuality from './check-document-quality.js';
 import * as clearVariablesV1 from './clear-variables-v1.js';
+import * as colorCopyDetection from './color-copy-detection.js';
 import * as completePasscodeRegistration from './complete-passcode-registration.js';
 import * as counterV1 from './counter-v1.js';
 import * as customPage from './custom-page.js';
 import * as dataForm from './data-form.js';
 import * as deregisterPasscode from './deregister-passcode.js';
+import * as documentFaceMatcher from './document-face-matcher.js';
+import * as documentProcessor from './document-processor.js';
 import * as executeCloudFunctionV1 from './execute-cloud-function-v1.js';
 import * as executeCloudFunctionV2 from './execute-cloud-function-v2.js';
 import * as externalSourceFaceMatchV1 from './external-source-face-match-v1.js';
 import * as externalSourceFaceUploadV1 from './external-source-face-upload-v1.js';
 import * as genericUserTask from './generic-user-task.js';
 import * as getUser from './get-user.js';
+import * as paperCopyDetection from './paper-copy-detection.js';
 import * as passcodeAuthenticationForm from './passcode-authentication-form.js';
 import * as passkeyAuthentication from './passkey-authentication.js';
 import * as passkeyRegistration from './passkey-registration.js';
 import * as pauseInstance from './pause-instance.js';
+import * as photoSubstitutionDetection from './photo-substitution-detection.js';
+import * as portraitSubstitutionDetection from './portrait-substitution-detection.js';
 import * as redirectUserV2 from './redirect-user-v2.js';
 import * as reviewFromBackOffice from './review-from-back-office.js';
 import * as reviewRequired from './review-required.js';
+import * as screenReplayDetection from './screen-replay-detection.js';
 import * as selectDocumentType from './select-document-type.js';
 import * as sendWebhook from './send-webhook.js';
 import * as simpleDecider from './simple-decider.js';
@@ -40,27 +49,36 @@ import * as writeSummaryV2 from './write-summary-v2.js';
 export const SPECS = [
   addUser.spec,
   archiveProcessInstance.spec,
+  blackAndWhiteCopyDetection.spec,
   captureDocumentImage.spec,
   captureFaceImage.spec,
+  checkDocumentQuality.spec,
   clearVariablesV1.spec,
+  colorCopyDetection.spec,
   completePasscodeRegistration.spec,
   counterV1.spec,
   customPage.spec,
   dataForm.spec,
   deregisterPasscode.spec,
+  documentFaceMatcher.spec,
+  documentProcessor.spec,
   executeCloudFunctionV1.spec,
   executeCloudFunctionV2.spec,
   externalSourceFaceMatchV1.spec,
   externalSourceFaceUploadV1.spec,
   genericUserTask.spec,
   getUser.spec,
+  paperCopyDetection.spec,
   passcodeAuthenticationForm.spec,
   passkeyAuthentication.spec,
   passkeyRegistration.spec,
   pauseInstance.spec,
+  photoSubstitutionDetection.spec,
+  portraitSubstitutionDetection.spec,
   redirectUserV2.spec,
   reviewFromBackOffice.spec,
   reviewRequired.spec,
+  screenReplayDetection.spec,
   selectDocumentType.spec,
   sendWebhook.spec,
   simpleDecider.spec,
@@ -86,27 +104,36 @@ export const NOT_RUNNABLE = {
 export const ALIASES = {
   addUserV1: 'ADD_USER',
   archiveProcessInstanceV1: 'ARCHIVE_PROCESS_INSTANCE',
+  blackAndWhiteDetectionV1: 'BLACK_AND_WHITE_COPY_DETECTION',
   captureDocumentImageV1: 'CAPTURE_DOCUMENT_IMAGE',
   captureFaceImageV1: 'CAPTURE_FACE_IMAGE',
+  checkDocumentQualityV1: 'CHECK_DOCUMENT_QUALITY',
   clearVariablesV1: 'CLEAR_VARIABLES_V1',
+  colorCopyDetectionV1: 'COLOR_COPY_DETECTION',
   completePasscodeRegistrationV1: 'COMPLETE_PASSCODE_REGISTRATION',
   counterV1: 'COUNTER_V1',
   customPageV1: 'CUSTOM_PAGE',
   customDataFormV1: 'DATA_FORM',
   deregisterPasscodeV1: 'DEREGISTER_PASSCODE',
+  documentFaceMatcherV1: 'DOCUMENT_FACE_MATCHER',
+  regulaDocumentProcessorV2: 'DOCUMENT_PROCESSOR',
   syncRuleExecutorV1: 'EXECUTE_CLOUD_FUNCTION_V1',
   syncCloudFunctionExecutorV2: 'EXECUTE_CLOUD_FUNCTION_V2',
   externalSourceFaceMatchV1: 'EXTERNAL_SOURCE_FACE_MATCH_V1',
   externalSourceFaceUploadV1: 'EXTERNAL_SOURCE_FACE_UPLOAD_V1',
   genericUserTaskV1: 'GENERIC_USER_TASK',
   getUserV1: 'GET_USER',
+  paperCopyDocAuthDetectionV1: 'PAPER_COPY_DETECTION',
   passcodeAuthenticationFormV1: 'PASSCODE_AUTHENTICATION_FORM',
   passkeyAuthenticationV1: 'PASSKEY_AUTHENTICATION',
   passkeyRegistrationV1: 'PASSKEY_REGISTRATION',
   pauseInstance: 'PAUSE_INSTANCE',
+  photoSubDetectionV1: 'PHOTO_SUBSTITUTION_DETECTION',
+  portraitSubstitutionDocAuthDetectionV1: 'PORTRAIT_SUBSTITUTION_DETECTION',
   redirectUserV2: 'REDIRECT_USER_V2',
   reviewFromBackOfficeStart: 'REVIEW_FROM_BACK_OFFICE',
   reviewRequired: 'REVIEW_REQUIRED',
+  screenReplayDocAuthDetectionV1: 'SCREEN_REPLAY_DETECTION',
   selectDocumentTypeV1: 'SELECT_DOCUMENT_TYPE',
   sendWebhookV1: 'SEND_WEBHOOK',
   activityOutcomeDeciderV1: 'SIMPLE_DECIDER',
