@@ -1,6 +1,6 @@
 import { judgeQuality, QUALITY_ENGINE, expectedShape } from '../documents/checks.js';
 import type { DocumentType } from '../documents/model.js';
-import { ActivityError, type ActivityAccess, type ServiceRun } from './contract.js';
+import { activityError, type ActivityAccess, type ServiceRun } from './contract.js';
 import { documentImages, documentSession, keepCheck, sessionCheck, withDocumentCheck, type DocumentCheck } from './document-step.js';
 import { spec } from './specs/check-document-quality.js';
 
@@ -21,7 +21,7 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   if (images.length === 0) {
     const c: DocumentCheck = { ...base, result: 'FAIL', description: 'The Document Key has no capture to judge.', details: { reason: 'noCapture', engine: QUALITY_ENGINE } };
     await keepCheck(ctx, spec.type, c);
-    throw new ActivityError('DocumentQualityFailed', 'Document Quality Assessment: the Document Key has no capture.');
+    throw activityError(spec, 'DocumentQualityFailed', 'Document Quality Assessment: the Document Key has no capture.');
   }
   const shape = expectedShape(documentSession(ctx.session, docKey).documentType as DocumentType | undefined);
   const sides = images.map((image) => ({ side: image.side, captureId: image.capture.captureId, ...judgeQuality(image.photo, shape, crop) }));
@@ -33,6 +33,6 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
     details: { engine: QUALITY_ENGINE, cropImage: crop, sides, problems },
   };
   await keepCheck(ctx, spec.type, c);
-  if (problems.length > 0) throw new ActivityError('DocumentQualityFailed', `Document Quality Assessment: ${problems.join(', ')}.`);
+  if (problems.length > 0) throw activityError(spec, 'DocumentQualityFailed', `Document Quality Assessment: ${problems.join(', ')}.`);
   return withDocumentCheck(ctx.session, docKey, 'quality', sessionCheck(c));
 };

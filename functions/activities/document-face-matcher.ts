@@ -1,6 +1,6 @@
 import { imageRefusal } from '../faces/model.js';
 import { THRESHOLDS } from '../faces/quality.js';
-import { ActivityError, type ActivityAccess, type ServiceRun } from './contract.js';
+import { activityError, type ActivityAccess, type ServiceRun } from './contract.js';
 import { afterFailure, countFailure, documentImages, keepCheck, sessionCheck, withDocumentCheck, type DocumentCheck } from './document-step.js';
 import { liveFace } from './live-face.js';
 import { spec } from './specs/document-face-matcher.js';
@@ -35,8 +35,8 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
     const c: DocumentCheck = { ...base, result: 'FAIL', description, details: { reason, threshold, ...(internal === undefined ? {} : { internalThreshold: internal }), engine, faceKey, ...figures, ...counted } };
     await keepCheck(ctx, spec.type, c);
     const next = failures === undefined ? 'failed' : afterFailure(failures, max, inputs['Exception On Max Attempts Exceeded']);
-    if (next === 'failed') throw new ActivityError('DocumentFaceMatchFailed', `Document to Face Matching: ${description}`);
-    if (next === 'exceeded') throw new ActivityError('DocumentFaceMatchAttemptsExceeded', `Document to Face Matching: ${failures} failed attempts, more than Max Attempts (${max}).`);
+    if (next === 'failed') throw activityError(spec, 'DocumentFaceMatchFailed', `Document to Face Matching: ${description}`);
+    if (next === 'exceeded') throw activityError(spec, 'DocumentFaceMatchAttemptsExceeded', `Document to Face Matching: ${failures} failed attempts, more than Max Attempts (${max}).`);
     return withDocumentCheck(session, docKey, 'faceMatch', sessionCheck(c));
   };
 

@@ -1,6 +1,6 @@
 import { familyFields } from '../documents/fields.js';
 import type { DocumentReading } from '../documents/model.js';
-import { ActivityError, withVar, type ActivityAccess, type ServiceRun } from './contract.js';
+import { activityError, withVar, type ActivityAccess, type ServiceRun } from './contract.js';
 import { afterFailure, attemptOf, countFailure, documentImages, keepCheck, sessionCheck, withDocumentCheck, type DocumentCheck } from './document-step.js';
 import { spec } from './specs/document-processor.js';
 
@@ -22,7 +22,7 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   if (images.length === 0) {
     const c: DocumentCheck = { ...base, result: 'FAIL', description: 'The Document Key has no capture to read.', details: { reason: 'noCapture', engine: deps.documents.name } };
     await keepCheck(ctx, spec.type, c);
-    throw new ActivityError('DocumentProcessingFailed', 'Document Processor: the Document Key has no capture.');
+    throw activityError(spec, 'DocumentProcessingFailed', 'Document Processor: the Document Key has no capture.');
   }
   const readings: (DocumentReading & { side: string; captureId: string })[] = [];
   for (const image of images) {
@@ -59,7 +59,7 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   const c = { ...read, details: { ...details, failedAttempts: failures, maxAttempts: max } };
   await keepCheck(ctx, spec.type, c, { fields });
   const next = afterFailure(failures, max, inputs['Exception On Max Attempts Exceeded']);
-  if (next === 'failed') throw new ActivityError('DocumentProcessingFailed', `Document Processor: ${mrz ? 'an MRZ check digit does not match' : 'no MRZ found'} (failed attempts: ${failures}; Max Attempts: ${max}).`);
-  if (next === 'exceeded') throw new ActivityError('DocumentProcessingAttemptsExceeded', `Document Processor: ${failures} failed attempts, more than Max Attempts (${max}).`);
+  if (next === 'failed') throw activityError(spec, 'DocumentProcessingFailed', `Document Processor: ${mrz ? 'an MRZ check digit does not match' : 'no MRZ found'} (failed attempts: ${failures}; Max Attempts: ${max}).`);
+  if (next === 'exceeded') throw activityError(spec, 'DocumentProcessingAttemptsExceeded', `Document Processor: ${failures} failed attempts, more than Max Attempts (${max}).`);
   return withFields(c);
 };

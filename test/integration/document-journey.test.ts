@@ -76,13 +76,14 @@ const definition = (n: string) => ({
       errorEvents: { 'Failed Document Face Matching': 'matchFailed', 'Exceeded Failed Document Face Matching': 'matchFailed' },
       next: 'decide',
     },
-    decide: { type: 'SIMPLE_DECIDER', inputs: { 'Decision on Any Failure': 'REVIEW' } },
+    decide: { type: 'SIMPLE_DECIDER', inputs: { 'Decision on Any Failure': 'REVIEW' }, next: 'End_done' },
     qualityFailed: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
     readingFailed: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
     copyFailed: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
     screenFailed: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
     matchFailed: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
   },
+  ends: { End_done: {} },
 });
 
 const SPECIMENS = {

@@ -126,7 +126,9 @@ describe('the activity modules', () => {
       table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
       images: ['GetObject', 'PutObject'],
       cloudFunctions: true,
-      faces: ['DetectFaces', 'CompareFaces', 'SearchFacesByImage'],
+      faces: ['CompareFaces', 'DetectFaces', 'SearchFacesByImage'],
+      // Document Processor, where the deployment reads documents with Textract.
+      documents: ['AnalyzeID'],
       // A custom page step records where its page is served.
       pagesOrigin: true,
     });
