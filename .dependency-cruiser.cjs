@@ -25,7 +25,7 @@ const BASE = '^functions/(shared/|observability/|errors\\.ts$|config\\.ts$|auth/
 const STORAGE = '^functions/(store|adapters)/';
 const AREAS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|activities|exports|cloud-functions|faces|webhooks|theme-server)/';
 /** Where an area declares its records and the storage interface it needs: at the area's root, never in a resource folder. */
-const AREA_MODELS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|exports|cloud-functions|faces|webhooks|theme-server)/(model|domain)\\.ts$';
+const AREA_MODELS = '^functions/(api-keys|tenants|process-manager|identity-store|userdata|journey|exports|cloud-functions|faces|documents|webhooks|theme-server)/(model|domain)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -137,14 +137,14 @@ module.exports = {
       severity: 'error',
       comment: 'Nor does anything the compiler imports, however indirectly: its module graph holds no store/, journey/ or area module.',
       from: { path: '^statemachines/' },
-      to: { path: [STORAGE, AREAS], pathNot: ['^functions/activities/spec\\.ts$', '^functions/activities/specs/'], reachable: true },
+      to: { path: [STORAGE, AREAS], pathNot: ['^functions/activities/spec\\.ts$', '^functions/activities/document-spec\\.ts$', '^functions/activities/specs/'], reachable: true },
     },
     {
       name: 'activity-specs-are-data',
       severity: 'error',
       comment: 'An activity spec imports only the spec helpers and the definition format: what reads the catalogue must not reach what runs.',
       from: { path: '^functions/activities/specs/' },
-      to: { path: '^(functions|statemachines)/', pathNot: ['^functions/activities/spec\\.ts$', '^functions/activities/specs/', '^statemachines/(definition|forms)\\.ts$', BASE] },
+      to: { path: '^(functions|statemachines)/', pathNot: ['^functions/activities/spec\\.ts$', '^functions/activities/document-spec\\.ts$', '^functions/activities/specs/', '^statemachines/(definition|forms)\\.ts$', BASE] },
     },
     {
       name: 'activities-get-stores-from-their-context',

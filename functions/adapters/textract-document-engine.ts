@@ -2,15 +2,14 @@
  * The document engine on AWS where a deployment chooses it (DOCUMENT_ENGINE=textract): Amazon
  * Textract's AnalyzeID in the function's own region, one call a side. Its normalised fields give
  * the visual zone; its MRZ_CODE field, or else the lines of its text that have an MRZ's shape,
- * are judged by the same MRZ parsing and check digits as the embedded engine's
- * (functions/documents/mrz.ts), so a broken check digit fails alike on both.
+ * are judged by the same MRZ parsing and check digits as the embedded engine's (the judge
+ * functions/documents/deps.ts gives it, functions/documents/mrz.ts), so a broken check digit fails alike on both.
  *
  * AnalyzeID takes a JPEG or PNG of at most 10 MB; the capture limits keep every image inside it.
  */
 import type { TextractClient, IdentityDocumentField } from '@aws-sdk/client-textract';
 import { traced } from '../observability/tracer.js';
-import { judgeMrzLines } from '../documents/mrz.js';
-import type { DocumentEngine, DocumentReading, VisualFields } from '../documents/model.js';
+import type { DocumentEngine, DocumentReading, MrzReading, VisualFields } from '../documents/model.js';
 
 type Textract = { client: TextractClient; commands: typeof import('@aws-sdk/client-textract') };
 
@@ -53,6 +52,8 @@ export function mrzLinesOf(fields: readonly IdentityDocumentField[], lines: read
 export class TextractDocumentEngine implements DocumentEngine {
   readonly name = 'textract' as const;
   private made: Promise<Textract> | undefined;
+  /** Judges MRZ lines (functions/documents/mrz.ts judgeMrzLines), as the embedded engine does. */
+  constructor(private readonly judge: (lines: readonly string[]) => MrzReading | undefined) {}
 
   private textract(): Promise<Textract> {
     this.made ??= import('@aws-sdk/client-textract').then(async (commands) => ({ client: await traced(new commands.TextractClient({})), commands }));
@@ -71,7 +72,7 @@ export class TextractDocumentEngine implements DocumentEngine {
       if (name && value !== undefined) visual[name] = value;
     }
     const lines = (document?.Blocks ?? []).filter((b) => b.BlockType === 'LINE' && typeof b.Text === 'string').map((b) => b.Text!);
-    const mrz = judgeMrzLines(mrzLinesOf(fields, lines));
+    const mrz = this.judge(mrzLinesOf(fields, lines));
     return { engine: this.name, visual, ...(mrz ? { mrz } : {}) };
   }
 }

@@ -19,7 +19,7 @@ const LENGTHS: Record<number, readonly number[]> = { 30: [3], 36: [2], 44: [2] }
 
 /** The lines judged: the format, the fields, and each check digit by the field it guards. */
 export function judgeMrzLines(lines: readonly string[], box: Box = { left: 0, top: 0, width: 0, height: 0 }): MrzReading | undefined {
-  const clean = lines.map((l) => l.replace(/\s+/g, '').toUpperCase());
+  let clean = lines.map((l) => l.replace(/\s+/g, '').toUpperCase());
   if (clean.length < 2 || clean.some((l) => !/^[A-Z0-9<]+$/.test(l))) return undefined;
   const n = clean[0]!.length;
   if (!LENGTHS[n]?.includes(clean.length) || clean.some((l) => l.length !== n)) return undefined;
@@ -30,6 +30,10 @@ export function judgeMrzLines(lines: readonly string[], box: Box = { left: 0, to
     return undefined;
   }
   if (result.format !== 'TD1' && result.format !== 'TD2' && result.format !== 'TD3') return undefined;
+  // The lines as the parser corrected them (a 0 read where a state code wants the letter O).
+  const corrected = clean.map((l) => [...l]);
+  for (const d of result.details) for (const c of d.autocorrect ?? []) corrected[c.line]![c.column] = c.corrected;
+  clean = corrected.map((l) => l.join(''));
   const checkDigits = result.details
     .filter((d) => typeof d.field === 'string' && d.field.endsWith('CheckDigit'))
     .map((d) => ({ field: (d.field as string).replace(/CheckDigit$/, ''), valid: d.valid }));

@@ -2,11 +2,17 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { AnalyzeIDCommand, TextractClient } from '@aws-sdk/client-textract';
-import { TextractDocumentEngine } from '../../../functions/adapters/textract-document-engine.js';
+import { TextractDocumentEngine as Engine } from '../../../functions/adapters/textract-document-engine.js';
+import { judgeMrzLines } from '../../../functions/documents/mrz.js';
 import { isTransientError } from '../../../functions/shared/aws-errors.js';
 import { mrzLines, PEOPLE } from '../../support/specimens.js';
 
 const textract = mockClient(TextractClient);
+class TextractDocumentEngine extends Engine {
+  constructor() {
+    super(judgeMrzLines);
+  }
+}
 const pixels = { width: 1, height: 1, data: new Uint8Array(4) };
 const image = { bytes: new Uint8Array([0xff, 0xd8, 0xff]), pixels };
 const field = (type: string, text: string, normalized?: string) => ({

@@ -1,19 +1,20 @@
 /**
- * The document engine a function reads documents with: the embedded engine (tesseract.js and
+ * The document steps' engine, put together here and only here. The engine a function reads documents with: the embedded engine (tesseract.js and
  * the MRZ parser, running in the function: locally, and on AWS by default) or Amazon Textract
  * where the deployment chooses it (DOCUMENT_ENGINE=textract, the stack's `documentEngine`).
  * Both judge the MRZ by the same parsing and check digits (functions/documents/mrz.ts).
  */
 import { getStoreConfig } from '../config.js';
-import { embeddedDocumentEngine } from '../documents/embedded-engine.js';
-import type { DocumentEngine } from '../documents/model.js';
-import { TextractDocumentEngine } from './textract-document-engine.js';
+import { TextractDocumentEngine } from '../adapters/textract-document-engine.js';
+import { embeddedDocumentEngine } from './embedded-engine.js';
+import { judgeMrzLines } from './mrz.js';
+import type { DocumentEngine } from './model.js';
 
 let textract: TextractDocumentEngine | undefined;
 
 function current(): DocumentEngine {
   if (getStoreConfig().DOCUMENT_ENGINE !== 'textract') return embeddedDocumentEngine;
-  textract ??= new TextractDocumentEngine();
+  textract ??= new TextractDocumentEngine(judgeMrzLines);
   return textract;
 }
 
