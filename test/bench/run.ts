@@ -21,6 +21,9 @@
  *     a warm run's overhead over the function's own time                    ≤ 150 ms; cold ≤ 5 s
  *  7b. worst-case user patterns; 7c. the face engine: ms per detect, liveness and compare locally,
  *     and the peak memory of the embedded model as the capture route's Lambda runs it (informational)
+ *  7f. documents: each check's detected, missed and false alarms on specimen documents, the embedded
+ *     reader's ms per page and one step's peak memory beside the activity function's (informational;
+ *     the memory with x1.25 headroom is judged)
  *  7d. state machines a deployment needs for 10,000 tenants, each with the three examples active and
  *     ten retired versions: distinct names as activations name them, beside one per tenant-version
  *     (the former naming); broken if tenants do not share (more in use than the examples)
@@ -63,6 +66,7 @@ import { LAYER_PACKAGES } from '../../lib/bundling.js';
 import { measurePatterns, type PatternFigure } from './patterns.js';
 import { measureFaces, type FaceFigures } from './faces.js';
 import { cloudFunctionsTable, measureCloudFunctions, type CloudFunctionRow } from './cloud-functions.js';
+import { measureDocuments, printDocuments, type DocumentBench } from './documents.js';
 import { dependencyClosure } from '../../lib/constructs/package-layer.js';
 import {
   checkNetworkAtImport,
@@ -159,6 +163,7 @@ interface Results {
   patterns?: PatternFigure[];
   faces?: FaceFigures;
   cloudFunctions?: CloudFunctionRow[];
+  documents?: DocumentBench;
   sdkBundling?: SdkBundlingFigures;
   errors: string[];
   durationMs?: number;
@@ -425,6 +430,12 @@ async function main(): Promise<number> {
     results.cloudFunctions = (await measureCloudFunctions()).rows;
     log(cloudFunctionsTable(results.cloudFunctions));
     log('A warm run finds the engine\'s spare child ready (as a journey step after another does); its overhead is what the run costs beyond the function\'s own time.');
+    writeResults(results);
+
+    // 7f. Documents: detection figures per check, reading speed and memory ------------------------
+    log(section('7f. Documents: each check on specimen documents (detected, missed, false alarms), the embedded reader\'s time per page and memory'));
+    results.documents = await measureDocuments();
+    printDocuments(results.documents, log);
     writeResults(results);
 
     // 7d. State machines for many tenants (pure: names only) -----------------------------------------
