@@ -30,7 +30,8 @@ export const screens: Screens<typeof spec> = { component: 'selection', render: {
 
 /**
  * The document chosen (one the configuration offers), kept as `selected`; or "finished", taken
- * only when the requirements are met. Anything else gets the page again, saying why.
+ * only when the requirements are met. `_additionalCaptureFinished` says which at once, so a
+ * gateway after this step can skip the capture (the decider sets it again). Anything else gets the page again, saying why.
  */
 export const submission: Submission<typeof spec> = {
   part: 'form',
@@ -43,7 +44,7 @@ export const submission: Submission<typeof spec> = {
       if (!canFinish) return refuse('notYetFinished');
       return {
         complete: {
-          result: { _additionalDocuments: { [addDocKey]: { finished: true } } },
+          result: { _additionalDocuments: { [addDocKey]: { finished: true } }, vars: { _additionalCaptureFinished: true } },
           values: { addDocKey, finished: true, captured: [...captured] },
           dataKey: addDocKey,
         },
@@ -53,7 +54,7 @@ export const submission: Submission<typeof spec> = {
     if (!chosen) return refuse('choiceMissing');
     return {
       complete: {
-        result: { _additionalDocuments: { [addDocKey]: { selected: chosen.id, finished: false } } },
+        result: { _additionalDocuments: { [addDocKey]: { selected: chosen.id, finished: false } }, vars: { _additionalCaptureFinished: false } },
         values: { addDocKey, selected: chosen.id },
         dataKey: addDocKey,
       },

@@ -23,6 +23,7 @@ export const spec = {
   outputs: [
     { name: 'Selected document', variable: '_additionalDocuments.{Add Doc Key}.selected', description: 'The id of the document chosen, captured next.' },
     { name: 'Finished', variable: '_additionalDocuments.{Add Doc Key}.finished', description: 'True when the end user said they have no more documents to give.' },
+    { name: 'Capture finished', variable: 'vars._additionalCaptureFinished', description: 'True when the end user said finished (a gateway skips the capture on it), false when a document was chosen.' },
   ],
   errorEvents: [],
   family: { beans: ['selectAdditionalDocumentTypeV2'] },
