@@ -90,6 +90,27 @@ export function judgeAdditionalFiles(files: readonly Uint8Array[], document: Add
   return judged;
 }
 
+/** The image records of a document captured earlier, from what the session kept of it. */
+function earlierImages(view: StepView<typeof spec, 'additionalDocumentKey'>, addDocKey: string, documentId: string, doc: AdditionalDocumentCapture): ImageRecord[] {
+  if (!doc || !Array.isArray(doc.pages)) return [];
+  return doc.pages.map((p) => ({
+    imageKey: addDocKey,
+    captureId: p.captureId,
+    kind: 'ADDITIONAL_DOCUMENT',
+    documentId,
+    page: p.page,
+    ...(p.format === 'PDF' ? { pages: doc.pageCount } : {}),
+    format: p.format,
+    contentType: p.format === 'PDF' ? 'application/pdf' : p.format === 'PNG' ? 'image/png' : 'image/jpeg',
+    width: p.width ?? 0,
+    height: p.height ?? 0,
+    bytes: p.bytes,
+    sha256: p.sha256,
+    objectKey: view.deps.additionalDocumentKey(view.record.tenantId, view.record.id, addDocKey, documentId, p.captureId, p.format === 'PDF' ? 'pdf' : p.format === 'PNG' ? 'png' : 'jpg'),
+    capturedAt: doc.capturedAt,
+  }));
+}
+
 /** A multipart post's files (or why there are none), and whether the end user asked for another document. */
 async function uploaded(upload: SubmissionRequest['upload']): Promise<{ files: Uint8Array[] | AdditionalProblem; change: boolean }> {
   if (!upload || upload.bytes.length === 0) return { files: 'missing', change: false };
@@ -166,6 +187,10 @@ export const submission: Submission<typeof spec, 'images' | 'additionalDocumentK
       })),
       capturedAt,
     };
+    // User data keeps one record per step, and this step runs once per document: its record lists
+    // the pages of every document captured so far (from the session), this one's new ones last.
+    const earlier = Object.entries(additionalSession(view.step.state, addDocKey).documents ?? {}).filter(([id]) => id !== document.id);
+    const kept = earlier.flatMap(([documentId, doc]) => earlierImages(view, addDocKey, documentId, doc));
     return {
       complete: {
         result: {
@@ -174,7 +199,7 @@ export const submission: Submission<typeof spec, 'images' | 'additionalDocumentK
         },
         values: { addDocKey, documentId: document.id, captureId: capture.captureId, format: capture.format, pageCount: capture.pageCount, changeDocument: false },
         dataKey: addDocKey,
-        images,
+        images: [...kept, ...images],
       },
     };
   },

@@ -203,7 +203,11 @@ describe('the loop: selection, capture, decider', () => {
     // A PDF of 3 pages as the birth certificate.
     session = mergeSession(session, completed(await selectSubmission.submit(selectView(session), formBody({ document: 'birthCertificate' }), now)));
     const asPdf = await captureSubmission.submit(captureView(session), { upload: await multipart([pdf(3)]) }, now);
-    expect((asPdf as unknown as { complete: { images: Record<string, unknown>[] } }).complete.images[0]).toMatchObject({ format: 'PDF', contentType: 'application/pdf', pages: 3, width: 0, height: 0 });
+    // The step's user data record lists every document's pages: the bill's two again, then the PDF.
+    const listed = (asPdf as unknown as { complete: { images: Record<string, unknown>[] } }).complete.images;
+    expect(listed.map((i) => [i.documentId, i.page, i.format])).toEqual([['utilityBill', 1, 'JPEG'], ['utilityBill', 2, 'JPEG'], ['birthCertificate', 1, 'PDF']]);
+    expect(listed[0]).toEqual(images[0]);
+    expect(listed[2]).toMatchObject({ format: 'PDF', contentType: 'application/pdf', pages: 3, width: 0, height: 0 });
     session = mergeSession(session, completed(asPdf));
     expect(await decided(session)).toEqual({ capture: false, docs: true });
     expect(await selectScreens.render.selection!(selectView(session))).toContain('value="_finished"');
