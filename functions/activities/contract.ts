@@ -181,6 +181,8 @@ export interface StepDeps {
   readonly images: Pick<InstanceImageStore, 'put'>;
   readonly faceCaptureKey: ActivityDeps['faceCaptureKey'];
   readonly documentCaptureKey: ActivityDeps['documentCaptureKey'];
+  /** Where a page or PDF of an additional document is kept (Capture Additional Document v3). */
+  readonly additionalDocumentKey: (tenantId: string, id: string, addDocKey: string, documentId: string, captureId: string, extension: 'jpg' | 'png' | 'pdf') => string;
 }
 
 /** A user step's screen, as the journey pages render it, with the stores its module names. */

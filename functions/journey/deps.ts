@@ -26,6 +26,7 @@ export const passcodeLogins: Pick<PasscodeStore, 'getLogin'> = passcodeStore;
 export const faceCaptureObjectKey = objectKeys.faceCapture;
 /** Where a document capture's image goes in S3 (under its tenant and instance, beside the faces). */
 export const documentCaptureObjectKey = objectKeys.documentCapture;
+export const additionalDocumentObjectKey = objectKeys.additionalDocument;
 /** The face engine: Rekognition on AWS, the embedded model locally. */
 export const faces: Pick<FaceEngine, 'name' | 'detect' | 'liveness'> = faceEngine;
 /** The journey's session versions (the execution's state holds only a reference to one). */

@@ -753,11 +753,19 @@ export interface CheckRecord {
 export interface ImageRecord {
   imageKey: string;
   captureId: string;
-  /** A face capture (imageKey: its Face Key), or a side of an identity document (imageKey: its Doc Key). */
-  kind: 'FACE' | 'DOCUMENT';
+  /**
+   * A face capture (imageKey: its Face Key), a side of an identity document (imageKey: its Doc
+   * Key), or a page or PDF of an additional document (imageKey: its Add Doc Key).
+   */
+  kind: 'FACE' | 'DOCUMENT' | 'ADDITIONAL_DOCUMENT';
   /** A document's side. */
   side?: 'FRONT' | 'BACK';
-  format: 'JPEG' | 'PNG';
+  /** An additional document's id (its configuration's key), its page (1 for a PDF) and a PDF's page count. */
+  documentId?: string;
+  page?: number;
+  pages?: number;
+  /** PDF: an additional document's file (width and height 0: not rendered). */
+  format: 'JPEG' | 'PNG' | 'PDF';
   contentType: string;
   width: number;
   height: number;

@@ -4,6 +4,7 @@
  * and the step's module runs the same check on a value that was a reference. Each returns why the
  * value is refused (after the input's name), or undefined.
  */
+import { parseAdditionalDocuments } from './additional-documents.js';
 import { countryCode, documentTypeName, DOCUMENT_TYPE_NAMES, parseDocumentCountries } from './document-countries.js';
 
 export const INPUT_CHECKS = {
@@ -23,6 +24,12 @@ export const INPUT_CHECKS = {
   documentCountries: (value: unknown) => {
     if (typeof value !== 'string') return undefined;
     const parsed = parseDocumentCountries(value);
+    return 'problem' in parsed ? parsed.problem : undefined;
+  },
+  /** The additional documents configuration (additional-documents.ts). */
+  additionalDocuments: (value: unknown) => {
+    if (typeof value !== 'string') return undefined;
+    const parsed = parseAdditionalDocuments(value);
     return 'problem' in parsed ? parsed.problem : undefined;
   },
 } as const satisfies Record<string, (value: unknown) => string | undefined>;

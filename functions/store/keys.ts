@@ -591,6 +591,10 @@ export const objectKeys = {
   documentCapture(tenantId: string, id: string, docKey: string, captureId: string, extension: 'jpg' | 'png'): string {
     return `${objectKeys.instancePrefix(tenantId, id)}documents/${encoded(docKey)}/${safeSegment(captureId)}.${extension}`;
   },
+  /** A page (or PDF) of an additional document (Capture Additional Document v3). */
+  additionalDocument(tenantId: string, id: string, addDocKey: string, documentId: string, captureId: string, extension: 'jpg' | 'png' | 'pdf'): string {
+    return `${objectKeys.instancePrefix(tenantId, id)}additional/${encoded(addDocKey)}/${encoded(documentId)}/${safeSegment(captureId)}.${extension}`;
+  },
   /** A face image uploaded from outside the journey (processInstanceInit.externalSources.faceUploads). */
   faceUpload(tenantId: string, id: string, imageKey: string, captureKey: string, extension: 'jpg' | 'png'): string {
     return `${objectKeys.instancePrefix(tenantId, id)}uploads/${encoded(imageKey)}/${safeSegment(captureKey)}.${extension}`;

@@ -46,9 +46,14 @@ export const CheckResponseSchema = z.withMeta(
 const ImageMeta = {
   imageKey: z.withMeta(z.string(), { description: "The step's key (a face capture's Face Key, a document capture's Doc Key)." }),
   captureId: z.string(),
-  kind: z.withMeta(z.enum(['FACE', 'DOCUMENT']), { description: 'A face capture, or a side of an identity document (Capture Document Image).' }),
+  kind: z.withMeta(z.enum(['FACE', 'DOCUMENT', 'ADDITIONAL_DOCUMENT']), {
+    description: 'A face capture, a side of an identity document (Capture Document Image), or a page or PDF of an additional document (Capture Additional Document v3).',
+  }),
   side: z.optional(z.withMeta(z.enum(['FRONT', 'BACK']), { description: "A document capture's side." })),
-  format: z.enum(['JPEG', 'PNG']),
+  documentId: z.optional(z.withMeta(z.string(), { description: "An additional document's id (its key in the Additional Documents configuration)." })),
+  page: z.optional(z.withMeta(z.number().check(z.int()), { description: "An additional document's page, from 1 (1 for a PDF)." })),
+  pages: z.optional(z.withMeta(z.number().check(z.int()), { description: "A PDF's page count." })),
+  format: z.withMeta(z.enum(['JPEG', 'PNG', 'PDF']), { description: 'PDF: an additional document sent as one file (width and height 0).' }),
   contentType: z.string(),
   width: z.number().check(z.int()),
   height: z.number().check(z.int()),

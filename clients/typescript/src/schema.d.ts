@@ -4044,17 +4044,26 @@ export interface components {
                 imageKey: string;
                 captureId: string;
                 /**
-                 * @description A face capture, or a side of an identity document (Capture Document Image).
+                 * @description A face capture, a side of an identity document (Capture Document Image), or a page or PDF of an additional document (Capture Additional Document v3).
                  * @enum {string}
                  */
-                kind: "FACE" | "DOCUMENT";
+                kind: "FACE" | "DOCUMENT" | "ADDITIONAL_DOCUMENT";
                 /**
                  * @description A document capture's side.
                  * @enum {string}
                  */
                 side?: "FRONT" | "BACK";
-                /** @enum {string} */
-                format: "JPEG" | "PNG";
+                /** @description An additional document's id (its key in the Additional Documents configuration). */
+                documentId?: string;
+                /** @description An additional document's page, from 1 (1 for a PDF). */
+                page?: number;
+                /** @description A PDF's page count. */
+                pages?: number;
+                /**
+                 * @description PDF: an additional document sent as one file (width and height 0).
+                 * @enum {string}
+                 */
+                format: "JPEG" | "PNG" | "PDF";
                 contentType: string;
                 width: number;
                 height: number;

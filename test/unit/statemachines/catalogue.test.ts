@@ -192,6 +192,7 @@ describe('CATALOGUE', () => {
       }
     }
     expect(CATALOGUE.filter((a) => a.kind === 'user').map((a) => a.displayName).sort()).toEqual([
+      'Capture Additional Document v3',
       'Capture Document Image',
       'Capture Face Image',
       'Custom Page',
@@ -200,6 +201,7 @@ describe('CATALOGUE', () => {
       'Passcode Authentication Form',
       'Passkey Authentication',
       'Passkey Registration',
+      'Select Additional Document Type V2',
       'Select Document Type',
       'Switch Device',
       'Wait on Push Notification',
