@@ -1,4 +1,5 @@
 import jpeg from 'jpeg-js';
+import { storedPixel } from '../shared/orientation.js';
 import { PNG as PngDecoder } from 'pngjs';
 import { ENGINE_JPEG_LIMITS, engineImage, undecodable } from '../shared/face-engine-image.js';
 
@@ -58,19 +59,7 @@ function orient(src: { width: number; height: number; data: Uint8Array }, orient
   const out = new Uint8Array(outW * outH * 3);
   for (let y = 0; y < outH; y++) {
     for (let x = 0; x < outW; x++) {
-      // Where the displayed pixel (x, y) is stored.
-      let sx: number;
-      let sy: number;
-      switch (orientation) {
-        case 2: [sx, sy] = [w - 1 - x, y]; break;
-        case 3: [sx, sy] = [w - 1 - x, h - 1 - y]; break;
-        case 4: [sx, sy] = [x, h - 1 - y]; break;
-        case 5: [sx, sy] = [y, x]; break;
-        case 6: [sx, sy] = [y, h - 1 - x]; break;
-        case 7: [sx, sy] = [w - 1 - y, h - 1 - x]; break;
-        case 8: [sx, sy] = [w - 1 - y, x]; break;
-        default: [sx, sy] = [x, y];
-      }
+      const [sx, sy] = storedPixel(orientation, x, y, w, h);
       const s = (sy * w + sx) * 4;
       const d = (y * outW + x) * 3;
       out[d] = data[s]!;

@@ -7,6 +7,7 @@
 import jpeg from 'jpeg-js';
 import { PNG as PngDecoder } from 'pngjs';
 import { checkImage, jpegDecodeLimits } from '../shared/image-check.js';
+import { storedPixel } from '../shared/orientation.js';
 import type { Rgba } from './model.js';
 
 /**
@@ -66,18 +67,7 @@ export function upright(src: Rgba, orientation: number): Rgba {
   const target = new Uint32Array(out.buffer);
   for (let y = 0; y < outH; y++) {
     for (let x = 0; x < outW; x++) {
-      // Where the displayed pixel (x, y) is stored.
-      let sx: number;
-      let sy: number;
-      switch (orientation) {
-        case 2: [sx, sy] = [w - 1 - x, y]; break;
-        case 3: [sx, sy] = [w - 1 - x, h - 1 - y]; break;
-        case 4: [sx, sy] = [x, h - 1 - y]; break;
-        case 5: [sx, sy] = [y, x]; break;
-        case 6: [sx, sy] = [y, h - 1 - x]; break;
-        case 7: [sx, sy] = [w - 1 - y, h - 1 - x]; break;
-        default: [sx, sy] = [w - 1 - y, x];
-      }
+      const [sx, sy] = storedPixel(orientation, x, y, w, h);
       target[y * outW + x] = view[sy * w + sx]!;
     }
   }

@@ -13,56 +13,11 @@ import type { Browser, Page } from 'playwright-core';
 import { adminToken, call, finalStatus } from '../integration/client.js';
 import { PHONE, SHOTS, launchChromium, takeFacePhoto } from './browser.js';
 import { renderSpecimens } from '../support/specimens.js';
+import { documentJourney } from '../support/document-journey.js';
 
 const PHONE_375 = { ...PHONE, viewport: { width: 375, height: 812 } };
 const fresh = () => Math.random().toString(36).slice(2, 8);
 const FACES = resolve(import.meta.dirname, '../fixtures/faces');
-
-const field = (id: string, label: string, from: string) => ({
-  type: 'textfield',
-  id,
-  label: { values: { en: label } },
-  default: `\${_idDocs.doc1.fields.${from}}`,
-  validate: { required: true, maxLength: 100 },
-});
-
-const definition = (n: string) => ({
-  name: n,
-  version: 1,
-  description: 'A passport read, confirmed, judged and matched with a selfie.',
-  startActivityId: 'selectDocument',
-  activities: {
-    selectDocument: { type: 'SELECT_DOCUMENT_TYPE', inputs: { 'Doc Key': 'doc1', 'Document Types': ['PASSPORT', 'ID_CARD'], 'Default Country': 'gb' }, next: 'captureFront' },
-    captureFront: { type: 'CAPTURE_DOCUMENT_IMAGE', inputs: { 'Doc Key': 'doc1', 'Document Side': 'FRONT', 'Document Aspect Ratio': 1.42 }, next: 'quality' },
-    quality: { type: 'CHECK_DOCUMENT_QUALITY', inputs: { 'Document Key': 'doc1' }, errorEvents: { 'Failed Document Quality': 'failed' }, next: 'read' },
-    read: { type: 'DOCUMENT_PROCESSOR', inputs: { 'Document Key': 'doc1' }, errorEvents: { 'Failed Document Processing': 'failed' }, next: 'confirm' },
-    confirm: {
-      type: 'DATA_FORM',
-      inputs: {
-        'Form data Key': 'confirmed',
-        Form: {
-          title: { values: { en: 'Check your details' } },
-          version: 1,
-          components: [
-            field('lastName', 'Last name', 'documentLastName'),
-            field('firstName', 'First name', 'documentFirstName'),
-            field('documentNumber', 'Document number', 'documentNumber'),
-            field('dateOfBirth', 'Date of birth', 'documentDateOfBirth'),
-            field('dateOfExpiry', 'Date of expiry', 'documentDateOfExpiry'),
-          ],
-        },
-      },
-      next: 'blackAndWhite',
-    },
-    blackAndWhite: { type: 'BLACK_AND_WHITE_COPY_DETECTION', inputs: { 'Document Key': 'doc1' }, errorEvents: { 'Failed Document Black And White Detection': 'copy' }, next: 'screenReplay' },
-    screenReplay: { type: 'SCREEN_REPLAY_DETECTION', inputs: { 'Document Key': 'doc1' }, errorEvents: { 'Failed Screen Replay': 'failed' }, next: 'captureFace' },
-    captureFace: { type: 'CAPTURE_FACE_IMAGE', inputs: { 'Face Key': 'face1' }, next: 'match' },
-    match: { type: 'DOCUMENT_FACE_MATCHER', inputs: { 'Document Key': 'doc1', 'Face Key': 'face1' }, errorEvents: { 'Failed Document Face Matching': 'failed' }, next: 'decide' },
-    decide: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'PASS' } },
-    copy: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
-    failed: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
-  },
-});
 
 let token: string;
 let name: string;
@@ -84,7 +39,7 @@ beforeAll(async () => {
   selfiePhone = await launchChromium(still('selfie-a.jpg', readFileSync(join(FACES, 'person-a-2.jpg'))));
   token = await adminToken();
   name = `document-e2e-${fresh()}`;
-  const made = await call('POST', '/api/process-manager/processDefinitions', { token, body: { ...definition(name), status: 'DEPLOYED_ACTIVE' } });
+  const made = await call('POST', '/api/process-manager/processDefinitions', { token, body: { ...documentJourney(name, { paperCopy: false }), status: 'DEPLOYED_ACTIVE' } });
   expect(made.status, made.text).toBe(201);
 }, 120_000);
 

@@ -139,12 +139,12 @@ describe('ArthrStack journeys', () => {
       expect(refId(template.findOutputs('ActivityFunctionName').ActivityFunctionName!.Value)).toBe(activitiesId);
     });
 
-    it('runs on nodejs22.x, arm64, 256 MB, 90 s (a cloud function step waits for its run), logging to its own log group kept for a month', () => {
+    it('runs on nodejs22.x, arm64, 1,024 MB (the document steps read documents), 90 s (a cloud function step waits for its run), logging to its own log group kept for a month', () => {
       expect(activities.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
-        MemorySize: 256,
+        MemorySize: 1024,
         Timeout: 90,
       });
       const group = ofType(template, 'AWS::Logs::LogGroup')[refId(activities.Properties.LoggingConfig.LogGroup)!]!;
@@ -170,7 +170,7 @@ describe('ArthrStack journeys', () => {
 
     it('gets the configuration the route functions get, and where the runner and the secrets key are', () => {
       const route = resourceAt(template, 'AWS::Lambda::Function', routeFunctionPath(routeList[0]!))[1];
-      const { CLOUD_FUNCTION_RUNNER, SECRETS_KEY, IMAGES_BUCKET, FACE_COLLECTION_PREFIX, PAGES_ORIGIN, ...rest } = sharedEnvironment(activities);
+      const { CLOUD_FUNCTION_RUNNER, SECRETS_KEY, IMAGES_BUCKET, FACE_COLLECTION_PREFIX, PAGES_ORIGIN, DOCUMENT_ENGINE, ...rest } = sharedEnvironment(activities);
       expect(rest).toEqual(sharedEnvironment(route));
       // Each its own tenant role.
       expect(activities.Properties.Environment.Variables.TENANT_ROLE_ARN).toEqual({ 'Fn::GetAtt': [tenantRoleAt('ArthrStack/Journeys/Activities')[0], 'Arn'] });
@@ -182,6 +182,8 @@ describe('ArthrStack journeys', () => {
       expect(JSON.stringify(SECRETS_KEY)).toContain('kms:');
       // A custom page step records where its page is served: the distribution's domain, no grant on its bucket.
       expect(JSON.stringify(PAGES_ORIGIN)).toContain('PagesDistribution');
+      // The document steps: the embedded engine unless the deployment chose Textract.
+      expect(DOCUMENT_ENGINE).toBe('embedded');
       expect(sharedEnvironment(executionEnd)).toEqual(sharedEnvironment(route));
     });
 

@@ -47,12 +47,15 @@ describe('package layers', () => {
     const layers = ofType(synth.template, 'AWS::Lambda::LayerVersion');
     const layerOf = (pkg: string) => Object.keys(layers).find((id) => String(layers[id]!.Properties.Description).startsWith(`${pkg} `))!;
     for (const pkg of LAYER_PACKAGES) expect(layerOf(pkg), pkg).toBeDefined();
-    const routePackages = LAYER_PACKAGES.filter((p) => p !== 'quickjs-emscripten' && p !== 'pyodide');
+    // The runner's packages, and the document reader the activity function alone carries.
+    const routePackages = LAYER_PACKAGES.filter((p) => p !== 'quickjs-emscripten' && p !== 'pyodide' && p !== 'tesseract.js');
     for (const pkg of routePackages) expect(routeList.filter((r) => (r.layerPackages as readonly string[] | undefined)?.includes(pkg)).length, pkg).toBeGreaterThan(0);
     const withQuickjs = Object.values(ofType(synth.template, 'AWS::Lambda::Function')).filter((f) => asArray(f.Properties.Layers).map(refId).includes(layerOf('quickjs-emscripten')));
     expect(withQuickjs.map((f) => f.Properties.FunctionName)).toEqual(['arthr-fir-cloud-function-runner']);
     const withPyodide = Object.values(ofType(synth.template, 'AWS::Lambda::Function')).filter((f) => asArray(f.Properties.Layers).map(refId).includes(layerOf('pyodide')));
     expect(withPyodide.map((f) => f.Properties.FunctionName)).toEqual(['arthr-fir-cloud-function-runner']);
+    const withTesseract = Object.values(ofType(synth.template, 'AWS::Lambda::Function')).filter((f) => asArray(f.Properties.Layers).map(refId).includes(layerOf('tesseract.js')));
+    expect(withTesseract.map((f) => f.Properties.FunctionName)).toEqual(['arthr-fir-activities']);
     for (const route of routeList) {
       const [, fn] = resourceAt(synth.template, 'AWS::Lambda::Function', routeFunctionPath(route));
       const attached = asArray(fn.Properties.Layers).map(refId).sort();

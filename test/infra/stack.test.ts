@@ -314,8 +314,10 @@ describe('ArthrStack', () => {
     it('gives every function the configuration its cold start parses', () => {
       // The image clean-up, the event relay and the webhook delivery worker get only what they use (images.test.ts, events.test.ts).
       for (const f of Object.values(functions).filter((x) => !ownConfig(x) && !isExportWorker(x))) {
-        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, WEBHOOK_REPLAY_QUEUE_URL, SERVICE_ACCOUNT_ID, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, TENANT_ROLE_ARN, PAGES_BUCKET, PAGES_ORIGIN, ...variables } = f.Properties.Environment.Variables;
+        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, WEBHOOK_REPLAY_QUEUE_URL, SERVICE_ACCOUNT_ID, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, TENANT_ROLE_ARN, PAGES_BUCKET, PAGES_ORIGIN, DOCUMENT_ENGINE, ...variables } = f.Properties.Environment.Variables;
         const isActivities = f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Journeys/Activities/Function/Resource';
+        // The document engine only where documents are read: the activity function.
+        expect(DOCUMENT_ENGINE === undefined, f.Metadata?.['aws:cdk:path']).toBe(!isActivities);
         // The runner's name only for the activity function (journeys.test.ts checks its value) and the routes that check Python with it.
         const route = routeList.find((r) => f.Metadata?.['aws:cdk:path'] === `${routeFunctionPath(r)}/Resource`);
         expect(CLOUD_FUNCTION_RUNNER === undefined, f.Metadata?.['aws:cdk:path']).toBe(!isActivities && !route?.aws.functionRunner);
@@ -791,6 +793,12 @@ describe('settingsFromContext', () => {
     expect(settingsFor({ tokenRateLimit: '5' }).tokenRateLimit).toBe(5);
     expect(() => settingsFor({ tokenRateLimit: '0' })).toThrow(/tokenRateLimit/);
     expect(() => settingsFor({ tokenRateLimit: '50', tenantRateLimit: '20' })).toThrow(/at most "tenantRateLimit"/);
+  });
+
+  it('reads documents with the embedded engine unless the context chooses Textract', () => {
+    expect(settingsFor({}).documentEngine).toBe('embedded');
+    expect(settingsFor({ documentEngine: 'textract' }).documentEngine).toBe('textract');
+    expect(() => settingsFor({ documentEngine: 'regula' })).toThrow(/documentEngine/);
   });
 
   it('rejects an issuer the JWT authorizer cannot fetch keys from', () => {

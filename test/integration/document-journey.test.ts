@@ -10,81 +10,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { adminToken, call, finalStatus, multipart, pageUntil } from './client.js';
 import { renderSpecimens, type SpecimenOptions } from '../support/specimens.js';
 import { face } from '../support/face-images.js';
+import { CONFIRMED, documentJourney } from '../support/document-journey.js';
 
 let token: string;
 let name: string;
 const fresh = () => Math.random().toString(36).slice(2, 10);
-
-const field = (id: string, label: string, from: string) => ({
-  type: 'textfield',
-  id,
-  label: { values: { en: label } },
-  default: `\${_idDocs.doc1.fields.${from}}`,
-  validate: { required: true, maxLength: 100 },
-});
-
-/** The journey, in the JSON format; each failure routes to a decider of its own that ends FAIL. */
-const definition = (n: string) => ({
-  name: n,
-  version: 1,
-  description: 'A passport read, confirmed, judged and matched with a selfie.',
-  startActivityId: 'selectDocument',
-  activities: {
-    selectDocument: { type: 'SELECT_DOCUMENT_TYPE', inputs: { 'Doc Key': 'doc1', 'Document Types': ['PASSPORT', 'ID_CARD'], 'Default Country': 'gb' }, next: 'captureFront' },
-    captureFront: { type: 'CAPTURE_DOCUMENT_IMAGE', inputs: { 'Doc Key': 'doc1', 'Document Side': 'FRONT', 'Document Aspect Ratio': 1.42 }, next: 'quality' },
-    quality: { type: 'CHECK_DOCUMENT_QUALITY', inputs: { 'Document Key': 'doc1' }, errorEvents: { 'Failed Document Quality': 'qualityFailed' }, next: 'read' },
-    read: {
-      type: 'DOCUMENT_PROCESSOR',
-      inputs: { 'Document Key': 'doc1' },
-      errorEvents: { 'Failed Document Processing': 'readingFailed', 'Exceeded Failed Document Processor': 'readingFailed' },
-      next: 'confirm',
-    },
-    confirm: {
-      type: 'DATA_FORM',
-      inputs: {
-        'Form data Key': 'confirmed',
-        Form: {
-          title: { values: { en: 'Check your details' } },
-          version: 1,
-          components: [
-            field('lastName', 'Last name', 'documentLastName'),
-            field('firstName', 'First name', 'documentFirstName'),
-            field('documentNumber', 'Document number', 'documentNumber'),
-            field('dateOfBirth', 'Date of birth', 'documentDateOfBirth'),
-          ],
-        },
-      },
-      next: 'blackAndWhite',
-    },
-    blackAndWhite: {
-      type: 'BLACK_AND_WHITE_COPY_DETECTION',
-      inputs: { 'Document Key': 'doc1' },
-      errorEvents: { 'Failed Document Black And White Detection': 'copyFailed', 'Exceeded Failed Document Bnw Copy Detection': 'copyFailed' },
-      next: 'screenReplay',
-    },
-    screenReplay: {
-      type: 'SCREEN_REPLAY_DETECTION',
-      inputs: { 'Document Key': 'doc1' },
-      errorEvents: { 'Failed Screen Replay': 'screenFailed', 'Exceeded Failed Screen Replay': 'screenFailed' },
-      next: 'paperCopy',
-    },
-    paperCopy: { type: 'PAPER_COPY_DETECTION', inputs: { 'Document Key': 'doc1', 'Accept Not Assessed': true }, next: 'captureFace' },
-    captureFace: { type: 'CAPTURE_FACE_IMAGE', inputs: { 'Face Key': 'face1' }, next: 'match' },
-    match: {
-      type: 'DOCUMENT_FACE_MATCHER',
-      inputs: { 'Document Key': 'doc1', 'Face Key': 'face1' },
-      errorEvents: { 'Failed Document Face Matching': 'matchFailed', 'Exceeded Failed Document Face Matching': 'matchFailed' },
-      next: 'decide',
-    },
-    decide: { type: 'SIMPLE_DECIDER', inputs: { 'Decision on Any Failure': 'REVIEW' }, next: 'End_done' },
-    qualityFailed: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
-    readingFailed: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
-    copyFailed: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
-    screenFailed: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
-    matchFailed: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
-  },
-  ends: { End_done: {} },
-});
 
 const SPECIMENS = {
   good: { person: 'a' },
@@ -100,7 +30,7 @@ beforeAll(async () => {
   const rendered = await renderSpecimens(Object.values(SPECIMENS));
   images = Object.fromEntries(Object.keys(SPECIMENS).map((k, i) => [k, rendered[i]!])) as typeof images;
   name = `document-journey-${fresh()}`;
-  const made = await call('POST', '/api/process-manager/processDefinitions', { token, body: { ...definition(name), status: 'DEPLOYED_ACTIVE' } });
+  const made = await call('POST', '/api/process-manager/processDefinitions', { token, body: { ...documentJourney(name, { paperCopy: true }), status: 'DEPLOYED_ACTIVE' } });
   expect(made.status, made.text).toBe(201);
 }, 60_000);
 
@@ -141,7 +71,7 @@ describe('a document journey, over HTTP', () => {
     await documentSent(j, images.good);
     const confirm = await pageUntil(j.path, 'Check your details', {}, 60_000);
     for (const value of ['PEDERSEN', 'JESPER', 'L898902C3', '1974-08-12']) expect(confirm).toContain(`value="${value}"`);
-    expect((await call('POST', j.step('confirm'), form({ lastName: 'PEDERSEN', firstName: 'JESPER', documentNumber: 'L898902C3', dateOfBirth: '1974-08-12' }))).status).toBe(303);
+    expect((await call('POST', j.step('confirm'), form(CONFIRMED))).status).toBe(303);
     await pageUntil(j.path, 'id="face-form"', {}, 60_000);
     expect((await call('POST', j.step('captureFace', '/face'), multipart(face('person-a-2.jpg')))).status).toBe(303);
     // A paper copy no engine here judges: accepted as NOT_ASSESSED, which the decider counts.
@@ -165,7 +95,7 @@ describe('a document journey, over HTTP', () => {
     await documentSent(j, images[specimen]);
     if (specimen !== 'brokenDigit' && specimen !== 'blurred') {
       await pageUntil(j.path, 'Check your details', {}, 60_000);
-      expect((await call('POST', j.step('confirm'), form({ lastName: 'PEDERSEN', firstName: 'JESPER', documentNumber: 'L898902C3', dateOfBirth: '1974-08-12' }))).status).toBe(303);
+      expect((await call('POST', j.step('confirm'), form(CONFIRMED))).status).toBe(303);
     }
     expect(await finalStatus(j.id, token)).toBe('COMPLETED_ENDED_ERROR');
     const checks = await checksOf(j);
@@ -177,7 +107,7 @@ describe('a document journey, over HTTP', () => {
     const j = await start();
     await documentSent(j, images.good);
     await pageUntil(j.path, 'Check your details', {}, 60_000);
-    expect((await call('POST', j.step('confirm'), form({ lastName: 'PEDERSEN', firstName: 'JESPER', documentNumber: 'L898902C3', dateOfBirth: '1974-08-12' }))).status).toBe(303);
+    expect((await call('POST', j.step('confirm'), form(CONFIRMED))).status).toBe(303);
     await pageUntil(j.path, 'id="face-form"', {}, 60_000);
     expect((await call('POST', j.step('captureFace', '/face'), multipart(face('eileen-collins.jpg')))).status).toBe(303);
     expect(await finalStatus(j.id, token)).toBe('COMPLETED_ENDED_ERROR');
