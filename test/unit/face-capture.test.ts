@@ -207,6 +207,7 @@ describe('the screens framework', () => {
       'paused',
       'preview',
       'review',
+      'selection',
       'switch-device',
       'switch-to-desktop',
     ]);
