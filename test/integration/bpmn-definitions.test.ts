@@ -327,6 +327,8 @@ describe('POST /api/process-manager/processDefinitions with a BPMN upload', () =
       'bpmn/family-journey.bpmn': 201,
       // Select Document Type and Capture Document Image (document-capture.test.ts runs it).
       'bpmn/documents.bpmn': 201,
+      // The additional documents' selection, capture and decider (additional-documents.test.ts runs it).
+      'bpmn/additional-documents.bpmn': 201,
       // Python cloud functions in the family's dialect (python-functions.test.ts runs it).
       'bpmn/python-journey.bpmn': 201,
       'bpmn/onboarding.bpmn': 201,
