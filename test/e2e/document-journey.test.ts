@@ -39,7 +39,7 @@ beforeAll(async () => {
   selfiePhone = await launchChromium(still('selfie-a.jpg', readFileSync(join(FACES, 'person-a-2.jpg'))));
   token = await adminToken();
   name = `document-e2e-${fresh()}`;
-  const made = await call('POST', '/api/process-manager/processDefinitions', { token, body: { ...documentJourney(name, { paperCopy: false }), status: 'DEPLOYED_ACTIVE' } });
+  const made = await call('POST', '/api/process-manager/processDefinitions', { token, body: { ...documentJourney(name, { notAssessed: false }), status: 'DEPLOYED_ACTIVE' } });
   expect(made.status, made.text).toBe(201);
 }, 120_000);
 

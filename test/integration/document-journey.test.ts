@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { adminToken, call, finalStatus, multipart, pageUntil } from './client.js';
 import { renderSpecimens, type SpecimenOptions } from '../support/specimens.js';
 import { face } from '../support/face-images.js';
-import { CONFIRMED, documentJourney } from '../support/document-journey.js';
+import { CONFIRMED, NOT_ASSESSED_STEPS, documentJourney } from '../support/document-journey.js';
 
 let token: string;
 let name: string;
@@ -30,7 +30,7 @@ beforeAll(async () => {
   const rendered = await renderSpecimens(Object.values(SPECIMENS));
   images = Object.fromEntries(Object.keys(SPECIMENS).map((k, i) => [k, rendered[i]!])) as typeof images;
   name = `document-journey-${fresh()}`;
-  const made = await call('POST', '/api/process-manager/processDefinitions', { token, body: { ...documentJourney(name, { paperCopy: true }), status: 'DEPLOYED_ACTIVE' } });
+  const made = await call('POST', '/api/process-manager/processDefinitions', { token, body: { ...documentJourney(name, { notAssessed: true }), status: 'DEPLOYED_ACTIVE' } });
   expect(made.status, made.text).toBe(201);
 }, 60_000);
 
@@ -74,14 +74,14 @@ describe('a document journey, over HTTP', () => {
     expect((await call('POST', j.step('confirm'), form(CONFIRMED))).status).toBe(303);
     await pageUntil(j.path, 'id="face-form"', {}, 60_000);
     expect((await call('POST', j.step('captureFace', '/face'), multipart(face('person-a-2.jpg')))).status).toBe(303);
-    // A paper copy no engine here judges: accepted as NOT_ASSESSED, which the decider counts.
+    // Four detections no engine here judges: accepted as NOT_ASSESSED, which the decider counts.
     expect(await finalStatus(j.id, token)).toBe('REVIEW');
     const checks = await checksOf(j);
     expect(checks['doc1.quality']?.result).toBe('PASS');
     expect(checks['doc1.reading']).toMatchObject({ result: 'PASS', more: { mrz: { format: 'TD3', valid: true } } });
     expect(checks['doc1.blackAndWhiteCopy']).toMatchObject({ result: 'PASS', more: { engine: expect.any(String), threshold: 0.5 } });
     expect(checks['doc1.screenReplay']?.result).toBe('PASS');
-    expect(checks['doc1.paperCopy']).toMatchObject({ result: 'NOT_ASSESSED', more: { engine: null } });
+    for (const [check] of NOT_ASSESSED_STEPS) expect(checks[`doc1.${check}`]).toMatchObject({ result: 'NOT_ASSESSED', more: { engine: null } });
     expect(checks['doc1.faceMatch']).toMatchObject({ result: 'PASS', more: { similarity: expect.any(Number), threshold: expect.any(Number) } });
   });
 

@@ -17,9 +17,18 @@ const field = (id: string, label: string, from: string) => ({
 /** What the confirmation form is sent with (the specimen's person A, as read). */
 export const CONFIRMED = { lastName: 'PEDERSEN', firstName: 'JESPER', documentNumber: 'L898902C3', dateOfBirth: '1974-08-12', dateOfExpiry: '2034-04-15' };
 
-/** `paperCopy`: a Paper Copy Detection step, which no engine judges, accepted as NOT_ASSESSED. */
-export function documentJourney(name: string, opts: { paperCopy: boolean }) {
-  const afterScreen = opts.paperCopy ? 'paperCopy' : 'captureFace';
+/** The four detections no engine here judges, each accepted as NOT_ASSESSED, in this order. */
+export const NOT_ASSESSED_STEPS = [
+  ['paperCopy', 'PAPER_COPY_DETECTION'],
+  ['colorCopy', 'COLOR_COPY_DETECTION'],
+  ['portraitSubstitution', 'PORTRAIT_SUBSTITUTION_DETECTION'],
+  ['photoSubstitution', 'PHOTO_SUBSTITUTION_DETECTION'],
+] as const;
+
+/** `notAssessed`: the four detections of NOT_ASSESSED_STEPS run after the screen replay check. */
+export function documentJourney(name: string, opts: { notAssessed: boolean }) {
+  const unassessed = opts.notAssessed ? NOT_ASSESSED_STEPS : [];
+  const afterScreen = unassessed[0]?.[0] ?? 'captureFace';
   return {
     name,
     version: 1,
@@ -65,7 +74,9 @@ export function documentJourney(name: string, opts: { paperCopy: boolean }) {
         errorEvents: { 'Failed Screen Replay': 'screenFailed', 'Exceeded Failed Screen Replay': 'screenFailed' },
         next: afterScreen,
       },
-      ...(opts.paperCopy ? { paperCopy: { type: 'PAPER_COPY_DETECTION', inputs: { 'Document Key': 'doc1', 'Accept Not Assessed': true }, next: 'captureFace' } } : {}),
+      ...Object.fromEntries(
+        unassessed.map(([id, type], i) => [id, { type, inputs: { 'Document Key': 'doc1', 'Accept Not Assessed': true }, next: unassessed[i + 1]?.[0] ?? 'captureFace' }]),
+      ),
       captureFace: { type: 'CAPTURE_FACE_IMAGE', inputs: { 'Face Key': 'face1' }, next: 'match' },
       match: {
         type: 'DOCUMENT_FACE_MATCHER',
