@@ -87,6 +87,11 @@ const StoreConfigSchema = z.object({
    */
   WEBHOOK_ALLOW_LOOPBACK: z.optional(z.enum(['true', 'false'])),
   /**
+   * Set only locally: a tenant's document service (Regula Document Reader, named by a cloud
+   * secret) may be http:// on a loopback address. On AWS it is https:// to a public address.
+   */
+  DOCUMENT_SERVICE_ALLOW_LOOPBACK: z.optional(z.enum(['true', 'false'])),
+  /**
    * Seconds before each retry of a failed delivery, comma-separated: the Standard Webhooks
    * schedule by default (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: eight attempts over about a
    * day), each with up to 20% jitter. Each at most 43,200 (12 hours).

@@ -8,6 +8,8 @@ export interface ActivityGrants {
   table: TableAction[];
   images: string[];
   cloudFunctions: boolean;
+  /** Unseals cloud secrets (SECRETS_KEY and kms:Decrypt in their context): cloud function steps, and steps that read a tenant's service configuration. */
+  cloudSecrets: boolean;
   faces: FaceAction[];
   documents: DocumentAction[];
   /** Learns where custom pages are served (PAGES_ORIGIN), with no grant on their bucket. */
@@ -54,6 +56,7 @@ function union(all: ActivityAccess[]): ActivityGrants {
     table: order.filter((a) => table.has(a)),
     images: [...new Set(all.flatMap((a) => a.images ?? []))],
     cloudFunctions: all.some((a) => a.cloudFunctions === true),
+    cloudSecrets: all.some((a) => a.cloudFunctions === true || a.cloudSecrets === true),
     faces: [...new Set(all.flatMap((a) => a.faces ?? []))],
     documents: [...new Set(all.flatMap((a) => a.documents ?? []))],
     pagesOrigin: all.some((a) => a.pagesOrigin === true),

@@ -12,7 +12,7 @@ import type { FaceUploadKey } from '../process-manager/instances/face-uploads.js
 import type { IdentityEventStore, IdentityStores, PasskeyStore } from '../identity-store/model.js';
 import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore, FunctionRunner } from '../cloud-functions/model.js';
 import type { FaceEngine, WatchlistStore } from '../faces/model.js';
-import type { DocumentEngine } from '../documents/model.js';
+import type { DocumentEngine, DocumentServices } from '../documents/model.js';
 import type { WebhookStore } from '../webhooks/model.js';
 import type { CustomPageStore } from '../theme-server/model.js';
 import type { EventEnvelope } from '../shared/events.js';
@@ -100,6 +100,8 @@ export interface ActivityDeps {
   readonly faces: Pick<FaceEngine, 'name' | 'detect' | 'compare' | 'search'>;
   /** Reads identity documents (the embedded engine, or Textract where the deployment chooses it). */
   readonly documents: DocumentEngine;
+  /** A tenant's own licensed document service (Regula Document Reader), where a step's Service ID names its cloud secret. */
+  readonly documentServices: DocumentServices;
   readonly watchlists: WatchlistStore;
   readonly images: Pick<InstanceImageStore, 'getAtMost' | 'uploadUrl'>;
   /** What service steps keep beside the instance: user data (a step's values, checks), failed attempts, a redirect. */
@@ -167,6 +169,8 @@ export function withCheck(session: Session, key: string, check: Record<string, u
 export type ActivityAccess = Pick<AwsAccess, 'table' | 'images' | 'faces' | 'documents' | 'pagesOrigin'> & {
   /** Run tenant functions: invoke the runner Lambda, and unseal the cloud secrets a step gives them. */
   cloudFunctions?: true;
+  /** Unseal the cloud secrets a step names (a tenant's service configuration), with no runner. */
+  cloudSecrets?: true;
 };
 
 /**

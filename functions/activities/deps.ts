@@ -9,7 +9,7 @@ import { identityStores } from '../identity-store/deps.js';
 import { customDataForms, instances, pauses, reviews } from '../process-manager/deps.js';
 import { outbox, webhooks } from '../webhooks/deps.js';
 import { customPageStore } from '../store/custom-pages.js';
-import { documentEngine } from '../documents/deps.js';
+import { documentEngine, documentServices } from '../documents/deps.js';
 import { objectKeys } from '../store/keys.js';
 import type { ActivityDeps } from './contract.js';
 
@@ -24,6 +24,7 @@ export const activityDeps: ActivityDeps = {
   functionRunner: runner,
   faces,
   documents: documentEngine,
+  documentServices,
   watchlists,
   images,
   instances,

@@ -1,11 +1,52 @@
 import { familyFields } from '../documents/fields.js';
-import type { DocumentReading } from '../documents/model.js';
-import { activityError, withVar, type ActivityAccess, type ServiceRun } from './contract.js';
+import type { DocumentEngine, DocumentReading, RegulaOptions } from '../documents/model.js';
+import { DocumentServiceUnavailable, DocumentServiceUnusable } from '../shared/document-service-errors.js';
+import { regulaServiceOf } from '../documents/regula-service.js';
+import { activityError, TransientActivityError, withVar, type ActivityAccess, type ServiceContext, type ServiceRun } from './contract.js';
 import { afterFailure, attemptOf, countFailure, documentImages, keepCheck, sessionCheck, withDocumentCheck, type DocumentCheck } from './document-step.js';
 import { spec } from './specs/document-processor.js';
 
-/** Reads the captures from S3, keeps the check and the failed attempts beside the instance; Textract where the deployment chooses it. */
-export const aws = { images: ['GetObject'], table: ['PutItem', 'UpdateItem', 'GetItem'], documents: ['AnalyzeID'] } as const satisfies ActivityAccess;
+/**
+ * Reads the captures from S3, keeps the check and the failed attempts beside the instance;
+ * Textract where the deployment chooses it; the tenant's Regula service where a cloud secret
+ * (read and unsealed here) is named as the step's Service ID.
+ */
+export const aws = { images: ['GetObject'], table: ['PutItem', 'UpdateItem', 'GetItem'], documents: ['AnalyzeID'], cloudSecrets: true } as const satisfies ActivityAccess;
+
+/** A name a cloud secret can have (functions/cloud-functions/schemas.ts): any other Service ID names none. */
+const SECRET_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+/**
+ * The engine this step reads with: the tenant's Regula service when it holds a cloud secret named
+ * as the step's Service ID (the family writes `docprocessor-regula-71`), else the deployment's.
+ * A secret that does not describe a service fails the step (the configuration's fault).
+ */
+async function engineFor(ctx: ServiceContext<typeof spec>): Promise<{ engine: DocumentEngine; serviceId?: string }> {
+  const { inputs, deps, tenantId } = ctx;
+  const name = inputs['Service ID'];
+  if (!name || !SECRET_NAME.test(name)) return { engine: deps.documents };
+  const record = await deps.cloudSecrets.get(tenantId, name);
+  if (!record) return { engine: deps.documents };
+  const config = regulaServiceOf(await deps.secretSealer.unseal(record.sealed, { tenantId, name, version: record.version }));
+  if (!config.ok) throw activityError(spec, 'DocumentServiceUnusable', `Document Processor: the cloud secret named by Service ID "${name}" does not describe a Regula service: ${config.problem}.`);
+  const options: RegulaOptions = {
+    scenario: inputs.Scenario as RegulaOptions['scenario'],
+    measureSystem: inputs['Measure System'] === 'IMPERIAL' ? 'IMPERIAL' : 'METRIC',
+    alreadyCropped: inputs['Image Profile'] !== 'Uncropped',
+  };
+  return { engine: deps.documentServices.regula(config.service, options), serviceId: name };
+}
+
+/** A side read, a service's failure sorted: worth retrying (the Task's retry), or the step's failure. */
+async function readWith(engine: DocumentEngine, image: Parameters<DocumentEngine['read']>[0], serviceId: string | undefined): Promise<DocumentReading> {
+  try {
+    return await engine.read(image);
+  } catch (err) {
+    if (err instanceof DocumentServiceUnavailable) throw new TransientActivityError(`Document Processor: ${err.message}`, { cause: err });
+    if (err instanceof DocumentServiceUnusable) throw activityError(spec, 'DocumentServiceUnusable', `Document Processor: the service named by Service ID "${serviceId}": ${err.message}.`);
+    throw err;
+  }
+}
 
 /**
  * Reads each captured side with the deployment's document engine and keeps the first MRZ found
@@ -14,27 +55,32 @@ export const aws = { images: ['GetObject'], table: ['PutItem', 'UpdateItem', 'Ge
  * not match, is a failed attempt (Scenario DocType asks for the type alone: any MRZ read will do).
  */
 export const run: ServiceRun<typeof spec> = async (ctx) => {
-  const { inputs, deps } = ctx;
+  const { inputs } = ctx;
   const docKey = inputs['Document Key'];
   const max = inputs['Max Attempts'];
   const base = { docKey, check: 'reading', checkType: 'DOCUMENT_READING', displayName: spec.displayName };
   const images = await documentImages(ctx, docKey, inputs['Image Profile'] === 'Uncropped' ? 'Uncropped' : 'Cropped');
+  const { engine, serviceId } = await engineFor(ctx);
   if (images.length === 0) {
-    const c: DocumentCheck = { ...base, result: 'FAIL', description: 'The Document Key has no capture to read.', details: { reason: 'noCapture', engine: deps.documents.name } };
+    const c: DocumentCheck = { ...base, result: 'FAIL', description: 'The Document Key has no capture to read.', details: { reason: 'noCapture', engine: engine.name } };
     await keepCheck(ctx, spec.type, c);
     throw activityError(spec, 'DocumentProcessingFailed', 'Document Processor: the Document Key has no capture.');
   }
   const readings: (DocumentReading & { side: string; captureId: string })[] = [];
   for (const image of images) {
-    readings.push({ side: image.side, captureId: image.capture.captureId, ...(await deps.documents.read({ bytes: image.bytes, pixels: image.document })) });
+    readings.push({ side: image.side, captureId: image.capture.captureId, ...(await readWith(engine, { bytes: image.bytes, pixels: image.document }, serviceId)) });
   }
   const best = readings.find((r) => r.mrz?.valid) ?? readings.find((r) => r.mrz);
   const mrz = best?.mrz;
   const fields = best ? familyFields(best) : {};
-  const enough = inputs.Scenario === 'DocType' ? mrz !== undefined : mrz?.valid === true;
+  // DocType asks for the document's type: any MRZ read, or the class a service recognised.
+  const enough = inputs.Scenario === 'DocType' ? mrz !== undefined || fields.documentClassification !== undefined : mrz?.valid === true;
   const summary = mrz ? { format: mrz.format, valid: mrz.valid, checkDigits: mrz.checkDigits } : undefined;
+  const regulaStatus = (best as { regulaStatus?: unknown } | undefined)?.regulaStatus;
   const details = {
-    engine: deps.documents.name,
+    engine: engine.name,
+    ...(serviceId ? { serviceId } : {}),
+    ...(regulaStatus ? { regulaStatus } : {}),
     scenario: inputs.Scenario,
     side: best?.side,
     ...(summary ? { mrz: summary } : { reason: 'noMrz' }),
@@ -49,7 +95,7 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   const withFields = (c: DocumentCheck) =>
     withVar(withDocumentCheck(ctx.session, docKey, 'reading', sessionCheck(c)), '_idDocs', {
       ...((ctx.session.vars?._idDocs as Record<string, unknown> | undefined) ?? {}),
-      [docKey]: { fields, ...(summary ? { mrz: summary } : {}), engine: deps.documents.name },
+      [docKey]: { fields, ...(summary ? { mrz: summary } : {}), engine: engine.name },
     });
   if (enough) {
     await keepCheck(ctx, spec.type, read, { fields });

@@ -13,34 +13,11 @@
 import axios, { AxiosHeaders, type AxiosAdapter, type InternalAxiosRequestConfig } from 'axios';
 import { DocumentReaderApi, Light, MeasureSystem, Result, Scenario, TextFieldType } from '@regulaforensics/document-reader-webclient';
 import { OutboundFailed, OutboundRefused, type GuardedFetch, type GuardOptions } from '../shared/outbound.js';
-import type { DocumentEngine, DocumentReading, MrzReading, VisualFields } from '../documents/model.js';
-
-/** Where a tenant's Regula service is, from its cloud secret: the base URL and, when its gateway wants one, an Authorization header. */
-export interface RegulaService {
-  url: string;
-  authorization?: string;
-}
-
-/** The step's wishes for one reading (the Regula step's inputs). */
-export interface RegulaOptions {
-  scenario: 'FullProcess' | 'DocType' | 'FullAuth' | 'Mrz' | 'Ocr';
-  measureSystem: 'METRIC' | 'IMPERIAL';
-  /** Image Profile Cropped: the capture is already cropped to the document. */
-  alreadyCropped: boolean;
-}
+import type { DocumentEngine, DocumentReading, MrzReading, RegulaOptions, RegulaService, VisualFields } from '../documents/model.js';
+import { DocumentServiceUnavailable, DocumentServiceUnusable } from '../shared/document-service-errors.js';
 
 /** A reading through Regula: the engine's reading, and Regula's overall status (1 ok, 0 not, 2 not done) for the check. */
 export type RegulaReading = DocumentReading & { regulaStatus?: { overallStatus?: number; optical?: number } };
-
-/** The service cannot be used as configured (refused address, not a Regula answer, a 4xx): the step's failure, not the end user's. */
-export class RegulaServiceUnusable extends Error {
-  override readonly name = 'RegulaServiceUnusable';
-}
-
-/** The service did not answer in time, or answered 429 or 5xx: worth trying again. */
-export class RegulaServiceUnavailable extends Error {
-  override readonly name = 'RegulaServiceUnavailable';
-}
 
 /** Regula's text fields, by the family's names (the MRZ's own fields come from the judged MRZ first: functions/documents/fields.ts). */
 const FIELDS: [TextFieldType, string][] = [
@@ -86,6 +63,9 @@ function guardedAdapter(fetch: GuardedFetch, guard: GuardOptions): AxiosAdapter 
       { method: (config.method ?? 'get').toUpperCase(), headers, ...(body !== undefined ? { body } : {}) },
       { ...guard, timeoutMs: REGULA_TIMEOUT_MS, maxResponseBytes: REGULA_MAX_RESPONSE_BYTES, maxRedirects: 0 },
     );
+    // An adapter settles the answer itself: a status outside 2xx is sorted here.
+    if (res.status === 429 || res.status >= 500) throw new DocumentServiceUnavailable(`the Regula service answered ${res.status}`);
+    if (res.status < 200 || res.status >= 300) throw new DocumentServiceUnusable(`the Regula service answered ${res.status}`);
     return { data: res.body.toString('utf8'), status: res.status, statusText: res.statusText, headers: res.headers, config, request: {} };
   };
 }
@@ -136,7 +116,7 @@ export class RegulaDocumentEngine implements DocumentEngine {
       throw classify(err);
     }
     const raw = answer.rawResponse as unknown;
-    if (!raw || typeof raw !== 'object' || !('ContainerList' in raw)) throw new RegulaServiceUnusable('the service answered, but not as Regula Document Reader does (no ContainerList)');
+    if (!raw || typeof raw !== 'object' || !('ContainerList' in raw)) throw new DocumentServiceUnusable('the service answered, but not as Regula Document Reader does (no ContainerList)');
     const visual: VisualFields = {};
     for (const [type, name] of FIELDS) {
       const value = answer.text?.getField(type)?.value?.trim();
@@ -162,17 +142,12 @@ export class RegulaDocumentEngine implements DocumentEngine {
 
 /** What went wrong with a call, in the step's terms: worth retrying, or the configuration's fault. */
 function classify(err: unknown): Error {
-  if (err instanceof OutboundRefused) return new RegulaServiceUnusable(`the Regula service's URL is refused: ${err.message}`);
+  if (err instanceof OutboundRefused) return new DocumentServiceUnusable(`the Regula service's URL is refused: ${err.message}`);
   if (err instanceof OutboundFailed) {
     // A redirect (none is followed), a request or an answer over its bound: trying again changes nothing.
     const lasting = err.reason === 'too-many-redirects' || err.reason === 'request-too-large' || err.reason === 'response-too-large' || err.reason === 'invalid-request';
-    return lasting ? new RegulaServiceUnusable(`the Regula service cannot be used: ${err.message}`) : new RegulaServiceUnavailable(`the Regula service did not answer: ${err.message}`);
+    return lasting ? new DocumentServiceUnusable(`the Regula service cannot be used: ${err.message}`) : new DocumentServiceUnavailable(`the Regula service did not answer: ${err.message}`);
   }
-  if (err instanceof RegulaServiceUnusable || err instanceof RegulaServiceUnavailable) return err;
-  if (axios.isAxiosError(err) && err.response) {
-    const status = err.response.status;
-    if (status === 429 || status >= 500) return new RegulaServiceUnavailable(`the Regula service answered ${status}`);
-    return new RegulaServiceUnusable(`the Regula service answered ${status}`);
-  }
-  return new RegulaServiceUnusable(`the Regula service's answer could not be read: ${err instanceof Error ? err.message : String(err)}`);
+  if (err instanceof DocumentServiceUnusable || err instanceof DocumentServiceUnavailable) return err;
+  return new DocumentServiceUnusable(`the Regula service's answer could not be read: ${err instanceof Error ? err.message : String(err)}`);
 }

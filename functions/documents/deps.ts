@@ -4,11 +4,13 @@
  * where the deployment chooses it (DOCUMENT_ENGINE=textract, the stack's `documentEngine`).
  * Both judge the MRZ by the same parsing and check digits (functions/documents/mrz.ts).
  */
-import { getStoreConfig } from '../config.js';
+import { getStoreConfig, localServiceEndpoints } from '../config.js';
+import { RegulaDocumentEngine } from '../adapters/regula-document-engine.js';
 import { TextractDocumentEngine } from '../adapters/textract-document-engine.js';
+import { guardedFetch, type GuardOptions } from '../shared/outbound.js';
 import { embeddedDocumentEngine } from './embedded-engine.js';
 import { judgeMrzLines } from './mrz.js';
-import type { DocumentEngine } from './model.js';
+import type { DocumentEngine, DocumentServices } from './model.js';
 
 let textract: TextractDocumentEngine | undefined;
 
@@ -24,4 +26,21 @@ export const documentEngine: DocumentEngine = {
     return current().name;
   },
   read: (image) => current().read(image),
+};
+
+/**
+ * A tenant's Regula service is reached as webhooks are: HTTPS to a public address, and locally
+ * http:// to loopback too (never in Lambda, where loopback is the Runtime API), never the local
+ * runtime's own DynamoDB Local or S3 stand-in.
+ */
+function documentServiceGuard(): GuardOptions {
+  return {
+    allowLoopback: getStoreConfig().DOCUMENT_SERVICE_ALLOW_LOOPBACK === 'true' && !process.env.AWS_LAMBDA_FUNCTION_NAME,
+    refusedEndpoints: localServiceEndpoints(),
+  };
+}
+
+/** The engines of tenants' own services, made for each step that names one (functions/documents/regula-service.ts). */
+export const documentServices: DocumentServices = {
+  regula: (service, options) => new RegulaDocumentEngine(service, options, judgeMrzLines, guardedFetch, documentServiceGuard()),
 };

@@ -93,3 +93,22 @@ export interface DocumentEngine {
   readonly name: 'embedded' | 'textract' | 'regula';
   read(image: { bytes: Uint8Array; pixels: Rgba }): Promise<DocumentReading>;
 }
+
+/** Where a tenant's Regula Document Reader web service is (functions/documents/regula-service.ts): its base URL and, when its gateway wants one, an Authorization header. */
+export interface RegulaService {
+  url: string;
+  authorization?: string;
+}
+
+/** What the Regula step asks of one reading (its inputs). */
+export interface RegulaOptions {
+  scenario: 'FullProcess' | 'DocType' | 'FullAuth' | 'Mrz' | 'Ocr';
+  measureSystem: 'METRIC' | 'IMPERIAL';
+  /** Image Profile Cropped: the capture is already cropped to the document. */
+  alreadyCropped: boolean;
+}
+
+/** The engines a tenant's own licensed service gives, made per step from the tenant's configuration. */
+export interface DocumentServices {
+  regula(service: RegulaService, options: RegulaOptions): DocumentEngine;
+}

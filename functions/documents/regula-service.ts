@@ -5,7 +5,7 @@
  * Authorization header its gateway wants. A tenant with no such secret has its Regula steps read
  * on the deployment's engine (docs/documents.md, "Engines").
  */
-import type { RegulaService } from '../adapters/regula-document-engine.js';
+import type { RegulaService } from './model.js';
 
 export type RegulaServiceConfig = { ok: true; service: RegulaService } | { ok: false; problem: string };
 

@@ -132,7 +132,8 @@ export class JourneyFunctions extends Construct {
       timeout: Duration.seconds(90),
       environment: {
         ...props.environment,
-        ...(access.cloudFunctions ? { CLOUD_FUNCTION_RUNNER: this.cloudFunctionRunner.function.functionArn, ...cloudSecretsEnvironment(props.cloudSecretsKey) } : {}),
+        ...(access.cloudFunctions ? { CLOUD_FUNCTION_RUNNER: this.cloudFunctionRunner.function.functionArn } : {}),
+        ...(access.cloudSecrets ? cloudSecretsEnvironment(props.cloudSecretsKey) : {}),
         ...facesEnvironment(props.namePrefix, access.faces),
         ...(access.images.length ? { IMAGES_BUCKET: props.images.bucket.bucketName } : {}),
         ...(readsDocuments ? { DOCUMENT_ENGINE: props.documentEngine } : {}),
@@ -146,12 +147,8 @@ export class JourneyFunctions extends Construct {
       roleDescription: 'Runs journey activities: records the waiting user step with its event, runs the identity store activities (users, passcodes).',
       // The union of what the activity modules declare (functions/activities/access.ts).
       statements: [
-        ...(access.cloudFunctions
-          ? [
-              new iam.PolicyStatement({ sid: 'RunCloudFunctions', actions: ['lambda:InvokeFunction'], resources: [this.cloudFunctionRunner.function.functionArn] }),
-              cloudSecretStatement('unseal', props.cloudSecretsKey),
-            ]
-          : []),
+        ...(access.cloudFunctions ? [new iam.PolicyStatement({ sid: 'RunCloudFunctions', actions: ['lambda:InvokeFunction'], resources: [this.cloudFunctionRunner.function.functionArn] })] : []),
+        ...(access.cloudSecrets ? [cloudSecretStatement('unseal', props.cloudSecretsKey)] : []),
         ...faceStatements(access.faces, stack, props.namePrefix),
         ...(textract ? [new iam.PolicyStatement({ sid: 'ReadIdentityDocuments', actions: access.documents.map((a) => `textract:${a}`), resources: ['*'] })] : []),
         // Tenant data (items, images) only through its tenant role, for the step's journey's tenant (below).

@@ -228,6 +228,8 @@ export async function startLocalRuntime(opts: { localDir: string; port: number; 
       WEBHOOK_REPLAY_QUEUE_URL: webhookQueues.replays,
       WEBHOOK_RETRY_QUEUE_URL: webhookQueues.retries,
       WEBHOOK_ALLOW_LOOPBACK: 'true',
+      // A tenant's Regula Document Reader service on this machine likewise (a developer's own, or a test's stand-in).
+      DOCUMENT_SERVICE_ALLOW_LOOPBACK: 'true',
       // The tenant rate limit runs here as on AWS (one counting write per request); the default is
       // high enough that the test suite, several files at once on one tenant, never meets it.
       TENANT_RATE_LIMIT: process.env.TENANT_RATE_LIMIT ?? '1000',

@@ -205,7 +205,8 @@ describe('the console', () => {
     try {
       const lastName = `Search-${fresh()}`;
       const id = await inReview(lastName);
-      await until('the deliveries of the instance', () => (hook.got.length >= 3 ? true : undefined));
+      // Through the outbox and the delivery queue: on a loaded machine (the whole suite at once) this takes longer than a probe's default.
+      await until('the deliveries of the instance', () => (hook.got.length >= 3 ? true : undefined), 60_000);
       const { context, page, violations } = await openConsole(DESKTOP);
       await signIn(page, inject('demoKey'));
       await page.getByRole('heading', { name: 'Review queue' }).waitFor();

@@ -41,7 +41,8 @@ export function grantedActions(): Map<string, Set<string>> {
       ...a.table.map((t) => `dynamodb:${t}`),
       ...a.images.map((i) => `s3:${i}`),
       // Running a tenant's function: the runner Lambda, and the secrets the step gives it.
-      ...(a.cloudFunctions ? ['lambda:InvokeFunction', 'kms:Decrypt (secrets)'] : []),
+      ...(a.cloudFunctions ? ['lambda:InvokeFunction'] : []),
+      ...(a.cloudSecrets ? ['kms:Decrypt (secrets)'] : []),
       ...a.faces.map((f) => `rekognition:${f}`),
     ]);
   out.set('activities', actions(activityFunctionAccess()));

@@ -126,6 +126,8 @@ describe('the activity modules', () => {
       table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
       images: ['GetObject', 'PutObject'],
       cloudFunctions: true,
+      // Cloud function steps, and Document Processor reading a tenant's Regula service from its secret.
+      cloudSecrets: true,
       faces: ['CompareFaces', 'DetectFaces', 'SearchFacesByImage'],
       // Document Processor, where the deployment reads documents with Textract.
       documents: ['AnalyzeID'],

@@ -6,14 +6,18 @@ export const spec = {
   displayName: 'Document Processor',
   kind: 'service',
   description:
-    "Reads the captured document: its MRZ (ICAO 9303 TD1, TD2 or TD3) located, read and judged by its check digits, and the fields it gives, by the family's names (`documentFirstName`, `documentLastName`, `documentNumber`, `documentDateOfBirth`, ...) in `_idDocs.{Document Key}.fields` for forms, gateways and functions; the check in `_checks.documents.{Document Key}.reading`. No MRZ found, or a check digit that does not match, raises \"Failed Document Processing\" (\"Exceeded Failed Document Processor\" once failed attempts exceed Max Attempts). The family's Regula Document Processor 7.1 V2 steps run here on the deployment's document engine.",
+    "Reads the captured document: its MRZ (ICAO 9303 TD1, TD2 or TD3) located, read and judged by its check digits, and the fields it gives, by the family's names (`documentFirstName`, `documentLastName`, `documentNumber`, `documentDateOfBirth`, ...) in `_idDocs.{Document Key}.fields` for forms, gateways and functions; the check in `_checks.documents.{Document Key}.reading`. No MRZ found, or a check digit that does not match, raises \"Failed Document Processing\" (\"Exceeded Failed Document Processor\" once failed attempts exceed Max Attempts). The family's Regula Document Processor 7.1 V2 steps read through the tenant's own Regula Document Reader service when the tenant holds a cloud secret named as the step's Service ID (its value the service's URL, or JSON with `url` and `authorization`), else on the deployment's document engine (docs/documents.md, \"Engines\"). A service that cannot be used as configured fails the step (DocumentServiceUnusable); one that does not answer, or answers 429 or 5xx, is tried again.",
   inputs: [
     docKey,
     imageProfile('Cropped'),
     maxAttempts,
     exceptionOnMaxAttempts,
     errorScreen,
-    serviceId,
+    {
+      ...serviceId,
+      description:
+        "The family's service name (`docprocessor-regula-71`). When the tenant holds a cloud secret of this name, the step reads through the Regula Document Reader service it describes: the service's base URL, or JSON `{\"url\": ..., \"authorization\": ...}`. Otherwise the deployment's engine reads. Recorded in the check.",
+    },
     {
       name: 'Scenario',
       type: 'S',
@@ -42,6 +46,7 @@ export const spec = {
     },
   ],
   rules: [],
+  failures: ['DocumentServiceUnusable'],
   outputs: [
     { name: 'Document fields', variable: '_idDocs.{Document Key}.fields', description: 'documentFirstName, documentLastName, documentNumber, documentDateOfBirth, documentDateOfExpiry (YYYY-MM-DD), documentType, documentClassification, documentIssuingCountryCode, documentNationality, documentSex' },
     { name: 'Reading check', variable: '_checks.documents.{Document Key}.reading', description: '{result, mrz: {format, valid, checkDigits}, engine}' },

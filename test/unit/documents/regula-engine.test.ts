@@ -4,11 +4,12 @@
  * call can go wrong sorted into "try again" and "the configuration's fault".
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RegulaDocumentEngine, regulaMrzLines, type RegulaOptions } from '../../../functions/adapters/regula-document-engine.js';
-import { DocumentServiceUnavailable, DocumentServiceUnusable } from '../../../functions/documents/model.js';
+import { RegulaDocumentEngine, regulaMrzLines } from '../../../functions/adapters/regula-document-engine.js';
+import type { RegulaOptions } from '../../../functions/documents/model.js';
+import { DocumentServiceUnavailable, DocumentServiceUnusable } from '../../../functions/shared/document-service-errors.js';
 import { judgeMrzLines } from '../../../functions/documents/mrz.js';
 import { regulaServiceOf } from '../../../functions/documents/regula-service.js';
-import { guardedFetch } from '../../../functions/shared/outbound.js';
+import { guardedFetch, type GuardOptions } from '../../../functions/shared/outbound.js';
 import { mrzLines, PEOPLE } from '../../support/specimens.js';
 import { startRegulaStandIn, type RegulaStandIn } from '../../support/regula-stand-in.js';
 
@@ -16,7 +17,7 @@ const OPTIONS: RegulaOptions = { scenario: 'FullProcess', measureSystem: 'METRIC
 const image = { bytes: new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]) };
 const LOOPBACK = { allowLoopback: true };
 let standIn: RegulaStandIn;
-const engine = (opts: Partial<RegulaOptions> = {}, authorization?: string, guard = LOOPBACK) =>
+const engine = (opts: Partial<RegulaOptions> = {}, authorization?: string, guard: GuardOptions = LOOPBACK) =>
   new RegulaDocumentEngine({ url: standIn.url, ...(authorization ? { authorization } : {}) }, { ...OPTIONS, ...opts }, judgeMrzLines, guardedFetch, guard);
 
 beforeAll(async () => {
@@ -88,7 +89,7 @@ describe('RegulaDocumentEngine', () => {
 
   it('refuses a URL to loopback, a private address or cloud metadata where the guard does (on AWS), before sending anything', async () => {
     const before = standIn.requests.length;
-    await expect(engine({}, undefined, {}).read(image)).rejects.toThrow(/loopback/);
+    await expect(engine({}, undefined, {}).read(image)).rejects.toThrow(/refused/);
     for (const url of ['https://10.0.0.8', 'https://169.254.169.254', 'http://example.com']) {
       const e = new RegulaDocumentEngine({ url }, OPTIONS, judgeMrzLines, guardedFetch, {});
       await expect(e.read(image)).rejects.toBeInstanceOf(DocumentServiceUnusable);
