@@ -33,6 +33,8 @@ const SPEC_ERROR_EVENTS: Record<string, string[]> = {
   'Add User': ['Failed to add the user', 'ExtId Not Unique'],
   // The family's document steps, by the error codes of its real exports (issue 30).
   'Document Quality Assessment': ['Failed Document Quality'],
+  // The family's face steps (issue 31).
+  'Face Quality Assessment': ['Failed Face Quality'],
   'Document Processor': ['Failed Document Processing', 'Exceeded Failed Document Processor'],
   'Document to Face Matching': ['Failed Document Face Matching', 'Exceeded Failed Document Face Matching'],
   'Screen Replay Detection': ['Failed Screen Replay', 'Exceeded Failed Screen Replay'],
@@ -292,7 +294,7 @@ describe('listErrorNames', () => {
   it('lists every ASL error name once, sorted', () => {
     const names = listErrorNames();
     expect(names).toEqual([...names].sort());
-    expect(names).toHaveLength(39);
+    expect(names).toHaveLength(40);
     expect(names).toContain('CloudFunctionTimeout');
     expect(names).toContain('DataFormRetake');
     expect(names).toContain('ExtIdNotUnique');
