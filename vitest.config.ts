@@ -17,8 +17,8 @@ export default defineConfig({
           // One local runtime (npm start's code, in a child process) for the whole project.
           globalSetup: ['test/integration/setup.ts'],
           // Files spend most of their time waiting on the runtime (journeys, timers, a browser):
-          // four at once, not the default of one on a two-core machine.
-          maxWorkers: 4,
+          // three at once, not the default of one on a two-core machine (four made browser tests miss their waits).
+          maxWorkers: 3,
           // Projects with their own maxWorkers run as their own group: after unit and infra.
           sequence: { groupOrder: 1 },
           testTimeout: 60_000,
