@@ -128,7 +128,7 @@ describe('the activity modules', () => {
       cloudFunctions: true,
       // Cloud function steps, and Document Processor reading a tenant's Regula service from its secret.
       cloudSecrets: true,
-      faces: ['CompareFaces', 'DetectFaces', 'SearchFacesByImage'],
+      faces: ['DetectFaces', 'CompareFaces', 'SearchFacesByImage'],
       // Document Processor, where the deployment reads documents with Textract.
       documents: ['AnalyzeID'],
       // A custom page step records where its page is served.
