@@ -126,13 +126,17 @@ export async function bundleRoutes(root: string, routes: readonly RouteDef[]): P
     rmSync(d, { recursive: true, force: true });
     mkdirSync(d, { recursive: true });
   }
+  // Every route in one build of each kind: each entry is still a whole bundle of its own (no
+  // splitting), as one build a route makes it, and esbuild reads each source once. A build that
+  // fails (a route that does not bundle) is done again route by route, to say which.
+  const all = await Promise.all([routeBuild(root, routes, dir, {}), routeBuild(root, routes, ownDir, { external: WITHOUT_SDK })]).catch(() => undefined);
   const results: BundleResult[] = [];
   for (const route of routes) {
     const outfile = join(dir, `${route.operationId}.mjs`);
     const ownFile = join(ownDir, `${route.operationId}.mjs`);
     try {
-      const res = await build({ ...lambdaBuildOptions(root, outfile), entryPoints: [resolve(root, route.handler)] });
-      const own = await build({ ...lambdaBuildOptions(root, ownFile), external: WITHOUT_SDK, entryPoints: [resolve(root, route.handler)] });
+      const res = all?.[0] ?? (await build({ ...lambdaBuildOptions(root, outfile), entryPoints: [resolve(root, route.handler)] }));
+      const own = all?.[1] ?? (await build({ ...lambdaBuildOptions(root, ownFile), external: WITHOUT_SDK, entryPoints: [resolve(root, route.handler)] }));
       const ownExternals = staticExternals(own.metafile, ownFile);
       results.push({
         operationId: route.operationId,
@@ -157,6 +161,18 @@ export async function bundleRoutes(root: string, routes: readonly RouteDef[]): P
     }
   }
   return results;
+}
+
+/** One build of every route's entry into `outdir/<operationId>.mjs`, with the deployed settings (and `extra`). */
+function routeBuild(root: string, routes: readonly RouteDef[], outdir: string, extra: { external?: string[] }) {
+  const { outfile: _one, ...options } = lambdaBuildOptions(root, join(outdir, 'unused.mjs'));
+  return build({
+    ...options,
+    ...extra,
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    entryPoints: Object.fromEntries(routes.map((r) => [r.operationId, resolve(root, r.handler)])),
+  });
 }
 
 /** What the HTTP chain and Powertools bring into a bundle: these packages and what they pull in. */
