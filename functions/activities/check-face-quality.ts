@@ -28,16 +28,8 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   const faceKey = inputs['Face Key'];
   const engine = deps.faces.name;
   const t = THRESHOLDS[engine];
-  const thresholds = {
-    minFacePixels: t.minFacePixels,
-    minFaceShare: t.minFaceShare,
-    maxYaw: t.maxYaw,
-    maxPitch: t.maxPitch,
-    maxRoll: t.maxRoll,
-    minSharpness: t.minSharpness,
-    minBrightness: t.minBrightness,
-    maxBrightness: t.maxBrightness,
-  };
+  // The engine's capture thresholds, as judgeQuality uses them (not its liveness and match ones).
+  const { liveness: _liveness, match: _match, documentMatch: _documentMatch, watchlist: _watchlist, ...thresholds } = t;
   const judged = async (): Promise<{ problems: string[]; figures: Record<string, number>; captureId?: string }> => {
     const live = await liveFace(deps, session, tenantId, faceKey);
     if (!live) return { problems: ['noLiveCapture'], figures: {} };
