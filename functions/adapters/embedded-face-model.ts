@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { decodeRgb, regionQuality, type RgbImage } from './face-image.js';
-import type { DetectedFace } from '../faces/model.js';
+import type { DetectedFace, FrameAnalysis, FrameFace } from '../faces/model.js';
 
 /** What the model finds of one face. */
 export interface ModelFace extends DetectedFace {
@@ -32,14 +32,19 @@ export interface ModelAnalysis {
   faces: ModelFace[];
 }
 
-/** Which models load: all (the local engine), or only those liveness needs (on AWS). */
-export type ModelPurpose = 'all' | 'liveness';
+/**
+ * Which models load: all (the local engine), only those liveness needs (on AWS), or those an
+ * active challenge's frames need (the mesh with its iris refinement for the eyes, and the
+ * descriptor; no anti-spoofing).
+ */
+export type ModelPurpose = 'all' | 'liveness' | 'challenge';
 
 /** Below this detection confidence a box is not taken for a face. */
 export const MIN_DETECTION_CONFIDENCE = 0.5;
 
 type Human = {
   load(): Promise<void>;
+  faceTriangulation: number[];
   detect(input: unknown): Promise<{ face: HumanFace[]; error?: string | null }>;
   match: { similarity(a: number[], b: number[], options?: Record<string, number>): number };
   tf: {
@@ -59,6 +64,8 @@ type HumanFace = {
   real?: number;
   live?: number;
   rotation?: { angle: { roll: number; yaw: number; pitch: number } } | null;
+  /** 468 points (478 with the iris), in the image's pixels, z toward the back of the head. */
+  mesh?: [number, number, number][];
 };
 
 function packageDir(): string {
@@ -90,15 +97,15 @@ async function load(purpose: ModelPurpose): Promise<Human> {
       detector: { rotation: false, maxDetected: 10, minConfidence: MIN_DETECTION_CONFIDENCE, skipFrames: 0, skipTime: 0, return: false, mask: false },
       mesh: { enabled: true },
       attention: { enabled: false },
-      iris: { enabled: false },
-      description: { enabled: purpose === 'all', skipFrames: 0, skipTime: 0 },
+      iris: { enabled: purpose === 'challenge' },
+      description: { enabled: purpose !== 'liveness', skipFrames: 0, skipTime: 0 },
       emotion: { enabled: false },
       gear: { enabled: false },
       ssrnet: { enabled: false },
       mobilefacenet: { enabled: false },
       insightface: { enabled: false },
-      antispoof: { enabled: true, skipFrames: 0, skipTime: 0 },
-      liveness: { enabled: true, skipFrames: 0, skipTime: 0 },
+      antispoof: { enabled: purpose !== 'challenge', skipFrames: 0, skipTime: 0 },
+      liveness: { enabled: purpose !== 'challenge', skipFrames: 0, skipTime: 0 },
     },
     body: { enabled: false },
     hand: { enabled: false },
@@ -148,7 +155,8 @@ export async function analyseImage(bytes: Uint8Array, purpose: ModelPurpose = 'a
   return analyseRgb(decodeRgb(bytes), purpose);
 }
 
-export async function analyseRgb(image: RgbImage, purpose: ModelPurpose = 'all'): Promise<ModelAnalysis> {
+/** The model's raw faces of an image, one inference at a time. */
+async function detectFaces(image: RgbImage, purpose: ModelPurpose): Promise<HumanFace[]> {
   const human = await model(purpose);
   const run = queue.then(async () => {
     const tensor = human.tf.tensor3d(image.data, [image.height, image.width, 3], 'int32');
@@ -161,8 +169,11 @@ export async function analyseRgb(image: RgbImage, purpose: ModelPurpose = 'all')
     }
   });
   queue = run.catch(() => undefined);
-  const faces = (await run)
-    .filter((f) => f.boxScore >= MIN_DETECTION_CONFIDENCE)
+  return (await run).filter((f) => f.boxScore >= MIN_DETECTION_CONFIDENCE);
+}
+
+export async function analyseRgb(image: RgbImage, purpose: ModelPurpose = 'all'): Promise<ModelAnalysis> {
+  const faces = (await detectFaces(image, purpose))
     .map((f): ModelFace => {
       const [left, top, width, height] = f.boxRaw.map((v) => Math.min(1, Math.max(0, v))) as [number, number, number, number];
       const box = { left, top, width, height };
@@ -197,3 +208,102 @@ export function livenessScore(face: Pick<ModelFace, 'real' | 'live'>): number {
 
 const degrees = (radians: number) => Math.round((radians * 180) / Math.PI * 10) / 10;
 const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
+
+/** An active challenge's still and frames as measured (faces/challenge.ts judges them). */
+export interface ChallengeAnalysis {
+  /** Faces found in the still. */
+  stillFaces: number;
+  frames: Omit<FrameAnalysis, 'at'>[];
+}
+
+/**
+ * Measures an active challenge: the still's face (its descriptor the reference), then each
+ * frame's faces (pose, eyes and mouth from the mesh, similarity to the still's face) and, for the
+ * largest face, the mean colour of its skin and of the picture's sides.
+ */
+export async function analyseChallenge(still: Uint8Array, frames: Uint8Array[], frameMaxSide: number): Promise<ChallengeAnalysis> {
+  const human = await model('challenge');
+  const stillFaces = largestFirst(await detectFaces(decodeRgb(still), 'challenge'));
+  const reference = stillFaces[0]?.embedding;
+  const measured: ChallengeAnalysis['frames'] = [];
+  for (const bytes of frames) {
+    const image = decodeRgb(bytes, frameMaxSide);
+    const faces = largestFirst(await detectFaces(image, 'challenge'));
+    measured.push({
+      faces: faces.map((f): FrameFace => {
+        const angle = f.rotation?.angle ?? { roll: 0, yaw: 0, pitch: 0 };
+        const mesh = f.mesh ?? [];
+        return {
+          box: boxOf(f),
+          confidence: round(f.boxScore, 3),
+          pose: { yaw: degrees(angle.yaw), pitch: degrees(angle.pitch), roll: degrees(angle.roll) },
+          eyes: round((opening(mesh, 159, 145, 33, 133) + opening(mesh, 386, 374, 263, 362)) / 2, 4),
+          mouth: round(opening(mesh, 13, 14, 78, 308), 4),
+          similarity: reference && f.embedding?.length ? round(human.match.similarity(reference, f.embedding), 4) : 0,
+        };
+      }),
+      ...(faces[0] ? { colour: regionColours(image, boxOf(faces[0])) } : {}),
+    });
+  }
+  return { stillFaces: stillFaces.length, frames: measured };
+}
+
+/**
+ * The mesh of an image's largest face and the model's triangulation of it: what the test
+ * support's synthetic challenge frames are drawn from (test/support/liveness-frames.ts).
+ */
+export async function faceMesh(bytes: Uint8Array, maxSide: number): Promise<{ width: number; height: number; mesh: [number, number, number][]; triangles: number[] } | undefined> {
+  const human = await model('challenge');
+  const image = decodeRgb(bytes, maxSide);
+  const [face] = largestFirst(await detectFaces(image, 'challenge'));
+  return face?.mesh ? { width: image.width, height: image.height, mesh: face.mesh, triangles: human.faceTriangulation } : undefined;
+}
+
+const largestFirst = (faces: HumanFace[]) => [...faces].sort((a, b) => b.boxRaw[2] * b.boxRaw[3] - a.boxRaw[2] * a.boxRaw[3]);
+
+function boxOf(f: HumanFace) {
+  const [left, top, width, height] = f.boxRaw.map((v) => Math.min(1, Math.max(0, v))) as [number, number, number, number];
+  return { left, top, width, height };
+}
+
+/** Lid to lid (or lip to lip) over corner to corner, from the mesh's points (0 when it has none). */
+function opening(mesh: [number, number, number][], upper: number, lower: number, left: number, right: number): number {
+  const [u, l, a, b] = [mesh[upper], mesh[lower], mesh[left], mesh[right]];
+  if (!u || !l || !a || !b) return 0;
+  const across = Math.hypot(a[0] - b[0], a[1] - b[1]);
+  return across > 0 ? Math.hypot(u[0] - l[0], u[1] - l[1]) / across : 0;
+}
+
+/**
+ * The mean RGB of a face's skin (the box's middle: cheeks, nose, forehead) and of the picture's
+ * left and right sixths outside the face's box widened by a fifth (the background, or what of
+ * it shows).
+ */
+function regionColours(image: RgbImage, box: { left: number; top: number; width: number; height: number }): { face: [number, number, number]; background: [number, number, number] } {
+  const face = [0, 0, 0];
+  const background = [0, 0, 0];
+  let nf = 0;
+  let nb = 0;
+  const fx0 = box.left + box.width * 0.2;
+  const fx1 = box.left + box.width * 0.8;
+  const fy0 = box.top + box.height * 0.15;
+  const fy1 = box.top + box.height * 0.85;
+  const bx0 = box.left - box.width * 0.2;
+  const bx1 = box.left + box.width * 1.2;
+  for (let y = 0; y < image.height; y += 2) {
+    const v = (y + 0.5) / image.height;
+    for (let x = 0; x < image.width; x += 2) {
+      const u = (x + 0.5) / image.width;
+      const i = (y * image.width + x) * 3;
+      if (u >= fx0 && u <= fx1 && v >= fy0 && v <= fy1) {
+        for (let k = 0; k < 3; k++) face[k]! += image.data[i + k]!;
+        nf++;
+      } else if ((u < 1 / 6 || u > 5 / 6) && (u < bx0 || u > bx1)) {
+        for (let k = 0; k < 3; k++) background[k]! += image.data[i + k]!;
+        nb++;
+      }
+    }
+  }
+  const mean = (sum: number[], n: number) => sum.map((s) => round(s / Math.max(1, n), 2)) as [number, number, number];
+  return { face: mean(face, nf), background: mean(background, nb) };
+}

@@ -49,6 +49,30 @@ export interface Liveness {
  */
 export type Comparison = { similarity: number } | { noFace: 'source' | 'target' };
 
+/** What the face model measured of one face in a frame. */
+export interface FrameFace {
+  box: FaceBox;
+  confidence: number;
+  /** Degrees: yaw above 0 is the end user's head turned to their right, pitch above 0 tilted down. */
+  pose: { yaw: number; pitch: number; roll: number };
+  /** The eyes' opening: lid to lid over corner to corner, both eyes' mean (about 0.3-0.45 open). */
+  eyes: number;
+  /** The mouth's opening: inner lip to inner lip over corner to corner (about 0.1 closed). */
+  mouth: number;
+  /** Similarity (0 to 1) to the still the end user sent with the frames. */
+  similarity: number;
+}
+
+/** One frame as measured: its faces (largest first) and the mean colour of the face's skin and of the background. */
+/** (faces/challenge.ts judges these.) */
+export interface FrameAnalysis {
+  /** When the page says it took the frame, in milliseconds from the camera's first frame. */
+  at: number;
+  faces: FrameFace[];
+  /** Mean RGB (0-255) of the largest face's cheeks and forehead, and of the picture's side strips. */
+  colour?: { face: [number, number, number]; background: [number, number, number] };
+}
+
 /** A watchlist as the engine keeps it (a Rekognition collection on AWS). */
 export interface WatchlistRef {
   tenantId: string;
