@@ -12,6 +12,7 @@ import { spec } from './specs/capture-face-image.js';
 import { forceCheck, forcedOutcome, forceSessionCheck, sessionSandbox } from '../process-manager/sandbox.js';
 import type { CheckRecord } from '../process-manager/model.js';
 import type { FaceEngine } from '../faces/model.js';
+import { CHALLENGE_FIELDS, CHALLENGE_REFUSALS, challengeAnswer, challengeCheck, challengeScore, judgeAnswer, type ChallengeProblem, type JudgedChallenge } from './liveness-challenge-step.js';
 
 /** What a capture that test mode took without a usable face found (its forced outcome is laid over it). */
 function unusableCheck(input: { faceKey: string; activityId: string; engine: FaceEngine['name']; problem: string; now: Date }): CheckRecord {
@@ -33,7 +34,9 @@ function unusableCheck(input: { faceKey: string; activityId: string; engine: Fac
 type PostProblem = 'consentMissing' | 'liveOnly';
 
 /** The stable codes of a refusal (kept on the step, shown on the page as `data-code`). */
-const REFUSAL_CODES: Record<PostProblem, string> = { consentMissing: 'CONSENT_REQUIRED', liveOnly: 'FACE_UPLOAD_NOT_ALLOWED' };
+const REFUSAL_CODES: Record<PostProblem | ChallengeProblem, string> = { consentMissing: 'CONSENT_REQUIRED', liveOnly: 'FACE_UPLOAD_NOT_ALLOWED', ...CHALLENGE_REFUSALS };
+
+const DECLINED = spec.errorEvents[0].aslError;
 
 /** The notice before the capture: the relying party (the definition's presentation), the instance's retention, the step's Require Consent. */
 function noticeOf(view: StepView<typeof spec>): FaceNotice {
@@ -61,7 +64,7 @@ const capturePage = (view: StepView<typeof spec>, error?: string, code?: string)
   });
 
 /** A photo refused: kept on the step, whose page then says why (no image is kept). */
-const refuse = (problem: ImageProblem | FaceProblem | PostProblem) => ({
+const refuse = (problem: ImageProblem | FaceProblem | PostProblem | ChallengeProblem) => ({
   refused: { code: (REFUSAL_CODES as Record<string, string>)[problem] ?? 'FACE_IMAGE_REFUSED', errors: { image: problem } },
 });
 
@@ -81,7 +84,7 @@ export const screens: Screens<typeof spec> = {
 };
 
 /** A multipart post's `image` (or why there is none), and the fields beside it: the consent box and the camera mark. */
-async function uploadedImage(upload: SubmissionRequest['upload']): Promise<{ image: Uint8Array | ImageProblem; consent: boolean; camera: boolean }> {
+async function uploadedImage(upload: SubmissionRequest['upload']): Promise<{ image: Uint8Array | ImageProblem; consent: boolean; camera: boolean; form?: FormData }> {
   const none = (image: ImageProblem) => ({ image, consent: false, camera: false });
   if (!upload || upload.bytes.length === 0) return none('missing');
   if (upload.bytes.length > MAX_FACE_IMAGE_BYTES + 64 * 1024) return none('tooLarge');
@@ -94,8 +97,8 @@ async function uploadedImage(upload: SubmissionRequest['upload']): Promise<{ ima
   const consent = form.get(CONSENT_FIELD) === 'yes';
   const camera = form.get(SOURCE_FIELD) === 'camera';
   const file = form.get('image');
-  if (!file || typeof file === 'string' || file.size === 0) return { image: 'missing', consent, camera };
-  return { image: new Uint8Array(await file.arrayBuffer()), consent, camera };
+  if (!file || typeof file === 'string' || file.size === 0) return { image: 'missing', consent, camera, form };
+  return { image: new Uint8Array(await file.arrayBuffer()), consent, camera, form };
 }
 
 /**
@@ -103,12 +106,17 @@ async function uploadedImage(upload: SubmissionRequest['upload']): Promise<{ ima
  * its check) in the session under `_faces.{Face Key}` and `_checks.{Face Key}`. A refused image
  * gets the page again, saying why.
  */
-export const submission: Submission<typeof spec, 'faces' | 'images' | 'faceCaptureKey'> = {
+export const submission: Submission<typeof spec, 'faces' | 'images' | 'faceCaptureKey' | 'livenessChallenges'> = {
   part: 'face',
   async submit(view, { upload }, now) {
     const { faces: faceEngine, images, faceCaptureKey } = view.deps;
     const posted = await uploadedImage(upload);
     const notice = noticeOf(view);
+    const active = view.inputs['Liveness Check'] === 'ACTIVE';
+    // Another way (Offer Another Way): the end user cannot do the challenge; nothing of theirs is looked at.
+    if (active && view.inputs['Offer Another Way'] === true && posted.form?.get(CHALLENGE_FIELDS.action) === 'decline') {
+      return { fail: { error: DECLINED, cause: `The end user chose another way at ${view.step.activityId} instead of the liveness challenge.` } };
+    }
     // Nothing of the image is looked at before the end user agreed to the notice, where the step asks for it.
     if (notice.required && !posted.consent) return refuse('consentMissing');
     // The page's script marks a photo its camera took. The mark is the page's word, not proof
@@ -128,11 +136,19 @@ export const submission: Submission<typeof spec, 'faces' | 'images' | 'faceCaptu
     let verdict: ReturnType<typeof judgeQuality> | undefined;
     let liveness: number | undefined;
     let problem: FaceProblem | ImageProblem | undefined;
+    let judged: JudgedChallenge | undefined;
     try {
       verdict = judgeQuality(await faceEngine.detect({ bytes }), thresholds);
       problem = verdict.problems[0] ?? (verdict.face ? undefined : 'noFace');
       if (problem && !forced) return refuse(problem);
-      if (!problem) liveness = (await faceEngine.liveness({ bytes })).score;
+      if (!problem && active && !forced) {
+        // The challenge's frames, judged beside the photo (test mode's forced outcome takes the photo alone).
+        const answer = posted.form ? await challengeAnswer(posted.form) : { nonce: undefined, frames: [], times: [] };
+        const outcome = await judgeAnswer(view.deps, { record: view.record, activityId: view.step.activityId, answer, still: bytes, nearMiss: view.inputs['Liveness Near Miss'] === 'REVIEW' ? 'REVIEW' : 'FAIL', now });
+        if ('problem' in outcome) return refuse(outcome.problem);
+        judged = outcome;
+        liveness = challengeScore(outcome.verdict.result);
+      } else if (!problem) liveness = (await faceEngine.liveness({ bytes })).score;
     } catch (err) {
       // An image the engine refuses (Rekognition on AWS, or a decode that failed or ran out of
       // time) is the end user's to replace, as one refused above.
@@ -154,13 +170,20 @@ export const submission: Submission<typeof spec, 'faces' | 'images' | 'faceCaptu
     // The bytes first: user data never names an image that is not there. An image whose step was
     // completed meanwhile stays under the instance's prefix until its retention ends.
     await images.put(stored.objectKey, bytes, stored.contentType, stored.sha256);
-    const found =
-      verdict?.face && liveness !== undefined && !problem
+    const found = judged
+      ? challengeCheck({ faceKey, activityId: step.activityId, engine: faceEngine.name, judged, now })
+      : verdict?.face && liveness !== undefined && !problem
         ? faceCaptureCheck({ faceKey, activityId: step.activityId, image: stored, engine: faceEngine.name, thresholds, face: verdict.face, liveness, now })
         : unusableCheck({ faceKey, activityId: step.activityId, engine: faceEngine.name, problem: problem ?? 'noFace', now });
     const check = forced ? forceCheck(found, forced) : found;
     const face = !problem ? verdict?.face : undefined;
-    const short = { result: found.result, checkType: found.checkType, displayName: found.displayName, ...(face && liveness !== undefined ? { liveness, quality: face.quality, pose: face.pose } : {}) };
+    const short = {
+      result: found.result,
+      checkType: found.checkType,
+      displayName: found.displayName,
+      ...(face && liveness !== undefined ? { liveness, quality: face.quality, pose: face.pose } : {}),
+      ...(judged ? { method: 'ACTIVE', ...(judged.verdict.reason ? { reason: judged.verdict.reason } : {}) } : {}),
+    };
     const { objectKey: _key, kind: _kind, imageKey: _imageKey, ...capture } = stored;
     const faces = (step.state._faces ?? {}) as Record<string, { captures?: unknown[] }>;
     return {

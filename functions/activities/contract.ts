@@ -11,7 +11,7 @@ import type { StepRefusal, CheckRecord, CustomDataFormStore, ImageRecord, Instan
 import type { FaceUploadKey } from '../process-manager/instances/face-uploads.js';
 import type { IdentityEventStore, IdentityStores, PasskeyStore } from '../identity-store/model.js';
 import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore, FunctionRunner } from '../cloud-functions/model.js';
-import type { FaceEngine, WatchlistStore } from '../faces/model.js';
+import type { FaceEngine, LivenessChallengeStore, WatchlistStore } from '../faces/model.js';
 import type { DocumentEngine, DocumentServices } from '../documents/model.js';
 import type { WebhookStore } from '../webhooks/model.js';
 import type { CustomPageStore } from '../theme-server/model.js';
@@ -181,7 +181,9 @@ export type ActivityAccess = Pick<AwsAccess, 'table' | 'images' | 'faces' | 'doc
  */
 export interface StepDeps {
   readonly identityStores: IdentityStores & { readonly events: IdentityEventStore; readonly passkeys: PasskeyStore };
-  readonly faces: Pick<FaceEngine, 'name' | 'detect' | 'liveness'>;
+  readonly faces: Pick<FaceEngine, 'name' | 'detect' | 'liveness' | 'measureChallenge'>;
+  /** The active liveness challenges of capture steps (Liveness Check ACTIVE), and the frames taken. */
+  readonly livenessChallenges: LivenessChallengeStore;
   readonly images: Pick<InstanceImageStore, 'put'>;
   readonly faceCaptureKey: ActivityDeps['faceCaptureKey'];
   readonly documentCaptureKey: ActivityDeps['documentCaptureKey'];

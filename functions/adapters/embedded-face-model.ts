@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { decodeRgb, regionQuality, type RgbImage } from './face-image.js';
-import type { DetectedFace, FrameAnalysis, FrameFace } from '../faces/model.js';
+import type { ChallengeMeasures, DetectedFace, FrameFace } from '../faces/model.js';
 
 /** What the model finds of one face. */
 export interface ModelFace extends DetectedFace {
@@ -45,7 +45,7 @@ export const MIN_DETECTION_CONFIDENCE = 0.5;
 type Human = {
   load(): Promise<void>;
   faceTriangulation: number[];
-  detect(input: unknown): Promise<{ face: HumanFace[]; error?: string | null }>;
+  detect(input: unknown, config?: Record<string, unknown>): Promise<{ face: HumanFace[]; error?: string | null }>;
   match: { similarity(a: number[], b: number[], options?: Record<string, number>): number };
   tf: {
     tensor3d(data: Uint8Array, shape: [number, number, number], dtype: 'int32'): { dispose(): void };
@@ -156,12 +156,13 @@ export async function analyseImage(bytes: Uint8Array, purpose: ModelPurpose = 'a
 }
 
 /** The model's raw faces of an image, one inference at a time. */
-async function detectFaces(image: RgbImage, purpose: ModelPurpose): Promise<HumanFace[]> {
+async function detectFaces(image: RgbImage, purpose: ModelPurpose, describe?: boolean): Promise<HumanFace[]> {
   const human = await model(purpose);
   const run = queue.then(async () => {
     const tensor = human.tf.tensor3d(image.data, [image.height, image.width, 3], 'int32');
     try {
-      const result = await human.detect(tensor);
+      // The library merges a call's config into its own for good: a challenge's every call says whether it describes.
+      const result = await human.detect(tensor, describe === undefined ? undefined : { face: { description: { enabled: describe } } });
       if (result.error) throw new Error(`the face model failed: ${result.error}`);
       return result.face;
     } finally {
@@ -209,26 +210,24 @@ export function livenessScore(face: Pick<ModelFace, 'real' | 'live'>): number {
 const degrees = (radians: number) => Math.round((radians * 180) / Math.PI * 10) / 10;
 const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
 
-/** An active challenge's still and frames as measured (faces/challenge.ts judges them). */
-export interface ChallengeAnalysis {
-  /** Faces found in the still. */
-  stillFaces: number;
-  frames: Omit<FrameAnalysis, 'at'>[];
-}
+/** One frame in this many has its face described (and compared with the still's). */
+export const DESCRIBE_EVERY = 4;
 
 /**
  * Measures an active challenge: the still's face (its descriptor the reference), then each
  * frame's faces (pose, eyes and mouth from the mesh, similarity to the still's face) and, for the
  * largest face, the mean colour of its skin and of the picture's sides.
  */
-export async function analyseChallenge(still: Uint8Array, frames: Uint8Array[], frameMaxSide: number): Promise<ChallengeAnalysis> {
+export async function analyseChallenge(still: Uint8Array, frames: Uint8Array[], frameMaxSide: number): Promise<ChallengeMeasures> {
   const human = await model('challenge');
-  const stillFaces = largestFirst(await detectFaces(decodeRgb(still), 'challenge'));
+  const stillFaces = largestFirst(await detectFaces(decodeRgb(still), 'challenge', true));
   const reference = stillFaces[0]?.embedding;
-  const measured: ChallengeAnalysis['frames'] = [];
-  for (const bytes of frames) {
+  const measured: ChallengeMeasures['frames'] = [];
+  for (const [i, bytes] of frames.entries()) {
     const image = decodeRgb(bytes, frameMaxSide);
-    const faces = largestFirst(await detectFaces(image, 'challenge'));
+    // A descriptor costs more than the rest of a frame's measures together: every fourth frame and the last have one.
+    const describe = i % DESCRIBE_EVERY === 0 || i === frames.length - 1;
+    const faces = largestFirst(await detectFaces(image, 'challenge', describe));
     measured.push({
       faces: faces.map((f): FrameFace => {
         const angle = f.rotation?.angle ?? { roll: 0, yaw: 0, pitch: 0 };
@@ -239,7 +238,7 @@ export async function analyseChallenge(still: Uint8Array, frames: Uint8Array[], 
           pose: { yaw: degrees(angle.yaw), pitch: degrees(angle.pitch), roll: degrees(angle.roll) },
           eyes: round((opening(mesh, 159, 145, 33, 133) + opening(mesh, 386, 374, 263, 362)) / 2, 4),
           mouth: round(opening(mesh, 13, 14, 78, 308), 4),
-          similarity: reference && f.embedding?.length ? round(human.match.similarity(reference, f.embedding), 4) : 0,
+          ...(describe ? { similarity: reference && f.embedding?.length ? round(human.match.similarity(reference, f.embedding), 4) : 0 } : {}),
         };
       }),
       ...(faces[0] ? { colour: regionColours(image, boxOf(faces[0])) } : {}),
@@ -255,7 +254,7 @@ export async function analyseChallenge(still: Uint8Array, frames: Uint8Array[], 
 export async function faceMesh(bytes: Uint8Array, maxSide: number): Promise<{ width: number; height: number; mesh: [number, number, number][]; triangles: number[] } | undefined> {
   const human = await model('challenge');
   const image = decodeRgb(bytes, maxSide);
-  const [face] = largestFirst(await detectFaces(image, 'challenge'));
+  const [face] = largestFirst(await detectFaces(image, 'challenge', false));
   return face?.mesh ? { width: image.width, height: image.height, mesh: face.mesh, triangles: human.faceTriangulation } : undefined;
 }
 

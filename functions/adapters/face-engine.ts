@@ -15,7 +15,7 @@ import type { RekognitionClient } from '@aws-sdk/client-rekognition';
 import { getStoreConfig } from '../config.js';
 import { engineImage, FaceImageRefusedError } from '../shared/face-engine-image.js';
 import { traced } from '../observability/tracer.js';
-import { analyseImage, livenessScore } from './embedded-face-model.js';
+import { analyseChallenge, analyseImage, livenessScore } from './embedded-face-model.js';
 import type { Comparison, Detection, FaceEngine, FaceImage, WatchlistHit, WatchlistRef } from '../faces/model.js';
 
 type Rekognition = { client: RekognitionClient; commands: typeof import('@aws-sdk/client-rekognition') };
@@ -80,6 +80,11 @@ export class RekognitionFaceEngine implements FaceEngine {
     }));
     faces.sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height);
     return { width, height, faces };
+  }
+
+  /** The embedded model, in the function (its layer): Rekognition measures no eyes or mouth of a frame. */
+  measureChallenge(still: FaceImage, frames: FaceImage[], frameMaxSide: number) {
+    return analyseChallenge(still.bytes, frames.map((f) => f.bytes), frameMaxSide);
   }
 
   async liveness(image: FaceImage) {
@@ -188,6 +193,7 @@ export const faceEngine: FaceEngine = {
   },
   detect: (image) => current().detect(image),
   liveness: (image) => current().liveness(image),
+  measureChallenge: (still, frames, frameMaxSide) => current().measureChallenge(still, frames, frameMaxSide),
   compare: (source, target) => current().compare(source, target),
   createWatchlist: (ref) => current().createWatchlist(ref),
   deleteWatchlist: (ref) => current().deleteWatchlist(ref),

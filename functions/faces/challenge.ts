@@ -13,11 +13,10 @@
  * What it stops and what it does not is in docs/faces.md ("Active liveness").
  */
 import { randomBytes, randomInt } from 'node:crypto';
-import type { FrameAnalysis, FrameFace } from './model.js';
+import type { ChallengePlan, Colour, FrameAnalysis, FrameFace, Prompt, Segment } from './model.js';
 
-export type { FrameAnalysis, FrameFace } from './model.js';
+export type { ChallengePlan, Colour, FrameAnalysis, FrameFace, Prompt, Segment } from './model.js';
 
-export type Prompt = 'turnLeft' | 'turnRight' | 'lookUp' | 'blink' | 'openMouth';
 export const PROMPTS: readonly Prompt[] = ['turnLeft', 'turnRight', 'lookUp', 'blink', 'openMouth'];
 
 /** The screen colours a challenge flashes: saturated, each a different direction of hue. */
@@ -28,8 +27,7 @@ export const COLOURS = {
   yellow: [255, 255, 0],
   magenta: [255, 0, 255],
   cyan: [0, 255, 255],
-} as const satisfies Record<string, readonly [number, number, number]>;
-export type Colour = keyof typeof COLOURS;
+} as const satisfies Record<Colour, readonly [number, number, number]>;
 const COLOUR_NAMES = Object.keys(COLOURS) as Colour[];
 
 /** The timeline, in milliseconds from the camera's first frame. */
@@ -55,24 +53,6 @@ export const TIMELINE = {
 export const FRAME_MAX_SIDE = 480;
 /** A frame's bytes at most (a 480-pixel JPEG weighs 20-40 KB). */
 export const MAX_FRAME_BYTES = 96 * 1024;
-
-export type Segment =
-  | { kind: 'neutral'; from: number; to: number }
-  | { kind: 'colour'; from: number; to: number; colour: Colour; rgb: readonly [number, number, number] }
-  | { kind: 'prompt'; from: number; to: number; prompt: Prompt };
-
-/** A challenge as the page gets it and the server keeps it. */
-export interface ChallengePlan {
-  nonce: string;
-  issuedAt: string;
-  /** The frames must be sent before this. */
-  expiresAt: string;
-  durationMs: number;
-  frameMaxSide: number;
-  segments: Segment[];
-  /** When each frame is taken, in milliseconds from the camera's first frame, ascending. */
-  frames: number[];
-}
 
 /** Draws a challenge: two to four distinct prompts and three to five colours, no colour twice in a row. */
 export function drawChallenge(now: Date, random: (max: number) => number = randomInt, nonce = randomBytes(32).toString('base64url')): ChallengePlan {
@@ -140,6 +120,10 @@ export const CHALLENGE_THRESHOLDS = {
   other: { turn: 20, lookUp: 15, openMouth: 0.45 },
   /** Similarity to the still: every frame's face at least this (the same person throughout). */
   samePerson: 0.5,
+  /** Between two frames, the face's centre moves at most this share of its width (and its size changes by at most e^this). */
+  maxJump: 0.75,
+  /** How much sooner than the challenge's duration its answer may arrive (clocks and the page's timer). */
+  earlyMs: 1000,
   /** Frames without a face allowed (a turned head the detector loses). */
   maxFramesWithoutFace: 2,
   /** A colour followed: the change of the face's chromaticity points to the colour's (cosine) and is this large. */
@@ -192,11 +176,27 @@ function movement(prompt: 'turnLeft' | 'turnRight' | 'lookUp', face: FrameFace, 
  * Judges a challenge's frames. `replayed` names frames whose bytes were sent before (in any
  * challenge of the tenant); `nearMiss` says what a near miss is (the step's input).
  */
-export function judgeChallenge(plan: ChallengePlan, frames: FrameAnalysis[], options: { replayed: number[]; nearMiss: 'REVIEW' | 'FAIL' }): ChallengeVerdict {
+export function judgeChallenge(
+  plan: ChallengePlan,
+  frames: FrameAnalysis[],
+  options: { replayed: number[]; nearMiss: 'REVIEW' | 'FAIL'; /** From the challenge's issue to its answer's arrival. */ elapsedMs?: number },
+): ChallengeVerdict {
   const t = CHALLENGE_THRESHOLDS;
   const measurements: Measurement[] = [];
   const add = (m: Measurement) => measurements.push({ ...m, value: round(m.value), threshold: round(m.threshold) });
   const pass = (ok: boolean): MeasurementResult => (ok ? 'PASS' : 'FAIL');
+
+  // Done live: the answer cannot come back sooner than the challenge takes (frames made before it was known).
+  if (options.elapsedMs !== undefined) {
+    const least = plan.durationMs - t.earlyMs;
+    add({
+      name: 'timing',
+      result: pass(options.elapsedMs >= least),
+      value: options.elapsedMs,
+      threshold: least,
+      description: `The answer came ${options.elapsedMs} ms after the challenge was issued; the challenge takes ${plan.durationMs} ms.`,
+    });
+  }
 
   // Fresh frames: none sent before. A replay of an earlier challenge's frames, byte for byte, stops here.
   add({
@@ -228,15 +228,31 @@ export function judgeChallenge(plan: ChallengePlan, frames: FrameAnalysis[], opt
   const faceOf = (f: FrameAnalysis) => (f.faces.length === 1 ? f.faces[0] : undefined);
   const withFace = frames.filter((f) => faceOf(f));
 
-  // The same person throughout: every face like the still.
-  const similarities = withFace.map((f) => faceOf(f)!.similarity);
+  // The same person throughout: every face described like the still's, and no jump between frames
+  // (a face that moves further between two frames than a head does, as when another steps in).
+  const similarities = withFace.flatMap((f) => (faceOf(f)!.similarity === undefined ? [] : [faceOf(f)!.similarity!]));
   const lowest = similarities.length ? Math.min(...similarities) : 0;
   add({
     name: 'samePerson',
     result: pass(similarities.length > 0 && lowest >= t.samePerson),
     value: lowest,
     threshold: t.samePerson,
-    description: `The least similar frame scores ${round(lowest)} against the still (${t.samePerson} or more passes).`,
+    description: `The least similar of ${similarities.length} frames compared scores ${round(lowest)} against the still (${t.samePerson} or more passes).`,
+  });
+  let jump = 0;
+  for (let i = 1; i < withFace.length; i++) {
+    const [a, b] = [faceOf(withFace[i - 1]!)!.box, faceOf(withFace[i]!)!.box];
+    const moved = Math.hypot(a.left + a.width / 2 - (b.left + b.width / 2), a.top + a.height / 2 - (b.top + b.height / 2));
+    const grew = Math.abs(Math.log(Math.max(1e-6, b.width) / Math.max(1e-6, a.width)));
+    jump = Math.max(jump, moved / Math.max(1e-6, (a.width + b.width) / 2), grew);
+  }
+  jump = round(jump);
+  add({
+    name: 'continuity',
+    result: pass(jump <= t.maxJump),
+    value: jump,
+    threshold: t.maxJump,
+    description: `Between two frames the face moved at most ${round(jump, 2)} of its width, or changed its size by as much (${t.maxJump} or less passes).`,
   });
 
   const baselineFrames = frames.filter((f, i) => i < TIMELINE.baselineFrames.length && faceOf(f));

@@ -49,6 +49,53 @@ export interface Liveness {
  */
 export type Comparison = { similarity: number } | { noFace: 'source' | 'target' };
 
+/** An active challenge's prompts and colours (faces/challenge.ts draws and judges them). */
+export type Prompt = 'turnLeft' | 'turnRight' | 'lookUp' | 'blink' | 'openMouth';
+export type Colour = 'red' | 'green' | 'blue' | 'yellow' | 'magenta' | 'cyan';
+
+export type Segment =
+  | { kind: 'neutral'; from: number; to: number }
+  | { kind: 'colour'; from: number; to: number; colour: Colour; rgb: readonly [number, number, number] }
+  | { kind: 'prompt'; from: number; to: number; prompt: Prompt };
+
+/** A challenge as the page gets it and the server keeps it. */
+export interface ChallengePlan {
+  nonce: string;
+  issuedAt: string;
+  /** The frames must be sent before this. */
+  expiresAt: string;
+  durationMs: number;
+  frameMaxSide: number;
+  segments: Segment[];
+  /** When each frame is taken, in milliseconds from the camera's first frame, ascending. */
+  frames: number[];
+}
+
+/** A challenge issued to a Capture Face Image step, kept in its instance's partition until it expires (its nonce by its SHA-256). */
+export interface LivenessChallengeRecord {
+  tenantId: string;
+  instanceId: string;
+  activityId: string;
+  /** SHA-256 (base64url) of the nonce the page was given. */
+  nonceHash: string;
+  plan: Omit<ChallengePlan, 'nonce'>;
+  /** TTL, epoch seconds: the plan's expiry. */
+  expiresAt: number;
+  /** When its frames were taken (once). */
+  usedAt?: string;
+}
+
+export interface LivenessChallengeStore {
+  put(record: LivenessChallengeRecord): Promise<void>;
+  get(tenantId: string, instanceId: string, nonceHash: string, now: Date): Promise<LivenessChallengeRecord | undefined>;
+  /**
+   * Takes the challenge's frames, once: marks it used and remembers the frames' SHA-256 hashes
+   * (tenant-wide, until `framesExpireAt`, epoch seconds). 'used' when it was taken already (or is
+   * gone); else the hashes among `frames` that were remembered before (a replay).
+   */
+  consume(record: LivenessChallengeRecord, frames: string[], at: string, framesExpireAt: number): Promise<'used' | { seen: string[] }>;
+}
+
 /** What the face model measured of one face in a frame. */
 export interface FrameFace {
   box: FaceBox;
@@ -59,8 +106,8 @@ export interface FrameFace {
   eyes: number;
   /** The mouth's opening: inner lip to inner lip over corner to corner (about 0.1 closed). */
   mouth: number;
-  /** Similarity (0 to 1) to the still the end user sent with the frames. */
-  similarity: number;
+  /** Similarity (0 to 1) to the still the end user sent with the frames (on the frames described: one in four, and the last). */
+  similarity?: number;
 }
 
 /** One frame as measured: its faces (largest first) and the mean colour of the face's skin and of the background. */
@@ -71,6 +118,13 @@ export interface FrameAnalysis {
   faces: FrameFace[];
   /** Mean RGB (0-255) of the largest face's cheeks and forehead, and of the picture's side strips. */
   colour?: { face: [number, number, number]; background: [number, number, number] };
+}
+
+/** An active challenge's still and frames as measured. */
+export interface ChallengeMeasures {
+  /** Faces found in the still. */
+  stillFaces: number;
+  frames: Omit<FrameAnalysis, 'at'>[];
 }
 
 /** A watchlist as the engine keeps it (a Rekognition collection on AWS). */
@@ -98,6 +152,12 @@ export interface FaceEngine {
   /** Adds the image's largest face under the member's id; undefined when it has no face. */
   addMember(ref: WatchlistRef, memberId: string, image: FaceImage): Promise<{ faceId: string } | undefined>;
   removeMember(ref: WatchlistRef, faceId: string): Promise<void>;
+  /**
+   * Measures an active liveness challenge (faces/challenge.ts judges it): the still's faces, and
+   * each frame's (pose, eyes, mouth, similarity to the still's face) and colours. The embedded
+   * model does it on both engines: Rekognition has no such measurements of single frames.
+   */
+  measureChallenge(still: FaceImage, frames: FaceImage[], frameMaxSide: number): Promise<ChallengeMeasures>;
   /** Members whose face is at least `threshold` similar to the image's largest face, best first. */
   search(ref: WatchlistRef, image: FaceImage, threshold: number, maxHits: number): Promise<WatchlistHit[] | { noFace: true }>;
 }

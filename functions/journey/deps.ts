@@ -8,7 +8,8 @@ import type { InstanceImageStore, InstancePauseStore, ProcessInstanceStore, Sess
 import { passcodeStore } from '../store/identity-store.js';
 import { imageStore } from '../adapters/images.js';
 import { faceEngine } from '../adapters/face-engine.js';
-import type { FaceEngine } from '../faces/model.js';
+import type { FaceEngine, LivenessChallengeStore } from '../faces/model.js';
+import { livenessChallengeStore } from '../store/liveness-challenges.js';
 import { objectKeys } from '../store/keys.js';
 import { processInstanceStore } from '../store/process-instances.js';
 import { instancePauseStore } from '../store/instance-pauses.js';
@@ -28,7 +29,9 @@ export const faceCaptureObjectKey = objectKeys.faceCapture;
 export const documentCaptureObjectKey = objectKeys.documentCapture;
 export const additionalDocumentObjectKey = objectKeys.additionalDocument;
 /** The face engine: Rekognition on AWS, the embedded model locally. */
-export const faces: Pick<FaceEngine, 'name' | 'detect' | 'liveness'> = faceEngine;
+export const faces: Pick<FaceEngine, 'name' | 'detect' | 'liveness' | 'measureChallenge'> = faceEngine;
+/** The active liveness challenges of capture steps, and the frames taken. */
+export const livenessChallenges: LivenessChallengeStore = livenessChallengeStore;
 /** The journey's session versions (the execution's state holds only a reference to one). */
 export const sessions: SessionStore = sessionStore;
 /** The resume of a pause: marked once on the instance, with its status back to ACTIVE. */

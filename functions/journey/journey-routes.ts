@@ -100,6 +100,39 @@ export const journeyRoutes = {
     // (`npm run bench` prints the memory the model needs).
     lambda: { memorySize: 1024, timeoutSeconds: 29 },
   }),
+  startLivenessChallenge: defineRoute({
+    operationId: 'startLivenessChallenge',
+    method: 'POST',
+    path: '/journey/{processInstanceId}/steps/{activityId}/face/challenge',
+    handler: 'functions/journey/start-liveness-challenge.ts',
+    auth: 'endUser',
+    summary: "A Capture Face Image step's active liveness challenge: a fresh nonce, its prompts and colours, and when to take each frame",
+    description:
+      "Called by the capture page's script when the end user starts the challenge (the step's Liveness Check is ACTIVE). No body. " +
+      'Each call draws a new challenge: two to four prompts (turnLeft, turnRight, lookUp, blink, openMouth) in a random order, each with its ' +
+      'window, and three to five screen colours, on a timeline in milliseconds from the camera\'s first frame, with the times at which the page ' +
+      'takes its frames. Its frames are sent once, with the nonce, to the step\'s `face` route before `expiresAt`.',
+    tag: 'Journey pages',
+    request: { path: StepPath, query: JourneyQuery },
+    responses: {
+      200: {
+        description: 'The challenge.',
+        schema: z.object({
+          nonce: z.string(),
+          issuedAt: z.string(),
+          expiresAt: z.string(),
+          durationMs: z.number(),
+          frameMaxSide: z.number(),
+          segments: z.array(z.record(z.string(), z.unknown())),
+          frames: z.array(z.number()),
+        }),
+      },
+      400: error('A malformed link.'),
+      404: error('An unknown, wrong or expired link.'),
+      409: error('The journey is not waiting at a Capture Face Image step whose Liveness Check is ACTIVE.'),
+    },
+    aws: { table: ['GetItem', 'PutItem'] },
+  }),
   submitPasscodeStep: defineRoute({
     operationId: 'submitPasscodeStep',
     layerPackages: ['re2-wasm', 'awesome-phonenumber'],

@@ -211,6 +211,14 @@ export const keys = {
   instanceDevice(tenantId: string, id: string, capabilityHash: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `DEVICE#${part(capabilityHash)}` };
   },
+  /** An active liveness challenge of a Capture Face Image step, by the SHA-256 (base64url) of its nonce, in the instance's partition. */
+  instanceLivenessChallenge(tenantId: string, id: string, nonceHash: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `LIVENESS#${part(nonceHash)}` };
+  },
+  /** A liveness frame's SHA-256 (hex), remembered tenant-wide so that no frame is taken twice. */
+  livenessFrame(tenantId: string, sha256: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}LVFRAME#${part(sha256)}`, SK: 'LVFRAME' };
+  },
   /** A Switch Device step's link, by the SHA-256 (base64url) of its secret, in the instance's partition. */
   instanceSwitchLink(tenantId: string, id: string, secretHash: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `SWITCHLINK#${part(secretHash)}` };

@@ -17,7 +17,7 @@ import { Worker } from 'node:worker_threads';
 import type { ModelAnalysis } from '../../functions/adapters/embedded-face-model.js';
 import { engineImage } from '../../functions/shared/face-engine-image.js';
 import { livenessScore } from '../../functions/adapters/embedded-face-model.js';
-import { FaceImageRefusedError, type Comparison, type Detection, type FaceEngine, type FaceImage, type WatchlistHit, type WatchlistRef } from '../../functions/faces/model.js';
+import { FaceImageRefusedError, type ChallengeMeasures, type Comparison, type Detection, type FaceEngine, type FaceImage, type WatchlistHit, type WatchlistRef } from '../../functions/faces/model.js';
 import type { FaceWorkerReply, FaceWorkerRequest } from './face-engine-worker.js';
 
 /**
@@ -163,6 +163,11 @@ export function startLocalFaceEngine(options: { collectionsFile?: string; analys
     async liveness(image) {
       const [face] = (await analyse(image)).faces;
       return { score: face ? livenessScore(face) : 0 };
+    },
+    async measureChallenge(still, frames, frameMaxSide): Promise<ChallengeMeasures> {
+      engineImage(still.bytes);
+      frames.forEach((frame) => engineImage(frame.bytes));
+      return ask<ChallengeMeasures>({ op: 'challenge', still: still.bytes, frames: frames.map((f) => f.bytes), frameMaxSide });
     },
     async compare(source, target): Promise<Comparison> {
       const [a] = (await analyse(source)).faces;

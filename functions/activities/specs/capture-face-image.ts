@@ -63,6 +63,32 @@ export const spec = {
       description:
         "True: only a photo taken with the camera in the page is taken. No file can be chosen, and a post without the page's camera mark is refused (FACE_UPLOAD_NOT_ALLOWED). The page then needs script and a camera, and says so when it has neither.",
     },
+    {
+      name: 'Liveness Check',
+      type: 'S',
+      required: false,
+      default: 'PASSIVE',
+      enum: ['PASSIVE', 'ACTIVE'],
+      description:
+        "PASSIVE: one photo, judged live by the embedded model's single-image score (a weak signal: it does not separate a good photo of a photo from a face). ACTIVE: the end user also answers a challenge drawn on the server when they start it: two to four prompts (turn left, turn right, look up, blink, open mouth) in a random order and three to five screen colours; the page sends the photo with a burst of frames bound to the challenge's nonce, and the server checks one face throughout, the same person as the photo, each prompt in its window, the face's colour following the screen's, and frames never sent before. Every measurement and its threshold go into the check (docs/faces.md, \"Active liveness\").",
+    },
+    {
+      name: 'Liveness Near Miss',
+      type: 'S',
+      required: false,
+      default: 'FAIL',
+      enum: ['FAIL', 'REVIEW'],
+      description:
+        'ACTIVE: what a challenge is whose hard rules hold (fresh frames, one face, the same person) but a prompt or the colours fell just short of their thresholds: FAIL, or REVIEW for a person to look at.',
+    },
+    {
+      name: 'Offer Another Way',
+      type: 'B',
+      required: false,
+      default: false,
+      description:
+        'ACTIVE: the page offers "I cannot do this challenge" to an end user who cannot (no camera in the page, a disability, flashing colours they must avoid); choosing it raises Liveness Challenge Declined, whose route leads to another way of verifying them.',
+    },
     stepTimeout,
   ],
   rules: [],
@@ -70,6 +96,13 @@ export const spec = {
     { name: 'Face captures', variable: '_faces.{Face Key}.captures' },
     { name: 'Face capture check', variable: '_checks.{Face Key}', description: '{result: "PASS" | "FAIL" | "REVIEW", ...}' },
   ],
-  errorEvents: [],
+  errorEvents: [
+    {
+      name: 'Liveness Challenge Declined',
+      aslError: 'LivenessChallengeDeclined',
+      code: 'livenessChallengeDeclined',
+      description: 'The end user chose not to do the active liveness challenge (Offer Another Way).',
+    },
+  ],
   family: { beans: ['captureFaceImageV1'] },
 } as const satisfies ActivitySpec;

@@ -102,6 +102,7 @@ describe('judging the frames', () => {
       ['oneFace', 'PASS'],
       ['faceInView', 'PASS'],
       ['samePerson', 'PASS'],
+      ['continuity', 'PASS'],
       ['baseline', 'PASS'],
       ['prompt.turnLeft', 'PASS'],
       ['prompt.blink', 'PASS'],
@@ -164,6 +165,24 @@ describe('judging the frames', () => {
     const verdict = judge(figures(plan, (_, f, i) => (i === 30 ? { ...f, similarity: T.samePerson - 0.001 } : f)));
     expect(verdict).toMatchObject({ result: 'FAIL', reason: 'samePerson' });
     expect(measurement(verdict, 'samePerson')).toMatchObject({ value: 0.499, threshold: 0.5 });
+  });
+
+  it('compares only the frames described, and fails a face that jumps between two frames further than a head moves', () => {
+    // Frames without a similarity (not described) are not counted as another person.
+    expect(judge(figures(plan, (_, f, i) => (i % 3 ? { ...f, similarity: undefined } : f))).result).toBe('PASS');
+    const jumped = (dx: number) => figures(plan, (_, f, i) => (i >= 25 ? { ...f, box: { ...f.box, left: f.box.left + dx } } : f));
+    expect(judge(jumped(0.4 * T.maxJump)).result).toBe('PASS');
+    const verdict = judge(jumped(0.4 * T.maxJump + 0.01));
+    expect(verdict).toMatchObject({ result: 'FAIL', reason: 'continuity' });
+    // Grown to more than e^maxJump of its width from one frame to the next.
+    expect(judge(figures(plan, (_, f, i) => (i >= 25 ? { ...f, box: { ...f.box, width: 0.4 * Math.exp(T.maxJump + 0.01) } } : f)))).toMatchObject({ result: 'FAIL' });
+  });
+
+  it('fails an answer that comes back sooner than the challenge takes to do', () => {
+    expect(judge(figures(plan), { elapsedMs: plan.durationMs - T.earlyMs }).result).toBe('PASS');
+    const verdict = judge(figures(plan), { elapsedMs: plan.durationMs - T.earlyMs - 1 });
+    expect(verdict).toMatchObject({ result: 'FAIL', reason: 'timing' });
+    expect(verdict.measurements[0]).toMatchObject({ name: 'timing', value: plan.durationMs - T.earlyMs - 1, threshold: plan.durationMs - T.earlyMs });
   });
 
   it('fails frames sent before, whatever else they show', () => {
