@@ -61,6 +61,10 @@ const capturePage = (view: StepView<typeof spec>, error?: string, code?: string)
     ...(error ? { error } : {}),
     code,
     chrome: view.chrome,
+    challenge:
+      view.inputs['Liveness Check'] === 'ACTIVE'
+        ? { url: journeyUrl(view.record, view.capability, view.lang, view.step.activityId, 'face/challenge'), offerAnotherWay: view.inputs['Offer Another Way'] === true }
+        : undefined,
   });
 
 /** A photo refused: kept on the step, whose page then says why (no image is kept). */

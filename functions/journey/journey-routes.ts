@@ -82,7 +82,12 @@ export const journeyRoutes = {
       "under the step's Require Consent (else CONSENT_REQUIRED), `source=camera` (the page's camera mark) under Require Live Camera " +
       '(else FACE_UPLOAD_NOT_ALLOWED). A document side (Capture Document Image) is at most ' +
       `${MAX_DOCUMENT_IMAGE_BYTES} bytes and at least ${MIN_DOCUMENT_IMAGE_SIDE} pixels on its shorter side; \`action=change\` instead ` +
-      'ends that step with `changeDocument` true. A refused photo is answered 303 to the journey page, which says why (its code in `data-refusal`).',
+      'ends that step with `changeDocument` true. A refused photo is answered 303 to the journey page, which says why (its code in `data-refusal`). ' +
+      'Under Liveness Check ACTIVE the photo comes with its challenge\'s answer: `challenge` (the nonce of startLivenessChallenge), one `frame` ' +
+      'file per time of its schedule (JPEG or PNG, at most 96 KiB and the plan\'s frameMaxSide pixels), and `frameTimes` (the times they were taken, ' +
+      'comma-separated milliseconds); a missing, unknown or expired challenge, one already answered, or frames off the schedule are refused ' +
+      '(LIVENESS_CHALLENGE_REQUIRED, LIVENESS_CHALLENGE_EXPIRED, LIVENESS_CHALLENGE_USED, LIVENESS_FRAMES_INVALID). `action=decline` (Offer Another Way) ' +
+      'ends the step with Liveness Challenge Declined.',
     tag: 'Journey pages',
     request: { path: StepPath, query: JourneyQuery, multipart: true, maxBodyBytes: Math.max(MAX_FACE_IMAGE_BYTES, MAX_DOCUMENT_IMAGE_BYTES) + 64 * 1024 },
     responses: {
@@ -93,7 +98,8 @@ export const journeyRoutes = {
       413: page("Too large: the body is over the route's limit, or what it holds would make the journey's session larger than 192 KiB (SESSION_TOO_LARGE); the step keeps waiting."),
       503: page('Step Functions throttled or did not confirm the hand-over (SERVICE_UNAVAILABLE, with Retry-After): the step still waits; sending again completes it.'),
     },
-    aws: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], stateMachines: 'sendTask', images: ['PutObject'], faces: ['DetectFaces'] },
+    // endTask: a capture with an active liveness challenge can end by its Liveness Challenge Declined error event.
+    aws: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], stateMachines: 'endTask', images: ['PutObject'], faces: ['DetectFaces'] },
     // The embedded liveness model (Rekognition has no single-image liveness).
     layerPackages: ['@vladmandic/human'],
     // Its models loaded at a cold start, and an inference, want more than a route's usual size

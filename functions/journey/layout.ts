@@ -73,7 +73,11 @@ footer{max-width:32rem;margin:0 auto;padding:0 1rem 2rem;font-size:.9rem;color:v
 .consent{background:var(--surface);border:1px solid #c9ccd3;border-radius:.5rem;padding:.75rem 1rem;margin-bottom:1.1rem}.consent h2{font-size:1.1rem;margin:0 0 .4rem}
 button[aria-busy=true],button:disabled{opacity:.75;cursor:progress}
 form:has(#face-consent:not(:checked)) .capture{display:none}form:has(#face-consent:checked) #consent-hint{display:none}
-img.chosen{display:block;max-width:100%;max-height:40vh;margin-top:.6rem;border-radius:.5rem}`;
+img.chosen{display:block;max-width:100%;max-height:40vh;margin-top:.6rem;border-radius:.5rem}
+.stage{position:fixed;inset:0;z-index:10;display:flex;flex-direction:column;align-items:center;justify-content:center;gap:1rem;padding:1rem;background:#fff;color:#111}
+.stage video{width:min(80vw,24rem);aspect-ratio:3/4;object-fit:cover;transform:scaleX(-1);border-radius:50%/40%;background:var(--camera-bg)}
+.stage .prompt{font-size:1.4rem;font-weight:700;text-align:center;margin:0;padding:.5rem 1rem;background:#fff;color:#111;border-radius:.5rem;min-height:2.2em}
+@media (prefers-reduced-motion:no-preference){.stage .prompt{transition:opacity .2s}}`;
 
 /**
  * What every journey page shows around its screen: who it is for (the relying party's name and

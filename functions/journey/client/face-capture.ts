@@ -12,7 +12,8 @@
 const MAX_SIDE = 1280;
 
 const form = document.getElementById('face-form') as HTMLFormElement | null;
-if (form) {
+if (form?.dataset.challengeUrl) runChallenge(form, form.dataset.challengeUrl);
+else if (form) {
   const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
   const input = byId<HTMLInputElement>('face-file');
   const camera = byId<HTMLElement>('face-camera');
@@ -162,4 +163,114 @@ if (form) {
       });
   });
   form.addEventListener('submit', stopCamera);
+}
+
+/** A challenge as the server draws it (functions/faces/challenge.ts). */
+interface Plan {
+  nonce: string;
+  durationMs: number;
+  frameMaxSide: number;
+  segments: { kind: 'neutral' | 'colour' | 'prompt'; from: number; to: number; rgb?: [number, number, number]; prompt?: string }[];
+  frames: number[];
+}
+
+/**
+ * Liveness Check ACTIVE: Start asks the server for a challenge, opens the front camera and, from
+ * its first frame, plays the challenge full screen: the instruction of each moment in words (also
+ * announced), the screen's colour, and at each time of the schedule a frame of at most the plan's
+ * size (the photo, at up to 1280 px, with the second). Then the camera goes off and the form
+ * sends the photo, the frames, their times and the nonce. What fails (no camera, not allowed, no
+ * challenge) leaves the page as it was, saying so; Start tries again with a new challenge.
+ */
+function runChallenge(form: HTMLFormElement, url: string) {
+  const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+  const start = byId<HTMLButtonElement>('face-challenge-start');
+  const stage = byId<HTMLElement>('face-stage');
+  const video = byId<HTMLVideoElement>('face-video');
+  const prompt = byId<HTMLElement>('face-prompt');
+  const status = byId<HTMLElement>('face-status');
+  const stillInput = byId<HTMLInputElement>('face-file');
+  const framesInput = byId<HTMLInputElement>('face-frames');
+  const prompts = JSON.parse(prompt.dataset.prompts ?? '{}') as Record<string, string>;
+  if (typeof DataTransfer !== 'function' || !navigator.mediaDevices?.getUserMedia || typeof fetch !== 'function') {
+    status.textContent = status.dataset.failed ?? '';
+    return;
+  }
+  start.hidden = false;
+  let stream: MediaStream | null = null;
+  const stop = () => {
+    stream?.getTracks().forEach((t) => t.stop());
+    stream = null;
+    stage.hidden = true;
+    stage.style.background = '';
+  };
+  const grab = (maxSide: number) => {
+    const scale = Math.min(1, maxSide / Math.max(video.videoWidth, video.videoHeight));
+    const canvas = document.createElement('canvas');
+    canvas.width = Math.round(video.videoWidth * scale);
+    canvas.height = Math.round(video.videoHeight * scale);
+    canvas.getContext('2d')!.drawImage(video, 0, 0, canvas.width, canvas.height);
+    return new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/jpeg', 0.85));
+  };
+  const firstFrame = () =>
+    new Promise<void>((resolve) => {
+      if ('requestVideoFrameCallback' in video) (video as HTMLVideoElement & { requestVideoFrameCallback(cb: () => void): void }).requestVideoFrameCallback(() => resolve());
+      else if (video.readyState >= 2) resolve();
+      else video.addEventListener('loadeddata', () => resolve(), { once: true });
+    });
+  const show = (segment: Plan['segments'][number]) => {
+    stage.style.background = segment.kind === 'colour' && segment.rgb ? `rgb(${segment.rgb.join(',')})` : '#fff';
+    prompt.textContent = segment.kind === 'prompt' ? (prompts[segment.prompt ?? ''] ?? '') : segment.kind === 'colour' ? (prompt.dataset.colours ?? '') : (prompt.dataset.hold ?? '');
+  };
+
+  start.addEventListener('click', () => {
+    if (start.getAttribute('aria-busy') === 'true') return;
+    start.setAttribute('aria-busy', 'true');
+    status.textContent = '';
+    void (async () => {
+      try {
+        const res = await fetch(url, { method: 'POST', credentials: 'same-origin' });
+        if (!res.ok) throw new Error(`challenge ${res.status}`);
+        const plan = (await res.json()) as Plan;
+        stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user', width: { ideal: 1280 }, height: { ideal: 720 } }, audio: false });
+        video.srcObject = stream;
+        stage.hidden = false;
+        show(plan.segments[0]!);
+        await video.play();
+        await firstFrame();
+        const t0 = performance.now();
+        const at = (ms: number, run: () => void) => setTimeout(run, Math.max(0, t0 + ms - performance.now()));
+        for (const segment of plan.segments) at(segment.from, () => show(segment));
+        const frames: { at: number; blob: Blob | null }[] = [];
+        let still: Promise<Blob | null> = Promise.resolve(null);
+        const taken: Promise<unknown>[] = [];
+        plan.frames.forEach((ms, i) =>
+          at(ms, () => {
+            const when = Math.round(performance.now() - t0);
+            taken.push(grab(plan.frameMaxSide).then((blob) => (frames[i] = { at: when, blob })));
+            if (i === 1) still = grab(1280);
+          }),
+        );
+        await new Promise((resolve) => at(plan.durationMs + 150, () => resolve(undefined)));
+        await Promise.all(taken);
+        const photo = await still;
+        stop();
+        if (!photo || frames.length !== plan.frames.length || frames.some((f) => !f?.blob)) throw new Error('frames missing');
+        const stills = new DataTransfer();
+        stills.items.add(new File([photo], 'face.jpg', { type: 'image/jpeg' }));
+        stillInput.files = stills.files;
+        const all = new DataTransfer();
+        frames.forEach((f, i) => all.items.add(new File([f.blob!], `frame-${i}.jpg`, { type: 'image/jpeg' })));
+        framesInput.files = all.files;
+        byId<HTMLInputElement>('face-nonce').value = plan.nonce;
+        byId<HTMLInputElement>('face-times').value = frames.map((f) => f.at).join(',');
+        status.textContent = status.dataset.sending ?? '';
+        form.submit();
+      } catch {
+        stop();
+        start.removeAttribute('aria-busy');
+        status.textContent = status.dataset.failed ?? '';
+      }
+    })();
+  });
 }

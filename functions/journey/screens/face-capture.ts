@@ -66,7 +66,10 @@ export function renderFaceCapture(input: {
   /** The refusal's stable code (CONSENT_REQUIRED, FACE_UPLOAD_NOT_ALLOWED, FACE_IMAGE_REFUSED), on the form for tests and support. */
   code?: string | undefined;
   chrome?: PageChrome | undefined;
+  /** Liveness Check ACTIVE: where the page asks for its challenge, and whether it offers another way (Offer Another Way). */
+  challenge?: { url: string; offerAnotherWay: boolean } | undefined;
 }): string {
+  if (input.challenge) return renderChallenge({ ...input, challenge: input.challenge });
   const { lang, error, notice } = input;
   const liveOnly = input.liveOnly === true;
   const s = messages(input.lang);
@@ -112,6 +115,58 @@ ${fileField}
 <input type="hidden" name="${SOURCE_FIELD}" id="face-source" value="file">
 <button type="submit">${escapeHtml(s.continue)}</button>
 </div>
+</form>`,
+  });
+}
+
+const PROMPT_KEYS = ['turnLeft', 'turnRight', 'lookUp', 'blink', 'openMouth'] as const;
+
+/**
+ * The capture with an active liveness challenge (Liveness Check ACTIVE). The page says what will
+ * happen (instructions, the colours and how often they change) before anything starts; Start asks
+ * the server for a challenge, opens the front camera, and shows the stage full screen: the camera
+ * in an oval, the current instruction in words (also announced to screen readers), the screen's
+ * colour. The script takes the photo and the frames on the challenge's schedule and sends them in
+ * this form's fields. Without script or a camera nothing can be done here: the page says so, and
+ * under Offer Another Way its button (a plain form post) leads to another way.
+ */
+function renderChallenge(input: Parameters<typeof renderFaceCapture>[0] & { challenge: { url: string; offerAnotherWay: boolean } }): string {
+  const { lang, error, notice, challenge } = input;
+  const s = messages(lang);
+  const problem = error ? (s[`face_${error}` as keyof Messages] ?? s.face_unreadable) : '';
+  const consentError = error === 'consentMissing';
+  const summary = errorSummary(lang, error ? [[consentError ? 'face-consent' : 'face-challenge-start', problem, consentError ? s.consentField : s.faceChallengeTitle] satisfies SummaryError] : []);
+  const prompts = Object.fromEntries(PROMPT_KEYS.map((k) => [k, s[`prompt_${k}`]]));
+  const decline = challenge.offerAnotherWay
+    ? `<button type="submit" class="secondary" id="face-decline" name="action" value="decline" formnovalidate>${escapeHtml(s.faceChallengeDecline)}</button>`
+    : '';
+  return page({
+    lang,
+    chrome: input.chrome,
+    title: s.faceChallengeTitle,
+    scripts: ['/journey/assets/face-capture.js'],
+    body: `<h1>${escapeHtml(s.faceChallengeTitle)}</h1><p class="sub">${escapeHtml(s.faceChallengeText)}</p>
+<form method="post" action="${escapeHtml(input.action)}" enctype="multipart/form-data" id="face-form" data-challenge-url="${escapeHtml(challenge.url)}"${
+      input.code ? ` data-refusal="${escapeHtml(input.code)}"` : ''
+    } novalidate>
+${summary}
+${noticeHtml(lang, s, notice)}
+<div class="capture camera" id="face-capture">
+<p class="hint" id="face-flash">${escapeHtml(s.faceChallengeFlash)}</p>
+<noscript><div class="summary">${escapeHtml(s.faceChallengeNoScript)}</div></noscript>
+<button type="button" id="face-challenge-start" aria-describedby="face-flash" hidden>${escapeHtml(s.faceChallengeStart)}</button>
+<p class="status" id="face-status" role="status" aria-live="polite" data-failed="${escapeHtml(s.faceChallengeFailedStart)}" data-sending="${escapeHtml(s.faceChallengeSending)}"></p>
+<div class="stage" id="face-stage" hidden>
+<video id="face-video" autoplay playsinline muted aria-hidden="true"></video>
+<p class="prompt" id="face-prompt" aria-live="assertive" data-hold="${escapeHtml(s.faceChallengeHold)}" data-colours="${escapeHtml(s.faceChallengeColours)}" data-prompts="${escapeHtml(JSON.stringify(prompts))}"></p>
+</div>
+<input type="file" id="face-file" name="image" accept="image/jpeg" hidden tabindex="-1" aria-hidden="true">
+<input type="file" id="face-frames" name="frame" accept="image/jpeg" multiple hidden tabindex="-1" aria-hidden="true">
+<input type="hidden" name="challenge" id="face-nonce" value="">
+<input type="hidden" name="frameTimes" id="face-times" value="">
+<input type="hidden" name="${SOURCE_FIELD}" id="face-source" value="camera">
+</div>
+${decline}
 </form>`,
   });
 }

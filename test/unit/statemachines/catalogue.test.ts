@@ -35,6 +35,8 @@ const SPEC_ERROR_EVENTS: Record<string, string[]> = {
   'Document Quality Assessment': ['Failed Document Quality'],
   // The family's face steps (issue 31).
   'Face Quality Assessment': ['Failed Face Quality'],
+  // Ours: the way out of the active liveness challenge (Offer Another Way).
+  'Capture Face Image': ['Liveness Challenge Declined'],
   'Document Processor': ['Failed Document Processing', 'Exceeded Failed Document Processor'],
   'Document to Face Matching': ['Failed Document Face Matching', 'Exceeded Failed Document Face Matching'],
   'Screen Replay Detection': ['Failed Screen Replay', 'Exceeded Failed Screen Replay'],
@@ -294,7 +296,7 @@ describe('listErrorNames', () => {
   it('lists every ASL error name once, sorted', () => {
     const names = listErrorNames();
     expect(names).toEqual([...names].sort());
-    expect(names).toHaveLength(40);
+    expect(names).toHaveLength(41);
     expect(names).toContain('CloudFunctionTimeout');
     expect(names).toContain('DataFormRetake');
     expect(names).toContain('ExtIdNotUnique');
