@@ -1,7 +1,7 @@
 import { judgeQuality, THRESHOLDS, type FaceProblem } from '../faces/quality.js';
 import { imageRefusal } from '../faces/model.js';
 import { faceCaptureCheck, faceImageRecord, inspectFaceImage, type ImageProblem } from '../journey/face-capture.js';
-import { latestCapture } from '../journey/live-capture.js';
+import { latestCapture, livenessAttemptsLeft } from '../journey/live-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
 import { CONSENT_FIELD, noticeRecord, renderFaceCapture, SOURCE_FIELD, type FaceNotice } from '../journey/screens/face-capture.js';
 import { journeyUrl } from '../journey/screen-context.js';
@@ -49,7 +49,11 @@ function noticeOf(view: StepView<typeof spec>): FaceNotice {
   };
 }
 
-const capturePage = (view: StepView<typeof spec>, error?: string, code?: string) =>
+/** Back at the capture after Face Liveness's "Failed Face Liveness" route: the attempts left it named. */
+const afterFailedLiveness = ({ step, inputs }: StepView<typeof spec>) =>
+  latestCapture(step.state as { _faces?: Record<string, unknown> }, inputs['Face Key']) !== undefined ? livenessAttemptsLeft(step.state) : undefined;
+
+const capturePage = (view: StepView<typeof spec>, error?: string, code?: string, attemptsLeft?: number) =>
   renderFaceCapture({
     lang: view.lang,
     action: journeyUrl(view.record, view.capability, view.lang, view.step.activityId, 'face'),
@@ -60,6 +64,7 @@ const capturePage = (view: StepView<typeof spec>, error?: string, code?: string)
     liveOnly: view.inputs['Require Live Camera'] === true,
     ...(error ? { error } : {}),
     code,
+    attemptsLeft,
     chrome: view.chrome,
     challenge:
       view.inputs['Liveness Check'] === 'ACTIVE'
@@ -83,8 +88,13 @@ const afterFailedMatch = ({ step, inputs }: StepView<typeof spec>) =>
 
 export const screens: Screens<typeof spec> = {
   component: 'face-capture',
-  render: { 'face-capture': (view) =>
-      view.refusal ? capturePage(view, view.refusal.errors.image, view.refusal.code) : capturePage(view, afterFailedMatch(view) ? 'noMatch' : undefined) },
+  render: {
+    'face-capture': (view) => {
+      if (view.refusal) return capturePage(view, view.refusal.errors.image, view.refusal.code);
+      const left = afterFailedLiveness(view);
+      return left !== undefined ? capturePage(view, 'livenessFailed', undefined, left) : capturePage(view, afterFailedMatch(view) ? 'noMatch' : undefined);
+    },
+  },
 };
 
 /** A multipart post's `image` (or why there is none), and the fields beside it: the consent box and the camera mark. */

@@ -7,6 +7,7 @@ import * as captureAdditionalDocument from './capture-additional-document.js';
 import * as captureDocumentImage from './capture-document-image.js';
 import * as captureFaceImage from './capture-face-image.js';
 import * as checkDocumentQuality from './check-document-quality.js';
+import * as checkFaceLiveness from './check-face-liveness.js';
 import * as checkFaceQuality from './check-face-quality.js';
 import * as clearVariablesV1 from './clear-variables-v1.js';
 import * as colorCopyDetection from './color-copy-detection.js';
@@ -63,6 +64,7 @@ export const ACCESS = {
   ADD_USER: addUser.aws,
   BLACK_AND_WHITE_COPY_DETECTION: blackAndWhiteCopyDetection.aws,
   CHECK_DOCUMENT_QUALITY: checkDocumentQuality.aws,
+  CHECK_FACE_LIVENESS: checkFaceLiveness.aws,
   CHECK_FACE_QUALITY: checkFaceQuality.aws,
   COLOR_COPY_DETECTION: colorCopyDetection.aws,
   COMPLETE_PASSCODE_REGISTRATION: completePasscodeRegistration.aws,
@@ -99,6 +101,7 @@ export const RUNS = {
   ADDITIONAL_CAPTURE_DECIDER: additionalCaptureDecider.run,
   BLACK_AND_WHITE_COPY_DETECTION: blackAndWhiteCopyDetection.run,
   CHECK_DOCUMENT_QUALITY: checkDocumentQuality.run,
+  CHECK_FACE_LIVENESS: checkFaceLiveness.run,
   CHECK_FACE_QUALITY: checkFaceQuality.run,
   CLEAR_VARIABLES_V1: clearVariablesV1.run,
   COLOR_COPY_DETECTION: colorCopyDetection.run,

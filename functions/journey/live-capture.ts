@@ -19,3 +19,17 @@ export function latestCapture(session: { _faces?: Record<string, unknown> }, fac
   if (!last || typeof last.captureId !== 'string') return undefined;
   return { captureId: last.captureId, format: last.format === 'PNG' ? 'PNG' : 'JPEG' };
 }
+
+/**
+ * How a Face Liveness failure tells the capture it leads back to how many attempts are left: in
+ * its error's cause (`_lastError.Cause`), the only thing the route back carries.
+ */
+export const attemptsLeftCause = (left: number) => `attempts left: ${left}.`;
+
+/** The attempts left a Face Liveness failure named, when the journey came back to the capture by its error. */
+export function livenessAttemptsLeft(session: { _lastError?: unknown }): number | undefined {
+  const last = session._lastError as { Error?: unknown; Cause?: unknown } | undefined;
+  if (last?.Error !== 'FaceLivenessFailed' || typeof last.Cause !== 'string') return undefined;
+  const found = /attempts left: (\d+)\./.exec(last.Cause);
+  return found ? Number(found[1]) : undefined;
+}

@@ -8,6 +8,7 @@ import * as captureAdditionalDocument from './capture-additional-document.js';
 import * as captureDocumentImage from './capture-document-image.js';
 import * as captureFaceImage from './capture-face-image.js';
 import * as checkDocumentQuality from './check-document-quality.js';
+import * as checkFaceLiveness from './check-face-liveness.js';
 import * as checkFaceQuality from './check-face-quality.js';
 import * as clearVariablesV1 from './clear-variables-v1.js';
 import * as colorCopyDetection from './color-copy-detection.js';
@@ -59,6 +60,7 @@ export const SPECS = [
   captureDocumentImage.spec,
   captureFaceImage.spec,
   checkDocumentQuality.spec,
+  checkFaceLiveness.spec,
   checkFaceQuality.spec,
   clearVariablesV1.spec,
   colorCopyDetection.spec,
@@ -118,6 +120,7 @@ export const ALIASES = {
   captureDocumentImageV1: 'CAPTURE_DOCUMENT_IMAGE',
   captureFaceImageV1: 'CAPTURE_FACE_IMAGE',
   checkDocumentQualityV1: 'CHECK_DOCUMENT_QUALITY',
+  checkFaceLivenessV1: 'CHECK_FACE_LIVENESS',
   checkFaceQualityV1: 'CHECK_FACE_QUALITY',
   clearVariablesV1: 'CLEAR_VARIABLES_V1',
   colorCopyDetectionV1: 'COLOR_COPY_DETECTION',

@@ -120,6 +120,7 @@ export const de: Messages = {
   prompt_lookUp: 'Schauen Sie nach oben',
   prompt_blink: 'Blinzeln Sie langsam',
   prompt_openMouth: 'Öffnen Sie den Mund',
+  face_livenessFailed: 'Die Live-Prüfung war nicht erfolgreich. Versuchen Sie es erneut und folgen Sie jeder Anweisung, sobald sie erscheint, das Gesicht im Oval: verbleibende Versuche: {n}.',
   face_challengeMissing: 'Die Live-Prüfung wurde nicht gemacht. Starten Sie sie und folgen Sie den Anweisungen.',
   face_challengeExpired: 'Die Live-Prüfung hat zu lange gedauert oder wurde schon ersetzt. Starten Sie sie erneut.',
   face_challengeUsed: 'Diese Live-Prüfung wurde schon gesendet. Starten Sie eine neue.',

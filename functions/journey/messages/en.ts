@@ -121,6 +121,7 @@ export const en = {
   prompt_lookUp: 'Look up',
   prompt_blink: 'Blink slowly',
   prompt_openMouth: 'Open your mouth',
+  face_livenessFailed: 'The live check did not pass. Try again, doing each instruction as it shows, your face in the oval: attempts left: {n}.',
   face_challengeMissing: 'The live check was not done. Start it and follow the instructions.',
   face_challengeExpired: 'The live check took too long or was already replaced. Start it again.',
   face_challengeUsed: 'This live check was already sent. Start a new one.',

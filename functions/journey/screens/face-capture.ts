@@ -66,6 +66,8 @@ export function renderFaceCapture(input: {
   /** The refusal's stable code (CONSENT_REQUIRED, FACE_UPLOAD_NOT_ALLOWED, FACE_IMAGE_REFUSED), on the form for tests and support. */
   code?: string | undefined;
   chrome?: PageChrome | undefined;
+  /** After a Face Liveness failure led back here: how many attempts are left (the message `livenessFailed` says it). */
+  attemptsLeft?: number | undefined;
   /** Liveness Check ACTIVE: where the page asks for its challenge, and whether it offers another way (Offer Another Way). */
   challenge?: { url: string; offerAnotherWay: boolean } | undefined;
 }): string {
@@ -74,7 +76,7 @@ export function renderFaceCapture(input: {
   const liveOnly = input.liveOnly === true;
   const s = messages(input.lang);
   // One without a message of its own reads as unreadable.
-  const problem = error ? (s[`face_${error}` as keyof Messages] ?? s.face_unreadable) : '';
+  const problem = error ? (s[`face_${error}` as keyof Messages] ?? s.face_unreadable).replace('{n}', String(input.attemptsLeft ?? '')) : '';
   const consentError = error === 'consentMissing';
   const fileError = error && !consentError;
   const target = consentError ? 'face-consent' : liveOnly ? 'face-start' : 'face-file';
@@ -133,7 +135,7 @@ const PROMPT_KEYS = ['turnLeft', 'turnRight', 'lookUp', 'blink', 'openMouth'] as
 function renderChallenge(input: Parameters<typeof renderFaceCapture>[0] & { challenge: { url: string; offerAnotherWay: boolean } }): string {
   const { lang, error, notice, challenge } = input;
   const s = messages(lang);
-  const problem = error ? (s[`face_${error}` as keyof Messages] ?? s.face_unreadable) : '';
+  const problem = error ? (s[`face_${error}` as keyof Messages] ?? s.face_unreadable).replace('{n}', String(input.attemptsLeft ?? '')) : '';
   const consentError = error === 'consentMissing';
   const summary = errorSummary(lang, error ? [[consentError ? 'face-consent' : 'face-challenge-start', problem, consentError ? s.consentField : s.faceChallengeTitle] satisfies SummaryError] : []);
   const prompts = Object.fromEntries(PROMPT_KEYS.map((k) => [k, s[`prompt_${k}`]]));

@@ -260,7 +260,7 @@ describe('bpmnToDefinition', () => {
     ).toEqual(['UNKNOWN_ERROR_CODE other: error code failedFaceMatch (Error_other) is not an error of add (addUserV1); its error codes are failedToAddUser, extIdNotUnique']);
     expect(
       await problemsOf(definitions(`${flow('f0', 'start', 'c')}${capture('c')}${errorBoundary('e', 'c', 'Error_dup')}${flow('f2', 'e', 'c')}`)),
-    ).toEqual(['UNKNOWN_ERROR_CODE e: error code extIdNotUnique (Error_dup) is not an error of c (captureFaceImageV1); it raises no errors']);
+    ).toEqual(['UNKNOWN_ERROR_CODE e: error code extIdNotUnique (Error_dup) is not an error of c (captureFaceImageV1); its error codes are livenessChallengeDeclined']);
   });
 
   it("matches the family's PascalCase error codes, capitalised codes, and leaves an unknown activity's boundaries to its own problem", async () => {

@@ -35,6 +35,7 @@ const SPEC_ERROR_EVENTS: Record<string, string[]> = {
   'Document Quality Assessment': ['Failed Document Quality'],
   // The family's face steps (issue 31).
   'Face Quality Assessment': ['Failed Face Quality'],
+  'Face Liveness': ['Failed Face Liveness', 'Exceed Failed Liveness Count'],
   // Ours: the way out of the active liveness challenge (Offer Another Way).
   'Capture Face Image': ['Liveness Challenge Declined'],
   'Document Processor': ['Failed Document Processing', 'Exceeded Failed Document Processor'],
@@ -296,7 +297,7 @@ describe('listErrorNames', () => {
   it('lists every ASL error name once, sorted', () => {
     const names = listErrorNames();
     expect(names).toEqual([...names].sort());
-    expect(names).toHaveLength(41);
+    expect(names).toHaveLength(43);
     expect(names).toContain('CloudFunctionTimeout');
     expect(names).toContain('DataFormRetake');
     expect(names).toContain('ExtIdNotUnique');
