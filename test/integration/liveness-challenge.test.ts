@@ -35,7 +35,8 @@ const answer = (nonce: string, sequence: Sequence, times = sequence.frames.map((
     { name: 'frameTimes', value: times.join(',') },
   ]);
 
-async function journey(inputs: Record<string, unknown> = {}) {
+/** `liveness`: a Face Liveness step after the capture, its failure leading back to the capture. */
+async function journey(inputs: Record<string, unknown> = {}, liveness?: Record<string, unknown>) {
   const name = `liveness-${fresh()}`;
   const made = await call('POST', '/api/process-manager/processDefinitions', {
     token,
@@ -49,8 +50,18 @@ async function journey(inputs: Record<string, unknown> = {}) {
           type: 'CAPTURE_FACE_IMAGE',
           inputs: { 'Face Key': 'face1', 'Liveness Check': 'ACTIVE', 'Offer Another Way': true, ...inputs },
           errorEvents: { 'Liveness Challenge Declined': 'declined' },
-          next: 'done',
+          next: liveness ? 'liveness' : 'done',
         },
+        ...(liveness
+          ? {
+              liveness: {
+                type: 'CHECK_FACE_LIVENESS',
+                inputs: { 'Face Key': 'face1', ...liveness },
+                errorEvents: { 'Failed Face Liveness': 'captureFace', 'Exceed Failed Liveness Count': 'declined' },
+                next: 'done',
+              },
+            }
+          : {}),
         done: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'PASS' } },
         declined: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
       },
@@ -68,6 +79,7 @@ async function journey(inputs: Record<string, unknown> = {}) {
   const step = `/journey/${id}/steps/captureFace`;
   return {
     id,
+    capability: c,
     page: () => call('GET', `${url.pathname}${url.search}&lang=en`),
     challengeCall: () => call('POST', `${step}/face/challenge?c=${c}&lang=en`),
     challenge: async () => {
@@ -166,6 +178,26 @@ describe('the active liveness challenge over HTTP', () => {
     expect((await k.send(answer(plan.nonce, sequence))).status).toBe(303);
     expect(/data-refusal="([A-Z_]+)"/.exec((await k.page()).text)?.[1]).toBe('LIVENESS_CHALLENGE_EXPIRED');
   }, 180_000);
+
+  it('routes Face Liveness on its errors: a still photo fails back to the capture, which names the attempts left; a genuine answer then passes', async () => {
+    const j = await journey({}, { Threshold: 0.5, 'Max Attempts': 2 });
+    const first = await j.challenge();
+    const still = attacks({ person, other }, first).stillPhoto!;
+    await j.done(first);
+    expect((await j.send(answer(first.nonce, still))).status).toBe(303);
+    // Back at the capture, by Failed Face Liveness: the page says how many attempts are left.
+    const page = await pageUntil(`/journey/${j.id}?c=${j.capability}&lang=en`, 'attempts left: 2', {}, 45_000);
+    expect(page).toContain('id="face-challenge-start"');
+    const second = await j.challenge();
+    const sequence = genuine(person, second, 2);
+    await j.done(second);
+    expect((await j.send(answer(second.nonce, sequence))).status).toBe(303);
+    expect(await finalStatus(j.id, token)).toBe('COMPLETED_ENDED_SUCCESS');
+    const defnId = (await call('GET', `/api/process-manager/processInstances/${j.id}`, { token })).json.processDefnId as string;
+    const checks = (await call('GET', `/api/userdata-server/processDefinitions/${defnId}/processInstances/${j.id}/userdata/checks`, { token })).json as { checkId: string; result: string; moreinfo: string }[];
+    expect(checks.find((c) => c.checkId === 'face1.liveness')).toMatchObject({ result: 'PASS' });
+    expect(JSON.parse(checks.find((c) => c.checkId === 'face1.liveness')!.moreinfo)).toMatchObject({ method: 'ACTIVE', score: 1, threshold: 0.5 });
+  }, 240_000);
 
   it('answers 409 for a capture without the challenge, and takes the way out the step offers', async () => {
     const passive = await journey({ 'Liveness Check': 'PASSIVE' });
