@@ -108,7 +108,7 @@ function serverFigures(sequence: Sequence, configuredMb: number): LivenessFigure
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const figures = await measureLiveness();
   for (const r of figures.rows) console.log(`${r.kind}: ${r.asExpected}/${r.tried} (${r.reasons})`);
   console.log(JSON.stringify(figures.server));

@@ -21,6 +21,8 @@
  *     a warm run's overhead over the function's own time                    ≤ 150 ms; cold ≤ 5 s
  *  7b. worst-case user patterns; 7c. the face engine: ms per detect, liveness and compare locally,
  *     and the peak memory of the embedded model as the capture route's Lambda runs it (informational)
+ *  7g. active liveness: synthetic genuine answers passed and attacks stopped, by kind; the capture
+ *     route's time for the photo and 15 frames (goal ≤ 1.5 s) and its peak memory
  *  7f. documents: each check's detected, missed and false alarms on specimen documents, the embedded
  *     reader's ms per page and one step's peak memory beside the activity function's (informational;
  *     the memory with x1.25 headroom is judged)
@@ -65,6 +67,7 @@ import { brokenBundleBudgets, bundleReport, checkLayerPackages, judgeBundles, ty
 import { LAYER_PACKAGES } from '../../lib/bundling.js';
 import { measurePatterns, type PatternFigure } from './patterns.js';
 import { measureFaces, type FaceFigures } from './faces.js';
+import { measureLiveness, type LivenessFigures } from './liveness.js';
 import { cloudFunctionsTable, measureCloudFunctions, type CloudFunctionRow } from './cloud-functions.js';
 import { measureDocuments, printDocuments, type DocumentBench } from './documents.js';
 import { dependencyClosure } from '../../lib/constructs/package-layer.js';
@@ -162,6 +165,7 @@ interface Results {
   lists?: ListFigures;
   patterns?: PatternFigure[];
   faces?: FaceFigures;
+  liveness?: LivenessFigures;
   cloudFunctions?: CloudFunctionRow[];
   documents?: DocumentBench;
   sdkBundling?: SdkBundlingFigures;
@@ -422,6 +426,18 @@ async function main(): Promise<number> {
         ? `Capture route Lambda (embedded liveness model): peak RSS ${memory.peakRssMb} MB in a fresh process; configured ${memory.configuredMb} MB (${memory.verdict}: needs ×1.25 headroom). ` +
             'The rest is for CPU: Lambda gives CPU in proportion to memory, and inference is CPU-bound. Rekognition-only functions (match, watchlists) run no model.'
         : `Capture route Lambda memory: not measured (${memory?.error ?? 'no figure'}).`,
+    );
+    writeResults(results);
+
+    // 7g. The active liveness challenge -------------------------------------------------------------
+    log(section('7g. Active liveness: synthetic genuine answers and attacks judged as the capture route judges them; the server\'s time and memory'));
+    results.liveness = await measureLiveness();
+    log(table([['sequence', 'tried', 'as expected', 'rules failed'], ...results.liveness.rows.map((r) => [r.kind, r.tried, r.asExpected, r.reasons])]));
+    const server = results.liveness.server;
+    log(
+      server && 'msPer15Frames' in server
+        ? `Capture route (embedded model, a fresh process): ${server.msPer15Frames} ms for the photo and 15 frames (goal under 1,500), ${server.msPerChallenge} ms for a whole challenge of ${server.frames} frames; peak RSS ${server.peakRssMb} MB of ${server.configuredMb} MB.`
+        : `Capture route liveness: not measured (${server?.error ?? 'no figure'}).`,
     );
     writeResults(results);
 
