@@ -16,42 +16,7 @@ export const CAMERA_FACE = resolve(import.meta.dirname, '../fixtures/face-640x48
  * image: its pixels in 4:2:0 YUV (BT.601), as one frame.
  */
 export function stillVideo(imagePath: string): string {
-  const image = decodeRgb(readFileSync(imagePath), 4096);
-  const w = image.width & ~1;
-  const h = image.height & ~1;
-  const y = Buffer.alloc(w * h);
-  const u = Buffer.alloc((w / 2) * (h / 2));
-  const v = Buffer.alloc((w / 2) * (h / 2));
-  const px = (x: number, yy: number) => {
-    const i = (yy * image.width + x) * 3;
-    return [image.data[i]!, image.data[i + 1]!, image.data[i + 2]!] as const;
-  };
-  for (let row = 0; row < h; row++) {
-    for (let col = 0; col < w; col++) {
-      const [r, g, b] = px(col, row);
-      y[row * w + col] = Math.round(16 + 0.257 * r + 0.504 * g + 0.098 * b);
-    }
-  }
-  for (let row = 0; row < h; row += 2) {
-    for (let col = 0; col < w; col += 2) {
-      let r = 0;
-      let g = 0;
-      let b = 0;
-      for (const [dx, dy] of [[0, 0], [1, 0], [0, 1], [1, 1]] as const) {
-        const [pr, pg, pb] = px(col + dx, row + dy);
-        r += pr / 4;
-        g += pg / 4;
-        b += pb / 4;
-      }
-      const i = (row / 2) * (w / 2) + col / 2;
-      u[i] = Math.round(128 - 0.148 * r - 0.291 * g + 0.439 * b);
-      v[i] = Math.round(128 + 0.439 * r - 0.368 * g - 0.071 * b);
-    }
-  }
-  mkdirSync(SHOTS, { recursive: true });
-  const out = resolve(SHOTS, `../${imagePath.replace(/^.*\//, '').replace(/\.[a-z]+$/, '')}.y4m`);
-  writeFileSync(out, Buffer.concat([Buffer.from(`YUV4MPEG2 W${w} H${h} F30:1 Ip A1:1 C420jpeg\nFRAME\n`, 'latin1'), y, u, v]));
-  return out;
+  return framesVideo(imagePath.replace(/^.*\//, '').replace(/\.[a-z]+$/, ''), [decodeRgb(readFileSync(imagePath), 4096)], 30);
 }
 
 /**

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { PHONE, SHOTS, framesVideo, launchChromium } from './browser.js';
-import { adminToken, call, finalStatus, pageUntil } from '../integration/client.js';
+import { adminToken, call, finalStatus, openNewJourney } from '../integration/client.js';
 import { loadFace, poseAt, render } from '../support/liveness-frames.js';
 import type { ChallengePlan } from '../../functions/faces/challenge.js';
 
@@ -20,31 +20,19 @@ let token: string;
 const browsers: Browser[] = [];
 const fresh = () => Math.random().toString(36).slice(2, 10);
 
-async function journey() {
-  const name = `liveness-e2e-${fresh()}`;
-  const made = await call('POST', '/api/process-manager/processDefinitions', {
+const journey = () =>
+  openNewJourney(
     token,
-    body: {
-      name,
-      version: 1,
-      status: 'DEPLOYED_ACTIVE',
-      startActivityId: 'captureFace',
-      activities: {
-        captureFace: { type: 'CAPTURE_FACE_IMAGE', inputs: { 'Face Key': 'face1', 'Liveness Check': 'ACTIVE', 'Offer Another Way': true }, errorEvents: { 'Liveness Challenge Declined': 'declined' }, next: 'liveness' },
-        liveness: { type: 'CHECK_FACE_LIVENESS', inputs: { 'Face Key': 'face1', Threshold: 0.5, 'Max Attempts': 2 }, errorEvents: { 'Failed Face Liveness': 'captureFace', 'Exceed Failed Liveness Count': 'declined' }, next: 'done' },
-        done: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'PASS' } },
-        declined: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
-      },
+    'liveness-e2e',
+    'captureFace',
+    {
+      captureFace: { type: 'CAPTURE_FACE_IMAGE', inputs: { 'Face Key': 'face1', 'Liveness Check': 'ACTIVE', 'Offer Another Way': true }, errorEvents: { 'Liveness Challenge Declined': 'declined' }, next: 'liveness' },
+      liveness: { type: 'CHECK_FACE_LIVENESS', inputs: { 'Face Key': 'face1', Threshold: 0.5, 'Max Attempts': 2 }, errorEvents: { 'Failed Face Liveness': 'captureFace', 'Exceed Failed Liveness Count': 'declined' }, next: 'done' },
+      done: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'PASS' } },
+      declined: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
     },
-  });
-  expect(made.status, made.text).toBe(201);
-  const pt = await call('POST', '/api/process-manager/processTokens', { token, body: { name: `${name}-pt`, processDefnName: name, processDefnVersion: '1', parameters: {} } });
-  const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
-  expect(created.status, created.text).toBe(201);
-  const url = new URL(created.json.redirectUrl);
-  await pageUntil(`${url.pathname}${url.search}&lang=en`, 'id="face-form"');
-  return { id: created.json.processInstanceId as string, link: `${created.json.redirectUrl}&lang=en`, c: url.searchParams.get('c')! };
-}
+    'id="face-form"',
+  );
 
 async function checks(id: string) {
   const defnId = (await call('GET', `/api/process-manager/processInstances/${id}`, { token })).json.processDefnId as string;

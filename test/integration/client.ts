@@ -313,3 +313,28 @@ export async function selfieMatchInstance(token: string, reference: Buffer | und
   const defnId = (await call('GET', `/api/process-manager/processInstances/${id}`, { token })).json.processDefnId as string;
   return { id, defnId, redirectUrl: created.json.redirectUrl };
 }
+
+/**
+ * Publishes `activities` as a new definition (its start: `startActivityId`), makes a process token
+ * and an instance of it, and opens the journey until its page shows `waitFor`: what a relying
+ * party and its end user do first. `link` is the redirect URL in English, `c` its capability.
+ */
+export async function openNewJourney(
+  token: string,
+  prefix: string,
+  startActivityId: string,
+  activities: Record<string, unknown>,
+  waitFor: string,
+): Promise<{ id: string; link: string; path: string; c: string }> {
+  const name = `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
+  const made = await call('POST', '/api/process-manager/processDefinitions', { token, body: { name, version: 1, status: 'DEPLOYED_ACTIVE', startActivityId, activities } });
+  if (made.status !== 201) throw new Error(`definition refused: ${made.text}`);
+  const pt = await call('POST', '/api/process-manager/processTokens', { token, body: { name: `${name}-pt`, processDefnName: name, processDefnVersion: '1', parameters: {} } });
+  if (pt.status !== 201) throw new Error(`process token refused: ${pt.text}`);
+  const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
+  if (created.status !== 201) throw new Error(`instance refused: ${created.text}`);
+  const url = new URL(created.json.redirectUrl);
+  const path = `${url.pathname}${url.search}&lang=en`;
+  await pageUntil(path, waitFor);
+  return { id: created.json.processInstanceId as string, link: `${created.json.redirectUrl}&lang=en`, path, c: url.searchParams.get('c')! };
+}

@@ -5,7 +5,7 @@
  * sequences of test/support/liveness-frames.ts, made for the challenge the server drew.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, call, finalStatus, pageUntil } from './client.js';
+import { adminToken, call, finalStatus, openNewJourney, pageUntil } from './client.js';
 import { attacks, genuine, loadFace, type Face, type Sequence } from '../support/liveness-frames.js';
 import type { ChallengePlan } from '../../functions/faces/challenge.js';
 
@@ -37,50 +37,37 @@ const answer = (nonce: string, sequence: Sequence, times = sequence.frames.map((
 
 /** `liveness`: a Face Liveness step after the capture, its failure leading back to the capture. */
 async function journey(inputs: Record<string, unknown> = {}, liveness?: Record<string, unknown>) {
-  const name = `liveness-${fresh()}`;
-  const made = await call('POST', '/api/process-manager/processDefinitions', {
+  const { id, path, c } = await openNewJourney(
     token,
-    body: {
-      name,
-      version: 1,
-      status: 'DEPLOYED_ACTIVE',
-      startActivityId: 'captureFace',
-      activities: {
-        captureFace: {
-          type: 'CAPTURE_FACE_IMAGE',
-          inputs: { 'Face Key': 'face1', 'Liveness Check': 'ACTIVE', 'Offer Another Way': true, ...inputs },
-          errorEvents: { 'Liveness Challenge Declined': 'declined' },
-          next: liveness ? 'liveness' : 'done',
-        },
-        ...(liveness
-          ? {
-              liveness: {
-                type: 'CHECK_FACE_LIVENESS',
-                inputs: { 'Face Key': 'face1', ...liveness },
-                errorEvents: { 'Failed Face Liveness': 'captureFace', 'Exceed Failed Liveness Count': 'declined' },
-                next: 'done',
-              },
-            }
-          : {}),
-        done: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'PASS' } },
-        declined: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
+    'liveness',
+    'captureFace',
+    {
+      captureFace: {
+        type: 'CAPTURE_FACE_IMAGE',
+        inputs: { 'Face Key': 'face1', 'Liveness Check': 'ACTIVE', 'Offer Another Way': true, ...inputs },
+        errorEvents: { 'Liveness Challenge Declined': 'declined' },
+        next: liveness ? 'liveness' : 'done',
       },
+      ...(liveness
+        ? {
+            liveness: {
+              type: 'CHECK_FACE_LIVENESS',
+              inputs: { 'Face Key': 'face1', ...liveness },
+              errorEvents: { 'Failed Face Liveness': 'captureFace', 'Exceed Failed Liveness Count': 'declined' },
+              next: 'done',
+            },
+          }
+        : {}),
+      done: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'PASS' } },
+      declined: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'FAIL' } },
     },
-  });
-  expect(made.status, made.text).toBe(201);
-  const pt = await call('POST', '/api/process-manager/processTokens', { token, body: { name: `${name}-pt`, processDefnName: name, processDefnVersion: '1', parameters: {} } });
-  expect(pt.status, pt.text).toBe(201);
-  const created = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, { token });
-  expect(created.status, created.text).toBe(201);
-  const url = new URL(created.json.redirectUrl);
-  const id = created.json.processInstanceId as string;
-  const c = url.searchParams.get('c')!;
-  await pageUntil(`${url.pathname}${url.search}&lang=en`, 'id="face-form"');
+    'id="face-form"',
+  );
   const step = `/journey/${id}/steps/captureFace`;
   return {
     id,
     capability: c,
-    page: () => call('GET', `${url.pathname}${url.search}&lang=en`),
+    page: () => call('GET', path),
     challengeCall: () => call('POST', `${step}/face/challenge?c=${c}&lang=en`),
     challenge: async () => {
       const res = await call('POST', `${step}/face/challenge?c=${c}&lang=en`);
