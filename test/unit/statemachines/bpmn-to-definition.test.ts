@@ -32,9 +32,9 @@ const addUser = (id: string, inputs = '') =>
      <camunda:inputParameter name="externalId" labelName="External ID" type="STRING">\${externalId}</camunda:inputParameter>
      <camunda:inputParameter name="storeName" labelName="Store Name" type="STRING">customers</camunda:inputParameter>${inputs}
    </camunda:inputOutput></bpmn:extensionElements></bpmn:serviceTask>`;
-const capture = (id: string) =>
+const capture = (id: string, bean = 'captureFaceImageV1') =>
   `<bpmn:serviceTask id="${id}" camunda:type="external" camunda:topic="userTask"><bpmn:extensionElements>
-     <camunda:executionListener delegateExpression="\${captureFaceImageV1}" event="start" />
+     <camunda:executionListener delegateExpression="\${${bean}}" event="start" />
    </bpmn:extensionElements></bpmn:serviceTask>`;
 const end = (id: string) => `<bpmn:endEvent id="${id}" />`;
 const errorBoundary = (id: string, on: string, error: string) =>
@@ -261,6 +261,9 @@ describe('bpmnToDefinition', () => {
     expect(
       await problemsOf(definitions(`${flow('f0', 'start', 'c')}${capture('c')}${errorBoundary('e', 'c', 'Error_dup')}${flow('f2', 'e', 'c')}`)),
     ).toEqual(['UNKNOWN_ERROR_CODE e: error code extIdNotUnique (Error_dup) is not an error of c (captureFaceImageV1); its error codes are livenessChallengeDeclined']);
+    expect(
+      await problemsOf(definitions(`${flow('f0', 'start', 'c')}${capture('c', 'genericUserTaskV1')}${errorBoundary('e', 'c', 'Error_dup')}${flow('f2', 'e', 'c')}`)),
+    ).toEqual(['UNKNOWN_ERROR_CODE e: error code extIdNotUnique (Error_dup) is not an error of c (genericUserTaskV1); it raises no errors']);
   });
 
   it("matches the family's PascalCase error codes, capitalised codes, and leaves an unknown activity's boundaries to its own problem", async () => {
