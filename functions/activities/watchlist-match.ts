@@ -19,7 +19,8 @@ type Ctx = ServiceContext<typeof spec>;
 
 /**
  * The live face searched in the watchlist's collection (Rekognition's SearchFacesByImage, or the
- * embedded model's templates locally). The check (PASS with no hit, FAIL with any) goes into the
+ * embedded model's templates locally). The check (under Search Behavior BLOCK, the default: PASS
+ * with no hit, FAIL with any; BLOCK_REVIEW, ALLOW and ALLOW_REVIEW below) goes into the
  * session for the decider and into user data with every hit; a hit raises "Watchlist Hit" when
  * the step asks for it. A watchlist of another tenant is not found: its collection is named by
  * the tenant, and so is its item.
@@ -74,20 +75,29 @@ async function search(ctx: Ctx) {
       }),
     )
   ).flat();
-  const result: CheckResult = hits.length > 0 ? 'FAIL' : 'PASS';
-  const check = watchlistCheck(ctx, result, { watchlistId, watchlistName: watchlist.name, threshold, hits, captureId: live.capture.captureId });
+  const behavior = inputs['Search Behavior'] ?? 'BLOCK';
+  const result = outcome(behavior, hits.length > 0);
+  const check = watchlistCheck(ctx, result, { watchlistId, watchlistName: watchlist.name, threshold, hits, captureId: live.capture.captureId, searchBehavior: behavior });
   await keepStepData(ctx, { activityType: spec.type, dataKey: inputs['Check Key'], values: { watchlistId, captureId: live.capture.captureId, threshold, hits }, check });
   if (hits.length > 0 && inputs['Raise Error On Hit'] === true) {
     throw activityError(spec, 'WatchlistHit', `${hits.length} member(s) of the watchlist matched the live face.`);
   }
-  const checked = withCheck(session, inputs['Check Key'], { result, checkType: check.checkType, displayName: check.displayName, watchlistId, threshold, hits });
+  const checked = withCheck(session, inputs['Check Key'], { result, checkType: check.checkType, displayName: check.displayName, watchlistId, threshold, hits, searchBehavior: behavior });
   return { ...checked, vars: { ...(checked.vars ?? {}), _candidatesFound: hits.length > 0 } };
+}
+
+/** The check's result by the step's Search Behavior: a list to stop (BLOCK) or to let through (ALLOW), failing or sent to review. */
+function outcome(behavior: string, hit: boolean): CheckResult {
+  if (behavior === 'BLOCK') return hit ? 'FAIL' : 'PASS';
+  if (behavior === 'BLOCK_REVIEW') return hit ? 'REVIEW' : 'PASS';
+  if (behavior === 'ALLOW') return hit ? 'PASS' : 'FAIL';
+  return hit ? 'PASS' : 'REVIEW';
 }
 
 function watchlistCheck(
   { activityId, inputs, now, deps: { faces } }: Ctx,
   result: CheckResult,
-  d: { watchlistId: string; watchlistName: string; threshold: number; hits: { memberId: string; label: string; similarity: number }[]; captureId: string },
+  d: { watchlistId: string; watchlistName: string; threshold: number; hits: { memberId: string; label: string; similarity: number }[]; captureId: string; searchBehavior: string },
 ): CheckRecord {
   const description =
     d.hits.length === 0

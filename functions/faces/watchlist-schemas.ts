@@ -17,7 +17,12 @@ export const WatchlistsQuerySchema = z.object({
 const optional = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));
 
 export const CreateWatchlistSchema = z.withMeta(
-  z.object({ name: text(1, 100), description: optional(text(0, 1000)) }),
+  z.object({
+    name: text(1, 100),
+    description: optional(text(0, 1000)),
+    status: z.withMeta(optional(z.enum(['ACTIVE'], 'must be ACTIVE')), { description: "The family's clients send `ACTIVE`: a watchlist is active from its creation." }),
+    type: z.withMeta(optional(z.enum(['FACEV6'], 'must be FACEV6 (a face watchlist)')), { description: "The family's clients send `FACEV6`: every watchlist here is a face watchlist." }),
+  }),
   { id: 'FaceWatchlistCreate', description: 'Members not listed here (tenantId, ...) are accepted and ignored.' },
 );
 
@@ -45,6 +50,10 @@ export const WatchlistSchema = z.withMeta(
     memberCount: z.number().check(z.int()),
     createdDtm: DateTime,
     createdBy: z.string(),
+    status: z.withMeta(z.literal('ACTIVE'), { description: "As the family's clients read it." }),
+    type: z.withMeta(z.literal('FACEV6'), { description: "As the family's clients read it." }),
+    maxSize: z.withMeta(z.number().check(z.int()), { description: 'The most members it takes (the family\'s `maxSize`).' }),
+    numMembers: z.withMeta(z.number().check(z.int()), { description: 'Its members (the family\'s name for memberCount).' }),
   }),
   { id: 'FaceWatchlist' },
 );

@@ -28,8 +28,9 @@ interface Paged {
   sort: string[];
 }
 
+/** A watchlist as the API answers it, with the fields the family's clients read. */
 export function watchlistView({ tenantId: _t, ...r }: WatchlistRecord) {
-  return r;
+  return { ...r, status: 'ACTIVE' as const, type: 'FACEV6' as const, maxSize: MAX_WATCHLIST_MEMBERS, numMembers: r.memberCount };
 }
 
 export function memberView({ tenantId: _t, faceId: _f, ...m }: WatchlistMemberRecord) {

@@ -41,6 +41,16 @@ const setMemberCount = (watchlistId: string, count: number) => setNumberAttribut
 const setWatchlistCount = (tenant: string, count: number) => setNumberAttribute(`TNT#${tenant}#WATCHLISTS`, 'COUNT', 'watchlists', count);
 
 describe('face watchlists', () => {
+  it("take the family's body (status ACTIVE, type FACEV6) and answer its fields; another type is refused", async () => {
+    const made = await call('POST', BASE, { token, body: { name: `Recent ${Math.random().toString(36).slice(2, 8)}`, description: 'Recent fraud', status: 'ACTIVE', type: 'FACEV6' } });
+    expect(made.status, made.text).toBe(201);
+    expect(made.json).toMatchObject({ status: 'ACTIVE', type: 'FACEV6', maxSize: 1000, numMembers: 0, memberCount: 0 });
+    const other = await call('POST', BASE, { token, body: { name: 'Documents', type: 'DOCUMENT' } });
+    expect(other.status).toBe(400);
+    expect(other.text).toContain('FACEV6');
+    expect((await call('DELETE', `${BASE}/${made.json.id}`, { token })).status).toBe(204);
+  });
+
   it('are made, filled with one-face images, and listed a page at a time', async () => {
     const id = await newWatchlist('Fraud ring 7');
     const read = await call('GET', `${BASE}/${id}`, { token });
@@ -52,7 +62,7 @@ describe('face watchlists', () => {
     expect(added.json).toMatchObject({ watchlistId: id, label: 'Anne H.', image: { format: 'JPEG', width: 640, height: 480, bytes: PERSON_B.length } });
     expect(added.json).not.toHaveProperty('faceId');
     expect((await addMember(id, 'Eileen C.', OTHER)).status).toBe(201);
-    expect((await call('GET', `${BASE}/${id}`, { token })).json.memberCount).toBe(2);
+    expect((await call('GET', `${BASE}/${id}`, { token })).json).toMatchObject({ memberCount: 2, numMembers: 2 });
 
     const first = await call('GET', `${BASE}/${id}/watchlist-members?page=0&size=1&sort=label,desc`, { token });
     expect(first.status).toBe(200);

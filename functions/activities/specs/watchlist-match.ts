@@ -13,7 +13,7 @@ export const spec = {
       family: { name: 'watchlistName' },
     },
     { ...key('Face Key', 'face1', 'The Face Key of the Capture Face Image step whose latest capture is searched.'), family: { name: 'faceKey' } },
-    key('Check Key', 'watchlist', 'Where the check is kept (_checks.{Check Key}).'),
+    { ...key('Check Key', 'watchlist', 'Where the check is kept (_checks.{Check Key}).'), family: { name: 'searchKey', label: 'Search Key' } },
     {
       name: 'Match Threshold',
       type: 'I',
@@ -43,12 +43,22 @@ export const spec = {
       description: 'The most hits recorded, best first.',
       family: { name: 'maxCandidates', label: 'Max Candidates' },
     },
+    {
+      name: 'Search Behavior',
+      type: 'S',
+      required: false,
+      default: 'BLOCK',
+      enum: ['BLOCK', 'ALLOW', 'BLOCK_REVIEW', 'ALLOW_REVIEW'],
+      description:
+        'What a hit means. BLOCK: a hit fails the check (a list of people to stop). BLOCK_REVIEW: a hit sends it to review. ALLOW: the face must be on the list (a list of people to let through): no hit fails. ALLOW_REVIEW: no hit sends it to review. `_candidatesFound` is true on a hit whichever it is.',
+      family: { name: 'searchBehavior' },
+    },
     { name: 'Raise Error On Hit', type: 'B', required: false, default: false, description: 'A hit also raises "Watchlist Hit" (its error route); otherwise the check alone records it.' },
   ],
   rules: [{ kind: 'groups', groups: [['Watchlist ID'], ['Watchlist']], min: 1, max: 1 }],
   outputs: [
     { name: 'Candidates found', variable: 'vars._candidatesFound', description: 'true when a member matched (the family reads `${_candidatesFound}` in a gateway).' },
-    { name: 'Watchlist check', variable: '_checks.{Check Key}', description: '{result: "PASS" | "FAIL", hits: [{memberId, label, similarity}], ...}' },
+    { name: 'Watchlist check', variable: '_checks.{Check Key}', description: '{result: "PASS" | "FAIL" | "REVIEW", hits: [{memberId, label, similarity}], searchBehavior, ...}' },
   ],
   errorEvents: [
     { name: 'Watchlist Hit', aslError: 'WatchlistHit', code: 'watchlistHit', description: 'A member matched (only with Raise Error On Hit).' },
