@@ -995,9 +995,29 @@ export interface paths {
         put?: never;
         /**
          * Submit the image of a Capture Face Image or Capture Document Image step
-         * @description A `multipart/form-data` post with the image in the `image` field: the camera capture (the page puts it there) or a chosen file. The image is checked by its bytes (JPEG or PNG), at most 3145728 bytes and at least 240 pixels on its shorter side, and stored in S3 under the tenant and instance. `consent=yes` is required under the step's Require Consent (else CONSENT_REQUIRED), `source=camera` (the page's camera mark) under Require Live Camera (else FACE_UPLOAD_NOT_ALLOWED). A document side (Capture Document Image) is at most 4194304 bytes and at least 600 pixels on its shorter side; `action=change` instead ends that step with `changeDocument` true. A refused photo is answered 303 to the journey page, which says why (its code in `data-refusal`).
+         * @description A `multipart/form-data` post with the image in the `image` field: the camera capture (the page puts it there) or a chosen file. The image is checked by its bytes (JPEG or PNG), at most 3145728 bytes and at least 240 pixels on its shorter side, and stored in S3 under the tenant and instance. `consent=yes` is required under the step's Require Consent (else CONSENT_REQUIRED), `source=camera` (the page's camera mark) under Require Live Camera (else FACE_UPLOAD_NOT_ALLOWED). A document side (Capture Document Image) is at most 4194304 bytes and at least 600 pixels on its shorter side; `action=change` instead ends that step with `changeDocument` true. A refused photo is answered 303 to the journey page, which says why (its code in `data-refusal`). Under Liveness Check ACTIVE the photo comes with its challenge's answer: `challenge` (the nonce of startLivenessChallenge), one `frame` file per time of its schedule (JPEG or PNG, at most 96 KiB and the plan's frameMaxSide pixels), and `frameTimes` (the times they were taken, comma-separated milliseconds); a missing, unknown or expired challenge, one already answered, or frames off the schedule are refused (LIVENESS_CHALLENGE_REQUIRED, LIVENESS_CHALLENGE_EXPIRED, LIVENESS_CHALLENGE_USED, LIVENESS_FRAMES_INVALID). `action=decline` (Offer Another Way) ends the step with Liveness Challenge Declined.
          */
         post: operations["submitFaceCapture"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/journey/{processInstanceId}/steps/{activityId}/face/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A Capture Face Image step's active liveness challenge: a fresh nonce, its prompts and colours, and when to take each frame
+         * @description Called by the capture page's script when the end user starts the challenge (the step's Liveness Check is ACTIVE). No body. Each call draws a new challenge: two to four prompts (turnLeft, turnRight, lookUp, blink, openMouth) in a random order, each with its window, and three to five screen colours, on a timeline in milliseconds from the camera's first frame, with the times at which the page takes its frames. Its frames are sent once, with the nonce, to the step's `face` route before `expiresAt`.
+         */
+        post: operations["startLivenessChallenge"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3287,11 +3307,29 @@ export interface components {
             /** Format: date-time */
             createdDtm: string;
             createdBy: string;
+            /**
+             * @description As the family's clients read it.
+             * @constant
+             */
+            status: "ACTIVE";
+            /**
+             * @description As the family's clients read it.
+             * @constant
+             */
+            type: "FACEV6";
+            /** @description The most members it takes (the family's `maxSize`). */
+            maxSize: number;
+            /** @description Its members (the family's name for memberCount). */
+            numMembers: number;
         };
         /** @description Members not listed here (tenantId, ...) are accepted and ignored. */
         FaceWatchlistCreate: {
             name: string;
             description?: string | null;
+            /** @description The family's clients send `ACTIVE`: a watchlist is active from its creation. */
+            status?: "ACTIVE" | null;
+            /** @description The family's clients send `FACEV6`: every watchlist here is a face watchlist. */
+            type?: "FACEV6" | null;
         };
         FaceWatchlistMemberPage: {
             content: components["schemas"]["FaceWatchlistMember"][];
@@ -11005,6 +11043,90 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+        };
+    };
+    startLivenessChallenge: {
+        parameters: {
+            query: {
+                /** @example 01JPC6Q8V4Z7R2M5N9K3T1W0XB */
+                c: string;
+                lang?: string;
+            };
+            header?: never;
+            path: {
+                /** @example 0f6b2a64-3c1e-4d7a-9b8e-5a2f1c7d9e30 */
+                processInstanceId: string;
+                /** @example Activity_capture_face */
+                activityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        nonce: string;
+                        issuedAt: string;
+                        expiresAt: string;
+                        durationMs: number;
+                        frameMaxSide: number;
+                        segments: {
+                            [key: string]: unknown;
+                        }[];
+                        frames: number[];
+                    };
+                };
+            };
+            /** @description A malformed link. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unknown, wrong or expired link. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The journey is not waiting at a Capture Face Image step whose Liveness Check is ACTIVE. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An AWS service the operation needs throttled it or did not answer in time; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

@@ -214,7 +214,8 @@ function runChallenge(form: HTMLFormElement, url: string) {
   };
   const firstFrame = () =>
     new Promise<void>((resolve) => {
-      if ('requestVideoFrameCallback' in video) (video as HTMLVideoElement & { requestVideoFrameCallback(cb: () => void): void }).requestVideoFrameCallback(() => resolve());
+      const frames = video as HTMLVideoElement & { requestVideoFrameCallback?: (cb: () => void) => number };
+      if (typeof frames.requestVideoFrameCallback === 'function') frames.requestVideoFrameCallback(() => resolve());
       else if (video.readyState >= 2) resolve();
       else video.addEventListener('loadeddata', () => resolve(), { once: true });
     });
