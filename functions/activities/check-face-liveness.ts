@@ -1,24 +1,14 @@
 import type { CheckRecord } from '../process-manager/model.js';
 import { attemptsLeftCause, latestCapture } from '../journey/live-capture.js';
 import { own } from '../shared/own.js';
-import { activityError, type ActivityAccess, type ServiceRun, type Session } from './contract.js';
+import { activityError, type ActivityAccess, type ServiceRun } from './contract.js';
+import { withFaceCheck } from './live-face.js';
 import { afterFailure, countFailure } from './document-step.js';
 import { keepStepData } from './service-user-data.js';
 import { spec } from './specs/check-face-liveness.js';
 
 /** Counts failed attempts beside the instance and keeps the check there. */
 export const aws = { table: ['PutItem', 'UpdateItem', 'GetItem'] } as const satisfies ActivityAccess;
-
-/** The session with `_checks.faces.{faceKey}.liveness` and `vars.faceLivenessFailed` set. */
-function withLiveness(session: Session, faceKey: string, value: Record<string, unknown>, failed: boolean): Session {
-  const checks = (session._checks ?? {}) as Record<string, unknown>;
-  const faces = (checks.faces ?? {}) as Record<string, Record<string, unknown>>;
-  return {
-    ...session,
-    _checks: { ...checks, faces: { ...faces, [faceKey]: { ...(faces[faceKey] ?? {}), liveness: value } } },
-    vars: { ...(session.vars ?? {}), faceLivenessFailed: failed },
-  };
-}
 
 /**
  * The newest live capture's liveness score, as its capture step measured it, against Threshold:
@@ -60,5 +50,6 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   await keepStepData(ctx, { activityType: spec.type, dataKey: `${faceKey}.liveness`, values: { faceKey, result, score: score ?? null, threshold }, check });
   if (next === 'failed') throw activityError(spec, 'FaceLivenessFailed', `Face Liveness: ${description} ${attemptsLeftCause(Math.max(0, max + 1 - failures))}`);
   if (next === 'exceeded') throw activityError(spec, 'FaceLivenessAttemptsExceeded', `Face Liveness: ${failures} failed attempts, more than Max Attempts (${max}).`);
-  return withLiveness(session, faceKey, { result, checkType: 'FACE_LIVENESS', displayName: spec.displayName, ...details }, !live);
+  const checked = withFaceCheck(session, faceKey, 'liveness', { result, checkType: 'FACE_LIVENESS', displayName: spec.displayName, ...details });
+  return { ...checked, vars: { ...(checked.vars ?? {}), faceLivenessFailed: !live } };
 };

@@ -1,21 +1,14 @@
 import { imageRefusal } from '../faces/model.js';
 import { judgeQuality, THRESHOLDS } from '../faces/quality.js';
 import type { CheckRecord } from '../process-manager/model.js';
-import { activityError, type ActivityAccess, type ServiceRun, type Session } from './contract.js';
-import { liveFace } from './live-face.js';
+import { activityError, type ActivityAccess, type ServiceRun } from './contract.js';
+import { liveFace, withFaceCheck } from './live-face.js';
 import { keepStepData } from './service-user-data.js';
 import { spec } from './specs/check-face-quality.js';
 
 /** Reads the live capture from S3, has the face engine look at it, keeps the check beside the instance. */
 export const aws = { images: ['GetObject'], faces: ['DetectFaces'], table: ['PutItem'] } as const satisfies ActivityAccess;
 
-
-/** The session with `_checks.faces.{faceKey}.quality` set. */
-function withFaceCheck(session: Session, faceKey: string, value: Record<string, unknown>): Session {
-  const checks = (session._checks ?? {}) as Record<string, unknown>;
-  const faces = (checks.faces ?? {}) as Record<string, Record<string, unknown>>;
-  return { ...session, _checks: { ...checks, faces: { ...faces, [faceKey]: { ...(faces[faceKey] ?? {}), quality: value } } } };
-}
 
 /**
  * The newest live capture of Face Key judged by the engine's figures, as the capture judged it
@@ -74,5 +67,5 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   };
   await keepStepData(ctx, { activityType: spec.type, dataKey: `${faceKey}.quality`, values: { faceKey, result, figures }, check });
   if (problems.length > 0) throw activityError(spec, 'FaceQualityFailed', `Face Quality Assessment: ${problems.join(', ')}.`);
-  return withFaceCheck(session, faceKey, { result, checkType: 'FACE_QUALITY', displayName: spec.displayName, ...details });
+  return withFaceCheck(session, faceKey, 'quality', { result, checkType: 'FACE_QUALITY', displayName: spec.displayName, ...details });
 };

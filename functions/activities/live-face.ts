@@ -21,3 +21,10 @@ export async function liveFace(
   const bytes = await images.getAtMost(tenantId, id, key, MAX_FACE_IMAGE_BYTES);
   return bytes instanceof Buffer ? { capture, bytes } : undefined;
 }
+
+/** The session with `_checks.faces.{faceKey}.{check}` set (Face Quality Assessment's `quality`, Face Liveness's `liveness`). */
+export function withFaceCheck(session: Session, faceKey: string, check: 'quality' | 'liveness', value: Record<string, unknown>): Session {
+  const checks = (session._checks ?? {}) as Record<string, unknown>;
+  const faces = (checks.faces ?? {}) as Record<string, Record<string, unknown>>;
+  return { ...session, _checks: { ...checks, faces: { ...faces, [faceKey]: { ...(faces[faceKey] ?? {}), [check]: value } } } };
+}
