@@ -31,6 +31,11 @@ export function noticeRecord(lang: Language, notice: FaceNotice): { noticeVersio
   return { noticeVersion: FACE_NOTICE_VERSION, language: lang, noticeSha256: createHash('sha256').update(faceNoticeText(lang, notice)).digest('hex') };
 }
 
+/** A refusal's words (one without a message of its own reads as unreadable), with the attempts left where it names them. */
+function problemText(s: Messages, error: string | undefined, attemptsLeft: number | undefined): string {
+  return error ? (s[`face_${error}` as keyof Messages] ?? s.face_unreadable).replace('{n}', String(attemptsLeft ?? '')) : '';
+}
+
 function noticeHtml(lang: Language, s: Messages, notice: FaceNotice): string {
   const privacy =
     notice.privacyUrl && isHttpsUrl(notice.privacyUrl)
@@ -75,8 +80,7 @@ export function renderFaceCapture(input: {
   const { lang, error, notice } = input;
   const liveOnly = input.liveOnly === true;
   const s = messages(input.lang);
-  // One without a message of its own reads as unreadable.
-  const problem = error ? (s[`face_${error}` as keyof Messages] ?? s.face_unreadable).replace('{n}', String(input.attemptsLeft ?? '')) : '';
+  const problem = problemText(s, error, input.attemptsLeft);
   const consentError = error === 'consentMissing';
   const fileError = error && !consentError;
   const target = consentError ? 'face-consent' : liveOnly ? 'face-start' : 'face-file';
@@ -135,7 +139,7 @@ const PROMPT_KEYS = ['turnLeft', 'turnRight', 'lookUp', 'blink', 'openMouth'] as
 function renderChallenge(input: Parameters<typeof renderFaceCapture>[0] & { challenge: { url: string; offerAnotherWay: boolean } }): string {
   const { lang, error, notice, challenge } = input;
   const s = messages(lang);
-  const problem = error ? (s[`face_${error}` as keyof Messages] ?? s.face_unreadable).replace('{n}', String(input.attemptsLeft ?? '')) : '';
+  const problem = problemText(s, error, input.attemptsLeft);
   const consentError = error === 'consentMissing';
   const summary = errorSummary(lang, error ? [[consentError ? 'face-consent' : 'face-challenge-start', problem, consentError ? s.consentField : s.faceChallengeTitle] satisfies SummaryError] : []);
   const prompts = Object.fromEntries(PROMPT_KEYS.map((k) => [k, s[`prompt_${k}`]]));
