@@ -12,8 +12,8 @@ export const aws = { images: ['GetObject'], faces: ['DetectFaces'], table: ['Put
 
 /**
  * The newest live capture of Face Key judged by the engine's figures, as the capture judged it
- * (functions/faces/quality.ts, the engine's thresholds): one face, its size, pose, sharpness and
- * lighting. Every figure goes into the check beside its threshold; a capture that falls short
+ * (functions/faces/quality.ts, the engine's thresholds): one face, its size, pose, eyes,
+ * sharpness and lighting. Every figure goes into the check beside its threshold; a capture that falls short
  * fails the step with what to fix first.
  */
 export const run: ServiceRun<typeof spec> = async (ctx) => {
@@ -44,6 +44,8 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
         yaw: Number(face.pose.yaw.toFixed(1)),
         pitch: Number(face.pose.pitch.toFixed(1)),
         roll: Number(face.pose.roll.toFixed(1)),
+        eyesOpen: face.eyes.open,
+        eyesVisible: face.eyes.visible,
         sharpness: Number(face.quality.sharpness.toFixed(1)),
         brightness: Number(face.quality.brightness.toFixed(1)),
       });
@@ -52,7 +54,7 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   };
   const { problems, figures, captureId } = await judged();
   const result = problems.length === 0 ? 'PASS' : 'FAIL';
-  const description = problems.length === 0 ? 'The face is usable: one face, large, frontal, sharp and lit enough.' : `To fix: ${problems.join(', ')}.`;
+  const description = problems.length === 0 ? 'The face is usable: one face, large, frontal, eyes open and uncovered, sharp and lit enough.' : `To fix: ${problems.join(', ')}.`;
   const details = { engine, faceKey, ...(captureId ? { captureId } : {}), figures, thresholds, problems };
   const check: CheckRecord = {
     checkId: `${faceKey}.quality`,

@@ -28,6 +28,16 @@ const nameOf = (err: unknown) => (typeof err === 'object' && err !== null ? (err
  * image Rekognition cannot use, such as one under 80 pixels); CompareFaces and SearchFacesByImage
  * raise it for no face, which they answer as such.
  */
+/**
+ * How likely one of Rekognition's boolean attributes is `value`, 0 to 1, from its Value and
+ * Confidence (0 to 100); an attribute it did not answer counts as not seen (0).
+ */
+function likelihood(attribute: { Value?: boolean; Confidence?: number } | undefined, value: boolean): number {
+  if (attribute?.Value === undefined || attribute.Confidence === undefined) return 0;
+  const c = Math.min(100, Math.max(0, attribute.Confidence)) / 100;
+  return Math.round((attribute.Value === value ? c : 1 - c) * 1000) / 1000;
+}
+
 function refusal(err: unknown, invalidParameterIsImage = false): unknown {
   const name = nameOf(err);
   const message = err instanceof Error ? err.message : String(name);
@@ -70,13 +80,15 @@ export class RekognitionFaceEngine implements FaceEngine {
     const { width, height } = engineImage(image.bytes);
     const { client, commands } = await this.rekognition();
     const out = await client
-      .send(new commands.DetectFacesCommand({ Image: { Bytes: image.bytes }, Attributes: ['DEFAULT'] }))
+      .send(new commands.DetectFacesCommand({ Image: { Bytes: image.bytes }, Attributes: ['DEFAULT', 'EYES_OPEN', 'SUNGLASSES'] }))
       .catch((err: unknown) => Promise.reject(refusal(err, true)));
     const faces = (out.FaceDetails ?? []).map((f) => ({
       box: { left: f.BoundingBox?.Left ?? 0, top: f.BoundingBox?.Top ?? 0, width: f.BoundingBox?.Width ?? 0, height: f.BoundingBox?.Height ?? 0 },
       confidence: Math.round((f.Confidence ?? 0) * 10) / 1000,
       pose: { yaw: f.Pose?.Yaw ?? 0, pitch: f.Pose?.Pitch ?? 0, roll: f.Pose?.Roll ?? 0 },
       quality: { brightness: f.Quality?.Brightness ?? 0, sharpness: f.Quality?.Sharpness ?? 0 },
+      // Rekognition's two booleans with their confidence, as the probability that the eyes are open and bare.
+      eyes: { open: likelihood(f.EyesOpen, true), visible: likelihood(f.Sunglasses, false) },
     }));
     faces.sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height);
     return { width, height, faces };

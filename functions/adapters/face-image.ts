@@ -150,3 +150,21 @@ export function regionQuality(image: RgbImage, box: { left: number; top: number;
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 const round1 = (v: number) => Math.round(v * 10) / 10;
+
+/** The mean luma (0 to 255) of a rectangle in the image's pixels, clipped to the image (0 when nothing of it is inside). */
+export function meanLuma(image: RgbImage, x0: number, y0: number, x1: number, y1: number): number {
+  const left = clamp(Math.round(x0), 0, image.width - 1);
+  const right = clamp(Math.round(x1), 0, image.width - 1);
+  const top = clamp(Math.round(y0), 0, image.height - 1);
+  const bottom = clamp(Math.round(y1), 0, image.height - 1);
+  let sum = 0;
+  let n = 0;
+  for (let y = top; y <= bottom; y++) {
+    for (let x = left; x <= right; x++) {
+      const s = (y * image.width + x) * 3;
+      sum += 0.299 * image.data[s]! + 0.587 * image.data[s + 1]! + 0.114 * image.data[s + 2]!;
+      n++;
+    }
+  }
+  return n > 0 ? sum / n : 0;
+}

@@ -27,6 +27,14 @@ export interface DetectedFace {
   pose: { yaw: number; pitch: number; roll: number };
   /** 0 to 100, as Rekognition's Quality: the face's lighting, and how sharp it is. */
   quality: { brightness: number; sharpness: number };
+  /**
+   * The eyes, each on its engine's own scale (faces/quality.ts has the thresholds): `open`, how
+   * open they are (the embedded model: lid to lid over corner to corner from its mesh, both eyes'
+   * mean; Rekognition: the probability of EyesOpen); `visible`, how little covers them (the
+   * embedded model: the eye region's mean luma over the cheeks'; Rekognition: the probability of
+   * no Sunglasses).
+   */
+  eyes: { open: number; visible: number };
 }
 
 export interface Detection {

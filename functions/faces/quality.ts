@@ -17,6 +17,9 @@ export interface FaceThresholds {
   minSharpness: number;
   minBrightness: number;
   maxBrightness: number;
+  /** The eyes' `open` and `visible` (DetectedFace.eyes), each on its engine's scale. */
+  minEyesOpen: number;
+  minEyesVisible: number;
   /** Liveness at or above `pass` passes; below `fail` fails; between, a person reviews it. */
   liveness: { pass: number; fail: number };
   /** Similarity at or above which two faces are taken for the same person. */
@@ -50,6 +53,10 @@ export const THRESHOLDS: Record<'rekognition' | 'embedded', FaceThresholds> = {
     // The mean luma of the face's box: clipped highlights cap it, so an overexposed face
     // measures about 76 (the fixtures' faces measure 37-60, one outdoors 72).
     maxBrightness: 75,
+    // Lid to lid over corner to corner: open eyes in the fixtures 0.24-0.43, closed 0.10-0.13.
+    minEyesOpen: 0.18,
+    // The eyes' luma over the cheeks': bare eyes in the fixtures 0.62-1.0, dark sunglasses 0.27.
+    minEyesVisible: 0.45,
     match: 0.5,
     // Measured on the specimen documents (test/support/specimens.ts; docs/documents.md has the
     // table): persons A's and C's portraits score 0.45 to 0.68 against their own photos and 0.24
@@ -62,6 +69,9 @@ export const THRESHOLDS: Record<'rekognition' | 'embedded', FaceThresholds> = {
     ...COMMON,
     minSharpness: 20,
     maxBrightness: 90,
+    // Probabilities from EyesOpen and Sunglasses: more likely than not.
+    minEyesOpen: 0.5,
+    minEyesVisible: 0.5,
     match: 0.9,
     documentMatch: 0.9,
     watchlist: 0.9,
@@ -69,7 +79,7 @@ export const THRESHOLDS: Record<'rekognition' | 'embedded', FaceThresholds> = {
 };
 
 /** What is wrong with a capture, for the end user to fix; the page words each in their language. */
-export type FaceProblem = 'noFace' | 'manyFaces' | 'faceTooSmall' | 'notFrontal' | 'blurry' | 'tooDark' | 'tooBright';
+export type FaceProblem = 'noFace' | 'manyFaces' | 'faceTooSmall' | 'notFrontal' | 'eyesCovered' | 'eyesClosed' | 'blurry' | 'tooDark' | 'tooBright';
 
 export interface QualityVerdict {
   /** Empty when the capture is usable; otherwise the first thing to fix comes first. */
@@ -91,6 +101,9 @@ export function judgeQuality(detection: Detection, t: FaceThresholds): QualityVe
   if (Math.abs(face.pose.yaw) > t.maxYaw || Math.abs(face.pose.pitch) > t.maxPitch || Math.abs(face.pose.roll) > t.maxRoll) {
     problems.push('notFrontal');
   }
+  // Covered eyes (sunglasses, a hand) first: their lids cannot be judged.
+  if (face.eyes.visible < t.minEyesVisible) problems.push('eyesCovered');
+  else if (face.eyes.open < t.minEyesOpen) problems.push('eyesClosed');
   if (face.quality.brightness < t.minBrightness) problems.push('tooDark');
   else if (face.quality.brightness > t.maxBrightness) problems.push('tooBright');
   if (face.quality.sharpness < t.minSharpness) problems.push('blurry');

@@ -123,7 +123,7 @@ export function faceImageRecord(input: {
 
 /**
  * The capture's check, from what the face engine saw: the image passed the quality rules before
- * it got here (one face, large, frontal, sharp and lit enough), so the result is the liveness
+ * it got here (one face, large, frontal, eyes open and bare, sharp and lit enough), so the result is the liveness
  * judgement: PASS at or above the engine's pass score, FAIL below its fail score, REVIEW between.
  * `moreinfo` holds the measurements and the thresholds they were judged by, as JSON.
  */
@@ -156,7 +156,7 @@ export function faceCaptureCheck(input: {
     moreinfo: JSON.stringify({
       engine: input.engine,
       faceCount: 1,
-      face: { box: face.box, pixels: facePixels, confidence: face.confidence, pose: face.pose, quality: face.quality },
+      face: { box: face.box, pixels: facePixels, confidence: face.confidence, pose: face.pose, quality: face.quality, eyes: face.eyes },
       liveness: { score: input.liveness, result: liveness, pass: t.liveness.pass, fail: t.liveness.fail },
       thresholds: {
         minFacePixels: t.minFacePixels,
@@ -164,6 +164,8 @@ export function faceCaptureCheck(input: {
         maxYaw: t.maxYaw,
         maxPitch: t.maxPitch,
         maxRoll: t.maxRoll,
+        minEyesOpen: t.minEyesOpen,
+        minEyesVisible: t.minEyesVisible,
         minSharpness: t.minSharpness,
         brightness: [t.minBrightness, t.maxBrightness],
       },
@@ -173,6 +175,11 @@ export function faceCaptureCheck(input: {
       { name: 'format', result: 'PASS', description: `${image.format}, ${image.width}×${image.height} pixels, ${image.bytes} bytes, checked by its content.` },
       { name: 'face', result: 'PASS', description: `Exactly one face, ${facePixels} pixels across (${t.minFacePixels} or more passes).` },
       { name: 'pose', result: 'PASS', description: `${pose}; within ${t.maxYaw}°, ${t.maxPitch}° and ${t.maxRoll}°.` },
+      {
+        name: 'eyes',
+        result: 'PASS',
+        description: `Eyes open ${face.eyes.open} (${t.minEyesOpen} or more), uncovered ${face.eyes.visible} (${t.minEyesVisible} or more).`,
+      },
       {
         name: 'quality',
         result: 'PASS',

@@ -157,7 +157,7 @@ export function startLocalFaceEngine(options: { collectionsFile?: string; analys
       return {
         width: analysis.width,
         height: analysis.height,
-        faces: analysis.faces.map(({ box, confidence, pose, quality }) => ({ box, confidence, pose, quality })),
+        faces: analysis.faces.map(({ box, confidence, pose, quality, eyes }) => ({ box, confidence, pose, quality, eyes })),
       };
     },
     async liveness(image) {

@@ -102,7 +102,7 @@ describe('faceCaptureCheck', () => {
       now: new Date('2026-11-22T00:00:00Z'),
     });
 
-  const face = { box: { left: 0.3, top: 0.2, width: 0.4, height: 0.5 }, confidence: 0.9, pose: { yaw: 2, pitch: 5, roll: -1 }, quality: { brightness: 50, sharpness: 97 } };
+  const face = { box: { left: 0.3, top: 0.2, width: 0.4, height: 0.5 }, confidence: 0.9, pose: { yaw: 2, pitch: 5, roll: -1 }, quality: { brightness: 50, sharpness: 97 }, eyes: { open: 0.35, visible: 0.8 } };
   const check = (liveness: number) =>
     faceCaptureCheck({ faceKey: 'face', activityId: 'captureFace', image: record(640, 480), engine: 'embedded', thresholds: THRESHOLDS.embedded, face, liveness, now: new Date() });
 
@@ -116,12 +116,14 @@ describe('faceCaptureCheck', () => {
       ['format', 'PASS'],
       ['face', 'PASS'],
       ['pose', 'PASS'],
+      ['eyes', 'PASS'],
       ['quality', 'PASS'],
       ['liveness', 'PASS'],
     ]);
     const more = JSON.parse(passed.moreinfo!);
-    expect(more).toMatchObject({ engine: 'embedded', faceCount: 1, face: { pixels: 240, pose: face.pose, quality: face.quality }, liveness: { score: 0.9, result: 'PASS' } });
+    expect(more).toMatchObject({ engine: 'embedded', faceCount: 1, face: { pixels: 240, pose: face.pose, quality: face.quality, eyes: face.eyes }, liveness: { score: 0.9, result: 'PASS' } });
     expect(more.thresholds.maxYaw).toBe(THRESHOLDS.embedded.maxYaw);
+    expect(more.thresholds.minEyesVisible).toBe(THRESHOLDS.embedded.minEyesVisible);
   });
 
   it('records the digest of the bytes and an object key under the tenant and instance', () => {

@@ -25,18 +25,34 @@ const named = (name: string) => Object.assign(new Error(name), { name });
 beforeEach(() => rekognition.reset());
 
 describe('RekognitionFaceEngine', () => {
-  it('maps DetectFaces to boxes, pose and quality, largest first, with the size from the image header', async () => {
+  it('maps DetectFaces to boxes, pose, quality and eyes, largest first, with the size from the image header', async () => {
     rekognition.on(DetectFacesCommand).resolves({
       FaceDetails: [
         { BoundingBox: { Left: 0.1, Top: 0.1, Width: 0.1, Height: 0.1 }, Confidence: 99, Pose: { Yaw: 1, Pitch: 2, Roll: 3 }, Quality: { Brightness: 60, Sharpness: 80 } },
-        { BoundingBox: { Left: 0.4, Top: 0.2, Width: 0.3, Height: 0.4 }, Confidence: 99.9, Pose: { Yaw: -5, Pitch: 0, Roll: 0 }, Quality: { Brightness: 50, Sharpness: 90 } },
+        {
+          BoundingBox: { Left: 0.4, Top: 0.2, Width: 0.3, Height: 0.4 },
+          Confidence: 99.9,
+          Pose: { Yaw: -5, Pitch: 0, Roll: 0 },
+          Quality: { Brightness: 50, Sharpness: 90 },
+          EyesOpen: { Value: false, Confidence: 80 },
+          Sunglasses: { Value: true, Confidence: 97.5 },
+        },
       ],
     });
     const out = await new RekognitionFaceEngine('arthr-fir').detect(image);
     expect(out.width).toBe(800);
     expect(out.height).toBe(532);
-    expect(out.faces[0]).toEqual({ box: { left: 0.4, top: 0.2, width: 0.3, height: 0.4 }, confidence: 0.999, pose: { yaw: -5, pitch: 0, roll: 0 }, quality: { brightness: 50, sharpness: 90 } });
-    expect(rekognition.commandCalls(DetectFacesCommand)[0]!.args[0].input).toMatchObject({ Image: { Bytes: image.bytes }, Attributes: ['DEFAULT'] });
+    expect(out.faces[0]).toEqual({
+      box: { left: 0.4, top: 0.2, width: 0.3, height: 0.4 },
+      confidence: 0.999,
+      pose: { yaw: -5, pitch: 0, roll: 0 },
+      quality: { brightness: 50, sharpness: 90 },
+      // Closed with 80% confidence: 0.2 likely open; sunglasses with 97.5%: 0.025 likely bare.
+      eyes: { open: 0.2, visible: 0.025 },
+    });
+    // Attributes Rekognition did not answer count as not seen: such a face fails the eyes rules.
+    expect(out.faces[1]!.eyes).toEqual({ open: 0, visible: 0 });
+    expect(rekognition.commandCalls(DetectFacesCommand)[0]!.args[0].input).toMatchObject({ Image: { Bytes: image.bytes }, Attributes: ['DEFAULT', 'EYES_OPEN', 'SUNGLASSES'] });
   });
 
   it('maps CompareFaces to a similarity of 0 to 1, and a source without a face to noFace', async () => {

@@ -60,6 +60,22 @@ describe('detection and the quality rules', () => {
     expect((await verdict(blurred('person-a-1.jpg', 12))).problems).toEqual(['blurry']);
   });
 
+  it('asks to take sunglasses off, and to open closed eyes', async () => {
+    const covered = await verdict(face('person-b-sunglasses.jpg'));
+    expect(covered.problems).toEqual(['eyesCovered']);
+    expect(covered.face!.eyes.visible).toBeLessThan(t.minEyesVisible);
+    // Person A laughing, eyes shut (bar55; the crop shows a neighbour's face too, judged here
+    // without it): the lids measure closed though the eyes are bare.
+    const group = await detect(face('person-a-crop-bar55.jpg'));
+    const shut = judgeQuality({ ...group, faces: group.faces.slice(0, 1) }, t);
+    expect(shut.problems).toEqual(['eyesClosed']);
+    expect(shut.face!.eyes.visible).toBeGreaterThanOrEqual(t.minEyesVisible);
+    // The same person, eyes open, in the next shot passes both.
+    const open = (await detect(face('person-a-crop-bar55-2.jpg'))).faces[0]!;
+    expect(open.eyes.open).toBeGreaterThanOrEqual(t.minEyesOpen);
+    expect(open.eyes.visible).toBeGreaterThanOrEqual(t.minEyesVisible);
+  });
+
   it('reports the pose of a turned head', async () => {
     const [turned] = (await detect(face('person-a-2.jpg'))).faces;
     expect(Math.abs(turned!.pose.roll)).toBeGreaterThan(15);

@@ -26,7 +26,7 @@ function fakes(engineOverrides: Partial<WatchlistDeps['engine']> = {}, storeOver
     ...storeOverrides,
   };
   const engine: WatchlistDeps['engine'] = {
-    async detect() { return { width: 512, height: 512, faces: [{ box: { left: 0.3, top: 0.2, width: 0.3, height: 0.3 }, confidence: 0.99, pose: { yaw: 0, pitch: 0, roll: 0 }, quality: { brightness: 50, sharpness: 80 } }] }; },
+    async detect() { return { width: 512, height: 512, faces: [{ box: { left: 0.3, top: 0.2, width: 0.3, height: 0.3 }, confidence: 0.99, pose: { yaw: 0, pitch: 0, roll: 0 }, quality: { brightness: 50, sharpness: 80 }, eyes: { open: 0.35, visible: 0.8 } }] }; },
     async createWatchlist() { calls.push('engine.createWatchlist'); },
     async deleteWatchlist() { calls.push('engine.deleteWatchlist'); },
     async addMember() { calls.push('engine.addMember'); return { faceId: 'face-1' }; },

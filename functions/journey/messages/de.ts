@@ -99,6 +99,8 @@ export const de: Messages = {
   face_manyFaces: 'Im Foto ist mehr als ein Gesicht. Achten Sie darauf, dass nur Sie im Bild sind.',
   face_faceTooSmall: 'Ihr Gesicht ist im Foto zu klein. Gehen Sie näher an die Kamera.',
   face_notFrontal: 'Ihr Gesicht ist abgewandt. Schauen Sie direkt in die Kamera und halten Sie den Kopf gerade.',
+  face_eyesCovered: 'Etwas verdeckt Ihre Augen. Nehmen Sie die Sonnenbrille ab und halten Sie Haare und Hände von den Augen fern.',
+  face_eyesClosed: 'Ihre Augen scheinen geschlossen. Halten Sie sie offen und schauen Sie in die Kamera.',
   face_blurry: 'Das Foto ist unscharf. Halten Sie still und reinigen Sie die Kameralinse, falls sie verschmiert ist.',
   face_tooDark: 'Das Foto ist zu dunkel. Gehen Sie an einen helleren Ort oder wenden Sie sich einer Lichtquelle zu.',
   face_tooBright: 'Das Foto ist zu hell. Gehen Sie aus dem direkten Licht oder weg von einem hellen Fenster.',

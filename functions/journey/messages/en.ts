@@ -100,6 +100,8 @@ export const en = {
   face_manyFaces: 'More than one face is in the photo. Make sure only you are in view.',
   face_faceTooSmall: 'Your face is too small in the photo. Move closer to the camera.',
   face_notFrontal: 'Your face is turned away. Look straight at the camera and hold your head level.',
+  face_eyesCovered: 'Something covers your eyes. Take off sunglasses, and keep hair and hands away from your eyes.',
+  face_eyesClosed: 'Your eyes look closed. Keep them open and look at the camera.',
   face_blurry: 'The photo is blurred. Hold still, and clean the camera lens if it is smudged.',
   face_tooDark: 'The photo is too dark. Move to a brighter place or face a light.',
   face_tooBright: 'The photo is too bright. Move out of direct light or away from a bright window.',

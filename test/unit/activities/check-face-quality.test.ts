@@ -11,7 +11,7 @@ import { THRESHOLDS } from '../../../functions/faces/quality.js';
 import type { DetectedFace, Detection } from '../../../functions/faces/model.js';
 import type { StepUserData } from '../../../functions/process-manager/model.js';
 
-const GOOD: DetectedFace = { box: { left: 0.3, top: 0.2, width: 0.35, height: 0.5 }, confidence: 0.99, pose: { yaw: 3, pitch: -2, roll: 1 }, quality: { brightness: 50, sharpness: 60 } };
+const GOOD: DetectedFace = { box: { left: 0.3, top: 0.2, width: 0.35, height: 0.5 }, confidence: 0.99, pose: { yaw: 3, pitch: -2, roll: 1 }, quality: { brightness: 50, sharpness: 60 }, eyes: { open: 0.6, visible: 0.9 } };
 const session = (captures = [{ captureId: 'c1', format: 'JPEG' }]): Session =>
   ({ instance: { tenantId: 'demo', processInstanceId: 'p' }, parameters: {}, vars: {}, _faces: { face1: { captures } } }) as unknown as Session;
 
@@ -39,7 +39,7 @@ describe('Face Quality Assessment', () => {
       result: 'PASS',
       engine: 'embedded',
       captureId: 'c1',
-      figures: { faceCount: 1, facePixels: 360, faceShare: 0.35, yaw: 3, pitch: -2, roll: 1, sharpness: 60, brightness: 50 },
+      figures: { faceCount: 1, facePixels: 360, faceShare: 0.35, yaw: 3, pitch: -2, roll: 1, eyesOpen: 0.6, eyesVisible: 0.9, sharpness: 60, brightness: 50 },
       thresholds: { minFacePixels: THRESHOLDS.embedded.minFacePixels, maxYaw: THRESHOLDS.embedded.maxYaw, minSharpness: THRESHOLDS.embedded.minSharpness },
       problems: [],
     });
@@ -53,6 +53,9 @@ describe('Face Quality Assessment', () => {
     ['two faces', [GOOD, GOOD], ['manyFaces']],
     ['a face turned away', [{ ...GOOD, pose: { yaw: 40, pitch: 0, roll: 0 } }], ['notFrontal']],
     ['a small face', [{ ...GOOD, box: { left: 0.45, top: 0.45, width: 0.05, height: 0.08 } }], ['faceTooSmall']],
+    ['eyes behind sunglasses', [{ ...GOOD, eyes: { open: 0.35, visible: 0.26 } }], ['eyesCovered']],
+    ['closed eyes', [{ ...GOOD, eyes: { open: 0.1, visible: 0.8 } }], ['eyesClosed']],
+    ['eyes at the thresholds', [{ ...GOOD, eyes: { open: THRESHOLDS.embedded.minEyesOpen - 0.001, visible: THRESHOLDS.embedded.minEyesVisible } }], ['eyesClosed']],
     ['a blurred face', [{ ...GOOD, quality: { brightness: 50, sharpness: 10 } }], ['blurry']],
     ['a dark face', [{ ...GOOD, quality: { brightness: 10, sharpness: 60 } }], ['tooDark']],
     ['a face too bright', [{ ...GOOD, quality: { brightness: 80, sharpness: 60 } }], ['tooBright']],
@@ -67,6 +70,15 @@ describe('Face Quality Assessment', () => {
     const bright = [{ ...GOOD, quality: { brightness: 80, sharpness: 60 } }];
     await expect(harness(bright, 'embedded').go()).rejects.toMatchObject({ name: 'FaceQualityFailed' });
     await expect(harness(bright, 'rekognition').go()).resolves.toBeDefined();
+  });
+
+  it('takes eyes exactly at both thresholds, and judges Rekognition\'s eyes as probabilities', async () => {
+    const edge = [{ ...GOOD, eyes: { open: THRESHOLDS.embedded.minEyesOpen, visible: THRESHOLDS.embedded.minEyesVisible } }];
+    await expect(harness(edge, 'embedded').go()).resolves.toBeDefined();
+    // 0.3 open is an open eye on the mesh's scale, and unlikely open as Rekognition's probability.
+    const squint = [{ ...GOOD, eyes: { open: 0.3, visible: 0.9 } }];
+    await expect(harness(squint, 'embedded').go()).resolves.toBeDefined();
+    await expect(harness(squint, 'rekognition').go()).rejects.toMatchObject({ name: 'FaceQualityFailed' });
   });
 
   it('fails when the Face Key has no live capture, reading nothing', async () => {
