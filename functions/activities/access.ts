@@ -14,6 +14,8 @@ export interface ActivityGrants {
   documents: DocumentAction[];
   /** Learns where custom pages are served (PAGES_ORIGIN), with no grant on their bucket. */
   pagesOrigin: boolean;
+  /** Runs the embedded face model (its layer on AWS; no AWS action). */
+  faceModel: boolean;
 }
 
 /**
@@ -60,5 +62,6 @@ function union(all: ActivityAccess[]): ActivityGrants {
     faces: [...new Set(all.flatMap((a) => a.faces ?? []))],
     documents: [...new Set(all.flatMap((a) => a.documents ?? []))],
     pagesOrigin: all.some((a) => a.pagesOrigin === true),
+    faceModel: all.some((a) => a.faceModel === true),
   };
 }

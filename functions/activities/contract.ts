@@ -97,17 +97,19 @@ export interface ActivityDeps {
   readonly cloudFunctionLogs: CloudFunctionLogStore;
   readonly secretSealer: CloudSecretSealer;
   readonly functionRunner: FunctionRunner;
-  readonly faces: Pick<FaceEngine, 'name' | 'detect' | 'compare' | 'search'>;
+  readonly faces: Pick<FaceEngine, 'name' | 'detect' | 'compare' | 'search' | 'template'>;
   /** Reads identity documents (the embedded engine, or Textract where the deployment chooses it). */
   readonly documents: DocumentEngine;
   /** A tenant's own licensed document service (Regula Document Reader), where a step's Service ID names its cloud secret. */
   readonly documentServices: DocumentServices;
   readonly watchlists: WatchlistStore;
-  readonly images: Pick<InstanceImageStore, 'getAtMost' | 'uploadUrl'>;
+  readonly images: Pick<InstanceImageStore, 'getAtMost' | 'uploadUrl' | 'put'>;
   /** What service steps keep beside the instance: user data (a step's values, checks), failed attempts, a redirect. */
   readonly instances: Pick<ProcessInstanceStore, 'putUserData' | 'listUserData' | 'countFailedAttempt' | 'setRedirect'>;
   /** Where a face capture's image is kept, and where an external face upload goes. */
   readonly faceCaptureKey: (tenantId: string, id: string, faceKey: string, captureId: string, extension: 'jpg' | 'png') => string;
+  /** Where a face template made of a capture is kept (Face Template Generation), beside the capture. */
+  readonly faceTemplateKey: (tenantId: string, id: string, faceKey: string, captureId: string) => string;
   /** Where a document capture's image is kept (Capture Document Image; read by the document service steps). */
   readonly documentCaptureKey: (tenantId: string, id: string, docKey: string, captureId: string, extension: 'jpg' | 'png') => string;
   readonly faceUploadKey: FaceUploadKey;
@@ -171,6 +173,8 @@ export type ActivityAccess = Pick<AwsAccess, 'table' | 'images' | 'faces' | 'doc
   cloudFunctions?: true;
   /** Unseal the cloud secrets a step names (a tenant's service configuration), with no runner. */
   cloudSecrets?: true;
+  /** Run the embedded face model in the function (on AWS, its layer and the memory it needs): no AWS action. */
+  faceModel?: true;
 };
 
 /**

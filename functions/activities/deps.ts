@@ -4,7 +4,7 @@
  * is the one place the activity function's storage is put together.
  */
 import { cloudFunctionLogs, cloudFunctions, cloudSecrets, runner, secretSealer } from '../cloud-functions/deps.js';
-import { faceCaptureKey, faceUploadKey, faces, images, thumbnail, watchlists } from '../faces/deps.js';
+import { faceCaptureKey, faceTemplateKey, faceUploadKey, faces, images, thumbnail, watchlists } from '../faces/deps.js';
 import { identityStores } from '../identity-store/deps.js';
 import { customDataForms, instances, pauses, reviews } from '../process-manager/deps.js';
 import { outbox, webhooks } from '../webhooks/deps.js';
@@ -29,6 +29,7 @@ export const activityDeps: ActivityDeps = {
   images,
   instances,
   faceCaptureKey,
+  faceTemplateKey,
   documentCaptureKey: objectKeys.documentCapture,
   faceUploadKey,
   thumbnail,

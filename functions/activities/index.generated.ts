@@ -22,6 +22,7 @@ import * as executeCloudFunctionV1 from './execute-cloud-function-v1.js';
 import * as executeCloudFunctionV2 from './execute-cloud-function-v2.js';
 import * as externalSourceFaceMatchV1 from './external-source-face-match-v1.js';
 import * as externalSourceFaceUploadV1 from './external-source-face-upload-v1.js';
+import * as faceTemplateGeneration from './face-template-generation.js';
 import * as genericUserTask from './generic-user-task.js';
 import * as getUser from './get-user.js';
 import * as paperCopyDetection from './paper-copy-detection.js';
@@ -77,6 +78,7 @@ export const ACCESS = {
   EXECUTE_CLOUD_FUNCTION_V2: executeCloudFunctionV2.aws,
   EXTERNAL_SOURCE_FACE_MATCH_V1: externalSourceFaceMatchV1.aws,
   EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.aws,
+  FACE_TEMPLATE_GENERATION: faceTemplateGeneration.aws,
   GENERIC_USER_TASK: genericUserTask.aws,
   GET_USER: getUser.aws,
   PAPER_COPY_DETECTION: paperCopyDetection.aws,
@@ -114,6 +116,7 @@ export const RUNS = {
   EXECUTE_CLOUD_FUNCTION_V2: executeCloudFunctionV2.run,
   EXTERNAL_SOURCE_FACE_MATCH_V1: externalSourceFaceMatchV1.run,
   EXTERNAL_SOURCE_FACE_UPLOAD_V1: externalSourceFaceUploadV1.run,
+  FACE_TEMPLATE_GENERATION: faceTemplateGeneration.run,
   GET_USER: getUser.run,
   PAPER_COPY_DETECTION: paperCopyDetection.run,
   PAUSE_INSTANCE: pauseInstance.run,

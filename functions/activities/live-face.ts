@@ -22,8 +22,8 @@ export async function liveFace(
   return bytes instanceof Buffer ? { capture, bytes } : undefined;
 }
 
-/** The session with `_checks.faces.{faceKey}.{check}` set (Face Quality Assessment's `quality`, Face Liveness's `liveness`). */
-export function withFaceCheck(session: Session, faceKey: string, check: 'quality' | 'liveness', value: Record<string, unknown>): Session {
+/** The session with `_checks.faces.{faceKey}.{check}` set (Face Quality Assessment's `quality`, Face Liveness's `liveness`, Face Template Generation's `template`). */
+export function withFaceCheck(session: Session, faceKey: string, check: 'quality' | 'liveness' | 'template', value: Record<string, unknown>): Session {
   const checks = (session._checks ?? {}) as Record<string, unknown>;
   const faces = (checks.faces ?? {}) as Record<string, Record<string, unknown>>;
   return { ...session, _checks: { ...checks, faces: { ...faces, [faceKey]: { ...(faces[faceKey] ?? {}), [check]: value } } } };

@@ -248,6 +248,13 @@ export async function analyseChallenge(still: Uint8Array, frames: Uint8Array[], 
   return { stillFaces: stillFaces.length, frames: measured };
 }
 
+/** The FaceRes descriptor of an image's largest face, and how many faces it has. */
+export async function faceDescriptor(bytes: Uint8Array): Promise<{ faceCount: number; descriptor?: number[] }> {
+  const faces = largestFirst(await detectFaces(decodeRgb(bytes), 'challenge', true));
+  const descriptor = faces[0]?.embedding;
+  return { faceCount: faces.length, ...(descriptor?.length ? { descriptor: [...descriptor] } : {}) };
+}
+
 /**
  * The mesh of an image's largest face and the model's triangulation of it: what the test
  * support's synthetic challenge frames are drawn from (test/support/liveness-frames.ts).

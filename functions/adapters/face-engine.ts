@@ -15,7 +15,7 @@ import type { RekognitionClient } from '@aws-sdk/client-rekognition';
 import { getStoreConfig } from '../config.js';
 import { engineImage, FaceImageRefusedError } from '../shared/face-engine-image.js';
 import { traced } from '../observability/tracer.js';
-import { analyseChallenge, analyseImage, livenessScore } from './embedded-face-model.js';
+import { analyseChallenge, analyseImage, faceDescriptor, livenessScore } from './embedded-face-model.js';
 import type { Comparison, Detection, FaceEngine, FaceImage, WatchlistHit, WatchlistRef } from '../faces/model.js';
 
 type Rekognition = { client: RekognitionClient; commands: typeof import('@aws-sdk/client-rekognition') };
@@ -97,6 +97,12 @@ export class RekognitionFaceEngine implements FaceEngine {
   /** The embedded model, in the function (its layer): Rekognition measures no eyes or mouth of a frame. */
   measureChallenge(still: FaceImage, frames: FaceImage[], frameMaxSide: number) {
     return analyseChallenge(still.bytes, frames.map((f) => f.bytes), frameMaxSide);
+  }
+
+  /** The embedded model, in the function (its layer): Rekognition hands out no template of a face. */
+  async template(image: FaceImage) {
+    const { faceCount, descriptor } = await faceDescriptor(image.bytes);
+    return { faceCount, ...(descriptor ? { template: { model: 'human-faceres' as const, vector: descriptor } } : {}) };
   }
 
   async liveness(image: FaceImage) {
@@ -206,6 +212,7 @@ export const faceEngine: FaceEngine = {
   detect: (image) => current().detect(image),
   liveness: (image) => current().liveness(image),
   measureChallenge: (still, frames, frameMaxSide) => current().measureChallenge(still, frames, frameMaxSide),
+  template: (image) => current().template(image),
   compare: (source, target) => current().compare(source, target),
   createWatchlist: (ref) => current().createWatchlist(ref),
   deleteWatchlist: (ref) => current().deleteWatchlist(ref),

@@ -166,8 +166,21 @@ export interface FaceEngine {
    * model does it on both engines: Rekognition has no such measurements of single frames.
    */
   measureChallenge(still: FaceImage, frames: FaceImage[], frameMaxSide: number): Promise<ChallengeMeasures>;
+  /**
+   * A template of the image's one face for later matching: the embedded model's descriptor on
+   * both engines (Rekognition keeps its own templates only inside a collection). `faceCount`
+   * says how many faces the image has; the template is of the largest.
+   */
+  template(image: FaceImage): Promise<{ faceCount: number; template?: FaceTemplate }>;
   /** Members whose face is at least `threshold` similar to the image's largest face, best first. */
   search(ref: WatchlistRef, image: FaceImage, threshold: number, maxHits: number): Promise<WatchlistHit[] | { noFace: true }>;
+}
+
+/** A face template: the recognition model's descriptor of one face, never its pixels. */
+export interface FaceTemplate {
+  /** The model that made it, and so the only one that can match against it. */
+  model: 'human-faceres';
+  vector: number[];
 }
 
 /** A tenant's face watchlist: its faces' templates are in the engine (a Rekognition collection), its members here. */

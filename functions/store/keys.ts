@@ -595,6 +595,10 @@ export const objectKeys = {
   faceCapture(tenantId: string, id: string, faceKey: string, captureId: string, extension: 'jpg' | 'png'): string {
     return `${objectKeys.instancePrefix(tenantId, id)}faces/${encoded(faceKey)}/${safeSegment(captureId)}.${extension}`;
   },
+  /** A face template made of a capture (Face Template Generation), beside it: `.../faces/{faceKey}/{captureId}.template`. */
+  faceTemplate(tenantId: string, id: string, faceKey: string, captureId: string): string {
+    return `${objectKeys.instancePrefix(tenantId, id)}faces/${encoded(faceKey)}/${safeSegment(captureId)}.template`;
+  },
   /** A captured side of an identity document (Capture Document Image): `.../documents/{docKey}/{captureId}.{ext}`. */
   documentCapture(tenantId: string, id: string, docKey: string, captureId: string, extension: 'jpg' | 'png'): string {
     return `${objectKeys.instancePrefix(tenantId, id)}documents/${encoded(docKey)}/${safeSegment(captureId)}.${extension}`;

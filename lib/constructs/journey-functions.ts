@@ -121,13 +121,19 @@ export class JourneyFunctions extends Construct {
     const tesseract = props.packageLayers.get('tesseract.js');
     if (readsDocuments && !tesseract) throw new Error('The activity function needs the tesseract.js layer to read documents');
     const textract = readsDocuments && props.documentEngine === 'textract';
+    // Face Template Generation runs the embedded face model (its layer, about 230 MB at its peak;
+    // docs/faces.md): with the document reader's layer the function stays under Lambda's 250 MB
+    // unzipped (about 200 MB with both).
+    const human = props.packageLayers.get('@vladmandic/human');
+    if (access.faceModel && !human) throw new Error('The activity function needs the @vladmandic/human layer to make face templates');
+    const layers = [...(readsDocuments && tesseract ? [tesseract] : []), ...(access.faceModel && human ? [human] : [])];
     this.activities = new ServiceFunction(this, 'Activities', {
       functionName: props.activityFunctionName,
       description: 'Runs journey activities: every Task state of the arthr- state machines invokes it.',
       repoRoot: props.repoRoot,
       entry: 'functions/activities/lambda.ts',
-      memorySize: readsDocuments ? 1024 : 256,
-      ...(readsDocuments && tesseract ? { layers: [tesseract] } : {}),
+      memorySize: readsDocuments || access.faceModel ? 1024 : 256,
+      ...(layers.length ? { layers } : {}),
       // A cloud function step waits for its run (at most 60 s, the runner's timeout 75 s).
       timeout: Duration.seconds(90),
       environment: {

@@ -169,6 +169,11 @@ export function startLocalFaceEngine(options: { collectionsFile?: string; analys
       frames.forEach((frame) => engineImage(frame.bytes));
       return ask<ChallengeMeasures>({ op: 'challenge', still: still.bytes, frames: frames.map((f) => f.bytes), frameMaxSide });
     },
+    async template(image) {
+      const { faces } = await analyse(image);
+      const descriptor = faces[0]?.descriptor;
+      return { faceCount: faces.length, ...(descriptor ? { template: { model: 'human-faceres' as const, vector: descriptor } } : {}) };
+    },
     async compare(source, target): Promise<Comparison> {
       const [a] = (await analyse(source)).faces;
       if (!a?.descriptor) return { noFace: 'source' };

@@ -56,6 +56,9 @@ describe('package layers', () => {
     expect(withPyodide.map((f) => f.Properties.FunctionName)).toEqual(['arthr-fir-cloud-function-runner']);
     const withTesseract = Object.values(ofType(synth.template, 'AWS::Lambda::Function')).filter((f) => asArray(f.Properties.Layers).map(refId).includes(layerOf('tesseract.js')));
     expect(withTesseract.map((f) => f.Properties.FunctionName)).toEqual(['arthr-fir-activities']);
+    // The face model: the capture route, and the activity function (Face Template Generation).
+    const withHuman = Object.values(ofType(synth.template, 'AWS::Lambda::Function')).filter((f) => asArray(f.Properties.Layers).map(refId).includes(layerOf('@vladmandic/human')));
+    expect(withHuman.map((f) => f.Properties.FunctionName)).toContain('arthr-fir-activities');
     for (const route of routeList) {
       const [, fn] = resourceAt(synth.template, 'AWS::Lambda::Function', routeFunctionPath(route));
       const attached = asArray(fn.Properties.Layers).map(refId).sort();

@@ -133,6 +133,8 @@ describe('the activity modules', () => {
       documents: ['AnalyzeID'],
       // A custom page step records where its page is served.
       pagesOrigin: true,
+      // Face Template Generation runs the embedded face model in the function.
+      faceModel: true,
     });
   });
 });

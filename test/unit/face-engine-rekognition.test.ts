@@ -69,6 +69,17 @@ describe('RekognitionFaceEngine', () => {
     await expect(engine.compare(image, image)).rejects.toMatchObject({ name: 'ThrottlingException' });
   });
 
+  it('makes a face template with the embedded model in the function, asking Rekognition nothing', async () => {
+    const out = await new RekognitionFaceEngine('arthr-fir').template(image);
+    expect(out.faceCount).toBe(1);
+    expect(out.template?.model).toBe('human-faceres');
+    expect(out.template?.vector).toHaveLength(1024);
+    expect(rekognition.calls()).toHaveLength(0);
+    // An image cut short is refused as Rekognition would refuse it.
+    const refused = await new RekognitionFaceEngine('arthr-fir').template({ bytes: truncatedJpeg() }).catch((err: unknown) => err);
+    expect(imageRefusal(refused)).toBeDefined();
+  });
+
   it('keeps watchlists as collections under the deployment prefix, idempotently', async () => {
     const engine = new RekognitionFaceEngine('arthr-fir');
     rekognition.on(CreateCollectionCommand).rejects(named('ResourceAlreadyExistsException'));

@@ -23,6 +23,7 @@ import * as executeCloudFunctionV1 from './execute-cloud-function-v1.js';
 import * as executeCloudFunctionV2 from './execute-cloud-function-v2.js';
 import * as externalSourceFaceMatchV1 from './external-source-face-match-v1.js';
 import * as externalSourceFaceUploadV1 from './external-source-face-upload-v1.js';
+import * as faceTemplateGeneration from './face-template-generation.js';
 import * as genericUserTask from './generic-user-task.js';
 import * as getUser from './get-user.js';
 import * as paperCopyDetection from './paper-copy-detection.js';
@@ -75,6 +76,7 @@ export const SPECS = [
   executeCloudFunctionV2.spec,
   externalSourceFaceMatchV1.spec,
   externalSourceFaceUploadV1.spec,
+  faceTemplateGeneration.spec,
   genericUserTask.spec,
   getUser.spec,
   paperCopyDetection.spec,
@@ -135,6 +137,7 @@ export const ALIASES = {
   syncCloudFunctionExecutorV2: 'EXECUTE_CLOUD_FUNCTION_V2',
   externalSourceFaceMatchV1: 'EXTERNAL_SOURCE_FACE_MATCH_V1',
   externalSourceFaceUploadV1: 'EXTERNAL_SOURCE_FACE_UPLOAD_V1',
+  faceTemplateGenerationV1: 'FACE_TEMPLATE_GENERATION',
   genericUserTaskV1: 'GENERIC_USER_TASK',
   getUserV1: 'GET_USER',
   paperCopyDocAuthDetectionV1: 'PAPER_COPY_DETECTION',

@@ -300,10 +300,10 @@ describe('bpmnToDefinition', () => {
     expect(refusal(both).details?.map((d) => d.message).join('\n')).toContain('both catch CloudFunctionError');
 
     // A bean the service cannot run: only that is said, not each of its error codes.
-    const unknown = `<bpmn:serviceTask id="dq" camunda:delegateExpression="\${faceTemplateGenerationV1}" />`;
+    const unknown = `<bpmn:serviceTask id="dq" camunda:delegateExpression="\${vendorVoiceMatchV1}" />`;
     expect(
       await problemsOf(definitions(`${flow('f0', 'start', 'dq')}${unknown}${flow('f1', 'dq', 'done')}${end('done')}${errorBoundary('q', 'dq', 'Error_unused')}${flow('f2', 'q', 'done')}`, errors)),
-    ).toEqual(['UNKNOWN_ACTIVITY dq: faceTemplateGenerationV1 names no activity this service runs']);
+    ).toEqual(['UNKNOWN_ACTIVITY dq: vendorVoiceMatchV1 names no activity this service runs']);
   });
 
   it("reads the end event's redirectMapperV1 listener as the final screen, and refuses another bean there", async () => {

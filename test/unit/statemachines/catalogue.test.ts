@@ -36,6 +36,7 @@ const SPEC_ERROR_EVENTS: Record<string, string[]> = {
   // The family's face steps (issue 31).
   'Face Quality Assessment': ['Failed Face Quality'],
   'Face Liveness': ['Failed Face Liveness', 'Exceed Failed Liveness Count'],
+  'Face Template Generation': ['Failed Template Generation'],
   // Ours: the way out of the active liveness challenge (Offer Another Way).
   'Capture Face Image': ['Liveness Challenge Declined'],
   'Document Processor': ['Failed Document Processing', 'Exceeded Failed Document Processor'],
