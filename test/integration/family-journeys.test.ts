@@ -142,7 +142,12 @@ describe("the family's journeys", () => {
       <bpmn:sequenceFlow id="Flow_p4" sourceRef="FLA01_liveness" targetRef="FTG01_template" />
       <bpmn:serviceTask id="FTG01_template" name="Face template" camunda:delegateExpression="\${faceTemplateGenerationV1}" camunda:skyId="FTG01" />
       <bpmn:sequenceFlow id="Flow_p5" sourceRef="FTG01_template" targetRef="API01_archive" />
-      <bpmn:serviceTask id="API01_archive" name="Archive" camunda:delegateExpression="\${archiveProcessInstanceV1}" camunda:skyId="API01" />
+      <bpmn:serviceTask id="API01_archive" name="Archive" camunda:delegateExpression="\${archiveProcessInstanceV1}" camunda:skyId="API01">
+        <bpmn:extensionElements><camunda:inputOutput>
+          <camunda:inputParameter name="Archive Policy Name" labelName="Archive Policy Name">kyc-7y</camunda:inputParameter>
+          <camunda:inputParameter name="Archive Policy Version" labelName="Archive Policy Version">\${1}</camunda:inputParameter>
+        </camunda:inputOutput></bpmn:extensionElements>
+      </bpmn:serviceTask>
       <bpmn:sequenceFlow id="Flow_p6" sourceRef="API01_archive" targetRef="Event_declined" />
       <bpmn:boundaryEvent id="ECF01-e-fsr_python" attachedToRef="ECF01_python"><bpmn:outgoing>Flow_p3</bpmn:outgoing><bpmn:errorEventDefinition errorRef="Error_syncRule" /></bpmn:boundaryEvent>
       <bpmn:sequenceFlow id="Flow_p3" sourceRef="ECF01-e-fsr_python" targetRef="Event_declined" />
@@ -158,6 +163,6 @@ describe("the family's journeys", () => {
     expect(messages).not.toContain('syncRuleExecutorV1');
     expect(messages).not.toContain('checkFaceLivenessV1');
     expect(messages).not.toContain('faceTemplateGenerationV1');
-    expect(messages).toContain('Archive Process Instance');
+    expect(messages).toContain('archiveProcessInstanceV1, ARCHIVE_PROCESS_INSTANCE): this deployment cannot run it');
   });
 });

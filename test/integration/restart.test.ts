@@ -40,58 +40,10 @@ async function stop(child: ChildProcess): Promise<number | null> {
 }
 
 describe('npm start', () => {
-  it('keeps its data across a restart and stops cleanly on Ctrl-C', async () => {
-    const first = await start();
-    expect(first.output()).toContain(`http://demo.fir.localhost:${first.port}`);
-    expect(first.output()).toContain(first.apiKey);
-    const issued = await call('POST', '/api/arthr/apiKeys/issue', { port: first.port, apiKey: first.apiKey, body: {} });
-    expect(issued.status).toBe(200);
-    const made = await call('POST', '/api/arthr/apiKeys', { port: first.port, token: issued.json.token, body: { name: 'survivor' } });
-    expect(made.status).toBe(201);
-    // A journey with a face image: the image (in the S3 stand-in) must survive the restart too.
-    const on = { port: first.port, token: issued.json.token };
-    const pt = await call('POST', '/api/process-manager/processTokens', {
-      ...on,
-      body: { name: 'restart', processDefnName: 'identity-check', processDefnVersion: 1, parameters: { firstName: 'Ann' } },
-    });
-    const instance = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, on);
-    const link = new URL(instance.json.redirectUrl);
-    const steps = `/journey/${link.pathname.split('/').pop()}/steps`;
-    await pageUntil(`${link.pathname}${link.search}`, 'name="firstName"', { port: first.port });
-    const form = new URLSearchParams({ firstName: 'Ann', lastName: 'Lee', dateOfBirth: '1990-04-01' }).toString();
-    const formPosted = await call('POST', `${steps}/personalDetails${link.search}`, { port: first.port, rawBody: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-    expect(formPosted.status).toBe(303);
-    await pageUntil(`${link.pathname}${link.search}`, 'id="face-form"', { port: first.port });
-    expect((await call('POST', `${steps}/captureFace/face${link.search}`, { port: first.port, ...multipart(FACE) })).status).toBe(303);
-    expect(await finalStatus(instance.json.processInstanceId, issued.json.token, { port: first.port })).toBe('COMPLETED_ENDED_SUCCESS');
-    const defnId = (await call('GET', `/api/process-manager/processInstances/${instance.json.processInstanceId}`, on)).json.processDefnId;
-    const userdata = `/api/userdata-server/processDefinitions/${defnId}/processInstances/${instance.json.processInstanceId}/userdata`;
-    expect(await stop(first.child)).toBe(0);
-    expect(existsSync(join(dir, 'runtime.json'))).toBe(false);
-
-    const second = await start();
-    expect(second.apiKey).toBe(first.apiKey);
-    // The secret was shown once, at creation; now only where it is kept.
-    for (let i = 0; i < 50 && !second.output().includes('Ctrl-C stops'); i++) await new Promise((r) => setTimeout(r, 100));
-    expect(second.output()).toContain('bootstrap.json (shown when it was made)');
-    expect(second.output()).not.toContain(second.apiKey);
-    const again = await call('POST', '/api/arthr/apiKeys/issue', { port: second.port, apiKey: second.apiKey, body: {} });
-    expect(again.status).toBe(200);
-    const read = await call('GET', `/api/arthr/apiKeys/${made.json.id}`, { port: second.port, token: again.json.token });
-    expect(read.status).toBe(200);
-    expect(read.json.name).toBe('survivor');
-    // The key made before the restart still works: its hash was kept, not its secret.
-    expect((await call('POST', '/api/arthr/apiKeys/issue', { port: second.port, apiKey: made.json.secret, body: {} })).status).toBe(200);
-    const kept = await call('GET', userdata, { port: second.port, token: again.json.token });
-    expect(kept.status).toBe(200);
-    expect(Buffer.from(kept.json.images[0].data, 'base64').equals(FACE)).toBe(true);
-    expect(await stop(second.child)).toBe(0);
-    // Two starts of the whole service (DynamoDB Local's JVM each time) and a journey: minutes on
-    // a loaded two-core machine.
-  }, 240_000);
-
-  it('loses no webhook delivery across a restart in the middle of its retries', async () => {
-    // The endpoint fails until the service has been restarted, then takes everything.
+  // Two starts of the whole service (DynamoDB Local's JVM each time), one test: each start costs
+  // tens of seconds on a loaded two-core machine.
+  it('keeps its data and its undelivered webhooks across a restart, and stops cleanly on Ctrl-C', async () => {
+    // The webhook endpoint fails until the service has been restarted, then takes everything.
     let accept = false;
     const got: { headers: Record<string, string>; body: string; status: number }[] = [];
     const receiver = createServer((req, res) => {
@@ -109,20 +61,60 @@ describe('npm start', () => {
     process.env.WEBHOOK_RETRY_SECONDS = '2,2,2,2,2,2,2';
     try {
       const first = await start();
+      expect(first.output()).toContain(`http://demo.fir.localhost:${first.port}`);
+      expect(first.output()).toContain(first.apiKey);
       const issued = await call('POST', '/api/arthr/apiKeys/issue', { port: first.port, apiKey: first.apiKey, body: {} });
+      expect(issued.status).toBe(200);
+      const made = await call('POST', '/api/arthr/apiKeys', { port: first.port, token: issued.json.token, body: { name: 'survivor' } });
+      expect(made.status).toBe(201);
+      // A journey with a face image: the image (in the S3 stand-in) must survive the restart too.
       const on = { port: first.port, token: issued.json.token };
+      const pt = await call('POST', '/api/process-manager/processTokens', {
+        ...on,
+        body: { name: 'restart', processDefnName: 'identity-check', processDefnVersion: 1, parameters: { firstName: 'Ann' } },
+      });
+      const instance = await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, on);
+      const link = new URL(instance.json.redirectUrl);
+      const steps = `/journey/${link.pathname.split('/').pop()}/steps`;
+      await pageUntil(`${link.pathname}${link.search}`, 'name="firstName"', { port: first.port });
+      const form = new URLSearchParams({ firstName: 'Ann', lastName: 'Lee', dateOfBirth: '1990-04-01' }).toString();
+      const formPosted = await call('POST', `${steps}/personalDetails${link.search}`, { port: first.port, rawBody: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect(formPosted.status).toBe(303);
+      await pageUntil(`${link.pathname}${link.search}`, 'id="face-form"', { port: first.port });
+      expect((await call('POST', `${steps}/captureFace/face${link.search}`, { port: first.port, ...multipart(FACE) })).status).toBe(303);
+      expect(await finalStatus(instance.json.processInstanceId, issued.json.token, { port: first.port })).toBe('COMPLETED_ENDED_SUCCESS');
+      const defnId = (await call('GET', `/api/process-manager/processInstances/${instance.json.processInstanceId}`, on)).json.processDefnId;
+      const userdata = `/api/userdata-server/processDefinitions/${defnId}/processInstances/${instance.json.processInstanceId}/userdata`;
+
+      // Then a webhook whose deliveries fail until after the restart.
       const hook = await call('POST', '/api/webhook-manager/webhooks', { ...on, body: { url, eventTypes: ['process-instance.created'] } });
       expect(hook.status, hook.text).toBe(201);
-      const pt = await call('POST', '/api/process-manager/processTokens', { ...on, body: { name: 'wh-restart', processDefnName: 'identity-check', processDefnVersion: 1 } });
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) ids.push((await call('POST', `/api/process-manager/processInstances/create?pt=${pt.json.id}`, on)).json.processInstanceId);
       for (let i = 0; i < 300 && got.length < 3; i++) await new Promise((r) => setTimeout(r, 50));
       expect(got.length).toBeGreaterThanOrEqual(3);
       // Stopped in the middle of the retries: every delivery failed at least once, none delivered.
       expect(await stop(first.child)).toBe(0);
+      expect(existsSync(join(dir, 'runtime.json'))).toBe(false);
 
       accept = true;
       const second = await start();
+      expect(second.apiKey).toBe(first.apiKey);
+      // The secret was shown once, at creation; now only where it is kept.
+      for (let i = 0; i < 50 && !second.output().includes('Ctrl-C stops'); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(second.output()).toContain('bootstrap.json (shown when it was made)');
+      expect(second.output()).not.toContain(second.apiKey);
+      const again = await call('POST', '/api/arthr/apiKeys/issue', { port: second.port, apiKey: second.apiKey, body: {} });
+      expect(again.status).toBe(200);
+      const read = await call('GET', `/api/arthr/apiKeys/${made.json.id}`, { port: second.port, token: again.json.token });
+      expect(read.status).toBe(200);
+      expect(read.json.name).toBe('survivor');
+      // The key made before the restart still works: its hash was kept, not its secret.
+      expect((await call('POST', '/api/arthr/apiKeys/issue', { port: second.port, apiKey: made.json.secret, body: {} })).status).toBe(200);
+      const kept = await call('GET', userdata, { port: second.port, token: again.json.token });
+      expect(kept.status).toBe(200);
+      expect(Buffer.from(kept.json.images[0].data, 'base64').equals(FACE)).toBe(true);
+
       // Up to a minute: the redeliveries wait for the restarted queue and sweeper, slow on a loaded machine.
       for (let i = 0; i < 1200; i++) {
         const delivered = new Set(got.filter((g) => g.status === 204).map((g) => g.headers['webhook-id']));
@@ -140,5 +132,5 @@ describe('npm start', () => {
       delete process.env.WEBHOOK_RETRY_SECONDS;
       await new Promise((r) => receiver.close(r));
     }
-  }, 240_000);
+  }, 300_000);
 });
