@@ -58,6 +58,7 @@ export function validateDefinition(input: unknown): ProcessDefinition {
   for (const [id, activity] of Object.entries(raw.activities)) {
     activities[id] = checkActivity(id, activity, raw.activities, problems);
   }
+  livenessChecked(raw.activities, activities, problems);
   const gateways = raw.gateways ?? {};
   const ends = raw.ends ?? {};
   for (const [id, gateway] of Object.entries(gateways)) checkGateway(id, gateway, problems);
@@ -106,6 +107,41 @@ function zodDetails(issues: readonly z4.$ZodIssue[], prefix: readonly PropertyKe
     const location = joinPath([...prefix, ...issue.path]) || 'definition';
     return { location, message };
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Liveness across steps
+
+/**
+ * A Face Liveness step judges an active challenge (docs/faces.md, "Face Liveness"), not the
+ * passive single-image score: a Capture Face Image step whose Face Key a Face Liveness step
+ * judges takes the challenge when it names no Liveness Check (the family's files never do), and
+ * is refused when it says PASSIVE. Face Keys given as expressions cannot be told apart at publish
+ * and are left as they are.
+ */
+function livenessChecked(raw: Record<string, RawActivity>, activities: Record<string, Activity>, problems: ErrorDetail[]): void {
+  const plainKey = (a: Activity | undefined) => {
+    const key = a?.inputs['Face Key'];
+    return typeof key === 'string' && !isExpression(key) ? key : undefined;
+  };
+  const judged = new Map<string, string>();
+  for (const [id, a] of Object.entries(activities)) {
+    const key = a.type === 'CHECK_FACE_LIVENESS' ? plainKey(a) : undefined;
+    if (key !== undefined && !judged.has(key)) judged.set(key, id);
+  }
+  for (const [id, a] of Object.entries(activities)) {
+    const key = a.type === 'CAPTURE_FACE_IMAGE' ? plainKey(a) : undefined;
+    const by = key === undefined ? undefined : judged.get(key);
+    if (by === undefined) continue;
+    const given = raw[id]?.inputs?.['Liveness Check'];
+    if (given === undefined) a.inputs['Liveness Check'] = 'ACTIVE';
+    else if (given === 'PASSIVE') {
+      problems.push({
+        location: `activities.${id}.inputs.Liveness Check`,
+        message: `activity "${id}" (Capture Face Image): Liveness Check is PASSIVE, but activity "${by}" (Face Liveness) judges Face Key "${key}", and it judges an active challenge; say ACTIVE, or leave Liveness Check out to take it`,
+      });
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -70,7 +70,7 @@ export const spec = {
       default: 'PASSIVE',
       enum: ['PASSIVE', 'ACTIVE'],
       description:
-        "PASSIVE: one photo, judged live by the embedded model's single-image score (a weak signal: it does not separate a good photo of a photo from a face). ACTIVE: the end user also answers a challenge drawn on the server when they start it: two to four prompts (turn left, turn right, look up, blink, open mouth) in a random order and three to five screen colours; the page sends the photo with a burst of frames bound to the challenge's nonce, and the server checks one face throughout, the same person as the photo, each prompt in its window, the face's colour following the screen's, and frames never sent before. Every measurement and its threshold go into the check (docs/faces.md, \"Active liveness\").",
+        "PASSIVE: one photo, judged live by the embedded model's single-image score (a weak signal: it does not separate a good photo of a photo from a face). ACTIVE: the end user also answers a challenge drawn on the server when they start it: two to four prompts (turn left, turn right, look up, blink, open mouth) in a random order and three to five screen colours; the page sends the photo with a burst of frames bound to the challenge's nonce, and the server checks one face throughout, the same person as the photo, each prompt in its window, the face's colour following the screen's, and frames never sent before. Every measurement and its threshold go into the check (docs/faces.md, \"Active liveness\") Where a Face Liveness step judges this step's Face Key, the default is ACTIVE and PASSIVE is refused at publish (Face Liveness judges a challenge, not the single-image score).",
     },
     {
       name: 'Liveness Near Miss',

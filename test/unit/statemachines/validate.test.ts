@@ -384,3 +384,33 @@ describe('validateDefinition', () => {
     expect(err.message).toMatch(/^The process definition is not valid\. activities\.push\.inputs\..+ \(2 more problems in details\)$/);
   });
 });
+
+describe('a capture judged by Face Liveness', () => {
+  const flow = (capture: Record<string, unknown>, livenessKey = 'face1') => ({
+    name: 'liveness',
+    version: 1,
+    startActivityId: 'capture',
+    activities: {
+      capture: { type: 'CAPTURE_FACE_IMAGE', inputs: { 'Face Key': 'face1', ...capture }, next: 'liveness' },
+      liveness: { type: 'CHECK_FACE_LIVENESS', inputs: { 'Face Key': livenessKey }, errorEvents: { 'Failed Face Liveness': 'capture' }, next: 'done' },
+      done: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'PASS' } },
+    },
+  });
+  const check = (def: unknown) => validateDefinition(def).activities.capture!.inputs['Liveness Check'];
+
+  it('takes the active challenge when it names no Liveness Check (as the family files do)', () => {
+    expect(check(flow({}))).toBe('ACTIVE');
+    expect(check(flow({ 'Liveness Check': 'ACTIVE' }))).toBe('ACTIVE');
+  });
+
+  it('keeps PASSIVE as the default where no Face Liveness step judges its Face Key', () => {
+    expect(check(flow({}, 'face2'))).toBe('PASSIVE');
+    expect(check({ ...flow({}), activities: { ...flow({}).activities, liveness: { type: 'CHECK_FACE_QUALITY', inputs: { 'Face Key': 'face1' }, next: 'done' } } })).toBe('PASSIVE');
+  });
+
+  it('is refused when it says PASSIVE, naming the Face Liveness step', () => {
+    const err = refusal(flow({ 'Liveness Check': 'PASSIVE' }));
+    expect(err.details?.map((d) => d.location)).toEqual([at('capture', 'Liveness Check')]);
+    expect(err.details?.[0]?.message).toContain('activity "liveness" (Face Liveness) judges Face Key "face1"');
+  });
+});
