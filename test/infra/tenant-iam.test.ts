@@ -105,11 +105,25 @@ describe('tenants apart in IAM, by evaluation of the synthesized policies', () =
   const tableId = () => Object.keys(ofType(template, 'AWS::DynamoDB::Table'))[0]!;
   const bucketId = () => resourceAt(template, 'AWS::S3::Bucket', 'ArthrStack/Images/Bucket')[0];
   const imagesKeyId = () => resourceAt(template, 'AWS::KMS::Key', 'ArthrStack/Images/Key')[0];
-  const inlinePolicies = (id: string) =>
-    asArray(roles[id]!.Properties.Policies).map((p: { PolicyName: string; PolicyDocument: unknown }) => ({ name: p.PolicyName, policy: concrete(p.PolicyDocument) }));
+  // Made concrete once a role, and its roles once a subject: hundreds of requests ask again.
+  const policiesOf = new Map<string, { name: string; policy: unknown }[]>();
+  const inlinePolicies = (id: string) => {
+    let found = policiesOf.get(id);
+    if (!found) {
+      found = asArray(roles[id]!.Properties.Policies).map((p: { PolicyName: string; PolicyDocument: unknown }) => ({ name: p.PolicyName, policy: concrete(p.PolicyDocument) }));
+      policiesOf.set(id, found);
+    }
+    return found;
+  };
   const trustOf = (id: string) => concrete(roles[id]!.Properties.AssumeRolePolicyDocument);
   /** The function's own role and its tenant role (logical ids): a route's, the activity function's, or a worker's. */
+  const rolesFound = new Map<Subject, { fn: string; tenant: string }>();
   function rolesOf(route: Subject): { fn: string; tenant: string } {
+    let found = rolesFound.get(route);
+    if (!found) rolesFound.set(route, (found = findRoles(route)));
+    return found;
+  }
+  function findRoles(route: Subject): { fn: string; tenant: string } {
     const base =
       route === 'activities' ? constructPath('Journeys/Activities') : typeof route === 'string' ? constructPath(WORKERS[route]!.path) : routeFunctionPath(route).replace(/\/Function$/, '');
     return { fn: resourceAt(template, 'AWS::IAM::Role', `${base}/Role`)[0], tenant: resourceAt(template, 'AWS::IAM::Role', `${base}/Tenant/Role`)[0] };
