@@ -1,5 +1,5 @@
 /**
- * The face engine on this machine: milliseconds per detect, liveness and compare with the local
+ * The face engine on this machine: milliseconds per detect, liveness, compare and template with the local
  * engine (the embedded model in its worker thread, as `npm start` runs it), and the memory the
  * AWS functions that run the embedded model need: a fresh Node process that loads it as the
  * capture route's Lambda does (liveness only; Rekognition does the rest on AWS) and analyses
@@ -47,6 +47,7 @@ export async function measureFaces(rounds = 4, configuredMb = 1024): Promise<Fac
     const detect: number[] = [];
     const liveness: number[] = [];
     const compare: number[] = [];
+    const template: number[] = [];
     for (let r = 0; r < rounds; r++) {
       for (const [i, image] of images.entries()) {
         started = performance.now();
@@ -58,10 +59,18 @@ export async function measureFaces(rounds = 4, configuredMb = 1024): Promise<Fac
         started = performance.now();
         await engine.compare({ bytes: fresh(image) }, { bytes: fresh(images[(i + 1) % images.length]!) });
         compare.push(performance.now() - started);
+        started = performance.now();
+        await engine.template({ bytes: fresh(image) });
+        template.push(performance.now() - started);
       }
     }
     return {
-      operations: [stats('detect (one image)', detect), stats('liveness (one image)', liveness), stats('compare (two images, both analysed)', compare)],
+      operations: [
+        stats('detect (one image)', detect),
+        stats('liveness (one image)', liveness),
+        stats('compare (two images, both analysed)', compare),
+        stats('template (one image)', template),
+      ],
       firstAnalysisMs,
       memory: lambdaMemory(configuredMb),
     };

@@ -132,11 +132,13 @@ describe('the Capture Face Image step', () => {
       expect.objectContaining({ checkId: 'face', activityId: 'captureFace', checkType: 'FACE_CAPTURE', result: 'PASS', displayName: 'Face image capture' }),
     ]);
     expect(checks.json[0].reports[0].description).toContain('640×480');
-    expect(checks.json[0].reports.map((r: { name: string }) => r.name)).toEqual(['format', 'face', 'pose', 'quality', 'liveness']);
+    expect(checks.json[0].reports.map((r: { name: string }) => r.name)).toEqual(['format', 'face', 'pose', 'eyes', 'quality', 'liveness']);
     // What the engine measured, and the thresholds it was judged by.
     const more = JSON.parse(checks.json[0].moreinfo);
     expect(more).toMatchObject({ engine: 'embedded', faceCount: 1, liveness: { result: 'PASS' } });
     expect(more.face.pixels).toBeGreaterThan(200);
+    expect(more.face.eyes.open).toBeGreaterThanOrEqual(more.thresholds.minEyesOpen);
+    expect(more.face.eyes.visible).toBeGreaterThanOrEqual(more.thresholds.minEyesVisible);
     for (const r of checks.json[0].reports) expect(r).not.toHaveProperty('reportType');
     expect(data.json.checks).toEqual(checks.json);
 
