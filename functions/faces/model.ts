@@ -236,3 +236,36 @@ export { FaceImageRefusedError, imageRefusal, type ImageRefusal } from '../share
 export function isMissingCollection(err: unknown): boolean {
   return (err as { name?: unknown } | undefined)?.name === 'ResourceNotFoundException';
 }
+
+/** Rekognition Face Liveness's two challenges: head movement with the screen's light, or movement alone (no flashing). */
+export type FaceLivenessChallenge = 'FaceMovementAndLightChallenge' | 'FaceMovementChallenge';
+
+/** Short-lived AWS credentials a browser may use for one call: starting the session's stream. */
+export interface BrowserCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken: string;
+  /** ISO 8601. */
+  expiration: string;
+}
+
+/**
+ * A Face Liveness session's outcome as the capture step judges it: scored (Rekognition's
+ * confidence 0 to 1, with the reference image it took and its audit images), not done yet, or
+ * unusable (failed, expired, unknown to Rekognition, or scored without a reference image).
+ */
+export type FaceLivenessResult =
+  | { outcome: 'scored'; confidence: number; reference: Uint8Array; audit: Uint8Array[]; challenge?: string }
+  | { outcome: 'pending'; status: 'CREATED' | 'IN_PROGRESS' }
+  | { outcome: 'unusable'; reason: 'failed' | 'expired' | 'notFound' | 'noReference' };
+
+/**
+ * Amazon Rekognition Face Liveness (AWS only; functions/adapters/face-liveness.ts): a session per
+ * check, created by the service, streamed to by the end user's browser with credentials good for
+ * that call only, its result read back by the service once the browser says it is done.
+ */
+export interface FaceLivenessService {
+  createSession(input: { clientToken: string; challenge: FaceLivenessChallenge; auditImages: number }): Promise<{ sessionId: string }>;
+  browserCredentials(sessionId: string): Promise<BrowserCredentials>;
+  sessionResult(sessionId: string): Promise<FaceLivenessResult>;
+}
