@@ -2,7 +2,7 @@ import type { CheckRecord } from '../process-manager/model.js';
 import { attemptsLeftCause, latestCapture } from '../journey/live-capture.js';
 import { own } from '../shared/own.js';
 import { activityError, type ActivityAccess, type ServiceRun } from './contract.js';
-import { withFaceCheck } from './live-face.js';
+import { faceCheckRecord, withFaceCheck } from './live-face.js';
 import { afterFailure, countFailure } from './document-step.js';
 import { keepStepData } from './service-user-data.js';
 import { spec } from './specs/check-face-liveness.js';
@@ -36,17 +36,7 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
       ? `Live: ${method === 'ACTIVE' ? 'the active challenge' : 'the passive score'} ${score}, at or above ${threshold}.`
       : `Not live: ${method === 'ACTIVE' ? 'the active challenge' : 'the passive score'} ${score}, under ${threshold} (failed attempts ${failures}, Max Attempts ${max}).`;
   const details = { faceKey, method, score: score ?? null, threshold, ...(capture ? { captureId: capture.captureId } : {}), ...(live ? {} : { failedAttempts: failures, maxAttempts: max }), ...vendor };
-  const check: CheckRecord = {
-    checkId: `${faceKey}.liveness`,
-    activityId: ctx.activityId,
-    checkType: 'FACE_LIVENESS',
-    result,
-    displayName: spec.displayName,
-    description,
-    moreinfo: JSON.stringify(details),
-    checkedAt: ctx.now.toISOString(),
-    reports: [{ name: 'liveness', result, description }],
-  };
+  const check = faceCheckRecord(ctx, { faceKey, check: 'liveness', checkType: 'FACE_LIVENESS', displayName: spec.displayName, result, description, details });
   await keepStepData(ctx, { activityType: spec.type, dataKey: `${faceKey}.liveness`, values: { faceKey, result, score: score ?? null, threshold }, check });
   if (next === 'failed') throw activityError(spec, 'FaceLivenessFailed', `Face Liveness: ${description} ${attemptsLeftCause(Math.max(0, max + 1 - failures))}`);
   if (next === 'exceeded') throw activityError(spec, 'FaceLivenessAttemptsExceeded', `Face Liveness: ${failures} failed attempts, more than Max Attempts (${max}).`);

@@ -2,7 +2,7 @@ import { imageRefusal } from '../faces/model.js';
 import { judgeQuality, THRESHOLDS } from '../faces/quality.js';
 import type { CheckRecord } from '../process-manager/model.js';
 import { activityError, type ActivityAccess, type ServiceRun } from './contract.js';
-import { liveFace, withFaceCheck } from './live-face.js';
+import { faceCheckRecord, liveFace, withFaceCheck } from './live-face.js';
 import { keepStepData } from './service-user-data.js';
 import { spec } from './specs/check-face-quality.js';
 
@@ -56,17 +56,7 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   const result = problems.length === 0 ? 'PASS' : 'FAIL';
   const description = problems.length === 0 ? 'The face is usable: one face, large, frontal, eyes open and uncovered, sharp and lit enough.' : `To fix: ${problems.join(', ')}.`;
   const details = { engine, faceKey, ...(captureId ? { captureId } : {}), figures, thresholds, problems };
-  const check: CheckRecord = {
-    checkId: `${faceKey}.quality`,
-    activityId: ctx.activityId,
-    checkType: 'FACE_QUALITY',
-    result,
-    displayName: spec.displayName,
-    description,
-    moreinfo: JSON.stringify(details),
-    checkedAt: ctx.now.toISOString(),
-    reports: [{ name: 'quality', result, description }],
-  };
+  const check = faceCheckRecord(ctx, { faceKey, check: 'quality', checkType: 'FACE_QUALITY', displayName: spec.displayName, result, description, details });
   await keepStepData(ctx, { activityType: spec.type, dataKey: `${faceKey}.quality`, values: { faceKey, result, figures }, check });
   if (problems.length > 0) throw activityError(spec, 'FaceQualityFailed', `Face Quality Assessment: ${problems.join(', ')}.`);
   return withFaceCheck(session, faceKey, 'quality', { result, checkType: 'FACE_QUALITY', displayName: spec.displayName, ...details });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { imageRefusal } from '../faces/model.js';
 import type { CheckRecord } from '../process-manager/model.js';
 import { activityError, type ActivityAccess, type ServiceRun, type Session } from './contract.js';
-import { liveFace, withFaceCheck } from './live-face.js';
+import { faceCheckRecord, liveFace, withFaceCheck } from './live-face.js';
 import { keepStepData } from './service-user-data.js';
 import { spec } from './specs/face-template-generation.js';
 
@@ -50,17 +50,7 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
     ? `A template of the one face was made (${String(reference.model)}, ${String(reference.dimensions)} values) and kept beside the capture.`
     : `No template: ${problem}.`;
   const details = { faceKey, engine: deps.faces.name, ...(captureId ? { captureId } : {}), faceCount: outcome.faceCount ?? 0, ...(reference ? { model: reference.model, dimensions: reference.dimensions, sha256: reference.sha256 } : { problem }) };
-  const check: CheckRecord = {
-    checkId: `${faceKey}.template`,
-    activityId: ctx.activityId,
-    checkType: 'FACE_TEMPLATE',
-    result,
-    displayName: spec.displayName,
-    description,
-    moreinfo: JSON.stringify(details),
-    checkedAt: ctx.now.toISOString(),
-    reports: [{ name: 'template', result, description }],
-  };
+  const check = faceCheckRecord(ctx, { faceKey, check: 'template', checkType: 'FACE_TEMPLATE', displayName: spec.displayName, result, description, details });
   await keepStepData(ctx, { activityType: spec.type, dataKey: `${faceKey}.template`, values: { result, ...details }, check });
   if (!reference) throw activityError(spec, 'FaceTemplateGenerationFailed', `Face Template Generation: ${problem}.`);
   return withFaceCheck(withTemplate(session, faceKey, reference), faceKey, 'template', { result, checkType: 'FACE_TEMPLATE', displayName: spec.displayName, ...details });
