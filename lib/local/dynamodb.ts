@@ -82,11 +82,25 @@ export function loopbackLauncher(): string {
  * ending when this process ends (it exits when its standard input closes), never on a signal
  * meant for the service.
  */
-export async function startDynamoDbLocal(dataDir: string): Promise<LocalDynamo> {
+export async function startDynamoDbLocal(dataDir: string, options: { port?: () => Promise<number> } = {}): Promise<LocalDynamo> {
   const dir = resolve(dataDir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
-  const port = await freePort();
+  // The free port is found before the JVM binds it, so another process may take it between the
+  // two (seen with several services starting at once): a bind refused is tried on a new port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOn(dir, await (options.port ?? freePort)());
+    } catch (err) {
+      if (!(err instanceof PortTakenError) || attempt >= 3) throw err;
+    }
+  }
+}
+
+/** DynamoDB Local could not bind its port: another process took it after it was found free. */
+class PortTakenError extends Error {}
+
+async function startOn(dir: string, port: number): Promise<LocalDynamo> {
   const { dir: jarDir, classpath } = dynamoDbLocalJar();
   const launcher = loopbackLauncher();
   const child = spawn(
@@ -115,20 +129,28 @@ export async function startDynamoDbLocal(dataDir: string): Promise<LocalDynamo> 
   const endpoint = `http://127.0.0.1:${port}`;
   const client = localClient(endpoint);
   const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (${child.exitCode}): ${output}`);
-    try {
-      await client.send(new ListTablesCommand({ Limit: 1 }));
-      break;
-    } catch {
-      if (Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`DynamoDB Local did not answer within 60 s: ${output}`);
+  try {
+    for (;;) {
+      if (child.exitCode !== null) {
+        if (/BindException|Address already in use/.test(output)) throw new PortTakenError(`DynamoDB Local could not bind port ${port}: ${output}`);
+        throw new Error(`DynamoDB Local exited (${child.exitCode}): ${output}`);
       }
-      await new Promise((r) => setTimeout(r, 200));
+      try {
+        // Each probe bounded: a port taken by another server may accept the connection and never answer.
+        await client.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: AbortSignal.timeout(2000) });
+        break;
+      } catch {
+        if (Date.now() > deadline) {
+          child.kill('SIGKILL');
+          throw new Error(`DynamoDB Local did not answer within 60 s: ${output}`);
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
     }
+  } finally {
+    // Its connections closed either way (a refused start leaves none open to whatever holds the port).
+    client.destroy();
   }
-  client.destroy();
   return {
     endpoint,
     async stop() {

@@ -279,6 +279,9 @@ export async function startHttpServer(opts: LocalServerOptions): Promise<{ serve
       if (size > GATEWAY_MAX_REQUEST_LINE_AND_HEADERS) {
         throw new RequestHeadersTooLargeError(`The request line and header values are ${size} bytes; the gateway takes at most ${GATEWAY_MAX_REQUEST_LINE_AND_HEADERS}.`);
       }
+      // A dot segment (`.`, `..`, or either percent-encoded) names no resource of any route: a
+      // WHATWG URL would resolve it away and route `/cloudSecrets/.` to the list of secrets.
+      if (hasDotSegment(req.url ?? '/')) throw new RouteNotFoundError(`No route for ${req.method} ${(req.url ?? '/').split('?')[0]}: it has a dot segment.`);
       const url = new URL(req.url ?? '/', 'http://localhost');
       const found = match(req.method ?? 'GET', url.pathname);
       if (found.kind === 'none') throw new RouteNotFoundError(`No route for ${req.method} ${url.pathname}.`);
@@ -347,4 +350,10 @@ export function holdPort(host: string, port: number): Promise<{ release: () => P
     holder.once('error', fail);
     holder.listen(port, host, () => ok({ release: () => new Promise<void>((done) => holder.close(() => done())) }));
   });
+}
+
+/** Whether a request target's path has a `.` or `..` segment, plain or percent-encoded (`%2e`). */
+export function hasDotSegment(target: string): boolean {
+  const path = target.split('?')[0]!.split('#')[0]!;
+  return path.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
 }

@@ -6,7 +6,8 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDef } from '../../functions/http/route.js';
 import { checkPresigned, newLocalS3Credentials, startLocalS3, type LocalS3Credentials } from '../../lib/local/s3.js';
-import { GATEWAY_MAX_BODY, LAMBDA_MAX_PAYLOAD, startHttpServer } from '../../lib/local/server.js';
+import { request } from 'node:http';
+import { GATEWAY_MAX_BODY, LAMBDA_MAX_PAYLOAD, hasDotSegment, startHttpServer } from '../../lib/local/server.js';
 import type { RequestRecord } from '../../lib/local/text-log.js';
 import { REPO_ROOT } from '../../lib/stack.js';
 
@@ -72,6 +73,29 @@ describe('the local gateway', () => {
     const res = await post(0, Buffer.alloc(4 * 1024 * 1024, 7), 'application/octet-stream');
     expect(res.status).toBe(200);
     expect(Number(res.headers.get('x-event-bytes'))).toBeLessThanOrEqual(LAMBDA_MAX_PAYLOAD);
+  });
+
+  it('routes the path as sent: a dot segment reaches no route, though it would resolve to one', async () => {
+    // Sent raw (fetch and URL resolve dot segments before sending).
+    const raw = (path: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(`${base}${path}`, { method: 'POST', path, headers: { 'content-type': 'text/plain' } }, (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on('error', reject);
+        req.end('x');
+      });
+    expect((await raw('/sized?bytes=1')).status).toBe(200);
+    for (const path of ['/x/../sized?bytes=1', '/./sized?bytes=1', '/x/%2e%2E/sized?bytes=1', '/sized/.']) {
+      const res = await raw(path);
+      expect(res.status, path).toBe(404);
+      expect(JSON.parse(res.body).code, path).toBe('ROUTE_NOT_FOUND');
+    }
+    expect(hasDotSegment('/secrets/a.b?x=/../')).toBe(false);
+    expect(hasDotSegment('/secrets/...')).toBe(false);
+    expect(hasDotSegment('/secrets/%2e')).toBe(true);
   });
 
   it('tells the request log of every request once answered, a refusal with its error code', async () => {
