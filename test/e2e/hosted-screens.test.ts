@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -351,7 +352,9 @@ describe('every hosted screen in Chromium at phone width', () => {
           await page.goto(one.link);
           // Up to a minute, as soon as it shows: a loaded CI machine once took over 30 s to record the failed step's end.
           await page.getByRole('heading', { name: heading }).waitFor({ timeout: 60_000 }).catch(async (err) => {
-            throw new Error(`${screen}: ${(await call('GET', `/api/process-manager/processInstances/${one.id}`, { token })).text.slice(0, 400)}`, { cause: err });
+            // The service's log lines of the instance, to tell a slow step from an end never recorded.
+            const logged = readFileSync(inject('logFile'), 'utf8').split('\n').filter((line) => line.includes(one.id)).slice(-12).join('\n');
+            throw new Error(`${screen}: ${(await call('GET', `/api/process-manager/processInstances/${one.id}`, { token })).text.slice(0, 400)}\n${logged}`, { cause: err });
           });
           await check(screen, one.link, { progress: screen === 'switch-here' });
           await page.close();
