@@ -27,8 +27,6 @@ export const BROWSER_SESSION_POLICY = JSON.stringify({
   Statement: [{ Effect: 'Allow', Action: 'rekognition:StartFaceLivenessSession', Resource: '*' }],
 });
 
-const nameOf = (err: unknown) => (typeof err === 'object' && err !== null ? (err as { name?: unknown }).name : undefined);
-
 export class RekognitionFaceLiveness implements FaceLivenessService {
   private rekognition: Promise<{ client: RekognitionClient; commands: typeof import('@aws-sdk/client-rekognition') }> | undefined;
   private sts: Promise<{ client: STSClient; commands: typeof import('@aws-sdk/client-sts') }> | undefined;
@@ -83,7 +81,7 @@ export class RekognitionFaceLiveness implements FaceLivenessService {
       out = await client.send(new commands.GetFaceLivenessSessionResultsCommand({ SessionId: sessionId }));
     } catch (err) {
       // An id Rekognition never issued, or one whose 3 minutes are over and whose result is gone.
-      if (nameOf(err) === 'SessionNotFoundException') return { outcome: 'unusable', reason: 'notFound' };
+      if ((err as { name?: unknown } | undefined)?.name === 'SessionNotFoundException') return { outcome: 'unusable', reason: 'notFound' };
       throw err;
     }
     switch (out.Status) {
