@@ -130,6 +130,14 @@ const StoreConfigSchema = z.object({
    * its `documentEngine` property.
    */
   DOCUMENT_ENGINE: z.optional(z.enum(['embedded', 'textract'])),
+  /**
+   * AWS only: `rekognition` where the deployment's region has Amazon Rekognition Face Liveness
+   * (the stack sets it from FACE_LIVENESS_REGIONS), so that a capture's Liveness Check REKOGNITION
+   * is published; unset (locally, and in other regions) it is refused at publish.
+   */
+  FACE_LIVENESS: z.optional(z.enum(['rekognition'])),
+  /** AWS only: the role the end user's browser gets a session of, to stream one Face Liveness check (functions/adapters/face-liveness.ts). */
+  LIVENESS_BROWSER_ROLE_ARN: z.optional(z.string().check(z.regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+/))),
 });
 
 const ConfigSchema = z.extend(StoreConfigSchema, {

@@ -99,6 +99,7 @@ export const ERRORS = {
   WATCHLIST_MEMBER_NOT_FOUND: { status: 404, message: 'The watchlist member was not found.' },
   WEBHOOK_NOT_FOUND: { status: 404, message: 'The webhook was not found.' },
   JOURNEY_NOT_AVAILABLE: { status: 404, message: 'This journey link is not valid or has expired.' },
+  FACE_LIVENESS_NOT_AVAILABLE: { status: 404, message: 'This deployment has no Rekognition Face Liveness.' },
   STORE_NOT_FOUND: { status: 404, message: 'The identity store was not found.' },
   USER_NOT_FOUND: { status: 404, message: 'No such user in this identity store.' },
   POLICY_NOT_FOUND: { status: 404, message: 'The policy was not found.' },
@@ -169,6 +170,7 @@ export const ERRORS = {
   TOO_MANY_REQUESTS: { status: 429, message: 'This tenant is over its request rate; retry after Retry-After seconds.', headers: { 'Retry-After': '1' } },
   PASSCODE_LOCKED: { status: 429, message: 'Too many wrong passcodes: the passcode is locked for now.' },
   WEBHOOK_REPLAY_LIMITED: { status: 429, message: 'Too many webhook replays for now; retry after Retry-After seconds.' },
+  LIVENESS_SESSION_LIMIT: { status: 429, message: 'This step has started as many Face Liveness checks as it may.' },
 
   // 500
   INTERNAL_ERROR: { status: 500, message: 'An internal error occurred.', expose: false },
@@ -250,6 +252,7 @@ export const ERROR_DOCS = {
   WATCHLIST_MEMBER_NOT_FOUND: 'no such member (id) in the face watchlist',
   WEBHOOK_NOT_FOUND: 'no such webhook (id) in this tenant',
   JOURNEY_NOT_AVAILABLE: 'journey pages: unknown instance, wrong capability or expired journey, one answer for all three',
+  FACE_LIVENESS_NOT_AVAILABLE: "the Face Liveness capture's script, asked of a deployment with no Rekognition Face Liveness (the local runtime; an AWS region without it): no page of it uses the script",
   STORE_NOT_FOUND: 'no such identity store',
   USER_NOT_FOUND: 'no such user in the identity store',
   POLICY_NOT_FOUND: 'the store has no passcode policy, or the relying party no passkey policy, of that name',
@@ -302,6 +305,7 @@ export const ERROR_DOCS = {
   TOO_MANY_REQUESTS: "the tenant made more requests this second than its rate limit (bearer and \"B or K\" routes; `-c tenantRateLimit`), or issued more tokens than its token issue limit (`-c tokenRateLimit`); retry after `Retry-After` seconds",
   PASSCODE_LOCKED: 'five or more wrong passcodes in a row for this user and policy, over any journeys: locked until the time the message names (1 minute, doubling per further wrong passcode, at most a day)',
   WEBHOOK_REPLAY_LIMITED: 'with `Retry-After` (when the window ends): a webhook replay over its limits, 20 replay calls per webhook or 5,000 replayed deliveries per tenant in a clock hour; nothing of it was queued',
+  LIVENESS_SESSION_LIMIT: "journey pages: a Capture Face Image step (Liveness Check REKOGNITION) asked for an eleventh Rekognition Face Liveness session: each is a paid check and gives the browser AWS credentials, so a step starts at most 10; the end user can take another way (Offer Another Way), or the journey can be started again",
   INTERNAL_ERROR: 'with no detail; the cause goes to the log',
   SERVICE_UNAVAILABLE: 'with `Retry-After`: an AWS service the operation needs throttled it or did not answer in time (journey pages: Step Functions did not take a step submission; activating a definition: its state machine was being deleted as unused); nothing is lost, and sending the same request again completes it',
   QUOTA_EXCEEDED: "with `Retry-After` (300): a quota of the deployment's AWS account is used up (Step Functions' state machines per account, when a definition version becomes DEPLOYED_ACTIVE: published in the JSON format, or activated); operators are alerted",

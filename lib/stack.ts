@@ -1,3 +1,4 @@
+import { FACE_LIVENESS_REGIONS } from '../functions/faces/liveness-service.js';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ArnFormat, CfnOutput, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
@@ -409,6 +410,7 @@ export class ArthrStack extends Stack {
         'Log delivery setup (logs:*LogDelivery*, PutResourcePolicy, DescribeResourcePolicies, DescribeLogGroups) and X-Ray ' +
         'segment writes support no resource-level permission; Step Functions uses them only to deliver its own logs and traces.',
     });
+    const faceLiveness = (FACE_LIVENESS_REGIONS as readonly string[]).includes(settings.awsRegion);
     const environment: Record<string, string> = {
       TABLE_NAME: this.table.tableName,
       SERVICE_REGION: label,
@@ -428,6 +430,8 @@ export class ArthrStack extends Stack {
       // Powertools' `service`: a dimension of every metric and a field of every log line, so
       // the deployments of several regions in one account keep their metrics apart.
       POWERTOOLS_SERVICE_NAME: namePrefix,
+      // Rekognition Face Liveness where the region has it: a capture's Liveness Check REKOGNITION is published only then.
+      ...(faceLiveness ? { FACE_LIVENESS: 'rekognition' } : {}),
     };
 
     // --- Face images in S3, and their deletion when an instance's retention ends.
@@ -497,6 +501,7 @@ export class ArthrStack extends Stack {
         webhookQueue: this.events.replays,
         packageLayers,
         environment,
+        faceLiveness,
       });
       routeStacks.set(area, routeStack);
       for (const [operationId, fn] of routeStack.functions) functions.set(operationId, fn);

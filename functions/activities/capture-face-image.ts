@@ -13,6 +13,8 @@ import { forceCheck, forcedOutcome, forceSessionCheck, sessionSandbox } from '..
 import type { CheckRecord } from '../process-manager/model.js';
 import type { FaceEngine } from '../faces/model.js';
 import { CHALLENGE_FIELDS, CHALLENGE_REFUSALS, challengeAnswer, challengeCheck, challengeScore, judgeAnswer, type ChallengeProblem, type JudgedChallenge } from './liveness-challenge-step.js';
+import { readSession, SESSION_FIELD, SESSION_REFUSALS, sessionCheck, type SessionProblem } from './face-liveness-session-step.js';
+import type { ImageRecord } from '../process-manager/model.js';
 
 /** What a capture that test mode took without a usable face found (its forced outcome is laid over it). */
 function unusableCheck(input: { faceKey: string; activityId: string; engine: FaceEngine['name']; problem: string; now: Date }): CheckRecord {
@@ -34,7 +36,12 @@ function unusableCheck(input: { faceKey: string; activityId: string; engine: Fac
 type PostProblem = 'consentMissing' | 'liveOnly';
 
 /** The stable codes of a refusal (kept on the step, shown on the page as `data-code`). */
-const REFUSAL_CODES: Record<PostProblem | ChallengeProblem, string> = { consentMissing: 'CONSENT_REQUIRED', liveOnly: 'FACE_UPLOAD_NOT_ALLOWED', ...CHALLENGE_REFUSALS };
+const REFUSAL_CODES: Record<PostProblem | ChallengeProblem | SessionProblem, string> = {
+  consentMissing: 'CONSENT_REQUIRED',
+  liveOnly: 'FACE_UPLOAD_NOT_ALLOWED',
+  ...CHALLENGE_REFUSALS,
+  ...SESSION_REFUSALS,
+};
 
 const DECLINED = spec.errorEvents[0].aslError;
 
@@ -66,6 +73,14 @@ const capturePage = (view: StepView<typeof spec>, error?: string, code?: string,
     code,
     attemptsLeft,
     chrome: view.chrome,
+    rekognition:
+      view.inputs['Liveness Check'] === 'REKOGNITION'
+        ? {
+            url: journeyUrl(view.record, view.capability, view.lang, view.step.activityId, 'face/liveness-session'),
+            flashing: view.inputs['Rekognition Challenge'] !== 'FaceMovementChallenge',
+            offerAnotherWay: view.inputs['Offer Another Way'] === true,
+          }
+        : undefined,
     challenge:
       view.inputs['Liveness Check'] === 'ACTIVE'
         ? { url: journeyUrl(view.record, view.capability, view.lang, view.step.activityId, 'face/challenge'), offerAnotherWay: view.inputs['Offer Another Way'] === true }
@@ -73,7 +88,7 @@ const capturePage = (view: StepView<typeof spec>, error?: string, code?: string,
   });
 
 /** A photo refused: kept on the step, whose page then says why (no image is kept). */
-const refuse = (problem: ImageProblem | FaceProblem | PostProblem | ChallengeProblem) => ({
+const refuse = (problem: ImageProblem | FaceProblem | PostProblem | ChallengeProblem | SessionProblem) => ({
   refused: { code: (REFUSAL_CODES as Record<string, string>)[problem] ?? 'FACE_IMAGE_REFUSED', errors: { image: problem } },
 });
 
@@ -120,19 +135,87 @@ async function uploadedImage(upload: SubmissionRequest['upload']): Promise<{ ima
  * its check) in the session under `_faces.{Face Key}` and `_checks.{Face Key}`. A refused image
  * gets the page again, saying why.
  */
-export const submission: Submission<typeof spec, 'faces' | 'images' | 'faceCaptureKey' | 'livenessChallenges'> = {
+type CaptureView = StepView<typeof spec, 'faces' | 'images' | 'faceCaptureKey' | 'livenessChallenges' | 'faceLiveness' | 'faceLivenessSessions'>;
+
+/**
+ * Liveness Check REKOGNITION: no image comes with the post, only the session's id; its result
+ * is read from Rekognition (once), its reference image kept as the capture and its audit images
+ * beside it (the bytes first, as every capture's), and the check made of its confidence.
+ */
+async function rekognitionCapture(view: CaptureView, form: FormData | undefined, notice: FaceNotice, now: Date) {
+  const { images, faceCaptureKey } = view.deps;
+  const { record, step } = view;
+  const given = form?.get(SESSION_FIELD);
+  const read = await readSession(view.deps, { record, activityId: step.activityId, sessionId: typeof given === 'string' ? given : undefined, now });
+  if ('problem' in read) return refuse(read.problem);
+  // Rekognition's reference image is a JPEG frame of the video; one the capture limits refuse is no result.
+  const image = inspectFaceImage(read.reference);
+  if ('problem' in image) return refuse('sessionFailed');
+  const faceKey = view.inputs['Face Key'];
+  const objectKey = (extension: 'jpg' | 'png') => (captureId: string) => faceCaptureKey(record.tenantId, record.id, faceKey, captureId, extension);
+  const stored = faceImageRecord({ faceKey, image, bytes: read.reference, objectKey: objectKey(image.extension), now });
+  const audit = read.audit.flatMap((bytes, i): { record: ImageRecord; bytes: Uint8Array }[] => {
+    const inspected = inspectFaceImage(bytes);
+    if ('problem' in inspected) return [];
+    const captureId = `${stored.captureId}-audit-${i + 1}`;
+    return [{ record: { ...faceImageRecord({ faceKey, image: inspected, bytes, objectKey: objectKey(inspected.extension), now, captureId }), auditOf: stored.captureId }, bytes }];
+  });
+  await images.put(stored.objectKey, read.reference, stored.contentType, stored.sha256);
+  for (const a of audit) await images.put(a.record.objectKey, a.bytes, a.record.contentType, a.record.sha256);
+  const found = sessionCheck({
+    faceKey,
+    activityId: step.activityId,
+    scored: read,
+    threshold: view.inputs['Rekognition Threshold'],
+    nearMiss: view.inputs['Liveness Near Miss'] === 'REVIEW' ? 'REVIEW' : 'FAIL',
+    image: stored,
+    audit: audit.map((a) => a.record),
+    now,
+  });
+  const forced = forcedOutcome(sessionSandbox(step.state), faceKey);
+  const check = forced ? forceCheck(found, forced) : found;
+  const short = { result: found.result, checkType: found.checkType, displayName: found.displayName, liveness: read.confidence, method: 'REKOGNITION' };
+  const { objectKey: _key, kind: _kind, imageKey: _imageKey, ...capture } = stored;
+  const faces = (step.state._faces ?? {}) as Record<string, { captures?: unknown[] }>;
+  return {
+    complete: {
+      result: {
+        _faces: { [faceKey]: { captures: [...(own(faces, faceKey)?.captures ?? []), capture] } },
+        _checks: { [faceKey]: forced ? forceSessionCheck(short, forced) : short },
+      },
+      values: {
+        faceKey,
+        captureId: stored.captureId,
+        format: stored.format,
+        width: stored.width,
+        height: stored.height,
+        bytes: stored.bytes,
+        source: 'rekognition',
+        auditImages: audit.length,
+        notice: { ...noticeRecord(view.lang, notice), consentRequired: notice.required, ...(notice.required ? { consentGivenAt: now.toISOString() } : {}) },
+      },
+      dataKey: faceKey,
+      check,
+      images: [stored, ...audit.map((a) => a.record)],
+    },
+  };
+}
+
+export const submission: Submission<typeof spec, 'faces' | 'images' | 'faceCaptureKey' | 'livenessChallenges' | 'faceLiveness' | 'faceLivenessSessions'> = {
   part: 'face',
   async submit(view, { upload }, now) {
     const { faces: faceEngine, images, faceCaptureKey } = view.deps;
     const posted = await uploadedImage(upload);
     const notice = noticeOf(view);
     const active = view.inputs['Liveness Check'] === 'ACTIVE';
+    const rekognition = view.inputs['Liveness Check'] === 'REKOGNITION';
     // Another way (Offer Another Way): the end user cannot do the challenge; nothing of theirs is looked at.
-    if (active && view.inputs['Offer Another Way'] === true && posted.form?.get(CHALLENGE_FIELDS.action) === 'decline') {
+    if ((active || rekognition) && view.inputs['Offer Another Way'] === true && posted.form?.get(CHALLENGE_FIELDS.action) === 'decline') {
       return { fail: { error: DECLINED, cause: `The end user chose another way at ${view.step.activityId} instead of the liveness challenge.` } };
     }
     // Nothing of the image is looked at before the end user agreed to the notice, where the step asks for it.
     if (notice.required && !posted.consent) return refuse('consentMissing');
+    if (rekognition) return rekognitionCapture(view, posted.form, notice, now);
     // The page's script marks a photo its camera took. The mark is the page's word, not proof
     // (the bytes of a camera photo and of a file are alike): it keeps an honest browser from
     // offering a file; the liveness score judges the face either way.

@@ -24,7 +24,8 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   const capture = latestCapture(session, faceKey);
   const captured = capture ? (own((session._checks ?? {}) as Record<string, unknown>, faceKey) as { result?: unknown; liveness?: unknown; method?: unknown } | undefined) : undefined;
   const score = typeof captured?.liveness === 'number' ? captured.liveness : undefined;
-  const method = captured?.method === 'ACTIVE' ? 'ACTIVE' : 'PASSIVE';
+  const method = captured?.method === 'ACTIVE' || captured?.method === 'REKOGNITION' ? captured.method : 'PASSIVE';
+  const measured = { ACTIVE: 'the active challenge', REKOGNITION: "Rekognition Face Liveness's confidence", PASSIVE: 'the passive score' }[method];
   const vendor = { ...(inputs.Pipeline ? { pipeline: inputs.Pipeline } : {}), ...(inputs['URL Template'] ? { urlTemplate: inputs['URL Template'] } : {}) };
   const live = score !== undefined && score >= threshold;
   const result = live ? (captured?.result === 'REVIEW' ? 'REVIEW' : 'PASS') : 'FAIL';
@@ -33,8 +34,8 @@ export const run: ServiceRun<typeof spec> = async (ctx) => {
   const description = score === undefined
     ? 'The Face Key has no live capture with a liveness score.'
     : live
-      ? `Live: ${method === 'ACTIVE' ? 'the active challenge' : 'the passive score'} ${score}, at or above ${threshold}.`
-      : `Not live: ${method === 'ACTIVE' ? 'the active challenge' : 'the passive score'} ${score}, under ${threshold} (failed attempts ${failures}, Max Attempts ${max}).`;
+      ? `Live: ${measured} ${score}, at or above ${threshold}.`
+      : `Not live: ${measured} ${score}, under ${threshold} (failed attempts ${failures}, Max Attempts ${max}).`;
   const details = { faceKey, method, score: score ?? null, threshold, ...(capture ? { captureId: capture.captureId } : {}), ...(live ? {} : { failedAttempts: failures, maxAttempts: max }), ...vendor };
   const check = faceCheckRecord(ctx, { faceKey, check: 'liveness', checkType: 'FACE_LIVENESS', displayName: spec.displayName, result, description, details });
   await keepStepData(ctx, { activityType: spec.type, dataKey: `${faceKey}.liveness`, values: { faceKey, result, score: score ?? null, threshold }, check });

@@ -11,7 +11,7 @@ import type { StepRefusal, CheckRecord, CustomDataFormStore, ImageRecord, Instan
 import type { FaceUploadKey } from '../process-manager/instances/face-uploads.js';
 import type { IdentityEventStore, IdentityStores, PasskeyStore } from '../identity-store/model.js';
 import type { CloudFunctionLogStore, CloudFunctionStore, CloudSecretSealer, CloudSecretStore, FunctionRunner } from '../cloud-functions/model.js';
-import type { FaceEngine, LivenessChallengeStore, WatchlistStore } from '../faces/model.js';
+import type { FaceEngine, FaceLivenessService, FaceLivenessSessionStore, LivenessChallengeStore, WatchlistStore } from '../faces/model.js';
 import type { DocumentEngine, DocumentServices } from '../documents/model.js';
 import type { WebhookStore } from '../webhooks/model.js';
 import type { CustomPageStore } from '../theme-server/model.js';
@@ -188,6 +188,9 @@ export interface StepDeps {
   readonly faces: Pick<FaceEngine, 'name' | 'detect' | 'liveness' | 'measureChallenge'>;
   /** The active liveness challenges of capture steps (Liveness Check ACTIVE), and the frames taken. */
   readonly livenessChallenges: LivenessChallengeStore;
+  /** Rekognition Face Liveness where the deployment has it (Liveness Check REKOGNITION), and the sessions its capture steps started. */
+  readonly faceLiveness: () => FaceLivenessService | undefined;
+  readonly faceLivenessSessions: FaceLivenessSessionStore;
   readonly images: Pick<InstanceImageStore, 'put'>;
   readonly faceCaptureKey: ActivityDeps['faceCaptureKey'];
   readonly documentCaptureKey: ActivityDeps['documentCaptureKey'];

@@ -17,6 +17,7 @@ import type { RekognitionClient } from '@aws-sdk/client-rekognition';
 import type { STSClient } from '@aws-sdk/client-sts';
 import { traced } from '../observability/tracer.js';
 import type { BrowserCredentials, FaceLivenessResult, FaceLivenessService } from '../faces/model.js';
+import { getStoreConfig } from '../config.js';
 
 /** STS's shortest session: the browser needs it for one stream of a few seconds. */
 export const BROWSER_CREDENTIALS_SECONDS = 900;
@@ -108,4 +109,14 @@ export class RekognitionFaceLiveness implements FaceLivenessService {
         throw new Error(`Rekognition answered a Face Liveness session with status ${String(out.Status)}`);
     }
   }
+}
+
+let service: RekognitionFaceLiveness | undefined;
+
+/** Rekognition Face Liveness where the deployment has it (FACE_LIVENESS, set by the stack in its regions); undefined locally and elsewhere. */
+export function faceLivenessService(): FaceLivenessService | undefined {
+  const config = getStoreConfig();
+  if (config.FACE_LIVENESS !== 'rekognition') return undefined;
+  service ??= new RekognitionFaceLiveness(config.LIVENESS_BROWSER_ROLE_ARN);
+  return service;
 }

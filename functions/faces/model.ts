@@ -264,6 +264,32 @@ export type FaceLivenessResult =
  * check, created by the service, streamed to by the end user's browser with credentials good for
  * that call only, its result read back by the service once the browser says it is done.
  */
+/** A Face Liveness session a capture step created, kept in its instance's partition until it can no longer be answered. */
+export interface FaceLivenessSessionRecord {
+  tenantId: string;
+  instanceId: string;
+  activityId: string;
+  sessionId: string;
+  challenge: FaceLivenessChallenge;
+  createdAt: string;
+  /** TTL, epoch seconds: well past the session's 3 minutes, so that a late answer is told it expired. */
+  expiresAt: number;
+  /** When its result was taken (once). */
+  usedAt?: string;
+}
+
+export interface FaceLivenessSessionStore {
+  /**
+   * Counts one more session for the step, refused (false) when it has had `max` already: each
+   * session is a paid check, and each gives the browser credentials.
+   */
+  reserve(tenantId: string, instanceId: string, activityId: string, max: number, expiresAt: number): Promise<boolean>;
+  put(record: FaceLivenessSessionRecord): Promise<void>;
+  get(tenantId: string, instanceId: string, sessionId: string, now: Date): Promise<FaceLivenessSessionRecord | undefined>;
+  /** Marks its result taken, once: false when it was taken already. */
+  use(record: FaceLivenessSessionRecord, at: string): Promise<boolean>;
+}
+
 export interface FaceLivenessService {
   createSession(input: { clientToken: string; challenge: FaceLivenessChallenge; auditImages: number }): Promise<{ sessionId: string }>;
   browserCredentials(sessionId: string): Promise<BrowserCredentials>;

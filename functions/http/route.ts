@@ -65,6 +65,12 @@ export interface AwsAccess {
    * function given DetectFaces also carries the embedded liveness model (its layer).
    */
   faces?: readonly FaceAction[];
+  /**
+   * Amazon Rekognition Face Liveness (functions/adapters/face-liveness.ts), granted only where the
+   * deployment's region has it (FACE_LIVENESS_REGIONS): the sessions' calls, and
+   * `BrowserCredentials`, assuming the browser role the end user's page streams with.
+   */
+  faceLiveness?: readonly FaceLivenessAction[];
   /** Amazon Textract actions of the document engine, where a deployment chooses Textract (functions/adapters/textract-document-engine.ts). */
   documents?: readonly DocumentAction[];
   /**
@@ -95,6 +101,9 @@ export type FaceAction =
   | 'IndexFaces'
   | 'DeleteFaces'
   | 'SearchFacesByImage';
+
+/** Rekognition Face Liveness's calls (no resource-level permission), and the browser's credentials (sts:AssumeRole on its role). */
+export type FaceLivenessAction = 'CreateFaceLivenessSession' | 'GetFaceLivenessSessionResults' | 'BrowserCredentials';
 
 /** Amazon Textract actions the document engine makes: AnalyzeID reads an identity document (no resource-level permission). */
 export type DocumentAction = 'AnalyzeID';
@@ -166,6 +175,11 @@ export interface RouteDef<
    * memory (which on Lambda also buys CPU) and timeout (at most 29 s, under the HTTP API's 30 s).
    */
   lambda?: { memorySize?: number; timeoutSeconds?: number };
+  /**
+   * A file built beside the function's bundle when it is bundled (lib/liveness-asset.ts):
+   * `faceLiveness`, the Face Liveness capture's browser script.
+   */
+  bundleAsset?: 'faceLiveness';
 }
 
 /**

@@ -8,8 +8,10 @@ import type { InstanceImageStore, InstancePauseStore, ProcessInstanceStore, Sess
 import { passcodeStore } from '../store/identity-store.js';
 import { imageStore } from '../adapters/images.js';
 import { faceEngine } from '../adapters/face-engine.js';
-import type { FaceEngine, LivenessChallengeStore } from '../faces/model.js';
+import type { FaceEngine, FaceLivenessService, FaceLivenessSessionStore, LivenessChallengeStore } from '../faces/model.js';
 import { livenessChallengeStore } from '../store/liveness-challenges.js';
+import { faceLivenessSessionStore } from '../store/face-liveness-sessions.js';
+import { faceLivenessService } from '../adapters/face-liveness.js';
 import { objectKeys } from '../store/keys.js';
 import { processInstanceStore } from '../store/process-instances.js';
 import { instancePauseStore } from '../store/instance-pauses.js';
@@ -32,6 +34,10 @@ export const additionalDocumentObjectKey = objectKeys.additionalDocument;
 export const faces: Pick<FaceEngine, 'name' | 'detect' | 'liveness' | 'measureChallenge'> = faceEngine;
 /** The active liveness challenges of capture steps, and the frames taken. */
 export const livenessChallenges: LivenessChallengeStore = livenessChallengeStore;
+/** The Rekognition Face Liveness sessions of capture steps (Liveness Check REKOGNITION). */
+export const faceLivenessSessions: FaceLivenessSessionStore = faceLivenessSessionStore;
+/** Rekognition Face Liveness where the deployment has it (AWS, in its regions); none locally. */
+export const faceLiveness: () => FaceLivenessService | undefined = faceLivenessService;
 /** The journey's session versions (the execution's state holds only a reference to one). */
 export const sessions: SessionStore = sessionStore;
 /** The resume of a pause: marked once on the instance, with its status back to ACTIVE. */

@@ -87,7 +87,10 @@ export const journeyRoutes = {
       'file per time of its schedule (JPEG or PNG, at most 96 KiB and the plan\'s frameMaxSide pixels), and `frameTimes` (the times they were taken, ' +
       'comma-separated milliseconds); a missing, unknown or expired challenge, one already answered, or frames off the schedule are refused ' +
       '(LIVENESS_CHALLENGE_REQUIRED, LIVENESS_CHALLENGE_EXPIRED, LIVENESS_CHALLENGE_USED, LIVENESS_FRAMES_INVALID). `action=decline` (Offer Another Way) ' +
-      'ends the step with Liveness Challenge Declined.',
+      'ends the step with Liveness Challenge Declined. Under Liveness Check REKOGNITION no image is sent: `livenessSession` (the id of startFaceLivenessSession) ' +
+      'names the session whose result is read, once; its reference image becomes the capture. A missing or unknown session, one answered already, one ' +
+      'Rekognition has not finished, or one it could not score are refused (LIVENESS_CHALLENGE_REQUIRED, LIVENESS_CHALLENGE_EXPIRED, LIVENESS_CHALLENGE_USED, ' +
+      'LIVENESS_SESSION_PENDING, LIVENESS_SESSION_FAILED).',
     tag: 'Journey pages',
     request: { path: StepPath, query: JourneyQuery, multipart: true, maxBodyBytes: Math.max(MAX_FACE_IMAGE_BYTES, MAX_DOCUMENT_IMAGE_BYTES) + 64 * 1024 },
     responses: {
@@ -99,7 +102,14 @@ export const journeyRoutes = {
       503: page('Step Functions throttled or did not confirm the hand-over (SERVICE_UNAVAILABLE, with Retry-After): the step still waits; sending again completes it.'),
     },
     // endTask: a capture with an active liveness challenge can end by its Liveness Challenge Declined error event.
-    aws: { table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], stateMachines: 'endTask', images: ['PutObject'], faces: ['DetectFaces'] },
+    aws: {
+      table: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'],
+      stateMachines: 'endTask',
+      images: ['PutObject'],
+      faces: ['DetectFaces'],
+      // Liveness Check REKOGNITION: the session's result (where the deployment's region has it).
+      faceLiveness: ['GetFaceLivenessSessionResults'],
+    },
     // The embedded liveness model (Rekognition has no single-image liveness).
     layerPackages: ['@vladmandic/human'],
     // Its models loaded at a cold start, and an inference, want more than a route's usual size
@@ -138,6 +148,38 @@ export const journeyRoutes = {
       409: error('The journey is not waiting at a Capture Face Image step whose Liveness Check is ACTIVE.'),
     },
     aws: { table: ['GetItem', 'PutItem'] },
+  }),
+  startFaceLivenessSession: defineRoute({
+    operationId: 'startFaceLivenessSession',
+    method: 'POST',
+    path: '/journey/{processInstanceId}/steps/{activityId}/face/liveness-session',
+    handler: 'functions/journey/start-face-liveness-session.ts',
+    auth: 'endUser',
+    summary: "A Capture Face Image step's Amazon Rekognition Face Liveness session, and the browser's credentials to stream it",
+    description:
+      "Called by the capture page's script when the end user starts the check (the step's Liveness Check is REKOGNITION; AWS only). No body. " +
+      'Creates a session in Rekognition (it lives 3 minutes), keeps its id bound to the instance and step, and answers it with the region and ' +
+      'short-lived credentials (15 minutes) that allow nothing but starting that stream (rekognition:StartFaceLivenessSession). A step starts at ' +
+      'most 10 sessions (LIVENESS_SESSION_LIMIT). The page then sends `livenessSession` (the id) to the step\'s `face` route, which reads the result.',
+    tag: 'Journey pages',
+    request: { path: StepPath, query: JourneyQuery },
+    responses: {
+      200: {
+        description: 'The session.',
+        schema: z.object({
+          sessionId: z.string(),
+          region: z.string(),
+          challenge: z.string(),
+          credentials: z.object({ accessKeyId: z.string(), secretAccessKey: z.string(), sessionToken: z.string(), expiration: z.string() }),
+        }),
+      },
+      400: error('A malformed link.'),
+      404: error('An unknown, wrong or expired link.'),
+      409: error('The journey is not waiting at a Capture Face Image step whose Liveness Check is REKOGNITION.'),
+      429: error('The step has started 10 sessions already (LIVENESS_SESSION_LIMIT).'),
+      503: error('Rekognition or STS throttled or did not answer (SERVICE_UNAVAILABLE, with Retry-After): start again.'),
+    },
+    aws: { table: ['GetItem', 'PutItem', 'UpdateItem'], faceLiveness: ['CreateFaceLivenessSession', 'BrowserCredentials'] },
   }),
   submitPasscodeStep: defineRoute({
     operationId: 'submitPasscodeStep',
@@ -249,5 +291,32 @@ export const journeyRoutes = {
       400: error('No such asset.'),
     },
     aws: {},
+  }),
+  getFaceLivenessAsset: defineRoute({
+    operationId: 'getFaceLivenessAsset',
+    method: 'GET',
+    path: '/journey/liveness/face-liveness.js',
+    handler: 'functions/journey/get-face-liveness-asset.ts',
+    auth: 'public',
+    summary: "The Face Liveness capture's script (Liveness Check REKOGNITION): Amazon's FaceLivenessDetectorCore with React, bundled",
+    description:
+      'About 1.5 MB (gzip about 430 KB, sent so when the browser accepts it), built when the stack is deployed; only where the deployment has ' +
+      'Rekognition Face Liveness (else FACE_LIVENESS_NOT_AVAILABLE).',
+    tag: 'Journey pages',
+    request: {
+      headers: z.looseObject({
+        'if-none-match': z.withMeta(z.optional(z.string()), { description: 'The ETag of a copy the browser holds: answered 304 when it is current.' }),
+        'accept-encoding': z.optional(z.string()),
+      }),
+    },
+    responses: {
+      200: { description: 'The script.', contentType: 'text/javascript', schema: z.string() },
+      304: { description: 'Not modified (If-None-Match matched the ETag).' },
+      404: error('This deployment has no Rekognition Face Liveness (FACE_LIVENESS_NOT_AVAILABLE).'),
+    },
+    aws: {},
+    // The script, built beside the function's bundle when it is bundled (lib/liveness-asset.ts).
+    bundleAsset: 'faceLiveness',
+    lambda: { memorySize: 512 },
   }),
 } satisfies Record<string, RouteDef>;

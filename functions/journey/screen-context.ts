@@ -10,7 +10,7 @@ export function journeyUrl(
   capability: string,
   lang: Language,
   activityId?: string,
-  part?: 'face' | 'face/challenge' | 'passcode' | 'passkey' | 'passkey/options',
+  part?: 'face' | 'face/challenge' | 'face/liveness-session' | 'passcode' | 'passkey' | 'passkey/options',
 ): string {
   const q = `?c=${encodeURIComponent(capability)}&lang=${lang}`;
   if (!activityId) return `/journey/${record.id}${q}`;

@@ -12,6 +12,7 @@ import { withTestModeBanner } from './layout.js';
 import { recordedFrame } from '../activities/custom-page.js';
 import { PAGE_CSP } from '../http/wrapper.js';
 import { isFinal } from '../process-manager/instances/status.js';
+import { faceLivenessAvailable, faceLivenessCsp } from '../faces/liveness-service.js';
 
 /** The activities' screens and the stores they name, registered here where the page's entry point is assembled. */
 const screens = journeyScreens(SCREENS, { identityStores });
@@ -25,6 +26,10 @@ export const handler = pageHandler(routes.showJourney, async ({ tenantId, path, 
   const body = (await otherDevicePage(record, query.c, lang, now)) ?? (await journeyPage(screens, record, query.c, lang, origin));
   // A custom page step's page frames the relying party's page: from its origin, and no other.
   const frame = !isFinal(record.status) && record.currentStep ? recordedFrame(record.currentStep) : undefined;
-  const csp = frame ? { 'content-security-policy': `${PAGE_CSP}; frame-src ${frame.origin}` } : undefined;
+  const step = !isFinal(record.status) ? record.currentStep : undefined;
+  // A Face Liveness capture streams its video to Rekognition, from Amazon's component (functions/faces/liveness-service.ts).
+  const liveness = step?.activityType === 'CAPTURE_FACE_IMAGE' && step.inputs['Liveness Check'] === 'REKOGNITION' && faceLivenessAvailable();
+  const base = liveness ? faceLivenessCsp(PAGE_CSP, process.env.AWS_REGION ?? '') : PAGE_CSP;
+  const csp = frame ? { 'content-security-policy': `${base}; frame-src ${frame.origin}` } : liveness ? { 'content-security-policy': base } : undefined;
   return { status: 200, ...(csp ? { headers: csp } : {}), raw: { contentType: 'text/html; charset=utf-8', body: record.forTest ? withTestModeBanner(body, lang) : body } };
 });

@@ -764,6 +764,8 @@ export interface ImageRecord {
   documentId?: string;
   page?: number;
   pages?: number;
+  /** A Rekognition Face Liveness audit image: the captureId of the capture (the session's reference image) it goes with. */
+  auditOf?: string;
   /** PDF: an additional document's file (width and height 0: not rendered). */
   format: 'JPEG' | 'PNG' | 'PDF';
   contentType: string;

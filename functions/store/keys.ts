@@ -215,6 +215,14 @@ export const keys = {
   instanceLivenessChallenge(tenantId: string, id: string, nonceHash: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `LIVENESS#${part(nonceHash)}` };
   },
+  /** A Rekognition Face Liveness session of a Capture Face Image step, by its id, in the instance's partition. */
+  instanceFaceLivenessSession(tenantId: string, id: string, sessionId: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `FLSESSION#${part(sessionId)}` };
+  },
+  /** How many Face Liveness sessions a step of the instance has started (each is a paid check). */
+  instanceFaceLivenessCount(tenantId: string, id: string, activityId: string): ItemKey {
+    return { PK: `${tenantPrefix(tenantId)}PI#${part(id)}`, SK: `FLCOUNT#${part(activityId)}` };
+  },
   /** A liveness frame's SHA-256 (hex), remembered tenant-wide so that no frame is taken twice. */
   livenessFrame(tenantId: string, sha256: string): ItemKey {
     return { PK: `${tenantPrefix(tenantId)}LVFRAME#${part(sha256)}`, SK: 'LVFRAME' };

@@ -53,6 +53,9 @@ const ImageMeta = {
   documentId: z.optional(z.withMeta(z.string(), { description: "An additional document's id (its key in the Additional Documents configuration)." })),
   page: z.optional(z.withMeta(z.number().check(z.int()), { description: "An additional document's page, from 1 (1 for a PDF)." })),
   pages: z.optional(z.withMeta(z.number().check(z.int()), { description: "A PDF's page count." })),
+  auditOf: z.optional(
+    z.withMeta(z.string(), { description: "A Rekognition Face Liveness audit image (Liveness Check REKOGNITION): the captureId of the capture (the session's reference image) it goes with." }),
+  ),
   format: z.withMeta(z.enum(['JPEG', 'PNG', 'PDF']), { description: 'PDF: an additional document sent as one file (width and height 0).' }),
   contentType: z.string(),
   width: z.number().check(z.int()),

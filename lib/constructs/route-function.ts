@@ -18,7 +18,7 @@ import { acknowledgeImageObjects, imageStatements, type ImagesAccess } from './i
 import { acknowledgeExportObjects, exportsEnvironment, exportStatements, type ExportsAccess } from './exports.js';
 import { acknowledgePageObjects, pagesEnvironment, pageStatements, type PagesAccess } from './pages.js';
 import { cloudSecretsEnvironment, cloudSecretStatement, webhookSecretStatement } from './cloud-secrets.js';
-import { acknowledgeFaceStatements, faceStatements, facesEnvironment } from './faces.js';
+import { acknowledgeFaceStatements, faceLivenessAssetCommand, faceStatements, facesEnvironment, grantFaceLiveness } from './faces.js';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { ServiceFunction, nagArn, runnerName } from './service-function.js';
 
@@ -51,6 +51,8 @@ export interface RouteFunctionProps {
   webhookQueue: IQueue;
   /** The layer per package of LAYER_PACKAGES; a route gets those its `layerPackages` names. */
   packageLayers: ReadonlyMap<string, lambda.ILayerVersion>;
+  /** The region has Rekognition Face Liveness (FACE_LIVENESS_REGIONS): the routes' `aws.faceLiveness` are granted, and its script built. */
+  faceLiveness: boolean;
 }
 
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -95,6 +97,7 @@ export class RouteFunction extends ServiceFunction {
       policyName: route.operationId,
       roleDescription: `Runs ${route.operationId} (${route.method} ${route.path})`,
       statements: routeStatements(props, stack, functionName),
+      ...(route.bundleAsset === 'faceLiveness' && props.faceLiveness ? { afterBundling: (output: string) => [faceLivenessAssetCommand(props.repoRoot, output)] } : {}),
       layers: (route.layerPackages ?? []).map((p) => {
         const layer = props.packageLayers.get(p);
         if (!layer) throw new Error(`${route.operationId} needs a layer for ${p}`);
@@ -119,6 +122,7 @@ export class RouteFunction extends ServiceFunction {
     if (!actsForTenants(route) && access.images?.some((a) => a !== 'ListBucket')) acknowledgeImageObjects(this.role, props.images.bucket);
     if (access.exports?.includes('GetObject')) acknowledgeExportObjects(this.role, props.exports.bucket);
     if (access.faces?.length) acknowledgeFaceStatements(this.role, access.faces, stack, props.namePrefix);
+    if (access.faceLiveness?.length && props.faceLiveness) grantFaceLiveness(this, access.faceLiveness, route.operationId);
   }
 }
 

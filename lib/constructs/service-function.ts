@@ -36,6 +36,8 @@ export interface ServiceFunctionProps {
   layers?: lambda.ILayerVersion[];
   /** Files the code reads at run time, copied beside the bundle (`dir` relative to the repository root). */
   assets?: { dir: string; files: readonly string[] };
+  /** Commands run after the bundle is built, given its folder (files made for it there: lib/liveness-asset.ts). */
+  afterBundling?: (output: string) => string[];
   /** Physical name (see `physicalName`: it starts with the deployment's prefix); also names the log group. */
   functionName: string;
   description: string;
@@ -161,7 +163,7 @@ export class ServiceFunction extends Construct {
         mainFields: [...LAMBDA_BUNDLING.mainFields],
         // esbuild is a dev dependency, so synth never needs Docker.
         forceDockerBundling: false,
-        ...(props.assets ? { commandHooks: copyAssets(props.repoRoot, props.assets) } : {}),
+        ...(props.assets || props.afterBundling ? { commandHooks: bundlingHooks(props.repoRoot, props.assets, props.afterBundling) } : {}),
       },
     });
 
@@ -250,12 +252,20 @@ export function tableItemsIn(sid: string, actions: string[], tableArn: string, p
 /** The cloud function runner's name: journey-functions.ts gives it, the routes that invoke it (a Python upload's check) find it by it. */
 export const runnerName = (namePrefix: string) => ServiceFunction.physicalName(namePrefix, 'cloud-function-runner');
 
-/** Copies files the bundle reads at run time next to it (the bundle finds them beside its own file). */
-function copyAssets(repoRoot: string, assets: { dir: string; files: readonly string[] }) {
-  const quote = (p: string) => `'${p.replace(/'/g, `'\\''`)}'`;
+/** A path as one shell word. */
+export const shellQuote = (p: string) => `'${p.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * Copies files the bundle reads at run time next to it (the bundle finds them beside its own
+ * file), then runs the function's own commands on the bundle's folder.
+ */
+function bundlingHooks(repoRoot: string, assets: { dir: string; files: readonly string[] } | undefined, after: ((output: string) => string[]) | undefined) {
   return {
     beforeBundling: () => [],
     beforeInstall: () => [],
-    afterBundling: (_input: string, output: string) => assets.files.map((f) => `cp ${quote(path.join(repoRoot, assets.dir, f))} ${quote(path.join(output, f))}`),
+    afterBundling: (_input: string, output: string) => [
+      ...(assets?.files ?? []).map((f) => `cp ${shellQuote(path.join(repoRoot, assets!.dir, f))} ${shellQuote(path.join(output, f))}`),
+      ...(after?.(output) ?? []),
+    ],
   };
 }

@@ -68,9 +68,37 @@ export const spec = {
       type: 'S',
       required: false,
       default: 'PASSIVE',
-      enum: ['PASSIVE', 'ACTIVE'],
+      enum: ['PASSIVE', 'ACTIVE', 'REKOGNITION'],
       description:
-        "PASSIVE: one photo, judged live by the embedded model's single-image score (a weak signal: it does not separate a good photo of a photo from a face). ACTIVE: the end user also answers a challenge drawn on the server when they start it: two to four prompts (turn left, turn right, look up, blink, open mouth) in a random order and three to five screen colours; the page sends the photo with a burst of frames bound to the challenge's nonce, and the server checks one face throughout, the same person as the photo, each prompt in its window, the face's colour following the screen's, and frames never sent before. Every measurement and its threshold go into the check (docs/faces.md, \"Active liveness\") Where a Face Liveness step judges this step's Face Key, the default is ACTIVE and PASSIVE is refused at publish (Face Liveness judges a challenge, not the single-image score).",
+        "PASSIVE: one photo, judged live by the embedded model's single-image score (a weak signal: it does not separate a good photo of a photo from a face). ACTIVE: the end user also answers a challenge drawn on the server when they start it: two to four prompts (turn left, turn right, look up, blink, open mouth) in a random order and three to five screen colours; the page sends the photo with a burst of frames bound to the challenge's nonce, and the server checks one face throughout, the same person as the photo, each prompt in its window, the face's colour following the screen's, and frames never sent before. Every measurement and its threshold go into the check (docs/faces.md, \"Active liveness\") Where a Face Liveness step judges this step's Face Key, the default is ACTIVE and PASSIVE is refused at publish (Face Liveness judges a challenge, not the single-image score). REKOGNITION (AWS only, in the regions with Amazon Rekognition Face Liveness; refused at publish elsewhere and locally): the page runs Amazon's Face Liveness capture, which streams a few seconds of video straight to Rekognition with credentials good for that call only; the service reads the session's confidence, keeps its reference image as the capture and its audit images beside it, and the check passes at or above Rekognition Threshold (docs/faces.md, \"Rekognition Face Liveness\").",
+    },
+    {
+      name: 'Rekognition Challenge',
+      type: 'S',
+      required: false,
+      default: 'FaceMovementAndLightChallenge',
+      enum: ['FaceMovementAndLightChallenge', 'FaceMovementChallenge'],
+      description:
+        'REKOGNITION: the challenge Rekognition runs: the face moved into an oval under a sequence of flashing screen colours, or the movement alone (no flashing: for end users who must avoid flashing light; weaker against replays).',
+    },
+    {
+      name: 'Rekognition Threshold',
+      type: 'N',
+      required: false,
+      default: 0.6,
+      min: 0,
+      max: 1,
+      description:
+        "REKOGNITION: the session's confidence (0 to 1) at or above which the capture's check passes. AWS's guidance: 0.5 to 0.6 where photos, screens and masks held to the camera are the threat; higher (0.8 to 0.9) where injected video is, at the cost of more genuine users failing.",
+    },
+    {
+      name: 'Rekognition Audit Images',
+      type: 'I',
+      required: false,
+      default: 0,
+      min: 0,
+      max: 4,
+      description: 'REKOGNITION: how many audit images (frames of the video besides the reference image) Rekognition returns; each is kept with the instance as the reference image is.',
     },
     {
       name: 'Liveness Near Miss',
@@ -87,7 +115,7 @@ export const spec = {
       required: false,
       default: false,
       description:
-        'ACTIVE: the page offers "I cannot do this challenge" to an end user who cannot (no camera in the page, a disability, flashing colours they must avoid); choosing it raises Liveness Challenge Declined, whose route leads to another way of verifying them.',
+        'ACTIVE or REKOGNITION: the page offers "I cannot do this challenge" to an end user who cannot (no camera in the page, a disability, flashing colours they must avoid); choosing it raises Liveness Challenge Declined, whose route leads to another way of verifying them.',
     },
     stepTimeout,
   ],
@@ -101,7 +129,7 @@ export const spec = {
       name: 'Liveness Challenge Declined',
       aslError: 'LivenessChallengeDeclined',
       code: 'livenessChallengeDeclined',
-      description: 'The end user chose not to do the active liveness challenge (Offer Another Way).',
+      description: 'The end user chose not to do the liveness challenge, active or Rekognition\'s (Offer Another Way).',
     },
   ],
   family: { beans: ['captureFaceImageV1'] },

@@ -9,6 +9,8 @@ export const FACE_NOTICE_VERSION = 'face-capture-notice/1';
 /** The multipart fields beside `image`: the consent box, and the mark the page's script sets on a camera photo. */
 export const CONSENT_FIELD = 'consent';
 export const SOURCE_FIELD = 'source';
+/** The field naming a Rekognition Face Liveness session (Liveness Check REKOGNITION). */
+export const LIVENESS_SESSION_FIELD = 'livenessSession';
 
 /** What the notice before a face capture names: who receives the image, how long it is kept, where the relying party's notice is. */
 export interface FaceNotice {
@@ -75,7 +77,10 @@ export function renderFaceCapture(input: {
   attemptsLeft?: number | undefined;
   /** Liveness Check ACTIVE: where the page asks for its challenge, and whether it offers another way (Offer Another Way). */
   challenge?: { url: string; offerAnotherWay: boolean } | undefined;
+  /** Liveness Check REKOGNITION: where the page starts its session, whether the screen flashes colours, and Offer Another Way. */
+  rekognition?: { url: string; flashing: boolean; offerAnotherWay: boolean } | undefined;
 }): string {
+  if (input.rekognition) return renderRekognition({ ...input, rekognition: input.rekognition });
   if (input.challenge) return renderChallenge({ ...input, challenge: input.challenge });
   const { lang, error, notice } = input;
   const liveOnly = input.liveOnly === true;
@@ -171,6 +176,51 @@ ${noticeHtml(lang, s, notice)}
 <input type="hidden" name="challenge" id="face-nonce" value="">
 <input type="hidden" name="frameTimes" id="face-times" value="">
 <input type="hidden" name="${SOURCE_FIELD}" id="face-source" value="camera">
+</div>
+${decline}
+</form>`,
+  });
+}
+
+/** The Face Liveness capture's script: Amazon's component, served from the service's own origin (getFaceLivenessAsset). */
+export const FACE_LIVENESS_SCRIPT = '/journey/liveness/face-liveness.js';
+
+/**
+ * The capture under Rekognition Face Liveness (Liveness Check REKOGNITION). The page says what
+ * will happen, where the video goes, and (for the light challenge) that the screen flashes,
+ * before anything starts; Start asks the server for a session, then Amazon's component takes
+ * over the stage: the camera, the oval, its own instructions, the stream to Rekognition. When it
+ * says the check is done, the script posts the session's id in this form. Without script or a
+ * camera nothing can be done here: the page says so, and under Offer Another Way its button
+ * (a plain form post) leads to another way.
+ */
+function renderRekognition(input: Parameters<typeof renderFaceCapture>[0] & { rekognition: { url: string; flashing: boolean; offerAnotherWay: boolean } }): string {
+  const { lang, error, notice, rekognition } = input;
+  const s = messages(lang);
+  const problem = problemText(s, error, input.attemptsLeft);
+  const consentError = error === 'consentMissing';
+  const summary = errorSummary(lang, error ? [[consentError ? 'face-consent' : 'face-liveness-start', problem, consentError ? s.consentField : s.faceChallengeTitle] satisfies SummaryError] : []);
+  const decline = rekognition.offerAnotherWay
+    ? `<button type="submit" class="secondary" id="face-decline" name="action" value="decline" formnovalidate>${escapeHtml(s.faceChallengeDecline)}</button>`
+    : '';
+  return page({
+    lang,
+    chrome: input.chrome,
+    title: s.faceChallengeTitle,
+    scripts: [FACE_LIVENESS_SCRIPT],
+    body: `<h1>${escapeHtml(s.faceChallengeTitle)}</h1><p class="sub">${escapeHtml(s.faceLivenessText)}</p>
+<form method="post" action="${escapeHtml(input.action)}" enctype="multipart/form-data" id="face-form" data-session-url="${escapeHtml(rekognition.url)}" data-lang="${lang}"${
+      input.code ? ` data-refusal="${escapeHtml(input.code)}"` : ''
+    } novalidate>
+${summary}
+${noticeHtml(lang, s, notice)}
+<div class="capture" id="face-capture">
+${rekognition.flashing ? `<p class="hint" id="face-flash">${escapeHtml(s.faceLivenessFlash)}</p>` : ''}
+<noscript><div class="summary">${escapeHtml(s.faceChallengeNoScript)}</div></noscript>
+<button type="button" id="face-liveness-start"${rekognition.flashing ? ' aria-describedby="face-flash"' : ''} hidden>${escapeHtml(s.faceChallengeStart)}</button>
+<p class="status" id="face-status" role="status" aria-live="polite" data-failed="${escapeHtml(s.faceChallengeFailedStart)}" data-limit="${escapeHtml(s.faceLivenessLimit)}" data-stopped="${escapeHtml(s.faceLivenessStopped)}" data-consent="${escapeHtml(s.consentNeeded)}" data-sending="${escapeHtml(s.faceChallengeSending)}"></p>
+<div class="liveness" id="face-liveness" hidden></div>
+<input type="hidden" name="${LIVENESS_SESSION_FIELD}" id="face-liveness-session" value="">
 </div>
 ${decline}
 </form>`,

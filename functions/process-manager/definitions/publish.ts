@@ -12,6 +12,7 @@ import { compileForDeployment, withStateMachine, type StateMachineDeps } from '.
 import { missingFormReferences } from '../forms/form-references.js';
 import { checkThemeReference } from '../../theme-server/theme-references.js';
 import type { ThemeStore } from '../../theme-server/model.js';
+import { unavailableFaceLiveness } from '../../faces/liveness-service.js';
 
 export { MAX_ASL_BYTES, StateMachineTooLargeError } from './state-machines.js';
 
@@ -66,6 +67,8 @@ export async function publishDefinition(d: Deps, input: unknown, ctx: Ctx, versi
   if (missing.length > 0) throw onBody('The process definition names data forms this tenant does not have.', missing);
   const patterns = await unrunnableDefinitionPatterns(definition.activities);
   if (patterns.length > 0) throw onBody('The process definition has data form patterns this service cannot run.', patterns);
+  const liveness = unavailableFaceLiveness(definition.activities);
+  if (liveness.length > 0) throw onBody('The process definition asks for a service this deployment does not have.', liveness);
   await checkThemeReference(d.themes, ctx.tenantId, version.themeId);
   if (await d.definitions.getByNameVersion(ctx.tenantId, definition.name, definition.version)) {
     throw new DefinitionExistsError(definition.name, definition.version);
@@ -107,6 +110,7 @@ export async function publishBpmnUpload(d: Deps, upload: BpmnUpload, ctx: Ctx): 
     problems.push(...missing.map((x) => locateOnBpmn(x, converted.definition, graph)));
     const patterns = await unrunnableDefinitionPatterns(definition.activities);
     problems.push(...patterns.map((x) => locateOnBpmn(x, converted.definition, graph)));
+    problems.push(...unavailableFaceLiveness(definition.activities).map((x) => locateOnBpmn(x, converted.definition, graph)));
   }
   if (problems.length > 0 || !definition) throw new InvalidBpmnError(problems);
   await checkThemeReference(d.themes, ctx.tenantId, upload.themeId);
