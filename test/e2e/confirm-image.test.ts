@@ -59,7 +59,7 @@ describe('Confirm Image and Redirect User V2 in Chromium', () => {
 
     const takePhoto = async () => {
       await takeFacePhoto(page);
-      await page.getByRole('heading', { name: 'Check your photo' }).waitFor({ timeout: 20_000 });
+      await page.getByRole('heading', { name: 'Check your photo' }).waitFor({ timeout: 45_000 });
     };
 
     await takePhoto();

@@ -995,7 +995,7 @@ export interface paths {
         put?: never;
         /**
          * Submit the image of a Capture Face Image or Capture Document Image step
-         * @description A `multipart/form-data` post with the image in the `image` field: the camera capture (the page puts it there) or a chosen file. The image is checked by its bytes (JPEG or PNG), at most 3145728 bytes and at least 240 pixels on its shorter side, and stored in S3 under the tenant and instance. `consent=yes` is required under the step's Require Consent (else CONSENT_REQUIRED), `source=camera` (the page's camera mark) under Require Live Camera (else FACE_UPLOAD_NOT_ALLOWED). A document side (Capture Document Image) is at most 4194304 bytes and at least 600 pixels on its shorter side; `action=change` instead ends that step with `changeDocument` true. A refused photo is answered 303 to the journey page, which says why (its code in `data-refusal`). Under Liveness Check ACTIVE the photo comes with its challenge's answer: `challenge` (the nonce of startLivenessChallenge), one `frame` file per time of its schedule (JPEG or PNG, at most 96 KiB and the plan's frameMaxSide pixels), and `frameTimes` (the times they were taken, comma-separated milliseconds); a missing, unknown or expired challenge, one already answered, or frames off the schedule are refused (LIVENESS_CHALLENGE_REQUIRED, LIVENESS_CHALLENGE_EXPIRED, LIVENESS_CHALLENGE_USED, LIVENESS_FRAMES_INVALID). `action=decline` (Offer Another Way) ends the step with Liveness Challenge Declined.
+         * @description A `multipart/form-data` post with the image in the `image` field: the camera capture (the page puts it there) or a chosen file. The image is checked by its bytes (JPEG or PNG), at most 3145728 bytes and at least 240 pixels on its shorter side, and stored in S3 under the tenant and instance. `consent=yes` is required under the step's Require Consent (else CONSENT_REQUIRED), `source=camera` (the page's camera mark) under Require Live Camera (else FACE_UPLOAD_NOT_ALLOWED). A document side (Capture Document Image) is at most 4194304 bytes and at least 600 pixels on its shorter side; `action=change` instead ends that step with `changeDocument` true. A refused photo is answered 303 to the journey page, which says why (its code in `data-refusal`). Under Liveness Check ACTIVE the photo comes with its challenge's answer: `challenge` (the nonce of startLivenessChallenge), one `frame` file per time of its schedule (JPEG or PNG, at most 96 KiB and the plan's frameMaxSide pixels), and `frameTimes` (the times they were taken, comma-separated milliseconds); a missing, unknown or expired challenge, one already answered, or frames off the schedule are refused (LIVENESS_CHALLENGE_REQUIRED, LIVENESS_CHALLENGE_EXPIRED, LIVENESS_CHALLENGE_USED, LIVENESS_FRAMES_INVALID). `action=decline` (Offer Another Way) ends the step with Liveness Challenge Declined. Under Liveness Check REKOGNITION no image is sent: `livenessSession` (the id of startFaceLivenessSession) names the session whose result is read, once; its reference image becomes the capture. A missing or unknown session, one answered already, one Rekognition has not finished, or one it could not score are refused (LIVENESS_CHALLENGE_REQUIRED, LIVENESS_CHALLENGE_EXPIRED, LIVENESS_CHALLENGE_USED, LIVENESS_SESSION_PENDING, LIVENESS_SESSION_FAILED).
          */
         post: operations["submitFaceCapture"];
         delete?: never;
@@ -1018,6 +1018,26 @@ export interface paths {
          * @description Called by the capture page's script when the end user starts the challenge (the step's Liveness Check is ACTIVE). No body. Each call draws a new challenge: two to four prompts (turnLeft, turnRight, lookUp, blink, openMouth) in a random order, each with its window, and three to five screen colours, on a timeline in milliseconds from the camera's first frame, with the times at which the page takes its frames. Its frames are sent once, with the nonce, to the step's `face` route before `expiresAt`.
          */
         post: operations["startLivenessChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/journey/{processInstanceId}/steps/{activityId}/face/liveness-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A Capture Face Image step's Amazon Rekognition Face Liveness session, and the browser's credentials to stream it
+         * @description Called by the capture page's script when the end user starts the check (the step's Liveness Check is REKOGNITION; AWS only). No body. Creates a session in Rekognition (it lives 3 minutes), keeps its id bound to the instance and step, and answers it with the region and short-lived credentials (15 minutes) that allow nothing but starting that stream (rekognition:StartFaceLivenessSession). A step starts at most 10 sessions (LIVENESS_SESSION_LIMIT). The page then sends `livenessSession` (the id) to the step's `face` route, which reads the result.
+         */
+        post: operations["startFaceLivenessSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1113,6 +1133,26 @@ export interface paths {
         };
         /** The journey pages' own scripts (the camera capture, the passcode and passkey screens, closing a form's notifications, a form's sending state) */
         get: operations["getJourneyAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/journey/liveness/face-liveness.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Face Liveness capture's script (Liveness Check REKOGNITION): Amazon's FaceLivenessDetectorCore with React, bundled
+         * @description About 1.5 MB (gzip about 430 KB, sent so when the browser accepts it), built when the stack is deployed; only where the deployment has Rekognition Face Liveness (else FACE_LIVENESS_NOT_AVAILABLE).
+         */
+        get: operations["getFaceLivenessAsset"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2535,7 +2575,7 @@ export interface components {
              * @description Stable machine-readable error code.
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BODY_TOO_DEEP" | "MALFORMED_REQUEST" | "INVALID_HOST" | "INVALID_STATUS_TRANSITION" | "INVALID_VERIFIER" | "PASSCODE_NOT_GIVEN" | "PASSCODE_REUSED" | "PASSCODE_HISTORY_PROOF_REQUIRED" | "PASSKEY_VERIFICATION_FAILED" | "INVALID_BPMN_DATA" | "INVALID_BPMN" | "FACE_IMAGE_UNUSABLE" | "WEBHOOK_URL_REFUSED" | "STATE_MACHINE_TOO_LARGE" | "INVALID_CURSOR" | "SANDBOX_NOT_FOR_TEST" | "PALETTE_CONTRAST" | "INVALID_THEME_ASSET" | "UNKNOWN_THEME" | "BUNDLE_TOO_LARGE" | "BUNDLE_FILE_TYPE" | "BUNDLE_NO_INDEX" | "BUNDLE_UNSAFE_PATH" | "BUNDLE_LINK" | "BUNDLE_BOMB" | "BUNDLE_TOO_MANY_FILES" | "BUNDLE_PATH_TOO_LONG" | "BUNDLE_DUPLICATE_PATH" | "BUNDLE_ENCRYPTED" | "BUNDLE_UNREADABLE" | "BUNDLE_EMPTY" | "CUSTOM_PAGE_CONTENT" | "CUSTOM_PAGE_UPLOAD_UNUSABLE" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_API_KEY" | "API_KEY_BLOCKED" | "API_KEY_ARCHIVED" | "API_KEY_EXPIRED" | "API_KEY_OPERATION_NOT_PERMITTED" | "FORBIDDEN" | "MISSING_PERMISSION" | "PERMISSION_ESCALATION" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "API_KEY_NOT_FOUND" | "PROCESS_DEFINITION_NOT_FOUND" | "PROCESS_TOKEN_NOT_FOUND" | "PROCESS_INSTANCE_NOT_FOUND" | "CUSTOM_DATA_FORM_NOT_FOUND" | "CUSTOM_PAGE_NOT_FOUND" | "CLOUD_FUNCTION_NOT_FOUND" | "THEME_NOT_FOUND" | "THEME_ASSET_NOT_FOUND" | "CLOUD_SECRET_NOT_FOUND" | "WATCHLIST_NOT_FOUND" | "WATCHLIST_MEMBER_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "JOURNEY_NOT_AVAILABLE" | "STORE_NOT_FOUND" | "USER_NOT_FOUND" | "POLICY_NOT_FOUND" | "PASSCODE_REGISTRATION_NOT_FOUND" | "RELYING_PARTY_NOT_FOUND" | "PASSKEY_NOT_FOUND" | "PASSKEY_SESSION_NOT_FOUND" | "EVENT_QUERY_NOT_FOUND" | "EXPORT_NOT_FOUND" | "RESUME_NOT_AVAILABLE" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CONCURRENT_UPDATE" | "STEP_NOT_WAITING" | "PROCESS_INSTANCE_NOT_IN_REVIEW" | "SWITCH_LINK_USED" | "SWITCH_LINK_EXPIRED" | "STORE_EXISTS" | "EXTERNAL_ID_NOT_UNIQUE" | "CREDENTIAL_EXISTS" | "PROCESS_DEFINITION_EXISTS" | "PROCESS_DEFINITION_NOT_ACTIVE" | "CUSTOM_DATA_FORM_EXISTS" | "CUSTOM_PAGE_EXISTS" | "CLOUD_FUNCTION_EXISTS" | "THEME_EXISTS" | "THEME_NOT_EDITABLE" | "THEME_ASSET_LIMIT" | "WATCHLIST_LIMIT" | "WATCHLIST_FULL" | "WEBHOOK_LIMIT" | "CLOUD_SECRET_EXISTS" | "PROCESS_TOKEN_NAME_TAKEN" | "PROCESS_TOKEN_INACTIVE" | "PROCESS_TOKEN_EXHAUSTED" | "PROCESS_TOKEN_NOT_YET_VALID" | "PROCESS_TOKEN_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSTANCE_NOT_PAUSED" | "RESUME_NOT_READY" | "RESUME_ALREADY_USED" | "RESUME_EXPIRED" | "PAYLOAD_TOO_LARGE" | "CUSTOM_PAGE_BODY_TOO_LARGE" | "SESSION_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_HEADERS_TOO_LARGE" | "TOO_MANY_REQUESTS" | "PASSCODE_LOCKED" | "WEBHOOK_REPLAY_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "QUOTA_EXCEEDED";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BODY_TOO_DEEP" | "MALFORMED_REQUEST" | "INVALID_HOST" | "INVALID_STATUS_TRANSITION" | "INVALID_VERIFIER" | "PASSCODE_NOT_GIVEN" | "PASSCODE_REUSED" | "PASSCODE_HISTORY_PROOF_REQUIRED" | "PASSKEY_VERIFICATION_FAILED" | "INVALID_BPMN_DATA" | "INVALID_BPMN" | "FACE_IMAGE_UNUSABLE" | "WEBHOOK_URL_REFUSED" | "STATE_MACHINE_TOO_LARGE" | "INVALID_CURSOR" | "SANDBOX_NOT_FOR_TEST" | "PALETTE_CONTRAST" | "INVALID_THEME_ASSET" | "UNKNOWN_THEME" | "BUNDLE_TOO_LARGE" | "BUNDLE_FILE_TYPE" | "BUNDLE_NO_INDEX" | "BUNDLE_UNSAFE_PATH" | "BUNDLE_LINK" | "BUNDLE_BOMB" | "BUNDLE_TOO_MANY_FILES" | "BUNDLE_PATH_TOO_LONG" | "BUNDLE_DUPLICATE_PATH" | "BUNDLE_ENCRYPTED" | "BUNDLE_UNREADABLE" | "BUNDLE_EMPTY" | "CUSTOM_PAGE_CONTENT" | "CUSTOM_PAGE_UPLOAD_UNUSABLE" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_API_KEY" | "API_KEY_BLOCKED" | "API_KEY_ARCHIVED" | "API_KEY_EXPIRED" | "API_KEY_OPERATION_NOT_PERMITTED" | "FORBIDDEN" | "MISSING_PERMISSION" | "PERMISSION_ESCALATION" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "API_KEY_NOT_FOUND" | "PROCESS_DEFINITION_NOT_FOUND" | "PROCESS_TOKEN_NOT_FOUND" | "PROCESS_INSTANCE_NOT_FOUND" | "CUSTOM_DATA_FORM_NOT_FOUND" | "CUSTOM_PAGE_NOT_FOUND" | "CLOUD_FUNCTION_NOT_FOUND" | "THEME_NOT_FOUND" | "THEME_ASSET_NOT_FOUND" | "CLOUD_SECRET_NOT_FOUND" | "WATCHLIST_NOT_FOUND" | "WATCHLIST_MEMBER_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "JOURNEY_NOT_AVAILABLE" | "FACE_LIVENESS_NOT_AVAILABLE" | "STORE_NOT_FOUND" | "USER_NOT_FOUND" | "POLICY_NOT_FOUND" | "PASSCODE_REGISTRATION_NOT_FOUND" | "RELYING_PARTY_NOT_FOUND" | "PASSKEY_NOT_FOUND" | "PASSKEY_SESSION_NOT_FOUND" | "EVENT_QUERY_NOT_FOUND" | "EXPORT_NOT_FOUND" | "RESUME_NOT_AVAILABLE" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CONCURRENT_UPDATE" | "STEP_NOT_WAITING" | "PROCESS_INSTANCE_NOT_IN_REVIEW" | "SWITCH_LINK_USED" | "SWITCH_LINK_EXPIRED" | "STORE_EXISTS" | "EXTERNAL_ID_NOT_UNIQUE" | "CREDENTIAL_EXISTS" | "PROCESS_DEFINITION_EXISTS" | "PROCESS_DEFINITION_NOT_ACTIVE" | "CUSTOM_DATA_FORM_EXISTS" | "CUSTOM_PAGE_EXISTS" | "CLOUD_FUNCTION_EXISTS" | "THEME_EXISTS" | "THEME_NOT_EDITABLE" | "THEME_ASSET_LIMIT" | "WATCHLIST_LIMIT" | "WATCHLIST_FULL" | "WEBHOOK_LIMIT" | "CLOUD_SECRET_EXISTS" | "PROCESS_TOKEN_NAME_TAKEN" | "PROCESS_TOKEN_INACTIVE" | "PROCESS_TOKEN_EXHAUSTED" | "PROCESS_TOKEN_NOT_YET_VALID" | "PROCESS_TOKEN_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSTANCE_NOT_PAUSED" | "RESUME_NOT_READY" | "RESUME_ALREADY_USED" | "RESUME_EXPIRED" | "PAYLOAD_TOO_LARGE" | "CUSTOM_PAGE_BODY_TOO_LARGE" | "SESSION_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_HEADERS_TOO_LARGE" | "TOO_MANY_REQUESTS" | "PASSCODE_LOCKED" | "WEBHOOK_REPLAY_LIMITED" | "LIVENESS_SESSION_LIMIT" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "QUOTA_EXCEEDED";
             /** @description Human-readable explanation; do not parse. */
             message: string;
             /** @description Per-field problems, for validation errors. */
@@ -4097,6 +4137,8 @@ export interface components {
                 page?: number;
                 /** @description A PDF's page count. */
                 pages?: number;
+                /** @description A Rekognition Face Liveness audit image (Liveness Check REKOGNITION): the captureId of the capture (the session's reference image) it goes with. */
+                auditOf?: string;
                 /**
                  * @description PDF: an additional document sent as one file (width and height 0).
                  * @enum {string}
@@ -11131,6 +11173,99 @@ export interface operations {
             };
         };
     };
+    startFaceLivenessSession: {
+        parameters: {
+            query: {
+                /** @example 01JPC6Q8V4Z7R2M5N9K3T1W0XB */
+                c: string;
+                lang?: string;
+            };
+            header?: never;
+            path: {
+                /** @example 0f6b2a64-3c1e-4d7a-9b8e-5a2f1c7d9e30 */
+                processInstanceId: string;
+                /** @example Activity_capture_face */
+                activityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sessionId: string;
+                        region: string;
+                        challenge: string;
+                        credentials: {
+                            accessKeyId: string;
+                            secretAccessKey: string;
+                            sessionToken: string;
+                            expiration: string;
+                        };
+                    };
+                };
+            };
+            /** @description A malformed link. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unknown, wrong or expired link. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The journey is not waiting at a Capture Face Image step whose Liveness Check is REKOGNITION. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The step has started 10 sessions already (LIVENESS_SESSION_LIMIT). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rekognition or STS throttled or did not answer (SERVICE_UNAVAILABLE, with Retry-After): start again. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     submitPasscodeStep: {
         parameters: {
             query: {
@@ -11496,6 +11631,55 @@ export interface operations {
             };
             /** @description No such asset. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size this operation takes (64 KiB unless it says otherwise). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getFaceLivenessAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of a copy the browser holds: answered 304 when it is current. */
+                "if-none-match"?: string;
+                "accept-encoding"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified (If-None-Match matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description This deployment has no Rekognition Face Liveness (FACE_LIVENESS_NOT_AVAILABLE). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

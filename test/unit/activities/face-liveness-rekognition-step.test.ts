@@ -105,7 +105,7 @@ describe('Capture Face Image, Liveness Check REKOGNITION', () => {
     const { put, view, started, sessions, faces } = setup();
     await started();
     rekognition.on(GetFaceLivenessSessionResultsCommand).resolves(succeeded(93.1));
-    const outcome = (await submission.submit(view(), await post({ livenessSession: SESSION }), NOW)) as Complete;
+    const outcome = (await submission.submit(view(), await post({ livenessSession: SESSION }), NOW)) as unknown as Complete;
     const { complete } = outcome;
     expect(complete.check).toMatchObject({ checkId: 'face1', checkType: 'FACE_CAPTURE', result: 'PASS' });
     expect(complete.check.reports).toEqual([{ name: 'liveness', result: 'PASS', description: expect.stringContaining('Value 0.931, threshold 0.6.') }]);
@@ -120,7 +120,7 @@ describe('Capture Face Image, Liveness Check REKOGNITION', () => {
     expect(put.mock.calls.map((c) => c[0])).toEqual(complete.images.map((i) => i.objectKey));
     for (const i of complete.images) expect(i.objectKey).toMatch(/^tenants\/demo\/instances\/p1\/faces\//);
     expect(Buffer.from(put.mock.calls[0]![1] as Uint8Array)).toEqual(reference);
-    expect(complete.result._faces.face1.captures.map((c) => c.captureId)).toEqual([capture!.captureId]);
+    expect(complete.result._faces.face1!.captures.map((c) => c.captureId)).toEqual([capture!.captureId]);
     expect(complete.values).toMatchObject({ faceKey: 'face1', source: 'rekognition', auditImages: 2 });
     // The engine's own checks are not asked: Rekognition judged the video.
     expect(faces.detect).not.toHaveBeenCalled();
@@ -141,7 +141,7 @@ describe('Capture Face Image, Liveness Check REKOGNITION', () => {
       await started();
       rekognition.reset();
       rekognition.on(GetFaceLivenessSessionResultsCommand).resolves(succeeded(confidence, 0));
-      const { complete } = (await submission.submit(view({ 'Liveness Near Miss': nearMiss }), await post({ livenessSession: SESSION }), NOW)) as Complete;
+      const { complete } = (await submission.submit(view({ 'Liveness Near Miss': nearMiss }), await post({ livenessSession: SESSION }), NOW)) as unknown as Complete;
       expect(complete.check.result).toBe(result);
       expect(complete.result._checks.face1).toMatchObject({ result, liveness: confidence / 100 });
       expect(complete.images).toHaveLength(1);
@@ -153,7 +153,7 @@ describe('Capture Face Image, Liveness Check REKOGNITION', () => {
     await started();
     rekognition.on(GetFaceLivenessSessionResultsCommand).resolvesOnce({ SessionId: SESSION, Status: 'IN_PROGRESS' }).resolvesOnce(succeeded(88, 0));
     expect(refusal(await submission.submit(view(), await post({ livenessSession: SESSION }), NOW))).toEqual({ code: 'LIVENESS_SESSION_PENDING', errors: { image: 'sessionPending' } });
-    expect(((await submission.submit(view(), await post({ livenessSession: SESSION }), NOW)) as Complete).complete.check.result).toBe('PASS');
+    expect(((await submission.submit(view(), await post({ livenessSession: SESSION }), NOW)) as unknown as Complete).complete.check.result).toBe('PASS');
   });
 
   it('passes a throttle on (the route answers 503) with the session still unspent', async () => {
@@ -162,7 +162,7 @@ describe('Capture Face Image, Liveness Check REKOGNITION', () => {
     rekognition.on(GetFaceLivenessSessionResultsCommand).rejectsOnce(named('ThrottlingException', { $retryable: { throttling: true } })).resolvesOnce(succeeded(90, 0));
     const err = await submission.submit(view(), await post({ livenessSession: SESSION }), NOW).catch((e: unknown) => e);
     expect(isTransientError(err)).toBe(true);
-    expect(((await submission.submit(view(), await post({ livenessSession: SESSION }), NOW)) as Complete).complete.check.result).toBe('PASS');
+    expect(((await submission.submit(view(), await post({ livenessSession: SESSION }), NOW)) as unknown as Complete).complete.check.result).toBe('PASS');
   });
 
   it('refuses what Rekognition could not score, an expired or unknown session, and half an answer; each spent', async () => {
