@@ -47,7 +47,7 @@ describe('Face Liveness where the region has it', () => {
     expect(own.find((s) => asArray(s.Action).includes('rekognition:CreateFaceLivenessSession'))).toMatchObject({ Resource: '*' });
     expect(own.flatMap((s) => asArray(s.Action))).not.toContain('rekognition:StartFaceLivenessSession');
     const assume = own.find((s) => asArray(s.Action).includes('sts:AssumeRole') && joined(s.Resource).includes('liveness-browser'))!;
-    expect(joined(assume.Resource)).toBe('arn:<AWS::Partition>:iam::<AWS::AccountId>:role/arthr-fir-startFaceLivenessSession/liveness-browser/*');
+    expect(joined(assume.Resource)).toBe('arn:aws:iam::<AWS::AccountId>:role/arthr-fir-startFaceLivenessSession/liveness-browser/*');
   });
 
   it('lets the capture submission read results, no other route any Face Liveness call, and tells every route the service is there', () => {

@@ -55,6 +55,8 @@ function expectedDataActions(route: RouteDef): string[] {
   // queues deliveries; checking a queue or bus target needs no grant.
   for (const a of route.aws.webhooks ?? []) out.push(...({ Seal: ['kms:Encrypt'], SendMessage: ['sqs:SendMessage'], Target: [] } as const)[a]);
   for (const a of route.aws.faces ?? []) out.push(`rekognition:${a}`);
+  // Face Liveness's calls where the region has it (fir does); the browser credentials are sts:AssumeRole (face-liveness.test.ts).
+  for (const a of route.aws.faceLiveness ?? []) if (a !== 'BrowserCredentials') out.push(`rekognition:${a}`);
   // Custom pages (pages.test.ts checks their resources): S3-managed encryption, no key grant.
   for (const a of route.aws.pages ?? []) out.push(`s3:${a}`);
   // A Python upload is compiled by the cloud function runner (journeys.test.ts checks the resource).
@@ -63,8 +65,8 @@ function expectedDataActions(route: RouteDef): string[] {
 }
 
 const DATA_SERVICES = /^(dynamodb|kms|states|iam|events|s3|sqs|rekognition|lambda):/;
-/** Rekognition actions that act on the image in the request and take no resource: granted on `*`. */
-const IMAGE_ONLY_FACES = new Set(['rekognition:DetectFaces', 'rekognition:CompareFaces']);
+/** Rekognition actions that take no resource (on the image in the request, or a Face Liveness session by its id): granted on `*`. */
+const IMAGE_ONLY_FACES = new Set(['rekognition:DetectFaces', 'rekognition:CompareFaces', 'rekognition:CreateFaceLivenessSession', 'rekognition:GetFaceLivenessSessionResults']);
 
 /** The image clean-up function (fed by the table stream, not a route): checked in images.test.ts. */
 const isImageCleanup = (f: Resource) => f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Images/Cleanup/Function/Resource';
@@ -311,7 +313,7 @@ describe('ArthrStack', () => {
     it('gives every function the configuration its cold start parses', () => {
       // The image clean-up, the event relay and the webhook delivery worker get only what they use (images.test.ts, events.test.ts).
       for (const f of Object.values(functions).filter((x) => !ownConfig(x) && !isExportWorker(x))) {
-        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, WEBHOOK_REPLAY_QUEUE_URL, SERVICE_ACCOUNT_ID, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, TENANT_ROLE_ARN, PAGES_BUCKET, PAGES_ORIGIN, DOCUMENT_ENGINE, ...variables } = f.Properties.Environment.Variables;
+        const { STATE_MACHINE_ROLE_ARN, STATE_MACHINE_LOG_GROUP_ARN, ACTIVITY_FUNCTION_ARN, EXECUTION_END_FUNCTION_ARN, IMAGES_BUCKET, EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY, SECRETS_KEY, WEBHOOK_REPLAY_QUEUE_URL, SERVICE_ACCOUNT_ID, CLOUD_FUNCTION_RUNNER, FACE_COLLECTION_PREFIX, TENANT_ROLE_ARN, PAGES_BUCKET, PAGES_ORIGIN, DOCUMENT_ENGINE, LIVENESS_BROWSER_ROLE_ARN, ...variables } = f.Properties.Environment.Variables;
         const isActivities = f.Metadata?.['aws:cdk:path'] === 'ArthrStack/Journeys/Activities/Function/Resource';
         // The document engine only where documents are read: the activity function.
         expect(DOCUMENT_ENGINE === undefined, f.Metadata?.['aws:cdk:path']).toBe(!isActivities);
@@ -337,6 +339,9 @@ describe('ArthrStack', () => {
         if (isActivities) expect(PAGES_ORIGIN).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/PagesDistribution/), 'DomainName'] }]] });
         else if (route?.aws.pages?.length || route?.aws.pagesOrigin) expect(PAGES_ORIGIN, route.operationId).toBeDefined();
         else expect(PAGES_ORIGIN, f.Metadata?.['aws:cdk:path']).toBeUndefined();
+        // The Face Liveness browser role only for the route that hands out its sessions (face-liveness.test.ts).
+        if (route?.aws.faceLiveness?.includes('BrowserCredentials')) expect(LIVENESS_BROWSER_ROLE_ARN, route.operationId).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/LivenessBrowserRole/), 'Arn'] });
+        else expect(LIVENESS_BROWSER_ROLE_ARN, f.Metadata?.['aws:cdk:path']).toBeUndefined();
         // Where exports are only for the operations that start or read them.
         if (route?.aws.exports?.length) expect([EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY].every((v) => v !== undefined), route.operationId).toBe(true);
         else expect([EXPORTS_BUCKET, EXPORTS_QUEUE_URL, EXPORTS_KEY], f.Metadata?.['aws:cdk:path']).toEqual([undefined, undefined, undefined]);
@@ -366,6 +371,8 @@ describe('ArthrStack', () => {
           TOKEN_RATE_LIMIT: '10',
           STATE_MACHINE_TRACING: 'false',
           POWERTOOLS_SERVICE_NAME: 'arthr-fir',
+          // fir is eu-west-1, which has Rekognition Face Liveness (face-liveness.test.ts: where a region has none).
+          FACE_LIVENESS: 'rekognition',
         });
       }
     });
@@ -447,7 +454,8 @@ describe('ArthrStack', () => {
           expect(joined(st.Resource), route.operationId).toBe('arn:aws:lambda:eu-west-1:<AWS::AccountId>:function:arthr-fir-cloud-function-runner');
         }
         // Besides its logs, assuming its tenant role where it acts for tenants.
-        const assume = actsForTenants(route) ? ['sts:AssumeRole', 'sts:TagSession'] : [];
+        // And its Face Liveness browser role where it hands out the browser's credentials (face-liveness.test.ts).
+        const assume = [...(actsForTenants(route) ? ['sts:AssumeRole', 'sts:TagSession'] : []), ...(route.aws.faceLiveness?.includes('BrowserCredentials') ? ['sts:AssumeRole'] : [])];
         expect(actions.filter((a) => !DATA_SERVICES.test(a)).sort(), route.operationId).toEqual([...LOG_ACTIONS, ...assume].sort());
         expect(statements.every((s) => s.Effect === 'Allow')).toBe(true);
       }
@@ -607,7 +615,11 @@ describe('ArthrStack', () => {
             // And Rekognition's image-only actions (DetectFaces, CompareFaces) where a route or the activity function judges faces.
             const judgesFaces =
               a.path.startsWith('ArthrStack/Journeys/Activities/Role/') ||
-              routeList.some((r) => r.aws.faces?.some((f) => IMAGE_ONLY_FACES.has(`rekognition:${f}`)) && a.path.includes(`/${RouteFunction.idFor(r)}/`));
+              routeList.some(
+                (r) =>
+                  [...(r.aws.faces ?? []), ...(r.aws.faceLiveness ?? []).filter((f) => f !== 'BrowserCredentials')].some((f) => IMAGE_ONLY_FACES.has(`rekognition:${f}`)) &&
+                  a.path.includes(`/${RouteFunction.idFor(r)}/`),
+              );
             if (judgesFaces) continue;
             expect(a.path, a.resource).toMatch(/^ArthrStack\/(Images\/Cleanup\/Role|Events\/Relay\/Role|StateMachineObservability|Journeys\/StateMachineJanitor\/Role)\//);
             continue;
@@ -621,7 +633,8 @@ describe('ArthrStack', () => {
           // In the parent stack the bucket's own ARN; in a nested stack of routes, the parameter it comes in by.
           // And, on a tenant role, a tenant's own prefix; on a function's role, its tenant role's ARN by path.
           const imageObjects = `(<${imagesBucketId()}.Arn>|<ImagesBucketArn>|<ExportsBucket[0-9A-F]*.Arn>|<ExportsBucketArn>|<PagesBucket[0-9A-F]*.Arn>|<PagesBucketArn>)/tenants/(<aws:PrincipalTag/arthr-tenant>/)?\\*`;
-          const tenantRoles = 'arn:aws:iam::<AWS::AccountId>:role/arthr-fir-[A-Za-z0-9-]+/tenant/\\*';
+          // The same for a Face Liveness browser role (face-liveness.test.ts).
+          const tenantRoles = 'arn:aws:iam::<AWS::AccountId>:role/arthr-fir-[A-Za-z0-9-]+/(tenant|liveness-browser)/\\*';
           expect(a.id, a.resource).toMatch(
             new RegExp(
               `^AwsSolutions-IAM5\\[Resource::(arn:aws:(states:.*:(stateMachine|execution):arthr-fir-\\*|lambda:.*:function:arthr-fir-(activities|execution-end):\\*|rekognition:.*:collection/arthr-fir\\.\\*)|${imageObjects}|${tenantRoles})\\]$`,

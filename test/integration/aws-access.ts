@@ -82,6 +82,13 @@ export function grantedActions(): Map<string, Set<string>> {
 
 /** Granted actions the suite cannot reach, each with why it is granted all the same. */
 export const GRANTED_FOR_FAILURE_PATHS: Record<string, Record<string, string>> = {
+  // Rekognition Face Liveness is AWS only: the local runtime refuses Liveness Check REKOGNITION at
+  // publish, so no step here reaches the count and the session record (test/unit/face-liveness-session-route.test.ts
+  // covers them with aws-sdk-client-mock).
+  startFaceLivenessSession: {
+    'dynamodb:UpdateItem': 'the count of a step\'s Face Liveness sessions (AWS only)',
+    'dynamodb:PutItem': 'a Face Liveness session kept in its instance\'s partition (AWS only)',
+  },
   // Every activity deletes the session version two before the one it writes (functions/store/sessions.ts):
   // from a journey's third version on, which the suite's journeys need not reach at every activity type.
   ...Object.fromEntries(

@@ -187,4 +187,31 @@ describe('the active liveness challenge over HTTP', () => {
     expect((await declining.send(form([{ name: 'action', value: 'decline' }]))).status).toBe(303);
     expect(await finalStatus(declining.id, token)).toBe('COMPLETED_ENDED_ERROR');
   }, 120_000);
+
+  it('has no Rekognition Face Liveness locally: the option is refused at publish, its session route and script are not there', async () => {
+    const definition = {
+      name: `rekognition-${Math.random().toString(36).slice(2, 8)}`,
+      version: 1,
+      retentionDays: 1,
+      startActivityId: 'captureFace',
+      activities: {
+        captureFace: { type: 'CAPTURE_FACE_IMAGE', inputs: { 'Face Key': 'face1', 'Liveness Check': 'REKOGNITION' }, next: 'done' },
+        done: { type: 'SIMPLE_DECIDER', inputs: { Outcome: 'PASS' } },
+      },
+    };
+    const refused = await call('POST', '/api/process-manager/processDefinitions', { token, body: definition });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.json.details).toEqual([
+      { location: 'body.activities.captureFace.inputs.Liveness Check', message: expect.stringMatching(/needs Amazon Rekognition Face Liveness, which this deployment does not have: it runs only on AWS, in us-east-1, .*\(the local runtime has no such service\)\. Choose ACTIVE/) },
+    ]);
+    expect((await call('GET', `/api/process-manager/processDefinitions?name=${definition.name}`, { token })).json.content ?? []).toEqual([]);
+    // A capture of another kind takes no session (409), and the component's script is no asset here (404).
+    const active = await journey();
+    const session = await call('POST', `/journey/${active.id}/steps/captureFace/face/liveness-session?c=${active.capability}&lang=en`);
+    expect(session.status, session.text).toBe(409);
+    expect(session.json.code).toBe('STEP_NOT_WAITING');
+    const script = await call('GET', '/journey/liveness/face-liveness.js');
+    expect(script.status).toBe(404);
+    expect(script.json.code).toBe('FACE_LIVENESS_NOT_AVAILABLE');
+  }, 120_000);
 });
