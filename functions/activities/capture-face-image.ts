@@ -135,6 +135,52 @@ async function uploadedImage(upload: SubmissionRequest['upload']): Promise<{ ima
  * its check) in the session under `_faces.{Face Key}` and `_checks.{Face Key}`. A refused image
  * gets the page again, saying why.
  */
+/**
+ * The step's completion with a kept capture: appended to `_faces.{Face Key}` (newest last), its
+ * short check in `_checks.{Face Key}` (the forced outcome laid over it in test mode), and the
+ * step's user data: the image's facts, where it came from, and the notice shown (its version,
+ * language and words' hash) with, where the step asked for it, when the end user agreed.
+ */
+function captureCompletion(input: {
+  view: StepView<typeof spec>;
+  stored: ImageRecord;
+  short: Record<string, unknown>;
+  check: CheckRecord;
+  forced: ReturnType<typeof forcedOutcome>;
+  source: string;
+  extra?: Record<string, unknown>;
+  images?: ImageRecord[];
+  notice: FaceNotice;
+  now: Date;
+}) {
+  const { view, stored, short, forced, notice, now } = input;
+  const faceKey = view.inputs['Face Key'];
+  const { objectKey: _key, kind: _kind, imageKey: _imageKey, auditOf: _auditOf, ...capture } = stored;
+  const faces = (view.step.state._faces ?? {}) as Record<string, { captures?: unknown[] }>;
+  return {
+    complete: {
+      result: {
+        _faces: { [faceKey]: { captures: [...(own(faces, faceKey)?.captures ?? []), capture] } },
+        _checks: { [faceKey]: forced ? forceSessionCheck(short, forced) : short },
+      },
+      values: {
+        faceKey,
+        captureId: stored.captureId,
+        format: stored.format,
+        width: stored.width,
+        height: stored.height,
+        bytes: stored.bytes,
+        source: input.source,
+        ...input.extra,
+        notice: { ...noticeRecord(view.lang, notice), consentRequired: notice.required, ...(notice.required ? { consentGivenAt: now.toISOString() } : {}) },
+      },
+      dataKey: faceKey,
+      check: input.check,
+      images: input.images ?? [stored],
+    },
+  };
+}
+
 type CaptureView = StepView<typeof spec, 'faces' | 'images' | 'faceCaptureKey' | 'livenessChallenges' | 'faceLiveness' | 'faceLivenessSessions'>;
 
 /**
@@ -175,30 +221,18 @@ async function rekognitionCapture(view: CaptureView, form: FormData | undefined,
   const forced = forcedOutcome(sessionSandbox(step.state), faceKey);
   const check = forced ? forceCheck(found, forced) : found;
   const short = { result: found.result, checkType: found.checkType, displayName: found.displayName, liveness: read.confidence, method: 'REKOGNITION' };
-  const { objectKey: _key, kind: _kind, imageKey: _imageKey, ...capture } = stored;
-  const faces = (step.state._faces ?? {}) as Record<string, { captures?: unknown[] }>;
-  return {
-    complete: {
-      result: {
-        _faces: { [faceKey]: { captures: [...(own(faces, faceKey)?.captures ?? []), capture] } },
-        _checks: { [faceKey]: forced ? forceSessionCheck(short, forced) : short },
-      },
-      values: {
-        faceKey,
-        captureId: stored.captureId,
-        format: stored.format,
-        width: stored.width,
-        height: stored.height,
-        bytes: stored.bytes,
-        source: 'rekognition',
-        auditImages: audit.length,
-        notice: { ...noticeRecord(view.lang, notice), consentRequired: notice.required, ...(notice.required ? { consentGivenAt: now.toISOString() } : {}) },
-      },
-      dataKey: faceKey,
-      check,
-      images: [stored, ...audit.map((a) => a.record)],
-    },
-  };
+  return captureCompletion({
+    view,
+    stored,
+    short,
+    check,
+    forced,
+    source: 'rekognition',
+    extra: { auditImages: audit.length },
+    images: [stored, ...audit.map((a) => a.record)],
+    notice,
+    now,
+  });
 }
 
 export const submission: Submission<typeof spec, 'faces' | 'images' | 'faceCaptureKey' | 'livenessChallenges' | 'faceLiveness' | 'faceLivenessSessions'> = {
@@ -281,31 +315,6 @@ export const submission: Submission<typeof spec, 'faces' | 'images' | 'faceCaptu
       ...(face && liveness !== undefined ? { liveness, quality: face.quality, pose: face.pose } : {}),
       ...(judged ? { method: 'ACTIVE', ...(judged.verdict.reason ? { reason: judged.verdict.reason } : {}) } : {}),
     };
-    const { objectKey: _key, kind: _kind, imageKey: _imageKey, ...capture } = stored;
-    const faces = (step.state._faces ?? {}) as Record<string, { captures?: unknown[] }>;
-    return {
-      complete: {
-        result: {
-          _faces: { [faceKey]: { captures: [...(own(faces, faceKey)?.captures ?? []), capture] } },
-          _checks: {
-            [faceKey]: forced ? forceSessionCheck(short, forced) : short,
-          },
-        },
-        values: {
-          faceKey,
-          captureId: stored.captureId,
-          format: stored.format,
-          width: stored.width,
-          height: stored.height,
-          bytes: stored.bytes,
-          source: posted.camera ? 'camera' : 'file',
-          // The notice shown (its version, language and words' hash) and, where the step asked for it, when the end user agreed.
-          notice: { ...noticeRecord(view.lang, notice), consentRequired: notice.required, ...(notice.required ? { consentGivenAt: now.toISOString() } : {}) },
-        },
-        dataKey: faceKey,
-        check,
-        images: [stored],
-      },
-    };
+    return captureCompletion({ view, stored, short, check, forced, source: posted.camera ? 'camera' : 'file', notice, now });
   },
 };

@@ -1,3 +1,5 @@
+import { journeyRoutes } from '../../functions/journey/journey-routes.js';
+import { FACE_LIVENESS_ASSET } from '../../functions/faces/liveness-service.js';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,6 +85,12 @@ describe('cdk synth', () => {
     // The runner: the Python engine's child, preload and Python modules travel beside its bundle, which finds them there.
     const runner = at('ArthrStack/Journeys/CloudFunctionRunner/Function');
     for (const file of PYTHON_ASSETS) expect(existsSync(path.join(outdir, runner.Metadata!['aws:asset:path'] as string, file)), file).toBe(true);
+    // The Face Liveness capture's script, built beside its route's bundle (fir has Rekognition Face Liveness): Amazon's component in it.
+    const livenessAsset = path.join(outdir, at(routeFunctionPath(journeyRoutes.getFaceLivenessAsset)).Metadata!['aws:asset:path'] as string, FACE_LIVENESS_ASSET);
+    expect(existsSync(livenessAsset)).toBe(true);
+    const livenessScript = readFileSync(livenessAsset, 'utf8');
+    expect(livenessScript.length).toBeGreaterThan(1_000_000);
+    expect(livenessScript).toContain('streaming-rekognition');
     expect(bundleOf(at('ArthrStack/Images/Cleanup/Function'))).toMatch(/expired instance images deleted/);
     expect(bundleOf(at('ArthrStack/Events/Relay/Function'))).toMatch(/a stream record names no outbox event/);
     expect(bundleOf(at('ArthrStack/Events/DeliveryWorker/Function'))).toMatch(/webhook delivery not attempted/);

@@ -130,6 +130,23 @@ ${fileField}
   });
 }
 
+/**
+ * What both liveness screens (the active challenge, Rekognition's) share: the messages, the
+ * error summary pointing at the consent box or the Start button, and the way out under Offer
+ * Another Way (a plain form post).
+ */
+function livenessParts(input: Parameters<typeof renderFaceCapture>[0], startId: string, offerAnotherWay: boolean) {
+  const { lang, error } = input;
+  const s = messages(lang);
+  const problem = problemText(s, error, input.attemptsLeft);
+  const consentError = error === 'consentMissing';
+  const summary = errorSummary(lang, error ? [[consentError ? 'face-consent' : startId, problem, consentError ? s.consentField : s.faceChallengeTitle] satisfies SummaryError] : []);
+  const decline = offerAnotherWay
+    ? `<button type="submit" class="secondary" id="face-decline" name="action" value="decline" formnovalidate>${escapeHtml(s.faceChallengeDecline)}</button>`
+    : '';
+  return { s, summary, decline };
+}
+
 const PROMPT_KEYS = ['turnLeft', 'turnRight', 'lookUp', 'blink', 'openMouth'] as const;
 
 /**
@@ -142,15 +159,9 @@ const PROMPT_KEYS = ['turnLeft', 'turnRight', 'lookUp', 'blink', 'openMouth'] as
  * under Offer Another Way its button (a plain form post) leads to another way.
  */
 function renderChallenge(input: Parameters<typeof renderFaceCapture>[0] & { challenge: { url: string; offerAnotherWay: boolean } }): string {
-  const { lang, error, notice, challenge } = input;
-  const s = messages(lang);
-  const problem = problemText(s, error, input.attemptsLeft);
-  const consentError = error === 'consentMissing';
-  const summary = errorSummary(lang, error ? [[consentError ? 'face-consent' : 'face-challenge-start', problem, consentError ? s.consentField : s.faceChallengeTitle] satisfies SummaryError] : []);
+  const { lang, notice, challenge } = input;
+  const { s, summary, decline } = livenessParts(input, 'face-challenge-start', challenge.offerAnotherWay);
   const prompts = Object.fromEntries(PROMPT_KEYS.map((k) => [k, s[`prompt_${k}`]]));
-  const decline = challenge.offerAnotherWay
-    ? `<button type="submit" class="secondary" id="face-decline" name="action" value="decline" formnovalidate>${escapeHtml(s.faceChallengeDecline)}</button>`
-    : '';
   return page({
     lang,
     chrome: input.chrome,
@@ -195,14 +206,8 @@ export const FACE_LIVENESS_SCRIPT = '/journey/liveness/face-liveness.js';
  * (a plain form post) leads to another way.
  */
 function renderRekognition(input: Parameters<typeof renderFaceCapture>[0] & { rekognition: { url: string; flashing: boolean; offerAnotherWay: boolean } }): string {
-  const { lang, error, notice, rekognition } = input;
-  const s = messages(lang);
-  const problem = problemText(s, error, input.attemptsLeft);
-  const consentError = error === 'consentMissing';
-  const summary = errorSummary(lang, error ? [[consentError ? 'face-consent' : 'face-liveness-start', problem, consentError ? s.consentField : s.faceChallengeTitle] satisfies SummaryError] : []);
-  const decline = rekognition.offerAnotherWay
-    ? `<button type="submit" class="secondary" id="face-decline" name="action" value="decline" formnovalidate>${escapeHtml(s.faceChallengeDecline)}</button>`
-    : '';
+  const { lang, notice, rekognition } = input;
+  const { s, summary, decline } = livenessParts(input, 'face-liveness-start', rekognition.offerAnotherWay);
   return page({
     lang,
     chrome: input.chrome,
