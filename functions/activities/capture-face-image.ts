@@ -3,7 +3,7 @@ import { imageRefusal } from '../faces/model.js';
 import { faceCaptureCheck, faceImageRecord, inspectFaceImage, type ImageProblem } from '../journey/face-capture.js';
 import { latestCapture, livenessAttemptsLeft } from '../journey/live-capture.js';
 import { MAX_FACE_IMAGE_BYTES } from '../journey/face-limits.js';
-import { CONSENT_FIELD, noticeRecord, renderFaceCapture, SOURCE_FIELD, type FaceNotice } from '../journey/screens/face-capture.js';
+import { CONSENT_FIELD, LIVENESS_SESSION_FIELD, noticeRecord, renderFaceCapture, SOURCE_FIELD, type FaceNotice } from '../journey/screens/face-capture.js';
 import { journeyUrl } from '../journey/screen-context.js';
 import type { Screens, StepView, SubmissionRequest, Submission } from './contract.js';
 import { key } from './spec.js';
@@ -13,7 +13,7 @@ import { forceCheck, forcedOutcome, forceSessionCheck, sessionSandbox } from '..
 import type { CheckRecord } from '../process-manager/model.js';
 import type { FaceEngine } from '../faces/model.js';
 import { CHALLENGE_FIELDS, CHALLENGE_REFUSALS, challengeAnswer, challengeCheck, challengeScore, judgeAnswer, type ChallengeProblem, type JudgedChallenge } from './liveness-challenge-step.js';
-import { readSession, SESSION_FIELD, SESSION_REFUSALS, sessionCheck, type SessionProblem } from './face-liveness-session-step.js';
+import { readSession, SESSION_REFUSALS, sessionCheck, type SessionProblem } from './face-liveness-session-step.js';
 import type { ImageRecord } from '../process-manager/model.js';
 
 /** What a capture that test mode took without a usable face found (its forced outcome is laid over it). */
@@ -191,7 +191,7 @@ type CaptureView = StepView<typeof spec, 'faces' | 'images' | 'faceCaptureKey' |
 async function rekognitionCapture(view: CaptureView, form: FormData | undefined, notice: FaceNotice, now: Date) {
   const { images, faceCaptureKey } = view.deps;
   const { record, step } = view;
-  const given = form?.get(SESSION_FIELD);
+  const given = form?.get(LIVENESS_SESSION_FIELD);
   const read = await readSession(view.deps, { record, activityId: step.activityId, sessionId: typeof given === 'string' ? given : undefined, now });
   if ('problem' in read) return refuse(read.problem);
   // Rekognition's reference image is a JPEG frame of the video; one the capture limits refuse is no result.

@@ -7,10 +7,6 @@
  */
 import type { FaceLivenessService, FaceLivenessSessionRecord, FaceLivenessSessionStore } from '../faces/model.js';
 import type { CheckRecord, ImageRecord, ProcessInstanceRecord } from '../process-manager/model.js';
-import { LIVENESS_SESSION_FIELD } from '../journey/screens/face-capture.js';
-
-/** The multipart field naming the session (the id startFaceLivenessSession answered). */
-export const SESSION_FIELD = LIVENESS_SESSION_FIELD;
 
 /** Why a session's answer is refused: the page then starts a new session. */
 export type SessionProblem = 'challengeMissing' | 'challengeExpired' | 'challengeUsed' | 'sessionPending' | 'sessionFailed';

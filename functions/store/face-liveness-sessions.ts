@@ -1,11 +1,9 @@
 import type { FaceLivenessSessionRecord, FaceLivenessSessionStore } from '../faces/model.js';
 import { itemCodec, unexpired } from './codec.js';
-import { dynamo } from './client.js';
+import { dynamo, isConditionFailure } from './client.js';
 import { keys } from './keys.js';
 
 const sessions = /* @__PURE__ */ itemCodec<FaceLivenessSessionRecord>('FaceLivenessSession');
-
-const conditionFailed = (err: unknown) => (err as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
 
 /**
  * The Rekognition Face Liveness sessions of capture steps (in their instance's partition,
@@ -26,7 +24,7 @@ export const faceLivenessSessionStore: FaceLivenessSessionStore = {
       );
       return true;
     } catch (err) {
-      if (conditionFailed(err)) return false;
+      if (isConditionFailure(err)) return false;
       throw err;
     }
   },
@@ -64,7 +62,7 @@ export const faceLivenessSessionStore: FaceLivenessSessionStore = {
       );
       return true;
     } catch (err) {
-      if (conditionFailed(err)) return false;
+      if (isConditionFailure(err)) return false;
       throw err;
     }
   },
